@@ -1,0 +1,111 @@
+/**
+ * argv -> command. The only place that exits the process. Commands are imported lazily so
+ * `agentcli --version` loads nothing but this file.
+ */
+import process from "node:process";
+import { createInterface } from "node:readline";
+import { AgentcliError, formatUserError } from "../core/errors.ts";
+import type { CliContext, CommandModule } from "../core/cli/context.ts";
+import { VERSION } from "../core/version.ts";
+
+const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandModule> }> = {
+  init: { summary: "Scaffold a new agent project", load: () => import("../core/cli/init.ts") },
+  dev: { summary: "Bundle and run the project locally, reloading on change", load: () => import("../core/cli/dev.ts") },
+  deploy: { summary: "Bundle and deploy the project (beta); --dry-run to check it", load: () => import("../core/cli/deploy.ts") },
+  serve: { summary: "Serve a bundle in production (what deployments run)", load: () => import("../core/cli/serve.ts") },
+  platform: { summary: "Run and administer the self-hosted control plane", load: () => import("../core/cli/platform.ts") },
+  schema: { summary: "Print the JSON Schema of agent.toml", load: () => import("../core/cli/schema.ts") },
+};
+
+const HELP = `agentcli ${VERSION}: scaffold, run and deploy AI agents
+
+Usage: agentcli <command> [options]
+
+Commands:
+${Object.entries(COMMANDS).map(([n, c]) => `  ${n.padEnd(10)}${c.summary}`).join("\n")}
+
+Global options:
+  --plugin <path>   Load a third-party plugin file (repeatable; also AGENTCLI_PLUGINS, ":"-separated)
+  -v, --version     Print the version
+  -h, --help        Show help (also "agentcli <command> --help")
+`;
+
+export async function main(argv: string[]): Promise<number> {
+  const pluginPaths: string[] = [];
+  const rest: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === "--plugin") pluginPaths.push(argv[++i] ?? "");
+    else if (a.startsWith("--plugin=")) pluginPaths.push(a.slice("--plugin=".length));
+    else rest.push(a);
+  }
+  const [name, ...args] = rest;
+  if (!name || name === "--help" || name === "-h" || name === "help") {
+    process.stdout.write(HELP);
+    return name ? 0 : 1;
+  }
+  if (name === "--version" || name === "-v" || name === "version") {
+    process.stdout.write(`agentcli ${VERSION}\n`);
+    return 0;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    process.stderr.write(`error: Cannot run "agentcli ${name}": unknown command\nhint: Commands are ${Object.keys(COMMANDS).map((c) => `"${c}"`).join(", ")}; see "agentcli --help".\n`);
+    return 1;
+  }
+  const envPlugins = (process.env.AGENTCLI_PLUGINS ?? "").split(":").filter(Boolean);
+  const abort = new AbortController();
+  const onSignal = () => abort.abort();
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  const ctx: CliContext = {
+    io: terminalIO(),
+    env: process.env,
+    cwd: process.cwd(),
+    pluginPaths: [...envPlugins, ...pluginPaths],
+    version: VERSION,
+    shutdownSignal: abort.signal,
+  };
+  try {
+    const mod = await command.load();
+    return await mod.run(args, ctx);
+  } catch (err) {
+    if (err instanceof AgentcliError) {
+      process.stderr.write(`${formatUserError(err)}\n`);
+      return 1;
+    }
+    process.stderr.write(`agentcli ${VERSION} hit a bug; please report it with the trace below.\n${err instanceof Error ? err.stack : String(err)}\n`);
+    return 70;
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  }
+}
+
+function terminalIO(): CliContext["io"] {
+  const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY);
+  return {
+    out: (t) => process.stdout.write(t.endsWith("\n") ? t : `${t}\n`),
+    err: (t) => process.stderr.write(t.endsWith("\n") ? t : `${t}\n`),
+    interactive,
+    color: Boolean(process.stdout.isTTY) && !process.env.NO_COLOR,
+    confirm: (question) =>
+      new Promise((resolve) => {
+        const rl = createInterface({ input: process.stdin, output: process.stderr });
+        rl.question(`${question} [y/N] `, (answer) => {
+          rl.close();
+          resolve(/^y(es)?$/i.test(answer.trim()));
+        });
+      }),
+  };
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err) => {
+    process.stderr.write(`${err?.stack ?? err}\n`);
+    process.exitCode = 70;
+  },
+);

@@ -1,0 +1,133 @@
+/**
+ * A small, strict argv parser: declared flags only, `--flag value` and `--flag=value`,
+ * booleans, repeatable strings, integers; unknown flags are a user error that names the
+ * command's `--help`.
+ */
+import { userError } from "../errors.ts";
+
+export type FlagSpec =
+  | { type: "boolean"; short?: string; description: string }
+  | { type: "string"; short?: string; description: string; placeholder?: string; default?: string; multiple?: boolean }
+  | { type: "int"; short?: string; description: string; placeholder?: string; default?: number; min?: number; max?: number };
+
+export type FlagValues<F extends Record<string, FlagSpec>> = {
+  [K in keyof F]: F[K] extends { type: "boolean" } ? boolean
+    : F[K] extends { type: "int"; default: number } ? number
+    : F[K] extends { type: "int" } ? number | undefined
+    : F[K] extends { type: "string"; multiple: true } ? string[]
+    : F[K] extends { type: "string"; default: string } ? string
+    : string | undefined;
+};
+
+export interface CommandSpec<F extends Record<string, FlagSpec>> {
+  name: string;
+  usage: string;
+  summary: string;
+  flags: F;
+  positionals?: { name: string; description: string; required?: boolean }[];
+}
+
+/** Parses argv for one command; `help` is true when `--help`/`-h` was given. */
+export function parseArgs<F extends Record<string, FlagSpec>>(
+  spec: CommandSpec<F>,
+  argv: readonly string[],
+): { flags: FlagValues<F>; positionals: string[]; help: boolean } {
+  const flags: Record<string, unknown> = {};
+  for (const [name, f] of Object.entries(spec.flags)) {
+    if (f.type === "boolean") flags[name] = false;
+    else if (f.type === "string" && f.multiple) flags[name] = [];
+    else if ("default" in f && f.default !== undefined) flags[name] = f.default;
+  }
+  const positionals: string[] = [];
+  let help = false;
+  const byShort = new Map(Object.entries(spec.flags).filter(([, f]) => f.short).map(([n, f]) => [f.short!, n]));
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === "--") {
+      positionals.push(...argv.slice(i + 1));
+      break;
+    }
+    if (arg === "--help" || arg === "-h") {
+      help = true;
+      continue;
+    }
+    if (!arg.startsWith("-") || arg === "-") {
+      positionals.push(arg);
+      continue;
+    }
+    const eq = arg.indexOf("=");
+    const rawName = arg.startsWith("--") ? arg.slice(2, eq === -1 ? undefined : eq) : byShort.get(arg.slice(1)) ?? arg;
+    const name = rawName.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+    const f = spec.flags[name] as FlagSpec | undefined;
+    if (!f) {
+      throw userError("ARGS_INVALID", {
+        message: `Cannot run "agentcli ${spec.name}": unknown option "${arg.slice(0, eq === -1 ? undefined : eq)}"`,
+        hint: `Run "agentcli ${spec.name} --help" for the options it takes.`,
+      });
+    }
+    const flagLabel = `--${rawName}`;
+    if (f.type === "boolean") {
+      if (eq !== -1) {
+        const v = arg.slice(eq + 1);
+        if (v !== "true" && v !== "false") throw badValue(spec.name, flagLabel, v, "true or false");
+        flags[name] = v === "true";
+      } else flags[name] = true;
+      continue;
+    }
+    const value = eq !== -1 ? arg.slice(eq + 1) : argv[++i];
+    if (value === undefined) {
+      throw userError("ARGS_INVALID", {
+        message: `Cannot run "agentcli ${spec.name}": option "${flagLabel}" needs a value`,
+        hint: `Write it as ${flagLabel} ${"placeholder" in f && f.placeholder ? f.placeholder : "<value>"}.`,
+      });
+    }
+    if (f.type === "int") {
+      const n = Number(value);
+      if (!/^-?\d+$/.test(value) || (f.min !== undefined && n < f.min) || (f.max !== undefined && n > f.max)) {
+        throw badValue(spec.name, flagLabel, value, `an integer${f.min !== undefined ? ` from ${f.min}` : ""}${f.max !== undefined ? ` to ${f.max}` : ""}`);
+      }
+      flags[name] = n;
+    } else if (f.multiple) (flags[name] as string[]).push(value);
+    else flags[name] = value;
+  }
+  if (!help) {
+    for (const p of spec.positionals ?? []) {
+      if (p.required && positionals.length === 0) {
+        throw userError("ARGS_INVALID", { message: `Cannot run "agentcli ${spec.name}": missing <${p.name}>`, hint: `Usage: ${spec.usage}` });
+      }
+    }
+    const max = spec.positionals?.length ?? 0;
+    if (positionals.length > max) {
+      throw userError("ARGS_INVALID", {
+        message: `Cannot run "agentcli ${spec.name}": unexpected argument "${positionals[max]}"`,
+        hint: `Usage: ${spec.usage}`,
+      });
+    }
+  }
+  return { flags: flags as FlagValues<F>, positionals, help };
+}
+
+function badValue(command: string, flag: string, value: string, expected: string) {
+  return userError("ARGS_INVALID", {
+    message: `Cannot run "agentcli ${command}": option "${flag}" got "${value}", expected ${expected}`,
+    hint: `Run "agentcli ${command} --help" for the options it takes.`,
+  });
+}
+
+/** Renders `--help` for a command. */
+export function renderHelp<F extends Record<string, FlagSpec>>(spec: CommandSpec<F>): string {
+  const lines = [spec.summary, "", `Usage: ${spec.usage}`];
+  if (spec.positionals?.length) {
+    lines.push("", "Arguments:");
+    for (const p of spec.positionals) lines.push(`  ${`<${p.name}>`.padEnd(28)}${p.description}`);
+  }
+  lines.push("", "Options:");
+  for (const [name, f] of Object.entries(spec.flags)) {
+    const flag = `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+    const ph = f.type === "boolean" ? "" : ` ${"placeholder" in f && f.placeholder ? f.placeholder : "<value>"}`;
+    const def = "default" in f && f.default !== undefined ? ` (default: ${f.default})` : "";
+    lines.push(`  ${`${f.short ? `-${f.short}, ` : ""}${flag}${ph}`.padEnd(28)}${f.description}${def}`);
+  }
+  lines.push(`  ${"-h, --help".padEnd(28)}Show this help`);
+  return lines.join("\n");
+}

@@ -1,0 +1,28 @@
+/**
+ * What every CLI command receives: where to write, the environment, the working directory,
+ * whether a person is at the terminal, and the plugins. Commands return an exit code; only
+ * `bin/main.ts` exits the process.
+ */
+import type { Env } from "../hooks.ts";
+
+export interface CliIO {
+  out(text: string): void;
+  err(text: string): void;
+  /** Asks a yes/no question on the terminal; resolves false on anything but y/yes. */
+  confirm(question: string): Promise<boolean>;
+  readonly interactive: boolean;
+  readonly color: boolean;
+}
+
+export interface CliContext {
+  io: CliIO;
+  env: Env;
+  cwd: string;
+  /** Paths of third-party plugin files (from `--plugin` and `AGENTCLI_PLUGINS`). */
+  pluginPaths: string[];
+  version: string;
+  /** Resolves once on SIGINT/SIGTERM; long-running commands await it to shut down. */
+  shutdownSignal: AbortSignal;
+}
+
+export type CommandModule = { run(argv: string[], ctx: CliContext): Promise<number> };

@@ -1,0 +1,164 @@
+/**
+ * The one hook interface of agentcli. Every hook point has a `domain:phase` name, takes
+ * one options object, and declares how it runs:
+ * - "first": plugins are asked in order; the first non-null answer wins (who handles this?).
+ * - "sequential": each plugin transforms the previous result (config, bundle).
+ * - "parallel": every plugin is notified at once; results are ignored.
+ *
+ * A plugin is a plain object made with {@link definePlugin}; providers also declare what
+ * config validation needs as data (credential variables, packages, capabilities).
+ *
+ * @example
+ * export default definePlugin({
+ *   name: "my-sandbox",
+ *   kind: "sandbox",
+ *   sandbox: { provider: "my_sandbox", env: ["MY_SANDBOX_KEY"], partnerPackage: "my-sandbox-sdk",
+ *              capabilities: { persistentFiles: true, network: true, gpu: false } },
+ *   hooks: { "sandbox:create": async ({ key }) => connect(key) },
+ * });
+ */
+import type { Diagnostic } from "./errors.ts";
+import type { AgentConfig } from "./config/schema.ts";
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+/** The authenticated caller of a deployed agent. */
+export interface AuthUser {
+  /** Stable user id; becomes `config.configurable.graph_auth_user_id` and `metadata.owner`. */
+  identity: string;
+  /** False for the anonymous handler: such callers get no per-user memory. */
+  isAuthenticated: boolean;
+  displayName?: string;
+  email?: string;
+  permissions?: string[];
+}
+
+/** A running sandbox: the `execute` tool and file transfer go through it. */
+export interface Sandbox {
+  id: string;
+  execute(command: string, opts?: { timeoutMs?: number }): Promise<{ output: string; exitCode: number | null; truncated?: boolean }>;
+  uploadFiles?(files: Array<{ path: string; content: Uint8Array }>): Promise<void>;
+  downloadFiles?(paths: string[]): Promise<Array<{ path: string; content: Uint8Array | null }>>;
+  close?(): Promise<void>;
+}
+
+/** A key-value backend for memory files under `/memories/...`. */
+export interface MemoryBackend {
+  get(namespace: string[], key: string): Promise<unknown | null>;
+  put(namespace: string[], key: string, value: unknown): Promise<void>;
+  delete(namespace: string[], key: string): Promise<void>;
+  list(namespace: string[]): Promise<Array<{ key: string; value: unknown }>>;
+}
+
+export interface DeployResult {
+  deploymentId: string;
+  revisionId: string;
+  url: string | null;
+  status: string;
+}
+
+export interface HookLogger {
+  info(msg: string): void;
+  warn(msg: string): void;
+}
+
+/** Every hook point, by name. Each takes one options object. */
+export interface Hooks {
+  /** sequential: adjust or check the parsed config; report problems instead of throwing. */
+  "config:load": (opts: { config: AgentConfig; projectDir: string; env: Env; report: (d: Diagnostic) => void }) =>
+    AgentConfig | void | Promise<AgentConfig | void>;
+  /** sequential: add files to the bundle or requirements to its manifest. */
+  "bundle:build": (opts: { files: Map<string, Uint8Array>; requires: { plugins: Set<string>; packages: Set<string> }; config: AgentConfig }) =>
+    void | Promise<void>;
+  /** first: authenticate a request to a deployed agent; null means "not mine". Throw a 401 user error to refuse. */
+  "auth:authenticate": (opts: { request: Request; provider: string | null; env: Env; dev: boolean }) =>
+    AuthUser | null | undefined | Promise<AuthUser | null | undefined>;
+  /** first: create or reconnect the sandbox of a thread or an assistant. */
+  "sandbox:create": (opts: { provider: string; key: string; scope: "thread" | "assistant"; template: string; image: string; env: Env }) =>
+    Sandbox | null | undefined | Promise<Sandbox | null | undefined>;
+  /** first: give the memory backend for a namespace root; null means the server's store. */
+  "memory:backend": (opts: { assistantId: string; env: Env }) =>
+    MemoryBackend | null | undefined | Promise<MemoryBackend | null | undefined>;
+  /** first: ship a bundle to a deploy target. */
+  "deploy:target": (opts: {
+    target: string;
+    bundle: Uint8Array;
+    name: string;
+    secrets: Array<{ name: string; value: string }>;
+    env: Env;
+    log: HookLogger;
+    signal?: AbortSignal;
+  }) => DeployResult | null | undefined | Promise<DeployResult | null | undefined>;
+}
+
+export type HookName = keyof Hooks;
+export type HookMode = "first" | "sequential" | "parallel";
+
+/** How each hook runs; the driver reads this, the type above says it. */
+export const HOOK_MODES: { readonly [K in HookName]: HookMode } = {
+  "config:load": "sequential",
+  "bundle:build": "sequential",
+  "auth:authenticate": "first",
+  "sandbox:create": "first",
+  "memory:backend": "first",
+  "deploy:target": "first",
+};
+
+export type PluginKind = "model" | "identity" | "sandbox" | "deploy" | "extension";
+
+/** What a model provider needs, as data: the `provider:` prefix, credentials, the integration package. */
+export interface ModelProviderSpec {
+  prefix: string;
+  /** All of these must be set to use the provider. */
+  env: string[];
+  /** When choosing a default model, the provider is skipped if any of these is set. */
+  unlessEnv?: string[];
+  integrationPackage: string;
+  defaultModel: string;
+  /** Builds a LangChain chat model; loaded lazily so the CLI starts fast. */
+  createChatModel?: (opts: { model: string; env: Env }) => Promise<unknown>;
+}
+
+export interface IdentityProviderSpec {
+  provider: string;
+  env: string[];
+  /** Browser-facing variables, required only when `[frontend].enabled = true`. */
+  frontendEnv: string[];
+  /** What the bundled UI offers for this provider. */
+  signIn: "widget" | "email-password" | "none";
+  /** True when callers are real, distinct users (per-user memory applies). */
+  perUser: boolean;
+  posture: string;
+}
+
+export interface SandboxProviderSpec {
+  provider: string;
+  env: string[];
+  partnerPackage: string | null;
+  defaultTemplate: string;
+  capabilities: { persistentFiles: boolean; network: boolean; gpu: boolean };
+  beta?: boolean;
+}
+
+export interface DeployTargetSpec {
+  target: string;
+  env: string[];
+}
+
+interface PluginCommon {
+  name: string;
+  description?: string;
+  hooks?: Partial<Hooks>;
+}
+
+export type Plugin =
+  | (PluginCommon & { kind: "model"; model: ModelProviderSpec })
+  | (PluginCommon & { kind: "identity"; identity: IdentityProviderSpec })
+  | (PluginCommon & { kind: "sandbox"; sandbox: SandboxProviderSpec })
+  | (PluginCommon & { kind: "deploy"; deploy: DeployTargetSpec })
+  | (PluginCommon & { kind: "extension" });
+
+/** Identity helper that types a plugin object. */
+export function definePlugin<P extends Plugin>(plugin: P): P {
+  return plugin;
+}

@@ -1,0 +1,148 @@
+/**
+ * One SQL interface over two engines: embedded PGlite (WASM Postgres, the default, durable in
+ * a data directory) and a real PostgreSQL server when a `DATABASE_URL` is given. Both speak
+ * the same SQL, so every store and migration is written once.
+ *
+ * @example
+ * const sql = await openSql({ dataDir: ".agentcli/db" });
+ * await migrate(sql, "server", [{ version: 1, name: "init", up: "CREATE TABLE t (id text)" }]);
+ * const { rows } = await sql.query<{ id: string }>("SELECT id FROM t WHERE id = $1", ["a"]);
+ */
+import { embeddedAsset } from "../runtime.ts";
+
+export interface SqlResult<T> {
+  rows: T[];
+  rowCount: number;
+}
+
+export interface SqlExecutor {
+  query<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<SqlResult<T>>;
+}
+
+export interface SqlDriver extends SqlExecutor {
+  readonly kind: "pglite" | "postgres";
+  /** Runs `fn` in one transaction; it commits when `fn` resolves and rolls back when it throws. */
+  transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+export interface OpenSqlOptions {
+  /** A PostgreSQL connection string; when absent the embedded engine is used. */
+  url?: string;
+  /** The embedded engine's data directory; absent means in memory. */
+  dataDir?: string;
+  /** Maximum pool size for PostgreSQL. */
+  poolSize?: number;
+}
+
+/** Opens the SQL engine chosen by the options. */
+export async function openSql(opts: OpenSqlOptions = {}): Promise<SqlDriver> {
+  return opts.url ? openPostgres(opts.url, opts.poolSize ?? 10) : openPglite(opts.dataDir);
+}
+
+async function openPglite(dataDir: string | undefined): Promise<SqlDriver> {
+  const { PGlite } = await import("@electric-sql/pglite");
+  const wasm = embeddedAsset("pglite.wasm");
+  const initdb = embeddedAsset("initdb.wasm");
+  const fsData = embeddedAsset("pglite.data");
+  const options: Record<string, unknown> = {};
+  if (dataDir) options.dataDir = dataDir;
+  if (wasm && initdb && fsData) {
+    options.pgliteWasmModule = await WebAssembly.compile(wasm as Uint8Array<ArrayBuffer>);
+    options.initdbWasmModule = await WebAssembly.compile(initdb as Uint8Array<ArrayBuffer>);
+    options.fsBundle = new Blob([fsData as Uint8Array<ArrayBuffer>]);
+  }
+  const db = await PGlite.create(options);
+  let closed = false;
+  return {
+    kind: "pglite",
+    query: async <T>(text: string, params?: unknown[]) => {
+      const r = await db.query<T>(text, params);
+      return { rows: r.rows, rowCount: r.affectedRows ?? r.rows.length };
+    },
+    transaction: <T>(fn: (tx: SqlExecutor) => Promise<T>) =>
+      db.transaction(async (tx) =>
+        fn({
+          query: async <R>(text: string, params?: unknown[]) => {
+            const r = await tx.query<R>(text, params);
+            return { rows: r.rows, rowCount: r.affectedRows ?? r.rows.length };
+          },
+        })
+      ),
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      await db.close();
+    },
+  };
+}
+
+async function openPostgres(url: string, poolSize: number): Promise<SqlDriver> {
+  const pg = (await import("pg")).default;
+  const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  pool.on("error", () => {});
+  await pool.query("SELECT 1");
+  const wrap = (client: { query: (t: string, p?: unknown[]) => Promise<{ rows: unknown[]; rowCount: number | null }> }): SqlExecutor => ({
+    query: async <T>(text: string, params?: unknown[]) => {
+      const r = await client.query(text, params);
+      return { rows: r.rows as T[], rowCount: r.rowCount ?? r.rows.length };
+    },
+  });
+  let closed = false;
+  return {
+    kind: "postgres",
+    ...wrap(pool),
+    transaction: async <T>(fn: (tx: SqlExecutor) => Promise<T>) => {
+      const client = await pool.connect();
+      try {
+        await client.query("BEGIN");
+        const result = await fn(wrap(client));
+        await client.query("COMMIT");
+        return result;
+      } catch (err) {
+        await client.query("ROLLBACK").catch(() => {});
+        throw err;
+      } finally {
+        client.release();
+      }
+    },
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      await pool.end();
+    },
+  };
+}
+
+export interface Migration {
+  version: number;
+  name: string;
+  up: string;
+}
+
+/**
+ * Applies versioned migrations of one component (`scope`) in order, each in its own
+ * transaction, recording them in `agentcli_migrations`. Safe to run from several replicas at
+ * once on PostgreSQL: an advisory lock serializes them.
+ */
+export async function migrate(sql: SqlDriver, scope: string, migrations: readonly Migration[]): Promise<void> {
+  await sql.query(
+    `CREATE TABLE IF NOT EXISTS agentcli_migrations (scope text NOT NULL, version integer NOT NULL, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (scope, version))`,
+  );
+  const sorted = [...migrations].sort((a, b) => a.version - b.version);
+  await sql.transaction(async (tx) => {
+    if (sql.kind === "postgres") await tx.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`agentcli:${scope}`]);
+    const { rows } = await tx.query<{ version: number }>("SELECT version FROM agentcli_migrations WHERE scope = $1", [scope]);
+    const done = new Set(rows.map((r) => Number(r.version)));
+    for (const m of sorted) {
+      if (done.has(m.version)) continue;
+      for (const statement of splitStatements(m.up)) await tx.query(statement);
+      await tx.query("INSERT INTO agentcli_migrations (scope, version, name) VALUES ($1, $2, $3)", [scope, m.version, m.name]);
+    }
+  });
+}
+
+/** Splits a migration on `;` at line ends (migrations hold no procedural bodies). */
+function splitStatements(text: string): string[] {
+  return text.split(/;\s*(?:\n|$)/).map((s) => s.trim()).filter(Boolean);
+}
