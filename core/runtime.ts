@@ -27,3 +27,15 @@ export function isCompiled(): boolean {
 export function processEnv(): Record<string, string | undefined> {
   return { ...(globalThis as { process?: { env: Record<string, string | undefined> } }).process?.env };
 }
+
+/**
+ * The argv that starts this same agentcli (the executable itself, or the runtime plus the
+ * entry script when running from sources), for child processes such as the control plane's
+ * local listener running `agentcli serve`.
+ */
+export function selfInvocation(): string[] {
+  const proc = (globalThis as { process?: { execPath: string; argv: string[]; execArgv: string[] } }).process!;
+  if (isCompiled()) return [proc.execPath];
+  const entry = new URL("../bin/agentcli.js", import.meta.url).pathname;
+  return [proc.execPath, ...proc.execArgv, entry];
+}

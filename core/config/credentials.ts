@@ -1,0 +1,53 @@
+/**
+ * Which environment variables a project needs (spec 2.6), from what each plugin declares:
+ * model providers (main agent and subagents), the sandbox provider, the identity provider,
+ * and the identity provider's browser-facing keys when `[frontend]` is on. Also chooses the
+ * default model when `[agent].model` is omitted (spec 2.2).
+ */
+import type { Env } from "../hooks.ts";
+import type { PluginDriver } from "../plugin-driver.ts";
+import { DEFAULT_MODEL_CHAIN } from "../../plugins/registry.ts";
+
+export interface MissingEnv {
+  /** Set all of these (or, with `anyOf`, one of them). */
+  variables: string[];
+  anyOf?: boolean;
+  /** Why they are needed, e.g. `model "openai:gpt-5"`. */
+  reason: string;
+}
+
+const isSet = (env: Env, name: string) => Boolean(env[name]);
+
+/** The first provider of the default chain whose credentials are set, as `provider:model`. */
+export function defaultModel(driver: PluginDriver, env: Env): string | null {
+  for (const prefix of DEFAULT_MODEL_CHAIN) {
+    const spec = driver.byKind("model").find((p) => p.model.prefix === prefix)?.model;
+    if (!spec) continue;
+    if (spec.env.every((v) => isSet(env, v)) && !(spec.unlessEnv ?? []).some((v) => isSet(env, v))) return `${prefix}:${spec.defaultModel}`;
+  }
+  return null;
+}
+
+/** The variables of the default chain, for the error when none is set. */
+export function defaultChainVariables(driver: PluginDriver): string[] {
+  return DEFAULT_MODEL_CHAIN.flatMap((prefix) => driver.byKind("model").find((p) => p.model.prefix === prefix)?.model.env ?? []);
+}
+
+/** The variables a model needs that are not set. */
+export function missingForModel(driver: PluginDriver, model: string, env: Env): MissingEnv | null {
+  const prefix = model.slice(0, model.indexOf(":"));
+  const spec = driver.byKind("model").find((p) => p.model.prefix === prefix)?.model;
+  if (!spec) return null;
+  const missing = spec.env.filter((v) => !isSet(env, v));
+  return missing.length ? { variables: missing, reason: `model "${model}"` } : null;
+}
+
+export function missingForProvider(variables: readonly string[], reason: string, env: Env): MissingEnv | null {
+  const missing = variables.filter((v) => !isSet(env, v));
+  return missing.length ? { variables: missing, reason } : null;
+}
+
+/** Renders a missing-variables entry for messages: names only, never values. */
+export function describeMissing(m: MissingEnv): string {
+  return m.anyOf ? `one of ${m.variables.join(", ")} (for ${m.reason})` : `${m.variables.join(", ")} (for ${m.reason})`;
+}

@@ -1,0 +1,288 @@
+/**
+ * Loads and validates an agent project (spec 2.1-2.7, 7) and reports every problem of the
+ * project in one run: `agent.toml` (syntax with line/column; unknown sections and keys; types;
+ * providers known to the plugins), `.env`, `mcp.json` (root and subagents), skills, `user/`,
+ * subagents, `approvals.toml`, and the environment variables each provider needs.
+ *
+ * @example
+ * const project = await loadProject("examples/research/agent.toml", { driver, env: process.env, requireEnv: false });
+ */
+import { dirname, resolve } from "node:path";
+import { existsSync } from "node:fs";
+import { parse as parseToml, TomlError } from "smol-toml";
+import type { z } from "zod";
+import { userError, type Diagnostic } from "../errors.ts";
+import type { Env } from "../hooks.ts";
+import type { PluginDriver } from "../plugin-driver.ts";
+import { parseDotenv } from "./dotenv.ts";
+import { loadSkills } from "./skills.ts";
+import { parseMcpJson } from "./mcp.ts";
+import { parseApprovals } from "./approvals.ts";
+import { ProjectFiles } from "./project-files.ts";
+import { locateTomlKey } from "./toml-locate.ts";
+import { defaultChainVariables, defaultModel, describeMissing, missingForModel, missingForProvider, type MissingEnv } from "./credentials.ts";
+import {
+  agentTomlSchema, ALLOWED_SECTIONS, DEFAULT_FRONTEND_PROMPTS, DEFAULT_FRONTEND_SUBTITLE, DEFAULT_SANDBOX_TEMPLATE, subagentTomlSchema,
+  type AgentConfig, type McpServerConfig, type SubagentConfig,
+} from "./schema.ts";
+
+export interface LoadedProject {
+  root: string;
+  configPath: string;
+  config: AgentConfig;
+  /** Files that go into the bundle, by project-relative path. */
+  files: Map<string, Uint8Array>;
+  /** `.env` values: deployment secrets. Never print them. */
+  secrets: Record<string, string>;
+  /** The environment the project runs with: `.env` under the process environment. */
+  env: Env;
+  warnings: Diagnostic[];
+  missingEnv: MissingEnv[];
+}
+
+export interface LoadOptions {
+  driver: PluginDriver;
+  env: Env;
+  /** When true (deploy), missing variables are errors; otherwise (dev, dry-run) warnings. */
+  requireEnv: boolean;
+  /** Base for file names in messages (default: the current directory). */
+  cwd?: string;
+}
+
+/** Loads the project whose config file is `configPath`; throws one error listing every problem. */
+export async function loadProject(configPath: string, opts: LoadOptions): Promise<LoadedProject> {
+  const cwd = opts.cwd ?? ".";
+  const absConfig = resolve(cwd, configPath);
+  const root = dirname(absConfig);
+  const files = new ProjectFiles(root, resolve(cwd));
+  const configName = absConfig.slice(root.length + 1);
+  if (!existsSync(absConfig)) {
+    throw userError("CONFIG_NOT_FOUND", {
+      message: `Cannot load project: "${files.display(configName)}" does not exist`,
+      hint: configPath === "agent.toml" ? 'Run "agentcli init" to create a project, or pass --config <path> to an existing agent.toml.' : "Check the --config path.",
+    });
+  }
+  const problems: Diagnostic[] = [];
+  const warnings: Diagnostic[] = [];
+  const report = (d: Diagnostic) => problems.push(d);
+
+  const dotenv = files.readText(".env");
+  const secrets = dotenv === null ? {} : parseDotenv(dotenv, files.display(".env"));
+  if (dotenv !== null) (secrets as { problems: Diagnostic[] }).problems.forEach(report);
+  const secretValues = dotenv === null ? {} : (secrets as { values: Record<string, string> }).values;
+  const env: Env = { ...secretValues, ...Object.fromEntries(Object.entries(opts.env).filter(([, v]) => v !== undefined)) };
+
+  const bundleFiles = new Map<string, Uint8Array>();
+  const take = (path: string) => {
+    const bytes = files.readBytes(path);
+    if (bytes) bundleFiles.set(path, bytes);
+  };
+
+  const tomlText = files.readText(configName)!;
+  bundleFiles.set("agent.toml", files.readBytes(configName)!);
+  const toml = parseTomlFile(tomlText, files.display(configName), agentTomlSchema, report);
+
+  if (!files.exists("AGENTS.md")) report({ file: files.display("AGENTS.md"), message: "is missing: the agent's instructions are required", hint: "Create AGENTS.md beside agent.toml with the system prompt." });
+  else take("AGENTS.md");
+
+  const sandboxProviders = opts.driver.byKind("sandbox").map((p) => p.sandbox);
+  const identityProviders = opts.driver.byKind("identity").map((p) => p.identity);
+  const modelPrefixes = opts.driver.byKind("model").map((p) => p.model.prefix);
+  const tomlFile = files.display(configName);
+
+  const checkModel = (model: string | undefined, file: string, text: string) => {
+    if (!model) return;
+    const prefix = model.slice(0, model.indexOf(":"));
+    if (!modelPrefixes.includes(prefix)) report({ file, line: locateTomlKey(text, ["agent", "model"]), message: `[agent].model "${model}" uses unknown provider "${prefix}"`, hint: `Known providers: ${modelPrefixes.join(", ")}; or load a model plugin with --plugin.` });
+  };
+
+  // Provider checks read the raw document too, so they are reported alongside schema errors.
+  const raw = toml.raw as { agent?: Record<string, unknown>; sandbox?: Record<string, unknown>; auth?: Record<string, unknown>; frontend?: Record<string, unknown> } | null;
+  const str = (v: unknown) => (typeof v === "string" ? v : undefined);
+  checkModel(str(raw?.agent?.model), tomlFile, tomlText);
+  const rawSandboxProvider = str(raw?.sandbox?.provider) ?? "none";
+  const sandboxSpec = sandboxProviders.find((p) => p.provider === rawSandboxProvider);
+  if (!sandboxSpec) report({ file: tomlFile, line: locateTomlKey(tomlText, ["sandbox", "provider"]), message: `[sandbox].provider "${rawSandboxProvider}" is not a known sandbox provider`, hint: `Use one of ${sandboxProviders.map((p) => `"${p.provider}"`).join(", ")}.` });
+  else if (sandboxSpec.beta) warnings.push({ file: tomlFile, line: locateTomlKey(tomlText, ["sandbox", "provider"]), message: `sandbox provider "${sandboxSpec.provider}" is in private beta` });
+  const rawAuthProvider = str(raw?.auth?.provider);
+  if (rawAuthProvider && !identityProviders.some((p) => p.provider === rawAuthProvider)) {
+    report({ file: tomlFile, line: locateTomlKey(tomlText, ["auth", "provider"]), message: `[auth].provider "${rawAuthProvider}" is not a known identity provider`, hint: `Use one of ${identityProviders.map((p) => `"${p.provider}"`).join(", ")}.` });
+  }
+  if (raw?.frontend?.enabled === true && raw.auth === undefined) {
+    report({ file: tomlFile, line: locateTomlKey(tomlText, ["frontend", "enabled"]) ?? locateTomlKey(tomlText, ["frontend"]), message: "[frontend].enabled = true requires an [auth] section", hint: 'Add [auth] with provider = "identity_a", "identity_b" or "anonymous" (anonymous makes the UI public).' });
+  }
+
+  const t = toml.data;
+  const sandbox: AgentConfig["sandbox"] = {
+    provider: t?.sandbox?.provider ?? "none",
+    template: t?.sandbox?.template ?? sandboxSpec?.defaultTemplate ?? DEFAULT_SANDBOX_TEMPLATE,
+    image: t?.sandbox?.image ?? "python:3",
+    scope: t?.sandbox?.scope ?? "thread",
+  };
+  const auth: AgentConfig["auth"] = t?.auth ? { provider: t.auth.provider } : null;
+  const frontend: AgentConfig["frontend"] = {
+    enabled: t?.frontend?.enabled ?? false,
+    app_name: t?.frontend?.app_name ?? t?.agent.name ?? "",
+    subtitle: t?.frontend?.subtitle ?? DEFAULT_FRONTEND_SUBTITLE,
+    prompts: t?.frontend?.prompts ?? DEFAULT_FRONTEND_PROMPTS,
+  };
+
+  const mcp = files.exists("mcp.json") ? parseMcpJson(files.readText("mcp.json")!, files.display("mcp.json"), env, report) : {};
+  if (files.exists("mcp.json")) take("mcp.json");
+
+  const skills = loadSkills(files, "skills", report);
+  for (const s of skills) files.walk(s.path).forEach(take);
+  if (files.exists("skills") && !files.isDirectory("skills")) report({ file: files.display("skills"), message: "must be a directory", hint: "Put skills in skills/<name>/SKILL.md." });
+
+  const userEnabled = files.isDirectory("user");
+  if (userEnabled) files.walk("user").forEach(take);
+
+  const approvals = files.exists("approvals.toml")
+    ? parseApprovals(files.readText("approvals.toml")!, files.display("approvals.toml"), { mcpServers: Object.keys(mcp), sandbox: sandbox.provider !== "none" }, report)
+    : [];
+  if (files.exists("approvals.toml")) take("approvals.toml");
+
+  const subagents = loadSubagents(files, { report, env, mcpServers: Object.keys(mcp), sandbox: sandbox.provider !== "none", checkModel, take });
+
+  // Credentials and provider variables (spec 2.6).
+  const missingEnv: MissingEnv[] = [];
+  const need = (m: MissingEnv | null) => m && missingEnv.push(m);
+  let model = t?.agent.model ?? null;
+  if (t) {
+    if (model) need(missingForModel(opts.driver, model, env));
+    else {
+      model = defaultModel(opts.driver, env);
+      if (!model) missingEnv.push({ variables: defaultChainVariables(opts.driver), anyOf: true, reason: "a default model ([agent].model is not set)" });
+    }
+    for (const sa of subagents) if (sa.model) need(missingForModel(opts.driver, sa.model, env));
+    const sandboxSpec = sandboxProviders.find((p) => p.provider === sandbox.provider);
+    if (sandboxSpec) need(missingForProvider(sandboxSpec.env, `sandbox provider "${sandbox.provider}"`, env));
+    const identitySpec = auth && identityProviders.find((p) => p.provider === auth!.provider);
+    if (identitySpec) {
+      need(missingForProvider(identitySpec.env, `[auth] provider "${identitySpec.provider}"`, env));
+      if (frontend.enabled) need(missingForProvider(identitySpec.frontendEnv, `the frontend's "${identitySpec.provider}" sign-in`, env));
+    }
+  }
+  const dotenvName = files.display(".env");
+  for (const m of missingEnv) {
+    const d: Diagnostic = { file: dotenvName, message: `${describeMissing(m)} ${m.variables.length > 1 && !m.anyOf ? "are" : "is"} not set`, hint: `Add ${m.anyOf ? "one of them" : m.variables.map((v) => `${v}=...`).join(", ")} to ${dotenvName} or the environment.` };
+    if (opts.requireEnv) problems.push(d);
+    else warnings.push(d);
+  }
+
+  if (problems.length) {
+    throw userError("CONFIG_INVALID", {
+      message: `Cannot load project "${files.display(configName)}": ${problems.length} problem${problems.length > 1 ? "s" : ""}`,
+      diagnostics: problems,
+      hint: "Fix the problems above and run the command again; nothing was written.",
+    });
+  }
+
+  let config: AgentConfig = {
+    agent: { name: t!.agent.name, description: t!.agent.description ?? "", model },
+    sandbox,
+    auth,
+    frontend,
+    skills,
+    user: { enabled: userEnabled },
+    mcp,
+    approvals,
+    subagents,
+  };
+  const hookProblems: Diagnostic[] = [];
+  const after = await opts.driver.runSequential("config:load", { config, projectDir: root, env, report: (d) => hookProblems.push(d) }, "config");
+  config = after.config;
+  if (hookProblems.length) {
+    throw userError("CONFIG_INVALID", { message: `Cannot load project "${files.display(configName)}": ${hookProblems.length} problem${hookProblems.length > 1 ? "s" : ""} reported by plugins`, diagnostics: hookProblems });
+  }
+  return { root, configPath: absConfig, config, files: bundleFiles, secrets: secretValues, env, warnings, missingEnv };
+}
+
+function parseTomlFile<S extends z.ZodType>(text: string, file: string, schema: S, report: (d: Diagnostic) => void): { data: z.output<S> | null; raw: unknown } {
+  let doc: unknown;
+  try {
+    doc = parseToml(text);
+  } catch (err) {
+    const e = err as TomlError;
+    report({ file, line: e.line, column: e.column, message: `is not valid TOML: ${e.message.split("\n")[0]}`, hint: "Fix the TOML syntax at that line." });
+    return { data: null, raw: null };
+  }
+  const parsed = schema.safeParse(doc);
+  if (parsed.success) return { data: parsed.data, raw: doc };
+  for (const issue of parsed.error.issues) {
+    const path = issue.path as (string | number)[];
+    if (issue.code === "unrecognized_keys") {
+      for (const key of issue.keys) {
+        if (path.length === 0) {
+          report({ file, line: locateTomlKey(text, [key]), message: `unknown section [${key}]`, hint: `Allowed sections: ${ALLOWED_SECTIONS.map((s) => `[${s}]`).join(", ")}.` });
+        } else {
+          const shape = sectionKeys(schema, String(path[0]));
+          report({ file, line: locateTomlKey(text, [...path, key]), message: `unknown key "${key}" in [${path.join(".")}]`, hint: shape ? `Allowed keys in [${path[0]}]: ${shape.join(", ")}.` : "Remove it." });
+        }
+      }
+      continue;
+    }
+    const where = path.length > 1 ? `[${path[0]}].${path.slice(1).join(".")}` : path.length === 1 ? `[${path[0]}]` : "the file";
+    const missing = issue.code === "invalid_type" && (issue as { input?: unknown }).input === undefined;
+    report({
+      file,
+      line: locateTomlKey(text, path) ?? locateTomlKey(text, path.slice(0, 1)),
+      message: missing ? `${where} ${issue.message.startsWith("is required") ? issue.message : "is required"}` : `${where} ${issue.message.replace(/^Invalid input: /, "")}`,
+      hint: missing && path.length === 1 ? `Add a [${path[0]}] section.` : missing ? `Add ${path.slice(1).join(".")} = ... under [${path[0]}].` : `Change the value of ${path.slice(1).join(".") || path[0]}.`,
+    });
+  }
+  return { data: null, raw: doc };
+}
+
+function sectionKeys(schema: z.ZodType, section: string): string[] | null {
+  const shape = (schema as unknown as { shape?: Record<string, { unwrap?: () => { shape?: object }; shape?: object }> }).shape;
+  const sec = shape?.[section];
+  const inner = sec?.shape ?? sec?.unwrap?.().shape;
+  return inner ? Object.keys(inner) : null;
+}
+
+function loadSubagents(
+  files: ProjectFiles,
+  ctx: {
+    report: (d: Diagnostic) => void;
+    env: Env;
+    mcpServers: string[];
+    sandbox: boolean;
+    checkModel: (model: string | undefined, file: string, text: string) => void;
+    take: (path: string) => void;
+  },
+): SubagentConfig[] {
+  const out: SubagentConfig[] = [];
+  const byName = new Map<string, string>();
+  for (const entry of files.list("subagents")) {
+    const dir = `subagents/${entry.name}`;
+    if (!entry.isDirectory) {
+      ctx.report({ file: files.display(dir), message: "is not a subagent directory", hint: "Each subagent is a folder: subagents/<name>/agent.toml and AGENTS.md." });
+      continue;
+    }
+    const tomlPath = `${dir}/agent.toml`;
+    const text = files.readText(tomlPath);
+    if (text === null) ctx.report({ file: files.display(dir), message: "has no agent.toml", hint: `Add ${tomlPath} with [agent] name and description.` });
+    if (!files.exists(`${dir}/AGENTS.md`)) ctx.report({ file: files.display(dir), message: "has no AGENTS.md (the subagent's system prompt)", hint: `Add ${dir}/AGENTS.md.` });
+    if (text === null) continue;
+    const parsed = parseTomlFile(text, files.display(tomlPath), subagentTomlSchema, ctx.report).data;
+    if (!parsed) continue;
+    const name = parsed.agent.name;
+    const prior = byName.get(name);
+    if (prior) {
+      ctx.report({ file: files.display(tomlPath), line: locateTomlKey(text, ["agent", "name"]), message: `subagent name "${name}" is already used by ${prior}`, hint: "Subagent names must be unique; rename one of them." });
+      continue;
+    }
+    byName.set(name, files.display(tomlPath));
+    ctx.checkModel(parsed.agent.model, files.display(tomlPath), text);
+    const mcpText = files.readText(`${dir}/mcp.json`);
+    const mcp: Record<string, McpServerConfig> | null = mcpText === null ? null : parseMcpJson(mcpText, files.display(`${dir}/mcp.json`), ctx.env, ctx.report);
+    const skills = loadSkills(files, `${dir}/skills`, ctx.report);
+    const approvalsText = files.readText(`${dir}/approvals.toml`);
+    const approvals = approvalsText === null ? null : parseApprovals(approvalsText, files.display(`${dir}/approvals.toml`), { mcpServers: Object.keys(mcp ?? {}).length ? Object.keys(mcp!) : ctx.mcpServers, sandbox: ctx.sandbox }, ctx.report);
+    for (const f of ["agent.toml", "AGENTS.md", "mcp.json", "approvals.toml"]) ctx.take(`${dir}/${f}`);
+    for (const s of skills) files.walk(s.path).forEach(ctx.take);
+    out.push({ name, description: parsed.agent.description, model: parsed.agent.model ?? null, skills, mcp, approvals });
+  }
+  return out;
+}

@@ -1,0 +1,16 @@
+/** `anonymous`: a permissive handler; anyone with the URL may call the API. */
+import { definePlugin } from "../../core/hooks.ts";
+
+export default definePlugin({
+  name: "anonymous",
+  kind: "identity",
+  description: "No authentication: anyone with the deployment URL can call the API.",
+  identity: {
+    provider: "anonymous",
+    env: [],
+    frontendEnv: [],
+    signIn: "none",
+    perUser: false,
+    posture: "PUBLIC (anonymous): anyone with the deployment URL can call the API, no header required; the UI scopes its thread picker by a per-browser cookie, which is UX only, not security; per-user memory is skipped",
+  },
+});

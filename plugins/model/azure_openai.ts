@@ -1,0 +1,14 @@
+/** Model provider `azure_openai:`: Azure OpenAI deployments (the model is the deployment name). */
+import { definePlugin } from "../../core/hooks.ts";
+
+export default definePlugin({
+  name: "model-azure_openai",
+  kind: "model",
+  description: "Azure OpenAI deployments (the model is the deployment name).",
+  model: {
+    prefix: "azure_openai",
+    env: ["AZURE_OPENAI_API_KEY", "AZURE_OPENAI_ENDPOINT"],
+    integrationPackage: "@langchain/openai",
+    defaultModel: "gpt-5",
+  },
+});

@@ -1,0 +1,14 @@
+/** Model provider `google_genai:`: Google Gemini models through the Gemini API key. */
+import { definePlugin } from "../../core/hooks.ts";
+
+export default definePlugin({
+  name: "model-google_genai",
+  kind: "model",
+  description: "Google Gemini models through the Gemini API key.",
+  model: {
+    prefix: "google_genai",
+    env: ["GOOGLE_API_KEY"],
+    integrationPackage: "@langchain/google-genai",
+    defaultModel: "gemini-2.5-pro",
+  },
+});

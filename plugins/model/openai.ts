@@ -1,0 +1,14 @@
+/** Model provider `openai:`: OpenAI chat models (also any OpenAI-compatible server via OPENAI_BASE_URL). */
+import { definePlugin } from "../../core/hooks.ts";
+
+export default definePlugin({
+  name: "model-openai",
+  kind: "model",
+  description: "OpenAI chat models (also any OpenAI-compatible server via OPENAI_BASE_URL).",
+  model: {
+    prefix: "openai",
+    env: ["OPENAI_API_KEY"],
+    integrationPackage: "@langchain/openai",
+    defaultModel: "gpt-5",
+  },
+});

@@ -1,0 +1,51 @@
+/**
+ * The built-in plugins, as a static list: a single compiled binary embeds only what is
+ * statically imported, so plugins are never discovered by scanning the disk.
+ */
+import type { Plugin } from "../core/hooks.ts";
+import openai from "./model/openai.ts";
+import anthropic from "./model/anthropic.ts";
+import googleGenai from "./model/google_genai.ts";
+import googleVertexai from "./model/google_vertexai.ts";
+import nvidia from "./model/nvidia.ts";
+import ollama from "./model/ollama.ts";
+import azureOpenai from "./model/azure_openai.ts";
+import groq from "./model/groq.ts";
+import mistralai from "./model/mistralai.ts";
+import openrouter from "./model/openrouter.ts";
+import identityA from "./identity/identity_a.ts";
+import identityB from "./identity/identity_b.ts";
+import anonymous from "./identity/anonymous.ts";
+import sandboxNone from "./sandbox/none.ts";
+import sandboxA from "./sandbox/sandbox_a.ts";
+import sandboxB from "./sandbox/sandbox_b.ts";
+import sandboxC from "./sandbox/sandbox_c.ts";
+import sandboxPlatform from "./sandbox/platform.ts";
+
+/**
+ * Model providers come first in the order of the default-model chain of spec 2.2:
+ * openai, anthropic, google_genai, google_vertexai, nvidia.
+ */
+export const builtinPlugins: readonly Plugin[] = [
+  openai,
+  anthropic,
+  googleGenai,
+  googleVertexai,
+  nvidia,
+  ollama,
+  azureOpenai,
+  groq,
+  mistralai,
+  openrouter,
+  identityA,
+  identityB,
+  anonymous,
+  sandboxNone,
+  sandboxA,
+  sandboxB,
+  sandboxC,
+  sandboxPlatform,
+];
+
+/** The fixed order in which a default model is chosen from available credentials (spec 2.2). */
+export const DEFAULT_MODEL_CHAIN = ["openai", "anthropic", "google_genai", "google_vertexai", "nvidia"] as const;
