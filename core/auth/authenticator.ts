@@ -1,0 +1,82 @@
+/**
+ * The request authenticator of a deployed agent. It picks the identity plugin of the
+ * configured `[auth].provider` (the platform default `platform_key` when there is no
+ * `[auth]`), runs its `auth:authenticate` hook for every non-public request, and fails closed:
+ * no answer, a thrown error or an empty identity all refuse the request.
+ *
+ * @example
+ * const authenticate = createAuthenticator({ driver, config, env, mode: "serve" });
+ * const user = await authenticate(request); // null on public paths; throws a 401/503 AgentcliError
+ */
+import type { AuthUser, Env, Plugin } from "../hooks.ts";
+import type { AgentConfig } from "../config/schema.ts";
+import type { PluginDriver } from "../plugin-driver.ts";
+import { userError } from "../errors.ts";
+import { unauthorized } from "./auth-error.ts";
+import { isPublicPath } from "./public-paths.ts";
+import { devBypassEnabled, devBypassUser, hasCredentials } from "./dev-bypass.ts";
+
+/** The provider name of the no-`[auth]` posture: `x-api-key` must equal `PLATFORM_API_KEY`. */
+export const PLATFORM_DEFAULT_PROVIDER = "platform_key";
+
+export interface AuthenticatorOptions {
+  driver: PluginDriver;
+  config: AgentConfig;
+  env: Env;
+  mode: "dev" | "serve";
+}
+
+/** Authenticates one request: the user, null on a public path; throws a 401/503 user error to refuse. */
+export type Authenticate = (request: Request) => Promise<AuthUser | null>;
+
+type IdentityPlugin = Extract<Plugin, { kind: "identity" }>;
+
+/** Finds the identity plugin serving `provider` (null: the platform default). */
+export function identityPluginFor(driver: PluginDriver, provider: string | null): IdentityPlugin {
+  const wanted = provider ?? PLATFORM_DEFAULT_PROVIDER;
+  const plugin = driver.byKind("identity").find((p) => p.identity.provider === wanted);
+  if (!plugin) {
+    const known = driver.byKind("identity").map((p) => `"${p.identity.provider}"`).join(", ");
+    throw userError("CONFIG_INVALID", {
+      message: provider === null
+        ? `Cannot set up authentication: no plugin provides the platform default "${PLATFORM_DEFAULT_PROVIDER}"`
+        : `Cannot set up authentication: no identity plugin provides "${provider}"`,
+      hint: provider === null ? "Register plugins/identity/platform_key.ts, or add an [auth] section." : `Use one of ${known} in [auth].provider, or load the plugin that provides it.`,
+    });
+  }
+  if (!plugin.hooks?.["auth:authenticate"]) {
+    throw userError("PLUGIN_INVALID", {
+      message: `Cannot set up authentication: identity plugin "${plugin.name}" has no "auth:authenticate" hook`,
+      hint: "An identity plugin must implement hooks[\"auth:authenticate\"].",
+    });
+  }
+  return plugin;
+}
+
+/** Builds the authenticator; throws at once when the provider or its credentials are missing. */
+export function createAuthenticator(opts: AuthenticatorOptions): Authenticate {
+  const { driver, env, mode } = opts;
+  const provider = opts.config.auth?.provider ?? null;
+  const plugin = identityPluginFor(driver, provider);
+  // The bypass stands in for credentials; a posture that needs none (anonymous) keeps its own behavior.
+  const needsCredentials = plugin.identity.perUser || provider === null;
+  const bypass = needsCredentials && devBypassEnabled(env, mode);
+  const missing = plugin.identity.env.filter((name) => !env[name]?.trim());
+  if (missing.length > 0 && !bypass) {
+    throw userError("CREDENTIALS_MISSING", {
+      message: `Cannot start the agent server with auth "${plugin.identity.provider}": ${missing.map((m) => `"${m}"`).join(", ")} ${missing.length === 1 ? "is" : "are"} not set`,
+      hint: `Set ${missing.join(", ")} in the project's .env or the deployment's secrets.`,
+    });
+  }
+  const bearer = plugin.identity.signIn !== "none";
+  return async (request) => {
+    if (isPublicPath(new URL(request.url).pathname)) return null;
+    if (bypass && !hasCredentials(request)) return devBypassUser(request);
+    const user = await driver.runFirst("auth:authenticate", { request, provider, env, dev: mode === "dev" }, { only: plugin.name });
+    if (!user) throw unauthorized(`Cannot authenticate request: ${plugin.identity.provider} did not accept it`, { bearer });
+    if (typeof user.identity !== "string" || user.identity.trim() === "") {
+      throw unauthorized(`Cannot authenticate request: ${plugin.identity.provider} returned no user identity`, { bearer });
+    }
+    return user;
+  };
+}
