@@ -21,6 +21,7 @@ import sandboxA from "./sandbox/sandbox_a.ts";
 import sandboxB from "./sandbox/sandbox_b.ts";
 import sandboxC from "./sandbox/sandbox_c.ts";
 import sandboxPlatform from "./sandbox/platform.ts";
+import deployPlatform from "./deploy/platform.ts";
 
 /**
  * Model providers come first in the order of the default-model chain of spec 2.2:
@@ -45,6 +46,7 @@ export const builtinPlugins: readonly Plugin[] = [
   sandboxB,
   sandboxC,
   sandboxPlatform,
+  deployPlatform,
 ];
 
 /** The fixed order in which a default model is chosen from available credentials (spec 2.2). */

@@ -36,7 +36,9 @@ export interface LoadedProject {
   secrets: Record<string, string>;
   /** The environment the project runs with: `.env` under the process environment. */
   env: Env;
+  /** Problems that do not stop the project from running. */
   warnings: Diagnostic[];
+  /** Variables that are not set; errors when `requireEnv`, otherwise each command says what it means. */
   missingEnv: MissingEnv[];
 }
 
@@ -69,7 +71,7 @@ export async function loadProject(configPath: string, opts: LoadOptions): Promis
   const dotenv = files.readText(".env");
   const secrets = dotenv === null ? {} : parseDotenv(dotenv, files.display(".env"));
   if (dotenv !== null) (secrets as { problems: Diagnostic[] }).problems.forEach(report);
-  const secretValues = dotenv === null ? {} : (secrets as { values: Record<string, string> }).values;
+  const secretValues = dotenv === null ? {} : Object.fromEntries(Object.entries((secrets as { values: Record<string, string> }).values).filter(([, v]) => v !== ""));
   const env: Env = { ...secretValues, ...Object.fromEntries(Object.entries(opts.env).filter(([, v]) => v !== undefined)) };
 
   const bundleFiles = new Map<string, Uint8Array>();
@@ -167,7 +169,6 @@ export async function loadProject(configPath: string, opts: LoadOptions): Promis
   for (const m of missingEnv) {
     const d: Diagnostic = { file: dotenvName, message: `${describeMissing(m)} ${m.variables.length > 1 && !m.anyOf ? "are" : "is"} not set`, hint: `Add ${m.anyOf ? "one of them" : m.variables.map((v) => `${v}=...`).join(", ")} to ${dotenvName} or the environment.` };
     if (opts.requireEnv) problems.push(d);
-    else warnings.push(d);
   }
 
   if (problems.length) {

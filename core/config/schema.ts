@@ -8,7 +8,7 @@ import { z } from "zod";
 
 /** Default `[sandbox].template` when the provider has none of its own. */
 export const DEFAULT_SANDBOX_TEMPLATE = "agentcli-default";
-export const DEFAULT_FRONTEND_SUBTITLE = "Your research assistant: ask, plan, and dig deeper.";
+export const DEFAULT_FRONTEND_SUBTITLE = "An AI agent that plans, researches and gets things done.";
 export const DEFAULT_FRONTEND_PROMPTS = [
   "Research the latest developments in a topic and summarize them",
   "Compare two approaches and list their trade-offs",

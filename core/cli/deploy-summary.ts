@@ -1,0 +1,96 @@
+/**
+ * The `deploy --dry-run` summary: what would be deployed, in words (text) or as data
+ * (`--json`). Secrets appear by name only.
+ */
+import type { AgentConfig } from "../config/schema.ts";
+import type { BundleManifest } from "../bundle/types.ts";
+import type { PluginDriver } from "../plugin-driver.ts";
+import type { Diagnostic } from "../errors.ts";
+import { formatDiagnostic } from "../errors.ts";
+import { describeMissing, type MissingEnv } from "../config/credentials.ts";
+
+export interface DeploySummary {
+  agent: { name: string; description: string };
+  model: string | null;
+  auth: { provider: string | null; posture: string };
+  sandbox: AgentConfig["sandbox"];
+  frontend: AgentConfig["frontend"];
+  skills: string[];
+  subagents: Array<{ name: string; description: string; model: string; skills: string[]; mcp_servers: string[] | null }>;
+  mcp_servers: Array<{ name: string; transport: string; url: string }>;
+  approvals: string[];
+  secrets: string[];
+  requires: BundleManifest["requires"];
+  bundle: { path: string; bytes: number; sha256: string };
+  missing_env: string[];
+  warnings: string[];
+}
+
+export function authPosture(config: AgentConfig, driver: PluginDriver): string {
+  if (!config.auth) return "platform API key: every request must carry 'x-api-key: <PLATFORM_API_KEY>' (no [auth] section)";
+  return driver.byKind("identity").find((p) => p.identity.provider === config.auth!.provider)?.identity.posture ?? `provider "${config.auth.provider}"`;
+}
+
+export function makeSummary(opts: {
+  config: AgentConfig;
+  manifest: BundleManifest;
+  driver: PluginDriver;
+  bundlePath: string;
+  bundleBytes: number;
+  bundleSha256: string;
+  missingEnv: MissingEnv[];
+  warnings: Diagnostic[];
+}): DeploySummary {
+  const { config, manifest } = opts;
+  return {
+    agent: { name: config.agent.name, description: config.agent.description },
+    model: config.agent.model,
+    auth: { provider: config.auth?.provider ?? null, posture: authPosture(config, opts.driver) },
+    sandbox: config.sandbox,
+    frontend: config.frontend,
+    skills: config.skills.map((s) => s.name),
+    subagents: config.subagents.map((s) => ({
+      name: s.name,
+      description: s.description,
+      model: s.model ?? "inherited",
+      skills: s.skills.map((k) => k.name),
+      mcp_servers: s.mcp ? Object.keys(s.mcp) : null,
+    })),
+    mcp_servers: Object.entries(config.mcp).map(([name, s]) => ({ name, transport: s.transport, url: s.url })),
+    approvals: config.approvals,
+    secrets: manifest.secrets,
+    requires: manifest.requires,
+    bundle: { path: opts.bundlePath, bytes: opts.bundleBytes, sha256: opts.bundleSha256 },
+    missing_env: opts.missingEnv.map(describeMissing),
+    warnings: opts.warnings.map(formatDiagnostic),
+  };
+}
+
+export function renderSummary(s: DeploySummary): string {
+  const list = (xs: string[]) => (xs.length ? xs.join(", ") : "none");
+  const lines = [
+    `Agent:       ${s.agent.name}${s.agent.description ? ` - ${s.agent.description}` : ""}`,
+    `Model:       ${s.model ?? "not chosen: no model credentials are set (see below)"}`,
+    `Auth:        ${s.auth.posture}`,
+    `Sandbox:     ${s.sandbox.provider === "none" ? "none (no execute tool)" : `${s.sandbox.provider}, one per ${s.sandbox.scope}, image ${s.sandbox.image}, template ${s.sandbox.template}`}`,
+    `Frontend:    ${s.frontend.enabled ? `chat UI at /app ("${s.frontend.app_name}")` : "off"}`,
+    `Skills:      ${list(s.skills)}`,
+    `Subagents:   ${s.subagents.length ? "" : "none"}`,
+    ...s.subagents.map((a) => `  - ${a.name} (model: ${a.model}; skills: ${list(a.skills)}; tools: ${a.mcp_servers ? `own MCP: ${list(a.mcp_servers)}` : "inherited"})`),
+    `MCP servers: ${s.mcp_servers.length ? "" : "none"}`,
+    ...s.mcp_servers.map((m) => `  - ${m.name} (${m.transport}) ${m.url}`),
+    `Approvals:   ${list(s.approvals)}`,
+    `Secrets:     ${list(s.secrets)} (values are sent as deployment secrets, never printed)`,
+    `Requires:    ${list(s.requires.packages)}`,
+    `Bundle:      ${s.bundle.path} (${formatBytes(s.bundle.bytes)}, sha256 ${s.bundle.sha256.slice(0, 12)})`,
+  ];
+  if (s.warnings.length) lines.push("", "Warnings:", ...s.warnings.map((w) => `  - ${w.replace(/\n/g, "\n    ")}`));
+  if (s.missing_env.length) {
+    lines.push("", "A real deploy would refuse: these variables are not set:", ...s.missing_env.map((m) => `  - ${m}`));
+  }
+  return lines.join("\n");
+}
+
+function formatBytes(n: number): string {
+  return n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1024 / 1024).toFixed(1)} MiB`;
+}

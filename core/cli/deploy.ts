@@ -1,0 +1,104 @@
+/**
+ * `agentcli deploy [--config <path>] [--dry-run]` (spec 4.1): validate, bundle, and ship to
+ * the deploy target (beta). Every invocation builds anew and creates a new revision.
+ */
+import { mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { dirname, join, relative } from "node:path";
+import { userError } from "../errors.ts";
+import { parseArgs, renderHelp, type CommandSpec } from "./args.ts";
+import type { CliContext } from "./context.ts";
+
+const spec = {
+  name: "deploy",
+  usage: "agentcli deploy [--config <path>] [--dry-run] [--json] [--yes] [--platform-url <url>]",
+  summary: "Bundle the project and deploy it as a new revision (beta). --dry-run validates, bundles and prints a summary without touching the network.",
+  flags: {
+    config: { type: "string", placeholder: "<path>", default: "agent.toml", description: "The project's agent.toml" },
+    dryRun: { type: "boolean", description: "Validate and bundle, print a summary; no network" },
+    json: { type: "boolean", description: "With --dry-run: print the summary as JSON (for CI)" },
+    yes: { type: "boolean", description: "Confirm pushing a public (anonymous) deployment without a prompt" },
+    platformUrl: { type: "string", placeholder: "<url>", description: "Control plane address (default: $AGENTCLI_PLATFORM_URL)" },
+  },
+} satisfies CommandSpec<Record<string, import("./args.ts").FlagSpec>>;
+
+export const BETA_NOTICE = "agentcli deploy is in beta: APIs, the config format and behavior may change between releases.";
+
+export async function run(argv: string[], ctx: CliContext): Promise<number> {
+  const { flags, help } = parseArgs(spec, argv);
+  if (help) return ctx.io.out(renderHelp(spec)), 0;
+  const [{ loadPlugins }, { loadProject }, { buildBundle }] = await Promise.all([
+    import("../plugins.ts"),
+    import("../config/load.ts"),
+    import("../bundle/bundle.ts"),
+  ]);
+  const config = flags.config as string;
+  const dryRun = Boolean(flags.dryRun);
+  if (flags.json && !dryRun) throw userError("ARGS_INVALID", { message: 'Cannot run "agentcli deploy": --json goes with --dry-run', hint: "agentcli deploy --dry-run --json" });
+  if (!flags.json) ctx.io.err(BETA_NOTICE);
+  const driver = await loadPlugins(ctx.pluginPaths, ctx.cwd);
+  const env = { ...ctx.env, ...(flags.platformUrl ? { AGENTCLI_PLATFORM_URL: flags.platformUrl as string } : {}) };
+  const project = await loadProject(config, { driver, env, requireEnv: !dryRun, cwd: ctx.cwd });
+  const { bytes, manifest } = await buildBundle(project, { driver, version: ctx.version });
+  const bundlePath = join(project.root, ".agentcli", "bundle.tgz");
+  writeAtomic(bundlePath, bytes);
+  const shownPath = relative(ctx.cwd, bundlePath) || bundlePath;
+  const sha256 = createHash("sha256").update(bytes).digest("hex");
+
+  if (dryRun) {
+    const { makeSummary, renderSummary } = await import("./deploy-summary.ts");
+    const summary = makeSummary({ config: project.config, manifest, driver, bundlePath: shownPath, bundleBytes: bytes.length, bundleSha256: sha256, missingEnv: project.missingEnv, warnings: project.warnings });
+    ctx.io.out(flags.json ? JSON.stringify(summary, null, 2) : `Dry run: nothing was deployed.\n\n${renderSummary(summary)}`);
+    return 0;
+  }
+
+  for (const w of project.warnings) ctx.io.err(`warning: ${w.file}${w.line ? `:${w.line}` : ""}: ${w.message}`);
+  const target = driver.byKind("deploy").find((p) => p.deploy.target === "platform");
+  const missingTarget = (target?.deploy.env ?? []).filter((v) => !env[v]);
+  if (missingTarget.length) {
+    throw userError("CREDENTIALS_MISSING", {
+      message: `Cannot deploy: ${missingTarget.join(", ")} ${missingTarget.length > 1 ? "are" : "is"} not set`,
+      hint: `Add ${missingTarget.map((v) => `${v}=...`).join(", ")} to .env beside agent.toml or the environment (an API key of your control plane: "agentcli platform admin create-key").`,
+    });
+  }
+  if (project.config.auth?.provider === "anonymous" && !flags.yes) {
+    if (!ctx.io.interactive) {
+      throw userError("CONFIRMATION_REQUIRED", {
+        message: 'Cannot deploy: [auth] provider = "anonymous" makes the deployment public, and there is no terminal to confirm it',
+        hint: "Pass --yes to confirm a public deployment non-interactively, or configure identity_a / identity_b.",
+      });
+    }
+    const ok = await ctx.io.confirm('[auth] provider = "anonymous": anyone with the URL will be able to call this agent. Push it?');
+    if (!ok) {
+      ctx.io.err("Not deployed.");
+      return 1;
+    }
+  }
+  const secrets = Object.entries(project.secrets).filter(([, v]) => v !== "").map(([name, value]) => ({ name, value }));
+  const result = await driver.runFirst("deploy:target", {
+    target: "platform",
+    bundle: bytes,
+    name: project.config.agent.name,
+    secrets,
+    env,
+    log: { info: (m) => ctx.io.err(m), warn: (m) => ctx.io.err(`warning: ${m}`) },
+    signal: ctx.shutdownSignal,
+  });
+  if (!result) {
+    throw userError("DEPLOY_FAILED", { message: 'Cannot deploy: no plugin handles the deploy target "platform"', hint: "Reinstall agentcli, or load a deploy plugin with --plugin." });
+  }
+  ctx.io.out(`Deployed "${project.config.agent.name}": revision ${result.revisionId} is ${result.status}.`);
+  if (result.url) ctx.io.out(`URL: ${result.url}`);
+  if (result.url) {
+    const { postDeploySetup } = await import("../auth/post-deploy.ts");
+    for (const line of postDeploySetup(project.config, result.url)) ctx.io.out(line);
+  }
+  return 0;
+}
+
+function writeAtomic(path: string, bytes: Uint8Array): void {
+  mkdirSync(dirname(path), { recursive: true });
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, bytes);
+  renameSync(tmp, path);
+}
