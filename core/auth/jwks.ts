@@ -58,7 +58,7 @@ export class JwksKeyStore {
     } catch (err) {
       if (!(err instanceof errors.JWKSNoMatchingKey) || now - this.#lastRotationFetch < this.#opts.cooldownMs) throw err;
       this.#lastRotationFetch = now;
-      await this.#refresh(false);
+      await this.#refresh(true);
       return await this.#set!(header, token);
     }
   };

@@ -1,5 +1,87 @@
-/** `identity_b`: per-user auth with provider-signed session JWTs, verified locally against JWKS. */
-import { definePlugin } from "../../core/hooks.ts";
+/**
+ * `identity_b`: per-user auth with provider-signed session JWTs, verified locally with `jose`.
+ * Keys come from the provider's JWKS: `IDENTITY_B_JWKS_URL`, or `{IDENTITY_B_API_URL}/v1/jwks`
+ * (default API `https://api.clerk.com`), fetched with `Authorization: Bearer <IDENTITY_B_SECRET_KEY>`
+ * and refetched on an unknown key id at most every 30 s. `exp`/`nbf` are checked with 5 s of
+ * clock skew; when `IDENTITY_B_AUTHORIZED_PARTIES` (comma-separated origins) is set the token's
+ * `azp` must be one of them; when `IDENTITY_B_ISSUER` is set, `iss` must equal it. `sub` is the
+ * identity. A key set that cannot be fetched (and is not cached) fails closed with 503.
+ */
+import { errors, jwtVerify, type JWTPayload } from "jose";
+import { definePlugin, type AuthUser, type Env } from "../../core/hooks.ts";
+import { bearerToken, missingBearer } from "../../core/auth/bearer.ts";
+import { identityUnavailable, unauthorized } from "../../core/auth/auth-error.ts";
+import { JwksKeyStore } from "../../core/auth/jwks.ts";
+import { sha256Hex } from "../../core/auth/constant-time.ts";
+
+const DEFAULT_API_URL = "https://api.clerk.com";
+const ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "EdDSA"];
+const CLOCK_SKEW_SECONDS = 5;
+const stores = new Map<string, JwksKeyStore>();
+
+/** The JWKS address for an environment. */
+export function jwksUrl(env: Env): string {
+  const explicit = env.IDENTITY_B_JWKS_URL?.trim();
+  if (explicit) return explicit;
+  const api = (env.IDENTITY_B_API_URL?.trim() || DEFAULT_API_URL).replace(/\/+$/, "");
+  return `${api}/v1/jwks`;
+}
+
+async function storeFor(env: Env): Promise<JwksKeyStore> {
+  const secret = env.IDENTITY_B_SECRET_KEY?.trim();
+  if (!secret) {
+    throw identityUnavailable(
+      "Cannot authenticate request: identity_b is not configured (IDENTITY_B_SECRET_KEY is not set)",
+      "Set IDENTITY_B_SECRET_KEY in the project's .env or the deployment's secrets.",
+    );
+  }
+  const url = jwksUrl(env);
+  const key = `${url}\n${await sha256Hex(secret)}`;
+  let store = stores.get(key);
+  if (!store) {
+    store = new JwksKeyStore({ url, headers: { authorization: `Bearer ${secret}` }, label: "identity_b" });
+    stores.set(key, store);
+  }
+  return store;
+}
+
+function invalid(message: string): Error {
+  return unauthorized(`Cannot authenticate request: ${message}`, { bearer: true, error: "invalid_token" });
+}
+
+async function verify(token: string, env: Env): Promise<AuthUser> {
+  const store = await storeFor(env);
+  let payload: JWTPayload;
+  try {
+    ({ payload } = await jwtVerify(token, store.getKey, {
+      algorithms: ALGORITHMS,
+      clockTolerance: CLOCK_SKEW_SECONDS,
+      ...(env.IDENTITY_B_ISSUER?.trim() ? { issuer: env.IDENTITY_B_ISSUER.trim() } : {}),
+    }));
+  } catch (err) {
+    if (err instanceof errors.JWTExpired) throw invalid("the session token has expired");
+    if (err instanceof errors.JWTClaimValidationFailed) throw invalid(`the session token's "${err.claim}" claim does not hold`);
+    if (err instanceof errors.JWKSNoMatchingKey) throw invalid("the session token is signed by a key identity_b does not publish");
+    if (err instanceof errors.JWSSignatureVerificationFailed) throw invalid("the session token's signature does not verify");
+    if (err instanceof errors.JOSEError) throw invalid("the session token is not a valid JWT");
+    throw err;
+  }
+  const parties = (env.IDENTITY_B_AUTHORIZED_PARTIES ?? "").split(",").map((p) => p.trim().replace(/\/+$/, "")).filter(Boolean);
+  if (parties.length > 0) {
+    const azp = typeof payload.azp === "string" ? payload.azp.replace(/\/+$/, "") : null;
+    if (azp === null || !parties.includes(azp)) throw invalid(`the session token was issued to ${azp === null ? "no authorized party" : `"${azp}"`}, which is not in IDENTITY_B_AUTHORIZED_PARTIES`);
+  }
+  if (typeof payload.sub !== "string" || payload.sub.trim() === "") throw invalid('the session token has no "sub" claim');
+  const email = payload.email;
+  const name = payload.name;
+  return {
+    identity: payload.sub,
+    isAuthenticated: true,
+    ...(typeof email === "string" && email ? { email } : {}),
+    ...(typeof name === "string" && name ? { displayName: name } : {}),
+    permissions: ["authenticated"],
+  };
+}
 
 export default definePlugin({
   name: "identity_b",
@@ -12,5 +94,12 @@ export default definePlugin({
     signIn: "widget",
     perUser: true,
     posture: "per-user authentication with identity_b: requests carry 'Authorization: Bearer <session token>'; threads, runs, store and memory are private to each user",
+  },
+  hooks: {
+    "auth:authenticate": async ({ request, env }) => {
+      const token = bearerToken(request);
+      if (token === null) throw missingBearer();
+      return await verify(token, env);
+    },
   },
 });
