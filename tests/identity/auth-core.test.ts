@@ -1,0 +1,191 @@
+/**
+ * The auth core: public paths, constant-time comparison, the token cache and the JWKS key
+ * store (with a test clock), the authenticator's setup errors, the platform-key and anonymous
+ * postures, post-deploy setup lines, the dev banner.
+ *
+ * Run: npx node --test tests/identity/auth-core.test.ts
+ */
+import { after, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { AgentcliError } from "../../core/errors.ts";
+import { definePlugin } from "../../core/hooks.ts";
+import { PluginDriver } from "../../core/plugin-driver.ts";
+import {
+  authErrorResponse, constantTimeEqual, createAuthenticator, devAuthBanner, isPublicPath, JwksKeyStore, postDeploySetup, TokenCache,
+} from "../../core/auth/index.ts";
+import anonymous from "../../plugins/identity/anonymous.ts";
+import platformKey from "../../plugins/identity/platform_key.ts";
+import identityA from "../../plugins/identity/identity_a.ts";
+import { testConfig } from "./config.ts";
+import { startJwksServer } from "../fixtures/identity-servers/jwks.ts";
+
+const req = (path: string, headers: Record<string, string> = {}) => new Request(`http://agent.test${path}`, { headers });
+
+async function status(p: Promise<unknown>): Promise<number> {
+  try {
+    await p;
+    return 200;
+  } catch (err) {
+    if (err instanceof AgentcliError) return err.status;
+    throw err;
+  }
+}
+
+describe("public paths", () => {
+  it("are exactly the health, metadata, UI shell and well-known paths", () => {
+    for (const p of ["/ok", "/info", "/openapi.json", "/app", "/app/", "/app/index.html", "/app/assets/x.js", "/.well-known/agent-card.json"]) assert.ok(isPublicPath(p), p);
+    for (const p of ["/", "/ok/", "/okay", "/info/x", "/threads", "/runs", "/assistants/search", "/store/items", "/application", "/mcp", "/a2a", "/app%2F..%2Fthreads", "/.well-known"]) assert.ok(!isPublicPath(p), p);
+  });
+});
+
+describe("constantTimeEqual", () => {
+  it("compares whole strings of any length", async () => {
+    assert.equal(await constantTimeEqual("s3cret-key", "s3cret-key"), true);
+    assert.equal(await constantTimeEqual("s3cret-key", "s3cret-kez"), false);
+    assert.equal(await constantTimeEqual("s3cret", "s3cret-key"), false);
+    assert.equal(await constantTimeEqual("", "x"), false);
+  });
+});
+
+describe("TokenCache", () => {
+  it("keeps positive results for the TTL, never past the token's exp, bounded in size", async () => {
+    let now = 1_000_000;
+    const cache = new TokenCache({ ttlMs: 30_000, maxEntries: 2, now: () => now });
+    const u = (identity: string) => ({ identity, isAuthenticated: true });
+    await cache.set("t1", u("a"));
+    await cache.set("t2", u("b"), { expSeconds: (now + 10_000) / 1000 });
+    assert.equal((await cache.get("t1"))?.identity, "a");
+    assert.equal(await cache.get("t1", "other-server"), null);
+    now += 10_000;
+    assert.equal(await cache.get("t2"), null, "exp bounds the entry");
+    assert.equal((await cache.get("t1"))?.identity, "a");
+    now += 20_000;
+    assert.equal(await cache.get("t1"), null, "ttl bounds the entry");
+    await cache.set("t3", u("c"));
+    await cache.set("t4", u("d"));
+    await cache.set("t5", u("e"));
+    assert.equal(cache.size, 2);
+    assert.equal(await cache.get("t3"), null, "oldest evicted");
+    await cache.set("t6", u("f"), { expSeconds: (now - 1) / 1000 });
+    assert.equal(await cache.get("t6"), null, "already expired tokens are not cached");
+  });
+});
+
+describe("JwksKeyStore", () => {
+  const servers: Array<{ close(): Promise<void> }> = [];
+  after(async () => { for (const s of servers) await s.close(); });
+
+  it("refetches on an unknown key id at most once per cooldown, and on age", async () => {
+    const s = await startJwksServer();
+    servers.push(s);
+    let now = 0;
+    const store = new JwksKeyStore({ url: s.jwksUrl, headers: { authorization: `Bearer ${s.secretKey}` }, cooldownMs: 30_000, maxAgeMs: 600_000, now: () => now });
+    const keyFor = (kid: string) => store.getKey({ alg: "RS256", kid }, { payload: "", signature: "" });
+    await keyFor(s.currentKid);
+    await keyFor(s.currentKid);
+    assert.equal(s.jwksCalls, 1);
+    const rotated = await s.rotate();
+    now += 1_000;
+    await keyFor(rotated);
+    assert.equal(s.jwksCalls, 2, "rotation refetch");
+    await assert.rejects(keyFor("ins_unknown"), { code: "ERR_JWKS_NO_MATCHING_KEY" });
+    assert.equal(s.jwksCalls, 2, "no refetch within the cooldown");
+    now += 30_000;
+    await assert.rejects(keyFor("ins_unknown"), { code: "ERR_JWKS_NO_MATCHING_KEY" });
+    assert.equal(s.jwksCalls, 3, "one refetch after the cooldown");
+    now += 600_001;
+    await keyFor(rotated);
+    assert.equal(s.jwksCalls, 4, "refetch when stale");
+  });
+
+  it("keeps serving the last good key set while the provider is down", async () => {
+    const s = await startJwksServer();
+    let now = 0;
+    const store = new JwksKeyStore({ url: s.jwksUrl, headers: { authorization: `Bearer ${s.secretKey}` }, maxAgeMs: 1_000, now: () => now });
+    const kid = s.currentKid;
+    await store.getKey({ alg: "RS256", kid }, { payload: "", signature: "" });
+    await s.close();
+    now += 5_000;
+    assert.ok(await store.getKey({ alg: "RS256", kid }, { payload: "", signature: "" }));
+    const fresh = new JwksKeyStore({ url: s.jwksUrl, headers: {} });
+    await assert.rejects(fresh.getKey({ alg: "RS256", kid }, { payload: "", signature: "" }), (e: unknown) => e instanceof AgentcliError && e.status === 503);
+  });
+});
+
+describe("createAuthenticator", () => {
+  const driver = new PluginDriver([identityA, anonymous, platformKey]);
+
+  it("refuses to start when the provider has no plugin or its credentials are missing", () => {
+    assert.throws(() => createAuthenticator({ driver, config: testConfig("identity_z"), env: {}, mode: "serve" }), { code: "CONFIG_INVALID" });
+    assert.throws(() => createAuthenticator({ driver, config: testConfig("identity_a"), env: {}, mode: "serve" }), { code: "CREDENTIALS_MISSING", message: /IDENTITY_A_URL/ });
+    assert.throws(() => createAuthenticator({ driver, config: testConfig(null), env: {}, mode: "serve" }), { code: "CREDENTIALS_MISSING", message: /PLATFORM_API_KEY/ });
+    assert.throws(() => createAuthenticator({ driver: new PluginDriver([anonymous]), config: testConfig(null), env: { PLATFORM_API_KEY: "k" }, mode: "serve" }), { code: "CONFIG_INVALID" });
+    assert.doesNotThrow(() => createAuthenticator({ driver, config: testConfig("identity_a"), env: {}, mode: "dev" }), "dev with the bypass starts without credentials");
+  });
+
+  it("asks only the configured provider's plugin", async () => {
+    const greedy = definePlugin({ name: "greedy", kind: "extension", hooks: { "auth:authenticate": () => ({ identity: "intruder", isAuthenticated: true }) } });
+    const authenticate = createAuthenticator({ driver: new PluginDriver([greedy, platformKey]), config: testConfig(null), env: { PLATFORM_API_KEY: "k-1" }, mode: "serve" });
+    assert.equal(await status(authenticate(req("/threads"))), 401);
+    assert.equal((await authenticate(req("/threads", { "x-api-key": "k-1" })))?.identity, "platform-api-key");
+  });
+
+  it("without [auth]: x-api-key must equal PLATFORM_API_KEY", async () => {
+    const authenticate = createAuthenticator({ driver, config: testConfig(null), env: { PLATFORM_API_KEY: "pk_live_123" }, mode: "serve" });
+    const user = await authenticate(req("/threads", { "x-api-key": "pk_live_123" }));
+    assert.deepEqual([user?.identity, user?.isAuthenticated], ["platform-api-key", true]);
+    const refused: Array<Record<string, string>> = [{}, { "x-api-key": "" }, { "x-api-key": "pk_live_12" }, { "x-api-key": "pk_live_1234" }, { authorization: "Bearer pk_live_123" }];
+    for (const headers of refused) {
+      try {
+        await authenticate(req("/threads", headers));
+        assert.fail(`accepted ${JSON.stringify(headers)}`);
+      } catch (err) {
+        assert.ok(err instanceof AgentcliError);
+        const res = authErrorResponse(err);
+        assert.equal(res.status, 401);
+        const body = await res.json() as { detail: string };
+        assert.match(body.detail, /x-api-key/);
+        assert.ok(!body.detail.includes("pk_live"));
+        assert.equal(res.headers.get("www-authenticate"), null);
+      }
+    }
+    assert.equal(await authenticate(req("/ok")), null);
+  });
+
+  it("dev bypass covers the platform-key posture; serve never does", async () => {
+    const dev = createAuthenticator({ driver, config: testConfig(null), env: { PLATFORM_API_KEY: "k" }, mode: "dev" });
+    assert.equal((await dev(req("/threads")))?.identity, "dev-user");
+    assert.equal(await status(dev(req("/threads", { "x-api-key": "wrong" }))), 401);
+    assert.equal(await status(dev(req("/threads", { "x-agentcli-dev-user": "bad id with spaces" }))), 401);
+    const serve = createAuthenticator({ driver, config: testConfig(null), env: { PLATFORM_API_KEY: "k", AGENTCLI_DEV_AUTH_BYPASS: "1" }, mode: "serve" });
+    assert.equal(await status(serve(req("/threads", { "x-agentcli-dev-user": "dev-user" }))), 401);
+  });
+
+  it("anonymous lets everyone in as an unauthenticated caller, in dev and serve", async () => {
+    for (const mode of ["dev", "serve"] as const) {
+      const authenticate = createAuthenticator({ driver, config: testConfig("anonymous"), env: {}, mode });
+      const user = await authenticate(req("/threads"));
+      assert.deepEqual([user?.identity, user?.isAuthenticated], ["anonymous", false]);
+    }
+  });
+});
+
+describe("postDeploySetup and devAuthBanner", () => {
+  it("names the dashboard step of each provider", () => {
+    const a = postDeploySetup(testConfig("identity_a"), "https://my-agent.example.com/");
+    assert.equal(a.length, 1);
+    assert.match(a[0]!, /"https:\/\/my-agent\.example\.com\/app\/\*\*"/);
+    const b = postDeploySetup(testConfig("identity_b"), "my-agent.example.com");
+    assert.match(b[0]!, /allowed domains/);
+    assert.match(b[0]!, /"my-agent\.example\.com"/);
+    assert.deepEqual(postDeploySetup(testConfig("anonymous"), "https://x.example"), []);
+    assert.deepEqual(postDeploySetup(testConfig(null), "https://x.example"), []);
+  });
+
+  it("announces the bypass in dev only", () => {
+    assert.match(devAuthBanner(testConfig("identity_b"), {}, "dev") ?? "", /bypass ON/);
+    assert.match(devAuthBanner(testConfig("identity_b"), { AGENTCLI_DEV_AUTH_BYPASS: "0" }, "dev") ?? "", /enforced/);
+    assert.equal(devAuthBanner(testConfig("identity_b"), {}, "serve"), null);
+    assert.equal(devAuthBanner(testConfig("anonymous"), {}, "dev"), null);
+  });
+});
