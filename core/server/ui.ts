@@ -1,0 +1,252 @@
+/**
+ * The bundled chat UI (spec 2.5), a Hono sub-app the agent server mounts at `/app`.
+ * Files come from the single executable's embedded assets (`ui/<path>`) or, from sources,
+ * `dist/ui/` (built on first use when missing). index.html gets the per-deployment
+ * settings injected at serve time as `<script type="application/json" id="agentcli-settings">`.
+ *
+ * @example
+ * const ui = uiRoutes({ settings: uiSettings(config, env) });
+ * const server = await createAgentServer({ graphs, ui });   // GET /app -> the chat
+ */
+import { Hono } from "hono";
+import type { AgentConfig } from "../config/schema.ts";
+import { DEFAULT_FRONTEND_PROMPTS, DEFAULT_FRONTEND_SUBTITLE } from "../config/schema.ts";
+import type { Env } from "../hooks.ts";
+import { embeddedAsset, isCompiled } from "../runtime.ts";
+import type { ServerLog } from "./log.ts";
+import { consoleLog } from "./log.ts";
+
+/** Browser-facing auth settings: publishable values only, never secret keys. */
+export type UiAuthSettings =
+  | { provider: "anonymous" }
+  | { provider: "none" }
+  | { provider: "identity_a"; url: string; publishable_key: string }
+  | { provider: "identity_b"; publishable_key: string; script_url: string | null; widget_global: string };
+
+/** What index.html receives (and nothing more: it is public). */
+export interface UiSettings {
+  app_name: string;
+  subtitle: string;
+  prompts: string[];
+  /** Assistant id or graph id/name the UI runs. */
+  assistant_id: string;
+  auth: UiAuthSettings;
+}
+
+/** Where the UI's files come from: a relative path (`index.html`, `assets/x.js`) -> bytes or null. */
+export interface UiAssets {
+  get(path: string): Promise<Uint8Array | null>;
+}
+
+const DEFAULT_WIDGET_GLOBAL = "Clerk";
+
+/**
+ * The `identity_b` widget script for a publishable key: the key's payload is the base64 of
+ * the provider's frontend host followed by `$`. `IDENTITY_B_JS_URL` overrides it.
+ */
+export function identityBScriptUrl(publishableKey: string, env: Env): string | null {
+  const override = env.IDENTITY_B_JS_URL?.trim();
+  if (override) return override;
+  const m = /^pk_(?:test|live)_([A-Za-z0-9+/=_-]+)$/.exec(publishableKey.trim());
+  if (!m) return null;
+  let host: string;
+  try {
+    host = atob(m[1]!.replace(/-/g, "+").replace(/_/g, "/"));
+  } catch {
+    return null;
+  }
+  host = host.replace(/\$$/, "");
+  if (!/^[a-z0-9.-]+(:\d+)?$/i.test(host)) return null;
+  const lib = DEFAULT_WIDGET_GLOBAL.toLowerCase();
+  return `https://${host}/npm/@${lib}/${lib}-js@5/dist/${lib}.browser.js`;
+}
+
+/** The UI settings of a project: `[frontend]` with the spec's defaults, and the auth provider's public values. */
+export function uiSettings(config: AgentConfig, env: Env, opts: { assistantId?: string } = {}): UiSettings {
+  const provider = config.auth?.provider ?? "none";
+  let auth: UiAuthSettings;
+  if (provider === "identity_a") {
+    auth = { provider, url: (env.IDENTITY_A_URL ?? "").trim(), publishable_key: (env.IDENTITY_A_PUBLISHABLE_DEFAULT_KEY ?? "").trim() };
+  } else if (provider === "identity_b") {
+    const key = (env.IDENTITY_B_PUBLISHABLE_KEY ?? "").trim();
+    auth = { provider, publishable_key: key, script_url: identityBScriptUrl(key, env), widget_global: env.IDENTITY_B_WIDGET_GLOBAL?.trim() || DEFAULT_WIDGET_GLOBAL };
+  } else if (provider === "anonymous") {
+    auth = { provider };
+  } else {
+    auth = { provider: "none" };
+  }
+  return {
+    app_name: config.frontend.app_name || config.agent.name,
+    subtitle: config.frontend.subtitle ?? DEFAULT_FRONTEND_SUBTITLE,
+    prompts: config.frontend.prompts?.length ? config.frontend.prompts : DEFAULT_FRONTEND_PROMPTS,
+    assistant_id: opts.assistantId ?? config.agent.name,
+    auth,
+  };
+}
+
+/** JSON that is safe inside a `<script>` element: no `<`, `>`, `&` or line separators unescaped. */
+export function scriptSafeJson(value: unknown): string {
+  return JSON.stringify(value)
+    .replace(/</g, "\\u003c")
+    .replace(/>/g, "\\u003e")
+    .replace(/&/g, "\\u0026")
+    .replace(/\u2028/g, "\\u2028")
+    .replace(/\u2029/g, "\\u2029");
+}
+
+function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
+}
+
+/** index.html with the settings and the app name in place. */
+export function renderIndex(html: string, settings: UiSettings): string {
+  const tag = `<script type="application/json" id="agentcli-settings">${scriptSafeJson(settings)}</script>`;
+  return html
+    .replace("<!--agentcli:settings-->", () => tag)
+    .replace(/<title>[^<]*<\/title>/, () => `<title>${escapeHtml(settings.app_name)}</title>`);
+}
+
+const TYPES: Record<string, string> = {
+  html: "text/html; charset=utf-8",
+  js: "text/javascript; charset=utf-8",
+  mjs: "text/javascript; charset=utf-8",
+  css: "text/css; charset=utf-8",
+  json: "application/json; charset=utf-8",
+  map: "application/json; charset=utf-8",
+  svg: "image/svg+xml",
+  png: "image/png",
+  jpg: "image/jpeg",
+  jpeg: "image/jpeg",
+  gif: "image/gif",
+  webp: "image/webp",
+  ico: "image/x-icon",
+  woff: "font/woff",
+  woff2: "font/woff2",
+  txt: "text/plain; charset=utf-8",
+  webmanifest: "application/manifest+json",
+  wasm: "application/wasm",
+};
+
+/** The content type of a file name. */
+export function contentType(path: string): string {
+  const ext = path.slice(path.lastIndexOf(".") + 1).toLowerCase();
+  return TYPES[ext] ?? "application/octet-stream";
+}
+
+/** The built UI's file names, relative to `dist/ui/` (from its manifest), for embedding as `ui/<path>`. */
+export async function uiAssetFiles(): Promise<string[]> {
+  const { readFile } = await import("node:fs/promises");
+  const manifest = JSON.parse(await readFile(new URL("manifest.json", distDir()), "utf8")) as { files: string[] };
+  return ["manifest.json", ...manifest.files];
+}
+
+function distDir(): URL {
+  return new URL("../../dist/ui/", import.meta.url);
+}
+
+let building: Promise<void> | null = null;
+
+/** From sources: `dist/ui/`, built once on first use when it is missing. */
+export function sourceAssets(log: ServerLog = consoleLog()): UiAssets {
+  const ensureBuilt = async () => {
+    const { access } = await import("node:fs/promises");
+    try {
+      await access(new URL("index.html", distDir()));
+      return;
+    } catch { /* not built yet */ }
+    building ??= (async () => {
+      log.info("building the chat UI once...");
+      // A computed specifier keeps the bundler of the single executable away from Vite.
+      const script = new URL("../../scripts/build-ui.ts", import.meta.url).href;
+      const mod = (await import(script)) as { buildUi(opts: { quiet: boolean }): Promise<unknown> };
+      await mod.buildUi({ quiet: true });
+      log.info("built the chat UI into dist/ui/");
+    })().catch((err: unknown) => {
+      building = null;
+      throw err;
+    });
+    await building;
+  };
+  return {
+    async get(path) {
+      await ensureBuilt();
+      const { readFile } = await import("node:fs/promises");
+      const file = new URL(path, distDir());
+      if (!isSafePath(path) || !file.href.startsWith(distDir().href)) return null;
+      try {
+        return new Uint8Array(await readFile(file));
+      } catch {
+        return null;
+      }
+    },
+  };
+}
+
+/** A relative path inside the UI: no scheme, no absolute path, no `.`/`..` segments, no backslashes. */
+function isSafePath(path: string): boolean {
+  return !path.startsWith("/") && !path.includes("\\") && !path.includes(":") && !path.split("/").some((seg) => seg === "." || seg === "..");
+}
+
+/** Inside the single executable: the embedded assets `ui/<path>`. */
+export const embeddedAssets: UiAssets = {
+  get: async (path) => embeddedAsset(`ui/${path}`),
+};
+
+/**
+ * The `/app` sub-app: index.html (settings injected, never cached) for `/` and any path that
+ * is not a file (SPA fallback); files under `assets/` are content-hashed and cached for a year.
+ */
+export function uiRoutes(opts: { settings: UiSettings; assets?: UiAssets; log?: ServerLog }): Hono {
+  const assets = opts.assets ?? (isCompiled() ? embeddedAssets : sourceAssets(opts.log));
+  const app = new Hono();
+  let index: Promise<string> | null = null;
+
+  const serveIndex = async () => {
+    index ??= assets.get("index.html").then((bytes) => {
+      if (!bytes) throw new Error("the chat UI's index.html is missing from the build");
+      return renderIndex(new TextDecoder().decode(bytes), opts.settings);
+    });
+    let html: string;
+    try {
+      html = await index;
+    } catch (err) {
+      index = null;
+      (opts.log ?? consoleLog()).error("Cannot serve the chat UI", err);
+      return new Response(JSON.stringify({ detail: "Cannot serve the chat UI: it is not built. Run `npx node scripts/build-ui.ts`." }), {
+        status: 503,
+        headers: { "content-type": "application/json; charset=utf-8" },
+      });
+    }
+    return new Response(html, {
+      headers: {
+        "content-type": TYPES.html!,
+        "cache-control": "no-cache",
+        "x-content-type-options": "nosniff",
+        "referrer-policy": "strict-origin-when-cross-origin",
+      },
+    });
+  };
+
+  app.get("/", serveIndex);
+  app.get("/:path{.*}", async (c) => {
+    const path = c.req.param("path") ?? "";
+    if (path === "" || path === "index.html") return serveIndex();
+    if (!isSafePath(path)) return c.json({ detail: `Not found: ${c.req.method} ${new URL(c.req.url).pathname}` }, 404);
+    const bytes = path === "manifest.json" ? null : await assets.get(path);
+    if (!bytes) {
+      // Missing files with an extension (a stale hashed asset) are 404s, not the page.
+      if (path.startsWith("assets/") || /\.[a-z0-9]+$/i.test(path)) {
+        return c.json({ detail: `Not found: ${c.req.method} ${new URL(c.req.url).pathname}` }, 404);
+      }
+      return serveIndex();
+    }
+    return new Response(bytes as Uint8Array<ArrayBuffer>, {
+      headers: {
+        "content-type": contentType(path),
+        "cache-control": path.startsWith("assets/") ? "public, max-age=31536000, immutable" : "public, max-age=300",
+        "x-content-type-options": "nosniff",
+      },
+    });
+  });
+  return app;
+}

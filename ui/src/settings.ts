@@ -1,0 +1,37 @@
+/**
+ * Per-deployment settings, injected by the server into index.html as
+ * `<script type="application/json" id="agentcli-settings">`. Only browser-facing values.
+ */
+export type AuthSettings =
+  | { provider: "anonymous" }
+  | { provider: "none" }
+  | { provider: "identity_a"; url: string; publishable_key: string }
+  | { provider: "identity_b"; publishable_key: string; script_url: string | null; widget_global: string };
+
+export interface UiSettings {
+  app_name: string;
+  subtitle: string;
+  prompts: string[];
+  assistant_id: string;
+  auth: AuthSettings;
+}
+
+const FALLBACK: UiSettings = {
+  app_name: "Agent",
+  subtitle: "",
+  prompts: [],
+  assistant_id: "agent",
+  auth: { provider: "anonymous" },
+};
+
+/** Reads the injected settings; falls back to safe defaults when absent (e.g. `vite dev`). */
+export function readSettings(): UiSettings {
+  const el = document.getElementById("agentcli-settings");
+  if (!el?.textContent) return FALLBACK;
+  try {
+    const parsed = JSON.parse(el.textContent) as Partial<UiSettings>;
+    return { ...FALLBACK, ...parsed, prompts: Array.isArray(parsed.prompts) ? parsed.prompts : [] };
+  } catch {
+    return FALLBACK;
+  }
+}
