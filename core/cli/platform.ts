@@ -1,0 +1,208 @@
+/**
+ * `agentcli platform serve` runs the control plane; `agentcli platform admin <action>`
+ * creates tenants, API keys (printed once), integrations, provider tokens and listeners in
+ * its database. The CLI only parses flags; the work is in `core/platform/`.
+ */
+import { existsSync, readFileSync, writeFileSync, rmSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { userError } from "../errors.ts";
+import type { CliContext } from "./context.ts";
+import { parseArgs, renderHelp, type CommandSpec, type FlagSpec } from "./args.ts";
+
+const SERVE = {
+  name: "platform serve",
+  usage: "agentcli platform serve [--port <int>] [--host <host>] [--data-dir <dir>] [--mode cloud|self-hosted]",
+  summary: "Run the control plane (REST API of deployments, revisions, listeners) and its local listener.\nStorage: PostgreSQL from $DATABASE_URL, otherwise an embedded database in --data-dir.",
+  flags: {
+    port: { type: "int", description: "Port to listen on", default: 8100, min: 0, max: 65535 },
+    host: { type: "string", description: "Address to bind", default: "127.0.0.1" },
+    dataDir: { type: "string", placeholder: "<dir>", description: "Data folder", default: ".agentcli-platform" },
+    mode: { type: "string", placeholder: "cloud|self-hosted", description: "Which sources are accepted (cloud: repohost, internal_*; self-hosted: external_container)", default: "cloud" },
+    publicUrl: { type: "string", placeholder: "<url>", description: "Address clients reach this server at (for upload URLs)" },
+  },
+} satisfies CommandSpec<Record<string, FlagSpec>>;
+
+const ADMIN_FLAGS = {
+  dataDir: { type: "string", placeholder: "<dir>", description: "Data folder of the control plane", default: ".agentcli-platform" },
+  tenant: { type: "string", placeholder: "<id|name>", description: "Tenant the resource belongs to" },
+  user: { type: "string", placeholder: "<id>", description: "User the key (or token) belongs to", default: "admin" },
+  kind: { type: "string", placeholder: "repohost|forge", description: "Integration kind" },
+  apiUrl: { type: "string", placeholder: "<url>", description: "API address of the integration (repohost default https://api.github.com)" },
+  tokenEnv: { type: "string", placeholder: "<VAR>", description: "Environment variable holding the integration's access token" },
+  providerId: { type: "string", placeholder: "<id>", description: "Token provider" },
+  label: { type: "string", placeholder: "<text>", description: "provider_account_label of the token" },
+  scope: { type: "string", placeholder: "<scope>", description: "Token scope (repeatable)", multiple: true },
+  expiresInDays: { type: "int", placeholder: "<days>", description: "Token lifetime", min: 1 },
+  default: { type: "boolean", description: "Make the token the default for its provider" },
+  computeType: { type: "string", placeholder: "k8s|local", description: "Listener compute type", default: "k8s" },
+  computeId: { type: "string", placeholder: "<id>", description: "Listener compute id (for k8s, the cluster name)" },
+  namespace: { type: "string", placeholder: "<ns>", description: "k8s namespace the listener may use (repeatable)", multiple: true },
+  kubeconfig: { type: "string", placeholder: "<file>", description: "Kubeconfig the control plane applies k8s manifests with" },
+  listener: { type: "string", placeholder: "<id>", description: "Listener id" },
+} satisfies Record<string, FlagSpec>;
+
+const ADMIN = {
+  name: "platform admin",
+  usage: "agentcli platform admin <create-tenant <name>|list-tenants|create-key|revoke-key <id>|create-integration|create-token|create-listener|set-kubeconfig> [options]",
+  summary: "Administer the control plane's database (run it where the server's data folder or $DATABASE_URL is).",
+  flags: ADMIN_FLAGS,
+  positionals: [{ name: "action", description: "What to do", required: true }, { name: "arg", description: "Argument of the action" }],
+} satisfies CommandSpec<typeof ADMIN_FLAGS>;
+
+export async function run(argv: string[], ctx: CliContext): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub === "serve") return serve(rest, ctx);
+  if (sub === "admin") return admin(rest, ctx);
+  if (!sub || sub === "--help" || sub === "-h") {
+    ctx.io.out(`Run and administer the control plane.\n\nUsage:\n  ${SERVE.usage}\n  ${ADMIN.usage}\n\nSee "agentcli platform serve --help" and "agentcli platform admin --help".`);
+    return sub ? 0 : 1;
+  }
+  throw userError("ARGS_INVALID", { message: `Cannot run "agentcli platform ${sub}": unknown subcommand`, hint: `Use "agentcli platform serve" or "agentcli platform admin".` });
+}
+
+async function serve(argv: string[], ctx: CliContext): Promise<number> {
+  const { flags, help } = parseArgs(SERVE, argv);
+  if (help) return ctx.io.out(renderHelp(SERVE)), 0;
+  if (flags.mode !== "cloud" && flags.mode !== "self-hosted") {
+    throw userError("ARGS_INVALID", { message: `Cannot run "agentcli platform serve": --mode "${flags.mode}" is not "cloud" or "self-hosted"`, hint: "Pass --mode cloud or --mode self-hosted." });
+  }
+  const dataDir = resolve(ctx.cwd, flags.dataDir);
+  const { openPlatform } = await import("../platform/server.ts");
+  const platform = await openPlatform({
+    dataDir, databaseUrl: ctx.env.DATABASE_URL || undefined, mode: flags.mode, publicUrl: flags.publicUrl,
+    builders: projectBuilders(ctx), localHost: flags.host === "0.0.0.0" ? "127.0.0.1" : flags.host,
+    onError: (err) => ctx.io.err(`platform: ${err instanceof Error ? err.stack ?? err.message : String(err)}`),
+  });
+  const pidFile = join(dataDir, "serve.pid");
+  try {
+    const { listTenants, createTenant, createApiKey } = await import("../platform/tenancy.ts");
+    if (!(await listTenants(platform.sql)).length) {
+      const tenant = await createTenant(platform.sql, "default");
+      const { key } = await createApiKey(platform.sql, { tenantId: tenant.id, userId: "admin" });
+      ctx.io.err(`Created tenant "default" (${tenant.id}). Its API key, shown only now:\n  ${key}\nUse it as PLATFORM_API_KEY.`);
+    }
+    const { url } = await platform.listen({ port: flags.port, host: flags.host });
+    writeFileSync(pidFile, String(process.pid));
+    ctx.io.err(`Control plane (${flags.mode}) listening on ${url} (data: ${ctx.env.DATABASE_URL ? "PostgreSQL" : dataDir})`);
+    await new Promise<void>((r) => (ctx.shutdownSignal.aborted ? r() : ctx.shutdownSignal.addEventListener("abort", () => r(), { once: true })));
+    ctx.io.err("Stopping the control plane...");
+    return 0;
+  } finally {
+    rmSync(pidFile, { force: true });
+    await platform.close();
+  }
+}
+
+async function admin(argv: string[], ctx: CliContext): Promise<number> {
+  const { flags, positionals, help } = parseArgs(ADMIN, argv);
+  if (help) return ctx.io.out(renderHelp(ADMIN)), 0;
+  const [action, arg] = positionals;
+  const dataDir = resolve(ctx.cwd, flags.dataDir);
+  const pidFile = join(dataDir, "serve.pid");
+  if (!ctx.env.DATABASE_URL && existsSync(pidFile) && processAlive(Number(readFileSync(pidFile, "utf8")))) {
+    throw userError("CONFLICT", {
+      message: `Cannot open the control plane's embedded database in "${dataDir}": "agentcli platform serve" is running on it`,
+      hint: "Stop the server first, or run the control plane on PostgreSQL (DATABASE_URL) so admin commands can run beside it.",
+    });
+  }
+  const { openSql, migrate } = await import("../storage/sql.ts");
+  const { PLATFORM_MIGRATIONS } = await import("../platform/migrations.ts");
+  const t = await import("../platform/tenancy.ts");
+  const sql = await openSql(ctx.env.DATABASE_URL ? { url: ctx.env.DATABASE_URL } : { dataDir: join(dataDir, "db") });
+  try {
+    await migrate(sql, "platform", PLATFORM_MIGRATIONS);
+    const need = (value: string | undefined, flag: string): string => {
+      if (!value) throw userError("ARGS_INVALID", { message: `Cannot run "agentcli platform admin ${action}": ${flag} is required`, hint: `Run "agentcli platform admin --help".` });
+      return value;
+    };
+    const tenant = async () => t.findTenant(sql, need(flags.tenant, "--tenant"));
+    switch (action) {
+      case "create-tenant": {
+        const created = await t.createTenant(sql, need(arg, "<name>"));
+        ctx.io.out(`tenant ${created.id} ${created.name}`);
+        return 0;
+      }
+      case "list-tenants":
+        for (const x of await t.listTenants(sql)) ctx.io.out(`${x.id} ${x.name}`);
+        return 0;
+      case "create-key": {
+        const { id, key } = await t.createApiKey(sql, { tenantId: (await tenant()).id, userId: flags.user });
+        ctx.io.err(`API key ${id} for user "${flags.user}" (shown only now; only its hash is stored):`);
+        ctx.io.out(key);
+        return 0;
+      }
+      case "revoke-key":
+        await t.revokeApiKey(sql, need(arg, "<key id>"));
+        ctx.io.out(`revoked ${arg}`);
+        return 0;
+      case "create-integration": {
+        const kind = need(flags.kind, "--kind");
+        if (kind !== "repohost" && kind !== "forge") throw userError("ARGS_INVALID", { message: `Cannot create integration: --kind "${kind}" is not "repohost" or "forge"` });
+        const tokenVar = need(flags.tokenEnv, "--token-env");
+        const token = ctx.env[tokenVar];
+        if (!token) throw userError("CREDENTIALS_MISSING", { message: `Cannot create integration: ${tokenVar} is not set`, hint: `Export the access token as ${tokenVar}.` });
+        const apiUrl = flags.apiUrl ?? (kind === "repohost" ? "https://api.github.com" : need(undefined, "--api-url"));
+        const row = await t.createIntegration(sql, { tenantId: (await tenant()).id, kind, apiUrl, token });
+        ctx.io.out(`integration ${row.id}`);
+        ctx.io.err(`Push webhook: POST <control plane>/v1/integrations/${row.id}/webhook, secret ${row.webhook_secret}`);
+        return 0;
+      }
+      case "create-token": {
+        const row = await t.createToken(sql, {
+          tenantId: (await tenant()).id, ownerUserId: flags.user, providerId: need(flags.providerId, "--provider-id"), label: flags.label,
+          scopes: flags.scope, isDefault: flags.default, expiresAt: flags.expiresInDays ? new Date(Date.now() + flags.expiresInDays * 86_400_000) : null,
+        });
+        ctx.io.out(`token ${row.id}`);
+        return 0;
+      }
+      case "create-listener": {
+        const row = await t.createListener(sql, {
+          tenantId: (await tenant()).id, computeType: flags.computeType, computeId: need(flags.computeId, "--compute-id"),
+          computeConfig: flags.computeType === "k8s" ? { k8s_namespaces: flags.namespace } : {}, version: null,
+        });
+        if (flags.kubeconfig) await t.setListenerKubeconfig(sql, row.id, readFileSync(resolve(ctx.cwd, flags.kubeconfig), "utf8"));
+        ctx.io.out(`listener ${row.id}`);
+        return 0;
+      }
+      case "set-kubeconfig":
+        await t.setListenerKubeconfig(sql, need(flags.listener, "--listener"), readFileSync(resolve(ctx.cwd, need(flags.kubeconfig, "--kubeconfig")), "utf8"));
+        ctx.io.out(`kubeconfig set for listener ${flags.listener}`);
+        return 0;
+      default:
+        throw userError("ARGS_INVALID", { message: `Cannot run "agentcli platform admin ${action}": unknown action`, hint: `Usage: ${ADMIN.usage}` });
+    }
+  } finally {
+    await sql.close();
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Builds a `repohost` checkout into a bundle with this agentcli's loader and plugins. */
+function projectBuilders(ctx: CliContext) {
+  return {
+    async buildProject(opts: { dir: string; configPath: string; log: (message: string) => void }): Promise<Uint8Array> {
+      const { loadPlugins } = await import("../plugins.ts");
+      const { loadProject } = await import("../config/load.ts");
+      const { buildBundle } = await import("../bundle/bundle.ts");
+      const { formatUserError, isUserError } = await import("../errors.ts");
+      try {
+        const driver = await loadPlugins(ctx.pluginPaths, opts.dir);
+        const project = await loadProject(opts.configPath, { driver, env: {}, requireEnv: false, cwd: opts.dir });
+        for (const w of project.warnings) opts.log(`warning: ${w.file}: ${w.message}`);
+        const { bytes } = await buildBundle(project, { driver, version: ctx.version });
+        return bytes;
+      } catch (err) {
+        if (isUserError(err)) throw new Error(formatUserError(err));
+        throw err;
+      }
+    },
+  };
+}

@@ -1,0 +1,25 @@
+/**
+ * What every route of the control plane reaches: storage, the server's mode, the
+ * reconciler, and the signing secret of upload URLs. The authenticated caller is set on the
+ * request context by the auth middleware.
+ */
+import type { SqlDriver } from "../storage/sql.ts";
+import type { Reconciler } from "./reconciler.ts";
+import type { PlatformMode } from "./source-rules.ts";
+import type { Caller } from "./tenancy.ts";
+
+export interface PlatformServices {
+  sql: SqlDriver;
+  mode: PlatformMode;
+  /** Names accepted as `source_config.template` for `internal_template`. */
+  templates: readonly string[];
+  reconciler: Reconciler;
+  /** HMAC key of upload URLs. */
+  uploadSecret: string;
+  /** Address clients reach this server at (for upload URLs); from the request when absent. */
+  publicUrl?: string;
+  /** Largest accepted upload, in bytes. */
+  maxUploadBytes: number;
+}
+
+export type PlatformEnv = { Variables: { caller: Caller } };

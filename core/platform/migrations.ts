@@ -1,0 +1,72 @@
+/**
+ * The control plane's tables, all prefixed `platform_`, applied with `migrate(sql, "platform", ...)`.
+ * Every resource row carries its `tenant_id`; every query filters on it.
+ */
+import type { Migration } from "../storage/sql.ts";
+
+export const PLATFORM_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "init",
+    up: `
+CREATE TABLE IF NOT EXISTS platform_tenants (
+  id uuid PRIMARY KEY, name text NOT NULL UNIQUE, created_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE IF NOT EXISTS platform_api_keys (
+  id uuid PRIMARY KEY, tenant_id uuid NOT NULL REFERENCES platform_tenants(id) ON DELETE CASCADE,
+  user_id text NOT NULL, key_hash text NOT NULL UNIQUE, prefix text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(), revoked_at timestamptz
+);
+CREATE TABLE IF NOT EXISTS platform_settings (key text PRIMARY KEY, value text NOT NULL);
+CREATE TABLE IF NOT EXISTS platform_listeners (
+  id uuid PRIMARY KEY, tenant_id uuid NOT NULL REFERENCES platform_tenants(id) ON DELETE CASCADE,
+  compute_type text NOT NULL, compute_id text NOT NULL, compute_config jsonb NOT NULL DEFAULT '{}'::jsonb,
+  version text, kubeconfig text,
+  created_at timestamptz NOT NULL DEFAULT now(), updated_at timestamptz NOT NULL DEFAULT now(),
+  UNIQUE (tenant_id, compute_id)
+);
+CREATE TABLE IF NOT EXISTS platform_integrations (
+  id uuid PRIMARY KEY, tenant_id uuid NOT NULL REFERENCES platform_tenants(id) ON DELETE CASCADE,
+  kind text NOT NULL, api_url text NOT NULL, token text NOT NULL, webhook_secret text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE IF NOT EXISTS platform_tokens (
+  id text PRIMARY KEY, tenant_id uuid NOT NULL REFERENCES platform_tenants(id) ON DELETE CASCADE,
+  owner_user_id text NOT NULL, provider_id text NOT NULL, provider_account_label text NOT NULL DEFAULT '',
+  scopes jsonb NOT NULL DEFAULT '[]'::jsonb, is_default boolean NOT NULL DEFAULT false,
+  expires_at timestamptz, created_at timestamptz NOT NULL DEFAULT now(), updated_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE IF NOT EXISTS platform_tracing_projects (
+  id uuid PRIMARY KEY, tenant_id uuid NOT NULL REFERENCES platform_tenants(id) ON DELETE CASCADE,
+  name text NOT NULL, deployment_id uuid, created_at timestamptz NOT NULL DEFAULT now(), UNIQUE (tenant_id, name)
+);
+CREATE TABLE IF NOT EXISTS platform_deployments (
+  id uuid PRIMARY KEY, tenant_id uuid NOT NULL REFERENCES platform_tenants(id) ON DELETE CASCADE,
+  name text NOT NULL, source text NOT NULL,
+  source_config jsonb NOT NULL DEFAULT '{}'::jsonb, source_revision_config jsonb NOT NULL DEFAULT '{}'::jsonb,
+  secrets jsonb NOT NULL DEFAULT '[]'::jsonb, secret_references jsonb,
+  status text NOT NULL, latest_revision_id uuid, active_revision_id uuid, image_version text,
+  remote_reconciled boolean NOT NULL DEFAULT false, tag_value_ids jsonb NOT NULL DEFAULT '[]'::jsonb,
+  url text, status_message text,
+  created_at timestamptz NOT NULL DEFAULT now(), updated_at timestamptz NOT NULL DEFAULT now(),
+  UNIQUE (tenant_id, name)
+);
+CREATE TABLE IF NOT EXISTS platform_revisions (
+  id uuid PRIMARY KEY, seq bigserial, deployment_id uuid NOT NULL REFERENCES platform_deployments(id) ON DELETE CASCADE,
+  tenant_id uuid NOT NULL, status text NOT NULL, source text NOT NULL,
+  source_revision_config jsonb NOT NULL DEFAULT '{}'::jsonb, secrets jsonb NOT NULL DEFAULT '[]'::jsonb,
+  remote_reconciled boolean NOT NULL DEFAULT false, status_message text, artifact_path text,
+  created_at timestamptz NOT NULL DEFAULT now(), updated_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX IF NOT EXISTS platform_revisions_by_deployment ON platform_revisions (deployment_id, seq DESC);
+CREATE TABLE IF NOT EXISTS platform_revision_logs (
+  id bigserial PRIMARY KEY, revision_id uuid NOT NULL REFERENCES platform_revisions(id) ON DELETE CASCADE,
+  kind text NOT NULL, message text NOT NULL, at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX IF NOT EXISTS platform_revision_logs_by_revision ON platform_revision_logs (revision_id, id);
+CREATE TABLE IF NOT EXISTS platform_objects (
+  object_path text PRIMARY KEY, tenant_id uuid NOT NULL, deployment_id uuid NOT NULL,
+  bytes bytea, size integer, created_at timestamptz NOT NULL DEFAULT now()
+)`,
+  },
+];

@@ -1,0 +1,107 @@
+/**
+ * Opens the control plane: storage (PostgreSQL from `databaseUrl`, embedded PGlite in
+ * `dataDir` otherwise), migrations, the reconciler with its computes, and the HTTP app; and
+ * optionally listens on a port.
+ *
+ * @example
+ * const platform = await openPlatform({ dataDir: "/var/lib/agentcli-platform", mode: "cloud" });
+ * const { url } = await platform.listen({ port: 8080, host: "127.0.0.1" });
+ * // ... later
+ * await platform.close();
+ */
+import { randomBytes } from "node:crypto";
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import type { Hono } from "hono";
+import { migrate, openSql, type SqlDriver } from "../storage/sql.ts";
+import { createPlatformApp } from "./app.ts";
+import type { ProjectBuilders } from "./build.ts";
+import type { ComputeDriver } from "./compute.ts";
+import type { PlatformEnv, PlatformServices } from "./context.ts";
+import { K8sCompute } from "./k8s-compute.ts";
+import { LocalCompute } from "./local-compute.ts";
+import { PLATFORM_MIGRATIONS } from "./migrations.ts";
+import { Reconciler } from "./reconciler.ts";
+import type { ListenerRow } from "./resources.ts";
+import type { PlatformMode } from "./source-rules.ts";
+import { setting } from "./tenancy.ts";
+
+export interface PlatformOptions {
+  /** Folder for the embedded database, revision processes and work files. */
+  dataDir: string;
+  databaseUrl?: string;
+  mode?: PlatformMode;
+  builders?: ProjectBuilders;
+  templates?: readonly string[];
+  publicUrl?: string;
+  maxUploadBytes?: number;
+  /** Host the local listener binds revision processes and stable URLs to. */
+  localHost?: string;
+  /** Test seam: the compute for a listener (defaults: local processes, or `k8s`). */
+  computeFor?: (listener: ListenerRow | null) => ComputeDriver;
+  onError?: (err: unknown) => void;
+}
+
+export interface Platform {
+  app: Hono<PlatformEnv>;
+  services: PlatformServices;
+  sql: SqlDriver;
+  listen(opts: { port: number; host?: string }): Promise<{ url: string; port: number }>;
+  close(): Promise<void>;
+}
+
+export async function openPlatform(opts: PlatformOptions): Promise<Platform> {
+  await mkdir(opts.dataDir, { recursive: true });
+  const sql = await openSql(opts.databaseUrl ? { url: opts.databaseUrl } : { dataDir: join(opts.dataDir, "db") });
+  const cleanups: Array<() => Promise<void>> = [() => sql.close()];
+  const close = async () => {
+    let first: unknown;
+    for (const fn of cleanups.reverse()) await fn().catch((err) => (first ??= err));
+    if (first) throw first;
+  };
+  try {
+    await migrate(sql, "platform", PLATFORM_MIGRATIONS);
+    const onError = opts.onError ?? ((err: unknown) => console.error("platform:", err));
+    const local = new LocalCompute({ dataDir: join(opts.dataDir, "deployments"), host: opts.localHost ?? "127.0.0.1", databaseUrl: opts.databaseUrl ?? null });
+    const k8s = new K8sCompute();
+    cleanups.push(() => local.close(), () => k8s.close());
+    const computeFor = opts.computeFor ?? ((l: ListenerRow | null) => (l?.compute_type === "k8s" ? k8s : local));
+    const reconciler = new Reconciler({ sql, dataDir: opts.dataDir, computeFor, builders: opts.builders ?? {}, onError });
+    cleanups.push(() => reconciler.close());
+    const services: PlatformServices = {
+      sql,
+      mode: opts.mode ?? "cloud",
+      templates: opts.templates ?? [],
+      reconciler,
+      uploadSecret: await setting(sql, "upload_secret", () => randomBytes(32).toString("hex")),
+      publicUrl: opts.publicUrl,
+      maxUploadBytes: opts.maxUploadBytes ?? 256 * 1024 * 1024,
+    };
+    const app = createPlatformApp(services, { onError });
+    await reconciler.start();
+    return {
+      app,
+      services,
+      sql,
+      close,
+      async listen({ port, host = "127.0.0.1" }) {
+        const { serve } = await import("@hono/node-server");
+        const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
+          const s = serve({ fetch: app.fetch, port, hostname: host }, () => resolve(s));
+          s.once("error", reject);
+        });
+        cleanups.push(() => new Promise<void>((r) => {
+          (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+          server.close(() => r());
+        }));
+        const address = server.address();
+        const actual = typeof address === "object" && address ? address.port : port;
+        const url = `http://${host.includes(":") ? `[${host}]` : host}:${actual}`;
+        return { url, port: actual };
+      },
+    };
+  } catch (err) {
+    await close().catch(() => {});
+    throw err;
+  }
+}

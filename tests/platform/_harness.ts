@@ -1,0 +1,65 @@
+/**
+ * A control plane for tests: a temporary data folder with the embedded database (or
+ * PostgreSQL when PLATFORM_TEST_POSTGRES=1), two tenants with a key each, and a request
+ * helper around `app.request()`.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openPlatform, type Platform, type PlatformOptions } from "../../core/platform/server.ts";
+import { createApiKey, createTenant } from "../../core/platform/tenancy.ts";
+
+export interface TestPlatform {
+  platform: Platform;
+  dataDir: string;
+  keyA: string;
+  keyA2: string;
+  keyB: string;
+  tenantA: string;
+  tenantB: string;
+  call(method: string, path: string, opts?: { key?: string | null; body?: unknown; raw?: string }): Promise<{ status: number; body: any; headers: Headers }>;
+  close(): Promise<void>;
+}
+
+export async function startTestPlatform(opts: Partial<PlatformOptions> = {}): Promise<TestPlatform> {
+  const dataDir = await mkdtemp(join(tmpdir(), "agentcli-platform-test-"));
+  const platform = await openPlatform({ dataDir, mode: "cloud", onError: () => {}, ...opts });
+  const a = await createTenant(platform.sql, `tenant-a-${Date.now()}-${Math.random()}`);
+  const b = await createTenant(platform.sql, `tenant-b-${Date.now()}-${Math.random()}`);
+  const keyA = (await createApiKey(platform.sql, { tenantId: a.id, userId: "alice" })).key;
+  const keyA2 = (await createApiKey(platform.sql, { tenantId: a.id, userId: "bob" })).key;
+  const keyB = (await createApiKey(platform.sql, { tenantId: b.id, userId: "carol" })).key;
+  const call: TestPlatform["call"] = async (method, path, o = {}) => {
+    const headers: Record<string, string> = {};
+    const key = o.key === undefined ? keyA : o.key;
+    if (key) headers["x-api-key"] = key;
+    let body: string | undefined;
+    if (o.raw !== undefined) body = o.raw;
+    else if (o.body !== undefined) body = JSON.stringify(o.body);
+    if (body !== undefined) headers["content-type"] = "application/json";
+    const res = await platform.app.request(path, { method, headers, body });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : null;
+    } catch {}
+    return { status: res.status, body: parsed, headers: res.headers };
+  };
+  return {
+    platform, dataDir, keyA, keyA2, keyB, tenantA: a.id, tenantB: b.id, call,
+    async close() {
+      await platform.close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Polls `fn` until it returns a truthy value; gives up after `attempts` tries. */
+export async function until<T>(fn: () => Promise<T | null | undefined | false>, what = "condition", attempts = 1200, intervalMs = 100): Promise<T> {
+  for (let i = 0; i < attempts; i++) {
+    const v = await fn();
+    if (v) return v;
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+  throw new Error(`gave up waiting for ${what}`);
+}
