@@ -8,6 +8,7 @@ import { dirname, join, relative } from "node:path";
 import { userError } from "../errors.ts";
 import { parseArgs, renderHelp, type CommandSpec } from "./args.ts";
 import type { CliContext } from "./context.ts";
+import type { Env } from "../hooks.ts";
 
 const spec = {
   name: "deploy",
@@ -37,7 +38,7 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
   if (flags.json && !dryRun) throw userError("ARGS_INVALID", { message: 'Cannot run "agentcli deploy": --json goes with --dry-run', hint: "agentcli deploy --dry-run --json" });
   if (!flags.json) ctx.io.err(BETA_NOTICE);
   const driver = await loadPlugins(ctx.pluginPaths, ctx.cwd);
-  const env = { ...ctx.env, ...(flags.platformUrl ? { AGENTCLI_PLATFORM_URL: flags.platformUrl as string } : {}) };
+  const env: Env = { ...ctx.env, ...(flags.platformUrl ? { AGENTCLI_PLATFORM_URL: flags.platformUrl as string } : {}) };
   const project = await loadProject(config, { driver, env, requireEnv: !dryRun, cwd: ctx.cwd });
   const { bytes, manifest } = await buildBundle(project, { driver, version: ctx.version });
   const bundlePath = join(project.root, ".agentcli", "bundle.tgz");

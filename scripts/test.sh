@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# The project's test command (`npm test`): prepares the test environment, then runs every
+# suite under tests/ with Node's test runner. Pass file paths to run only those.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/test-env.sh
+node_bin=node_modules/.bin/node
+[ -x "$node_bin" ] || { echo "node_modules is missing: run npm ci first" >&2; exit 1; }
+if [ "$#" -gt 0 ]; then files=("$@"); else mapfile -t files < <(find tests -name '*.test.ts' -not -path '*/fixtures/*' | sort); fi
+export AGENTCLI_TEST_DATABASE_URL="${AGENTCLI_TEST_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/test}"
+export AGENTCLI_TEST_REDIS_URL="${AGENTCLI_TEST_REDIS_URL:-redis://127.0.0.1:6379}"
+exec "$node_bin" --test --test-concurrency=1 --test-timeout=600000 "${files[@]}"

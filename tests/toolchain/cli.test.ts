@@ -1,0 +1,161 @@
+/** The CLI as a process: init, deploy --dry-run, errors, and secrets never printed. */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { VERSION } from "../../core/version.ts";
+import { cli, makeProject, removeProject } from "./_project.ts";
+
+const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"));
+
+test("--version prints the package version (>= 0.0.43, spec 9)", () => {
+  const r = cli(["--version"], { cwd: tmpdir() });
+  assert.equal(r.code, 0);
+  assert.equal(r.stdout.trim(), `agentcli ${pkg.version}`);
+  assert.equal(VERSION, pkg.version);
+  const [maj, min, patch] = pkg.version.split(".").map(Number);
+  assert.ok(maj > 0 || min > 0 || patch >= 43);
+});
+
+test("--help everywhere", () => {
+  for (const cmd of [[], ["init"], ["deploy"], ["schema"]]) {
+    const r = cli([...cmd, "--help"], { cwd: tmpdir() });
+    assert.equal(r.code, 0, r.output);
+    assert.match(r.stdout, /Usage: agentcli/);
+  }
+});
+
+test("unknown command and unknown option are user errors with a hint", () => {
+  const a = cli(["deplyo"], { cwd: tmpdir() });
+  assert.equal(a.code, 1);
+  assert.match(a.stderr, /unknown command/);
+  const b = cli(["deploy", "--dryrun"], { cwd: tmpdir() });
+  assert.equal(b.code, 1);
+  assert.match(b.stderr, /unknown option "--dryrun"/);
+  assert.match(b.stderr, /agentcli deploy --help/);
+  assert.doesNotMatch(b.stderr, /at .*\.ts:\d+/, "no stack trace for a user error");
+});
+
+test("init creates exactly the spec's files and refuses to overwrite without --force", () => {
+  const dir = mkdtempSync(join(tmpdir(), "agentcli-init-"));
+  try {
+    const r = cli(["init", "my-agent"], { cwd: dir });
+    assert.equal(r.code, 0, r.output);
+    assert.match(r.stdout, /Next steps/);
+    const root = join(dir, "my-agent");
+    assert.deepEqual(readdirSync(root).sort(), [".env", "AGENTS.md", "agent.toml", "mcp.json", "skills"]);
+    assert.deepEqual(readdirSync(join(root, "skills")), ["review"]);
+    assert.deepEqual(JSON.parse(readFileSync(join(root, "mcp.json"), "utf8")), { mcpServers: {} });
+    assert.match(readFileSync(join(root, "agent.toml"), "utf8"), /^#:schema .*agent\.schema\.json/);
+    writeFileSync(join(root, "AGENTS.md"), "my edits");
+    const again = cli(["init", "my-agent"], { cwd: dir });
+    assert.equal(again.code, 1);
+    assert.match(again.stderr, /already exist/);
+    assert.match(again.stderr, /--force/);
+    assert.equal(readFileSync(join(root, "AGENTS.md"), "utf8"), "my edits", "nothing was overwritten");
+    const forced = cli(["init", "my-agent", "--force"], { cwd: dir });
+    assert.equal(forced.code, 0, forced.output);
+    assert.notEqual(readFileSync(join(root, "AGENTS.md"), "utf8"), "my edits");
+    const dry = cli(["deploy", "--dry-run"], { cwd: root });
+    assert.equal(dry.code, 0, dry.output);
+    assert.match(dry.stdout, /Agent: +my-agent/);
+    assert.match(dry.stderr, /beta/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("deploy --dry-run prints the summary, secrets by name only, and --json for CI", () => {
+  const dir = makeProject({
+    "agent.toml": '[agent]\nname = "fixture"\nmodel = "openai:gpt-5"\n[auth]\nprovider = "anonymous"\n[frontend]\nenabled = true\n',
+    "subagents/researcher/agent.toml": '[agent]\nname = "researcher"\ndescription = "Finds sources."\n',
+    "subagents/researcher/AGENTS.md": "You research.\n",
+    "mcp.json": '{"mcpServers": {"docs": {"transport": "http", "url": "https://docs.example/mcp", "headers": {"Authorization": "Bearer ${DOCS_TOKEN}"}}}}',
+    ".env": "OPENAI_API_KEY=sk-fixture-secret-value\nDOCS_TOKEN=docs-secret-token\n",
+  });
+  try {
+    const r = cli(["deploy", "--dry-run"], { cwd: dir });
+    assert.equal(r.code, 0, r.output);
+    for (const line of [/Model: +openai:gpt-5/, /Auth: +PUBLIC \(anonymous\).*UX only/, /Skills: +review/, /researcher \(model: inherited/, /docs \(http\) https:\/\/docs\.example\/mcp/, /Secrets: +DOCS_TOKEN, OPENAI_API_KEY/, /Bundle: +\.agentcli\/bundle\.tgz/]) {
+      assert.match(r.stdout, line);
+    }
+    const j = cli(["deploy", "--dry-run", "--json"], { cwd: dir });
+    assert.equal(j.code, 0, j.output);
+    const summary = JSON.parse(j.stdout);
+    assert.equal(summary.agent.name, "fixture");
+    assert.deepEqual(summary.secrets, ["DOCS_TOKEN", "OPENAI_API_KEY"]);
+    assert.ok(summary.requires.packages.includes("@langchain/openai"));
+    assert.ok(summary.requires.packages.includes("@modelcontextprotocol/sdk"));
+    assert.ok(summary.bundle.bytes > 0);
+    for (const out of [r.output, j.output]) {
+      assert.ok(!out.includes("sk-fixture-secret-value") && !out.includes("docs-secret-token"), "a secret value was printed");
+    }
+    const bundle = readFileSync(join(dir, ".agentcli/bundle.tgz"));
+    assert.ok(!bundle.includes("sk-fixture-secret-value") && !bundle.includes("docs-secret-token"), "a secret value is inside the bundle");
+  } finally {
+    removeProject(dir);
+  }
+});
+
+test("a config error fails with file:line and writes no bundle", () => {
+  const dir = makeProject({ "agent.toml": '[agent]\nname = "x"\nmodle = "openai:gpt-5"\n' });
+  try {
+    const r = cli(["deploy", "--dry-run"], { cwd: dir });
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /agent\.toml:3: unknown key "modle" in \[agent\]/);
+    assert.equal(existsSync(join(dir, ".agentcli/bundle.tgz")), false);
+  } finally {
+    removeProject(dir);
+  }
+});
+
+test("deploy refuses up front without credentials, naming each variable", () => {
+  const dir = makeProject({ ".env": null });
+  try {
+    const r = cli(["deploy"], { cwd: dir });
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /OPENAI_API_KEY/);
+    const p = cli(["deploy"], { cwd: dir, env: { OPENAI_API_KEY: "sk-x" } });
+    assert.equal(p.code, 1);
+    assert.match(p.stderr, /PLATFORM_API_KEY is not set/);
+  } finally {
+    removeProject(dir);
+  }
+});
+
+test("anonymous deploy needs confirmation: refused without a terminal unless --yes", () => {
+  const dir = makeProject({ "agent.toml": '[agent]\nname = "x"\nmodel = "openai:gpt-5"\n[auth]\nprovider = "anonymous"\n' });
+  try {
+    const r = cli(["deploy"], { cwd: dir, env: { PLATFORM_API_KEY: "pk", AGENTCLI_PLATFORM_URL: "http://127.0.0.1:9" } });
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /no terminal to confirm/);
+    assert.match(r.stderr, /--yes/);
+  } finally {
+    removeProject(dir);
+  }
+});
+
+test("the --config path may point anywhere; messages name files relative to the current folder", () => {
+  const dir = makeProject({ "agent.toml": '[agent]\nname = "x"\n[nope]\n' });
+  try {
+    const r = cli(["deploy", "--dry-run", "--config", join(dir, "agent.toml")], { cwd: dir });
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /agent\.toml:3: unknown section \[nope\]/);
+    const missing = cli(["deploy", "--dry-run", "--config", "nowhere/agent.toml"], { cwd: dir });
+    assert.equal(missing.code, 1);
+    assert.match(missing.stderr, /"nowhere\/agent\.toml" does not exist/);
+  } finally {
+    removeProject(dir);
+  }
+});
+
+test("the shipped JSON Schema is generated from the validator's schema", () => {
+  const r = cli(["schema"], { cwd: tmpdir() });
+  assert.equal(r.code, 0, r.output);
+  const shipped = readFileSync(new URL("../../schema/agent.schema.json", import.meta.url), "utf8");
+  assert.deepEqual(JSON.parse(r.stdout), JSON.parse(shipped), "schema/agent.schema.json is stale: run `npx agentcli schema > schema/agent.schema.json`");
+  const schema = JSON.parse(shipped);
+  assert.deepEqual(Object.keys(schema.properties), ["agent", "sandbox", "auth", "frontend"]);
+  assert.equal(schema.additionalProperties, false);
+});

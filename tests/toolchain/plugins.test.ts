@@ -1,0 +1,76 @@
+/** The plugin driver and third-party plugin loading. */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PluginDriver } from "../../core/plugin-driver.ts";
+import { definePlugin } from "../../core/hooks.ts";
+import { loadPlugins } from "../../core/plugins.ts";
+import { AgentcliError } from "../../core/errors.ts";
+import { cli, makeProject, removeProject } from "./_project.ts";
+
+const ext = (name: string, hooks: object) => definePlugin({ name, kind: "extension", hooks });
+
+test("first: the first non-null answer wins; sequential: each sees the last result", async () => {
+  const calls: string[] = [];
+  const d = new PluginDriver([
+    ext("a", { "auth:authenticate": () => (calls.push("a"), null) }),
+    ext("b", { "auth:authenticate": () => (calls.push("b"), { identity: "u1", isAuthenticated: true }) }),
+    ext("c", { "auth:authenticate": () => (calls.push("c"), { identity: "u2", isAuthenticated: true }) }),
+  ]);
+  const user = await d.runFirst("auth:authenticate", { request: new Request("http://x/"), provider: null, env: {}, dev: false });
+  assert.equal(user?.identity, "u1");
+  assert.deepEqual(calls, ["a", "b"]);
+  assert.equal((await d.runFirst("auth:authenticate", { request: new Request("http://x/"), provider: null, env: {}, dev: false }, { only: "c" }))?.identity, "u2");
+});
+
+test("a failing plugin is named with its hook; user errors keep their message", async () => {
+  const d = new PluginDriver([ext("broken", { "sandbox:create": () => { throw new Error("boom"); } })]);
+  await assert.rejects(d.runFirst("sandbox:create", { provider: "x", key: "k", scope: "thread", template: "t", image: "i", env: {} }), (e: AgentcliError) => {
+    assert.match(e.message, /hook "sandbox:create" of plugin "broken": boom/);
+    return true;
+  });
+  await assert.rejects(d.runSequential("auth:authenticate" as never, {} as never), /runs as "first"/);
+});
+
+test("third-party plugins from a file: valid, unknown keys, duplicate names, wrong kind", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "agentcli-plugins-"));
+  try {
+    const file = (name: string, body: string) => (writeFileSync(join(dir, name), body), join(dir, name));
+    const good = file("good.mjs", `export default { name: "my-sandbox", kind: "sandbox", sandbox: { provider: "my_box", env: ["MY_BOX_KEY"], partnerPackage: "my-box", defaultTemplate: "t", capabilities: { persistentFiles: true, network: false, gpu: false } } };`);
+    const d = await loadPlugins([good]);
+    assert.ok(d.get("my-sandbox"));
+    const expectInvalid = async (paths: string[], re: RegExp) =>
+      assert.rejects(loadPlugins(paths), (e: AgentcliError) => {
+        assert.equal(e.code, "PLUGIN_INVALID");
+        assert.match(e.diagnostics.map((x) => x.message).join("\n") || e.message, re);
+        return true;
+      });
+    await expectInvalid([file("keys.mjs", `export default { name: "x", kind: "extension", colour: 1 };`)], /unknown key "colour"/);
+    await expectInvalid([file("kind.mjs", `export default { name: "x", kind: "database" };`)], /"kind" must be one of/);
+    await expectInvalid([good, good], /registered twice/);
+    await expectInvalid([file("dup.mjs", `export default { name: "openai-2", kind: "model", model: { prefix: "openai", env: [], integrationPackage: "p", defaultModel: "m" } };`)], /already provides/);
+    await expectInvalid([file("hook.mjs", `export default { name: "x", kind: "extension", hooks: { "auth:login": () => null } };`)], /unknown key "auth:login"/);
+    await expectInvalid([join(dir, "missing.mjs")], /no such file/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("a plugin loaded with --plugin or AGENTCLI_PLUGINS extends what agent.toml accepts", () => {
+  const dir = makeProject({ "agent.toml": '[agent]\nname = "x"\nmodel = "openai:gpt-5"\n[sandbox]\nprovider = "my_box"\n', ".env": "OPENAI_API_KEY=k\nMY_BOX_KEY=s\n" });
+  try {
+    writeFileSync(join(dir, "box.mjs"), `export default { name: "my-sandbox", kind: "sandbox", sandbox: { provider: "my_box", env: ["MY_BOX_KEY"], partnerPackage: "my-box", defaultTemplate: "t", capabilities: { persistentFiles: true, network: false, gpu: false } } };`);
+    const without = cli(["deploy", "--dry-run"], { cwd: dir });
+    assert.equal(without.code, 1);
+    assert.match(without.stderr, /"my_box" is not a known sandbox provider/);
+    const flag = cli(["--plugin", "box.mjs", "deploy", "--dry-run", "--json"], { cwd: dir });
+    assert.equal(flag.code, 0, flag.output);
+    assert.ok(JSON.parse(flag.stdout).requires.packages.includes("my-box"));
+    const env = cli(["deploy", "--dry-run"], { cwd: dir, env: { AGENTCLI_PLUGINS: join(dir, "box.mjs") } });
+    assert.equal(env.code, 0, env.output);
+  } finally {
+    removeProject(dir);
+  }
+});

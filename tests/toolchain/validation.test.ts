@@ -1,0 +1,178 @@
+/**
+ * One fixture per validation rule (issue 2, spec 2.1-2.7, 7): each fails for exactly that
+ * reason, and the message names the file (and line where there is one) and the fix.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { loadProject } from "../../core/config/load.ts";
+import { loadPlugins } from "../../core/plugins.ts";
+import { AgentcliError } from "../../core/errors.ts";
+import { makeProject, removeProject } from "./_project.ts";
+
+const driver = await loadPlugins([]);
+
+interface Case {
+  name: string;
+  files: Record<string, string | null>;
+  file: string;
+  line?: number;
+  message: RegExp;
+  hint: RegExp;
+  env?: Record<string, string>;
+  requireEnv?: boolean;
+}
+
+const SUB = (name: string, description = "Does research.") => ({
+  [`subagents/${name}/agent.toml`]: `[agent]\nname = "${name}"\ndescription = "${description}"\n`,
+  [`subagents/${name}/AGENTS.md`]: "You research.\n",
+});
+
+const cases: Case[] = [
+  { name: "TOML syntax error with line and column", files: { "agent.toml": '[agent]\nname = "x"\nmodel = \n' }, file: "agent.toml", line: 3, message: /not valid TOML/, hint: /syntax/ },
+  { name: "unknown section", files: { "agent.toml": '[agent]\nname = "x"\nmodel = "openai:gpt-5"\n\n[tools]\nx = 1\n' }, file: "agent.toml", line: 5, message: /unknown section \[tools\]/, hint: /\[agent\], \[sandbox\], \[auth\], \[frontend\]/ },
+  { name: "unknown key", files: { "agent.toml": '[agent]\nname = "x"\nmodel = "openai:gpt-5"\ntemperature = 1\n' }, file: "agent.toml", line: 4, message: /unknown key "temperature" in \[agent\]/, hint: /name, description, model/ },
+  { name: "missing [agent]", files: { "agent.toml": '[frontend]\nenabled = false\n' }, file: "agent.toml", message: /\[agent\] .*required/, hint: /Add a \[agent\] section/ },
+  { name: "missing name", files: { "agent.toml": '[agent]\nmodel = "openai:gpt-5"\n' }, file: "agent.toml", line: 1, message: /\[agent\]\.name is required/, hint: /name = / },
+  { name: "wrong type", files: { "agent.toml": '[agent]\nname = "x"\nmodel = "openai:gpt-5"\n[frontend]\nenabled = "yes"\n[auth]\nprovider = "anonymous"\n' }, file: "agent.toml", line: 5, message: /\[frontend\]\.enabled/, hint: /enabled/ },
+  { name: "model not provider:model", files: { "agent.toml": '[agent]\nname = "x"\nmodel = "gpt-5"\n' }, file: "agent.toml", line: 3, message: /provider:model/, hint: /model/ },
+  { name: "unknown model provider", files: { "agent.toml": '[agent]\nname = "x"\nmodel = "acme:big"\n' }, file: "agent.toml", line: 3, message: /unknown provider "acme"/, hint: /openai, anthropic/ },
+  { name: "unknown sandbox provider", files: { "agent.toml": '[agent]\nname = "x"\nmodel = "openai:gpt-5"\n[sandbox]\nprovider = "docker"\n' }, file: "agent.toml", line: 5, message: /\[sandbox\]\.provider "docker"/, hint: /"sandbox_a"/ },
+  { name: "bad sandbox scope", files: { "agent.toml": '[agent]\nname = "x"\nmodel = "openai:gpt-5"\n[sandbox]\nscope = "global"\n' }, file: "agent.toml", line: 5, message: /"thread" or "assistant"/, hint: /scope/ },
+  { name: "unknown auth provider", files: { "agent.toml": '[agent]\nname = "x"\nmodel = "openai:gpt-5"\n[auth]\nprovider = "oauth"\n' }, file: "agent.toml", line: 5, message: /\[auth\]\.provider "oauth"/, hint: /"identity_a"/ },
+  { name: "frontend without auth", files: { "agent.toml": '[agent]\nname = "x"\nmodel = "openai:gpt-5"\n[frontend]\nenabled = true\n' }, file: "agent.toml", line: 5, message: /requires an \[auth\] section/, hint: /\[auth\]/ },
+  { name: "missing AGENTS.md", files: { "AGENTS.md": null }, file: "AGENTS.md", message: /is missing/, hint: /Create AGENTS\.md/ },
+  { name: "malformed .env line", files: { ".env": "OPENAI_API_KEY=sk-x\nnot a line\n" }, file: ".env", line: 2, message: /not a KEY=value line/, hint: /NAME=value/ },
+  { name: "missing model credential (deploy)", files: { ".env": null }, requireEnv: true, file: ".env", message: /OPENAI_API_KEY.*not set/, hint: /OPENAI_API_KEY=/ },
+  { name: "no credentials for a default model", files: { "agent.toml": '[agent]\nname = "x"\n', ".env": null }, requireEnv: true, file: ".env", message: /OPENAI_API_KEY, ANTHROPIC_API_KEY, GOOGLE_API_KEY, GOOGLE_CLOUD_PROJECT, NVIDIA_API_KEY/, hint: /one of them/ },
+  { name: "missing sandbox credential", files: { "agent.toml": '[agent]\nname = "x"\nmodel = "openai:gpt-5"\n[sandbox]\nprovider = "sandbox_b"\n' }, requireEnv: true, file: ".env", message: /SANDBOX_B_TOKEN_ID, SANDBOX_B_TOKEN_SECRET/, hint: /SANDBOX_B_TOKEN_ID=/ },
+  { name: "missing identity_a variables", files: { "agent.toml": '[agent]\nname = "x"\nmodel = "openai:gpt-5"\n[auth]\nprovider = "identity_a"\n' }, requireEnv: true, file: ".env", message: /IDENTITY_A_URL, IDENTITY_A_PUBLISHABLE_DEFAULT_KEY/, hint: /IDENTITY_A_URL=/ },
+  { name: "identity_b publishable key only with frontend", files: { "agent.toml": '[agent]\nname = "x"\nmodel = "openai:gpt-5"\n[auth]\nprovider = "identity_b"\n[frontend]\nenabled = true\n', ".env": "OPENAI_API_KEY=k\nIDENTITY_B_SECRET_KEY=s\n" }, requireEnv: true, file: ".env", message: /IDENTITY_B_PUBLISHABLE_KEY/, hint: /IDENTITY_B_PUBLISHABLE_KEY=/ },
+  { name: "mcp.json stdio server", files: { "mcp.json": '{\n  "mcpServers": {\n    "files": {"command": "npx", "args": ["x"]}\n  }\n}\n' }, file: "mcp.json", line: 3, message: /server "files".*"stdio"/, hint: /"http"/ },
+  { name: "mcp.json unresolved variable", files: { "mcp.json": '{"mcpServers": {"docs": {"transport": "http", "url": "https://x/mcp", "headers": {"Authorization": "Bearer ${DOCS_TOKEN}"}}}}' }, file: "mcp.json", line: 1, message: /\$\{DOCS_TOKEN\}.*not set/, hint: /Set DOCS_TOKEN/ },
+  { name: "mcp.json invalid JSON", files: { "mcp.json": '{\n  "mcpServers": {,}\n}' }, file: "mcp.json", line: 2, message: /not valid JSON/, hint: /mcpServers/ },
+  { name: "mcp.json bad transport", files: { "mcp.json": '{"mcpServers": {"x": {"transport": "websocket", "url": "https://x"}}}' }, file: "mcp.json", message: /transport "websocket"/, hint: /"http" or "sse"/ },
+  { name: "skill without frontmatter", files: { "skills/review/SKILL.md": "# Review\n" }, file: "skills/review/SKILL.md", line: 1, message: /no YAML frontmatter/, hint: /name:/ },
+  { name: "skill without description", files: { "skills/review/SKILL.md": "---\nname: review\n---\n" }, file: "skills/review/SKILL.md", message: /no "description"/, hint: /description:/ },
+  { name: "skill name does not match folder", files: { "skills/review/SKILL.md": "---\nname: critique\ndescription: d\n---\n" }, file: "skills/review/SKILL.md", line: 2, message: /does not match its folder "review"/, hint: /Rename/ },
+  { name: "skill folder without SKILL.md", files: { "skills/notes/README.md": "x" }, file: "skills/notes", message: /no SKILL\.md/, hint: /SKILL\.md/ },
+  { name: "subagent empty description", files: { ...SUB("researcher", "  ") }, file: "subagents/researcher/agent.toml", line: 3, message: /description must not be empty/, hint: /description/ },
+  { name: "subagent missing description", files: { "subagents/r/agent.toml": '[agent]\nname = "r"\n', "subagents/r/AGENTS.md": "x" }, file: "subagents/r/agent.toml", line: 1, message: /description is required/, hint: /description = / },
+  { name: "subagent names not unique", files: { ...SUB("a"), "subagents/b/agent.toml": '[agent]\nname = "a"\ndescription = "d"\n', "subagents/b/AGENTS.md": "x" }, file: "subagents/b/agent.toml", line: 2, message: /"a" is already used/, hint: /unique/ },
+  { name: "subagent without AGENTS.md", files: { "subagents/r/agent.toml": '[agent]\nname = "r"\ndescription = "d"\n' }, file: "subagents/r", message: /no AGENTS\.md/, hint: /AGENTS\.md/ },
+  { name: "subagent unknown section", files: { ...SUB("r"), "subagents/r/agent.toml": '[agent]\nname = "r"\ndescription = "d"\n[auth]\nprovider = "anonymous"\n' }, file: "subagents/r/agent.toml", line: 4, message: /unknown section \[auth\]/, hint: /\[agent\]/ },
+  { name: "subagent mcp.json stdio", files: { ...SUB("r"), "subagents/r/mcp.json": '{"mcpServers": {"s": {"transport": "stdio", "command": "x"}}}' }, file: "subagents/r/mcp.json", message: /"stdio"/, hint: /"http"/ },
+  { name: "subagent model credential", files: { ...SUB("r"), "subagents/r/agent.toml": '[agent]\nname = "r"\ndescription = "d"\nmodel = "anthropic:claude-sonnet-4-5"\n' }, requireEnv: true, file: ".env", message: /ANTHROPIC_API_KEY.*anthropic:claude/, hint: /ANTHROPIC_API_KEY=/ },
+  { name: "approvals unknown tool", files: { "approvals.toml": 'tools = ["rm_rf"]\n' }, file: "approvals.toml", line: 1, message: /"rm_rf" is not a built-in tool/, hint: /write_file/ },
+  { name: "approvals unknown MCP server", files: { "approvals.toml": 'tools = ["docs/delete"]\n' }, file: "approvals.toml", line: 1, message: /MCP server "docs"/, hint: /mcp\.json/ },
+];
+
+for (const c of cases) {
+  test(`rejects: ${c.name}`, async () => {
+    const dir = makeProject(c.files);
+    try {
+      await assert.rejects(
+        loadProject(join(dir, "agent.toml"), { driver, env: c.env ?? {}, requireEnv: c.requireEnv ?? false, cwd: dir }),
+        (err: unknown) => {
+          assert.ok(err instanceof AgentcliError, String(err));
+          assert.equal(err.diagnostics.length, 1, `expected exactly one problem, got:\n${err.diagnostics.map((d) => `${d.file}:${d.line}: ${d.message}`).join("\n")}`);
+          const d = err.diagnostics[0]!;
+          assert.equal(d.file, c.file);
+          if (c.line !== undefined) assert.equal(d.line, c.line, d.message);
+          assert.match(d.message, c.message);
+          assert.match(d.hint ?? "", c.hint);
+          return true;
+        },
+      );
+    } finally {
+      removeProject(dir);
+    }
+  });
+}
+
+test("reports every problem of a project in one run", async () => {
+  const dir = makeProject({
+    "agent.toml": '[agent]\nname = "x"\nmodel = "acme:x"\ncolor = 1\n[extra]\n',
+    "mcp.json": '{"mcpServers": {"s": {"command": "x"}}}',
+    "skills/review/SKILL.md": "no frontmatter",
+  });
+  try {
+    await assert.rejects(loadProject(join(dir, "agent.toml"), { driver, env: {}, requireEnv: false, cwd: dir }), (err: AgentcliError) => {
+      const files = err.diagnostics.map((d) => d.file).sort();
+      assert.deepEqual(files, ["agent.toml", "agent.toml", "agent.toml", "mcp.json", "skills/review/SKILL.md"]);
+      assert.match(err.message, /5 problems/);
+      return true;
+    });
+  } finally {
+    removeProject(dir);
+  }
+});
+
+test("applies every default of the spec", async () => {
+  const dir = makeProject({ "agent.toml": '[agent]\nname = "x"\n[sandbox]\nprovider = "sandbox_a"\n[auth]\nprovider = "anonymous"\n[frontend]\nenabled = true\n', ".env": "ANTHROPIC_API_KEY=k\nSANDBOX_A_API_KEY=s\n" });
+  try {
+    const p = await loadProject(join(dir, "agent.toml"), { driver, env: {}, requireEnv: true, cwd: dir });
+    assert.equal(p.config.agent.model, "anthropic:claude-sonnet-4-5", "default model follows the credential chain");
+    assert.deepEqual(p.config.sandbox, { provider: "sandbox_a", template: "agentcli-default", image: "python:3", scope: "thread" });
+    assert.equal(p.config.frontend.app_name, "x");
+    assert.ok(p.config.frontend.subtitle.length > 0);
+    assert.ok(p.config.frontend.prompts.length > 0);
+    assert.equal(p.config.user.enabled, false);
+  } finally {
+    removeProject(dir);
+  }
+});
+
+test("default model chain: openai, anthropic, google_genai, google_vertexai, nvidia", async () => {
+  const chain: Array<[Record<string, string>, string]> = [
+    [{ OPENAI_API_KEY: "k", ANTHROPIC_API_KEY: "k" }, "openai:"],
+    [{ ANTHROPIC_API_KEY: "k", GOOGLE_API_KEY: "k" }, "anthropic:"],
+    [{ GOOGLE_API_KEY: "k", GOOGLE_CLOUD_PROJECT: "p" }, "google_genai:"],
+    [{ GOOGLE_CLOUD_PROJECT: "p", NVIDIA_API_KEY: "k" }, "google_vertexai:"],
+    [{ NVIDIA_API_KEY: "k" }, "nvidia:"],
+  ];
+  for (const [env, prefix] of chain) {
+    const dir = makeProject({ "agent.toml": '[agent]\nname = "x"\n', ".env": null });
+    try {
+      const p = await loadProject(join(dir, "agent.toml"), { driver, env, requireEnv: true, cwd: dir });
+      assert.ok(p.config.agent.model?.startsWith(prefix), `${JSON.stringify(env)} -> ${p.config.agent.model}`);
+    } finally {
+      removeProject(dir);
+    }
+  }
+});
+
+test(".env does not override variables already set in the environment", async () => {
+  const dir = makeProject({ ".env": "OPENAI_API_KEY=from-dotenv\nEXTRA=1\n" });
+  try {
+    const p = await loadProject(join(dir, "agent.toml"), { driver, env: { OPENAI_API_KEY: "from-env" }, requireEnv: true, cwd: dir });
+    assert.equal(p.env.OPENAI_API_KEY, "from-env");
+    assert.equal(p.env.EXTRA, "1");
+  } finally {
+    removeProject(dir);
+  }
+});
+
+test("dotfiles are skipped; user/ and subagents are discovered", async () => {
+  const dir = makeProject({
+    "skills/.hidden/SKILL.md": "junk",
+    "skills/review/.notes": "junk",
+    "user/AGENTS.md": "About the user\n",
+    "subagents/researcher/agent.toml": '[agent]\nname = "researcher"\ndescription = "Finds sources."\n',
+    "subagents/researcher/AGENTS.md": "You research.\n",
+    "subagents/researcher/skills/cite/SKILL.md": "---\nname: cite\ndescription: Cite sources.\n---\n",
+    "mcp.json": '{"mcpServers": {"docs": {"transport": "sse", "url": "https://docs/${HOST_PATH}", "headers": {"X-Key": "${DOCS_KEY}"}}}}',
+    ".env": "OPENAI_API_KEY=k\nHOST_PATH=sse\nDOCS_KEY=secret-docs-key\n",
+  });
+  try {
+    const p = await loadProject(join(dir, "agent.toml"), { driver, env: {}, requireEnv: true, cwd: dir });
+    assert.deepEqual([...p.files.keys()].sort(), ["AGENTS.md", "agent.toml", "mcp.json", "skills/review/SKILL.md", "subagents/researcher/AGENTS.md", "subagents/researcher/agent.toml", "subagents/researcher/skills/cite/SKILL.md", "user/AGENTS.md"]);
+    assert.equal(p.config.user.enabled, true);
+    assert.equal(p.config.subagents[0]!.name, "researcher");
+    assert.equal(p.config.subagents[0]!.model, null);
+    assert.deepEqual(p.config.subagents[0]!.skills.map((s) => s.name), ["cite"]);
+    assert.equal(p.config.mcp.docs!.headers!["X-Key"], "${DOCS_KEY}", "the bundle keeps variable references, not secret values");
+  } finally {
+    removeProject(dir);
+  }
+});
