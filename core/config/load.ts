@@ -93,7 +93,7 @@ export async function loadProject(configPath: string, opts: LoadOptions): Promis
   const tomlFile = files.display(configName);
 
   const checkModel = (model: string | undefined, file: string, text: string) => {
-    if (!model) return;
+    if (!model || !model.includes(":")) return;
     const prefix = model.slice(0, model.indexOf(":"));
     if (!modelPrefixes.includes(prefix)) report({ file, line: locateTomlKey(text, ["agent", "model"]), message: `[agent].model "${model}" uses unknown provider "${prefix}"`, hint: `Known providers: ${modelPrefixes.join(", ")}; or load a model plugin with --plugin.` });
   };
