@@ -18,7 +18,12 @@ function initialTheme(): Theme {
 export function useTheme(): [Theme, () => void] {
   const [theme, setTheme] = useState<Theme>(initialTheme);
   useEffect(() => {
-    document.documentElement.dataset.theme = theme;
+    const root = document.documentElement;
+    // Swap all colors at once rather than animating every element's transition.
+    root.classList.add("theme-switching");
+    root.dataset.theme = theme;
+    const frame = requestAnimationFrame(() => requestAnimationFrame(() => root.classList.remove("theme-switching")));
+    return () => cancelAnimationFrame(frame);
   }, [theme]);
   useEffect(() => {
     const mq = matchMedia("(prefers-color-scheme: dark)");

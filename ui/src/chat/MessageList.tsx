@@ -28,8 +28,9 @@ export function MessageList({ messages, toolCallsOf, subagentOf, streaming }: Me
         }
         const calls = toolCallsOf(m);
         const isLast = m === last;
+        const continues = i > 0 && visible[i - 1]!.type === "ai";
         return (
-          <li key={m.id ?? i} className="msg msg-ai" data-testid="msg-ai">
+          <li key={m.id ?? i} className={`msg msg-ai ${continues ? "cont" : ""}`} data-testid="msg-ai">
             <div className="avatar" aria-hidden><Icon name="sparkle" /></div>
             <div className="msg-body">
               {text && <Markdown text={text} />}
@@ -47,7 +48,7 @@ export function MessageList({ messages, toolCallsOf, subagentOf, streaming }: Me
         );
       })}
       {thinking && (
-        <li className="msg msg-ai" aria-label="The agent is thinking">
+        <li className={`msg msg-ai ${last?.type === "ai" ? "cont" : ""}`} aria-label="The agent is thinking">
           <div className="avatar" aria-hidden><Icon name="sparkle" /></div>
           <div className="msg-body"><span className="typing"><span /><span /><span /></span></div>
         </li>

@@ -11,7 +11,10 @@ export interface ToolCallView {
   result?: unknown;
 }
 
-function summary(args: Record<string, unknown>): string {
+function summary(name: string, args: Record<string, unknown>): string {
+  if (name === "write_todos" && Array.isArray(args.todos)) return `${args.todos.length} item${args.todos.length === 1 ? "" : "s"} in the plan`;
+  const path = args.file_path ?? args.path;
+  if (typeof path === "string") return path;
   const first = Object.values(args).find((v) => typeof v === "string") as string | undefined;
   const text = first ?? JSON.stringify(args);
   return text.length > 80 ? `${text.slice(0, 77)}…` : text;
@@ -25,7 +28,7 @@ export function ToolCallCard({ call }: { call: ToolCallView }) {
       <button type="button" className="tool-card-head" aria-expanded={open} onClick={() => setOpen(!open)}>
         <span className={`status-dot ${call.state}`} aria-label={call.state} />
         <span className="tool-name">{call.name}</span>
-        <span className="tool-summary">{summary(call.args)}</span>
+        <span className="tool-summary">{summary(call.name, call.args)}</span>
         <Icon name="chevron" className={`chev ${open ? "open" : ""}`} />
       </button>
       {open && (

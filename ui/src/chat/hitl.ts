@@ -31,7 +31,8 @@ export function readHitlRequest(value: unknown): ActionRequest[] | null {
     return {
       name,
       args: (r.args && typeof r.args === "object" ? r.args : {}) as Record<string, unknown>,
-      description: typeof r.description === "string" ? r.description : undefined,
+      // The middleware's default description repeats the arguments, which the card shows itself.
+      description: typeof r.description === "string" ? r.description.replace(/\n+\s*Args:\s*[\[{][\s\S]*$/, "").trim() || undefined : undefined,
       allowed,
     };
   });

@@ -1,0 +1,51 @@
+/**
+ * Real Chromium for the UI tests (playwright-core driving /usr/bin/chromium, headless, a fresh
+ * profile per launch) and screenshots saved under `artifacts/ui-screenshots/`.
+ */
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+
+export const SCREENSHOTS = fileURLToPath(new URL("../../artifacts/ui-screenshots/", import.meta.url));
+const CHROMIUM = process.env.AGENTCLI_CHROMIUM ?? "/usr/bin/chromium";
+
+export interface TestBrowser {
+  browser: Browser;
+  /** A new isolated context (cookies, storage) with a desktop or phone viewport. */
+  context(opts?: { phone?: boolean; colorScheme?: "light" | "dark" }): Promise<BrowserContext>;
+  close(): Promise<void>;
+}
+
+export async function launchBrowser(): Promise<TestBrowser> {
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+      "--disable-component-update", "--disable-sync",
+    ],
+    // Playwright gives every launch a fresh temporary profile (its own --user-data-dir).
+  });
+  const contexts: BrowserContext[] = [];
+  return {
+    browser,
+    async context(opts = {}) {
+      const ctx = await browser.newContext(opts.phone
+        ? { viewport: { width: 390, height: 780 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true, colorScheme: opts.colorScheme ?? "light" }
+        : { viewport: { width: 1360, height: 860 }, colorScheme: opts.colorScheme ?? "light" });
+      contexts.push(ctx);
+      return ctx;
+    },
+    async close() {
+      for (const c of contexts.reverse()) await c.close().catch(() => {});
+      await browser.close().catch(() => {});
+    },
+  };
+}
+
+/** Saves a full-window screenshot as `artifacts/ui-screenshots/<name>.png`. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  await mkdir(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
+}

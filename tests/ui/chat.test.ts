@@ -1,0 +1,177 @@
+/**
+ * The chat UI in real Chromium against `agentcli dev` on `fixtures/basic` (anonymous auth, a
+ * `researcher` subagent) with the local OpenAI-compatible model server: empty state from
+ * `[frontend]`, a streamed reply, the thread in the picker with its title, todos and files
+ * panels, a subagent card streaming, keyboard use, theme persistence, a phone layout, and a
+ * run error shown with its message.
+ */
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import type { Page } from "playwright-core";
+import { startModelServer, type ModelServer, type RecordedRequest } from "../fixtures/model-server/server.ts";
+import { startAgent, type RunningAgent } from "./_agent.ts";
+import { launchBrowser, screenshot, type TestBrowser } from "./_browser.ts";
+import { startSlowProxy, type SlowProxy } from "./_slow-proxy.ts";
+
+let model: ModelServer;
+let proxy: SlowProxy;
+let agent: RunningAgent;
+let browser: TestBrowser;
+
+const isSubagent = (r: RecordedRequest) => r.system.includes("researcher subagent");
+const isMain = (r: RecordedRequest) => !isSubagent(r);
+
+before(async () => {
+  model = await startModelServer();
+  proxy = await startSlowProxy(model.url);
+  agent = await startAgent("basic", { OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: `${proxy.url}/openai/v1` });
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await agent?.close();
+  await proxy?.close();
+  await model?.close();
+});
+
+async function openApp(page: Page): Promise<void> {
+  await page.goto(`${agent.url}/app`);
+  await page.getByRole("textbox", { name: "Message" }).waitFor();
+}
+
+test("empty state shows the app name, subtitle and prompt chips from [frontend]", async () => {
+  const page = await (await browser.context()).newPage();
+  await openApp(page);
+  assert.equal(await page.title(), "Scout");
+  assert.equal(await page.getByTestId("app-name").textContent(), "Scout");
+  const empty = page.getByTestId("empty-state");
+  assert.match(await empty.textContent() ?? "", /Research, planned and delegated\./);
+  assert.deepEqual(await empty.getByRole("listitem").allTextContents(), ["Summarize the plan", "Delegate some research"]);
+  assert.equal(await page.evaluate(() => document.activeElement?.getAttribute("aria-label")), "Message", "the composer has focus");
+  await screenshot(page, "01-empty-state");
+});
+
+test("a prompt streams a reply; the thread, todos, files and a subagent card appear", async () => {
+  const context = await browser.context();
+  const page = await context.newPage();
+  await openApp(page);
+  const final = "Here is the **summary** of what the researcher found:\n\n1. Alpha\n2. Beta\n\n```ts\nconst answer = 42;\n```\n";
+  model.script(
+    { when: isMain, toolCalls: [{ name: "write_todos", args: { todos: [
+      { content: "Outline the question", status: "completed" },
+      { content: "Delegate the research", status: "in_progress" },
+      { content: "Write the summary", status: "pending" },
+    ] } }] },
+    { when: isMain, toolCalls: [{ name: "write_file", args: { file_path: "/notes.md", content: "# Notes\n\n- first finding\n" } }] },
+    { when: isMain, toolCalls: [{ name: "task", args: { description: "Find two sources about streaming UIs", subagent_type: "researcher" } }] },
+    { when: isSubagent, text: "Found two sources: Alpha (2024) and Beta (2025). Both recommend incremental rendering." },
+    { when: isMain, text: final },
+  );
+  proxy.delayMs = 60;
+  const composer = page.getByRole("textbox", { name: "Message" });
+  await composer.fill("Research streaming chat interfaces");
+  await composer.press("Enter");
+
+  // The reply streams: the subagent card shows up while the run is going, then the final text.
+  const card = page.getByTestId("subagent-card").first();
+  await card.waitFor({ timeout: 60_000 });
+  assert.match(await card.textContent() ?? "", /researcher/);
+  await page.getByRole("button", { name: "Stop" }).waitFor();
+  await screenshot(page, "02-streaming");
+  const partial = await page.waitForFunction(() => {
+    const msgs = [...document.querySelectorAll('[data-testid="msg-ai"] .markdown')];
+    const text = msgs.at(-1)?.textContent ?? "";
+    return text.startsWith("Here is") && !text.includes("const answer") ? text : null;
+  }, undefined, { timeout: 60_000 });
+  assert.ok(String(await partial.jsonValue()).length > 0, "part of the reply is shown before the rest arrives");
+  await page.getByRole("button", { name: "Send" }).waitFor({ timeout: 60_000 });
+  proxy.delayMs = 0;
+  const last = page.getByTestId("msg-ai").last();
+  assert.match(await last.textContent() ?? "", /Here is the summary of what the researcher found/);
+  assert.equal(await last.locator("strong").first().textContent(), "summary", "markdown is rendered");
+  assert.equal(await last.locator(".codeblock code").textContent(), "const answer = 42;", "code blocks are rendered");
+  assert.equal(await card.getAttribute("data-status"), "complete");
+  assert.match(await card.getByTestId("subagent-output").textContent() ?? "", /Found two sources/);
+
+  // The thread is listed with a title from the first message, and is in the URL.
+  const thread = page.getByTestId("thread-list").getByRole("button", { name: "Research streaming chat interfaces" });
+  await thread.waitFor();
+  assert.match(page.url(), /[?&]thread=[0-9a-f-]{36}/);
+
+  // Todos and files panels.
+  await page.getByTestId("tab-todos").click();
+  const todos = page.getByTestId("todos-panel");
+  assert.deepEqual(await todos.locator("li").evaluateAll((els) => els.map((e) => [e.textContent, e.getAttribute("data-status")])), [
+    ["Outline the question", "completed"], ["Delegate the research", "in_progress"], ["Write the summary", "pending"],
+  ]);
+  await screenshot(page, "03-conversation-todos");
+  await page.getByTestId("tab-files").click();
+  await page.getByTestId("files-panel").getByRole("button", { name: /\/notes\.md/ }).click();
+  assert.match(await page.getByTestId("files-panel").textContent() ?? "", /first finding/);
+  await screenshot(page, "04-files-panel");
+  await page.getByTestId("tab-subagents").click();
+  assert.match(await page.getByTestId("subagents-panel").textContent() ?? "", /researcher.*Done/s);
+  await screenshot(page, "05-subagents-panel");
+
+  // A reload restores the conversation from the thread in the URL.
+  await page.reload();
+  await page.getByTestId("msg-ai").last().waitFor();
+  assert.match(await page.getByTestId("msg-human").first().textContent() ?? "", /Research streaming chat interfaces/);
+  assert.equal(model.pending().length, 0, "every scripted reply was used");
+  await context.close();
+});
+
+test("Shift+Enter adds a line; Enter sends; a run error is shown with its message", async () => {
+  const page = await (await browser.context()).newPage();
+  await openApp(page);
+  const composer = page.getByRole("textbox", { name: "Message" });
+  await composer.type("first line");
+  await composer.press("Shift+Enter");
+  await composer.type("second line");
+  assert.equal(await composer.inputValue(), "first line\nsecond line");
+  assert.equal(await page.getByTestId("msg-human").count(), 0, "nothing sent yet");
+  // No scripted reply: the model server answers 400, which the run reports as an error.
+  await composer.press("Enter");
+  assert.equal(await composer.inputValue(), "", "sending clears the box");
+  const error = page.getByTestId("run-error");
+  await error.waitFor({ timeout: 60_000 });
+  assert.match(await error.textContent() ?? "", /no scripted reply left/);
+  await screenshot(page, "06-run-error");
+  assert.equal(await page.evaluate(() => document.activeElement?.getAttribute("aria-label")), "Message", "focus returns to the composer");
+});
+
+test("theme follows the OS first, then the user's choice persists across reloads", async () => {
+  const context = await browser.context({ colorScheme: "dark" });
+  const page = await context.newPage();
+  await openApp(page);
+  const theme = () => page.evaluate(() => document.documentElement.dataset.theme);
+  assert.equal(await theme(), "dark", "first load follows the OS");
+  await page.getByTestId("theme-toggle").click();
+  assert.equal(await theme(), "light");
+  await page.reload();
+  await page.getByRole("textbox", { name: "Message" }).waitFor();
+  assert.equal(await theme(), "light", "the choice survives a reload");
+  await page.getByTestId("theme-toggle").click();
+  assert.equal(await theme(), "dark");
+  await screenshot(page, "07-dark-theme");
+  await page.reload();
+  await page.getByRole("textbox", { name: "Message" }).waitFor();
+  assert.equal(await theme(), "dark");
+  await context.close();
+});
+
+test("phone-sized window: the sidebar is a drawer and the composer fits", async () => {
+  const context = await browser.context({ phone: true });
+  const page = await context.newPage();
+  await openApp(page);
+  const width = await page.evaluate(() => document.documentElement.scrollWidth);
+  assert.ok(width <= 390, `no horizontal overflow (scrollWidth ${width})`);
+  await screenshot(page, "08-phone-empty");
+  await page.getByRole("button", { name: "Conversations" }).click();
+  await page.getByTestId("new-chat").waitFor({ state: "visible" });
+  await page.waitForFunction(() => getComputedStyle(document.querySelector(".sidebar")!).transform === "none");
+  await page.waitForTimeout(100);
+  await screenshot(page, "09-phone-drawer");
+  await context.close();
+});
