@@ -42,7 +42,7 @@ export async function createDeployment(ctx: DeploymentContext, body: DeploymentC
     });
     if (errors.length) throw invalid(errors);
     const dup = await tx.query("SELECT id FROM platform_deployments WHERE tenant_id = $1 AND name = $2", [ctx.tenantId, body.name]);
-    if (dup.rowCount) throw conflict(`Cannot create deployment "${body.name}": a deployment with this name exists`);
+    if (dup.rows.length) throw conflict(`Cannot create deployment "${body.name}": a deployment with this name exists`);
     const id = randomUUID();
     const remote = await isRemote(tx, ctx.tenantId, sourceConfig);
     await insertDeployment(tx, {

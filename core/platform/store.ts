@@ -46,7 +46,9 @@ export async function updateDeployment(db: SqlExecutor, id: string, patch: Parti
   for (const [col, value] of Object.entries(patch)) {
     if (value === undefined) continue;
     params.push(jsonCols.has(col) ? (value === null ? null : json(value)) : value);
-    sets.push(`${col} = $${params.length}${jsonCols.has(col) ? "::jsonb" : ""}`);
+    const p = `$${params.length}${jsonCols.has(col) ? "::jsonb" : ""}`;
+    // Teardown wins: a rollout finishing late must not revive a deployment being deleted.
+    sets.push(col === "status" ? `status = CASE WHEN status = 'AWAITING_DELETE' THEN status ELSE ${p} END` : `${col} = ${p}`);
   }
   if (!sets.length) return;
   await db.query(`UPDATE platform_deployments SET ${sets.join(", ")}, updated_at = now() WHERE id = $1`, params);

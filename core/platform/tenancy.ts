@@ -152,7 +152,7 @@ export async function listListeners(db: SqlExecutor, tenantId: string, limit: nu
 
 export async function createListener(db: SqlExecutor, l: { tenantId: string; computeType: string; computeId: string; computeConfig: Record<string, unknown>; version: string | null }): Promise<ListenerRow> {
   const dup = await db.query("SELECT 1 FROM platform_listeners WHERE tenant_id = $1 AND compute_id = $2", [l.tenantId, l.computeId]);
-  if (dup.rowCount) throw conflict(`Cannot create listener: compute_id "${l.computeId}" is already used by another listener`);
+  if (dup.rows.length) throw conflict(`Cannot create listener: compute_id "${l.computeId}" is already used by another listener`);
   const { rows } = await db.query<ListenerRow>(
     "INSERT INTO platform_listeners (id, tenant_id, compute_type, compute_id, compute_config, version) VALUES ($1, $2, $3, $4, $5::jsonb, $6) RETURNING *",
     [randomUUID(), l.tenantId, l.computeType, l.computeId, JSON.stringify(l.computeConfig), l.version],
