@@ -1,0 +1,87 @@
+/**
+ * Anonymous mode and connection loss in real Chromium against `agentcli dev` on
+ * `fixtures/basic`: each browser gets its own id cookie, its threads carry it as
+ * `metadata.browser_id`, and two browsers do not see each other's threads in the picker
+ * (UX scoping, said so in the sidebar). Going offline shows a banner; coming back reconnects.
+ */
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { Client } from "@langchain/langgraph-sdk";
+import type { BrowserContext } from "playwright-core";
+import { startModelServer, type ModelServer } from "../fixtures/model-server/server.ts";
+import { startAgent, type RunningAgent } from "./_agent.ts";
+import { launchBrowser, screenshot, type TestBrowser } from "./_browser.ts";
+
+let model: ModelServer;
+let agent: RunningAgent;
+let browser: TestBrowser;
+
+before(async () => {
+  model = await startModelServer();
+  agent = await startAgent("basic", { OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: model.openaiBaseUrl });
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await agent?.close();
+  await model?.close();
+});
+
+async function chat(context: BrowserContext, prompt: string, reply: string) {
+  const page = await context.newPage();
+  await page.goto(`${agent.url}/app`);
+  model.script({ when: prompt, text: reply });
+  const composer = page.getByRole("textbox", { name: "Message" });
+  await composer.fill(prompt);
+  await composer.press("Enter");
+  await page.getByText(reply).waitFor({ timeout: 60_000 });
+  await page.getByTestId("thread-list").getByRole("button", { name: prompt }).waitFor();
+  return page;
+}
+
+async function browserId(context: BrowserContext): Promise<string> {
+  const cookie = (await context.cookies()).find((c) => c.name === "agentcli_browser_id");
+  assert.ok(cookie, "the browser id cookie is set");
+  return cookie.value;
+}
+
+test("two anonymous browsers each see only their own threads", async () => {
+  const alice = await browser.context();
+  const bob = await browser.context();
+  const alicePage = await chat(alice, "Alice asks about tides", "Tides follow the moon.");
+  const bobPage = await chat(bob, "Bob asks about comets", "Comets have tails.");
+  const aliceId = await browserId(alice);
+  const bobId = await browserId(bob);
+  assert.notEqual(aliceId, bobId);
+
+  const titles = async (page: typeof alicePage) => {
+    await page.reload();
+    await page.getByTestId("thread-list").getByRole("button").first().waitFor();
+    return page.getByTestId("thread-list").getByRole("button").locator(".thread-title").allTextContents();
+  };
+  assert.deepEqual(await titles(alicePage), ["Alice asks about tides"]);
+  assert.deepEqual(await titles(bobPage), ["Bob asks about comets"]);
+  assert.match(await alicePage.locator(".who.anon").textContent() ?? "", /not security/);
+
+  // The thread records the browser id and the title from the first message.
+  const client = new Client({ apiUrl: agent.url, apiKey: null });
+  const [thread] = await client.threads.search({ metadata: { browser_id: aliceId } });
+  assert.equal(thread?.metadata?.title, "Alice asks about tides");
+  await screenshot(alicePage, "17-anonymous-threads");
+});
+
+test("losing the connection shows a banner; coming back reconnects", async () => {
+  const context = await browser.context();
+  const page = await context.newPage();
+  await page.goto(`${agent.url}/app`);
+  await page.getByRole("textbox", { name: "Message" }).waitFor();
+  await context.setOffline(true);
+  const banner = page.getByTestId("offline-banner");
+  await banner.waitFor();
+  assert.ok(await page.getByRole("textbox", { name: "Message" }).isDisabled(), "no sending while offline");
+  await screenshot(page, "18-offline");
+  await context.setOffline(false);
+  await banner.waitFor({ state: "detached" });
+  assert.ok(await page.getByRole("textbox", { name: "Message" }).isEnabled());
+});
