@@ -1,13 +1,155 @@
 /**
  * The `platform` deploy target: ships a bundle to an agentcli control plane
- * (`agentcli platform serve`). Implementation lands in the next commit.
+ * (`agentcli platform serve`, or a hosted one). Address from `AGENTCLI_PLATFORM_URL`
+ * (`agentcli deploy --platform-url` sets it), key from `PLATFORM_API_KEY`.
+ *
+ * Flow: find the deployment by name (or create it, source `internal_source`), ask for an
+ * upload URL, PUT the bundle, PATCH the deployment with the uploaded path and the `.env`
+ * secrets (a new revision), then follow the revision, printing each state with the time
+ * elapsed, until `DEPLOYED`; any other end is a user error with the reason and the logs.
  */
-import { definePlugin } from "../../core/hooks.ts";
+import { definePlugin, type DeployResult, type HookLogger } from "../../core/hooks.ts";
+import { userError } from "../../core/errors.ts";
+
+const DEFAULT_URL = "http://127.0.0.1:8100";
+const POLL_MS = 500;
+const FAILED = new Set(["CREATE_FAILED", "BUILD_FAILED", "DEPLOY_FAILED", "SKIPPED", "INTERRUPTED", "UNKNOWN"]);
+
+interface Client {
+  base: string;
+  call<T>(method: string, path: string, body?: unknown): Promise<T>;
+}
+
+function client(base: string, key: string, signal?: AbortSignal): Client {
+  return {
+    base,
+    async call<T>(method: string, path: string, body?: unknown): Promise<T> {
+      let res: Response;
+      try {
+        res = await fetch(`${base}${path}`, {
+          method,
+          headers: { "x-api-key": key, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+          body: body === undefined ? undefined : JSON.stringify(body),
+          signal,
+        });
+      } catch (err) {
+        if (signal?.aborted) throw interrupted();
+        throw userError("REMOTE_FAILED", {
+          message: `Cannot reach the control plane at "${base}": ${err instanceof Error ? (err.cause as Error | undefined)?.message ?? err.message : String(err)}`,
+          hint: "Start it with \"agentcli platform serve\", or point AGENTCLI_PLATFORM_URL / --platform-url at it.",
+        });
+      }
+      const text = await res.text();
+      const parsed = text ? safeJson(text) : null;
+      if (res.ok) return parsed as T;
+      const detail = (parsed as { detail?: unknown } | null)?.detail;
+      const reason = Array.isArray(detail)
+        ? detail.map((d: { loc?: unknown[]; msg?: string }) => `${(d.loc ?? []).join(".")}: ${d.msg}`).join("; ")
+        : typeof detail === "string" ? detail : `HTTP ${res.status}`;
+      if (res.status === 401) {
+        throw userError("UNAUTHORIZED", { message: `Cannot deploy: the control plane at "${base}" refused PLATFORM_API_KEY (${reason})`, hint: 'Create a key with "agentcli platform admin create-key --tenant <tenant>" and set PLATFORM_API_KEY.' });
+      }
+      throw userError("DEPLOY_FAILED", { message: `Cannot ${method} ${path}: ${reason}`, status: res.status });
+    },
+  };
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return { detail: text.slice(0, 200) };
+  }
+}
+
+function interrupted() {
+  return userError("DEPLOY_FAILED", { message: "Cannot follow the deploy: interrupted", hint: "The revision keeps going on the control plane; check it there." });
+}
+
+interface Deployment {
+  id: string;
+  name: string;
+  url: string | null;
+  latest_revision_id: string | null;
+}
+
+interface Revision {
+  id: string;
+  status: string;
+  status_message: string | null;
+}
+
+async function findOrCreate(api: Client, name: string, log: HookLogger): Promise<Deployment> {
+  for (let offset = 0; ;) {
+    const page = await api.call<{ resources: Deployment[]; offset: number }>("GET", `/v2/deployments?name_contains=${encodeURIComponent(name)}&limit=100&offset=${offset}`);
+    const found = page.resources.find((d) => d.name === name);
+    if (found) return found;
+    if (page.resources.length < 100) break;
+    offset = page.offset;
+  }
+  log.info(`Creating deployment "${name}"`);
+  return api.call<Deployment>("POST", "/v2/deployments", { name, source: "internal_source" });
+}
+
+async function upload(api: Client, deployment: Deployment, bundle: Uint8Array, signal?: AbortSignal): Promise<string> {
+  const { upload_url, object_path } = await api.call<{ upload_url: string; object_path: string }>("POST", `/v2/deployments/${deployment.id}/upload-url`);
+  const res = await fetch(upload_url, { method: "PUT", body: bundle as Uint8Array<ArrayBuffer>, headers: { "content-type": "application/octet-stream" }, signal }).catch((err: Error) => {
+    throw userError("REMOTE_FAILED", { message: `Cannot upload the bundle: ${err.message}` });
+  });
+  if (!res.ok) throw userError("REMOTE_FAILED", { message: `Cannot upload the bundle: HTTP ${res.status} ${(await res.text()).slice(0, 200)}` });
+  return object_path;
+}
+
+async function follow(api: Client, deploymentId: string, revisionId: string, log: HookLogger, signal?: AbortSignal): Promise<Revision> {
+  const started = Date.now();
+  let last = "";
+  for (;;) {
+    if (signal?.aborted) throw interrupted();
+    const r = await api.call<Revision>("GET", `/v2/deployments/${deploymentId}/revisions/${revisionId}`);
+    if (r.status !== last) {
+      last = r.status;
+      log.info(`  ${((Date.now() - started) / 1000).toFixed(1).padStart(6)}s  ${r.status}`);
+    }
+    if (r.status === "DEPLOYED" || FAILED.has(r.status)) return r;
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+}
 
 export default definePlugin({
   name: "platform",
   kind: "deploy",
   description: "Deploy to an agentcli control plane (self-hosted or cloud)",
   deploy: { target: "platform", env: ["PLATFORM_API_KEY"] },
-  hooks: {},
+  hooks: {
+    async "deploy:target"({ target, bundle, name, secrets, env, log, signal }): Promise<DeployResult | null> {
+      if (target !== "platform") return null;
+      const key = env.PLATFORM_API_KEY;
+      if (!key) {
+        throw userError("CREDENTIALS_MISSING", { message: "Cannot deploy: PLATFORM_API_KEY is not set", hint: 'Add PLATFORM_API_KEY=... to .env (a key from "agentcli platform admin create-key").' });
+      }
+      const base = (env.AGENTCLI_PLATFORM_URL || DEFAULT_URL).replace(/\/+$/, "");
+      const api = client(base, key, signal);
+      log.info(`Deploying "${name}" to ${base}`);
+      const deployment = await findOrCreate(api, name, log);
+      const objectPath = await upload(api, deployment, bundle, signal);
+      log.info(`Uploaded the bundle (${bundle.byteLength} bytes)`);
+      const patched = await api.call<Deployment>("PATCH", `/v2/deployments/${deployment.id}`, {
+        source_revision_config: { source_tarball_path: objectPath },
+        secrets,
+      });
+      const revisionId = patched.latest_revision_id!;
+      log.info(`Revision ${revisionId}:`);
+      const r = await follow(api, deployment.id, revisionId, log, signal);
+      if (r.status !== "DEPLOYED") {
+        const logs = await api.call<{ logs: Array<{ kind: string; message: string }> }>("GET", `/v2/deployments/${deployment.id}/revisions/${revisionId}/logs`).catch(() => ({ logs: [] }));
+        const tail = logs.logs.slice(-30).map((l) => `  [${l.kind}] ${l.message}`).join("\n");
+        throw userError("DEPLOY_FAILED", {
+          message: `Cannot deploy "${name}": revision ${revisionId} ended ${r.status}${r.status_message ? `: ${r.status_message}` : ""}${tail ? `\nlogs:\n${tail}` : ""}`,
+          hint: r.status === "BUILD_FAILED" ? "Fix the project (run \"agentcli deploy --dry-run\" to check it) and deploy again." : "The previous revision, if any, keeps serving; fix the cause and deploy again.",
+        });
+      }
+      const final = await api.call<Deployment>("GET", `/v2/deployments/${deployment.id}`);
+      return { deploymentId: deployment.id, revisionId, url: final.url, status: r.status };
+    },
+  },
 });
