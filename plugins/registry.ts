@@ -16,6 +16,7 @@ import openrouter from "./model/openrouter.ts";
 import identityA from "./identity/identity_a.ts";
 import identityB from "./identity/identity_b.ts";
 import anonymous from "./identity/anonymous.ts";
+import platformKey from "./identity/platform_key.ts";
 import sandboxNone from "./sandbox/none.ts";
 import sandboxA from "./sandbox/sandbox_a.ts";
 import sandboxB from "./sandbox/sandbox_b.ts";
@@ -41,6 +42,7 @@ export const builtinPlugins: readonly Plugin[] = [
   identityA,
   identityB,
   anonymous,
+  platformKey,
   sandboxNone,
   sandboxA,
   sandboxB,

@@ -12,7 +12,7 @@ export function agentTomlJsonSchema(driver: PluginDriver, version: string): Reco
   const suggest = (values: string[]) => ({ anyOf: [{ enum: values }, { type: "string" }] });
   Object.assign(props.sandbox.properties.provider, suggest(driver.byKind("sandbox").map((p) => p.sandbox.provider)));
   delete props.sandbox.properties.provider.type;
-  Object.assign(props.auth.properties.provider, suggest(driver.byKind("identity").map((p) => p.identity.provider)));
+  Object.assign(props.auth.properties.provider, suggest(driver.byKind("identity").map((p) => p.identity.provider).filter((p) => p !== "platform_key")));
   delete props.auth.properties.provider.type;
   props.agent.properties.model.examples = driver.byKind("model").map((p) => `${p.model.prefix}:${p.model.defaultModel}`);
   return {

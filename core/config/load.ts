@@ -19,6 +19,7 @@ import { loadSkills } from "./skills.ts";
 import { parseMcpJson } from "./mcp.ts";
 import { parseApprovals } from "./approvals.ts";
 import { ProjectFiles } from "./project-files.ts";
+import { PLATFORM_DEFAULT_PROVIDER } from "../auth/authenticator.ts";
 import { locateTomlKey } from "./toml-locate.ts";
 import { defaultChainVariables, defaultModel, describeMissing, missingForModel, missingForProvider, type MissingEnv } from "./credentials.ts";
 import {
@@ -88,7 +89,8 @@ export async function loadProject(configPath: string, opts: LoadOptions): Promis
   else take("AGENTS.md");
 
   const sandboxProviders = opts.driver.byKind("sandbox").map((p) => p.sandbox);
-  const identityProviders = opts.driver.byKind("identity").map((p) => p.identity);
+  // The platform-key plugin is the default without [auth], not a choice for [auth].provider.
+  const identityProviders = opts.driver.byKind("identity").map((p) => p.identity).filter((p) => p.provider !== PLATFORM_DEFAULT_PROVIDER);
   const modelPrefixes = opts.driver.byKind("model").map((p) => p.model.prefix);
   const tomlFile = files.display(configName);
 
