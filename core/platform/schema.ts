@@ -162,7 +162,7 @@ export const SourceRevisionConfigInput = z.strictObject({
   source_tarball_path: z.string().min(1).nullish(),
   repo_commit_sha: z.never({ error: "is set by the control plane from repo_ref; it appears in responses only" }).optional(),
 });
-export type SourceRevisionConfig = z.infer<typeof SourceRevisionConfigInput> & { repo_commit_sha?: string | null };
+export type SourceRevisionConfig = Omit<z.infer<typeof SourceRevisionConfigInput>, "repo_commit_sha"> & { repo_commit_sha?: string | null };
 
 const SECRET_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 export const Secrets = z.array(z.strictObject({ name: z.string().regex(SECRET_NAME, "must be an environment variable name"), value: z.string() }));

@@ -1,0 +1,201 @@
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { createServer, type Server } from "node:http";
+import { Deployment, StatefulSet } from "kubernetes-models/apps/v1";
+import { Secret, Service } from "kubernetes-models/v1";
+import { HorizontalPodAutoscaler } from "kubernetes-models/autoscaling/v2";
+import { renderManifests, type K8sObject } from "../../core/platform/k8s-manifests.ts";
+import { KubeClient } from "../../core/platform/k8s-client.ts";
+import { ResourceSpec } from "../../core/platform/schema.ts";
+import { setListenerKubeconfig } from "../../core/platform/tenancy.ts";
+import { startTestPlatform, until, type TestPlatform } from "./_harness.ts";
+
+const FULL_SPEC = {
+  min_scale: 2, max_scale: 6, cpu: 0.5, cpu_limit: 1, memory_mb: 512, memory_limit_mb: 1024,
+  queue_min_scale: 1, queue_max_scale: 4, queue_cpu: 0.25, queue_cpu_limit: 0.5, queue_memory_mb: 256, queue_memory_limit_mb: 512,
+  orchestrator_cpu: 0.1, orchestrator_cpu_limit: 0.2, orchestrator_memory_mb: 64, orchestrator_memory_limit_mb: 128, orchestrator_min_scale: 1, orchestrator_max_scale: 2,
+  executor_cpu: 0.1, executor_cpu_limit: 0.2, executor_memory_mb: 64, executor_memory_limit_mb: 128,
+  redis_cpu: 0.1, redis_cpu_limit: 0.5, redis_memory_mb: 128, redis_memory_limit_mb: 256,
+  db_cpu: 0.5, db_cpu_limit: 2, db_memory_mb: 1024, db_memory_limit_mb: 2048, db_storage_gi: 20, db_max_connections: 200,
+  labels: { team: "agents" }, annotations: { "example.com/owner": "agents" }, service_account_name: "agent-runner",
+  image_pull_secrets: [{ name: "regcred" }],
+  volumes: [{ name: "cfg", configMap: { name: "agent-config" } }, { name: "scratch", emptyDir: {} }, { name: "creds", secret: { secretName: "creds" } }],
+  volume_mounts: [{ name: "cfg", mountPath: "/etc/agent", readOnly: true }, { name: "scratch", mountPath: "/scratch", subPath: "x" }],
+  init_containers: [{ name: "migrate", image: "busybox:1.36", command: ["sh", "-c"], args: ["echo ok"], env: [{ name: "A", value: "1" }], volumeMounts: [{ name: "scratch", mountPath: "/scratch" }] }],
+  sidecars: [{
+    name: "proxy", image: "envoyproxy/envoy:v1.30", imagePullPolicy: "IfNotPresent", workingDir: "/", env: [{ name: "B", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } }],
+    envFrom: [{ configMapRef: { name: "agent-config" } }], resources: { limits: { cpu: "200m" }, requests: { cpu: "100m" } },
+    volumeMounts: [{ name: "creds", mountPath: "/creds" }], securityContext: { runAsNonRoot: true },
+  }],
+};
+
+const MODELS: Record<string, new (data: any) => { validate(): void }> = {
+  "apps/v1/Deployment": Deployment, "apps/v1/StatefulSet": StatefulSet, "v1/Secret": Secret, "v1/Service": Service,
+  "autoscaling/v2/HorizontalPodAutoscaler": HorizontalPodAutoscaler,
+};
+
+function render(spec: unknown, extra: Partial<Parameters<typeof renderManifests>[0]> = {}): K8sObject[] {
+  return renderManifests({
+    deployment: { id: "6b1f6a2e-7d5c-4b0e-9a51-1c2d3e4f5a6b", name: "My Agent", resource_spec: ResourceSpec.parse(spec) },
+    revisionId: "rev-1", namespace: "agents", image: "registry.example/agent:1", bundleUrl: "http://cp.example/bundle?sig=1",
+    secrets: [{ name: "OPENAI_API_KEY", value: "sk-x" }], secretReferences: [{ name: "DB_PASS", secret_name: "db", secret_key: "password" }], ...extra,
+  });
+}
+
+describe("manifests", () => {
+  test("a full resource_spec renders objects that pass the Kubernetes schemas", () => {
+    const objects = render(FULL_SPEC);
+    for (const o of objects) {
+      const Model = MODELS[`${o.apiVersion}/${o.kind}`];
+      assert.ok(Model, `no schema for ${o.apiVersion}/${o.kind}`);
+      assert.doesNotThrow(() => new Model(o).validate(), `${o.kind} ${o.metadata.name}`);
+    }
+    const byName = (kind: string, suffix: string) => objects.find((o) => o.kind === kind && o.metadata.name.endsWith(suffix)) as any;
+    const api = byName("Deployment", "-api");
+    assert.equal(api.spec.replicas, 2);
+    const pod = api.spec.template.spec;
+    assert.deepEqual(pod.containers[0].resources, { requests: { cpu: "500m", memory: "512Mi" }, limits: { cpu: "1000m", memory: "1024Mi" } });
+    assert.equal(pod.serviceAccountName, "agent-runner");
+    assert.deepEqual(pod.imagePullSecrets, [{ name: "regcred" }]);
+    assert.deepEqual(pod.initContainers.map((c: { name: string }) => c.name), ["fetch-bundle", "migrate"]);
+    assert.deepEqual(pod.containers.map((c: { name: string }) => c.name), ["api-server", "proxy"]);
+    assert.ok(pod.volumes.some((v: { name: string }) => v.name === "cfg"));
+    assert.ok(pod.containers[0].volumeMounts.some((m: { mountPath: string }) => m.mountPath === "/etc/agent"));
+    assert.equal(api.spec.template.metadata.labels.team, "agents");
+    assert.equal(api.spec.template.metadata.annotations["example.com/owner"], "agents");
+    assert.ok(pod.containers[0].env.some((e: any) => e.name === "DB_PASS" && e.valueFrom.secretKeyRef.key === "password"));
+    const queue = byName("Deployment", "-queue");
+    assert.equal(queue.spec.replicas, 1);
+    assert.deepEqual(queue.spec.template.spec.containers[0].resources.limits, { cpu: "500m", memory: "512Mi" });
+    const hpas = objects.filter((o) => o.kind === "HorizontalPodAutoscaler") as any[];
+    assert.deepEqual(hpas.map((h) => [h.spec.minReplicas, h.spec.maxReplicas]), [[2, 6], [1, 4]]);
+    const db = byName("StatefulSet", "-postgres");
+    assert.deepEqual(db.spec.template.spec.containers[0].args, ["-c", "max_connections=200"]);
+    assert.equal(db.spec.volumeClaimTemplates[0].spec.resources.requests.storage, "20Gi");
+    assert.deepEqual(db.spec.template.spec.containers[0].resources.limits, { cpu: "2000m", memory: "2048Mi" });
+    const redis = byName("Deployment", "-redis");
+    assert.deepEqual(redis.spec.template.spec.containers[0].resources.requests, { cpu: "100m", memory: "128Mi" });
+    assert.ok(byName("Service", "-postgres") && byName("Service", "-redis"));
+    for (const o of objects) assert.match(o.metadata.name, /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/);
+  });
+
+  test("an empty resource_spec renders valid defaults with no autoscaler", () => {
+    const objects = render({}, { bundleUrl: null });
+    for (const o of objects) new MODELS[`${o.apiVersion}/${o.kind}`]!(o).validate();
+    assert.equal(objects.filter((o) => o.kind === "HorizontalPodAutoscaler").length, 0);
+  });
+
+  test("the schemas do catch a broken manifest (the check can fail)", () => {
+    const [api] = render({}).filter((o) => o.kind === "Deployment");
+    const broken = JSON.parse(JSON.stringify(api));
+    broken.spec.replicas = "two";
+    assert.throws(() => new Deployment(broken).validate());
+  });
+});
+
+/** A local server speaking the Kubernetes API's create, patch, read and delete paths. */
+function fakeKubeApi(): Promise<{ server: Server; url: string; objects: Map<string, any>; requests: string[] }> {
+  const objects = new Map<string, any>();
+  const requests: string[] = [];
+  const server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (d) => (body += d));
+    req.on("end", () => {
+      requests.push(`${req.method} ${req.url} ${req.headers["content-type"] ?? ""}`);
+      const send = (status: number, obj: unknown) => res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(obj));
+      if (req.headers.authorization !== "Bearer kube-token") return send(401, { kind: "Status", message: "Unauthorized" });
+      const path = req.url!.split("?")[0]!;
+      if (req.method === "POST") {
+        const o = JSON.parse(body);
+        const key = `${path}/${o.metadata.name}`;
+        if (objects.has(key)) return send(409, { kind: "Status", reason: "AlreadyExists", message: `${o.metadata.name} already exists` });
+        objects.set(key, { ...o, metadata: { ...o.metadata, generation: 1 } });
+        return send(201, objects.get(key));
+      }
+      const existing = objects.get(path);
+      if (!existing) return send(404, { kind: "Status", reason: "NotFound", message: "not found" });
+      if (req.method === "PATCH") {
+        if (req.headers["content-type"] !== "application/merge-patch+json") return send(415, { message: "unsupported patch type" });
+        const o = JSON.parse(body);
+        objects.set(path, { ...existing, ...o, metadata: { ...existing.metadata, ...o.metadata, generation: existing.metadata.generation + 1 } });
+        return send(200, objects.get(path));
+      }
+      if (req.method === "GET") {
+        const replicas = existing.spec?.replicas ?? 1;
+        return send(200, { ...existing, status: { observedGeneration: existing.metadata.generation, updatedReplicas: replicas, availableReplicas: replicas } });
+      }
+      if (req.method === "DELETE") {
+        objects.delete(path);
+        return send(200, { kind: "Status", status: "Success" });
+      }
+      send(405, { message: "method" });
+    });
+  });
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve({ server, url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, objects, requests })));
+}
+
+const kubeconfig = (server: string) => `apiVersion: v1
+kind: Config
+current-context: test
+contexts: [{ name: test, context: { cluster: c1, user: u1 } }]
+clusters: [{ name: c1, cluster: { server: "${server}" } }]
+users: [{ name: u1, user: { token: kube-token } }]
+`;
+
+describe("apply through the Kubernetes API", () => {
+  let kube: Awaited<ReturnType<typeof fakeKubeApi>>;
+  let t: TestPlatform;
+  before(async () => {
+    kube = await fakeKubeApi();
+    t = await startTestPlatform();
+  });
+  after(async () => {
+    await t?.close();
+    kube?.server.close();
+  });
+
+  test("creates each object, then patches on the next apply; create-only secrets are kept", async () => {
+    const client = KubeClient.fromKubeconfig(kubeconfig(kube.url));
+    const objects = render(FULL_SPEC);
+    const first = await client.apply(objects);
+    assert.ok(first.every((r) => r.action === "created"));
+    assert.ok(kube.objects.has(`/apis/apps/v1/namespaces/agents/deployments/${objects.find((o) => o.kind === "Deployment")!.metadata.name}`));
+    assert.ok([...kube.objects.keys()].some((k) => k.startsWith("/apis/autoscaling/v2/namespaces/agents/horizontalpodautoscalers/")));
+    assert.ok([...kube.objects.keys()].some((k) => k.startsWith("/api/v1/namespaces/agents/secrets/")));
+    const second = await client.apply(objects);
+    assert.ok(second.filter((r) => r.kind === "Secret" && r.name.endsWith("-postgres-auth")).every((r) => r.action === "kept"));
+    assert.ok(second.filter((r) => r.kind === "Deployment").every((r) => r.action === "updated"));
+    assert.ok(kube.requests.some((r) => r.startsWith("PATCH") && r.includes("merge-patch")));
+    const denied = KubeClient.fromKubeconfig(kubeconfig(kube.url).replace("kube-token", "wrong"));
+    await assert.rejects(denied.apply(objects), /answered 401/);
+  });
+
+  test("a deployment on a k8s listener is applied and reaches DEPLOYED; deleting it removes the objects", async () => {
+    const listener = await t.call("POST", "/v2/listeners", { body: { compute_type: "k8s", compute_id: "cluster-e2e", compute_config: { k8s_namespaces: ["prod"] } } });
+    const withoutConfig = await t.call("POST", "/v2/deployments", { body: { name: "k8s-noconfig", source: "internal_container", source_config: { listener_id: listener.body.id }, source_revision_config: { image_uri: "registry.example/agent:1" } } });
+    const failed = await until(async () => {
+      const r = await t.call("GET", `/v2/deployments/${withoutConfig.body.id}/revisions/${withoutConfig.body.latest_revision_id}`);
+      return r.body.status === "DEPLOY_FAILED" ? r.body : null;
+    }, "DEPLOY_FAILED");
+    assert.match(failed.status_message, /no kubeconfig/);
+    await setListenerKubeconfig(t.platform.sql, listener.body.id, kubeconfig(kube.url));
+    const d = await t.call("POST", "/v2/deployments", {
+      body: { name: "k8s-agent", source: "internal_container", source_config: { listener_id: listener.body.id, listener_config: { k8s_namespace: "prod" }, resource_spec: { min_scale: 1, max_scale: 3 } }, source_revision_config: { image_uri: "registry.example/agent:7" }, secrets: [{ name: "K", value: "v" }] },
+    });
+    assert.equal(d.status, 201, JSON.stringify(d.body));
+    const rev = await until(async () => {
+      const r = await t.call("GET", `/v2/deployments/${d.body.id}/revisions/${d.body.latest_revision_id}`);
+      return ["DEPLOYED", "DEPLOY_FAILED"].includes(r.body.status) ? r.body : null;
+    }, "k8s rollout");
+    assert.equal(rev.status, "DEPLOYED", rev.status_message);
+    const dep = await t.call("GET", `/v2/deployments/${d.body.id}`);
+    assert.equal(dep.body.active_revision_id, rev.id);
+    assert.match(dep.body.url, /\.prod\.svc\.cluster\.local$/);
+    const api = [...kube.objects.entries()].find(([k]) => k.startsWith("/apis/apps/v1/namespaces/prod/deployments/k8s-agent") && k.endsWith("-api"));
+    assert.ok(api, [...kube.objects.keys()].join("\n"));
+    assert.equal(api[1].spec.template.spec.containers[0].image, "registry.example/agent:7");
+    assert.equal((await t.call("DELETE", `/v2/deployments/${d.body.id}`)).status, 202);
+    await until(async () => (await t.call("GET", `/v2/deployments/${d.body.id}`)).status === 404, "deleted");
+    assert.ok(![...kube.objects.keys()].some((k) => k.includes("/prod/") && k.includes("k8s-agent")));
+  });
+});
