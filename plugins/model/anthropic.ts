@@ -10,5 +10,13 @@ export default definePlugin({
     env: ["ANTHROPIC_API_KEY"],
     integrationPackage: "@langchain/anthropic",
     defaultModel: "claude-sonnet-4-5",
+    createChatModel: async ({ model, env }) => {
+      const { ChatAnthropic } = await import("@langchain/anthropic");
+      return new ChatAnthropic({
+        model,
+        apiKey: env.ANTHROPIC_API_KEY,
+        ...(env.ANTHROPIC_BASE_URL ? { anthropicApiUrl: env.ANTHROPIC_BASE_URL } : {}),
+      });
+    },
   },
 });

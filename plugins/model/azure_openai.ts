@@ -10,5 +10,16 @@ export default definePlugin({
     env: ["AZURE_OPENAI_API_KEY", "AZURE_OPENAI_ENDPOINT"],
     integrationPackage: "@langchain/openai",
     defaultModel: "gpt-5",
+    createChatModel: async ({ model, env }) => {
+      const { AzureChatOpenAI } = await import("@langchain/openai");
+      return new AzureChatOpenAI({
+        model,
+        azureOpenAIApiKey: env.AZURE_OPENAI_API_KEY,
+        azureOpenAIEndpoint: env.AZURE_OPENAI_ENDPOINT,
+        azureOpenAIApiDeploymentName: model,
+        azureOpenAIApiVersion: env.AZURE_OPENAI_API_VERSION || env.OPENAI_API_VERSION || "2024-10-21",
+        useResponsesApi: false,
+      });
+    },
   },
 });

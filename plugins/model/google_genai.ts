@@ -10,5 +10,13 @@ export default definePlugin({
     env: ["GOOGLE_API_KEY"],
     integrationPackage: "@langchain/google-genai",
     defaultModel: "gemini-2.5-pro",
+    createChatModel: async ({ model, env }) => {
+      const { ChatGoogleGenerativeAI } = await import("@langchain/google-genai");
+      return new ChatGoogleGenerativeAI({
+        model,
+        apiKey: env.GOOGLE_API_KEY,
+        ...(env.GOOGLE_GENAI_BASE_URL ? { baseUrl: env.GOOGLE_GENAI_BASE_URL } : {}),
+      });
+    },
   },
 });

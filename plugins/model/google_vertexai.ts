@@ -11,5 +11,14 @@ export default definePlugin({
     unlessEnv: ["GOOGLE_API_KEY"],
     integrationPackage: "@langchain/google-vertexai",
     defaultModel: "gemini-2.5-pro",
+    createChatModel: async ({ model, env }) => {
+      const { ChatVertexAI } = await import("@langchain/google-vertexai");
+      return new ChatVertexAI({
+        model,
+        location: env.GOOGLE_CLOUD_LOCATION || "us-central1",
+        authOptions: { projectId: env.GOOGLE_CLOUD_PROJECT },
+        ...(env.GOOGLE_VERTEX_ENDPOINT ? { endpoint: env.GOOGLE_VERTEX_ENDPOINT } : {}),
+      });
+    },
   },
 });

@@ -10,5 +10,14 @@ export default definePlugin({
     env: ["GROQ_API_KEY"],
     integrationPackage: "@langchain/groq",
     defaultModel: "llama-3.3-70b-versatile",
+    createChatModel: async ({ model, env }) => {
+      const { ChatOpenAI } = await import("@langchain/openai");
+      return new ChatOpenAI({
+        model,
+        apiKey: env.GROQ_API_KEY,
+        useResponsesApi: false,
+        configuration: { baseURL: env.GROQ_BASE_URL || "https://api.groq.com/openai/v1" },
+      });
+    },
   },
 });

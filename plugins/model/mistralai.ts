@@ -10,5 +10,14 @@ export default definePlugin({
     env: ["MISTRAL_API_KEY"],
     integrationPackage: "@langchain/mistralai",
     defaultModel: "mistral-large-latest",
+    createChatModel: async ({ model, env }) => {
+      const { ChatOpenAI } = await import("@langchain/openai");
+      return new ChatOpenAI({
+        model,
+        apiKey: env.MISTRAL_API_KEY,
+        useResponsesApi: false,
+        configuration: { baseURL: env.MISTRAL_BASE_URL || "https://api.mistral.ai/v1" },
+      });
+    },
   },
 });

@@ -10,5 +10,14 @@ export default definePlugin({
     env: ["NVIDIA_API_KEY"],
     integrationPackage: "@langchain/openai",
     defaultModel: "nvidia/llama-3.3-nemotron-super-49b-v1",
+    createChatModel: async ({ model, env }) => {
+      const { ChatOpenAI } = await import("@langchain/openai");
+      return new ChatOpenAI({
+        model,
+        apiKey: env.NVIDIA_API_KEY,
+        useResponsesApi: false,
+        configuration: { baseURL: env.NVIDIA_BASE_URL || "https://integrate.api.nvidia.com/v1" },
+      });
+    },
   },
 });

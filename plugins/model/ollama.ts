@@ -10,5 +10,20 @@ export default definePlugin({
     env: [],
     integrationPackage: "@langchain/ollama",
     defaultModel: "llama3.2",
+    createChatModel: async ({ model, env }) => {
+      const { ChatOpenAI } = await import("@langchain/openai");
+      return new ChatOpenAI({
+        model,
+        apiKey: "ollama",
+        useResponsesApi: false,
+        configuration: { baseURL: openAICompatibleUrl(env.OLLAMA_BASE_URL || "http://127.0.0.1:11434") },
+      });
+    },
   },
 });
+
+/** Ollama serves its OpenAI-compatible API under `/v1` of its base URL. */
+function openAICompatibleUrl(base: string): string {
+  const trimmed = base.replace(/\/+$/, "");
+  return trimmed.endsWith("/v1") ? trimmed : `${trimmed}/v1`;
+}

@@ -10,5 +10,14 @@ export default definePlugin({
     env: ["OPENAI_API_KEY"],
     integrationPackage: "@langchain/openai",
     defaultModel: "gpt-5",
+    createChatModel: async ({ model, env }) => {
+      const { ChatOpenAI } = await import("@langchain/openai");
+      return new ChatOpenAI({
+        model,
+        apiKey: env.OPENAI_API_KEY,
+        useResponsesApi: false,
+        configuration: env.OPENAI_BASE_URL ? { baseURL: env.OPENAI_BASE_URL } : undefined,
+      });
+    },
   },
 });

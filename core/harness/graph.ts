@@ -1,0 +1,160 @@
+/**
+ * Builds the deep agent of a bundle: the main agent (prompt from `/memories/AGENTS.md`,
+ * todos, file tools over the memory namespaces, skills, MCP tools, `task` for subagents,
+ * `execute` when a sandbox is configured, summarization and large-result eviction,
+ * approval gates), on LangChain's `createAgent` with the `deepagents` middleware.
+ */
+import { createAgent, todoListMiddleware, createMiddleware, SystemMessage, type AgentMiddleware } from "langchain";
+import {
+  StateBackend,
+  createFilesystemMiddleware,
+  createPatchToolCallsMiddleware,
+  createSkillsMiddleware,
+  createSubAgentMiddleware,
+  createSummarizationMiddleware,
+  type FsToolName,
+  type SubAgent,
+} from "deepagents";
+import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkpoint";
+import type { StructuredToolInterface } from "@langchain/core/tools";
+import type { Bundle } from "../bundle/types.ts";
+import type { Env, HookLogger } from "../hooks.ts";
+import type { PluginDriver } from "../plugin-driver.ts";
+import { approvalMiddleware, resolveApprovals, type ToolOrigin } from "./approvals.ts";
+import { mainInstructionsMiddleware, subagentInstructionsMiddleware } from "./instructions.ts";
+import { connectMcpServers, type McpToolSet } from "./mcp.ts";
+import { createMemoryBackend } from "./memory-backend.ts";
+import { modelSelectionMiddleware, PendingChatModel } from "./model.ts";
+import { mainAgentPermissions, subagentPermissions } from "./permissions.ts";
+import { SandboxStateBackend } from "./sandbox.ts";
+
+export interface AgentGraphOptions {
+  bundle: Bundle;
+  driver: PluginDriver;
+  env: Env;
+  checkpointer?: BaseCheckpointSaver;
+  store: BaseStore;
+  log?: HookLogger;
+  /** Assistant id used when a run's config carries none (default: `[agent].name`). */
+  assistantId?: string;
+}
+
+export interface AgentGraph {
+  /** The compiled LangGraph graph (stream with `subgraphs: true` to see subagents). */
+  graph: ReturnType<typeof createAgent>["graph"];
+  /** Problems found at start (unreachable MCP servers, approvals matching nothing, ...). */
+  warnings: string[];
+  close(): Promise<void>;
+}
+
+const FILE_TOOLS: FsToolName[] = ["ls", "read_file", "write_file", "edit_file", "glob", "grep", "execute"];
+
+/**
+ * Builds the agent graph of a bundle.
+ *
+ * @example
+ * const { graph, warnings, close } = await createAgentGraph({ bundle, driver, env, checkpointer, store, log });
+ * for await (const chunk of await graph.stream({ messages: [{ role: "user", content: "hi" }] },
+ *   { configurable: { thread_id: "t1" }, streamMode: "messages", subgraphs: true })) { ... }
+ */
+export async function createAgentGraph(opts: AgentGraphOptions): Promise<AgentGraph> {
+  const { bundle, driver, env, store } = opts;
+  const config = bundle.config;
+  const defaultAssistantId = opts.assistantId ?? config.agent.name;
+  const warnings: string[] = [];
+  const warn = (msg: string) => {
+    warnings.push(msg);
+    opts.log?.warn(msg);
+  };
+  const runtimeWarn = (msg: string) => opts.log?.warn(msg);
+
+  const hasSubagents = config.subagents.length > 0;
+  const sandboxOn = config.sandbox.provider !== "none";
+  const builtins = ["write_todos", ...FILE_TOOLS.filter((t) => t !== "execute" || sandboxOn), ...(hasSubagents ? ["task"] : [])];
+  const reserved = new Set(builtins);
+
+  const toolSets: McpToolSet[] = [];
+  const closeAll = async () => {
+    await Promise.allSettled([...toolSets.map((t) => t.close()), fallback instanceof SandboxStateBackend ? fallback.close() : Promise.resolve()]);
+  };
+  const fallback = sandboxOn
+    ? new SandboxStateBackend({ sandbox: config.sandbox, driver, env, defaultAssistantId })
+    : new StateBackend();
+  try {
+    const mainMcp = await connectMcpServers(config.mcp, env, "mcp.json", reserved);
+    toolSets.push(mainMcp);
+    mainMcp.warnings.forEach(warn);
+    const backend = createMemoryBackend({ store, defaultAssistantId, subagents: config.subagents.map((s) => s.name), fallback });
+    const common = { store, bundle, defaultAssistantId, onWarning: runtimeWarn };
+
+    const subagents: SubAgent[] = [];
+    for (const sub of config.subagents) {
+      let tools = mainMcp.tools;
+      let origins = mainMcp.origins;
+      if (sub.mcp) {
+        const own = await connectMcpServers(sub.mcp, env, `subagents/${sub.name}/mcp.json`, reserved);
+        toolSets.push(own);
+        own.warnings.forEach(warn);
+        tools = own.tools;
+        origins = own.origins;
+      }
+      const subBuiltins = FILE_TOOLS.filter((t) => t !== "execute" || sandboxOn).map((name) => ({ name }));
+      // Inherited tools keep their gates: a subagent must not be a way around an approval.
+      const gated = resolveApprovals(sub.approvals ?? config.approvals, [...subBuiltins, ...origins], sub.approvals ? warn : () => {});
+      const middleware: AgentMiddleware[] = [
+        modelSelectionMiddleware({ model: sub.model ?? config.agent.model, driver, env }),
+        subagentInstructionsMiddleware({ ...common, name: sub.name }),
+        createFilesystemMiddleware({ backend, permissions: subagentPermissions(sub.name), tools: FILE_TOOLS }),
+        createSummarizationMiddleware({ backend }),
+        createPatchToolCallsMiddleware(),
+        ...(sub.skills.length > 0 ? [createSkillsMiddleware({ backend, sources: [`/memories/subagents/${sub.name}/skills/`] })] : []),
+        ...unavailableNote(sub.mcp ? toolSets.at(-1)!.unavailable : mainMcp.unavailable),
+        ...(gated.size > 0 ? [approvalMiddleware(gated)] : []),
+      ] as AgentMiddleware[];
+      subagents.push({ name: sub.name, description: sub.description, model: new PendingChatModel({}), tools: tools as never, middleware });
+    }
+
+    const mainOrigins: ToolOrigin[] = [...builtins.map((name) => ({ name })), ...mainMcp.origins];
+    const gatedMain = resolveApprovals(config.approvals, mainOrigins, warn);
+    const middleware = [
+      modelSelectionMiddleware({ model: config.agent.model, driver, env }),
+      mainInstructionsMiddleware(common),
+      todoListMiddleware(),
+      createSkillsMiddleware({ backend, sources: ["/memories/skills/"] }),
+      createFilesystemMiddleware({ backend, permissions: mainAgentPermissions(), tools: FILE_TOOLS }),
+      ...(hasSubagents
+        ? [createSubAgentMiddleware({ defaultModel: new PendingChatModel({}), defaultTools: [], subagents, generalPurposeAgent: false })]
+        : []),
+      createSummarizationMiddleware({ backend }),
+      createPatchToolCallsMiddleware(),
+      ...unavailableNote(mainMcp.unavailable),
+      ...(gatedMain.size > 0 ? [approvalMiddleware(gatedMain)] : []),
+    ] as AgentMiddleware[];
+
+    const agent = createAgent({
+      model: new PendingChatModel({}),
+      tools: mainMcp.tools as StructuredToolInterface[] as never,
+      middleware: middleware as never,
+      checkpointer: opts.checkpointer,
+      store,
+      name: config.agent.name,
+    });
+    return { graph: agent.graph, warnings, close: closeAll };
+  } catch (err) {
+    await closeAll();
+    throw err;
+  }
+}
+
+/** Tells the model, on every call, which MCP servers could not be reached at start. */
+function unavailableNote(unavailable: McpToolSet["unavailable"]): AgentMiddleware[] {
+  if (unavailable.length === 0) return [];
+  const text = [
+    "## Unavailable tools",
+    ...unavailable.map((u) => `- The MCP server "${u.server}" could not be reached (${u.reason}); its tools cannot be used in this conversation. Say so if the user needs them.`),
+  ].join("\n");
+  return [createMiddleware({
+    name: "AgentcliUnavailableTools",
+    wrapModelCall: (request, handler) => handler({ ...request, systemMessage: request.systemMessage.concat(new SystemMessage(text)) }),
+  }) as unknown as AgentMiddleware];
+}
