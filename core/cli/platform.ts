@@ -186,7 +186,7 @@ function processAlive(pid: number): boolean {
 }
 
 /** Builds a `repohost` checkout into a bundle with this agentcli's loader and plugins. */
-function projectBuilders(ctx: CliContext) {
+export function projectBuilders(ctx: Pick<CliContext, "pluginPaths" | "version">) {
   return {
     async buildProject(opts: { dir: string; configPath: string; log: (message: string) => void }): Promise<Uint8Array> {
       const { loadPlugins } = await import("../plugins.ts");
