@@ -57,7 +57,7 @@ async function startDev(fixture: string, env: Record<string, string>): Promise<R
   let out = "";
   const child = spawn(process.execPath, [...process.execArgv.filter((a) => !a.startsWith("--test")), `${ROOT}/bin/agentcli.js`, "dev", "--config", fixturePath(fixture), "--port", String(port)], {
     cwd: ROOT,
-    env: { ...process.env, BROWSER: "none", NO_COLOR: "1", AGENTCLI_DATA_DIR: "", ...env },
+    env: { ...process.env, BROWSER: "none", NO_COLOR: "1", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   child.stdout!.on("data", (d: Buffer) => { out += d.toString(); });

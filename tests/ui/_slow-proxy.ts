@@ -26,7 +26,7 @@ export async function startSlowProxy(target: string, delayMs = 0): Promise<SlowP
     try {
       const headers: Record<string, string> = {};
       for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string" && k !== "host" && k !== "content-length") headers[k] = v;
-      const upstream = await fetch(`${target}${req.url}`, { method: req.method, headers, body: req.method === "GET" ? undefined : await body(req) });
+      const upstream = await fetch(`${target}${req.url}`, { method: req.method, headers, body: req.method === "GET" ? undefined : new Uint8Array(await body(req)) });
       const type = upstream.headers.get("content-type") ?? "";
       res.writeHead(upstream.status, { "content-type": type, "cache-control": "no-cache" });
       if (!type.includes("text/event-stream") || !upstream.body) {

@@ -80,7 +80,7 @@ test("a prompt streams a reply; the thread, todos, files and a subagent card app
   await page.getByRole("button", { name: "Stop" }).waitFor();
   await screenshot(page, "02-streaming");
   const partial = await page.waitForFunction(() => {
-    const msgs = [...document.querySelectorAll('[data-testid="msg-ai"] .markdown')];
+    const msgs = Array.from(document.querySelectorAll('[data-testid="msg-ai"] .markdown'));
     const text = msgs.at(-1)?.textContent ?? "";
     return text.startsWith("Here is") && !text.includes("const answer") ? text : null;
   }, undefined, { timeout: 60_000 });

@@ -48,7 +48,7 @@ export function MessageList({ messages, toolCallsOf, subagentOf, streaming }: Me
         );
       })}
       {thinking && (
-        <li className={`msg msg-ai ${last?.type === "ai" ? "cont" : ""}`} aria-label="The agent is thinking">
+        <li className="msg msg-ai" aria-label="The agent is thinking">
           <div className="avatar" aria-hidden><Icon name="sparkle" /></div>
           <div className="msg-body"><span className="typing"><span /><span /><span /></span></div>
         </li>
