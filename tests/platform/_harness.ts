@@ -23,7 +23,23 @@ export interface TestPlatform {
 
 export async function startTestPlatform(opts: Partial<PlatformOptions> = {}): Promise<TestPlatform> {
   const dataDir = await mkdtemp(join(tmpdir(), "agentcli-platform-test-"));
-  const platform = await openPlatform({ dataDir, mode: "cloud", onError: () => {}, ...opts });
+  let databaseUrl: string | undefined;
+  let dropSchema = async () => {};
+  if (process.env.PLATFORM_TEST_POSTGRES === "1") {
+    const { openSql } = await import("../../core/storage/sql.ts");
+    const root = process.env.AGENTCLI_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+    const schema = `platform_test_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+    const admin = await openSql({ url: root, poolSize: 1 });
+    await admin.query(`CREATE SCHEMA ${schema}`);
+    const url = new URL(root);
+    url.searchParams.set("options", `-c search_path=${schema}`);
+    databaseUrl = url.toString();
+    dropSchema = async () => {
+      await admin.query(`DROP SCHEMA ${schema} CASCADE`);
+      await admin.close();
+    };
+  }
+  const platform = await openPlatform({ dataDir, mode: "cloud", databaseUrl, onError: () => {}, ...opts });
   const a = await createTenant(platform.sql, `tenant-a-${Date.now()}-${Math.random()}`);
   const b = await createTenant(platform.sql, `tenant-b-${Date.now()}-${Math.random()}`);
   const keyA = (await createApiKey(platform.sql, { tenantId: a.id, userId: "alice" })).key;
@@ -49,6 +65,7 @@ export async function startTestPlatform(opts: Partial<PlatformOptions> = {}): Pr
     platform, dataDir, keyA, keyA2, keyB, tenantA: a.id, tenantB: b.id, call,
     async close() {
       await platform.close();
+      await dropSchema();
       await rm(dataDir, { recursive: true, force: true });
     },
   };
