@@ -27,6 +27,7 @@ import { createMemoryBackend } from "./memory-backend.ts";
 import { modelSelectionMiddleware, PendingChatModel } from "./model.ts";
 import { mainAgentPermissions, subagentPermissions } from "./permissions.ts";
 import { SandboxStateBackend } from "./sandbox.ts";
+import { toolErrorsMiddleware } from "./tool-errors.ts";
 
 export interface AgentGraphOptions {
   bundle: Bundle;
@@ -110,6 +111,7 @@ export async function createAgentGraph(opts: AgentGraphOptions): Promise<AgentGr
         ...(sub.skills.length > 0 ? [createSkillsMiddleware({ backend, sources: [`/memories/subagents/${sub.name}/skills/`] })] : []),
         ...unavailableNote(sub.mcp ? toolSets.at(-1)!.unavailable : mainMcp.unavailable),
         ...(gated.size > 0 ? [approvalMiddleware(gated)] : []),
+        toolErrorsMiddleware(),
       ] as AgentMiddleware[];
       subagents.push({ name: sub.name, description: sub.description, model: new PendingChatModel({}), tools: tools as never, middleware });
     }
@@ -129,6 +131,7 @@ export async function createAgentGraph(opts: AgentGraphOptions): Promise<AgentGr
       createPatchToolCallsMiddleware(),
       ...unavailableNote(mainMcp.unavailable),
       ...(gatedMain.size > 0 ? [approvalMiddleware(gatedMain)] : []),
+      toolErrorsMiddleware(),
     ] as AgentMiddleware[];
 
     const agent = createAgent({

@@ -57,3 +57,15 @@ test("an unreachable server and an unset variable are warnings at start and told
   assert.match(h.server.requests[0].system, /MCP server "down" could not be reached/);
   assert.match(h.server.requests[0].system, /MCP server "keyed" could not be reached/);
 });
+
+test("a failing MCP tool is a tool error the model sees; the run goes on", async () => {
+  const config = makeConfig({ mcp: { facts: { transport: "http", url: mcp.httpUrl } } });
+  const h = await startHarness({ config, files: { "AGENTS.md": "Agent" } });
+  harnesses.push(h);
+  h.server.script({ toolCalls: [{ name: "broken_fact", args: { topic: "x" } }] }, { text: "the fact service failed" });
+  const out = await h.run("look up x", { thread_id: "m3" });
+  const tool = out.messages.find((m) => m.getType() === "tool")!;
+  assert.equal(tool.status, "error");
+  assert.match(String(tool.content), /fact database offline/);
+  assert.equal(String(out.messages.at(-1)!.content), "the fact service failed");
+});
