@@ -46,7 +46,11 @@ async function openPglite(dataDir: string | undefined): Promise<SqlDriver> {
   const initdb = embeddedAsset("initdb.wasm");
   const fsData = embeddedAsset("pglite.data");
   const options: Record<string, unknown> = {};
-  if (dataDir) options.dataDir = dataDir;
+  if (dataDir) {
+    const { mkdirSync } = await import("node:fs");
+    mkdirSync(dataDir, { recursive: true });
+    options.dataDir = dataDir;
+  }
   if (wasm && initdb && fsData) {
     options.pgliteWasmModule = await WebAssembly.compile(wasm as Uint8Array<ArrayBuffer>);
     options.initdbWasmModule = await WebAssembly.compile(initdb as Uint8Array<ArrayBuffer>);

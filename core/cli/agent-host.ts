@@ -1,0 +1,126 @@
+/**
+ * Hosts a bundle: storage, the deep-agent graph, auth, the chat UI, the Agent API, and the
+ * HTTP listener. `dev` and `serve` both run through here, so what runs in production is
+ * what runs on a laptop.
+ */
+import { pathToFileURL } from "node:url";
+import { resolve } from "node:path";
+import { userError } from "../errors.ts";
+import type { Env } from "../hooks.ts";
+import type { PluginDriver } from "../plugin-driver.ts";
+import type { Bundle } from "../bundle/types.ts";
+import type { AgentServer } from "../server/app.ts";
+import type { Listening } from "../server/node.ts";
+import type { ServerLog } from "../server/log.ts";
+
+export interface HostOptions {
+  bundle: Bundle;
+  driver: PluginDriver;
+  env: Env;
+  mode: "dev" | "serve";
+  dataDir: string;
+  port: number;
+  host: string;
+  log: ServerLog;
+  /** Extra graph modules: id -> module path (`--graph id=path`). */
+  extraGraphs?: Record<string, string>;
+}
+
+export interface Host {
+  server: AgentServer;
+  listening: Listening;
+  /** Swaps in a new bundle (dev reload); threads, runs and memory are kept. */
+  reload(bundle: Bundle, env: Env): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+/** Parses repeated `--graph id=path` values. */
+export function parseGraphFlags(values: string[], cwd: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const v of values) {
+    const eq = v.indexOf("=");
+    if (eq <= 0 || eq === v.length - 1) {
+      throw userError("ARGS_INVALID", { message: `Cannot read --graph "${v}": expected <id>=<module path>`, hint: "Example: --graph echo=./graphs/echo.ts (the module exports a compiled graph as `graph` or default)." });
+    }
+    out[v.slice(0, eq)] = resolve(cwd, v.slice(eq + 1));
+  }
+  return out;
+}
+
+export async function hostBundle(opts: HostOptions): Promise<Host> {
+  const [{ createAgentServer }, { listen }, { createAgentGraph }, { createAuthenticator }, ui] = await Promise.all([
+    import("../server/app.ts"),
+    import("../server/node.ts"),
+    import("../harness/index.ts"),
+    import("../auth/index.ts"),
+    import("../server/ui.ts"),
+  ]);
+  const dbUrl = opts.env.DATABASE_URL;
+  const { openStorage } = await import("../storage/storage.ts");
+  const storage = await openStorage(dbUrl ? { url: dbUrl } : { dataDir: opts.dataDir });
+  const live: Array<{ close(): Promise<void> }> = [];
+  const loaders = (bundle: Bundle, env: Env) => {
+    const graphs: Record<string, () => Promise<unknown>> = {
+      agent: async () => {
+        const g = await createAgentGraph({ bundle, driver: opts.driver, env, checkpointer: storage.checkpointer, store: storage.store, log: opts.log });
+        live.push(g);
+        for (const w of g.warnings) opts.log.warn(w);
+        return g.graph;
+      },
+    };
+    for (const [id, path] of Object.entries(opts.extraGraphs ?? {})) {
+      graphs[id] = async () => {
+        const mod = await import(pathToFileURL(path).href);
+        const graph = mod.graph ?? mod.default;
+        if (!graph) throw userError("ARGS_INVALID", { message: `Cannot serve graph "${id}": ${path} exports no \`graph\` or default`, hint: "Export the compiled graph: export const graph = builder.compile();" });
+        return graph;
+      };
+    }
+    return graphs;
+  };
+  const assistants = (bundle: Bundle) => ({ agent: { name: bundle.config.agent.name, description: bundle.config.agent.description } });
+  let server: AgentServer;
+  try {
+    server = await createAgentServer({
+      graphs: loaders(opts.bundle, opts.env),
+      defaultAssistants: assistants(opts.bundle),
+      storage,
+      authenticate: createAuthenticator({ driver: opts.driver, config: opts.bundle.config, env: opts.env, mode: opts.mode }),
+      ui: opts.bundle.config.frontend.enabled || opts.mode === "dev" ? ui.uiRoutes({ settings: ui.uiSettings(opts.bundle.config, opts.env), log: opts.log }) : undefined,
+      log: opts.log,
+      redisUrl: opts.env.REDIS_URL,
+      info: { agent: opts.bundle.config.agent.name, mode: opts.mode },
+    });
+  } catch (err) {
+    await storage.close();
+    throw err;
+  }
+  let listening: Listening;
+  try {
+    listening = await listen(server, { port: opts.port, host: opts.host });
+  } catch (err) {
+    await server.close();
+    await storage.close();
+    throw err;
+  }
+  const closeGraphs = async () => {
+    const old = live.splice(0);
+    await Promise.allSettled(old.map((g) => g.close()));
+  };
+  return {
+    server,
+    listening,
+    async reload(bundle, env) {
+      await closeGraphs();
+      await server.reloadGraphs(loaders(bundle, env), assistants(bundle));
+      return [];
+    },
+    async close() {
+      // Reverse order of setup; a failure in one step never skips the next.
+      await listening.close().catch((e) => opts.log.error(`closing the listener: ${(e as Error).message}`));
+      await server.close({ graceMs: 10_000 }).catch((e) => opts.log.error(`stopping the server: ${(e as Error).message}`));
+      await closeGraphs();
+      await storage.close().catch(() => {});
+    },
+  };
+}

@@ -1,0 +1,125 @@
+/**
+ * `agentcli dev [--config <path>] [--port <int>] [--host <addr>] [--allow-blocking]`: bundle
+ * the project and serve it locally through the same code as `serve`, reloading when project
+ * files change (threads and memory are kept) and reporting config errors without dying.
+ */
+import { watch } from "node:fs";
+import { join, relative } from "node:path";
+import { isUserError, formatUserError } from "../errors.ts";
+import { parseArgs, renderHelp, type CommandSpec, type FlagSpec } from "./args.ts";
+import type { CliContext } from "./context.ts";
+
+const spec = {
+  name: "dev",
+  usage: "agentcli dev [--config <path>] [--port <int>] [--host <addr>] [--allow-blocking] [--graph <id>=<module>]",
+  summary: "Bundle the project and run it locally: the Agent API, and the chat UI at /app. Reloads when project files change.",
+  flags: {
+    config: { type: "string", placeholder: "<path>", default: "agent.toml", description: "The project's agent.toml" },
+    port: { type: "int", placeholder: "<int>", default: 2024, min: 0, max: 65535, description: "Port to listen on" },
+    host: { type: "string", placeholder: "<addr>", default: "127.0.0.1", description: "Address to listen on" },
+    allowBlocking: { type: "boolean", description: "Do not warn when a run blocks the event loop (synchronous work in tools or graphs)" },
+    graph: { type: "string", multiple: true, placeholder: "<id>=<module>", description: "Also serve a graph module (exports a compiled graph as `graph` or default); repeatable" },
+  },
+} satisfies CommandSpec<Record<string, FlagSpec>>;
+
+/** Event-loop stalls longer than this are reported (unless --allow-blocking). */
+const BLOCKING_THRESHOLD_MS = 250;
+
+export async function run(argv: string[], ctx: CliContext): Promise<number> {
+  const { flags, help } = parseArgs(spec, argv);
+  if (help) return ctx.io.out(renderHelp(spec)), 0;
+  const [{ loadPlugins }, { loadProject }, { buildBundle, readBundle }, { hostBundle, parseGraphFlags }, { consoleLog }, { devAuthBanner }, { describeMissing }] = await Promise.all([
+    import("../plugins.ts"),
+    import("../config/load.ts"),
+    import("../bundle/bundle.ts"),
+    import("./agent-host.ts"),
+    import("../server/log.ts"),
+    import("../auth/index.ts"),
+    import("../config/credentials.ts"),
+  ]);
+  const log = consoleLog("dev");
+  const driver = await loadPlugins(ctx.pluginPaths, ctx.cwd);
+  const build = async () => {
+    const project = await loadProject(flags.config as string, { driver, env: ctx.env, requireEnv: false, cwd: ctx.cwd });
+    const { bytes } = await buildBundle(project, { driver, version: ctx.version });
+    return { project, bundle: await readBundle(bytes) };
+  };
+  const { project, bundle } = await build();
+  const report = (p: typeof project) => {
+    for (const w of p.warnings) log.warn(`${w.file}${w.line ? `:${w.line}` : ""}: ${w.message}`);
+    for (const m of p.missingEnv) log.warn(`${describeMissing(m)} ${m.variables.length > 1 && !m.anyOf ? "are" : "is"} not set: runs will fail until you add it to ${relative(ctx.cwd, join(p.root, ".env")) || ".env"} (deploy refuses without it)`);
+  };
+  report(project);
+  const host = await hostBundle({
+    bundle,
+    driver,
+    env: project.env,
+    mode: "dev",
+    dataDir: join(project.root, ".agentcli", "db"),
+    port: flags.port as number,
+    host: flags.host as string,
+    log,
+    extraGraphs: parseGraphFlags(flags.graph as string[], ctx.cwd),
+  });
+  const shownHost = host.listening.host.includes(":") ? `[${host.listening.host}]` : host.listening.host;
+  const base = `http://${shownHost}:${host.listening.port}`;
+  ctx.io.out(`agentcli dev: "${bundle.config.agent.name}" is running
+  API:  ${base}   (assistant "${bundle.config.agent.name}", graph "agent")
+  UI:   ${base}/app
+  Docs: ${base}/openapi.json
+  Data: ${relative(ctx.cwd, join(project.root, ".agentcli")) || ".agentcli"}${project.env.DATABASE_URL ? " (PostgreSQL from DATABASE_URL)" : ""}
+Watching ${relative(ctx.cwd, project.root) || "."} for changes. Press Ctrl+C to stop.`);
+  const banner = devAuthBanner(bundle.config, project.env, "dev");
+  if (banner) log.info(banner);
+
+  const stopMonitor = flags.allowBlocking ? () => {} : monitorBlocking(log);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let reloading = Promise.resolve();
+  const onChange = (file: string | null) => {
+    if (file && (file.startsWith(".agentcli") || file.split("/").some((s) => s.startsWith(".") && s !== ".env"))) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      reloading = reloading.then(async () => {
+        try {
+          const next = await build();
+          report(next.project);
+          await host.reload(next.bundle, next.project.env);
+          log.info(`reloaded after a change${file ? ` to ${file}` : ""}; threads and memory are kept`);
+        } catch (err) {
+          if (!isUserError(err)) throw err;
+          log.error(`${formatUserError(err)}\n(still serving the last good version; fix the project and save again)`);
+        }
+      }).catch((err) => log.error("reload failed", err));
+    }, 150);
+  };
+  const watcher = watch(project.root, { recursive: true }, (_event, file) => onChange(file ? String(file) : null));
+  await new Promise<void>((resolve) => {
+    if (ctx.shutdownSignal.aborted) return resolve();
+    ctx.shutdownSignal.addEventListener("abort", () => resolve(), { once: true });
+  });
+  ctx.io.err("agentcli dev: shutting down...");
+  clearTimeout(timer);
+  watcher.close();
+  stopMonitor();
+  await reloading;
+  await host.close();
+  return 0;
+}
+
+/** Warns when the event loop stalls (a run doing long synchronous work blocks every request). */
+function monitorBlocking(log: { warn(m: string): void }): () => void {
+  const interval = 100;
+  let last = performance.now();
+  let lastWarned = 0;
+  const t = setInterval(() => {
+    const now = performance.now();
+    const lag = now - last - interval;
+    last = now;
+    if (lag > BLOCKING_THRESHOLD_MS && now - lastWarned > 5_000) {
+      lastWarned = now;
+      log.warn(`the event loop was blocked for ${Math.round(lag)} ms: synchronous work in a tool or graph stalls every request and stream. Make it async, or pass --allow-blocking to silence this.`);
+    }
+  }, interval);
+  (t as { unref?: () => void }).unref?.();
+  return () => clearInterval(t);
+}

@@ -1,0 +1,64 @@
+/**
+ * `agentcli serve <bundle> [--port <int>] [--host <addr>] [--data-dir <dir>]`: the production
+ * entry, what each deployment revision runs. Configuration comes from the bundle, secrets
+ * from the environment; `DATABASE_URL` and `REDIS_URL` select PostgreSQL and Redis.
+ */
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { userError } from "../errors.ts";
+import { parseArgs, renderHelp, type CommandSpec, type FlagSpec } from "./args.ts";
+import type { CliContext } from "./context.ts";
+
+const spec = {
+  name: "serve",
+  usage: "agentcli serve <bundle> [--port <int>] [--host <addr>] [--data-dir <dir>]",
+  summary: "Serve a bundle (from `agentcli deploy`, at .agentcli/bundle.tgz) in production. Secrets come from the environment.",
+  positionals: [{ name: "bundle", description: "The bundle file (.tgz)", required: true }],
+  flags: {
+    port: { type: "int", placeholder: "<int>", default: 2024, min: 0, max: 65535, description: "Port to listen on (also $PORT)" },
+    host: { type: "string", placeholder: "<addr>", default: "0.0.0.0", description: "Address to listen on" },
+    dataDir: { type: "string", placeholder: "<dir>", default: "./agentcli-data", description: "Embedded database folder (ignored with DATABASE_URL)" },
+    graph: { type: "string", multiple: true, placeholder: "<id>=<module>", description: "Also serve a graph module; repeatable" },
+  },
+} satisfies CommandSpec<Record<string, FlagSpec>>;
+
+export async function run(argv: string[], ctx: CliContext): Promise<number> {
+  const { flags, positionals, help } = parseArgs(spec, argv);
+  if (help) return ctx.io.out(renderHelp(spec)), 0;
+  const file = resolve(ctx.cwd, positionals[0]!);
+  let bytes: Uint8Array;
+  try {
+    bytes = new Uint8Array(readFileSync(file));
+  } catch {
+    throw userError("BUNDLE_INVALID", { message: `Cannot read bundle "${positionals[0]}": no such file`, hint: 'Build one with "agentcli deploy --dry-run" (it writes .agentcli/bundle.tgz).' });
+  }
+  const [{ loadPlugins }, { readBundle }, { hostBundle, parseGraphFlags }, { consoleLog }] = await Promise.all([
+    import("../plugins.ts"),
+    import("../bundle/bundle.ts"),
+    import("./agent-host.ts"),
+    import("../server/log.ts"),
+  ]);
+  const log = consoleLog("serve");
+  const bundle = await readBundle(bytes, `bundle "${positionals[0]}"`);
+  const driver = await loadPlugins(ctx.pluginPaths, ctx.cwd);
+  const port = argv.some((a) => a === "--port" || a.startsWith("--port=")) ? (flags.port as number) : Number(ctx.env.PORT ?? flags.port);
+  const host = await hostBundle({
+    bundle,
+    driver,
+    env: ctx.env,
+    mode: "serve",
+    dataDir: resolve(ctx.cwd, flags.dataDir as string),
+    port,
+    host: flags.host as string,
+    log,
+    extraGraphs: parseGraphFlags(flags.graph as string[], ctx.cwd),
+  });
+  log.info(`serving "${bundle.config.agent.name}" on http://${host.listening.host}:${host.listening.port}`);
+  await new Promise<void>((res) => {
+    if (ctx.shutdownSignal.aborted) return res();
+    ctx.shutdownSignal.addEventListener("abort", () => res(), { once: true });
+  });
+  log.info("shutting down: finishing in-flight runs...");
+  await host.close();
+  return 0;
+}
