@@ -1,0 +1,150 @@
+/**
+ * The agent server: the LangGraph-Platform-compatible Agent API (assistants, threads, runs,
+ * store, SSE streaming, interrupts) on Web standards with Hono, its storage, the durable run
+ * queue and its workers. Runtime adapters (Node, Deno) only call `server.fetch`.
+ *
+ * @example
+ * const server = await createAgentServer({ graphs: { agent: async () => graph }, storage: { dataDir: ".agentcli/db" } });
+ * const res = await server.app.request("/ok");
+ * await server.close();
+ */
+import { Hono } from "hono";
+import type { AuthUser } from "../hooks.ts";
+import type { OpenSqlOptions } from "../storage/sql.ts";
+import { openStorage, type Storage } from "../storage/storage.ts";
+import { VERSION } from "../version.ts";
+import { assistantRoutes } from "./assistants.ts";
+import { RunBroker, type RemoteBus } from "./broker.ts";
+import type { ServerDeps } from "./deps.ts";
+import { type GraphLoaders, GraphRegistry } from "./graphs.ts";
+import { errorHandler } from "./http-errors.ts";
+import { consoleLog, type ServerLog } from "./log.ts";
+import { openApiDocument } from "./openapi.ts";
+import { runRoutes } from "./runs.ts";
+import { type AppEnv, authMiddleware } from "./scope.ts";
+import { storeRoutes } from "./store-routes.ts";
+import { threadRoutes } from "./threads.ts";
+import { uuid5 } from "./uuid5.ts";
+import { WorkerPool } from "./worker.ts";
+
+export interface DefaultAssistant {
+  name: string;
+  description?: string;
+}
+
+export interface AgentServerOptions {
+  /** Graphs by id, loaded on first use. */
+  graphs: GraphLoaders;
+  /** Name (and description) of each graph's default assistant; its id is the uuid v5 of the name. Default: the graph id. */
+  defaultAssistants?: Record<string, DefaultAssistant>;
+  /** An open storage, or where to open one (embedded in memory when absent). */
+  storage?: Storage | OpenSqlOptions;
+  /** Identifies the caller; throw a 401 `AgentcliError` to refuse; null means no user. */
+  authenticate?: (req: Request) => Promise<AuthUser | null>;
+  /** The chat UI, mounted at `/app`. */
+  ui?: Hono;
+  /** Other components (MCP, A2A, well-known documents). */
+  extraRoutes?: Array<{ path: string; app: Hono }>;
+  /** Runs executed at once by this process (default 8). */
+  workers?: number;
+  log?: ServerLog;
+  /** A Redis connection string: cross-replica wake-ups, streaming and cancellation. */
+  redisUrl?: string;
+  /** Extra fields for `GET /info`. */
+  info?: Record<string, unknown>;
+}
+
+export interface AgentServer {
+  readonly app: Hono<AppEnv>;
+  readonly fetch: (req: Request) => Response | Promise<Response>;
+  readonly storage: Storage;
+  /** Swaps the graphs (dev reload); threads and runs are kept. */
+  reloadGraphs(graphs: GraphLoaders, defaultAssistants?: Record<string, DefaultAssistant>): Promise<void>;
+  /** Stops the workers (finishing or interrupting in-flight runs), then closes storage. */
+  close(opts?: { graceMs?: number }): Promise<void>;
+}
+
+/** The stable id of a default assistant. */
+export function defaultAssistantId(name: string): string {
+  return uuid5(name);
+}
+
+/** Creates the agent server; storage is opened and migrated, workers started. */
+export async function createAgentServer(opts: AgentServerOptions): Promise<AgentServer> {
+  const log = opts.log ?? consoleLog();
+  const ownStorage = !opts.storage || !("sql" in opts.storage);
+  const storage = ownStorage ? await openStorage((opts.storage ?? {}) as OpenSqlOptions) : (opts.storage as Storage);
+  let remote: RemoteBus | null = null;
+  try {
+    if (opts.redisUrl) remote = await (await import("./redis-bus.ts")).openRedisBus(opts.redisUrl, log);
+  } catch (err) {
+    if (ownStorage) await storage.close();
+    throw err;
+  }
+  const broker = new RunBroker({ log: storage.events, remote });
+  const graphs = new GraphRegistry(opts.graphs, { checkpointer: storage.checkpointer, store: storage.store });
+  const workers = new WorkerPool({ storage, broker, graphs, log, concurrency: opts.workers ?? 8, exclusive: storage.sql.kind === "pglite" });
+  const deps: ServerDeps = { storage, broker, graphs, workers, log };
+
+  const ensureAssistants = async (ids: string[], defaults: Record<string, DefaultAssistant> = {}) => {
+    for (const graphId of ids) {
+      const d = defaults[graphId];
+      const name = d?.name ?? graphId;
+      await storage.assistants.create({
+        assistant_id: defaultAssistantId(name),
+        graph_id: graphId,
+        config: {},
+        metadata: { created_by: "system" },
+        name,
+        description: d?.description ?? null,
+      });
+    }
+  };
+  await ensureAssistants(graphs.ids(), opts.defaultAssistants);
+
+  const app = new Hono<AppEnv>();
+  app.onError(errorHandler(log));
+  app.notFound((c) => c.json({ detail: `Not found: ${c.req.method} ${new URL(c.req.url).pathname}` }, 404));
+  app.get("/ok", (c) => c.json({ ok: true }));
+  app.get("/info", (c) =>
+    c.json({
+      version: VERSION,
+      agentcli: VERSION,
+      graphs: graphs.ids(),
+      storage: storage.sql.kind,
+      redis: Boolean(remote),
+      flags: { assistants: true, crons: false, langsmith: false, store: true },
+      ...opts.info,
+    }));
+  const extraPaths = [...(opts.ui ? ["/app"] : []), ...(opts.extraRoutes ?? []).map((r) => r.path)];
+  app.get("/openapi.json", (c) => c.json(openApiDocument({ title: "agentcli Agent API", version: VERSION, extraPaths })));
+  if (opts.ui) app.route("/app", opts.ui);
+  for (const r of opts.extraRoutes ?? []) app.route(r.path, r.app);
+
+  const api = new Hono<AppEnv>();
+  api.use(authMiddleware(opts.authenticate));
+  api.route("/assistants", assistantRoutes(deps));
+  api.route("/threads", threadRoutes(deps));
+  api.route("/store", storeRoutes(deps));
+  api.route("/", runRoutes(deps));
+  app.route("/", api);
+
+  await workers.start();
+  let closed = false;
+  return {
+    app,
+    fetch: (req) => app.fetch(req),
+    storage,
+    async reloadGraphs(loaders, defaults) {
+      graphs.replace(loaders);
+      await ensureAssistants(graphs.ids(), defaults ?? opts.defaultAssistants);
+    },
+    async close(closeOpts) {
+      if (closed) return;
+      closed = true;
+      await workers.stop(closeOpts?.graceMs);
+      await broker.close();
+      if (ownStorage) await storage.close();
+    },
+  };
+}

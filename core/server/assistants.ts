@@ -1,0 +1,111 @@
+/**
+ * `/assistants`: create, search, count, get, patch, delete, graph, schemas, subgraphs,
+ * versions, latest.
+ */
+import { Hono } from "hono";
+import { type ServerDeps, resolveAssistant } from "./deps.ts";
+import { conflict, jsonBody, notFound, parseBody } from "./http-errors.ts";
+import * as s from "./schemas.ts";
+import type { AppEnv } from "./scope.ts";
+import { graphSchemas } from "./graph-info.ts";
+
+/** The assistants route group. */
+export function assistantRoutes(deps: ServerDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const { storage } = deps;
+
+  app.post("/", async (c) => {
+    const b = parseBody(s.assistantCreate, await jsonBody(c));
+    if (!deps.graphs.has(b.graph_id)) throw notFound("Graph", b.graph_id);
+    const id = b.assistant_id ?? crypto.randomUUID();
+    const created = await storage.assistants.create({
+      assistant_id: id,
+      graph_id: b.graph_id,
+      config: b.config ?? {},
+      context: b.context,
+      metadata: b.metadata ?? {},
+      name: b.name ?? "Untitled",
+      description: b.description ?? null,
+    });
+    if (created) return c.json(created);
+    if (b.if_exists === "do_nothing") return c.json(await storage.assistants.get(id));
+    throw conflict(`Cannot create assistant "${id}": it exists already`, 'Pass "if_exists": "do_nothing" to reuse it.');
+  });
+
+  app.post("/search", async (c) => {
+    const b = parseBody(s.assistantSearch, await jsonBody(c));
+    const rows = await storage.assistants.search({ ...b, limit: b.limit + 1 });
+    const page = rows.slice(0, b.limit);
+    if (rows.length > b.limit) c.header("X-Pagination-Next", String(b.offset + b.limit));
+    return c.json(b.select ? page.map((a) => pick(a, b.select!)) : page);
+  });
+
+  app.post("/count", async (c) => c.json(await storage.assistants.count(parseBody(s.assistantSearch.partial(), await jsonBody(c)))));
+
+  app.get("/:id", async (c) => c.json(await resolveAssistant(deps, c.req.param("id"))));
+
+  app.patch("/:id", async (c) => {
+    const b = parseBody(s.assistantPatch, await jsonBody(c));
+    const a = await resolveAssistant(deps, c.req.param("id"));
+    if (b.graph_id && !deps.graphs.has(b.graph_id)) throw notFound("Graph", b.graph_id);
+    return c.json(await storage.assistants.update(a.assistant_id, b));
+  });
+
+  app.delete("/:id", async (c) => {
+    const a = await resolveAssistant(deps, c.req.param("id"));
+    if (c.req.query("delete_threads") === "true") {
+      const { rows } = await storage.sql.query<{ thread_id: string }>("SELECT DISTINCT thread_id FROM runs WHERE assistant_id = $1", [a.assistant_id]);
+      for (const r of rows) {
+        await storage.threads.delete(r.thread_id);
+        await storage.checkpointer.deleteThread(r.thread_id);
+      }
+    }
+    await storage.assistants.delete(a.assistant_id);
+    return c.body(null, 204);
+  });
+
+  app.get("/:id/graph", async (c) => {
+    const a = await resolveAssistant(deps, c.req.param("id"));
+    const graph = await deps.graphs.get(a.graph_id);
+    const xray = c.req.query("xray");
+    const drawable = await graph.getGraphAsync({ ...a.config, xray: xray === "true" ? true : xray && /^\d+$/.test(xray) ? Number(xray) : undefined });
+    return c.json(drawable.toJSON());
+  });
+
+  app.get("/:id/schemas", async (c) => {
+    const a = await resolveAssistant(deps, c.req.param("id"));
+    return c.json(graphSchemas(a.graph_id, await deps.graphs.get(a.graph_id)));
+  });
+
+  const subgraphs = async (deps2: ServerDeps, id: string, namespace?: string, recurse?: boolean) => {
+    const a = await resolveAssistant(deps2, id);
+    const graph = await deps2.graphs.get(a.graph_id);
+    const out: Record<string, unknown> = {};
+    for await (const [ns, sub] of graph.getSubgraphsAsync(namespace, recurse)) out[ns] = graphSchemas(ns, sub);
+    return out;
+  };
+  app.get("/:id/subgraphs", async (c) => c.json(await subgraphs(deps, c.req.param("id"), undefined, c.req.query("recurse") === "true")));
+  app.get("/:id/subgraphs/:ns", async (c) => c.json(await subgraphs(deps, c.req.param("id"), c.req.param("ns"), c.req.query("recurse") === "true")));
+
+  app.post("/:id/versions", async (c) => {
+    const b = parseBody(s.assistantVersions, await jsonBody(c));
+    const a = await resolveAssistant(deps, c.req.param("id"));
+    return c.json(await storage.assistants.versions(a.assistant_id, b));
+  });
+
+  app.post("/:id/latest", async (c) => {
+    const b = parseBody(s.assistantLatest, await jsonBody(c));
+    const a = await resolveAssistant(deps, c.req.param("id"));
+    const updated = await storage.assistants.setLatest(a.assistant_id, b.version);
+    if (!updated) throw notFound("Assistant version", `${a.assistant_id}@${b.version}`);
+    return c.json(updated);
+  });
+
+  return app;
+}
+
+export function pick<T extends object>(o: T, fields: string[]): Partial<T> {
+  const out: Record<string, unknown> = {};
+  for (const f of fields) if (f in o) out[f] = (o as Record<string, unknown>)[f];
+  return out as Partial<T>;
+}

@@ -1,0 +1,247 @@
+/**
+ * The run broker: live event channels per run (publish, replay, follow), the durable event
+ * log behind them, cancellation signals and worker wake-ups. Within one process everything is
+ * in memory and immediate; a {@link RemoteBus} (Redis) carries the same signals across
+ * replicas. Publishing never waits for subscribers: a slow client only slows itself.
+ */
+import type { RunEvent, RunEventLog } from "../storage/run-events.ts";
+import type { RunStatus } from "../storage/records.ts";
+
+export type CancelAction = "interrupt" | "rollback";
+
+/** How a run ended, as the executor reports it. */
+export interface RunEnd {
+  status: RunStatus;
+  /** Final thread values (with `__interrupt__` when interrupted) or `{ __error__ }`. */
+  output: unknown;
+}
+
+/** Signals between replicas (implemented over Redis pub/sub). */
+export interface RemoteBus {
+  publishEvent(runId: string, event: RunEvent | { end: RunEnd }): void;
+  subscribeRun(runId: string, onMessage: (m: RunEvent | { end: RunEnd }) => void): () => void;
+  publishCancel(runId: string, action: CancelAction): void;
+  onCancel(fn: (runId: string, action: CancelAction) => void): void;
+  publishWake(): void;
+  onWake(fn: () => void): void;
+  close(): Promise<void>;
+}
+
+class RunChannel {
+  readonly events: RunEvent[] = [];
+  end: RunEnd | null = null;
+  /** True once this process runs the run (events come from here). */
+  local = false;
+  readonly waiters = new Set<() => void>();
+  unflushed: RunEvent[] = [];
+  flushing: Promise<void> | null = null;
+
+  notify(): void {
+    for (const w of [...this.waiters]) w();
+  }
+}
+
+const GRACE_MS = 30_000;
+
+/** The broker of one server process. */
+export class RunBroker {
+  readonly #log: RunEventLog;
+  readonly #remote: RemoteBus | null;
+  readonly #channels = new Map<string, RunChannel>();
+  readonly #aborts = new Map<string, AbortController>();
+  readonly #wakeListeners = new Set<(runId?: string) => void>();
+  readonly #timers = new Set<ReturnType<typeof setTimeout>>();
+
+  constructor(opts: { log: RunEventLog; remote?: RemoteBus | null }) {
+    this.#log = opts.log;
+    this.#remote = opts.remote ?? null;
+    this.#remote?.onCancel((runId, action) => this.#abortLocal(runId, action));
+    this.#remote?.onWake(() => this.#emitWake());
+  }
+
+  #channel(runId: string): RunChannel {
+    let ch = this.#channels.get(runId);
+    if (!ch) {
+      ch = new RunChannel();
+      this.#channels.set(runId, ch);
+    }
+    return ch;
+  }
+
+  /** Marks a run as executing here; returns the abort signal cancellation fires. */
+  start(runId: string): AbortSignal {
+    const ch = this.#channel(runId);
+    ch.local = true;
+    const controller = new AbortController();
+    this.#aborts.set(runId, controller);
+    return controller.signal;
+  }
+
+  /** Appends an event to a running run; ids are consecutive integers from 1. */
+  publish(runId: string, event: string, data: unknown): void {
+    const ch = this.#channel(runId);
+    const e: RunEvent = { id: ch.events.length + 1, event, data: typeof data === "string" ? data : JSON.stringify(data) };
+    ch.events.push(e);
+    ch.unflushed.push(e);
+    this.#remote?.publishEvent(runId, e);
+    if (!ch.flushing) ch.flushing = this.#flushLoop(runId, ch);
+    ch.notify();
+  }
+
+  async #flushLoop(runId: string, ch: RunChannel): Promise<void> {
+    await Promise.resolve();
+    try {
+      while (ch.unflushed.length) {
+        const batch = ch.unflushed;
+        ch.unflushed = [];
+        await this.#log.append(runId, batch);
+      }
+    } finally {
+      ch.flushing = null;
+    }
+  }
+
+  /** Waits until every published event of a run is in the durable log. */
+  async flush(runId: string): Promise<void> {
+    const ch = this.#channels.get(runId);
+    while (ch && (ch.flushing || ch.unflushed.length)) {
+      if (!ch.flushing) ch.flushing = this.#flushLoop(runId, ch);
+      await ch.flushing;
+    }
+  }
+
+  /** Ends a run's channel; followers finish after replaying what is left. */
+  finish(runId: string, end: RunEnd): void {
+    const ch = this.#channel(runId);
+    ch.end = end;
+    this.#aborts.delete(runId);
+    this.#remote?.publishEvent(runId, { end });
+    ch.notify();
+    const t = setTimeout(() => {
+      this.#timers.delete(t);
+      if (ch.waiters.size === 0) this.#channels.delete(runId);
+    }, GRACE_MS);
+    (t as { unref?: () => void }).unref?.();
+    this.#timers.add(t);
+  }
+
+  /** Ends a run that never ran here (cancelled while pending, or recovered after a crash). */
+  finishRemote(runId: string, end: RunEnd): void {
+    this.finish(runId, end);
+  }
+
+  /**
+   * Follows a run's events after `afterId`: replays, then follows live until the run ends.
+   * `status` reads the run's status from storage, for runs executing on another replica.
+   */
+  async *follow(
+    runId: string,
+    opts: { afterId?: number; signal?: AbortSignal; status: () => Promise<RunStatus | null> },
+  ): AsyncGenerator<RunEvent, RunEnd | null> {
+    let last = opts.afterId ?? 0;
+    const ch = this.#channel(runId);
+    let remoteQueue: Array<RunEvent | { end: RunEnd }> = [];
+    const unsubscribe = this.#remote?.subscribeRun(runId, (m) => {
+      remoteQueue.push(m);
+      ch.notify();
+    });
+    try {
+      while (!opts.signal?.aborted) {
+        if (ch.local || ch.end) {
+          // When the run is (or was) local, memory holds every event; durable ones too.
+          if (ch.events.length && ch.events[0]!.id > last + 1) {
+            for (const e of await this.#log.read(runId, last)) if (e.id < ch.events[0]!.id) {
+              last = e.id;
+              yield e;
+            }
+          }
+          while (last < ch.events.length) {
+            const e = ch.events[last]!;
+            last = e.id;
+            yield e;
+          }
+          if (ch.end && last >= ch.events.length) return ch.end;
+        } else {
+          for (const m of remoteQueue.splice(0)) {
+            if ("end" in m) {
+              for (const e of await this.#log.read(runId, last)) { last = e.id; yield e; }
+              return m.end;
+            }
+            if (m.id === last + 1) { last = m.id; yield m; }
+          }
+          const status = await opts.status();
+          const stored = await this.#log.read(runId, last);
+          for (const e of stored) { last = e.id; yield e; }
+          if (status === null || (status !== "pending" && status !== "running")) {
+            if (ch.end) continue;
+            return status ? { status, output: null } : null;
+          }
+        }
+        await this.#waitFor(ch, ch.local ? 0 : this.#remote ? 5000 : 250, opts.signal);
+      }
+      return null;
+    } finally {
+      unsubscribe?.();
+      remoteQueue = [];
+    }
+  }
+
+  #waitFor(ch: RunChannel, timeoutMs: number, signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const done = () => {
+        ch.waiters.delete(done);
+        signal?.removeEventListener("abort", done);
+        if (timer) clearTimeout(timer);
+        resolve();
+      };
+      ch.waiters.add(done);
+      signal?.addEventListener("abort", done, { once: true });
+      if (timeoutMs > 0) timer = setTimeout(done, timeoutMs);
+    });
+  }
+
+  /** Cancels a running run wherever it runs. */
+  cancel(runId: string, action: CancelAction): void {
+    if (!this.#abortLocal(runId, action)) this.#remote?.publishCancel(runId, action);
+  }
+
+  #abortLocal(runId: string, action: CancelAction): boolean {
+    const c = this.#aborts.get(runId);
+    if (!c) return false;
+    c.abort(new RunCancelled(action));
+    return true;
+  }
+
+  /** Wakes the workers (here, and on other replicas when `broadcast`). */
+  wake(opts: { runId?: string; broadcast?: boolean } = {}): void {
+    this.#emitWake(opts.runId);
+    if (opts.broadcast) this.#remote?.publishWake();
+  }
+
+  #emitWake(runId?: string): void {
+    for (const fn of this.#wakeListeners) fn(runId);
+  }
+
+  onWake(fn: (runId?: string) => void): () => void {
+    this.#wakeListeners.add(fn);
+    return () => this.#wakeListeners.delete(fn);
+  }
+
+  async close(): Promise<void> {
+    for (const t of this.#timers) clearTimeout(t);
+    this.#timers.clear();
+    for (const ch of this.#channels.values()) ch.notify();
+    await this.#remote?.close();
+  }
+}
+
+/** The abort reason of a cancelled run. */
+export class RunCancelled extends Error {
+  readonly action: CancelAction;
+  constructor(action: CancelAction) {
+    super(`Run cancelled (${action})`);
+    this.name = "RunCancelled";
+    this.action = action;
+  }
+}

@@ -1,0 +1,167 @@
+/**
+ * Executes one claimed run: loads the assistant's graph, streams it in the requested modes
+ * into the broker (which logs every event durably), then records the thread's state and the
+ * run's final status. Cancellation aborts the graph; "rollback" also removes what the run
+ * wrote.
+ */
+import { Command } from "@langchain/langgraph";
+import type { Storage } from "../storage/storage.ts";
+import type { Run, RunStatus, ThreadStatus } from "../storage/records.ts";
+import { type RunBroker, RunCancelled } from "./broker.ts";
+import type { GraphRegistry } from "./graphs.ts";
+import { ChunkTranslator, libModes, type LibStreamMode, type StreamMode } from "./stream-modes.ts";
+import { interruptsByTask } from "./state.ts";
+import { toWire } from "./serialize.ts";
+import type { ServerLog } from "./log.ts";
+
+export interface ExecutorDeps {
+  storage: Storage;
+  broker: RunBroker;
+  graphs: GraphRegistry;
+  log: ServerLog;
+}
+
+/** The run's request as stored in `runs.kwargs`. */
+export interface RunKwargs {
+  input?: unknown;
+  command?: { resume?: unknown; update?: unknown; goto?: unknown } | null;
+  config?: { configurable?: Record<string, unknown>; tags?: string[]; recursion_limit?: number; [k: string]: unknown };
+  context?: unknown;
+  stream_mode?: StreamMode[];
+  stream_subgraphs?: boolean;
+  interrupt_before?: string[] | "*";
+  interrupt_after?: string[] | "*";
+  checkpoint_id?: string;
+  checkpoint?: { checkpoint_id?: string; checkpoint_ns?: string } | null;
+  on_completion?: "delete" | "keep";
+  temporary?: boolean;
+}
+
+/** Runs `run` to its end; never throws (failures become the run's `error` status). */
+export async function executeRun(deps: ExecutorDeps, run: Run): Promise<void> {
+  const { storage, broker, graphs, log } = deps;
+  const kwargs = run.kwargs as RunKwargs;
+  const signal = broker.start(run.run_id);
+  const emit = (event: string, data: unknown) => broker.publish(run.run_id, event, data);
+  emit("metadata", { run_id: run.run_id, attempt: run.attempt });
+  let status: RunStatus = "success";
+  let errorOut: { error: string; message: string } | null = null;
+  let rollback = false;
+  let graph: Awaited<ReturnType<GraphRegistry["get"]>> | null = null;
+  const threadConfig = { configurable: { thread_id: run.thread_id } };
+  try {
+    const assistant = await storage.assistants.get(run.assistant_id);
+    if (!assistant) throw new Error(`assistant "${run.assistant_id}" no longer exists`);
+    graph = await graphs.get(assistant.graph_id);
+    const modes: StreamMode[] = kwargs.stream_mode?.length ? kwargs.stream_mode : ["values"];
+    const aConfig = (assistant.config ?? {}) as RunKwargs["config"] & object;
+    const rConfig = kwargs.config ?? {};
+    const checkpointId = kwargs.checkpoint_id ?? kwargs.checkpoint?.checkpoint_id;
+    const config = {
+      ...aConfig,
+      ...rConfig,
+      tags: [...(aConfig.tags ?? []), ...(rConfig.tags ?? [])],
+      metadata: { ...(run.metadata ?? {}), run_attempt: run.attempt },
+      configurable: {
+        ...(aConfig.configurable ?? {}),
+        ...(rConfig.configurable ?? {}),
+        thread_id: run.thread_id,
+        run_id: run.run_id,
+        assistant_id: run.assistant_id,
+        graph_id: assistant.graph_id,
+        ...(checkpointId ? { checkpoint_id: checkpointId } : {}),
+      },
+      context: kwargs.context ?? assistant.context ?? undefined,
+      runId: run.run_id,
+      signal,
+      streamMode: libModes(modes),
+      subgraphs: Boolean(kwargs.stream_subgraphs),
+      interruptBefore: kwargs.interrupt_before,
+      interruptAfter: kwargs.interrupt_after,
+    };
+    const input = kwargs.command
+      ? new Command({ resume: kwargs.command.resume, update: kwargs.command.update as never, goto: kwargs.command.goto as never })
+      : kwargs.input ?? null;
+    const translator = new ChunkTranslator(modes);
+    const onChunk = (chunk: unknown) => {
+      const parts = chunk as unknown[];
+      const [ns, mode, payload] = parts.length === 3 ? parts : [[], ...parts];
+      translator.translate((ns as string[]) ?? [], mode as LibStreamMode, payload, emit);
+    };
+    if (modes.includes("events")) {
+      for await (const ev of graph.streamEvents(input, { ...config, version: "v2" })) {
+        if (ev.event === "on_chain_stream" && (ev.parent_ids?.length ?? 0) === 0 && ev.run_id === run.run_id) onChunk(ev.data.chunk);
+        else emit("events", toWire(ev));
+      }
+    } else {
+      for await (const chunk of await graph.stream(input, config)) onChunk(chunk);
+    }
+    translator.complete(emit);
+  } catch (err) {
+    const reason = signal.aborted ? signal.reason : null;
+    if (reason instanceof RunCancelled) {
+      status = "interrupted";
+      rollback = reason.action === "rollback";
+    } else {
+      status = "error";
+      const e = err instanceof Error ? err : new Error(String(err));
+      errorOut = { error: e.name || "Error", message: e.message };
+      emit("error", errorOut);
+      log.warn(`run ${run.run_id} failed: ${e.name}: ${e.message}`);
+    }
+  }
+  await finishRun(deps, run, { status, errorOut, rollback, graph, threadConfig });
+}
+
+async function finishRun(
+  deps: ExecutorDeps,
+  run: Run,
+  r: { status: RunStatus; errorOut: { error: string; message: string } | null; rollback: boolean; graph: unknown; threadConfig: object },
+): Promise<void> {
+  const { storage, broker, log } = deps;
+  let output: unknown = r.errorOut ? { __error__: r.errorOut } : null;
+  try {
+    await broker.flush(run.run_id);
+    if (r.rollback) await storage.checkpointer.deleteRunCheckpoints(run.thread_id, run.run_id);
+    let threadStatus: ThreadStatus = r.status === "error" ? "error" : "idle";
+    let values: unknown = null;
+    let interrupts: Record<string, unknown[]> = {};
+    // deno-lint-ignore no-explicit-any
+    const graph = r.graph as any;
+    if (graph) {
+      const snapshot = await graph.getState(r.threadConfig);
+      values = toWire(snapshot.values ?? {});
+      interrupts = interruptsByTask(snapshot);
+      if (Object.keys(interrupts).length && r.status === "success") threadStatus = "interrupted";
+      if (!r.errorOut) {
+        const all = Object.values(interrupts).flat();
+        output = all.length ? { ...(values as object), __interrupt__: all } : values;
+      }
+    }
+    const status: RunStatus = r.status;
+    await storage.sql.transaction(async (tx) => {
+      const others = (await storage.runs.inflight(run.thread_id, tx)).filter((x) => x.run_id !== run.run_id);
+      await storage.threads.saveState(run.thread_id, {
+        values,
+        interrupts,
+        status: others.length ? "busy" : threadStatus,
+        error: r.errorOut,
+      }, tx);
+      if (r.rollback) {
+        await tx.query("DELETE FROM runs WHERE run_id = $1", [run.run_id]);
+        await tx.query("DELETE FROM run_events WHERE run_id = $1", [run.run_id]);
+      } else {
+        await storage.runs.setStatus(run.run_id, status, { fromStatuses: ["running"] }, tx);
+      }
+    });
+  } catch (err) {
+    log.error(`run ${run.run_id}: cannot record the end of the run`, err);
+    await storage.runs.setStatus(run.run_id, "error", { fromStatuses: ["running"] }).catch(() => {});
+  }
+  broker.finish(run.run_id, { status: r.status, output });
+  broker.wake();
+  if ((run.kwargs as RunKwargs).temporary && (run.kwargs as RunKwargs).on_completion !== "keep") {
+    await storage.threads.delete(run.thread_id).catch(() => {});
+    await storage.checkpointer.deleteThread(run.thread_id).catch(() => {});
+  }
+}

@@ -1,0 +1,53 @@
+/**
+ * HTTP errors of the Agent API: user errors answer with their own status and
+ * `{ "detail": message }` (the LangGraph Platform shape the SDK surfaces); zod failures are
+ * 422 with the offending paths; anything else is a logged, generic 500 with no stack.
+ */
+import type { Context } from "hono";
+import { z } from "zod";
+import { AgentcliError, userError } from "../errors.ts";
+import type { ServerLog } from "./log.ts";
+
+export function notFound(thing: string, id: string): AgentcliError {
+  return userError("NOT_FOUND", { message: `${thing} "${id}" not found`, hint: `Check the ${thing.toLowerCase()} id.` });
+}
+
+export function conflict(message: string, hint?: string): AgentcliError {
+  return userError("CONFLICT", { message, hint });
+}
+
+export function unprocessable(message: string): AgentcliError {
+  return userError("UNPROCESSABLE", { message });
+}
+
+/** Parses a value with a zod schema, or throws a 422 naming what is wrong. */
+export function parseBody<T extends z.ZodType>(schema: T, value: unknown): z.output<T> {
+  const r = schema.safeParse(value);
+  if (r.success) return r.data;
+  const detail = r.error.issues.map((i) => `${i.path.length ? i.path.join(".") : "body"}: ${i.message}`).join("; ");
+  throw unprocessable(`Invalid request: ${detail}`);
+}
+
+/** Reads a JSON body (empty body means `{}`), or throws a 422. */
+export async function jsonBody(c: Context): Promise<unknown> {
+  const text = await c.req.text();
+  if (!text.trim()) return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw unprocessable("Invalid request: the body is not valid JSON");
+  }
+}
+
+/** The Hono error handler. */
+export function errorHandler(log: ServerLog) {
+  return (err: Error, c: Context): Response => {
+    if (err instanceof AgentcliError) {
+      return c.json({ detail: err.message, ...(err.hint ? { hint: err.hint } : {}), code: err.code }, err.status as 400);
+    }
+    const status = (err as { status?: number }).status;
+    if (typeof status === "number" && status >= 400 && status < 500) return c.json({ detail: err.message }, status as 400);
+    log.error(`${c.req.method} ${new URL(c.req.url).pathname} failed`, err);
+    return c.json({ detail: "Internal server error" }, 500);
+  };
+}

@@ -1,0 +1,93 @@
+/**
+ * The OpenAPI 3.1 document of what the server serves (`GET /openapi.json`), built from one
+ * table of operations and the zod request schemas.
+ */
+import { z } from "zod";
+import * as s from "./schemas.ts";
+
+type Op = [method: string, path: string, summary: string, body?: z.ZodType];
+
+const OPERATIONS: Op[] = [
+  ["get", "/ok", "Health check"],
+  ["get", "/info", "Server information"],
+  ["post", "/assistants", "Create an assistant", s.assistantCreate],
+  ["post", "/assistants/search", "Search assistants", s.assistantSearch],
+  ["post", "/assistants/count", "Count assistants", s.assistantSearch],
+  ["get", "/assistants/{assistant_id}", "Get an assistant"],
+  ["patch", "/assistants/{assistant_id}", "Update an assistant (new version)", s.assistantPatch],
+  ["delete", "/assistants/{assistant_id}", "Delete an assistant"],
+  ["get", "/assistants/{assistant_id}/graph", "Get the assistant's graph"],
+  ["get", "/assistants/{assistant_id}/schemas", "Get the assistant's schemas"],
+  ["get", "/assistants/{assistant_id}/subgraphs", "Get the assistant's subgraphs"],
+  ["post", "/assistants/{assistant_id}/versions", "List assistant versions", s.assistantVersions],
+  ["post", "/assistants/{assistant_id}/latest", "Set the latest assistant version", s.assistantLatest],
+  ["post", "/threads", "Create a thread", s.threadCreate],
+  ["post", "/threads/search", "Search threads", s.threadSearch],
+  ["post", "/threads/count", "Count threads", s.threadCount],
+  ["post", "/threads/prune", "Delete threads"],
+  ["get", "/threads/{thread_id}", "Get a thread"],
+  ["patch", "/threads/{thread_id}", "Update a thread's metadata", s.threadPatch],
+  ["delete", "/threads/{thread_id}", "Delete a thread"],
+  ["post", "/threads/{thread_id}/copy", "Copy a thread"],
+  ["get", "/threads/{thread_id}/state", "Get a thread's state"],
+  ["post", "/threads/{thread_id}/state", "Update a thread's state", s.stateUpdate],
+  ["get", "/threads/{thread_id}/state/{checkpoint_id}", "Get a thread's state at a checkpoint"],
+  ["post", "/threads/{thread_id}/state/checkpoint", "Get a thread's state at a checkpoint", s.stateAtCheckpoint],
+  ["post", "/threads/{thread_id}/history", "Get a thread's history", s.history],
+  ["get", "/threads/{thread_id}/stream", "Join the stream of a thread's latest run (SSE)"],
+  ["post", "/threads/{thread_id}/runs", "Create a background run", s.runCreate],
+  ["get", "/threads/{thread_id}/runs", "List runs"],
+  ["post", "/threads/{thread_id}/runs/stream", "Create a run and stream it (SSE)", s.runCreate],
+  ["post", "/threads/{thread_id}/runs/wait", "Create a run and wait for its output", s.runCreate],
+  ["get", "/threads/{thread_id}/runs/{run_id}", "Get a run"],
+  ["delete", "/threads/{thread_id}/runs/{run_id}", "Delete a run"],
+  ["get", "/threads/{thread_id}/runs/{run_id}/join", "Wait for a run's output"],
+  ["get", "/threads/{thread_id}/runs/{run_id}/stream", "Join a run's stream (SSE, Last-Event-ID)"],
+  ["post", "/threads/{thread_id}/runs/{run_id}/cancel", "Cancel a run (?wait, ?action=interrupt|rollback)"],
+  ["post", "/runs", "Create a stateless background run", s.runCreate],
+  ["post", "/runs/stream", "Create a stateless run and stream it (SSE)", s.runCreate],
+  ["post", "/runs/wait", "Create a stateless run and wait for its output", s.runCreate],
+  ["post", "/runs/batch", "Create stateless runs in a batch"],
+  ["post", "/runs/cancel", "Cancel several runs", s.runsCancelMany],
+  ["put", "/store/items", "Put a store item", s.storePut],
+  ["get", "/store/items", "Get a store item"],
+  ["delete", "/store/items", "Delete a store item", s.storeDelete],
+  ["post", "/store/items/search", "Search store items", s.storeSearch],
+  ["post", "/store/namespaces", "List store namespaces", s.storeNamespaces],
+];
+
+function bodySchema(schema: z.ZodType): unknown {
+  try {
+    return z.toJSONSchema(schema, { io: "input", unrepresentable: "any" });
+  } catch {
+    return { type: "object" };
+  }
+}
+
+/** Builds the OpenAPI document; `extraPaths` lists paths mounted by other components. */
+export function openApiDocument(opts: { title: string; version: string; extraPaths?: string[] }): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const [method, path, summary, body] of OPERATIONS) {
+    const params = [...path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: "path", required: true, schema: { type: "string" } }));
+    (paths[path] ??= {})[method] = {
+      summary,
+      ...(params.length ? { parameters: params } : {}),
+      ...(body ? { requestBody: { required: true, content: { "application/json": { schema: bodySchema(body) } } } } : {}),
+      responses: {
+        "200": { description: "Success" },
+        "404": { description: "Not found", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } },
+        "409": { description: "Conflict", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } },
+        "422": { description: "Invalid request", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } },
+      },
+    };
+  }
+  for (const p of opts.extraPaths ?? []) paths[`${p}/*`] ??= { get: { summary: `Mounted component at ${p}`, responses: { "200": { description: "Success" } } } };
+  return {
+    openapi: "3.1.0",
+    info: { title: opts.title, version: opts.version },
+    paths,
+    components: {
+      schemas: { Error: { type: "object", properties: { detail: { type: "string" }, hint: { type: "string" }, code: { type: "string" } }, required: ["detail"] } },
+    },
+  };
+}

@@ -1,0 +1,95 @@
+/**
+ * Creating and cancelling runs: thread lookup (or `if_not_exists: "create"`), the multitask
+ * strategies (`reject`, `interrupt`, `rollback`, `enqueue`), owner scoping, and the wake-up
+ * of a worker. All checks and the insert happen in one transaction on the thread row.
+ */
+import type { AuthUser } from "../hooks.ts";
+import type { Run } from "../storage/records.ts";
+import type { CancelAction } from "./broker.ts";
+import { type ServerDeps, resolveAssistant } from "./deps.ts";
+import type { RunKwargs } from "./executor.ts";
+import { conflict, notFound } from "./http-errors.ts";
+import type { RunCreateBody } from "./schemas.ts";
+import { ownedMetadata, scopedConfig } from "./scope.ts";
+
+/** Creates a run on `threadId` (or on a new temporary thread when null). */
+export async function createRun(deps: ServerDeps, user: AuthUser | null, b: RunCreateBody, threadId: string | null): Promise<Run> {
+  const { storage } = deps;
+  const assistant = await resolveAssistant(deps, b.assistant_id);
+  const stateless = threadId === null;
+  const tid = threadId ?? crypto.randomUUID();
+  const kwargs: RunKwargs = {
+    input: b.input ?? null,
+    command: b.command ?? null,
+    config: scopedConfig(user, b.config as RunKwargs["config"]),
+    context: b.context,
+    stream_mode: b.stream_mode ?? ["values"],
+    stream_subgraphs: b.stream_subgraphs ?? false,
+    interrupt_before: b.interrupt_before,
+    interrupt_after: b.interrupt_after,
+    checkpoint_id: b.checkpoint_id,
+    checkpoint: b.checkpoint ?? null,
+    on_completion: b.on_completion ?? (stateless ? "delete" : "keep"),
+    temporary: stateless,
+  };
+  const strategy = b.multitask_strategy ?? "enqueue";
+  const runId = crypto.randomUUID();
+  const { run, inflight } = await storage.sql.transaction(async (tx) => {
+    const { rows } = await tx.query<{ metadata: Record<string, unknown> }>("SELECT metadata FROM threads WHERE thread_id = $1 FOR UPDATE", [tid]);
+    let meta = rows[0]?.metadata;
+    if (meta && user && meta.owner !== user.identity) meta = undefined;
+    if (!meta) {
+      if (!stateless && b.if_not_exists !== "create") throw notFound("Thread", tid);
+      if (rows[0]) throw notFound("Thread", tid);
+      meta = ownedMetadata(user, { graph_id: assistant.graph_id, assistant_id: assistant.assistant_id });
+      await storage.threads.create({ thread_id: tid, metadata: meta }, tx);
+    }
+    const inflight = await storage.runs.inflight(tid, tx);
+    if (inflight.length && strategy === "reject") {
+      throw conflict(`Cannot start a run on thread "${tid}": it has a run in progress`, 'Wait for it, or choose multitask_strategy "enqueue", "interrupt" or "rollback".');
+    }
+    const patch: Record<string, unknown> = {};
+    if (meta.graph_id !== assistant.graph_id) patch.graph_id = assistant.graph_id;
+    if (meta.assistant_id !== assistant.assistant_id) patch.assistant_id = assistant.assistant_id;
+    await tx.query(
+      "UPDATE threads SET status = 'busy', metadata = metadata || $2::jsonb, updated_at = now() WHERE thread_id = $1",
+      [tid, JSON.stringify(patch)],
+    );
+    const run = await storage.runs.insert({
+      run_id: runId,
+      thread_id: tid,
+      assistant_id: assistant.assistant_id,
+      metadata: ownedMetadata(user, b.metadata),
+      kwargs: kwargs as Record<string, unknown>,
+      multitask_strategy: strategy,
+      after_seconds: b.after_seconds,
+    }, tx);
+    return { run, inflight };
+  });
+  if (strategy === "interrupt" || strategy === "rollback") {
+    for (const r of inflight) await cancelRun(deps, r, strategy);
+  }
+  deps.broker.wake({ runId: run.run_id, broadcast: true });
+  return run;
+}
+
+/**
+ * Cancels a run: a pending run ends `interrupted` at once (or is deleted on "rollback"); a
+ * running run is aborted where it runs and ends `interrupted` (its writes removed on
+ * "rollback"). Finished runs are left as they are.
+ */
+export async function cancelRun(deps: ServerDeps, run: Run, action: CancelAction): Promise<void> {
+  const { storage, broker } = deps;
+  if (run.status === "pending") {
+    const done = await storage.runs.setStatus(run.run_id, "interrupted", { fromStatuses: ["pending"], cancelReason: action });
+    if (done) {
+      if (action === "rollback") await storage.runs.delete(run.run_id);
+      const others = await storage.runs.inflight(run.thread_id);
+      if (others.length === 0) await storage.threads.setStatus(run.thread_id, "idle");
+      broker.finishRemote(run.run_id, { status: "interrupted", output: null });
+      return;
+    }
+  }
+  await storage.sql.query("UPDATE runs SET cancel_reason = $2 WHERE run_id = $1 AND status = 'running'", [run.run_id, action]);
+  broker.cancel(run.run_id, action);
+}

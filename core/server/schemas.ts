@@ -1,0 +1,152 @@
+/**
+ * Request bodies of the Agent API as zod schemas (LangGraph Platform dialect, as
+ * `@langchain/langgraph-sdk` sends them). Unknown fields are ignored, `null` means absent.
+ */
+import { z } from "zod";
+import { STREAM_MODES } from "./stream-modes.ts";
+
+const obj = z.record(z.string(), z.unknown());
+const opt = <T extends z.ZodType>(t: T) => t.nullish().transform((v) => v ?? undefined);
+const limit = (d: number) => z.coerce.number().int().min(1).max(1000).nullish().transform((v) => v ?? d);
+const offset = z.coerce.number().int().min(0).nullish().transform((v) => v ?? 0);
+const sortOrder = opt(z.enum(["asc", "desc"]));
+
+export const configSchema = z.looseObject({
+  tags: opt(z.array(z.string())),
+  recursion_limit: opt(z.number().int().positive()),
+  configurable: opt(obj),
+});
+
+export const assistantCreate = z.object({
+  graph_id: z.string().min(1),
+  assistant_id: opt(z.string().min(1)),
+  config: opt(configSchema),
+  context: z.unknown().optional(),
+  metadata: opt(obj),
+  if_exists: opt(z.enum(["raise", "do_nothing"])),
+  name: opt(z.string()),
+  description: opt(z.string()),
+});
+
+export const assistantPatch = z.object({
+  graph_id: opt(z.string().min(1)),
+  config: opt(configSchema),
+  context: z.unknown().optional(),
+  metadata: opt(obj),
+  name: opt(z.string()),
+  description: opt(z.string()),
+});
+
+export const assistantSearch = z.object({
+  graph_id: opt(z.string()),
+  name: opt(z.string()),
+  metadata: opt(obj),
+  limit: limit(10),
+  offset,
+  sort_by: opt(z.enum(["assistant_id", "graph_id", "name", "created_at", "updated_at"])),
+  sort_order: sortOrder,
+  select: opt(z.array(z.string())),
+});
+
+export const assistantVersions = z.object({ metadata: opt(obj), limit: limit(10), offset });
+export const assistantLatest = z.object({ version: z.number().int().min(1) });
+
+const superstep = z.object({ updates: z.array(z.object({ values: z.unknown().optional(), command: z.unknown().optional(), as_node: z.string() })) });
+
+export const threadCreate = z.object({
+  thread_id: opt(z.string().min(1)),
+  metadata: opt(obj),
+  if_exists: opt(z.enum(["raise", "do_nothing"])),
+  supersteps: opt(z.array(superstep)),
+  ttl: z.unknown().optional(),
+});
+
+export const threadPatch = z.object({ metadata: opt(obj), ttl: z.unknown().optional() });
+
+export const threadSearch = z.object({
+  ids: opt(z.array(z.string())),
+  metadata: opt(obj),
+  values: opt(obj),
+  status: opt(z.enum(["idle", "busy", "interrupted", "error"])),
+  limit: limit(10),
+  offset,
+  sort_by: opt(z.enum(["thread_id", "status", "created_at", "updated_at", "state_updated_at"])),
+  sort_order: sortOrder,
+  select: opt(z.array(z.string())),
+});
+
+export const threadCount = z.object({ metadata: opt(obj), values: opt(obj), status: opt(z.enum(["idle", "busy", "interrupted", "error"])) });
+
+const checkpointRef = z.looseObject({ checkpoint_id: opt(z.string()), checkpoint_ns: opt(z.string()), thread_id: opt(z.string()) });
+
+export const stateUpdate = z.object({
+  values: z.unknown().optional(),
+  checkpoint: opt(checkpointRef),
+  checkpoint_id: opt(z.string()),
+  as_node: opt(z.string()),
+});
+
+export const stateAtCheckpoint = z.object({ checkpoint: checkpointRef, subgraphs: opt(z.boolean()) });
+
+export const history = z.object({
+  limit: limit(10),
+  before: opt(z.union([z.string(), z.object({ configurable: opt(obj) }).loose(), checkpointRef])),
+  metadata: opt(obj),
+  checkpoint: opt(checkpointRef),
+});
+
+const streamMode = z.enum(STREAM_MODES);
+
+export const runCreate = z.object({
+  assistant_id: z.string().min(1),
+  input: z.unknown().optional(),
+  command: opt(z.object({ resume: z.unknown().optional(), update: z.unknown().optional(), goto: z.unknown().optional() })),
+  config: opt(configSchema),
+  context: z.unknown().optional(),
+  metadata: opt(obj),
+  stream_mode: opt(z.union([streamMode, z.array(streamMode)]).transform((v) => (Array.isArray(v) ? v : [v]))),
+  stream_subgraphs: opt(z.boolean()),
+  stream_resumable: opt(z.boolean()),
+  feedback_keys: opt(z.array(z.string())),
+  interrupt_before: opt(z.union([z.literal("*"), z.array(z.string())])),
+  interrupt_after: opt(z.union([z.literal("*"), z.array(z.string())])),
+  checkpoint: opt(checkpointRef),
+  checkpoint_id: opt(z.string()),
+  checkpoint_during: opt(z.boolean()),
+  durability: opt(z.string()),
+  webhook: opt(z.string()),
+  strict_resume: opt(z.boolean()),
+  multitask_strategy: opt(z.enum(["reject", "interrupt", "rollback", "enqueue"])),
+  on_completion: opt(z.enum(["delete", "keep"])),
+  on_disconnect: opt(z.enum(["cancel", "continue"])),
+  after_seconds: opt(z.number().min(0)),
+  if_not_exists: opt(z.enum(["create", "reject"])),
+  langsmith_tracer: z.unknown().optional(),
+});
+export type RunCreateBody = z.output<typeof runCreate>;
+
+export const runsCancelMany = z.object({
+  thread_id: opt(z.string()),
+  run_ids: opt(z.array(z.string())),
+  status: opt(z.enum(["pending", "running", "all"])),
+});
+
+const namespace = z.array(z.string().min(1).refine((s) => !s.includes("."), "namespace labels cannot contain '.'"));
+
+export const storePut = z.object({ namespace, key: z.string().min(1), value: obj, index: z.unknown().optional(), ttl: z.unknown().optional() });
+export const storeDelete = z.object({ namespace, key: z.string().min(1) });
+export const storeSearch = z.object({
+  namespace_prefix: opt(namespace),
+  filter: opt(obj),
+  limit: limit(10),
+  offset,
+  query: opt(z.string()),
+  refresh_ttl: z.unknown().optional(),
+});
+export const storeNamespaces = z.object({
+  prefix: opt(namespace),
+  suffix: opt(namespace),
+  max_depth: opt(z.number().int().min(1)),
+  limit: limit(100),
+  offset,
+});

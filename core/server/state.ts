@@ -1,0 +1,45 @@
+/**
+ * Thread state in the Agent API's shape (`ThreadState`: values, next, tasks with their
+ * interrupts, checkpoint, metadata, parent checkpoint) from a LangGraph state snapshot.
+ */
+import { toWire } from "./serialize.ts";
+
+// deno-lint-ignore no-explicit-any
+type Snapshot = any;
+
+function checkpointOf(config: Snapshot): Record<string, unknown> | null {
+  const c = config?.configurable;
+  if (!c) return null;
+  return { thread_id: c.thread_id, checkpoint_ns: c.checkpoint_ns ?? "", checkpoint_id: c.checkpoint_id ?? null, checkpoint_map: c.checkpoint_map ?? null };
+}
+
+/** A LangGraph `StateSnapshot` as an Agent API `ThreadState`. */
+export function stateToWire(s: Snapshot): Record<string, unknown> {
+  const tasks = (s.tasks ?? []).map((t: Snapshot) => ({
+    id: t.id,
+    name: t.name,
+    path: t.path ?? [],
+    error: t.error ? (t.error instanceof Error ? `${t.error.name}: ${t.error.message}` : String(t.error)) : null,
+    interrupts: toWire(t.interrupts ?? []),
+    checkpoint: t.state && "configurable" in t.state ? checkpointOf(t.state) : null,
+    state: t.state && "values" in t.state ? stateToWire(t.state) : null,
+    result: t.result !== undefined ? toWire(t.result) : null,
+  }));
+  return {
+    values: toWire(s.values ?? {}),
+    next: s.next ?? [],
+    tasks,
+    checkpoint: checkpointOf(s.config),
+    metadata: toWire(s.metadata ?? {}),
+    created_at: s.createdAt ?? null,
+    parent_checkpoint: checkpointOf(s.parentConfig),
+    interrupts: tasks.flatMap((t: { interrupts: unknown[] }) => t.interrupts),
+  };
+}
+
+/** Interrupts of a snapshot keyed by task id (the `Thread.interrupts` field). */
+export function interruptsByTask(s: Snapshot): Record<string, unknown[]> {
+  const out: Record<string, unknown[]> = {};
+  for (const t of s.tasks ?? []) if (t.interrupts?.length) out[t.id] = toWire(t.interrupts) as unknown[];
+  return out;
+}

@@ -1,0 +1,75 @@
+/**
+ * `/store`: put, get, delete, search items and list namespaces. With an authenticated user,
+ * every namespace is confined under the user's identity: `["notes"]` is stored as
+ * `[identity, "notes"]`, and the identity is stripped again in answers.
+ */
+import { Hono } from "hono";
+import type { Item } from "@langchain/langgraph-checkpoint";
+import type { ServerDeps } from "./deps.ts";
+import { jsonBody, notFound, parseBody, unprocessable } from "./http-errors.ts";
+import * as s from "./schemas.ts";
+import { type AppEnv, userNamespace, userOf } from "./scope.ts";
+
+function itemToWire(item: Item & { score?: number }, strip: number): Record<string, unknown> {
+  return {
+    namespace: item.namespace.slice(strip),
+    key: item.key,
+    value: item.value,
+    created_at: item.createdAt.toISOString(),
+    updated_at: item.updatedAt.toISOString(),
+    ...(item.score !== undefined ? { score: item.score } : {}),
+  };
+}
+
+/** The store route group. */
+export function storeRoutes(deps: ServerDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const store = deps.storage.store;
+
+  app.put("/items", async (c) => {
+    const b = parseBody(s.storePut, await jsonBody(c));
+    if (b.namespace.length === 0) throw unprocessable("Invalid request: namespace must not be empty");
+    await store.put(userNamespace(userOf(c), b.namespace), b.key, b.value);
+    return c.body(null, 204);
+  });
+
+  app.get("/items", async (c) => {
+    const key = c.req.query("key");
+    const ns = (c.req.query("namespace") ?? "").split(".").filter(Boolean);
+    if (!key) throw unprocessable("Invalid request: key is required");
+    const user = userOf(c);
+    const item = await store.get(userNamespace(user, ns), key);
+    if (!item) throw notFound("Item", `${ns.join(".")}/${key}`);
+    return c.json(itemToWire(item, user ? 1 : 0));
+  });
+
+  app.delete("/items", async (c) => {
+    const b = parseBody(s.storeDelete, await jsonBody(c));
+    await store.delete(userNamespace(userOf(c), b.namespace), b.key);
+    return c.body(null, 204);
+  });
+
+  app.post("/items/search", async (c) => {
+    const b = parseBody(s.storeSearch, await jsonBody(c));
+    const user = userOf(c);
+    const prefix = user ? userNamespace(user, b.namespace_prefix ?? []) : (b.namespace_prefix ?? []);
+    const items = await store.search(prefix, { filter: b.filter, limit: b.limit, offset: b.offset, query: b.query });
+    return c.json({ items: items.map((i) => itemToWire(i, user ? 1 : 0)) });
+  });
+
+  app.post("/namespaces", async (c) => {
+    const b = parseBody(s.storeNamespaces, await jsonBody(c));
+    const user = userOf(c);
+    const prefix = user ? userNamespace(user, b.prefix ?? []) : b.prefix;
+    const namespaces = await store.listNamespaces({
+      prefix,
+      suffix: b.suffix,
+      maxDepth: b.max_depth !== undefined && user ? b.max_depth + 1 : b.max_depth,
+      limit: b.limit,
+      offset: b.offset,
+    });
+    return c.json({ namespaces: namespaces.map((n) => n.slice(user ? 1 : 0)) });
+  });
+
+  return app;
+}

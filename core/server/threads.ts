@@ -1,0 +1,193 @@
+/**
+ * `/threads`: create, search, count, get, patch, delete, copy, prune, state (get, update,
+ * at a checkpoint), history.
+ */
+import { Hono } from "hono";
+import type { Context } from "hono";
+import type { Thread } from "../storage/records.ts";
+import { pick } from "./assistants.ts";
+import type { ServerDeps } from "./deps.ts";
+import { conflict, jsonBody, notFound, parseBody } from "./http-errors.ts";
+import * as s from "./schemas.ts";
+import { type AppEnv, ownedMetadata, patchMetadata, scopeOf, userOf } from "./scope.ts";
+import { interruptsByTask, stateToWire } from "./state.ts";
+import { toWire } from "./serialize.ts";
+import type { CompiledGraph } from "./graphs.ts";
+
+/** The thread of the request, visible to its user, or a 404. */
+export async function getThread(deps: ServerDeps, c: Context<AppEnv>, id = c.req.param("thread_id")!): Promise<Thread> {
+  const t = await deps.storage.threads.get(id, scopeOf(c));
+  if (!t) throw notFound("Thread", id);
+  return t;
+}
+
+/** The graph a thread runs (from its metadata or its latest run), or null when it never ran. */
+export async function threadGraph(deps: ServerDeps, t: Thread): Promise<CompiledGraph | null> {
+  let graphId = typeof t.metadata.graph_id === "string" ? t.metadata.graph_id : null;
+  if (!graphId || !deps.graphs.has(graphId)) {
+    const aid = typeof t.metadata.assistant_id === "string" ? t.metadata.assistant_id : null;
+    const a = aid ? await deps.storage.assistants.get(aid) : null;
+    graphId = a?.graph_id ?? (deps.graphs.ids().length === 1 ? deps.graphs.ids()[0]! : null);
+  }
+  return graphId && deps.graphs.has(graphId) ? deps.graphs.get(graphId) : null;
+}
+
+const EMPTY_STATE = (threadId: string) => ({
+  values: {},
+  next: [],
+  tasks: [],
+  checkpoint: { thread_id: threadId, checkpoint_ns: "", checkpoint_id: null, checkpoint_map: null },
+  metadata: {},
+  created_at: null,
+  parent_checkpoint: null,
+  interrupts: [],
+});
+
+/** The threads route group. */
+export function threadRoutes(deps: ServerDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const { storage } = deps;
+
+  app.post("/", async (c) => {
+    const b = parseBody(s.threadCreate, await jsonBody(c));
+    const id = b.thread_id ?? crypto.randomUUID();
+    const metadata = ownedMetadata(userOf(c), b.metadata);
+    if (metadata.graph_id === undefined || metadata.graph_id === null) delete metadata.graph_id;
+    const created = await storage.threads.create({ thread_id: id, metadata });
+    if (!created) {
+      const existing = await storage.threads.get(id, scopeOf(c));
+      if (b.if_exists === "do_nothing" && existing) return c.json(existing);
+      throw conflict(`Cannot create thread "${id}": it exists already`, 'Pass "if_exists": "do_nothing" to reuse it.');
+    }
+    if (b.supersteps?.length) {
+      const graph = await threadGraph(deps, created);
+      if (!graph) throw conflict(`Cannot apply supersteps to thread "${id}": no graph`, 'Set "graph_id" in the thread metadata.');
+      let config: Record<string, unknown> = { configurable: { thread_id: id } };
+      for (const step of b.supersteps) for (const u of step.updates) config = await graph.updateState(config, u.values, u.as_node);
+      await saveThreadState(deps, id, graph);
+      return c.json(await storage.threads.get(id));
+    }
+    return c.json(created);
+  });
+
+  app.post("/search", async (c) => {
+    const b = parseBody(s.threadSearch, await jsonBody(c));
+    const rows = await storage.threads.search(b, scopeOf(c));
+    return c.json(b.select ? rows.map((t) => pick(t, b.select!)) : rows);
+  });
+
+  app.post("/count", async (c) => c.json(await storage.threads.count(parseBody(s.threadCount, await jsonBody(c)), scopeOf(c))));
+
+  app.post("/prune", async (c) => {
+    const b = (await jsonBody(c)) as { thread_ids?: string[] };
+    let pruned = 0;
+    for (const id of b.thread_ids ?? []) if (await deleteThread(deps, c, id, false)) pruned++;
+    return c.json({ pruned_count: pruned });
+  });
+
+  app.get("/:thread_id", async (c) => c.json(await getThread(deps, c)));
+
+  app.patch("/:thread_id", async (c) => {
+    const b = parseBody(s.threadPatch, await jsonBody(c));
+    const t = await storage.threads.patch(c.req.param("thread_id"), patchMetadata(b.metadata), scopeOf(c));
+    if (!t) throw notFound("Thread", c.req.param("thread_id"));
+    return c.json(t);
+  });
+
+  app.delete("/:thread_id", async (c) => {
+    await deleteThread(deps, c, c.req.param("thread_id"), true);
+    return c.body(null, 204);
+  });
+
+  app.post("/:thread_id/copy", async (c) => {
+    const t = await getThread(deps, c);
+    const id = crypto.randomUUID();
+    await storage.threads.create({ thread_id: id, metadata: t.metadata });
+    await storage.checkpointer.copyThread(t.thread_id, id);
+    await storage.threads.saveState(id, { values: t.values, interrupts: t.interrupts, status: t.status === "busy" ? "idle" : t.status, error: t.error });
+    return c.json(await storage.threads.get(id));
+  });
+
+  const readState = async (c: Context<AppEnv>, checkpoint: Record<string, unknown> | null, subgraphs: boolean) => {
+    const t = await getThread(deps, c);
+    const graph = await threadGraph(deps, t);
+    if (!graph) return EMPTY_STATE(t.thread_id);
+    const configurable: Record<string, unknown> = { thread_id: t.thread_id };
+    if (checkpoint?.checkpoint_id) configurable.checkpoint_id = checkpoint.checkpoint_id;
+    if (checkpoint?.checkpoint_ns) configurable.checkpoint_ns = checkpoint.checkpoint_ns;
+    const snapshot = await graph.getState({ configurable }, { subgraphs });
+    if (checkpoint?.checkpoint_id && !snapshot.config?.configurable?.checkpoint_id) throw notFound("Checkpoint", String(checkpoint.checkpoint_id));
+    return stateToWire(snapshot);
+  };
+
+  app.get("/:thread_id/state", async (c) => c.json(await readState(c, null, c.req.query("subgraphs") === "true")));
+  app.get("/:thread_id/state/:checkpoint_id", async (c) =>
+    c.json(await readState(c, { checkpoint_id: c.req.param("checkpoint_id") }, c.req.query("subgraphs") === "true")));
+  app.post("/:thread_id/state/checkpoint", async (c) => {
+    const b = parseBody(s.stateAtCheckpoint, await jsonBody(c));
+    return c.json(await readState(c, b.checkpoint, Boolean(b.subgraphs)));
+  });
+
+  app.post("/:thread_id/state", async (c) => {
+    const b = parseBody(s.stateUpdate, await jsonBody(c));
+    const t = await getThread(deps, c);
+    const graph = await threadGraph(deps, t);
+    if (!graph) throw conflict(`Cannot update the state of thread "${t.thread_id}": it has no graph yet`, "Run the thread once, or create it with a graph_id in its metadata.");
+    const inflight = await storage.runs.inflight(t.thread_id);
+    if (inflight.some((r) => r.status === "running")) throw conflict(`Cannot update the state of thread "${t.thread_id}": a run is in progress`);
+    const configurable: Record<string, unknown> = { thread_id: t.thread_id };
+    const cp = b.checkpoint_id ?? b.checkpoint?.checkpoint_id;
+    if (cp) configurable.checkpoint_id = cp;
+    if (b.checkpoint?.checkpoint_ns) configurable.checkpoint_ns = b.checkpoint.checkpoint_ns;
+    const next = await graph.updateState({ configurable }, b.values, b.as_node);
+    await saveThreadState(deps, t.thread_id, graph);
+    return c.json({ checkpoint: next.configurable });
+  });
+
+  app.patch("/:thread_id/state", async (c) => {
+    await getThread(deps, c);
+    throw conflict("Cannot patch checkpoint metadata: this server keeps checkpoint metadata immutable", "Patch the thread's metadata with PATCH /threads/{thread_id}.");
+  });
+
+  const history = async (c: Context<AppEnv>, body: unknown) => {
+    const b = parseBody(s.history, body);
+    const t = await getThread(deps, c);
+    const graph = await threadGraph(deps, t);
+    if (!graph) return [];
+    const configurable: Record<string, unknown> = { thread_id: t.thread_id, checkpoint_ns: b.checkpoint?.checkpoint_ns ?? "" };
+    if (b.checkpoint?.checkpoint_id) configurable.checkpoint_id = b.checkpoint.checkpoint_id;
+    const before = typeof b.before === "string"
+      ? { configurable: { checkpoint_id: b.before } }
+      : b.before && "configurable" in b.before ? b.before : b.before ? { configurable: b.before } : undefined;
+    const out: unknown[] = [];
+    for await (const st of graph.getStateHistory({ configurable }, { limit: b.limit, before, filter: b.metadata })) out.push(stateToWire(st));
+    return out;
+  };
+  app.post("/:thread_id/history", async (c) => c.json(await history(c, await jsonBody(c))));
+  app.get("/:thread_id/history", async (c) => c.json(await history(c, { limit: c.req.query("limit"), before: c.req.query("before") })));
+
+  return app;
+}
+
+/** Re-reads a thread's latest state and stores it on the thread row. */
+export async function saveThreadState(deps: ServerDeps, threadId: string, graph: CompiledGraph): Promise<void> {
+  const snapshot = await graph.getState({ configurable: { thread_id: threadId } });
+  const interrupts = interruptsByTask(snapshot);
+  await deps.storage.threads.saveState(threadId, {
+    values: toWire(snapshot.values ?? {}),
+    interrupts,
+    status: Object.keys(interrupts).length ? "interrupted" : "idle",
+  });
+}
+
+async function deleteThread(deps: ServerDeps, c: Context<AppEnv>, id: string, mustExist: boolean): Promise<boolean> {
+  const t = await deps.storage.threads.get(id, scopeOf(c));
+  if (!t) {
+    if (mustExist) throw notFound("Thread", id);
+    return false;
+  }
+  for (const r of await deps.storage.runs.inflight(id)) deps.broker.cancel(r.run_id, "interrupt");
+  await deps.storage.threads.delete(id);
+  await deps.storage.checkpointer.deleteThread(id);
+  return true;
+}

@@ -1,0 +1,139 @@
+/**
+ * In-process workers for the durable run queue. `wake()` claims work immediately (no polling
+ * sleep on the hot path); a slow timer covers delayed runs (`after_seconds`), wake-ups lost
+ * between replicas, and lease renewal. On start, runs a crash left `running` are failed so
+ * nothing stays stuck.
+ */
+import type { Storage } from "../storage/storage.ts";
+import { LEASE_SECONDS } from "../storage/runs.ts";
+import type { RunBroker } from "./broker.ts";
+import { executeRun, type ExecutorDeps } from "./executor.ts";
+
+export interface WorkerPoolOptions extends ExecutorDeps {
+  /** Runs executed at once by this process. */
+  concurrency: number;
+  /** True when this process is the only one on its database (embedded engine). */
+  exclusive: boolean;
+}
+
+/** A pool of run workers. */
+export class WorkerPool {
+  readonly #deps: WorkerPoolOptions;
+  readonly #active = new Map<string, Promise<void>>();
+  #claiming = false;
+  #again = false;
+  #stopped = false;
+  #timer: ReturnType<typeof setInterval> | null = null;
+  #delayTimer: ReturnType<typeof setTimeout> | null = null;
+  readonly #unsubscribe: () => void;
+
+  constructor(deps: WorkerPoolOptions) {
+    this.#deps = deps;
+    this.#unsubscribe = (deps.broker as RunBroker).onWake(() => this.wake());
+  }
+
+  get storage(): Storage {
+    return this.#deps.storage;
+  }
+
+  /** Recovers orphaned runs, then starts claiming. */
+  async start(): Promise<void> {
+    await this.#recover(this.#deps.exclusive);
+    const period = Math.max(1000, (LEASE_SECONDS * 1000) / 3);
+    this.#timer = setInterval(() => void this.#tick(), period);
+    (this.#timer as { unref?: () => void }).unref?.();
+    this.wake();
+  }
+
+  async #recover(all: boolean): Promise<void> {
+    const orphans = await this.#deps.storage.runs.recoverOrphans(all);
+    for (const run of orphans) {
+      this.#deps.log.warn(`run ${run.run_id} was running when the server stopped; marked "error"`);
+      await this.#deps.storage.sql.query(
+        "UPDATE threads SET status = 'error', error = $2::jsonb, updated_at = now() WHERE thread_id = $1",
+        [run.thread_id, JSON.stringify({ error: "ServerStopped", message: "The server stopped while this run was running; start the run again." })],
+      );
+      this.#deps.broker.finishRemote(run.run_id, {
+        status: "error",
+        output: { __error__: { error: "ServerStopped", message: "The server stopped while this run was running" } },
+      });
+    }
+  }
+
+  async #tick(): Promise<void> {
+    if (this.#stopped) return;
+    try {
+      await this.#deps.storage.runs.renewLeases([...this.#active.keys()]);
+      if (!this.#deps.exclusive) await this.#recover(false);
+    } catch (err) {
+      this.#deps.log.error("cannot renew run leases", err);
+    }
+    this.wake();
+  }
+
+  /** Claims runs until the pool is full or the queue has nothing runnable. */
+  wake(): void {
+    if (this.#stopped) return;
+    if (this.#claiming) {
+      this.#again = true;
+      return;
+    }
+    this.#claiming = true;
+    void this.#claimLoop();
+  }
+
+  async #claimLoop(): Promise<void> {
+    try {
+      do {
+        this.#again = false;
+        while (!this.#stopped && this.#active.size < this.#deps.concurrency) {
+          const run = await this.#deps.storage.runs.claim();
+          if (!run) break;
+          const p = executeRun(this.#deps, run).finally(() => {
+            this.#active.delete(run.run_id);
+            this.wake();
+          });
+          this.#active.set(run.run_id, p);
+        }
+      } while (this.#again && !this.#stopped);
+      await this.#scheduleDelayed();
+    } catch (err) {
+      if (!this.#stopped) this.#deps.log.error("cannot claim runs", err);
+    } finally {
+      this.#claiming = false;
+    }
+  }
+
+  async #scheduleDelayed(): Promise<void> {
+    const delay = await this.#deps.storage.runs.nextDelay();
+    if (this.#delayTimer) clearTimeout(this.#delayTimer);
+    this.#delayTimer = null;
+    if (delay === null || this.#stopped) return;
+    this.#delayTimer = setTimeout(() => this.wake(), Math.ceil(delay * 1000) + 5);
+    (this.#delayTimer as { unref?: () => void }).unref?.();
+  }
+
+  /** Run ids executing in this process. */
+  active(): string[] {
+    return [...this.#active.keys()];
+  }
+
+  /**
+   * Stops claiming; waits up to `graceMs` for in-flight runs, then cancels the rest, which
+   * end `interrupted` (their checkpoints are kept, so they can be resumed).
+   */
+  async stop(graceMs = 10_000): Promise<void> {
+    this.#stopped = true;
+    this.#unsubscribe();
+    if (this.#timer) clearInterval(this.#timer);
+    if (this.#delayTimer) clearTimeout(this.#delayTimer);
+    const all = Promise.allSettled([...this.#active.values()]);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timedOut = await Promise.race([all.then(() => false), new Promise<boolean>((r) => (timer = setTimeout(() => r(true), graceMs)))]);
+    if (timer) clearTimeout(timer);
+    if (timedOut) {
+      for (const id of this.#active.keys()) this.#deps.broker.cancel(id, "interrupt");
+      await all;
+    }
+  }
+}

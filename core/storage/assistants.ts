@@ -1,0 +1,149 @@
+/**
+ * Assistants: a graph plus config, context and metadata, versioned on every update.
+ */
+import type { SqlDriver } from "./sql.ts";
+import { type Assistant, iso, type Json, sortClause } from "./records.ts";
+
+interface AssistantRow extends Omit<Assistant, "created_at" | "updated_at"> {
+  created_at: Date;
+  updated_at: Date;
+}
+
+const toAssistant = (r: AssistantRow): Assistant => ({ ...r, created_at: iso(r.created_at), updated_at: iso(r.updated_at) });
+
+export interface AssistantInput {
+  assistant_id: string;
+  graph_id: string;
+  config?: Json;
+  context?: unknown;
+  metadata?: Json;
+  name: string;
+  description?: string | null;
+}
+
+export interface AssistantFilter {
+  graph_id?: string;
+  name?: string;
+  metadata?: Json;
+}
+
+/** Assistant records and their versions. */
+export class AssistantStore {
+  readonly #sql: SqlDriver;
+  constructor(sql: SqlDriver) {
+    this.#sql = sql;
+  }
+
+  /** Inserts an assistant; returns null when it exists already. */
+  async create(a: AssistantInput): Promise<Assistant | null> {
+    return this.#sql.transaction(async (tx) => {
+      const { rows } = await tx.query<AssistantRow>(
+        `INSERT INTO assistants (assistant_id, graph_id, config, context, metadata, name, description)
+         VALUES ($1, $2, $3::jsonb, $4::jsonb, $5::jsonb, $6, $7) ON CONFLICT (assistant_id) DO NOTHING RETURNING *`,
+        [a.assistant_id, a.graph_id, JSON.stringify(a.config ?? {}), JSON.stringify(a.context ?? null), JSON.stringify(a.metadata ?? {}), a.name, a.description ?? null],
+      );
+      if (!rows[0]) return null;
+      await tx.query(
+        `INSERT INTO assistant_versions (assistant_id, version, graph_id, config, context, metadata, name, description)
+         SELECT assistant_id, version, graph_id, config, context, metadata, name, description FROM assistants WHERE assistant_id = $1`,
+        [a.assistant_id],
+      );
+      return toAssistant(rows[0]);
+    });
+  }
+
+  async get(id: string): Promise<Assistant | null> {
+    const { rows } = await this.#sql.query<AssistantRow>("SELECT * FROM assistants WHERE assistant_id = $1", [id]);
+    return rows[0] ? toAssistant(rows[0]) : null;
+  }
+
+  /** The system assistant of a graph created by the server (by graph id or by name). */
+  async findByGraphOrName(key: string): Promise<Assistant | null> {
+    const { rows } = await this.#sql.query<AssistantRow>(
+      `SELECT * FROM assistants WHERE (graph_id = $1 OR name = $1) AND metadata->>'created_by' = 'system' ORDER BY (graph_id = $1) DESC, created_at LIMIT 1`,
+      [key],
+    );
+    return rows[0] ? toAssistant(rows[0]) : null;
+  }
+
+  #where(f: AssistantFilter, params: unknown[]): string {
+    const where: string[] = [];
+    if (f.graph_id) where.push(`graph_id = $${params.push(f.graph_id)}`);
+    if (f.name) where.push(`name ILIKE $${params.push(`%${f.name}%`)}`);
+    if (f.metadata && Object.keys(f.metadata).length) where.push(`metadata @> $${params.push(JSON.stringify(f.metadata))}::jsonb`);
+    return where.length ? `WHERE ${where.join(" AND ")}` : "";
+  }
+
+  async search(f: AssistantFilter & { limit: number; offset: number; sort_by?: string; sort_order?: string }): Promise<Assistant[]> {
+    const params: unknown[] = [];
+    const where = this.#where(f, params);
+    const order = sortClause(f.sort_by, f.sort_order, ["assistant_id", "graph_id", "name", "created_at", "updated_at"], "created_at");
+    const { rows } = await this.#sql.query<AssistantRow>(
+      `SELECT * FROM assistants ${where} ORDER BY ${order}, assistant_id LIMIT $${params.push(f.limit)} OFFSET $${params.push(f.offset)}`,
+      params,
+    );
+    return rows.map(toAssistant);
+  }
+
+  async count(f: AssistantFilter): Promise<number> {
+    const params: unknown[] = [];
+    const { rows } = await this.#sql.query<{ n: string }>(`SELECT count(*) AS n FROM assistants ${this.#where(f, params)}`, params);
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  /** Applies a patch as a new version that becomes the latest. */
+  async update(id: string, patch: Partial<Omit<AssistantInput, "assistant_id">>): Promise<Assistant | null> {
+    return this.#sql.transaction(async (tx) => {
+      const { rows: cur } = await tx.query<AssistantRow>("SELECT * FROM assistants WHERE assistant_id = $1 FOR UPDATE", [id]);
+      const a = cur[0];
+      if (!a) return null;
+      const { rows: mv } = await tx.query<{ v: number }>("SELECT max(version) AS v FROM assistant_versions WHERE assistant_id = $1", [id]);
+      const version = Number(mv[0]?.v ?? a.version) + 1;
+      const next = {
+        graph_id: patch.graph_id ?? a.graph_id,
+        config: patch.config ?? a.config,
+        context: patch.context !== undefined ? patch.context : a.context,
+        metadata: patch.metadata ? { ...a.metadata, ...patch.metadata } : a.metadata,
+        name: patch.name ?? a.name,
+        description: patch.description !== undefined ? patch.description : a.description,
+      };
+      await tx.query(
+        `INSERT INTO assistant_versions (assistant_id, version, graph_id, config, context, metadata, name, description)
+         VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6::jsonb, $7, $8)`,
+        [id, version, next.graph_id, JSON.stringify(next.config), JSON.stringify(next.context ?? null), JSON.stringify(next.metadata), next.name, next.description],
+      );
+      const { rows } = await tx.query<AssistantRow>(
+        `UPDATE assistants SET graph_id = $2, config = $3::jsonb, context = $4::jsonb, metadata = $5::jsonb, name = $6, description = $7,
+         version = $8, updated_at = now() WHERE assistant_id = $1 RETURNING *`,
+        [id, next.graph_id, JSON.stringify(next.config), JSON.stringify(next.context ?? null), JSON.stringify(next.metadata), next.name, next.description, version],
+      );
+      return toAssistant(rows[0]!);
+    });
+  }
+
+  async delete(id: string): Promise<boolean> {
+    const { rowCount } = await this.#sql.query("DELETE FROM assistants WHERE assistant_id = $1", [id]);
+    return rowCount > 0;
+  }
+
+  async versions(id: string, f: { metadata?: Json; limit: number; offset: number }): Promise<Array<Omit<Assistant, "updated_at">>> {
+    const params: unknown[] = [id];
+    const meta = f.metadata && Object.keys(f.metadata).length ? ` AND metadata @> $${params.push(JSON.stringify(f.metadata))}::jsonb` : "";
+    const { rows } = await this.#sql.query<AssistantRow>(
+      `SELECT * FROM assistant_versions WHERE assistant_id = $1${meta} ORDER BY version DESC LIMIT $${params.push(f.limit)} OFFSET $${params.push(f.offset)}`,
+      params,
+    );
+    return rows.map((r) => ({ ...r, created_at: iso(r.created_at) }));
+  }
+
+  /** Makes an earlier version the latest; null when the assistant or version does not exist. */
+  async setLatest(id: string, version: number): Promise<Assistant | null> {
+    const { rows } = await this.#sql.query<AssistantRow>(
+      `UPDATE assistants a SET graph_id = v.graph_id, config = v.config, context = v.context, metadata = v.metadata, name = v.name,
+       description = v.description, version = v.version, updated_at = now()
+       FROM assistant_versions v WHERE a.assistant_id = $1 AND v.assistant_id = $1 AND v.version = $2 RETURNING a.*`,
+      [id, version],
+    );
+    return rows[0] ? toAssistant(rows[0]) : null;
+  }
+}

@@ -1,0 +1,109 @@
+/**
+ * The agent server's schema, as versioned migrations applied on start (scope "server").
+ * Tables: assistants (+ versions), threads, runs (the durable queue), run_events (the
+ * resumable stream log), checkpoints and checkpoint_writes (LangGraph checkpointer),
+ * store_items (LangGraph store).
+ */
+import type { Migration } from "./sql.ts";
+
+export const SERVER_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "agent server core",
+    up: `
+CREATE TABLE IF NOT EXISTS assistants (
+  assistant_id text PRIMARY KEY,
+  graph_id text NOT NULL,
+  config jsonb NOT NULL DEFAULT '{}',
+  context jsonb,
+  metadata jsonb NOT NULL DEFAULT '{}',
+  name text NOT NULL,
+  description text,
+  version integer NOT NULL DEFAULT 1,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE IF NOT EXISTS assistant_versions (
+  assistant_id text NOT NULL REFERENCES assistants (assistant_id) ON DELETE CASCADE,
+  version integer NOT NULL,
+  graph_id text NOT NULL,
+  config jsonb NOT NULL DEFAULT '{}',
+  context jsonb,
+  metadata jsonb NOT NULL DEFAULT '{}',
+  name text NOT NULL,
+  description text,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (assistant_id, version)
+);
+CREATE TABLE IF NOT EXISTS threads (
+  thread_id text PRIMARY KEY,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  state_updated_at timestamptz NOT NULL DEFAULT now(),
+  metadata jsonb NOT NULL DEFAULT '{}',
+  status text NOT NULL DEFAULT 'idle',
+  state_values jsonb,
+  interrupts jsonb NOT NULL DEFAULT '{}',
+  config jsonb NOT NULL DEFAULT '{}',
+  error jsonb
+);
+CREATE TABLE IF NOT EXISTS runs (
+  run_id text PRIMARY KEY,
+  thread_id text NOT NULL REFERENCES threads (thread_id) ON DELETE CASCADE,
+  assistant_id text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  status text NOT NULL DEFAULT 'pending',
+  metadata jsonb NOT NULL DEFAULT '{}',
+  kwargs jsonb NOT NULL DEFAULT '{}',
+  multitask_strategy text,
+  cancel_reason text,
+  attempt integer NOT NULL DEFAULT 0,
+  lease_until timestamptz,
+  not_before timestamptz,
+  seq bigserial
+);
+CREATE UNIQUE INDEX IF NOT EXISTS runs_one_running_per_thread ON runs (thread_id) WHERE status = 'running';
+CREATE INDEX IF NOT EXISTS runs_pending ON runs (seq) WHERE status = 'pending';
+CREATE INDEX IF NOT EXISTS runs_by_thread ON runs (thread_id, seq);
+CREATE TABLE IF NOT EXISTS run_events (
+  run_id text NOT NULL,
+  seq integer NOT NULL,
+  event text NOT NULL,
+  data text NOT NULL,
+  PRIMARY KEY (run_id, seq)
+);
+CREATE TABLE IF NOT EXISTS checkpoints (
+  thread_id text NOT NULL,
+  checkpoint_ns text NOT NULL DEFAULT '',
+  checkpoint_id text NOT NULL,
+  parent_checkpoint_id text,
+  type text NOT NULL,
+  checkpoint bytea NOT NULL,
+  metadata bytea NOT NULL,
+  metadata_json jsonb NOT NULL DEFAULT '{}',
+  created_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id)
+);
+CREATE TABLE IF NOT EXISTS checkpoint_writes (
+  thread_id text NOT NULL,
+  checkpoint_ns text NOT NULL DEFAULT '',
+  checkpoint_id text NOT NULL,
+  task_id text NOT NULL,
+  idx integer NOT NULL,
+  channel text NOT NULL,
+  type text NOT NULL,
+  value bytea NOT NULL,
+  task_path text NOT NULL DEFAULT '',
+  PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id, task_id, idx)
+);
+CREATE TABLE IF NOT EXISTS store_items (
+  namespace text[] NOT NULL,
+  key text NOT NULL,
+  value jsonb NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (namespace, key)
+)`,
+  },
+];

@@ -1,0 +1,126 @@
+/**
+ * Threads: a conversation's metadata, status and a copy of its latest state values and
+ * interrupts (the checkpointer holds the full history).
+ */
+import type { SqlDriver, SqlExecutor } from "./sql.ts";
+import { iso, type Json, ownerClause, type Scope, sortClause, type Thread, type ThreadStatus } from "./records.ts";
+
+interface ThreadRow {
+  thread_id: string;
+  created_at: Date;
+  updated_at: Date;
+  state_updated_at: Date;
+  metadata: Json;
+  status: ThreadStatus;
+  state_values: unknown;
+  interrupts: Record<string, unknown[]>;
+  config: Json;
+  error: unknown;
+}
+
+const toThread = (r: ThreadRow): Thread => ({
+  thread_id: r.thread_id,
+  created_at: iso(r.created_at),
+  updated_at: iso(r.updated_at),
+  state_updated_at: iso(r.state_updated_at),
+  metadata: r.metadata,
+  status: r.status,
+  values: r.state_values ?? null,
+  interrupts: r.interrupts ?? {},
+  config: r.config ?? {},
+  error: r.error ?? null,
+});
+
+export interface ThreadFilter {
+  ids?: string[];
+  metadata?: Json;
+  values?: Json;
+  status?: ThreadStatus;
+}
+
+/** Thread records. */
+export class ThreadStore {
+  readonly #sql: SqlDriver;
+  constructor(sql: SqlDriver) {
+    this.#sql = sql;
+  }
+
+  /** Inserts a thread; returns null when the id is taken. */
+  async create(t: { thread_id: string; metadata: Json }, tx: SqlExecutor = this.#sql): Promise<Thread | null> {
+    const { rows } = await tx.query<ThreadRow>(
+      "INSERT INTO threads (thread_id, metadata) VALUES ($1, $2::jsonb) ON CONFLICT (thread_id) DO NOTHING RETURNING *",
+      [t.thread_id, JSON.stringify(t.metadata)],
+    );
+    return rows[0] ? toThread(rows[0]) : null;
+  }
+
+  async get(id: string, scope?: Scope, tx: SqlExecutor = this.#sql): Promise<Thread | null> {
+    const params: unknown[] = [id];
+    const owner = ownerClause(scope, params);
+    const { rows } = await tx.query<ThreadRow>(`SELECT * FROM threads WHERE thread_id = $1${owner ? ` AND ${owner}` : ""}`, params);
+    return rows[0] ? toThread(rows[0]) : null;
+  }
+
+  #where(f: ThreadFilter, scope: Scope | undefined, params: unknown[]): string {
+    const where: string[] = [];
+    if (f.ids?.length) where.push(`thread_id = ANY($${params.push(f.ids)}::text[])`);
+    if (f.metadata && Object.keys(f.metadata).length) where.push(`metadata @> $${params.push(JSON.stringify(f.metadata))}::jsonb`);
+    if (f.values && Object.keys(f.values).length) where.push(`state_values @> $${params.push(JSON.stringify(f.values))}::jsonb`);
+    if (f.status) where.push(`status = $${params.push(f.status)}`);
+    const owner = ownerClause(scope, params);
+    if (owner) where.push(owner);
+    return where.length ? `WHERE ${where.join(" AND ")}` : "";
+  }
+
+  async search(f: ThreadFilter & { limit: number; offset: number; sort_by?: string; sort_order?: string }, scope?: Scope): Promise<Thread[]> {
+    const params: unknown[] = [];
+    const where = this.#where(f, scope, params);
+    const order = sortClause(f.sort_by, f.sort_order, ["thread_id", "status", "created_at", "updated_at", "state_updated_at"], "created_at");
+    const { rows } = await this.#sql.query<ThreadRow>(
+      `SELECT * FROM threads ${where} ORDER BY ${order}, thread_id LIMIT $${params.push(f.limit)} OFFSET $${params.push(f.offset)}`,
+      params,
+    );
+    return rows.map(toThread);
+  }
+
+  async count(f: ThreadFilter, scope?: Scope): Promise<number> {
+    const params: unknown[] = [];
+    const { rows } = await this.#sql.query<{ n: string }>(`SELECT count(*) AS n FROM threads ${this.#where(f, scope, params)}`, params);
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  /** Merges metadata into a thread. */
+  async patch(id: string, metadata: Json, scope?: Scope): Promise<Thread | null> {
+    const params: unknown[] = [id, JSON.stringify(metadata)];
+    const owner = ownerClause(scope, params);
+    const { rows } = await this.#sql.query<ThreadRow>(
+      `UPDATE threads SET metadata = metadata || $2::jsonb, updated_at = now() WHERE thread_id = $1${owner ? ` AND ${owner}` : ""} RETURNING *`,
+      params,
+    );
+    return rows[0] ? toThread(rows[0]) : null;
+  }
+
+  async delete(id: string, scope?: Scope): Promise<boolean> {
+    const params: unknown[] = [id];
+    const owner = ownerClause(scope, params);
+    const { rowCount } = await this.#sql.query(`DELETE FROM threads WHERE thread_id = $1${owner ? ` AND ${owner}` : ""}`, params);
+    return rowCount > 0;
+  }
+
+  async setStatus(id: string, status: ThreadStatus, tx: SqlExecutor = this.#sql): Promise<void> {
+    await tx.query("UPDATE threads SET status = $2, updated_at = now() WHERE thread_id = $1", [id, status]);
+  }
+
+  /** Records the thread's state after a run or a state update. */
+  async saveState(
+    id: string,
+    s: { values: unknown; interrupts: Record<string, unknown[]>; status: ThreadStatus; error?: unknown; config?: Json },
+    tx: SqlExecutor = this.#sql,
+  ): Promise<void> {
+    await tx.query(
+      `UPDATE threads SET state_values = $2::jsonb, interrupts = $3::jsonb, status = $4, error = $5::jsonb,
+       config = COALESCE($6::jsonb, config), updated_at = now(), state_updated_at = now() WHERE thread_id = $1`,
+      [id, JSON.stringify(s.values ?? null), JSON.stringify(s.interrupts), s.status, JSON.stringify(s.error ?? null), s.config ? JSON.stringify(s.config) : null],
+    );
+  }
+}
