@@ -54,14 +54,15 @@ export function assistantIdOf(config: RunnableConfig | undefined, fallback: stri
 
 /**
  * The authenticated user of a run, or null. The server injects `langgraph_auth_user`
- * (with `is_authenticated`) and `graph_auth_user_id` into `configurable` and strips any
+ * (with `is_authenticated`, or `isAuthenticated` as the server's `AuthUser` spells it) and `graph_auth_user_id` into `configurable` and strips any
  * client-supplied values; `is_authenticated === false` (the anonymous handler) or no
  * identity means there is no authenticated user, and user memory is skipped.
  */
 export function authenticatedUserOf(config: RunnableConfig | undefined): string | null {
   const configurable = (config?.configurable ?? {}) as Configurable;
   const authUser = configurable.langgraph_auth_user as Configurable | undefined;
-  if (!authUser || typeof authUser !== "object" || authUser.is_authenticated !== true) return null;
+  if (!authUser || typeof authUser !== "object") return null;
+  if ((authUser.is_authenticated ?? authUser.isAuthenticated) !== true) return null;
   const identity = authUser.identity ?? configurable.graph_auth_user_id;
   return typeof identity === "string" && identity ? identity : null;
 }

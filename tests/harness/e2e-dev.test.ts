@@ -1,0 +1,94 @@
+/**
+ * End to end through `agentcli dev` and `@langchain/langgraph-sdk`: the agent writes a user
+ * memory file in one thread and reads it back in another; a second user does not see it.
+ * Users come from the development auth bypass header (`x-agentcli-dev-user`).
+ */
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { spawn, type ChildProcess } from "node:child_process";
+import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Client } from "@langchain/langgraph-sdk";
+import { startModelServer, type ModelServer } from "../fixtures/model-server/server.ts";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+let model: ModelServer;
+let child: ChildProcess;
+let dir: string;
+let url: string;
+let output = "";
+
+before(async () => {
+  model = await startModelServer();
+  dir = mkdtempSync(join(tmpdir(), "agentcli-harness-e2e-"));
+  cpSync(join(ROOT, "tests/fixtures/projects/memory"), dir, { recursive: true });
+  const port = await freePort();
+  url = `http://127.0.0.1:${port}`;
+  child = spawn(process.execPath, [join(ROOT, "bin/main.ts"), "dev", "--config", join(dir, "agent.toml"), "--port", String(port), "--allow-blocking"], {
+    cwd: dir,
+    env: { ...process.env, OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: model.openaiBaseUrl, BROWSER: "none" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  child.stdout!.on("data", (d) => (output += d));
+  child.stderr!.on("data", (d) => (output += d));
+  for (let i = 0; i < 300; i++) {
+    if (child.exitCode !== null) throw new Error(`agentcli dev exited: ${output}`);
+    const ok = await fetch(`${url}/ok`).then((r) => r.ok, () => false);
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`agentcli dev did not start: ${output}`);
+});
+
+after(async () => {
+  if (child && child.exitCode === null) {
+    child.kill("SIGTERM");
+    await new Promise((r) => child.once("exit", r));
+  }
+  await model?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+function clientFor(user: string): Client {
+  return new Client({ apiUrl: url, defaultHeaders: { "x-agentcli-dev-user": user } });
+}
+
+async function turn(user: string, text: string): Promise<Record<string, unknown>> {
+  const client = clientFor(user);
+  const thread = await client.threads.create();
+  return (await client.runs.wait(thread.thread_id, "agent", { input: { messages: [{ role: "user", content: text }] } })) as Record<string, unknown>;
+}
+
+test("a user memory written in one thread is read in the next; another user does not see it", async () => {
+  model.script(
+    { toolCalls: [{ name: "edit_file", args: { file_path: "/memories/user/AGENTS.md", old_string: "User notes:", new_string: "User notes:\n- name is Ada" } }] },
+    { text: "Nice to meet you, Ada." },
+  );
+  await turn("ada", "my name is Ada");
+  assert.match(model.requests[0].system, /MARKER-E2E/);
+  assert.equal(model.requests[1].messages.filter((m) => m.role === "tool").length, 1);
+  assert.match(model.requests[1].messages.find((m) => m.role === "tool")!.content, /Successfully replaced/);
+
+  model.script({ text: "You are Ada." });
+  await turn("ada", "who am I?");
+  assert.match(model.requests.at(-1)!.system, /name is Ada/);
+
+  model.script({ text: "I do not know you yet." });
+  await turn("grace", "who am I?");
+  const graceReq = model.requests.at(-1)!;
+  assert.doesNotMatch(graceReq.system, /Ada/);
+  assert.match(graceReq.system, /User notes:/);
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+    s.on("error", reject);
+  });
+}
