@@ -8,7 +8,7 @@ export default definePlugin({
   model: {
     prefix: "groq",
     env: ["GROQ_API_KEY"],
-    integrationPackage: "@langchain/groq",
+    integrationPackage: "@langchain/openai",
     defaultModel: "llama-3.3-70b-versatile",
     createChatModel: async ({ model, env }) => {
       const { ChatOpenAI } = await import("@langchain/openai");

@@ -8,7 +8,7 @@ export default definePlugin({
   model: {
     prefix: "mistralai",
     env: ["MISTRAL_API_KEY"],
-    integrationPackage: "@langchain/mistralai",
+    integrationPackage: "@langchain/openai",
     defaultModel: "mistral-large-latest",
     createChatModel: async ({ model, env }) => {
       const { ChatOpenAI } = await import("@langchain/openai");

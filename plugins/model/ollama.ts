@@ -8,7 +8,7 @@ export default definePlugin({
   model: {
     prefix: "ollama",
     env: [],
-    integrationPackage: "@langchain/ollama",
+    integrationPackage: "@langchain/openai",
     defaultModel: "llama3.2",
     createChatModel: async ({ model, env }) => {
       const { ChatOpenAI } = await import("@langchain/openai");
