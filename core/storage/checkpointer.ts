@@ -154,19 +154,25 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
     );
   }
 
-  /** Deletes the checkpoints a run created (multitask "rollback"). */
-  async deleteRunCheckpoints(threadId: string, runId: string): Promise<void> {
-    const { rows } = await this.#sql.query<{ checkpoint_id: string; checkpoint_ns: string }>(
-      "DELETE FROM checkpoints WHERE thread_id = $1 AND metadata_json->>'run_id' = $2 RETURNING checkpoint_id, checkpoint_ns",
-      [threadId, runId],
+  /** The newest checkpoint id of a thread's root namespace, or null. */
+  async latestId(threadId: string): Promise<string | null> {
+    const { rows } = await this.#sql.query<{ id: string | null }>(
+      "SELECT max(checkpoint_id) AS id FROM checkpoints WHERE thread_id = $1 AND checkpoint_ns = ''",
+      [threadId],
     );
-    for (const r of rows) {
-      await this.#sql.query("DELETE FROM checkpoint_writes WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id = $3", [
-        threadId,
-        r.checkpoint_ns,
-        r.checkpoint_id,
-      ]);
-    }
+    return rows[0]?.id ?? null;
+  }
+
+  /**
+   * Deletes every checkpoint (all namespaces) of a thread newer than `afterId` (all when
+   * null): what one run wrote, since a thread runs one run at a time and checkpoint ids
+   * grow with time (multitask "rollback").
+   */
+  async deleteAfter(threadId: string, afterId: string | null): Promise<void> {
+    const cond = afterId === null ? "" : " AND checkpoint_id > $2";
+    const params = afterId === null ? [threadId] : [threadId, afterId];
+    await this.#sql.query(`DELETE FROM checkpoint_writes WHERE thread_id = $1${cond}`, params);
+    await this.#sql.query(`DELETE FROM checkpoints WHERE thread_id = $1${cond}`, params);
   }
 
   async #toTuple(row: CheckpointRow): Promise<CheckpointTuple> {
