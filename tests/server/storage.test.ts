@@ -1,0 +1,132 @@
+/**
+ * The storage suite, run on both engines: embedded PGlite and PostgreSQL
+ * (`AGENTCLI_TEST_DATABASE_URL`, default postgres://postgres@127.0.0.1:5432/test, in a
+ * schema of its own). Migrations, threads, the run queue's claim rules, the stream log,
+ * the LangGraph checkpointer (through a real graph) and the LangGraph store.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { openSql, type SqlDriver } from "../../core/storage/sql.ts";
+import { createStorage, type Storage } from "../../core/storage/storage.ts";
+import { graph as interruptGraph } from "../fixtures/graphs/interrupt.ts";
+
+const PG_URL = process.env.AGENTCLI_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+
+interface Engine {
+  name: string;
+  open(): Promise<SqlDriver>;
+  cleanup(): Promise<void>;
+}
+
+const schema = `agentcli_test_${process.pid}_${Date.now()}`;
+const engines: Engine[] = [
+  { name: "pglite", open: () => openSql(), cleanup: async () => {} },
+  {
+    name: "postgres",
+    open: async () => {
+      const admin = await openSql({ url: PG_URL });
+      await admin.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+      await admin.close();
+      return openSql({ url: `${PG_URL}${PG_URL.includes("?") ? "&" : "?"}options=${encodeURIComponent(`-c search_path=${schema}`)}` });
+    },
+    cleanup: async () => {
+      const admin = await openSql({ url: PG_URL });
+      await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await admin.close();
+    },
+  },
+];
+
+for (const engine of engines) {
+  describe(`storage on ${engine.name}`, () => {
+    let storage: Storage;
+    before(async () => {
+      storage = await createStorage(await engine.open());
+    });
+    after(async () => {
+      await storage?.close();
+      await engine.cleanup();
+    });
+
+    test("migrations are idempotent", async () => {
+      await createStorage(storage.sql);
+      const { rows } = await storage.sql.query<{ n: string }>("SELECT count(*) AS n FROM agentcli_migrations WHERE scope = 'server'");
+      assert.equal(Number(rows[0]!.n), 1);
+    });
+
+    test("threads: create once, scoped get, metadata search, patch merges", async () => {
+      const id = crypto.randomUUID();
+      assert.ok(await storage.threads.create({ thread_id: id, metadata: { owner: "u1", k: "v" } }));
+      assert.equal(await storage.threads.create({ thread_id: id, metadata: {} }), null);
+      assert.equal(await storage.threads.get(id, { owner: "u2" }), null);
+      assert.equal((await storage.threads.get(id, { owner: "u1" }))?.thread_id, id);
+      assert.equal((await storage.threads.search({ metadata: { k: "v" }, limit: 10, offset: 0 })).length, 1);
+      const p = await storage.threads.patch(id, { x: 1 });
+      assert.deepEqual(p?.metadata, { owner: "u1", k: "v", x: 1 });
+    });
+
+    test("runs: one running per thread, pending claimed in order, orphans recovered", async () => {
+      const tid = crypto.randomUUID();
+      await storage.threads.create({ thread_id: tid, metadata: {} });
+      const mk = (id: string) => storage.runs.insert({ run_id: id, thread_id: tid, assistant_id: "a", metadata: {}, kwargs: {}, multitask_strategy: "enqueue" });
+      const a = crypto.randomUUID(), b = crypto.randomUUID();
+      await mk(a);
+      await mk(b);
+      assert.equal(await storage.runs.claim(b), null, "a later run of a thread cannot jump the queue");
+      assert.equal((await storage.runs.claim())?.run_id, a);
+      assert.equal(await storage.runs.claim(), null, "one running run per thread");
+      await storage.runs.setStatus(a, "success", { fromStatuses: ["running"] });
+      const claimed = await storage.runs.claim();
+      assert.equal(claimed?.run_id, b);
+      assert.equal(claimed?.attempt, 1);
+      const orphans = await storage.runs.recoverOrphans(true);
+      assert.deepEqual(orphans.map((r) => r.run_id), [b]);
+      assert.equal((await storage.runs.get(b))?.status, "error");
+    });
+
+    test("run events: append in batches, read after an id", async () => {
+      const rid = crypto.randomUUID();
+      await storage.events.append(rid, [{ id: 1, event: "metadata", data: "{}" }, { id: 2, event: "values", data: '{"a":1}' }]);
+      await storage.events.append(rid, [{ id: 3, event: "values", data: '{"a":2}' }]);
+      assert.deepEqual((await storage.events.read(rid, 1)).map((e) => e.id), [2, 3]);
+    });
+
+    test("checkpointer: a graph interrupts, state survives, resume continues, history lists", async () => {
+      const { Command } = await import("@langchain/langgraph");
+      interruptGraph.checkpointer = storage.checkpointer;
+      const config = { configurable: { thread_id: crypto.randomUUID() } };
+      await interruptGraph.invoke({ question: "q" }, config);
+      const st = await interruptGraph.getState(config);
+      assert.deepEqual(st.next, ["ask"]);
+      assert.equal(st.tasks[0]!.interrupts.length, 1);
+      const out = await interruptGraph.invoke(new Command({ resume: "y" }), config);
+      assert.deepEqual(out.log, ["asked", "done:y"]);
+      const history = [];
+      for await (const s of interruptGraph.getStateHistory(config)) history.push(s);
+      assert.ok(history.length >= 4);
+      const filtered = [];
+      for await (const s of storage.checkpointer.list(config, { filter: { source: "input" } })) filtered.push(s);
+      assert.ok(filtered.length >= 1 && filtered.every((s) => s.metadata?.source === "input"));
+      await storage.checkpointer.deleteThread(config.configurable.thread_id);
+      assert.equal(await storage.checkpointer.getTuple(config), undefined);
+    });
+
+    test("store: put/get/delete, search with filters and query, namespaces", async () => {
+      const s = storage.store;
+      await s.put(["u", "a"], "1", { kind: "x", n: 1, text: "Hello World" });
+      await s.put(["u", "b"], "2", { kind: "y", n: 3 });
+      await s.put(["v"], "3", { kind: "x", n: 5 });
+      assert.equal((await s.get(["u", "a"], "1"))?.value.n, 1);
+      assert.deepEqual((await s.search(["u"])).map((i) => i.key).sort(), ["1", "2"]);
+      assert.deepEqual((await s.search([], { filter: { kind: "x" } })).map((i) => i.key).sort(), ["1", "3"]);
+      assert.deepEqual((await s.search([], { filter: { n: { $gte: 3 } } })).map((i) => i.key).sort(), ["2", "3"]);
+      assert.deepEqual((await s.search([], { filter: { kind: { $ne: "x" } } })).map((i) => i.key), ["2"]);
+      assert.deepEqual((await s.search([], { query: "hello" })).map((i) => i.key), ["1"]);
+      assert.deepEqual(await s.listNamespaces({ prefix: ["u"] }), [["u", "a"], ["u", "b"]]);
+      assert.deepEqual(await s.listNamespaces({ suffix: ["b"] }), [["u", "b"]]);
+      assert.deepEqual(await s.listNamespaces({ maxDepth: 1 }), [["u"], ["v"]]);
+      await s.delete(["u", "a"], "1");
+      assert.equal(await s.get(["u", "a"], "1"), null);
+    });
+  });
+}
