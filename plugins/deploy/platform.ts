@@ -133,9 +133,12 @@ export default definePlugin({
       const deployment = await findOrCreate(api, name, log);
       const objectPath = await upload(api, deployment, bundle, signal);
       log.info(`Uploaded the bundle (${bundle.byteLength} bytes)`);
+      // Without an [auth] section the deployed agent checks `x-api-key` against PLATFORM_API_KEY
+      // (spec 5.1), so it travels with the secrets even when it came from the environment.
+      const allSecrets = secrets.some((s) => s.name === "PLATFORM_API_KEY") ? secrets : [...secrets, { name: "PLATFORM_API_KEY", value: key }];
       const patched = await api.call<Deployment>("PATCH", `/v2/deployments/${deployment.id}`, {
         source_revision_config: { source_tarball_path: objectPath },
-        secrets,
+        secrets: allSecrets,
       });
       const revisionId = patched.latest_revision_id!;
       log.info(`Revision ${revisionId}:`);

@@ -8,7 +8,7 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -18,7 +18,6 @@ import { makeProject, removeProject } from "../toolchain/_project.ts";
 import { until } from "./_harness.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const SERVE_MISSING = !existsSync(join(ROOT, "core/cli/serve.ts")) && "agentcli serve (core/cli/serve.ts) does not exist yet";
 
 let server: ChildProcess | null = null;
 let output = "";
@@ -46,7 +45,6 @@ function deploy(agentsMd: string): Promise<{ code: number | null; output: string
 }
 
 before(async () => {
-  if (SERVE_MISSING) return;
   dataDir = mkdtempSync(join(tmpdir(), "agentcli-platform-e2e-"));
   project = makeProject({ "agent.toml": '[agent]\nname = "e2e-agent"\nmodel = "openai:gpt-5"\n' });
   const port = await freePort("127.0.0.1");
@@ -70,7 +68,7 @@ after(async () => {
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
-test("deploy, switch with no failed request, broken build, rollback", { skip: SERVE_MISSING }, async () => {
+test("deploy, switch with no failed request, broken build, rollback", async () => {
   const first = await deploy("# Version one\n");
   assert.equal(first.code, 0, first.output + output);
   assert.match(first.output, /DEPLOYED/);
