@@ -6,6 +6,8 @@
  * @example
  * const { dir, sha, cleanup } = await cloneAtRef({ repoUrl, ref: "main", token: null, workDir });
  */
+import process from "node:process";
+import { Buffer } from "node:buffer";
 import { spawn } from "node:child_process";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { join } from "node:path";

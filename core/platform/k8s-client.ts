@@ -8,6 +8,7 @@
  * const kube = KubeClient.fromKubeconfig(text);
  * await kube.apply(objects);
  */
+import { Buffer } from "node:buffer";
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { parse as parseYaml } from "yaml";

@@ -10,6 +10,7 @@
  * on the same folder; if it is not healthy the old one is started again. Either way no
  * request fails during a switch.
  */
+import process from "node:process";
 import { existsSync } from "node:fs";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";

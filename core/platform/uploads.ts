@@ -4,6 +4,7 @@
  * revision then names as `source_revision_config.source_tarball_path`. The URL is the
  * credential (HMAC-signed, expiring), so the uploader needs no API key.
  */
+import { Buffer } from "node:buffer";
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { Hono } from "hono";
 import { invalidField, notFound, unauthorized } from "./api-error.ts";

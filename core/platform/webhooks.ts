@@ -4,6 +4,7 @@
  * GitHub sends it, or `X-Gitea-Signature: <hex>` as Gitea/Forgejo do). A push to the branch
  * a deployment follows (`repo_ref`) makes a new revision of it.
  */
+import { Buffer } from "node:buffer";
 import { createHmac, randomUUID, timingSafeEqual } from "node:crypto";
 import { Hono } from "hono";
 import { invalidField, notFound, unauthorized } from "./api-error.ts";
