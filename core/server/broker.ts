@@ -141,13 +141,21 @@ export class RunBroker {
     let last = opts.afterId ?? 0;
     const ch = this.#channel(runId);
     let remoteQueue: Array<RunEvent | { end: RunEnd }> = [];
+    let firstRemote = true;
     const unsubscribe = this.#remote?.subscribeRun(runId, (m) => {
       remoteQueue.push(m);
       ch.notify();
     });
     try {
       while (!opts.signal?.aborted) {
-        if (ch.local || ch.end) {
+        if (ch.end && !ch.local) {
+          for (const e of await this.#log.read(runId, last)) {
+            last = e.id;
+            yield e;
+          }
+          return ch.end;
+        }
+        if (ch.local) {
           // When the run is (or was) local, memory holds every event; durable ones too.
           if (ch.events.length && ch.events[0]!.id > last + 1) {
             for (const e of await this.#log.read(runId, last)) if (e.id < ch.events[0]!.id) {
@@ -162,6 +170,12 @@ export class RunBroker {
           }
           if (ch.end && last >= ch.events.length) return ch.end;
         } else {
+          if (firstRemote) {
+            // A pending run is usually claimed here within a moment: wait for that before polling storage.
+            firstRemote = false;
+            await this.#waitFor(ch, 50, opts.signal);
+            continue;
+          }
           for (const m of remoteQueue.splice(0)) {
             if ("end" in m) {
               for (const e of await this.#log.read(runId, last)) { last = e.id; yield e; }

@@ -49,9 +49,7 @@ export async function executeRun(deps: ExecutorDeps, run: Run): Promise<void> {
   let rollback = false;
   let graph: Awaited<ReturnType<GraphRegistry["get"]>> | null = null;
   const threadConfig = { configurable: { thread_id: run.thread_id } };
-  let startCheckpoint: string | null = null;
   try {
-    startCheckpoint = await storage.checkpointer.latestId(run.thread_id);
     const assistant = await storage.assistants.get(run.assistant_id);
     if (!assistant) throw new Error(`assistant "${run.assistant_id}" no longer exists`);
     graph = await graphs.get(assistant.graph_id);
@@ -112,19 +110,20 @@ export async function executeRun(deps: ExecutorDeps, run: Run): Promise<void> {
       log.warn(`run ${run.run_id} failed: ${e.name}: ${e.message}`);
     }
   }
-  await finishRun(deps, run, { status, errorOut, rollback, graph, threadConfig, startCheckpoint });
+  await finishRun(deps, run, { status, errorOut, rollback, graph, threadConfig });
 }
 
 async function finishRun(
   deps: ExecutorDeps,
   run: Run,
-  r: { status: RunStatus; errorOut: { error: string; message: string } | null; rollback: boolean; graph: unknown; threadConfig: object; startCheckpoint: string | null },
+  r: { status: RunStatus; errorOut: { error: string; message: string } | null; rollback: boolean; graph: unknown; threadConfig: object },
 ): Promise<void> {
   const { storage, broker, log } = deps;
   let output: unknown = r.errorOut ? { __error__: r.errorOut } : null;
   try {
     await broker.flush(run.run_id);
-    if (r.rollback) await storage.checkpointer.deleteAfter(run.thread_id, r.startCheckpoint);
+    // The run's claim time (`updated_at` when it became running) bounds what it wrote.
+    if (r.rollback) await storage.checkpointer.deleteSince(run.thread_id, run.updated_at);
     let threadStatus: ThreadStatus = r.status === "error" ? "error" : "idle";
     let values: unknown = null;
     let interrupts: Record<string, unknown[]> = {};

@@ -154,25 +154,18 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
     );
   }
 
-  /** The newest checkpoint id of a thread's root namespace, or null. */
-  async latestId(threadId: string): Promise<string | null> {
-    const { rows } = await this.#sql.query<{ id: string | null }>(
-      "SELECT max(checkpoint_id) AS id FROM checkpoints WHERE thread_id = $1 AND checkpoint_ns = ''",
-      [threadId],
-    );
-    return rows[0]?.id ?? null;
-  }
-
   /**
-   * Deletes every checkpoint (all namespaces) of a thread newer than `afterId` (all when
-   * null): what one run wrote, since a thread runs one run at a time and checkpoint ids
-   * grow with time (multitask "rollback").
+   * Deletes every checkpoint (all namespaces) of a thread written since `since`, with their
+   * writes: what one run wrote, since a thread runs one run at a time (multitask "rollback").
    */
-  async deleteAfter(threadId: string, afterId: string | null): Promise<void> {
-    const cond = afterId === null ? "" : " AND checkpoint_id > $2";
-    const params = afterId === null ? [threadId] : [threadId, afterId];
-    await this.#sql.query(`DELETE FROM checkpoint_writes WHERE thread_id = $1${cond}`, params);
-    await this.#sql.query(`DELETE FROM checkpoints WHERE thread_id = $1${cond}`, params);
+  async deleteSince(threadId: string, since: string): Promise<void> {
+    const { rows } = await this.#sql.query<{ checkpoint_ns: string; checkpoint_id: string }>(
+      "DELETE FROM checkpoints WHERE thread_id = $1 AND created_at >= $2::timestamptz RETURNING checkpoint_ns, checkpoint_id",
+      [threadId, since],
+    );
+    for (const r of rows) {
+      await this.#sql.query("DELETE FROM checkpoint_writes WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id = $3", [threadId, r.checkpoint_ns, r.checkpoint_id]);
+    }
   }
 
   async #toTuple(row: CheckpointRow): Promise<CheckpointTuple> {
