@@ -62,14 +62,14 @@ async function openPglite(dataDir: string | undefined): Promise<SqlDriver> {
     kind: "pglite",
     query: async <T>(text: string, params?: unknown[]) => {
       const r = await db.query<T>(text, params);
-      return { rows: r.rows, rowCount: r.affectedRows ?? r.rows.length };
+      return { rows: r.rows, rowCount: Math.max(r.rows.length, r.affectedRows ?? 0) };
     },
     transaction: <T>(fn: (tx: SqlExecutor) => Promise<T>) =>
       db.transaction(async (tx) =>
         fn({
           query: async <R>(text: string, params?: unknown[]) => {
             const r = await tx.query<R>(text, params);
-            return { rows: r.rows, rowCount: r.affectedRows ?? r.rows.length };
+            return { rows: r.rows, rowCount: Math.max(r.rows.length, r.affectedRows ?? 0) };
           },
         })
       ),
