@@ -119,10 +119,12 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
   const extraPaths = [...(opts.ui ? ["/app"] : []), ...(opts.extraRoutes ?? []).map((r) => r.path)];
   app.get("/openapi.json", (c) => c.json(openApiDocument({ title: "agentcli Agent API", version: VERSION, extraPaths })));
   if (opts.ui) app.route("/app", opts.ui);
+  // Auth guards everything after this point, extra components (MCP, A2A) included; the
+  // authenticator itself lets public paths through.
+  app.use(authMiddleware(opts.authenticate));
   for (const r of opts.extraRoutes ?? []) app.route(r.path, r.app);
 
   const api = new Hono<AppEnv>();
-  api.use(authMiddleware(opts.authenticate));
   api.route("/assistants", assistantRoutes(deps));
   api.route("/threads", threadRoutes(deps));
   api.route("/store", storeRoutes(deps));

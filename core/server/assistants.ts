@@ -6,7 +6,7 @@ import { Hono } from "hono";
 import { type ServerDeps, resolveAssistant } from "./deps.ts";
 import { conflict, jsonBody, notFound, parseBody } from "./http-errors.ts";
 import * as s from "./schemas.ts";
-import type { AppEnv } from "./scope.ts";
+import { type AppEnv, scopeOf } from "./scope.ts";
 import { graphSchemas } from "./graph-info.ts";
 
 /** The assistants route group. */
@@ -56,8 +56,8 @@ export function assistantRoutes(deps: ServerDeps): Hono<AppEnv> {
     if (c.req.query("delete_threads") === "true") {
       const { rows } = await storage.sql.query<{ thread_id: string }>("SELECT DISTINCT thread_id FROM runs WHERE assistant_id = $1", [a.assistant_id]);
       for (const r of rows) {
-        await storage.threads.delete(r.thread_id);
-        await storage.checkpointer.deleteThread(r.thread_id);
+        // Only the caller's own threads: another user's thread is not theirs to delete.
+        if (await storage.threads.delete(r.thread_id, scopeOf(c))) await storage.checkpointer.deleteThread(r.thread_id);
       }
     }
     await storage.assistants.delete(a.assistant_id);

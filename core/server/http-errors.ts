@@ -3,6 +3,7 @@
  * `{ "detail": message }` (the LangGraph Platform shape the SDK surfaces); zod failures are
  * 422 with the offending paths; anything else is a logged, generic 500 with no stack.
  */
+import { authChallenge } from "../auth/auth-error.ts";
 import type { Context } from "hono";
 import { z } from "zod";
 import { AgentcliError, userError } from "../errors.ts";
@@ -43,6 +44,8 @@ export async function jsonBody(c: Context): Promise<unknown> {
 export function errorHandler(log: ServerLog) {
   return (err: Error, c: Context): Response => {
     if (err instanceof AgentcliError) {
+      const challenge = authChallenge(err);
+      if (challenge) c.header("WWW-Authenticate", challenge);
       return c.json({ detail: err.message, ...(err.hint ? { hint: err.hint } : {}), code: err.code }, err.status as 400);
     }
     const status = (err as { status?: number }).status;
