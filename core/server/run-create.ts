@@ -21,7 +21,7 @@ export async function createRun(deps: ServerDeps, user: AuthUser | null, b: RunC
   const kwargs: RunKwargs = {
     input: b.input ?? null,
     command: b.command ?? null,
-    config: scopedConfig(user, b.config as RunKwargs["config"]),
+    config: scopedConfig(user, (b.config ?? {}) as { configurable?: Record<string, unknown> }) as RunKwargs["config"],
     context: b.context,
     stream_mode: b.stream_mode ?? ["values"],
     stream_subgraphs: b.stream_subgraphs ?? false,
@@ -36,7 +36,7 @@ export async function createRun(deps: ServerDeps, user: AuthUser | null, b: RunC
   const runId = crypto.randomUUID();
   const { run, inflight } = await storage.sql.transaction(async (tx) => {
     const { rows } = await tx.query<{ metadata: Record<string, unknown> }>("SELECT metadata FROM threads WHERE thread_id = $1 FOR UPDATE", [tid]);
-    let meta = rows[0]?.metadata;
+    let meta: Record<string, unknown> | undefined = rows[0]?.metadata;
     if (meta && user && meta.owner !== user.identity) meta = undefined;
     if (!meta) {
       if (!stateless && b.if_not_exists !== "create") throw notFound("Thread", tid);

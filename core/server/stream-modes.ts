@@ -49,7 +49,7 @@ export class ChunkTranslator {
     const prev = this.#partial.get(id);
     if (!prev) emit(`messages/metadata${suffix}`, { [id]: { metadata: toWire(metadata) } });
     let merged: BaseMessage = message;
-    if (prev && isBaseMessageChunk(prev) && isBaseMessageChunk(message)) merged = prev.concat(message);
+    if (prev && isBaseMessageChunk(prev) && isBaseMessageChunk(message)) merged = (prev as AIMessageChunk).concat(message as AIMessageChunk);
     this.#partial.set(id, merged);
     emit(`messages/${isBaseMessageChunk(message) ? "partial" : "complete"}${suffix}`, [messageToWire(merged)]);
   }
