@@ -48,12 +48,14 @@ export function parseGraphFlags(values: string[], cwd: string): Record<string, s
 }
 
 export async function hostBundle(opts: HostOptions): Promise<Host> {
-  const [{ createAgentServer }, { listen }, { createAgentGraph }, { createAuthenticator }, ui] = await Promise.all([
+  const [{ createAgentServer }, { listen }, { createAgentGraph }, { createAuthenticator, identityPluginFor }, ui, { protocolRoutes }, { VERSION }] = await Promise.all([
     import("../server/app.ts"),
     import("../server/node.ts"),
     import("../harness/index.ts"),
     import("../auth/index.ts"),
     import("../server/ui.ts"),
+    import("../server/protocols/routes.ts"),
+    import("../version.ts"),
   ]);
   const dbUrl = opts.env.DATABASE_URL;
   const { openStorage } = await import("../storage/storage.ts");
@@ -79,6 +81,16 @@ export async function hostBundle(opts: HostOptions): Promise<Host> {
     return graphs;
   };
   const assistants = (bundle: Bundle) => ({ agent: { name: bundle.config.agent.name, description: bundle.config.agent.description } });
+  // MCP and A2A read the current bundle, so a dev reload shows in the tools and the cards.
+  let current = opts.bundle;
+  const provider = opts.bundle.config.auth?.provider ?? null;
+  const protocols = () => protocolRoutes({
+    version: VERSION,
+    name: opts.bundle.config.agent.name,
+    auth: provider === null ? "api-key" : identityPluginFor(opts.driver, provider).identity.signIn === "none" ? "none" : "bearer",
+    defaultAssistant: () => current.config.agent.name,
+    skills: (a) => (a.graph_id === "agent" ? current.config.skills.map((s) => ({ name: s.name, description: s.description })) : []),
+  });
   let server: AgentServer;
   try {
     server = await createAgentServer({
@@ -87,6 +99,7 @@ export async function hostBundle(opts: HostOptions): Promise<Host> {
       storage,
       authenticate: createAuthenticator({ driver: opts.driver, config: opts.bundle.config, env: opts.env, mode: opts.mode }),
       ui: opts.bundle.config.frontend.enabled || opts.mode === "dev" ? ui.uiRoutes({ settings: ui.uiSettings(opts.bundle.config, opts.env), log: opts.log }) : undefined,
+      extraRoutes: protocols(),
       log: opts.log,
       redisUrl: opts.env.REDIS_URL,
       info: { agent: opts.bundle.config.agent.name, mode: opts.mode },
@@ -112,6 +125,7 @@ export async function hostBundle(opts: HostOptions): Promise<Host> {
     listening,
     async reload(bundle, env) {
       await closeGraphs();
+      current = bundle;
       await server.reloadGraphs(loaders(bundle, env), assistants(bundle));
       return [];
     },

@@ -43,8 +43,8 @@ export interface AgentServerOptions {
   authenticate?: (req: Request) => Promise<AuthUser | null>;
   /** The chat UI, mounted at `/app`. */
   ui?: Hono;
-  /** Other components (MCP, A2A, well-known documents). */
-  extraRoutes?: Array<{ path: string; app: Hono }>;
+  /** Other components (MCP, A2A, well-known documents); `app` may be built from the server's deps. */
+  extraRoutes?: Array<{ path: string; app: Hono<any> | ((deps: ServerDeps) => Hono<any>) }>;
   /** Runs executed at once by this process (default 8). */
   workers?: number;
   log?: ServerLog;
@@ -122,7 +122,7 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
   // Auth guards everything after this point, extra components (MCP, A2A) included; the
   // authenticator itself lets public paths through.
   app.use(authMiddleware(opts.authenticate));
-  for (const r of opts.extraRoutes ?? []) app.route(r.path, r.app);
+  for (const r of opts.extraRoutes ?? []) app.route(r.path, typeof r.app === "function" ? r.app(deps) : r.app);
 
   const api = new Hono<AppEnv>();
   api.route("/assistants", assistantRoutes(deps));

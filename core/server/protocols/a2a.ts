@@ -1,0 +1,140 @@
+/**
+ * The A2A endpoints: agent cards at `/.well-known/agent-card.json` (public; the default
+ * assistant, or `?assistant_id=<id or name>` for another) and JSON-RPC at
+ * `/a2a/{assistant_id}` (behind auth). Requests with `A2A-Version: 1.0` speak A2A 1.0
+ * (`SendMessage`, `SendStreamingMessage`, `GetTask`, `CancelTask`, `SubscribeToTask`);
+ * requests without it speak 0.3 (`message/send`, `message/stream`, `tasks/get`,
+ * `tasks/cancel`, `tasks/resubscribe`), as the spec asks. The SDK's transport handlers do
+ * the wire format; `AssistantTasks` maps tasks onto runs. Streams are SSE.
+ *
+ * @example
+ * const routes = a2aRoutes({ version: VERSION, auth: "bearer", skills: () => [] });
+ * extraRoutes.push({ path: "/a2a", app: routes.rpc }, { path: "/.well-known", app: routes.card });
+ */
+import { Hono, type Context } from "hono";
+import { formatSSEErrorEvent, formatSSEEvent, SSE_HEADERS } from "@a2a-js/sdk";
+import { JsonRpcTransportHandler, ServerCallContext, validateVersion } from "@a2a-js/sdk/server";
+import { LegacyJsonRpcTransportHandler } from "@a2a-js/sdk/compat/v0_3/server";
+import type { Assistant } from "../../storage/records.ts";
+import { type ServerDeps, resolveAssistant } from "../deps.ts";
+import { type AppEnv, userOf } from "../scope.ts";
+import { AssistantTasks } from "./a2a-tasks.ts";
+import { agentCardInternal, agentCardJson, type CardAuth, type CardOptions, type CardSkill, legacyAgentCardJson } from "./a2a-card.ts";
+
+export interface A2AOptions {
+  version: string;
+  auth: CardAuth;
+  /** Skills an assistant's card lists (the project's skills for the project's agent). */
+  skills?: (assistant: Assistant) => CardSkill[];
+  /** The assistant of the root card (an id, graph id or name; default "agent", else the first). */
+  defaultAssistant?: () => string;
+}
+
+/** True for requests that speak A2A 0.3: no `A2A-Version`, or 0.3.x. */
+function isLegacy(version: string | undefined): boolean {
+  return !version || /^0\.3(\.\d+)?$/.test(version);
+}
+
+/** The deployment's public origin as the caller reached it. */
+function baseOf(c: Context): string {
+  const url = new URL(c.req.url);
+  const host = c.req.header("x-forwarded-host")?.split(",")[0]?.trim() || url.host;
+  const proto = c.req.header("x-forwarded-proto")?.split(",")[0]?.trim() || url.protocol.replace(":", "");
+  return `${proto}://${host}`;
+}
+
+export interface A2ARoutes {
+  /** Mount at `/.well-known` (public). */
+  card(deps: ServerDeps): Hono<AppEnv>;
+  /** Mount at `/a2a` (behind auth). */
+  rpc(deps: ServerDeps): Hono<AppEnv>;
+}
+
+/** The A2A route groups. */
+export function a2aRoutes(opts: A2AOptions): A2ARoutes {
+  const cardOptions = (c: Context, a: Assistant): CardOptions => ({ base: baseOf(c), version: opts.version, auth: opts.auth, skills: opts.skills?.(a) ?? [] });
+
+  const defaultAssistant = async (deps: ServerDeps): Promise<Assistant> => {
+    const wanted = opts.defaultAssistant?.() ?? "agent";
+    try {
+      return await resolveAssistant(deps, wanted);
+    } catch (err) {
+      const [first] = await deps.storage.assistants.search({ limit: 1, offset: 0, sort_by: "created_at", sort_order: "asc" });
+      if (first) return first;
+      throw err;
+    }
+  };
+
+  return {
+    card(deps) {
+      const app = new Hono<AppEnv>();
+      app.get("/agent-card.json", async (c) => {
+        const id = c.req.query("assistant_id");
+        const a = id ? await resolveAssistant(deps, id) : await defaultAssistant(deps);
+        const o = cardOptions(c, a);
+        c.header("Vary", "A2A-Version");
+        c.header("Cache-Control", "no-cache");
+        return c.json(isLegacy(c.req.header("A2A-Version")?.trim()) ? legacyAgentCardJson(a, o) : agentCardJson(a, o));
+      });
+      return app;
+    },
+
+    rpc(deps) {
+      const app = new Hono<AppEnv>();
+      app.post("/:assistant_id", async (c) => {
+        const a = await resolveAssistant(deps, c.req.param("assistant_id"));
+        const card = agentCardInternal(a, cardOptions(c, a));
+        const version = c.req.header("A2A-Version")?.trim() || undefined;
+        const legacy = isLegacy(version);
+        const mapError = legacy ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError : JsonRpcTransportHandler.mapToJSONRPCError;
+        const body = await c.req.text();
+        let id: unknown = null;
+        try {
+          id = (JSON.parse(body) as { id?: unknown })?.id ?? null;
+        } catch { /* the transport handler answers the parse error */ }
+        const ctx = new ServerCallContext({ requestedVersion: version });
+        try {
+          validateVersion(ctx.requestedVersion, card, "JSONRPC");
+        } catch (err) {
+          return c.json({ jsonrpc: "2.0", id, error: mapError(err) });
+        }
+        const tasks = new AssistantTasks({ deps, assistant: a, user: userOf(c), card });
+        const handler = legacy ? new LegacyJsonRpcTransportHandler(tasks) : new JsonRpcTransportHandler(tasks);
+        const out = await handler.handle(body, ctx);
+        if (!out || typeof (out as AsyncGenerator<unknown>)[Symbol.asyncIterator] !== "function") return c.json(out as object);
+        const it = (out as AsyncGenerator<unknown>)[Symbol.asyncIterator]();
+        let first: IteratorResult<unknown>;
+        try {
+          first = await it.next();
+        } catch (err) {
+          return c.json({ jsonrpc: "2.0", id, error: mapError(err) });
+        }
+        const encoder = new TextEncoder();
+        const stream = new ReadableStream<Uint8Array>({
+          async start(controller) {
+            try {
+              if (!first.done) controller.enqueue(encoder.encode(formatSSEEvent(first.value)));
+              while (true) {
+                const n = await it.next();
+                if (n.done) break;
+                controller.enqueue(encoder.encode(formatSSEEvent(n.value)));
+              }
+            } catch (err) {
+              try {
+                controller.enqueue(encoder.encode(formatSSEErrorEvent({ jsonrpc: "2.0", id, error: mapError(err) })));
+              } catch { /* the client went away */ }
+            }
+            try {
+              controller.close();
+            } catch { /* closed already */ }
+          },
+          cancel() {
+            void it.return?.(undefined);
+          },
+        });
+        return new Response(stream, { status: 200, headers: SSE_HEADERS });
+      });
+      return app;
+    },
+  };
+}

@@ -1,0 +1,125 @@
+/**
+ * The MCP endpoint (`/mcp`, Streamable HTTP, stateless): every assistant of the deployment is
+ * a tool. `tools/list` names each assistant (its name made tool-safe) with its description
+ * and the input `{ message, thread_id? }`; `tools/call` runs the assistant on a new thread (or
+ * the given one) through the server's run machinery and returns its final answer, with
+ * `structuredContent` `{ answer, thread_id, run_id }`. Failures (unknown thread, a busy thread,
+ * a failed run, an approval the tool cannot give) are `isError` results. With a
+ * `progressToken`, each step of the run is a `notifications/progress`; a cancelled request
+ * cancels the run. The caller's identity (auth runs before this route) scopes the threads.
+ *
+ * @example
+ * const routes = [{ path: "/mcp", app: (deps) => mcpRoutes(deps, { version: VERSION }) }];
+ */
+import { Hono } from "hono";
+import { z } from "zod";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { AuthUser } from "../../hooks.ts";
+import type { Assistant } from "../../storage/records.ts";
+import { AgentcliError } from "../../errors.ts";
+import type { ServerDeps } from "../deps.ts";
+import { type AppEnv, userOf } from "../scope.ts";
+import { describeInterrupts, describeUpdate, followTurn, startTurn } from "./turn.ts";
+
+export interface McpRoutesOptions {
+  /** The server version announced in `initialize`. */
+  version: string;
+  /** The server name announced in `initialize` (default "agentcli"). */
+  name?: string;
+}
+
+/** Assistants listed as tools at most (the first by creation). */
+const MAX_TOOLS = 100;
+
+/** Tool names per assistant: the name made tool-safe (`[A-Za-z0-9_.-]`, max 64), unique. */
+export function toolNames(assistants: Assistant[]): Map<string, Assistant> {
+  const out = new Map<string, Assistant>();
+  for (const a of assistants) {
+    let base = (a.name || a.graph_id).replace(/[^A-Za-z0-9_.-]+/g, "_").replace(/^_+|_+$/g, "").slice(0, 64) || "assistant";
+    if (out.has(base)) base = `${base.slice(0, 55)}_${a.assistant_id.slice(0, 8)}`;
+    out.set(base, a);
+  }
+  return out;
+}
+
+const inputShape = {
+  message: z.string().min(1).describe("The message to send to the assistant."),
+  thread_id: z.string().min(1).optional().describe("Continue this thread (from an earlier call's structuredContent.thread_id); omit to start a new one."),
+};
+
+const outputShape = {
+  answer: z.string().describe("The assistant's final answer."),
+  thread_id: z.string().describe("The thread of the conversation; pass it back to continue."),
+  run_id: z.string().describe("The run that produced the answer (visible in the Agent API)."),
+};
+
+function errorResult(text: string): CallToolResult {
+  return { isError: true, content: [{ type: "text", text }] };
+}
+
+async function callAssistant(
+  deps: ServerDeps,
+  user: AuthUser | null,
+  a: Assistant,
+  args: { message: string; thread_id?: string },
+  extra: { signal: AbortSignal; _meta?: { progressToken?: string | number }; sendNotification: (n: never) => Promise<void> },
+): Promise<CallToolResult> {
+  let run;
+  try {
+    run = await startTurn(deps, user, { assistantId: a.assistant_id, threadId: args.thread_id ?? null, message: args.message, metadata: { source: "mcp" } });
+  } catch (err) {
+    if (err instanceof AgentcliError) return errorResult(`${err.message}${err.hint ? ` (${err.hint})` : ""}`);
+    throw err;
+  }
+  const token = extra._meta?.progressToken;
+  let step = 0;
+  const outcome = await followTurn(deps, run, {
+    signal: extra.signal,
+    onUpdate: token === undefined ? undefined : async (u) => {
+      const message = describeUpdate(u);
+      await extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: ++step, message } } as never);
+    },
+  });
+  const where = `thread "${run.thread_id}", run "${run.run_id}"`;
+  if (outcome.status === "error") return errorResult(`The assistant "${a.name}" failed: ${outcome.error} (${where})`);
+  if (outcome.status !== "success") return errorResult(`The assistant "${a.name}" did not finish: the run ended "${outcome.status}" (${where})`);
+  if (outcome.interrupts.length) {
+    return errorResult(`${describeInterrupts(outcome.interrupts)}\nThe assistant "${a.name}" is waiting on ${where}; approve or reject it through the Agent API or A2A.`);
+  }
+  return {
+    content: [{ type: "text", text: outcome.answer }],
+    structuredContent: { answer: outcome.answer, thread_id: run.thread_id, run_id: run.run_id },
+  };
+}
+
+async function buildServer(deps: ServerDeps, user: AuthUser | null, opts: McpRoutesOptions): Promise<McpServer> {
+  const server = new McpServer({ name: opts.name ?? "agentcli", version: opts.version }, { capabilities: { tools: { listChanged: false } } });
+  const assistants = await deps.storage.assistants.search({ limit: MAX_TOOLS, offset: 0, sort_by: "created_at", sort_order: "asc" });
+  for (const [name, a] of toolNames(assistants)) {
+    server.registerTool(name, {
+      title: a.name,
+      description: a.description || `Ask the assistant "${a.name}" (graph "${a.graph_id}"); it answers with its final message.`,
+      inputSchema: inputShape,
+      outputSchema: outputShape,
+    }, (args, extra) => callAssistant(deps, user, a, args, extra as never));
+  }
+  return server;
+}
+
+/** The `/mcp` route group (mount it after the auth middleware). */
+export function mcpRoutes(deps: ServerDeps, opts: McpRoutesOptions): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.all("/", async (c) => {
+    const server = await buildServer(deps, userOf(c), opts);
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: false });
+    await server.connect(transport);
+    const res = await transport.handleRequest(c.req.raw);
+    // Stateless: the server lives as long as this request's response stream.
+    if (!res.body) await server.close();
+    else c.req.raw.signal.addEventListener("abort", () => void server.close(), { once: true });
+    return res;
+  });
+  return app;
+}
