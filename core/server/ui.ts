@@ -14,24 +14,13 @@ import { DEFAULT_FRONTEND_PROMPTS, DEFAULT_FRONTEND_SUBTITLE } from "../config/s
 import type { Env } from "../hooks.ts";
 import { embeddedAsset, isCompiled } from "../runtime.ts";
 import type { ServerLog } from "./log.ts";
+import type { AuthSettings, UiSettings } from "../../ui/src/settings.ts";
 import { consoleLog } from "./log.ts";
 
 /** Browser-facing auth settings: publishable values only, never secret keys. */
-export type UiAuthSettings =
-  | { provider: "anonymous" }
-  | { provider: "none" }
-  | { provider: "identity_a"; url: string; publishable_key: string }
-  | { provider: "identity_b"; publishable_key: string; script_url: string | null; widget_global: string };
-
-/** What index.html receives (and nothing more: it is public). */
-export interface UiSettings {
-  app_name: string;
-  subtitle: string;
-  prompts: string[];
-  /** Assistant id or graph id/name the UI runs. */
-  assistant_id: string;
-  auth: UiAuthSettings;
-}
+export type UiAuthSettings = AuthSettings;
+/** What index.html receives (and nothing more: it is public). One definition, shared with the UI. */
+export type { UiSettings };
 
 /** Where the UI's files come from: a relative path (`index.html`, `assets/x.js`) -> bytes or null. */
 export interface UiAssets {

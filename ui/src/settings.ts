@@ -1,7 +1,11 @@
 /**
  * Per-deployment settings, injected by the server into index.html as
  * `<script type="application/json" id="agentcli-settings">`. Only browser-facing values.
+ * These types are the one definition of that contract: `core/server/ui.ts` (which fills
+ * them in) imports them from here, so the two sides cannot drift apart.
  */
+
+/** Browser-facing auth settings: publishable values only, never secret keys. */
 export type AuthSettings =
   | { provider: "anonymous" }
   | { provider: "none" }
@@ -12,6 +16,7 @@ export interface UiSettings {
   app_name: string;
   subtitle: string;
   prompts: string[];
+  /** Assistant id or graph id/name the UI runs. */
   assistant_id: string;
   auth: AuthSettings;
 }
