@@ -1,0 +1,174 @@
+/**
+ * A2A through the official A2A JavaScript SDK client: the agent card (default and per
+ * assistant, 1.0 and 0.3 forms), send, stream, get, cancel, and the input-required round
+ * trip (an interrupt answered by a follow-up message with the same taskId), under anonymous
+ * and identity_a; the 0.3 method names (`message/send`, `tasks/get`, ...) over plain
+ * JSON-RPC; 401 without a token.
+ */
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { TaskState, type StreamResponse, type Task } from "@a2a-js/sdk";
+import { connectA2A, startProtocolServer, userMessage, type Provider, type ProtocolServer } from "./_setup.ts";
+
+const textOf = (parts: Array<{ content?: { $case: string; value: unknown } }> | undefined) =>
+  (parts ?? []).map((p) => (p.content?.$case === "text" ? String(p.content.value) : "")).join("");
+
+function asTask(r: unknown): Task {
+  assert.ok(r && typeof r === "object" && "status" in r, `expected a Task, got ${JSON.stringify(r)}`);
+  return r as Task;
+}
+
+async function rpc(url: string, method: string, params: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
+  return { status: res.status, body: await res.json() as { result?: Record<string, any>; error?: { code: number; message: string } } };
+}
+
+for (const provider of ["anonymous", "identity_a"] as Provider[]) {
+  describe(`A2A under ${provider}`, () => {
+    let srv: ProtocolServer;
+    let headers: Record<string, string>;
+    before(async () => {
+      srv = await startProtocolServer(provider);
+      headers = await srv.headersFor("ada");
+    });
+    after(async () => {
+      await srv?.close();
+    });
+
+    it("serves the agent card publicly: default assistant, per assistant, 1.0 and 0.3 forms", async () => {
+      const res = await fetch(`${srv.url}/.well-known/agent-card.json`, { headers: { "A2A-Version": "1.0" } });
+      assert.equal(res.status, 200);
+      const card = await res.json() as Record<string, any>;
+      const echo = await srv.client(headers).assistants.search({ graphId: "echo" });
+      assert.equal(card.name, "echo");
+      assert.equal(card.description, "Repeats what you say.");
+      assert.deepEqual(card.supportedInterfaces.map((i: any) => [i.url, i.protocolBinding, i.protocolVersion]), [
+        [`${srv.url}/a2a/${echo[0]!.assistant_id}`, "JSONRPC", "1.0"],
+        [`${srv.url}/a2a/${echo[0]!.assistant_id}`, "JSONRPC", "0.3"],
+      ]);
+      assert.equal(card.capabilities.streaming, true);
+      assert.deepEqual(card.skills.map((s: any) => [s.id, s.description]), [["repeat", "Repeats the message."]]);
+      if (provider === "identity_a") {
+        assert.deepEqual(Object.keys(card.securitySchemes), ["bearer"]);
+        assert.equal(card.securitySchemes.bearer.httpAuthSecurityScheme.scheme, "Bearer");
+        assert.deepEqual(card.securityRequirements.map((r: any) => Object.keys(r.schemes)), [["bearer"]]);
+      } else {
+        assert.equal(Object.keys(card.securitySchemes ?? {}).length, 0);
+        assert.equal((card.securityRequirements ?? []).length, 0);
+      }
+
+      const slow = await (await fetch(`${srv.url}/.well-known/agent-card.json?assistant_id=slow`, { headers: { "A2A-Version": "1.0" } })).json() as Record<string, any>;
+      assert.equal(slow.name, "slow");
+      assert.match(slow.supportedInterfaces[0].url, /\/a2a\/[0-9a-f-]{36}$/);
+
+      const legacy = await (await fetch(`${srv.url}/.well-known/agent-card.json`)).json() as Record<string, any>;
+      assert.equal(legacy.protocolVersion, "0.3.0");
+      assert.equal(legacy.url, `${srv.url}/a2a/${echo[0]!.assistant_id}`);
+      assert.equal(legacy.preferredTransport, "JSONRPC");
+      if (provider === "identity_a") assert.deepEqual(legacy.security, [{ bearer: [] }]);
+
+      assert.equal((await fetch(`${srv.url}/.well-known/agent-card.json?assistant_id=nope`)).status, 404);
+    });
+
+    it("message/send runs the assistant: a completed task with the answer; contextId continues the thread", async () => {
+      const client = await connectA2A(srv.url, headers);
+      const task = asTask(await client.sendMessage({ message: userMessage("hi there"), configuration: undefined, metadata: undefined, tenant: "" }));
+      assert.equal(task.status?.state, TaskState.TASK_STATE_COMPLETED);
+      assert.equal(textOf(task.status?.message?.parts), "echo: hi there");
+      assert.equal(task.artifacts[0]?.name, "answer");
+      assert.equal(textOf(task.artifacts[0]?.parts), "echo: hi there");
+      assert.deepEqual(task.history.map((m) => textOf(m.parts)), ["hi there", "echo: hi there"]);
+
+      // taskId is a run and contextId a thread of the Agent API.
+      const api = srv.client(headers);
+      assert.equal((await api.runs.get(task.contextId, task.id)).status, "success");
+
+      const next = asTask(await client.sendMessage({ message: userMessage("more", { contextId: task.contextId }), configuration: undefined, metadata: undefined, tenant: "" }));
+      assert.equal(next.contextId, task.contextId);
+      assert.notEqual(next.id, task.id);
+      assert.equal(next.history.length, 4);
+
+      const got = await client.getTask({ id: task.id, tenant: "", historyLength: 1 });
+      assert.equal(got.status?.state, TaskState.TASK_STATE_COMPLETED);
+      assert.equal(got.history.length, 1);
+
+      await assert.rejects(client.getTask({ id: "00000000-0000-4000-8000-00000000dead", tenant: "" }), /not found/i);
+      if (provider === "identity_a") {
+        const bob = await connectA2A(srv.url, await srv.headersFor("bob"));
+        await assert.rejects(bob.getTask({ id: task.id, tenant: "" }), /not found/i);
+      }
+    });
+
+    it("message/stream streams the task, working updates, the answer artifact and the final status", async () => {
+      const client = await connectA2A(srv.url, headers);
+      const events: StreamResponse[] = [];
+      for await (const e of client.sendMessageStream({ message: userMessage("stream me"), configuration: undefined, metadata: undefined, tenant: "" })) events.push(e);
+      const kinds = events.map((e) => e.payload?.$case);
+      assert.equal(kinds[0], "task");
+      assert.ok(kinds.includes("statusUpdate"));
+      const artifact = events.find((e) => e.payload?.$case === "artifactUpdate")?.payload?.value as { artifact: { parts: [] } };
+      assert.equal(textOf(artifact.artifact.parts), "echo: stream me");
+      const last = events.at(-1)!.payload!;
+      assert.equal(last.$case, "statusUpdate");
+      assert.equal((last.value as { status: { state: TaskState } }).status.state, TaskState.TASK_STATE_COMPLETED);
+      const states = events.filter((e) => e.payload?.$case === "statusUpdate").map((e) => (e.payload!.value as { status: { state: TaskState } }).status.state);
+      assert.ok(states.includes(TaskState.TASK_STATE_WORKING), JSON.stringify(states));
+    });
+
+    it("tasks/cancel cancels a working task", async () => {
+      const client = await connectA2A(srv.url, headers, "slow");
+      const task = asTask(await client.sendMessage({ message: userMessage("take your time"), configuration: { returnImmediately: true, acceptedOutputModes: [], taskPushNotificationConfig: undefined }, metadata: undefined, tenant: "" }));
+      assert.ok([TaskState.TASK_STATE_SUBMITTED, TaskState.TASK_STATE_WORKING].includes(task.status!.state));
+      const canceled = await client.cancelTask({ id: task.id, tenant: "", metadata: undefined });
+      assert.equal(canceled.status?.state, TaskState.TASK_STATE_CANCELED);
+      assert.equal((await client.getTask({ id: task.id, tenant: "" })).status?.state, TaskState.TASK_STATE_CANCELED);
+      await assert.rejects(client.cancelTask({ id: task.id, tenant: "", metadata: undefined }), /cancel/i);
+    });
+
+    it("an interrupt is an input-required task; a follow-up with the same taskId resumes the run", async () => {
+      const client = await connectA2A(srv.url, headers, "interrupt");
+      const task = asTask(await client.sendMessage({ message: userMessage("start"), configuration: undefined, metadata: undefined, tenant: "" }));
+      assert.equal(task.status?.state, TaskState.TASK_STATE_INPUT_REQUIRED);
+      const parts = task.status?.message?.parts ?? [];
+      assert.match(textOf(parts), /approve\?/);
+      assert.deepEqual(parts.find((p) => p.content?.$case === "data")?.content?.value, { interrupts: [{ question: "approve?" }] });
+
+      const resumed = asTask(await client.sendMessage({ message: userMessage("yes please", { taskId: task.id, contextId: task.contextId }), configuration: undefined, metadata: undefined, tenant: "" }));
+      assert.equal(resumed.id, task.id);
+      assert.equal(resumed.status?.state, TaskState.TASK_STATE_COMPLETED);
+      const state = await srv.client(headers).threads.getState(task.contextId);
+      assert.deepEqual((state.values as { log: string[] }).log, ["asked", "done:yes please"]);
+
+      // A finished task takes no more follow-ups.
+      await assert.rejects(client.sendMessage({ message: userMessage("again", { taskId: task.id }), configuration: undefined, metadata: undefined, tenant: "" }), /completed/);
+    });
+
+    it("speaks the 0.3 method names for peers without A2A-Version", async () => {
+      const card = await (await fetch(`${srv.url}/.well-known/agent-card.json`)).json() as { url: string };
+      const sent = await rpc(card.url, "message/send", { message: { kind: "message", messageId: crypto.randomUUID(), role: "user", parts: [{ kind: "text", text: "old peer" }] } }, headers);
+      assert.equal(sent.status, 200);
+      assert.equal(sent.body.result?.kind, "task");
+      assert.equal(sent.body.result?.status.state, "completed");
+      assert.equal(sent.body.result?.artifacts[0].parts[0].text, "echo: old peer");
+      const got = await rpc(card.url, "tasks/get", { id: sent.body.result!.id }, headers);
+      assert.equal(got.body.result?.status.state, "completed");
+      const cancel = await rpc(card.url, "tasks/cancel", { id: sent.body.result!.id }, headers);
+      assert.equal(cancel.body.error?.code, -32002);
+      const unknown = await rpc(card.url, "tasks/nope", {}, headers);
+      assert.equal(unknown.body.error?.code, -32601);
+    });
+
+    if (provider === "identity_a") {
+      it("refuses JSON-RPC calls without a valid token with 401 (the card stays public)", async () => {
+        const card = await (await fetch(`${srv.url}/.well-known/agent-card.json`)).json() as { url: string };
+        for (const h of [{}, { authorization: "Bearer forged" }]) {
+          const res = await fetch(card.url, { method: "POST", headers: { "content-type": "application/json", ...h }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tasks/get", params: { id: "x" } }) });
+          assert.equal(res.status, 401);
+          assert.match(res.headers.get("www-authenticate") ?? "", /^Bearer/);
+        }
+        const client = await connectA2A(srv.url, {});
+        await assert.rejects(client.sendMessage({ message: userMessage("hi"), configuration: undefined, metadata: undefined, tenant: "" }), /401/);
+      });
+    }
+  });
+}
