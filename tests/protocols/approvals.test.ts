@@ -1,0 +1,107 @@
+/**
+ * The project's deep agent through `hostBundle` (what `dev` and `serve` run): its card lists
+ * the project's skills, MCP lists it as a tool, and an approval gate (`approvals.toml`) is an
+ * A2A `input-required` task that the peer answers in the same task: approve runs the tool,
+ * reject tells the model why, cancel ends the task. Model: the local OpenAI-wire fake.
+ */
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { Client } from "@langchain/langgraph-sdk";
+import { TaskState, type StreamResponse, type Task } from "@a2a-js/sdk";
+import { startModelServer, type ModelServer } from "../fixtures/model-server/server.ts";
+import { hostProject, type HostedProject } from "./_host.ts";
+import { connectA2A, connectMcp, userMessage } from "./_setup.ts";
+
+const textOf = (parts: Array<{ content?: { $case: string; value: unknown } }> | undefined) =>
+  (parts ?? []).map((p) => (p.content?.$case === "text" ? String(p.content.value) : "")).join("");
+const send = (text: string, o: { taskId?: string; contextId?: string } = {}) => ({ message: userMessage(text, o), configuration: undefined, metadata: undefined, tenant: "" });
+
+describe("approval gates over A2A (hosted project)", () => {
+  let model: ModelServer;
+  let hosted: HostedProject;
+  before(async () => {
+    model = await startModelServer();
+    hosted = await hostProject("protocols-gated", { OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: model.openaiBaseUrl });
+  });
+  after(async () => {
+    await hosted?.close();
+    await model?.close();
+  });
+
+  it("the card describes the project's agent with its skills; MCP lists it as a tool", async () => {
+    const card = await (await fetch(`${hosted.url}/.well-known/agent-card.json`, { headers: { "A2A-Version": "1.0" } })).json() as Record<string, any>;
+    assert.equal(card.name, "gatekeeper");
+    assert.equal(card.description, "Writes notes, but only with your approval.");
+    assert.deepEqual(card.skills.map((s: any) => [s.id, s.description]), [["notes", "Writes short notes to files."]]);
+    assert.match(card.supportedInterfaces[0].url, new RegExp(`^${hosted.url}/a2a/[0-9a-f-]{36}$`));
+    const mcp = await connectMcp(hosted.url);
+    try {
+      assert.deepEqual((await mcp.listTools()).tools.map((t) => t.name), ["gatekeeper"]);
+    } finally {
+      await mcp.close();
+    }
+    const openapi = await (await fetch(`${hosted.url}/openapi.json`)).json() as { paths: Record<string, unknown> };
+    for (const p of ["/mcp/*", "/a2a/*", "/.well-known/*"]) assert.ok(openapi.paths[p], `${p} in openapi.json`);
+  });
+
+  it("approve: the gated tool runs after the peer approves in the same task", async () => {
+    model.script(
+      { when: "MARKER-GATED", toolCalls: [{ name: "write_file", args: { file_path: "/note.md", content: "buy milk" } }] },
+      { when: "MARKER-GATED", text: "Saved the note." },
+    );
+    const client = await connectA2A(hosted.url);
+    const task = await client.sendMessage(send("note: buy milk")) as Task;
+    assert.equal(task.status?.state, TaskState.TASK_STATE_INPUT_REQUIRED);
+    const data = task.status?.message?.parts.find((p) => p.content?.$case === "data")?.content?.value as { interrupts: Array<{ action_requests: Array<{ name: string; args: unknown }> }> };
+    assert.deepEqual(data.interrupts[0]!.action_requests.map((a) => [a.name, a.args]), [["write_file", { file_path: "/note.md", content: "buy milk" }]]);
+    assert.match(textOf(task.status?.message?.parts), /write_file/);
+
+    const api = new Client({ apiUrl: hosted.url });
+    assert.equal((await api.threads.get(task.contextId)).status, "interrupted");
+
+    const done = await client.sendMessage(send("approve", { taskId: task.id, contextId: task.contextId })) as Task;
+    assert.equal(done.id, task.id);
+    assert.equal(done.status?.state, TaskState.TASK_STATE_COMPLETED);
+    assert.equal(textOf(done.artifacts[0]?.parts), "Saved the note.");
+    const state = await api.threads.getState(task.contextId);
+    assert.match(JSON.stringify((state.values as { files?: unknown }).files ?? {}), /buy milk/);
+    // Both runs of the task are Agent API runs of that thread.
+    const runs = await api.runs.list(task.contextId);
+    assert.equal(runs.length, 2);
+    assert.ok(runs.some((r) => r.run_id === task.id));
+  });
+
+  it("reject (streamed): the tool does not run and the model hears the reason", async () => {
+    model.script(
+      { when: "MARKER-GATED", toolCalls: [{ name: "write_file", args: { file_path: "/secret.md", content: "x" } }] },
+      { when: "MARKER-GATED", text: "Understood, nothing written." },
+    );
+    const client = await connectA2A(hosted.url);
+    const first: StreamResponse[] = [];
+    for await (const e of client.sendMessageStream(send("write a secret"))) first.push(e);
+    const waiting = first.at(-1)!.payload!.value as { taskId: string; contextId: string; status: { state: TaskState } };
+    assert.equal(waiting.status.state, TaskState.TASK_STATE_INPUT_REQUIRED);
+
+    const second: StreamResponse[] = [];
+    for await (const e of client.sendMessageStream(send("reject: not now", { taskId: waiting.taskId, contextId: waiting.contextId }))) second.push(e);
+    const end = second.at(-1)!.payload!.value as { taskId: string; status: { state: TaskState; message: { parts: [] } } };
+    assert.equal(end.taskId, waiting.taskId);
+    assert.equal(end.status.state, TaskState.TASK_STATE_COMPLETED);
+    assert.equal(textOf(end.status.message.parts), "Understood, nothing written.");
+    assert.equal(model.requests.at(-1)!.messages.at(-1)!.content, "not now");
+    const state = await new Client({ apiUrl: hosted.url }).threads.getState(waiting.contextId);
+    assert.doesNotMatch(JSON.stringify((state.values as { files?: unknown }).files ?? {}), /secret/);
+  });
+
+  it("an unclear answer is refused; cancel ends an input-required task", async () => {
+    model.script({ when: "MARKER-GATED", toolCalls: [{ name: "write_file", args: { file_path: "/a.md", content: "a" } }] });
+    const client = await connectA2A(hosted.url);
+    const task = await client.sendMessage(send("write a")) as Task;
+    assert.equal(task.status?.state, TaskState.TASK_STATE_INPUT_REQUIRED);
+    await assert.rejects(client.sendMessage(send("maybe later?", { taskId: task.id })), /approve.*reject/);
+    const canceled = await client.cancelTask({ id: task.id, tenant: "", metadata: undefined });
+    assert.equal(canceled.status?.state, TaskState.TASK_STATE_CANCELED);
+    await assert.rejects(client.sendMessage(send("approve", { taskId: task.id })), /canceled/);
+    assert.deepEqual(model.pending(), []);
+  });
+});
