@@ -8,6 +8,8 @@ import { join, resolve } from "node:path";
 import { userError } from "../errors.ts";
 import type { CliContext } from "./context.ts";
 import { parseArgs, renderHelp, type CommandSpec, type FlagSpec } from "./args.ts";
+import { scaffoldFiles } from "./scaffold.ts";
+import { RESEARCH_TEMPLATE, type AgentTemplate } from "../platform/templates.ts";
 
 const SERVE = {
   name: "platform serve",
@@ -185,9 +187,22 @@ function processAlive(pid: number): boolean {
   }
 }
 
-/** Builds a `repohost` checkout into a bundle with this agentcli's loader and plugins. */
+/** The templates `internal_template` deployments name: `starter` (what `agentcli init` writes) and `research` (examples/research). */
+export function platformTemplates(version: string): AgentTemplate[] {
+  const starter: AgentTemplate = {
+    name: "starter",
+    description: 'The project "agentcli init" creates: AGENTS.md, a review skill, no MCP servers; clients call it with x-api-key (set the PLATFORM_API_KEY secret) and it needs a model key secret',
+    requiredSecrets: ["PLATFORM_API_KEY"],
+    // .env holds the local secrets of a project; a deployment's come from its `secrets`.
+    files: (agentName) => scaffoldFiles(agentName, version).filter((f) => f.path !== ".env"),
+  };
+  return [starter, RESEARCH_TEMPLATE];
+}
+
+/** Builds a `repohost` checkout or a template into a bundle with this agentcli's loader and plugins. */
 export function projectBuilders(ctx: Pick<CliContext, "pluginPaths" | "version">) {
   return {
+    templates: platformTemplates(ctx.version),
     async buildProject(opts: { dir: string; configPath: string; log: (message: string) => void }): Promise<Uint8Array> {
       const { loadPlugins } = await import("../plugins.ts");
       const { loadProject } = await import("../config/load.ts");

@@ -12,7 +12,7 @@ import { Hono } from "hono";
 import { errorBody, unauthorized } from "./api-error.ts";
 import type { PlatformEnv, PlatformServices } from "./context.ts";
 import { deploymentRoutes } from "./routes-deployments.ts";
-import { listenerRoutes, repoListingRoutes, tokenRoutes } from "./routes-resources.ts";
+import { listenerRoutes, repoListingRoutes, templateRoutes, tokenRoutes } from "./routes-resources.ts";
 import { authenticateKey } from "./tenancy.ts";
 import { uploadRoutes } from "./uploads.ts";
 import { webhookRoutes } from "./webhooks.ts";
@@ -36,6 +36,7 @@ export function createPlatformApp(s: PlatformServices, opts: { onError?: (err: u
   app.route("/v2/deployments", deploymentRoutes(s));
   app.route("/v2/listeners", listenerRoutes(s));
   app.route("/v2/auth/tokens", tokenRoutes(s));
+  app.route("/v2/templates", templateRoutes(s));
   app.route("/v1/integrations", repoListingRoutes(s));
   return app;
 }

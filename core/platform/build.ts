@@ -4,11 +4,14 @@
  * a container image needs no build. A build that fails throws a {@link BuildFailure} whose
  * message is the readable reason shown on the revision.
  */
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import type { SqlExecutor } from "../storage/sql.ts";
 import type { DeploymentRow, RevisionRow } from "./resources.ts";
 import { getObject } from "./store.ts";
 import { getIntegrationById } from "./tenancy.ts";
 import { cloneAtRef } from "./git-source.ts";
+import { agentNameFor, type AgentTemplate } from "./templates.ts";
 
 export class BuildFailure extends Error {}
 
@@ -16,8 +19,8 @@ export class BuildFailure extends Error {}
 export interface ProjectBuilders {
   /** Bundles the agent project in `dir` (an `agent.toml` at `configPath`). */
   buildProject?: (opts: { dir: string; configPath: string; log: (message: string) => void }) => Promise<Uint8Array>;
-  /** Bundles a prebuilt template by name. */
-  buildTemplate?: (opts: { template: string; log: (message: string) => void }) => Promise<Uint8Array>;
+  /** The templates `internal_template` deployments are built from (see `templates.ts`). */
+  templates?: readonly AgentTemplate[];
 }
 
 export interface BuildResult {
@@ -83,13 +86,27 @@ export async function buildRevision(opts: {
       }
     }
     case "internal_template": {
-      const template = opts.deployment.source_config.template!;
-      if (!opts.builders.buildTemplate) throw new BuildFailure(`this control plane cannot build template "${template}"`);
-      const bytes = await opts.builders.buildTemplate({ template, log }).catch((err: Error) => {
-        throw new BuildFailure(err.message);
-      });
-      await validateBundle(bytes, log);
-      return { bundle: bytes, imageUri: null };
+      const name = opts.deployment.source_config.template!;
+      const template = opts.builders.templates?.find((t) => t.name === name);
+      if (!template) throw new BuildFailure(`this control plane has no template "${name}"`);
+      if (!opts.builders.buildProject) throw new BuildFailure("this control plane has no project builder (start it with `agentcli platform serve`)");
+      await mkdir(opts.workDir, { recursive: true });
+      const dir = await mkdtemp(join(opts.workDir, "template-"));
+      try {
+        const files = template.files(agentNameFor(opts.deployment.name));
+        for (const f of files) {
+          await mkdir(dirname(join(dir, f.path)), { recursive: true });
+          await writeFile(join(dir, f.path), f.content);
+        }
+        log(`template "${name}": ${files.length} files`);
+        const bytes = await opts.builders.buildProject({ dir, configPath: join(dir, "agent.toml"), log }).catch((err: Error) => {
+          throw err instanceof BuildFailure ? err : new BuildFailure(err.message);
+        });
+        await validateBundle(bytes, log);
+        return { bundle: bytes, imageUri: null };
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
     }
     case "external_container":
     case "internal_container":

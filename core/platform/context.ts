@@ -6,13 +6,14 @@
 import type { SqlDriver } from "../storage/sql.ts";
 import type { Reconciler } from "./reconciler.ts";
 import type { PlatformMode } from "./source-rules.ts";
+import type { AgentTemplate } from "./templates.ts";
 import type { Caller } from "./tenancy.ts";
 
 export interface PlatformServices {
   sql: SqlDriver;
   mode: PlatformMode;
-  /** Names accepted as `source_config.template` for `internal_template`. */
-  templates: readonly string[];
+  /** Templates accepted as `source_config.template` for `internal_template`. */
+  templates: readonly AgentTemplate[];
   reconciler: Reconciler;
   /** HMAC key of upload URLs. */
   uploadSecret: string;

@@ -12,12 +12,13 @@ import type { DeploymentCreateBody, DeploymentPatchBody, Source, SourceConfig, S
 import { checkSource, type PlatformMode } from "./source-rules.ts";
 import { getDeployment, getRevision, insertDeployment, insertRevision, updateDeployment } from "./store.ts";
 import { getListener } from "./tenancy.ts";
+import type { AgentTemplate } from "./templates.ts";
 
 export interface DeploymentContext {
   sql: SqlDriver;
   tenantId: string;
   mode: PlatformMode;
-  templates: readonly string[];
+  templates: readonly AgentTemplate[];
 }
 
 function stripNullish<T extends Record<string, unknown>>(o: T | null | undefined): T {
@@ -38,7 +39,7 @@ export async function createDeployment(ctx: DeploymentContext, body: DeploymentC
     const errors = await checkSource({
       db: tx, tenantId: ctx.tenantId, mode: ctx.mode, templates: ctx.templates, source: body.source,
       revisionSource: makesRevision ? body.source : null, sourceConfig, sourceRevisionConfig,
-      secretReferences: body.secret_references, creating: true,
+      secretReferences: body.secret_references, secrets: body.secrets ?? [], creating: true,
     });
     if (errors.length) throw invalid(errors);
     const dup = await tx.query("SELECT id FROM platform_deployments WHERE tenant_id = $1 AND name = $2", [ctx.tenantId, body.name]);
@@ -97,7 +98,7 @@ export async function patchDeployment(ctx: DeploymentContext, id: string, body: 
     const secretReferences = body.secret_references !== undefined && body.secret_references !== null ? body.secret_references : current.secret_references;
     const errors = await checkSource({
       db: tx, tenantId: ctx.tenantId, mode: ctx.mode, templates: ctx.templates, source: current.source,
-      revisionSource: makesRevision ? revisionSource : null, sourceConfig, sourceRevisionConfig, secretReferences, creating: false,
+      revisionSource: makesRevision ? revisionSource : null, sourceConfig, sourceRevisionConfig, secretReferences, secrets, creating: false,
     });
     if (errors.length) throw invalid(errors);
     const remote = await isRemote(tx, ctx.tenantId, sourceConfig);

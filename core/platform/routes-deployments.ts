@@ -4,7 +4,7 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { conflict, notFound } from "./api-error.ts";
+import { conflict, invalidField, notFound } from "./api-error.ts";
 import type { PlatformEnv, PlatformServices } from "./context.ts";
 import { createDeployment, patchDeployment, redeployRevision, type DeploymentContext } from "./deployments.ts";
 import { streamLogs } from "./logs.ts";
@@ -44,6 +44,12 @@ export function deploymentRoutes(s: PlatformServices): Hono<PlatformEnv> {
 
   app.patch("/:deployment_id", async (c) => {
     const body = await readBody(c, PatchBody, ["name", "source", "id", "tenant_id"]);
+    if (body.source_config?.template != null) {
+      const current = await load(c.var.caller.tenantId, c.req.param("deployment_id"));
+      if (body.source_config.template !== current.source_config.template) {
+        throw invalidField(["body", "source_config", "template"], "cannot be changed after creation; create a deployment from the other template", "immutable");
+      }
+    }
     const { deployment, revisionId } = await patchDeployment(ctx(c.var.caller.tenantId), c.req.param("deployment_id"), body);
     if (revisionId) s.reconciler.notify(deployment.id);
     return c.json(deploymentResource(deployment));

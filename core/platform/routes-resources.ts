@@ -1,5 +1,6 @@
 /**
- * `/v2/listeners` (list, create and read are extensions; patch is the spec's),
+ * `/v2/listeners` (list, create and read are extensions; patch is the spec's), `/v2/templates`
+ * (extension),
  * `/v2/auth/tokens` (list is an extension; metadata patch is the spec's, owner only), and the
  * `/v1/integrations/.../repos` repository listings.
  */
@@ -10,6 +11,7 @@ import { listRepositories } from "./repo-listings.ts";
 import { pageParams, readBody } from "./request.ts";
 import { listenerResource, tokenResource } from "./resources.ts";
 import { issuesToDetail, K8sComputeConfig, ListenerCreateBody, ListenerPatchBody, TokenMetadataBody } from "./schema.ts";
+import { templateResource } from "./templates.ts";
 import { createListener, getIntegration, getListener, getToken, listListeners, listTokens, patchListener, patchTokenMetadata } from "./tenancy.ts";
 
 /** Validates `compute_config` by `compute_type`. */
@@ -50,6 +52,22 @@ export function listenerRoutes(s: PlatformServices): Hono<PlatformEnv> {
     const body = await readBody(c, ListenerPatchBody, ["compute_type", "compute_id", "id"]);
     const cfg = body.compute_config === undefined || body.compute_config === null ? null : computeConfig(row.compute_type, body.compute_config);
     return c.json(listenerResource(await patchListener(s.sql, row.id, { version: body.version, computeConfig: cfg })));
+  });
+  return app;
+}
+
+/** `GET /v2/templates` (extension): the templates `internal_template` deployments can name, paged like every list. */
+export function templateRoutes(s: PlatformServices): Hono<PlatformEnv> {
+  const app = new Hono<PlatformEnv>();
+  app.get("/", (c) => {
+    const p = pageParams(c);
+    const page = s.templates.slice(p.offset, p.offset + p.limit);
+    return c.json({ resources: page.map(templateResource), offset: p.offset + page.length });
+  });
+  app.get("/:name", (c) => {
+    const t = s.templates.find((x) => x.name === c.req.param("name"));
+    if (!t) throw notFound("template", c.req.param("name"));
+    return c.json(templateResource(t));
   });
   return app;
 }

@@ -24,6 +24,7 @@ import { PLATFORM_MIGRATIONS } from "./migrations.ts";
 import { Reconciler } from "./reconciler.ts";
 import type { ListenerRow } from "./resources.ts";
 import type { PlatformMode } from "./source-rules.ts";
+import type { AgentTemplate } from "./templates.ts";
 import { setting } from "./tenancy.ts";
 
 export interface PlatformOptions {
@@ -32,7 +33,8 @@ export interface PlatformOptions {
   databaseUrl?: string;
   mode?: PlatformMode;
   builders?: ProjectBuilders;
-  templates?: readonly string[];
+  /** Templates of `internal_template` (default: the builders' templates). */
+  templates?: readonly AgentTemplate[];
   publicUrl?: string;
   maxUploadBytes?: number;
   /** Host the local listener binds revision processes and stable URLs to. */
@@ -71,7 +73,7 @@ export async function openPlatform(opts: PlatformOptions): Promise<Platform> {
     const services: PlatformServices = {
       sql,
       mode: opts.mode ?? "cloud",
-      templates: opts.templates ?? [],
+      templates: opts.templates ?? opts.builders?.templates ?? [],
       reconciler,
       uploadSecret: await setting(sql, "upload_secret", () => randomBytes(32).toString("hex")),
       publicUrl: opts.publicUrl,

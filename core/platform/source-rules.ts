@@ -7,7 +7,7 @@
  * | `external_container` | `image_uri`, `listener_id` (a listener)                  | self-hosted |
  * | `internal_container` | `image_uri`                                              | cloud       |
  * | `internal_source`    | `source_tarball_path` naming an upload of this tenant    | cloud       |
- * | `internal_template`  | `source_config.template` (a known template)              | cloud       |
+ * | `internal_template`  | `source_config.template` (a known template, its secrets) | cloud       |
  *
  * A field that belongs to another source is refused, so a mistaken body fails loudly;
  * `secret_references` belongs to `external_container` alone.
@@ -17,6 +17,7 @@ import type { FieldError } from "./api-error.ts";
 import { getObject } from "./store.ts";
 import { getIntegration, getListener } from "./tenancy.ts";
 import type { SecretReference, Source, SourceConfig, SourceRevisionConfig } from "./schema.ts";
+import type { AgentTemplate } from "./templates.ts";
 
 export type PlatformMode = "self-hosted" | "cloud";
 
@@ -48,7 +49,7 @@ export interface SourceCheck {
   db: SqlExecutor;
   tenantId: string;
   mode: PlatformMode;
-  templates: readonly string[];
+  templates: readonly AgentTemplate[];
   /** The deployment's source (owns `source_config`). */
   source: Source;
   /** The source of the revision being made (owns `source_revision_config`); absent when no revision is made. */
@@ -56,6 +57,8 @@ export interface SourceCheck {
   sourceConfig: SourceConfig;
   sourceRevisionConfig: SourceRevisionConfig;
   secretReferences: SecretReference[] | null | undefined;
+  /** The secrets the revision would carry. */
+  secrets: ReadonlyArray<{ name: string; value: string }>;
   /** When the deployment is being created: `internal_source` may be created before its first upload. */
   creating: boolean;
 }
@@ -95,8 +98,17 @@ export async function checkSource(c: SourceCheck): Promise<FieldError[]> {
     err(["source_config", "listener_id"], "is required for source \"external_container\": name the listener that runs it", "missing");
   }
   if (c.source === "internal_template") {
-    if (!present(sc.template)) err(["source_config", "template"], `is required for source "internal_template" (one of ${c.templates.map((t) => `"${t}"`).join(", ")})`, "missing");
-    else if (!c.templates.includes(sc.template!)) err(["source_config", "template"], `unknown template "${sc.template}"; known: ${c.templates.map((t) => `"${t}"`).join(", ")}`, "not_found");
+    const known = c.templates.length ? `one of ${c.templates.map((t) => `"${t.name}"`).join(", ")} (GET /v2/templates)` : "this control plane has no templates";
+    const template = present(sc.template) ? c.templates.find((t) => t.name === sc.template) : undefined;
+    if (!present(sc.template)) err(["source_config", "template"], `is required for source "internal_template": ${known}`, "missing");
+    else if (!template) err(["source_config", "template"], `unknown template "${sc.template}": ${known}`, "not_found");
+    else if (c.revisionSource) {
+      const names = new Set(c.secrets.filter((s) => s.value !== "").map((s) => s.name));
+      const missing = template.requiredSecrets.filter((n) => !names.has(n));
+      if (missing.length) {
+        err(["secrets"], `template "${template.name}" needs the secret${missing.length > 1 ? "s" : ""} ${missing.join(", ")}${missing.includes("PLATFORM_API_KEY") ? " (the key clients send as x-api-key to the deployed agent)" : ""}`, "missing");
+      }
+    }
   }
   if (present(sc.listener_id)) {
     const listener = await getListener(c.db, c.tenantId, sc.listener_id!);
