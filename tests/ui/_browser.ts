@@ -10,10 +10,18 @@ import { chromium, type Browser, type BrowserContext, type Page } from "playwrig
 export const SCREENSHOTS = fileURLToPath(new URL("../../artifacts/ui-screenshots/", import.meta.url));
 const CHROMIUM = process.env.AGENTCLI_CHROMIUM ?? "/usr/bin/chromium";
 
+export interface ContextOptions {
+  phone?: boolean;
+  /** What `prefers-color-scheme` answers (default light). */
+  colorScheme?: "light" | "dark";
+  /** Accept self-signed certificates (local HTTPS fixtures such as identity_b's frontend API). */
+  ignoreHTTPSErrors?: boolean;
+}
+
 export interface TestBrowser {
   browser: Browser;
   /** A new isolated context (cookies, storage) with a desktop or phone viewport. */
-  context(opts?: { phone?: boolean; colorScheme?: "light" | "dark" }): Promise<BrowserContext>;
+  context(opts?: ContextOptions): Promise<BrowserContext>;
   close(): Promise<void>;
 }
 
@@ -31,9 +39,10 @@ export async function launchBrowser(): Promise<TestBrowser> {
   return {
     browser,
     async context(opts = {}) {
+      const common = { colorScheme: opts.colorScheme ?? "light", ignoreHTTPSErrors: opts.ignoreHTTPSErrors ?? false } as const;
       const ctx = await browser.newContext(opts.phone
-        ? { viewport: { width: 390, height: 780 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true, colorScheme: opts.colorScheme ?? "light" }
-        : { viewport: { width: 1360, height: 860 }, colorScheme: opts.colorScheme ?? "light" });
+        ? { viewport: { width: 390, height: 780 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true, ...common }
+        : { viewport: { width: 1360, height: 860 }, ...common });
       contexts.push(ctx);
       return ctx;
     },
