@@ -119,7 +119,17 @@ for (const provider of ["anonymous", "identity_a"] as Provider[]) {
       const client = await connectA2A(srv.url, headers, "slow");
       const task = asTask(await client.sendMessage({ message: userMessage("take your time"), configuration: { returnImmediately: true, acceptedOutputModes: [], taskPushNotificationConfig: undefined }, metadata: undefined, tenant: "" }));
       assert.ok([TaskState.TASK_STATE_SUBMITTED, TaskState.TASK_STATE_WORKING].includes(task.status!.state));
+      // A second client subscribes to the task; its stream ends when the task is canceled.
+      const watcher = await connectA2A(srv.url, headers, "slow");
+      const watched: StreamResponse[] = [];
+      const watching = (async () => {
+        for await (const e of watcher.resubscribeTask({ id: task.id, tenant: "" })) watched.push(e);
+      })();
+      while (!watched.length) await new Promise((r) => setTimeout(r, 20));
       const canceled = await client.cancelTask({ id: task.id, tenant: "", metadata: undefined });
+      await watching;
+      assert.equal(watched[0]!.payload?.$case, "task");
+      assert.equal((watched.at(-1)!.payload!.value as { status: { state: TaskState } }).status.state, TaskState.TASK_STATE_CANCELED);
       assert.equal(canceled.status?.state, TaskState.TASK_STATE_CANCELED);
       assert.equal((await client.getTask({ id: task.id, tenant: "" })).status?.state, TaskState.TASK_STATE_CANCELED);
       await assert.rejects(client.cancelTask({ id: task.id, tenant: "", metadata: undefined }), /cancel/i);
