@@ -5,7 +5,7 @@
  *
  *   { "mcpServers": { "docs": { "transport": "http", "url": "https://...", "headers": { "Authorization": "Bearer ${DOCS_TOKEN}" } } } }
  */
-import type { Diagnostic } from "../errors.ts";
+import { type Diagnostic, userError } from "../errors.ts";
 import type { Env } from "../hooks.ts";
 import type { McpServerConfig } from "./schema.ts";
 
@@ -92,6 +92,24 @@ export function expandVars(value: string, env: Env, missing?: Set<string>): stri
     }
     return v;
   });
+}
+
+/**
+ * Expands every `${VAR}` in `value` at run time; an unset reference is a clear error naming
+ * the variable and `where` it was used (e.g. `the url of MCP server "docs" in mcp.json`).
+ */
+export function expandEnv(value: string, env: Env, where: string): string {
+  const missing = new Set<string>();
+  const out = expandVars(value, env, missing);
+  if (missing.size > 0) {
+    const names = [...missing];
+    throw userError("CREDENTIALS_MISSING", {
+      message: `Cannot expand ${where}: ${names.map((m) => `\${${m}}`).join(", ")} ${names.length > 1 ? "are" : "is"} not set`,
+      hint: `Add ${names.join(", ")} to .env (or the deployment's secrets).`,
+      status: 422,
+    });
+  }
+  return out;
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

@@ -15,7 +15,7 @@ import { DynamicStructuredTool, type StructuredToolInterface } from "@langchain/
 import type { McpServerConfig } from "../config/schema.ts";
 import type { Env } from "../hooks.ts";
 import type { ToolOrigin } from "./approvals.ts";
-import { expandEnv } from "./expand-env.ts";
+import { expandEnv } from "../config/mcp.ts";
 
 const DEFAULT_TIMEOUT_S = 60;
 const CONNECT_TIMEOUT_MS = 10_000;
