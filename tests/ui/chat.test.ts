@@ -68,23 +68,45 @@ test("a prompt streams a reply; the thread, todos, files and a subagent card app
     { when: isSubagent, text: "Found two sources: Alpha (2024) and Beta (2025). Both recommend incremental rendering." },
     { when: isMain, text: final },
   );
-  proxy.delayMs = 60;
+  // Hold the subagent's reply after its first piece, and the final answer after its first
+  // piece, so the test can look at the page while the run is still going.
+  const subagentGate = proxy.hold((b) => b.includes("researcher subagent"), { afterEvents: 2 });
+  const finalGate = proxy.hold((b) => b.includes("Found two sources") && !b.includes("researcher subagent"), { afterEvents: 2 });
+  proxy.delayMs = 20;
   const composer = page.getByRole("textbox", { name: "Message" });
   await composer.fill("Research streaming chat interfaces");
   await composer.press("Enter");
 
-  // The reply streams: the subagent card shows up while the run is going, then the final text.
+  // Mid-run: the subagent card streams its output, the panels already show the todos and the file.
+  await subagentGate.reached;
   const card = page.getByTestId("subagent-card").first();
-  await card.waitFor({ timeout: 60_000 });
+  await page.waitForFunction(() => /Found two/.test(document.querySelector('[data-testid="subagent-card"] [data-testid="subagent-output"]')?.textContent ?? ""), undefined, { timeout: 60_000 });
+  assert.equal(await card.getAttribute("data-status"), "running", "the subagent is still working");
   assert.match(await card.textContent() ?? "", /researcher/);
+  assert.match(await card.textContent() ?? "", /Find two sources about streaming UIs/, "the card shows the subagent's task");
+  assert.doesNotMatch(await card.getByTestId("subagent-output").textContent() ?? "", /incremental rendering/, "only part of its output so far");
+  const todos = page.getByTestId("todos-panel");
+  await todos.locator("li").nth(2).waitFor();
+  assert.deepEqual(await todos.locator("li").evaluateAll((els) => els.map((e) => [e.textContent, e.getAttribute("data-status")])), [
+    ["Outline the question", "completed"], ["Delegate the research", "in_progress"], ["Write the summary", "pending"],
+  ], "the todos panel updates while the run is going");
+  assert.equal(await page.getByTestId("tab-files").textContent(), "Files1", "the files tab counts the new file");
   await page.getByRole("button", { name: "Stop" }).waitFor();
   await screenshot(page, "02-streaming");
+  subagentGate.release();
+
+  // The final answer streams in: part of it is on the page before the rest arrives.
+  await finalGate.reached;
   const partial = await page.waitForFunction(() => {
     const msgs = Array.from(document.querySelectorAll('[data-testid="msg-ai"] .markdown'));
     const text = msgs.at(-1)?.textContent ?? "";
-    return text.startsWith("Here is") && !text.includes("const answer") ? text : null;
+    return text.startsWith("Here is") ? text : null;
   }, undefined, { timeout: 60_000 });
-  assert.ok(String(await partial.jsonValue()).length > 0, "part of the reply is shown before the rest arrives");
+  assert.doesNotMatch(String(await partial.jsonValue()), /const answer/, "part of the reply is shown before the rest arrives");
+  assert.equal(await card.getAttribute("data-status"), "complete");
+  assert.ok(await page.getByRole("button", { name: "Stop" }).isVisible(), "the run is still going");
+  await screenshot(page, "02b-reply-streaming");
+  finalGate.release();
   await page.getByRole("button", { name: "Send" }).waitFor({ timeout: 60_000 });
   proxy.delayMs = 0;
   const last = page.getByTestId("msg-ai").last();
@@ -101,7 +123,6 @@ test("a prompt streams a reply; the thread, todos, files and a subagent card app
 
   // Todos and files panels.
   await page.getByTestId("tab-todos").click();
-  const todos = page.getByTestId("todos-panel");
   assert.deepEqual(await todos.locator("li").evaluateAll((els) => els.map((e) => [e.textContent, e.getAttribute("data-status")])), [
     ["Outline the question", "completed"], ["Delegate the research", "in_progress"], ["Write the summary", "pending"],
   ]);
@@ -141,12 +162,61 @@ test("Shift+Enter adds a line; Enter sends; a run error is shown with its messag
   assert.equal(await page.evaluate(() => document.activeElement?.getAttribute("aria-label")), "Message", "focus returns to the composer");
 });
 
+test("keyboard: Tab reaches the controls with a visible focus ring; Enter and Space activate them", async () => {
+  const page = await (await browser.context()).newPage();
+  await openApp(page);
+  const focused = () => page.evaluate(() => {
+    const el = document.activeElement as HTMLElement | null;
+    if (!el || el === document.body) return null;
+    const ring = (node: Element) => {
+      const cs = getComputedStyle(node);
+      return (cs.outlineStyle !== "none" && parseFloat(cs.outlineWidth) > 0) || cs.boxShadow !== "none";
+    };
+    const composer = el.closest(".composer");
+    return {
+      name: el.getAttribute("aria-label") || el.textContent?.trim() || el.tagName,
+      testid: el.dataset.testid ?? null,
+      visible: el.matches(":focus-visible") && (ring(el) || (composer !== null && ring(composer))),
+    };
+  });
+  const seen: Array<{ name: string; testid: string | null; visible: boolean }> = [];
+  for (let i = 0; i < 16; i++) {
+    await page.keyboard.press("Tab");
+    const f = await focused();
+    if (f) seen.push(f);
+  }
+  const names = new Set(seen.map((f) => f.name));
+  for (const control of ["New chat", "Summarize the plan", "Message", "Todos"]) assert.ok(names.has(control), `Tab reaches "${control}": ${[...names].join(", ")}`);
+  assert.deepEqual(seen.filter((f) => !f.visible).map((f) => f.name), [], "every focused control shows a focus ring");
+
+  // Enter on the theme button switches the theme; Space on a prompt chip sends it.
+  const theme = () => page.evaluate(() => document.documentElement.dataset.theme);
+  for (let i = 0; i < 20 && (await focused())?.testid !== "theme-toggle"; i++) await page.keyboard.press("Shift+Tab");
+  assert.equal((await focused())?.testid, "theme-toggle");
+  await screenshot(page, "06b-keyboard-focus");
+  await page.keyboard.press("Enter");
+  assert.equal(await theme(), "dark");
+  for (let i = 0; i < 20 && (await focused())?.name !== "Summarize the plan"; i++) await page.keyboard.press("Tab");
+  model.script({ when: "Summarize the plan", text: "The plan, summarized." });
+  await page.keyboard.press("Space");
+  await page.getByText("The plan, summarized.").waitFor({ timeout: 60_000 });
+  assert.match(await page.getByTestId("msg-human").first().textContent() ?? "", /Summarize the plan/);
+});
+
 test("theme follows the OS first, then the user's choice persists across reloads", async () => {
+  const light = await browser.context({ colorScheme: "light" });
+  const lightPage = await light.newPage();
+  await openApp(lightPage);
+  assert.equal(await lightPage.evaluate(() => document.documentElement.dataset.theme), "light", "a light OS starts light");
+  assert.equal(await lightPage.evaluate(() => getComputedStyle(document.body).backgroundColor), "rgb(255, 255, 255)");
+  await light.close();
+
   const context = await browser.context({ colorScheme: "dark" });
   const page = await context.newPage();
   await openApp(page);
   const theme = () => page.evaluate(() => document.documentElement.dataset.theme);
-  assert.equal(await theme(), "dark", "first load follows the OS");
+  assert.equal(await theme(), "dark", "a dark OS starts dark");
+  assert.equal(await page.evaluate(() => getComputedStyle(document.body).backgroundColor), "rgb(17, 17, 20)", "dark colors apply");
   await page.getByTestId("theme-toggle").click();
   assert.equal(await theme(), "light");
   await page.reload();
@@ -167,11 +237,30 @@ test("phone-sized window: the sidebar is a drawer and the composer fits", async 
   await openApp(page);
   const width = await page.evaluate(() => document.documentElement.scrollWidth);
   assert.ok(width <= 390, `no horizontal overflow (scrollWidth ${width})`);
+  const box = (await page.getByRole("textbox", { name: "Message" }).boundingBox())!;
+  assert.ok(box.x >= 0 && box.x + box.width <= 390 && box.y + box.height <= 780, `the composer is on screen: ${JSON.stringify(box)}`);
+  const inView = () => page.evaluate(() => {
+    const r = document.querySelector(".sidebar")!.getBoundingClientRect();
+    return r.right > 0 && r.left < innerWidth;
+  });
+  assert.equal(await inView(), false, "the conversation list is tucked away");
+  assert.equal(await page.getByTestId("panel-toggle").getAttribute("aria-pressed"), "false", "the activity panel starts closed");
   await screenshot(page, "08-phone-empty");
   await page.getByRole("button", { name: "Conversations" }).click();
   await page.getByTestId("new-chat").waitFor({ state: "visible" });
   await page.waitForFunction(() => getComputedStyle(document.querySelector(".sidebar")!).transform === "none");
-  await page.waitForTimeout(100);
+  await page.waitForFunction(() => document.getAnimations().every((a) => a.playState !== "running"));
+  assert.equal(await inView(), true);
   await screenshot(page, "09-phone-drawer");
+  await page.getByRole("button", { name: "Close", exact: true }).click();
+  await page.waitForFunction(() => document.querySelector(".sidebar")!.getBoundingClientRect().right <= 0);
+
+  // A conversation works at this size.
+  model.script({ when: "Hello from a phone", text: "Hello, small screen." });
+  await page.getByRole("textbox", { name: "Message" }).fill("Hello from a phone");
+  await page.getByRole("textbox", { name: "Message" }).press("Enter");
+  await page.getByText("Hello, small screen.").waitFor({ timeout: 60_000 });
+  assert.ok(await page.evaluate(() => document.documentElement.scrollWidth) <= 390, "still no horizontal overflow");
+  await screenshot(page, "09b-phone-conversation");
   await context.close();
 });
