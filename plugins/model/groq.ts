@@ -1,23 +1,10 @@
 /** Model provider `groq:`: Groq-hosted open models. */
-import { definePlugin } from "../../core/hooks.ts";
+import { openAICompatiblePlugin } from "./openai-compatible.ts";
 
-export default definePlugin({
-  name: "model-groq",
-  kind: "model",
+export default openAICompatiblePlugin({
+  prefix: "groq",
   description: "Groq-hosted open models.",
-  model: {
-    prefix: "groq",
-    env: ["GROQ_API_KEY"],
-    integrationPackage: "@langchain/openai",
-    defaultModel: "llama-3.3-70b-versatile",
-    createChatModel: async ({ model, env }) => {
-      const { ChatOpenAI } = await import("@langchain/openai");
-      return new ChatOpenAI({
-        model,
-        apiKey: env.GROQ_API_KEY,
-        useResponsesApi: false,
-        configuration: { baseURL: env.GROQ_BASE_URL || "https://api.groq.com/openai/v1" },
-      });
-    },
-  },
+  apiKeyVar: "GROQ_API_KEY",
+  defaultModel: "llama-3.3-70b-versatile",
+  baseUrl: "https://api.groq.com/openai/v1",
 });
