@@ -115,6 +115,35 @@ for (const provider of ["anonymous", "identity_a"] as Provider[]) {
       }
     });
 
+    it("a client that disconnects mid-call cancels the run; GET and DELETE answer 405", async () => {
+      const headers = await srv.headersFor("cleo");
+      const client = await connectMcp(srv.url, headers);
+      const call = client.callTool({ name: "slow", arguments: { message: "take long" } }).catch((e: Error) => e);
+      const api = srv.client(headers);
+      let threadId: string | undefined;
+      for (let i = 0; i < 200 && !threadId; i++) {
+        const running = await api.threads.search({ status: "busy", metadata: { graph_id: "slow" } });
+        threadId = running[0]?.thread_id;
+        if (!threadId) await new Promise((r) => setTimeout(r, 25));
+      }
+      assert.ok(threadId, "the slow run started");
+      await client.close();
+      assert.ok(await call instanceof Error);
+      let status = "";
+      for (let i = 0; i < 200 && status !== "interrupted"; i++) {
+        status = (await api.runs.list(threadId))[0]?.status ?? "";
+        if (status !== "interrupted") await new Promise((r) => setTimeout(r, 25));
+      }
+      assert.equal(status, "interrupted");
+
+      for (const method of ["GET", "DELETE"]) {
+        const res = await fetch(`${srv.url}/mcp`, { method, headers: { ...headers, accept: "text/event-stream" } });
+        assert.equal(res.status, 405, method);
+        assert.equal(res.headers.get("allow"), "POST");
+        await res.body?.cancel();
+      }
+    });
+
     if (provider === "identity_a") {
       it("refuses calls without a valid token with 401, like the Agent API", async () => {
         await assert.rejects(connectMcp(srv.url), (err: Error) => /401|Unauthorized|authenticate/i.test(String(err)));

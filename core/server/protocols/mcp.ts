@@ -5,13 +5,14 @@
  * the given one) through the server's run machinery and returns its final answer, with
  * `structuredContent` `{ answer, thread_id, run_id }`. Failures (unknown thread, a busy thread,
  * a failed run, an approval the tool cannot give) are `isError` results. With a
- * `progressToken`, each step of the run is a `notifications/progress`; a cancelled request
- * cancels the run. The caller's identity (auth runs before this route) scopes the threads.
+ * `progressToken`, each step of the run is a `notifications/progress`; a client that
+ * disconnects mid-call cancels the run (stateless: a `notifications/cancelled` arrives on
+ * another request and cannot reach it). GET and DELETE answer 405. The caller's identity (auth runs before this route) scopes the threads.
  *
  * @example
  * const routes = [{ path: "/mcp", app: (deps) => mcpRoutes(deps, { version: VERSION }) }];
  */
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { z } from "zod";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
@@ -79,6 +80,7 @@ async function callAssistant(
     signal: extra.signal,
     onUpdate: token === undefined ? undefined : async (u) => {
       const message = describeUpdate(u);
+      if (!message) return;
       await extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: ++step, message } } as never);
     },
   });
@@ -111,12 +113,20 @@ async function buildServer(deps: ServerDeps, user: AuthUser | null, opts: McpRou
 /** The `/mcp` route group (mount it after the auth middleware). */
 export function mcpRoutes(deps: ServerDeps, opts: McpRoutesOptions): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  app.all("/", async (c) => {
+  // Stateless: no session to stream server-initiated messages on, nothing to delete.
+  const notAllowed = (c: Context<AppEnv>) => {
+    c.header("Allow", "POST");
+    return c.json({ jsonrpc: "2.0", id: null, error: { code: -32000, message: `Method not allowed: ${c.req.method} ${new URL(c.req.url).pathname} (this MCP endpoint is stateless: POST only)` } }, 405);
+  };
+  app.get("/", notAllowed);
+  app.delete("/", notAllowed);
+  app.post("/", async (c) => {
     const server = await buildServer(deps, userOf(c), opts);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: false });
     await server.connect(transport);
     const res = await transport.handleRequest(c.req.raw);
-    // Stateless: the server lives as long as this request's response stream.
+    // The server lives as long as this request's response stream; a client that goes away
+    // closes it, which aborts the tool call and so cancels its run.
     if (!res.body) await server.close();
     else c.req.raw.signal.addEventListener("abort", () => void server.close(), { once: true });
     return res;

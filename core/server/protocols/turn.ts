@@ -133,6 +133,8 @@ export function describeUpdate(update: TurnUpdate): string {
       parts.push("waiting for approval");
       continue;
     }
+    // Middleware steps that change nothing are not worth a line.
+    if (!value || typeof value !== "object" || Object.keys(value).length === 0) continue;
     const messages = (value as { messages?: unknown[] } | null)?.messages;
     const list = Array.isArray(messages) ? messages as Array<{ type?: string; name?: string; tool_calls?: Array<{ name?: string }> }> : [];
     const calls = list.flatMap((m) => (m.type === "ai" ? (m.tool_calls ?? []).map((c) => c.name ?? "?") : []));
