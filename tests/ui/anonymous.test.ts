@@ -2,7 +2,8 @@
  * Anonymous mode and connection loss in real Chromium against `agentcli dev` on
  * `fixtures/basic`: each browser gets its own id cookie, its threads carry it as
  * `metadata.browser_id`, and two browsers do not see each other's threads in the picker
- * (UX scoping, said so in the sidebar). Going offline shows a banner; coming back reconnects.
+ * (UX scoping, said so in the sidebar). Losing the connection mid-reply shows a banner;
+ * coming back reconnects, shows the whole reply, and the next message goes through.
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
@@ -11,20 +12,24 @@ import type { BrowserContext } from "playwright-core";
 import { startModelServer, type ModelServer } from "../fixtures/model-server/server.ts";
 import { startAgent, type RunningAgent } from "./_agent.ts";
 import { launchBrowser, screenshot, type TestBrowser } from "./_browser.ts";
+import { startSlowProxy, type SlowProxy } from "./_slow-proxy.ts";
 
 let model: ModelServer;
+let proxy: SlowProxy;
 let agent: RunningAgent;
 let browser: TestBrowser;
 
 before(async () => {
   model = await startModelServer();
-  agent = await startAgent("basic", { OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: model.openaiBaseUrl });
+  proxy = await startSlowProxy(model.url);
+  agent = await startAgent("basic", { OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: `${proxy.url}/openai/v1` });
   browser = await launchBrowser();
 });
 
 after(async () => {
   await browser?.close();
   await agent?.close();
+  await proxy?.close();
   await model?.close();
 });
 
@@ -71,17 +76,36 @@ test("two anonymous browsers each see only their own threads", async () => {
   await screenshot(alicePage, "17-anonymous-threads");
 });
 
-test("losing the connection shows a banner; coming back reconnects", async () => {
+test("losing the connection mid-reply shows a banner; coming back reconnects and shows the whole reply", async () => {
   const context = await browser.context();
   const page = await context.newPage();
   await page.goto(`${agent.url}/app`);
-  await page.getByRole("textbox", { name: "Message" }).waitFor();
+  const composer = page.getByRole("textbox", { name: "Message" });
+  const reply = "The tide turns twice a day, pulled by the moon and, less, by the sun.";
+  model.script({ when: "When does the tide turn?", text: reply });
+  const gate = proxy.hold((b) => b.includes("When does the tide turn?"), { afterEvents: 2 });
+  await composer.fill("When does the tide turn?");
+  await composer.press("Enter");
+  await gate.reached;
+  await page.getByText("The tide turns twice").waitFor({ timeout: 60_000 });
+
   await context.setOffline(true);
   const banner = page.getByTestId("offline-banner");
   await banner.waitFor();
-  assert.ok(await page.getByRole("textbox", { name: "Message" }).isDisabled(), "no sending while offline");
+  assert.ok(await composer.isDisabled(), "no sending while offline");
   await screenshot(page, "18-offline");
+  gate.release(); // the run finishes on the server while this browser is offline
+
   await context.setOffline(false);
   await banner.waitFor({ state: "detached" });
-  assert.ok(await page.getByRole("textbox", { name: "Message" }).isEnabled());
+  await page.getByText(reply).waitFor({ timeout: 60_000 });
+  assert.equal(await page.getByTestId("run-error").count(), 0, "no error left behind");
+  assert.ok(await composer.isEnabled());
+
+  // The connection works again: the next message gets its answer.
+  model.script({ when: "And the moon?", text: "The moon does most of the pulling." });
+  await composer.fill("And the moon?");
+  await composer.press("Enter");
+  await page.getByText("The moon does most of the pulling.").waitFor({ timeout: 60_000 });
+  assert.equal(await page.getByTestId("msg-human").count(), 2);
 });

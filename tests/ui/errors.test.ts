@@ -1,0 +1,39 @@
+/**
+ * Error states in real Chromium against `agentcli dev` on `fixtures/basic` started without
+ * model credentials (what a new user sees before filling in `.env`): the page still loads,
+ * and a run fails with a message that names the variable to set.
+ */
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { startAgent, type RunningAgent } from "./_agent.ts";
+import { launchBrowser, screenshot, type TestBrowser } from "./_browser.ts";
+
+let agent: RunningAgent;
+let browser: TestBrowser;
+
+before(async () => {
+  agent = await startAgent("basic", { OPENAI_API_KEY: "" });
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await agent?.close();
+});
+
+test("missing model credentials: the run error names the variable to set", async () => {
+  assert.match(agent.output(), /OPENAI_API_KEY/, "dev warns at start");
+  const page = await (await browser.context()).newPage();
+  await page.goto(`${agent.url}/app`);
+  const composer = page.getByRole("textbox", { name: "Message" });
+  await composer.fill("Are you there?");
+  await composer.press("Enter");
+  const error = page.getByTestId("run-error");
+  await error.waitFor({ timeout: 60_000 });
+  const text = await error.textContent() ?? "";
+  assert.match(text, /OPENAI_API_KEY/, text);
+  assert.match(text, /\.env/, "it says where to put it");
+  assert.doesNotMatch(text, /at \S+\.ts:\d+|Traceback|Error: /, "no stack trace");
+  await screenshot(page, "24-missing-credentials");
+  assert.equal(await page.evaluate(() => document.activeElement?.getAttribute("aria-label")), "Message", "the user can try again at once");
+});
