@@ -34,6 +34,6 @@ test("missing model credentials: the run error names the variable to set", async
   assert.match(text, /OPENAI_API_KEY/, text);
   assert.match(text, /\.env/, "it says where to put it");
   assert.doesNotMatch(text, /at \S+\.ts:\d+|Traceback|Error: /, "no stack trace");
-  await screenshot(page, "24-missing-credentials");
+  await screenshot(page, "23-missing-credentials");
   assert.equal(await page.evaluate(() => document.activeElement?.getAttribute("aria-label")), "Message", "the user can try again at once");
 });

@@ -89,7 +89,7 @@ test("the widget loads from the publishable key's host; sign up, chat with its s
   await widget(page).getByRole("heading", { name: "Sign in to Widgets Inc." }).waitFor();
   assert.deepEqual(scripts, [provider.scriptUrl]);
   assert.equal(await page.getByRole("textbox", { name: "Message" }).count(), 0, "no chat before signing in");
-  await screenshot(page, "20-identity-b-widget");
+  await screenshot(page, "19-identity-b-widget");
 
   await widget(page).getByRole("button", { name: "Sign up" }).click();
   await widget(page).getByLabel("Email address").fill("lin@example.com");
@@ -113,7 +113,7 @@ test("the widget loads from the publishable key's host; sign up, chat with its s
   const lin = provider.userId("lin@example.com")!;
   assert.deepEqual(await threadTitlesOf(lin), ["Hi from Lin"], "the server filed the thread under the token's user");
   assert.deepEqual(await threadTitlesOf(provider.createUser("other@example.com", "another-password")), [], "another user does not see it");
-  await screenshot(page, "21-identity-b-signed-in");
+  await screenshot(page, "20-identity-b-signed-in");
 
   await page.reload();
   await page.getByTestId("signed-in-as").waitFor();
@@ -131,7 +131,7 @@ test("sign in (a wrong password first), the social login round trip, and passwor
   await page.goto(`${agent.url}/app`);
   await signIn(page, "grace@example.com", "wrong-password");
   assert.match(await widget(page).getByRole("alert").textContent() ?? "", /Password is incorrect/);
-  await screenshot(page, "22-identity-b-wrong-password");
+  await screenshot(page, "21-identity-b-wrong-password");
   await widget(page).getByLabel("Password").fill("correct-horse-1");
   await widget(page).getByRole("button", { name: "Continue", exact: true }).click();
   assert.equal(await page.getByTestId("signed-in-as").textContent(), "grace@example.com");
@@ -169,6 +169,6 @@ test("a widget script that cannot load shows a clear error, not the chat", async
   await error.waitFor();
   assert.match(await error.textContent() ?? "", new RegExp(`Cannot load the sign-in widget from ${new URL(provider.frontendApi).host.replace(/\./g, "\\.")}`));
   assert.equal(await page.getByRole("textbox", { name: "Message" }).count(), 0);
-  await screenshot(page, "23-identity-b-unavailable");
+  await screenshot(page, "22-identity-b-unavailable");
   await page.context().close();
 });
