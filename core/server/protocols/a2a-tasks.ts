@@ -16,7 +16,7 @@
  */
 import { Role, TaskState, type AgentCard, type Artifact, type Message, type Part, type SendMessageRequest, type StreamResponse, type Task } from "@a2a-js/sdk";
 import type { A2ARequestHandler, ServerCallContext } from "@a2a-js/sdk/server";
-import { PushNotificationNotSupportedError, RequestMalformedError, TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from "@a2a-js/sdk/errors";
+import { A2AError, PushNotificationNotSupportedError, RequestMalformedError, TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from "@a2a-js/sdk/errors";
 import type { AuthUser } from "../../hooks.ts";
 import type { Assistant, Run } from "../../storage/records.ts";
 import { AgentcliError } from "../../errors.ts";
@@ -219,15 +219,30 @@ export class AssistantTasks implements A2ARequestHandler {
     while (!(await it.next()).done) { /* events are not needed */ }
   }
 
+  /** Protocol errors go to the peer as they are; anything else is logged and stays generic. */
+  #hide(err: unknown): never {
+    if (err instanceof A2AError) throw err;
+    this.#o.deps.log.error("A2A request failed", err);
+    throw new Error("Internal error");
+  }
+
   async sendMessage(params: SendMessageRequest, _ctx: ServerCallContext): Promise<Message | Task> {
-    const { taskId, run } = await this.#start(params);
-    if (!params.configuration?.returnImmediately) await this.#waitEnd(run);
-    return this.#task(await this.#load(taskId), params.configuration?.historyLength);
+    try {
+      const { taskId, run } = await this.#start(params);
+      if (!params.configuration?.returnImmediately) await this.#waitEnd(run);
+      return this.#task(await this.#load(taskId), params.configuration?.historyLength);
+    } catch (err) {
+      this.#hide(err);
+    }
   }
 
   async *sendMessageStream(params: SendMessageRequest, _ctx: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
-    const { taskId, run } = await this.#start(params);
-    yield* this.#stream(taskId, run, params.configuration?.historyLength);
+    try {
+      const { taskId, run } = await this.#start(params);
+      yield* this.#stream(taskId, run, params.configuration?.historyLength);
+    } catch (err) {
+      this.#hide(err);
+    }
   }
 
   /** The task, then `working` updates per step, then the answer artifact and the final status. */
@@ -261,12 +276,24 @@ export class AssistantTasks implements A2ARequestHandler {
   }
 
   async getTask(params: { id: string; historyLength?: number }, _ctx: ServerCallContext): Promise<Task> {
-    return this.#task(await this.#load(params.id), params.historyLength);
+    try {
+      return this.#task(await this.#load(params.id), params.historyLength);
+    } catch (err) {
+      this.#hide(err);
+    }
   }
 
   async cancelTask(params: { id: string }, _ctx: ServerCallContext): Promise<Task> {
+    try {
+      return await this.#cancel(params.id);
+    } catch (err) {
+      this.#hide(err);
+    }
+  }
+
+  async #cancel(id: string): Promise<Task> {
     const { deps } = this.#o;
-    const t = await this.#load(params.id);
+    const t = await this.#load(id);
     if (TERMINAL.has(t.state)) throw new TaskNotCancelableError(`Cannot cancel task "${t.id}": it is ${stateName(t.state)} already`);
     if (t.state === TaskState.TASK_STATE_INPUT_REQUIRED) {
       // The thread keeps its interrupt for other clients; the task is over.
@@ -279,9 +306,13 @@ export class AssistantTasks implements A2ARequestHandler {
   }
 
   async *resubscribe(params: { id: string }, _ctx: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
-    const t = await this.#load(params.id);
-    if (TERMINAL.has(t.state)) throw new UnsupportedOperationError(`Cannot subscribe to task "${t.id}": it is ${stateName(t.state)}`);
-    yield* this.#stream(t.id, t.latest);
+    try {
+      const t = await this.#load(params.id);
+      if (TERMINAL.has(t.state)) throw new UnsupportedOperationError(`Cannot subscribe to task "${t.id}": it is ${stateName(t.state)}`);
+      yield* this.#stream(t.id, t.latest);
+    } catch (err) {
+      this.#hide(err);
+    }
   }
 
   listTasks(): Promise<never> {
