@@ -1,24 +1,29 @@
 /**
  * Error states in real Chromium against `agentcli dev` on `fixtures/basic` started without
- * model credentials (what a new user sees before filling in `.env`): the page still loads,
- * and a run fails with a message that names the variable to set.
+ * model credentials (what a new user sees before filling in `.env`), the local model server
+ * reachable at OPENAI_BASE_URL: the page still loads, and a run fails with a message that
+ * names the variable to set, without calling the model.
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
+import { startModelServer, type ModelServer } from "../fixtures/model-server/server.ts";
 import { startAgent, type RunningAgent } from "./_agent.ts";
 import { launchBrowser, screenshot, type TestBrowser } from "./_browser.ts";
 
+let model: ModelServer;
 let agent: RunningAgent;
 let browser: TestBrowser;
 
 before(async () => {
-  agent = await startAgent("basic", { OPENAI_API_KEY: "" });
+  model = await startModelServer();
+  agent = await startAgent("basic", { OPENAI_API_KEY: "", OPENAI_BASE_URL: model.openaiBaseUrl });
   browser = await launchBrowser();
 });
 
 after(async () => {
   await browser?.close();
   await agent?.close();
+  await model?.close();
 });
 
 test("missing model credentials: the run error names the variable to set", async () => {
@@ -36,4 +41,5 @@ test("missing model credentials: the run error names the variable to set", async
   assert.doesNotMatch(text, /at \S+\.ts:\d+|Traceback|Error: /, "no stack trace");
   await screenshot(page, "23-missing-credentials");
   assert.equal(await page.evaluate(() => document.activeElement?.getAttribute("aria-label")), "Message", "the user can try again at once");
+  assert.equal(model.requests.length, 0, "the model server (reachable) was never called without a key");
 });
