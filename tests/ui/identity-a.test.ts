@@ -11,7 +11,7 @@ import type { Page } from "playwright-core";
 import { startModelServer, type ModelServer } from "../fixtures/model-server/server.ts";
 import { startAgent, type RunningAgent } from "./_agent.ts";
 import { launchBrowser, screenshot, type TestBrowser } from "./_browser.ts";
-import { startBrowserGoTrue, type BrowserGoTrue } from "./_gotrue.ts";
+import { startBrowserGoTrue, type BrowserGoTrue } from "../fixtures/identity-servers/gotrue-browser.ts";
 
 let model: ModelServer;
 let gotrue: BrowserGoTrue;
