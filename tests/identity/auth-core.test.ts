@@ -16,20 +16,10 @@ import {
 import anonymous from "../../plugins/identity/anonymous.ts";
 import platformKey from "../../plugins/identity/platform_key.ts";
 import identityA from "../../plugins/identity/identity_a.ts";
-import { testConfig } from "./config.ts";
+import { statusOf, testConfig } from "./config.ts";
 import { startJwksServer } from "../fixtures/identity-servers/jwks.ts";
 
 const req = (path: string, headers: Record<string, string> = {}) => new Request(`http://agent.test${path}`, { headers });
-
-async function status(p: Promise<unknown>): Promise<number> {
-  try {
-    await p;
-    return 200;
-  } catch (err) {
-    if (err instanceof AgentcliError) return err.status;
-    throw err;
-  }
-}
 
 describe("public paths", () => {
   it("are exactly the health, metadata, UI shell and well-known paths", () => {
@@ -126,7 +116,7 @@ describe("createAuthenticator", () => {
   it("asks only the configured provider's plugin", async () => {
     const greedy = definePlugin({ name: "greedy", kind: "extension", hooks: { "auth:authenticate": () => ({ identity: "intruder", isAuthenticated: true }) } });
     const authenticate = createAuthenticator({ driver: new PluginDriver([greedy, platformKey]), config: testConfig(null), env: { PLATFORM_API_KEY: "k-1" }, mode: "serve" });
-    assert.equal(await status(authenticate(req("/threads"))), 401);
+    assert.equal(await statusOf(authenticate(req("/threads"))), 401);
     assert.equal((await authenticate(req("/threads", { "x-api-key": "k-1" })))?.identity, "platform-api-key");
   });
 
@@ -155,10 +145,10 @@ describe("createAuthenticator", () => {
   it("dev bypass covers the platform-key posture; serve never does", async () => {
     const dev = createAuthenticator({ driver, config: testConfig(null), env: { PLATFORM_API_KEY: "k" }, mode: "dev" });
     assert.equal((await dev(req("/threads")))?.identity, "dev-user");
-    assert.equal(await status(dev(req("/threads", { "x-api-key": "wrong" }))), 401);
-    assert.equal(await status(dev(req("/threads", { "x-agentcli-dev-user": "bad id with spaces" }))), 401);
+    assert.equal(await statusOf(dev(req("/threads", { "x-api-key": "wrong" }))), 401);
+    assert.equal(await statusOf(dev(req("/threads", { "x-agentcli-dev-user": "bad id with spaces" }))), 401);
     const serve = createAuthenticator({ driver, config: testConfig(null), env: { PLATFORM_API_KEY: "k", AGENTCLI_DEV_AUTH_BYPASS: "1" }, mode: "serve" });
-    assert.equal(await status(serve(req("/threads", { "x-agentcli-dev-user": "dev-user" }))), 401);
+    assert.equal(await statusOf(serve(req("/threads", { "x-agentcli-dev-user": "dev-user" }))), 401);
   });
 
   it("anonymous lets everyone in as an unauthenticated caller, in dev and serve", async () => {

@@ -1,5 +1,6 @@
-/** A minimal normalized project config for auth tests. */
+/** Shared pieces of the auth tests: a minimal normalized project config, and the HTTP status a call ends with. */
 import type { AgentConfig } from "../../core/config/schema.ts";
+import { AgentcliError } from "../../core/errors.ts";
 
 export function testConfig(provider: string | null, overrides: Partial<AgentConfig> = {}): AgentConfig {
   return {
@@ -14,4 +15,15 @@ export function testConfig(provider: string | null, overrides: Partial<AgentConf
     subagents: [],
     ...overrides,
   };
+}
+
+/** 200 when the promise resolves, the status of the user error it rejects with otherwise. */
+export async function statusOf(p: Promise<unknown>): Promise<number> {
+  try {
+    await p;
+    return 200;
+  } catch (err) {
+    if (err instanceof AgentcliError) return err.status;
+    throw err;
+  }
 }

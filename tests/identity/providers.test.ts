@@ -7,25 +7,14 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { PluginDriver } from "../../core/plugin-driver.ts";
-import { AgentcliError } from "../../core/errors.ts";
 import { createAuthenticator, type Authenticate } from "../../core/auth/index.ts";
 import identityA from "../../plugins/identity/identity_a.ts";
 import identityB from "../../plugins/identity/identity_b.ts";
 import { startGoTrue, type GoTrueServer } from "../fixtures/identity-servers/gotrue.ts";
 import { startJwksServer, type JwksServer } from "../fixtures/identity-servers/jwks.ts";
-import { testConfig } from "./config.ts";
+import { statusOf, testConfig } from "./config.ts";
 
 const bearer = (token: string) => new Request("http://agent.test/threads", { headers: { authorization: `Bearer ${token}` } });
-
-async function statusOf(p: Promise<unknown>): Promise<number> {
-  try {
-    await p;
-    return 200;
-  } catch (err) {
-    if (err instanceof AgentcliError) return err.status;
-    throw err;
-  }
-}
 
 describe("identity_a", () => {
   let s: GoTrueServer;
