@@ -1,24 +1,33 @@
 /**
- * Benchmark: our agent server vs `@langchain/langgraph-cli dev` on the same one-node
- * fake-model graph (tests/fixtures/graphs/echo.ts), side by side in one process tree,
- * offline. Measures startup to first `/ok`, create-and-wait on new threads at 1 and 32
- * clients (runs/s, p50, p99), and time to the first SSE event; prints ratios (peer / ours).
+ * Benchmark: `agentcli dev` vs `@langchain/langgraph-cli dev` (the peer) serving the same
+ * one-node graph (bench/graph.ts: `ChatOpenAI` against the local OpenAI-wire model server,
+ * bench/model.ts), side by side in one process tree, offline. Measures, per server:
+ * - startup: spawn to the first `200` from `GET /ok` (ours on a new project, so a new
+ *   embedded database; the peer keeps everything in memory);
+ * - idle RSS of the server's whole process tree, after warm-up;
+ * - create-and-wait on new threads (`threads.create` + `runs.wait`) at 1 and at 32 clients:
+ *   runs per second, p50 and p99 latency;
+ * - time to the first SSE event of `runs.stream` on a new thread (p50).
+ * Prints a table with ratios (>1 means agentcli is better).
  *
- *   npx node bench/server.ts [--runs 40] [--only ours|peer]
+ *   npm run bench -- [--runs 60] [--only ours|peer] [--json]
  *
- * Not part of the test suite. Each server runs as a child process on a free port.
+ * Not part of the test suite. Each server and the model run as child processes on free ports.
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
+import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
+import { createInterface } from "node:readline";
 import { Client } from "@langchain/langgraph-sdk";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const args = process.argv.slice(2);
-const RUNS = Number(args[args.indexOf("--runs") + 1] || 40) || 40;
-const ONLY = args.includes("--only") ? args[args.indexOf("--only") + 1] : null;
+const arg = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
+const RUNS = Number(arg("--runs") ?? 60) || 60;
+const ONLY = arg("--only") ?? null;
+const GRAPH = join(ROOT, "bench/graph.ts");
 
 function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -29,47 +38,75 @@ function freePort(): Promise<number> {
   });
 }
 
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
 async function waitOk(url: string, t0: number, proc: ChildProcess): Promise<number> {
   while (true) {
     if (proc.exitCode !== null) throw new Error(`server exited (${proc.exitCode})`);
     try {
       if ((await fetch(`${url}/ok`)).ok) return performance.now() - t0;
     } catch { /* not yet */ }
-    await new Promise((r) => setTimeout(r, 20));
+    await sleep(10);
   }
 }
 
-interface Target { name: string; start(port: number, dir: string): ChildProcess }
+/** RSS in MB of a process and all its descendants (Linux /proc). */
+function treeRssMb(root: number): number {
+  const children = new Map<number, number[]>();
+  for (const d of readdirSync("/proc")) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(d)]);
+    } catch { /* gone */ }
+  }
+  let kb = 0;
+  const walk = (pid: number) => {
+    try {
+      const m = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+      kb += Number(m?.[1] ?? 0);
+    } catch { /* gone */ }
+    for (const c of children.get(pid) ?? []) walk(c);
+  };
+  walk(root);
+  return kb / 1024;
+}
+
+interface Target {
+  name: string;
+  start(port: number, dir: string, env: NodeJS.ProcessEnv): ChildProcess;
+}
 
 const ours: Target = {
-  name: "agentcli",
-  start: (port, dir) => {
-    const script = join(dir, "ours.ts");
-    writeFileSync(script, `
-import { createAgentServer } from ${JSON.stringify(join(ROOT, "core/server/app.ts"))};
-import { listen } from ${JSON.stringify(join(ROOT, "core/server/node.ts"))};
-import { silentLog } from ${JSON.stringify(join(ROOT, "core/server/log.ts"))};
-const server = await createAgentServer({ graphs: { agent: async () => (await import(${JSON.stringify(join(ROOT, "tests/fixtures/graphs/echo.ts"))})).graph }, storage: { dataDir: ${JSON.stringify(join(dir, "db"))} }, log: silentLog, workers: 32 });
-await listen(server, { port: ${port} });
-`);
-    return spawn(process.execPath, [script], { stdio: ["ignore", "ignore", "inherit"], cwd: ROOT });
+  name: "agentcli dev",
+  start: (port, dir, env) => {
+    writeFileSync(join(dir, "agent.toml"), `[agent]\nname = "bench"\ndescription = "benchmark project"\n\n[auth]\nprovider = "anonymous"\n`);
+    writeFileSync(join(dir, "AGENTS.md"), "You are a benchmark agent.\n");
+    return spawn(process.execPath, [
+      join(ROOT, "bin/agentcli.js"), "dev", "--config", join(dir, "agent.toml"), "--port", String(port), "--host", "127.0.0.1",
+      "--graph", `bench=${GRAPH}`,
+    ], { stdio: ["ignore", "ignore", process.env.BENCH_VERBOSE ? "inherit" : "ignore"], cwd: dir, env, detached: true });
   },
 };
 
 const peer: Target = {
   name: "langgraph-cli dev",
-  start: (port, dir) => {
-    writeFileSync(join(dir, "langgraph.json"), JSON.stringify({ node_version: "22", graphs: { agent: `${join(ROOT, "tests/fixtures/graphs/echo.ts")}:graph` }, dependencies: ["."] }));
-    return spawn(join(ROOT, "node_modules/.bin/langgraphjs"), ["dev", "--port", String(port), "--host", "127.0.0.1", "--no-browser", "--no-reload", "--config", join(dir, "langgraph.json")], {
-      stdio: ["ignore", "ignore", "ignore"],
-      cwd: ROOT,
-      env: { ...process.env, LANGGRAPH_CLI_NO_ANALYTICS: "1", BROWSER: "none" },
+  start: (port, dir, env) => {
+    writeFileSync(join(dir, "langgraph.json"), JSON.stringify({ node_version: "22", graphs: { bench: `${GRAPH}:graph` }, dependencies: ["."] }));
+    return spawn(join(ROOT, "node_modules/.bin/langgraphjs"), [
+      "dev", "--port", String(port), "--host", "127.0.0.1", "--no-browser", "--no-reload", "--config", join(dir, "langgraph.json"),
+    ], {
+      stdio: ["ignore", "ignore", process.env.BENCH_VERBOSE ? "inherit" : "ignore"],
+      cwd: dir,
+      env: { ...env, LANGGRAPH_CLI_NO_ANALYTICS: "1", BROWSER: "none" },
       detached: true,
     });
   },
 };
 
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
+const input = { messages: [{ role: "user", content: "hi" }] };
 
 async function load(client: Client, clients: number, total: number) {
   const lat: number[] = [];
@@ -79,60 +116,95 @@ async function load(client: Client, clients: number, total: number) {
     while (next++ < total) {
       const s = performance.now();
       const th = await client.threads.create();
-      await client.runs.wait(th.thread_id, "agent", { input: { messages: [{ role: "user", content: "hi" }] } });
+      const out = await client.runs.wait(th.thread_id, "bench", { input }) as { messages?: unknown[]; __error__?: unknown };
+      if (!out || out.__error__ || (out.messages?.length ?? 0) !== 2) throw new Error(`unexpected run output: ${JSON.stringify(out).slice(0, 300)}`);
       lat.push(performance.now() - s);
     }
   }));
   return { rps: (lat.length / (performance.now() - t0)) * 1000, p50: pct(lat, 50), p99: pct(lat, 99) };
 }
 
-async function firstEvent(client: Client): Promise<number> {
+async function firstEvent(client: Client, n: number): Promise<number> {
   const xs: number[] = [];
-  for (let i = 0; i < 5; i++) {
+  for (let i = 0; i < n; i++) {
     const th = await client.threads.create();
     const s = performance.now();
-    for await (const _ of client.runs.stream(th.thread_id, "agent", { input: { messages: [{ role: "user", content: "hi" }] }, streamMode: "values" })) {
-      xs.push(performance.now() - s);
-      break;
+    let first = true;
+    for await (const _ of client.runs.stream(th.thread_id, "bench", { input, streamMode: "values" })) {
+      if (first) xs.push(performance.now() - s);
+      first = false; // drain the run, so the next one starts on an idle server
     }
   }
   return pct(xs, 50);
 }
 
-async function measure(target: Target) {
+type Result = Awaited<ReturnType<typeof measure>>;
+
+async function measure(target: Target, env: NodeJS.ProcessEnv) {
   const dir = mkdtempSync(join(tmpdir(), "agentcli-bench-"));
   const port = await freePort();
   const t0 = performance.now();
-  const proc = target.start(port, dir);
+  const proc = target.start(port, dir, env);
   try {
     const url = `http://127.0.0.1:${port}`;
     const startup = await waitOk(url, t0, proc);
-    const client = new Client({ apiUrl: url, apiKey: null });
-    await load(client, 1, 3);
+    const client = new Client({ apiUrl: url, apiKey: null, callerOptions: { maxRetries: 0 } });
+    await load(client, 1, 5); // warm-up: graph loaded, connections open
+    await sleep(1000);
+    const rss = treeRssMb(proc.pid!);
     const one = await load(client, 1, RUNS);
     const many = await load(client, 32, RUNS * 4);
-    const sse = await firstEvent(client);
-    return { startup, one, many, sse };
+    const sse = await firstEvent(client, 11);
+    return { startup, rss, one, many, sse };
   } finally {
-    try { process.kill(proc.pid!, "SIGTERM"); } catch { /* gone */ }
-    try { process.kill(-proc.pid!, "SIGTERM"); } catch { /* not a group */ }
-    await new Promise((r) => setTimeout(r, 300));
+    try { process.kill(-proc.pid!, "SIGTERM"); } catch { /* gone */ }
+    await sleep(500);
+    try { process.kill(-proc.pid!, "SIGKILL"); } catch { /* gone */ }
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-const results: Record<string, Awaited<ReturnType<typeof measure>>> = {};
-for (const t of [ours, peer]) {
-  if (ONLY && !t.name.startsWith(ONLY === "ours" ? "agentcli" : "langgraph")) continue;
-  process.stderr.write(`measuring ${t.name}...\n`);
-  results[t.name] = await measure(t);
+async function startModel(): Promise<{ url: string; proc: ChildProcess }> {
+  const proc = spawn(process.execPath, [join(ROOT, "bench/model.ts")], { stdio: ["ignore", "pipe", "inherit"] });
+  const line = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: proc.stdout! }).once("line", resolve);
+    proc.once("exit", (code) => reject(new Error(`model server exited (${code})`)));
+  });
+  return { url: line.trim(), proc };
 }
-const f = (n: number) => n.toFixed(1);
-for (const [name, r] of Object.entries(results)) {
-  console.log(`${name.padEnd(18)} startup ${f(r.startup)} ms | 1 client: ${f(r.one.rps)} runs/s p50 ${f(r.one.p50)} ms p99 ${f(r.one.p99)} ms | 32 clients: ${f(r.many.rps)} runs/s p50 ${f(r.many.p50)} ms p99 ${f(r.many.p99)} ms | first SSE event ${f(r.sse)} ms`);
+
+const model = await startModel();
+const env = { ...process.env, OPENAI_BASE_URL: model.url, OPENAI_API_KEY: "bench", NO_COLOR: "1" };
+const results: Record<string, Result> = {};
+try {
+  for (const t of [ours, peer]) {
+    if (ONLY && !t.name.startsWith(ONLY === "ours" ? "agentcli" : "langgraph")) continue;
+    process.stderr.write(`measuring ${t.name}...\n`);
+    results[t.name] = await measure(t, env);
+  }
+} finally {
+  model.proc.kill("SIGTERM");
 }
-const a = results["agentcli"], b = results["langgraph-cli dev"];
-if (a && b) {
-  console.log(`ratios (peer/ours; >1 means we are better): startup ${f(b.startup / a.startup)}x, 1-client p50 ${f(b.one.p50 / a.one.p50)}x, ` +
-    `1-client runs/s ${f(a.one.rps / b.one.rps)}x, 32-client runs/s ${f(a.many.rps / b.many.rps)}x, 32-client p99 ${f(b.many.p99 / a.many.p99)}x, first SSE event ${f(b.sse / a.sse)}x`);
+
+const a = results[ours.name], b = results[peer.name];
+const rows: Array<[string, (r: Result) => number, "lower" | "higher", string]> = [
+  ["startup to first /ok", (r) => r.startup, "lower", "ms"],
+  ["idle RSS (process tree)", (r) => r.rss, "lower", "MB"],
+  ["1 client: runs/s", (r) => r.one.rps, "higher", ""],
+  ["1 client: p50", (r) => r.one.p50, "lower", "ms"],
+  ["1 client: p99", (r) => r.one.p99, "lower", "ms"],
+  ["32 clients: runs/s", (r) => r.many.rps, "higher", ""],
+  ["32 clients: p50", (r) => r.many.p50, "lower", "ms"],
+  ["32 clients: p99", (r) => r.many.p99, "lower", "ms"],
+  ["first SSE event (p50)", (r) => r.sse, "lower", "ms"],
+];
+if (args.includes("--json")) console.log(JSON.stringify(results, null, 2));
+const f = (n: number) => (n >= 100 ? n.toFixed(0) : n.toFixed(1));
+const cell = (r: Result | undefined, get: (r: Result) => number, unit: string) => (r ? `${f(get(r))}${unit ? ` ${unit}` : ""}` : "-");
+console.log(`${new Date().toISOString().slice(0, 10)}, ${cpus().length} x ${cpus()[0]?.model ?? "cpu"}, Node ${process.versions.node}, ${RUNS} runs at 1 client, ${RUNS * 4} at 32`);
+console.log(`| metric | ${ours.name} | ${peer.name} | ratio |`);
+console.log("|---|---:|---:|---:|");
+for (const [label, get, better, unit] of rows) {
+  const ratio = a && b ? (better === "lower" ? get(b) / get(a) : get(a) / get(b)) : null;
+  console.log(`| ${label} | ${cell(a, get, unit)} | ${cell(b, get, unit)} | ${ratio === null ? "-" : `${ratio.toFixed(1)}x`} |`);
 }

@@ -5,6 +5,7 @@
  * store_items (LangGraph store).
  */
 import type { Migration } from "./sql.ts";
+import type { TemplateSpec } from "./template.ts";
 
 export const SERVER_MIGRATIONS: readonly Migration[] = [
   {
@@ -107,3 +108,6 @@ CREATE TABLE IF NOT EXISTS store_items (
 )`,
   },
 ];
+
+/** New embedded server databases start from a dump of this (see ./template.ts). */
+export const SERVER_TEMPLATE: TemplateSpec = { name: "server", migrations: { server: SERVER_MIGRATIONS } };

@@ -9,6 +9,7 @@
  * const { rows } = await sql.query<{ id: string }>("SELECT id FROM t WHERE id = $1", ["a"]);
  */
 import { embeddedAsset } from "../runtime.ts";
+import type { TemplateSpec } from "./template.ts";
 
 export interface SqlResult<T> {
   rows: T[];
@@ -23,6 +24,8 @@ export interface SqlDriver extends SqlExecutor {
   readonly kind: "pglite" | "postgres";
   /** Runs `fn` in one transaction; it commits when `fn` resolves and rolls back when it throws. */
   transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T>;
+  /** The embedded engine only: a checkpointed dump of the data directory (uncompressed tar). */
+  dumpTar?(): Promise<Uint8Array>;
   close(): Promise<void>;
 }
 
@@ -33,33 +36,84 @@ export interface OpenSqlOptions {
   dataDir?: string;
   /** Maximum pool size for PostgreSQL. */
   poolSize?: number;
+  /**
+   * The embedded engine only: what a new database is seeded from (see ./template.ts), so it
+   * skips `initdb`; the template is made on first use. Default: a bare database (no
+   * migrations). `false`: always run `initdb`.
+   */
+  template?: TemplateSpec | false;
 }
+
+const BASE_TEMPLATE: TemplateSpec = { name: "base", migrations: {} };
 
 /** Opens the SQL engine chosen by the options. */
 export async function openSql(opts: OpenSqlOptions = {}): Promise<SqlDriver> {
-  return opts.url ? openPostgres(opts.url, opts.poolSize ?? 10) : openPglite(opts.dataDir);
+  return opts.url ? openPostgres(opts.url, opts.poolSize ?? 10) : openEmbedded(opts.dataDir, opts.template === false ? null : opts.template ?? BASE_TEMPLATE);
 }
 
-async function openPglite(dataDir: string | undefined): Promise<SqlDriver> {
+/**
+ * Opens the embedded engine. A new database is restored from its template when there is
+ * one; otherwise it runs `initdb`, and (when a template is wanted) is migrated and dumped
+ * into the cache so the next new database starts fast.
+ */
+async function openEmbedded(dataDir: string | undefined, template: TemplateSpec | null): Promise<SqlDriver> {
+  const [{ existsSync, mkdirSync, rmSync }, { join }, tpl] = await Promise.all([import("node:fs"), import("node:path"), import("./template.ts")]);
+  const isNew = !dataDir || !existsSync(join(dataDir, "PG_VERSION"));
+  let seed: Uint8Array | null = null;
+  if (template && isNew) seed = await tpl.findTemplate(template);
+  if (seed && dataDir) {
+    try {
+      await tpl.restoreTemplate(seed, dataDir);
+    } catch {
+      seed = null;
+    }
+  }
+  if (seed) {
+    try {
+      return await openPglite(dataDir, dataDir ? undefined : seed, false);
+    } catch {
+      // A template this PGlite cannot start (made by another version): start over cold.
+      if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    }
+  }
+  if (dataDir) mkdirSync(dataDir, { recursive: true });
+  const sql = await openPglite(dataDir, undefined, isNew);
+  if (template && isNew) {
+    try {
+      const gz = await tpl.dumpTemplate(sql, template);
+      void tpl.saveTemplate(template, gz);
+    } catch { /* the cache is an optimization */ }
+  }
+  return sql;
+}
+
+async function openPglite(dataDir: string | undefined, load: Uint8Array | undefined, initdb: boolean): Promise<SqlDriver> {
   const { PGlite } = await import("@electric-sql/pglite");
   const wasm = embeddedAsset("pglite.wasm");
-  const initdb = embeddedAsset("initdb.wasm");
+  const initdbWasm = initdb ? embeddedAsset("initdb.wasm") : null;
   const fsData = embeddedAsset("pglite.data");
   const options: Record<string, unknown> = {};
-  if (dataDir) {
-    const { mkdirSync } = await import("node:fs");
-    mkdirSync(dataDir, { recursive: true });
-    options.dataDir = dataDir;
-  }
-  if (wasm && initdb && fsData) {
-    options.pgliteWasmModule = await WebAssembly.compile(wasm as Uint8Array<ArrayBuffer>);
-    options.initdbWasmModule = await WebAssembly.compile(initdb as Uint8Array<ArrayBuffer>);
+  if (dataDir) options.dataDir = dataDir;
+  if (load) options.loadDataDir = new Blob([load as Uint8Array<ArrayBuffer>], { type: "application/x-gzip" });
+  if (wasm && fsData) {
+    // Inside the executable: the compiled modules come from its assets (initdb only when a
+    // new database is made without a template).
+    const [pgliteWasmModule, initdbWasmModule] = await Promise.all([
+      WebAssembly.compile(wasm as Uint8Array<ArrayBuffer>),
+      initdbWasm ? WebAssembly.compile(initdbWasm as Uint8Array<ArrayBuffer>) : undefined,
+    ]);
+    options.pgliteWasmModule = pgliteWasmModule;
+    if (initdbWasmModule) options.initdbWasmModule = initdbWasmModule;
     options.fsBundle = new Blob([fsData as Uint8Array<ArrayBuffer>]);
   }
   const db = await PGlite.create(options);
   let closed = false;
   return {
     kind: "pglite",
+    dumpTar: async () => {
+      await db.exec("CHECKPOINT");
+      return new Uint8Array(await (await db.dumpDataDir("none")).arrayBuffer());
+    },
     query: async <T>(text: string, params?: unknown[]) => {
       const r = await db.query<T>(text, params);
       return { rows: r.rows, rowCount: Math.max(r.rows.length, r.affectedRows ?? 0) };

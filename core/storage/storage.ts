@@ -10,7 +10,7 @@
  */
 import { AssistantStore } from "./assistants.ts";
 import { SqlCheckpointSaver } from "./checkpointer.ts";
-import { SERVER_MIGRATIONS } from "./migrations.ts";
+import { SERVER_MIGRATIONS, SERVER_TEMPLATE } from "./migrations.ts";
 import { RunEventLog } from "./run-events.ts";
 import { RunStore } from "./runs.ts";
 import { migrate, openSql, type OpenSqlOptions, type SqlDriver } from "./sql.ts";
@@ -30,7 +30,7 @@ export interface Storage {
 
 /** Opens the SQL engine chosen by the options, migrates it, and wraps it. */
 export async function openStorage(opts: OpenSqlOptions = {}): Promise<Storage> {
-  const sql = await openSql(opts);
+  const sql = await openSql({ template: SERVER_TEMPLATE, ...opts });
   try {
     return await createStorage(sql);
   } catch (err) {
