@@ -20,7 +20,7 @@ const SERVE = {
     host: { type: "string", description: "Address to bind", default: "127.0.0.1" },
     dataDir: { type: "string", placeholder: "<dir>", description: "Data folder", default: ".agentcli-platform" },
     mode: { type: "string", placeholder: "cloud|self-hosted", description: "Which sources are accepted (cloud: repohost, internal_*; self-hosted: external_container)", default: "cloud" },
-    publicUrl: { type: "string", placeholder: "<url>", description: "Address clients reach this server at (for upload URLs)" },
+    publicUrl: { type: "string", placeholder: "<url>", description: "Address clients and k8s clusters reach this server at (upload URLs, bundle downloads)" },
   },
 } satisfies CommandSpec<Record<string, FlagSpec>>;
 

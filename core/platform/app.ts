@@ -1,7 +1,8 @@
 /**
  * The control plane's HTTP app (spec 4.3 plus the extensions in `README.md`): a Hono app on
  * Web-standard Request/Response, testable with `app.request()`. Every route but `/ok`,
- * signed uploads and signed webhooks needs `X-Api-Key`; errors are `{"detail": ...}`; an
+ * signed uploads, signed webhooks and bundle downloads (which also take a bundle token) needs
+ * `X-Api-Key`; errors are `{"detail": ...}`; an
  * unexpected failure is a logged, generic 500 with no stack.
  *
  * @example
@@ -10,6 +11,7 @@
  */
 import { Hono } from "hono";
 import { errorBody, unauthorized } from "./api-error.ts";
+import { bundleDownload } from "./bundles.ts";
 import type { PlatformEnv, PlatformServices } from "./context.ts";
 import { deploymentRoutes } from "./routes-deployments.ts";
 import { listenerRoutes, repoListingRoutes, templateRoutes, tokenRoutes } from "./routes-resources.ts";
@@ -30,6 +32,8 @@ export function createPlatformApp(s: PlatformServices, opts: { onError?: (err: u
   app.get("/ok", (c) => c.json({ ok: true, mode: s.mode }));
   app.route("/v2/uploads", uploadRoutes(s) as unknown as Hono<PlatformEnv>);
   app.route("/v1/integrations", webhookRoutes(s) as unknown as Hono<PlatformEnv>);
+
+  app.get("/v2/deployments/:deployment_id/revisions/:revision_id/bundle", bundleDownload(s));
 
   app.use("/v1/*", auth(s));
   app.use("/v2/*", auth(s));

@@ -17,6 +17,8 @@ export interface PlatformServices {
   reconciler: Reconciler;
   /** HMAC key of upload URLs. */
   uploadSecret: string;
+  /** HMAC key of deployments' bundle tokens (`bundles.ts`). */
+  bundleSecret: string;
   /** Address clients reach this server at (for upload URLs); from the request when absent. */
   publicUrl?: string;
   /** Largest accepted upload, in bytes. */

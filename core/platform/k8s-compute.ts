@@ -15,8 +15,8 @@ import type { DeploymentRow, ListenerRow } from "./resources.ts";
 export const RUNTIME_IMAGE = `ghcr.io/agentcli/agentcli:${VERSION}`;
 
 export interface K8sComputeOptions {
-  /** A URL the cluster can download a revision's bundle from (null: bundles cannot run on k8s). */
-  bundleUrl?: (deploymentId: string, revisionId: string) => string | null;
+  /** Where the cluster downloads a revision's bundle, and the token it sends (null: no public address). */
+  bundleAccess?: (deploymentId: string, revisionId: string) => { url: string; token: string } | null;
   waitAttempts?: number;
   waitIntervalMs?: number;
 }
@@ -48,15 +48,15 @@ export class K8sCompute implements ComputeDriver {
     const kube = this.client(req.listener);
     const namespace = this.namespace(req.deployment, req.listener);
     let image = req.imageUri;
-    let bundleUrl: string | null = null;
+    let bundle: { url: string; token: string } | null = null;
     if (!image) {
-      bundleUrl = this.opts.bundleUrl?.(req.deployment.id, req.revision.id) ?? null;
-      if (!bundleUrl) throw new Error("this control plane has no public address for the cluster to fetch the bundle from; start it with --public-url");
+      bundle = this.opts.bundleAccess?.(req.deployment.id, req.revision.id) ?? null;
+      if (!bundle) throw new Error("this control plane has no public address for the cluster to fetch the bundle from; start it with --public-url <address the cluster reaches>");
       image = RUNTIME_IMAGE;
     }
     const objects = renderManifests({
       deployment: { id: req.deployment.id, name: req.deployment.name, resource_spec: req.deployment.source_config.resource_spec },
-      revisionId: req.revision.id, namespace, image, bundleUrl, secrets: req.secrets, secretReferences: req.deployment.secret_references,
+      revisionId: req.revision.id, namespace, image, bundle, secrets: req.secrets, secretReferences: req.deployment.secret_references,
     });
     await kube.apply(objects, (m) => req.log("deploy", m));
     const app = appName(req.deployment);
@@ -68,7 +68,10 @@ export class K8sCompute implements ComputeDriver {
   async teardown(d: DeploymentRow, listener: ListenerRow | null): Promise<void> {
     if (!listener?.kubeconfig) return;
     const kube = this.client(listener);
-    const objects = renderManifests({ deployment: { id: d.id, name: d.name, resource_spec: d.source_config.resource_spec }, revisionId: "teardown", namespace: this.namespace(d, listener), image: "none", secrets: [] });
+    const objects = renderManifests({ deployment: { id: d.id, name: d.name, resource_spec: d.source_config.resource_spec }, revisionId: "teardown", namespace: this.namespace(d, listener), image: "none", secrets: [],
+      // Renders the bundle's Secret too, so it is removed as well (absent ones are fine).
+      bundle: { url: "http://teardown.invalid", token: "teardown" },
+    });
     await kube.remove(objects);
   }
 

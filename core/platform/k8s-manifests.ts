@@ -4,7 +4,9 @@
  * labels, annotations, service account, pull secrets, volumes, mounts, init containers,
  * sidecars), a Service, HorizontalPodAutoscalers from min/max scales, a PostgreSQL
  * StatefulSet and a Redis Deployment sized by the `db_*` / `redis_*` fields, and the
- * Secret of the deployment's secrets. Plain objects, ready for the Kubernetes API.
+ * Secret of the deployment's secrets. For a bundle (not an image), an init container
+ * downloads the revision's bundle from the control plane into a shared volume and the
+ * server runs `agentcli serve` on it. Plain objects, ready for the Kubernetes API.
  *
  * @example
  * const objects = renderManifests({ deployment, revisionId, namespace: "agents", image: "registry/agent:1", secrets });
@@ -25,8 +27,11 @@ export interface RenderInput {
   namespace: string;
   /** The container image: a revision's `image_uri`, or the agentcli runtime for bundles. */
   image: string;
-  /** For bundles: where an init container downloads the bundle from (a signed URL). */
-  bundleUrl?: string | null;
+  /**
+   * For bundles: where an init container downloads the revision's bundle from, and the
+   * deployment's bundle token it authenticates with (kept in a Secret, never in the pod spec).
+   */
+  bundle?: { url: string; token: string } | null;
   secrets: Array<{ name: string; value: string }>;
   secretReferences?: SecretReference[] | null;
 }
@@ -35,6 +40,16 @@ export interface RenderInput {
 export const CREATE_ONLY = "agentcli.dev/apply-policy";
 
 const API_PORT = 8000;
+const BUNDLE_DIR = "/bundle";
+const BUNDLE_PATH = `${BUNDLE_DIR}/bundle.tgz`;
+/** The init container that downloads a revision's bundle (a small image with `sh` and `curl`). */
+export const FETCH_IMAGE = "curlimages/curl:8.11.1";
+/**
+ * What the init container runs (from its env: URL, token, path): download the bundle with the
+ * deployment's bundle token, retrying while the control plane is unreachable.
+ */
+export const FETCH_SCRIPT =
+  'curl -fsS --retry 10 --retry-all-errors --retry-delay 2 -H "Authorization: Bearer $AGENTCLI_BUNDLE_TOKEN" -o "$AGENTCLI_BUNDLE_PATH" "$AGENTCLI_BUNDLE_URL"';
 
 /** A DNS-1123 name from the deployment's name and id (stable, at most 40 characters so suffixes fit). */
 export function appName(d: { id: string; name: string }): string {
@@ -85,14 +100,21 @@ export function renderManifests(input: RenderInput): K8sObject[] {
   const mounts: Array<Record<string, unknown>> = [...(spec.volume_mounts ?? [])];
   const initContainers: Array<Record<string, unknown>> = [...(spec.init_containers ?? [])];
   let command: string[] | undefined;
-  if (input.bundleUrl) {
+  if (input.bundle) {
+    const bundleSecret = `${app}-bundle`;
+    objects.push({ apiVersion: "v1", kind: "Secret", metadata: meta(bundleSecret, "bundle"), type: "Opaque", stringData: { token: input.bundle.token } });
     volumes.push({ name: "agentcli-bundle", emptyDir: {} });
-    mounts.push({ name: "agentcli-bundle", mountPath: "/bundle", readOnly: true });
+    mounts.push({ name: "agentcli-bundle", mountPath: BUNDLE_DIR, readOnly: true });
     initContainers.unshift({
-      name: "fetch-bundle", image: "busybox:1.36", command: ["wget", "-q", "-O", "/bundle/bundle.tgz", input.bundleUrl],
-      volumeMounts: [{ name: "agentcli-bundle", mountPath: "/bundle" }],
+      name: "fetch-bundle", image: FETCH_IMAGE, command: ["sh", "-c", FETCH_SCRIPT],
+      env: [
+        { name: "AGENTCLI_BUNDLE_URL", value: input.bundle.url },
+        { name: "AGENTCLI_BUNDLE_PATH", value: BUNDLE_PATH },
+        { name: "AGENTCLI_BUNDLE_TOKEN", valueFrom: { secretKeyRef: { name: bundleSecret, key: "token" } } },
+      ],
+      volumeMounts: [{ name: "agentcli-bundle", mountPath: BUNDLE_DIR }],
     });
-    command = ["agentcli", "serve", "/bundle/bundle.tgz", "--port", String(API_PORT), "--data-dir", "/tmp/agentcli"];
+    command = ["agentcli", "serve", BUNDLE_PATH, "--port", String(API_PORT), "--data-dir", "/tmp/agentcli"];
   }
 
   const podSpec = (role: "api-server" | "queue-worker", res: Record<string, unknown>, withPort: boolean) => prune({

@@ -18,6 +18,7 @@ import { createPlatformApp } from "./app.ts";
 import type { ProjectBuilders } from "./build.ts";
 import type { ComputeDriver } from "./compute.ts";
 import type { PlatformEnv, PlatformServices } from "./context.ts";
+import { bundleToken, bundleUrl } from "./bundles.ts";
 import { K8sCompute } from "./k8s-compute.ts";
 import { LocalCompute } from "./local-compute.ts";
 import { PLATFORM_MIGRATIONS } from "./migrations.ts";
@@ -65,7 +66,11 @@ export async function openPlatform(opts: PlatformOptions): Promise<Platform> {
     await migrate(sql, "platform", PLATFORM_MIGRATIONS);
     const onError = opts.onError ?? ((err: unknown) => console.error("platform:", err));
     const local = new LocalCompute({ dataDir: join(opts.dataDir, "deployments"), host: opts.localHost ?? "127.0.0.1", databaseUrl: opts.databaseUrl ?? null });
-    const k8s = new K8sCompute();
+    const bundleSecret = await setting(sql, "bundle_secret", () => randomBytes(32).toString("hex"));
+    // Reads `services.publicUrl` at rollout time (it may be set after the server starts listening).
+    const k8s = new K8sCompute({
+      bundleAccess: (deploymentId, revisionId) => (services.publicUrl ? { url: bundleUrl(services.publicUrl, deploymentId, revisionId), token: bundleToken(bundleSecret, deploymentId) } : null),
+    });
     cleanups.push(() => local.close(), () => k8s.close());
     const computeFor = opts.computeFor ?? ((l: ListenerRow | null) => (l?.compute_type === "k8s" ? k8s : local));
     const reconciler = new Reconciler({ sql, dataDir: opts.dataDir, computeFor, builders: opts.builders ?? {}, onError });
@@ -76,6 +81,7 @@ export async function openPlatform(opts: PlatformOptions): Promise<Platform> {
       templates: opts.templates ?? opts.builders?.templates ?? [],
       reconciler,
       uploadSecret: await setting(sql, "upload_secret", () => randomBytes(32).toString("hex")),
+      bundleSecret,
       publicUrl: opts.publicUrl,
       maxUploadBytes: opts.maxUploadBytes ?? 256 * 1024 * 1024,
     };

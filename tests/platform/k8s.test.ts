@@ -8,7 +8,12 @@ import { renderManifests, type K8sObject } from "../../core/platform/k8s-manifes
 import { KubeClient } from "../../core/platform/k8s-client.ts";
 import { ResourceSpec } from "../../core/platform/schema.ts";
 import { setListenerKubeconfig } from "../../core/platform/tenancy.ts";
-import { startTestPlatform, until, type TestPlatform } from "./_harness.ts";
+import { makeBundle, startTestPlatform, until, type TestPlatform } from "./_harness.ts";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 const FULL_SPEC = {
   min_scale: 2, max_scale: 6, cpu: 0.5, cpu_limit: 1, memory_mb: 512, memory_limit_mb: 1024,
@@ -37,7 +42,7 @@ const MODELS: Record<string, new (data: any) => { validate(): void }> = {
 function render(spec: unknown, extra: Partial<Parameters<typeof renderManifests>[0]> = {}): K8sObject[] {
   return renderManifests({
     deployment: { id: "6b1f6a2e-7d5c-4b0e-9a51-1c2d3e4f5a6b", name: "My Agent", resource_spec: ResourceSpec.parse(spec) },
-    revisionId: "rev-1", namespace: "agents", image: "registry.example/agent:1", bundleUrl: "http://cp.example/bundle?sig=1",
+    revisionId: "rev-1", namespace: "agents", image: "registry.example/agent:1", bundle: { url: "http://cp.example/v2/deployments/d/revisions/r/bundle", token: "bdl_secret-token" },
     secrets: [{ name: "OPENAI_API_KEY", value: "sk-x" }], secretReferences: [{ name: "DB_PASS", secret_name: "db", secret_key: "password" }], ...extra,
   });
 }
@@ -79,10 +84,37 @@ describe("manifests", () => {
     for (const o of objects) assert.match(o.metadata.name, /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/);
   });
 
+  test("a bundle: an init container downloads it with the token from a Secret into a shared volume; the server runs agentcli serve on it", () => {
+    const objects = render(FULL_SPEC);
+    const secret = objects.find((o) => o.kind === "Secret" && o.metadata.name.endsWith("-bundle")) as any;
+    assert.deepEqual(secret.stringData, { token: "bdl_secret-token" });
+    for (const d of objects.filter((o) => o.kind === "Deployment" && !o.metadata.name.endsWith("-redis")) as any[]) {
+      const pod = d.spec.template.spec;
+      assert.ok(!JSON.stringify(d).includes("bdl_secret-token"), "the token stays in the Secret");
+      const fetcher = pod.initContainers[0];
+      assert.equal(fetcher.name, "fetch-bundle");
+      assert.deepEqual(fetcher.command.slice(0, 2), ["sh", "-c"]);
+      assert.match(fetcher.command[2], /Authorization: Bearer \$AGENTCLI_BUNDLE_TOKEN/);
+      const env = Object.fromEntries(fetcher.env.map((e: any) => [e.name, e.value ?? e.valueFrom]));
+      assert.equal(env.AGENTCLI_BUNDLE_URL, "http://cp.example/v2/deployments/d/revisions/r/bundle");
+      assert.equal(env.AGENTCLI_BUNDLE_PATH, "/bundle/bundle.tgz");
+      assert.deepEqual(env.AGENTCLI_BUNDLE_TOKEN, { secretKeyRef: { name: secret.metadata.name, key: "token" } });
+      assert.deepEqual(fetcher.volumeMounts, [{ name: "agentcli-bundle", mountPath: "/bundle" }]);
+      assert.ok(pod.volumes.some((v: any) => v.name === "agentcli-bundle" && v.emptyDir));
+      const server = pod.containers[0];
+      assert.deepEqual(server.command.slice(0, 3), ["agentcli", "serve", "/bundle/bundle.tgz"]);
+      assert.ok(server.volumeMounts.some((m: any) => m.name === "agentcli-bundle" && m.mountPath === "/bundle" && m.readOnly));
+    }
+  });
+
   test("an empty resource_spec renders valid defaults with no autoscaler", () => {
-    const objects = render({}, { bundleUrl: null });
+    const objects = render({}, { bundle: null });
     for (const o of objects) new MODELS[`${o.apiVersion}/${o.kind}`]!(o).validate();
     assert.equal(objects.filter((o) => o.kind === "HorizontalPodAutoscaler").length, 0);
+    const api = objects.find((o) => o.kind === "Deployment") as any;
+    assert.equal(api.spec.template.spec.initContainers, undefined, "an image needs no bundle download");
+    assert.equal(api.spec.template.spec.containers[0].command, undefined);
+    assert.ok(!objects.some((o) => o.metadata.name.endsWith("-bundle")));
   });
 
   test("the schemas do catch a broken manifest (the check can fail)", () => {
@@ -197,5 +229,69 @@ describe("apply through the Kubernetes API", () => {
     assert.equal((await t.call("DELETE", `/v2/deployments/${d.body.id}`)).status, 202);
     await until(async () => (await t.call("GET", `/v2/deployments/${d.body.id}`)).status === 404, "deleted");
     assert.ok(![...kube.objects.keys()].some((k) => k.includes("/prod/") && k.includes("k8s-agent")));
+  });
+
+  test("internal_source on a k8s listener: the applied init container downloads the revision's bundle with the deployment's token", async () => {
+    const listener = await t.call("POST", "/v2/listeners", { body: { compute_type: "k8s", compute_id: "cluster-bundles", compute_config: { k8s_namespaces: ["apps"] } } });
+    await setListenerKubeconfig(t.platform.sql, listener.body.id, kubeconfig(kube.url));
+    const d = await t.call("POST", "/v2/deployments", { body: { name: "k8s-src", source: "internal_source", source_config: { listener_id: listener.body.id } } });
+    assert.equal(d.status, 201, JSON.stringify(d.body));
+    const bundle = await makeBundle({ name: "k8s-src-agent" });
+    const upload = async () => {
+      const u = await t.call("POST", `/v2/deployments/${d.body.id}/upload-url`);
+      const target = new URL(u.body.upload_url);
+      const put = await t.platform.app.request(target.pathname + target.search, { method: "PUT", body: bundle as Uint8Array<ArrayBuffer> });
+      assert.equal(put.status, 200);
+      const p = await t.call("PATCH", `/v2/deployments/${d.body.id}`, { body: { source_revision_config: { source_tarball_path: u.body.object_path } } });
+      assert.equal(p.status, 200, JSON.stringify(p.body));
+      return until(async () => {
+        const r = await t.call("GET", `/v2/deployments/${d.body.id}/revisions/${p.body.latest_revision_id}`);
+        return ["DEPLOYED", "DEPLOY_FAILED", "BUILD_FAILED"].includes(r.body.status) ? r.body : null;
+      }, "k8s bundle rollout");
+    };
+    const noAddress = await upload();
+    assert.equal(noAddress.status, "DEPLOY_FAILED");
+    assert.match(noAddress.status_message, /--public-url/);
+
+    const { url: base } = await t.platform.listen({ port: 0 });
+    t.platform.services.publicUrl = base;
+    const rev = await upload();
+    assert.equal(rev.status, "DEPLOYED", rev.status_message);
+    const apiKey = [...kube.objects.keys()].find((k) => k.startsWith("/apis/apps/v1/namespaces/apps/deployments/k8s-src") && k.endsWith("-api"))!;
+    const pod = kube.objects.get(apiKey).spec.template.spec;
+    assert.equal(kube.objects.get(apiKey).spec.template.metadata.annotations["agentcli.dev/revision-id"], rev.id);
+    const fetcher = pod.initContainers.find((c: any) => c.name === "fetch-bundle");
+    const env: Record<string, any> = Object.fromEntries(fetcher.env.map((e: any) => [e.name, e.value ?? e.valueFrom]));
+    assert.equal(env.AGENTCLI_BUNDLE_URL, `${base}/v2/deployments/${d.body.id}/revisions/${rev.id}/bundle`);
+    const secretPath = `/api/v1/namespaces/apps/secrets/${env.AGENTCLI_BUNDLE_TOKEN.secretKeyRef.name}`;
+    const token: string = kube.objects.get(secretPath).stringData[env.AGENTCLI_BUNDLE_TOKEN.secretKeyRef.key];
+    assert.match(token, /^bdl_/);
+    new Deployment(kube.objects.get(apiKey)).validate();
+
+    // Run the init container's own command (sh + curl), with its env as the pod would get it.
+    const dir = mkdtempSync(join(tmpdir(), "agentcli-bundle-fetch-"));
+    try {
+      // Asynchronously: the control plane answering the download runs in this process.
+      await promisify(execFile)("sh", ["-c", fetcher.command[2]], {
+        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", AGENTCLI_BUNDLE_URL: env.AGENTCLI_BUNDLE_URL, AGENTCLI_BUNDLE_PATH: join(dir, "bundle.tgz"), AGENTCLI_BUNDLE_TOKEN: token },
+      });
+      assert.deepEqual(new Uint8Array(readFileSync(join(dir, "bundle.tgz"))), bundle);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+
+    const get = (url: string, headers: Record<string, string> = {}) => fetch(url, { headers }).then(async (r) => ({ status: r.status, text: await r.text() }));
+    assert.equal((await get(env.AGENTCLI_BUNDLE_URL)).status, 401);
+    assert.equal((await get(env.AGENTCLI_BUNDLE_URL, { authorization: "Bearer bdl_wrong" })).status, 401);
+    assert.equal((await get(env.AGENTCLI_BUNDLE_URL, { "x-api-key": t.keyA })).status, 200);
+    const otherTenant = await get(env.AGENTCLI_BUNDLE_URL, { "x-api-key": t.keyB });
+    assert.equal(otherTenant.status, 404);
+    const other = await t.call("POST", "/v2/deployments", { body: { name: "k8s-img", source: "internal_container", source_revision_config: { image_uri: "a:1" } } });
+    const foreign = await get(`${base}/v2/deployments/${other.body.id}/revisions/${other.body.latest_revision_id}/bundle`, { authorization: `Bearer ${token}` });
+    assert.equal(foreign.status, 401, "a deployment's token reaches only its own bundles");
+    const image = await get(`${base}/v2/deployments/${other.body.id}/revisions/${other.body.latest_revision_id}/bundle`, { "x-api-key": t.keyA });
+    assert.equal(image.status, 404);
+    assert.match(JSON.parse(image.text).detail, /no bundle/);
+    assert.ok(!(await t.call("GET", `/v2/deployments/${d.body.id}`)).body.source_revision_config.source_tarball_path.includes(token));
   });
 });
