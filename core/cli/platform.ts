@@ -79,9 +79,15 @@ async function serve(argv: string[], ctx: CliContext): Promise<number> {
   try {
     const { listTenants, createTenant, createApiKey } = await import("../platform/tenancy.ts");
     if (!(await listTenants(platform.sql)).length) {
-      const tenant = await createTenant(platform.sql, "default");
-      const { key } = await createApiKey(platform.sql, { tenantId: tenant.id, userId: "admin" });
-      ctx.io.err(`Created tenant "default" (${tenant.id}). Its API key, shown only now:\n  ${key}\nUse it as PLATFORM_API_KEY.`);
+      // Another replica starting on the same database may create it first: then it printed the key.
+      const tenant = await createTenant(platform.sql, "default").catch(async (err) => {
+        if ((await listTenants(platform.sql)).some((x) => x.name === "default")) return null;
+        throw err;
+      });
+      if (tenant) {
+        const { key } = await createApiKey(platform.sql, { tenantId: tenant.id, userId: "admin" });
+        ctx.io.err(`Created tenant "default" (${tenant.id}). Its API key, shown only now:\n  ${key}\nUse it as PLATFORM_API_KEY.`);
+      }
     }
     const { url } = await platform.listen({ port: flags.port, host: flags.host });
     writeFileSync(pidFile, String(process.pid));

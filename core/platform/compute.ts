@@ -28,7 +28,7 @@ export interface ComputeDriver {
   rollout(req: RolloutRequest): Promise<{ url: string | null }>;
   /** Stops everything of the deployment and deletes its storage. */
   teardown(deployment: DeploymentRow, listener: ListenerRow | null): Promise<void>;
-  /** After a control-plane restart: runs the active revision again. */
-  restore?(req: Omit<RolloutRequest, "signal">): Promise<{ url: string | null }>;
+  /** After a control-plane restart: runs the active revision again; null when this replica never ran the deployment. */
+  restore?(req: Omit<RolloutRequest, "signal">): Promise<{ url: string | null } | null>;
   close(): Promise<void>;
 }

@@ -154,9 +154,11 @@ export class LocalCompute implements ComputeDriver {
     }
   }
 
-  async restore(req: Omit<RolloutRequest, "signal">): Promise<{ url: string | null }> {
+  async restore(req: Omit<RolloutRequest, "signal">): Promise<{ url: string | null } | null> {
     const existing = this.deployments.get(req.deployment.id);
     if (existing?.current) return { url: `http://${this.opts.host}:${existing.port}` };
+    // Another control-plane replica (sharing the database) runs this deployment's processes.
+    if (!existsSync(this.dir(req.deployment))) return null;
     return this.rollout({ ...req, signal: new AbortController().signal });
   }
 

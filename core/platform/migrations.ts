@@ -69,4 +69,13 @@ CREATE TABLE IF NOT EXISTS platform_objects (
   bytes bytea, size integer, created_at timestamptz NOT NULL DEFAULT now()
 )`,
   },
+  {
+    version: 2,
+    name: "reconcile-leases",
+    up: `
+CREATE TABLE IF NOT EXISTS platform_reconcile_leases (
+  deployment_id uuid PRIMARY KEY, holder text NOT NULL, expires_at timestamptz NOT NULL
+);
+CREATE INDEX IF NOT EXISTS platform_revisions_by_status ON platform_revisions (status)`,
+  },
 ];

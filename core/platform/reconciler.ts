@@ -9,8 +9,17 @@
  * switches only once the compute reports the new revision healthy.
  * Deployments: AWAITING_DATABASE until storage is provisioned, then READY; AWAITING_DELETE
  * during teardown, after which the row is gone.
+ *
+ * Several control-plane replicas may share one PostgreSQL: a replica works on a deployment
+ * only while it holds the deployment's lease (`leases.ts`), so two replicas never roll out the
+ * same revision; each polls for work, so a change made through one replica is carried out by
+ * whichever holds the lease, and a rollout left behind by a replica that died is marked
+ * INTERRUPTED once its lease expires.
  */
+import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
 import { join } from "node:path";
+import process from "node:process";
 import type { SqlDriver } from "../storage/sql.ts";
 import { BuildFailure, buildRevision, type ProjectBuilders } from "./build.ts";
 import type { ComputeDriver } from "./compute.ts";
@@ -21,6 +30,7 @@ import {
   appendLog, deleteDeploymentRow, getDeploymentById, getObject, getRevision, putObject, revisionsInStatus, setRevisionStatus, updateDeployment,
 } from "./store.ts";
 import { getIntegrationById, getListener } from "./tenancy.ts";
+import { acquireLease, clearLeases, deploymentsNeedingWork, releaseLease, renewLease } from "./leases.ts";
 
 export interface ReconcilerOptions {
   sql: SqlDriver;
@@ -29,33 +39,62 @@ export interface ReconcilerOptions {
   computeFor: (listener: ListenerRow | null) => ComputeDriver;
   builders: ProjectBuilders;
   onError?: (err: unknown) => void;
+  /** Other replicas may share the database (PostgreSQL); false for the embedded, single-process one. */
+  shared?: boolean;
+  /** How long a lease lasts without renewal (default 15 s; renewed every third of it). */
+  leaseMs?: number;
+  /** How often to look for work another replica queued (default 1 s). */
+  pollMs?: number;
 }
 
 const IN_FLIGHT: RevisionStatus[] = ["AWAITING_BUILD", "BUILDING", "AWAITING_DEPLOY", "DEPLOYING"];
 
+interface Run {
+  dirty: boolean;
+  abort: AbortController;
+  done: Promise<void>;
+}
+
 export class Reconciler {
   private readonly opts: ReconcilerOptions;
-  private readonly running = new Map<string, { dirty: boolean; abort: AbortController; done: Promise<void> }>();
+  private readonly running = new Map<string, Run>();
   private closed = false;
+  private poller: ReturnType<typeof setInterval> | null = null;
+  private polling = false;
+  /** This replica's name in the lease table. */
+  readonly replicaId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
 
   constructor(opts: ReconcilerOptions) {
     this.opts = opts;
   }
 
-  /** Marks rollouts cut short by a restart INTERRUPTED, runs active revisions again, resumes queued work. */
+  private get leaseMs(): number {
+    return this.opts.leaseMs ?? 15_000;
+  }
+
+  /** Runs active revisions again (this replica's computes), then takes up queued or orphaned work and keeps polling for more. */
   async start(): Promise<void> {
     const db = this.opts.sql;
-    for (const r of await revisionsInStatus(db, IN_FLIGHT)) {
-      await setRevisionStatus(db, r.id, "INTERRUPTED", { message: "the control plane stopped during this rollout; deploy again" });
-    }
-    const { rows } = await db.query<DeploymentRow>("SELECT * FROM platform_deployments");
-    for (const d of rows) {
-      if (d.status === "AWAITING_DELETE") {
-        this.kick(d.id);
-        continue;
+    if (!this.opts.shared) await clearLeases(db);
+    const { rows } = await db.query<DeploymentRow>("SELECT * FROM platform_deployments WHERE active_revision_id IS NOT NULL AND status <> 'AWAITING_DELETE'");
+    for (const d of rows) await this.restore(d).catch((err) => this.opts.onError?.(err));
+    await this.poll();
+    this.poller = setInterval(() => void this.poll(), this.opts.pollMs ?? 1000);
+    (this.poller as { unref?: () => void }).unref?.();
+  }
+
+  /** Kicks every deployment with work whose lease is free. */
+  private async poll(): Promise<void> {
+    if (this.closed || this.polling) return;
+    this.polling = true;
+    try {
+      for (const id of await deploymentsNeedingWork(this.opts.sql, this.replicaId, ["CREATING", "QUEUED", ...IN_FLIGHT])) {
+        if (!this.running.has(id)) this.kick(id);
       }
-      if (d.active_revision_id) await this.restore(d).catch((err) => this.opts.onError?.(err));
-      this.kick(d.id);
+    } catch (err) {
+      if (!this.closed) this.opts.onError?.(err);
+    } finally {
+      this.polling = false;
     }
   }
 
@@ -64,13 +103,14 @@ export class Reconciler {
     this.kick(deploymentId);
   }
 
-  /** Resolves once the deployment has no rollout running (tests and shutdown). */
+  /** Resolves once the deployment has no rollout running on this replica (tests and shutdown). */
   async idle(deploymentId: string): Promise<void> {
     while (this.running.has(deploymentId)) await this.running.get(deploymentId)!.done;
   }
 
   async close(): Promise<void> {
     this.closed = true;
+    if (this.poller) clearInterval(this.poller);
     for (const r of this.running.values()) r.abort.abort();
     await Promise.allSettled([...this.running.values()].map((r) => r.done));
   }
@@ -82,18 +122,48 @@ export class Reconciler {
       current.dirty = true;
       return;
     }
-    const state = { dirty: true, abort: new AbortController(), done: Promise.resolve() };
-    state.done = (async () => {
+    const db = this.opts.sql;
+    const run: Run = { dirty: true, abort: new AbortController(), done: Promise.resolve() };
+    run.done = (async () => {
       try {
-        while (state.dirty && !this.closed) {
-          state.dirty = false;
-          await this.reconcile(deploymentId, state.abort.signal).catch((err) => this.opts.onError?.(err));
+        while (run.dirty && !this.closed) {
+          run.dirty = false;
+          run.abort = new AbortController();
+          // Another replica holds it: it carries the change out, or polling brings it back here once the lease is free.
+          if (!(await acquireLease(db, deploymentId, this.replicaId, this.leaseMs))) return;
+          const heartbeat = setInterval(() => void this.renew(deploymentId, run), Math.max(50, Math.floor(this.leaseMs / 3)));
+          try {
+            await this.reconcile(deploymentId, run.abort.signal);
+          } catch (err) {
+            this.opts.onError?.(err);
+          } finally {
+            clearInterval(heartbeat);
+            await releaseLease(db, deploymentId, this.replicaId).catch((err) => this.opts.onError?.(err));
+          }
         }
+      } catch (err) {
+        if (!this.closed) this.opts.onError?.(err);
       } finally {
         this.running.delete(deploymentId);
       }
     })();
-    this.running.set(deploymentId, state);
+    this.running.set(deploymentId, run);
+  }
+
+  /** Extends the lease while working; stops the rollout when the lease was lost or the deployment is being deleted. */
+  private async renew(deploymentId: string, run: Run): Promise<void> {
+    try {
+      const status = await renewLease(this.opts.sql, deploymentId, this.replicaId, this.leaseMs);
+      if (status === null) {
+        this.opts.onError?.(new Error(`lost the reconcile lease of deployment ${deploymentId} to another replica; stopping its rollout here`));
+        run.abort.abort();
+      } else if (status === "AWAITING_DELETE" && !run.abort.signal.aborted) {
+        run.dirty = true;
+        run.abort.abort();
+      }
+    } catch (err) {
+      if (!this.closed) this.opts.onError?.(err);
+    }
   }
 
   /** Aborts the running rollout of a deployment (delete). */
@@ -119,6 +189,15 @@ export class Reconciler {
       await deleteDeploymentRow(db, d.id);
       return;
     }
+    // This replica holds the lease and runs no rollout of it: any revision in flight was left by a replica that stopped.
+    const { rows: orphans } = await db.query<RevisionRow>(
+      "SELECT * FROM platform_revisions WHERE deployment_id = $1 AND status = ANY($2::text[])",
+      [d.id, IN_FLIGHT],
+    );
+    for (const r of orphans) {
+      await setRevisionStatus(db, r.id, "INTERRUPTED", { from: IN_FLIGHT, message: "the control plane stopped during this rollout; deploy again" });
+      await appendLog(db, r.id, "deploy", "INTERRUPTED: the control plane (replica) running this rollout stopped");
+    }
     if (d.status === "AWAITING_DATABASE") {
       await compute.provision(d, listener, () => {});
       await updateDeployment(db, d.id, { status: "READY" });
@@ -140,9 +219,13 @@ export class Reconciler {
     const log = (kind: "build" | "deploy", message: string) => {
       appendLog(db, r.id, kind, message).catch((err) => this.opts.onError?.(err));
     };
+    let at: RevisionStatus = r.status;
+    // Each move is guarded by the state this rollout left it in: a revision another replica
+    // has meanwhile declared INTERRUPTED stays so, and this rollout stops.
     const step = async (status: RevisionStatus, message: string | null = null) => {
       if (signal.aborted) throw new Interrupted();
-      await setRevisionStatus(db, r.id, status, { message });
+      if (!(await setRevisionStatus(db, r.id, status, { message, from: [at] }))) throw new Interrupted();
+      at = status;
     };
     let stage: "create" | "build" | "deploy" = "create";
     try {
@@ -151,7 +234,7 @@ export class Reconciler {
           const integration = d.source_config.integration_id ? await getIntegrationById(db, d.source_config.integration_id) : null;
           const sha = await resolveRef({ repoUrl: d.source_config.repo_url!, ref: r.source_revision_config.repo_ref!, token: integration?.token ?? null });
           r.source_revision_config = { ...r.source_revision_config, repo_commit_sha: sha };
-          await setRevisionStatus(db, r.id, "CREATING", { sourceRevisionConfig: r.source_revision_config });
+          if (!(await setRevisionStatus(db, r.id, "CREATING", { from: [at], sourceRevisionConfig: r.source_revision_config }))) throw new Interrupted();
           log("build", `ref "${r.source_revision_config.repo_ref}" is commit ${sha}`);
         }
         await step("QUEUED");
@@ -172,10 +255,10 @@ export class Reconciler {
         if (bundle) {
           const artifactPath = `artifacts/${d.id}/${r.id}.bundle`;
           await putObject(db, { objectPath: artifactPath, tenantId: d.tenant_id, deploymentId: d.id, bytes: bundle });
-          await setRevisionStatus(db, r.id, "BUILDING", { artifactPath });
+          await setRevisionStatus(db, r.id, "BUILDING", { from: [at], artifactPath });
         }
         if (built.commitSha) {
-          await setRevisionStatus(db, r.id, "BUILDING", { sourceRevisionConfig: { ...r.source_revision_config, repo_commit_sha: built.commitSha } });
+          await setRevisionStatus(db, r.id, "BUILDING", { from: [at], sourceRevisionConfig: { ...r.source_revision_config, repo_commit_sha: built.commitSha } });
         }
       }
       log("build", "build finished");
@@ -185,18 +268,18 @@ export class Reconciler {
       const revision = (await getRevision(db, d.id, r.id))!;
       const { url } = await compute.rollout({ deployment: d, revision, listener, bundle, imageUri, secrets: r.secrets, log, signal });
       if (signal.aborted) throw new Interrupted();
-      await setRevisionStatus(db, r.id, "DEPLOYED", { message: null });
+      await step("DEPLOYED");
       await updateDeployment(db, d.id, { active_revision_id: r.id, url, status: "READY", status_message: null });
       log("deploy", `revision ${r.id} is live${url ? ` at ${url}` : ""}`);
     } catch (err) {
       if (err instanceof Interrupted || signal.aborted) {
-        await setRevisionStatus(db, r.id, "INTERRUPTED", { message: "the rollout was interrupted" });
+        await setRevisionStatus(db, r.id, "INTERRUPTED", { from: [at], message: "the rollout was interrupted" });
         return;
       }
       const reason = err instanceof Error ? err.message : String(err);
       const status: RevisionStatus = stage === "create" ? "CREATE_FAILED" : stage === "build" ? "BUILD_FAILED" : "DEPLOY_FAILED";
       await appendLog(db, r.id, stage === "deploy" ? "deploy" : "build", `${status}: ${reason}`);
-      await setRevisionStatus(db, r.id, status, { message: reason });
+      await setRevisionStatus(db, r.id, status, { from: [at], message: reason });
       if (!(err instanceof BuildFailure) && stage !== "deploy" && stage !== "create") this.opts.onError?.(err);
     }
   }
@@ -210,11 +293,11 @@ export class Reconciler {
     if (!compute.restore) return;
     const artifact = r.artifact_path ? await getObject(db, r.artifact_path) : null;
     const log = (kind: "build" | "deploy", message: string) => void appendLog(db, r.id, kind, message).catch(() => {});
-    const { url } = await compute.restore({
+    const restored = await compute.restore({
       deployment: d, revision: r, listener, bundle: artifact?.bytes ? new Uint8Array(artifact.bytes) : null,
       imageUri: r.source_revision_config.image_uri ?? null, secrets: r.secrets, log,
     });
-    await updateDeployment(db, d.id, { url });
+    if (restored) await updateDeployment(db, d.id, { url: restored.url });
   }
 }
 

@@ -43,6 +43,8 @@ export interface PlatformOptions {
   /** Test seam: the compute for a listener (defaults: local processes, or `k8s`). */
   computeFor?: (listener: ListenerRow | null) => ComputeDriver;
   onError?: (err: unknown) => void;
+  /** Reconcile timing (tests): lease lifetime and how often to poll for work. */
+  reconcile?: { leaseMs?: number; pollMs?: number };
 }
 
 export interface Platform {
@@ -63,7 +65,14 @@ export async function openPlatform(opts: PlatformOptions): Promise<Platform> {
     if (first) throw first;
   };
   try {
-    await migrate(sql, "platform", PLATFORM_MIGRATIONS);
+    if (opts.databaseUrl) {
+      // Replicas starting together: `migrate` creates its bookkeeping table before it locks,
+      // and concurrent CREATE TABLE IF NOT EXISTS collide in PostgreSQL; serialize the whole step.
+      await sql.transaction(async (tx) => {
+        await tx.query("SELECT pg_advisory_xact_lock(hashtext('agentcli:platform:open'))");
+        await migrate(sql, "platform", PLATFORM_MIGRATIONS);
+      });
+    } else await migrate(sql, "platform", PLATFORM_MIGRATIONS);
     const onError = opts.onError ?? ((err: unknown) => console.error("platform:", err));
     const local = new LocalCompute({ dataDir: join(opts.dataDir, "deployments"), host: opts.localHost ?? "127.0.0.1", databaseUrl: opts.databaseUrl ?? null });
     const bundleSecret = await setting(sql, "bundle_secret", () => randomBytes(32).toString("hex"));
@@ -73,7 +82,10 @@ export async function openPlatform(opts: PlatformOptions): Promise<Platform> {
     });
     cleanups.push(() => local.close(), () => k8s.close());
     const computeFor = opts.computeFor ?? ((l: ListenerRow | null) => (l?.compute_type === "k8s" ? k8s : local));
-    const reconciler = new Reconciler({ sql, dataDir: opts.dataDir, computeFor, builders: opts.builders ?? {}, onError });
+    const reconciler = new Reconciler({
+      sql, dataDir: opts.dataDir, computeFor, builders: opts.builders ?? {}, onError,
+      shared: Boolean(opts.databaseUrl), leaseMs: opts.reconcile?.leaseMs, pollMs: opts.reconcile?.pollMs,
+    });
     cleanups.push(() => reconciler.close());
     const services: PlatformServices = {
       sql,
