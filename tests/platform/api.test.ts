@@ -273,6 +273,29 @@ describe("listeners", () => {
     assert.deepEqual(ns.body.detail[0].loc, ["body", "source_config", "listener_config", "k8s_namespace"]);
     const list = await t.call("GET", "/v2/listeners");
     assert.ok(list.body.resources.some((l: { id: string }) => l.id === c.body.id));
+    assert.ok(!(await t.call("GET", "/v2/listeners", { key: t.keyB })).body.resources.some((l: { id: string }) => l.id === c.body.id));
+  });
+
+  test("patch rules: compute_config is validated by compute_type, unknown members are refused, omitted fields are kept", async () => {
+    const local = await t.call("POST", "/v2/listeners", { body: { compute_type: "local", compute_id: "laptop-1", version: "1" } });
+    assert.equal(local.status, 201);
+    const withK8sConfig = await t.call("POST", "/v2/listeners", { body: { compute_type: "local", compute_id: "laptop-2", compute_config: { k8s_namespaces: ["a"] } } });
+    assert.equal(withK8sConfig.status, 422);
+    assert.deepEqual(withK8sConfig.body.detail[0].loc, ["body", "compute_config"]);
+    const bad = await t.call("PATCH", `/v2/listeners/${local.body.id}`, { body: { compute_config: { k8s_namespaces: ["a"] } } });
+    assert.equal(bad.status, 422);
+    const unknown = await t.call("PATCH", `/v2/listeners/${local.body.id}`, { body: { version: "2", colour: "red" } });
+    assert.equal(unknown.status, 422);
+    assert.equal((await t.call("GET", `/v2/listeners/${local.body.id}`)).body.version, "1", "a refused patch changes nothing");
+    const k8s = await t.call("POST", "/v2/listeners", { body: { compute_type: "k8s", compute_id: "cluster-keep", compute_config: { k8s_namespaces: ["x"] }, version: "1" } });
+    const onlyVersion = await t.call("PATCH", `/v2/listeners/${k8s.body.id}`, { body: { version: "1.1" } });
+    assert.equal(onlyVersion.status, 200);
+    assert.deepEqual(onlyVersion.body.compute_config, { k8s_namespaces: ["x"] });
+    const onlyConfig = await t.call("PATCH", `/v2/listeners/${k8s.body.id}`, { body: { compute_config: { k8s_namespaces: ["y"] } } });
+    assert.equal(onlyConfig.body.version, "1.1");
+    assert.deepEqual(onlyConfig.body.compute_config, { k8s_namespaces: ["y"] });
+    assert.equal((await t.call("PATCH", `/v2/listeners/${k8s.body.id}`, { body: { version: "" } })).status, 422);
+    assert.equal((await t.call("PATCH", "/v2/listeners/3f1e9d3c-1111-4222-8333-444455556666", { body: { version: "1" } })).status, 404);
   });
 });
 
@@ -294,5 +317,23 @@ describe("tenant isolation", () => {
     assert.equal(theirs.status, 200);
     const src = await t.call("POST", "/v2/deployments", { ...b, body: { name: "iso-src", source: "internal_source", source_revision_config: { source_tarball_path: up.body.object_path } } });
     assert.equal(src.status, 422, "B cannot use A's upload");
+    const rev = `/v2/deployments/${c.body.id}/revisions/${c.body.latest_revision_id}`;
+    assert.equal((await t.call("GET", `${rev}/logs`, b)).status, 404);
+    assert.equal((await t.call("POST", `${rev}/redeploy`, b)).status, 404);
+    assert.equal((await t.call("GET", `${rev}/bundle`, b)).status, 404);
+    assert.deepEqual((await t.call("GET", `/v2/deployments?deployment_ids=${c.body.id}`, b)).body.resources, []);
+    assert.equal((await t.call("GET", `/v2/deployments?deployment_ids=${c.body.id}`)).body.resources.length, 1);
+    const mine = (await t.call("GET", "/v2/deployments?limit=100", b)).body.resources;
+    assert.ok(mine.every((d: { tenant_id: string }) => d.tenant_id === t.tenantB));
+  });
+
+  test("tokens of another tenant are neither listed nor reachable", async () => {
+    const theirs = await createToken(t.platform.sql, { tenantId: t.tenantB, ownerUserId: "carol", providerId: "repohost", label: "carol's" });
+    assert.ok(!(await t.call("GET", "/v2/auth/tokens")).body.some((x: { id: string }) => x.id === theirs.id));
+    assert.deepEqual((await t.call("GET", "/v2/auth/tokens", { key: t.keyB })).body.map((x: { id: string }) => x.id), [theirs.id]);
+    assert.equal((await t.call("PATCH", `/v2/auth/tokens/${theirs.id}/metadata`, { body: { is_default: true } })).status, 404);
+    const ok = await t.call("PATCH", `/v2/auth/tokens/${theirs.id}/metadata`, { key: t.keyB, body: { is_default: true } });
+    assert.equal(ok.status, 200);
+    assert.equal(ok.body.is_default, true);
   });
 });

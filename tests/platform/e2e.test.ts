@@ -1,20 +1,21 @@
 /**
  * End to end, through the real processes: `agentcli platform serve` (local listener), then
- * `agentcli deploy` of a project; the deployment's URL answers `/ok` and the Agent API; a
- * second deploy switches with no failed request while a client polls; a broken bundle ends
+ * `agentcli deploy` of the example project (a copy of examples/research); the deployment's URL
+ * answers `/ok` and the Agent API (LangGraph SDK); a second deploy switches with no failed
+ * request while a client polls `/ok` and the Agent API throughout; a broken bundle ends
  * BUILD_FAILED and leaves the live revision serving; a rollback makes the first revision's
- * content live again.
+ * content live again (read back through the store API).
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@langchain/langgraph-sdk";
+import { DefaultAgentCardResolver } from "@a2a-js/sdk/client";
 import { freePort } from "../../core/platform/revision-process.ts";
-import { makeProject, removeProject } from "../toolchain/_project.ts";
 import { until } from "./_harness.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -31,10 +32,14 @@ async function api(method: string, path: string, body?: unknown): Promise<any> {
   return { status: res.status, body: await res.json() };
 }
 
-function deploy(agentsMd: string): Promise<{ code: number | null; output: string }> {
-  writeFileSync(join(project, "AGENTS.md"), agentsMd);
+/** Deploys the project with `version` in its AGENTS.md and in its review skill's description. */
+function deploy(version: string): Promise<{ code: number | null; output: string }> {
+  writeFileSync(join(project, "AGENTS.md"), `# ${version}\n`);
+  const skill = join(project, "skills/review/SKILL.md");
+  writeFileSync(skill, readFileSync(skill, "utf8").replace(/^description: .*$/m, `description: Review a draft, ${version}.`));
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(ROOT, "bin/agentcli.js"), "deploy", "--platform-url", base], {
+    // --yes: the example is [auth] provider = "anonymous", which asks for a confirmation.
+    const child = spawn(process.execPath, [join(ROOT, "bin/agentcli.js"), "deploy", "--platform-url", base, "--yes"], {
       cwd: project, env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", PLATFORM_API_KEY: key }, stdio: ["ignore", "pipe", "pipe"],
     });
     let out = "";
@@ -46,7 +51,10 @@ function deploy(agentsMd: string): Promise<{ code: number | null; output: string
 
 before(async () => {
   dataDir = mkdtempSync(join(tmpdir(), "agentcli-platform-e2e-"));
-  project = makeProject({ "agent.toml": '[agent]\nname = "e2e-agent"\nmodel = "openai:gpt-5"\n' });
+  project = mkdtempSync(join(tmpdir(), "agentcli-platform-e2e-project-"));
+  cpSync(join(ROOT, "examples/research"), project, { recursive: true });
+  // A model key is needed to deploy; no model is called here.
+  writeFileSync(join(project, ".env"), "OPENAI_API_KEY=sk-e2e-not-a-real-key\n");
   const port = await freePort("127.0.0.1");
   server = spawn(process.execPath, [join(ROOT, "bin/agentcli.js"), "platform", "serve", "--port", String(port), "--data-dir", dataDir], {
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp" }, stdio: ["ignore", "pipe", "pipe"],
@@ -64,30 +72,46 @@ after(async () => {
     server.kill("SIGTERM");
     await exited;
   }
-  if (project) removeProject(project);
+  if (project) rmSync(project, { recursive: true, force: true });
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
-test("deploy, switch with no failed request, broken build, rollback", async () => {
-  const first = await deploy("# Version one\n");
+/** The live revision's `review` skill description, from its A2A agent card (the card reads the running bundle). */
+async function liveSkill(url: string): Promise<string> {
+  const card = await new DefaultAgentCardResolver().resolve(url);
+  return card.skills.find((x) => x.id === "review")?.description ?? "";
+}
+
+test("deploy the example, switch with no failed request, broken build, rollback", async () => {
+  const first = await deploy("Version one");
   assert.equal(first.code, 0, first.output + output);
   assert.match(first.output, /DEPLOYED/);
+  assert.match(first.output, /Deployed "research-assistant"/);
   const url = first.output.match(/URL: (\S+)/)?.[1];
   assert.ok(url, first.output);
   assert.equal((await fetch(`${url}/ok`)).status, 200);
-  const client = new Client({ apiUrl: url, defaultHeaders: { "x-api-key": key } });
+  // [auth] provider = "anonymous": no key needed.
+  const client = new Client({ apiUrl: url });
   const assistants = await client.assistants.search({ limit: 10 });
-  assert.ok(Array.isArray(assistants));
-  const deployment = (await api("GET", "/v2/deployments?name_contains=e2e-agent")).body.resources[0];
+  assert.ok(assistants.length >= 1);
+  const thread = await client.threads.create({ metadata: { from: "e2e" } });
+  assert.ok(thread.thread_id);
+  assert.equal(await liveSkill(url), "Review a draft, Version one.");
+  const deployment = (await api("GET", "/v2/deployments?name_contains=research-assistant")).body.resources[0];
   const firstRevision = deployment.active_revision_id;
+  const secretNames = deployment.secrets.map((x: { name: string }) => x.name).sort();
+  assert.deepEqual(secretNames, ["OPENAI_API_KEY", "PLATFORM_API_KEY"], ".env values become deployment secrets");
+  assert.ok(!JSON.stringify(deployment).includes("sk-e2e-not-a-real-key"));
 
   let polling = true;
   let ok = 0;
   const failures: string[] = [];
   const poller = (async () => {
-    while (polling) {
+    for (let i = 0; polling; i++) {
       try {
-        const r = await fetch(`${url}/ok`);
+        const r = i % 2
+          ? await fetch(`${url}/assistants/search`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })
+          : await fetch(`${url}/ok`);
         await r.body?.cancel();
         if (r.status === 200) ok++;
         else failures.push(`HTTP ${r.status}`);
@@ -96,7 +120,7 @@ test("deploy, switch with no failed request, broken build, rollback", async () =
       }
     }
   })();
-  const second = await deploy("# Version two\n");
+  const second = await deploy("Version two");
   polling = false;
   await poller;
   assert.equal(second.code, 0, second.output);
@@ -105,6 +129,9 @@ test("deploy, switch with no failed request, broken build, rollback", async () =
   const afterSecond = (await api("GET", `/v2/deployments/${deployment.id}`)).body;
   assert.notEqual(afterSecond.active_revision_id, firstRevision);
   assert.equal(afterSecond.url, url, "the stable URL does not change");
+  const revisions = (await api("GET", `/v2/deployments/${deployment.id}/revisions`)).body.resources;
+  assert.equal(revisions.length, 2, "each deploy makes a revision");
+  assert.equal(await liveSkill(url), "Review a draft, Version two.", "the new revision serves");
 
   const upload = (await api("POST", `/v2/deployments/${deployment.id}/upload-url`)).body;
   await fetch(upload.upload_url, { method: "PUT", body: "not a bundle" });
@@ -126,4 +153,10 @@ test("deploy, switch with no failed request, broken build, rollback", async () =
   assert.equal(rolled.status, "DEPLOYED", rolled.status_message);
   assert.equal((await api("GET", `/v2/deployments/${deployment.id}`)).body.active_revision_id, rollback.body.id);
   assert.equal((await fetch(`${url}/ok`)).status, 200);
+  assert.equal(await liveSkill(url), "Review a draft, Version one.", "the rollback serves the first revision's content");
+  const bundle = await fetch(`${base}/v2/deployments/${deployment.id}/revisions/${rollback.body.id}/bundle`, { headers: { "x-api-key": key } });
+  assert.equal(bundle.status, 200);
+  const { readBundle } = await import("../../core/bundle/bundle.ts");
+  const { bundleText } = await import("../../core/bundle/types.ts");
+  assert.equal(bundleText(await readBundle(new Uint8Array(await bundle.arrayBuffer())), "AGENTS.md"), "# Version one\n", "the rollback reuses the first revision's build");
 });
