@@ -209,6 +209,14 @@ export function platformTemplates(version: string): AgentTemplate[] {
 export function projectBuilders(ctx: Pick<CliContext, "pluginPaths" | "version">) {
   return {
     templates: platformTemplates(ctx.version),
+    /** A bundle made with a plugin this agentcli does not have (a third-party --plugin) cannot run here. */
+    async checkBundle(manifest: { name: string; requires: { plugins: string[] } }): Promise<string | null> {
+      const { loadPlugins } = await import("../plugins.ts");
+      const driver = await loadPlugins(ctx.pluginPaths);
+      const missing = manifest.requires.plugins.filter((name) => !driver.get(name));
+      if (!missing.length) return null;
+      return `bundle "${manifest.name}" needs the plugin${missing.length > 1 ? "s" : ""} ${missing.map((m) => `"${m}"`).join(", ")}, which this control plane does not have; start "agentcli platform serve" with --plugin <file> (or AGENTCLI_PLUGINS) for ${missing.length > 1 ? "them" : "it"}, or deploy without ${missing.length > 1 ? "them" : "it"}`;
+    },
     async buildProject(opts: { dir: string; configPath: string; log: (message: string) => void }): Promise<Uint8Array> {
       const { loadPlugins } = await import("../plugins.ts");
       const { loadProject } = await import("../config/load.ts");

@@ -21,6 +21,8 @@ export interface ProjectBuilders {
   buildProject?: (opts: { dir: string; configPath: string; log: (message: string) => void }) => Promise<Uint8Array>;
   /** The templates `internal_template` deployments are built from (see `templates.ts`). */
   templates?: readonly AgentTemplate[];
+  /** Why this control plane cannot run a bundle (a plugin it lacks), or null. */
+  checkBundle?: (manifest: { name: string; requires: { plugins: string[] } }) => Promise<string | null>;
 }
 
 export interface BuildResult {
@@ -30,8 +32,9 @@ export interface BuildResult {
 }
 
 /** Reads and validates bundle bytes; the reason of a failure becomes the build's. */
-export async function validateBundle(bytes: Uint8Array, log: (m: string) => void): Promise<void> {
+export async function validateBundle(bytes: Uint8Array, log: (m: string) => void, check?: ProjectBuilders["checkBundle"]): Promise<void> {
   let mod: { readBundle: (b: Uint8Array) => unknown };
+  let manifest: { name: string; requires: { plugins: string[] } } | undefined;
   try {
     mod = await import("../bundle/bundle.ts");
   } catch (err) {
@@ -40,10 +43,13 @@ export async function validateBundle(bytes: Uint8Array, log: (m: string) => void
   try {
     const bundle = (await mod.readBundle(bytes)) as { manifest: { name: string; agentcli: string; files: unknown[]; requires: { plugins: string[] } } };
     const m = bundle.manifest;
+    manifest = m;
     log(`bundle "${m.name}" made by agentcli ${m.agentcli}: ${m.files.length} files, plugins ${m.requires.plugins.join(", ") || "(none)"}`);
   } catch (err) {
     throw new BuildFailure(`invalid bundle: ${err instanceof Error ? err.message : String(err)}`);
   }
+  const problem = check ? await check(manifest!) : null;
+  if (problem) throw new BuildFailure(problem);
 }
 
 export async function buildRevision(opts: {
@@ -62,7 +68,7 @@ export async function buildRevision(opts: {
       if (!object?.bytes) throw new BuildFailure(`upload "${rc.source_tarball_path}" is missing or empty`);
       const bytes = new Uint8Array(object.bytes);
       log(`unpacking upload "${rc.source_tarball_path}" (${bytes.byteLength} bytes)`);
-      await validateBundle(bytes, log);
+      await validateBundle(bytes, log, opts.builders.checkBundle);
       return { bundle: bytes, imageUri: null };
     }
     case "repohost": {
@@ -79,7 +85,7 @@ export async function buildRevision(opts: {
         const bytes = await opts.builders.buildProject({ dir: checkout.dir, configPath, log }).catch((err: Error) => {
           throw err instanceof BuildFailure ? err : new BuildFailure(err.message);
         });
-        await validateBundle(bytes, log);
+        await validateBundle(bytes, log, opts.builders.checkBundle);
         return { bundle: bytes, imageUri: null, commitSha: checkout.sha };
       } finally {
         await checkout.cleanup();
@@ -102,7 +108,7 @@ export async function buildRevision(opts: {
         const bytes = await opts.builders.buildProject({ dir, configPath: join(dir, "agent.toml"), log }).catch((err: Error) => {
           throw err instanceof BuildFailure ? err : new BuildFailure(err.message);
         });
-        await validateBundle(bytes, log);
+        await validateBundle(bytes, log, opts.builders.checkBundle);
         return { bundle: bytes, imageUri: null };
       } finally {
         await rm(dir, { recursive: true, force: true });

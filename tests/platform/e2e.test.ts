@@ -4,7 +4,9 @@
  * answers `/ok` and the Agent API (LangGraph SDK); a second deploy switches with no failed
  * request while a client polls `/ok` and the Agent API throughout; a broken bundle ends
  * BUILD_FAILED and leaves the live revision serving; a rollback makes the first revision's
- * content live again (read back through the store API).
+ * content live again (read from the A2A card, which reflects the running bundle); a deploy of a
+ * project that needs a plugin the control plane lacks ends BUILD_FAILED and `deploy` shows why
+ * and the build logs, exiting non-zero.
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
@@ -33,13 +35,13 @@ async function api(method: string, path: string, body?: unknown): Promise<any> {
 }
 
 /** Deploys the project with `version` in its AGENTS.md and in its review skill's description. */
-function deploy(version: string): Promise<{ code: number | null; output: string }> {
+function deploy(version: string, before: string[] = []): Promise<{ code: number | null; output: string }> {
   writeFileSync(join(project, "AGENTS.md"), `# ${version}\n`);
   const skill = join(project, "skills/review/SKILL.md");
   writeFileSync(skill, readFileSync(skill, "utf8").replace(/^description: .*$/m, `description: Review a draft, ${version}.`));
   return new Promise((resolve) => {
     // --yes: the example is [auth] provider = "anonymous", which asks for a confirmation.
-    const child = spawn(process.execPath, [join(ROOT, "bin/agentcli.js"), "deploy", "--platform-url", base, "--yes"], {
+    const child = spawn(process.execPath, [join(ROOT, "bin/agentcli.js"), ...before, "deploy", "--platform-url", base, "--yes"], {
       cwd: project, env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", PLATFORM_API_KEY: key }, stdio: ["ignore", "pipe", "pipe"],
     });
     let out = "";
@@ -82,7 +84,7 @@ async function liveSkill(url: string): Promise<string> {
   return card.skills.find((x) => x.id === "review")?.description ?? "";
 }
 
-test("deploy the example, switch with no failed request, broken build, rollback", async () => {
+test("deploy the example, switch with no failed request, broken build, rollback, BUILD_FAILED shown by deploy", async () => {
   const first = await deploy("Version one");
   assert.equal(first.code, 0, first.output + output);
   assert.match(first.output, /DEPLOYED/);
@@ -159,4 +161,17 @@ test("deploy the example, switch with no failed request, broken build, rollback"
   const { readBundle } = await import("../../core/bundle/bundle.ts");
   const { bundleText } = await import("../../core/bundle/types.ts");
   assert.equal(bundleText(await readBundle(new Uint8Array(await bundle.arrayBuffer())), "AGENTS.md"), "# Version one\n", "the rollback reuses the first revision's build");
+
+  // A project using a third-party sandbox plugin (loaded with --plugin) the control plane does not have.
+  writeFileSync(join(project, "box.mjs"), `export default { name: "my-sandbox", kind: "sandbox", sandbox: { provider: "my_box", env: ["MY_BOX_KEY"], partnerPackage: "my-box", defaultTemplate: "t", capabilities: { persistentFiles: true, network: false, gpu: false } } };`);
+  writeFileSync(join(project, "agent.toml"), `${readFileSync(join(project, "agent.toml"), "utf8")}\n[sandbox]\nprovider = "my_box"\n`);
+  writeFileSync(join(project, ".env"), "OPENAI_API_KEY=sk-e2e-not-a-real-key\nMY_BOX_KEY=box-secret\n");
+  const failing = await deploy("Version three", ["--plugin", "box.mjs"]);
+  assert.notEqual(failing.code, 0, failing.output);
+  assert.match(failing.output, /BUILD_FAILED/);
+  assert.match(failing.output, /ended BUILD_FAILED: bundle "research-assistant" needs the plugin "my-sandbox", which this control plane does not have/);
+  assert.match(failing.output, /logs:\n\s+\[build\] unpacking upload/, "the build logs are shown");
+  assert.ok(!failing.output.includes("box-secret"));
+  assert.equal((await api("GET", `/v2/deployments/${deployment.id}`)).body.active_revision_id, rollback.body.id, "the live revision keeps serving");
+  assert.equal(await liveSkill(url), "Review a draft, Version one.");
 });
