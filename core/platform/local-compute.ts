@@ -181,6 +181,11 @@ export class LocalCompute implements ComputeDriver {
     await rm(this.dir(d), { recursive: true, force: true });
   }
 
+  /** The process id of a deployment's current revision process (tests). */
+  pidOf(deploymentId: string): number | null {
+    return this.deployments.get(deploymentId)?.current?.pid ?? null;
+  }
+
   /** The port of a deployment's stable URL (tests). */
   portOf(deploymentId: string): number | null {
     return this.deployments.get(deploymentId)?.port ?? null;

@@ -47,6 +47,11 @@ export class RevisionProcess {
     this.opts = opts;
   }
 
+  /** The current child's process id (it changes after a restart). */
+  get pid(): number | null {
+    return this.child?.pid ?? null;
+  }
+
   get address(): string {
     return `${this.opts.host}:${this.port}`;
   }

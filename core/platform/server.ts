@@ -51,6 +51,8 @@ export interface Platform {
   app: Hono<PlatformEnv>;
   services: PlatformServices;
   sql: SqlDriver;
+  /** The built-in computes (inspection and tests). */
+  computes: { local: LocalCompute; k8s: K8sCompute };
   listen(opts: { port: number; host?: string }): Promise<{ url: string; port: number }>;
   close(): Promise<void>;
 }
@@ -103,6 +105,7 @@ export async function openPlatform(opts: PlatformOptions): Promise<Platform> {
       app,
       services,
       sql,
+      computes: { local, k8s },
       close,
       async listen({ port, host = "127.0.0.1" }) {
         const { serve } = await import("@hono/node-server");
