@@ -8,7 +8,7 @@
  * project that needs a plugin the control plane lacks ends BUILD_FAILED and `deploy` shows why
  * and the build logs, exiting non-zero.
  */
-import { after, before, test } from "node:test";
+import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -51,7 +51,9 @@ function deploy(version: string, before: string[] = []): Promise<{ code: number 
   });
 }
 
-before(async () => {
+/** Starts `agentcli platform serve` (embedded database, or PostgreSQL at `databaseUrl`) and a copy of the example project. */
+async function startServer(databaseUrl?: string): Promise<void> {
+  output = "";
   dataDir = mkdtempSync(join(tmpdir(), "agentcli-platform-e2e-"));
   project = mkdtempSync(join(tmpdir(), "agentcli-platform-e2e-project-"));
   cpSync(join(ROOT, "examples/research"), project, { recursive: true });
@@ -59,24 +61,27 @@ before(async () => {
   writeFileSync(join(project, ".env"), "OPENAI_API_KEY=sk-e2e-not-a-real-key\n");
   const port = await freePort("127.0.0.1");
   server = spawn(process.execPath, [join(ROOT, "bin/agentcli.js"), "platform", "serve", "--port", String(port), "--data-dir", dataDir], {
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp" }, stdio: ["ignore", "pipe", "pipe"],
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) }, stdio: ["ignore", "pipe", "pipe"],
   });
   server.stdout!.on("data", (d) => (output += d));
   server.stderr!.on("data", (d) => (output += d));
   base = `http://127.0.0.1:${port}`;
   key = await until(async () => output.match(/\n\s+(acp_[A-Za-z0-9_-]+)\n/)?.[1] ?? (server!.exitCode !== null ? Promise.reject(new Error(output)) : null), "bootstrap key", 600);
   await until(async () => (await fetch(`${base}/ok`).then((r) => r.ok, () => false)), "control plane /ok", 600);
-});
+}
 
-after(async () => {
+async function stopServer(): Promise<void> {
   if (server && server.exitCode === null) {
     const exited = new Promise((r) => server!.once("exit", r));
     server.kill("SIGTERM");
     await exited;
   }
+  server = null;
   if (project) rmSync(project, { recursive: true, force: true });
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-});
+}
+
+after(stopServer);
 
 /** The live revision's `review` skill description, from its A2A agent card (the card reads the running bundle). */
 async function liveSkill(url: string): Promise<string> {
@@ -84,7 +89,7 @@ async function liveSkill(url: string): Promise<string> {
   return card.skills.find((x) => x.id === "review")?.description ?? "";
 }
 
-test("deploy the example, switch with no failed request, broken build, rollback, BUILD_FAILED shown by deploy", async () => {
+async function scenario(storage?: (deploymentId: string, present: boolean) => Promise<void>): Promise<void> {
   const first = await deploy("Version one");
   assert.equal(first.code, 0, first.output + output);
   assert.match(first.output, /DEPLOYED/);
@@ -174,4 +179,41 @@ test("deploy the example, switch with no failed request, broken build, rollback,
   assert.ok(!failing.output.includes("box-secret"));
   assert.equal((await api("GET", `/v2/deployments/${deployment.id}`)).body.active_revision_id, rollback.body.id, "the live revision keeps serving");
   assert.equal(await liveSkill(url), "Review a draft, Version one.");
+
+  // Delete: teardown stops the revision, drops its storage, and the URL goes away.
+  await storage?.(deployment.id, true);
+  assert.equal((await api("DELETE", `/v2/deployments/${deployment.id}`)).status, 202);
+  await until(async () => (await api("GET", `/v2/deployments/${deployment.id}`)).status === 404, "deletion");
+  assert.notEqual(await fetch(`${url}/ok`).then((r) => r.status, () => 0), 200);
+  await storage?.(deployment.id, false);
+}
+
+test("embedded database: deploy the example, switch with no failed request, broken build, rollback, BUILD_FAILED shown by deploy, delete", async () => {
+  await startServer();
+  try {
+    await scenario();
+  } finally {
+    await stopServer();
+  }
+});
+
+test("PostgreSQL (a schema per deployment, old and new revisions overlap): the same scenario", async () => {
+  const { openSql } = await import("../../core/storage/sql.ts");
+  const root = process.env.AGENTCLI_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+  const schema = `platform_e2e_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+  const admin = await openSql({ url: root, poolSize: 1 });
+  await admin.query(`CREATE SCHEMA ${schema}`);
+  const url = new URL(root);
+  url.searchParams.set("options", `-c search_path=${schema}`);
+  try {
+    await startServer(url.toString());
+    await scenario(async (id, present) => {
+      const { rows } = await admin.query("SELECT 1 FROM information_schema.schemata WHERE schema_name = $1", [`agentcli_d_${id.replace(/-/g, "")}`]);
+      assert.equal(rows.length, present ? 1 : 0, present ? "the deployment's schema exists" : "teardown dropped the deployment's schema");
+    });
+  } finally {
+    await stopServer();
+    await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await admin.close();
+  }
 });
