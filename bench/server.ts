@@ -18,7 +18,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { cpus, tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { createInterface } from "node:readline";
 import { Client } from "@langchain/langgraph-sdk";
 
@@ -93,7 +93,7 @@ const ours: Target = {
 const peer: Target = {
   name: "langgraph-cli dev",
   start: (port, dir, env) => {
-    writeFileSync(join(dir, "langgraph.json"), JSON.stringify({ node_version: "22", graphs: { bench: `${GRAPH}:graph` }, dependencies: ["."] }));
+    writeFileSync(join(dir, "langgraph.json"), JSON.stringify({ node_version: "22", graphs: { bench: `./${relative(dir, GRAPH)}:graph` }, dependencies: ["."] }));
     return spawn(join(ROOT, "node_modules/.bin/langgraphjs"), [
       "dev", "--port", String(port), "--host", "127.0.0.1", "--no-browser", "--no-reload", "--config", join(dir, "langgraph.json"),
     ], {

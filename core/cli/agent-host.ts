@@ -48,22 +48,28 @@ export function parseGraphFlags(values: string[], cwd: string): Record<string, s
 }
 
 export async function hostBundle(opts: HostOptions): Promise<Host> {
-  const [{ createAgentServer }, { listen }, { createAgentGraph }, { createAuthenticator, identityPluginFor }, ui, { protocolRoutes }, { VERSION }] = await Promise.all([
+  // Storage opens (a new database restores its template on the I/O threads) while the
+  // server's modules load; the harness loads with the agent graph, on its first run.
+  const dbUrl = opts.env.DATABASE_URL;
+  const opening = import("../storage/storage.ts").then(({ openStorage }) => openStorage(dbUrl ? { url: dbUrl } : { dataDir: opts.dataDir }));
+  opening.catch(() => {});
+  const [{ createAgentServer }, { listen }, { createAuthenticator, identityPluginFor }, ui, { protocolRoutes }, { VERSION }] = await Promise.all([
     import("../server/app.ts"),
     import("../server/node.ts"),
-    import("../harness/index.ts"),
     import("../auth/index.ts"),
     import("../server/ui.ts"),
     import("../server/protocols/routes.ts"),
     import("../version.ts"),
-  ]);
-  const dbUrl = opts.env.DATABASE_URL;
-  const { openStorage } = await import("../storage/storage.ts");
-  const storage = await openStorage(dbUrl ? { url: dbUrl } : { dataDir: opts.dataDir });
+  ]).catch(async (err) => {
+    await opening.then((s) => s.close(), () => {});
+    throw err;
+  });
+  const storage = await opening;
   const live: Array<{ close(): Promise<void> }> = [];
   const loaders = (bundle: Bundle, env: Env) => {
     const graphs: Record<string, () => Promise<unknown>> = {
       agent: async () => {
+        const { createAgentGraph } = await import("../harness/index.ts");
         const g = await createAgentGraph({ bundle, driver: opts.driver, env, checkpointer: storage.checkpointer, store: storage.store, log: opts.log });
         live.push(g);
         for (const w of g.warnings) opts.log.warn(w);

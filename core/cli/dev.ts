@@ -3,7 +3,7 @@
  * the project and serve it locally through the same code as `serve`, reloading when project
  * files change (threads and memory are kept) and reporting config errors without dying.
  */
-import { watch } from "node:fs";
+import { type FSWatcher, readdirSync, statSync, watch } from "node:fs";
 import { join, relative } from "node:path";
 import { isUserError, formatUserError } from "../errors.ts";
 import { parseArgs, renderHelp, type CommandSpec, type FlagSpec } from "./args.ts";
@@ -45,6 +45,12 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
     return { project, bundle: await readBundle(bytes) };
   };
   const { project, bundle } = await build();
+  const dataDir = join(project.root, ".agentcli", "db");
+  if (!project.env.DATABASE_URL) {
+    // A new project's database is restored from its template while the server's modules load.
+    const [{ prepareDataDir }, { SERVER_TEMPLATE }] = await Promise.all([import("../storage/template.ts"), import("../storage/migrations.ts")]);
+    void prepareDataDir(dataDir, SERVER_TEMPLATE);
+  }
   const report = (p: typeof project) => {
     for (const w of p.warnings) log.warn(`${w.file}${w.line ? `:${w.line}` : ""}: ${w.message}`);
     for (const m of p.missingEnv) log.warn(`${describeMissing(m)} ${m.variables.length > 1 && !m.anyOf ? "are" : "is"} not set: runs will fail until you add it to ${relative(ctx.cwd, join(p.root, ".env")) || ".env"} (deploy refuses without it)`);
@@ -55,7 +61,7 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
     driver,
     env: project.env,
     mode: "dev",
-    dataDir: join(project.root, ".agentcli", "db"),
+    dataDir,
     port: flags.port as number,
     host: flags.host as string,
     log,
@@ -92,7 +98,7 @@ Watching ${relative(ctx.cwd, project.root) || "."} for changes. Press Ctrl+C to 
       }).catch((err) => log.error("reload failed", err));
     }, 150);
   };
-  const watcher = watch(project.root, { recursive: true }, (_event, file) => onChange(file ? String(file) : null));
+  const watcher = watchProject(project.root, onChange);
   await new Promise<void>((resolve) => {
     if (ctx.shutdownSignal.aborted) return resolve();
     ctx.shutdownSignal.addEventListener("abort", () => resolve(), { once: true });
@@ -122,4 +128,38 @@ function monitorBlocking(log: { warn(m: string): void }): () => void {
   }, interval);
   (t as { unref?: () => void }).unref?.();
   return () => clearInterval(t);
+}
+
+/**
+ * Watches a project for changes, except its hidden folders (`.agentcli` holds the database,
+ * which changes with every run) and `node_modules`: the top level directly, each other
+ * folder recursively (Node's recursive watch on Linux walks and re-scans whatever it covers).
+ */
+function watchProject(root: string, onChange: (file: string | null) => void): { close(): void } {
+  const watchers = new Map<string, FSWatcher>();
+  const skip = (name: string) => name.startsWith(".") || name === "node_modules";
+  const watchDir = (name: string) => {
+    if (skip(name) || watchers.has(name)) return;
+    try {
+      if (!statSync(join(root, name)).isDirectory()) return;
+      const w = watch(join(root, name), { recursive: true }, (_e, file) => onChange(file ? join(name, String(file)) : name));
+      w.on("error", () => {
+        w.close();
+        watchers.delete(name);
+      });
+      watchers.set(name, w);
+    } catch { /* removed meanwhile */ }
+  };
+  const top = watch(root, (_e, file) => {
+    const name = file ? String(file) : null;
+    if (name) watchDir(name);
+    onChange(name);
+  });
+  for (const name of readdirSync(root)) watchDir(name);
+  return {
+    close() {
+      top.close();
+      for (const w of watchers.values()) w.close();
+    },
+  };
 }

@@ -34,7 +34,8 @@ class RunChannel {
   local = false;
   readonly waiters = new Set<() => void>();
   unflushed: RunEvent[] = [];
-  flushing: Promise<void> | null = null;
+  flushTimer: ReturnType<typeof setTimeout> | null = null;
+  appending: Promise<void> | null = null;
 
   notify(): void {
     for (const w of [...this.waiters]) w();
@@ -42,6 +43,11 @@ class RunChannel {
 }
 
 const GRACE_MS = 30_000;
+/**
+ * Events are written to the durable log in batches at most this late (live followers get
+ * them at once, from memory); what is left when the run ends is written with its status.
+ */
+const FLUSH_MS = 25;
 
 /** The broker of one server process. */
 export class RunBroker {
@@ -84,30 +90,57 @@ export class RunBroker {
     ch.events.push(e);
     ch.unflushed.push(e);
     this.#remote?.publishEvent(runId, e);
-    if (!ch.flushing) ch.flushing = this.#flushLoop(runId, ch);
+    this.#scheduleFlush(runId, ch);
     ch.notify();
   }
 
-  async #flushLoop(runId: string, ch: RunChannel): Promise<void> {
-    await Promise.resolve();
-    try {
-      while (ch.unflushed.length) {
-        const batch = ch.unflushed;
-        ch.unflushed = [];
-        await this.#log.append(runId, batch);
-      }
-    } finally {
-      ch.flushing = null;
-    }
+  #scheduleFlush(runId: string, ch: RunChannel): void {
+    if (ch.flushTimer || ch.appending || !ch.unflushed.length) return;
+    ch.flushTimer = setTimeout(() => this.#flushNow(runId, ch), FLUSH_MS);
+    (ch.flushTimer as { unref?: () => void }).unref?.();
+  }
+
+  #flushNow(runId: string, ch: RunChannel): void {
+    if (ch.flushTimer) clearTimeout(ch.flushTimer);
+    ch.flushTimer = null;
+    if (ch.appending || !ch.unflushed.length) return;
+    const batch = ch.unflushed;
+    ch.unflushed = [];
+    ch.appending = this.#log.append(runId, batch).catch(() => {
+      ch.unflushed = [...batch, ...ch.unflushed]; // written with the run's end, or the next batch
+    }).finally(() => {
+      ch.appending = null;
+      this.#scheduleFlush(runId, ch);
+    });
   }
 
   /** Waits until every published event of a run is in the durable log. */
   async flush(runId: string): Promise<void> {
     const ch = this.#channels.get(runId);
-    while (ch && (ch.flushing || ch.unflushed.length)) {
-      if (!ch.flushing) ch.flushing = this.#flushLoop(runId, ch);
-      await ch.flushing;
+    for (let tries = 0; ch && (ch.appending || ch.unflushed.length) && tries < 100; tries++) {
+      if (ch.appending) await ch.appending;
+      else {
+        this.#flushNow(runId, ch);
+        if (ch.appending) await ch.appending;
+      }
     }
+  }
+
+  /**
+   * Hands over the events of a run not yet in the durable log (after any write under way),
+   * for the caller to write with the run's end; later batches are no longer scheduled.
+   */
+  async takeUnflushed(runId: string): Promise<RunEvent[]> {
+    const ch = this.#channels.get(runId);
+    if (!ch) return [];
+    if (ch.flushTimer) clearTimeout(ch.flushTimer);
+    ch.flushTimer = null;
+    while (ch.appending) await ch.appending;
+    if (ch.flushTimer) clearTimeout(ch.flushTimer);
+    ch.flushTimer = null;
+    const batch = ch.unflushed;
+    ch.unflushed = [];
+    return batch;
   }
 
   /** Ends a run's channel; followers finish after replaying what is left. */

@@ -17,15 +17,12 @@ export interface ServerDeps {
   log: ServerLog;
 }
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /**
  * Finds an assistant by id, or the server's default assistant of a graph id or name
  * (`assistant_id: "agent"` works as in LangGraph Platform).
  */
 export async function resolveAssistant(deps: ServerDeps, id: string): Promise<Assistant> {
-  const a = (UUID_RE.test(id) ? await deps.storage.assistants.get(id) : null) ?? (await deps.storage.assistants.get(id)) ??
-    (await deps.storage.assistants.findByGraphOrName(id));
+  const a = await deps.storage.assistants.resolve(id);
   if (!a) throw notFound("Assistant", id);
   return a;
 }

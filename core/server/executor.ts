@@ -5,6 +5,8 @@
  * wrote.
  */
 import { Command } from "@langchain/langgraph";
+import type { RunEvent } from "../storage/run-events.ts";
+import type { ClaimedRun } from "../storage/runs.ts";
 import type { Storage } from "../storage/storage.ts";
 import type { Run, RunStatus, ThreadStatus } from "../storage/records.ts";
 import { type RunBroker, RunCancelled } from "./broker.ts";
@@ -38,7 +40,7 @@ export interface RunKwargs {
 }
 
 /** Runs `run` to its end; never throws (failures become the run's `error` status). */
-export async function executeRun(deps: ExecutorDeps, run: Run): Promise<void> {
+export async function executeRun(deps: ExecutorDeps, run: Run & { assistant?: ClaimedRun["assistant"] }): Promise<void> {
   const { storage, broker, graphs, log } = deps;
   const kwargs = run.kwargs as RunKwargs;
   const signal = broker.start(run.run_id);
@@ -49,11 +51,17 @@ export async function executeRun(deps: ExecutorDeps, run: Run): Promise<void> {
   let rollback = false;
   let graph: Awaited<ReturnType<GraphRegistry["get"]>> | null = null;
   const threadConfig = { configurable: { thread_id: run.thread_id } };
+  // The final state, as the stream showed it; null when it must be read back (see finishRun).
+  let final: { values: unknown } | null = null;
+  let interrupted = false;
   try {
-    const assistant = await storage.assistants.get(run.assistant_id);
+    const assistant = run.assistant ?? (await storage.assistants.get(run.assistant_id));
     if (!assistant) throw new Error(`assistant "${run.assistant_id}" no longer exists`);
     graph = await graphs.get(assistant.graph_id);
     const modes: StreamMode[] = kwargs.stream_mode?.length ? kwargs.stream_mode : ["values"];
+    // The root "values" stream ends with the thread's state when the graph streams all of its
+    // state channels; then the state need not be read back after the run.
+    const streamsState = sameKeys(graph.outputChannels, graph.streamChannelsAsIs) && !kwargs.interrupt_before?.length && !kwargs.interrupt_after?.length;
     const aConfig = (assistant.config ?? {}) as RunKwargs["config"] & object;
     const rConfig = kwargs.config ?? {};
     const checkpointId = kwargs.checkpoint_id ?? kwargs.checkpoint?.checkpoint_id;
@@ -74,7 +82,7 @@ export async function executeRun(deps: ExecutorDeps, run: Run): Promise<void> {
       context: kwargs.context ?? assistant.context ?? undefined,
       runId: run.run_id,
       signal,
-      streamMode: libModes(modes),
+      streamMode: streamsState ? [...new Set([...libModes(modes), "values" as const])] : libModes(modes),
       subgraphs: Boolean(kwargs.stream_subgraphs),
       interruptBefore: kwargs.interrupt_before,
       interruptAfter: kwargs.interrupt_after,
@@ -86,6 +94,10 @@ export async function executeRun(deps: ExecutorDeps, run: Run): Promise<void> {
     const onChunk = (chunk: unknown) => {
       const parts = chunk as unknown[];
       const [ns, mode, payload] = parts.length === 3 ? parts : [[], ...parts];
+      if (mode === "values" || mode === "updates") {
+        if (payload && typeof payload === "object" && "__interrupt__" in payload) interrupted = true;
+        else if (mode === "values" && streamsState && !(ns as string[])?.length) final = { values: payload };
+      }
       translator.translate((ns as string[]) ?? [], mode as LibStreamMode, payload, emit);
     };
     if (modes.includes("events")) {
@@ -110,18 +122,32 @@ export async function executeRun(deps: ExecutorDeps, run: Run): Promise<void> {
       log.warn(`run ${run.run_id} failed: ${e.name}: ${e.message}`);
     }
   }
-  await finishRun(deps, run, { status, errorOut, rollback, graph, threadConfig });
+  await finishRun(deps, run, { status, errorOut, rollback, graph, threadConfig, final: status === "success" && !interrupted ? final : null });
+}
+
+function sameKeys(a: unknown, b: unknown): boolean {
+  if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+  const set = new Set(a);
+  return b.every((k) => set.has(k));
 }
 
 async function finishRun(
   deps: ExecutorDeps,
   run: Run,
-  r: { status: RunStatus; errorOut: { error: string; message: string } | null; rollback: boolean; graph: unknown; threadConfig: object },
+  r: {
+    status: RunStatus;
+    errorOut: { error: string; message: string } | null;
+    rollback: boolean;
+    graph: unknown;
+    threadConfig: object;
+    final: { values: unknown } | null;
+  },
 ): Promise<void> {
   const { storage, broker, log } = deps;
   let output: unknown = r.errorOut ? { __error__: r.errorOut } : null;
+  let others = false;
+  let events: RunEvent[] = [];
   try {
-    await broker.flush(run.run_id);
     // The run's claim time (`updated_at` when it became running) bounds what it wrote.
     if (r.rollback) await storage.checkpointer.deleteSince(run.thread_id, run.updated_at);
     let threadStatus: ThreadStatus = r.status === "error" ? "error" : "idle";
@@ -129,7 +155,10 @@ async function finishRun(
     let interrupts: Record<string, unknown[]> = {};
     // deno-lint-ignore no-explicit-any
     const graph = r.graph as any;
-    if (graph) {
+    if (r.final) {
+      values = toWire(r.final.values ?? {});
+      output = values;
+    } else if (graph) {
       const snapshot = await graph.getState(r.threadConfig);
       values = toWire(snapshot.values ?? {});
       interrupts = interruptsByTask(snapshot);
@@ -139,28 +168,30 @@ async function finishRun(
         output = all.length ? { ...(values as object), __interrupt__: all } : values;
       }
     }
-    const status: RunStatus = r.status;
-    await storage.sql.transaction(async (tx) => {
-      const others = (await storage.runs.inflight(run.thread_id, tx)).filter((x) => x.run_id !== run.run_id);
-      await storage.threads.saveState(run.thread_id, {
-        values,
-        interrupts,
-        status: others.length ? "busy" : threadStatus,
-        error: r.errorOut,
-      }, tx);
-      if (r.rollback) {
+    const end = { status: r.status, values, interrupts, threadStatus, error: r.errorOut };
+    if (r.rollback) {
+      await broker.takeUnflushed(run.run_id);
+      await storage.sql.transaction(async (tx) => {
+        const inflight = (await storage.runs.inflight(run.thread_id, tx)).filter((x) => x.run_id !== run.run_id);
+        others = inflight.length > 0;
+        await storage.threads.saveState(run.thread_id, { ...end, status: others ? "busy" : threadStatus }, tx);
         await tx.query("DELETE FROM runs WHERE run_id = $1", [run.run_id]);
         await tx.query("DELETE FROM run_events WHERE run_id = $1", [run.run_id]);
-      } else {
-        await storage.runs.setStatus(run.run_id, status, { fromStatuses: ["running"] }, tx);
-      }
-    });
+      });
+    } else {
+      // One statement: the last events, the thread's state and the run's status.
+      events = await broker.takeUnflushed(run.run_id);
+      others = await storage.runs.complete(run, end, events);
+      events = [];
+    }
   } catch (err) {
     log.error(`run ${run.run_id}: cannot record the end of the run`, err);
+    await storage.events.append(run.run_id, events).catch(() => {});
     await storage.runs.setStatus(run.run_id, "error", { fromStatuses: ["running"] }).catch(() => {});
   }
   broker.finish(run.run_id, { status: r.status, output });
-  broker.wake();
+  // Runs of this thread waiting behind this one can start now (here or on another replica).
+  if (others) broker.wake({ broadcast: true });
   if ((run.kwargs as RunKwargs).temporary && (run.kwargs as RunKwargs).on_completion !== "keep") {
     await storage.threads.delete(run.thread_id).catch(() => {});
     await storage.checkpointer.deleteThread(run.thread_id).catch(() => {});

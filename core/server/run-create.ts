@@ -35,7 +35,12 @@ export async function createRun(deps: ServerDeps, user: AuthUser | null, b: RunC
   const strategy = b.multitask_strategy ?? "enqueue";
   const runId = crypto.randomUUID();
   const { run, inflight } = await storage.sql.transaction(async (tx) => {
-    const { rows } = await tx.query<{ metadata: Record<string, unknown> }>("SELECT metadata FROM threads WHERE thread_id = $1 FOR UPDATE", [tid]);
+    // The thread, locked, and whether it has runs in flight: one statement.
+    const { rows } = await tx.query<{ metadata: Record<string, unknown>; busy: boolean }>(
+      `SELECT metadata, EXISTS (SELECT 1 FROM runs r WHERE r.thread_id = t.thread_id AND r.status IN ('pending', 'running')) AS busy
+       FROM threads t WHERE thread_id = $1 FOR UPDATE`,
+      [tid],
+    );
     let meta: Record<string, unknown> | undefined = rows[0]?.metadata;
     if (meta && user && meta.owner !== user.identity) meta = undefined;
     if (!meta) {
@@ -44,17 +49,14 @@ export async function createRun(deps: ServerDeps, user: AuthUser | null, b: RunC
       meta = ownedMetadata(user, { graph_id: assistant.graph_id, assistant_id: assistant.assistant_id });
       await storage.threads.create({ thread_id: tid, metadata: meta }, tx);
     }
-    const inflight = await storage.runs.inflight(tid, tx);
+    const inflight = rows[0]?.busy ? await storage.runs.inflight(tid, tx) : [];
     if (inflight.length && strategy === "reject") {
       throw conflict(`Cannot start a run on thread "${tid}": it has a run in progress`, 'Wait for it, or choose multitask_strategy "enqueue", "interrupt" or "rollback".');
     }
     const patch: Record<string, unknown> = {};
     if (meta.graph_id !== assistant.graph_id) patch.graph_id = assistant.graph_id;
     if (meta.assistant_id !== assistant.assistant_id) patch.assistant_id = assistant.assistant_id;
-    await tx.query(
-      "UPDATE threads SET status = 'busy', metadata = metadata || $2::jsonb, updated_at = now() WHERE thread_id = $1",
-      [tid, JSON.stringify(patch)],
-    );
+    // Inserting the run marks the thread busy (same statement).
     const run = await storage.runs.insert({
       run_id: runId,
       thread_id: tid,
@@ -63,13 +65,14 @@ export async function createRun(deps: ServerDeps, user: AuthUser | null, b: RunC
       kwargs: kwargs as Record<string, unknown>,
       multitask_strategy: strategy,
       after_seconds: b.after_seconds,
-    }, tx);
+    }, tx, patch);
     return { run, inflight };
   });
   if (strategy === "interrupt" || strategy === "rollback") {
     for (const r of inflight) await cancelRun(deps, r, strategy);
   }
-  deps.broker.wake({ runId: run.run_id, broadcast: true });
+  // Committed: now a worker here claims it at once (or another replica's, when full here).
+  deps.workers.submit(run, { delayed: (b.after_seconds ?? 0) > 0 });
   return run;
 }
 

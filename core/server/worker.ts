@@ -4,6 +4,7 @@
  * between replicas, and lease renewal. On start, runs a crash left `running` are failed so
  * nothing stays stuck.
  */
+import type { Run } from "../storage/records.ts";
 import type { Storage } from "../storage/storage.ts";
 import { LEASE_SECONDS } from "../storage/runs.ts";
 import type { RunBroker } from "./broker.ts";
@@ -22,6 +23,10 @@ export class WorkerPool {
   readonly #active = new Map<string, Promise<void>>();
   #claiming = false;
   #again = false;
+  /** Pending runs may exist that no claim here has seen yet (cleared when a claim finds none). */
+  #maybePending = true;
+  /** Delayed runs (`after_seconds`) may exist: look up when the next one is due. */
+  #checkDelayed = true;
   #stopped = false;
   #timer: ReturnType<typeof setInterval> | null = null;
   #delayTimer: ReturnType<typeof setTimeout> | null = null;
@@ -29,7 +34,11 @@ export class WorkerPool {
 
   constructor(deps: WorkerPoolOptions) {
     this.#deps = deps;
-    this.#unsubscribe = (deps.broker as RunBroker).onWake(() => this.wake());
+    // Wake-ups from elsewhere (another replica, a finished run) may mean runnable work.
+    this.#unsubscribe = (deps.broker as RunBroker).onWake(() => {
+      this.#maybePending = true;
+      this.wake();
+    });
   }
 
   get storage(): Storage {
@@ -68,7 +77,42 @@ export class WorkerPool {
     } catch (err) {
       this.#deps.log.error("cannot renew run leases", err);
     }
+    this.#maybePending = true;
+    this.#checkDelayed = true;
     this.wake();
+  }
+
+  /**
+   * Hands a run just created here to the pool: claimed and started at once when there is
+   * room (one statement, no queue scan); otherwise it waits in the queue for this pool or,
+   * with `broadcast`, for another replica's.
+   */
+  submit(run: Run, opts: { delayed?: boolean } = {}): void {
+    if (this.#stopped) return;
+    if (opts.delayed) {
+      this.#checkDelayed = true;
+      this.#deps.broker.wake({ broadcast: true });
+      return;
+    }
+    if (this.#active.size >= this.#deps.concurrency || this.#claiming) {
+      this.#deps.broker.wake({ broadcast: true });
+      return;
+    }
+    void this.#deps.storage.runs.claim(run.run_id).then((claimed) => {
+      if (claimed && !this.#stopped) this.#execute(claimed);
+      else this.#deps.broker.wake({ broadcast: true }); // the thread is busy, or full here: queued
+    }, (err) => {
+      if (!this.#stopped) this.#deps.log.error("cannot claim runs", err);
+      this.#deps.broker.wake({ broadcast: true });
+    });
+  }
+
+  #execute(run: Run): void {
+    const p = executeRun(this.#deps, run).finally(() => {
+      this.#active.delete(run.run_id);
+      if (this.#maybePending) this.wake();
+    });
+    this.#active.set(run.run_id, p);
   }
 
   /** Claims runs until the pool is full or the queue has nothing runnable. */
@@ -78,6 +122,7 @@ export class WorkerPool {
       this.#again = true;
       return;
     }
+    if (!this.#maybePending && !this.#checkDelayed) return;
     this.#claiming = true;
     void this.#claimLoop();
   }
@@ -86,17 +131,19 @@ export class WorkerPool {
     try {
       do {
         this.#again = false;
-        while (!this.#stopped && this.#active.size < this.#deps.concurrency) {
+        while (!this.#stopped && this.#maybePending && this.#active.size < this.#deps.concurrency) {
           const run = await this.#deps.storage.runs.claim();
-          if (!run) break;
-          const p = executeRun(this.#deps, run).finally(() => {
-            this.#active.delete(run.run_id);
-            this.wake();
-          });
-          this.#active.set(run.run_id, p);
+          if (!run) {
+            this.#maybePending = false;
+            break;
+          }
+          this.#execute(run);
         }
       } while (this.#again && !this.#stopped);
-      await this.#scheduleDelayed();
+      if (this.#checkDelayed) {
+        this.#checkDelayed = false;
+        await this.#scheduleDelayed();
+      }
     } catch (err) {
       if (!this.#stopped) this.#deps.log.error("cannot claim runs", err);
     } finally {
@@ -109,7 +156,11 @@ export class WorkerPool {
     if (this.#delayTimer) clearTimeout(this.#delayTimer);
     this.#delayTimer = null;
     if (delay === null || this.#stopped) return;
-    this.#delayTimer = setTimeout(() => this.wake(), Math.ceil(delay * 1000) + 5);
+    this.#delayTimer = setTimeout(() => {
+      this.#maybePending = true;
+      this.#checkDelayed = true;
+      this.wake();
+    }, Math.ceil(delay * 1000) + 5);
     (this.#delayTimer as { unref?: () => void }).unref?.();
   }
 

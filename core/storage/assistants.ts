@@ -57,6 +57,19 @@ export class AssistantStore {
     return rows[0] ? toAssistant(rows[0]) : null;
   }
 
+  /**
+   * One lookup for what a run names: the assistant with that id, else the server's system
+   * assistant of that graph id, else of that name.
+   */
+  async resolve(key: string): Promise<Assistant | null> {
+    const { rows } = await this.#sql.query<AssistantRow>(
+      `SELECT * FROM assistants WHERE assistant_id = $1 OR ((graph_id = $1 OR name = $1) AND metadata->>'created_by' = 'system')
+       ORDER BY (assistant_id = $1) DESC, (graph_id = $1) DESC, created_at LIMIT 1`,
+      [key],
+    );
+    return rows[0] ? toAssistant(rows[0]) : null;
+  }
+
   /** The system assistant of a graph created by the server (by graph id or by name). */
   async findByGraphOrName(key: string): Promise<Assistant | null> {
     const { rows } = await this.#sql.query<AssistantRow>(

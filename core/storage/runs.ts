@@ -4,6 +4,7 @@
  * thread is `running` (a unique partial index enforces it across replicas), and a thread's
  * pending runs are claimed in order.
  */
+import type { RunEvent } from "./run-events.ts";
 import type { SqlDriver, SqlExecutor } from "./sql.ts";
 import { iso, type Json, type MultitaskStrategy, ownerClause, type Run, type RunStatus, type Scope } from "./records.ts";
 
@@ -28,6 +29,9 @@ const toRun = (r: RunRow): Run => ({
 
 export const LEASE_SECONDS = 30;
 
+/** A claimed run, with what the executor needs of its assistant (read in the same statement). */
+export type ClaimedRun = Run & { assistant: { graph_id: string; config: Json; context: unknown } | null };
+
 export interface RunInput {
   run_id: string;
   thread_id: string;
@@ -45,11 +49,19 @@ export class RunStore {
     this.#sql = sql;
   }
 
-  async insert(r: RunInput, tx: SqlExecutor = this.#sql): Promise<Run> {
+  /**
+   * Inserts a pending run. With `threadPatch`, the same statement marks its thread `busy`
+   * and merges the patch into the thread's metadata.
+   */
+  async insert(r: RunInput, tx: SqlExecutor = this.#sql, threadPatch?: Json): Promise<Run> {
+    const params = [r.run_id, r.thread_id, r.assistant_id, JSON.stringify(r.metadata), JSON.stringify(r.kwargs), r.multitask_strategy, r.after_seconds ?? 0];
+    const busy = threadPatch
+      ? `WITH busy AS (UPDATE threads SET status = 'busy', metadata = metadata || $${params.push(JSON.stringify(threadPatch))}::jsonb, updated_at = now() WHERE thread_id = $2) `
+      : "";
     const { rows } = await tx.query<RunRow>(
-      `INSERT INTO runs (run_id, thread_id, assistant_id, metadata, kwargs, multitask_strategy, not_before)
+      `${busy}INSERT INTO runs (run_id, thread_id, assistant_id, metadata, kwargs, multitask_strategy, not_before)
        VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6, CASE WHEN $7::float8 > 0 THEN now() + make_interval(secs => $7::float8) END) RETURNING *`,
-      [r.run_id, r.thread_id, r.assistant_id, JSON.stringify(r.metadata), JSON.stringify(r.kwargs), r.multitask_strategy, r.after_seconds ?? 0],
+      params,
     );
     return toRun(rows[0]!);
   }
@@ -93,11 +105,11 @@ export class RunStore {
    * Claims the next runnable pending run (or exactly `runId` when given and runnable):
    * the oldest pending run of a thread that has no running run. Null when none.
    */
-  async claim(runId?: string): Promise<Run | null> {
+  async claim(runId?: string): Promise<ClaimedRun | null> {
     const params: unknown[] = [LEASE_SECONDS];
     const only = runId ? ` AND r.run_id = $${params.push(runId)}` : "";
     try {
-      const { rows } = await this.#sql.query<RunRow>(
+      const { rows } = await this.#sql.query<RunRow & { assistant: ClaimedRun["assistant"] }>(
         `UPDATE runs SET status = 'running', attempt = attempt + 1, updated_at = now(), lease_until = now() + make_interval(secs => $1::float8)
          WHERE run_id = (
            SELECT r.run_id FROM runs r WHERE r.status = 'pending'${only}
@@ -105,14 +117,41 @@ export class RunStore {
              AND NOT EXISTS (SELECT 1 FROM runs x WHERE x.thread_id = r.thread_id AND x.status = 'running')
              AND NOT EXISTS (SELECT 1 FROM runs y WHERE y.thread_id = r.thread_id AND y.status = 'pending' AND y.seq < r.seq)
            ORDER BY r.seq LIMIT 1 FOR UPDATE SKIP LOCKED
-         ) AND status = 'pending' RETURNING *`,
+         ) AND status = 'pending'
+         RETURNING *, (SELECT json_build_object('graph_id', a.graph_id, 'config', a.config, 'context', a.context) FROM assistants a WHERE a.assistant_id = runs.assistant_id) AS assistant`,
         params,
       );
-      return rows[0] ? toRun(rows[0]) : null;
+      return rows[0] ? { ...toRun(rows[0]), assistant: rows[0].assistant ?? null } : null;
     } catch (err) {
       if ((err as { code?: string }).code === "23505") return null;
       throw err;
     }
+  }
+
+  /**
+   * Records the end of a run in one statement: its last stream events, the thread's state
+   * (`busy` while other runs of the thread are in flight) and the run's final status (only
+   * from `running`). Resolves whether other runs of the thread are in flight.
+   */
+  async complete(
+    run: { run_id: string; thread_id: string },
+    end: { status: RunStatus; values: unknown; interrupts: Record<string, unknown[]>; threadStatus: string; error: unknown },
+    events: readonly RunEvent[],
+  ): Promise<boolean> {
+    const params: unknown[] = [run.run_id, run.thread_id, end.status, JSON.stringify(end.values ?? null), JSON.stringify(end.interrupts), end.threadStatus, JSON.stringify(end.error ?? null)];
+    const values = events.map((e) => `($1, $${params.push(e.id)}::int, $${params.push(e.event)}, $${params.push(e.data)})`);
+    const log = values.length ? `ev AS (INSERT INTO run_events (run_id, seq, event, data) VALUES ${values.join(", ")} ON CONFLICT (run_id, seq) DO NOTHING), ` : "";
+    const { rows } = await this.#sql.query<{ busy: boolean | null }>(
+      `WITH ${log}r AS (
+         UPDATE runs SET status = $3, lease_until = NULL, updated_at = now() WHERE run_id = $1 AND status = 'running' RETURNING run_id
+       ), t AS (
+         UPDATE threads SET state_values = $4::jsonb, interrupts = $5::jsonb, error = $7::jsonb, updated_at = now(), state_updated_at = now(),
+           status = CASE WHEN EXISTS (SELECT 1 FROM runs o WHERE o.thread_id = $2 AND o.run_id <> $1 AND o.status IN ('pending', 'running')) THEN 'busy' ELSE $6 END
+         WHERE thread_id = $2 RETURNING status
+       ) SELECT (SELECT status = 'busy' FROM t) AS busy`,
+      params,
+    );
+    return rows[0]?.busy === true;
   }
 
   /** Seconds until the earliest delayed pending run becomes runnable, or null. */

@@ -58,27 +58,28 @@ export async function openSql(opts: OpenSqlOptions = {}): Promise<SqlDriver> {
  */
 async function openEmbedded(dataDir: string | undefined, template: TemplateSpec | null): Promise<SqlDriver> {
   const [{ existsSync, mkdirSync, rmSync }, { join }, tpl] = await Promise.all([import("node:fs"), import("node:path"), import("./template.ts")]);
-  const isNew = !dataDir || !existsSync(join(dataDir, "PG_VERSION"));
-  let seed: Uint8Array | null = null;
-  if (template && isNew) seed = await tpl.findTemplate(template);
-  if (seed && dataDir) {
-    try {
-      await tpl.restoreTemplate(seed, dataDir);
-    } catch {
-      seed = null;
+  if (dataDir) {
+    const restored = template ? await tpl.takePreparedDataDir(dataDir, template) : false;
+    if (existsSync(join(dataDir, "PG_VERSION"))) {
+      try {
+        return await openPglite(dataDir, undefined, false);
+      } catch (err) {
+        if (!restored) throw err;
+        // A template this PGlite cannot start (made by another version): start over cold.
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+    }
+    mkdirSync(dataDir, { recursive: true });
+  } else {
+    const seed = template ? tpl.findTemplate(template) : null;
+    if (seed) {
+      try {
+        return await openPglite(undefined, seed, false);
+      } catch { /* as above */ }
     }
   }
-  if (seed) {
-    try {
-      return await openPglite(dataDir, dataDir ? undefined : seed, false);
-    } catch {
-      // A template this PGlite cannot start (made by another version): start over cold.
-      if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-    }
-  }
-  if (dataDir) mkdirSync(dataDir, { recursive: true });
-  const sql = await openPglite(dataDir, undefined, isNew);
-  if (template && isNew) {
+  const sql = await openPglite(dataDir, undefined, true);
+  if (template) {
     try {
       const gz = await tpl.dumpTemplate(sql, template);
       void tpl.saveTemplate(template, gz);
@@ -106,6 +107,9 @@ async function openPglite(dataDir: string | undefined, load: Uint8Array | undefi
     if (initdbWasmModule) options.initdbWasmModule = initdbWasmModule;
     options.fsBundle = new Blob([fsData as Uint8Array<ArrayBuffer>]);
   }
+  // A small buffer pool: the default (128 MB) is most of the process's memory, and an
+  // agent server's working set is far smaller.
+  options.startParams = [...PGlite.defaultStartParams, "-c", "shared_buffers=16MB"];
   const db = await PGlite.create(options);
   let closed = false;
   return {

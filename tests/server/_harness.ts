@@ -6,6 +6,7 @@ import { Client } from "@langchain/langgraph-sdk";
 import { createAgentServer, type AgentServer, type AgentServerOptions } from "../../core/server/app.ts";
 import { listen, type Listening } from "../../core/server/node.ts";
 import { consoleLog, silentLog } from "../../core/server/log.ts";
+import { openSql } from "../../core/storage/sql.ts";
 
 export const FIXTURES: AgentServerOptions["graphs"] = {
   echo: async () => (await import("../fixtures/graphs/echo.ts")).graph,
@@ -21,8 +22,26 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-/** Starts a server on a free port (in-memory PGlite unless `storage` is given). */
+/**
+ * Starts a server on a free port: in-memory PGlite unless `storage` is given, or, with
+ * `AGENTCLI_TEST_SERVER_ON_POSTGRES=1`, PostgreSQL (`AGENTCLI_TEST_DATABASE_URL`) in a schema
+ * of its own, so every server suite runs on both engines.
+ */
 export async function startTestServer(opts: Partial<AgentServerOptions> = {}): Promise<TestServer> {
+  let dropSchema: (() => Promise<void>) | null = null;
+  if (!opts.storage && process.env.AGENTCLI_TEST_SERVER_ON_POSTGRES === "1") {
+    const base = process.env.AGENTCLI_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+    const schema = `agentcli_srv_${process.pid}_${Date.now()}_${Math.floor(Math.random() * 1e6)}`;
+    const admin = await openSql({ url: base });
+    await admin.query(`CREATE SCHEMA ${schema}`);
+    await admin.close();
+    opts = { ...opts, storage: { url: `${base}${base.includes("?") ? "&" : "?"}options=${encodeURIComponent(`-c search_path=${schema}`)}` } };
+    dropSchema = async () => {
+      const a = await openSql({ url: base });
+      await a.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await a.close();
+    };
+  }
   const server = await createAgentServer({ graphs: FIXTURES, log: process.env.AGENTCLI_TEST_LOG ? consoleLog("test") : silentLog, ...opts });
   let listening: Listening;
   try {
@@ -39,6 +58,7 @@ export async function startTestServer(opts: Partial<AgentServerOptions> = {}): P
     async close() {
       await listening.close();
       await server.close({ graceMs: 200 });
+      await dropSchema?.();
     },
   };
 }

@@ -34,7 +34,7 @@ async function waitFor(check: () => boolean): Promise<void> {
 }
 
 test("the first new database writes the template; the next ones are restored from it and are durable", async () => {
-  const cache = (await templateCachePath(SERVER_TEMPLATE))!;
+  const cache = templateCachePath(SERVER_TEMPLATE)!;
   assert.ok(cache.startsWith(join(dir, "cache", "agentcli")), cache);
   assert.match(cache, /pglite-\d+\.\d+\.\d+-server-[0-9a-f]{12}\.tar\.gz$/);
   assert.equal(existsSync(cache), false);
@@ -70,7 +70,7 @@ test("an in-memory database is seeded from the cached template too", async () =>
 
 test("a broken template never breaks opening: the database is made with initdb", async () => {
   const { writeFileSync, statSync } = await import("node:fs");
-  const cache = (await templateCachePath(SERVER_TEMPLATE))!;
+  const cache = templateCachePath(SERVER_TEMPLATE)!;
   writeFileSync(cache, new Uint8Array([1, 2, 3]));
   const s = await openStorage({ dataDir: join(dir, "c") });
   assert.equal((await s.threads.count({})), 0);
