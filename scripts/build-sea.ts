@@ -86,6 +86,11 @@ console.log(`bundled dist/agentcli.cjs and dist/app.cjs in ${Date.now() - starte
 execFileSync(nodeBin, [join(root, "scripts/sea-code-cache.ts"), join(dist, "app.cjs"), join(dist, "app.cache")], { stdio: "inherit" });
 
 const assets: Record<string, string> = { "app.cjs": join(dist, "app.cjs"), "app.cache": join(dist, "app.cache") };
+// A migrated, empty agent-server database: a new embedded database restores it instead of
+// running initdb (seconds) on first start.
+const { createPgliteTemplate, PGLITE_TEMPLATE_ASSET } = await import("../core/storage/template.ts");
+writeFileSync(join(dist, PGLITE_TEMPLATE_ASSET), await createPgliteTemplate());
+assets[PGLITE_TEMPLATE_ASSET] = join(dist, PGLITE_TEMPLATE_ASSET);
 const pgliteDist = join(require.resolve("@electric-sql/pglite"), "..");
 for (const name of ["pglite.wasm", "initdb.wasm", "pglite.data"]) assets[name] = join(pgliteDist, name);
 const uiDir = join(dist, "ui");
