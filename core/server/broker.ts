@@ -83,12 +83,15 @@ export class RunBroker {
     return controller.signal;
   }
 
-  /** Appends an event to a running run; ids are consecutive integers from 1. */
-  publish(runId: string, event: string, data: unknown): void {
+  /**
+   * Appends an event to a running run; ids are consecutive integers from 1. `durable`: the
+   * event is in the log already (the claim writes the `metadata` event).
+   */
+  publish(runId: string, event: string, data: unknown, opts: { durable?: boolean } = {}): void {
     const ch = this.#channel(runId);
     const e: RunEvent = { id: ch.events.length + 1, event, data: typeof data === "string" ? data : JSON.stringify(data) };
     ch.events.push(e);
-    ch.unflushed.push(e);
+    if (!opts.durable) ch.unflushed.push(e);
     this.#remote?.publishEvent(runId, e);
     this.#scheduleFlush(runId, ch);
     ch.notify();
@@ -260,10 +263,10 @@ export class RunBroker {
     return true;
   }
 
-  /** Wakes the workers (here, and on other replicas when `broadcast`). */
-  wake(opts: { runId?: string; broadcast?: boolean } = {}): void {
-    this.#emitWake(opts.runId);
-    if (opts.broadcast) this.#remote?.publishWake();
+  /** Wakes the workers (here unless `remoteOnly`, and on other replicas when `broadcast`). */
+  wake(opts: { runId?: string; broadcast?: boolean; remoteOnly?: boolean } = {}): void {
+    if (!opts.remoteOnly) this.#emitWake(opts.runId);
+    if (opts.broadcast || opts.remoteOnly) this.#remote?.publishWake();
   }
 
   #emitWake(runId?: string): void {

@@ -45,7 +45,8 @@ export async function executeRun(deps: ExecutorDeps, run: Run & { assistant?: Cl
   const kwargs = run.kwargs as RunKwargs;
   const signal = broker.start(run.run_id);
   const emit = (event: string, data: unknown) => broker.publish(run.run_id, event, data);
-  emit("metadata", { run_id: run.run_id, attempt: run.attempt });
+  // Claiming the run logged this first event already.
+  broker.publish(run.run_id, "metadata", `{"run_id":"${run.run_id}","attempt":${run.attempt}}`, { durable: true });
   let status: RunStatus = "success";
   let errorOut: { error: string; message: string } | null = null;
   let rollback = false;
@@ -180,6 +181,7 @@ async function finishRun(
       });
     } else {
       // One statement: the last events, the thread's state and the run's status.
+      await storage.checkpointer.flush(); // the run's checkpoints are durable before its end is
       events = await broker.takeUnflushed(run.run_id);
       others = await storage.runs.complete(run, end, events);
       events = [];

@@ -34,44 +34,58 @@ export async function createRun(deps: ServerDeps, user: AuthUser | null, b: RunC
   };
   const strategy = b.multitask_strategy ?? "enqueue";
   const runId = crypto.randomUUID();
-  const { run, inflight } = await storage.sql.transaction(async (tx) => {
-    // The thread, locked, and whether it has runs in flight: one statement.
-    const { rows } = await tx.query<{ metadata: Record<string, unknown>; busy: boolean }>(
-      `SELECT metadata, EXISTS (SELECT 1 FROM runs r WHERE r.thread_id = t.thread_id AND r.status IN ('pending', 'running')) AS busy
-       FROM threads t WHERE thread_id = $1 FOR UPDATE`,
-      [tid],
-    );
-    let meta: Record<string, unknown> | undefined = rows[0]?.metadata;
-    if (meta && user && meta.owner !== user.identity) meta = undefined;
-    if (!meta) {
-      if (!stateless && b.if_not_exists !== "create") throw notFound("Thread", tid);
-      if (rows[0]) throw notFound("Thread", tid);
-      meta = ownedMetadata(user, { graph_id: assistant.graph_id, assistant_id: assistant.assistant_id });
-      await storage.threads.create({ thread_id: tid, metadata: meta }, tx);
+  const input = {
+    run_id: runId,
+    thread_id: tid,
+    assistant_id: assistant.assistant_id,
+    metadata: ownedMetadata(user, b.metadata),
+    kwargs: kwargs as Record<string, unknown>,
+    multitask_strategy: strategy,
+    after_seconds: b.after_seconds,
+  };
+  if (!stateless) {
+    // The common case, one statement: an existing thread; the run starts here at once when
+    // this process has room and the thread is free (inserted claimed: no queue round trip).
+    const claim = !(b.after_seconds && b.after_seconds > 0) && deps.workers.reserve();
+    let created: Awaited<ReturnType<typeof storage.runs.createOnThread>>;
+    try {
+      created = await storage.runs.createOnThread(input, {
+        owner: user?.identity ?? null,
+        claim,
+        threadPatch: { graph_id: assistant.graph_id, assistant_id: assistant.assistant_id },
+      });
+    } catch (err) {
+      if (claim) deps.workers.release();
+      throw err;
     }
-    const inflight = rows[0]?.busy ? await storage.runs.inflight(tid, tx) : [];
-    if (inflight.length && strategy === "reject") {
-      throw conflict(`Cannot start a run on thread "${tid}": it has a run in progress`, 'Wait for it, or choose multitask_strategy "enqueue", "interrupt" or "rollback".');
+    const { thread, run } = created;
+    if (claim && run?.status !== "running") deps.workers.release();
+    if (thread || b.if_not_exists !== "create") {
+      if (!thread || !run) {
+        if (!thread || (user && thread.metadata.owner !== user.identity)) throw notFound("Thread", tid);
+        throw conflict(`Cannot start a run on thread "${tid}": it has a run in progress`, 'Wait for it, or choose multitask_strategy "enqueue", "interrupt" or "rollback".');
+      }
+      if (thread.busy && (strategy === "interrupt" || strategy === "rollback")) {
+        for (const r of await storage.runs.inflight(tid)) if (r.run_id !== run.run_id) await cancelRun(deps, r, strategy);
+      }
+      if (run.status === "running") {
+        deps.workers.startClaimed({ ...run, assistant: { graph_id: assistant.graph_id, config: assistant.config, context: assistant.context } });
+      } else if (thread.busy) {
+        deps.broker.wake({ remoteOnly: true }); // it starts when the thread's run ends
+      } else {
+        deps.workers.submit(run, { delayed: (b.after_seconds ?? 0) > 0 });
+      }
+      return run;
     }
-    const patch: Record<string, unknown> = {};
-    if (meta.graph_id !== assistant.graph_id) patch.graph_id = assistant.graph_id;
-    if (meta.assistant_id !== assistant.assistant_id) patch.assistant_id = assistant.assistant_id;
-    // Inserting the run marks the thread busy (same statement).
-    const run = await storage.runs.insert({
-      run_id: runId,
-      thread_id: tid,
-      assistant_id: assistant.assistant_id,
-      metadata: ownedMetadata(user, b.metadata),
-      kwargs: kwargs as Record<string, unknown>,
-      multitask_strategy: strategy,
-      after_seconds: b.after_seconds,
-    }, tx, patch);
-    return { run, inflight };
-  });
-  if (strategy === "interrupt" || strategy === "rollback") {
-    for (const r of inflight) await cancelRun(deps, r, strategy);
   }
-  // Committed: now a worker here claims it at once (or another replica's, when full here).
+  // A new thread (stateless run, or `if_not_exists: "create"`).
+  const run = await storage.sql.transaction(async (tx) => {
+    const { rows } = await tx.query<{ metadata: Record<string, unknown> }>("SELECT metadata FROM threads WHERE thread_id = $1 FOR UPDATE", [tid]);
+    if (rows[0]) throw notFound("Thread", tid); // created meanwhile, or another owner's
+    const meta = ownedMetadata(user, { graph_id: assistant.graph_id, assistant_id: assistant.assistant_id });
+    await storage.threads.create({ thread_id: tid, metadata: meta }, tx);
+    return storage.runs.insert(input, tx, {});
+  });
   deps.workers.submit(run, { delayed: (b.after_seconds ?? 0) > 0 });
   return run;
 }

@@ -6,7 +6,7 @@
  */
 import type { Run } from "../storage/records.ts";
 import type { Storage } from "../storage/storage.ts";
-import { LEASE_SECONDS } from "../storage/runs.ts";
+import { type ClaimedRun, LEASE_SECONDS } from "../storage/runs.ts";
 import type { RunBroker } from "./broker.ts";
 import { executeRun, type ExecutorDeps } from "./executor.ts";
 
@@ -23,6 +23,8 @@ export class WorkerPool {
   readonly #active = new Map<string, Promise<void>>();
   #claiming = false;
   #again = false;
+  /** Room reserved by runs being inserted already claimed. */
+  #reserved = 0;
   /** Pending runs may exist that no claim here has seen yet (cleared when a claim finds none). */
   #maybePending = true;
   /** Delayed runs (`after_seconds`) may exist: look up when the next one is due. */
@@ -83,6 +85,26 @@ export class WorkerPool {
   }
 
   /**
+   * Reserves room for a run that its creator inserts already claimed (`running`); give it
+   * back with `release`, or start the run with `startClaimed`.
+   */
+  reserve(): boolean {
+    if (this.#stopped || this.#active.size + this.#reserved >= this.#deps.concurrency) return false;
+    this.#reserved++;
+    return true;
+  }
+
+  release(): void {
+    this.#reserved = Math.max(0, this.#reserved - 1);
+  }
+
+  /** Starts a run inserted claimed by this process (after `reserve`). */
+  startClaimed(run: ClaimedRun): void {
+    this.release();
+    this.#execute(run);
+  }
+
+  /**
    * Hands a run just created here to the pool: claimed and started at once when there is
    * room (one statement, no queue scan); otherwise it waits in the queue for this pool or,
    * with `broadcast`, for another replica's.
@@ -94,7 +116,7 @@ export class WorkerPool {
       this.#deps.broker.wake({ broadcast: true });
       return;
     }
-    if (this.#active.size >= this.#deps.concurrency || this.#claiming) {
+    if (this.#active.size + this.#reserved >= this.#deps.concurrency || this.#claiming) {
       this.#deps.broker.wake({ broadcast: true });
       return;
     }
@@ -131,7 +153,7 @@ export class WorkerPool {
     try {
       do {
         this.#again = false;
-        while (!this.#stopped && this.#maybePending && this.#active.size < this.#deps.concurrency) {
+        while (!this.#stopped && this.#maybePending && this.#active.size + this.#reserved < this.#deps.concurrency) {
           const run = await this.#deps.storage.runs.claim();
           if (!run) {
             this.#maybePending = false;

@@ -39,17 +39,77 @@ interface WriteRow {
 }
 
 const decoder = new TextDecoder();
+const FLUSH_MS = 25;
 
 /** `BaseCheckpointSaver` over the `checkpoints` and `checkpoint_writes` tables. */
 export class SqlCheckpointSaver extends BaseCheckpointSaver {
   readonly #sql: SqlExecutor;
+  // Write-behind: checkpoints and writes are batched into one statement, written at most
+  // FLUSH_MS later, before any read, and by `flush()` (the server calls it before it records
+  // a run's end, so a finished run's checkpoints are durable with its status).
+  #checkpoints = new Map<string, unknown[]>();
+  #writes = new Map<string, { params: unknown[]; special: boolean }>();
+  #flushing: Promise<void> | null = null;
+  #timer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(sql: SqlExecutor) {
     super();
     this.#sql = sql;
   }
 
+  #schedule(): void {
+    if (this.#timer) return;
+    this.#timer = setTimeout(() => {
+      this.#timer = null;
+      this.flush().catch(() => { /* kept: retried by the next flush, which reports it */ });
+    }, FLUSH_MS);
+    (this.#timer as { unref?: () => void }).unref?.();
+  }
+
+  /** Writes every checkpoint and write put so far. */
+  async flush(): Promise<void> {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+    while (this.#flushing) await this.#flushing.catch(() => {});
+    if (this.#checkpoints.size === 0 && this.#writes.size === 0) return;
+    const checkpoints = this.#checkpoints;
+    const writes = this.#writes;
+    this.#checkpoints = new Map();
+    this.#writes = new Map();
+    const params: unknown[] = [];
+    const rows = (list: unknown[][], casts: string[] = []) =>
+      list.map((row) => `(${row.map((v, i) => `$${params.push(v)}${casts[i] ?? ""}`).join(", ")})`).join(", ");
+    const parts: string[] = [];
+    if (checkpoints.size) {
+      parts.push(`INSERT INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata, metadata_json)
+       VALUES ${rows([...checkpoints.values()], ["", "", "", "", "", "", "", "::jsonb"])}
+       ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id) DO UPDATE SET type = EXCLUDED.type, checkpoint = EXCLUDED.checkpoint,
+         metadata = EXCLUDED.metadata, metadata_json = EXCLUDED.metadata_json`);
+    }
+    const special = [...writes.values()].filter((w) => w.special).map((w) => w.params);
+    const regular = [...writes.values()].filter((w) => !w.special).map((w) => w.params);
+    const writesInsert = "INSERT INTO checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value, task_path) VALUES";
+    const key = "(thread_id, checkpoint_ns, checkpoint_id, task_id, idx)";
+    // Special channels (errors, interrupts) replace; regular writes keep the first copy.
+    if (special.length) parts.push(`${writesInsert} ${rows(special)} ON CONFLICT ${key} DO UPDATE SET channel = EXCLUDED.channel, type = EXCLUDED.type, value = EXCLUDED.value, task_path = EXCLUDED.task_path`);
+    if (regular.length) parts.push(`${writesInsert} ${rows(regular)} ON CONFLICT ${key} DO NOTHING`);
+    const text = parts.length === 1 ? parts[0]! : `WITH ${parts.map((p, i) => `w${i} AS (${p})`).join(", ")} SELECT 1`;
+    const done = this.#sql.query(text, params).then(() => {}, (err) => {
+      // Put back what failed (newer puts of the same keys win), for the next flush.
+      for (const [k, v] of checkpoints) if (!this.#checkpoints.has(k)) this.#checkpoints.set(k, v);
+      for (const [k, v] of writes) if (!this.#writes.has(k)) this.#writes.set(k, v);
+      throw err;
+    });
+    this.#flushing = done;
+    try {
+      await done;
+    } finally {
+      if (this.#flushing === done) this.#flushing = null;
+    }
+  }
+
   async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
+    await this.flush();
     const threadId = config.configurable?.thread_id as string | undefined;
     if (threadId === undefined) return undefined;
     const ns = (config.configurable?.checkpoint_ns as string | undefined) ?? "";
@@ -68,6 +128,7 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
   }
 
   async *list(config: RunnableConfig, options?: CheckpointListOptions): AsyncGenerator<CheckpointTuple> {
+    await this.flush();
     const { before, limit, filter } = options ?? {};
     const where: string[] = [];
     const params: unknown[] = [];
@@ -97,13 +158,8 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
       this.serde.dumpsTyped(metadata),
     ]);
     const metaJson = metaType === "json" ? decoder.decode(metaBytes) : "{}";
-    await this.#sql.query(
-      `INSERT INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata, metadata_json)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb)
-       ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id) DO UPDATE SET type = EXCLUDED.type, checkpoint = EXCLUDED.checkpoint,
-         metadata = EXCLUDED.metadata, metadata_json = EXCLUDED.metadata_json`,
-      [threadId, ns, checkpoint.id, parent, type, bytes, metaBytes, safeJson(metaJson)],
-    );
+    this.#checkpoints.set(JSON.stringify([threadId, ns, checkpoint.id]), [threadId, ns, checkpoint.id, parent, type, bytes, metaBytes, safeJson(metaJson)]);
+    this.#schedule();
     return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpoint.id } };
   }
 
@@ -113,34 +169,28 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
     const checkpointId = config.configurable?.checkpoint_id as string | undefined;
     if (threadId === undefined || checkpointId === undefined) throw new Error('Cannot save writes: the config has no "thread_id" or "checkpoint_id"');
     if (writes.length === 0) return;
-    const params: unknown[] = [];
-    const values: string[] = [];
     const special = writes.every(([channel]) => channel in WRITES_IDX_MAP);
     for (const [i, [channel, value]] of writes.entries()) {
       const [type, bytes] = await this.serde.dumpsTyped(value);
       const idx = (WRITES_IDX_MAP as Record<string, number>)[channel] ?? i;
-      const base = params.length;
-      params.push(threadId, ns, checkpointId, taskId, idx, channel, type, bytes, taskPath ?? "");
-      values.push(`(${Array.from({ length: 9 }, (_, k) => `$${base + k + 1}`).join(", ")})`);
+      const key = JSON.stringify([threadId, ns, checkpointId, taskId, idx]);
+      // Special channels (errors, interrupts) replace; regular writes keep the first copy.
+      if (special || !this.#writes.has(key)) {
+        this.#writes.set(key, { params: [threadId, ns, checkpointId, taskId, idx, channel, type, bytes, taskPath ?? ""], special });
+      }
     }
-    // Special channels (errors, interrupts) replace; regular writes keep the first copy.
-    const conflict = special
-      ? "DO UPDATE SET channel = EXCLUDED.channel, type = EXCLUDED.type, value = EXCLUDED.value, task_path = EXCLUDED.task_path"
-      : "DO NOTHING";
-    await this.#sql.query(
-      `INSERT INTO checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value, task_path)
-       VALUES ${values.join(", ")} ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) ${conflict}`,
-      params,
-    );
+    this.#schedule();
   }
 
   async deleteThread(threadId: string): Promise<void> {
+    await this.flush();
     await this.#sql.query("DELETE FROM checkpoints WHERE thread_id = $1", [threadId]);
     await this.#sql.query("DELETE FROM checkpoint_writes WHERE thread_id = $1", [threadId]);
   }
 
   /** Copies every checkpoint and write of one thread to another (thread copy). */
   async copyThread(fromThreadId: string, toThreadId: string): Promise<void> {
+    await this.flush();
     await this.#sql.query(
       `INSERT INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata, metadata_json, created_at)
        SELECT $2, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata,
@@ -159,6 +209,7 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
    * writes: what one run wrote, since a thread runs one run at a time (multitask "rollback").
    */
   async deleteSince(threadId: string, since: string): Promise<void> {
+    await this.flush();
     const { rows } = await this.#sql.query<{ checkpoint_ns: string; checkpoint_id: string }>(
       "DELETE FROM checkpoints WHERE thread_id = $1 AND created_at >= $2::timestamptz RETURNING checkpoint_ns, checkpoint_id",
       [threadId, since],

@@ -66,6 +66,49 @@ export class RunStore {
     return toRun(rows[0]!);
   }
 
+  /**
+   * Creates a run on an existing thread in one statement: locks the thread, checks its
+   * owner and whether runs are in flight (`reject` inserts nothing then), inserts the run
+   * and marks the thread busy (merging `threadPatch` into its metadata). With `claim`, a run
+   * that can start at once is inserted `running` (leased to the caller, its `metadata`
+   * stream event logged), saving the claim. `thread` is null when the thread does not exist;
+   * `run` is null when the owner differs or `reject` met a busy thread.
+   */
+  async createOnThread(
+    r: RunInput,
+    opts: { owner: string | null; claim: boolean; threadPatch: Json },
+  ): Promise<{ thread: { metadata: Json; busy: boolean } | null; run: Run | null }> {
+    const params = [
+      r.run_id, r.thread_id, r.assistant_id, JSON.stringify(r.metadata), JSON.stringify(r.kwargs), r.multitask_strategy, r.after_seconds ?? 0,
+      opts.claim, opts.owner, LEASE_SECONDS, JSON.stringify(opts.threadPatch),
+    ];
+    const now = "($8::boolean AND NOT ok.busy AND $7::float8 <= 0)";
+    const { rows } = await this.#sql.query<RunRow & { thread_metadata: Json | null; thread_busy: boolean | null }>(
+      `WITH t AS (
+         SELECT thread_id, metadata, EXISTS (SELECT 1 FROM runs x WHERE x.thread_id = threads.thread_id AND x.status IN ('pending', 'running')) AS busy
+         FROM threads WHERE thread_id = $2 FOR UPDATE
+       ), ok AS (
+         SELECT * FROM t WHERE ($9::text IS NULL OR t.metadata->>'owner' = $9::text) AND NOT (t.busy AND $6::text = 'reject')
+       ), ins AS (
+         INSERT INTO runs (run_id, thread_id, assistant_id, metadata, kwargs, multitask_strategy, not_before, status, attempt, lease_until)
+         SELECT $1, ok.thread_id, $3, $4::jsonb, $5::jsonb, $6, CASE WHEN $7::float8 > 0 THEN now() + make_interval(secs => $7::float8) END,
+           CASE WHEN ${now} THEN 'running' ELSE 'pending' END, CASE WHEN ${now} THEN 1 ELSE 0 END,
+           CASE WHEN ${now} THEN now() + make_interval(secs => $10::float8) END
+         FROM ok RETURNING *
+       ), ev AS (
+         INSERT INTO run_events (run_id, seq, event, data)
+         SELECT run_id, 1, 'metadata', '{"run_id":"' || run_id || '","attempt":1}' FROM ins WHERE status = 'running'
+       ), upd AS (
+         UPDATE threads SET status = 'busy', metadata = metadata || $11::jsonb, updated_at = now() WHERE thread_id = $2 AND EXISTS (SELECT 1 FROM ins)
+       )
+       SELECT t.metadata AS thread_metadata, t.busy AS thread_busy, ins.* FROM t LEFT JOIN ins ON true`,
+      params,
+    );
+    const row = rows[0];
+    if (!row) return { thread: null, run: null };
+    return { thread: { metadata: row.thread_metadata ?? {}, busy: Boolean(row.thread_busy) }, run: row.run_id ? toRun(row) : null };
+  }
+
   /** Pending and running runs of a thread, oldest first. */
   async inflight(threadId: string, tx: SqlExecutor = this.#sql): Promise<Run[]> {
     const { rows } = await tx.query<RunRow>(
@@ -109,16 +152,22 @@ export class RunStore {
     const params: unknown[] = [LEASE_SECONDS];
     const only = runId ? ` AND r.run_id = $${params.push(runId)}` : "";
     try {
+      // The claim also logs the run's first stream event (`metadata`), in the same statement.
       const { rows } = await this.#sql.query<RunRow & { assistant: ClaimedRun["assistant"] }>(
-        `UPDATE runs SET status = 'running', attempt = attempt + 1, updated_at = now(), lease_until = now() + make_interval(secs => $1::float8)
-         WHERE run_id = (
-           SELECT r.run_id FROM runs r WHERE r.status = 'pending'${only}
-             AND (r.not_before IS NULL OR r.not_before <= now())
-             AND NOT EXISTS (SELECT 1 FROM runs x WHERE x.thread_id = r.thread_id AND x.status = 'running')
-             AND NOT EXISTS (SELECT 1 FROM runs y WHERE y.thread_id = r.thread_id AND y.status = 'pending' AND y.seq < r.seq)
-           ORDER BY r.seq LIMIT 1 FOR UPDATE SKIP LOCKED
-         ) AND status = 'pending'
-         RETURNING *, (SELECT json_build_object('graph_id', a.graph_id, 'config', a.config, 'context', a.context) FROM assistants a WHERE a.assistant_id = runs.assistant_id) AS assistant`,
+        `WITH c AS (
+           UPDATE runs SET status = 'running', attempt = attempt + 1, updated_at = now(), lease_until = now() + make_interval(secs => $1::float8)
+           WHERE run_id = (
+             SELECT r.run_id FROM runs r WHERE r.status = 'pending'${only}
+               AND (r.not_before IS NULL OR r.not_before <= now())
+               AND NOT EXISTS (SELECT 1 FROM runs x WHERE x.thread_id = r.thread_id AND x.status = 'running')
+               AND NOT EXISTS (SELECT 1 FROM runs y WHERE y.thread_id = r.thread_id AND y.status = 'pending' AND y.seq < r.seq)
+             ORDER BY r.seq LIMIT 1 FOR UPDATE SKIP LOCKED
+           ) AND status = 'pending' RETURNING *
+         ), ev AS (
+           INSERT INTO run_events (run_id, seq, event, data)
+           SELECT run_id, 1, 'metadata', '{"run_id":"' || run_id || '","attempt":' || attempt || '}' FROM c ON CONFLICT (run_id, seq) DO NOTHING
+         )
+         SELECT c.*, (SELECT json_build_object('graph_id', a.graph_id, 'config', a.config, 'context', a.context) FROM assistants a WHERE a.assistant_id = c.assistant_id) AS assistant FROM c`,
         params,
       );
       return rows[0] ? { ...toRun(rows[0]), assistant: rows[0].assistant ?? null } : null;

@@ -42,14 +42,18 @@ export async function openStorage(opts: OpenSqlOptions = {}): Promise<Storage> {
 /** Wraps an open SQL driver (migrating it); closing the storage closes the driver. */
 export async function createStorage(sql: SqlDriver): Promise<Storage> {
   await migrate(sql, "server", SERVER_MIGRATIONS);
+  const checkpointer = new SqlCheckpointSaver(sql);
   return {
     sql,
     assistants: new AssistantStore(sql),
     threads: new ThreadStore(sql),
     runs: new RunStore(sql),
     events: new RunEventLog(sql),
-    checkpointer: new SqlCheckpointSaver(sql),
+    checkpointer,
     store: new SqlStore(sql),
-    close: () => sql.close(),
+    close: async () => {
+      await checkpointer.flush().catch(() => {});
+      await sql.close();
+    },
   };
 }
