@@ -78,7 +78,7 @@ Watching ${relative(ctx.cwd, project.root) || "."} for changes. Press Ctrl+C to 
   const banner = devAuthBanner(bundle.config, project.env, "dev");
   if (banner) log.info(banner);
 
-  const stopMonitor = flags.allowBlocking ? () => {} : monitorBlocking(log);
+  const stopMonitor = flags.allowBlocking ? () => {} : monitorBlocking(log, () => host.server.warmRuns());
   let timer: ReturnType<typeof setTimeout> | undefined;
   let reloading = Promise.resolve();
   const onChange = (file: string | null) => {
@@ -112,18 +112,28 @@ Watching ${relative(ctx.cwd, project.root) || "."} for changes. Press Ctrl+C to 
   return 0;
 }
 
-/** Warns when the event loop stalls (a run doing long synchronous work blocks every request). */
-function monitorBlocking(log: { warn(m: string): void }): () => void {
+/**
+ * Warns when the event loop stalls while a run executes (a run doing long synchronous work
+ * blocks every request). Only runs of a graph that already finished a run count: loading a
+ * graph's modules (its first run, or after a reload) and starting the server are not runs'
+ * doing. `running` says whether such runs execute now.
+ */
+export function monitorBlocking(log: { warn(m: string): void }, runs: () => { active: number; started: number }, thresholdMs = BLOCKING_THRESHOLD_MS): () => void {
   const interval = 100;
   let last = performance.now();
-  let lastWarned = 0;
+  let lastWarned = -Infinity;
+  let before = runs();
   const t = setInterval(() => {
     const now = performance.now();
     const lag = now - last - interval;
     last = now;
-    if (lag > BLOCKING_THRESHOLD_MS && now - lastWarned > 5_000) {
+    const after = runs();
+    // The stall happened since the last tick: count it when a warm run executed then.
+    const duringRun = before.active > 0 || after.active > 0 || after.started !== before.started;
+    before = after;
+    if (lag > thresholdMs && duringRun && now - lastWarned > 5_000) {
       lastWarned = now;
-      log.warn(`the event loop was blocked for ${Math.round(lag)} ms: synchronous work in a tool or graph stalls every request and stream. Make it async, or pass --allow-blocking to silence this.`);
+      log.warn(`the event loop was blocked for ${Math.round(lag)} ms during a run: synchronous work in a tool or graph stalls every request and stream. Make it async, or pass --allow-blocking to silence this.`);
     }
   }, interval);
   (t as { unref?: () => void }).unref?.();

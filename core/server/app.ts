@@ -60,6 +60,12 @@ export interface AgentServer {
   readonly storage: Storage;
   /** Swaps the graphs (dev reload); threads and runs are kept. */
   reloadGraphs(graphs: GraphLoaders, defaultAssistants?: Record<string, DefaultAssistant>): Promise<void>;
+  /**
+   * Runs executing on graphs that already finished a run in this process (module loading
+   * and first-use work are behind them), executing now and started ever: what the dev
+   * blocking monitor watches.
+   */
+  warmRuns(): { active: number; started: number };
   /** Stops the workers (finishing or interrupting in-flight runs), then closes storage. */
   close(opts?: { graceMs?: number }): Promise<void>;
 }
@@ -137,6 +143,7 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
     app,
     fetch: (req) => app.fetch(req),
     storage,
+    warmRuns: () => graphs.warmRuns(),
     async reloadGraphs(loaders, defaults) {
       graphs.replace(loaders);
       await ensureAssistants(graphs.ids(), defaults ?? opts.defaultAssistants);

@@ -54,11 +54,13 @@ export async function executeRun(deps: ExecutorDeps, run: Run & { assistant?: Cl
   const threadConfig = { configurable: { thread_id: run.thread_id } };
   // The final state, as the stream showed it; null when it must be read back (see finishRun).
   let final: { values: unknown } | null = null;
+  let runEnded = () => {};
   let interrupted = false;
   try {
     const assistant = run.assistant ?? (await storage.assistants.get(run.assistant_id));
     if (!assistant) throw new Error(`assistant "${run.assistant_id}" no longer exists`);
     graph = await graphs.get(assistant.graph_id);
+    runEnded = graphs.runStarted(graph);
     const modes: StreamMode[] = kwargs.stream_mode?.length ? kwargs.stream_mode : ["values"];
     // The root "values" stream ends with the thread's state when the graph streams all of its
     // state channels; then the state need not be read back after the run.
@@ -123,6 +125,7 @@ export async function executeRun(deps: ExecutorDeps, run: Run & { assistant?: Cl
       log.warn(`run ${run.run_id} failed: ${e.name}: ${e.message}`);
     }
   }
+  runEnded();
   await finishRun(deps, run, { status, errorOut, rollback, graph, threadConfig, final: status === "success" && !interrupted ? final : null });
 }
 

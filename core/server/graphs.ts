@@ -56,5 +56,33 @@ export class GraphRegistry {
   replace(loaders: GraphLoaders): void {
     this.#loaders = { ...loaders };
     this.#cache = new Map();
+    this.#finished = new WeakSet();
+  }
+
+  // Graphs that finished a run here: later runs of them are "warm" (their modules loaded,
+  // their first-use work done), which is when the dev blocking monitor listens.
+  #finished = new WeakSet<object>();
+  #warmActive = 0;
+  #warmStarted = 0;
+
+  /** Notes a run starting on `graph`; call the returned function when it ends. */
+  runStarted(graph: CompiledGraph): () => void {
+    const warm = typeof graph === "object" && graph !== null && this.#finished.has(graph);
+    if (warm) {
+      this.#warmActive++;
+      this.#warmStarted++;
+    }
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      if (warm) this.#warmActive--;
+      if (typeof graph === "object" && graph !== null) this.#finished.add(graph);
+    };
+  }
+
+  /** Runs executing on graphs that had finished a run before, and how many ever started. */
+  warmRuns(): { active: number; started: number } {
+    return { active: this.#warmActive, started: this.#warmStarted };
   }
 }
