@@ -30,13 +30,29 @@ export interface AssistantFilter {
 /** Assistant records and their versions. */
 export class AssistantStore {
   readonly #sql: SqlDriver;
+  /**
+   * `resolve` results, on the embedded engine only: one process owns its database, and every
+   * write goes through this store, which clears the cache. (PostgreSQL is shared by replicas.)
+   */
+  readonly #resolved: Map<string, Promise<Assistant | null>> | null;
   constructor(sql: SqlDriver) {
     this.#sql = sql;
+    this.#resolved = sql.kind === "pglite" ? new Map() : null;
+  }
+
+  #changed(): void {
+    this.#resolved?.clear();
+  }
+
+  /** Clears the cache again once a write settles (a lookup may have run meanwhile). */
+  #after<T>(p: Promise<T>): Promise<T> {
+    return p.finally(() => this.#changed());
   }
 
   /** Inserts an assistant; returns null when it exists already. */
   async create(a: AssistantInput): Promise<Assistant | null> {
-    return this.#sql.transaction(async (tx) => {
+    this.#changed();
+    return this.#after(this.#sql.transaction(async (tx) => {
       const { rows } = await tx.query<AssistantRow>(
         `INSERT INTO assistants (assistant_id, graph_id, config, context, metadata, name, description)
          VALUES ($1, $2, $3::jsonb, $4::jsonb, $5::jsonb, $6, $7) ON CONFLICT (assistant_id) DO NOTHING RETURNING *`,
@@ -49,7 +65,7 @@ export class AssistantStore {
         [a.assistant_id],
       );
       return toAssistant(rows[0]);
-    });
+    }));
   }
 
   async get(id: string): Promise<Assistant | null> {
@@ -61,7 +77,18 @@ export class AssistantStore {
    * One lookup for what a run names: the assistant with that id, else the server's system
    * assistant of that graph id, else of that name.
    */
-  async resolve(key: string): Promise<Assistant | null> {
+  resolve(key: string): Promise<Assistant | null> {
+    const cached = this.#resolved?.get(key);
+    if (cached) return cached;
+    const p = this.#resolve(key);
+    if (this.#resolved) {
+      this.#resolved.set(key, p);
+      p.then((a) => a || this.#resolved?.delete(key), () => this.#resolved?.delete(key));
+    }
+    return p;
+  }
+
+  async #resolve(key: string): Promise<Assistant | null> {
     const { rows } = await this.#sql.query<AssistantRow>(
       `SELECT * FROM assistants WHERE assistant_id = $1 OR ((graph_id = $1 OR name = $1) AND metadata->>'created_by' = 'system')
        ORDER BY (assistant_id = $1) DESC, (graph_id = $1) DESC, created_at LIMIT 1`,
@@ -106,7 +133,8 @@ export class AssistantStore {
 
   /** Applies a patch as a new version that becomes the latest. */
   async update(id: string, patch: Partial<Omit<AssistantInput, "assistant_id">>): Promise<Assistant | null> {
-    return this.#sql.transaction(async (tx) => {
+    this.#changed();
+    return this.#after(this.#sql.transaction(async (tx) => {
       const { rows: cur } = await tx.query<AssistantRow>("SELECT * FROM assistants WHERE assistant_id = $1 FOR UPDATE", [id]);
       const a = cur[0];
       if (!a) return null;
@@ -131,11 +159,12 @@ export class AssistantStore {
         [id, next.graph_id, JSON.stringify(next.config), JSON.stringify(next.context ?? null), JSON.stringify(next.metadata), next.name, next.description, version],
       );
       return toAssistant(rows[0]!);
-    });
+    }));
   }
 
   async delete(id: string): Promise<boolean> {
-    const { rowCount } = await this.#sql.query("DELETE FROM assistants WHERE assistant_id = $1", [id]);
+    this.#changed();
+    const { rowCount } = await this.#after(this.#sql.query("DELETE FROM assistants WHERE assistant_id = $1", [id]));
     return rowCount > 0;
   }
 
@@ -151,12 +180,13 @@ export class AssistantStore {
 
   /** Makes an earlier version the latest; null when the assistant or version does not exist. */
   async setLatest(id: string, version: number): Promise<Assistant | null> {
-    const { rows } = await this.#sql.query<AssistantRow>(
+    this.#changed();
+    const { rows } = await this.#after(this.#sql.query<AssistantRow>(
       `UPDATE assistants a SET graph_id = v.graph_id, config = v.config, context = v.context, metadata = v.metadata, name = v.name,
        description = v.description, version = v.version, updated_at = now()
        FROM assistant_versions v WHERE a.assistant_id = $1 AND v.assistant_id = $1 AND v.version = $2 RETURNING a.*`,
       [id, version],
-    );
+    ));
     return rows[0] ? toAssistant(rows[0]) : null;
   }
 }
