@@ -18,6 +18,7 @@ import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { embeddedAsset, processEnv } from "../runtime.ts";
+import { VERSION } from "../version.ts";
 import type { Migration } from "./sql.ts";
 
 /** The SEA asset name of the agent server's template (see {@link createPgliteTemplate}). */
@@ -62,7 +63,8 @@ export function templateCachePath(spec: TemplateSpec): string | null {
     if (!home) return null;
     base = join(home, ".cache");
   }
-  const version = installedPgliteVersion() ?? "bundled";
+  // Inside a bundle PGlite's version is unknown: the build's own version stands for it.
+  const version = installedPgliteVersion() ?? `agentcli${VERSION}`;
   const hash = createHash("sha256").update(JSON.stringify([TEMPLATE_FORMAT, spec.migrations])).digest("hex").slice(0, 12);
   return join(base, "agentcli", `pglite-${version}-${spec.name}-${hash}.tar.gz`);
 }
