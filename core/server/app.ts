@@ -87,7 +87,7 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
     if (ownStorage) await storage.close();
     throw err;
   }
-  const broker = new RunBroker({ log: storage.events, remote });
+  const broker = new RunBroker({ log: storage.events, remote, exclusive: storage.sql.kind === "pglite" });
   const graphs = new GraphRegistry(opts.graphs, { checkpointer: storage.checkpointer, store: storage.store });
   const workers = new WorkerPool({ storage, broker, graphs, log, concurrency: opts.workers ?? 8, exclusive: storage.sql.kind === "pglite" });
   const deps: ServerDeps = { storage, broker, graphs, workers, log };

@@ -32,6 +32,8 @@ class RunChannel {
   end: RunEnd | null = null;
   /** True once this process runs the run (events come from here). */
   local = false;
+  /** Created by this process, which (owning its database) will run it: nothing to poll. */
+  expected = false;
   readonly waiters = new Set<() => void>();
   unflushed: RunEvent[] = [];
   flushTimer: ReturnType<typeof setTimeout> | null = null;
@@ -58,9 +60,13 @@ export class RunBroker {
   readonly #wakeListeners = new Set<(runId?: string) => void>();
   readonly #timers = new Set<ReturnType<typeof setTimeout>>();
 
-  constructor(opts: { log: RunEventLog; remote?: RemoteBus | null }) {
+  readonly #exclusive: boolean;
+
+  /** `exclusive`: this process is the only one on its database (the embedded engine). */
+  constructor(opts: { log: RunEventLog; remote?: RemoteBus | null; exclusive?: boolean }) {
     this.#log = opts.log;
     this.#remote = opts.remote ?? null;
+    this.#exclusive = Boolean(opts.exclusive) && !this.#remote;
     this.#remote?.onCancel((runId, action) => this.#abortLocal(runId, action));
     this.#remote?.onWake(() => this.#emitWake());
   }
@@ -72,6 +78,14 @@ export class RunBroker {
       this.#channels.set(runId, ch);
     }
     return ch;
+  }
+
+  /**
+   * Notes a run just created here. With an exclusive database it can only start (or be
+   * cancelled) here, so its followers wait for that instead of polling storage.
+   */
+  expect(runId: string): void {
+    if (this.#exclusive) this.#channel(runId).expected = true;
   }
 
   /** Marks a run as executing here; returns the abort signal cancellation fires. */
@@ -206,6 +220,13 @@ export class RunBroker {
           }
           if (ch.end && last >= ch.events.length) return ch.end;
         } else {
+          if (ch.expected && !ch.end) {
+            // Queued here: it starts here (or is cancelled here), which notifies. The timeout
+            // is only a safety net.
+            await this.#waitFor(ch, 5000, opts.signal);
+            if (!ch.local && !ch.end) ch.expected = false;
+            continue;
+          }
           if (firstRemote) {
             // A pending run is usually claimed here within a moment: wait for that before polling storage.
             firstRemote = false;

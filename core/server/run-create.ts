@@ -59,6 +59,7 @@ export async function createRun(deps: ServerDeps, user: AuthUser | null, b: RunC
       throw err;
     }
     const { thread, run } = created;
+    if (run) deps.broker.expect(run.run_id);
     if (claim && run?.status !== "running") deps.workers.release();
     if (thread || b.if_not_exists !== "create") {
       if (!thread || !run) {
@@ -86,6 +87,7 @@ export async function createRun(deps: ServerDeps, user: AuthUser | null, b: RunC
     await storage.threads.create({ thread_id: tid, metadata: meta }, tx);
     return storage.runs.insert(input, tx, {});
   });
+  deps.broker.expect(run.run_id);
   deps.workers.submit(run, { delayed: (b.after_seconds ?? 0) > 0 });
   return run;
 }
