@@ -81,7 +81,7 @@ interface Target {
 const ours: Target = {
   name: "agentcli dev",
   start: (port, dir, env) => {
-    writeFileSync(join(dir, "agent.toml"), `[agent]\nname = "bench"\ndescription = "benchmark project"\n\n[auth]\nprovider = "anonymous"\n`);
+    writeFileSync(join(dir, "agent.toml"), `[agent]\nname = "bench-project"\ndescription = "benchmark project"\n\n[auth]\nprovider = "anonymous"\n`);
     writeFileSync(join(dir, "AGENTS.md"), "You are a benchmark agent.\n");
     return spawn(process.execPath, [
       join(ROOT, "bin/agentcli.js"), "dev", "--config", join(dir, "agent.toml"), "--port", String(port), "--host", "127.0.0.1",
@@ -108,6 +108,9 @@ const peer: Target = {
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
 const input = { messages: [{ role: "user", content: "hi" }] };
 
+/** The assistant of the graph "bench" (both servers make one per graph). */
+let assistantId = "bench";
+
 async function load(client: Client, clients: number, total: number) {
   const lat: number[] = [];
   let next = 0;
@@ -116,7 +119,7 @@ async function load(client: Client, clients: number, total: number) {
     while (next++ < total) {
       const s = performance.now();
       const th = await client.threads.create();
-      const out = await client.runs.wait(th.thread_id, "bench", { input }) as { messages?: unknown[]; __error__?: unknown };
+      const out = await client.runs.wait(th.thread_id, assistantId, { input }) as { messages?: unknown[]; __error__?: unknown };
       if (!out || out.__error__ || (out.messages?.length ?? 0) !== 2) throw new Error(`unexpected run output: ${JSON.stringify(out).slice(0, 300)}`);
       lat.push(performance.now() - s);
     }
@@ -130,7 +133,7 @@ async function firstEvent(client: Client, n: number): Promise<number> {
     const th = await client.threads.create();
     const s = performance.now();
     let first = true;
-    for await (const _ of client.runs.stream(th.thread_id, "bench", { input, streamMode: "values" })) {
+    for await (const _ of client.runs.stream(th.thread_id, assistantId, { input, streamMode: "values" })) {
       if (first) xs.push(performance.now() - s);
       first = false; // drain the run, so the next one starts on an idle server
     }
@@ -149,6 +152,9 @@ async function measure(target: Target, env: NodeJS.ProcessEnv) {
     const url = `http://127.0.0.1:${port}`;
     const startup = await waitOk(url, t0, proc);
     const client = new Client({ apiUrl: url, apiKey: null, callerOptions: { maxRetries: 0 } });
+    const found = await client.assistants.search({ graphId: "bench", limit: 10 });
+    if (found.length !== 1) throw new Error(`expected one assistant of graph "bench", found ${found.length}`);
+    assistantId = found[0]!.assistant_id;
     await load(client, 1, 5); // warm-up: graph loaded, connections open
     await sleep(1000);
     const rss = treeRssMb(proc.pid!);
