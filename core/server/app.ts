@@ -93,9 +93,12 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
   const deps: ServerDeps = { storage, broker, graphs, workers, log };
 
   const ensureAssistants = async (ids: string[], defaults: Record<string, DefaultAssistant> = {}) => {
+    const taken = new Set(ids.filter((g) => defaults[g]).map((g) => defaults[g]!.name));
     for (const graphId of ids) {
       const d = defaults[graphId];
-      const name = d?.name ?? graphId;
+      // A graph without a configured name is named after its id, unless that is another
+      // graph's assistant's name (an agent named like a graph): then after "<id> graph".
+      const name = d?.name ?? (taken.has(graphId) ? `${graphId} graph` : graphId);
       await storage.assistants.create({
         assistant_id: defaultAssistantId(name),
         graph_id: graphId,

@@ -37,6 +37,19 @@ describe("assistants", () => {
     assert.equal(defaultAssistantId("Echo Agent"), defaultAssistantId("Echo Agent"));
   });
 
+  test("a graph named like another graph's default assistant still gets its own", async () => {
+    const other = await startTestServer({ defaultAssistants: { echo: { name: "slow" } } });
+    try {
+      const slow = await other.client.assistants.search({ graphId: "slow" });
+      assert.equal(slow.length, 1);
+      assert.equal(slow[0]!.name, "slow graph");
+      assert.equal((await other.client.assistants.get("slow")).graph_id, "slow", "a graph id resolves to that graph's assistant");
+      assert.equal((await other.client.assistants.search({ graphId: "echo" }))[0]!.name, "slow");
+    } finally {
+      await other.close();
+    }
+  });
+
   test("create, search, count, patch (versions), set latest, graph, schemas, delete", async () => {
     const a = await t.client.assistants.create({ graphId: "echo", name: "mine", metadata: { team: "x" }, config: { configurable: { k: 1 } } });
     assert.equal(a.version, 1);
