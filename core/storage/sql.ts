@@ -188,12 +188,14 @@ export interface Migration {
  * once on PostgreSQL: an advisory lock serializes them.
  */
 export async function migrate(sql: SqlDriver, scope: string, migrations: readonly Migration[]): Promise<void> {
-  await sql.query(
-    `CREATE TABLE IF NOT EXISTS agentcli_migrations (scope text NOT NULL, version integer NOT NULL, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (scope, version))`,
-  );
   const sorted = [...migrations].sort((a, b) => a.version - b.version);
   await sql.transaction(async (tx) => {
-    if (sql.kind === "postgres") await tx.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`agentcli:${scope}`]);
+    // One lock for every scope, taken before the bookkeeping table is created: two processes
+    // starting together on one PostgreSQL would otherwise race on CREATE TABLE IF NOT EXISTS.
+    if (sql.kind === "postgres") await tx.query("SELECT pg_advisory_xact_lock(hashtext('agentcli:migrations'))");
+    await tx.query(
+      `CREATE TABLE IF NOT EXISTS agentcli_migrations (scope text NOT NULL, version integer NOT NULL, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (scope, version))`,
+    );
     const { rows } = await tx.query<{ version: number }>("SELECT version FROM agentcli_migrations WHERE scope = $1", [scope]);
     const done = new Set(rows.map((r) => Number(r.version)));
     for (const m of sorted) {

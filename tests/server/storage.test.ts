@@ -130,3 +130,24 @@ for (const engine of engines) {
     });
   });
 }
+
+test("migrations from processes starting together on one PostgreSQL apply once, without a race", async () => {
+  const { migrate } = await import("../../core/storage/sql.ts");
+  const schema = `migrate_race_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+  const admin = await openSql({ url: PG_URL });
+  await admin.query(`CREATE SCHEMA ${schema}`);
+  const url = new URL(PG_URL);
+  url.searchParams.set("options", `-c search_path=${schema}`);
+  const replicas = await Promise.all(Array.from({ length: 4 }, () => openSql({ url: url.toString() })));
+  try {
+    const migrations = [{ version: 1, name: "one", up: "CREATE TABLE race_items (id text PRIMARY KEY);" }, { version: 2, name: "two", up: "ALTER TABLE race_items ADD COLUMN note text;" }];
+    await Promise.all(replicas.map((sql) => migrate(sql, "race", migrations)));
+    const { rows } = await admin.query<{ version: number }>(`SELECT version FROM ${schema}.agentcli_migrations WHERE scope = 'race' ORDER BY version`);
+    assert.deepEqual(rows.map((r) => Number(r.version)), [1, 2]);
+    await admin.query(`INSERT INTO ${schema}.race_items (id, note) VALUES ('a', 'b')`);
+  } finally {
+    await Promise.all(replicas.map((sql) => sql.close()));
+    await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await admin.close();
+  }
+});
