@@ -99,7 +99,7 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
       // A graph without a configured name is named after its id, unless that is another
       // graph's assistant's name (an agent named like a graph): then after "<id> graph".
       const name = d?.name ?? (taken.has(graphId) ? `${graphId} graph` : graphId);
-      await storage.assistants.create({
+      const created = await storage.assistants.create({
         assistant_id: defaultAssistantId(name),
         graph_id: graphId,
         config: {},
@@ -107,6 +107,7 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
         name,
         description: d?.description ?? null,
       });
+      if (!created) await storage.assistants.syncSystemDescription(defaultAssistantId(name), d?.description ?? null);
     }
   };
   await ensureAssistants(graphs.ids(), opts.defaultAssistants);

@@ -68,6 +68,22 @@ export class AssistantStore {
     }));
   }
 
+  /**
+   * Keeps a system (default) assistant's description in step with the project: a redeploy
+   * that edits `[agent].description` updates it in place (its current version too).
+   */
+  async syncSystemDescription(id: string, description: string | null): Promise<void> {
+    this.#changed();
+    await this.#after(this.#sql.transaction(async (tx) => {
+      const { rows } = await tx.query<{ version: number }>(
+        `UPDATE assistants SET description = $2, updated_at = now()
+         WHERE assistant_id = $1 AND metadata->>'created_by' = 'system' AND description IS DISTINCT FROM $2 RETURNING version`,
+        [id, description],
+      );
+      if (rows[0]) await tx.query("UPDATE assistant_versions SET description = $2 WHERE assistant_id = $1 AND version = $3", [id, description, rows[0].version]);
+    }));
+  }
+
   async get(id: string): Promise<Assistant | null> {
     const { rows } = await this.#sql.query<AssistantRow>("SELECT * FROM assistants WHERE assistant_id = $1", [id]);
     return rows[0] ? toAssistant(rows[0]) : null;

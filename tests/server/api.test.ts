@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { defaultAssistantId } from "../../core/server/app.ts";
-import { startTestServer, type TestServer } from "./_harness.ts";
+import { FIXTURES, startTestServer, type TestServer } from "./_harness.ts";
 
 let t: TestServer;
 before(async () => {
@@ -213,4 +213,18 @@ describe("store", () => {
     await t.client.store.deleteItem(["docs", "a"], "k1");
     await assert.rejects(t.client.store.getItem(["docs", "a"], "k1"), /404/);
   });
+});
+
+test("a redeploy that edits the agent's description updates its default assistant (same id)", async () => {
+  const s = await startTestServer({ defaultAssistants: { echo: { name: "Echo Agent", description: "first words" } } });
+  try {
+    const id = defaultAssistantId("Echo Agent");
+    assert.equal((await s.client.assistants.get(id)).description, "first words");
+    await s.server.reloadGraphs(FIXTURES, { echo: { name: "Echo Agent", description: "second words" } });
+    const after = await s.client.assistants.get(id);
+    assert.equal(after.description, "second words");
+    assert.equal(after.assistant_id, id);
+  } finally {
+    await s.close();
+  }
 });
