@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The project's test command (`npm test`): prepares the test environment, then runs every
-# suite under tests/ with Node's test runner. Pass file paths to run only those.
+# suite under tests/ with Node's test runner, then the server suites again on PostgreSQL.
+# Pass file paths to run only those (AGENTCLI_TEST_SERVER_ON_POSTGRES=1 for PostgreSQL).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/test-env.sh
@@ -9,4 +10,10 @@ node_bin=node_modules/.bin/node
 if [ "$#" -gt 0 ]; then files=("$@"); else mapfile -t files < <(find tests -name '*.test.ts' -not -path '*/fixtures/*' | sort); fi
 export AGENTCLI_TEST_DATABASE_URL="${AGENTCLI_TEST_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/test}"
 export AGENTCLI_TEST_REDIS_URL="${AGENTCLI_TEST_REDIS_URL:-redis://127.0.0.1:6379}"
-exec "$node_bin" --test --test-concurrency=1 --test-timeout=600000 "${files[@]}"
+run() { "$node_bin" --test --test-concurrency=1 --test-timeout=600000 "$@"; }
+if [ "$#" -gt 0 ]; then run "${files[@]}"; exit; fi
+run "${files[@]}"
+# The server suites once more on the other storage driver: PostgreSQL, a schema per server.
+echo "# tests/server again on PostgreSQL (AGENTCLI_TEST_SERVER_ON_POSTGRES=1)"
+mapfile -t server_files < <(find tests/server -name '*.test.ts' | sort)
+AGENTCLI_TEST_SERVER_ON_POSTGRES=1 run "${server_files[@]}"
