@@ -19,6 +19,27 @@ export type FlagValues<F extends Record<string, FlagSpec>> = {
     : string | undefined;
 };
 
+/** `--config <path>`: the project's agent.toml (dev, deploy). */
+export const CONFIG_FLAG = { type: "string", placeholder: "<path>", default: "agent.toml", description: "The project's agent.toml" } as const;
+
+/** `--port <int>` with a command's default. */
+export function portFlag<D extends number>(defaultPort: D, description = "Port to listen on") {
+  return { type: "int", placeholder: "<int>", default: defaultPort, min: 0, max: 65535, description } as const;
+}
+
+/** `--host <addr>` with a command's default. */
+export function hostFlag<D extends string>(defaultHost: D) {
+  return { type: "string", placeholder: "<addr>", default: defaultHost, description: "Address to listen on" } as const;
+}
+
+/** `--graph <id>=<module>` (repeatable): extra compiled graph modules served beside the agent (dev, serve). */
+export const GRAPH_FLAG = {
+  type: "string",
+  multiple: true,
+  placeholder: "<id>=<module>",
+  description: "Also serve a graph module (exports a compiled graph as `graph` or default); repeatable",
+} as const;
+
 export interface CommandSpec<F extends Record<string, FlagSpec>> {
   name: string;
   usage: string;

@@ -6,7 +6,7 @@ import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { dirname, join, relative } from "node:path";
 import { userError } from "../errors.ts";
-import { parseArgs, renderHelp, type CommandSpec } from "./args.ts";
+import { CONFIG_FLAG, parseArgs, renderHelp, type CommandSpec } from "./args.ts";
 import type { CliContext } from "./context.ts";
 import type { Env } from "../hooks.ts";
 
@@ -15,7 +15,7 @@ const spec = {
   usage: "agentcli deploy [--config <path>] [--dry-run] [--json] [--yes] [--platform-url <url>]",
   summary: "Bundle the project and deploy it as a new revision (beta). --dry-run validates, bundles and prints a summary without touching the network.",
   flags: {
-    config: { type: "string", placeholder: "<path>", default: "agent.toml", description: "The project's agent.toml" },
+    config: CONFIG_FLAG,
     dryRun: { type: "boolean", description: "Validate and bundle, print a summary; no network" },
     json: { type: "boolean", description: "With --dry-run: print the summary as JSON (for CI)" },
     yes: { type: "boolean", description: "Confirm pushing a public (anonymous) deployment without a prompt" },

@@ -6,7 +6,7 @@
 import { type FSWatcher, readdirSync, statSync, watch } from "node:fs";
 import { join, relative } from "node:path";
 import { isUserError, formatUserError } from "../errors.ts";
-import { parseArgs, renderHelp, type CommandSpec, type FlagSpec } from "./args.ts";
+import { CONFIG_FLAG, GRAPH_FLAG, hostFlag, parseArgs, portFlag, renderHelp, type CommandSpec, type FlagSpec } from "./args.ts";
 import type { CliContext } from "./context.ts";
 
 const spec = {
@@ -14,11 +14,11 @@ const spec = {
   usage: "agentcli dev [--config <path>] [--port <int>] [--host <addr>] [--allow-blocking] [--graph <id>=<module>]",
   summary: "Bundle the project and run it locally: the Agent API, and the chat UI at /app. Reloads when project files change.",
   flags: {
-    config: { type: "string", placeholder: "<path>", default: "agent.toml", description: "The project's agent.toml" },
-    port: { type: "int", placeholder: "<int>", default: 2024, min: 0, max: 65535, description: "Port to listen on" },
-    host: { type: "string", placeholder: "<addr>", default: "127.0.0.1", description: "Address to listen on" },
+    config: CONFIG_FLAG,
+    port: portFlag(2024),
+    host: hostFlag("127.0.0.1"),
     allowBlocking: { type: "boolean", description: "Do not warn when a run blocks the event loop (synchronous work in tools or graphs)" },
-    graph: { type: "string", multiple: true, placeholder: "<id>=<module>", description: "Also serve a graph module (exports a compiled graph as `graph` or default); repeatable" },
+    graph: GRAPH_FLAG,
   },
 } satisfies CommandSpec<Record<string, FlagSpec>>;
 

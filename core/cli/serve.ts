@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { userError } from "../errors.ts";
-import { parseArgs, renderHelp, type CommandSpec, type FlagSpec } from "./args.ts";
+import { GRAPH_FLAG, hostFlag, parseArgs, portFlag, renderHelp, type CommandSpec, type FlagSpec } from "./args.ts";
 import type { CliContext } from "./context.ts";
 
 const spec = {
@@ -15,10 +15,10 @@ const spec = {
   summary: "Serve a bundle (from `agentcli deploy`, at .agentcli/bundle.tgz) in production. Secrets come from the environment.",
   positionals: [{ name: "bundle", description: "The bundle file (.tgz)", required: true }],
   flags: {
-    port: { type: "int", placeholder: "<int>", default: 2024, min: 0, max: 65535, description: "Port to listen on (also $PORT)" },
-    host: { type: "string", placeholder: "<addr>", default: "0.0.0.0", description: "Address to listen on" },
+    port: portFlag(2024, "Port to listen on (also $PORT)"),
+    host: hostFlag("0.0.0.0"),
     dataDir: { type: "string", placeholder: "<dir>", default: "./agentcli-data", description: "Embedded database folder (ignored with DATABASE_URL)" },
-    graph: { type: "string", multiple: true, placeholder: "<id>=<module>", description: "Also serve a graph module; repeatable" },
+    graph: GRAPH_FLAG,
   },
 } satisfies CommandSpec<Record<string, FlagSpec>>;
 
