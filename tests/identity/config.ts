@@ -1,6 +1,5 @@
 /** Shared pieces of the auth tests: a minimal normalized project config, and the HTTP status a call ends with. */
 import type { AgentConfig } from "../../core/config/schema.ts";
-import { AgentcliError } from "../../core/errors.ts";
 
 export function testConfig(provider: string | null, overrides: Partial<AgentConfig> = {}): AgentConfig {
   return {
@@ -17,13 +16,18 @@ export function testConfig(provider: string | null, overrides: Partial<AgentConf
   };
 }
 
-/** 200 when the promise resolves, the status of the user error it rejects with otherwise. */
-export async function statusOf(p: Promise<unknown>): Promise<number> {
+/** The HTTP status a call fails with (a user error's, or an SDK error's), 200 when it succeeds; streams are drained. */
+export async function statusOf(p: Promise<unknown> | AsyncIterable<unknown>): Promise<number> {
   try {
-    await p;
+    if (Symbol.asyncIterator in (p as object)) {
+      for await (const _ of p as AsyncIterable<unknown>) { /* drain */ }
+    } else {
+      await p;
+    }
     return 200;
   } catch (err) {
-    if (err instanceof AgentcliError) return err.status;
+    const status = (err as { status?: unknown }).status;
+    if (typeof status === "number") return status;
     throw err;
   }
 }
