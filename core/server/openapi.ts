@@ -3,6 +3,8 @@
  * table of operations and the zod request schemas.
  */
 import { z } from "zod";
+import { isPublicPath } from "../auth/public-paths.ts";
+import { PROTOCOL_OPERATIONS, PROTOCOL_SCHEMAS } from "./protocols/openapi-operations.ts";
 import * as s from "./schemas.ts";
 
 type Op = [method: string, path: string, summary: string, body?: z.ZodType];
@@ -64,30 +66,60 @@ function bodySchema(schema: z.ZodType): unknown {
   }
 }
 
-/** Builds the OpenAPI document; `extraPaths` lists paths mounted by other components. */
+const errorBody = (description: string) => ({ description, content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } });
+
+/**
+ * How requests authenticate: the identity provider's token when the project has `[auth]`,
+ * `x-api-key` (the deployment's `PLATFORM_API_KEY`) when it has none; a provider such as
+ * `anonymous` accepts every request.
+ */
+const SECURITY_SCHEMES = {
+  bearer: { type: "http", scheme: "bearer", description: "The identity provider's session token (projects with [auth])." },
+  apiKey: { type: "apiKey", in: "header", name: "x-api-key", description: "The deployment's PLATFORM_API_KEY (projects without [auth])." },
+};
+
+/**
+ * Builds the OpenAPI document; `extraPaths` lists paths mounted by other components: the
+ * MCP and A2A groups are described operation by operation, others as one wildcard entry.
+ */
 export function openApiDocument(opts: { title: string; version: string; extraPaths?: string[] }): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const [method, path, summary, body] of OPERATIONS) {
+    const open = isPublicPath(path);
     const params = [...path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: "path", required: true, schema: { type: "string" } }));
     (paths[path] ??= {})[method] = {
       summary,
       ...(params.length ? { parameters: params } : {}),
       ...(body ? { requestBody: { required: true, content: { "application/json": { schema: bodySchema(body) } } } } : {}),
+      ...(open ? { security: [] } : {}),
       responses: {
         "200": { description: "Success" },
-        "404": { description: "Not found", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } },
-        "409": { description: "Conflict", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } },
-        "422": { description: "Invalid request", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } },
+        ...(open ? {} : { "401": errorBody("No valid credentials") }),
+        "404": errorBody("Not found"),
+        "409": errorBody("Conflict"),
+        "422": errorBody("Invalid request"),
       },
     };
   }
-  for (const p of opts.extraPaths ?? []) paths[`${p}/*`] ??= { get: { summary: `Mounted component at ${p}`, responses: { "200": { description: "Success" } } } };
+  for (const p of opts.extraPaths ?? []) {
+    const described = PROTOCOL_OPERATIONS[p];
+    if (described) Object.assign(paths, described);
+    else {
+      const security = isPublicPath(`${p}/`) ? { security: [] } : {};
+      paths[`${p}/*`] ??= { get: { summary: `Mounted component at ${p}`, ...security, responses: { "200": { description: "Success" } } } };
+    }
+  }
   return {
     openapi: "3.1.0",
     info: { title: opts.title, version: opts.version },
+    security: [{ bearer: [] }, { apiKey: [] }],
     paths,
     components: {
-      schemas: { Error: { type: "object", properties: { detail: { type: "string" }, hint: { type: "string" }, code: { type: "string" } }, required: ["detail"] } },
+      securitySchemes: SECURITY_SCHEMES,
+      schemas: {
+        Error: { type: "object", properties: { detail: { type: "string" }, hint: { type: "string" }, code: { type: "string" } }, required: ["detail"] },
+        ...PROTOCOL_SCHEMAS,
+      },
     },
   };
 }

@@ -40,8 +40,47 @@ describe("approval gates over A2A (hosted project)", () => {
     } finally {
       await mcp.close();
     }
-    const openapi = await (await fetch(`${hosted.url}/openapi.json`)).json() as { paths: Record<string, unknown> };
-    for (const p of ["/mcp/*", "/a2a/*", "/.well-known/*"]) assert.ok(openapi.paths[p], `${p} in openapi.json`);
+  });
+
+  it("openapi.json describes /mcp, the agent card and /a2a/{assistant_id} as operations, secured like the Agent API", async () => {
+    const doc = await (await fetch(`${hosted.url}/openapi.json`)).json() as Record<string, any>;
+    for (const p of ["/mcp/*", "/a2a/*", "/.well-known/*"]) assert.equal(doc.paths[p], undefined, `no wildcard entry ${p}`);
+    assert.deepEqual(doc.security, [{ bearer: [] }, { apiKey: [] }]);
+    assert.deepEqual(Object.keys(doc.components.securitySchemes).sort(), ["apiKey", "bearer"]);
+    assert.equal(doc.paths["/ok"].get.security.length, 0, "/ok is public");
+
+    const mcp = doc.paths["/mcp"];
+    assert.deepEqual(Object.keys(mcp).sort(), ["delete", "get", "post"]);
+    assert.equal(mcp.post.security, doc.paths["/threads"].post.security, "POST /mcp inherits the document's security, as the Agent API does");
+    assert.ok(mcp.post.responses["401"]);
+    assert.ok(mcp.post.responses["200"].content["text/event-stream"]);
+    assert.equal(mcp.post.requestBody.content["application/json"].schema.oneOf[0].$ref, "#/components/schemas/JsonRpcRequest");
+    for (const m of ["get", "delete"]) {
+      assert.deepEqual(Object.keys(mcp[m].responses).filter((s) => s !== "401"), ["405"], `${m.toUpperCase()} /mcp documents 405`);
+      const res = await fetch(`${hosted.url}/mcp`, { method: m.toUpperCase() });
+      assert.equal(res.status, 405, `${m.toUpperCase()} /mcp answers as documented`);
+      assert.equal(res.headers.get("allow"), "POST");
+    }
+
+    const card = doc.paths["/.well-known/agent-card.json"].get;
+    assert.deepEqual(card.security, [], "the card is public");
+    assert.deepEqual(card.parameters.filter((p: any) => p.in === "query").map((p: any) => p.name), ["assistant_id"]);
+    assert.equal(card.responses["200"].content["application/json"].schema.$ref, "#/components/schemas/AgentCard");
+    const listed = (await (await fetch(`${hosted.url}/assistants/search`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })).json() as Array<{ assistant_id: string }>)[0]!;
+    const byId = await fetch(`${hosted.url}/.well-known/agent-card.json?assistant_id=${listed.assistant_id}`);
+    assert.equal(byId.status, 200);
+    const served = await byId.json() as Record<string, unknown>;
+    for (const k of doc.components.schemas.AgentCard.required) assert.ok(k in served, `card has ${k}`);
+    assert.equal((await fetch(`${hosted.url}/.well-known/agent-card.json?assistant_id=nobody`)).status, 404);
+
+    const a2a = doc.paths["/a2a/{assistant_id}"];
+    assert.deepEqual(Object.keys(a2a), ["post"]);
+    assert.equal(a2a.post.security, doc.paths["/threads"].post.security);
+    assert.ok(a2a.post.responses["401"]);
+    assert.deepEqual(a2a.post.parameters.filter((p: any) => p.in === "path").map((p: any) => p.name), ["assistant_id"]);
+    assert.deepEqual(Object.keys(a2a.post.responses["200"].content).sort(), ["application/json", "text/event-stream"]);
+    assert.match(a2a.post.description, /message\/stream/);
+    for (const name of ["JsonRpcRequest", "JsonRpcResponse", "AgentCard", "Error"]) assert.ok(doc.components.schemas[name], `schema ${name}`);
   });
 
   it("approve: the gated tool runs after the peer approves in the same task", async () => {
