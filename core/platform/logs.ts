@@ -2,7 +2,8 @@
  * Build and deploy logs of a revision (extension):
  * `GET /v2/deployments/{id}/revisions/{rid}/logs?kind=build|deploy&after=<line id>`
  * - JSON (default): `{logs: [{id, kind, message, at}], after, status, status_message}`;
- *   with `wait=<seconds>` (up to 30) it long-polls until a line arrives.
+ *   with `wait=<seconds>` (up to 30) it long-polls until a line arrives, the revision ends or
+ *   the time is up (then `logs` is empty and `after` unchanged).
  * - `follow=true` or `Accept: text/event-stream`: Server-Sent Events, `log` events with a
  *   line each and `status` events on each change; the stream ends once the revision is in a
  *   final state and every line has been sent.
@@ -15,6 +16,8 @@ import { TERMINAL_REVISION_STATUSES, type RevisionRow } from "./resources.ts";
 import { getRevision, readLogs } from "./store.ts";
 
 const POLL_MS = 150;
+/** The longest long-poll (`wait=`); longer asks are cut to it. */
+const MAX_WAIT_S = 30;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function streamLogs(c: Context, sql: SqlDriver, revision: RevisionRow): Promise<Response> {
@@ -25,11 +28,13 @@ export async function streamLogs(c: Context, sql: SqlDriver, revision: RevisionR
   let after = Number(afterRaw);
   const follow = c.req.query("follow") === "true" || (c.req.header("accept") ?? "").includes("text/event-stream");
   if (!follow) {
-    const wait = Math.min(Number(c.req.query("wait") ?? 0) || 0, 30);
-    const deadline = Date.now() + wait * 1000;
+    const waitRaw = c.req.query("wait") ?? "0";
+    if (!/^\d+(\.\d+)?$/.test(waitRaw)) throw invalidField(["query", "wait"], `must be a number of seconds (0 to ${MAX_WAIT_S})`, "float_parsing");
+    const deadline = Date.now() + Math.min(Number(waitRaw), MAX_WAIT_S) * 1000;
+    const gone = c.req.raw.signal;
     let logs = await readLogs(sql, revision.id, { after, kind });
     let current = revision;
-    while (!logs.length && Date.now() < deadline && !TERMINAL_REVISION_STATUSES.has(current.status)) {
+    while (!logs.length && Date.now() < deadline && !gone.aborted && !TERMINAL_REVISION_STATUSES.has(current.status)) {
       await sleep(POLL_MS);
       logs = await readLogs(sql, revision.id, { after, kind });
       current = (await getRevision(sql, revision.deployment_id, revision.id)) ?? current;
