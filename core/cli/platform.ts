@@ -14,7 +14,7 @@ import { RESEARCH_TEMPLATE, type AgentTemplate } from "../platform/templates.ts"
 const SERVE = {
   name: "platform serve",
   usage: "agentcli platform serve [--port <int>] [--host <host>] [--data-dir <dir>] [--mode cloud|self-hosted]",
-  summary: "Run the control plane (REST API of deployments, revisions, listeners) and its local listener.\nStorage: PostgreSQL from $DATABASE_URL, otherwise an embedded database in --data-dir.",
+  summary: "Run the control plane (REST API of deployments, revisions, listeners) and its local listener.\nStorage: PostgreSQL from $DATABASE_URL, otherwise an embedded database in --data-dir.\nPlugins it is started with (--plugin, AGENTCLI_PLUGINS) build revisions and load in the local listener's revision processes.",
   flags: {
     port: { type: "int", description: "Port to listen on", default: 8100, min: 0, max: 65535 },
     host: { type: "string", description: "Address to bind", default: "127.0.0.1" },
@@ -69,10 +69,14 @@ async function serve(argv: string[], ctx: CliContext): Promise<number> {
     throw userError("ARGS_INVALID", { message: `Cannot run "agentcli platform serve": --mode "${flags.mode}" is not "cloud" or "self-hosted"`, hint: "Pass --mode cloud or --mode self-hosted." });
   }
   const dataDir = resolve(ctx.cwd, flags.dataDir);
+  // Absolute: builds load them from a checkout's folder, revision processes from theirs.
+  const plugins = ctx.pluginPaths.map((p) => (p ? resolve(ctx.cwd, p) : p));
+  // A plugin file that does not load fails here, not in every revision.
+  await (await import("../plugins.ts")).loadPlugins(plugins);
   const { openPlatform } = await import("../platform/server.ts");
   const platform = await openPlatform({
-    dataDir, databaseUrl: ctx.env.DATABASE_URL || undefined, mode: flags.mode, publicUrl: flags.publicUrl,
-    builders: projectBuilders(ctx), localHost: flags.host === "0.0.0.0" ? "127.0.0.1" : flags.host,
+    dataDir, databaseUrl: ctx.env.DATABASE_URL || undefined, mode: flags.mode, publicUrl: flags.publicUrl, plugins,
+    builders: projectBuilders({ ...ctx, pluginPaths: plugins }), localHost: flags.host === "0.0.0.0" ? "127.0.0.1" : flags.host,
     onError: (err) => ctx.io.err(`platform: ${err instanceof Error ? err.stack ?? err.message : String(err)}`),
   });
   const pidFile = join(dataDir, "serve.pid");

@@ -36,6 +36,13 @@ export interface LocalComputeOptions {
   databaseUrl: string | null;
   /** argv prefix that starts agentcli (default: this same agentcli). */
   command?: string[];
+  /**
+   * Absolute paths of the third-party plugin files the control plane was started with
+   * (`--plugin`, `AGENTCLI_PLUGINS`): every revision process loads exactly these (as its
+   * `AGENTCLI_PLUGINS`; a deployment secret of that name cannot change them). Absent: the
+   * revision inherits `AGENTCLI_PLUGINS` from this process's environment.
+   */
+  plugins?: readonly string[];
 }
 
 export class LocalCompute implements ComputeDriver {
@@ -92,6 +99,10 @@ export class LocalCompute implements ComputeDriver {
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !WITHHELD.test(k)) env[k] = v;
     for (const s of secrets) env[s.name] = s.value;
+    if (this.opts.plugins) {
+      if (this.opts.plugins.length) env.AGENTCLI_PLUGINS = this.opts.plugins.join(":");
+      else delete env.AGENTCLI_PLUGINS;
+    }
     if (this.opts.databaseUrl) {
       const url = new URL(this.opts.databaseUrl);
       url.searchParams.set("options", `-c search_path=${this.schema(d)}`);

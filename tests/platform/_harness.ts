@@ -81,18 +81,21 @@ export async function until<T>(fn: () => Promise<T | null | undefined | false>, 
   throw new Error(`gave up waiting for ${what}`);
 }
 
-/** Bundles a small valid project (the toolchain's own loader and bundler); `agentsMd` varies the content. */
-export async function makeBundle(opts: { name?: string; agentsMd?: string } = {}): Promise<Uint8Array> {
+/**
+ * Bundles a small valid project (the toolchain's own loader and bundler); `agentsMd` varies
+ * the content, `agentToml` replaces the config, `plugins` are third-party plugin files.
+ */
+export async function makeBundle(opts: { name?: string; agentsMd?: string; agentToml?: string; plugins?: string[] } = {}): Promise<Uint8Array> {
   const { makeProject, removeProject } = await import("../toolchain/_project.ts");
   const { loadPlugins } = await import("../../core/plugins.ts");
   const { loadProject } = await import("../../core/config/load.ts");
   const { buildBundle } = await import("../../core/bundle/bundle.ts");
   const dir = makeProject({
-    "agent.toml": `[agent]\nname = "${opts.name ?? "platform-e2e"}"\nmodel = "openai:gpt-5"\n`,
+    "agent.toml": opts.agentToml ?? `[agent]\nname = "${opts.name ?? "platform-e2e"}"\nmodel = "openai:gpt-5"\n`,
     "AGENTS.md": opts.agentsMd ?? "# Platform test agent\n",
   });
   try {
-    const driver = await loadPlugins([], dir);
+    const driver = await loadPlugins(opts.plugins ?? [], dir);
     const project = await loadProject(join(dir, "agent.toml"), { driver, env: { OPENAI_API_KEY: "sk-test" }, requireEnv: false, cwd: dir });
     return (await buildBundle(project, { driver, version: "0.0.0-test" })).bytes;
   } finally {
