@@ -42,6 +42,8 @@ export interface PlatformOptions {
   localHost?: string;
   /** Absolute paths of third-party plugin files that local revision processes load (see `LocalComputeOptions.plugins`). */
   plugins?: readonly string[];
+  /** Test seam: the argv prefix that starts agentcli for local revision processes (default: this agentcli). */
+  localCommand?: string[];
   /** Test seam: the compute for a listener (defaults: local processes, or `k8s`). */
   computeFor?: (listener: ListenerRow | null) => ComputeDriver;
   onError?: (err: unknown) => void;
@@ -71,7 +73,7 @@ export async function openPlatform(opts: PlatformOptions): Promise<Platform> {
   try {
     await migrate(sql, "platform", PLATFORM_MIGRATIONS); // safe with replicas starting together
     const onError = opts.onError ?? ((err: unknown) => console.error("platform:", err));
-    const local = new LocalCompute({ dataDir: join(opts.dataDir, "deployments"), host: opts.localHost ?? "127.0.0.1", databaseUrl: opts.databaseUrl ?? null, plugins: opts.plugins });
+    const local = new LocalCompute({ dataDir: join(opts.dataDir, "deployments"), host: opts.localHost ?? "127.0.0.1", databaseUrl: opts.databaseUrl ?? null, plugins: opts.plugins, command: opts.localCommand });
     const bundleSecret = await setting(sql, "bundle_secret", () => randomBytes(32).toString("hex"));
     // Reads `services.publicUrl` at rollout time (it may be set after the server starts listening).
     const k8s = new K8sCompute({

@@ -2,14 +2,17 @@
  * The local listener under stress: a revision process killed is restarted (with its output
  * in the deploy logs); a revision that is not healthy ends DEPLOY_FAILED with the reason while
  * the previous one keeps serving; a control-plane restart runs the active revision again at
- * the same URL; a rollout cut short by a stop ends INTERRUPTED.
+ * the same URL; a rollout cut short by a stop ends INTERRUPTED. Revision processes start
+ * through `_held-serve.ts`, which can hold one at its health check (see there).
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
+import { fileURLToPath } from "node:url";
 import { Client } from "@langchain/langgraph-sdk";
 import { openPlatform, type Platform } from "../../core/platform/server.ts";
 import { createApiKey, createTenant } from "../../core/platform/tenancy.ts";
@@ -44,7 +47,8 @@ async function logs(deploymentId: string, revisionId: string): Promise<string> {
   return (await call("GET", `/v2/deployments/${deploymentId}/revisions/${revisionId}/logs?kind=deploy`)).body.logs.map((l: { message: string }) => l.message).join("\n");
 }
 
-const open = () => openPlatform({ dataDir, mode: "cloud", onError: () => {} });
+const HELD_SERVE = fileURLToPath(new URL("./_held-serve.ts", import.meta.url));
+const open = () => openPlatform({ dataDir, mode: "cloud", onError: () => {}, localCommand: [process.execPath, ...process.execArgv, HELD_SERVE] });
 
 before(async () => {
   dataDir = await mkdtemp(join(tmpdir(), "agentcli-platform-local-"));
@@ -101,26 +105,28 @@ test("an unhealthy revision ends DEPLOY_FAILED with the reason; the previous one
   await res.body?.cancel();
 });
 
-test("a control-plane restart runs the active revision again at the same URL; a rollout cut short ends INTERRUPTED", async () => {
-  // A rollout in progress when the control plane stops.
-  const p = await call("PATCH", `/v2/deployments/${deploymentId}`, { secrets: [{ name: "PLATFORM_API_KEY", value: "agent-key-2" }] });
+test("a rollout cut short by a control-plane stop ends INTERRUPTED; after a restart the previous revision serves at the same URL", async () => {
+  // The new revision's process is held before it can answer /ok: the stop lands mid-health-check.
+  const hold = join(dataDir, "hold-health-check");
+  const p = await call("PATCH", `/v2/deployments/${deploymentId}`, { secrets: [{ name: "PLATFORM_API_KEY", value: "agent-key-2" }, { name: "AGENTCLI_TEST_HOLD", value: hold }] });
   const cut = p.body.latest_revision_id;
-  await until(async () => ["DEPLOYING", "DEPLOYED"].includes((await call("GET", `/v2/deployments/${deploymentId}/revisions/${cut}`)).body.status), "the rollout to start");
+  await until(async () => existsSync(`${hold}.waiting`), "the new revision to be held at its health check");
+  assert.equal((await call("GET", `/v2/deployments/${deploymentId}/revisions/${cut}`)).body.status, "DEPLOYING");
   await platform.close();
+  assert.ok(!existsSync(hold), "the held revision was never released");
   assert.notEqual((await fetch(`${url}/ok`).then((r) => r.status, () => 0)), 200, "stopped with the control plane");
+
   platform = await open();
   const r = (await call("GET", `/v2/deployments/${deploymentId}/revisions/${cut}`)).body;
+  assert.equal(r.status, "INTERRUPTED");
+  assert.match(r.status_message, /interrupted|stopped/);
   const d = (await call("GET", `/v2/deployments/${deploymentId}`)).body;
-  if (r.status === "DEPLOYED") {
-    // The rollout won the race with the stop: then it is the active one.
-    assert.equal(d.active_revision_id, cut);
-  } else {
-    assert.equal(r.status, "INTERRUPTED");
-    assert.equal(d.active_revision_id, live);
-  }
+  assert.equal(d.active_revision_id, live, "the previous revision stays active");
   assert.equal(d.url, url, "the stable URL survives a restart");
-  const active = d.active_revision_id === cut ? "agent-key-2" : "agent-key";
   await until(async () => (await fetch(`${url}/ok`).then((x) => x.status, () => 0)) === 200, "the restored revision to answer");
-  const client = new Client({ apiUrl: url, defaultHeaders: { "x-api-key": active } });
-  assert.ok((await client.assistants.search({ limit: 5 })).length >= 1);
+  const client = new Client({ apiUrl: url, defaultHeaders: { "x-api-key": "agent-key" } });
+  assert.ok((await client.assistants.search({ limit: 5 })).length >= 1, "the previous revision (its secrets) serves");
+  const refused = await fetch(`${url}/assistants/search`, { method: "POST", headers: { "x-api-key": "agent-key-2", "content-type": "application/json" }, body: "{}" });
+  assert.equal(refused.status, 401, "not the interrupted one");
+  await refused.body?.cancel();
 });
