@@ -216,8 +216,10 @@ export class Reconciler {
 
   private async rollout(d: DeploymentRow, r: RevisionRow, listener: ListenerRow | null, compute: ComputeDriver, signal: AbortSignal): Promise<void> {
     const db = this.opts.sql;
+    // Lines are written one after another, so they keep their order on a pooled PostgreSQL.
+    let written: Promise<void> = Promise.resolve();
     const log = (kind: "build" | "deploy", message: string) => {
-      appendLog(db, r.id, kind, message).catch((err) => this.opts.onError?.(err));
+      written = written.then(() => appendLog(db, r.id, kind, message)).catch((err) => this.opts.onError?.(err));
     };
     let at: RevisionStatus = r.status;
     // Each move is guarded by the state this rollout left it in: a revision another replica
@@ -278,6 +280,7 @@ export class Reconciler {
       }
       const reason = err instanceof Error ? err.message : String(err);
       const status: RevisionStatus = stage === "create" ? "CREATE_FAILED" : stage === "build" ? "BUILD_FAILED" : "DEPLOY_FAILED";
+      await written;
       await appendLog(db, r.id, stage === "deploy" ? "deploy" : "build", `${status}: ${reason}`);
       await setRevisionStatus(db, r.id, status, { from: [at], message: reason });
       if (!(err instanceof BuildFailure) && stage !== "deploy" && stage !== "create") this.opts.onError?.(err);
