@@ -2,8 +2,11 @@
  * `agentcli serve <bundle> [--port <int>] [--host <addr>] [--data-dir <dir>]`: the production
  * entry, what each deployment revision runs. Configuration comes from the bundle, secrets
  * from the environment; `DATABASE_URL` and `REDIS_URL` select PostgreSQL and Redis.
+ * With `AGENTCLI_EXIT_WITH_PARENT=1` it shuts down when its standard input closes: a parent
+ * that keeps a pipe to it open (the control plane's local listener) takes it along when it dies.
  */
 import { readFileSync } from "node:fs";
+import process from "node:process";
 import { resolve } from "node:path";
 import { userError } from "../errors.ts";
 import { GRAPH_FLAG, hostFlag, parseArgs, portFlag, renderHelp, type CommandSpec, type FlagSpec } from "./args.ts";
@@ -12,7 +15,7 @@ import type { CliContext } from "./context.ts";
 const spec = {
   name: "serve",
   usage: "agentcli serve <bundle> [--port <int>] [--host <addr>] [--data-dir <dir>]",
-  summary: "Serve a bundle (from `agentcli deploy`, at .agentcli/bundle.tgz) in production. Secrets come from the environment.",
+  summary: "Serve a bundle (from `agentcli deploy`, at .agentcli/bundle.tgz) in production. Secrets come from the environment.\nWith AGENTCLI_EXIT_WITH_PARENT=1 it shuts down when its standard input closes (its parent died).",
   positionals: [{ name: "bundle", description: "The bundle file (.tgz)", required: true }],
   flags: {
     port: portFlag(2024, "Port to listen on (also $PORT)"),
@@ -54,10 +57,17 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
     extraGraphs: parseGraphFlags(flags.graph as string[], ctx.cwd),
   });
   log.info(`serving "${bundle.config.agent.name}" on http://${host.listening.host}:${host.listening.port}`);
+  const withParent = ctx.env.AGENTCLI_EXIT_WITH_PARENT === "1";
   await new Promise<void>((res) => {
     if (ctx.shutdownSignal.aborted) return res();
     ctx.shutdownSignal.addEventListener("abort", () => res(), { once: true });
+    if (withParent) {
+      let said = false;
+      const gone = () => (said || log.info("the parent process is gone (standard input closed)"), (said = true), res());
+      process.stdin.once("end", gone).once("close", gone).once("error", gone).resume();
+    }
   });
+  if (withParent) process.stdin.destroy();
   log.info("shutting down: finishing in-flight runs...");
   await host.close();
   return 0;
