@@ -201,13 +201,13 @@ export async function loadProject(configPath: string, opts: LoadOptions): Promis
   return { root, configPath: absConfig, config, files: bundleFiles, secrets: secretValues, env, warnings, missingEnv };
 }
 
-function parseTomlFile<S extends z.ZodType>(text: string, file: string, schema: S, report: (d: Diagnostic) => void): { data: z.output<S> | null; raw: unknown } {
+function parseTomlFile<S extends z.ZodType>(text: string, file: string, schema: S, report: (d: Diagnostic) => void, kind: "agent" | "subagent" = "agent"): { data: z.output<S> | null; raw: unknown } {
   let doc: unknown;
   try {
     doc = parseToml(text);
   } catch (err) {
     const e = err as TomlError;
-    report({ file, line: e.line, column: e.column, message: `is not valid TOML: ${e.message.split("\n")[0]}`, hint: "Fix the TOML syntax at that line." });
+    report({ file, line: e.line, column: e.column, message: `is not valid TOML: ${tomlSyntaxMessage(e, text)}`, hint: "Fix the TOML syntax at that line." });
     return { data: null, raw: null };
   }
   const parsed = schema.safeParse(doc);
@@ -217,7 +217,14 @@ function parseTomlFile<S extends z.ZodType>(text: string, file: string, schema: 
     if (issue.code === "unrecognized_keys") {
       for (const key of issue.keys) {
         if (path.length === 0) {
-          report({ file, line: locateTomlKey(text, [key]), message: `unknown section [${key}]`, hint: `Allowed sections: ${ALLOWED_SECTIONS.map((s) => `[${s}]`).join(", ")}.` });
+          report({
+            file,
+            line: locateTomlKey(text, [key]),
+            message: `unknown section [${key}]`,
+            hint: kind === "subagent"
+              ? `A subagent's agent.toml allows only [agent] (name, description, model)${(ALLOWED_SECTIONS as readonly string[]).includes(key) ? `; [${key}] is set in the main agent's agent.toml and applies to its subagents` : ""}. Remove [${key}].`
+              : `Allowed sections: ${ALLOWED_SECTIONS.map((s) => `[${s}]`).join(", ")}.`,
+          });
         } else {
           const shape = sectionKeys(schema, String(path[0]));
           report({ file, line: locateTomlKey(text, [...path, key]), message: `unknown key "${key}" in [${path.join(".")}]`, hint: shape ? `Allowed keys in [${path[0]}]: ${shape.join(", ")}.` : "Remove it." });
@@ -225,16 +232,70 @@ function parseTomlFile<S extends z.ZodType>(text: string, file: string, schema: 
       }
       continue;
     }
-    const where = path.length > 1 ? `[${path[0]}].${path.slice(1).join(".")}` : path.length === 1 ? `[${path[0]}]` : "the file";
-    const missing = issue.code === "invalid_type" && (issue as { input?: unknown }).input === undefined;
-    report({
-      file,
-      line: locateTomlKey(text, path) ?? locateTomlKey(text, path.slice(0, 1)),
-      message: missing ? `${where} ${issue.message.startsWith("is required") ? issue.message : "is required"}` : `${where} ${issue.message.replace(/^Invalid input: /, "")}`,
-      hint: missing && path.length === 1 ? `Add a [${path[0]}] section.` : missing ? `Add ${path.slice(1).join(".")} = ... under [${path[0]}].` : `Change the value of ${path.slice(1).join(".") || path[0]}.`,
-    });
+    const where = path.length === 0 ? "the file" : `[${path[0]}]${path.slice(1).map((p) => (typeof p === "number" ? `[${p}]` : `.${p}`)).join("")}`;
+    const line = locateTomlKey(text, path) ?? locateTomlKey(text, path.slice(0, 1));
+    const value = valueAt(doc, path);
+    const key = String(path.filter((p) => typeof p === "string").at(-1) ?? "");
+    if (issue.code === "invalid_type" && value === undefined) {
+      report({
+        file,
+        line,
+        message: `${where} ${issue.message.startsWith("is required") ? issue.message : "is required"}`,
+        hint: path.length === 1 ? `Add a [${path[0]}] section.` : `Add ${path.slice(1).join(".")} = ... under [${path[0]}].`,
+      });
+    } else if (issue.code === "invalid_type") {
+      const expected = String((issue as { expected?: unknown }).expected ?? "");
+      report({ file, line, message: `${where} must be ${TOML_TYPE_NAMES[expected] ?? expected} (got ${tomlTypeOf(value)})`, hint: typeHint(expected, key, path, kind) });
+    } else {
+      report({ file, line, message: `${where} ${issue.message.replace(/^Invalid input: /, "")}`, hint: `Change the value of ${path.slice(1).join(".") || path[0]}.` });
+    }
   }
   return { data: null, raw: doc };
+}
+
+const TOML_TYPE_NAMES: Record<string, string> = { string: "a string", boolean: "a boolean (true or false)", array: "an array", object: "a table", number: "a number" };
+
+function valueAt(doc: unknown, path: readonly (string | number)[]): unknown {
+  let v: unknown = doc;
+  for (const p of path) {
+    if (v === null || typeof v !== "object") return undefined;
+    v = (v as Record<string | number, unknown>)[p];
+  }
+  return v;
+}
+
+/** The TOML name of a parsed value's type, for "must be X (got Y)". */
+function tomlTypeOf(v: unknown): string {
+  if (typeof v === "string") return "string";
+  if (typeof v === "boolean") return "boolean";
+  if (typeof v === "bigint") return "integer";
+  if (typeof v === "number") return Number.isInteger(v) ? "integer" : "float";
+  if (Array.isArray(v)) return "array";
+  if (v instanceof Date) return "date-time";
+  if (v !== null && typeof v === "object") return "table";
+  return typeof v;
+}
+
+function typeHint(expected: string, key: string, path: readonly (string | number)[], kind: "agent" | "subagent"): string {
+  if (typeof path.at(-1) === "number") return `Each item of ${key} must be ${TOML_TYPE_NAMES[expected] ?? expected}, e.g. ${key} = ["...", "..."].`;
+  if (path.length === 1) return `Write [${key}] as a section header on its own line, with its keys below it${kind === "subagent" ? " (name, description, model)" : ""}.`;
+  switch (expected) {
+    case "string": return `Put the value in quotes: ${key} = "..." under [${path[0]}].`;
+    case "boolean": return `Write true or false without quotes: ${key} = true under [${path[0]}].`;
+    case "array": return `Write a list: ${key} = ["...", "..."] under [${path[0]}].`;
+    default: return `Change the value of ${key} under [${path[0]}].`;
+  }
+}
+
+/** smol-toml's message without its code frame, plus a hint when an unterminated string is the likely cause. */
+function tomlSyntaxMessage(e: TomlError, text: string): string {
+  const first = e.message.split("\n")[0]!;
+  if (/control characters are not allowed in strings/i.test(first) && e.line && e.column) {
+    // The control character is the end of the line: the string was never closed.
+    const line = (text.split("\n")[e.line - 1] ?? "").replace(/\r$/, "");
+    if (e.column > line.length) return `${first} (is a string missing its closing quote?)`;
+  }
+  return first;
 }
 
 function sectionKeys(schema: z.ZodType, section: string): string[] | null {
@@ -268,7 +329,7 @@ function loadSubagents(
     if (text === null) ctx.report({ file: files.display(dir), message: "has no agent.toml", hint: `Add ${tomlPath} with [agent] name and description.` });
     if (!files.exists(`${dir}/AGENTS.md`)) ctx.report({ file: files.display(dir), message: "has no AGENTS.md (the subagent's system prompt)", hint: `Add ${dir}/AGENTS.md.` });
     if (text === null) continue;
-    const parsed = parseTomlFile(text, files.display(tomlPath), subagentTomlSchema, ctx.report).data;
+    const parsed = parseTomlFile(text, files.display(tomlPath), subagentTomlSchema, ctx.report, "subagent").data;
     if (!parsed) continue;
     const name = parsed.agent.name;
     const prior = byName.get(name);
