@@ -20,7 +20,7 @@ export type FlagValues<F extends Record<string, FlagSpec>> = {
 };
 
 /** `--config <path>`: the project's agent.toml (dev, deploy). */
-export const CONFIG_FLAG = { type: "string", placeholder: "<path>", default: "agent.toml", description: "The project's agent.toml" } as const;
+export const CONFIG_FLAG = { type: "string", placeholder: "<path>", default: "agent.toml", description: "The project's agent.toml, or its directory (then <dir>/agent.toml)" } as const;
 
 /** `--port <int>` with a command's default. */
 export function portFlag<D extends number>(defaultPort: D, description = "Port to listen on") {

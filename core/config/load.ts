@@ -7,8 +7,8 @@
  * @example
  * const project = await loadProject("examples/research/agent.toml", { driver, env: process.env, requireEnv: false });
  */
-import { dirname, resolve } from "node:path";
-import { existsSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { existsSync, statSync } from "node:fs";
 import { parse as parseToml, TomlError } from "smol-toml";
 import type { z } from "zod";
 import { userError, type Diagnostic } from "../errors.ts";
@@ -55,15 +55,21 @@ export interface LoadOptions {
 /** Loads the project whose config file is `configPath`; throws one error listing every problem. */
 export async function loadProject(configPath: string, opts: LoadOptions): Promise<LoadedProject> {
   const cwd = opts.cwd ?? ".";
-  const absConfig = resolve(cwd, configPath);
+  // A directory means the project in it: `--config examples/research` is `examples/research/agent.toml`.
+  const given = resolve(cwd, configPath);
+  const absConfig = isDirectory(given) ? join(given, "agent.toml") : given;
   const root = dirname(absConfig);
   const files = new ProjectFiles(root, resolve(cwd));
   const configName = absConfig.slice(root.length + 1);
   if (!existsSync(absConfig)) {
     throw userError("CONFIG_NOT_FOUND", {
       message: `Cannot load project: "${files.display(configName)}" does not exist`,
-      hint: configPath === "agent.toml" ? 'Run "agentcli init" to create a project, or pass --config <path> to an existing agent.toml.' : "Check the --config path.",
+      hint: configPath === "agent.toml" ? 'Run "agentcli init" to create a project, or pass --config <path> to an existing agent.toml.' : "Check the --config path: an agent.toml, or the project directory that holds one.",
     });
+  }
+  const tomlText = files.readText(configName);
+  if (tomlText === null) {
+    throw userError("CONFIG_NOT_FOUND", { message: `Cannot load project: "${files.display(configName)}" is not a readable file`, hint: "Pass --config an agent.toml, or the project directory that holds one." });
   }
   const problems: Diagnostic[] = [];
   const warnings: Diagnostic[] = [];
@@ -81,7 +87,6 @@ export async function loadProject(configPath: string, opts: LoadOptions): Promis
     if (bytes) bundleFiles.set(path, bytes);
   };
 
-  const tomlText = files.readText(configName)!;
   bundleFiles.set("agent.toml", files.readBytes(configName)!);
   const toml = parseTomlFile(tomlText, files.display(configName), agentTomlSchema, report);
 
@@ -199,6 +204,14 @@ export async function loadProject(configPath: string, opts: LoadOptions): Promis
     throw userError("CONFIG_INVALID", { message: `Cannot load project "${files.display(configName)}": ${hookProblems.length} problem${hookProblems.length > 1 ? "s" : ""} reported by plugins`, diagnostics: hookProblems });
   }
   return { root, configPath: absConfig, config, files: bundleFiles, secrets: secretValues, env, warnings, missingEnv };
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 function parseTomlFile<S extends z.ZodType>(text: string, file: string, schema: S, report: (d: Diagnostic) => void, kind: "agent" | "subagent" = "agent"): { data: z.output<S> | null; raw: unknown } {

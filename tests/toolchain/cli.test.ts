@@ -159,3 +159,21 @@ test("the shipped JSON Schema is generated from the validator's schema", () => {
   assert.deepEqual(Object.keys(schema.properties), ["agent", "sandbox", "auth", "frontend"]);
   assert.equal(schema.additionalProperties, false);
 });
+
+test("--config <dir> means <dir>/agent.toml; a directory without one is named plainly", () => {
+  const parent = mkdtempSync(join(tmpdir(), "agentcli-cfgdir-"));
+  const dir = makeProject();
+  try {
+    const r = cli(["deploy", "--dry-run", "--config", dir], { cwd: parent });
+    assert.equal(r.code, 0, r.output);
+    assert.match(r.stdout, /Agent: +fixture/);
+    const empty = cli(["deploy", "--dry-run", "--config", "."], { cwd: parent });
+    assert.equal(empty.code, 1);
+    assert.match(empty.stderr, /"agent\.toml" does not exist/);
+    assert.doesNotMatch(empty.output, /Cannot read properties|charCodeAt|is missing/);
+    assert.match(cli(["deploy", "--help"], { cwd: parent }).stdout, /--config <path>.*or its directory/);
+  } finally {
+    removeProject(dir);
+    rmSync(parent, { recursive: true, force: true });
+  }
+});
