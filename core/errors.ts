@@ -82,10 +82,15 @@ export function formatDiagnostic(d: Diagnostic): string {
   return `${where}: ${d.message}${d.hint ? `\n    fix: ${d.hint}` : ""}`;
 }
 
-/** Renders a user error for a terminal: the message, each diagnostic, the hint. */
-export function formatUserError(err: AgentcliError): string {
-  const lines = [`error: ${err.message}`];
+/**
+ * Renders a user error for a terminal: the message, each diagnostic, the hint.
+ * `label: false` leaves out the leading "error: " (for a logger that labels lines itself);
+ * `hint` replaces the error's own hint (null: none).
+ */
+export function formatUserError(err: AgentcliError, opts: { label?: boolean; hint?: string | null } = {}): string {
+  const lines = [`${opts.label === false ? "" : "error: "}${err.message}`];
   for (const d of err.diagnostics) lines.push(`  - ${formatDiagnostic(d).replace(/\n/g, "\n  ")}`);
-  if (err.hint) lines.push(`hint: ${err.hint}`);
+  const hint = opts.hint === undefined ? err.hint : opts.hint;
+  if (hint) lines.push(`hint: ${hint}`);
   return lines.join("\n");
 }

@@ -61,7 +61,7 @@ export function makeSummary(opts: {
     secrets: manifest.secrets,
     requires: manifest.requires,
     bundle: { path: opts.bundlePath, bytes: opts.bundleBytes, sha256: opts.bundleSha256 },
-    missing_env: opts.missingEnv.map(describeMissing),
+    missing_env: opts.missingEnv.map((m) => describeMissing(m)),
     warnings: opts.warnings.map(formatDiagnostic),
   };
 }

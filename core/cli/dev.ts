@@ -53,7 +53,7 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
   }
   const report = (p: typeof project) => {
     for (const w of p.warnings) log.warn(`${w.file}${w.line ? `:${w.line}` : ""}: ${w.message}`);
-    for (const m of p.missingEnv) log.warn(`${describeMissing(m)} ${m.variables.length > 1 && !m.anyOf ? "are" : "is"} not set: runs will fail until you add it to ${relative(ctx.cwd, join(p.root, ".env")) || ".env"} (deploy refuses without it)`);
+    for (const m of p.missingEnv) log.warn(`${describeMissing(m, "sentence")}: runs will fail until you add it to ${relative(ctx.cwd, join(p.root, ".env")) || ".env"} (deploy refuses without it)`);
   };
   report(project);
   const host = await hostBundle({
@@ -93,7 +93,9 @@ Watching ${relative(ctx.cwd, project.root) || "."} for changes. Press Ctrl+C to 
           log.info(`reloaded after a change${file ? ` to ${file}` : ""}; threads and memory are kept`);
         } catch (err) {
           if (!isUserError(err)) throw err;
-          log.error(`${formatUserError(err)}\n(still serving the last good version; fix the project and save again)`);
+          // Not the one-shot "run the command again" hint: dev keeps serving and reloads on save.
+          const hint = err.code === "CONFIG_INVALID" ? null : err.hint;
+          log.error(`${formatUserError(err, { label: false, hint })}\nStill serving the last good version; fix the project and save to reload.`);
         }
       }).catch((err) => log.error("reload failed", err));
     }, 150);

@@ -47,7 +47,13 @@ export function missingForProvider(variables: readonly string[], reason: string,
   return missing.length ? { variables: missing, reason } : null;
 }
 
-/** Renders a missing-variables entry for messages: names only, never values. */
-export function describeMissing(m: MissingEnv): string {
-  return m.anyOf ? `one of ${m.variables.join(", ")} (for ${m.reason})` : `${m.variables.join(", ")} (for ${m.reason})`;
+/**
+ * Renders a missing-variables entry for messages: names only, never values. As a list item
+ * (`one of A, B (for ...)`), or as a sentence (`none of A, B is set (for ...)`, `A is not set (for ...)`).
+ */
+export function describeMissing(m: MissingEnv, form: "item" | "sentence" = "item"): string {
+  const names = m.variables.join(", ");
+  if (form === "item") return m.anyOf ? `one of ${names} (for ${m.reason})` : `${names} (for ${m.reason})`;
+  const state = m.anyOf ? `none of ${names} is set` : `${names} ${m.variables.length > 1 ? "are" : "is"} not set`;
+  return `${state} (for ${m.reason})`;
 }

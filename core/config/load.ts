@@ -174,7 +174,7 @@ export async function loadProject(configPath: string, opts: LoadOptions): Promis
   }
   const dotenvName = files.display(".env");
   for (const m of missingEnv) {
-    const d: Diagnostic = { file: dotenvName, message: `${describeMissing(m)} ${m.variables.length > 1 && !m.anyOf ? "are" : "is"} not set`, hint: `Add ${m.anyOf ? "one of them" : m.variables.map((v) => `${v}=...`).join(", ")} to ${dotenvName} or the environment.` };
+    const d: Diagnostic = { file: dotenvName, message: describeMissing(m, "sentence"), hint: `Add ${m.anyOf ? "one of them" : m.variables.map((v) => `${v}=...`).join(", ")} to ${dotenvName} or the environment.` };
     if (opts.requireEnv) problems.push(d);
   }
 
