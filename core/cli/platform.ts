@@ -5,6 +5,7 @@
  */
 import { existsSync, readFileSync, writeFileSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
+import process from "node:process";
 import { userError } from "../errors.ts";
 import type { CliContext } from "./context.ts";
 import { parseArgs, renderHelp, type CommandSpec, type FlagSpec } from "./args.ts";
@@ -74,13 +75,16 @@ async function serve(argv: string[], ctx: CliContext): Promise<number> {
   // A plugin file that does not load fails here, not in every revision.
   await (await import("../plugins.ts")).loadPlugins(plugins);
   const { openPlatform } = await import("../platform/server.ts");
+  // Binds the port first: a taken port stops it before the database, revisions or the default tenant.
   const platform = await openPlatform({
+    listen: { port: flags.port, host: flags.host },
     dataDir, databaseUrl: ctx.env.DATABASE_URL || undefined, mode: flags.mode, publicUrl: flags.publicUrl, plugins,
     builders: projectBuilders({ ...ctx, pluginPaths: plugins }), localHost: flags.host === "0.0.0.0" ? "127.0.0.1" : flags.host,
     onError: (err) => ctx.io.err(`platform: ${err instanceof Error ? err.stack ?? err.message : String(err)}`),
   });
   const pidFile = join(dataDir, "serve.pid");
   try {
+    writeFileSync(pidFile, String(process.pid));
     const { listTenants, createTenant, createApiKey } = await import("../platform/tenancy.ts");
     if (!(await listTenants(platform.sql)).length) {
       // Another replica starting on the same database may create it first: then it printed the key.
@@ -93,8 +97,7 @@ async function serve(argv: string[], ctx: CliContext): Promise<number> {
         ctx.io.err(`Created tenant "default" (${tenant.id}). Its API key, shown only now:\n  ${key}\nUse it as PLATFORM_API_KEY.`);
       }
     }
-    const { url } = await platform.listen({ port: flags.port, host: flags.host });
-    writeFileSync(pidFile, String(process.pid));
+    const { url } = platform.listening!;
     ctx.io.err(`Control plane (${flags.mode}) listening on ${url} (data: ${ctx.env.DATABASE_URL ? "PostgreSQL" : dataDir})`);
     await new Promise<void>((r) => (ctx.shutdownSignal.aborted ? r() : ctx.shutdownSignal.addEventListener("abort", () => r(), { once: true })));
     ctx.io.err("Stopping the control plane...");

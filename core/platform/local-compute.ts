@@ -9,15 +9,20 @@
  * holds new requests, the old revision finishes what it took and stops, the new one starts
  * on the same folder; if it is not healthy the old one is started again. Either way no
  * request fails during a switch.
+ *
+ * Revision processes bind the listener's host and exit when the control plane dies; each
+ * records its pid in `revisions/<id>/serve.pid`, and the first time this process takes up a
+ * deployment it stops any recorded one still running (left by a control plane that died), so
+ * two processes never serve one data folder.
  */
 import process from "node:process";
 import { existsSync } from "node:fs";
-import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { ComputeDriver, RolloutRequest } from "./compute.ts";
 import { RevisionProxy } from "./local-proxy.ts";
 import type { DeploymentRow } from "./resources.ts";
-import { RevisionProcess } from "./revision-process.ts";
+import { RevisionProcess, stopRecorded } from "./revision-process.ts";
 
 const DRAIN_MS = 30_000;
 /** Variables of the control plane itself that a revision must not inherit. */
@@ -80,6 +85,9 @@ export class LocalCompute implements ComputeDriver {
   private async ensureProxy(d: DeploymentRow): Promise<LocalDeployment> {
     const existing = this.deployments.get(d.id);
     if (existing) return existing;
+    await this.stopLeftovers(d);
+    const again = this.deployments.get(d.id);
+    if (again) return again;
     const portFile = join(this.dir(d), "port");
     const proxy = new RevisionProxy();
     let port = existsSync(portFile) ? Number(await readFile(portFile, "utf8")) : 0;
@@ -93,6 +101,13 @@ export class LocalCompute implements ComputeDriver {
     const state: LocalDeployment = { proxy, port, current: null };
     this.deployments.set(d.id, state);
     return state;
+  }
+
+  /** Stops revision processes of `d` that a control plane which died left running. */
+  private async stopLeftovers(d: DeploymentRow): Promise<void> {
+    const revisions = join(this.dir(d), "revisions");
+    const ids = await readdir(revisions).catch(() => [] as string[]);
+    await Promise.all(ids.map((id) => stopRecorded(join(revisions, id, "serve.pid"))));
   }
 
   private env(d: DeploymentRow, secrets: Array<{ name: string; value: string }>): Record<string, string> {
@@ -124,7 +139,7 @@ export class LocalCompute implements ComputeDriver {
     await writeFile(bundlePath, req.bundle);
     const next = new RevisionProcess({
       revisionId: req.revision.id, bundlePath, dataDir: join(this.dir(d), "data"), host: this.opts.host,
-      env: this.env(d, req.secrets), log: (line) => req.log("deploy", line), command: this.opts.command,
+      env: this.env(d, req.secrets), log: (line) => req.log("deploy", line), command: this.opts.command, pidFile: join(revDir, "serve.pid"),
     });
     const old = state.current;
     const url = `http://${this.opts.host}:${state.port}`;

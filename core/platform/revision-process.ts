@@ -1,10 +1,18 @@
 /**
- * One revision on the local listener: `agentcli serve <bundle> --port <p> --data-dir <dir>`
+ * One revision on the local listener: `agentcli serve <bundle> --host <h> --port <p> --data-dir <dir>`
  * as a child process, its output captured line by line, `GET /ok` as the health check, and a
  * restart with backoff when it crashes after having been healthy.
+ *
+ * The child does not outlive the control plane: it runs with `AGENTCLI_EXIT_WITH_PARENT=1`
+ * and its standard input is a pipe this process holds open, so it shuts down when this process
+ * dies, even by SIGKILL. Its pid is also recorded in `pidFile`, so a control plane that starts
+ * again can stop one still running ({@link stopRecorded}) before it starts another on the same
+ * data folder.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
+import process from "node:process";
 import { selfInvocation } from "../runtime.ts";
 
 const HEALTH_TIMEOUT_MS = 120_000;
@@ -32,6 +40,65 @@ export interface RevisionProcessOptions {
   log: (line: string) => void;
   /** The argv prefix that starts agentcli (tests may point it elsewhere). */
   command?: string[];
+  /** Where the running child's pid is recorded (with this process's pid as its parent). */
+  pidFile?: string;
+}
+
+interface PidRecord {
+  pid: number;
+  parent: number;
+  bundle: string;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** False when the process with this pid is surely not the recorded one (Linux: its command line lacks the bundle path). */
+function sameProcess(rec: PidRecord): boolean {
+  try {
+    return readFileSync(`/proc/${rec.pid}/cmdline`, "utf8").includes(rec.bundle);
+  } catch {
+    return alive(rec.pid);
+  }
+}
+
+/**
+ * Stops the revision process recorded in `pidFile` when it still runs and the control plane
+ * that started it is gone (a live one keeps its own): SIGTERM, then SIGKILL after a grace
+ * period; resolves once it has exited. Returns the pid it stopped, or null.
+ */
+export async function stopRecorded(pidFile: string, graceMs = STOP_GRACE_MS): Promise<number | null> {
+  let rec: PidRecord;
+  try {
+    rec = JSON.parse(readFileSync(pidFile, "utf8")) as PidRecord;
+  } catch {
+    return null;
+  }
+  if (!Number.isInteger(rec.pid) || rec.pid <= 0) return null;
+  if (rec.parent !== process.pid && alive(rec.parent)) return null;
+  if (!alive(rec.pid) || !sameProcess(rec)) {
+    rmSync(pidFile, { force: true });
+    return null;
+  }
+  const signal = (sig: NodeJS.Signals) => {
+    try {
+      process.kill(rec.pid, sig);
+    } catch {}
+  };
+  signal("SIGTERM");
+  const deadline = Date.now() + graceMs;
+  while (alive(rec.pid) && sameProcess(rec)) {
+    if (Date.now() > deadline) signal("SIGKILL");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  rmSync(pidFile, { force: true });
+  return rec.pid;
 }
 
 export class RevisionProcess {
@@ -90,9 +157,21 @@ export class RevisionProcess {
 
   private spawn(): void {
     const [cmd, ...pre] = this.opts.command ?? selfInvocation();
-    const args = [...pre, "serve", this.opts.bundlePath, "--port", String(this.port), "--data-dir", this.opts.dataDir];
-    const child = spawn(cmd!, args, { env: this.opts.env, stdio: ["ignore", "pipe", "pipe"] });
+    const args = [...pre, "serve", this.opts.bundlePath, "--host", this.opts.host, "--port", String(this.port), "--data-dir", this.opts.dataDir];
+    // stdin: a pipe nobody writes to; it closes when this process dies, and the child exits with it.
+    const child = spawn(cmd!, args, { env: { ...this.opts.env, AGENTCLI_EXIT_WITH_PARENT: "1" }, stdio: ["pipe", "pipe", "pipe"] });
     this.child = child;
+    child.stdin!.on("error", () => {});
+    const pidFile = this.opts.pidFile;
+    if (pidFile && child.pid) {
+      const rec: PidRecord = { pid: child.pid, parent: process.pid, bundle: this.opts.bundlePath };
+      writeFileSync(pidFile, JSON.stringify(rec));
+      child.once("exit", () => {
+        try {
+          if ((JSON.parse(readFileSync(pidFile, "utf8")) as PidRecord).pid === rec.pid) rmSync(pidFile, { force: true });
+        } catch {}
+      });
+    }
     const onData = (buf: Buffer) => {
       for (const line of buf.toString("utf8").split("\n")) {
         if (!line.trim()) continue;

@@ -1,7 +1,9 @@
 /**
  * Opens the control plane: storage (PostgreSQL from `databaseUrl`, embedded PGlite in
  * `dataDir` otherwise), migrations, the reconciler with its computes, and the HTTP app; and
- * optionally listens on a port.
+ * optionally listens on a port. With `listen` it binds the port before anything else (a taken
+ * port is a PORT_IN_USE user error naming --port, with nothing started or created); requests
+ * that arrive while it starts wait until it is ready.
  *
  * @example
  * const platform = await openPlatform({ dataDir: "/var/lib/agentcli-platform", mode: "cloud" });
@@ -29,6 +31,8 @@ import type { AgentTemplate } from "./templates.ts";
 import { setting } from "./tenancy.ts";
 
 export interface PlatformOptions {
+  /** Bind this port first, before storage and revision processes (see the file comment). */
+  listen?: { port: number; host?: string };
   /** Folder for the embedded database, revision processes and work files. */
   dataDir: string;
   databaseUrl?: string;
@@ -57,20 +61,42 @@ export interface Platform {
   sql: SqlDriver;
   /** The built-in computes (inspection and tests). */
   computes: { local: LocalCompute; k8s: K8sCompute };
+  /** Where it listens when opened with `listen`. */
+  listening: { url: string; port: number } | null;
   listen(opts: { port: number; host?: string }): Promise<{ url: string; port: number }>;
   close(): Promise<void>;
 }
 
+type Fetch = (req: Request, ...rest: unknown[]) => Response | Promise<Response>;
+
 export async function openPlatform(opts: PlatformOptions): Promise<Platform> {
-  await mkdir(opts.dataDir, { recursive: true });
-  const sql = await openSql(opts.databaseUrl ? { url: opts.databaseUrl } : { dataDir: join(opts.dataDir, "db") });
-  const cleanups: Array<() => Promise<void>> = [() => sql.close()];
+  const cleanups: Array<() => Promise<void>> = [];
+  /** Stops the HTTP listener opened with `opts.listen`: first, before what its requests use. */
+  let stopListening = async () => {};
   const close = async () => {
     let first: unknown;
-    for (const fn of cleanups.reverse()) await fn().catch((err) => (first ??= err));
+    for (const fn of [stopListening, ...cleanups.splice(0).reverse()]) await fn().catch((err) => (first ??= err));
+    stopListening = async () => {};
     if (first) throw first;
   };
+  let early: { url: string; port: number; ready: (fetch: Fetch) => void } | null = null;
+  if (opts.listen) {
+    let ready!: (fetch: Fetch) => void;
+    const gate = new Promise<Fetch>((r) => (ready = r));
+    const host = opts.listen.host ?? "127.0.0.1";
+    const { listen } = await import("../server/node.ts");
+    const l = await listen({ fetch: (req: Request, ...rest: unknown[]) => gate.then((f) => f(req, ...rest)) }, { port: opts.listen.port, host });
+    // Requests still waiting when the start fails get a 503 (the listener closes right after).
+    stopListening = async () => {
+      ready(() => new Response("the control plane is stopping", { status: 503 }));
+      await l.close();
+    };
+    early = { url: hostUrl(host, l.port), port: l.port, ready };
+  }
   try {
+    await mkdir(opts.dataDir, { recursive: true });
+    const sql = await openSql(opts.databaseUrl ? { url: opts.databaseUrl } : { dataDir: join(opts.dataDir, "db") });
+    cleanups.push(() => sql.close());
     await migrate(sql, "platform", PLATFORM_MIGRATIONS); // safe with replicas starting together
     const onError = opts.onError ?? ((err: unknown) => console.error("platform:", err));
     const local = new LocalCompute({ dataDir: join(opts.dataDir, "deployments"), host: opts.localHost ?? "127.0.0.1", databaseUrl: opts.databaseUrl ?? null, plugins: opts.plugins, command: opts.localCommand });
@@ -98,11 +124,13 @@ export async function openPlatform(opts: PlatformOptions): Promise<Platform> {
     };
     const app = createPlatformApp(services, { onError });
     await reconciler.start();
+    early?.ready(app.fetch as Fetch);
     return {
       app,
       services,
       sql,
       computes: { local, k8s },
+      listening: early ? { url: early.url, port: early.port } : null,
       close,
       async listen({ port, host = "127.0.0.1" }) {
         const { serve } = await import("@hono/node-server");
@@ -116,12 +144,15 @@ export async function openPlatform(opts: PlatformOptions): Promise<Platform> {
         }));
         const address = server.address();
         const actual = typeof address === "object" && address ? address.port : port;
-        const url = `http://${host.includes(":") ? `[${host}]` : host}:${actual}`;
-        return { url, port: actual };
+        return { url: hostUrl(host, actual), port: actual };
       },
     };
   } catch (err) {
     await close().catch(() => {});
     throw err;
   }
+}
+
+function hostUrl(host: string, port: number): string {
+  return `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
 }
