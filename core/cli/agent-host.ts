@@ -51,7 +51,12 @@ export async function hostBundle(opts: HostOptions): Promise<Host> {
   // Storage opens (a new database restores its template on the I/O threads) while the
   // server's modules load; the harness loads with the agent graph, on its first run.
   const dbUrl = opts.env.DATABASE_URL;
-  const opening = import("../storage/storage.ts").then(({ openStorage }) => openStorage(dbUrl ? { url: dbUrl } : { dataDir: opts.dataDir }));
+  const opening = import("../storage/storage.ts").then(({ openStorage }) => openStorage(dbUrl ? { url: dbUrl } : { dataDir: opts.dataDir })).catch(async (err) => {
+    const { DataDirLockedError } = await import("../storage/lock.ts");
+    if (opts.mode !== "dev" || !(err instanceof DataDirLockedError)) throw err;
+    // dev has no --data-dir: the project's database is its own.
+    throw new DataDirLockedError(err.dir, err.pid, `Another "agentcli dev" (or serve) of this project is running (pid ${err.pid}): use that one, or stop it first. To run several servers on one project's data, set DATABASE_URL to a PostgreSQL database.`);
+  });
   opening.catch(() => {});
   const [{ createAgentServer }, { listen }, { createAuthenticator, identityPluginFor }, ui, { protocolRoutes }, { VERSION }] = await Promise.all([
     import("../server/app.ts"),

@@ -54,9 +54,33 @@ export async function openSql(opts: OpenSqlOptions = {}): Promise<SqlDriver> {
 /**
  * Opens the embedded engine. A new database is restored from its template when there is
  * one; otherwise it runs `initdb`, and (when a template is wanted) is migrated and dumped
- * into the cache so the next new database starts fast.
+ * into the cache so the next new database starts fast. A data directory is locked for the
+ * process that opens it (see ./lock.ts): a second open throws a `DataDirLockedError`.
  */
 async function openEmbedded(dataDir: string | undefined, template: TemplateSpec | null): Promise<SqlDriver> {
+  if (!dataDir) return openEmbeddedUnlocked(undefined, template);
+  // One process per data directory: a second would keep its own copy and lose writes.
+  const { lockDataDir } = await import("./lock.ts");
+  const lock = lockDataDir(dataDir);
+  try {
+    const sql = await openEmbeddedUnlocked(dataDir, template);
+    return {
+      ...sql,
+      close: async () => {
+        try {
+          await sql.close();
+        } finally {
+          lock.release();
+        }
+      },
+    };
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
+}
+
+async function openEmbeddedUnlocked(dataDir: string | undefined, template: TemplateSpec | null): Promise<SqlDriver> {
   const [{ existsSync, mkdirSync, rmSync }, { join }, tpl] = await Promise.all([import("node:fs"), import("node:path"), import("./template.ts")]);
   if (dataDir) {
     const restored = template ? await tpl.takePreparedDataDir(dataDir, template) : false;
