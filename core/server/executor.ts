@@ -119,14 +119,23 @@ export async function executeRun(deps: ExecutorDeps, run: Run & { assistant?: Cl
       rollback = reason.action === "rollback";
     } else {
       status = "error";
-      const e = err instanceof Error ? err : new Error(String(err));
-      errorOut = { error: e.name || "Error", message: e.message };
+      errorOut = graphError(err);
       emit("error", errorOut);
-      log.warn(`run ${run.run_id} failed: ${e.name}: ${e.message}`);
+      log.warn(`run ${run.run_id} failed: ${errorOut.error}: ${errorOut.message}`);
     }
   }
   runEnded();
   await finishRun(deps, run, { status, errorOut, rollback, graph, threadConfig, final: status === "success" && !interrupted ? final : null });
+}
+
+/**
+ * A graph's error as the client sees it: its type and message, without the "Troubleshooting
+ * URL: ..." paragraph LangChain appends (documentation noise, not the error).
+ */
+export function graphError(err: unknown): { error: string; message: string } {
+  const e = err instanceof Error ? err : new Error(String(err));
+  const message = e.message.replace(/\s*Troubleshooting URL: \S+\s*$/, "").trimEnd();
+  return { error: e.name || "Error", message: message || e.name || "The run failed" };
 }
 
 function sameKeys(a: unknown, b: unknown): boolean {

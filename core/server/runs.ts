@@ -7,7 +7,7 @@ import { type Context, Hono } from "hono";
 import type { Run, RunStatus } from "../storage/records.ts";
 import type { RunEnd } from "./broker.ts";
 import type { ServerDeps } from "./deps.ts";
-import { conflict, jsonBody, notFound, parseBody } from "./http-errors.ts";
+import { conflict, jsonBody, notFound, parseBody, unprocessable } from "./http-errors.ts";
 import { cancelRun, createRun } from "./run-create.ts";
 import * as s from "./schemas.ts";
 import { type AppEnv, scopeOf, userOf } from "./scope.ts";
@@ -98,8 +98,15 @@ export function runRoutes(deps: ServerDeps): Hono<AppEnv> {
 
   app.post("/runs/batch", async (c) => {
     const body = await jsonBody(c);
-    if (!Array.isArray(body)) throw conflict("Cannot create runs: the batch body must be an array");
-    const parsed = body.map((b) => parseBody(s.runCreate, b));
+    if (!Array.isArray(body)) throw unprocessable("Invalid request: the batch body must be an array of runs");
+    // Every run is checked before any is created; an error names the run by its index.
+    const parsed = body.map((b, i) => {
+      try {
+        return parseBody(s.runCreate, b);
+      } catch (err) {
+        throw unprocessable((err as Error).message.replace(/^Invalid request: /, `Invalid request: [${i}].`));
+      }
+    });
     const out: Run[] = [];
     for (const b of parsed) out.push(await createRun(deps, userOf(c), b, null));
     return c.json(out);

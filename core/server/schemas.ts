@@ -97,9 +97,14 @@ export const history = z.object({
 
 const streamMode = z.enum(STREAM_MODES);
 
+/** A run's input: the graph's state update (keys of its state), or null (resume, or nothing new). */
+const runInput = z.record(z.string(), z.unknown(), {
+  error: `must be an object of the graph's state keys, e.g. {"messages": [{"role": "user", "content": "Hi"}]}, or null`,
+}).nullish();
+
 export const runCreate = z.object({
   assistant_id: z.string().min(1),
-  input: z.unknown().optional(),
+  input: runInput,
   command: opt(z.object({ resume: z.unknown().optional(), update: z.unknown().optional(), goto: z.unknown().optional() })),
   config: opt(configSchema),
   context: z.unknown().optional(),
