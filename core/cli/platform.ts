@@ -3,7 +3,7 @@
  * creates tenants, API keys (printed once), integrations, provider tokens and listeners in
  * its database. The CLI only parses flags; the work is in `core/platform/`.
  */
-import { existsSync, readFileSync, writeFileSync, rmSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import process from "node:process";
 import { userError } from "../errors.ts";
@@ -14,8 +14,8 @@ import { RESEARCH_TEMPLATE, type AgentTemplate } from "../platform/templates.ts"
 
 const SERVE = {
   name: "platform serve",
-  usage: "agentcli platform serve [--port <int>] [--host <host>] [--data-dir <dir>] [--mode cloud|self-hosted]",
-  summary: "Run the control plane (REST API of deployments, revisions, listeners) and its local listener.\nStorage: PostgreSQL from $DATABASE_URL, otherwise an embedded database in --data-dir.\nPlugins it is started with (--plugin, AGENTCLI_PLUGINS) build revisions and load in the local listener's revision processes.",
+  usage: "agentcli platform serve [--port <int>] [--host <host>] [--data-dir <dir>] [--mode cloud|self-hosted] [--public-url <url>]",
+  summary: "Run the control plane (REST API of deployments, revisions, listeners) and its local listener.\nStorage: PostgreSQL from $DATABASE_URL, otherwise an embedded database in --data-dir (then \"platform admin\" runs only while this is stopped).\nOn first start it creates the tenant \"default\" and prints its API key once.\nPlugins it is started with (--plugin, AGENTCLI_PLUGINS) build revisions and load in the local listener's revision processes.",
   flags: {
     port: { type: "int", description: "Port to listen on", default: 8100, min: 0, max: 65535 },
     host: { type: "string", description: "Address to bind", default: "127.0.0.1" },
@@ -47,7 +47,7 @@ const ADMIN_FLAGS = {
 const ADMIN = {
   name: "platform admin",
   usage: "agentcli platform admin <create-tenant <name>|list-tenants|create-key|revoke-key <id>|create-integration|create-token|create-listener|set-kubeconfig> [options]",
-  summary: "Administer the control plane's database (run it where the server's data folder or $DATABASE_URL is).",
+  summary: "Administer the control plane's database (run it where the server's data folder or $DATABASE_URL is).\nThe embedded database (no $DATABASE_URL) opens in one process at a time: stop \"agentcli platform serve\" first.",
   flags: ADMIN_FLAGS,
   positionals: [{ name: "action", description: "What to do", required: true }, { name: "arg", description: "Argument of the action" }],
 } satisfies CommandSpec<typeof ADMIN_FLAGS>;
@@ -74,28 +74,41 @@ async function serve(argv: string[], ctx: CliContext): Promise<number> {
   const plugins = ctx.pluginPaths.map((p) => (p ? resolve(ctx.cwd, p) : p));
   // A plugin file that does not load fails here, not in every revision.
   await (await import("../plugins.ts")).loadPlugins(plugins);
-  const { openPlatform } = await import("../platform/server.ts");
-  // Binds the port first: a taken port stops it before the database, revisions or the default tenant.
-  const platform = await openPlatform({
-    listen: { port: flags.port, host: flags.host },
-    dataDir, databaseUrl: ctx.env.DATABASE_URL || undefined, mode: flags.mode, publicUrl: flags.publicUrl, plugins,
-    builders: projectBuilders({ ...ctx, pluginPaths: plugins }), localHost: flags.host === "0.0.0.0" ? "127.0.0.1" : flags.host,
-    onError: (err) => ctx.io.err(`platform: ${err instanceof Error ? err.stack ?? err.message : String(err)}`),
-  });
   const pidFile = join(dataDir, "serve.pid");
+  if (!ctx.env.DATABASE_URL) {
+    const other = serveRunning(dataDir);
+    if (other) {
+      throw userError("CONFLICT", {
+        message: `Cannot run "agentcli platform serve" on "${dataDir}": another one (pid ${other}) is running on its embedded database`,
+        hint: "Stop that one first, or give this one another --data-dir.",
+      });
+    }
+  }
+  mkdirSync(dataDir, { recursive: true });
+  writeFileSync(pidFile, String(process.pid));
+  let platform: Awaited<ReturnType<typeof import("../platform/server.ts").openPlatform>> | null = null;
   try {
-    writeFileSync(pidFile, String(process.pid));
+    const { openPlatform } = await import("../platform/server.ts");
+    // Binds the port first: a taken port stops it before the database, revisions or the default tenant.
+    platform = await openPlatform({
+      listen: { port: flags.port, host: flags.host },
+      dataDir, databaseUrl: ctx.env.DATABASE_URL || undefined, mode: flags.mode, publicUrl: flags.publicUrl, plugins,
+      builders: projectBuilders({ ...ctx, pluginPaths: plugins }), localHost: flags.host === "0.0.0.0" ? "127.0.0.1" : flags.host,
+      onError: (err) => ctx.io.err(`platform: ${err instanceof Error ? err.stack ?? err.message : String(err)}`),
+    });
+    const db = platform.sql;
     const { listTenants, createTenant, createApiKey } = await import("../platform/tenancy.ts");
-    if (!(await listTenants(platform.sql)).length) {
+    if (!(await listTenants(db)).length) {
+      // Tenant and key in one transaction: never a default tenant whose key nobody saw.
       // Another replica starting on the same database may create it first: then it printed the key.
-      const tenant = await createTenant(platform.sql, "default").catch(async (err) => {
-        if ((await listTenants(platform.sql)).some((x) => x.name === "default")) return null;
+      const created = await db.transaction(async (tx) => {
+        const tenant = await createTenant(tx, "default");
+        return { tenant, key: (await createApiKey(tx, { tenantId: tenant.id, userId: "admin" })).key };
+      }).catch(async (err) => {
+        if ((await listTenants(db)).some((x) => x.name === "default")) return null;
         throw err;
       });
-      if (tenant) {
-        const { key } = await createApiKey(platform.sql, { tenantId: tenant.id, userId: "admin" });
-        ctx.io.err(`Created tenant "default" (${tenant.id}). Its API key, shown only now:\n  ${key}\nUse it as PLATFORM_API_KEY.`);
-      }
+      if (created) ctx.io.err(`Created tenant "default" (${created.tenant.id}). Its API key, shown only now:\n  ${created.key}\nUse it as PLATFORM_API_KEY.`);
     }
     const { url } = platform.listening!;
     ctx.io.err(`Control plane (${flags.mode}) listening on ${url} (data: ${ctx.env.DATABASE_URL ? "PostgreSQL" : dataDir})`);
@@ -103,21 +116,75 @@ async function serve(argv: string[], ctx: CliContext): Promise<number> {
     ctx.io.err("Stopping the control plane...");
     return 0;
   } finally {
-    rmSync(pidFile, { force: true });
-    await platform.close();
+    if (readPid(pidFile) === process.pid) rmSync(pidFile, { force: true });
+    await platform?.close();
   }
 }
+
+/** The pid recorded in a `serve.pid` file, or null. */
+function readPid(file: string): number | null {
+  try {
+    const pid = Number(readFileSync(file, "utf8").trim());
+    return Number.isInteger(pid) && pid > 0 ? pid : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The pid of the "agentcli platform serve" running on `dataDir` (its serve.pid names a live process other than this one), or null. */
+function serveRunning(dataDir: string): number | null {
+  const pid = readPid(join(dataDir, "serve.pid"));
+  return pid && pid !== process.pid && processAlive(pid) ? pid : null;
+}
+
+/** Each action: whether it takes the positional argument (and its name), and the flags it needs. */
+const ACTIONS: Record<string, { arg?: string; needs: Array<keyof typeof ADMIN_FLAGS> }> = {
+  "create-tenant": { arg: "<name>", needs: [] },
+  "list-tenants": { needs: [] },
+  "create-key": { needs: ["tenant"] },
+  "revoke-key": { arg: "<key id>", needs: [] },
+  "create-integration": { needs: ["tenant", "kind", "tokenEnv"] },
+  "create-token": { needs: ["tenant", "providerId"] },
+  "create-listener": { needs: ["tenant", "computeId"] },
+  "set-kubeconfig": { needs: ["listener", "kubeconfig"] },
+};
+
+const FLAG_NAMES: Record<string, string> = { tenant: "--tenant", kind: "--kind", tokenEnv: "--token-env", providerId: "--provider-id", computeId: "--compute-id", listener: "--listener", kubeconfig: "--kubeconfig", apiUrl: "--api-url" };
 
 async function admin(argv: string[], ctx: CliContext): Promise<number> {
   const { flags, positionals, help } = parseArgs(ADMIN, argv);
   if (help) return ctx.io.out(renderHelp(ADMIN)), 0;
-  const [action, arg] = positionals;
+  const [action, arg] = positionals as [string, string | undefined];
+  // Everything about the command line is checked before the database is opened.
+  const cannot = (state: string, hint = `Run "agentcli platform admin --help".`) =>
+    userError("ARGS_INVALID", { message: `Cannot run "agentcli platform admin ${action}": ${state}`, hint });
+  const spec = Object.hasOwn(ACTIONS, action) ? ACTIONS[action]! : null;
+  if (!spec) throw cannot("unknown action", `Actions: ${Object.keys(ACTIONS).join(", ")}. Usage: ${ADMIN.usage}`);
+  if (spec.arg && !arg) throw cannot(`${spec.arg} is required`);
+  if (!spec.arg && arg !== undefined) throw cannot(`it takes no argument (got "${arg}")`);
+  for (const name of spec.needs) if (!flags[name]) throw cannot(`${FLAG_NAMES[name]} is required`);
+  let token = "";
+  if (action === "create-integration") {
+    if (flags.kind !== "repohost" && flags.kind !== "forge") throw cannot(`--kind "${flags.kind}" is not "repohost" or "forge"`);
+    if (flags.kind === "forge" && !flags.apiUrl) throw cannot("--api-url is required for a forge integration");
+    token = ctx.env[flags.tokenEnv!] ?? "";
+    if (!token) throw userError("CREDENTIALS_MISSING", { message: `Cannot create integration: ${flags.tokenEnv} is not set`, hint: `Export the access token as ${flags.tokenEnv}.` });
+  }
+  if (action === "create-listener" && flags.computeType !== "k8s" && flags.computeType !== "local") throw cannot(`--compute-type "${flags.computeType}" is not "k8s" or "local"`);
+  let kubeconfig: string | null = null;
+  if (flags.kubeconfig && (action === "create-listener" || action === "set-kubeconfig")) {
+    try {
+      kubeconfig = readFileSync(resolve(ctx.cwd, flags.kubeconfig), "utf8");
+    } catch {
+      throw cannot(`cannot read --kubeconfig "${flags.kubeconfig}"`, "Pass the path of a readable kubeconfig file.");
+    }
+  }
   const dataDir = resolve(ctx.cwd, flags.dataDir);
-  const pidFile = join(dataDir, "serve.pid");
-  if (!ctx.env.DATABASE_URL && existsSync(pidFile) && processAlive(Number(readFileSync(pidFile, "utf8")))) {
+  const running = ctx.env.DATABASE_URL ? null : serveRunning(dataDir);
+  if (running) {
     throw userError("CONFLICT", {
-      message: `Cannot open the control plane's embedded database in "${dataDir}": "agentcli platform serve" is running on it`,
-      hint: "Stop the server first, or run the control plane on PostgreSQL (DATABASE_URL) so admin commands can run beside it.",
+      message: `Cannot open the control plane's embedded database in "${dataDir}": "agentcli platform serve" (pid ${running}) is running on it, and the embedded database opens in one process at a time`,
+      hint: "Stop \"agentcli platform serve\" and run the admin command again, or run the control plane on PostgreSQL (DATABASE_URL, for both) so admin commands run beside it.",
     });
   }
   const { openSql, migrate } = await import("../storage/sql.ts");
@@ -126,14 +193,10 @@ async function admin(argv: string[], ctx: CliContext): Promise<number> {
   const sql = await openSql(ctx.env.DATABASE_URL ? { url: ctx.env.DATABASE_URL } : { dataDir: join(dataDir, "db") });
   try {
     await migrate(sql, "platform", PLATFORM_MIGRATIONS);
-    const need = (value: string | undefined, flag: string): string => {
-      if (!value) throw userError("ARGS_INVALID", { message: `Cannot run "agentcli platform admin ${action}": ${flag} is required`, hint: `Run "agentcli platform admin --help".` });
-      return value;
-    };
-    const tenant = async () => t.findTenant(sql, need(flags.tenant, "--tenant"));
+    const tenant = async () => t.findTenant(sql, flags.tenant!);
     switch (action) {
       case "create-tenant": {
-        const created = await t.createTenant(sql, need(arg, "<name>"));
+        const created = await t.createTenant(sql, arg!);
         ctx.io.out(`tenant ${created.id} ${created.name}`);
         return 0;
       }
@@ -147,16 +210,12 @@ async function admin(argv: string[], ctx: CliContext): Promise<number> {
         return 0;
       }
       case "revoke-key":
-        await t.revokeApiKey(sql, need(arg, "<key id>"));
+        await t.revokeApiKey(sql, arg!);
         ctx.io.out(`revoked ${arg}`);
         return 0;
       case "create-integration": {
-        const kind = need(flags.kind, "--kind");
-        if (kind !== "repohost" && kind !== "forge") throw userError("ARGS_INVALID", { message: `Cannot create integration: --kind "${kind}" is not "repohost" or "forge"` });
-        const tokenVar = need(flags.tokenEnv, "--token-env");
-        const token = ctx.env[tokenVar];
-        if (!token) throw userError("CREDENTIALS_MISSING", { message: `Cannot create integration: ${tokenVar} is not set`, hint: `Export the access token as ${tokenVar}.` });
-        const apiUrl = flags.apiUrl ?? (kind === "repohost" ? "https://api.github.com" : need(undefined, "--api-url"));
+        const kind = flags.kind as "repohost" | "forge";
+        const apiUrl = flags.apiUrl ?? "https://api.github.com";
         const row = await t.createIntegration(sql, { tenantId: (await tenant()).id, kind, apiUrl, token });
         ctx.io.out(`integration ${row.id}`);
         ctx.io.err(`Push webhook: POST <control plane>/v1/integrations/${row.id}/webhook, secret ${row.webhook_secret}`);
@@ -164,7 +223,7 @@ async function admin(argv: string[], ctx: CliContext): Promise<number> {
       }
       case "create-token": {
         const row = await t.createToken(sql, {
-          tenantId: (await tenant()).id, ownerUserId: flags.user, providerId: need(flags.providerId, "--provider-id"), label: flags.label,
+          tenantId: (await tenant()).id, ownerUserId: flags.user, providerId: flags.providerId!, label: flags.label,
           scopes: flags.scope, isDefault: flags.default, expiresAt: flags.expiresInDays ? new Date(Date.now() + flags.expiresInDays * 86_400_000) : null,
         });
         ctx.io.out(`token ${row.id}`);
@@ -172,19 +231,17 @@ async function admin(argv: string[], ctx: CliContext): Promise<number> {
       }
       case "create-listener": {
         const row = await t.createListener(sql, {
-          tenantId: (await tenant()).id, computeType: flags.computeType, computeId: need(flags.computeId, "--compute-id"),
+          tenantId: (await tenant()).id, computeType: flags.computeType, computeId: flags.computeId!,
           computeConfig: flags.computeType === "k8s" ? { k8s_namespaces: flags.namespace } : {}, version: null,
         });
-        if (flags.kubeconfig) await t.setListenerKubeconfig(sql, row.id, readFileSync(resolve(ctx.cwd, flags.kubeconfig), "utf8"));
+        if (kubeconfig !== null) await t.setListenerKubeconfig(sql, row.id, kubeconfig);
         ctx.io.out(`listener ${row.id}`);
         return 0;
       }
-      case "set-kubeconfig":
-        await t.setListenerKubeconfig(sql, need(flags.listener, "--listener"), readFileSync(resolve(ctx.cwd, need(flags.kubeconfig, "--kubeconfig")), "utf8"));
+      default: // set-kubeconfig
+        await t.setListenerKubeconfig(sql, flags.listener!, kubeconfig!);
         ctx.io.out(`kubeconfig set for listener ${flags.listener}`);
         return 0;
-      default:
-        throw userError("ARGS_INVALID", { message: `Cannot run "agentcli platform admin ${action}": unknown action`, hint: `Usage: ${ADMIN.usage}` });
     }
   } finally {
     await sql.close();

@@ -1,7 +1,9 @@
 /**
  * `agentcli platform serve` as a real process: a taken port is a clean user error naming
  * --port (exit 1) that creates no tenant, so the key of the default tenant is printed by the
- * first start that listens; a revision process binds the listener's host (127.0.0.1) and exits
+ * first start that listens; while it runs on the embedded database, `platform admin` reports a
+ * wrong action or missing flag as such and otherwise says to stop the server (or use
+ * DATABASE_URL), and a second server on the same folder is refused; a revision process binds the listener's host (127.0.0.1) and exits
  * when its control plane is SIGKILLed; the control plane started again runs exactly one
  * process for the deployment; a recorded revision process whose control plane died is stopped
  * by `stopRecorded`, one whose control plane lives is left alone.
@@ -49,6 +51,17 @@ function platformServe(port: number, dataDir: string): { child: ChildProcess; ou
   return { child, output: () => out, exited };
 }
 
+/** Runs agentcli to its end. */
+function agentcli(args: string[]): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, [join(ROOT, "bin/agentcli.js"), ...args], {
+    cwd: work, env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp" }, stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout.on("data", (d) => (output += d));
+  child.stderr.on("data", (d) => (output += d));
+  return new Promise((r) => child.on("close", (code) => r({ code, output })));
+}
+
 async function ready(s: ReturnType<typeof platformServe>, base: string): Promise<void> {
   await until(async () => (s.child.exitCode !== null ? Promise.reject(new Error(s.output())) : /listening on/.test(s.output())), "listening", 600);
   assert.equal((await fetch(`${base}/ok`)).status, 200);
@@ -66,7 +79,7 @@ function processesWith(text: string): number[] {
   return pids;
 }
 
-test("a taken port: a user error naming --port, exit 1, and no tenant created; the next start that listens prints the key", async () => {
+test("a taken port: a user error naming --port, exit 1, and no tenant created; the next start that listens prints the key; admin beside a running embedded server", async () => {
   const blocker: Server = createServer();
   const port = await new Promise<number>((r) => blocker.listen(0, "127.0.0.1", () => r((blocker.address() as { port: number }).port)));
   try {
@@ -82,8 +95,28 @@ test("a taken port: a user error naming --port, exit 1, and no tenant created; t
   const s = platformServe(free, "taken");
   await ready(s, `http://127.0.0.1:${free}`);
   assert.match(s.output(), /Created tenant "default"[^\n]*\n\s+acp_[A-Za-z0-9_-]+\n/, "the key is shown by the first start that listens");
+
+  // While it runs on the embedded database: a wrong admin command is reported as such, a right
+  // one says to stop the server (or use DATABASE_URL), and a second server is refused.
+  const bogus = await agentcli(["platform", "admin", "bogus", "--data-dir", "taken"]);
+  assert.equal(bogus.code, 1);
+  assert.match(bogus.output, /Cannot run "agentcli platform admin bogus": unknown action/);
+  const missing = await agentcli(["platform", "admin", "create-key", "--data-dir", "taken"]);
+  assert.match(missing.output, /--tenant is required/);
+  const locked = await agentcli(["platform", "admin", "list-tenants", "--data-dir", "taken"]);
+  assert.equal(locked.code, 1);
+  assert.match(locked.output, /"agentcli platform serve" \(pid \d+\) is running on it/);
+  assert.match(locked.output, /Stop "agentcli platform serve".*DATABASE_URL/);
+  const twice = await agentcli(["platform", "serve", "--port", "0", "--data-dir", "taken"]);
+  assert.equal(twice.code, 1);
+  assert.match(twice.output, /another one \(pid \d+\) is running on its embedded database/);
+  assert.equal((await fetch(`http://127.0.0.1:${free}/ok`)).status, 200, "the refused second server left the first one alone");
+
   s.child.kill("SIGTERM");
   assert.equal(await s.exited, 0);
+  const listed = await agentcli(["platform", "admin", "list-tenants", "--data-dir", "taken"]);
+  assert.equal(listed.code, 0, listed.output);
+  assert.match(listed.output, / default\n/);
 });
 
 test("a revision process binds 127.0.0.1, exits when its control plane is SIGKILLed, and a restart runs exactly one", async () => {
