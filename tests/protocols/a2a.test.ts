@@ -168,6 +168,46 @@ for (const provider of ["anonymous", "identity_a"] as Provider[]) {
       assert.equal(unknown.body.error?.code, -32601);
     });
 
+    it("answers JSON-RPC errors with the standard codes: parse error, invalid request, method not found (1.0 and 0.3)", async () => {
+      const card = await (await fetch(`${srv.url}/.well-known/agent-card.json`)).json() as { url: string };
+      const raw = async (body: string, extra: Record<string, string> = {}) => {
+        const res = await fetch(card.url, { method: "POST", headers: { "content-type": "application/json", ...headers, ...extra }, body });
+        return { status: res.status, body: await res.json() as { jsonrpc: string; id: unknown; error?: { code: number; message: string } } };
+      };
+      const v1 = { "A2A-Version": "1.0" };
+      for (const extra of [{}, v1]) {
+        for (const body of ["{not json", ""]) {
+          const r = await raw(body, extra);
+          assert.equal(r.status, 200);
+          assert.equal(r.body.jsonrpc, "2.0");
+          assert.equal(r.body.id, null);
+          assert.equal(r.body.error?.code, -32700, JSON.stringify(r.body));
+          assert.match(r.body.error!.message, /^Parse error/);
+        }
+        for (const body of ["[]", "42", JSON.stringify({ id: 3, method: "GetTask", params: { id: "x" } })]) {
+          assert.equal((await raw(body, extra)).body.error?.code, -32600, body);
+        }
+      }
+      // An unknown method is -32601 with or without params (the SDK checked params first: -32602).
+      for (const params of [undefined, {}, { id: "x" }]) {
+        const legacy = await raw(JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tasks/nope", params }));
+        assert.equal(legacy.body.id, 7);
+        assert.equal(legacy.body.error?.code, -32601, JSON.stringify(legacy.body));
+        assert.match(legacy.body.error!.message, /^Method not found: "tasks\/nope"/);
+        const current = await raw(JSON.stringify({ jsonrpc: "2.0", id: "a", method: "NoSuchMethod", params }), v1);
+        assert.equal(current.body.id, "a");
+        assert.equal(current.body.error?.code, -32601, JSON.stringify(current.body));
+        assert.match(current.body.error!.message, /^Method not found: "NoSuchMethod"/);
+      }
+      // A method of the other protocol version says which header to send.
+      const mixed = await raw(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "message/send", params: {} }), v1);
+      assert.equal(mixed.body.error?.code, -32601);
+      assert.match(mixed.body.error!.message, /A2A 0\.3 method: send it without the A2A-Version header/);
+      // Known methods with bad params are still -32602 / the SDK's own answers.
+      const badParams = await raw(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tasks/get" }));
+      assert.equal(badParams.body.error?.code, -32602);
+    });
+
     if (provider === "identity_a") {
       it("refuses JSON-RPC calls without a valid token with 401 (the card stays public)", async () => {
         const card = await (await fetch(`${srv.url}/.well-known/agent-card.json`)).json() as { url: string };

@@ -30,6 +30,46 @@ export interface A2AOptions {
   defaultAssistant?: () => string;
 }
 
+const JSONRPC_PARSE_ERROR = -32700;
+const JSONRPC_INVALID_REQUEST = -32600;
+const JSONRPC_METHOD_NOT_FOUND = -32601;
+
+/** The JSON-RPC methods of A2A 1.0 (`A2A-Version: 1.0`) the SDK's transport handler serves. */
+const METHODS = [
+  "SendMessage", "SendStreamingMessage", "GetTask", "ListTasks", "CancelTask", "SubscribeToTask",
+  "CreateTaskPushNotificationConfig", "GetTaskPushNotificationConfig", "ListTaskPushNotificationConfigs",
+  "DeleteTaskPushNotificationConfig", "GetExtendedAgentCard",
+];
+/** The methods of A2A 0.3 (no `A2A-Version`). */
+const LEGACY_METHODS = [
+  "message/send", "message/stream", "tasks/get", "tasks/cancel", "tasks/resubscribe",
+  "tasks/pushNotificationConfig/set", "tasks/pushNotificationConfig/get", "tasks/pushNotificationConfig/list",
+  "tasks/pushNotificationConfig/delete", "agent/getAuthenticatedExtendedCard",
+];
+
+function rpcError(id: unknown, code: number, message: string) {
+  return { jsonrpc: "2.0" as const, id, error: { code, message } };
+}
+
+const validId = (id: unknown) => id === null || typeof id === "string" || (typeof id === "number" && Number.isInteger(id));
+
+/** What makes a parsed body no JSON-RPC 2.0 request, or null when it is one. */
+function invalidRequest(r: { jsonrpc?: unknown; id?: unknown; method?: unknown } | null): string | null {
+  if (!r) return "the body must be one JSON-RPC 2.0 request object (batches are not supported)";
+  if (r.jsonrpc !== "2.0") return `"jsonrpc" must be "2.0"`;
+  if (typeof r.method !== "string" || !r.method) return `"method" must be a non-empty string`;
+  if ("id" in r && !validId(r.id)) return `"id" must be a string, an integer or null`;
+  return null;
+}
+
+function methodNotFound(method: string, legacy: boolean): string {
+  const other = legacy
+    ? METHODS.includes(method) ? ` "${method}" is an A2A 1.0 method: send the header "A2A-Version: 1.0".` : ""
+    : LEGACY_METHODS.includes(method) ? ` "${method}" is an A2A 0.3 method: send it without the A2A-Version header.` : "";
+  const speaks = legacy ? "A2A 0.3 (no A2A-Version header)" : "A2A 1.0";
+  return `Method not found: "${method}". This request speaks ${speaks}, whose methods are ${(legacy ? LEGACY_METHODS : METHODS).join(", ")}.${other}`;
+}
+
 /** True for requests that speak A2A 0.3: no `A2A-Version`, or 0.3.x. */
 function isLegacy(version: string | undefined): boolean {
   return !version || /^0\.3(\.\d+)?$/.test(version);
@@ -87,20 +127,30 @@ export function a2aRoutes(opts: A2AOptions): A2ARoutes {
         const version = c.req.header("A2A-Version")?.trim() || undefined;
         const legacy = isLegacy(version);
         const mapError = legacy ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError : JsonRpcTransportHandler.mapToJSONRPCError;
-        const body = await c.req.text();
-        let id: unknown = null;
+        // Parse errors (-32700), invalid requests (-32600) and unknown methods (-32601) are
+        // answered here: the SDK's handlers call a parse error an invalid request (and, in
+        // 1.0, an invalid request invalid params), and check params before the method.
+        let request: unknown;
         try {
-          id = (JSON.parse(body) as { id?: unknown })?.id ?? null;
-        } catch { /* the transport handler answers the parse error */ }
+          request = JSON.parse(await c.req.text());
+        } catch (err) {
+          return c.json(rpcError(null, JSONRPC_PARSE_ERROR, `Parse error: the body is not valid JSON (${(err as Error).message})`));
+        }
+        const envelope = request !== null && typeof request === "object" && !Array.isArray(request) ? (request as { jsonrpc?: unknown; id?: unknown; method?: unknown }) : null;
+        const id = envelope?.id ?? null;
         const ctx = new ServerCallContext({ requestedVersion: version });
         try {
           validateVersion(ctx.requestedVersion, card, "JSONRPC");
         } catch (err) {
           return c.json({ jsonrpc: "2.0", id, error: mapError(err) });
         }
+        const invalid = invalidRequest(envelope);
+        if (invalid || !envelope) return c.json(rpcError(validId(id) ? id : null, JSONRPC_INVALID_REQUEST, `Invalid Request: ${invalid}`));
+        const method = envelope.method as string;
+        if (!(legacy ? LEGACY_METHODS : METHODS).includes(method)) return c.json(rpcError(id, JSONRPC_METHOD_NOT_FOUND, methodNotFound(method, legacy)));
         const tasks = new AssistantTasks({ deps, assistant: a, user: userOf(c), card });
         const handler = legacy ? new LegacyJsonRpcTransportHandler(tasks) : new JsonRpcTransportHandler(tasks);
-        const out = await handler.handle(body, ctx);
+        const out = await handler.handle(envelope as Record<string, unknown>, ctx);
         if (!out || typeof (out as AsyncGenerator<unknown>)[Symbol.asyncIterator] !== "function") return c.json(out as object);
         const it = (out as AsyncGenerator<unknown>)[Symbol.asyncIterator]();
         let first: IteratorResult<unknown>;
