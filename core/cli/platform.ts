@@ -3,10 +3,11 @@
  * creates tenants, API keys (printed once), integrations, provider tokens and listeners in
  * its database. The CLI only parses flags; the work is in `core/platform/`.
  */
-import { mkdirSync, readFileSync, writeFileSync, rmSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import process from "node:process";
 import { userError } from "../errors.ts";
+import { lockHolder } from "../storage/lock.ts";
 import type { CliContext } from "./context.ts";
 import { parseArgs, renderHelp, type CommandSpec, type FlagSpec } from "./args.ts";
 import { scaffoldFiles } from "./scaffold.ts";
@@ -74,18 +75,15 @@ async function serve(argv: string[], ctx: CliContext): Promise<number> {
   const plugins = ctx.pluginPaths.map((p) => (p ? resolve(ctx.cwd, p) : p));
   // A plugin file that does not load fails here, not in every revision.
   await (await import("../plugins.ts")).loadPlugins(plugins);
-  const pidFile = join(dataDir, "serve.pid");
-  if (!ctx.env.DATABASE_URL) {
-    const other = serveRunning(dataDir);
-    if (other) {
-      throw userError("CONFLICT", {
-        message: `Cannot run "agentcli platform serve" on "${dataDir}": another one (pid ${other}) is running on its embedded database`,
-        hint: "Stop that one first, or give this one another --data-dir.",
-      });
-    }
+  // The embedded database's lock (core/storage/lock.ts) names the one already running here,
+  // before this one binds its port.
+  const other = ctx.env.DATABASE_URL ? null : lockHolder(join(dataDir, "db"));
+  if (other) {
+    throw userError("CONFLICT", {
+      message: `Cannot run "agentcli platform serve" on "${dataDir}": another one (pid ${other}) is running on its embedded database`,
+      hint: "Stop that one first, or give this one another --data-dir.",
+    });
   }
-  mkdirSync(dataDir, { recursive: true });
-  writeFileSync(pidFile, String(process.pid));
   let platform: Awaited<ReturnType<typeof import("../platform/server.ts").openPlatform>> | null = null;
   try {
     const { openPlatform } = await import("../platform/server.ts");
@@ -116,25 +114,8 @@ async function serve(argv: string[], ctx: CliContext): Promise<number> {
     ctx.io.err("Stopping the control plane...");
     return 0;
   } finally {
-    if (readPid(pidFile) === process.pid) rmSync(pidFile, { force: true });
     await platform?.close();
   }
-}
-
-/** The pid recorded in a `serve.pid` file, or null. */
-function readPid(file: string): number | null {
-  try {
-    const pid = Number(readFileSync(file, "utf8").trim());
-    return Number.isInteger(pid) && pid > 0 ? pid : null;
-  } catch {
-    return null;
-  }
-}
-
-/** The pid of the "agentcli platform serve" running on `dataDir` (its serve.pid names a live process other than this one), or null. */
-function serveRunning(dataDir: string): number | null {
-  const pid = readPid(join(dataDir, "serve.pid"));
-  return pid && pid !== process.pid && processAlive(pid) ? pid : null;
 }
 
 /** Each action: whether it takes the positional argument (and its name), and the flags it needs. */
@@ -180,7 +161,7 @@ async function admin(argv: string[], ctx: CliContext): Promise<number> {
     }
   }
   const dataDir = resolve(ctx.cwd, flags.dataDir);
-  const running = ctx.env.DATABASE_URL ? null : serveRunning(dataDir);
+  const running = ctx.env.DATABASE_URL ? null : lockHolder(join(dataDir, "db"));
   if (running) {
     throw userError("CONFLICT", {
       message: `Cannot open the control plane's embedded database in "${dataDir}": "agentcli platform serve" (pid ${running}) is running on it, and the embedded database opens in one process at a time`,
@@ -245,15 +226,6 @@ async function admin(argv: string[], ctx: CliContext): Promise<number> {
     }
   } finally {
     await sql.close();
-  }
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
   }
 }
 

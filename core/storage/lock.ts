@@ -61,6 +61,12 @@ function readPid(file: string): number | null {
   }
 }
 
+/** The live process, other than this one, holding the lock on `dir`; null when it is free (or stale). */
+export function lockHolder(dir: string): number | null {
+  const pid = readPid(`${resolve(dir)}.lock`);
+  return pid !== null && pid !== process.pid && processAlive(pid) ? pid : null;
+}
+
 function unique(file: string, what: string): string {
   return `${file}.${process.pid}.${crypto.randomUUID().slice(0, 8)}.${what}`;
 }
