@@ -10,6 +10,9 @@ import { CONFIG_FLAG, parseArgs, renderHelp, type CommandSpec } from "./args.ts"
 import type { CliContext } from "./context.ts";
 import type { Env } from "../hooks.ts";
 
+/** Where `deploy` sends the bundle when neither --platform-url nor $AGENTCLI_PLATFORM_URL is set (the deploy plugin's default). */
+export const DEFAULT_PLATFORM_URL = "http://127.0.0.1:8100";
+
 const spec = {
   name: "deploy",
   usage: "agentcli deploy [--config <path>] [--dry-run] [--json] [--yes] [--platform-url <url>]",
@@ -19,7 +22,7 @@ const spec = {
     dryRun: { type: "boolean", description: "Validate and bundle, print a summary; no network" },
     json: { type: "boolean", description: "With --dry-run: print the summary as JSON (for CI)" },
     yes: { type: "boolean", description: "Confirm pushing a public (anonymous) deployment without a prompt" },
-    platformUrl: { type: "string", placeholder: "<url>", description: "Control plane address (default: $AGENTCLI_PLATFORM_URL)" },
+    platformUrl: { type: "string", placeholder: "<url>", description: `Control plane address (default: $AGENTCLI_PLATFORM_URL, or ${DEFAULT_PLATFORM_URL} when it is unset)` },
   },
 } satisfies CommandSpec<Record<string, import("./args.ts").FlagSpec>>;
 
@@ -37,9 +40,13 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
   const dryRun = Boolean(flags.dryRun);
   if (flags.json && !dryRun) throw userError("ARGS_INVALID", { message: 'Cannot run "agentcli deploy": --json goes with --dry-run', hint: "agentcli deploy --dry-run --json" });
   if (!flags.json) ctx.io.err(BETA_NOTICE);
+  if (flags.platformUrl !== undefined) checkPlatformUrl(flags.platformUrl as string, "--platform-url");
   const driver = await loadPlugins(ctx.pluginPaths, ctx.cwd);
   const env: Env = { ...ctx.env, ...(flags.platformUrl ? { AGENTCLI_PLATFORM_URL: flags.platformUrl as string } : {}) };
   const project = await loadProject(config, { driver, env, requireEnv: !dryRun, cwd: ctx.cwd });
+  // The deploy target's own variables (PLATFORM_API_KEY): a dry run lists them with the project's.
+  const target = driver.byKind("deploy").find((p) => p.deploy.target === "platform");
+  const missingTarget = (target?.deploy.env ?? []).filter((v) => !project.env[v]);
   const { bytes, manifest } = await buildBundle(project, { driver, version: ctx.version });
   const bundlePath = join(project.root, ".agentcli", "bundle.tgz");
   writeAtomic(bundlePath, bytes);
@@ -48,14 +55,13 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
 
   if (dryRun) {
     const { makeSummary, renderSummary } = await import("./deploy-summary.ts");
-    const summary = makeSummary({ config: project.config, manifest, driver, bundlePath: shownPath, bundleBytes: bytes.length, bundleSha256: sha256, missingEnv: project.missingEnv, warnings: project.warnings });
+    const summary = makeSummary({ config: project.config, manifest, driver, bundlePath: shownPath, bundleBytes: bytes.length, bundleSha256: sha256, missingEnv: [...project.missingEnv, ...(missingTarget.length ? [{ variables: missingTarget, reason: "the control plane: an API key from \"agentcli platform admin create-key\"" }] : [])], warnings: project.warnings });
     ctx.io.out(flags.json ? JSON.stringify(summary, null, 2) : `Dry run: nothing was deployed.\n\n${renderSummary(summary)}`);
     return 0;
   }
 
   for (const w of project.warnings) ctx.io.err(`warning: ${w.file}${w.line ? `:${w.line}` : ""}: ${w.message}`);
-  const target = driver.byKind("deploy").find((p) => p.deploy.target === "platform");
-  const missingTarget = (target?.deploy.env ?? []).filter((v) => !env[v]);
+  if (!flags.platformUrl && project.env.AGENTCLI_PLATFORM_URL) checkPlatformUrl(project.env.AGENTCLI_PLATFORM_URL, "AGENTCLI_PLATFORM_URL");
   if (missingTarget.length) {
     throw userError("CREDENTIALS_MISSING", {
       message: `Cannot deploy: ${missingTarget.join(", ")} ${missingTarget.length > 1 ? "are" : "is"} not set`,
@@ -81,7 +87,8 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
     bundle: bytes,
     name: project.config.agent.name,
     secrets,
-    env,
+    // .env under the environment (and --platform-url): a PLATFORM_API_KEY in .env counts, as the check above and its hint say.
+    env: project.env,
     log: { info: (m) => ctx.io.err(m), warn: (m) => ctx.io.err(`warning: ${m}`) },
     signal: ctx.shutdownSignal,
   });
@@ -95,6 +102,20 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
     for (const line of postDeploySetup(project.config, result.url)) ctx.io.out(line);
   }
   return 0;
+}
+
+/** A control plane address must be an http(s) URL; anything else is the user's typo, not an unreachable server. */
+function checkPlatformUrl(value: string, from: string): void {
+  let url: URL | null = null;
+  try {
+    url = new URL(value);
+  } catch { /* not a URL */ }
+  if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) {
+    throw userError("ARGS_INVALID", {
+      message: `Cannot deploy: ${from} "${value}" is not an http(s) URL`,
+      hint: `Give the control plane's address, e.g. ${from === "--platform-url" ? "--platform-url " : "AGENTCLI_PLATFORM_URL="}${DEFAULT_PLATFORM_URL}.`,
+    });
+  }
 }
 
 function writeAtomic(path: string, bytes: Uint8Array): void {

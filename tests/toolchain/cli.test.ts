@@ -177,3 +177,38 @@ test("--config <dir> means <dir>/agent.toml; a directory without one is named pl
     rmSync(parent, { recursive: true, force: true });
   }
 });
+
+test("deploy --dry-run lists a missing PLATFORM_API_KEY under 'A real deploy would refuse' (text and --json)", () => {
+  const dir = makeProject();
+  try {
+    const r = cli(["deploy", "--dry-run"], { cwd: dir });
+    assert.equal(r.code, 0, r.output);
+    assert.match(r.stdout, /A real deploy would refuse: these variables are not set:\n {2}- PLATFORM_API_KEY \(for the control plane/);
+    const j = cli(["deploy", "--dry-run", "--json"], { cwd: dir });
+    assert.equal(j.code, 0, j.output);
+    assert.ok(JSON.parse(j.stdout).missing_env.some((m: string) => m.startsWith("PLATFORM_API_KEY ")), j.stdout);
+    const withKey = cli(["deploy", "--dry-run", "--json"], { cwd: dir, env: { PLATFORM_API_KEY: "pk" } });
+    assert.deepEqual(JSON.parse(withKey.stdout).missing_env, []);
+    const real = cli(["deploy"], { cwd: dir });
+    assert.equal(real.code, 1);
+    assert.match(real.stderr, /PLATFORM_API_KEY is not set/);
+  } finally {
+    removeProject(dir);
+  }
+});
+
+test("deploy: a --platform-url that is not a URL is named as such; the default address is in --help", () => {
+  const dir = makeProject();
+  try {
+    const r = cli(["deploy", "--platform-url", "notaurl"], { cwd: dir, env: { PLATFORM_API_KEY: "pk" } });
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /--platform-url "notaurl" is not an http\(s\) URL/);
+    assert.doesNotMatch(r.stderr, /Cannot reach|Invalid URL|platform serve/);
+    const env = cli(["deploy"], { cwd: dir, env: { PLATFORM_API_KEY: "pk", AGENTCLI_PLATFORM_URL: "ftp:/x" } });
+    assert.equal(env.code, 1);
+    assert.match(env.stderr, /AGENTCLI_PLATFORM_URL "ftp:\/x" is not an http\(s\) URL/);
+    assert.match(cli(["deploy", "--help"], { cwd: dir }).stdout, /\$AGENTCLI_PLATFORM_URL, or http:\/\/127\.0\.0\.1:8100 when it is unset/);
+  } finally {
+    removeProject(dir);
+  }
+});
