@@ -31,22 +31,30 @@ Global options:
 `;
 
 export async function main(argv: string[]): Promise<number> {
+  // Global options go before or after the command (`-h` stays per-command help); after `--`
+  // everything is the command's.
   const pluginPaths: string[] = [];
   const rest: string[] = [];
+  let version = false;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
+    if (a === "--") {
+      rest.push(...argv.slice(i));
+      break;
+    }
     if (a === "--plugin") pluginPaths.push(argv[++i] ?? "");
     else if (a.startsWith("--plugin=")) pluginPaths.push(a.slice("--plugin=".length));
+    else if (a === "-v" || a === "--version") version = true;
     else rest.push(a);
   }
   const [name, ...args] = rest;
+  if (version || name === "version") {
+    process.stdout.write(`agentcli ${VERSION}\n`);
+    return 0;
+  }
   if (!name || name === "--help" || name === "-h" || name === "help") {
     process.stdout.write(HELP);
     return name ? 0 : 1;
-  }
-  if (name === "--version" || name === "-v" || name === "version") {
-    process.stdout.write(`agentcli ${VERSION}\n`);
-    return 0;
   }
   const command = COMMANDS[name];
   if (!command) {

@@ -212,3 +212,20 @@ test("deploy: a --platform-url that is not a URL is named as such; the default a
     removeProject(dir);
   }
 });
+
+test("-v/--version work before or after the command; -h stays the command's help", () => {
+  for (const args of [["init", "--version"], ["deploy", "-v"], ["-v", "deploy"], ["dev", "--config", "x.toml", "--version"], ["platform", "serve", "-v"]]) {
+    const dir = mkdtempSync(join(tmpdir(), "agentcli-version-"));
+    try {
+      const r = cli(args, { cwd: dir });
+      assert.equal(r.code, 0, `${args.join(" ")}: ${r.output}`);
+      assert.equal(r.stdout.trim(), `agentcli ${pkg.version}`, args.join(" "));
+      assert.deepEqual(readdirSync(dir), [], `${args.join(" ")} ran the command`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  const h = cli(["deploy", "-h"], { cwd: tmpdir() });
+  assert.equal(h.code, 0);
+  assert.match(h.stdout, /Usage: agentcli deploy/);
+});
