@@ -33,8 +33,17 @@ export function loadSkills(files: ProjectFiles, dir: string, report: (d: Diagnos
     try {
       meta = parseYaml(fm[1]!);
     } catch (err) {
-      const line = (err as { linePos?: Array<{ line: number }> }).linePos?.[0]?.line;
-      report({ file: files.display(skillFile), line: line ? line + 1 : 2, message: `has invalid YAML frontmatter: ${(err as Error).message.split("\n")[0]}`, hint: "Fix the YAML between the --- lines." });
+      const pos = (err as { linePos?: Array<{ line: number; col: number }> }).linePos?.[0];
+      const code = (err as { code?: string }).code;
+      report({
+        file: files.display(skillFile),
+        line: pos ? pos.line + 1 : 2,
+        column: pos?.col,
+        message: `has invalid YAML frontmatter: ${yamlMessage((err as Error).message)}`,
+        hint: code === "BLOCK_AS_IMPLICIT_KEY"
+          ? 'Quote a value that contains ": ", e.g. description: "Review: drafts and notes".'
+          : "Fix the YAML between the --- lines.",
+      });
       continue;
     }
     const m = (meta ?? {}) as Record<string, unknown>;
@@ -63,4 +72,13 @@ export function loadSkills(files: ProjectFiles, dir: string, report: (d: Diagnos
     if (ok) skills.push({ name: m.name as string, description: (m.description as string).trim(), path });
   }
   return skills;
+}
+
+/**
+ * The yaml library's message without its code frame and its "at line N, column M:" (the
+ * diagnostic carries the position, counted in SKILL.md rather than in the frontmatter).
+ */
+function yamlMessage(message: string): string {
+  const text = message.split(/\n\s*\n/)[0]!.replace(/\s*\n\s*/g, " ").trim();
+  return text.replace(/\s+at line \d+, column \d+:?$/, "").replace(/:$/, "");
 }

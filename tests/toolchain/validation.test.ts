@@ -62,6 +62,8 @@ const cases: Case[] = [
   { name: "mcp.json invalid JSON", files: { "mcp.json": '{\n  "mcpServers": {,}\n}' }, file: "mcp.json", line: 2, message: /not valid JSON/, hint: /mcpServers/ },
   { name: "mcp.json bad transport", files: { "mcp.json": '{"mcpServers": {"x": {"transport": "websocket", "url": "https://x"}}}' }, file: "mcp.json", message: /transport "websocket"/, hint: /"http" or "sse"/ },
   { name: "skill without frontmatter", files: { "skills/review/SKILL.md": "# Review\n" }, file: "skills/review/SKILL.md", line: 1, message: /no YAML frontmatter/, hint: /name:/ },
+  { name: "skill frontmatter with an unquoted ': '", files: { "skills/review/SKILL.md": "---\nname: review\ndescription: Review: drafts: now\n---\n" }, file: "skills/review/SKILL.md", line: 3, message: /^has invalid YAML frontmatter: Nested mappings are not allowed in compact mappings$/, hint: /Quote a value/ },
+  { name: "skill frontmatter with an unclosed quote", files: { "skills/review/SKILL.md": "---\nname: 'review\ndescription: d\n---\n" }, file: "skills/review/SKILL.md", message: /^has invalid YAML frontmatter: Missing closing 'quote$/, hint: /Fix the YAML/ },
   { name: "skill without description", files: { "skills/review/SKILL.md": "---\nname: review\n---\n" }, file: "skills/review/SKILL.md", message: /no "description"/, hint: /description:/ },
   { name: "skill name does not match folder", files: { "skills/review/SKILL.md": "---\nname: critique\ndescription: d\n---\n" }, file: "skills/review/SKILL.md", line: 2, message: /does not match its folder "review"/, hint: /Rename/ },
   { name: "skill folder without SKILL.md", files: { "skills/notes/README.md": "x" }, file: "skills/notes", message: /no SKILL\.md/, hint: /SKILL\.md/ },
