@@ -6,7 +6,7 @@
  */
 import { parse as parseToml, TomlError } from "smol-toml";
 import type { Diagnostic } from "../errors.ts";
-import { locateTomlKey } from "./toml-locate.ts";
+import { locateTomlKey, tomlSyntaxMessage } from "./toml-locate.ts";
 
 export const BUILTIN_TOOLS = ["write_todos", "ls", "read_file", "write_file", "edit_file", "glob", "grep", "execute", "task"] as const;
 
@@ -21,7 +21,7 @@ export function parseApprovals(
     doc = parseToml(text) as Record<string, unknown>;
   } catch (err) {
     const e = err as TomlError;
-    report({ file, line: e.line, column: e.column, message: `is not valid TOML: ${e.message.split("\n")[0]}`, hint: 'Write: tools = ["execute"]' });
+    report({ file, line: e.line, column: e.column, message: `is not valid TOML: ${tomlSyntaxMessage(e, text)}`, hint: 'Write: tools = ["execute"]' });
     return [];
   }
   for (const key of Object.keys(doc).filter((k) => k !== "tools")) {

@@ -20,7 +20,7 @@ import { parseMcpJson } from "./mcp.ts";
 import { parseApprovals } from "./approvals.ts";
 import { ProjectFiles } from "./project-files.ts";
 import { PLATFORM_DEFAULT_PROVIDER } from "../auth/authenticator.ts";
-import { locateTomlKey } from "./toml-locate.ts";
+import { locateTomlKey, tomlSyntaxMessage } from "./toml-locate.ts";
 import { defaultChainVariables, defaultModel, describeMissing, missingForModel, missingForProvider, type MissingEnv } from "./credentials.ts";
 import {
   agentTomlSchema, ALLOWED_SECTIONS, DEFAULT_FRONTEND_PROMPTS, DEFAULT_FRONTEND_SUBTITLE, DEFAULT_SANDBOX_TEMPLATE, subagentTomlSchema,
@@ -300,16 +300,6 @@ function typeHint(expected: string, key: string, path: readonly (string | number
   }
 }
 
-/** smol-toml's message without its code frame, plus a hint when an unterminated string is the likely cause. */
-function tomlSyntaxMessage(e: TomlError, text: string): string {
-  const first = e.message.split("\n")[0]!;
-  if (/control characters are not allowed in strings/i.test(first) && e.line && e.column) {
-    // The control character is the end of the line: the string was never closed.
-    const line = (text.split("\n")[e.line - 1] ?? "").replace(/\r$/, "");
-    if (e.column > line.length) return `${first} (is a string missing its closing quote?)`;
-  }
-  return first;
-}
 
 function sectionKeys(schema: z.ZodType, section: string): string[] | null {
   const shape = (schema as unknown as { shape?: Record<string, { unwrap?: () => { shape?: object }; shape?: object }> }).shape;

@@ -31,3 +31,14 @@ export function locateTomlKey(text: string, path: readonly (string | number)[]):
 function sameStart(path: readonly string[], table: readonly string[]): boolean {
   return table.every((t, i) => path[i] === t);
 }
+
+/** smol-toml's message without its code frame, plus a hint when an unterminated string is the likely cause. */
+export function tomlSyntaxMessage(e: { message: string; line?: number; column?: number }, text: string): string {
+  const first = e.message.split("\n")[0]!;
+  if (/control characters are not allowed in strings/i.test(first) && e.line && e.column) {
+    // The control character is the end of the line: the string was never closed.
+    const line = (text.split("\n")[e.line - 1] ?? "").replace(/\r$/, "");
+    if (e.column > line.length) return `${first} (is a string missing its closing quote?)`;
+  }
+  return first;
+}

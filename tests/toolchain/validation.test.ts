@@ -74,6 +74,7 @@ const cases: Case[] = [
   { name: "subagent unknown section", files: { ...SUB("r"), "subagents/r/agent.toml": '[agent]\nname = "r"\ndescription = "d"\n[auth]\nprovider = "anonymous"\n' }, file: "subagents/r/agent.toml", line: 4, message: /unknown section \[auth\]/, hint: /^(?!.*Allowed sections).*only \[agent\]/ },
   { name: "subagent mcp.json stdio", files: { ...SUB("r"), "subagents/r/mcp.json": '{"mcpServers": {"s": {"transport": "stdio", "command": "x"}}}' }, file: "subagents/r/mcp.json", message: /"stdio"/, hint: /"http"/ },
   { name: "subagent model credential", files: { ...SUB("r"), "subagents/r/agent.toml": '[agent]\nname = "r"\ndescription = "d"\nmodel = "anthropic:claude-sonnet-4-5"\n' }, requireEnv: true, file: ".env", message: /ANTHROPIC_API_KEY.*anthropic:claude/, hint: /ANTHROPIC_API_KEY=/ },
+  { name: "approvals unterminated string", files: { "approvals.toml": 'tools = ["execute]\n' }, file: "approvals.toml", line: 1, message: /missing its closing quote/, hint: /tools = / },
   { name: "approvals unknown tool", files: { "approvals.toml": 'tools = ["rm_rf"]\n' }, file: "approvals.toml", line: 1, message: /"rm_rf" is not a built-in tool/, hint: /write_file/ },
   { name: "approvals unknown MCP server", files: { "approvals.toml": 'tools = ["docs/delete"]\n' }, file: "approvals.toml", line: 1, message: /MCP server "docs"/, hint: /mcp\.json/ },
 ];
