@@ -50,7 +50,7 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
 ${written.map((p) => `  ${p}`).join("\n")}
 
 Next steps:
-${rel ? `  cd ${rel}\n` : ""}  1. Put a model key in .env (e.g. OPENAI_API_KEY=...); keep .env out of version control.
+${rel ? `  cd ${shellQuote(rel)}\n` : ""}  1. Put a model key in .env (e.g. OPENAI_API_KEY=...); keep .env out of version control.
   2. Edit AGENTS.md (instructions) and agent.toml (model, sandbox, auth, frontend).
   3. agentcli dev                 run it locally at http://127.0.0.1:2024
   4. agentcli deploy --dry-run    check what would be deployed`);
@@ -59,4 +59,9 @@ ${rel ? `  cd ${rel}\n` : ""}  1. Put a model key in .env (e.g. OPENAI_API_KEY=.
 
 function agentName(folder: string): string {
   return folder.replace(/[^A-Za-z0-9 _.-]/g, "-").replace(/^[^A-Za-z0-9]+/, "").slice(0, 100);
+}
+
+/** Quotes a path for a POSIX shell when it needs it: `My Agent!` -> `'My Agent!'`. */
+export function shellQuote(s: string): string {
+  return /^[A-Za-z0-9_.\/@%+=:,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }

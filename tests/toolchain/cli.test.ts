@@ -229,3 +229,22 @@ test("-v/--version work before or after the command; -h stays the command's help
   assert.equal(h.code, 0);
   assert.match(h.stdout, /Usage: agentcli deploy/);
 });
+
+test("init's next step 'cd <name>' is quoted for a shell when the name needs it", async () => {
+  const { spawnSync } = await import("node:child_process");
+  const dir = mkdtempSync(join(tmpdir(), "agentcli-init-quote-"));
+  try {
+    for (const name of ["My Agent!", "Bob's agent", "plain-name"]) {
+      const r = cli(["init", name], { cwd: dir });
+      assert.equal(r.code, 0, r.output);
+      const cd = r.stdout.split("\n").find((l) => l.trimStart().startsWith("cd "))!.trim();
+      if (name === "plain-name") assert.equal(cd, "cd plain-name");
+      else assert.notEqual(cd, `cd ${name}`);
+      const sh = spawnSync("sh", ["-c", `${cd} && pwd`], { cwd: dir, encoding: "utf8" });
+      assert.equal(sh.status, 0, `${cd}: ${sh.stderr}`);
+      assert.equal(sh.stdout.trim(), join(dir, name));
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
