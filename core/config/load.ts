@@ -332,15 +332,18 @@ function loadSubagents(
     if (text === null) ctx.report({ file: files.display(dir), message: "has no agent.toml", hint: `Add ${tomlPath} with [agent] name and description.` });
     if (!files.exists(`${dir}/AGENTS.md`)) ctx.report({ file: files.display(dir), message: "has no AGENTS.md (the subagent's system prompt)", hint: `Add ${dir}/AGENTS.md.` });
     if (text === null) continue;
-    const parsed = parseTomlFile(text, files.display(tomlPath), subagentTomlSchema, ctx.report, "subagent").data;
-    if (!parsed) continue;
-    const name = parsed.agent.name;
+    const { data: parsed, raw } = parseTomlFile(text, files.display(tomlPath), subagentTomlSchema, ctx.report, "subagent");
+    // Names are checked for uniqueness even when a file has other problems: every problem in one run.
+    const rawName = (raw as { agent?: { name?: unknown } } | null)?.agent?.name;
+    const name = parsed?.agent.name ?? (typeof rawName === "string" && rawName ? rawName : null);
+    if (name === null) continue;
     const prior = byName.get(name);
     if (prior) {
       ctx.report({ file: files.display(tomlPath), line: locateTomlKey(text, ["agent", "name"]), message: `subagent name "${name}" is already used by ${prior}`, hint: "Subagent names must be unique; rename one of them." });
       continue;
     }
     byName.set(name, files.display(tomlPath));
+    if (!parsed) continue;
     ctx.checkModel(parsed.agent.model, files.display(tomlPath), text);
     const mcpText = files.readText(`${dir}/mcp.json`);
     const mcp: Record<string, McpServerConfig> | null = mcpText === null ? null : parseMcpJson(mcpText, files.display(`${dir}/mcp.json`), ctx.env, ctx.report);

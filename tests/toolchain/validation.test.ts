@@ -188,3 +188,22 @@ test("dotfiles are skipped; user/ and subagents are discovered", async () => {
     removeProject(dir);
   }
 });
+
+test("duplicate subagent names are reported even when one of the subagents has another problem", async () => {
+  for (const [first, second] of [
+    ['[agent]\nname = "a"\ndescription = "d"\ncolor = 1\n', '[agent]\nname = "a"\ndescription = "d"\n'],
+    ['[agent]\nname = "a"\ndescription = "d"\n', '[agent]\nname = "a"\n'],
+  ]) {
+    const dir = makeProject({ "subagents/a/agent.toml": first!, "subagents/a/AGENTS.md": "x", "subagents/b/agent.toml": second!, "subagents/b/AGENTS.md": "x" });
+    try {
+      await assert.rejects(loadProject(join(dir, "agent.toml"), { driver, env: {}, requireEnv: false, cwd: dir }), (err: AgentcliError) => {
+        const shown = err.diagnostics.map((d) => `${d.file}:${d.line}: ${d.message}`);
+        assert.equal(err.diagnostics.length, 2, shown.join("\n"));
+        assert.ok(shown.includes('subagents/b/agent.toml:2: subagent name "a" is already used by subagents/a/agent.toml'), shown.join("\n"));
+        return true;
+      });
+    } finally {
+      removeProject(dir);
+    }
+  }
+});
