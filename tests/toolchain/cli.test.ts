@@ -248,3 +248,14 @@ test("init's next step 'cd <name>' is quoted for a shell when the name needs it"
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("each command's usage line names every option its --help lists", () => {
+  for (const cmd of ["init", "dev", "deploy", "serve"]) {
+    const r = cli([cmd, "--help"], { cwd: tmpdir() });
+    assert.equal(r.code, 0, r.output);
+    const usage = /^Usage: (.*)$/m.exec(r.stdout)![1]!;
+    const options = [...r.stdout.slice(r.stdout.indexOf("Options:")).matchAll(/^ {2}(?:-\w, )?(--[a-z-]+)/gm)].map((m) => m[1]!).filter((o) => o !== "--help");
+    assert.ok(options.length > 0, cmd);
+    for (const o of options) assert.ok(usage.includes(`[${o}`), `${cmd}: usage "${usage}" leaves out ${o}`);
+  }
+});
