@@ -67,17 +67,6 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
     log,
     extraGraphs: parseGraphFlags(flags.graph as string[], ctx.cwd),
   });
-  const shownHost = host.listening.host.includes(":") ? `[${host.listening.host}]` : host.listening.host;
-  const base = `http://${shownHost}:${host.listening.port}`;
-  ctx.io.out(`agentcli dev: "${bundle.config.agent.name}" is running
-  API:  ${base}   (assistant "${bundle.config.agent.name}", graph "agent")
-  UI:   ${base}/app
-  Docs: ${base}/openapi.json
-  Data: ${relative(ctx.cwd, join(project.root, ".agentcli")) || ".agentcli"}${project.env.DATABASE_URL ? " (PostgreSQL from DATABASE_URL)" : ""}
-Watching ${relative(ctx.cwd, project.root) || "."} for changes. Press Ctrl+C to stop.`);
-  const banner = devAuthBanner(bundle.config, project.env, "dev");
-  if (banner) log.info(banner);
-
   const stopMonitor = flags.allowBlocking ? () => {} : monitorBlocking(log, () => host.server.warmRuns());
   let timer: ReturnType<typeof setTimeout> | undefined;
   let reloading = Promise.resolve();
@@ -100,7 +89,19 @@ Watching ${relative(ctx.cwd, project.root) || "."} for changes. Press Ctrl+C to 
       }).catch((err) => log.error("reload failed", err));
     }, 150);
   };
+  // Watch first, then say so: a change saved right after the banner is never missed.
   const watcher = watchProject(project.root, onChange);
+  const shownHost = host.listening.host.includes(":") ? `[${host.listening.host}]` : host.listening.host;
+  const base = `http://${shownHost}:${host.listening.port}`;
+  ctx.io.out(`agentcli dev: "${bundle.config.agent.name}" is running
+  API:  ${base}   (assistant "${bundle.config.agent.name}", graph "agent")
+  UI:   ${base}/app
+  Docs: ${base}/openapi.json
+  Data: ${relative(ctx.cwd, join(project.root, ".agentcli")) || ".agentcli"}${project.env.DATABASE_URL ? " (PostgreSQL from DATABASE_URL)" : ""}
+Watching ${relative(ctx.cwd, project.root) || "."} for changes. Press Ctrl+C to stop.`);
+  const banner = devAuthBanner(bundle.config, project.env, "dev");
+  if (banner) log.info(banner);
+
   await new Promise<void>((resolve) => {
     if (ctx.shutdownSignal.aborted) return resolve();
     ctx.shutdownSignal.addEventListener("abort", () => resolve(), { once: true });
