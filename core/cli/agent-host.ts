@@ -47,7 +47,25 @@ export function parseGraphFlags(values: string[], cwd: string): Record<string, s
   return out;
 }
 
+/** Default limit of one run's execution time (as LangGraph's servers: an hour). */
+export const DEFAULT_RUN_TIMEOUT_SECONDS = 3600;
+
+/** `AGENTCLI_RUN_TIMEOUT_SECONDS`: seconds a run may execute before it ends `timeout` (0: no limit). */
+export function runTimeoutSeconds(env: Env): number {
+  const raw = env.AGENTCLI_RUN_TIMEOUT_SECONDS?.trim();
+  if (!raw) return DEFAULT_RUN_TIMEOUT_SECONDS;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < 0) {
+    throw userError("ARGS_INVALID", {
+      message: `Cannot start the server: AGENTCLI_RUN_TIMEOUT_SECONDS="${raw}" is not a number of seconds`,
+      hint: `Set it to the seconds a run may execute (0 for no limit; default ${DEFAULT_RUN_TIMEOUT_SECONDS}).`,
+    });
+  }
+  return n;
+}
+
 export async function hostBundle(opts: HostOptions): Promise<Host> {
+  const runTimeout = runTimeoutSeconds(opts.env);
   // Storage opens (a new database restores its template on the I/O threads) while the
   // server's modules load; the harness loads with the agent graph, on its first run.
   const dbUrl = opts.env.DATABASE_URL;
@@ -113,6 +131,7 @@ export async function hostBundle(opts: HostOptions): Promise<Host> {
       extraRoutes: protocols(),
       log: opts.log,
       redisUrl: opts.env.REDIS_URL,
+      runTimeoutSeconds: runTimeout,
       info: { agent: opts.bundle.config.agent.name, mode: opts.mode },
     });
   } catch (err) {

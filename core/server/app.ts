@@ -47,6 +47,8 @@ export interface AgentServerOptions {
   extraRoutes?: Array<{ path: string; app: Hono<any> | ((deps: ServerDeps) => Hono<any>) }>;
   /** Runs executed at once by this process (default 8). */
   workers?: number;
+  /** A run executing longer than this ends with status `timeout` (default: no limit). */
+  runTimeoutSeconds?: number;
   log?: ServerLog;
   /** A Redis connection string: cross-replica wake-ups, streaming and cancellation. */
   redisUrl?: string;
@@ -89,7 +91,7 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
   }
   const broker = new RunBroker({ log: storage.events, remote, exclusive: storage.sql.kind === "pglite" });
   const graphs = new GraphRegistry(opts.graphs, { checkpointer: storage.checkpointer, store: storage.store });
-  const workers = new WorkerPool({ storage, broker, graphs, log, concurrency: opts.workers ?? 8, exclusive: storage.sql.kind === "pglite" });
+  const workers = new WorkerPool({ storage, broker, graphs, log, concurrency: opts.workers ?? 8, exclusive: storage.sql.kind === "pglite", runTimeoutMs: (opts.runTimeoutSeconds ?? 0) * 1000 });
   const deps: ServerDeps = { storage, broker, graphs, workers, log };
 
   const ensureAssistants = async (ids: string[], defaults: Record<string, DefaultAssistant> = {}) => {

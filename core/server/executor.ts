@@ -21,6 +21,19 @@ export interface ExecutorDeps {
   broker: RunBroker;
   graphs: GraphRegistry;
   log: ServerLog;
+  /** A run still executing after this long is stopped and ends `timeout` (no limit when absent or 0). */
+  runTimeoutMs?: number;
+}
+
+/** The reason a run's graph is aborted when it exceeds its time limit. */
+export class RunTimedOut extends Error {
+  readonly limitMs: number;
+
+  constructor(limitMs: number) {
+    super(`The run exceeded its time limit of ${limitMs / 1000} s`);
+    this.name = "TimeoutError";
+    this.limitMs = limitMs;
+  }
 }
 
 /** The run's request as stored in `runs.kwargs`. */
@@ -43,7 +56,10 @@ export interface RunKwargs {
 export async function executeRun(deps: ExecutorDeps, run: Run & { assistant?: ClaimedRun["assistant"] }): Promise<void> {
   const { storage, broker, graphs, log } = deps;
   const kwargs = run.kwargs as RunKwargs;
-  const signal = broker.start(run.run_id);
+  const cancelSignal = broker.start(run.run_id);
+  const limit = deps.runTimeoutMs && deps.runTimeoutMs > 0 ? new AbortController() : null;
+  const timer = limit ? setTimeout(() => limit.abort(new RunTimedOut(deps.runTimeoutMs!)), deps.runTimeoutMs) : null;
+  const signal = limit ? AbortSignal.any([cancelSignal, limit.signal]) : cancelSignal;
   const emit = (event: string, data: unknown) => broker.publish(run.run_id, event, data);
   // Claiming the run logged this first event already.
   broker.publish(run.run_id, "metadata", `{"run_id":"${run.run_id}","attempt":${run.attempt}}`, { durable: true });
@@ -117,6 +133,11 @@ export async function executeRun(deps: ExecutorDeps, run: Run & { assistant?: Cl
     if (reason instanceof RunCancelled) {
       status = "interrupted";
       rollback = reason.action === "rollback";
+    } else if (reason instanceof RunTimedOut) {
+      status = "timeout";
+      errorOut = { error: reason.name, message: `${reason.message} (set by AGENTCLI_RUN_TIMEOUT_SECONDS)` };
+      emit("error", errorOut);
+      log.warn(`run ${run.run_id} timed out after ${reason.limitMs / 1000} s`);
     } else {
       status = "error";
       errorOut = graphError(err);
@@ -124,6 +145,7 @@ export async function executeRun(deps: ExecutorDeps, run: Run & { assistant?: Cl
       log.warn(`run ${run.run_id} failed: ${errorOut.error}: ${errorOut.message}`);
     }
   }
+  if (timer) clearTimeout(timer);
   runEnded();
   await finishRun(deps, run, { status, errorOut, rollback, graph, threadConfig, final: status === "success" && !interrupted ? final : null });
 }
@@ -163,7 +185,7 @@ async function finishRun(
   try {
     // The run's claim time (`updated_at` when it became running) bounds what it wrote.
     if (r.rollback) await storage.checkpointer.deleteSince(run.thread_id, run.updated_at);
-    let threadStatus: ThreadStatus = r.status === "error" ? "error" : "idle";
+    let threadStatus: ThreadStatus = r.status === "error" || r.status === "timeout" ? "error" : "idle";
     let values: unknown = null;
     let interrupts: Record<string, unknown[]> = {};
     // deno-lint-ignore no-explicit-any

@@ -126,3 +126,30 @@ describe("disconnect", () => {
     assert.equal((await t.client.runs.get(th.thread_id, runId)).status, "success");
   });
 });
+
+describe("run time limit", () => {
+  test("a run that outlives the limit ends `timeout` with an error naming the limit; the thread can run again", async () => {
+    const s = await startTestServer({ runTimeoutSeconds: 0.3 });
+    try {
+      const th = await s.client.threads.create();
+      const run = await s.client.runs.create(th.thread_id, "slow", { input: { ms: 60_000 } });
+      const out = (await s.client.runs.join(th.thread_id, run.run_id)) as { __error__?: { error: string; message: string } };
+      assert.equal((await s.client.runs.get(th.thread_id, run.run_id)).status, "timeout");
+      assert.equal(out.__error__?.error, "TimeoutError");
+      assert.match(out.__error__!.message, /time limit of 0\.3 s.*AGENTCLI_RUN_TIMEOUT_SECONDS/);
+      assert.equal((await s.client.threads.get(th.thread_id)).status, "error");
+      const next = await s.client.runs.wait(th.thread_id, "slow", { input: { ms: 10 } });
+      assert.equal((next as { steps: number }).steps, 1);
+    } finally {
+      await s.close();
+    }
+  });
+
+  test("AGENTCLI_RUN_TIMEOUT_SECONDS: default an hour, 0 for no limit, anything else a clear error", async () => {
+    const { runTimeoutSeconds } = await import("../../core/cli/agent-host.ts");
+    assert.equal(runTimeoutSeconds({}), 3600);
+    assert.equal(runTimeoutSeconds({ AGENTCLI_RUN_TIMEOUT_SECONDS: "0" }), 0);
+    assert.equal(runTimeoutSeconds({ AGENTCLI_RUN_TIMEOUT_SECONDS: "90" }), 90);
+    assert.throws(() => runTimeoutSeconds({ AGENTCLI_RUN_TIMEOUT_SECONDS: "soon" }), /AGENTCLI_RUN_TIMEOUT_SECONDS="soon" is not a number of seconds/);
+  });
+});
