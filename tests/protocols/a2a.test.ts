@@ -99,6 +99,28 @@ for (const provider of ["anonymous", "identity_a"] as Provider[]) {
       }
     });
 
+    it("a new client-chosen contextId starts that thread for the caller; another user's contextId is not reachable", async () => {
+      const client = await connectA2A(srv.url, headers);
+      const contextId = `ctx-${crypto.randomUUID()}`;
+      const task = asTask(await client.sendMessage({ message: userMessage("fresh", { contextId }), configuration: undefined, metadata: undefined, tenant: "" }));
+      assert.equal(task.contextId, contextId);
+      assert.equal(textOf(task.status?.message?.parts), "echo: fresh");
+      const api = srv.client(headers);
+      assert.equal((await api.threads.get(contextId)).thread_id, contextId);
+      if (provider === "identity_a") {
+        const bobHeaders = await srv.headersFor("bob");
+        const bob = await connectA2A(srv.url, bobHeaders);
+        await assert.rejects(
+          bob.sendMessage({ message: userMessage("let me in", { contextId }), configuration: undefined, metadata: undefined, tenant: "" }),
+          (err: Error) => /not found/i.test(err.message) && err.message.includes(contextId),
+        );
+        // Ada's thread is untouched, and bob got no thread of that id.
+        const state = await api.threads.getState(contextId);
+        assert.equal((state.values as { messages: unknown[] }).messages.length, 2);
+        assert.equal((await srv.client(bobHeaders).threads.search({ limit: 100 })).some((t) => t.thread_id === contextId), false);
+      }
+    });
+
     it("message/stream streams the task, working updates, the answer artifact and the final status", async () => {
       const client = await connectA2A(srv.url, headers);
       const events: StreamResponse[] = [];

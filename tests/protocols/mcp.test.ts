@@ -75,6 +75,22 @@ for (const provider of ["anonymous", "identity_a"] as Provider[]) {
       }
     });
 
+    it("a thread_id that names no thread of the caller is an isError naming it, and no thread is created", async () => {
+      const headers = await srv.headersFor("ada");
+      const client = await connectMcp(srv.url, headers);
+      const api = srv.client(headers);
+      try {
+        for (const thread_id of ["abc", crypto.randomUUID()]) {
+          const r = await client.callTool({ name: "echo", arguments: { message: "hi", thread_id } }) as CallToolResult;
+          assert.equal(r.isError, true);
+          assert.match(text(r), new RegExp(`Thread "${thread_id}" not found.*omit thread_id to start a new thread`));
+          await assert.rejects(api.threads.get(thread_id), /404|not found/i);
+        }
+      } finally {
+        await client.close();
+      }
+    });
+
     it("returns failures as isError results: a failing run, an unknown tool, a bad argument", async () => {
       const client = await connectMcp(srv.url, await srv.headersFor("ada"));
       try {

@@ -3,7 +3,8 @@
  * handlers, 1.0 and 0.3, do the wire work). One handler serves one request of one caller for
  * one assistant:
  *
- * - `contextId` is a thread (a new one when absent; an unknown id creates it for the caller);
+ * - `contextId` is a thread (a new one when absent; an unknown id creates it for the caller, as
+ *   A2A lets a client choose a new contextId; another user's thread is "not found", -32602);
  * - `taskId` is the run the task started with; answering an `input-required` task (a
  *   follow-up message with its `taskId`) resumes the thread in a new run that carries
  *   `metadata.a2a_task_id`, so the task keeps its id while it spans runs;
@@ -202,7 +203,7 @@ export class AssistantTasks implements A2ARequestHandler {
       }
       const message = [answer.text, ...answer.data.map((d) => JSON.stringify(d))].filter(Boolean).join("\n");
       if (!message.trim()) throw new RequestMalformedError("Cannot send the message: it has no text or data parts");
-      const run = await startTurn(deps, user, { assistantId: assistant.assistant_id, threadId: msg.contextId || null, message, metadata: { source: "a2a" }, multitaskStrategy: strategy });
+      const run = await startTurn(deps, user, { assistantId: assistant.assistant_id, threadId: msg.contextId || null, createMissingThread: true, message, metadata: { source: "a2a" }, multitaskStrategy: strategy });
       return { taskId: run.run_id, run };
     } catch (err) {
       if (err instanceof AgentcliError) {

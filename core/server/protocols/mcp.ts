@@ -3,7 +3,8 @@
  * a tool. `tools/list` names each assistant (its name made tool-safe) with its description
  * and the input `{ message, thread_id? }`; `tools/call` runs the assistant on a new thread (or
  * the given one) through the server's run machinery and returns its final answer, with
- * `structuredContent` `{ answer, thread_id, run_id }`. Failures (unknown thread, a busy thread,
+ * `structuredContent` `{ answer, thread_id, run_id }`. A given `thread_id` must name a thread of
+ * the caller: it is never created. Failures (unknown thread, a busy thread,
  * a failed run, an approval the tool cannot give) are `isError` results. With a
  * `progressToken`, each step of the run is a `notifications/progress`; a client that
  * disconnects mid-call cancels the run (stateless: a `notifications/cancelled` arrives on
@@ -71,6 +72,9 @@ async function callAssistant(
   try {
     run = await startTurn(deps, user, { assistantId: a.assistant_id, threadId: args.thread_id ?? null, message: args.message, metadata: { source: "mcp" } });
   } catch (err) {
+    if (err instanceof AgentcliError && err.status === 404 && args.thread_id !== undefined) {
+      return errorResult(`${err.message}: pass the thread_id of an earlier call's result (a thread of yours), or omit thread_id to start a new thread`);
+    }
     if (err instanceof AgentcliError) return errorResult(`${err.message}${err.hint ? ` (${err.hint})` : ""}`);
     throw err;
   }

@@ -17,8 +17,13 @@ import type { RunCreateBody } from "../schemas.ts";
 /** What a turn asks for: a new user message, or the answer to a pending interrupt. */
 export interface TurnRequest {
   assistantId: string;
-  /** The thread to continue; null starts a new one (owned by the caller). */
+  /** The thread to continue (it must exist and be the caller's); null starts a new one (owned by the caller). */
   threadId: string | null;
+  /**
+   * When `threadId` names no thread, create it for the caller instead of failing with a 404
+   * (A2A: a client-chosen new `contextId`). Another user's thread stays a 404 either way.
+   */
+  createMissingThread?: boolean;
   message?: string;
   resume?: unknown;
   metadata?: Record<string, unknown>;
@@ -38,16 +43,20 @@ export interface TurnOutcome {
   thread: Thread | null;
 }
 
-/** Creates the run of a turn (the thread is created when `threadId` is null or absent). */
+/**
+ * Creates the run of a turn: on a new thread when `threadId` is null; on `threadId` when it is
+ * the caller's (a 404 AgentcliError naming it otherwise, unless `createMissingThread`).
+ */
 export async function startTurn(deps: ServerDeps, user: AuthUser | null, t: TurnRequest): Promise<Run> {
   const threadId = t.threadId ?? crypto.randomUUID();
+  const create = t.threadId === null || t.createMissingThread === true;
   const body: RunCreateBody = {
     assistant_id: t.assistantId,
     ...(t.resume !== undefined ? { command: { resume: t.resume } } : { input: { messages: [{ role: "user", content: t.message ?? "" }] } }),
     stream_mode: ["updates"],
     metadata: t.metadata,
     multitask_strategy: t.multitaskStrategy,
-    if_not_exists: "create",
+    if_not_exists: create ? "create" : "reject",
   } as RunCreateBody;
   return createRun(deps, user, body, threadId);
 }
