@@ -230,6 +230,32 @@ for (const provider of ["anonymous", "identity_a"] as Provider[]) {
       assert.equal(badParams.body.error?.code, -32602);
     });
 
+    it("text that cannot be stored (U+0000, a lone surrogate) is -32602 naming where it is (1.0 and 0.3)", async () => {
+      const card = await (await fetch(`${srv.url}/.well-known/agent-card.json`)).json() as { url: string };
+      const v1 = { "A2A-Version": "1.0" };
+      const legacyMsg = (text: string, extra: Record<string, unknown> = {}) => ({ message: { kind: "message", messageId: crypto.randomUUID(), role: "user", parts: [{ kind: "text", text }], ...extra } });
+      const v1Msg = (text: string, extra: Record<string, unknown> = {}) => ({ message: { messageId: crypto.randomUUID(), role: "ROLE_USER", parts: [{ text }], ...extra } });
+      const threadCount = async () => (await srv.client(headers).threads.search({ limit: 1000 })).length;
+      const before = await threadCount();
+      const cases: Array<[string, unknown, Record<string, string>, RegExp]> = [
+        ["message/send", legacyMsg("a\u0000b"), {}, /message\.parts contains a NUL character \(U\+0000\)/],
+        ["message/send", legacyMsg("hi", { contextId: "c\uDC00" }), {}, /message\.contextId contains an unpaired UTF-16 surrogate/],
+        ["SendMessage", v1Msg("a\uD800b"), v1, /message\.parts contains an unpaired UTF-16 surrogate/],
+        ["SendMessage", v1Msg("hi", { contextId: "c\u0000" }), v1, /message\.contextId contains a NUL character/],
+        ["tasks/get", { id: "t\u0000" }, {}, /task id contains a NUL character/],
+        ["GetTask", { id: "t\u0000" }, v1, /task id contains a NUL character/],
+      ];
+      for (const [method, params, extra, expected] of cases) {
+        const r = await rpc(card.url, method, params, { ...headers, ...extra });
+        assert.equal(r.body.error?.code, -32602, `${method}: ${JSON.stringify(r.body)}`);
+        assert.match(r.body.error!.message, expected);
+      }
+      // The SDK client sees the same refusal.
+      const client = await connectA2A(srv.url, headers);
+      await assert.rejects(client.sendMessage({ message: userMessage("x\u0000y"), configuration: undefined, metadata: undefined, tenant: "" }), /NUL character/);
+      assert.equal(await threadCount(), before);
+    });
+
     if (provider === "identity_a") {
       it("refuses JSON-RPC calls without a valid token with 401 (the card stays public)", async () => {
         const card = await (await fetch(`${srv.url}/.well-known/agent-card.json`)).json() as { url: string };

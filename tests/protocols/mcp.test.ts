@@ -91,6 +91,29 @@ for (const provider of ["anonymous", "identity_a"] as Provider[]) {
       }
     });
 
+    it("text that cannot be stored (U+0000, a lone surrogate) is an isError naming the argument, and starts no run", async () => {
+      const headers = await srv.headersFor("dora");
+      const client = await connectMcp(srv.url, headers);
+      const threadCount = async () => (await srv.client(headers).threads.search({ limit: 1000 })).length;
+      const before = await threadCount();
+      try {
+        const cases: Array<[Record<string, string>, RegExp]> = [
+          [{ message: "a\u0000b" }, /arguments\.message contains a NUL character \(U\+0000\)/],
+          [{ message: "a\uD800b" }, /arguments\.message contains an unpaired UTF-16 surrogate/],
+          [{ message: "hi", thread_id: "t\u0000" }, /arguments\.thread_id contains a NUL character/],
+        ];
+        for (const [args, expected] of cases) {
+          const r = await client.callTool({ name: "echo", arguments: args }) as CallToolResult;
+          assert.equal(r.isError, true);
+          assert.match(text(r), expected);
+          assert.doesNotMatch(text(r), /unsupported Unicode|escape sequence/);
+        }
+        assert.equal(await threadCount(), before);
+      } finally {
+        await client.close();
+      }
+    });
+
     it("returns failures as isError results: a failing run, an unknown tool, a bad argument", async () => {
       const client = await connectMcp(srv.url, await srv.headersFor("ada"));
       try {

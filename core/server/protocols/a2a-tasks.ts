@@ -22,9 +22,12 @@ import type { AuthUser } from "../../hooks.ts";
 import type { Assistant, Run } from "../../storage/records.ts";
 import { AgentcliError } from "../../errors.ts";
 import type { ServerDeps } from "../deps.ts";
+import { badText } from "../json-guard.ts";
 import { cancelRun } from "../run-create.ts";
 import { contentText, describeInterrupts, describeUpdate, outcomeOf, startTurn, type TurnOutcome } from "./turn.ts";
 
+/** Where a message's text and context are, for errors. */
+const NAMES = { message: "message.parts", thread: "message.contextId" };
 const TERMINAL = new Set([TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_REJECTED]);
 const CANCELED_KEY = "a2a_canceled_task_id";
 
@@ -109,6 +112,8 @@ export class AssistantTasks implements A2ARequestHandler {
   /** Finds a task (a run of this assistant visible to the caller) and the run it is at. */
   async #load(taskId: string): Promise<TaskRuns> {
     const { deps, assistant, user } = this.#o;
+    const bad = typeof taskId === "string" ? badText(taskId) : null;
+    if (bad) throw new RequestMalformedError(`Invalid params: the task id ${bad}`);
     const first = taskId ? await deps.storage.runs.get(taskId, null, { owner: user?.identity ?? null }) : null;
     if (!first || first.assistant_id !== assistant.assistant_id || (first.metadata as Record<string, unknown>).a2a_task_id) {
       throw new TaskNotFoundError(`Task "${taskId}" not found`);
@@ -198,16 +203,17 @@ export class AssistantTasks implements A2ARequestHandler {
           throw new UnsupportedOperationError(`Cannot continue task "${t.id}": it is ${stateName(t.state)}; only an input-required task takes a follow-up (send a new message in the same contextId instead)`);
         }
         const resume = resumeValue(t.id, t.outcome.interrupts, answer);
-        const run = await startTurn(deps, user, { assistantId: assistant.assistant_id, threadId: t.latest.thread_id, resume, metadata: { source: "a2a", a2a_task_id: t.id }, multitaskStrategy: "reject" });
+        const run = await startTurn(deps, user, { assistantId: assistant.assistant_id, threadId: t.latest.thread_id, resume, metadata: { source: "a2a", a2a_task_id: t.id }, multitaskStrategy: "reject", names: { message: "message.parts" } });
         return { taskId: t.id, run };
       }
       const message = [answer.text, ...answer.data.map((d) => JSON.stringify(d))].filter(Boolean).join("\n");
       if (!message.trim()) throw new RequestMalformedError("Cannot send the message: it has no text or data parts");
-      const run = await startTurn(deps, user, { assistantId: assistant.assistant_id, threadId: msg.contextId || null, createMissingThread: true, message, metadata: { source: "a2a" }, multitaskStrategy: strategy });
+      const run = await startTurn(deps, user, { assistantId: assistant.assistant_id, threadId: msg.contextId || null, createMissingThread: true, message, metadata: { source: "a2a" }, multitaskStrategy: strategy, names: NAMES });
       return { taskId: run.run_id, run };
     } catch (err) {
       if (err instanceof AgentcliError) {
         if (err.status === 404) throw new RequestMalformedError(`Cannot send the message: ${err.message}`);
+        if (err.status === 422) throw new RequestMalformedError(`Cannot send the message: ${err.message}${err.hint ? ` (${err.hint})` : ""}`);
         throw new UnsupportedOperationError(`Cannot send the message: ${err.message}${err.hint ? ` (${err.hint})` : ""}`);
       }
       throw err;

@@ -70,7 +70,7 @@ async function callAssistant(
 ): Promise<CallToolResult> {
   let run;
   try {
-    run = await startTurn(deps, user, { assistantId: a.assistant_id, threadId: args.thread_id ?? null, message: args.message, metadata: { source: "mcp" } });
+    run = await startTurn(deps, user, { assistantId: a.assistant_id, threadId: args.thread_id ?? null, message: args.message, metadata: { source: "mcp" }, names: { message: "arguments.message", thread: "arguments.thread_id" } });
   } catch (err) {
     if (err instanceof AgentcliError && err.status === 404 && args.thread_id !== undefined) {
       return errorResult(`${err.message}: pass the thread_id of an earlier call's result (a thread of yours), or omit thread_id to start a new thread`);

@@ -11,6 +11,7 @@
 import type { AuthUser } from "../../hooks.ts";
 import type { Run, RunStatus, Thread } from "../../storage/records.ts";
 import type { ServerDeps } from "../deps.ts";
+import { checkJsonText } from "../json-guard.ts";
 import { cancelRun, createRun } from "../run-create.ts";
 import type { RunCreateBody } from "../schemas.ts";
 
@@ -28,6 +29,8 @@ export interface TurnRequest {
   resume?: unknown;
   metadata?: Record<string, unknown>;
   multitaskStrategy?: RunCreateBody["multitask_strategy"];
+  /** How the caller's protocol names the message (or resume answer) and the thread, in errors (default "message", "thread_id"). */
+  names?: { message?: string; thread?: string };
 }
 
 /** How a turn ended. */
@@ -45,9 +48,15 @@ export interface TurnOutcome {
 
 /**
  * Creates the run of a turn: on a new thread when `threadId` is null; on `threadId` when it is
- * the caller's (a 404 AgentcliError naming it otherwise, unless `createMissingThread`).
+ * the caller's (a 404 AgentcliError naming it otherwise, unless `createMissingThread`). Text
+ * that cannot be stored (U+0000, an unpaired surrogate) is a 422 AgentcliError naming it.
  */
 export async function startTurn(deps: ServerDeps, user: AuthUser | null, t: TurnRequest): Promise<Run> {
+  // Text PostgreSQL cannot store (NUL, unpaired surrogates) or too deep a value is the
+  // caller's mistake: a 422 naming where it is, before anything is written.
+  if (t.threadId !== null) checkJsonText(t.threadId, t.names?.thread ?? "thread_id");
+  checkJsonText(t.resume !== undefined ? t.resume : t.message, t.names?.message ?? "message");
+  checkJsonText(t.metadata, "metadata");
   const threadId = t.threadId ?? crypto.randomUUID();
   const create = t.threadId === null || t.createMissingThread === true;
   const body: RunCreateBody = {
