@@ -64,8 +64,23 @@ export function runTimeoutSeconds(env: Env): number {
   return n;
 }
 
+/** `AGENTCLI_MAX_BODY_MB`: the largest request body accepted, in MiB (default 25). */
+export function maxBodyBytes(env: Env): number | undefined {
+  const raw = env.AGENTCLI_MAX_BODY_MB?.trim();
+  if (!raw) return undefined;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n <= 0) {
+    throw userError("ARGS_INVALID", {
+      message: `Cannot start the server: AGENTCLI_MAX_BODY_MB="${raw}" is not a positive number of MiB`,
+      hint: "Set it to the largest request body to accept, in MiB (default 25).",
+    });
+  }
+  return Math.floor(n * 1024 * 1024);
+}
+
 export async function hostBundle(opts: HostOptions): Promise<Host> {
   const runTimeout = runTimeoutSeconds(opts.env);
+  const maxBody = maxBodyBytes(opts.env);
   // Storage opens (a new database restores its template on the I/O threads) while the
   // server's modules load; the harness loads with the agent graph, on its first run.
   const dbUrl = opts.env.DATABASE_URL;
@@ -132,6 +147,7 @@ export async function hostBundle(opts: HostOptions): Promise<Host> {
       log: opts.log,
       redisUrl: opts.env.REDIS_URL,
       runTimeoutSeconds: runTimeout,
+      maxBodyBytes: maxBody,
       info: { agent: opts.bundle.config.agent.name, mode: opts.mode },
     });
   } catch (err) {

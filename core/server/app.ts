@@ -9,6 +9,9 @@
  * await server.close();
  */
 import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { userError } from "../errors.ts";
+import { badText } from "./json-guard.ts";
 import type { AuthUser } from "../hooks.ts";
 import type { OpenSqlOptions } from "../storage/sql.ts";
 import { openStorage, type Storage } from "../storage/storage.ts";
@@ -49,6 +52,8 @@ export interface AgentServerOptions {
   workers?: number;
   /** A run executing longer than this ends with status `timeout` (default: no limit). */
   runTimeoutSeconds?: number;
+  /** Request bodies larger than this are refused with a 413 (default {@link DEFAULT_MAX_BODY_BYTES}). */
+  maxBodyBytes?: number;
   log?: ServerLog;
   /** A Redis connection string: cross-replica wake-ups, streaming and cancellation. */
   redisUrl?: string;
@@ -71,6 +76,9 @@ export interface AgentServer {
   /** Stops the workers (finishing or interrupting in-flight runs), then closes storage. */
   close(opts?: { graceMs?: number }): Promise<void>;
 }
+
+/** Default limit of a request body: 25 MiB. */
+export const DEFAULT_MAX_BODY_BYTES = 25 * 1024 * 1024;
 
 /** The stable id of a default assistant. */
 export function defaultAssistantId(name: string): string {
@@ -117,6 +125,21 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
   const app = new Hono<AppEnv>();
   app.onError(errorHandler(log));
   app.notFound((c) => c.json({ detail: `Not found: ${c.req.method} ${new URL(c.req.url).pathname}` }, 404));
+  const maxBody = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  app.use(bodyLimit({
+    maxSize: maxBody,
+    onError: (c) => c.json({ detail: `Request body too large: the limit is ${(maxBody / 1024 / 1024).toFixed(0)} MiB`, hint: "Send less (large files belong in a sandbox or store), or raise AGENTCLI_MAX_BODY_MB." }, 413),
+  }));
+  // Ids and query values with text storage cannot hold (NUL, unpaired surrogates): a 422, not a database error.
+  app.use(async (c, next) => {
+    let path = "";
+    try {
+      path = decodeURIComponent(new URL(c.req.url).pathname);
+    } catch { /* malformed escapes: the router answers */ }
+    const problem = badText(path) ?? Object.values(c.req.queries()).flat().map(badText).find(Boolean) ?? null;
+    if (problem) throw userError("UNPROCESSABLE", { message: `Invalid request: the URL ${problem}`, hint: "Remove the character from the id or query." });
+    await next();
+  });
   app.get("/ok", (c) => c.json({ ok: true }));
   app.get("/info", (c) =>
     c.json({

@@ -7,6 +7,7 @@ import { authChallenge } from "../auth/auth-error.ts";
 import type { Context } from "hono";
 import { z } from "zod";
 import { AgentcliError, userError } from "../errors.ts";
+import { checkJsonText } from "./json-guard.ts";
 import type { ServerLog } from "./log.ts";
 
 export function notFound(thing: string, id: string): AgentcliError {
@@ -29,15 +30,30 @@ export function parseBody<T extends z.ZodType>(schema: T, value: unknown): z.out
   throw unprocessable(`Invalid request: ${detail}`);
 }
 
-/** Reads a JSON body (empty body means `{}`), or throws a 422. */
+/**
+ * Reads a JSON body (empty body means `{}`): 415 unless it is sent as JSON (a browser on
+ * another site can send text/plain or form bodies without asking first; JSON it cannot),
+ * 422 when it is not valid JSON or holds text storage refuses (see json-guard.ts).
+ */
 export async function jsonBody(c: Context): Promise<unknown> {
   const text = await c.req.text();
   if (!text.trim()) return {};
+  const type = c.req.header("content-type") ?? "";
+  if (!/^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(type)) {
+    throw userError("UNPROCESSABLE", {
+      message: `Cannot read the request body: its content type is ${type ? `"${type}"` : "missing"}, not JSON`,
+      hint: "Send the body as JSON with the header Content-Type: application/json.",
+      status: 415,
+    });
+  }
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch {
     throw unprocessable("Invalid request: the body is not valid JSON");
   }
+  checkJsonText(value);
+  return value;
 }
 
 /** The Hono error handler. */

@@ -7,7 +7,7 @@ import type { Context } from "hono";
 import type { Thread } from "../storage/records.ts";
 import { pick } from "./assistants.ts";
 import type { ServerDeps } from "./deps.ts";
-import { conflict, jsonBody, notFound, parseBody } from "./http-errors.ts";
+import { conflict, jsonBody, notFound, parseBody, unprocessable } from "./http-errors.ts";
 import * as s from "./schemas.ts";
 import { type AppEnv, ownedMetadata, patchMetadata, scopeOf, userOf } from "./scope.ts";
 import { interruptsByTask, stateToWire } from "./state.ts";
@@ -116,7 +116,8 @@ export function threadRoutes(deps: ServerDeps): Hono<AppEnv> {
     if (checkpoint?.checkpoint_id) configurable.checkpoint_id = checkpoint.checkpoint_id;
     if (checkpoint?.checkpoint_ns) configurable.checkpoint_ns = checkpoint.checkpoint_ns;
     const snapshot = await graph.getState({ configurable }, { subgraphs });
-    if (checkpoint?.checkpoint_id && !snapshot.config?.configurable?.checkpoint_id) throw notFound("Checkpoint", String(checkpoint.checkpoint_id));
+    // A checkpoint that does not exist reads as an empty snapshot (no creation time).
+    if (checkpoint?.checkpoint_id && (!snapshot.createdAt || !snapshot.config?.configurable?.checkpoint_id)) throw notFound("Checkpoint", String(checkpoint.checkpoint_id));
     return stateToWire(snapshot);
   };
 
@@ -139,7 +140,18 @@ export function threadRoutes(deps: ServerDeps): Hono<AppEnv> {
     const cp = b.checkpoint_id ?? b.checkpoint?.checkpoint_id;
     if (cp) configurable.checkpoint_id = cp;
     if (b.checkpoint?.checkpoint_ns) configurable.checkpoint_ns = b.checkpoint.checkpoint_ns;
-    const next = await graph.updateState({ configurable }, b.values, b.as_node);
+    if (cp && !(await storage.checkpointer.getTuple({ configurable: { checkpoint_ns: "", ...configurable } }))) throw notFound("Checkpoint", String(cp));
+    let next;
+    try {
+      next = await graph.updateState({ configurable }, b.values, b.as_node);
+    } catch (err) {
+      // The graph refuses the update (values that are not its state, an unknown as_node): the client's mistake.
+      const e = err as Error;
+      if (e?.name === "InvalidUpdateError" || /does not exist|Ambiguous update/i.test(e?.message ?? "")) {
+        throw unprocessable(`Cannot update the state of thread "${t.thread_id}": ${e.message.split("\n")[0]!.replace(/\s*Troubleshooting URL:.*$/s, "")}`);
+      }
+      throw err;
+    }
     await saveThreadState(deps, t.thread_id, graph);
     return c.json({ checkpoint: next.configurable });
   });
