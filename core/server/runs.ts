@@ -15,6 +15,7 @@ import { lastEventId, sseResponse } from "./streaming.ts";
 import { getThread } from "./threads.ts";
 
 const FINAL: RunStatus[] = ["success", "error", "timeout", "interrupted"];
+const RUN_STATUSES: RunStatus[] = ["pending", "running", ...FINAL];
 
 function runPath(run: Run): string {
   return `/threads/${run.thread_id}/runs/${run.run_id}`;
@@ -141,9 +142,16 @@ export function runRoutes(deps: ServerDeps): Hono<AppEnv> {
 
   app.get("/threads/:thread_id/runs", async (c) => {
     await getThread(deps, c);
-    const limit = Math.min(1000, Math.max(1, Number(c.req.query("limit") ?? 10) || 10));
-    const offset = Math.max(0, Number(c.req.query("offset") ?? 0) || 0);
-    return c.json(await storage.runs.list(c.req.param("thread_id"), { limit, offset, status: c.req.query("status") }));
+    const int = (name: string, fallback: number, min: number, max: number) => {
+      const raw = c.req.query(name);
+      if (raw === undefined || raw === "") return fallback;
+      const n = Number(raw);
+      if (!Number.isInteger(n) || n < min || n > max) throw unprocessable(`Invalid request: ${name} must be a whole number from ${min} to ${max} (got "${raw}")`);
+      return n;
+    };
+    const status = c.req.query("status") || undefined;
+    if (status && !RUN_STATUSES.includes(status as RunStatus)) throw unprocessable(`Invalid request: status must be one of ${RUN_STATUSES.join(", ")} (got "${status}")`);
+    return c.json(await storage.runs.list(c.req.param("thread_id"), { limit: int("limit", 10, 1, 1000), offset: int("offset", 0, 0, Number.MAX_SAFE_INTEGER), status }));
   });
 
   const getRun = async (c: Context<AppEnv>): Promise<Run> => {

@@ -74,3 +74,13 @@ test("state updates the graph refuses are a 422; unknown checkpoints are a 404",
   const cp = state.checkpoint.checkpoint_id!;
   assert.equal((await call("GET", `/threads/${th.thread_id}/state/${cp}`)).status, 200);
 });
+
+test("listing a thread's runs checks limit, offset and status", async () => {
+  const th = await t.client.threads.create();
+  for (const q of ["limit=-1", "limit=1e999", "offset=abc", "status=zzz"]) {
+    const r = await call("GET", `/threads/${th.thread_id}/runs?${q}`);
+    assert.equal(r.status, 422, q);
+  }
+  assert.equal((await call("GET", `/threads/${th.thread_id}/runs?limit=5&offset=0&status=success`)).status, 200);
+  assert.deepEqual(await t.client.runs.list(th.thread_id, { limit: 5, status: "success" }), []);
+});
