@@ -8,6 +8,7 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { TaskState, type StreamResponse, type Task } from "@a2a-js/sdk";
+import { hideInternal } from "../../core/server/protocols/a2a.ts";
 import { connectA2A, startProtocolServer, userMessage, type Provider, type ProtocolServer } from "./_setup.ts";
 
 const textOf = (parts: Array<{ content?: { $case: string; value: unknown } }> | undefined) =>
@@ -230,6 +231,50 @@ for (const provider of ["anonymous", "identity_a"] as Provider[]) {
       assert.equal(badParams.body.error?.code, -32602);
     });
 
+    it("push notification config methods are -32003; missing or malformed params are -32602 naming the field, never a JS message", async () => {
+      const card = await (await fetch(`${srv.url}/.well-known/agent-card.json`)).json() as { url: string; capabilities: { pushNotifications?: boolean } };
+      assert.equal(card.capabilities.pushNotifications, false);
+      const v1 = { "A2A-Version": "1.0" };
+      const push: Array<[string, unknown, Record<string, string>]> = [
+        ["tasks/pushNotificationConfig/set", { taskId: "x" }, {}],
+        ["tasks/pushNotificationConfig/set", {}, {}],
+        ["tasks/pushNotificationConfig/get", { id: "x" }, {}],
+        ["tasks/pushNotificationConfig/list", {}, {}],
+        ["tasks/pushNotificationConfig/delete", { id: "x", pushNotificationConfigId: "y" }, {}],
+        ["CreateTaskPushNotificationConfig", { taskId: "x" }, v1],
+        ["GetTaskPushNotificationConfig", {}, v1],
+        ["ListTaskPushNotificationConfigs", { taskId: "x" }, v1],
+        ["DeleteTaskPushNotificationConfig", {}, v1],
+      ];
+      for (const [method, params, extra] of push) {
+        const r = await rpc(card.url, method, params, { ...headers, ...extra });
+        assert.equal(r.body.error?.code, -32003, `${method}: ${JSON.stringify(r.body)}`);
+        assert.match(r.body.error!.message, /Push notifications are not supported/);
+      }
+      const legacyMsg = (message: Record<string, unknown>) => ({ message: { kind: "message", messageId: crypto.randomUUID(), role: "user", parts: [{ kind: "text", text: "hi" }], ...message } });
+      const bad: Array<[string, unknown, Record<string, string>, RegExp]> = [
+        ["tasks/get", {}, {}, /"params\.id" is required/],
+        ["tasks/cancel", { id: "" }, {}, /"params\.id" is required/],
+        ["tasks/resubscribe", {}, {}, /"params\.id" is required/],
+        ["tasks/get", { id: "x", historyLength: "all" }, {}, /"params\.historyLength" must be a non-negative integer/],
+        ["GetTask", {}, v1, /"params\.id" is required/],
+        ["CancelTask", {}, v1, /"params\.id" is required/],
+        ["SubscribeToTask", {}, v1, /"params\.id" is required/],
+        ["message/send", legacyMsg({ parts: [{ kind: "file" }] }), {}, /"params\.message\.parts\[0\]" is a file part/],
+        ["message/send", legacyMsg({ extensions: 5 }), {}, /"params\.message\.extensions" must be an array of strings/],
+        ["message/send", { ...legacyMsg({}), configuration: { acceptedOutputModes: 5 } }, {}, /"params\.configuration\.acceptedOutputModes"/],
+        ["message/stream", legacyMsg({ parts: [] }), {}, /"params\.message\.parts" must be a non-empty array/],
+        ["SendMessage", {}, v1, /"params\.message" is required/],
+        ["SendMessage", { message: { messageId: "m", role: "ROLE_USER", parts: [{ raw: {} }] } }, v1, /"raw" must be a base64 string/],
+      ];
+      for (const [method, params, extra, expected] of bad) {
+        const r = await rpc(card.url, method, params, { ...headers, ...extra });
+        assert.equal(r.body.error?.code, -32602, `${method}: ${JSON.stringify(r.body)}`);
+        assert.match(r.body.error!.message, expected);
+        assert.doesNotMatch(r.body.error!.message, /Cannot read|undefined/);
+      }
+    });
+
     it("text that cannot be stored (U+0000, a lone surrogate) is -32602 naming where it is (1.0 and 0.3)", async () => {
       const card = await (await fetch(`${srv.url}/.well-known/agent-card.json`)).json() as { url: string };
       const v1 = { "A2A-Version": "1.0" };
@@ -270,3 +315,19 @@ for (const provider of ["anonymous", "identity_a"] as Provider[]) {
     }
   });
 }
+
+describe("A2A internal errors", () => {
+  it("an SDK answer carrying a JS message as -32603 is made generic, and the message is logged", () => {
+    const logged: string[] = [];
+    const log = { info() {}, warn() {}, error: (msg: string, err?: unknown) => void logged.push(`${msg}: ${(err as Error).message}`) };
+    const out = hideInternal({ jsonrpc: "2.0", id: 4, error: { code: -32603, message: "Cannot read properties of undefined (reading 'id')" } }, { log });
+    assert.deepEqual(out, { jsonrpc: "2.0", id: 4, error: { code: -32603, message: "Internal error (the server logged the details)" } });
+    assert.deepEqual(logged, ["A2A request failed: Cannot read properties of undefined (reading 'id')"]);
+    // Other answers pass as they are.
+    const notFound = { jsonrpc: "2.0" as const, id: 5, error: { code: -32001, message: 'Task "x" not found' } };
+    assert.equal(hideInternal(notFound, { log }), notFound);
+    const ok = { jsonrpc: "2.0" as const, id: 6, result: { kind: "task" } };
+    assert.equal(hideInternal(ok, { log }), ok);
+    assert.equal(logged.length, 1);
+  });
+});

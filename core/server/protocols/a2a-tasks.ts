@@ -26,6 +26,9 @@ import { badText } from "../json-guard.ts";
 import { cancelRun } from "../run-create.ts";
 import { contentText, describeInterrupts, describeUpdate, outcomeOf, startTurn, type TurnOutcome } from "./turn.ts";
 
+/** What the peer hears of a failure that is not its own (the server logs the details). */
+export const INTERNAL_MESSAGE = "Internal error (the server logged the details)";
+
 /** Where a message's text and context are, for errors. */
 const NAMES = { message: "message.parts", thread: "message.contextId" };
 const TERMINAL = new Set([TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_REJECTED]);
@@ -230,7 +233,7 @@ export class AssistantTasks implements A2ARequestHandler {
   #hide(err: unknown): never {
     if (err instanceof A2AError) throw err;
     this.#o.deps.log.error("A2A request failed", err);
-    throw new Error("Internal error");
+    throw new Error(INTERNAL_MESSAGE);
   }
 
   async sendMessage(params: SendMessageRequest, _ctx: ServerCallContext): Promise<Message | Task> {
