@@ -138,6 +138,35 @@ for (const provider of ["anonymous", "identity_a"] as Provider[]) {
       }
     });
 
+    it("a request whose params do not fit the method is -32602 with a short line naming the fields, not a schema dump", async () => {
+      const headers = await srv.headersFor("ada");
+      const post = async (body: unknown) => {
+        const res = await fetch(`${srv.url}/mcp`, { method: "POST", headers: { ...headers, "content-type": "application/json", accept: "application/json, text/event-stream" }, body: JSON.stringify(body) });
+        assert.equal(res.status, 200);
+        return await res.json() as { id: unknown; error?: { code: number; message: string } };
+      };
+      const cases: Array<[string, unknown, RegExp]> = [
+        ["initialize", {}, /^Invalid params for initialize: "params\.protocolVersion" is missing \(expected string\); "params\.capabilities" is missing \(expected object\); "params\.clientInfo" is missing \(expected object\)$/],
+        ["initialize", undefined, /^Invalid params for initialize: "params" is missing \(expected object\)$/],
+        ["tools/call", {}, /^Invalid params for tools\/call: "params\.name" is missing \(expected string\)$/],
+        ["tools/list", { cursor: 5 }, /^Invalid params for tools\/list: "params\.cursor": expected string, received number$/],
+      ];
+      for (const [method, params, expected] of cases) {
+        const r = await post({ jsonrpc: "2.0", id: 9, method, ...(params === undefined ? {} : { params }) });
+        assert.equal(r.id, 9);
+        assert.equal(r.error?.code, -32602, `${method}: ${JSON.stringify(r)}`);
+        assert.match(r.error!.message, expected);
+        assert.ok(r.error!.message.length < 300 && !r.error!.message.includes("\n"), r.error!.message);
+      }
+      // A well-formed initialize still goes through to the SDK.
+      const ok = await fetch(`${srv.url}/mcp`, {
+        method: "POST",
+        headers: { ...headers, "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } }),
+      });
+      assert.match(await ok.text(), /"serverInfo":\{"name":"agentcli"/);
+    });
+
     it("streams progress notifications when the client passes a progressToken", async () => {
       const client = await connectMcp(srv.url, await srv.headersFor("ada"));
       try {

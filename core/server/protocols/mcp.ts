@@ -8,7 +8,8 @@
  * a failed run, an approval the tool cannot give) are `isError` results. With a
  * `progressToken`, each step of the run is a `notifications/progress`; a client that
  * disconnects mid-call cancels the run (stateless: a `notifications/cancelled` arrives on
- * another request and cannot reach it). GET and DELETE answer 405. The caller's identity (auth runs before this route) scopes the threads.
+ * another request and cannot reach it). Params the SDK's schemas refuse are -32602 with a line
+ * naming the fields (mcp-params.ts). GET and DELETE answer 405. The caller's identity (auth runs before this route) scopes the threads.
  *
  * @example
  * const routes = [{ path: "/mcp", app: (deps) => mcpRoutes(deps, { version: VERSION }) }];
@@ -23,7 +24,10 @@ import type { Assistant } from "../../storage/records.ts";
 import { AgentcliError } from "../../errors.ts";
 import type { ServerDeps } from "../deps.ts";
 import { type AppEnv, userOf } from "../scope.ts";
+import { mcpParamsError } from "./mcp-params.ts";
 import { describeInterrupts, describeUpdate, followTurn, startTurn } from "./turn.ts";
+
+const INVALID_PARAMS = -32602;
 
 export interface McpRoutesOptions {
   /** The server version announced in `initialize`. */
@@ -125,10 +129,21 @@ export function mcpRoutes(deps: ServerDeps, opts: McpRoutesOptions): Hono<AppEnv
   app.get("/", notAllowed);
   app.delete("/", notAllowed);
   app.post("/", async (c) => {
+    // A request whose params fail the SDK's schema is answered here (-32602, readable) when
+    // the request is otherwise one the transport takes (JSON, accepting JSON and SSE).
+    let parsedBody: unknown;
+    const accept = c.req.header("accept") ?? "";
+    if (/application\/json/i.test(c.req.header("content-type") ?? "") && accept.includes("application/json") && accept.includes("text/event-stream")) {
+      try {
+        parsedBody = JSON.parse(await c.req.raw.clone().text());
+      } catch { /* the transport answers the parse error */ }
+      const bad = parsedBody === undefined ? null : mcpParamsError(parsedBody);
+      if (bad) return c.json({ jsonrpc: "2.0", id: bad.id, error: { code: INVALID_PARAMS, message: bad.message } });
+    }
     const server = await buildServer(deps, userOf(c), opts);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: false });
     await server.connect(transport);
-    const res = await transport.handleRequest(c.req.raw);
+    const res = await transport.handleRequest(c.req.raw, parsedBody === undefined ? undefined : { parsedBody });
     // The server lives as long as this request's response stream; a client that goes away
     // closes it, which aborts the tool call and so cancels its run.
     if (!res.body) await server.close();
