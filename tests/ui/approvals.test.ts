@@ -6,24 +6,23 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
-import { startModelServer, type ModelServer } from "../fixtures/model-server/server.ts";
-import { startAgent, type RunningAgent } from "./_agent.ts";
-import { launchBrowser, screenshot, type TestBrowser } from "./_browser.ts";
+import type { ModelServer } from "../fixtures/model-server/server.ts";
+import type { RunningAgent } from "./_agent.ts";
+import { startUiStack, type UiStack } from "./_stack.ts";
+import { screenshot, type TestBrowser } from "./_browser.ts";
 
 let model: ModelServer;
 let agent: RunningAgent;
 let browser: TestBrowser;
 
+let stack: UiStack;
 before(async () => {
-  model = await startModelServer();
-  agent = await startAgent("approvals", { OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: model.openaiBaseUrl });
-  browser = await launchBrowser();
+  stack = await startUiStack("approvals");
+  ({ model, agent, browser } = stack);
 });
 
 after(async () => {
-  await browser?.close();
-  await agent?.close();
-  await model?.close();
+  await stack?.close();
 });
 
 async function askToWrite(page: Page, prompt: string, content: string) {

@@ -8,10 +8,11 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
-import { startModelServer, type ModelServer, type RecordedRequest } from "../fixtures/model-server/server.ts";
-import { startAgent, type RunningAgent } from "./_agent.ts";
-import { launchBrowser, screenshot, type TestBrowser } from "./_browser.ts";
-import { startSlowProxy, type SlowProxy } from "./_slow-proxy.ts";
+import type { ModelServer, RecordedRequest } from "../fixtures/model-server/server.ts";
+import type { RunningAgent } from "./_agent.ts";
+import { startUiStack, type UiStack } from "./_stack.ts";
+import { screenshot, type TestBrowser } from "./_browser.ts";
+import type { SlowProxy } from "./_slow-proxy.ts";
 
 let model: ModelServer;
 let proxy: SlowProxy;
@@ -21,18 +22,14 @@ let browser: TestBrowser;
 const isSubagent = (r: RecordedRequest) => r.system.includes("researcher subagent");
 const isMain = (r: RecordedRequest) => !isSubagent(r);
 
+let stack: UiStack;
 before(async () => {
-  model = await startModelServer();
-  proxy = await startSlowProxy(model.url);
-  agent = await startAgent("basic", { OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: `${proxy.url}/openai/v1` });
-  browser = await launchBrowser();
+  stack = await startUiStack("basic", { slowProxy: true });
+  ({ model, proxy: proxy!, agent, browser } = stack);
 });
 
 after(async () => {
-  await browser?.close();
-  await agent?.close();
-  await proxy?.close();
-  await model?.close();
+  await stack?.close();
 });
 
 async function openApp(page: Page): Promise<void> {

@@ -6,24 +6,23 @@
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { startModelServer, type ModelServer } from "../fixtures/model-server/server.ts";
-import { startAgent, type RunningAgent } from "./_agent.ts";
-import { launchBrowser, screenshot, type TestBrowser } from "./_browser.ts";
+import type { ModelServer } from "../fixtures/model-server/server.ts";
+import type { RunningAgent } from "./_agent.ts";
+import { startUiStack, type UiStack } from "./_stack.ts";
+import { screenshot, type TestBrowser } from "./_browser.ts";
 
 let model: ModelServer;
 let agent: RunningAgent;
 let browser: TestBrowser;
 
+let stack: UiStack;
 before(async () => {
-  model = await startModelServer();
-  agent = await startAgent("basic", { OPENAI_API_KEY: "", OPENAI_BASE_URL: model.openaiBaseUrl });
-  browser = await launchBrowser();
+  stack = await startUiStack("basic", { env: { OPENAI_API_KEY: "" } });
+  ({ model, agent, browser } = stack);
 });
 
 after(async () => {
-  await browser?.close();
-  await agent?.close();
-  await model?.close();
+  await stack?.close();
 });
 
 test("missing model credentials: the run error names the variable to set", async () => {
