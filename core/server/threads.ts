@@ -13,6 +13,7 @@ import { type AppEnv, ownedMetadata, patchMetadata, scopeOf, userOf } from "./sc
 import { interruptsByTask, stateToWire } from "./state.ts";
 import { toWire } from "./serialize.ts";
 import type { CompiledGraph } from "./graphs.ts";
+import { graphError } from "./executor.ts";
 
 /** The thread of the request, visible to its user, or a 404. */
 export async function getThread(deps: ServerDeps, c: Context<AppEnv>, id = c.req.param("thread_id")!): Promise<Thread> {
@@ -146,9 +147,9 @@ export function threadRoutes(deps: ServerDeps): Hono<AppEnv> {
       next = await graph.updateState({ configurable }, b.values, b.as_node);
     } catch (err) {
       // The graph refuses the update (values that are not its state, an unknown as_node): the client's mistake.
-      const e = err as Error;
-      if (e?.name === "InvalidUpdateError" || /does not exist|Ambiguous update/i.test(e?.message ?? "")) {
-        throw unprocessable(`Cannot update the state of thread "${t.thread_id}": ${e.message.split("\n")[0]!.replace(/\s*Troubleshooting URL:.*$/s, "")}`);
+      const e = graphError(err);
+      if (e.error === "InvalidUpdateError" || /does not exist|Ambiguous update/i.test(e.message)) {
+        throw unprocessable(`Cannot update the state of thread "${t.thread_id}": ${e.message}`);
       }
       throw err;
     }
