@@ -10,6 +10,7 @@
  * data folder.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { processAlive } from "../storage/lock.ts";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import process from "node:process";
@@ -50,21 +51,12 @@ interface PidRecord {
   bundle: string;
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 /** False when the process with this pid is surely not the recorded one (Linux: its command line lacks the bundle path). */
 function sameProcess(rec: PidRecord): boolean {
   try {
     return readFileSync(`/proc/${rec.pid}/cmdline`, "utf8").includes(rec.bundle);
   } catch {
-    return alive(rec.pid);
+    return processAlive(rec.pid);
   }
 }
 
@@ -81,8 +73,8 @@ export async function stopRecorded(pidFile: string, graceMs = STOP_GRACE_MS): Pr
     return null;
   }
   if (!Number.isInteger(rec.pid) || rec.pid <= 0) return null;
-  if (rec.parent !== process.pid && alive(rec.parent)) return null;
-  if (!alive(rec.pid) || !sameProcess(rec)) {
+  if (rec.parent !== process.pid && processAlive(rec.parent)) return null;
+  if (!processAlive(rec.pid) || !sameProcess(rec)) {
     rmSync(pidFile, { force: true });
     return null;
   }
@@ -93,7 +85,7 @@ export async function stopRecorded(pidFile: string, graceMs = STOP_GRACE_MS): Pr
   };
   signal("SIGTERM");
   const deadline = Date.now() + graceMs;
-  while (alive(rec.pid) && sameProcess(rec)) {
+  while (processAlive(rec.pid) && sameProcess(rec)) {
     if (Date.now() > deadline) signal("SIGKILL");
     await new Promise((r) => setTimeout(r, 100));
   }
