@@ -16,7 +16,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
+import { freePort } from "../core/platform/revision-process.ts";
 import { cpus, tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { createInterface } from "node:readline";
@@ -28,15 +28,6 @@ const arg = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1
 const RUNS = Number(arg("--runs") ?? 60) || 60;
 const ONLY = arg("--only") ?? null;
 const GRAPH = join(ROOT, "bench/graph.ts");
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -145,7 +136,7 @@ type Result = Awaited<ReturnType<typeof measure>>;
 
 async function measure(target: Target, env: NodeJS.ProcessEnv) {
   const dir = mkdtempSync(join(tmpdir(), "agentcli-bench-"));
-  const port = await freePort();
+  const port = await freePort("127.0.0.1");
   const t0 = performance.now();
   const proc = target.start(port, dir, env);
   try {

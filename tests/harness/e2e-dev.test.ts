@@ -7,7 +7,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
 import { cpSync, mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
+import { freePort } from "../../core/platform/revision-process.ts";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@langchain/langgraph-sdk";
@@ -24,7 +24,7 @@ before(async () => {
   model = await startModelServer();
   dir = mkdtempSync(join(tmpdir(), "agentcli-harness-e2e-"));
   cpSync(join(ROOT, "tests/fixtures/projects/memory"), dir, { recursive: true });
-  const port = await freePort();
+  const port = await freePort("127.0.0.1");
   url = `http://127.0.0.1:${port}`;
   child = spawn(process.execPath, [join(ROOT, "bin/main.ts"), "dev", "--config", join(dir, "agent.toml"), "--port", String(port), "--allow-blocking"], {
     cwd: dir,
@@ -81,14 +81,3 @@ test("a user memory written in one thread is read in the next; another user does
   assert.doesNotMatch(graceReq.system, /Ada/);
   assert.match(graceReq.system, /User notes:/);
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-    s.on("error", reject);
-  });
-}

@@ -6,7 +6,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { cp, mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:net";
+import { freePort } from "../../core/platform/revision-process.ts";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -32,17 +32,6 @@ export function fixturePath(name: string): string {
   return fileURLToPath(new URL(`./fixtures/${name}/`, import.meta.url));
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
 async function waitFor(url: string, child: ChildProcess, output: () => string, timeoutMs = 120_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
@@ -62,7 +51,7 @@ async function waitFor(url: string, child: ChildProcess, output: () => string, t
  * that name the app's own origin).
  */
 export async function startAgent(fixture: string, env: Record<string, string> | ((url: string) => Record<string, string>)): Promise<RunningAgent> {
-  const port = await freePort();
+  const port = await freePort("127.0.0.1");
   const url = `http://127.0.0.1:${port}`;
   const dir = await mkdtemp(join(tmpdir(), `agentcli-ui-${fixture}-`));
   await cp(fixturePath(fixture), dir, { recursive: true, filter: (src) => !src.includes("/.agentcli") });
