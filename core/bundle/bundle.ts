@@ -70,13 +70,27 @@ export async function buildBundle(project: LoadedProject, opts: { driver: Plugin
   return { bytes, manifest };
 }
 
-/** Reads and verifies a bundle archive; a damaged or foreign file is a clear error. */
-export async function readBundle(bytes: Uint8Array, source = "bundle"): Promise<Bundle> {
+/** Most a bundle may unpack to when its reader is not given a limit (a guard against gzip bombs). */
+export const DEFAULT_MAX_UNPACKED_BYTES = 1024 * 1024 * 1024;
+
+/**
+ * Reads and verifies a bundle archive; a damaged or foreign file is a clear error, and so is
+ * one that unpacks to more than `maxUnpackedBytes` (decompression stops there).
+ */
+export async function readBundle(bytes: Uint8Array, source = "bundle", opts: { maxUnpackedBytes?: number } = {}): Promise<Bundle> {
   const fail = (state: string) =>
     userError("BUNDLE_INVALID", { message: `Cannot read ${source}: ${state}`, hint: 'Build a bundle with "agentcli deploy --dry-run" (it writes .agentcli/bundle.tgz).' });
   let entries: Map<string, Uint8Array>;
   try {
-    entries = unpackTar(new Uint8Array(gunzipSync(bytes)));
+    const max = opts.maxUnpackedBytes ?? DEFAULT_MAX_UNPACKED_BYTES;
+    let tar: Uint8Array;
+    try {
+      tar = new Uint8Array(gunzipSync(bytes, { maxOutputLength: max }));
+    } catch (err) {
+      if ((err as { code?: string }).code === "ERR_BUFFER_TOO_LARGE") throw new Error(`it unpacks to more than ${max} bytes`);
+      throw err;
+    }
+    entries = unpackTar(tar);
   } catch (err) {
     throw fail(`not a bundle archive (${(err as Error).message})`);
   }

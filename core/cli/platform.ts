@@ -16,7 +16,7 @@ import { RESEARCH_TEMPLATE, type AgentTemplate } from "../platform/templates.ts"
 const SERVE = {
   name: "platform serve",
   usage: "agentcli platform serve [--port <int>] [--host <host>] [--data-dir <dir>] [--mode cloud|self-hosted] [--public-url <url>]",
-  summary: "Run the control plane (REST API of deployments, revisions, listeners) and its local listener.\nStorage: PostgreSQL from $DATABASE_URL, otherwise an embedded database in --data-dir (then \"platform admin\" runs only while this is stopped).\nOn first start it creates the tenant \"default\" and prints its API key once.\nPlugins it is started with (--plugin, AGENTCLI_PLUGINS) build revisions and load in the local listener's revision processes.",
+  summary: "Run the control plane (REST API of deployments, revisions, listeners) and its local listener.\nStorage: PostgreSQL from $DATABASE_URL, otherwise an embedded database in --data-dir (then \"platform admin\" runs only while this is stopped).\nOn first start it creates the tenant \"default\" and prints its API key once.\nPlugins it is started with (--plugin, AGENTCLI_PLUGINS) build revisions and load in the local listener's revision processes.\nLimits: AGENTCLI_PLATFORM_MAX_BODY_MB (1), AGENTCLI_PLATFORM_MAX_UPLOAD_MB (256), AGENTCLI_PLATFORM_MAX_UNPACKED_MB (512), AGENTCLI_PLATFORM_MAX_ARCHIVE_ENTRIES (10000).",
   flags: {
     port: { type: "int", description: "Port to listen on", default: 8100, min: 0, max: 65535 },
     host: { type: "string", description: "Address to bind", default: "127.0.0.1" },
@@ -70,6 +70,8 @@ async function serve(argv: string[], ctx: CliContext): Promise<number> {
   if (flags.mode !== "cloud" && flags.mode !== "self-hosted") {
     throw userError("ARGS_INVALID", { message: `Cannot run "agentcli platform serve": --mode "${flags.mode}" is not "cloud" or "self-hosted"`, hint: "Pass --mode cloud or --mode self-hosted." });
   }
+  const { platformLimits } = await import("../platform/limits.ts");
+  const limits = platformLimits(ctx.env);
   const dataDir = resolve(ctx.cwd, flags.dataDir);
   // Absolute: builds load them from a checkout's folder, revision processes from theirs.
   const plugins = ctx.pluginPaths.map((p) => (p ? resolve(ctx.cwd, p) : p));
@@ -90,7 +92,7 @@ async function serve(argv: string[], ctx: CliContext): Promise<number> {
     // Binds the port first: a taken port stops it before the database, revisions or the default tenant.
     platform = await openPlatform({
       listen: { port: flags.port, host: flags.host },
-      dataDir, databaseUrl: ctx.env.DATABASE_URL || undefined, mode: flags.mode, publicUrl: flags.publicUrl, plugins,
+      dataDir, databaseUrl: ctx.env.DATABASE_URL || undefined, mode: flags.mode, publicUrl: flags.publicUrl, plugins, limits,
       builders: projectBuilders({ ...ctx, pluginPaths: plugins }), localHost: flags.host === "0.0.0.0" ? "127.0.0.1" : flags.host,
       onError: (err) => ctx.io.err(`platform: ${err instanceof Error ? err.stack ?? err.message : String(err)}`),
     });

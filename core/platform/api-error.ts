@@ -48,6 +48,11 @@ export function conflict(message: string): AgentcliError {
   return userError("CONFLICT", { message });
 }
 
+/** A 413: the message names the limit and the setting that raises it (`limits.ts`). */
+export function payloadTooLarge(message: string): AgentcliError {
+  return userError("UNPROCESSABLE", { message, status: 413 });
+}
+
 export function unauthorized(message: string): AgentcliError {
   return userError("UNAUTHORIZED", { message });
 }

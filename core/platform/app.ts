@@ -2,7 +2,8 @@
  * The control plane's HTTP app (spec 4.3 plus the extensions in `README.md`): a Hono app on
  * Web-standard Request/Response, testable with `app.request()`. Every route but `/ok`,
  * signed uploads, signed webhooks and bundle downloads (which also take a bundle token) needs
- * `X-Api-Key`; errors are `{"detail": ...}`; an
+ * `X-Api-Key`; URLs and bodies are bounded and checked first (`request.ts`, `limits.ts`);
+ * errors are `{"detail": ...}`; an
  * unexpected failure is a logged, generic 500 with no stack.
  *
  * @example
@@ -14,6 +15,7 @@ import { errorBody, unauthorized } from "./api-error.ts";
 import { bundleDownload } from "./bundles.ts";
 import type { PlatformEnv, PlatformServices } from "./context.ts";
 import { deploymentRoutes } from "./routes-deployments.ts";
+import { requestGuards } from "./request.ts";
 import { listenerRoutes, repoListingRoutes, templateRoutes, tokenRoutes } from "./routes-resources.ts";
 import { authenticateKey } from "./tenancy.ts";
 import { uploadRoutes } from "./uploads.ts";
@@ -29,6 +31,11 @@ export function createPlatformApp(s: PlatformServices, opts: { onError?: (err: u
   });
   app.notFound((c) => c.json({ detail: `No route ${c.req.method} ${new URL(c.req.url).pathname}` }, 404));
 
+  app.use(requestGuards(s.limits.maxBodyBytes));
+  app.use(async (c, next) => {
+    c.set("maxBodyBytes", s.limits.maxBodyBytes);
+    await next();
+  });
   app.get("/ok", (c) => c.json({ ok: true, mode: s.mode }));
   app.route("/v2/uploads", uploadRoutes(s) as unknown as Hono<PlatformEnv>);
   app.route("/v1/integrations", webhookRoutes(s) as unknown as Hono<PlatformEnv>);

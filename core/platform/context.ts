@@ -8,6 +8,7 @@ import type { Reconciler } from "./reconciler.ts";
 import type { PlatformMode } from "./source-rules.ts";
 import type { AgentTemplate } from "./templates.ts";
 import type { Caller } from "./tenancy.ts";
+import type { PlatformLimits } from "./limits.ts";
 
 export interface PlatformServices {
   sql: SqlDriver;
@@ -21,8 +22,8 @@ export interface PlatformServices {
   bundleSecret: string;
   /** Address clients reach this server at (for upload URLs); from the request when absent. */
   publicUrl?: string;
-  /** Largest accepted upload, in bytes. */
-  maxUploadBytes: number;
+  /** Bounds of request bodies and uploads (`limits.ts`). */
+  limits: PlatformLimits;
 }
 
-export type PlatformEnv = { Variables: { caller: Caller } };
+export type PlatformEnv = { Variables: { caller: Caller; maxBodyBytes: number } };

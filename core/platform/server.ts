@@ -22,6 +22,7 @@ import type { ComputeDriver } from "./compute.ts";
 import type { PlatformEnv, PlatformServices } from "./context.ts";
 import { bundleToken, bundleUrl } from "./bundles.ts";
 import { K8sCompute } from "./k8s-compute.ts";
+import { DEFAULT_PLATFORM_LIMITS, type PlatformLimits } from "./limits.ts";
 import { LocalCompute } from "./local-compute.ts";
 import { PLATFORM_MIGRATIONS } from "./migrations.ts";
 import { Reconciler } from "./reconciler.ts";
@@ -41,7 +42,8 @@ export interface PlatformOptions {
   /** Templates of `internal_template` (default: the builders' templates). */
   templates?: readonly AgentTemplate[];
   publicUrl?: string;
-  maxUploadBytes?: number;
+  /** Bounds of request bodies and uploads (default: `DEFAULT_PLATFORM_LIMITS`; the CLI reads them from the environment). */
+  limits?: Partial<PlatformLimits>;
   /** Host the local listener binds revision processes and stable URLs to. */
   localHost?: string;
   /** Absolute paths of third-party plugin files that local revision processes load (see `LocalComputeOptions.plugins`). */
@@ -120,7 +122,7 @@ export async function openPlatform(opts: PlatformOptions): Promise<Platform> {
       uploadSecret: await setting(sql, "upload_secret", () => randomBytes(32).toString("hex")),
       bundleSecret,
       publicUrl: opts.publicUrl,
-      maxUploadBytes: opts.maxUploadBytes ?? 256 * 1024 * 1024,
+      limits: { ...DEFAULT_PLATFORM_LIMITS, ...opts.limits },
     };
     const app = createPlatformApp(services, { onError });
     await reconciler.start();

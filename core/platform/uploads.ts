@@ -1,16 +1,19 @@
 /**
  * Upload URLs (extension): `POST /v2/deployments/{id}/upload-url` answers a signed URL; a
  * `PUT` of the bundle bytes to it stores them as the object named `object_path`, which a
- * revision then names as `source_revision_config.source_tarball_path`. The URL is the
+ * revision then names as `source_revision_config.source_tarball_path`. The archive is checked
+ * while it streams in (`receiveArchive`): bounded, regular files only, safe paths. The URL is the
  * credential (HMAC-signed, expiring), so the uploader needs no API key.
  */
 import { Buffer } from "node:buffer";
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { Hono } from "hono";
-import { invalidField, notFound, unauthorized } from "./api-error.ts";
+import { AgentcliError } from "../errors.ts";
+import { TarRefused, TarScanner } from "../bundle/tar.ts";
+import { invalidField, notFound, payloadTooLarge, unauthorized } from "./api-error.ts";
 import type { PlatformServices } from "./context.ts";
+import { describeLimit, type PlatformLimits } from "./limits.ts";
 import { getObject, putObject } from "./store.ts";
-import { userError } from "../errors.ts";
 
 const TTL_SECONDS = 3600;
 
@@ -24,10 +27,65 @@ export function signUpload(base: string, objectPath: string, secret: string, now
   return `${base.replace(/\/+$/, "")}/v2/uploads/${objectPath}?expires=${expires}&signature=${sign(objectPath, expires, secret)}`;
 }
 
+/**
+ * Receives an upload: the body is read as a stream, at most `maxUploadBytes` of it (the
+ * compressed bytes are what is stored), while a gunzip of it is checked entry by entry
+ * (regular files only, safe paths, at most `maxArchiveEntries` entries and
+ * `maxUnpackedBytes` unpacked) and thrown away: a gzip bomb stops at the limit.
+ */
+async function receiveArchive(body: ReadableStream<Uint8Array> | null, limits: PlatformLimits): Promise<Uint8Array> {
+  if (!body) throw invalidField(["body"], "the upload is empty", "empty");
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const tooLarge = () => payloadTooLarge(`Cannot accept the upload: it is larger than ${describeLimit("maxUploadBytes", limits.maxUploadBytes)}`);
+  const keep = new TransformStream<Uint8Array, Uint8Array>({
+    transform(chunk, controller) {
+      size += chunk.byteLength;
+      if (size > limits.maxUploadBytes) throw tooLarge();
+      chunks.push(chunk);
+      controller.enqueue(chunk);
+    },
+  });
+  const scan = new TarScanner({ maxBytes: limits.maxUnpackedBytes, maxEntries: limits.maxArchiveEntries });
+  const reader = body.pipeThrough(keep).pipeThrough(new DecompressionStream("gzip") as unknown as TransformStream<Uint8Array, Uint8Array>).getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      scan.push(value);
+    }
+    if (!size) throw invalidField(["body"], "the upload is empty", "empty");
+    scan.finish();
+  } catch (err) {
+    await reader.cancel().catch(() => {});
+    if (err instanceof AgentcliError) throw err;
+    if (err instanceof TarRefused) {
+      if (err.reason === "bytes") throw payloadTooLarge(`Cannot accept the upload: it unpacks to more than ${describeLimit("maxUnpackedBytes", limits.maxUnpackedBytes)}`);
+      if (err.reason === "entries") throw payloadTooLarge(`Cannot accept the upload: the archive holds more than ${describeLimit("maxArchiveEntries", limits.maxArchiveEntries)} entries`);
+      throw invalidField(["body"], `is not a safe bundle archive: ${err.message}`, "archive_invalid");
+    }
+    if (!size) throw invalidField(["body"], "the upload is empty", "empty");
+    throw invalidField(["body"], `is not a gzip archive (${(err as Error).message}); upload the bundle "agentcli deploy" builds`, "archive_invalid");
+  }
+  const bytes = new Uint8Array(size);
+  let off = 0;
+  for (const c of chunks) {
+    bytes.set(c, off);
+    off += c.byteLength;
+  }
+  return bytes;
+}
+
 export function uploadRoutes(s: PlatformServices): Hono {
   const app = new Hono();
   app.put("/*", async (c) => {
-    const objectPath = decodeURIComponent(new URL(c.req.url).pathname.replace(/^.*?\/v2\/uploads\//, ""));
+    const raw = new URL(c.req.url).pathname.replace(/^.*?\/v2\/uploads\//, "");
+    let objectPath: string;
+    try {
+      objectPath = decodeURIComponent(raw);
+    } catch {
+      throw invalidField(["path"], "is not valid percent-encoding", "path_invalid");
+    }
     const expires = Number(c.req.query("expires"));
     const given = c.req.query("signature") ?? "";
     const expected = sign(objectPath, expires, s.uploadSecret);
@@ -37,10 +95,8 @@ export function uploadRoutes(s: PlatformServices): Hono {
     const object = await getObject(s.sql, objectPath);
     if (!object) throw notFound("upload", objectPath);
     const declared = Number(c.req.header("content-length") ?? "0");
-    if (declared > s.maxUploadBytes) throw userError("UNPROCESSABLE", { message: `Cannot accept the upload: ${declared} bytes is over the limit of ${s.maxUploadBytes}`, status: 413 });
-    const bytes = new Uint8Array(await c.req.arrayBuffer());
-    if (bytes.byteLength > s.maxUploadBytes) throw userError("UNPROCESSABLE", { message: `Cannot accept the upload: over the limit of ${s.maxUploadBytes} bytes`, status: 413 });
-    if (!bytes.byteLength) throw invalidField(["body"], "the upload is empty", "empty");
+    if (declared > s.limits.maxUploadBytes) throw payloadTooLarge(`Cannot accept the upload: ${declared} bytes is larger than ${describeLimit("maxUploadBytes", s.limits.maxUploadBytes)}`);
+    const bytes = await receiveArchive(c.req.raw.body, s.limits);
     await putObject(s.sql, { objectPath, tenantId: object.tenant_id, deploymentId: object.deployment_id, bytes });
     return c.json({ object_path: objectPath, size: bytes.byteLength });
   });

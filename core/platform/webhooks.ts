@@ -12,6 +12,7 @@ import type { PlatformServices } from "./context.ts";
 import type { DeploymentRow } from "./resources.ts";
 import { insertRevision, updateDeployment } from "./store.ts";
 import { getIntegrationById } from "./tenancy.ts";
+import { readBodyText } from "./request.ts";
 
 function signatureMatches(body: string, secret: string, header: string | undefined): boolean {
   if (!header) return false;
@@ -27,7 +28,7 @@ export function webhookRoutes(s: PlatformServices): Hono {
   app.post("/:integration_id/webhook", async (c) => {
     const integration = await getIntegrationById(s.sql, c.req.param("integration_id"));
     if (!integration) throw notFound("integration", c.req.param("integration_id"));
-    const body = await c.req.text();
+    const body = await readBodyText(c, s.limits.maxBodyBytes);
     const header = c.req.header("x-hub-signature-256") ?? c.req.header("x-gitea-signature") ?? c.req.header("x-forgejo-signature");
     if (!signatureMatches(body, integration.webhook_secret, header)) throw unauthorized("Cannot accept the webhook: the signature does not match the integration's webhook secret");
     let push: { ref?: string; repository?: { clone_url?: string; html_url?: string } };

@@ -6,8 +6,10 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { gzipSync } from "node:zlib";
 import { openPlatform, type Platform, type PlatformOptions } from "../../core/platform/server.ts";
 import { createApiKey, createTenant } from "../../core/platform/tenancy.ts";
+import { packTar } from "../../core/bundle/tar.ts";
 
 export interface TestPlatform {
   platform: Platform;
@@ -79,6 +81,11 @@ export async function until<T>(fn: () => Promise<T | null | undefined | false>, 
     await new Promise((r) => setTimeout(r, intervalMs));
   }
   throw new Error(`gave up waiting for ${what}`);
+}
+
+/** A well-formed archive (gzipped tar of one regular file) that is not a bundle: accepted by an upload, refused by the build. */
+export function notABundle(): Uint8Array {
+  return new Uint8Array(gzipSync(packTar(new Map([["README.txt", new TextEncoder().encode("not a bundle\n")]]))));
 }
 
 /**

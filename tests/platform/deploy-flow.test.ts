@@ -1,6 +1,6 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { makeBundle, startTestPlatform, until, type TestPlatform } from "./_harness.ts";
+import { makeBundle, notABundle, startTestPlatform, until, type TestPlatform } from "./_harness.ts";
 import deployPlatform from "../../plugins/deploy/platform.ts";
 import { AgentcliError } from "../../core/errors.ts";
 
@@ -38,14 +38,16 @@ describe("uploads and the build of internal_source", () => {
     assert.equal((await put(u.body.upload_url, new Uint8Array())).status, 422);
     const early = await t.call("PATCH", `/v2/deployments/${d.body.id}`, { body: { source_revision_config: { source_tarball_path: u.body.object_path } } });
     assert.equal(early.status, 422, "an upload without bytes is not a source");
-    const ok = await put(u.body.upload_url, new TextEncoder().encode("not a bundle"));
+    const garbage = await put(u.body.upload_url, new TextEncoder().encode("not a bundle"));
+    assert.equal(garbage.status, 422, "an upload that is not a gzipped archive is refused at once");
+    const ok = await put(u.body.upload_url, notABundle());
     assert.equal(ok.status, 200);
   });
 
   test("a broken bundle ends BUILD_FAILED with the reason in the logs", async () => {
     const d = await t.call("POST", "/v2/deployments", { body: { name: "broken-1", source: "internal_source" } });
     const u = await t.call("POST", `/v2/deployments/${d.body.id}/upload-url`);
-    await put(u.body.upload_url, new TextEncoder().encode("definitely not a gzip archive"));
+    assert.equal((await put(u.body.upload_url, notABundle())).status, 200);
     const p = await t.call("PATCH", `/v2/deployments/${d.body.id}`, { body: { source_revision_config: { source_tarball_path: u.body.object_path } } });
     assert.equal(p.status, 200);
     const r = await revisionEnd(d.body.id, p.body.latest_revision_id, ["BUILD_FAILED", "DEPLOYED", "DEPLOY_FAILED"]);
@@ -71,7 +73,7 @@ describe("uploads and the build of internal_source", () => {
   test("logs follow as Server-Sent Events until the revision ends", async () => {
     const d = await t.call("POST", "/v2/deployments", { body: { name: "sse-1", source: "internal_source" } });
     const u = await t.call("POST", `/v2/deployments/${d.body.id}/upload-url`);
-    await put(u.body.upload_url, new TextEncoder().encode("nope"));
+    await put(u.body.upload_url, notABundle());
     const p = await t.call("PATCH", `/v2/deployments/${d.body.id}`, { body: { source_revision_config: { source_tarball_path: u.body.object_path } } });
     const res = await fetch(`${base}/v2/deployments/${d.body.id}/revisions/${p.body.latest_revision_id}/logs?follow=true`, { headers: { "x-api-key": t.keyA } });
     assert.match(res.headers.get("content-type") ?? "", /text\/event-stream/);
@@ -102,7 +104,7 @@ describe("the platform deploy target", () => {
   test("a broken bundle: creates the deployment, uploads, and throws BUILD_FAILED with the logs", async () => {
     const l = log();
     const err = await hook({
-      target: "platform", bundle: new TextEncoder().encode("broken"), name: "plugin-broken",
+      target: "platform", bundle: notABundle(), name: "plugin-broken",
       secrets: [{ name: "OPENAI_API_KEY", value: "sk-from-dotenv" }], env: { AGENTCLI_PLATFORM_URL: base, PLATFORM_API_KEY: t.keyA }, log: l,
     }).then(() => null, (e: unknown) => e);
     assert.ok(err instanceof AgentcliError, String(err));
@@ -114,7 +116,7 @@ describe("the platform deploy target", () => {
     assert.equal(list.body.resources.length, 1);
     assert.deepEqual(list.body.resources[0].secrets, [{ name: "OPENAI_API_KEY", value: "********" }, { name: "PLATFORM_API_KEY", value: "********" }]);
     const again = await hook({
-      target: "platform", bundle: new TextEncoder().encode("broken again"), name: "plugin-broken", secrets: [],
+      target: "platform", bundle: notABundle(), name: "plugin-broken", secrets: [],
       env: { AGENTCLI_PLATFORM_URL: base, PLATFORM_API_KEY: t.keyA }, log: log(),
     }).then(() => null, (e: unknown) => e);
     assert.ok(again instanceof AgentcliError);

@@ -18,7 +18,7 @@ import { fileURLToPath } from "node:url";
 import { Client } from "@langchain/langgraph-sdk";
 import { DefaultAgentCardResolver } from "@a2a-js/sdk/client";
 import { freePort } from "../../core/platform/revision-process.ts";
-import { until } from "./_harness.ts";
+import { notABundle, until } from "./_harness.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -141,7 +141,7 @@ async function scenario(storage?: (deploymentId: string, present: boolean) => Pr
   assert.equal(await liveSkill(url), "Review a draft, Version two.", "the new revision serves");
 
   const upload = (await api("POST", `/v2/deployments/${deployment.id}/upload-url`)).body;
-  await fetch(upload.upload_url, { method: "PUT", body: "not a bundle" });
+  assert.equal((await fetch(upload.upload_url, { method: "PUT", body: notABundle() as Uint8Array<ArrayBuffer> })).status, 200);
   const broken = (await api("PATCH", `/v2/deployments/${deployment.id}`, { source_revision_config: { source_tarball_path: upload.object_path } })).body;
   const brokenRev = await until(async () => {
     const r = (await api("GET", `/v2/deployments/${deployment.id}/revisions/${broken.latest_revision_id}`)).body;
