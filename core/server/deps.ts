@@ -2,6 +2,7 @@
  * What the route groups share: storage, the run broker, the graphs, the workers, the log.
  */
 import type { Storage } from "../storage/storage.ts";
+import type { AssistantScope } from "../storage/assistants.ts";
 import type { Assistant } from "../storage/records.ts";
 import type { RunBroker } from "./broker.ts";
 import type { GraphRegistry } from "./graphs.ts";
@@ -19,10 +20,11 @@ export interface ServerDeps {
 
 /**
  * Finds an assistant by id, or the server's default assistant of a graph id or name
- * (`assistant_id: "agent"` works as in LangGraph Platform).
+ * (`assistant_id: "agent"` works as in LangGraph Platform), among those `scope` sees: another
+ * user's assistant is the same 404 as an unknown one.
  */
-export async function resolveAssistant(deps: ServerDeps, id: string): Promise<Assistant> {
-  const a = await deps.storage.assistants.resolve(id);
+export async function resolveAssistant(deps: ServerDeps, id: string, scope: AssistantScope | undefined): Promise<Assistant> {
+  const a = await deps.storage.assistants.resolve(id, scope);
   if (!a) throw notFound("Assistant", id);
   return a;
 }

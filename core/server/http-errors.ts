@@ -18,6 +18,14 @@ export function conflict(message: string, hint?: string): AgentcliError {
   return userError("CONFLICT", { message, hint });
 }
 
+/**
+ * Creating a resource with a chosen id that is in use. Ids are one namespace for everyone, so
+ * this is the same 409 whoever holds the id (another user's resource is never shown).
+ */
+export function idTaken(thing: string, id: string): AgentcliError {
+  return conflict(`Cannot create ${thing} "${id}": the id is taken`, `Leave out the ${thing} id to get a new random one.`);
+}
+
 export function unprocessable(message: string): AgentcliError {
   return userError("UNPROCESSABLE", { message });
 }

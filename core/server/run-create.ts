@@ -8,14 +8,14 @@ import type { Run } from "../storage/records.ts";
 import type { CancelAction } from "./broker.ts";
 import { type ServerDeps, resolveAssistant } from "./deps.ts";
 import type { RunKwargs } from "./executor.ts";
-import { conflict, notFound } from "./http-errors.ts";
+import { conflict, idTaken, notFound } from "./http-errors.ts";
 import type { RunCreateBody } from "./schemas.ts";
 import { ownedMetadata, scopedConfig } from "./scope.ts";
 
 /** Creates a run on `threadId` (or on a new temporary thread when null). */
 export async function createRun(deps: ServerDeps, user: AuthUser | null, b: RunCreateBody, threadId: string | null): Promise<Run> {
   const { storage } = deps;
-  const assistant = await resolveAssistant(deps, b.assistant_id);
+  const assistant = await resolveAssistant(deps, b.assistant_id, { owner: user?.identity ?? null });
   const stateless = threadId === null;
   const tid = threadId ?? crypto.randomUUID();
   const kwargs: RunKwargs = {
@@ -63,7 +63,7 @@ export async function createRun(deps: ServerDeps, user: AuthUser | null, b: RunC
     if (claim && run?.status !== "running") deps.workers.release();
     if (thread || b.if_not_exists !== "create") {
       if (!thread || !run) {
-        if (!thread || (user && thread.metadata.owner !== user.identity)) throw notFound("Thread", tid);
+        if (!thread || (user && thread.metadata.owner !== user.identity)) throw thread && b.if_not_exists === "create" ? idTaken("thread", tid) : notFound("Thread", tid);
         throw conflict(`Cannot start a run on thread "${tid}": it has a run in progress`, 'Wait for it, or choose multitask_strategy "enqueue", "interrupt" or "rollback".');
       }
       if (thread.busy && (strategy === "interrupt" || strategy === "rollback")) {
@@ -82,7 +82,7 @@ export async function createRun(deps: ServerDeps, user: AuthUser | null, b: RunC
   // A new thread (stateless run, or `if_not_exists: "create"`).
   const run = await storage.sql.transaction(async (tx) => {
     const { rows } = await tx.query<{ metadata: Record<string, unknown> }>("SELECT metadata FROM threads WHERE thread_id = $1 FOR UPDATE", [tid]);
-    if (rows[0]) throw notFound("Thread", tid); // created meanwhile, or another owner's
+    if (rows[0]) throw idTaken("thread", tid); // created meanwhile (a concurrent request), or another owner's
     const meta = ownedMetadata(user, { graph_id: assistant.graph_id, assistant_id: assistant.assistant_id });
     await storage.threads.create({ thread_id: tid, metadata: meta }, tx);
     return storage.runs.insert(input, tx, {});

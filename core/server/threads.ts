@@ -7,7 +7,7 @@ import type { Context } from "hono";
 import type { Thread } from "../storage/records.ts";
 import { pick } from "./assistants.ts";
 import type { ServerDeps } from "./deps.ts";
-import { conflict, jsonBody, notFound, parseBody, unprocessable } from "./http-errors.ts";
+import { conflict, idTaken, jsonBody, notFound, parseBody, unprocessable } from "./http-errors.ts";
 import * as s from "./schemas.ts";
 import { type AppEnv, ownedMetadata, patchMetadata, scopeOf, userOf } from "./scope.ts";
 import { interruptsByTask, stateToWire } from "./state.ts";
@@ -56,9 +56,10 @@ export function threadRoutes(deps: ServerDeps): Hono<AppEnv> {
     if (metadata.graph_id === undefined || metadata.graph_id === null) delete metadata.graph_id;
     const created = await storage.threads.create({ thread_id: id, metadata });
     if (!created) {
-      const existing = await storage.threads.get(id, scopeOf(c));
-      if (b.if_exists === "do_nothing" && existing) return c.json(existing);
-      throw conflict(`Cannot create thread "${id}": it exists already`, 'Pass "if_exists": "do_nothing" to reuse it.');
+      // Another user's thread is never returned, not even with "do_nothing".
+      const existing = b.if_exists === "do_nothing" ? await storage.threads.get(id, scopeOf(c)) : null;
+      if (existing) return c.json(existing);
+      throw idTaken("thread", id);
     }
     if (b.supersteps?.length) {
       const graph = await threadGraph(deps, created);

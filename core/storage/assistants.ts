@@ -2,7 +2,7 @@
  * Assistants: a graph plus config, context and metadata, versioned on every update.
  */
 import type { SqlDriver } from "./sql.ts";
-import { type Assistant, iso, type Json, sortClause } from "./records.ts";
+import { type Assistant, iso, type Json, type Scope, sortClause } from "./records.ts";
 
 interface AssistantRow extends Omit<Assistant, "created_at" | "updated_at"> {
   created_at: Date;
@@ -19,6 +19,29 @@ export interface AssistantInput {
   metadata?: Json;
   name: string;
   description?: string | null;
+}
+
+/**
+ * Which assistants a caller sees: with an owner, their own and the deployment's default
+ * (system) assistants; `systemOnly` (public documents such as the agent card) only the latter;
+ * neither (no identity at all), every assistant.
+ */
+export interface AssistantScope extends Scope {
+  systemOnly?: boolean;
+}
+
+const SYSTEM = "metadata->>'created_by' = 'system' AND NOT metadata ? 'owner'";
+
+/** True for the deployment's default assistants, which the server creates from the project and nobody may modify. */
+export function isSystemAssistant(a: Pick<Assistant, "metadata">): boolean {
+  return a.metadata.created_by === "system" && !("owner" in a.metadata);
+}
+
+/** The visibility condition of a scope (null: everything), its parameters pushed onto `params`. */
+function visible(scope: AssistantScope | undefined, params: unknown[]): string | null {
+  if (scope?.systemOnly) return `(${SYSTEM})`;
+  if (!scope?.owner) return null;
+  return `(metadata->>'owner' = $${params.push(scope.owner)} OR (${SYSTEM}))`;
 }
 
 export interface AssistantFilter {
@@ -84,31 +107,37 @@ export class AssistantStore {
     }));
   }
 
-  async get(id: string): Promise<Assistant | null> {
-    const { rows } = await this.#sql.query<AssistantRow>("SELECT * FROM assistants WHERE assistant_id = $1", [id]);
+  async get(id: string, scope?: AssistantScope): Promise<Assistant | null> {
+    const params: unknown[] = [id];
+    const vis = visible(scope, params);
+    const { rows } = await this.#sql.query<AssistantRow>(`SELECT * FROM assistants WHERE assistant_id = $1${vis ? ` AND ${vis}` : ""}`, params);
     return rows[0] ? toAssistant(rows[0]) : null;
   }
 
   /**
-   * One lookup for what a run names: the assistant with that id, else the server's system
-   * assistant of that graph id, else of that name.
+   * One lookup for what a run names, among what `scope` sees: the assistant with that id,
+   * else the server's system assistant of that graph id, else of that name. (Scoped in the
+   * query, so another user's assistant named "agent" can never shadow the default one.)
    */
-  resolve(key: string): Promise<Assistant | null> {
-    const cached = this.#resolved?.get(key);
+  resolve(key: string, scope?: AssistantScope): Promise<Assistant | null> {
+    const cacheKey = `${scope?.systemOnly ? "\u0001" : (scope?.owner ?? "")}\u0000${key}`;
+    const cached = this.#resolved?.get(cacheKey);
     if (cached) return cached;
-    const p = this.#resolve(key);
+    const p = this.#resolve(key, scope);
     if (this.#resolved) {
-      this.#resolved.set(key, p);
-      p.then((a) => a || this.#resolved?.delete(key), () => this.#resolved?.delete(key));
+      this.#resolved.set(cacheKey, p);
+      p.then((a) => a || this.#resolved?.delete(cacheKey), () => this.#resolved?.delete(cacheKey));
     }
     return p;
   }
 
-  async #resolve(key: string): Promise<Assistant | null> {
+  async #resolve(key: string, scope?: AssistantScope): Promise<Assistant | null> {
+    const params: unknown[] = [key];
+    const vis = visible(scope, params);
     const { rows } = await this.#sql.query<AssistantRow>(
-      `SELECT * FROM assistants WHERE assistant_id = $1 OR ((graph_id = $1 OR name = $1) AND metadata->>'created_by' = 'system')
+      `SELECT * FROM assistants WHERE (assistant_id = $1 OR ((graph_id = $1 OR name = $1) AND ${SYSTEM}))${vis ? ` AND ${vis}` : ""}
        ORDER BY (assistant_id = $1) DESC, (graph_id = $1) DESC, created_at LIMIT 1`,
-      [key],
+      params,
     );
     return rows[0] ? toAssistant(rows[0]) : null;
   }
@@ -116,23 +145,25 @@ export class AssistantStore {
   /** The system assistant of a graph created by the server (by graph id or by name). */
   async findByGraphOrName(key: string): Promise<Assistant | null> {
     const { rows } = await this.#sql.query<AssistantRow>(
-      `SELECT * FROM assistants WHERE (graph_id = $1 OR name = $1) AND metadata->>'created_by' = 'system' ORDER BY (graph_id = $1) DESC, created_at LIMIT 1`,
+      `SELECT * FROM assistants WHERE (graph_id = $1 OR name = $1) AND ${SYSTEM} ORDER BY (graph_id = $1) DESC, created_at LIMIT 1`,
       [key],
     );
     return rows[0] ? toAssistant(rows[0]) : null;
   }
 
-  #where(f: AssistantFilter, params: unknown[]): string {
+  #where(f: AssistantFilter, scope: AssistantScope | undefined, params: unknown[]): string {
     const where: string[] = [];
+    const vis = visible(scope, params);
+    if (vis) where.push(vis);
     if (f.graph_id) where.push(`graph_id = $${params.push(f.graph_id)}`);
     if (f.name) where.push(`name ILIKE $${params.push(`%${f.name}%`)}`);
     if (f.metadata && Object.keys(f.metadata).length) where.push(`metadata @> $${params.push(JSON.stringify(f.metadata))}::jsonb`);
     return where.length ? `WHERE ${where.join(" AND ")}` : "";
   }
 
-  async search(f: AssistantFilter & { limit: number; offset: number; sort_by?: string; sort_order?: string }): Promise<Assistant[]> {
+  async search(f: AssistantFilter & { limit: number; offset: number; sort_by?: string; sort_order?: string }, scope?: AssistantScope): Promise<Assistant[]> {
     const params: unknown[] = [];
-    const where = this.#where(f, params);
+    const where = this.#where(f, scope, params);
     const order = sortClause(f.sort_by, f.sort_order, ["assistant_id", "graph_id", "name", "created_at", "updated_at"], "created_at");
     const { rows } = await this.#sql.query<AssistantRow>(
       `SELECT * FROM assistants ${where} ORDER BY ${order}, assistant_id LIMIT $${params.push(f.limit)} OFFSET $${params.push(f.offset)}`,
@@ -141,9 +172,9 @@ export class AssistantStore {
     return rows.map(toAssistant);
   }
 
-  async count(f: AssistantFilter): Promise<number> {
+  async count(f: AssistantFilter, scope?: AssistantScope): Promise<number> {
     const params: unknown[] = [];
-    const { rows } = await this.#sql.query<{ n: string }>(`SELECT count(*) AS n FROM assistants ${this.#where(f, params)}`, params);
+    const { rows } = await this.#sql.query<{ n: string }>(`SELECT count(*) AS n FROM assistants ${this.#where(f, scope, params)}`, params);
     return Number(rows[0]?.n ?? 0);
   }
 

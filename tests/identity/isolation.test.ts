@@ -121,7 +121,8 @@ describe("isolation between two users (identity_b)", () => {
     assert.equal(await statusOf(bob.runs.create(aliceThread, "echo", { input: hi })), 404);
     assert.equal(await statusOf(bob.runs.wait(aliceThread, "echo", { input: hi })), 404);
     assert.equal(await statusOf(bob.runs.stream(aliceThread, "echo", { input: hi })), 404);
-    assert.equal(await statusOf(bob.runs.create(aliceThread, "echo", { input: hi, ifNotExists: "create" })), 404);
+    // Creating it instead: the id is taken (the same 409 as for one's own thread id), nothing more.
+    assert.equal(await statusOf(bob.runs.create(aliceThread, "echo", { input: hi, ifNotExists: "create" })), 409);
     assert.equal((await alice.runs.list(aliceThread)).length, 1);
   });
 
@@ -142,10 +143,13 @@ describe("isolation between two users (identity_b)", () => {
     assert.deepEqual((await bob.store.getItem(["notes"], "diary"))?.value, { text: "bob's" });
   });
 
-  it("assistants: deleting an assistant with delete_threads does not delete another user's threads", async () => {
+  it("assistants: another user's assistant can be neither run nor seen; delete_threads touches only one's own threads", async () => {
     const a = await alice.assistants.create({ graphId: "echo", name: "alice's own" });
     const bobThread = (await bob.threads.create()).thread_id;
-    const run = await bob.runs.create(bobThread, a.assistant_id, { input: hi });
+    assert.equal(await statusOf(bob.runs.create(bobThread, a.assistant_id, { input: hi })), 404);
+    assert.equal(await statusOf(bob.assistants.get(a.assistant_id)), 404);
+    assert.equal((await bob.assistants.search({ graphId: "echo" })).some((x) => x.assistant_id === a.assistant_id), false);
+    const run = await bob.runs.create(bobThread, "echo", { input: hi });
     await finished(bob, bobThread, run.run_id);
     await alice.assistants.delete(a.assistant_id, { deleteThreads: true });
     assert.equal((await bob.threads.get(bobThread)).thread_id, bobThread, "bob's thread must survive alice's delete_threads");

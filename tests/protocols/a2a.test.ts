@@ -113,7 +113,8 @@ for (const provider of ["anonymous", "identity_a"] as Provider[]) {
         const bob = await connectA2A(srv.url, bobHeaders);
         await assert.rejects(
           bob.sendMessage({ message: userMessage("let me in", { contextId }), configuration: undefined, metadata: undefined, tenant: "" }),
-          (err: Error) => /not found/i.test(err.message) && err.message.includes(contextId),
+          // Ids are one namespace: a context id in use is "taken", whoever holds it.
+          (err: Error) => /the id is taken/i.test(err.message) && err.message.includes(contextId),
         );
         // Ada's thread is untouched, and bob got no thread of that id.
         const state = await api.threads.getState(contextId);

@@ -215,7 +215,7 @@ export class AssistantTasks implements A2ARequestHandler {
       return { taskId: run.run_id, run };
     } catch (err) {
       if (err instanceof AgentcliError) {
-        if (err.status === 404) throw new RequestMalformedError(`Cannot send the message: ${err.message}`);
+        if (err.status === 404 || err.status === 409) throw new RequestMalformedError(`Cannot send the message: ${err.message}`);
         if (err.status === 422) throw new RequestMalformedError(`Cannot send the message: ${err.message}${err.hint ? ` (${err.hint})` : ""}`);
         throw new UnsupportedOperationError(`Cannot send the message: ${err.message}${err.hint ? ` (${err.hint})` : ""}`);
       }

@@ -18,7 +18,7 @@ import { LegacyJsonRpcTransportHandler } from "@a2a-js/sdk/compat/v0_3/server";
 import { A2AError, PushNotificationNotSupportedError, RequestMalformedError } from "@a2a-js/sdk/errors";
 import type { Assistant } from "../../storage/records.ts";
 import { type ServerDeps, resolveAssistant } from "../deps.ts";
-import { type AppEnv, userOf } from "../scope.ts";
+import { type AppEnv, scopeOf, userOf } from "../scope.ts";
 import { AssistantTasks, INTERNAL_MESSAGE } from "./a2a-tasks.ts";
 import { agentCardInternal, agentCardJson, type CardAuth, type CardOptions, type CardSkill, legacyAgentCardJson } from "./a2a-card.ts";
 
@@ -176,9 +176,9 @@ export function a2aRoutes(opts: A2AOptions): A2ARoutes {
   const defaultAssistant = async (deps: ServerDeps): Promise<Assistant> => {
     const wanted = opts.defaultAssistant?.() ?? "agent";
     try {
-      return await resolveAssistant(deps, wanted);
+      return await resolveAssistant(deps, wanted, { systemOnly: true });
     } catch (err) {
-      const [first] = await deps.storage.assistants.search({ limit: 1, offset: 0, sort_by: "created_at", sort_order: "asc" });
+      const [first] = await deps.storage.assistants.search({ limit: 1, offset: 0, sort_by: "created_at", sort_order: "asc" }, { systemOnly: true });
       if (first) return first;
       throw err;
     }
@@ -189,7 +189,8 @@ export function a2aRoutes(opts: A2AOptions): A2ARoutes {
       const app = new Hono<AppEnv>();
       app.get("/agent-card.json", async (c) => {
         const id = c.req.query("assistant_id");
-        const a = id ? await resolveAssistant(deps, id) : await defaultAssistant(deps);
+        // The card is public: it describes the deployment's default assistants, never a user's own.
+        const a = id ? await resolveAssistant(deps, id, { systemOnly: true }) : await defaultAssistant(deps);
         const o = cardOptions(c, a);
         c.header("Vary", "A2A-Version");
         c.header("Cache-Control", "no-cache");
@@ -201,7 +202,7 @@ export function a2aRoutes(opts: A2AOptions): A2ARoutes {
     rpc(deps) {
       const app = new Hono<AppEnv>();
       app.post("/:assistant_id", async (c) => {
-        const a = await resolveAssistant(deps, c.req.param("assistant_id"));
+        const a = await resolveAssistant(deps, c.req.param("assistant_id"), scopeOf(c));
         const card = agentCardInternal(a, cardOptions(c, a));
         const version = c.req.header("A2A-Version")?.trim() || undefined;
         const legacy = isLegacy(version);

@@ -106,7 +106,7 @@ async function callAssistant(
 
 async function buildServer(deps: ServerDeps, user: AuthUser | null, opts: McpRoutesOptions): Promise<McpServer> {
   const server = new McpServer({ name: opts.name ?? "agentcli", version: opts.version }, { capabilities: { tools: { listChanged: false } } });
-  const assistants = await deps.storage.assistants.search({ limit: MAX_TOOLS, offset: 0, sort_by: "created_at", sort_order: "asc" });
+  const assistants = await deps.storage.assistants.search({ limit: MAX_TOOLS, offset: 0, sort_by: "created_at", sort_order: "asc" }, { owner: user?.identity ?? null });
   for (const [name, a] of toolNames(assistants)) {
     server.registerTool(name, {
       title: a.name,
