@@ -16,6 +16,7 @@ import { bundleDownload } from "./bundles.ts";
 import type { PlatformEnv, PlatformServices } from "./context.ts";
 import { deploymentRoutes } from "./routes-deployments.ts";
 import { requestGuards } from "./request.ts";
+import { sandboxRoutes } from "./routes-sandboxes.ts";
 import { listenerRoutes, repoListingRoutes, templateRoutes, tokenRoutes } from "./routes-resources.ts";
 import { authenticateKey } from "./tenancy.ts";
 import { uploadRoutes } from "./uploads.ts";
@@ -48,6 +49,7 @@ export function createPlatformApp(s: PlatformServices, opts: { onError?: (err: u
   app.route("/v2/listeners", listenerRoutes(s));
   app.route("/v2/auth/tokens", tokenRoutes(s));
   app.route("/v2/templates", templateRoutes(s));
+  app.route("/v2/sandboxes", sandboxRoutes(s));
   app.route("/v1/integrations", repoListingRoutes(s));
   return app;
 }

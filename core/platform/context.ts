@@ -5,6 +5,8 @@
  */
 import type { SqlDriver } from "../storage/sql.ts";
 import type { Reconciler } from "./reconciler.ts";
+import type { CommandSessions } from "./sandbox-commands.ts";
+import type { SandboxService } from "./sandboxes.ts";
 import type { PlatformMode } from "./source-rules.ts";
 import type { AgentTemplate } from "./templates.ts";
 import type { Caller } from "./tenancy.ts";
@@ -24,6 +26,9 @@ export interface PlatformServices {
   publicUrl?: string;
   /** Bounds of request bodies and uploads (`limits.ts`). */
   limits: PlatformLimits;
+  /** The sandbox API's sandboxes and their running commands. */
+  sandboxes: SandboxService;
+  commands: CommandSessions;
 }
 
 export type PlatformEnv = { Variables: { caller: Caller; maxBodyBytes: number } };

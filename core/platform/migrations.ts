@@ -78,4 +78,20 @@ CREATE TABLE IF NOT EXISTS platform_reconcile_leases (
 );
 CREATE INDEX IF NOT EXISTS platform_revisions_by_status ON platform_revisions (status)`,
   },
+  {
+    version: 3,
+    name: "sandboxes",
+    up: `
+CREATE TABLE IF NOT EXISTS platform_sandboxes (
+  id uuid PRIMARY KEY, tenant_id uuid NOT NULL REFERENCES platform_tenants(id) ON DELETE CASCADE,
+  name text NOT NULL, status text NOT NULL, status_message text, image text NOT NULL,
+  runtime text NOT NULL, listener_id uuid, created_by_deployment uuid,
+  idle_ttl_seconds integer NOT NULL, delete_after_stop_seconds integer NOT NULL,
+  vcpus integer, mem_bytes bigint, fs_capacity_bytes bigint,
+  created_at timestamptz NOT NULL DEFAULT now(), updated_at timestamptz NOT NULL DEFAULT now(),
+  last_used_at timestamptz NOT NULL DEFAULT now(), stopped_at timestamptz,
+  UNIQUE (tenant_id, name)
+);
+ALTER TABLE platform_api_keys ADD COLUMN IF NOT EXISTS deployment_id uuid`,
+  },
 ];

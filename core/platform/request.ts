@@ -16,7 +16,7 @@ import { isUuid } from "./store.ts";
  * Refuses, before any route runs, a URL whose path is not valid percent-encoding or whose
  * path or query holds text PostgreSQL cannot store (NUL, unpaired surrogates): a 422 naming
  * the part, never a database error. A declared body over `maxBodyBytes` is a 413 here too
- * (uploads excepted: they have their own limit); `readBodyText` enforces it while reading.
+ * (uploads and sandbox file uploads excepted: they have their own limit); `readBodyText` enforces it while reading.
  */
 export function requestGuards(maxBodyBytes: number): MiddlewareHandler {
   return async (c, next) => {
@@ -44,10 +44,13 @@ export function requestGuards(maxBodyBytes: number): MiddlewareHandler {
       if (problem) throw invalidField(["query", badText(name) ? "(name)" : name], problem, "query_invalid");
     }
     const declared = Number(c.req.header("content-length") ?? "0");
-    if (!url.pathname.startsWith("/v2/uploads/") && declared > maxBodyBytes) throw bodyTooLarge(maxBodyBytes);
+    if (!url.pathname.startsWith("/v2/uploads/") && !SANDBOX_UPLOAD.test(url.pathname) && declared > maxBodyBytes) throw bodyTooLarge(maxBodyBytes);
     await next();
   };
 }
+
+/** Files uploaded into a sandbox (`routes-sandboxes.ts`) are bounded by the upload limit instead. */
+const SANDBOX_UPLOAD = /^\/v2\/sandboxes\/dataplane\/[^/]+\/upload$/;
 
 function bodyTooLarge(max: number) {
   return payloadTooLarge(`Cannot accept the request: the body is larger than ${describeLimit("maxBodyBytes", max)}`);

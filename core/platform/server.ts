@@ -26,6 +26,10 @@ import { DEFAULT_PLATFORM_LIMITS, type PlatformLimits } from "./limits.ts";
 import { LocalCompute } from "./local-compute.ts";
 import { PLATFORM_MIGRATIONS } from "./migrations.ts";
 import { Reconciler } from "./reconciler.ts";
+import { CommandSessions } from "./sandbox-commands.ts";
+import { LocalBoxRuntime } from "./sandbox-local.ts";
+import { sandboxUpgrade } from "./sandbox-ws.ts";
+import { SandboxService } from "./sandboxes.ts";
 import type { ListenerRow } from "./resources.ts";
 import type { PlatformMode } from "./source-rules.ts";
 import type { AgentTemplate } from "./templates.ts";
@@ -53,6 +57,8 @@ export interface PlatformOptions {
   /** Test seam: the compute for a listener (defaults: local processes, or `k8s`). */
   computeFor?: (listener: ListenerRow | null) => ComputeDriver;
   onError?: (err: unknown) => void;
+  /** How often idle sandboxes are looked for (default 15 s; 0: never, for tests that call `sweep()`). */
+  sandboxSweepMs?: number;
   /** Reconcile timing (tests): lease lifetime and how often to poll for work. */
   reconcile?: { leaseMs?: number; pollMs?: number };
 }
@@ -70,6 +76,7 @@ export interface Platform {
 }
 
 type Fetch = (req: Request, ...rest: unknown[]) => Response | Promise<Response>;
+type Upgrade = ReturnType<typeof sandboxUpgrade>;
 
 export async function openPlatform(opts: PlatformOptions): Promise<Platform> {
   const cleanups: Array<() => Promise<void>> = [];
@@ -82,12 +89,15 @@ export async function openPlatform(opts: PlatformOptions): Promise<Platform> {
     if (first) throw first;
   };
   let early: { url: string; port: number; ready: (fetch: Fetch) => void } | null = null;
+  let upgrade: Upgrade | null = null;
   if (opts.listen) {
     let ready!: (fetch: Fetch) => void;
     const gate = new Promise<Fetch>((r) => (ready = r));
     const host = opts.listen.host ?? "127.0.0.1";
     const { listen } = await import("../server/node.ts");
-    const l = await listen({ fetch: (req: Request, ...rest: unknown[]) => gate.then((f) => f(req, ...rest)) }, { port: opts.listen.port, host });
+    const l = await listen({ fetch: (req: Request, ...rest: unknown[]) => gate.then((f) => f(req, ...rest)) }, {
+      port: opts.listen.port, host, upgrade: (req, socket, head) => (upgrade ? upgrade(req, socket, head) : socket.destroy()),
+    });
     // Requests still waiting when the start fails get a 503 (the listener closes right after).
     stopListening = async () => {
       ready(() => new Response("the control plane is stopping", { status: 503 }));
@@ -114,6 +124,8 @@ export async function openPlatform(opts: PlatformOptions): Promise<Platform> {
       shared: Boolean(opts.databaseUrl), leaseMs: opts.reconcile?.leaseMs, pollMs: opts.reconcile?.pollMs,
     });
     cleanups.push(() => reconciler.close());
+    const sandboxes = new SandboxService({ sql, local: new LocalBoxRuntime({ dataDir: opts.dataDir }), onError, sweepMs: opts.sandboxSweepMs });
+    cleanups.push(() => sandboxes.close());
     const services: PlatformServices = {
       sql,
       mode: opts.mode ?? "cloud",
@@ -123,7 +135,10 @@ export async function openPlatform(opts: PlatformOptions): Promise<Platform> {
       bundleSecret,
       publicUrl: opts.publicUrl,
       limits: { ...DEFAULT_PLATFORM_LIMITS, ...opts.limits },
+      sandboxes,
+      commands: new CommandSessions(),
     };
+    upgrade = sandboxUpgrade(services, onError);
     const app = createPlatformApp(services, { onError });
     await reconciler.start();
     early?.ready(app.fetch as Fetch);
@@ -140,6 +155,7 @@ export async function openPlatform(opts: PlatformOptions): Promise<Platform> {
           const s = serve({ fetch: app.fetch, port, hostname: host }, () => resolve(s));
           s.once("error", reject);
         });
+        server.on("upgrade", upgrade!);
         cleanups.push(() => new Promise<void>((r) => {
           (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
           server.close(() => r());

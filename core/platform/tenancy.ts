@@ -17,6 +17,8 @@ export interface Caller {
   tenantId: string;
   userId: string;
   keyId: string;
+  /** Set for the key a deployment's revisions use (its sandboxes). */
+  deploymentId?: string | null;
 }
 
 export function hashKey(key: string): string {
@@ -62,12 +64,12 @@ export async function revokeApiKey(db: SqlExecutor, id: string): Promise<void> {
 
 /** Resolves an `X-Api-Key` header value to its caller, or null. */
 export async function authenticateKey(db: SqlExecutor, key: string): Promise<Caller | null> {
-  const { rows } = await db.query<{ id: string; tenant_id: string; user_id: string }>(
-    "SELECT id, tenant_id, user_id FROM platform_api_keys WHERE key_hash = $1 AND revoked_at IS NULL",
+  const { rows } = await db.query<{ id: string; tenant_id: string; user_id: string; deployment_id: string | null }>(
+    "SELECT id, tenant_id, user_id, deployment_id FROM platform_api_keys WHERE key_hash = $1 AND revoked_at IS NULL",
     [hashKey(key)],
   );
   const r = rows[0];
-  return r ? { tenantId: r.tenant_id, userId: r.user_id, keyId: r.id } : null;
+  return r ? { tenantId: r.tenant_id, userId: r.user_id, keyId: r.id, deploymentId: r.deployment_id } : null;
 }
 
 export async function createToken(db: SqlExecutor, t: {

@@ -2,6 +2,8 @@
  * The Node adapter: serves an agent server's `fetch` with @hono/node-server. A taken port
  * is a user error naming `--port`. (Deno uses `Deno.serve(server.fetch)` directly.)
  */
+import type { IncomingMessage } from "node:http";
+import type { Duplex } from "node:stream";
 import { userError } from "../errors.ts";
 
 export interface Listening {
@@ -11,8 +13,11 @@ export interface Listening {
   close(): Promise<void>;
 }
 
-/** Listens on `host:port` (port 0 picks a free one). */
-export async function listen(server: { fetch: (req: Request) => Response | Promise<Response> }, opts: { port: number; host?: string }): Promise<Listening> {
+/** Listens on `host:port` (port 0 picks a free one); `upgrade` takes WebSocket upgrades (without it they are refused). */
+export async function listen(
+  server: { fetch: (req: Request) => Response | Promise<Response> },
+  opts: { port: number; host?: string; upgrade?: (req: IncomingMessage, socket: Duplex, head: Buffer) => void },
+): Promise<Listening> {
   const { serve } = await import("@hono/node-server");
   const host = opts.host ?? "127.0.0.1";
   return new Promise((resolve, reject) => {
@@ -38,5 +43,6 @@ export async function listen(server: { fetch: (req: Request) => Response | Promi
       } else reject(err);
     };
     srv.once("error", onError);
+    if (opts.upgrade) srv.on("upgrade", opts.upgrade);
   });
 }

@@ -1,0 +1,181 @@
+/**
+ * The sandbox API under `/v2/sandboxes`, wire-compatible with LangSmith's (what the
+ * `langsmith/sandbox` client speaks): `boxes` (create, list, get, patch, delete, status,
+ * start, stop) and each sandbox's data plane at `dataplane_url`
+ * (`/v2/sandboxes/dataplane/{id}`): `POST /execute` (blocking), `GET /execute/ws` (streaming,
+ * `sandbox-ws.ts`), `POST /upload?path=` (multipart `file`), `GET /download?path=`. Every
+ * route needs `X-Api-Key`; a sandbox is reached only by its own tenant.
+ *
+ * @example
+ * const client = new SandboxClient({ apiEndpoint: `${cp}/v2/sandboxes`, apiKey });
+ * const box = await client.createSandbox({ name: "work" });
+ * await box.run("echo hi");
+ */
+import { Hono, type Context } from "hono";
+import { z } from "zod";
+import { invalid, invalidField } from "./api-error.ts";
+import type { PlatformEnv, PlatformServices } from "./context.ts";
+import { describeLimit } from "./limits.ts";
+import { readBodyText } from "./request.ts";
+import { issuesToDetail } from "./schema.ts";
+import { collect } from "./sandbox-runtime.ts";
+import { sandboxResource, type SandboxRow } from "./sandboxes.ts";
+
+const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
+const name = z.string().regex(NAME, "must be 1-63 letters, digits, '.', '_' or '-', starting with a letter or digit");
+const ttl = z.number().int().nonnegative().refine((v) => v % 60 === 0, "must be a multiple of 60 seconds (0 disables)");
+
+const CreateBody = z.strictObject({
+  name: name.optional(),
+  image: z.string().min(1).optional(),
+  wait_for_ready: z.boolean().optional(),
+  timeout: z.number().int().positive().optional(),
+  snapshot_id: z.string().optional(),
+  snapshot_name: z.string().optional(),
+  idle_ttl_seconds: ttl.optional(),
+  delete_after_stop_seconds: ttl.optional(),
+  vcpus: z.number().int().positive().optional(),
+  mem_bytes: z.number().int().positive().optional(),
+  fs_capacity_bytes: z.number().int().positive().optional(),
+  mount_config: z.unknown().optional(),
+  proxy_config: z.unknown().optional(),
+});
+
+const PatchBody = z.strictObject({
+  name: name.optional(),
+  idle_ttl_seconds: ttl.optional(),
+  delete_after_stop_seconds: ttl.optional(),
+});
+
+const ExecuteBody = z.strictObject({
+  command: z.string().min(1),
+  timeout: z.number().nonnegative().optional(),
+  shell: z.string().min(1).optional(),
+  env: z.record(z.string(), z.string()).optional(),
+  cwd: z.string().min(1).optional(),
+});
+
+/** Reads and validates a JSON body; every problem is a 422 `value_error` naming the field (what the LangSmith client maps to a validation error). */
+async function body<S extends z.ZodType>(c: Context, schema: S): Promise<z.infer<S>> {
+  const text = await readBodyText(c, (c.get("maxBodyBytes") as number | undefined) ?? Infinity);
+  let raw: unknown;
+  try {
+    raw = text.trim() ? JSON.parse(text) : {};
+  } catch {
+    throw invalidField(["body"], "is not valid JSON", "value_error");
+  }
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) throw invalidField(["body"], "must be a JSON object", "value_error");
+  const parsed = schema.safeParse(raw);
+  // The LangSmith client shows `msg` alone, so it names the field too.
+  if (!parsed.success) throw invalid(issuesToDetail(parsed.error.issues, "body").map((d) => ({ ...d, msg: `${d.loc.slice(1).join(".") || "body"}: ${d.msg}`, type: "value_error" })));
+  return parsed.data;
+}
+
+/** A data-plane error in LangSmith's shape (`{"detail": {"error", "message"}}`), which its client maps by `error`. */
+function opError(c: Context, status: 400 | 404 | 408 | 413, error: string, message: string): Response {
+  return c.json({ detail: { error, message } }, status);
+}
+
+function dataplaneUrl(s: PlatformServices, c: Context, row: SandboxRow): string {
+  const base = (s.publicUrl ?? new URL(c.req.url).origin).replace(/\/+$/, "");
+  return `${base}/v2/sandboxes/dataplane/${row.id}`;
+}
+
+export function sandboxRoutes(s: PlatformServices): Hono<PlatformEnv> {
+  const app = new Hono<PlatformEnv>();
+  const boxes = s.sandboxes;
+  const out = (c: Context<PlatformEnv>, row: SandboxRow) => sandboxResource(row, dataplaneUrl(s, c, row));
+
+  app.post("/boxes", async (c) => {
+    const b = await body(c, CreateBody);
+    if (b.mount_config !== undefined || b.proxy_config !== undefined) {
+      throw invalidField(["body", b.mount_config !== undefined ? "mount_config" : "proxy_config"], "is not supported by this control plane", "value_error");
+    }
+    if (b.snapshot_id !== undefined || b.snapshot_name !== undefined) {
+      throw invalidField(["body", b.snapshot_id !== undefined ? "snapshot_id" : "snapshot_name"], "snapshots are not supported by this control plane; pass image instead", "value_error");
+    }
+    const row = await boxes.create(c.var.caller, {
+      name: b.name, image: b.image, idleTtlSeconds: b.idle_ttl_seconds, deleteAfterStopSeconds: b.delete_after_stop_seconds,
+      vcpus: b.vcpus, memBytes: b.mem_bytes, fsCapacityBytes: b.fs_capacity_bytes,
+    });
+    return c.json(out(c, row), 201);
+  });
+  app.get("/boxes", async (c) => c.json({ sandboxes: (await boxes.list(c.var.caller.tenantId)).map((r) => out(c, r)) }));
+  app.get("/boxes/:name", async (c) => c.json(out(c, await boxes.get(c.var.caller.tenantId, c.req.param("name")))));
+  app.patch("/boxes/:name", async (c) => {
+    const row = await boxes.get(c.var.caller.tenantId, c.req.param("name"));
+    const b = await body(c, PatchBody);
+    return c.json(out(c, await boxes.update(row, { name: b.name, idleTtlSeconds: b.idle_ttl_seconds, deleteAfterStopSeconds: b.delete_after_stop_seconds })));
+  });
+  app.delete("/boxes/:name", async (c) => {
+    const row = await boxes.get(c.var.caller.tenantId, c.req.param("name"));
+    s.commands.drop(row.id);
+    await boxes.delete(row);
+    return c.body(null, 204);
+  });
+  app.get("/boxes/:name/status", async (c) => {
+    const row = await boxes.get(c.var.caller.tenantId, c.req.param("name"));
+    return c.json({ status: row.status, ...(row.status_message ? { status_message: row.status_message } : {}) });
+  });
+  app.post("/boxes/:name/start", async (c) => c.json(out(c, await boxes.touch(await boxes.get(c.var.caller.tenantId, c.req.param("name"))))));
+  app.post("/boxes/:name/stop", async (c) => {
+    const row = await boxes.get(c.var.caller.tenantId, c.req.param("name"));
+    s.commands.drop(row.id);
+    return c.json(out(c, await boxes.stop(row)));
+  });
+
+  const dp = "/dataplane/:id";
+  app.post(`${dp}/execute`, async (c) => {
+    const row = await boxes.byId(c.var.caller.tenantId, c.req.param("id"));
+    const b = await body(c, ExecuteBody);
+    const timeout = b.timeout ?? 60;
+    const proc = await boxes.spawn(row, { argv: [b.shell ?? "/bin/bash", "-c", b.command], env: b.env, cwd: b.cwd, timeoutMs: timeout * 1000 });
+    proc.end();
+    const r = await collect(proc);
+    if (r.timedOut) return opError(c, 408, "CommandTimeout", `Command timed out after ${timeout}s`);
+    const text = new TextDecoder();
+    return c.json({ stdout: text.decode(r.stdout), stderr: text.decode(r.stderr), exit_code: r.exitCode ?? -1 });
+  });
+  app.get(`${dp}/execute/ws`, (c) => c.json({ detail: "Cannot execute: this endpoint takes a WebSocket upgrade" }, 426));
+  app.post(`${dp}/upload`, async (c) => {
+    const row = await boxes.byId(c.var.caller.tenantId, c.req.param("id"));
+    const path = filePath(c);
+    const declared = Number(c.req.header("content-length") ?? 0);
+    if (declared > s.limits.maxUploadBytes) return opError(c, 413, "WriteError", `Cannot write "${path}": the upload is larger than ${describeLimit("maxUploadBytes", s.limits.maxUploadBytes)}`);
+    let file: FormDataEntryValue | null;
+    try {
+      file = (await c.req.formData()).get("file");
+    } catch {
+      throw invalidField(["body"], "must be multipart/form-data with a 'file' part", "value_error");
+    }
+    if (!file || typeof file === "string") throw invalidField(["body", "file"], "is missing (multipart part 'file' with the file's bytes)", "value_error");
+    const bytes = new Uint8Array(await file.arrayBuffer());
+    const proc = await boxes.spawn(row, { argv: ["/bin/sh", "-c", 'mkdir -p -- "$(dirname -- "$1")" && cat > "$1"', "sh", path], timeoutMs: 120_000 });
+    proc.write(bytes);
+    proc.end();
+    const r = await collect(proc, 64 * 1024);
+    if (r.exitCode !== 0) return opError(c, 400, "WriteError", `Cannot write "${path}": ${new TextDecoder().decode(r.stderr).trim() || `exit code ${r.exitCode}`}`);
+    return c.json({ path, size: bytes.byteLength });
+  });
+  app.get(`${dp}/download`, async (c) => {
+    const row = await boxes.byId(c.var.caller.tenantId, c.req.param("id"));
+    const path = filePath(c);
+    const script = 'if [ -d "$1" ]; then echo "is a directory" >&2; exit 21; fi; if [ ! -e "$1" ]; then exit 2; fi; exec cat -- "$1"';
+    const proc = await boxes.spawn(row, { argv: ["/bin/sh", "-c", script, "sh", path], timeoutMs: 120_000 });
+    proc.end();
+    const r = await collect(proc, s.limits.maxUploadBytes);
+    if (r.exitCode === 2) return opError(c, 404, "FileNotFound", `Cannot read "${path}": no such file`);
+    if (r.exitCode === 21) return opError(c, 400, "ReadError", `Cannot read "${path}": it is a directory`);
+    if (r.exitCode !== 0) return opError(c, 400, "ReadError", `Cannot read "${path}": ${new TextDecoder().decode(r.stderr).trim() || `exit code ${r.exitCode}`}`);
+    if (r.truncated) return opError(c, 413, "ReadError", `Cannot read "${path}": it is larger than ${describeLimit("maxUploadBytes", s.limits.maxUploadBytes)}`);
+    return c.body(r.stdout as Uint8Array<ArrayBuffer>, 200, { "content-type": "application/octet-stream" });
+  });
+  return app;
+}
+
+function filePath(c: Context): string {
+  const path = c.req.query("path");
+  if (!path) throw invalidField(["query", "path"], "is required (the file's path in the sandbox)", "value_error");
+  if (path.includes("\0")) throw invalidField(["query", "path"], "must not contain NUL", "value_error");
+  return path;
+}
