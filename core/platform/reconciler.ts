@@ -45,6 +45,13 @@ export interface ReconcilerOptions {
   leaseMs?: number;
   /** How often to look for work another replica queued (default 1 s). */
   pollMs?: number;
+  /**
+   * Variables the control plane gives every revision of a deployment beyond its secrets
+   * (overriding a secret of the same name): its own address and the deployment's sandbox key.
+   */
+  platformEnv?: (d: DeploymentRow, listener: ListenerRow | null) => Promise<Array<{ name: string; value: string }>>;
+  /** Called once a deployment's compute is torn down, before its row is deleted. */
+  onTeardown?: (d: DeploymentRow) => Promise<void>;
 }
 
 const IN_FLIGHT: RevisionStatus[] = ["AWAITING_BUILD", "BUILDING", "AWAITING_DEPLOY", "DEPLOYING"];
@@ -186,6 +193,7 @@ export class Reconciler {
         if (r.deployment_id === d.id) await setRevisionStatus(db, r.id, "INTERRUPTED", { message: "the deployment was deleted" });
       }
       await compute.teardown(d, listener);
+      await this.opts.onTeardown?.(d);
       await deleteDeploymentRow(db, d.id);
       return;
     }
@@ -268,7 +276,8 @@ export class Reconciler {
       await step("AWAITING_DEPLOY");
       await step("DEPLOYING");
       const revision = (await getRevision(db, d.id, r.id))!;
-      const { url } = await compute.rollout({ deployment: d, revision, listener, bundle, imageUri, secrets: r.secrets, log, signal });
+      const secrets = [...r.secrets, ...(await this.opts.platformEnv?.(d, listener) ?? [])];
+      const { url } = await compute.rollout({ deployment: d, revision, listener, bundle, imageUri, secrets, log, signal });
       if (signal.aborted) throw new Interrupted();
       await step("DEPLOYED");
       await updateDeployment(db, d.id, { active_revision_id: r.id, url, status: "READY", status_message: null });
@@ -298,7 +307,7 @@ export class Reconciler {
     const log = (kind: "build" | "deploy", message: string) => void appendLog(db, r.id, kind, message).catch(() => {});
     const restored = await compute.restore({
       deployment: d, revision: r, listener, bundle: artifact?.bytes ? new Uint8Array(artifact.bytes) : null,
-      imageUri: r.source_revision_config.image_uri ?? null, secrets: r.secrets, log,
+      imageUri: r.source_revision_config.image_uri ?? null, secrets: [...r.secrets, ...(await this.opts.platformEnv?.(d, listener) ?? [])], log,
     });
     if (restored) await updateDeployment(db, d.id, { url: restored.url });
   }

@@ -33,7 +33,7 @@ import { SandboxService } from "./sandboxes.ts";
 import type { ListenerRow } from "./resources.ts";
 import type { PlatformMode } from "./source-rules.ts";
 import type { AgentTemplate } from "./templates.ts";
-import { setting } from "./tenancy.ts";
+import { deleteDeploymentApiKeys, deploymentApiKey, setting } from "./tenancy.ts";
 
 export interface PlatformOptions {
   /** Bind this port first, before storage and revision processes (see the file comment). */
@@ -90,6 +90,8 @@ export async function openPlatform(opts: PlatformOptions): Promise<Platform> {
   };
   let early: { url: string; port: number; ready: (fetch: Fetch) => void } | null = null;
   let upgrade: Upgrade | null = null;
+  /** Where revisions on this machine reach this control plane. */
+  let localUrl: string | null = null;
   if (opts.listen) {
     let ready!: (fetch: Fetch) => void;
     const gate = new Promise<Fetch>((r) => (ready = r));
@@ -104,6 +106,7 @@ export async function openPlatform(opts: PlatformOptions): Promise<Platform> {
       await l.close();
     };
     early = { url: hostUrl(host, l.port), port: l.port, ready };
+    localUrl = hostUrl(reachable(host), l.port);
   }
   try {
     await mkdir(opts.dataDir, { recursive: true });
@@ -119,13 +122,25 @@ export async function openPlatform(opts: PlatformOptions): Promise<Platform> {
     });
     cleanups.push(() => local.close(), () => k8s.close());
     const computeFor = opts.computeFor ?? ((l: ListenerRow | null) => (l?.compute_type === "k8s" ? k8s : local));
+    const sandboxes = new SandboxService({ sql, local: new LocalBoxRuntime({ dataDir: opts.dataDir }), onError, sweepMs: opts.sandboxSweepMs });
+    cleanups.push(() => sandboxes.close());
+    const sandboxKeySecret = await setting(sql, "sandbox_key_secret", () => randomBytes(32).toString("hex"));
     const reconciler = new Reconciler({
       sql, dataDir: opts.dataDir, computeFor, builders: opts.builders ?? {}, onError,
       shared: Boolean(opts.databaseUrl), leaseMs: opts.reconcile?.leaseMs, pollMs: opts.reconcile?.pollMs,
+      // Revisions reach this control plane for their `platform` sandboxes: on the local listener
+      // at its own address, on a cluster at --public-url (without one they get no address).
+      platformEnv: async (d, listener) => {
+        const url = listener?.compute_type === "k8s" ? services.publicUrl : (localUrl ?? services.publicUrl);
+        if (!url) return [];
+        return [{ name: "AGENTCLI_PLATFORM_URL", value: url }, { name: "AGENTCLI_PLATFORM_SANDBOX_KEY", value: await deploymentApiKey(sql, sandboxKeySecret, d) }];
+      },
+      onTeardown: async (d) => {
+        await sandboxes.deleteForDeployment(sql, d.id);
+        await deleteDeploymentApiKeys(sql, d.id);
+      },
     });
     cleanups.push(() => reconciler.close());
-    const sandboxes = new SandboxService({ sql, local: new LocalBoxRuntime({ dataDir: opts.dataDir }), onError, sweepMs: opts.sandboxSweepMs });
-    cleanups.push(() => sandboxes.close());
     const services: PlatformServices = {
       sql,
       mode: opts.mode ?? "cloud",
@@ -162,6 +177,7 @@ export async function openPlatform(opts: PlatformOptions): Promise<Platform> {
         }));
         const address = server.address();
         const actual = typeof address === "object" && address ? address.port : port;
+        localUrl ??= hostUrl(reachable(host), actual);
         return { url: hostUrl(host, actual), port: actual };
       },
     };
@@ -169,6 +185,11 @@ export async function openPlatform(opts: PlatformOptions): Promise<Platform> {
     await close().catch(() => {});
     throw err;
   }
+}
+
+/** The address a process on this machine dials for a server bound to `host`. */
+function reachable(host: string): string {
+  return host === "0.0.0.0" ? "127.0.0.1" : host === "::" ? "::1" : host;
 }
 
 function hostUrl(host: string, port: number): string {

@@ -7,7 +7,7 @@
  * const t = await createTenant(sql, "acme");
  * const { key } = await createApiKey(sql, { tenantId: t.id, userId: "alice" });
  */
-import { createHash, randomBytes, randomUUID } from "node:crypto";
+import { createHash, createHmac, randomBytes, randomUUID } from "node:crypto";
 import type { SqlExecutor } from "../storage/sql.ts";
 import { conflict, notFound } from "./api-error.ts";
 import type { ListenerRow, TokenRow } from "./resources.ts";
@@ -55,6 +55,26 @@ export async function createApiKey(db: SqlExecutor, opts: { tenantId: string; us
     id, opts.tenantId, opts.userId, hashKey(key), key.slice(0, 8),
   ]);
   return { id, key };
+}
+
+/**
+ * The API key a deployment's revisions use for the control plane's sandboxes: derived from
+ * a server secret, so it is the same on every rollout and after a restart, and registered
+ * (idempotently) as a key of the deployment's tenant; deleted with the deployment.
+ */
+export async function deploymentApiKey(db: SqlExecutor, secret: string, d: { id: string; tenant_id: string }): Promise<string> {
+  const key = `acp_dep_${createHmac("sha256", secret).update(`sandbox:${d.id}`).digest("base64url")}`;
+  await db.query(
+    `INSERT INTO platform_api_keys (id, tenant_id, user_id, key_hash, prefix, deployment_id) VALUES ($1, $2, $3, $4, $5, $6)
+     ON CONFLICT (key_hash) DO NOTHING`,
+    [randomUUID(), d.tenant_id, `deployment:${d.id}`, hashKey(key), key.slice(0, 8), d.id],
+  );
+  return key;
+}
+
+/** Deletes the keys of a deployment (its teardown). */
+export async function deleteDeploymentApiKeys(db: SqlExecutor, deploymentId: string): Promise<void> {
+  await db.query("DELETE FROM platform_api_keys WHERE deployment_id = $1", [deploymentId]);
 }
 
 export async function revokeApiKey(db: SqlExecutor, id: string): Promise<void> {
