@@ -90,10 +90,10 @@ describe("the langsmith/sandbox client", () => {
   });
 
   test("uploads and downloads binary files byte for byte, into new folders", async () => {
-    const bytes = new Uint8Array(70_000).map((_, i) => (i * 31) % 256);
+    const bytes = new Uint8Array(1_500_000).map((_, i) => (i * 31) % 256); // past the JSON body limit (1 MiB)
     await box.write("/home/user/data/blob.bin", bytes);
     assert.deepEqual(await box.read("/home/user/data/blob.bin"), bytes);
-    assert.equal((await box.run("wc -c < data/blob.bin")).stdout.trim(), "70000");
+    assert.equal((await box.run("wc -c < data/blob.bin")).stdout.trim(), "1500000");
     await box.write("/tmp/hello.txt", "héllo");
     assert.equal(new TextDecoder().decode(await box.read("/tmp/hello.txt")), "héllo");
   });
