@@ -132,11 +132,15 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
   }));
   // Ids and query values with text storage cannot hold (NUL, unpaired surrogates): a 422, not a database error.
   app.use(async (c, next) => {
-    let path = "";
+    let path: string;
+    let query: string[];
     try {
       path = decodeURIComponent(new URL(c.req.url).pathname);
-    } catch { /* malformed escapes: the router answers */ }
-    const problem = badText(path) ?? Object.values(c.req.queries()).flat().map(badText).find(Boolean) ?? null;
+      query = Object.values(c.req.queries()).flat();
+    } catch {
+      throw userError("UNPROCESSABLE", { message: "Invalid request: the URL has a malformed percent-escape (a % not followed by two hex digits of valid UTF-8)", hint: "Encode ids and query values with encodeURIComponent." });
+    }
+    const problem = badText(path) ?? query.map(badText).find(Boolean) ?? null;
     if (problem) throw userError("UNPROCESSABLE", { message: `Invalid request: the URL ${problem}`, hint: "Remove the character from the id or query." });
     await next();
   });

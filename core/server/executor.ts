@@ -48,6 +48,7 @@ export interface RunKwargs {
   interrupt_after?: string[] | "*";
   checkpoint_id?: string;
   checkpoint?: { checkpoint_id?: string; checkpoint_ns?: string } | null;
+  durability?: "sync" | "async" | "exit";
   on_completion?: "delete" | "keep";
   temporary?: boolean;
 }
@@ -105,6 +106,7 @@ export async function executeRun(deps: ExecutorDeps, run: Run & { assistant?: Cl
       subgraphs: Boolean(kwargs.stream_subgraphs),
       interruptBefore: kwargs.interrupt_before,
       interruptAfter: kwargs.interrupt_after,
+      ...(kwargs.durability ? { durability: kwargs.durability } : {}),
     };
     const input = kwargs.command
       ? new Command({ resume: kwargs.command.resume, update: kwargs.command.update as never, goto: kwargs.command.goto as never })

@@ -26,7 +26,7 @@ const OPERATIONS: Op[] = [
   ["post", "/threads", "Create a thread", s.threadCreate],
   ["post", "/threads/search", "Search threads", s.threadSearch],
   ["post", "/threads/count", "Count threads", s.threadCount],
-  ["post", "/threads/prune", "Delete threads"],
+  ["post", "/threads/prune", "Delete threads, or keep only their latest state (strategy keep_latest)", s.threadPrune],
   ["get", "/threads/{thread_id}", "Get a thread"],
   ["patch", "/threads/{thread_id}", "Update a thread's metadata", s.threadPatch],
   ["delete", "/threads/{thread_id}", "Delete a thread"],

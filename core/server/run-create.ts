@@ -8,7 +8,7 @@ import type { Run } from "../storage/records.ts";
 import type { CancelAction } from "./broker.ts";
 import { type ServerDeps, resolveAssistant } from "./deps.ts";
 import type { RunKwargs } from "./executor.ts";
-import { conflict, idTaken, notFound } from "./http-errors.ts";
+import { conflict, idTaken, notFound, unprocessable } from "./http-errors.ts";
 import type { RunCreateBody } from "./schemas.ts";
 import { ownedMetadata, scopedConfig } from "./scope.ts";
 
@@ -18,6 +18,7 @@ export async function createRun(deps: ServerDeps, user: AuthUser | null, b: RunC
   const assistant = await resolveAssistant(deps, b.assistant_id, { owner: user?.identity ?? null });
   const stateless = threadId === null;
   const tid = threadId ?? crypto.randomUUID();
+  await checkRunTargets(deps, assistant.graph_id, b, threadId, user);
   const kwargs: RunKwargs = {
     input: b.input ?? null,
     command: b.command ?? null,
@@ -29,6 +30,7 @@ export async function createRun(deps: ServerDeps, user: AuthUser | null, b: RunC
     interrupt_after: b.interrupt_after,
     checkpoint_id: b.checkpoint_id,
     checkpoint: b.checkpoint ?? null,
+    durability: b.durability,
     on_completion: b.on_completion ?? (stateless ? "delete" : "keep"),
     temporary: stateless,
   };
@@ -90,6 +92,28 @@ export async function createRun(deps: ServerDeps, user: AuthUser | null, b: RunC
   deps.broker.expect(run.run_id);
   deps.workers.submit(run, { delayed: (b.after_seconds ?? 0) > 0 });
   return run;
+}
+
+/**
+ * What a run names besides its thread must exist, or nothing is created: the nodes of
+ * `interrupt_before`/`interrupt_after` (422 naming the unknown ones and the graph's) and the
+ * checkpoint to start from (404; a run from a checkpoint that does not exist would start the
+ * thread over and drop its earlier turns).
+ */
+async function checkRunTargets(deps: ServerDeps, graphId: string, b: RunCreateBody, threadId: string | null, user: AuthUser | null): Promise<void> {
+  for (const field of ["interrupt_before", "interrupt_after"] as const) {
+    const names = b[field];
+    if (!Array.isArray(names) || names.length === 0) continue;
+    const nodes = Object.keys((await deps.graphs.get(graphId)).nodes).filter((n) => n !== "__start__");
+    const unknown = names.filter((n) => !nodes.includes(n));
+    if (unknown.length) throw unprocessable(`Invalid request: ${field} names ${unknown.map((n) => `"${n}"`).join(", ")}, not a node of graph "${graphId}" (its nodes: ${nodes.join(", ")}; or "*" for all)`);
+  }
+  const checkpointId = b.checkpoint_id ?? b.checkpoint?.checkpoint_id;
+  if (!checkpointId) return;
+  // Only on the caller's own thread (another user's is the thread's 404, asked next).
+  if (threadId !== null && !(await deps.storage.threads.get(threadId, { owner: user?.identity ?? null }))) return;
+  const found = threadId !== null && await deps.storage.checkpointer.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: b.checkpoint?.checkpoint_ns ?? "", checkpoint_id: checkpointId } });
+  if (!found) throw notFound("Checkpoint", checkpointId);
 }
 
 /**

@@ -6,6 +6,15 @@ import { z } from "zod";
 import { STREAM_MODES } from "./stream-modes.ts";
 
 const obj = z.record(z.string(), z.unknown());
+
+/** The longest time-to-live accepted (thread and store item), in minutes: one year. */
+export const MAX_TTL_MINUTES = 525_600;
+
+/**
+ * The longest delay of a run (`after_seconds`): 30 days. (A timer cannot wait longer than
+ * 2^31 ms, about 24.8 days, in one go; the worker waits in steps.)
+ */
+export const MAX_AFTER_SECONDS = 30 * 24 * 3600;
 const opt = <T extends z.ZodType>(t: T) => t.nullish().transform((v) => v ?? undefined);
 const limit = (d: number) => z.coerce.number().int().min(1).max(1000).nullish().transform((v) => v ?? d);
 const offset = z.coerce.number().int().min(0).nullish().transform((v) => v ?? 0);
@@ -53,15 +62,26 @@ export const assistantLatest = z.object({ version: z.number().int().min(1) });
 
 const superstep = z.object({ updates: z.array(z.object({ values: z.unknown().optional(), command: z.unknown().optional(), as_node: z.string() })) });
 
+/** A time-to-live: minutes, or `{ttl: minutes, strategy: "delete"}` (the SDK's two forms). */
+const threadTtl = z.union([
+  z.number().positive().max(MAX_TTL_MINUTES),
+  z.object({ ttl: z.number().positive().max(MAX_TTL_MINUTES), strategy: opt(z.literal("delete")) }),
+]);
+
 export const threadCreate = z.object({
   thread_id: opt(z.string().min(1)),
   metadata: opt(obj),
   if_exists: opt(z.enum(["raise", "do_nothing"])),
   supersteps: opt(z.array(superstep)),
-  ttl: z.unknown().optional(),
+  ttl: opt(threadTtl),
 });
 
-export const threadPatch = z.object({ metadata: opt(obj), ttl: z.unknown().optional() });
+export const threadPatch = z.object({ metadata: opt(obj), ttl: opt(threadTtl) });
+
+export const threadPrune = z.object({
+  thread_ids: z.array(z.string().min(1)).max(1000),
+  strategy: opt(z.enum(["delete", "keep_latest"])),
+});
 
 export const threadSearch = z.object({
   ids: opt(z.array(z.string())),
@@ -118,13 +138,13 @@ export const runCreate = z.object({
   checkpoint: opt(checkpointRef),
   checkpoint_id: opt(z.string()),
   checkpoint_during: opt(z.boolean()),
-  durability: opt(z.string()),
+  durability: opt(z.enum(["sync", "async", "exit"])),
   webhook: opt(z.string()),
   strict_resume: opt(z.boolean()),
   multitask_strategy: opt(z.enum(["reject", "interrupt", "rollback", "enqueue"])),
   on_completion: opt(z.enum(["delete", "keep"])),
   on_disconnect: opt(z.enum(["cancel", "continue"])),
-  after_seconds: opt(z.number().min(0)),
+  after_seconds: opt(z.number().min(0).max(MAX_AFTER_SECONDS, `must be at most ${MAX_AFTER_SECONDS} (30 days)`)),
   if_not_exists: opt(z.enum(["create", "reject"])),
   langsmith_tracer: z.unknown().optional(),
 });
@@ -138,7 +158,13 @@ export const runsCancelMany = z.object({
 
 const namespace = z.array(z.string().min(1).refine((s) => !s.includes("."), "namespace labels cannot contain '.'"));
 
-export const storePut = z.object({ namespace, key: z.string().min(1), value: obj, index: z.unknown().optional(), ttl: z.unknown().optional() });
+export const storePut = z.object({
+  namespace,
+  key: z.string().min(1),
+  value: obj,
+  index: opt(z.union([z.literal(false), z.array(z.string())], { error: "must be false or an array of field paths" })),
+  ttl: opt(z.number().positive().max(MAX_TTL_MINUTES)),
+});
 export const storeDelete = z.object({ namespace, key: z.string().min(1) });
 export const storeSearch = z.object({
   namespace_prefix: opt(namespace),
@@ -146,7 +172,7 @@ export const storeSearch = z.object({
   limit: limit(10),
   offset,
   query: opt(z.string()),
-  refresh_ttl: z.unknown().optional(),
+  refresh_ttl: opt(z.boolean()),
 });
 export const storeNamespaces = z.object({
   prefix: opt(namespace),

@@ -81,9 +81,18 @@ export function threadRoutes(deps: ServerDeps): Hono<AppEnv> {
   app.post("/count", async (c) => c.json(await storage.threads.count(parseBody(s.threadCount, await jsonBody(c)), scopeOf(c))));
 
   app.post("/prune", async (c) => {
-    const b = (await jsonBody(c)) as { thread_ids?: string[] };
+    const b = parseBody(s.threadPrune, await jsonBody(c));
     let pruned = 0;
-    for (const id of b.thread_ids ?? []) if (await deleteThread(deps, c, id, false)) pruned++;
+    for (const id of new Set(b.thread_ids)) {
+      if (b.strategy === "keep_latest") {
+        // The thread and its current state stay; its older checkpoints go.
+        const t = await storage.threads.get(id, scopeOf(c));
+        if (!t) continue;
+        if ((await storage.runs.inflight(id)).length) throw conflict(`Cannot prune thread "${id}": it has a run in progress`, "Wait for the run to end, or cancel it.");
+        await storage.checkpointer.keepLatest(id);
+        pruned++;
+      } else if (await deleteThread(deps, c, id, false)) pruned++;
+    }
     return c.json({ pruned_count: pruned });
   });
 

@@ -10,6 +10,9 @@ import { type ClaimedRun, LEASE_SECONDS } from "../storage/runs.ts";
 import type { RunBroker } from "./broker.ts";
 import { executeRun, type ExecutorDeps } from "./executor.ts";
 
+/** The longest delay a timer holds (2^31-1 ms, about 24.8 days). */
+const MAX_TIMER_MS = 2_147_483_647;
+
 export interface WorkerPoolOptions extends ExecutorDeps {
   /** Runs executed at once by this process. */
   concurrency: number;
@@ -178,11 +181,12 @@ export class WorkerPool {
     if (this.#delayTimer) clearTimeout(this.#delayTimer);
     this.#delayTimer = null;
     if (delay === null || this.#stopped) return;
+    // A timer longer than 2^31-1 ms fires at once (and would re-arm in a loop): wait in steps.
     this.#delayTimer = setTimeout(() => {
       this.#maybePending = true;
       this.#checkDelayed = true;
       this.wake();
-    }, Math.ceil(delay * 1000) + 5);
+    }, Math.min(Math.ceil(delay * 1000) + 5, MAX_TIMER_MS));
     (this.#delayTimer as { unref?: () => void }).unref?.();
   }
 

@@ -188,6 +188,17 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
     await this.#sql.query("DELETE FROM checkpoint_writes WHERE thread_id = $1", [threadId]);
   }
 
+  /**
+   * Keeps only the latest checkpoint of each namespace of a thread, with its writes (prune
+   * strategy "keep_latest": the thread and its current state stay, the history goes).
+   */
+  async keepLatest(threadId: string): Promise<void> {
+    await this.flush();
+    const latest = "(SELECT max(l.checkpoint_id) FROM checkpoints l WHERE l.thread_id = $1 AND l.checkpoint_ns = x.checkpoint_ns)";
+    await this.#sql.query(`DELETE FROM checkpoint_writes x WHERE x.thread_id = $1 AND x.checkpoint_id IS DISTINCT FROM ${latest}`, [threadId]);
+    await this.#sql.query(`DELETE FROM checkpoints x WHERE x.thread_id = $1 AND x.checkpoint_id <> ${latest}`, [threadId]);
+  }
+
   /** Copies every checkpoint and write of one thread to another (thread copy). */
   async copyThread(fromThreadId: string, toThreadId: string): Promise<void> {
     await this.flush();

@@ -83,6 +83,19 @@ export class RunStore {
       opts.claim, opts.owner, LEASE_SECONDS, JSON.stringify(opts.threadPatch),
     ];
     const now = "($8::boolean AND NOT ok.busy AND $7::float8 <= 0)";
+    // Concurrent creations on one thread queue on the row lock; a statement that waited still
+    // sees the runs as of its start, so it may try to start a second running run, which the
+    // unique index refuses. Then it runs again, now seeing the other run (busy).
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.#createOnThread(params, now);
+      } catch (err) {
+        if (attempt >= 5 || (err as { constraint?: string }).constraint !== "runs_one_running_per_thread") throw err;
+      }
+    }
+  }
+
+  async #createOnThread(params: unknown[], now: string): Promise<{ thread: { metadata: Json; busy: boolean } | null; run: Run | null }> {
     const { rows } = await this.#sql.query<RunRow & { thread_metadata: Json | null; thread_busy: boolean | null }>(
       `WITH t AS (
          SELECT thread_id, metadata, EXISTS (SELECT 1 FROM runs x WHERE x.thread_id = threads.thread_id AND x.status IN ('pending', 'running')) AS busy

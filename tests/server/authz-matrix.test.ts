@@ -76,7 +76,7 @@ const MATRIX: Record<string, Case[]> = {
   "POST /threads/{thread_id}/runs": [run(), run({ assistant_id: "$A" })],
   "GET /threads/{thread_id}/runs": [{}],
   "POST /threads/{thread_id}/runs/stream": [run()],
-  "POST /threads/{thread_id}/runs/wait": [run(), run({ assistant_id: "$A", checkpoint_id: "$C" })],
+  "POST /threads/{thread_id}/runs/wait": [run(), run({ assistant_id: "$A", checkpoint_id: "$C" }), run({ checkpoint_id: "$C" })],
   "GET /threads/{thread_id}/runs/{run_id}": [{ mixed: true }],
   "DELETE /threads/{thread_id}/runs/{run_id}": [{ mixed: true }],
   "GET /threads/{thread_id}/runs/{run_id}/join": [{ mixed: true }],
