@@ -11,6 +11,7 @@
 import { Buffer } from "node:buffer";
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
+import WebSocket from "ws";
 import { parse as parseYaml } from "yaml";
 import { CREATE_ONLY, type K8sObject } from "./k8s-manifests.ts";
 
@@ -26,6 +27,7 @@ interface Connection {
 const PLURALS: Record<string, string> = {
   Secret: "secrets", Service: "services", ConfigMap: "configmaps", Deployment: "deployments",
   StatefulSet: "statefulsets", HorizontalPodAutoscaler: "horizontalpodautoscalers",
+  Pod: "pods", PersistentVolumeClaim: "persistentvolumeclaims", NetworkPolicy: "networkpolicies",
 };
 
 /** The REST path of an object (`name` omitted: its collection). */
@@ -125,6 +127,22 @@ export class KubeClient {
       await new Promise((res) => setTimeout(res, opts.intervalMs ?? 1000));
     }
     throw new Error(`Deployment "${name}" did not become available`);
+  }
+
+  /**
+   * Opens `pods/{pod}/exec` over a WebSocket with the channel protocol (`v5.channel.k8s.io`,
+   * which can close stdin, else `v4`): frames are one channel byte (0 stdin, 1 stdout,
+   * 2 stderr, 3 the final status, 255 close) and the data.
+   */
+  exec(namespace: string, pod: string, opts: { container: string; argv: string[] }): WebSocket {
+    const url = new URL(`${this.conn.server}/api/v1/namespaces/${namespace}/pods/${pod}/exec`);
+    url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
+    for (const arg of opts.argv) url.searchParams.append("command", arg);
+    for (const [k, v] of [["container", opts.container], ["stdin", "true"], ["stdout", "true"], ["stderr", "true"]]) url.searchParams.set(k!, v!);
+    return new WebSocket(url, ["v5.channel.k8s.io", "v4.channel.k8s.io"], {
+      headers: this.conn.token ? { authorization: `Bearer ${this.conn.token}` } : {},
+      ca: this.conn.ca, cert: this.conn.cert, key: this.conn.key, rejectUnauthorized: !this.conn.insecure,
+    });
   }
 
   /** Deletes the objects (missing ones are fine). */

@@ -20,6 +20,8 @@ import { readBodyText } from "./request.ts";
 import { issuesToDetail } from "./schema.ts";
 import { collect } from "./sandbox-runtime.ts";
 import { sandboxResource, type SandboxRow } from "./sandboxes.ts";
+import { getDeployment } from "./store.ts";
+import { getListener, type Caller } from "./tenancy.ts";
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
 const name = z.string().regex(NAME, "must be 1-63 letters, digits, '.', '_' or '-', starting with a letter or digit");
@@ -39,6 +41,7 @@ const CreateBody = z.strictObject({
   fs_capacity_bytes: z.number().int().positive().optional(),
   mount_config: z.unknown().optional(),
   proxy_config: z.unknown().optional(),
+  listener_id: z.string().optional(),
 });
 
 const PatchBody = z.strictObject({
@@ -95,7 +98,7 @@ export function sandboxRoutes(s: PlatformServices): Hono<PlatformEnv> {
       throw invalidField(["body", b.snapshot_id !== undefined ? "snapshot_id" : "snapshot_name"], "snapshots are not supported by this control plane; pass image instead", "value_error");
     }
     const row = await boxes.create(c.var.caller, {
-      name: b.name, image: b.image, idleTtlSeconds: b.idle_ttl_seconds, deleteAfterStopSeconds: b.delete_after_stop_seconds,
+      name: b.name, image: b.image, listenerId: await listenerFor(s, c.var.caller, b.listener_id), idleTtlSeconds: b.idle_ttl_seconds, deleteAfterStopSeconds: b.delete_after_stop_seconds,
       vcpus: b.vcpus, memBytes: b.mem_bytes, fsCapacityBytes: b.fs_capacity_bytes,
     });
     return c.json(out(c, row), 201);
@@ -150,7 +153,8 @@ export function sandboxRoutes(s: PlatformServices): Hono<PlatformEnv> {
     }
     if (!file || typeof file === "string") throw invalidField(["body", "file"], "is missing (multipart part 'file' with the file's bytes)", "value_error");
     const bytes = new Uint8Array(await file.arrayBuffer());
-    const proc = await boxes.spawn(row, { argv: ["/bin/sh", "-c", 'mkdir -p -- "$(dirname -- "$1")" && cat > "$1"', "sh", path], timeoutMs: 120_000 });
+    // `head -c` rather than `cat`: a Kubernetes exec stream (v4) cannot close stdin.
+    const proc = await boxes.spawn(row, { argv: ["/bin/sh", "-c", 'mkdir -p -- "$(dirname -- "$1")" && head -c "$2" > "$1"', "sh", path, String(bytes.byteLength)], timeoutMs: 120_000 });
     proc.write(bytes);
     proc.end();
     const r = await collect(proc, 64 * 1024);
@@ -171,6 +175,23 @@ export function sandboxRoutes(s: PlatformServices): Hono<PlatformEnv> {
     return c.body(r.stdout as Uint8Array<ArrayBuffer>, 200, { "content-type": "application/octet-stream" });
   });
   return app;
+}
+
+/**
+ * The `k8s` listener a new sandbox runs on: the one named by `listener_id` (our extension),
+ * else the one of the deployment whose key creates it; null: this machine.
+ */
+async function listenerFor(s: PlatformServices, caller: Caller, named: string | undefined): Promise<string | null> {
+  if (named !== undefined) {
+    const l = await getListener(s.sql, caller.tenantId, named);
+    if (!l) throw invalidField(["body", "listener_id"], `listener_id: "${named}" is not a listener of yours`, "value_error");
+    if (l.compute_type !== "k8s") throw invalidField(["body", "listener_id"], `listener_id: "${named}" is not a k8s listener (omit it to run on the control plane's machine)`, "value_error");
+    return l.id;
+  }
+  if (!caller.deploymentId) return null;
+  const d = await getDeployment(s.sql, caller.tenantId, caller.deploymentId);
+  const l = d?.source_config.listener_id ? await getListener(s.sql, caller.tenantId, d.source_config.listener_id) : null;
+  return l?.compute_type === "k8s" ? l.id : null;
 }
 
 function filePath(c: Context): string {

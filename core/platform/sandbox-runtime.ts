@@ -36,10 +36,20 @@ export interface SpawnOptions {
   timeoutMs?: number;
 }
 
+/** What a runtime needs to make a sandbox's machine. */
+export interface BoxSpec {
+  id: string;
+  tenantId: string;
+  image: string;
+  memBytes?: number | null;
+  vcpus?: number | null;
+  fsCapacityBytes?: number | null;
+}
+
 export interface BoxRuntime {
   readonly kind: string;
   /** Makes the sandbox's machine (folder, pod); idempotent. Throws with a readable reason. */
-  create(box: { id: string; image: string; tenantId: string; memBytes?: number | null }): Promise<void>;
+  create(box: BoxSpec): Promise<void>;
   spawn(id: string, opts: SpawnOptions): BoxProcess;
   /** Kills the sandbox's processes; its files stay. */
   stop(id: string): Promise<void>;

@@ -10,9 +10,10 @@
  * const p = await boxes.spawn(row, { argv: ["/bin/bash", "-c", "ls"] });
  */
 import { randomUUID } from "node:crypto";
+import { isUserError, userError } from "../errors.ts";
 import type { SqlDriver, SqlExecutor } from "../storage/sql.ts";
 import { conflict, notFound } from "./api-error.ts";
-import type { BoxProcess, BoxRuntime, SpawnOptions } from "./sandbox-runtime.ts";
+import type { BoxProcess, BoxRuntime, BoxSpec, SpawnOptions } from "./sandbox-runtime.ts";
 import { isUuid } from "./store.ts";
 import type { Caller } from "./tenancy.ts";
 
@@ -50,6 +51,8 @@ export interface SandboxCreate {
   vcpus?: number;
   memBytes?: number;
   fsCapacityBytes?: number;
+  /** A `k8s` listener of the tenant to run it on (absent: this machine, with bubblewrap). */
+  listenerId?: string | null;
 }
 
 const iso = (v: Date | string | null) => (v === null ? null : new Date(v).toISOString());
@@ -76,23 +79,32 @@ export function sandboxResource(row: SandboxRow, dataplaneUrl: string) {
   };
 }
 
+function spec(row: SandboxRow): BoxSpec {
+  return { id: row.id, tenantId: row.tenant_id, image: row.image, memBytes: num(row.mem_bytes), vcpus: row.vcpus, fsCapacityBytes: num(row.fs_capacity_bytes) };
+}
+
 export class SandboxService {
   readonly #sql: SqlDriver;
   readonly #local: BoxRuntime;
+  readonly #onListener: (listenerId: string) => Promise<BoxRuntime>;
   readonly #onError: (err: unknown) => void;
   readonly #sweeper: ReturnType<typeof setInterval> | null;
 
-  constructor(opts: { sql: SqlDriver; local: BoxRuntime; onError?: (err: unknown) => void; sweepMs?: number }) {
+  /** `onListener`: the runtime of a `k8s` listener's sandboxes. */
+  constructor(opts: { sql: SqlDriver; local: BoxRuntime; onListener?: (listenerId: string) => Promise<BoxRuntime>; onError?: (err: unknown) => void; sweepMs?: number }) {
     this.#sql = opts.sql;
     this.#local = opts.local;
+    this.#onListener = opts.onListener ?? (async () => {
+      throw new Error("this control plane runs sandboxes on its own machine only");
+    });
     this.#onError = opts.onError ?? ((err) => console.error("platform: sandbox sweep:", err));
     const sweepMs = opts.sweepMs ?? 15_000;
     this.#sweeper = sweepMs > 0 ? setInterval(() => void this.sweep().catch(this.#onError), sweepMs) : null;
     this.#sweeper?.unref?.();
   }
 
-  runtimeOf(_row: SandboxRow): BoxRuntime {
-    return this.#local;
+  runtimeOf(row: Pick<SandboxRow, "listener_id">): Promise<BoxRuntime> {
+    return row.listener_id ? this.#onListener(row.listener_id) : Promise.resolve(this.#local);
   }
 
   async get(tenantId: string, name: string): Promise<SandboxRow> {
@@ -122,21 +134,22 @@ export class SandboxService {
     const id = randomUUID();
     const name = req.name ?? `sandbox-${id.slice(0, 8)}`;
     const { rows } = await this.#sql.query<SandboxRow>(
-      `INSERT INTO platform_sandboxes (id, tenant_id, name, status, image, runtime, created_by_deployment, idle_ttl_seconds, delete_after_stop_seconds, vcpus, mem_bytes, fs_capacity_bytes)
-       VALUES ($1, $2, $3, 'provisioning', $4, $5, $6, $7, $8, $9, $10, $11)
+      `INSERT INTO platform_sandboxes (id, tenant_id, name, status, image, runtime, created_by_deployment, idle_ttl_seconds, delete_after_stop_seconds, vcpus, mem_bytes, fs_capacity_bytes, listener_id)
+       VALUES ($1, $2, $3, 'provisioning', $4, $5, $6, $7, $8, $9, $10, $11, $12)
        ON CONFLICT (tenant_id, name) DO NOTHING RETURNING *`,
-      [id, caller.tenantId, name, req.image ?? DEFAULT_IMAGE, this.#local.kind, caller.deploymentId ?? null,
+      [id, caller.tenantId, name, req.image ?? DEFAULT_IMAGE, req.listenerId ? "k8s" : this.#local.kind, caller.deploymentId ?? null,
         req.idleTtlSeconds ?? DEFAULT_IDLE_TTL_SECONDS, req.deleteAfterStopSeconds ?? DEFAULT_DELETE_AFTER_STOP_SECONDS,
-        req.vcpus ?? null, req.memBytes ?? null, req.fsCapacityBytes ?? null],
+        req.vcpus ?? null, req.memBytes ?? null, req.fsCapacityBytes ?? null, req.listenerId ?? null],
     );
     if (!rows[0]) throw conflict(`Cannot create sandbox "${name}": a sandbox of that name exists`);
     const row = rows[0];
     try {
-      await this.runtimeOf(row).create({ id, image: row.image, tenantId: caller.tenantId, memBytes: num(row.mem_bytes) });
+      await (await this.runtimeOf(row)).create(spec(row));
     } catch (err) {
-      await this.runtimeOf(row).remove(id).catch(() => {});
+      await (await this.runtimeOf(row)).remove(id).catch(() => {});
       await this.#sql.query("DELETE FROM platform_sandboxes WHERE id = $1", [id]);
-      throw err;
+      if (isUserError(err)) throw err;
+      throw userError("REMOTE_FAILED", { message: `Cannot create sandbox "${name}": ${(err as Error).message}`, status: 503, cause: err });
     }
     return (await this.#sql.query<SandboxRow>(
       "UPDATE platform_sandboxes SET status = 'ready', updated_at = now(), last_used_at = now() WHERE id = $1 RETURNING *", [id],
@@ -159,13 +172,13 @@ export class SandboxService {
   }
 
   async delete(row: SandboxRow): Promise<void> {
-    await this.runtimeOf(row).remove(row.id);
+    await (await this.runtimeOf(row)).remove(row.id);
     await this.#sql.query("DELETE FROM platform_sandboxes WHERE id = $1", [row.id]);
   }
 
   /** Stops a sandbox's processes; its files stay until it is deleted. */
   async stop(row: SandboxRow): Promise<SandboxRow> {
-    await this.runtimeOf(row).stop(row.id);
+    await (await this.runtimeOf(row)).stop(row.id);
     return (await this.#sql.query<SandboxRow>(
       "UPDATE platform_sandboxes SET status = 'stopped', stopped_at = COALESCE(stopped_at, now()), updated_at = now() WHERE id = $1 RETURNING *", [row.id],
     )).rows[0]!;
@@ -173,7 +186,7 @@ export class SandboxService {
 
   /** Marks a sandbox used now, resuming it when stopped. */
   async touch(row: SandboxRow): Promise<SandboxRow> {
-    if (row.status === "stopped") await this.runtimeOf(row).create({ id: row.id, image: row.image, tenantId: row.tenant_id, memBytes: num(row.mem_bytes) });
+    if (row.status === "stopped") await (await this.runtimeOf(row)).create(spec(row));
     return (await this.#sql.query<SandboxRow>(
       "UPDATE platform_sandboxes SET status = 'ready', stopped_at = NULL, last_used_at = now(), updated_at = CASE WHEN status = 'ready' THEN updated_at ELSE now() END WHERE id = $1 RETURNING *",
       [row.id],
@@ -183,7 +196,7 @@ export class SandboxService {
   /** Starts a process in the sandbox (resuming it first when stopped). */
   async spawn(row: SandboxRow, opts: SpawnOptions): Promise<BoxProcess> {
     await this.touch(row);
-    return this.runtimeOf(row).spawn(row.id, opts);
+    return (await this.runtimeOf(row)).spawn(row.id, opts);
   }
 
   /** Stops idle sandboxes and deletes those stopped past their `delete_after_stop_seconds`. */

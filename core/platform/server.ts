@@ -27,6 +27,8 @@ import { LocalCompute } from "./local-compute.ts";
 import { PLATFORM_MIGRATIONS } from "./migrations.ts";
 import { Reconciler } from "./reconciler.ts";
 import { CommandSessions } from "./sandbox-commands.ts";
+import { KubeClient } from "./k8s-client.ts";
+import { K8sBoxRuntime } from "./sandbox-k8s.ts";
 import { LocalBoxRuntime } from "./sandbox-local.ts";
 import { sandboxUpgrade } from "./sandbox-ws.ts";
 import { SandboxService } from "./sandboxes.ts";
@@ -59,6 +61,8 @@ export interface PlatformOptions {
   onError?: (err: unknown) => void;
   /** How often idle sandboxes are looked for (default 15 s; 0: never, for tests that call `sweep()`). */
   sandboxSweepMs?: number;
+  /** How long to wait for a sandbox pod to run (tests). */
+  sandboxK8sWait?: { waitAttempts?: number; waitIntervalMs?: number };
   /** Reconcile timing (tests): lease lifetime and how often to poll for work. */
   reconcile?: { leaseMs?: number; pollMs?: number };
 }
@@ -122,7 +126,15 @@ export async function openPlatform(opts: PlatformOptions): Promise<Platform> {
     });
     cleanups.push(() => local.close(), () => k8s.close());
     const computeFor = opts.computeFor ?? ((l: ListenerRow | null) => (l?.compute_type === "k8s" ? k8s : local));
-    const sandboxes = new SandboxService({ sql, local: new LocalBoxRuntime({ dataDir: opts.dataDir }), onError, sweepMs: opts.sandboxSweepMs });
+    const sandboxes = new SandboxService({
+      sql, local: new LocalBoxRuntime({ dataDir: opts.dataDir }), onError, sweepMs: opts.sandboxSweepMs,
+      onListener: async (listenerId) => {
+        const l = (await sql.query<ListenerRow>("SELECT * FROM platform_listeners WHERE id = $1", [listenerId])).rows[0];
+        if (!l?.kubeconfig) throw new Error(`listener ${listenerId} has no kubeconfig; run "agentcli platform admin set-kubeconfig --listener ${listenerId} --kubeconfig <file>"`);
+        const namespace = (l.compute_config.k8s_namespaces as string[] | undefined)?.[0] ?? "default";
+        return new K8sBoxRuntime({ kube: KubeClient.fromKubeconfig(l.kubeconfig), namespace, ...opts.sandboxK8sWait });
+      },
+    });
     cleanups.push(() => sandboxes.close());
     const sandboxKeySecret = await setting(sql, "sandbox_key_secret", () => randomBytes(32).toString("hex"));
     const reconciler = new Reconciler({

@@ -1,0 +1,103 @@
+/**
+ * A stand-in Kubernetes API for sandbox pods: stores the objects it is sent (pods,
+ * claims, network policies; a pod is Running at once), and serves `pods/{name}/exec` over
+ * a WebSocket with the channel protocol (v5 when offered, else v4), running the command
+ * with bubblewrap in a folder per claim, so files outlive the pod as on a cluster. One
+ * difference: closing an exec stream kills its command here.
+ */
+import { createServer, type Server } from "node:http";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { WebSocketServer } from "ws";
+import { LocalBoxRuntime } from "../../core/platform/sandbox-local.ts";
+
+export interface KubeStandIn {
+  url: string;
+  kubeconfig: string;
+  objects: Map<string, any>;
+  /** Exec requests seen: the command and the negotiated protocol. */
+  execs: Array<{ argv: string[]; protocol: string }>;
+  close(): Promise<void>;
+}
+
+const TOKEN = "sandbox-kube-token";
+
+export async function startKubeStandIn(opts: { protocols?: string[] } = {}): Promise<KubeStandIn> {
+  const objects = new Map<string, any>();
+  const execs: KubeStandIn["execs"] = [];
+  const dir = await mkdtemp(join(tmpdir(), "agentcli-kube-standin-"));
+  const boxes = new LocalBoxRuntime({ dataDir: dir });
+  const send = (res: import("node:http").ServerResponse, status: number, obj: unknown) => res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(obj));
+  const server: Server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (d) => (body += d));
+    req.on("end", async () => {
+      if (req.headers.authorization !== `Bearer ${TOKEN}`) return send(res, 401, { kind: "Status", message: "Unauthorized" });
+      const path = req.url!.split("?")[0]!;
+      if (req.method === "POST") {
+        const o = JSON.parse(body);
+        const key = `${path}/${o.metadata.name}`;
+        if (objects.has(key)) return send(res, 409, { kind: "Status", reason: "AlreadyExists", message: `${o.metadata.name} already exists` });
+        if (o.kind === "Pod") await boxes.create({ id: o.metadata.labels["agentcli.dev/sandbox-id"] });
+        objects.set(key, o);
+        return send(res, 201, o);
+      }
+      const existing = objects.get(path);
+      if (!existing) return send(res, 404, { kind: "Status", reason: "NotFound", message: `${path} not found` });
+      if (req.method === "GET") return send(res, 200, { ...existing, status: existing.kind === "Pod" ? { phase: "Running" } : {} });
+      if (req.method === "DELETE") {
+        objects.delete(path);
+        const id = existing.metadata.labels["agentcli.dev/sandbox-id"];
+        if (existing.kind === "Pod") await boxes.stop(id);
+        if (existing.kind === "PersistentVolumeClaim") await boxes.remove(id);
+        return send(res, 200, { kind: "Status", status: "Success" });
+      }
+      send(res, 405, { message: "method" });
+    });
+  });
+  const protocols = opts.protocols ?? ["v5.channel.k8s.io", "v4.channel.k8s.io"];
+  const wss = new WebSocketServer({ noServer: true, handleProtocols: (offered) => protocols.find((p) => offered.has(p)) ?? false });
+  server.on("upgrade", (req, socket, head) => {
+    const url = new URL(req.url!, "http://x");
+    const pod = objects.get(url.pathname.replace(/\/exec$/, ""));
+    if (req.headers.authorization !== `Bearer ${TOKEN}` || !pod) {
+      socket.end(`HTTP/1.1 ${pod ? 401 : 404} No\r\ncontent-length: 0\r\n\r\n`);
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      const argv = url.searchParams.getAll("command");
+      execs.push({ argv, protocol: ws.protocol });
+      const p = boxes.spawn(pod.metadata.labels["agentcli.dev/sandbox-id"], { argv });
+      const frame = (channel: number, data: Uint8Array | string) => ws.readyState === ws.OPEN && ws.send(Buffer.concat([Buffer.of(channel), Buffer.from(data)]));
+      ws.on("message", (data: Buffer) => {
+        if (data[0] === 0) p.write(data.subarray(1));
+        else if (data[0] === 255 && data[1] === 0) p.end();
+      });
+      ws.on("close", () => p.kill());
+      void (async () => {
+        const pump = async (channel: number, s: AsyncIterable<Uint8Array>) => {
+          for await (const chunk of s) frame(channel, chunk);
+        };
+        const [, , exit] = await Promise.all([pump(1, p.stdout), pump(2, p.stderr), p.exited]);
+        frame(3, JSON.stringify(exit.exitCode === 0
+          ? { metadata: {}, status: "Success" }
+          : { metadata: {}, status: "Failure", reason: "NonZeroExitCode", details: { causes: [{ reason: "ExitCode", message: String(exit.exitCode) }] } }));
+        ws.close(1000);
+      })();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+  const address = server.address();
+  const url = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
+  return {
+    url, objects, execs,
+    kubeconfig: `apiVersion: v1\nkind: Config\ncurrent-context: c\ncontexts: [{name: c, context: {cluster: k, user: u}}]\nclusters: [{name: k, cluster: {server: "${url}"}}]\nusers: [{name: u, user: {token: ${TOKEN}}}]\n`,
+    async close() {
+      for (const ws of wss.clients) ws.terminate();
+      await new Promise<void>((r) => server.close(() => r()));
+      await boxes.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
