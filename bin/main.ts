@@ -66,6 +66,7 @@ export async function main(argv: string[]): Promise<number> {
   const onSignal = () => abort.abort();
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
+  const stopWatchingParent = exitWithNpm(onSignal);
   const ctx: CliContext = {
     io: terminalIO(),
     env: process.env,
@@ -87,7 +88,24 @@ export async function main(argv: string[]): Promise<number> {
   } finally {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
+    stopWatchingParent();
   }
+}
+
+/**
+ * Under `npx agentcli` (and `npm run`/`npm exec`) the process is npm -> sh -> agentcli, and a
+ * SIGTERM or SIGINT sent to npm by its pid (what scripts and CI runners do) ends npm and the
+ * shell without reaching agentcli, which would keep serving, orphaned, holding its lock. So
+ * under npm, a parent that goes away (the process is re-parented) counts as the signal.
+ */
+function exitWithNpm(stop: () => void): () => void {
+  if (!process.env.npm_lifecycle_event) return () => {};
+  const parent = process.ppid;
+  const timer = setInterval(() => {
+    if (process.ppid !== parent) stop();
+  }, 250);
+  timer.unref();
+  return () => clearInterval(timer);
 }
 
 function terminalIO(): CliContext["io"] {

@@ -7,6 +7,11 @@ cd "$(dirname "$0")/.."
 bash scripts/test-env.sh
 node_bin=node_modules/.bin/node
 [ -x "$node_bin" ] || { echo "node_modules is missing: run npm ci first" >&2; exit 1; }
+# The chat UI is built ahead of time (npm ci's prepare step), never by the server: rebuild it
+# here when ui/ changed since, so the browser tests see the current sources.
+if [ ! -f dist/ui/manifest.json ] || [ -n "$(find ui -newer dist/ui/manifest.json -not -path '*/node_modules/*' -print -quit)" ]; then
+  "$node_bin" scripts/build-ui.ts
+fi
 if [ "$#" -gt 0 ]; then files=("$@"); else mapfile -t files < <(find tests -name '*.test.ts' -not -path '*/fixtures/*' | sort); fi
 export AGENTCLI_TEST_DATABASE_URL="${AGENTCLI_TEST_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/test}"
 export AGENTCLI_TEST_REDIS_URL="${AGENTCLI_TEST_REDIS_URL:-redis://127.0.0.1:6379}"

@@ -1,7 +1,7 @@
 /**
  * The bundled chat UI (spec 2.5), a Hono sub-app the agent server mounts at `/app`.
  * Files come from the single executable's embedded assets (`ui/<path>`) or, from sources,
- * `dist/ui/` (built on first use when missing). index.html gets the per-deployment
+ * `dist/ui/` (built ahead of time by `npm run build:ui`, which `npm ci` runs). index.html gets the per-deployment
  * settings injected at serve time as `<script type="application/json" id="agentcli-settings">`.
  *
  * @example
@@ -133,32 +133,13 @@ function distDir(): URL {
   return new URL("../../dist/ui/", import.meta.url);
 }
 
-let building: Promise<void> | null = null;
-
-/** From sources: `dist/ui/`, built once on first use when it is missing. */
-export function sourceAssets(log: ServerLog = consoleLog()): UiAssets {
-  const ensureBuilt = async () => {
-    const { access } = await import("node:fs/promises");
-    try {
-      await access(new URL("index.html", distDir()));
-      return;
-    } catch { /* not built yet */ }
-    building ??= (async () => {
-      log.info("building the chat UI once...");
-      // A computed specifier keeps the bundler of the single executable away from Vite.
-      const script = new URL("../../scripts/build-ui.ts", import.meta.url).href;
-      const mod = (await import(script)) as { buildUi(opts: { quiet: boolean }): Promise<unknown> };
-      await mod.buildUi({ quiet: true });
-      log.info("built the chat UI into dist/ui/");
-    })().catch((err: unknown) => {
-      building = null;
-      throw err;
-    });
-    await building;
-  };
+/**
+ * From sources: `dist/ui/`, built ahead of time (`npm ci` runs `npm run build:ui` as its
+ * `prepare` step). Never built here: Vite in the server process costs seconds and ~400 MB.
+ */
+export function sourceAssets(): UiAssets {
   return {
     async get(path) {
-      await ensureBuilt();
       const { readFile } = await import("node:fs/promises");
       const file = new URL(path, distDir());
       if (!isSafePath(path) || !file.href.startsWith(distDir().href)) return null;
@@ -186,7 +167,7 @@ export const embeddedAssets: UiAssets = {
  * is not a file (SPA fallback); files under `assets/` are content-hashed and cached for a year.
  */
 export function uiRoutes(opts: { settings: UiSettings; assets?: UiAssets; log?: ServerLog }): Hono {
-  const assets = opts.assets ?? (isCompiled() ? embeddedAssets : sourceAssets(opts.log));
+  const assets = opts.assets ?? (isCompiled() ? embeddedAssets : sourceAssets());
   const app = new Hono();
   let index: Promise<string> | null = null;
 
@@ -201,7 +182,7 @@ export function uiRoutes(opts: { settings: UiSettings; assets?: UiAssets; log?: 
     } catch (err) {
       index = null;
       (opts.log ?? consoleLog()).error("Cannot serve the chat UI", err);
-      return new Response(JSON.stringify({ detail: "Cannot serve the chat UI: it is not built. Run `npx node scripts/build-ui.ts`." }), {
+      return new Response(JSON.stringify({ detail: "Cannot serve the chat UI: it is not built. Run `npm run build:ui` (npm ci does it)." }), {
         status: 503,
         headers: { "content-type": "application/json; charset=utf-8" },
       });

@@ -23,6 +23,8 @@ const SCRUBBED = [
 export interface RunningAgent {
   /** `http://127.0.0.1:<port>`: the Agent API; the UI is at `${url}/app`. */
   url: string;
+  /** The dev process's pid. */
+  pid: number;
   /** Output of the dev process (for failure messages). */
   output(): string;
   close(): Promise<void>;
@@ -81,5 +83,5 @@ export async function startAgent(fixture: string, env: Record<string, string> | 
     await close();
     throw err;
   }
-  return { url, output: () => out, close };
+  return { url, pid: child.pid!, output: () => out, close };
 }
