@@ -94,4 +94,17 @@ CREATE TABLE IF NOT EXISTS platform_sandboxes (
 );
 ALTER TABLE platform_api_keys ADD COLUMN IF NOT EXISTS deployment_id uuid`,
   },
+  {
+    version: 4,
+    name: "sandbox-snapshots",
+    up: `
+CREATE TABLE IF NOT EXISTS platform_sandbox_snapshots (
+  id uuid PRIMARY KEY, tenant_id uuid NOT NULL REFERENCES platform_tenants(id) ON DELETE CASCADE,
+  name text NOT NULL, docker_image text NOT NULL, fs_capacity_bytes bigint,
+  source_sandbox_id uuid, files bytea, files_size bigint,
+  created_at timestamptz NOT NULL DEFAULT now(), updated_at timestamptz NOT NULL DEFAULT now(),
+  UNIQUE (tenant_id, name)
+);
+ALTER TABLE platform_sandboxes ADD COLUMN IF NOT EXISTS snapshot_id uuid`,
+  },
 ];

@@ -13,12 +13,14 @@
  */
 import { Hono, type Context } from "hono";
 import { z } from "zod";
-import { invalid, invalidField } from "./api-error.ts";
+import { userError } from "../errors.ts";
+import { invalid, invalidField, payloadTooLarge } from "./api-error.ts";
 import type { PlatformEnv, PlatformServices } from "./context.ts";
 import { describeLimit } from "./limits.ts";
 import { readBodyText } from "./request.ts";
 import { issuesToDetail } from "./schema.ts";
 import { collect } from "./sandbox-runtime.ts";
+import { createSnapshot, deleteSnapshot, getSnapshot, listSnapshots, snapshotResource } from "./sandbox-snapshots.ts";
 import { sandboxResource, type SandboxRow } from "./sandboxes.ts";
 import { getDeployment } from "./store.ts";
 import { getListener, type Caller } from "./tenancy.ts";
@@ -48,6 +50,25 @@ const PatchBody = z.strictObject({
   name: name.optional(),
   idle_ttl_seconds: ttl.optional(),
   delete_after_stop_seconds: ttl.optional(),
+});
+
+const SnapshotBody = z.strictObject({
+  name,
+  docker_image: z.string().min(1),
+  fs_capacity_bytes: z.number().int().positive().optional(),
+  registry_id: z.string().optional(),
+});
+
+const CaptureBody = z.strictObject({
+  name,
+  docker_image: z.string().min(1).optional(),
+  fs_capacity_bytes: z.number().int().positive().optional(),
+});
+
+const SnapshotQuery = z.object({
+  name_contains: z.string().optional(),
+  limit: z.coerce.number().int().min(1).max(500).optional(),
+  offset: z.coerce.number().int().min(0).optional(),
 });
 
 const ExecuteBody = z.strictObject({
@@ -94,11 +115,12 @@ export function sandboxRoutes(s: PlatformServices): Hono<PlatformEnv> {
     if (b.mount_config !== undefined || b.proxy_config !== undefined) {
       throw invalidField(["body", b.mount_config !== undefined ? "mount_config" : "proxy_config"], "is not supported by this control plane", "value_error");
     }
-    if (b.snapshot_id !== undefined || b.snapshot_name !== undefined) {
-      throw invalidField(["body", b.snapshot_id !== undefined ? "snapshot_id" : "snapshot_name"], "snapshots are not supported by this control plane; pass image instead", "value_error");
-    }
+    if (b.snapshot_id !== undefined && b.snapshot_name !== undefined) throw invalidField(["body", "snapshot_name"], "snapshot_name: give snapshot_id or snapshot_name, not both", "value_error");
+    const from = b.snapshot_id ?? b.snapshot_name;
+    if (from !== undefined && b.image !== undefined) throw invalidField(["body", "image"], "image: a sandbox from a snapshot has the snapshot's image", "value_error");
+    const snap = from === undefined ? null : await getSnapshot(s.sql, c.var.caller.tenantId, b.snapshot_id !== undefined ? { id: b.snapshot_id } : { name: b.snapshot_name }, true);
     const row = await boxes.create(c.var.caller, {
-      name: b.name, image: b.image, listenerId: await listenerFor(s, c.var.caller, b.listener_id), idleTtlSeconds: b.idle_ttl_seconds, deleteAfterStopSeconds: b.delete_after_stop_seconds,
+      name: b.name, image: snap?.docker_image ?? b.image, files: snap?.files, snapshotId: snap?.id, listenerId: await listenerFor(s, c.var.caller, b.listener_id), idleTtlSeconds: b.idle_ttl_seconds, deleteAfterStopSeconds: b.delete_after_stop_seconds,
       vcpus: b.vcpus, memBytes: b.mem_bytes, fsCapacityBytes: b.fs_capacity_bytes,
     });
     return c.json(out(c, row), 201);
@@ -125,6 +147,38 @@ export function sandboxRoutes(s: PlatformServices): Hono<PlatformEnv> {
     const row = await boxes.get(c.var.caller.tenantId, c.req.param("name"));
     s.commands.drop(row.id);
     return c.json(out(c, await boxes.stop(row)));
+  });
+
+  app.post("/boxes/:name/snapshot", async (c) => {
+    const row = await boxes.get(c.var.caller.tenantId, c.req.param("name"));
+    const b = await body(c, CaptureBody);
+    const proc = await boxes.spawn(row, { argv: ["/bin/sh", "-c", "tar -C /home/user -cf - ."], timeoutMs: 300_000 });
+    proc.end();
+    const r = await collect(proc, s.limits.maxUploadBytes);
+    if (r.exitCode !== 0) throw userError("REMOTE_FAILED", { message: `Cannot capture sandbox "${row.name}": ${new TextDecoder().decode(r.stderr).trim() || `tar exited with ${r.exitCode}`}`, status: 422 });
+    if (r.truncated) throw payloadTooLarge(`Cannot capture sandbox "${row.name}": its files are larger than ${describeLimit("maxUploadBytes", s.limits.maxUploadBytes)}`);
+    const snap = await createSnapshot(s.sql, {
+      tenantId: c.var.caller.tenantId, name: b.name, dockerImage: b.docker_image ?? row.image,
+      fsCapacityBytes: b.fs_capacity_bytes ?? (row.fs_capacity_bytes === null ? null : Number(row.fs_capacity_bytes)), sourceSandboxId: row.id, files: r.stdout,
+    });
+    return c.json(snapshotResource(snap), 201);
+  });
+  app.post("/snapshots", async (c) => {
+    const b = await body(c, SnapshotBody);
+    if (b.registry_id !== undefined) throw invalidField(["body", "registry_id"], "registry_id: private registries are not supported by this control plane", "value_error");
+    const snap = await createSnapshot(s.sql, { tenantId: c.var.caller.tenantId, name: b.name, dockerImage: b.docker_image, fsCapacityBytes: b.fs_capacity_bytes });
+    return c.json(snapshotResource(snap), 201);
+  });
+  app.get("/snapshots", async (c) => {
+    const q = SnapshotQuery.safeParse(c.req.query());
+    if (!q.success) throw invalid(issuesToDetail(q.error.issues, "query").map((d) => ({ ...d, msg: `${d.loc.slice(1).join(".")}: ${d.msg}` })));
+    const rows = await listSnapshots(s.sql, c.var.caller.tenantId, { nameContains: q.data.name_contains, limit: q.data.limit ?? 50, offset: q.data.offset ?? 0 });
+    return c.json({ snapshots: rows.map(snapshotResource) });
+  });
+  app.get("/snapshots/:id", async (c) => c.json(snapshotResource(await getSnapshot(s.sql, c.var.caller.tenantId, { id: c.req.param("id") }))));
+  app.delete("/snapshots/:id", async (c) => {
+    await deleteSnapshot(s.sql, c.var.caller.tenantId, c.req.param("id"));
+    return c.body(null, 204);
   });
 
   const dp = "/dataplane/:id";

@@ -13,7 +13,7 @@ import { randomUUID } from "node:crypto";
 import { isUserError, userError } from "../errors.ts";
 import type { SqlDriver, SqlExecutor } from "../storage/sql.ts";
 import { conflict, notFound } from "./api-error.ts";
-import type { BoxProcess, BoxRuntime, BoxSpec, SpawnOptions } from "./sandbox-runtime.ts";
+import { collect, type BoxProcess, type BoxRuntime, type BoxSpec, type SpawnOptions } from "./sandbox-runtime.ts";
 import { isUuid } from "./store.ts";
 import type { Caller } from "./tenancy.ts";
 
@@ -36,6 +36,7 @@ export interface SandboxRow {
   updated_at: Date | string;
   last_used_at: Date | string;
   stopped_at: Date | string | null;
+  snapshot_id: string | null;
 }
 
 /** Defaults the LangSmith client documents: stop after 10 idle minutes; keep a stopped sandbox. */
@@ -53,6 +54,9 @@ export interface SandboxCreate {
   fsCapacityBytes?: number;
   /** A `k8s` listener of the tenant to run it on (absent: this machine, with bubblewrap). */
   listenerId?: string | null;
+  /** A tar archive (a snapshot's files) unpacked into its `/home/user` before it is ready. */
+  files?: Uint8Array | null;
+  snapshotId?: string | null;
 }
 
 const iso = (v: Date | string | null) => (v === null ? null : new Date(v).toISOString());
@@ -67,7 +71,7 @@ export function sandboxResource(row: SandboxRow, dataplaneUrl: string) {
     status: row.status,
     status_message: row.status_message ?? undefined,
     image: row.image,
-    snapshot_id: null,
+    snapshot_id: row.snapshot_id ?? undefined,
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),
     idle_ttl_seconds: row.idle_ttl_seconds,
@@ -77,6 +81,14 @@ export function sandboxResource(row: SandboxRow, dataplaneUrl: string) {
     mem_bytes: num(row.mem_bytes),
     fs_capacity_bytes: num(row.fs_capacity_bytes),
   };
+}
+
+async function unpack(runtime: BoxRuntime, id: string, files: Uint8Array): Promise<void> {
+  const p = runtime.spawn(id, { argv: ["/bin/sh", "-c", 'head -c "$1" | tar -C /home/user -xf -', "sh", String(files.byteLength)], timeoutMs: 300_000 });
+  p.write(files);
+  p.end();
+  const r = await collect(p, 64 * 1024);
+  if (r.exitCode !== 0) throw new Error(`cannot unpack the snapshot's files: ${new TextDecoder().decode(r.stderr).trim() || `tar exited with ${r.exitCode}`}`);
 }
 
 function spec(row: SandboxRow): BoxSpec {
@@ -134,17 +146,19 @@ export class SandboxService {
     const id = randomUUID();
     const name = req.name ?? `sandbox-${id.slice(0, 8)}`;
     const { rows } = await this.#sql.query<SandboxRow>(
-      `INSERT INTO platform_sandboxes (id, tenant_id, name, status, image, runtime, created_by_deployment, idle_ttl_seconds, delete_after_stop_seconds, vcpus, mem_bytes, fs_capacity_bytes, listener_id)
-       VALUES ($1, $2, $3, 'provisioning', $4, $5, $6, $7, $8, $9, $10, $11, $12)
+      `INSERT INTO platform_sandboxes (id, tenant_id, name, status, image, runtime, created_by_deployment, idle_ttl_seconds, delete_after_stop_seconds, vcpus, mem_bytes, fs_capacity_bytes, listener_id, snapshot_id)
+       VALUES ($1, $2, $3, 'provisioning', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
        ON CONFLICT (tenant_id, name) DO NOTHING RETURNING *`,
       [id, caller.tenantId, name, req.image ?? DEFAULT_IMAGE, req.listenerId ? "k8s" : this.#local.kind, caller.deploymentId ?? null,
         req.idleTtlSeconds ?? DEFAULT_IDLE_TTL_SECONDS, req.deleteAfterStopSeconds ?? DEFAULT_DELETE_AFTER_STOP_SECONDS,
-        req.vcpus ?? null, req.memBytes ?? null, req.fsCapacityBytes ?? null, req.listenerId ?? null],
+        req.vcpus ?? null, req.memBytes ?? null, req.fsCapacityBytes ?? null, req.listenerId ?? null, req.snapshotId ?? null],
     );
     if (!rows[0]) throw conflict(`Cannot create sandbox "${name}": a sandbox of that name exists`);
     const row = rows[0];
     try {
-      await (await this.runtimeOf(row)).create(spec(row));
+      const runtime = await this.runtimeOf(row);
+      await runtime.create(spec(row));
+      if (req.files?.byteLength) await unpack(runtime, id, req.files);
     } catch (err) {
       await (await this.runtimeOf(row)).remove(id).catch(() => {});
       await this.#sql.query("DELETE FROM platform_sandboxes WHERE id = $1", [id]);

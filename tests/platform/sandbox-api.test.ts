@@ -171,6 +171,37 @@ describe("deepagents' LangSmithSandbox on our control plane", () => {
   });
 });
 
+describe("snapshots", () => {
+  test("an image snapshot, and a captured one that deepagents' LangSmithSandbox.create boots from", async () => {
+    const py = await a.createSnapshot("py", "python:3.12", 2 ** 30);
+    assert.equal(py.status, "ready");
+    assert.equal(py.docker_image, "python:3.12");
+    await box.run("mkdir -p proj && echo 'print(42)' > proj/main.py");
+    const captured = await box.captureSnapshot("with-project");
+    assert.equal(captured.source_sandbox_id, box.id);
+    assert.deepEqual((await a.listSnapshots({ nameContains: "WITH" })).map((s) => s.name), ["with-project"]);
+    assert.equal((await a.getSnapshot(py.id)).name, "py");
+    await assert.rejects(b.getSnapshot(py.id), LangSmithResourceNotFoundError);
+
+    const fromImage = await a.createSandbox(py.id, { name: "from-image" });
+    assert.equal(fromImage.snapshot_id, py.id);
+    await fromImage.delete();
+
+    process.env.LANGSMITH_ENDPOINT = url;
+    try {
+      const ds = await LangSmithSandbox.create({ snapshotId: captured.id, apiKey: t.keyA, defaultTimeout: 30 });
+      assert.deepEqual(await ds.execute("cat proj/main.py"), { output: "print(42)\n", exitCode: 0, truncated: false });
+      await ds.close();
+      await assert.rejects(a.getSandbox(ds.id), LangSmithResourceNotFoundError);
+    } finally {
+      delete process.env.LANGSMITH_ENDPOINT;
+    }
+    await a.deleteSnapshot(captured.id);
+    await a.deleteSnapshot(py.id);
+    assert.deepEqual(await a.listSnapshots(), []);
+  });
+});
+
 describe("tenancy, auth and bad input", () => {
   test("another tenant never reaches a sandbox: not listed, not found, its data plane refused", async () => {
     assert.deepEqual(await b.listSandboxes(), []);
@@ -210,7 +241,9 @@ describe("tenancy, auth and bad input", () => {
       ["/v2/sandboxes/boxes", "{nope", 422, /not valid JSON/],
       ["/v2/sandboxes/boxes", JSON.stringify({ flavour: "x" }), 422, /flavour/],
       ["/v2/sandboxes/boxes", JSON.stringify({ idle_ttl_seconds: 61 }), 422, /multiple of 60/],
-      ["/v2/sandboxes/boxes", JSON.stringify({ snapshot_id: "s" }), 422, /snapshots are not supported/],
+      ["/v2/sandboxes/boxes", JSON.stringify({ snapshot_id: "s" }), 404, /snapshot \\"s\\" not found/],
+      ["/v2/sandboxes/boxes", JSON.stringify({ snapshot_name: "py", image: "x" }), 422, /snapshot's image/],
+      ["/v2/sandboxes/snapshots", JSON.stringify({ name: "r", docker_image: "x", registry_id: "z" }), 422, /registry_id/],
       [`/v2/sandboxes/dataplane/${box.id}/execute`, JSON.stringify({ cmd: "ls" }), 422, /command/],
       [`/v2/sandboxes/dataplane/${box.id}/upload?path=/tmp/x`, "not multipart", 422, /multipart/],
       [`/v2/sandboxes/dataplane/${box.id}/upload`, "", 422, /path/],
