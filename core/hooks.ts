@@ -14,11 +14,25 @@
  *   kind: "sandbox",
  *   sandbox: { provider: "my_sandbox", env: ["MY_SANDBOX_KEY"], partnerPackage: "my-sandbox-sdk",
  *              capabilities: { persistentFiles: true, network: true, gpu: false } },
- *   hooks: { "sandbox:create": async ({ key }) => connect(key) },
+ *   hooks: { "sandbox:create": async (opts) => (opts.provider === "my_sandbox" ? connect(opts) : null) },
  * });
+ * (The sandbox contract, with a full example, is in ./sandbox/contract.ts.)
  */
 import type { Diagnostic } from "./errors.ts";
 import type { AgentConfig } from "./config/schema.ts";
+import type { Sandbox, SandboxCapabilities, SandboxCreateOptions, SandboxRuntimeSpec } from "./sandbox/contract.ts";
+
+export type {
+  ExecuteOptions,
+  ExecuteResult,
+  Sandbox,
+  SandboxCapabilities,
+  SandboxCreateOptions,
+  SandboxFileError,
+  SandboxRuntimeSpec,
+  SandboxScope,
+} from "./sandbox/contract.ts";
+export { isSandboxNotFound, SandboxNotFoundError } from "./sandbox/contract.ts";
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -31,15 +45,6 @@ export interface AuthUser {
   displayName?: string;
   email?: string;
   permissions?: string[];
-}
-
-/** A running sandbox: the `execute` tool and file transfer go through it. */
-export interface Sandbox {
-  id: string;
-  execute(command: string, opts?: { timeoutMs?: number }): Promise<{ output: string; exitCode: number | null; truncated?: boolean }>;
-  uploadFiles?(files: Array<{ path: string; content: Uint8Array }>): Promise<void>;
-  downloadFiles?(paths: string[]): Promise<Array<{ path: string; content: Uint8Array | null }>>;
-  close?(): Promise<void>;
 }
 
 /** A key-value backend for memory files under `/memories/...`. */
@@ -73,9 +78,12 @@ export interface Hooks {
   /** first: authenticate a request to a deployed agent; null means "not mine". Throw a 401 user error to refuse. */
   "auth:authenticate": (opts: { request: Request; provider: string | null; env: Env; dev: boolean }) =>
     AuthUser | null | undefined | Promise<AuthUser | null | undefined>;
-  /** first: create or reconnect the sandbox of a thread or an assistant. */
-  "sandbox:create": (opts: { provider: string; key: string; scope: "thread" | "assistant"; template: string; image: string; env: Env }) =>
-    Sandbox | null | undefined | Promise<Sandbox | null | undefined>;
+  /**
+   * first: create the sandbox of a thread or an assistant, or attach to it again when
+   * `sandboxId` is set (the server keeps the mapping). Answer null when the provider is not
+   * yours. The contract (file transfer, timeouts, a vanished sandbox) is in ./sandbox/contract.ts.
+   */
+  "sandbox:create": (opts: SandboxCreateOptions) => Sandbox | null | undefined | Promise<Sandbox | null | undefined>;
   /** first: give the memory backend for a namespace root; null means the server's store. */
   "memory:backend": (opts: { assistantId: string; env: Env }) =>
     MemoryBackend | null | undefined | Promise<MemoryBackend | null | undefined>;
@@ -104,7 +112,7 @@ export const HOOK_MODES: { readonly [K in HookName]: HookMode } = {
   "deploy:target": "first",
 };
 
-export type PluginKind = "model" | "identity" | "sandbox" | "deploy" | "extension";
+export type PluginKind = "model" | "identity" | "sandbox" | "sandbox-runtime" | "deploy" | "extension";
 
 /** What a model provider needs, as data: the `provider:` prefix, credentials, the integration package. */
 export interface ModelProviderSpec {
@@ -136,7 +144,9 @@ export interface SandboxProviderSpec {
   env: string[];
   partnerPackage: string | null;
   defaultTemplate: string;
-  capabilities: { persistentFiles: boolean; network: boolean; gpu: boolean };
+  capabilities: SandboxCapabilities;
+  /** The working directory of commands in its sandboxes, told to the model (for example "/home/user"). */
+  workdir?: string;
   beta?: boolean;
 }
 
@@ -155,6 +165,7 @@ export type Plugin =
   | (PluginCommon & { kind: "model"; model: ModelProviderSpec })
   | (PluginCommon & { kind: "identity"; identity: IdentityProviderSpec })
   | (PluginCommon & { kind: "sandbox"; sandbox: SandboxProviderSpec })
+  | (PluginCommon & { kind: "sandbox-runtime"; sandboxRuntime: SandboxRuntimeSpec })
   | (PluginCommon & { kind: "deploy"; deploy: DeployTargetSpec })
   | (PluginCommon & { kind: "extension" });
 

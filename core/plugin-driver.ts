@@ -27,11 +27,12 @@ export class PluginDriver {
     return this.plugins.find((p) => p.name === name);
   }
 
-  /** "first" hooks: the first plugin that answers non-null wins; `only` restricts to one plugin. */
-  async runFirst<K extends HookName>(hook: K, args: HookArgs<K>, opts: { only?: string } = {}): Promise<NonNullable<HookResult<K>> | null> {
+  /** "first" hooks: the first plugin that answers non-null wins; `only` restricts to one plugin, `where` to some. */
+  async runFirst<K extends HookName>(hook: K, args: HookArgs<K>, opts: { only?: string; where?: (plugin: Plugin) => boolean } = {}): Promise<NonNullable<HookResult<K>> | null> {
     assertMode(hook, "first");
     for (const plugin of this.plugins) {
       if (opts.only && plugin.name !== opts.only) continue;
+      if (opts.where && !opts.where(plugin)) continue;
       const fn = plugin.hooks?.[hook];
       if (!fn) continue;
       const result = await callHook(plugin, hook, () => (fn as (a: HookArgs<K>) => unknown)(args));

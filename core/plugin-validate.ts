@@ -9,6 +9,7 @@ import { HOOK_MODES, type Plugin } from "./hooks.ts";
 const fn = z.custom<(...args: unknown[]) => unknown>((v) => typeof v === "function", { message: "must be a function" });
 const hooksSchema = z.strictObject(Object.fromEntries(Object.keys(HOOK_MODES).map((k) => [k, fn.optional()])));
 const common = { name: z.string().regex(/^[a-z0-9][a-z0-9_.@/-]*$/, "must be lower-case letters, digits, _ . @ / -"), description: z.string().optional(), hooks: hooksSchema.optional() };
+const capabilities = z.strictObject({ persistentFiles: z.boolean(), network: z.boolean(), gpu: z.boolean() });
 const envList = z.array(z.string().regex(/^[A-Z_][A-Z0-9_]*$/, "must be an environment variable name"));
 
 const pluginSchema = z.discriminatedUnion("kind", [
@@ -44,8 +45,19 @@ const pluginSchema = z.discriminatedUnion("kind", [
       env: envList,
       partnerPackage: z.string().nullable(),
       defaultTemplate: z.string(),
-      capabilities: z.strictObject({ persistentFiles: z.boolean(), network: z.boolean(), gpu: z.boolean() }),
+      capabilities,
+      workdir: z.string().startsWith("/").optional(),
       beta: z.boolean().optional(),
+    }),
+  }),
+  z.strictObject({
+    ...common,
+    kind: z.literal("sandbox-runtime"),
+    sandboxRuntime: z.strictObject({
+      name: z.string().regex(/^[a-z][a-z0-9_-]*$/),
+      capabilities,
+      workdir: z.string().startsWith("/").optional(),
+      check: fn.optional(),
     }),
   }),
   z.strictObject({ ...common, kind: z.literal("deploy"), deploy: z.strictObject({ target: z.string().min(1), env: envList }) }),
@@ -69,7 +81,7 @@ export function validatePlugins(plugins: readonly unknown[], sources: readonly s
           issue.code === "unrecognized_keys"
             ? `${label}: unknown key${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => `"${k}"`).join(", ")}${path === "(root)" ? "" : ` in "${path}"`}`
             : issue.code === "invalid_union" && path === "kind"
-              ? `${label}: "kind" must be one of "model", "identity", "sandbox", "deploy", "extension"`
+              ? `${label}: "kind" must be one of "model", "identity", "sandbox", "sandbox-runtime", "deploy", "extension"`
               : `${label}: "${path}" ${issue.message}`;
         problems.push({ file: source, message, hint: "See the plugin author's guide in the README for the plugin shape." });
       }
@@ -104,6 +116,7 @@ function providerOf(p: Plugin): string | null {
     case "model": return `model:${p.model.prefix}`;
     case "identity": return `identity:${p.identity.provider}`;
     case "sandbox": return `sandbox:${p.sandbox.provider}`;
+    case "sandbox-runtime": return `sandbox-runtime:${p.sandboxRuntime.name}`;
     case "deploy": return `deploy:${p.deploy.target}`;
     default: return null;
   }

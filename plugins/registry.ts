@@ -22,6 +22,7 @@ import sandboxA from "./sandbox/sandbox_a.ts";
 import sandboxB from "./sandbox/sandbox_b.ts";
 import sandboxC from "./sandbox/sandbox_c.ts";
 import sandboxPlatform from "./sandbox/platform.ts";
+import sandboxLocal from "./sandbox/local.ts";
 import deployPlatform from "./deploy/platform.ts";
 
 /**
@@ -48,6 +49,7 @@ export const builtinPlugins: readonly Plugin[] = [
   sandboxB,
   sandboxC,
   sandboxPlatform,
+  sandboxLocal,
   deployPlatform,
 ];
 

@@ -24,6 +24,12 @@ export interface HostOptions {
   log: ServerLog;
   /** Extra graph modules: id -> module path (`--graph id=path`). */
   extraGraphs?: Record<string, string>;
+  /** `--sandbox <runtime>`: run every sandbox with this runtime ("local") instead of the provider. */
+  sandboxRuntime?: string | null;
+  /** Where a runtime on this machine keeps its sandboxes (`AGENTCLI_SANDBOX_DIR` overrides). */
+  sandboxDir?: string;
+  /** Host paths sandboxes must never see, besides the data dir and the sandbox dir (the project, the bundle). */
+  privatePaths?: string[];
 }
 
 export interface Host {
@@ -81,6 +87,14 @@ export function maxBodyBytes(env: Env): number | undefined {
 export async function hostBundle(opts: HostOptions): Promise<Host> {
   const runTimeout = runTimeoutSeconds(opts.env);
   const maxBody = maxBodyBytes(opts.env);
+  const { sandboxIdleSeconds } = await import("../sandbox/manager.ts");
+  sandboxIdleSeconds(opts.env);
+  const runtime = opts.sandboxRuntime ? await (await import("../sandbox/runtime.ts")).selectSandboxRuntime(opts.driver, opts.sandboxRuntime, opts.env) : null;
+  if (!runtime) {
+    const { sandboxCredentialWarning } = await import("../sandbox/runtime.ts");
+    const warning = sandboxCredentialWarning(opts.driver, opts.bundle.config.sandbox.provider, opts.env);
+    if (warning && opts.mode === "serve") opts.log.warn(warning);
+  }
   // Storage opens (a new database restores its template on the I/O threads) while the
   // server's modules load; the harness loads with the agent graph, on its first run.
   const dbUrl = opts.env.DATABASE_URL;
@@ -103,12 +117,26 @@ export async function hostBundle(opts: HostOptions): Promise<Host> {
     throw err;
   });
   const storage = await opening;
+  // Sandboxes of the current bundle's [sandbox]; the mapping is in the server's database.
+  let current = opts.bundle;
+  const { SandboxManager } = await import("../sandbox/manager.ts");
+  const sandboxDir = opts.env.AGENTCLI_SANDBOX_DIR ? resolve(opts.env.AGENTCLI_SANDBOX_DIR) : (opts.sandboxDir ?? `${opts.dataDir}-sandboxes`);
+  const sandboxes = new SandboxManager({
+    sql: storage.sql,
+    driver: opts.driver,
+    env: opts.env,
+    runtime: runtime?.name ?? null,
+    host: { stateDir: sandboxDir, hiddenPaths: [opts.dataDir, sandboxDir, ...(opts.privatePaths ?? [])] },
+    settings: () => current.config.sandbox,
+    log: opts.log,
+  });
   const live: Array<{ close(): Promise<void> }> = [];
   const loaders = (bundle: Bundle, env: Env) => {
     const graphs: Record<string, () => Promise<unknown>> = {
       agent: async () => {
         const { createAgentGraph } = await import("../harness/index.ts");
-        const g = await createAgentGraph({ bundle, driver: opts.driver, env, checkpointer: storage.checkpointer, store: storage.store, log: opts.log });
+        const workdir = runtime ? runtime.workdir : opts.driver.byKind("sandbox").find((p) => p.sandbox.provider === bundle.config.sandbox.provider)?.sandbox.workdir;
+        const g = await createAgentGraph({ bundle, driver: opts.driver, env, checkpointer: storage.checkpointer, store: storage.store, log: opts.log, sandboxes, sandboxWorkdir: workdir });
         live.push(g);
         for (const w of g.warnings) opts.log.warn(w);
         return g.graph;
@@ -126,7 +154,6 @@ export async function hostBundle(opts: HostOptions): Promise<Host> {
   };
   const assistants = (bundle: Bundle) => ({ agent: { name: bundle.config.agent.name, description: bundle.config.agent.description } });
   // MCP and A2A read the current bundle, so a dev reload shows in the tools and the cards.
-  let current = opts.bundle;
   const provider = opts.bundle.config.auth?.provider ?? null;
   const protocols = () => protocolRoutes({
     version: VERSION,
@@ -149,8 +176,10 @@ export async function hostBundle(opts: HostOptions): Promise<Host> {
       runTimeoutSeconds: runTimeout,
       maxBodyBytes: maxBody,
       info: { agent: opts.bundle.config.agent.name, mode: opts.mode },
+      onThreadDeleted: (threadId) => sandboxes.deleteThread(threadId),
     });
   } catch (err) {
+    await sandboxes.close();
     await storage.close();
     throw err;
   }
@@ -159,6 +188,7 @@ export async function hostBundle(opts: HostOptions): Promise<Host> {
     listening = await listen(server, { port: opts.port, host: opts.host });
   } catch (err) {
     await server.close();
+    await sandboxes.close();
     await storage.close();
     throw err;
   }
@@ -180,6 +210,7 @@ export async function hostBundle(opts: HostOptions): Promise<Host> {
       await listening.close().catch((e) => opts.log.error(`closing the listener: ${(e as Error).message}`));
       await server.close({ graceMs: 10_000 }).catch((e) => opts.log.error(`stopping the server: ${(e as Error).message}`));
       await closeGraphs();
+      await sandboxes.close().catch(() => {});
       await storage.close().catch(() => {});
     },
   };

@@ -33,6 +33,13 @@ export function hostFlag<D extends string>(defaultHost: D) {
 }
 
 /** `--graph <id>=<module>` (repeatable): extra compiled graph modules served beside the agent (dev, serve). */
+/** `--sandbox <runtime>` of `dev` and `serve`. */
+export const SANDBOX_FLAG = {
+  type: "string",
+  placeholder: "<runtime>",
+  description: "Run the agent's sandboxes with this runtime instead of the [sandbox] provider: \"local\" runs them on this machine with bubblewrap (bwrap)",
+} as const;
+
 export const GRAPH_FLAG = {
   type: "string",
   multiple: true,

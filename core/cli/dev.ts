@@ -6,12 +6,12 @@
 import { type FSWatcher, readdirSync, statSync, watch } from "node:fs";
 import { join, relative } from "node:path";
 import { isUserError, formatUserError } from "../errors.ts";
-import { CONFIG_FLAG, GRAPH_FLAG, hostFlag, parseArgs, portFlag, renderHelp, type CommandSpec, type FlagSpec } from "./args.ts";
+import { CONFIG_FLAG, GRAPH_FLAG, SANDBOX_FLAG, hostFlag, parseArgs, portFlag, renderHelp, type CommandSpec, type FlagSpec } from "./args.ts";
 import type { CliContext } from "./context.ts";
 
 const spec = {
   name: "dev",
-  usage: "agentcli dev [--config <path>] [--port <int>] [--host <addr>] [--allow-blocking] [--graph <id>=<module>]",
+  usage: "agentcli dev [--config <path>] [--port <int>] [--host <addr>] [--allow-blocking] [--graph <id>=<module>] [--sandbox local]",
   summary: "Bundle the project and run it locally: the Agent API, and the chat UI at /app. Reloads when project files change.",
   flags: {
     config: CONFIG_FLAG,
@@ -19,6 +19,7 @@ const spec = {
     host: hostFlag("127.0.0.1"),
     allowBlocking: { type: "boolean", description: "Do not warn when a run blocks the event loop (synchronous work in tools or graphs)" },
     graph: GRAPH_FLAG,
+    sandbox: SANDBOX_FLAG,
   },
 } satisfies CommandSpec<Record<string, FlagSpec>>;
 
@@ -66,6 +67,9 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
     host: flags.host as string,
     log,
     extraGraphs: parseGraphFlags(flags.graph as string[], ctx.cwd),
+    sandboxRuntime: (flags.sandbox as string | undefined) ?? null,
+    sandboxDir: join(project.root, ".agentcli", "sandboxes"),
+    privatePaths: [project.root],
   });
   const stopMonitor = flags.allowBlocking ? () => {} : monitorBlocking(log, () => host.server.warmRuns());
   let timer: ReturnType<typeof setTimeout> | undefined;

@@ -9,12 +9,12 @@ import { readFileSync } from "node:fs";
 import process from "node:process";
 import { resolve } from "node:path";
 import { userError } from "../errors.ts";
-import { GRAPH_FLAG, hostFlag, parseArgs, portFlag, renderHelp, type CommandSpec, type FlagSpec } from "./args.ts";
+import { GRAPH_FLAG, SANDBOX_FLAG, hostFlag, parseArgs, portFlag, renderHelp, type CommandSpec, type FlagSpec } from "./args.ts";
 import type { CliContext } from "./context.ts";
 
 const spec = {
   name: "serve",
-  usage: "agentcli serve <bundle> [--port <int>] [--host <addr>] [--data-dir <dir>] [--graph <id>=<module>]",
+  usage: "agentcli serve <bundle> [--port <int>] [--host <addr>] [--data-dir <dir>] [--graph <id>=<module>] [--sandbox local]",
   summary: "Serve a bundle (from `agentcli deploy`, at .agentcli/bundle.tgz) in production. Secrets come from the environment.\nWith AGENTCLI_EXIT_WITH_PARENT=1 it shuts down when its standard input closes (its parent died).",
   positionals: [{ name: "bundle", description: "The bundle file (.tgz)", required: true }],
   flags: {
@@ -22,6 +22,7 @@ const spec = {
     host: hostFlag("0.0.0.0"),
     dataDir: { type: "string", placeholder: "<dir>", default: "./agentcli-data", description: "Embedded database folder (ignored with DATABASE_URL)" },
     graph: GRAPH_FLAG,
+    sandbox: SANDBOX_FLAG,
   },
 } satisfies CommandSpec<Record<string, FlagSpec>>;
 
@@ -55,6 +56,8 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
     host: flags.host as string,
     log,
     extraGraphs: parseGraphFlags(flags.graph as string[], ctx.cwd),
+    sandboxRuntime: (flags.sandbox as string | undefined) ?? null,
+    privatePaths: [file],
   });
   log.info(`serving "${bundle.config.agent.name}" on http://${host.listening.host}:${host.listening.port}`);
   const withParent = ctx.env.AGENTCLI_EXIT_WITH_PARENT === "1";

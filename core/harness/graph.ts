@@ -26,7 +26,9 @@ import { connectMcpServers, type McpToolSet } from "./mcp.ts";
 import { createMemoryBackend } from "./memory-backend.ts";
 import { modelSelectionMiddleware, PendingChatModel } from "./model.ts";
 import { mainAgentPermissions, subagentPermissions } from "./permissions.ts";
-import { SandboxStateBackend } from "./sandbox.ts";
+import { PluginSandboxBackend, skillSeedFiles } from "../sandbox/backend.ts";
+import { executeMiddleware } from "../sandbox/execute-tool.ts";
+import type { SandboxManager } from "../sandbox/manager.ts";
 import { toolErrorsMiddleware } from "./tool-errors.ts";
 
 export interface AgentGraphOptions {
@@ -38,6 +40,13 @@ export interface AgentGraphOptions {
   log?: HookLogger;
   /** Assistant id used when a run's config carries none (default: `[agent].name`). */
   assistantId?: string;
+  /**
+   * The server's sandboxes (durable scope mapping). Without it, a graph with `[sandbox]`
+   * keeps the mapping in an in-memory database of its own (tests, embedding).
+   */
+  sandboxes?: SandboxManager;
+  /** The working directory of sandbox commands, told to the model. */
+  sandboxWorkdir?: string;
 }
 
 export interface AgentGraph {
@@ -48,7 +57,8 @@ export interface AgentGraph {
   close(): Promise<void>;
 }
 
-const FILE_TOOLS: FsToolName[] = ["ls", "read_file", "write_file", "edit_file", "glob", "grep", "execute"];
+/** The file tools of `deepagents`; `execute` is ours (../sandbox/execute-tool.ts: per-call timeout). */
+const FILE_TOOLS: FsToolName[] = ["ls", "read_file", "write_file", "edit_file", "glob", "grep"];
 
 /**
  * Builds the agent graph of a bundle.
@@ -71,17 +81,30 @@ export async function createAgentGraph(opts: AgentGraphOptions): Promise<AgentGr
 
   const hasSubagents = config.subagents.length > 0;
   const sandboxOn = config.sandbox.provider !== "none";
-  const builtins = ["write_todos", ...FILE_TOOLS.filter((t) => t !== "execute" || sandboxOn), ...(hasSubagents ? ["task"] : [])];
+  const fileTools = sandboxOn ? [...FILE_TOOLS, "execute"] : FILE_TOOLS;
+  const builtins = ["write_todos", ...fileTools, ...(hasSubagents ? ["task"] : [])];
   const reserved = new Set(builtins);
 
   const toolSets: McpToolSet[] = [];
+  const cleanups: Array<() => Promise<void>> = [];
   const closeAll = async () => {
-    await Promise.allSettled([...toolSets.map((t) => t.close()), fallback instanceof SandboxStateBackend ? fallback.close() : Promise.resolve()]);
+    await Promise.allSettled([...toolSets.map((t) => t.close()), ...cleanups.splice(0).reverse().map((c) => c())]);
   };
-  const fallback = sandboxOn
-    ? new SandboxStateBackend({ sandbox: config.sandbox, driver, env, defaultAssistantId })
-    : new StateBackend();
+  let sandboxBackend: PluginSandboxBackend | null = null;
   try {
+    if (sandboxOn) {
+      let manager = opts.sandboxes;
+      if (!manager) {
+        const { inMemorySandboxManager } = await import("../sandbox/in-memory.ts");
+        const own = await inMemorySandboxManager({ driver, env, settings: () => config.sandbox, log: opts.log });
+        cleanups.push(own.close);
+        manager = own.manager;
+      }
+      sandboxBackend = new PluginSandboxBackend({ manager, settings: () => config.sandbox, defaultAssistantId, seedFiles: skillSeedFiles(bundle.files) });
+    }
+    const fallback = sandboxBackend ?? new StateBackend();
+    const sandboxTools = (skills: boolean): AgentMiddleware[] =>
+      sandboxBackend ? [executeMiddleware({ backend: sandboxBackend, workdir: opts.sandboxWorkdir, skills }) as unknown as AgentMiddleware] : [];
     const mainMcp = await connectMcpServers(config.mcp, env, "mcp.json", reserved);
     toolSets.push(mainMcp);
     mainMcp.warnings.forEach(warn);
@@ -99,13 +122,14 @@ export async function createAgentGraph(opts: AgentGraphOptions): Promise<AgentGr
         tools = own.tools;
         origins = own.origins;
       }
-      const subBuiltins = FILE_TOOLS.filter((t) => t !== "execute" || sandboxOn).map((name) => ({ name }));
+      const subBuiltins = fileTools.map((name) => ({ name }));
       // Inherited tools keep their gates: a subagent must not be a way around an approval.
       const gated = resolveApprovals(sub.approvals ?? config.approvals, [...subBuiltins, ...origins], sub.approvals ? warn : () => {});
       const middleware: AgentMiddleware[] = [
         modelSelectionMiddleware({ model: sub.model ?? config.agent.model, driver, env }),
         subagentInstructionsMiddleware({ ...common, name: sub.name }),
         createFilesystemMiddleware({ backend, permissions: subagentPermissions(sub.name), tools: FILE_TOOLS }),
+        ...sandboxTools(sub.skills.length > 0),
         createSummarizationMiddleware({ backend }),
         createPatchToolCallsMiddleware(),
         ...(sub.skills.length > 0 ? [createSkillsMiddleware({ backend, sources: [`/memories/subagents/${sub.name}/skills/`] })] : []),
@@ -124,6 +148,7 @@ export async function createAgentGraph(opts: AgentGraphOptions): Promise<AgentGr
       todoListMiddleware(),
       createSkillsMiddleware({ backend, sources: ["/memories/skills/"] }),
       createFilesystemMiddleware({ backend, permissions: mainAgentPermissions(), tools: FILE_TOOLS }),
+      ...sandboxTools(config.skills.length > 0),
       ...(hasSubagents
         ? [createSubAgentMiddleware({ defaultModel: new PendingChatModel({}), defaultTools: [], subagents, generalPurposeAgent: false })]
         : []),

@@ -5,6 +5,7 @@
  */
 import { createMiddleware, ToolMessage } from "langchain";
 import { isGraphInterrupt } from "@langchain/langgraph";
+import { AgentcliError } from "../errors.ts";
 
 export function toolErrorsMiddleware() {
   return createMiddleware({
@@ -15,8 +16,9 @@ export function toolErrorsMiddleware() {
       } catch (err) {
         if (isGraphInterrupt(err)) throw err;
         if (err instanceof Error && err.name === "AbortError") throw err;
+        const hint = err instanceof AgentcliError && err.hint ? `\n${err.hint}` : "";
         return new ToolMessage({
-          content: `Error: ${err instanceof Error ? err.message : String(err)}`,
+          content: `Error: ${err instanceof Error ? err.message : String(err)}${hint}`,
           name: request.toolCall.name,
           tool_call_id: request.toolCall.id ?? "",
           status: "error",

@@ -59,6 +59,8 @@ export interface AgentServerOptions {
   redisUrl?: string;
   /** Extra fields for `GET /info`. */
   info?: Record<string, unknown>;
+  /** Told when a thread is deleted, to delete its sandbox (../sandbox/manager.ts). */
+  onThreadDeleted?: (threadId: string) => Promise<void>;
 }
 
 export interface AgentServer {
@@ -100,7 +102,7 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
   const broker = new RunBroker({ log: storage.events, remote, exclusive: storage.sql.kind === "pglite" });
   const graphs = new GraphRegistry(opts.graphs, { checkpointer: storage.checkpointer, store: storage.store });
   const workers = new WorkerPool({ storage, broker, graphs, log, concurrency: opts.workers ?? 8, exclusive: storage.sql.kind === "pglite", runTimeoutMs: (opts.runTimeoutSeconds ?? 0) * 1000 });
-  const deps: ServerDeps = { storage, broker, graphs, workers, log };
+  const deps: ServerDeps = { storage, broker, graphs, workers, log, onThreadDeleted: opts.onThreadDeleted };
 
   const ensureAssistants = async (ids: string[], defaults: Record<string, DefaultAssistant> = {}) => {
     const taken = new Set(ids.filter((g) => defaults[g]).map((g) => defaults[g]!.name));

@@ -16,6 +16,8 @@ export interface ServerDeps {
   graphs: GraphRegistry;
   workers: WorkerPool;
   log: ServerLog;
+  /** Cleans up what lives outside the database for a deleted thread (its sandbox). */
+  onThreadDeleted?: (threadId: string) => Promise<void>;
 }
 
 /**

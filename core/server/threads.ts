@@ -212,5 +212,6 @@ async function deleteThread(deps: ServerDeps, c: Context<AppEnv>, id: string, mu
   for (const r of await deps.storage.runs.inflight(id)) deps.broker.cancel(r.run_id, "interrupt");
   await deps.storage.threads.delete(id);
   await deps.storage.checkpointer.deleteThread(id);
+  await deps.onThreadDeleted?.(id).catch((err) => deps.log.warn(`thread "${id}" was deleted, but not everything of it: ${(err as Error).message}`));
   return true;
 }

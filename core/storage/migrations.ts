@@ -2,7 +2,7 @@
  * The agent server's schema, as versioned migrations applied on start (scope "server").
  * Tables: assistants (+ versions), threads, runs (the durable queue), run_events (the
  * resumable stream log), checkpoints and checkpoint_writes (LangGraph checkpointer),
- * store_items (LangGraph store).
+ * store_items (LangGraph store); sandboxes (scope key -> the provider's sandbox id, ../sandbox/manager.ts).
  */
 import type { Migration } from "./sql.ts";
 import type { TemplateSpec } from "./template.ts";
@@ -106,6 +106,25 @@ CREATE TABLE IF NOT EXISTS store_items (
   updated_at timestamptz NOT NULL DEFAULT now(),
   PRIMARY KEY (namespace, key)
 )`,
+  },
+  {
+    version: 2,
+    name: "sandboxes",
+    up: `
+CREATE TABLE IF NOT EXISTS sandboxes (
+  scope_key text NOT NULL,
+  backend text NOT NULL,
+  sandbox_id text,
+  status text NOT NULL DEFAULT 'creating',
+  thread_id text,
+  claim_token text,
+  claimed_until timestamptz,
+  last_used_at timestamptz NOT NULL DEFAULT now(),
+  created_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (scope_key, backend)
+);
+CREATE INDEX IF NOT EXISTS sandboxes_by_thread ON sandboxes (thread_id) WHERE thread_id IS NOT NULL;
+CREATE INDEX IF NOT EXISTS sandboxes_idle ON sandboxes (last_used_at) WHERE status = 'ready'`,
   },
 ];
 

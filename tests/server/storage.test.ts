@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { openSql, type SqlDriver } from "../../core/storage/sql.ts";
 import { createStorage, type Storage } from "../../core/storage/storage.ts";
+import { SERVER_MIGRATIONS } from "../../core/storage/migrations.ts";
 import { graph as interruptGraph } from "../fixtures/graphs/interrupt.ts";
 
 const PG_URL = process.env.AGENTCLI_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
@@ -51,7 +52,7 @@ for (const engine of engines) {
     test("migrations are idempotent", async () => {
       await createStorage(storage.sql);
       const { rows } = await storage.sql.query<{ n: string }>("SELECT count(*) AS n FROM agentcli_migrations WHERE scope = 'server'");
-      assert.equal(Number(rows[0]!.n), 1);
+      assert.equal(Number(rows[0]!.n), SERVER_MIGRATIONS.length);
     });
 
     test("threads: create once, scoped get, metadata search, patch merges", async () => {

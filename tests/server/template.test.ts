@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { SERVER_TEMPLATE } from "../../core/storage/migrations.ts";
+import { SERVER_MIGRATIONS, SERVER_TEMPLATE } from "../../core/storage/migrations.ts";
 import { openStorage } from "../../core/storage/storage.ts";
 import { createPgliteTemplate, parseTar, restoreTemplate, templateCachePath } from "../../core/storage/template.ts";
 import { gunzipSync } from "node:zlib";
@@ -48,7 +48,7 @@ test("the first new database writes the template; the next ones are restored fro
   assert.equal(existsSync(join(dataDir, "PG_VERSION")), true);
   assert.deepEqual(readdirSync(dir).filter((f) => f.endsWith(".restoring")), [], "no half-restored directory left behind");
   const { rows } = await second.sql.query<{ version: number }>("SELECT version FROM agentcli_migrations WHERE scope = 'server'");
-  assert.deepEqual(rows.map((r) => Number(r.version)), [1]);
+  assert.deepEqual(rows.map((r) => Number(r.version)).sort((a, b) => a - b), SERVER_MIGRATIONS.map((m) => m.version));
   const t = await second.threads.create({ thread_id: crypto.randomUUID(), metadata: { n: 1 } });
   await second.store.put(["u"], "k", { v: 1 });
   await second.close();
@@ -86,7 +86,7 @@ test("createPgliteTemplate (the executable's asset) is a migrated database that 
   await restoreTemplate(gz, dataDir);
   const s = await openStorage({ dataDir, template: false });
   const { rows } = await s.sql.query<{ n: string }>("SELECT count(*) AS n FROM agentcli_migrations WHERE scope = 'server'");
-  assert.equal(Number(rows[0]!.n), 1);
+  assert.equal(Number(rows[0]!.n), SERVER_MIGRATIONS.length);
   await s.assistants.create({ assistant_id: "a1", graph_id: "g", config: {}, metadata: {}, name: "n", description: null });
   assert.equal((await s.assistants.get("a1"))?.name, "n");
   await s.close();
