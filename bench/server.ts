@@ -15,54 +15,18 @@
  * Not part of the test suite. Each server and the model run as child processes on free ports.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { freePort } from "../core/platform/revision-process.ts";
 import { cpus, tmpdir } from "node:os";
 import { join, relative } from "node:path";
-import { createInterface } from "node:readline";
 import { Client } from "@langchain/langgraph-sdk";
+import { ROOT, sleep, startAgentcliDev, startModel, stopTree, treeRssMb, waitOk } from "./children.ts";
 
-const ROOT = new URL("..", import.meta.url).pathname;
 const args = process.argv.slice(2);
 const arg = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
 const RUNS = Number(arg("--runs") ?? 60) || 60;
 const ONLY = arg("--only") ?? null;
 const GRAPH = join(ROOT, "bench/graph.ts");
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function waitOk(url: string, t0: number, proc: ChildProcess): Promise<number> {
-  while (true) {
-    if (proc.exitCode !== null) throw new Error(`server exited (${proc.exitCode})`);
-    try {
-      if ((await fetch(`${url}/ok`)).ok) return performance.now() - t0;
-    } catch { /* not yet */ }
-    await sleep(10);
-  }
-}
-
-/** RSS in MB of a process and all its descendants (Linux /proc). */
-function treeRssMb(root: number): number {
-  const children = new Map<number, number[]>();
-  for (const d of readdirSync("/proc")) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const stat = readFileSync(`/proc/${d}/stat`, "utf8");
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      children.set(ppid, [...(children.get(ppid) ?? []), Number(d)]);
-    } catch { /* gone */ }
-  }
-  let kb = 0;
-  const walk = (pid: number) => {
-    try {
-      const m = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-      kb += Number(m?.[1] ?? 0);
-    } catch { /* gone */ }
-    for (const c of children.get(pid) ?? []) walk(c);
-  };
-  walk(root);
-  return kb / 1024;
-}
 
 interface Target {
   name: string;
@@ -71,14 +35,7 @@ interface Target {
 
 const ours: Target = {
   name: "agentcli dev",
-  start: (port, dir, env) => {
-    writeFileSync(join(dir, "agent.toml"), `[agent]\nname = "bench-project"\ndescription = "benchmark project"\n\n[auth]\nprovider = "anonymous"\n`);
-    writeFileSync(join(dir, "AGENTS.md"), "You are a benchmark agent.\n");
-    return spawn(process.execPath, [
-      join(ROOT, "bin/agentcli.js"), "dev", "--config", join(dir, "agent.toml"), "--port", String(port), "--host", "127.0.0.1",
-      "--graph", `bench=${GRAPH}`,
-    ], { stdio: ["ignore", "ignore", process.env.BENCH_VERBOSE ? "inherit" : "ignore"], cwd: dir, env, detached: true });
-  },
+  start: (port, dir, env) => startAgentcliDev(port, dir, env, ["--graph", `bench=${GRAPH}`]),
 };
 
 const peer: Target = {
@@ -154,20 +111,9 @@ async function measure(target: Target, env: NodeJS.ProcessEnv) {
     const sse = await firstEvent(client, 11);
     return { startup, rss, one, many, sse };
   } finally {
-    try { process.kill(-proc.pid!, "SIGTERM"); } catch { /* gone */ }
-    await sleep(500);
-    try { process.kill(-proc.pid!, "SIGKILL"); } catch { /* gone */ }
+    await stopTree(proc);
     rmSync(dir, { recursive: true, force: true });
   }
-}
-
-async function startModel(): Promise<{ url: string; proc: ChildProcess }> {
-  const proc = spawn(process.execPath, [join(ROOT, "bench/model.ts")], { stdio: ["ignore", "pipe", "inherit"] });
-  const line = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: proc.stdout! }).once("line", resolve);
-    proc.once("exit", (code) => reject(new Error(`model server exited (${code})`)));
-  });
-  return { url: line.trim(), proc };
 }
 
 const model = await startModel();

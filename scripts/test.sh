@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The project's test command (`npm test`): prepares the test environment, then runs every
-# suite under tests/ with Node's test runner, then the server suites again on PostgreSQL.
+# suite under tests/ with Node's test runner, LangGraph's checkpointer validation suite, then the
+# server suites again on PostgreSQL.
 # Pass file paths to run only those (AGENTCLI_TEST_SERVER_ON_POSTGRES=1 for PostgreSQL).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,6 +19,8 @@ export AGENTCLI_TEST_REDIS_URL="${AGENTCLI_TEST_REDIS_URL:-redis://127.0.0.1:637
 run() { "$node_bin" --test --test-concurrency=1 --test-timeout=600000 "$@"; }
 if [ "$#" -gt 0 ]; then run "${files[@]}"; exit; fi
 run "${files[@]}"
+# LangGraph's checkpointer validation suite on both storage drivers (npm run test:checkpointer).
+bash scripts/test-checkpointer.sh
 # The server suites once more on the other storage driver: PostgreSQL, a schema per server.
 echo "# tests/server again on PostgreSQL (AGENTCLI_TEST_SERVER_ON_POSTGRES=1)"
 mapfile -t server_files < <(find tests/server -name '*.test.ts' | sort)

@@ -1,6 +1,11 @@
 /**
  * A LangGraph checkpointer over our SQL (PGlite or PostgreSQL): checkpoints and pending
- * writes survive restarts, so threads resume where they stopped.
+ * writes survive restarts, so threads resume where they stopped. Storage is incremental, as
+ * in LangGraph's PostgreSQL saver: a checkpoint row holds the checkpoint without its channel
+ * values, and each channel's value is stored once per channel version (`checkpoint_blobs`),
+ * so a step that changes one channel writes that channel only. A list that only grew since
+ * its previous version (messages) is stored as the items appended, on top of that version,
+ * so a conversation's storage grows with its length, not with its square.
  *
  * @example
  * const saver = new SqlCheckpointSaver(sql);
@@ -15,46 +20,94 @@ import {
   type CheckpointMetadata,
   type CheckpointPendingWrite,
   type CheckpointTuple,
+  compareWritesSortKeys,
+  maxChannelVersion,
   type PendingWrite,
+  TASKS,
   WRITES_IDX_MAP,
-  copyCheckpoint,
 } from "@langchain/langgraph-checkpoint";
 import type { SqlExecutor } from "./sql.ts";
 
-interface CheckpointRow {
+/** One row of a read: a checkpoint (kind 0), a channel value (1) or a pending write (2). */
+interface ReadRow {
+  kind: number;
   thread_id: string;
   checkpoint_ns: string;
-  checkpoint_id: string;
-  parent_checkpoint_id: string | null;
-  type: string;
-  checkpoint: Uint8Array;
-  metadata: Uint8Array;
+  checkpoint_id: string | null;
+  /** parent checkpoint id (0), channel (1), task id (2) */
+  a: string | null;
+  /** channel version (1), channel (2) */
+  b: string | null;
+  /** 1 only: the version whose value this one appends to */
+  base: string | null;
+  idx: number | null;
+  task_path: string | null;
+  type: string | null;
+  data: Uint8Array | null;
+  meta: Uint8Array | null;
+  /** 0 only: the channel versions (null: the row holds its whole checkpoint, written before checkpoint_blobs) */
+  versions: ChannelVersions | null;
 }
 
-interface WriteRow {
-  task_id: string;
-  channel: string;
-  type: string;
-  value: Uint8Array;
+interface Where {
+  clauses: string[];
+  params: unknown[];
 }
 
 const decoder = new TextDecoder();
 const FLUSH_MS = 25;
+/** Appended versions on top of a whole one before a list is stored whole again (bounds a read). */
+const MAX_CHAIN = 100;
+/** Lists remembered per (thread, namespace, channel), for appends; the oldest go first. */
+const MAX_REMEMBERED = 256;
 
-/** `BaseCheckpointSaver` over the `checkpoints` and `checkpoint_writes` tables. */
+/** The last stored or read value of a list channel: what the next version may append to. */
+interface Remembered {
+  version: string;
+  /** A copy of the list (its items are the graph's own objects). */
+  items: unknown[];
+  /** Appended versions between this one and a whole one. */
+  depth: number;
+}
+
+/** `BaseCheckpointSaver` over the `checkpoints`, `checkpoint_blobs` and `checkpoint_writes` tables. */
 export class SqlCheckpointSaver extends BaseCheckpointSaver {
   readonly #sql: SqlExecutor;
-  // Write-behind: checkpoints and writes are batched into one statement, written at most
-  // FLUSH_MS later, before any read, and by `flush()` (the server calls it before it records
-  // a run's end, so a finished run's checkpoints are durable with its status).
+  // Write-behind: checkpoints, channel values and writes are batched into one statement,
+  // written at most FLUSH_MS later, before any read, and by `flush()` (the server calls it
+  // before it records a run's end, so a finished run's checkpoints are durable with its status).
   #checkpoints = new Map<string, unknown[]>();
+  #blobs = new Map<string, unknown[]>();
   #writes = new Map<string, { params: unknown[]; special: boolean }>();
+  #lists = new Map<string, Remembered>();
   #flushing: Promise<void> | null = null;
   #timer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(sql: SqlExecutor) {
     super();
     this.#sql = sql;
+  }
+
+  /**
+   * Numeric versions, as LangGraph's default, with a random fraction: a channel value is
+   * stored once per (channel, version), so two branches of a thread (a fork from an earlier
+   * checkpoint, a rolled-back run) must never give different values the same version.
+   * Numbers keep them comparable with the integer versions of older checkpoints.
+   */
+  override getNextVersion(current: number | undefined): number {
+    const base = typeof current === "number" ? Math.floor(current) : 0;
+    return Number(`${base + 1}.${String(1 + Math.floor(Math.random() * 9_999_998)).padStart(7, "0")}`);
+  }
+
+  #remember(key: string, entry: Remembered): void {
+    this.#lists.delete(key);
+    this.#lists.set(key, entry);
+    if (this.#lists.size > MAX_REMEMBERED) this.#lists.delete(this.#lists.keys().next().value!);
+  }
+
+  #forget(threadId: string): void {
+    const prefix = JSON.stringify([threadId]).slice(0, -1) + ",";
+    for (const key of [...this.#lists.keys()]) if (key.startsWith(prefix)) this.#lists.delete(key);
   }
 
   #schedule(): void {
@@ -71,20 +124,27 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
     while (this.#flushing) await this.#flushing.catch(() => {});
-    if (this.#checkpoints.size === 0 && this.#writes.size === 0) return;
+    if (this.#checkpoints.size === 0 && this.#writes.size === 0 && this.#blobs.size === 0) return;
     const checkpoints = this.#checkpoints;
+    const blobs = this.#blobs;
     const writes = this.#writes;
     this.#checkpoints = new Map();
+    this.#blobs = new Map();
     this.#writes = new Map();
     const params: unknown[] = [];
     const rows = (list: unknown[][], casts: string[] = []) =>
       list.map((row) => `(${row.map((v, i) => `$${params.push(v)}${casts[i] ?? ""}`).join(", ")})`).join(", ");
     const parts: string[] = [];
     if (checkpoints.size) {
-      parts.push(`INSERT INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata, metadata_json)
-       VALUES ${rows([...checkpoints.values()], ["", "", "", "", "", "", "", "::jsonb"])}
-       ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id) DO UPDATE SET type = EXCLUDED.type, checkpoint = EXCLUDED.checkpoint,
-         metadata = EXCLUDED.metadata, metadata_json = EXCLUDED.metadata_json`);
+      parts.push(`INSERT INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata, metadata_json, channel_versions)
+       VALUES ${rows([...checkpoints.values()], ["", "", "", "", "", "", "", "::jsonb", "::jsonb"])}
+       ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id) DO UPDATE SET parent_checkpoint_id = EXCLUDED.parent_checkpoint_id, type = EXCLUDED.type,
+         checkpoint = EXCLUDED.checkpoint, metadata = EXCLUDED.metadata, metadata_json = EXCLUDED.metadata_json, channel_versions = EXCLUDED.channel_versions`);
+    }
+    // A (channel, version) holds one value for good: a second put of it changes nothing.
+    if (blobs.size) {
+      parts.push(`INSERT INTO checkpoint_blobs (thread_id, checkpoint_ns, channel, version, type, blob, base) VALUES ${rows([...blobs.values()])}
+       ON CONFLICT (thread_id, checkpoint_ns, channel, version) DO NOTHING`);
     }
     const special = [...writes.values()].filter((w) => w.special).map((w) => w.params);
     const regular = [...writes.values()].filter((w) => !w.special).map((w) => w.params);
@@ -97,6 +157,7 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
     const done = this.#sql.query(text, params).then(() => {}, (err) => {
       // Put back what failed (newer puts of the same keys win), for the next flush.
       for (const [k, v] of checkpoints) if (!this.#checkpoints.has(k)) this.#checkpoints.set(k, v);
+      for (const [k, v] of blobs) if (!this.#blobs.has(k)) this.#blobs.set(k, v);
       for (const [k, v] of writes) if (!this.#writes.has(k)) this.#writes.set(k, v);
       throw err;
     });
@@ -109,58 +170,93 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
   }
 
   async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
-    await this.flush();
     const threadId = config.configurable?.thread_id as string | undefined;
     if (threadId === undefined) return undefined;
+    await this.flush();
     const ns = (config.configurable?.checkpoint_ns as string | undefined) ?? "";
     const id = config.configurable?.checkpoint_id as string | undefined;
-    const { rows } = id
-      ? await this.#sql.query<CheckpointRow>(
-        "SELECT * FROM checkpoints WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id = $3",
-        [threadId, ns, id],
-      )
-      : await this.#sql.query<CheckpointRow>(
-        "SELECT * FROM checkpoints WHERE thread_id = $1 AND checkpoint_ns = $2 ORDER BY checkpoint_id DESC LIMIT 1",
-        [threadId, ns],
-      );
-    const row = rows[0];
-    return row ? this.#toTuple(row) : undefined;
+    const where: Where = { clauses: [], params: [] };
+    add(where, "thread_id = ?", threadId);
+    add(where, "checkpoint_ns = ?", ns);
+    if (id) add(where, "checkpoint_id = ?", id);
+    const [tuple] = await this.#read(where, 1);
+    return tuple;
   }
 
   async *list(config: RunnableConfig, options?: CheckpointListOptions): AsyncGenerator<CheckpointTuple> {
     await this.flush();
     const { before, limit, filter } = options ?? {};
-    const where: string[] = [];
-    const params: unknown[] = [];
-    const add = (clause: string, value: unknown) => {
-      params.push(value);
-      where.push(clause.replace("?", `$${params.length}`));
-    };
+    const where: Where = { clauses: [], params: [] };
     const c = config.configurable ?? {};
-    if (c.thread_id !== undefined) add("thread_id = ?", c.thread_id);
-    if (c.checkpoint_ns !== undefined) add("checkpoint_ns = ?", c.checkpoint_ns);
-    if (c.checkpoint_id) add("checkpoint_id = ?", c.checkpoint_id);
-    if (before?.configurable?.checkpoint_id) add("checkpoint_id < ?", before.configurable.checkpoint_id);
-    if (filter && Object.keys(filter).length) add("metadata_json @> ?::jsonb", JSON.stringify(filter));
-    let text = `SELECT * FROM checkpoints${where.length ? ` WHERE ${where.join(" AND ")}` : ""} ORDER BY checkpoint_id DESC`;
-    if (limit !== undefined) text += ` LIMIT ${Math.max(0, Math.floor(limit))}`;
-    const { rows } = await this.#sql.query<CheckpointRow>(text, params);
-    for (const row of rows) yield await this.#toTuple(row);
+    if (c.thread_id !== undefined) add(where, "thread_id = ?", c.thread_id);
+    if (c.checkpoint_ns !== undefined) add(where, "checkpoint_ns = ?", c.checkpoint_ns);
+    if (c.checkpoint_id) add(where, "checkpoint_id = ?", c.checkpoint_id);
+    if (before?.configurable?.checkpoint_id) add(where, "checkpoint_id < ?", before.configurable.checkpoint_id);
+    if (filter && Object.keys(filter).length) add(where, "metadata_json @> ?::jsonb", JSON.stringify(filter));
+    // One query, whatever the page size: values and writes come with the checkpoints.
+    const tuples = await this.#read(where, limit === undefined ? null : Math.max(0, Math.floor(limit)));
+    for (const t of tuples) yield t;
   }
 
-  async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, _newVersions?: ChannelVersions): Promise<RunnableConfig> {
+  async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, newVersions?: ChannelVersions): Promise<RunnableConfig> {
     const threadId = config.configurable?.thread_id as string | undefined;
     if (threadId === undefined) throw new Error('Cannot save a checkpoint: the config has no "thread_id"');
     const ns = (config.configurable?.checkpoint_ns as string | undefined) ?? "";
     const parent = (config.configurable?.checkpoint_id as string | undefined) ?? null;
-    const [[type, bytes], [metaType, metaBytes]] = await Promise.all([
-      this.serde.dumpsTyped(copyCheckpoint(checkpoint)),
+    const values = checkpoint.channel_values ?? {};
+    const versions = { ...checkpoint.channel_versions };
+    // Only the channels whose version is new get their value stored (all, when the caller
+    // does not say which are new); a channel that is new but has no value is stored "empty".
+    const changed = newVersions ?? versions;
+    // Values and versions have their own columns and rows.
+    const stored: Checkpoint = {
+      v: checkpoint.v,
+      id: checkpoint.id,
+      ts: checkpoint.ts,
+      channel_values: {},
+      channel_versions: {},
+      versions_seen: checkpoint.versions_seen,
+    };
+    const [[type, bytes], [, metaBytes], blobs] = await Promise.all([
+      this.serde.dumpsTyped(stored),
       this.serde.dumpsTyped(metadata),
+      Promise.all(Object.entries(changed).map(([channel, version]) => this.#blobRow(threadId, ns, channel, String(version), values, channel in values))),
     ]);
-    const metaJson = metaType === "json" ? decoder.decode(metaBytes) : "{}";
-    this.#checkpoints.set(JSON.stringify([threadId, ns, checkpoint.id]), [threadId, ns, checkpoint.id, parent, type, bytes, metaBytes, safeJson(metaJson)]);
+    // The first put of a (channel, version) wins, as in the table.
+    for (const blob of blobs) {
+      const key = JSON.stringify(blob.slice(0, 4));
+      if (!this.#blobs.has(key)) this.#blobs.set(key, blob);
+    }
+    this.#checkpoints.set(
+      JSON.stringify([threadId, ns, checkpoint.id]),
+      [threadId, ns, checkpoint.id, parent, type, bytes, metaBytes, metadataJson(metaBytes), JSON.stringify(versions)],
+    );
     this.#schedule();
     return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpoint.id } };
+  }
+
+  /**
+   * The `checkpoint_blobs` row of one channel version: "empty" without a value; the items
+   * appended, when the value is a list that extends the one last stored or read for this
+   * channel (the same item objects, in order: reducers append new objects and never change
+   * a stored one in place); else the whole value.
+   */
+  async #blobRow(threadId: string, ns: string, channel: string, version: string, values: Record<string, unknown>, has: boolean): Promise<unknown[]> {
+    if (!has) return [threadId, ns, channel, version, "empty", null, null];
+    const value = values[channel];
+    if (Array.isArray(value)) {
+      const key = JSON.stringify([threadId, ns, channel]);
+      const prev = this.#lists.get(key);
+      const appended = prev && prev.version !== version && prev.depth < MAX_CHAIN && value.length >= prev.items.length &&
+        prev.items.every((item, i) => value[i] === item);
+      this.#remember(key, { version, items: value.slice(), depth: appended ? prev.depth + 1 : 0 });
+      if (appended) {
+        const [t, b] = await this.serde.dumpsTyped(value.slice(prev.items.length));
+        return [threadId, ns, channel, version, t, b, prev.version];
+      }
+    }
+    const [t, b] = await this.serde.dumpsTyped(value);
+    return [threadId, ns, channel, version, t, b, null];
   }
 
   async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string, taskPath?: string): Promise<void> {
@@ -184,32 +280,41 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
 
   async deleteThread(threadId: string): Promise<void> {
     await this.flush();
-    await this.#sql.query("DELETE FROM checkpoints WHERE thread_id = $1", [threadId]);
-    await this.#sql.query("DELETE FROM checkpoint_writes WHERE thread_id = $1", [threadId]);
+    this.#forget(threadId);
+    await this.#sql.query(
+      `WITH a AS (DELETE FROM checkpoints WHERE thread_id = $1), b AS (DELETE FROM checkpoint_blobs WHERE thread_id = $1)
+       DELETE FROM checkpoint_writes WHERE thread_id = $1`,
+      [threadId],
+    );
   }
 
   /**
-   * Keeps only the latest checkpoint of each namespace of a thread, with its writes (prune
-   * strategy "keep_latest": the thread and its current state stay, the history goes).
+   * Keeps only the latest checkpoint of each namespace of a thread, with its writes and the
+   * channel values it needs (prune strategy "keep_latest": the thread and its current state
+   * stay, the history goes).
    */
   async keepLatest(threadId: string): Promise<void> {
     await this.flush();
+    this.#forget(threadId);
     const latest = "(SELECT max(l.checkpoint_id) FROM checkpoints l WHERE l.thread_id = $1 AND l.checkpoint_ns = x.checkpoint_ns)";
     await this.#sql.query(`DELETE FROM checkpoint_writes x WHERE x.thread_id = $1 AND x.checkpoint_id IS DISTINCT FROM ${latest}`, [threadId]);
     await this.#sql.query(`DELETE FROM checkpoints x WHERE x.thread_id = $1 AND x.checkpoint_id <> ${latest}`, [threadId]);
+    await this.#dropUnreferencedValues(threadId);
   }
 
-  /** Copies every checkpoint and write of one thread to another (thread copy). */
+  /** Copies every checkpoint, channel value and write of one thread to another (thread copy). */
   async copyThread(fromThreadId: string, toThreadId: string): Promise<void> {
     await this.flush();
     await this.#sql.query(
-      `INSERT INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata, metadata_json, created_at)
-       SELECT $2, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata,
-         jsonb_set(metadata_json, '{thread_id}', to_jsonb($2::text)), created_at FROM checkpoints WHERE thread_id = $1`,
-      [fromThreadId, toThreadId],
-    );
-    await this.#sql.query(
-      `INSERT INTO checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value, task_path)
+      `WITH a AS (
+         INSERT INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata, metadata_json, channel_versions, created_at)
+         SELECT $2, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata,
+           jsonb_set(metadata_json, '{thread_id}', to_jsonb($2::text)), channel_versions, created_at FROM checkpoints WHERE thread_id = $1
+       ), b AS (
+         INSERT INTO checkpoint_blobs (thread_id, checkpoint_ns, channel, version, type, blob)
+         SELECT $2, checkpoint_ns, channel, version, type, blob FROM checkpoint_blobs WHERE thread_id = $1
+       )
+       INSERT INTO checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value, task_path)
        SELECT $2, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value, task_path FROM checkpoint_writes WHERE thread_id = $1`,
       [fromThreadId, toThreadId],
     );
@@ -217,48 +322,179 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
 
   /**
    * Deletes every checkpoint (all namespaces) of a thread written since `since`, with their
-   * writes: what one run wrote, since a thread runs one run at a time (multitask "rollback").
+   * writes and the channel values no remaining checkpoint refers to: what one run wrote,
+   * since a thread runs one run at a time (multitask "rollback").
    */
   async deleteSince(threadId: string, since: string): Promise<void> {
     await this.flush();
-    const { rows } = await this.#sql.query<{ checkpoint_ns: string; checkpoint_id: string }>(
-      "DELETE FROM checkpoints WHERE thread_id = $1 AND created_at >= $2::timestamptz RETURNING checkpoint_ns, checkpoint_id",
+    this.#forget(threadId);
+    await this.#sql.query(
+      `WITH gone AS (
+         DELETE FROM checkpoints WHERE thread_id = $1 AND created_at >= $2::timestamptz RETURNING checkpoint_ns, checkpoint_id
+       )
+       DELETE FROM checkpoint_writes w USING gone
+       WHERE w.thread_id = $1 AND w.checkpoint_ns = gone.checkpoint_ns AND w.checkpoint_id = gone.checkpoint_id`,
       [threadId, since],
     );
-    for (const r of rows) {
-      await this.#sql.query("DELETE FROM checkpoint_writes WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id = $3", [threadId, r.checkpoint_ns, r.checkpoint_id]);
-    }
+    await this.#dropUnreferencedValues(threadId);
   }
 
-  async #toTuple(row: CheckpointRow): Promise<CheckpointTuple> {
-    const { rows: writes } = await this.#sql.query<WriteRow>(
-      `SELECT task_id, channel, type, value FROM checkpoint_writes WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id = $3
-       ORDER BY task_path, task_id, idx`,
-      [row.thread_id, row.checkpoint_ns, row.checkpoint_id],
+  /** Deletes a thread's channel values that no checkpoint names, and no value that stays appends to. */
+  async #dropUnreferencedValues(threadId: string): Promise<void> {
+    // Values stay while a checkpoint names them or a value that stays appends to them.
+    await this.#sql.query(
+      `WITH RECURSIVE live (checkpoint_ns, channel, version) AS (
+         SELECT c.checkpoint_ns, v.key, v.value FROM checkpoints c, jsonb_each_text(c.channel_versions) v WHERE c.thread_id = $1
+         UNION
+         SELECT bl.checkpoint_ns, bl.channel, bl.base FROM checkpoint_blobs bl JOIN live USING (checkpoint_ns, channel, version)
+         WHERE bl.thread_id = $1 AND bl.base IS NOT NULL
+       )
+       DELETE FROM checkpoint_blobs b WHERE b.thread_id = $1
+         AND NOT EXISTS (SELECT 1 FROM live WHERE live.checkpoint_ns = b.checkpoint_ns AND live.channel = b.channel AND live.version = b.version)`,
+      [threadId],
     );
-    const pendingWrites: CheckpointPendingWrite[] = await Promise.all(
-      writes.map(async (w) => [w.task_id, w.channel, await this.serde.loadsTyped(w.type, toBytes(w.value))] as CheckpointPendingWrite),
-    );
-    const tuple: CheckpointTuple = {
-      config: { configurable: { thread_id: row.thread_id, checkpoint_ns: row.checkpoint_ns, checkpoint_id: row.checkpoint_id } },
-      checkpoint: await this.serde.loadsTyped(row.type, toBytes(row.checkpoint)),
-      metadata: await this.serde.loadsTyped("json", toBytes(row.metadata)),
-      pendingWrites,
-    };
-    if (row.parent_checkpoint_id) {
-      tuple.parentConfig = {
-        configurable: { thread_id: row.thread_id, checkpoint_ns: row.checkpoint_ns, checkpoint_id: row.parent_checkpoint_id },
-      };
-    }
-    return tuple;
   }
+
+  /**
+   * Reads the checkpoints matching `where` (newest first, at most `limit`) in one query: each
+   * checkpoint row, the channel values its versions name (once each, however many
+   * checkpoints share them), and its pending writes.
+   */
+  async #read(where: Where, limit: number | null): Promise<CheckpointTuple[]> {
+    if (limit === 0) return [];
+    const filter = where.clauses.length ? `WHERE ${where.clauses.join(" AND ")}` : "";
+    const { rows } = await this.#sql.query<ReadRow>(
+      `WITH RECURSIVE c AS (
+         SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata, channel_versions
+         FROM checkpoints ${filter} ORDER BY checkpoint_id DESC, thread_id DESC, checkpoint_ns DESC${limit === null ? "" : ` LIMIT ${limit}`}
+       ), k (thread_id, checkpoint_ns, channel, version) AS (
+         SELECT c.thread_id, c.checkpoint_ns, v.key, v.value FROM c, jsonb_each_text(c.channel_versions) v
+         UNION
+         SELECT bl.thread_id, bl.checkpoint_ns, bl.channel, bl.base FROM checkpoint_blobs bl JOIN k USING (thread_id, checkpoint_ns, channel, version)
+         WHERE bl.base IS NOT NULL
+       )
+       SELECT 0 AS kind, thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id AS a, NULL::text AS b, NULL::text AS base,
+         NULL::integer AS idx, NULL::text AS task_path, type, checkpoint AS data, metadata AS meta, channel_versions AS versions FROM c
+       UNION ALL
+       SELECT 1, bl.thread_id, bl.checkpoint_ns, NULL, bl.channel, bl.version, bl.base, NULL, NULL, bl.type, bl.blob, NULL, NULL
+         FROM checkpoint_blobs bl JOIN k USING (thread_id, checkpoint_ns, channel, version)
+       UNION ALL
+       SELECT 2, w.thread_id, w.checkpoint_ns, w.checkpoint_id, w.task_id, w.channel, NULL, w.idx, w.task_path, w.type, w.value, NULL, NULL
+         FROM checkpoint_writes w JOIN c USING (thread_id, checkpoint_ns, checkpoint_id)`,
+      where.params,
+    );
+    const checkpoints: ReadRow[] = [];
+    const blobs = new Map<string, ReadRow>();
+    const writes = new Map<string, ReadRow[]>();
+    for (const r of rows) {
+      const kind = Number(r.kind);
+      if (kind === 0) checkpoints.push(r);
+      else if (kind === 1) blobs.set(JSON.stringify([r.thread_id, r.checkpoint_ns, r.a, r.b]), r);
+      else {
+        const key = JSON.stringify([r.thread_id, r.checkpoint_ns, r.checkpoint_id]);
+        const list = writes.get(key);
+        if (list) list.push(r);
+        else writes.set(key, [r]);
+      }
+    }
+    // The order of the checkpoint query (the union drops it).
+    checkpoints.sort((x, y) => cmp(y.checkpoint_id!, x.checkpoint_id!) || cmp(y.thread_id, x.thread_id) || cmp(y.checkpoint_ns, x.checkpoint_ns));
+    // Each stored version is decoded once; an appended one is its base's value plus its items.
+    const values = new Map<string, Promise<{ value: unknown; depth: number } | undefined>>();
+    const value = (key: string, seen = 0): Promise<{ value: unknown; depth: number } | undefined> => {
+      let v = values.get(key);
+      if (!v) {
+        const r = blobs.get(key);
+        values.set(key, v = (async () => {
+          if (!r || r.type === "empty" || seen > MAX_CHAIN * 2) return undefined;
+          const own = await this.serde.loadsTyped(r.type!, toBytes(r.data!));
+          if (r.base === null) return { value: own, depth: 0 };
+          const base = await value(JSON.stringify([r.thread_id, r.checkpoint_ns, r.a, r.base]), seen + 1);
+          if (!base || !Array.isArray(base.value) || !Array.isArray(own)) return undefined;
+          return { value: base.value.concat(own), depth: base.depth + 1 };
+        })());
+      }
+      return v;
+    };
+    const tuples = await Promise.all(checkpoints.map(async (row) => {
+      const checkpoint = await this.serde.loadsTyped(row.type!, toBytes(row.data!)) as Checkpoint;
+      if (row.versions) {
+        checkpoint.channel_versions = typeof row.versions === "string" ? JSON.parse(row.versions) : row.versions;
+        const channelValues: Record<string, unknown> = {};
+        for (const [channel, version] of Object.entries(checkpoint.channel_versions)) {
+          const v = await value(JSON.stringify([row.thread_id, row.checkpoint_ns, channel, String(version)]));
+          if (!v) continue;
+          channelValues[channel] = v.value;
+          // What a run goes on from: its next version of this list may append to it.
+          if (checkpoints.length === 1 && Array.isArray(v.value)) {
+            this.#remember(JSON.stringify([row.thread_id, row.checkpoint_ns, channel]), { version: String(version), items: v.value.slice(), depth: v.depth });
+          }
+        }
+        checkpoint.channel_values = channelValues;
+      }
+      const own = (writes.get(JSON.stringify([row.thread_id, row.checkpoint_ns, row.checkpoint_id])) ?? [])
+        .sort((x, y) => compareWritesSortKeys([x.task_path ?? "", x.a!, Number(x.idx)], [y.task_path ?? "", y.a!, Number(y.idx)]));
+      const pendingWrites = await Promise.all(
+        own.map(async (w) => [w.a!, w.b!, await this.serde.loadsTyped(w.type!, toBytes(w.data!))] as CheckpointPendingWrite),
+      );
+      const tuple: CheckpointTuple = {
+        config: { configurable: { thread_id: row.thread_id, checkpoint_ns: row.checkpoint_ns, checkpoint_id: row.checkpoint_id } },
+        checkpoint,
+        metadata: await this.serde.loadsTyped("json", toBytes(row.meta!)),
+        pendingWrites,
+      };
+      if (row.a) tuple.parentConfig = { configurable: { thread_id: row.thread_id, checkpoint_ns: row.checkpoint_ns, checkpoint_id: row.a } };
+      return tuple;
+    }));
+    await this.#migratePendingSends(tuples);
+    return tuples;
+  }
+
+  /**
+   * Checkpoints before format 4 kept pending sends as writes to TASKS on their parent; they
+   * become the TASKS channel's value (one more query, only when such checkpoints are read).
+   */
+  async #migratePendingSends(tuples: CheckpointTuple[]): Promise<void> {
+    const old = tuples.filter((t) => t.checkpoint.v < 4 && t.parentConfig);
+    if (old.length === 0) return;
+    const keys = old.map((t) => t.parentConfig!.configurable!);
+    const { rows } = await this.#sql.query<ReadRow>(
+      `SELECT w.thread_id, w.checkpoint_ns, w.checkpoint_id, w.task_id AS a, w.idx, w.task_path, w.type, w.value AS data
+       FROM checkpoint_writes w JOIN unnest($1::text[], $2::text[], $3::text[]) AS k (thread_id, checkpoint_ns, checkpoint_id)
+         USING (thread_id, checkpoint_ns, checkpoint_id)
+       WHERE w.channel = $4`,
+      [keys.map((k) => k.thread_id), keys.map((k) => k.checkpoint_ns ?? ""), keys.map((k) => k.checkpoint_id), TASKS],
+    );
+    rows.sort((x, y) => compareWritesSortKeys([x.task_path ?? "", x.a!, Number(x.idx)], [y.task_path ?? "", y.a!, Number(y.idx)]));
+    for (const t of old) {
+      const p = t.parentConfig!.configurable!;
+      const sends = await Promise.all(
+        rows.filter((r) => r.thread_id === p.thread_id && r.checkpoint_ns === (p.checkpoint_ns ?? "") && r.checkpoint_id === p.checkpoint_id)
+          .map((r) => this.serde.loadsTyped(r.type!, toBytes(r.data!))),
+      );
+      const versions = Object.values(t.checkpoint.channel_versions);
+      t.checkpoint.channel_values[TASKS] = sends;
+      t.checkpoint.channel_versions[TASKS] = versions.length > 0 ? maxChannelVersion(...versions) : this.getNextVersion(undefined);
+    }
+  }
+}
+
+function add(where: Where, clause: string, value: unknown): void {
+  where.params.push(value);
+  where.clauses.push(clause.replace("?", `$${where.params.length}`));
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 function toBytes(v: Uint8Array | string): Uint8Array {
   return typeof v === "string" ? new TextEncoder().encode(v) : new Uint8Array(v);
 }
 
-function safeJson(text: string): string {
+/** The metadata as JSON text for the `metadata_json` column (filters), or `{}` when it is not JSON. */
+function metadataJson(bytes: Uint8Array): string {
+  const text = decoder.decode(bytes);
   try {
     JSON.parse(text);
     return text.replace(/\\u0000/g, "");

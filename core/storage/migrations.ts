@@ -3,6 +3,10 @@
  * Tables: assistants (+ versions), threads, runs (the durable queue), run_events (the
  * resumable stream log), checkpoints and checkpoint_writes (LangGraph checkpointer),
  * store_items (LangGraph store); sandboxes (scope key -> the provider's sandbox id, ../sandbox/manager.ts).
+  },
+  {
+ * resumable stream log), checkpoints, checkpoint_blobs and checkpoint_writes (LangGraph
+ * checkpointer), store_items (LangGraph store).
  */
 import type { Migration } from "./sql.ts";
 import type { TemplateSpec } from "./template.ts";
@@ -125,6 +129,26 @@ CREATE TABLE IF NOT EXISTS sandboxes (
 );
 CREATE INDEX IF NOT EXISTS sandboxes_by_thread ON sandboxes (thread_id) WHERE thread_id IS NOT NULL;
 CREATE INDEX IF NOT EXISTS sandboxes_idle ON sandboxes (last_used_at) WHERE status = 'ready'`,
+  },
+  {
+    // Incremental checkpoints: a checkpoint row keeps its channel versions, and each channel's
+    // value is stored once per version in checkpoint_blobs, whole or (a list that grew) as
+    // the items appended to the value at version `base`. Rows written before this keep their
+    // whole state in the checkpoint and have no channel_versions: they are read as is.
+    version: 3,
+    name: "checkpoint blobs",
+    up: `
+CREATE TABLE IF NOT EXISTS checkpoint_blobs (
+  thread_id text NOT NULL,
+  checkpoint_ns text NOT NULL DEFAULT '',
+  channel text NOT NULL,
+  version text NOT NULL,
+  type text NOT NULL,
+  blob bytea,
+  base text,
+  PRIMARY KEY (thread_id, checkpoint_ns, channel, version)
+);
+ALTER TABLE checkpoints ADD COLUMN IF NOT EXISTS channel_versions jsonb`,
   },
 ];
 

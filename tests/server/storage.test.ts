@@ -6,7 +6,10 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { openSql, type SqlDriver } from "../../core/storage/sql.ts";
+import { JsonPlusSerializer, MemorySaver } from "@langchain/langgraph-checkpoint";
+import { SqlCheckpointSaver } from "../../core/storage/checkpointer.ts";
+import { SERVER_MIGRATIONS } from "../../core/storage/migrations.ts";
+import { migrate, openSql, type SqlDriver, type SqlExecutor } from "../../core/storage/sql.ts";
 import { createStorage, type Storage } from "../../core/storage/storage.ts";
 import { SERVER_MIGRATIONS } from "../../core/storage/migrations.ts";
 import { graph as interruptGraph } from "../fixtures/graphs/interrupt.ts";
@@ -17,11 +20,14 @@ interface Engine {
   name: string;
   open(): Promise<SqlDriver>;
   cleanup(): Promise<void>;
+  /** A new, empty database (dropped by `dropFresh`). */
+  fresh(): Promise<SqlDriver>;
+  dropFresh?(): Promise<void>;
 }
 
 const schema = `agentcli_test_${process.pid}_${Date.now()}`;
 const engines: Engine[] = [
-  { name: "pglite", open: () => openSql(), cleanup: async () => {} },
+  { name: "pglite", open: () => openSql(), cleanup: async () => {}, fresh: () => openSql() },
   {
     name: "postgres",
     open: async () => {
@@ -33,6 +39,17 @@ const engines: Engine[] = [
     cleanup: async () => {
       const admin = await openSql({ url: PG_URL });
       await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await admin.close();
+    },
+    fresh: async () => {
+      const admin = await openSql({ url: PG_URL });
+      await admin.query(`CREATE SCHEMA IF NOT EXISTS ${schema}_fresh`);
+      await admin.close();
+      return openSql({ url: `${PG_URL}${PG_URL.includes("?") ? "&" : "?"}options=${encodeURIComponent(`-c search_path=${schema}_fresh`)}` });
+    },
+    dropFresh: async () => {
+      const admin = await openSql({ url: PG_URL });
+      await admin.query(`DROP SCHEMA IF EXISTS ${schema}_fresh CASCADE`);
       await admin.close();
     },
   },
@@ -110,6 +127,115 @@ for (const engine of engines) {
       assert.ok(filtered.length >= 1 && filtered.every((s) => s.metadata?.source === "input"));
       await storage.checkpointer.deleteThread(config.configurable.thread_id);
       assert.equal(await storage.checkpointer.getTuple(config), undefined);
+    });
+
+    test("checkpointer: a step stores only the channels it changed, once per version; forks keep both branches", async () => {
+      const { Annotation, StateGraph } = await import("@langchain/langgraph");
+      const State = Annotation.Root({
+        big: Annotation<string>(),
+        log: Annotation<string[]>({ reducer: (a, b) => a.concat(b), default: () => [] }),
+      });
+      const graph = new StateGraph(State)
+        .addNode("a", () => ({ log: ["a"] }))
+        .addNode("b", () => ({ log: ["b"] }))
+        .addEdge("__start__", "a").addEdge("a", "b")
+        .compile({ checkpointer: storage.checkpointer });
+      const thread = crypto.randomUUID();
+      const config = { configurable: { thread_id: thread } };
+      await graph.invoke({ big: "x".repeat(10_000) }, config);
+      await storage.checkpointer.flush();
+      // `big` is written by the input only: one stored value however many checkpoints follow.
+      const { rows } = await storage.sql.query<{ channel: string; n: string }>(
+        "SELECT channel, count(*) AS n FROM checkpoint_blobs WHERE thread_id = $1 GROUP BY channel", [thread],
+      );
+      assert.equal(Number(rows.find((r) => r.channel === "big")!.n), 1);
+      const { rows: cps } = await storage.sql.query<{ n: string; max: number }>(
+        "SELECT count(*) AS n, max(octet_length(checkpoint)) AS max FROM checkpoints WHERE thread_id = $1", [thread],
+      );
+      assert.ok(Number(cps[0]!.n) >= 3 && Number(cps[0]!.max) < 2_000, JSON.stringify(cps));
+      // A fork from the first checkpoint after the input: the new branch's values get versions
+      // of their own, and the old branch still reads what it had.
+      const history = [];
+      for await (const st of graph.getStateHistory(config)) history.push(st);
+      const afterA = history.find((st) => st.values.log?.length === 1)!;
+      const forked = await graph.updateState(afterA.config, { log: ["fork"] });
+      await graph.invoke(null, forked);
+      assert.deepEqual((await graph.getState(config)).values.log, ["a", "fork", "b"]);
+      const final = history[0]!;
+      assert.deepEqual((await graph.getState(final.config)).values.log, ["a", "b"]);
+      assert.equal((await graph.getState(final.config)).values.big.length, 10_000);
+      await storage.checkpointer.deleteThread(thread);
+      const { rows: left } = await storage.sql.query("SELECT 1 FROM checkpoint_blobs WHERE thread_id = $1", [thread]);
+      assert.equal(left.length, 0);
+    });
+
+    test("checkpointer: state history reads a page in one query", async () => {
+      const { Command } = await import("@langchain/langgraph");
+      let queries = 0;
+      const counting: SqlExecutor = { query: (text, params) => (queries++, storage.sql.query(text, params)) };
+      const saver = new SqlCheckpointSaver(counting);
+      interruptGraph.checkpointer = saver;
+      const config = { configurable: { thread_id: crypto.randomUUID() } };
+      for (let i = 0; i < 4; i++) {
+        await interruptGraph.invoke({ question: `q${i}` }, config);
+        await interruptGraph.invoke(new Command({ resume: "y" }), config);
+      }
+      interruptGraph.checkpointer = storage.checkpointer;
+      await saver.flush();
+      queries = 0;
+      const page = [];
+      for await (const t of saver.list(config, { limit: 10 })) page.push(t);
+      assert.equal(page.length, 10);
+      assert.equal(queries, 1);
+      queries = 0;
+      assert.ok(await saver.getTuple(config));
+      assert.equal(queries, 1);
+      await saver.deleteThread(config.configurable.thread_id);
+    });
+
+    test("checkpointer: checkpoints written before checkpoint_blobs stay readable and their threads go on", async () => {
+      const sql = await engine.fresh();
+      try {
+        await migrate(sql, "server", SERVER_MIGRATIONS.filter((m) => m.name !== "checkpoint blobs"));
+        // What the saver wrote before: the whole checkpoint (values included) in one row.
+        const memory = new MemorySaver();
+        interruptGraph.checkpointer = memory;
+        const thread = crypto.randomUUID();
+        const config = { configurable: { thread_id: thread } };
+        await interruptGraph.invoke({ question: "old" }, config);
+        const serde = new JsonPlusSerializer();
+        for await (const t of memory.list(config)) {
+          const c = t.config.configurable!;
+          const [type, bytes] = await serde.dumpsTyped(t.checkpoint);
+          const [, meta] = await serde.dumpsTyped(t.metadata);
+          await sql.query(
+            `INSERT INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata, metadata_json)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb)`,
+            [thread, c.checkpoint_ns ?? "", c.checkpoint_id, t.parentConfig?.configurable?.checkpoint_id ?? null, type, bytes, meta, new TextDecoder().decode(meta)],
+          );
+          for (const [i, [taskId, channel, value]] of (t.pendingWrites ?? []).entries()) {
+            const [wt, wb] = await serde.dumpsTyped(value);
+            await sql.query(
+              "INSERT INTO checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+              [thread, c.checkpoint_ns ?? "", c.checkpoint_id, taskId, channel === "__interrupt__" ? -3 : i, channel, wt, wb],
+            );
+          }
+        }
+        const upgraded = await createStorage(sql);
+        interruptGraph.checkpointer = upgraded.checkpointer;
+        const st = await interruptGraph.getState(config);
+        assert.equal(st.values.question, "old");
+        assert.deepEqual(st.next, ["ask"]);
+        const { Command } = await import("@langchain/langgraph");
+        const out = await interruptGraph.invoke(new Command({ resume: "y" }), config);
+        assert.deepEqual(out.log, ["asked", "done:y"]);
+        assert.equal(out.question, "old");
+        await upgraded.checkpointer.flush();
+      } finally {
+        interruptGraph.checkpointer = storage.checkpointer;
+        await sql.close();
+        await engine.dropFresh?.();
+      }
     });
 
     test("store: put/get/delete, search with filters and query, namespaces", async () => {

@@ -49,6 +49,7 @@ test("the first new database writes the template; the next ones are restored fro
   assert.deepEqual(readdirSync(dir).filter((f) => f.endsWith(".restoring")), [], "no half-restored directory left behind");
   const { rows } = await second.sql.query<{ version: number }>("SELECT version FROM agentcli_migrations WHERE scope = 'server'");
   assert.deepEqual(rows.map((r) => Number(r.version)).sort((a, b) => a - b), SERVER_MIGRATIONS.map((m) => m.version));
+  await second.sql.query("SELECT 1 FROM checkpoint_blobs LIMIT 1"); // the latest schema
   const t = await second.threads.create({ thread_id: crypto.randomUUID(), metadata: { n: 1 } });
   await second.store.put(["u"], "k", { v: 1 });
   await second.close();
