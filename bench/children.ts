@@ -1,6 +1,6 @@
 /**
  * The benchmarks' child processes: the model server (bench/model.ts), `agentcli dev` on a
- * new project, readiness, process-tree RSS and teardown. Linux only (reads /proc).
+ * new project, readiness, process-tree RSS and CPU time, and teardown. Linux only (reads /proc).
  *
  * @example
  * const model = await startModel();
@@ -28,27 +28,35 @@ export async function waitOk(url: string, t0: number, proc: ChildProcess): Promi
   }
 }
 
-/** RSS in MB of a process and all its descendants (Linux /proc). */
-export function treeRssMb(root: number): number {
+/**
+ * RSS (MB) and CPU time used so far (user + system, ms) of a process and all its
+ * descendants (Linux /proc; clock ticks taken as 100 per second, Linux's USER_HZ).
+ */
+export function treeStats(root: number): { rssMb: number; cpuMs: number } {
   const children = new Map<number, number[]>();
+  const cpu = new Map<number, number>();
   for (const d of readdirSync("/proc")) {
     if (!/^\d+$/.test(d)) continue;
     try {
       const stat = readFileSync(`/proc/${d}/stat`, "utf8");
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      const ppid = Number(fields[1]);
       children.set(ppid, [...(children.get(ppid) ?? []), Number(d)]);
+      cpu.set(Number(d), (Number(fields[11]) + Number(fields[12])) * 10);
     } catch { /* gone */ }
   }
   let kb = 0;
+  let cpuMs = 0;
   const walk = (pid: number) => {
     try {
       const m = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
       kb += Number(m?.[1] ?? 0);
     } catch { /* gone */ }
+    cpuMs += cpu.get(pid) ?? 0;
     for (const c of children.get(pid) ?? []) walk(c);
   };
   walk(root);
-  return kb / 1024;
+  return { rssMb: kb / 1024, cpuMs };
 }
 
 /** Starts `agentcli dev` on a new project in `dir` (the harness, or `args` such as `--graph`). */

@@ -7,6 +7,7 @@
  * - idle RSS of the server's whole process tree, after warm-up;
  * - create-and-wait on new threads (`threads.create` + `runs.wait`) at 1 and at 32 clients:
  *   runs per second, p50 and p99 latency;
+ * - the server's CPU time per run (user + system of its process tree) at 1 and 32 clients;
  * - time to the first SSE event of `runs.stream` on a new thread (p50).
  * Prints a table with ratios (>1 means agentcli is better).
  *
@@ -20,7 +21,7 @@ import { freePort } from "../core/platform/revision-process.ts";
 import { cpus, tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { Client } from "@langchain/langgraph-sdk";
-import { ROOT, sleep, startAgentcliDev, startModel, stopTree, treeRssMb, waitOk } from "./children.ts";
+import { ROOT, sleep, startAgentcliDev, startModel, stopTree, treeStats, waitOk } from "./children.ts";
 
 const args = process.argv.slice(2);
 const arg = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
@@ -105,11 +106,15 @@ async function measure(target: Target, env: NodeJS.ProcessEnv) {
     assistantId = found[0]!.assistant_id;
     await load(client, 1, 5); // warm-up: graph loaded, connections open
     await sleep(1000);
-    const rss = treeRssMb(proc.pid!);
+    const rss = treeStats(proc.pid!).rssMb;
+    const cpu0 = treeStats(proc.pid!).cpuMs;
     const one = await load(client, 1, RUNS);
+    const cpu1 = treeStats(proc.pid!).cpuMs;
     const many = await load(client, 32, RUNS * 4);
+    const cpu2 = treeStats(proc.pid!).cpuMs;
     const sse = await firstEvent(client, 11);
-    return { startup, rss, one, many, sse };
+    // The server's CPU time per run (user + system of its process tree), at 1 and at 32 clients.
+    return { startup, rss, one: { ...one, cpuMsPerRun: (cpu1 - cpu0) / RUNS }, many: { ...many, cpuMsPerRun: (cpu2 - cpu1) / (RUNS * 4) }, sse };
   } finally {
     await stopTree(proc);
     rmSync(dir, { recursive: true, force: true });
@@ -136,18 +141,26 @@ const rows: Array<[string, (r: Result) => number, "lower" | "higher", string]> =
   ["1 client: runs/s", (r) => r.one.rps, "higher", ""],
   ["1 client: p50", (r) => r.one.p50, "lower", "ms"],
   ["1 client: p99", (r) => r.one.p99, "lower", "ms"],
+  ["1 client: server CPU per run", (r) => r.one.cpuMsPerRun, "lower", "ms"],
   ["32 clients: runs/s", (r) => r.many.rps, "higher", ""],
   ["32 clients: p50", (r) => r.many.p50, "lower", "ms"],
   ["32 clients: p99", (r) => r.many.p99, "lower", "ms"],
+  ["32 clients: server CPU per run", (r) => r.many.cpuMsPerRun, "lower", "ms"],
   ["first SSE event (p50)", (r) => r.sse, "lower", "ms"],
 ];
-if (args.includes("--json")) console.log(JSON.stringify(results, null, 2));
-const f = (n: number) => (n >= 100 ? n.toFixed(0) : n.toFixed(1));
-const cell = (r: Result | undefined, get: (r: Result) => number, unit: string) => (r ? `${f(get(r))}${unit ? ` ${unit}` : ""}` : "-");
-console.log(`${new Date().toISOString().slice(0, 10)}, ${cpus().length} x ${cpus()[0]?.model ?? "cpu"}, Node ${process.versions.node}, ${RUNS} runs at 1 client, ${RUNS * 4} at 32`);
-console.log(`| metric | ${ours.name} | ${peer.name} | ratio |`);
-console.log("|---|---:|---:|---:|");
-for (const [label, get, better, unit] of rows) {
-  const ratio = a && b ? (better === "lower" ? get(b) / get(a) : get(a) / get(b)) : null;
-  console.log(`| ${label} | ${cell(a, get, unit)} | ${cell(b, get, unit)} | ${ratio === null ? "-" : `${ratio.toFixed(1)}x`} |`);
+const ratioOf = (get: (r: Result) => number, better: "lower" | "higher") => (a && b ? (better === "lower" ? get(b) / get(a) : get(a) / get(b)) : null);
+if (args.includes("--json")) {
+  // For machines: every figure of both servers, and each metric's ratio (>1: agentcli better).
+  const ratios = Object.fromEntries(rows.map(([label, get, better]) => [label, ratioOf(get, better)]));
+  console.log(JSON.stringify({ date: new Date().toISOString(), cpus: cpus().length, node: process.versions.node, runs: RUNS, results, ratios }, null, 2));
+} else {
+  const f = (n: number) => (n >= 100 ? n.toFixed(0) : n.toFixed(1));
+  const cell = (r: Result | undefined, get: (r: Result) => number, unit: string) => (r ? `${f(get(r))}${unit ? ` ${unit}` : ""}` : "-");
+  console.log(`${new Date().toISOString().slice(0, 10)}, ${cpus().length} x ${cpus()[0]?.model ?? "cpu"}, Node ${process.versions.node}, ${RUNS} runs at 1 client, ${RUNS * 4} at 32`);
+  console.log(`| metric | ${ours.name} | ${peer.name} | ratio |`);
+  console.log("|---|---:|---:|---:|");
+  for (const [label, get, better, unit] of rows) {
+    const ratio = ratioOf(get, better);
+    console.log(`| ${label} | ${cell(a, get, unit)} | ${cell(b, get, unit)} | ${ratio === null ? "-" : `${ratio.toFixed(1)}x`} |`);
+  }
 }

@@ -311,8 +311,8 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
          SELECT $2, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata,
            jsonb_set(metadata_json, '{thread_id}', to_jsonb($2::text)), channel_versions, created_at FROM checkpoints WHERE thread_id = $1
        ), b AS (
-         INSERT INTO checkpoint_blobs (thread_id, checkpoint_ns, channel, version, type, blob)
-         SELECT $2, checkpoint_ns, channel, version, type, blob FROM checkpoint_blobs WHERE thread_id = $1
+         INSERT INTO checkpoint_blobs (thread_id, checkpoint_ns, channel, version, type, blob, base)
+         SELECT $2, checkpoint_ns, channel, version, type, blob, base FROM checkpoint_blobs WHERE thread_id = $1
        )
        INSERT INTO checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value, task_path)
        SELECT $2, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value, task_path FROM checkpoint_writes WHERE thread_id = $1`,

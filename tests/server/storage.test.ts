@@ -164,6 +164,10 @@ for (const engine of engines) {
       const final = history[0]!;
       assert.deepEqual((await graph.getState(final.config)).values.log, ["a", "b"]);
       assert.equal((await graph.getState(final.config)).values.big.length, 10_000);
+      const copy = crypto.randomUUID();
+      await storage.checkpointer.copyThread(thread, copy);
+      assert.deepEqual((await graph.getState({ configurable: { thread_id: copy } })).values, (await graph.getState(config)).values);
+      await storage.checkpointer.deleteThread(copy);
       await storage.checkpointer.deleteThread(thread);
       const { rows: left } = await storage.sql.query("SELECT 1 FROM checkpoint_blobs WHERE thread_id = $1", [thread]);
       assert.equal(left.length, 0);
