@@ -71,10 +71,13 @@ export async function measureStorage(lengths: number[] = LENGTHS): Promise<Threa
       for (const t of threads) {
         const one = async (text: string) => Number((await sql.query<{ n: string | null }>(text, [t.id])).rows[0]?.n ?? 0);
         const checkpoints = await one("SELECT count(*) AS n FROM checkpoints WHERE thread_id = $1");
-        const checkpointBytes = await one(
-          "SELECT sum(octet_length(checkpoint) + octet_length(metadata) + octet_length(metadata_json::text) + coalesce(octet_length(channel_versions::text), 0)) AS n FROM checkpoints WHERE thread_id = $1",
-        );
+        // Databases from before incremental checkpoints (to measure the old layout) have no
+        // checkpoint_blobs and no channel_versions.
         const hasBlobs = (await sql.query("SELECT 1 FROM information_schema.tables WHERE table_name = 'checkpoint_blobs'")).rows.length > 0;
+        const checkpointBytes = await one(
+          `SELECT sum(octet_length(checkpoint) + octet_length(metadata) + octet_length(metadata_json::text)${hasBlobs ? " + coalesce(octet_length(channel_versions::text), 0)" : ""}) AS n
+           FROM checkpoints WHERE thread_id = $1`,
+        );
         const valueBytes = hasBlobs ? await one("SELECT sum(coalesce(octet_length(blob), 0)) AS n FROM checkpoint_blobs WHERE thread_id = $1") : 0;
         const writeBytes = await one("SELECT sum(octet_length(value)) AS n FROM checkpoint_writes WHERE thread_id = $1");
         const totalBytes = checkpointBytes + valueBytes + writeBytes;
