@@ -11,7 +11,6 @@ import { SqlCheckpointSaver } from "../../core/storage/checkpointer.ts";
 import { SERVER_MIGRATIONS } from "../../core/storage/migrations.ts";
 import { migrate, openSql, type SqlDriver, type SqlExecutor } from "../../core/storage/sql.ts";
 import { createStorage, type Storage } from "../../core/storage/storage.ts";
-import { SERVER_MIGRATIONS } from "../../core/storage/migrations.ts";
 import { graph as interruptGraph } from "../fixtures/graphs/interrupt.ts";
 
 const PG_URL = process.env.AGENTCLI_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
