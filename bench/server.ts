@@ -12,13 +12,14 @@
  * Prints a table with ratios (>1 means agentcli is better).
  *
  *   npm run bench -- [--runs 60] [--only ours|peer] [--json]
+ *   npm run bench -- --startup [5]     # startup only: the example from sources and executable, beside the peer
  *
  * Not part of the test suite. Each server and the model run as child processes on free ports.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { freePort } from "../core/platform/revision-process.ts";
-import { cpus, tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { Client } from "@langchain/langgraph-sdk";
 import { ROOT, sleep, startAgentcliDev, startModel, stopTree, treeStats, waitOk } from "./children.ts";
@@ -119,6 +120,59 @@ async function measure(target: Target, env: NodeJS.ProcessEnv) {
     await stopTree(proc);
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * `--startup [n]`: only startup, n times each (default 5), medians: `agentcli dev` on
+ * examples/research from the sources and from the executable (dist/agentcli, when built),
+ * beside the peer: spawn to the first 200 from `GET /ok`, and to the first answer of the API
+ * (`POST /assistants/search`), which waits for everything behind `/ok` to load.
+ */
+async function startupOnly(runs: number, env: NodeJS.ProcessEnv): Promise<void> {
+  const exe = join(ROOT, "dist/agentcli");
+  const example = (name: string, cmd: string[]): Target => ({
+    name,
+    start: (port, dir, env) => {
+      cpSync(join(ROOT, "examples/research"), dir, { recursive: true, filter: (p) => !p.includes("/.agentcli") && !p.endsWith("/.env") });
+      return spawn(cmd[0]!, [...cmd.slice(1), "dev", "--config", join(dir, "agent.toml"), "--port", String(port)], { stdio: ["ignore", "ignore", process.env.BENCH_VERBOSE ? "inherit" : "ignore"], cwd: dir, env, detached: true });
+    },
+  });
+  const targets = [
+    example("agentcli dev (node bin/agentcli.js)", [process.execPath, join(ROOT, "bin/agentcli.js")]),
+    ...(existsSync(exe) ? [example("agentcli dev (dist/agentcli)", [exe])] : []),
+    peer,
+  ];
+  const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const rows: Array<{ name: string; ok: number; api: number }> = [];
+  for (const t of targets) {
+    const ok: number[] = [], api: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      const dir = mkdtempSync(join(tmpdir(), "agentcli-bench-"));
+      const port = await freePort("127.0.0.1");
+      const t0 = performance.now();
+      const proc = t.start(port, dir, env);
+      try {
+        ok.push(await waitOk(`http://127.0.0.1:${port}`, t0, proc));
+        const res = await fetch(`http://127.0.0.1:${port}/assistants/search`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+        if (!res.ok) throw new Error(`${t.name}: /assistants/search answered ${res.status}`);
+        api.push(performance.now() - t0);
+      } finally {
+        await stopTree(proc, 5000);
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }
+    rows.push({ name: t.name, ok: med(ok), api: med(api) });
+  }
+  if (args.includes("--json")) console.log(JSON.stringify(rows, null, 2));
+  const base = rows.at(-1)!;
+  console.log(`${new Date().toISOString().slice(0, 10)}, ${cpus().length} x ${cpus()[0]?.model ?? "cpu"}, load ${loadavg()[0]!.toFixed(1)}, Node ${process.versions.node}, median of ${runs} starts (ratio: the peer's time / ours)`);
+  console.log("| server | first /ok | ratio | first API answer | ratio |\n|---|---:|---:|---:|---:|");
+  for (const r of rows) console.log(`| ${r.name} | ${r.ok.toFixed(0)} ms | ${(base.ok / r.ok).toFixed(1)}x | ${r.api.toFixed(0)} ms | ${(base.api / r.api).toFixed(1)}x |`);
+}
+
+if (args.includes("--startup")) {
+  await startupOnly(Number(arg("--startup")) || 5, { ...process.env, NO_COLOR: "1" });
+  process.exit(0);
 }
 
 const model = await startModel();

@@ -30,6 +30,15 @@ export interface HostOptions {
   sandboxDir?: string;
   /** Host paths sandboxes must never see, besides the data dir and the sandbox dir (the project, the bundle). */
   privatePaths?: string[];
+  /** A listener already answering `/ok` ({@link listenFirst}); the server takes it over when ready. */
+  early?: EarlyListener;
+}
+
+/** A listener that answers `GET /ok` while the server behind it loads. */
+export interface EarlyListener {
+  listening: Listening;
+  /** Hands every request to `fetch` (null: the server failed to start; waiting requests get a 503). */
+  serve(fetch: ((req: Request) => Response | Promise<Response>) | null): void;
 }
 
 export interface Host {
@@ -84,9 +93,69 @@ export function maxBodyBytes(env: Env): number | undefined {
   return Math.floor(n * 1024 * 1024);
 }
 
+/**
+ * `dev` listens before anything else loads: `GET /ok` answers at once, and every other request
+ * waits until the project is validated and storage, the Agent API and the UI are up (or gets
+ * a 503 if they fail to start). A taken port is reported before any of that work.
+ */
+export async function listenFirst(opts: { port: number; host: string }): Promise<EarlyListener> {
+  const { listen } = await import("../server/node.ts");
+  let handler: ((req: Request) => Response | Promise<Response>) | null = null;
+  let started = false;
+  const waiting: Array<() => void> = [];
+  const listening = await listen({
+    fetch: (req) => {
+      if (handler) return handler(req);
+      if ((req.method === "GET" || req.method === "HEAD") && new URL(req.url).pathname === "/ok") return Response.json({ ok: true });
+      return new Promise<void>((r) => (started ? r() : waiting.push(r))).then(() =>
+        handler ? handler(req) : Response.json({ detail: "Cannot serve the request: the server failed to start (see its log)" }, { status: 503 }));
+    },
+  }, { port: opts.port, host: opts.host });
+  return {
+    listening,
+    serve(fetch) {
+      handler = fetch;
+      started = true;
+      for (const wake of waiting.splice(0)) wake();
+    },
+  };
+}
+
 export async function hostBundle(opts: HostOptions): Promise<Host> {
   const runTimeout = runTimeoutSeconds(opts.env);
   const maxBody = maxBodyBytes(opts.env);
+  // Once handed over, the early listener is the host's: closed here if the server fails to start.
+  const early = opts.early ?? null;
+  try {
+    return await start(opts, runTimeout, maxBody, early);
+  } catch (err) {
+    early?.serve(null);
+    await early?.listening.close();
+    throw err;
+  }
+}
+
+/**
+ * Behind an early listener the server's modules load in steps, with a turn of the event loop
+ * between them, so `/ok` never waits behind one long synchronous evaluation of the whole
+ * module graph (a module and its imports evaluate in one go). Literal imports, so the
+ * executable's bundler sees them.
+ */
+async function loadInSteps(): Promise<void> {
+  const turn = () => new Promise<void>((r) => setImmediate(r));
+  await import("zod"), await turn();
+  await import("@langchain/core/runnables"), await turn();
+  await import("@langchain/langgraph-checkpoint"), await turn();
+  await import("@electric-sql/pglite"), await turn();
+  await import("../storage/storage.ts"), await turn();
+  await import("@langchain/langgraph"), await turn();
+  await import("hono"), await turn();
+  await import("../server/app.ts"), await turn();
+  await import("../auth/index.ts"), await turn();
+  await import("../server/protocols/routes.ts"), await turn();
+}
+
+async function start(opts: HostOptions, runTimeout: number, maxBody: number | undefined, early: EarlyListener | null): Promise<Host> {
   const { sandboxIdleSeconds } = await import("../sandbox/manager.ts");
   sandboxIdleSeconds(opts.env);
   const runtime = opts.sandboxRuntime ? await (await import("../sandbox/runtime.ts")).selectSandboxRuntime(opts.driver, opts.sandboxRuntime, opts.env) : null;
@@ -95,6 +164,7 @@ export async function hostBundle(opts: HostOptions): Promise<Host> {
     const warning = sandboxCredentialWarning(opts.driver, opts.bundle.config.sandbox.provider, opts.env);
     if (warning && opts.mode === "serve") opts.log.warn(warning);
   }
+  if (early) await loadInSteps();
   // Storage opens (a new database restores its template on the I/O threads) while the
   // server's modules load; the harness loads with the agent graph, on its first run.
   const dbUrl = opts.env.DATABASE_URL;
@@ -185,7 +255,10 @@ export async function hostBundle(opts: HostOptions): Promise<Host> {
   }
   let listening: Listening;
   try {
-    listening = await listen(server, { port: opts.port, host: opts.host });
+    if (early) {
+      early.serve(server.fetch);
+      listening = early.listening;
+    } else listening = await listen(server, { port: opts.port, host: opts.host });
   } catch (err) {
     await server.close();
     await sandboxes.close();

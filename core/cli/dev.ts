@@ -29,33 +29,56 @@ const BLOCKING_THRESHOLD_MS = 250;
 export async function run(argv: string[], ctx: CliContext): Promise<number> {
   const { flags, help } = parseArgs(spec, argv);
   if (help) return ctx.io.out(renderHelp(spec)), 0;
-  const [{ loadPlugins }, { loadProject }, { buildBundle, readBundle }, { hostBundle, parseGraphFlags }, { consoleLog }, { devAuthBanner }, { describeMissing }] = await Promise.all([
-    import("../plugins.ts"),
-    import("../config/load.ts"),
-    import("../bundle/bundle.ts"),
-    import("./agent-host.ts"),
-    import("../server/log.ts"),
-    import("../auth/index.ts"),
-    import("../config/credentials.ts"),
-  ]);
+  // Listen first: `/ok` answers at once, and a taken port is reported before any other work.
+  // Other requests wait while the project is validated and the server loads behind it.
+  const { hostBundle, listenFirst, parseGraphFlags } = await import("./agent-host.ts");
+  const early = await listenFirst({ port: flags.port as number, host: flags.host as string });
+  // One import at a time with a turn of the event loop between: `/ok` is answered in the gaps.
+  const turn = () => new Promise<void>((r) => setImmediate(r));
+  const loaded = (async () => {
+    const { loadPlugins } = await import("../plugins.ts");
+    await turn();
+    const { loadProject } = await import("../config/load.ts");
+    await turn();
+    const { buildBundle, readBundle } = await import("../bundle/bundle.ts");
+    const { consoleLog } = await import("../server/log.ts");
+    const { describeMissing } = await import("../config/credentials.ts");
+    return { loadPlugins, loadProject, buildBundle, readBundle, consoleLog, describeMissing };
+  })();
+  const { loadPlugins, loadProject, buildBundle, readBundle, consoleLog, describeMissing } = await loaded.catch(async (err) => {
+    await early.listening.close();
+    throw err;
+  });
   const log = consoleLog("dev");
-  const driver = await loadPlugins(ctx.pluginPaths, ctx.cwd);
+  let driver: Awaited<ReturnType<typeof loadPlugins>>;
   const build = async () => {
     const project = await loadProject(flags.config as string, { driver, env: ctx.env, requireEnv: false, cwd: ctx.cwd });
     const { bytes } = await buildBundle(project, { driver, version: ctx.version });
     return { project, bundle: await readBundle(bytes) };
   };
-  const { project, bundle } = await build();
-  const dataDir = join(project.root, ".agentcli", "db");
-  if (!project.env.DATABASE_URL) {
-    // A new project's database is restored from its template while the server's modules load.
-    const [{ prepareDataDir }, { SERVER_TEMPLATE }] = await Promise.all([import("../storage/template.ts"), import("../storage/migrations.ts")]);
-    void prepareDataDir(dataDir, SERVER_TEMPLATE);
-  }
-  const report = (p: typeof project) => {
+  const report = (p: Awaited<ReturnType<typeof build>>["project"]) => {
     for (const w of p.warnings) log.warn(`${w.file}${w.line ? `:${w.line}` : ""}: ${w.message}`);
     for (const m of p.missingEnv) log.warn(`${describeMissing(m, "sentence")}: runs will fail until you add it to ${relative(ctx.cwd, join(p.root, ".env")) || ".env"} (deploy refuses without it)`);
   };
+  let project: Awaited<ReturnType<typeof build>>["project"];
+  let bundle: Awaited<ReturnType<typeof build>>["bundle"];
+  let dataDir: string;
+  let extraGraphs: Record<string, string>;
+  try {
+    extraGraphs = parseGraphFlags(flags.graph as string[], ctx.cwd);
+    driver = await loadPlugins(ctx.pluginPaths, ctx.cwd);
+    ({ project, bundle } = await build());
+    dataDir = join(project.root, ".agentcli", "db");
+    if (!project.env.DATABASE_URL) {
+      // A new project's database is restored from its template while the server's modules load.
+      const [{ prepareDataDir }, { SERVER_TEMPLATE }] = await Promise.all([import("../storage/template.ts"), import("../storage/migrations.ts")]);
+      void prepareDataDir(dataDir, SERVER_TEMPLATE);
+    }
+  } catch (err) {
+    early.serve(null);
+    await early.listening.close();
+    throw err;
+  }
   report(project);
   const host = await hostBundle({
     bundle,
@@ -66,10 +89,11 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
     port: flags.port as number,
     host: flags.host as string,
     log,
-    extraGraphs: parseGraphFlags(flags.graph as string[], ctx.cwd),
+    extraGraphs,
     sandboxRuntime: (flags.sandbox as string | undefined) ?? null,
     sandboxDir: join(project.root, ".agentcli", "sandboxes"),
     privatePaths: [project.root],
+    early,
   });
   const stopMonitor = flags.allowBlocking ? () => {} : monitorBlocking(log, () => host.server.warmRuns());
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -103,6 +127,7 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
   Docs: ${base}/openapi.json
   Data: ${relative(ctx.cwd, join(project.root, ".agentcli")) || ".agentcli"}${project.env.DATABASE_URL ? " (PostgreSQL from DATABASE_URL)" : ""}
 Watching ${relative(ctx.cwd, project.root) || "."} for changes. Press Ctrl+C to stop.`);
+  const { devAuthBanner } = await import("../auth/index.ts");
   const banner = devAuthBanner(bundle.config, project.env, "dev");
   if (banner) log.info(banner);
 
