@@ -6,6 +6,7 @@
 import { pathToFileURL } from "node:url";
 import { resolve } from "node:path";
 import { userError } from "../errors.ts";
+import { limitsFromEnv, type ServerLimits } from "../server/limits.ts";
 import type { Env } from "../hooks.ts";
 import type { PluginDriver } from "../plugin-driver.ts";
 import type { Bundle } from "../bundle/types.ts";
@@ -79,20 +80,6 @@ export function runTimeoutSeconds(env: Env): number {
   return n;
 }
 
-/** `AGENTCLI_MAX_BODY_MB`: the largest request body accepted, in MiB (default 25). */
-export function maxBodyBytes(env: Env): number | undefined {
-  const raw = env.AGENTCLI_MAX_BODY_MB?.trim();
-  if (!raw) return undefined;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n <= 0) {
-    throw userError("ARGS_INVALID", {
-      message: `Cannot start the server: AGENTCLI_MAX_BODY_MB="${raw}" is not a positive number of MiB`,
-      hint: "Set it to the largest request body to accept, in MiB (default 25).",
-    });
-  }
-  return Math.floor(n * 1024 * 1024);
-}
-
 /**
  * `dev` listens before anything else loads: `GET /ok` answers at once, and every other request
  * waits until the project is validated and storage, the Agent API and the UI are up (or gets
@@ -123,11 +110,11 @@ export async function listenFirst(opts: { port: number; host: string }): Promise
 
 export async function hostBundle(opts: HostOptions): Promise<Host> {
   const runTimeout = runTimeoutSeconds(opts.env);
-  const maxBody = maxBodyBytes(opts.env);
+  const limits = limitsFromEnv(opts.env);
   // Once handed over, the early listener is the host's: closed here if the server fails to start.
   const early = opts.early ?? null;
   try {
-    return await start(opts, runTimeout, maxBody, early);
+    return await start(opts, runTimeout, limits, early);
   } catch (err) {
     early?.serve(null);
     await early?.listening.close();
@@ -155,7 +142,7 @@ async function loadInSteps(): Promise<void> {
   await import("../server/protocols/routes.ts"), await turn();
 }
 
-async function start(opts: HostOptions, runTimeout: number, maxBody: number | undefined, early: EarlyListener | null): Promise<Host> {
+async function start(opts: HostOptions, runTimeout: number, limits: Partial<ServerLimits>, early: EarlyListener | null): Promise<Host> {
   const { sandboxIdleSeconds } = await import("../sandbox/manager.ts");
   sandboxIdleSeconds(opts.env);
   const runtime = opts.sandboxRuntime ? await (await import("../sandbox/runtime.ts")).selectSandboxRuntime(opts.driver, opts.sandboxRuntime, opts.env) : null;
@@ -244,7 +231,7 @@ async function start(opts: HostOptions, runTimeout: number, maxBody: number | un
       log: opts.log,
       redisUrl: opts.env.REDIS_URL,
       runTimeoutSeconds: runTimeout,
-      maxBodyBytes: maxBody,
+      limits,
       info: { agent: opts.bundle.config.agent.name, mode: opts.mode },
       onThreadDeleted: (threadId) => sandboxes.deleteThread(threadId),
     });

@@ -21,6 +21,7 @@ import { RunBroker, type RemoteBus } from "./broker.ts";
 import type { ServerDeps } from "./deps.ts";
 import { type GraphLoaders, GraphRegistry } from "./graphs.ts";
 import { errorHandler } from "./http-errors.ts";
+import { DEFAULT_LIMITS, overLimit, type ServerLimits } from "./limits.ts";
 import { consoleLog, type ServerLog } from "./log.ts";
 import { openApiDocument } from "./openapi.ts";
 import { runRoutes } from "./runs.ts";
@@ -52,8 +53,10 @@ export interface AgentServerOptions {
   workers?: number;
   /** A run executing longer than this ends with status `timeout` (default: no limit). */
   runTimeoutSeconds?: number;
-  /** Request bodies larger than this are refused with a 413 (default {@link DEFAULT_MAX_BODY_BYTES}). */
+  /** Request bodies larger than this are refused with a 413 (default {@link DEFAULT_MAX_BODY_BYTES}; overrides `limits.maxBodyBytes`). */
   maxBodyBytes?: number;
+  /** Input bounds and per-user run quotas (defaults: {@link DEFAULT_LIMITS}). */
+  limits?: Partial<ServerLimits>;
   log?: ServerLog;
   /** A Redis connection string: cross-replica wake-ups, streaming and cancellation. */
   redisUrl?: string;
@@ -80,7 +83,7 @@ export interface AgentServer {
 }
 
 /** Default limit of a request body: 25 MiB. */
-export const DEFAULT_MAX_BODY_BYTES = 25 * 1024 * 1024;
+export const DEFAULT_MAX_BODY_BYTES = DEFAULT_LIMITS.maxBodyBytes;
 
 /** The stable id of a default assistant. */
 export function defaultAssistantId(name: string): string {
@@ -101,8 +104,18 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
   }
   const broker = new RunBroker({ log: storage.events, remote, exclusive: storage.sql.kind === "pglite" });
   const graphs = new GraphRegistry(opts.graphs, { checkpointer: storage.checkpointer, store: storage.store });
-  const workers = new WorkerPool({ storage, broker, graphs, log, concurrency: opts.workers ?? 8, exclusive: storage.sql.kind === "pglite", runTimeoutMs: (opts.runTimeoutSeconds ?? 0) * 1000 });
-  const deps: ServerDeps = { storage, broker, graphs, workers, log, onThreadDeleted: opts.onThreadDeleted };
+  const limits: ServerLimits = { ...DEFAULT_LIMITS, ...opts.limits, ...(opts.maxBodyBytes ? { maxBodyBytes: opts.maxBodyBytes } : {}) };
+  const workers = new WorkerPool({
+    storage,
+    broker,
+    graphs,
+    log,
+    concurrency: opts.workers ?? 8,
+    exclusive: storage.sql.kind === "pglite",
+    runTimeoutMs: (opts.runTimeoutSeconds ?? 0) * 1000,
+    maxRunningPerOwner: limits.maxRunningPerOwner,
+  });
+  const deps: ServerDeps = { storage, broker, graphs, workers, log, limits, onThreadDeleted: opts.onThreadDeleted };
 
   const ensureAssistants = async (ids: string[], defaults: Record<string, DefaultAssistant> = {}) => {
     const taken = new Set(ids.filter((g) => defaults[g]).map((g) => defaults[g]!.name));
@@ -127,10 +140,11 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
   const app = new Hono<AppEnv>();
   app.onError(errorHandler(log));
   app.notFound((c) => c.json({ detail: `Not found: ${c.req.method} ${new URL(c.req.url).pathname}` }, 404));
-  const maxBody = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   app.use(bodyLimit({
-    maxSize: maxBody,
-    onError: (c) => c.json({ detail: `Request body too large: the limit is ${(maxBody / 1024 / 1024).toFixed(0)} MiB`, hint: "Send less (large files belong in a sandbox or store), or raise AGENTCLI_MAX_BODY_MB." }, 413),
+    maxSize: limits.maxBodyBytes,
+    onError: () => {
+      throw overLimit("maxBodyBytes", limits, "the request body is larger than allowed (large files belong in a sandbox or the store)");
+    },
   }));
   // Ids and query values with text storage cannot hold (NUL, unpaired surrogates): a 422, not a database error.
   app.use(async (c, next) => {

@@ -7,6 +7,7 @@ import type { Assistant } from "../storage/records.ts";
 import type { RunBroker } from "./broker.ts";
 import type { GraphRegistry } from "./graphs.ts";
 import { notFound } from "./http-errors.ts";
+import type { ServerLimits } from "./limits.ts";
 import type { ServerLog } from "./log.ts";
 import type { WorkerPool } from "./worker.ts";
 
@@ -18,6 +19,7 @@ export interface ServerDeps {
   log: ServerLog;
   /** Cleans up what lives outside the database for a deleted thread (its sandbox). */
   onThreadDeleted?: (threadId: string) => Promise<void>;
+  limits: ServerLimits;
 }
 
 /**

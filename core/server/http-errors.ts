@@ -64,12 +64,16 @@ export async function jsonBody(c: Context): Promise<unknown> {
   return value;
 }
 
+/** Seconds a client over a quota is told to wait (`Retry-After` of every 429). */
+export const RETRY_AFTER_SECONDS = 10;
+
 /** The Hono error handler. */
 export function errorHandler(log: ServerLog) {
   return (err: Error, c: Context): Response => {
     if (err instanceof AgentcliError) {
       const challenge = authChallenge(err);
       if (challenge) c.header("WWW-Authenticate", challenge);
+      if (err.status === 429) c.header("Retry-After", String(RETRY_AFTER_SECONDS));
       return c.json({ detail: err.message, ...(err.hint ? { hint: err.hint } : {}), code: err.code }, err.status as 400);
     }
     const status = (err as { status?: number }).status;

@@ -10,6 +10,7 @@ import { type ServerDeps, resolveAssistant } from "./deps.ts";
 import type { RunKwargs } from "./executor.ts";
 import { conflict, idTaken, notFound, unprocessable } from "./http-errors.ts";
 import type { RunCreateBody } from "./schemas.ts";
+import { checkMessages, tooManyRuns } from "./limits.ts";
 import { ownedMetadata, scopedConfig } from "./scope.ts";
 
 /** Creates a run on `threadId` (or on a new temporary thread when null). */
@@ -18,7 +19,13 @@ export async function createRun(deps: ServerDeps, user: AuthUser | null, b: RunC
   const assistant = await resolveAssistant(deps, b.assistant_id, { owner: user?.identity ?? null });
   const stateless = threadId === null;
   const tid = threadId ?? crypto.randomUUID();
+  checkMessages(b.input, "input", deps.limits);
+  checkMessages(b.command?.update, "command.update", deps.limits);
   await checkRunTargets(deps, assistant.graph_id, b, threadId, user);
+  if (user && deps.limits.maxQueuedPerOwner > 0) {
+    const queued = await storage.runs.pendingOf(user.identity);
+    if (queued >= deps.limits.maxQueuedPerOwner) throw tooManyRuns(deps.limits, queued);
+  }
   const kwargs: RunKwargs = {
     input: b.input ?? null,
     command: b.command ?? null,
@@ -55,6 +62,7 @@ export async function createRun(deps: ServerDeps, user: AuthUser | null, b: RunC
         owner: user?.identity ?? null,
         claim,
         threadPatch: { graph_id: assistant.graph_id, assistant_id: assistant.assistant_id },
+        maxRunningPerOwner: deps.limits.maxRunningPerOwner,
       });
     } catch (err) {
       if (claim) deps.workers.release();

@@ -10,6 +10,7 @@ import type { ServerDeps } from "./deps.ts";
 import { conflict, idTaken, jsonBody, notFound, parseBody, unprocessable } from "./http-errors.ts";
 import * as s from "./schemas.ts";
 import { type AppEnv, ownedMetadata, patchMetadata, scopeOf, userOf } from "./scope.ts";
+import { checkMessages, describeLimit } from "./limits.ts";
 import { interruptsByTask, stateToWire } from "./state.ts";
 import { toWire } from "./serialize.ts";
 import type { CompiledGraph } from "./graphs.ts";
@@ -51,6 +52,7 @@ export function threadRoutes(deps: ServerDeps): Hono<AppEnv> {
 
   app.post("/", async (c) => {
     const b = parseBody(s.threadCreate, await jsonBody(c));
+    b.supersteps?.forEach((step, i) => step.updates.forEach((u, j) => checkMessages(u.values, `supersteps[${i}].updates[${j}].values`, deps.limits)));
     const id = b.thread_id ?? crypto.randomUUID();
     const metadata = ownedMetadata(userOf(c), b.metadata);
     if (metadata.graph_id === undefined || metadata.graph_id === null) delete metadata.graph_id;
@@ -142,6 +144,7 @@ export function threadRoutes(deps: ServerDeps): Hono<AppEnv> {
 
   app.post("/:thread_id/state", async (c) => {
     const b = parseBody(s.stateUpdate, await jsonBody(c));
+    checkMessages(b.values, "values", deps.limits);
     const t = await getThread(deps, c);
     const graph = await threadGraph(deps, t);
     if (!graph) throw conflict(`Cannot update the state of thread "${t.thread_id}": it has no graph yet`, "Run the thread once, or create it with a graph_id in its metadata.");
@@ -182,8 +185,21 @@ export function threadRoutes(deps: ServerDeps): Hono<AppEnv> {
     const before = typeof b.before === "string"
       ? { configurable: { checkpoint_id: b.before } }
       : b.before && "configurable" in b.before ? b.before : b.before ? { configurable: b.before } : undefined;
+    // Bounded by bytes as well as by `limit`: past maxHistoryBytes the answer stops (always
+    // with at least one state) and says where to continue (`before` the last one returned).
     const out: unknown[] = [];
-    for await (const st of graph.getStateHistory({ configurable }, { limit: b.limit, before, filter: b.metadata })) out.push(stateToWire(st));
+    let bytes = 0;
+    for await (const st of graph.getStateHistory({ configurable }, { limit: b.limit, before, filter: b.metadata })) {
+      const wire = stateToWire(st);
+      bytes += JSON.stringify(wire).length;
+      if (out.length > 0 && bytes > deps.limits.maxHistoryBytes) {
+        const last = out.at(-1) as { checkpoint?: { checkpoint_id?: string } };
+        if (last.checkpoint?.checkpoint_id) c.header("X-Pagination-Next", last.checkpoint.checkpoint_id);
+        c.header("X-Pagination-Truncated", `the answer reached ${describeLimit("maxHistoryBytes", deps.limits.maxHistoryBytes)} (AGENTCLI_MAX_HISTORY_MB); ask again with before = X-Pagination-Next`);
+        break;
+      }
+      out.push(wire);
+    }
     return out;
   };
   app.post("/:thread_id/history", async (c) => c.json(await history(c, await jsonBody(c))));

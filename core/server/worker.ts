@@ -16,6 +16,8 @@ const MAX_TIMER_MS = 2_147_483_647;
 export interface WorkerPoolOptions extends ExecutorDeps {
   /** Runs executed at once by this process. */
   concurrency: number;
+  /** Most runs of one owner executing at once across the deployment (0: no limit but `concurrency`). */
+  maxRunningPerOwner?: number;
   /** True when this process is the only one on its database (embedded engine). */
   exclusive: boolean;
 }
@@ -123,7 +125,7 @@ export class WorkerPool {
       this.#deps.broker.wake({ broadcast: true });
       return;
     }
-    void this.#deps.storage.runs.claim(run.run_id).then((claimed) => {
+    void this.#deps.storage.runs.claim(run.run_id, this.#claimOpts()).then((claimed) => {
       if (claimed && !this.#stopped) this.#execute(claimed);
       else this.#deps.broker.wake({ broadcast: true }); // the thread is busy, or full here: queued
     }, (err) => {
@@ -132,7 +134,21 @@ export class WorkerPool {
     });
   }
 
+  /** Owners whose runs this pool started, most recent first: the claim serves the others first. */
+  readonly #served: string[] = [];
+
+  #claimOpts(): { maxRunningPerOwner?: number; recentOwners: string[] } {
+    return { maxRunningPerOwner: this.#deps.maxRunningPerOwner, recentOwners: this.#served };
+  }
+
   #execute(run: Run): void {
+    const owner = run.metadata?.owner;
+    if (typeof owner === "string") {
+      const i = this.#served.indexOf(owner);
+      if (i >= 0) this.#served.splice(i, 1);
+      this.#served.unshift(owner);
+      if (this.#served.length > 256) this.#served.pop();
+    }
     const p = executeRun(this.#deps, run).finally(() => {
       this.#active.delete(run.run_id);
       if (this.#maybePending) this.wake();
@@ -157,7 +173,7 @@ export class WorkerPool {
       do {
         this.#again = false;
         while (!this.#stopped && this.#maybePending && this.#active.size + this.#reserved < this.#deps.concurrency) {
-          const run = await this.#deps.storage.runs.claim();
+          const run = await this.#deps.storage.runs.claim(undefined, this.#claimOpts());
           if (!run) {
             this.#maybePending = false;
             break;

@@ -76,13 +76,14 @@ export class RunStore {
    */
   async createOnThread(
     r: RunInput,
-    opts: { owner: string | null; claim: boolean; threadPatch: Json },
+    opts: { owner: string | null; claim: boolean; threadPatch: Json; maxRunningPerOwner?: number },
   ): Promise<{ thread: { metadata: Json; busy: boolean } | null; run: Run | null }> {
     const params = [
       r.run_id, r.thread_id, r.assistant_id, JSON.stringify(r.metadata), JSON.stringify(r.kwargs), r.multitask_strategy, r.after_seconds ?? 0,
-      opts.claim, opts.owner, LEASE_SECONDS, JSON.stringify(opts.threadPatch),
+      opts.claim, opts.owner, LEASE_SECONDS, JSON.stringify(opts.threadPatch), opts.maxRunningPerOwner ?? 0,
     ];
-    const now = "($8::boolean AND NOT ok.busy AND $7::float8 <= 0)";
+    const underCap = "($12::int = 0 OR $9::text IS NULL OR (SELECT count(*) FROM runs o WHERE o.status = 'running' AND o.metadata->>'owner' = $9::text) < $12::int)";
+    const now = `($8::boolean AND NOT ok.busy AND $7::float8 <= 0 AND ${underCap})`;
     // Concurrent creations on one thread queue on the row lock; a statement that waited still
     // sees the runs as of its start, so it may try to start a second running run, which the
     // unique index refuses. Then it runs again, now seeing the other run (busy).
@@ -122,6 +123,12 @@ export class RunStore {
     return { thread: { metadata: row.thread_metadata ?? {}, busy: Boolean(row.thread_busy) }, run: row.run_id ? toRun(row) : null };
   }
 
+  /** How many runs of an owner are waiting (pending). */
+  async pendingOf(owner: string): Promise<number> {
+    const { rows } = await this.#sql.query<{ n: string }>("SELECT count(*) AS n FROM runs WHERE status = 'pending' AND metadata->>'owner' = $1", [owner]);
+    return Number(rows[0]?.n ?? 0);
+  }
+
   /** Pending and running runs of a thread, oldest first. */
   async inflight(threadId: string, tx: SqlExecutor = this.#sql): Promise<Run[]> {
     const { rows } = await tx.query<RunRow>(
@@ -158,12 +165,18 @@ export class RunStore {
   }
 
   /**
-   * Claims the next runnable pending run (or exactly `runId` when given and runnable):
-   * the oldest pending run of a thread that has no running run. Null when none.
+   * Claims the next runnable pending run (or exactly `runId` when given and runnable): the
+   * first pending run of a thread that has no running run, taken fairly between owners: the
+   * owner with the fewest runs executing first, then the owner served longest ago (by
+   * `recentOwners`, most recent first; owners not in it before all), then the oldest run;
+   * owners at `maxRunningPerOwner` wait. Null when none.
    */
-  async claim(runId?: string): Promise<ClaimedRun | null> {
+  async claim(runId?: string, opts: { maxRunningPerOwner?: number; recentOwners?: string[] } = {}): Promise<ClaimedRun | null> {
     const params: unknown[] = [LEASE_SECONDS];
+    const recent = `array_position($${params.push(opts.recentOwners ?? [])}::text[], r.metadata->>'owner') DESC NULLS FIRST`;
     const only = runId ? ` AND r.run_id = $${params.push(runId)}` : "";
+    const running = "(SELECT count(*) FROM runs o WHERE o.status = 'running' AND o.metadata->>'owner' IS NOT DISTINCT FROM r.metadata->>'owner')";
+    const cap = opts.maxRunningPerOwner ? ` AND (r.metadata->>'owner' IS NULL OR ${running} < $${params.push(opts.maxRunningPerOwner)})` : "";
     try {
       // The claim also logs the run's first stream event (`metadata`), in the same statement.
       const { rows } = await this.#sql.query<RunRow & { assistant: ClaimedRun["assistant"] }>(
@@ -173,8 +186,8 @@ export class RunStore {
              SELECT r.run_id FROM runs r WHERE r.status = 'pending'${only}
                AND (r.not_before IS NULL OR r.not_before <= now())
                AND NOT EXISTS (SELECT 1 FROM runs x WHERE x.thread_id = r.thread_id AND x.status = 'running')
-               AND NOT EXISTS (SELECT 1 FROM runs y WHERE y.thread_id = r.thread_id AND y.status = 'pending' AND y.seq < r.seq)
-             ORDER BY r.seq LIMIT 1 FOR UPDATE SKIP LOCKED
+               AND NOT EXISTS (SELECT 1 FROM runs y WHERE y.thread_id = r.thread_id AND y.status = 'pending' AND y.seq < r.seq)${cap}
+             ORDER BY ${running}, ${recent}, r.seq LIMIT 1 FOR UPDATE SKIP LOCKED
            ) AND status = 'pending' RETURNING *
          ), ev AS (
            INSERT INTO run_events (run_id, seq, event, data)

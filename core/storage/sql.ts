@@ -8,6 +8,7 @@
  * await migrate(sql, "server", [{ version: 1, name: "init", up: "CREATE TABLE t (id text)" }]);
  * const { rows } = await sql.query<{ id: string }>("SELECT id FROM t WHERE id = $1", ["a"]);
  */
+import { Buffer } from "node:buffer";
 import { embeddedAsset } from "../runtime.ts";
 import type { TemplateSpec } from "./template.ts";
 
@@ -112,6 +113,24 @@ async function openEmbeddedUnlocked(dataDir: string | undefined, template: Templ
   return sql;
 }
 
+/**
+ * PGlite executes in this thread and its queries settle as microtasks, so a chain of them
+ * (a run's claim, checkpoints, events, end) never lets the event loop read a socket: other
+ * requests, `/ok` included, wait for the whole chain. Every statement after 10 ms of such
+ * work first yields one turn of the event loop.
+ */
+let lastYield = 0;
+const turn: (resume: () => void) => void = (globalThis as { setImmediate?: (f: () => void) => void }).setImmediate ?? ((f) => setTimeout(f, 0));
+async function yieldNow(): Promise<void> {
+  const now = performance.now();
+  if (now - lastYield < 10) return;
+  await new Promise<void>((resolve) => turn(resolve));
+  lastYield = performance.now();
+}
+
+/** The PostgreSQL type oid of bytea. */
+const BYTEA_OID = 17;
+
 async function openPglite(dataDir: string | undefined, load: Uint8Array | undefined, initdb: boolean): Promise<SqlDriver> {
   const { PGlite } = await import("@electric-sql/pglite");
   const wasm = embeddedAsset("pglite.wasm");
@@ -134,6 +153,10 @@ async function openPglite(dataDir: string | undefined, load: Uint8Array | undefi
   // A small buffer pool: the default (128 MB) is most of the process's memory, and an
   // agent server's working set is far smaller.
   options.startParams = [...PGlite.defaultStartParams, "-c", "shared_buffers=16MB"];
+  // bytea (checkpoints) in and out through Buffer's native hex codec: PGlite's own builds a
+  // string per byte, which for a 10 MB state is seconds of blocked event loop and garbage.
+  options.serializers = { [BYTEA_OID]: (v: unknown) => `\\x${Buffer.from(v as Uint8Array).toString("hex")}` };
+  options.parsers = { [BYTEA_OID]: (v: string) => new Uint8Array(Buffer.from(v.slice(2), "hex")) };
   const db = await PGlite.create(options);
   let closed = false;
   return {
@@ -143,6 +166,7 @@ async function openPglite(dataDir: string | undefined, load: Uint8Array | undefi
       return new Uint8Array(await (await db.dumpDataDir("none")).arrayBuffer());
     },
     query: async <T>(text: string, params?: unknown[]) => {
+      await yieldNow();
       const r = await db.query<T>(text, params);
       return { rows: r.rows, rowCount: Math.max(r.rows.length, r.affectedRows ?? 0) };
     },
@@ -150,6 +174,7 @@ async function openPglite(dataDir: string | undefined, load: Uint8Array | undefi
       db.transaction(async (tx) =>
         fn({
           query: async <R>(text: string, params?: unknown[]) => {
+            await yieldNow();
             const r = await tx.query<R>(text, params);
             return { rows: r.rows, rowCount: Math.max(r.rows.length, r.affectedRows ?? 0) };
           },
