@@ -58,7 +58,7 @@ ${rel ? `  cd ${shellQuote(rel)}\n` : ""}  1. Put a model key in .env (e.g. OPEN
 }
 
 function agentName(folder: string): string {
-  return folder.replace(/[^A-Za-z0-9 _.-]/g, "-").replace(/^[^A-Za-z0-9]+/, "").slice(0, 100);
+  return folder.replace(/[^A-Za-z0-9 _.-]/g, "-").replace(/^[^A-Za-z0-9]+/, "").slice(0, 100).replace(/[^A-Za-z0-9]+$/, "");
 }
 
 /** Quotes a path for a POSIX shell when it needs it: `My Agent!` -> `'My Agent!'`. */

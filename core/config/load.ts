@@ -18,12 +18,12 @@ import { parseDotenv } from "./dotenv.ts";
 import { loadSkills } from "./skills.ts";
 import { parseMcpJson } from "./mcp.ts";
 import { parseApprovals } from "./approvals.ts";
-import { ProjectFiles } from "./project-files.ts";
+import { DEFAULT_BUNDLE_MAX_MB, ProjectFiles } from "./project-files.ts";
 import { PLATFORM_DEFAULT_PROVIDER } from "../auth/authenticator.ts";
 import { locateTomlKey, tomlSyntaxMessage } from "./toml-locate.ts";
 import { defaultChainVariables, defaultModel, describeMissing, missingForModel, missingForProvider, type MissingEnv } from "./credentials.ts";
 import {
-  agentTomlSchema, ALLOWED_SECTIONS, DEFAULT_FRONTEND_PROMPTS, DEFAULT_FRONTEND_SUBTITLE, DEFAULT_SANDBOX_TEMPLATE, subagentTomlSchema,
+  agentTomlSchema, ALLOWED_SECTIONS, MODEL_RE, DEFAULT_FRONTEND_PROMPTS, DEFAULT_FRONTEND_SUBTITLE, DEFAULT_SANDBOX_TEMPLATE, subagentTomlSchema,
   type AgentConfig, type McpServerConfig, type SubagentConfig,
 } from "./schema.ts";
 
@@ -59,7 +59,7 @@ export async function loadProject(configPath: string, opts: LoadOptions): Promis
   const given = resolve(cwd, configPath);
   const absConfig = isDirectory(given) ? join(given, "agent.toml") : given;
   const root = dirname(absConfig);
-  const files = new ProjectFiles(root, resolve(cwd));
+  const files = new ProjectFiles(root, resolve(cwd), { maxBytes: bundleMaxBytes(opts.env) });
   const configName = absConfig.slice(root.length + 1);
   if (!existsSync(absConfig)) {
     throw userError("CONFIG_NOT_FOUND", {
@@ -68,6 +68,9 @@ export async function loadProject(configPath: string, opts: LoadOptions): Promis
     });
   }
   const tomlText = files.readText(configName);
+  if (tomlText === null && files.problems.length) {
+    throw userError("CONFIG_INVALID", { message: `Cannot load project "${files.display(configName)}": 1 problem`, diagnostics: files.problems, hint: "Fix the problem above and run the command again; nothing was written." });
+  }
   if (tomlText === null) {
     throw userError("CONFIG_NOT_FOUND", { message: `Cannot load project: "${files.display(configName)}" is not a readable file`, hint: "Pass --config an agent.toml, or the project directory that holds one." });
   }
@@ -83,11 +86,12 @@ export async function loadProject(configPath: string, opts: LoadOptions): Promis
 
   const bundleFiles = new Map<string, Uint8Array>();
   const take = (path: string) => {
-    const bytes = files.readBytes(path);
+    const bytes = files.readForBundle(path);
     if (bytes) bundleFiles.set(path, bytes);
   };
 
-  bundleFiles.set("agent.toml", files.readBytes(configName)!);
+  const tomlBytes = files.readForBundle(configName);
+  if (tomlBytes) bundleFiles.set("agent.toml", tomlBytes);
   const toml = parseTomlFile(tomlText, files.display(configName), agentTomlSchema, report);
 
   if (!files.exists("AGENTS.md")) report({ file: files.display("AGENTS.md"), message: "is missing: the agent's instructions are required", hint: "Create AGENTS.md beside agent.toml with the system prompt." });
@@ -100,7 +104,7 @@ export async function loadProject(configPath: string, opts: LoadOptions): Promis
   const tomlFile = files.display(configName);
 
   const checkModel = (model: string | undefined, file: string, text: string) => {
-    if (!model || !model.includes(":")) return;
+    if (!model || !MODEL_RE.test(model)) return; // the schema reports the format
     const prefix = model.slice(0, model.indexOf(":"));
     if (!modelPrefixes.includes(prefix)) report({ file, line: locateTomlKey(text, ["agent", "model"]), message: `[agent].model "${model}" uses unknown provider "${prefix}"`, hint: `Known providers: ${modelPrefixes.join(", ")}; or load a model plugin with --plugin.` });
   };
@@ -136,8 +140,9 @@ export async function loadProject(configPath: string, opts: LoadOptions): Promis
     prompts: t?.frontend?.prompts ?? DEFAULT_FRONTEND_PROMPTS,
   };
 
-  const mcp = files.exists("mcp.json") ? parseMcpJson(files.readText("mcp.json")!, files.display("mcp.json"), env, report) : {};
-  if (files.exists("mcp.json")) take("mcp.json");
+  const mcpText = files.readText("mcp.json");
+  const mcp = mcpText === null ? {} : parseMcpJson(mcpText, files.display("mcp.json"), env, report);
+  if (mcpText !== null) take("mcp.json");
 
   const skills = loadSkills(files, "skills", report);
   for (const s of skills) files.walk(s.path).forEach(take);
@@ -145,11 +150,15 @@ export async function loadProject(configPath: string, opts: LoadOptions): Promis
 
   const userEnabled = files.isDirectory("user");
   if (userEnabled) files.walk("user").forEach(take);
+  if (files.kind("user") === "file") report({ file: files.display("user"), message: "must be a directory", hint: "Make user/ a folder (optionally with user/AGENTS.md as the template of each user's memory)." });
+  if (files.kind("user/AGENTS.md") === "directory") report({ file: files.display("user/AGENTS.md"), message: "is a directory; a file is expected here", hint: "Make user/AGENTS.md a file: the template of each user's memory." });
+  if (files.kind("subagents") === "file") report({ file: files.display("subagents"), message: "must be a directory", hint: "Put each subagent in its own folder: subagents/<name>/agent.toml and AGENTS.md." });
 
-  const approvals = files.exists("approvals.toml")
-    ? parseApprovals(files.readText("approvals.toml")!, files.display("approvals.toml"), { mcpServers: Object.keys(mcp), sandbox: sandbox.provider !== "none" }, report)
-    : [];
-  if (files.exists("approvals.toml")) take("approvals.toml");
+  const approvalsText = files.readText("approvals.toml");
+  const approvals = approvalsText === null
+    ? []
+    : parseApprovals(approvalsText, files.display("approvals.toml"), { mcpServers: Object.keys(mcp), sandbox: sandbox.provider !== "none" }, report);
+  if (approvalsText !== null) take("approvals.toml");
 
   const subagents = loadSubagents(files, { report, env, mcpServers: Object.keys(mcp), sandbox: sandbox.provider !== "none", checkModel, take });
 
@@ -178,6 +187,7 @@ export async function loadProject(configPath: string, opts: LoadOptions): Promis
     if (opts.requireEnv) problems.push(d);
   }
 
+  problems.push(...files.problems);
   if (problems.length) {
     throw userError("CONFIG_INVALID", {
       message: `Cannot load project "${files.display(configName)}": ${problems.length} problem${problems.length > 1 ? "s" : ""}`,
@@ -206,6 +216,17 @@ export async function loadProject(configPath: string, opts: LoadOptions): Promis
   return { root, configPath: absConfig, config, files: bundleFiles, secrets: secretValues, env, warnings, missingEnv };
 }
 
+/** `AGENTCLI_BUNDLE_MAX_MB`: the most the project's files may add up to in a bundle (default 100 MiB). */
+export function bundleMaxBytes(env: Env): number {
+  const raw = env.AGENTCLI_BUNDLE_MAX_MB?.trim();
+  if (!raw) return DEFAULT_BUNDLE_MAX_MB * 1024 * 1024;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n <= 0 || n > 1024 * 1024) {
+    throw userError("ARGS_INVALID", { message: `Cannot load project: AGENTCLI_BUNDLE_MAX_MB="${raw}" is not a positive number of MiB`, hint: `Set it to the MiB a bundle's files may add up to, or unset it for the default (${DEFAULT_BUNDLE_MAX_MB}).` });
+  }
+  return Math.floor(n * 1024 * 1024);
+}
+
 function isDirectory(path: string): boolean {
   try {
     return statSync(path).isDirectory();
@@ -230,11 +251,12 @@ function parseTomlFile<S extends z.ZodType>(text: string, file: string, schema: 
     if (issue.code === "unrecognized_keys") {
       for (const key of issue.keys) {
         if (path.length === 0) {
+          const meant = (ALLOWED_SECTIONS as readonly string[]).find((s) => s === key.toLowerCase() && s !== key);
           report({
             file,
             line: locateTomlKey(text, [key]),
             message: `unknown section [${key}]`,
-            hint: kind === "subagent"
+            hint: meant ? `Section names are lower-case: write [${meant}].` : kind === "subagent"
               ? `A subagent's agent.toml allows only [agent] (name, description, model)${(ALLOWED_SECTIONS as readonly string[]).includes(key) ? `; [${key}] is set in the main agent's agent.toml and applies to its subagents` : ""}. Remove [${key}].`
               : `Allowed sections: ${ALLOWED_SECTIONS.map((s) => `[${s}]`).join(", ")}.`,
           });
@@ -249,6 +271,9 @@ function parseTomlFile<S extends z.ZodType>(text: string, file: string, schema: 
     const line = locateTomlKey(text, path) ?? locateTomlKey(text, path.slice(0, 1));
     const value = valueAt(doc, path);
     const key = String(path.filter((p) => typeof p === "string").at(-1) ?? "");
+    // `[Agent]` is reported once, as an unknown section that means [agent].
+    const caseVariant = path.length === 1 && doc !== null && typeof doc === "object" && Object.keys(doc).some((k) => k !== path[0] && k.toLowerCase() === path[0]);
+    if (issue.code === "invalid_type" && value === undefined && caseVariant) continue;
     if (issue.code === "invalid_type" && value === undefined) {
       report({
         file,
@@ -328,9 +353,14 @@ function loadSubagents(
       continue;
     }
     const tomlPath = `${dir}/agent.toml`;
+    const hasToml = files.exists(tomlPath);
+    const hasPrompt = files.exists(`${dir}/AGENTS.md`);
+    if (!hasToml || !hasPrompt) {
+      const missing = [!hasToml && "agent.toml", !hasPrompt && "AGENTS.md (the subagent's system prompt)"].filter(Boolean).join(" and no ");
+      ctx.report({ file: files.display(dir), message: `has no ${missing}`, hint: `Add ${[!hasToml && `${tomlPath} with [agent] name and description`, !hasPrompt && `${dir}/AGENTS.md`].filter(Boolean).join(" and ")}.` });
+    }
+    if (files.kind(`${dir}/skills`) === "file") ctx.report({ file: files.display(`${dir}/skills`), message: "must be a directory", hint: `Put the subagent's skills in ${dir}/skills/<name>/SKILL.md.` });
     const text = files.readText(tomlPath);
-    if (text === null) ctx.report({ file: files.display(dir), message: "has no agent.toml", hint: `Add ${tomlPath} with [agent] name and description.` });
-    if (!files.exists(`${dir}/AGENTS.md`)) ctx.report({ file: files.display(dir), message: "has no AGENTS.md (the subagent's system prompt)", hint: `Add ${dir}/AGENTS.md.` });
     if (text === null) continue;
     const { data: parsed, raw } = parseTomlFile(text, files.display(tomlPath), subagentTomlSchema, ctx.report, "subagent");
     // Names are checked for uniqueness even when a file has other problems: every problem in one run.

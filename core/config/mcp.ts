@@ -27,6 +27,8 @@ export function parseMcpJson(text: string, file: string, env: Env, report: (d: D
     report({ file, line: 1, message: 'must be an object with "mcpServers"', hint: '{"mcpServers": {"<name>": {"transport": "http", "url": "https://..."}}}' });
     return {};
   }
+  const dup = duplicateKey(text);
+  if (dup) report({ file, line: dup.line, message: `key "${dup.key}" appears twice in one object`, hint: "Keep one of them (JSON keeps only the last, silently)." });
   const extra = Object.keys(doc).filter((k) => k !== "mcpServers");
   if (extra.length) report({ file, line: lineOfKey(text, extra[0]!), message: `unknown key${extra.length > 1 ? "s" : ""} ${extra.map((k) => `"${k}"`).join(", ")}`, hint: 'Only "mcpServers" is allowed at the top level.' });
   const servers: Record<string, McpServerConfig> = {};
@@ -39,6 +41,10 @@ export function parseMcpJson(text: string, file: string, env: Env, report: (d: D
     }
     if (!isObject(raw)) {
       at("must be an object", '{"transport": "http", "url": "https://..."}');
+      continue;
+    }
+    if (raw.transport !== undefined && raw.type !== undefined && raw.transport !== raw.type) {
+      at(`"transport" ("${String(raw.transport)}") and "type" ("${String(raw.type)}") disagree`, 'Keep one of them: "transport": "http" or "sse".');
       continue;
     }
     const transportRaw = raw.transport ?? raw.type ?? (raw.command !== undefined ? "stdio" : undefined);
@@ -62,7 +68,7 @@ export function parseMcpJson(text: string, file: string, env: Env, report: (d: D
       at('"headers" must be an object of strings', '"headers": {"Authorization": "Bearer ${TOKEN}"}');
       continue;
     }
-    if (raw.timeout !== undefined && (typeof raw.timeout !== "number" || raw.timeout <= 0)) {
+    if (raw.timeout !== undefined && (typeof raw.timeout !== "number" || !Number.isFinite(raw.timeout) || raw.timeout <= 0)) {
       at('"timeout" must be a positive number of seconds', '"timeout": 30');
       continue;
     }
@@ -110,6 +116,40 @@ export function expandEnv(value: string, env: Env, where: string): string {
     });
   }
   return out;
+}
+
+/**
+ * The first key written twice in one object of a JSON text (which `JSON.parse` would keep
+ * only the last of), with its line; the text is known to parse.
+ */
+function duplicateKey(text: string): { key: string; line: number } | null {
+  const stack: Array<Set<string> | null> = [];
+  let expectKey = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!;
+    if (ch === "{") {
+      stack.push(new Set());
+      expectKey = true;
+    } else if (ch === "[") {
+      stack.push(null);
+    } else if (ch === "}" || ch === "]") {
+      stack.pop();
+    } else if (ch === ",") {
+      expectKey = stack.at(-1) instanceof Set;
+    } else if (ch === '"') {
+      let j = i + 1;
+      while (j < text.length && text[j] !== '"') j += text[j] === "\\" ? 2 : 1;
+      if (expectKey) {
+        const key = JSON.parse(text.slice(i, j + 1)) as string;
+        const keys = stack.at(-1)!;
+        if (keys.has(key)) return { key, line: text.slice(0, i).split("\n").length };
+        keys.add(key);
+        expectKey = false;
+      }
+      i = j;
+    }
+  }
+  return null;
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

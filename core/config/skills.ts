@@ -19,11 +19,12 @@ export function loadSkills(files: ProjectFiles, dir: string, report: (d: Diagnos
       continue;
     }
     const skillFile = `${path}/SKILL.md`;
-    const text = files.readText(skillFile);
-    if (text === null) {
+    if (!files.exists(skillFile)) {
       report({ file: files.display(path), message: "has no SKILL.md", hint: `Add ${skillFile} with frontmatter "name" and "description".` });
       continue;
     }
+    const text = files.readText(skillFile);
+    if (text === null) continue;
     const fm = /^---\r?\n([\s\S]*?)\r?\n---\r?(\n|$)/.exec(text);
     if (!fm) {
       report({ file: files.display(skillFile), line: 1, message: "has no YAML frontmatter", hint: 'Start the file with:\n---\nname: <name>\ndescription: <when to use this skill>\n---' });
@@ -44,6 +45,10 @@ export function loadSkills(files: ProjectFiles, dir: string, report: (d: Diagnos
           ? 'Quote a value that contains ": ", e.g. description: "Review: drafts and notes".'
           : "Fix the YAML between the --- lines.",
       });
+      continue;
+    }
+    if (meta !== null && meta !== undefined && (typeof meta !== "object" || Array.isArray(meta))) {
+      report({ file: files.display(skillFile), line: 2, message: "frontmatter must be a mapping of keys (name, description), not a list or a single value", hint: `Write:\n---\nname: ${entry.name}\ndescription: <when to use this skill>\n---` });
       continue;
     }
     const m = (meta ?? {}) as Record<string, unknown>;

@@ -26,7 +26,7 @@ export interface AgentTemplate {
 
 /** The `[agent].name` of a deployment's agent: the deployment name within the config's limits. */
 export function agentNameFor(deploymentName: string): string {
-  return deploymentName.slice(0, 100).replace(/[^A-Za-z0-9._ -]+/g, "-").replace(/^[^A-Za-z0-9]+/, "") || "agent";
+  return deploymentName.slice(0, 100).replace(/[^A-Za-z0-9._ -]+/g, "-").replace(/^[^A-Za-z0-9]+/, "").replace(/[^A-Za-z0-9]+$/, "") || "agent";
 }
 
 /** `GET /v2/templates` item (extension). */

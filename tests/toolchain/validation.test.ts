@@ -4,8 +4,11 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { join } from "node:path";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { dirname, join } from "node:path";
 import { loadProject } from "../../core/config/load.ts";
+import { parseDotenv } from "../../core/config/dotenv.ts";
 import { loadPlugins } from "../../core/plugins.ts";
 import { AgentcliError } from "../../core/errors.ts";
 import { makeProject, removeProject } from "./_project.ts";
@@ -21,7 +24,15 @@ interface Case {
   hint: RegExp;
   env?: Record<string, string>;
   requireEnv?: boolean;
+  /** Things file contents cannot say: links, FIFOs, invalid UTF-8. */
+  setup?: (dir: string) => void;
 }
+
+const at = (dir: string, path: string) => {
+  mkdirSync(dirname(join(dir, path)), { recursive: true });
+  return join(dir, path);
+};
+const T = (extra: string) => ({ "agent.toml": `[agent]\nname = "x"\nmodel = "openai:gpt-5"\n${extra}` });
 
 const SUB = (name: string, description = "Does research.") => ({
   [`subagents/${name}/agent.toml`]: `[agent]\nname = "${name}"\ndescription = "${description}"\n`,
@@ -76,6 +87,43 @@ const cases: Case[] = [
   { name: "subagent model credential", files: { ...SUB("r"), "subagents/r/agent.toml": '[agent]\nname = "r"\ndescription = "d"\nmodel = "anthropic:claude-sonnet-4-5"\n' }, requireEnv: true, file: ".env", message: /ANTHROPIC_API_KEY.*anthropic:claude/, hint: /ANTHROPIC_API_KEY=/ },
   { name: "approvals unterminated string", files: { "approvals.toml": 'tools = ["execute]\n' }, file: "approvals.toml", line: 1, message: /missing its closing quote/, hint: /tools = / },
   { name: "approvals unknown tool", files: { "approvals.toml": 'tools = ["rm_rf"]\n' }, file: "approvals.toml", line: 1, message: /"rm_rf" is not a built-in tool/, hint: /write_file/ },
+  // Issue 16: malformed projects that used to be accepted or mangled, each one error naming file, line and fix.
+  { name: "agent name ending in a space", files: { "agent.toml": '[agent]\nname = "x "\nmodel = "openai:gpt-5"\n' }, file: "agent.toml", line: 2, message: /must start and end with a letter or digit/, hint: /name/ },
+  { name: "section name in the wrong case", files: { "agent.toml": '[Agent]\nname = "x"\n' }, file: "agent.toml", line: 1, message: /^unknown section \[Agent\]$/, hint: /lower-case: write \[agent\]/ },
+  { name: "empty [auth].provider", files: T('[auth]\nprovider = ""\n'), file: "agent.toml", line: 5, message: /\[auth\]\.provider must not be empty/, hint: /provider/ },
+  { name: "model with an upper-case provider", files: { "agent.toml": '[agent]\nname = "x"\nmodel = "OpenAI:gpt-5"\n' }, file: "agent.toml", line: 3, message: /provider:model/, hint: /model/ },
+  { name: "empty frontend prompt", files: T('[frontend]\nprompts = ["a", ""]\n'), file: "agent.toml", line: 5, message: /^\[frontend\]\.prompts\[1\] must not be empty$/, hint: /prompts/ },
+  { name: "empty sandbox image", files: T('[sandbox]\nimage = ""\n'), file: "agent.toml", line: 5, message: /image must not be empty/, hint: /image/ },
+  { name: "agent.toml that is not UTF-8", files: {}, setup: (d) => writeFileSync(join(d, "agent.toml"), Buffer.concat([Buffer.from('[agent]\nname = "x"\ndescription = "caf'), Buffer.from([0xe9]), Buffer.from('"\n')])), file: "agent.toml", line: 3, message: /not valid UTF-8/, hint: /UTF-8/ },
+  { name: "AGENTS.md is a directory", files: { "AGENTS.md": null, "AGENTS.md/x.md": "x" }, file: "AGENTS.md", message: /is a directory; a file is expected/, hint: /file/ },
+  { name: "AGENTS.md links outside the project", files: { "AGENTS.md": null }, setup: (d) => symlinkSync("/etc/passwd", join(d, "AGENTS.md")), file: "AGENTS.md", message: /^is a symbolic link to "\/etc\/passwd", outside the project$/, hint: /Copy the file into the project/ },
+  { name: "a skill file links to .env", files: {}, setup: (d) => symlinkSync("../../.env", at(d, "skills/review/notes.md")), file: "skills/review/notes.md", message: /symbolic link to "\.env", a dotfile/, hint: /deployment secrets/ },
+  { name: "a broken link in user/", files: { "user/AGENTS.md": "x" }, setup: (d) => symlinkSync("nowhere.md", at(d, "user/gone.md")), file: "user/gone.md", message: /broken symbolic link/, hint: /Remove the link/ },
+  { name: "a directory link loop in a skill", files: {}, setup: (d) => symlinkSync("..", at(d, "skills/review/again")), file: "skills/review/again/review", message: /already included \(a loop\)/, hint: /Remove the link/ },
+  { name: "a FIFO in user/ (never opened)", files: { "user/AGENTS.md": "x" }, setup: (d) => execFileSync("mkfifo", [at(d, "user/pipe")]), file: "user/pipe", message: /not a regular file/, hint: /Remove it/ },
+  { name: "project files over the bundle limit", files: { "user/big.txt": "x".repeat(4096) }, env: { AGENTCLI_BUNDLE_MAX_MB: "0.002" }, file: "user/big.txt", message: /over the bundle limit of 0 MiB/, hint: /AGENTCLI_BUNDLE_MAX_MB/ },
+  { name: "subagents/ is a file", files: { subagents: "x" }, file: "subagents", message: /must be a directory/, hint: /subagents\/<name>/ },
+  { name: "user/ is a file", files: { user: "x" }, file: "user", message: /must be a directory/, hint: /folder/ },
+  { name: "user/AGENTS.md is a directory", files: { "user/AGENTS.md/x": "x" }, file: "user/AGENTS.md", message: /is a directory/, hint: /file/ },
+  { name: "empty subagent folder", files: { "subagents/r/notes.txt": "x" }, file: "subagents/r", message: /^has no agent\.toml and no AGENTS\.md/, hint: /subagents\/r\/agent\.toml .* and subagents\/r\/AGENTS\.md/ },
+  { name: "subagent AGENTS.md is a directory", files: { ...SUB("r"), "subagents/r/AGENTS.md": null, "subagents/r/AGENTS.md/x": "x" }, file: "subagents/r/AGENTS.md", message: /is a directory/, hint: /file/ },
+  { name: "subagent skills/ is a file", files: { ...SUB("r"), "subagents/r/skills": "x" }, file: "subagents/r/skills", message: /must be a directory/, hint: /SKILL\.md/ },
+  { name: "subagent mcp.json is a directory", files: { ...SUB("r"), "subagents/r/mcp.json/x": "x" }, file: "subagents/r/mcp.json", message: /is a directory/, hint: /file/ },
+  { name: "mcp.json is a directory", files: { "mcp.json": null, "mcp.json/x": "x" }, file: "mcp.json", message: /is a directory/, hint: /file/ },
+  { name: "approvals.toml is a directory", files: { "approvals.toml/x": "x" }, file: "approvals.toml", message: /is a directory/, hint: /file/ },
+  { name: "mcp.json server named twice", files: { "mcp.json": '{"mcpServers": {\n  "a": {"transport": "http", "url": "https://x"},\n  "a": {"transport": "sse", "url": "https://y"}\n}}' }, file: "mcp.json", line: 3, message: /key "a" appears twice/, hint: /Keep one/ },
+  { name: "mcp.json transport and type disagree", files: { "mcp.json": '{"mcpServers": {"a": {"transport": "http", "type": "stdio", "url": "https://x"}}}' }, file: "mcp.json", line: 1, message: /"transport" \("http"\) and "type" \("stdio"\) disagree/, hint: /Keep one/ },
+  { name: "mcp.json infinite timeout", files: { "mcp.json": '{"mcpServers": {"a": {"transport": "http", "url": "https://x", "timeout": 1e400}}}' }, file: "mcp.json", line: 1, message: /"timeout" must be a positive number/, hint: /"timeout": 30/ },
+  { name: "mcp.json top level is an array", files: { "mcp.json": "[]" }, file: "mcp.json", line: 1, message: /must be an object with "mcpServers"/, hint: /mcpServers/ },
+  { name: "mcp.json server url not http", files: { "mcp.json": '{"mcpServers": {"a": {"transport": "sse", "url": "ws://x"}}}' }, file: "mcp.json", line: 1, message: /not an http\(s\) URL/, hint: /https:/ },
+  { name: ".env text after a closing quote", files: { ".env": 'OPENAI_API_KEY="k"junk\n' }, file: ".env", line: 1, message: /text after its closing "/, hint: /inside the quotes/ },
+  { name: ".env key set twice", files: { ".env": "OPENAI_API_KEY=k\nOPENAI_API_KEY=j\n" }, file: ".env", line: 2, message: /OPENAI_API_KEY is set twice \(first on line 1\)/, hint: /Keep one/ },
+  { name: ".env value with NUL", files: { ".env": "OPENAI_API_KEY=k\u0000x\n" }, file: ".env", line: 1, message: /NUL/, hint: /Remove it/ },
+  { name: ".env quote never closed", files: { ".env": 'OPENAI_API_KEY=k\nPEM="-----BEGIN\nabc\n' }, file: ".env", line: 2, message: /value of PEM has no closing "/, hint: /Close the quote/ },
+  { name: ".env that is not UTF-8", files: {}, setup: (d) => writeFileSync(join(d, ".env"), Buffer.from([0x4f, 0x3d, 0x31, 0x0a, 0x50, 0x3d, 0xff, 0x0a])), file: ".env", line: 2, message: /not valid UTF-8/, hint: /UTF-8/ },
+  { name: "SKILL.md frontmatter is a list", files: { "skills/review/SKILL.md": "---\n- a\n- b\n---\n" }, file: "skills/review/SKILL.md", line: 2, message: /must be a mapping/, hint: /name: review/ },
+  { name: "SKILL.md that is not UTF-8", files: {}, setup: (d) => writeFileSync(join(d, "skills/review/SKILL.md"), Buffer.concat([Buffer.from("---\nname: review\ndescription: r"), Buffer.from([0xc3, 0x28]), Buffer.from("\n---\n")])), file: "skills/review/SKILL.md", line: 3, message: /not valid UTF-8/, hint: /UTF-8/ },
+  { name: "SKILL.md is a directory", files: { "skills/review/SKILL.md": null, "skills/review/SKILL.md/x": "x" }, file: "skills/review/SKILL.md", message: /is a directory/, hint: /file/ },
   { name: "approvals unknown MCP server", files: { "approvals.toml": 'tools = ["docs/delete"]\n' }, file: "approvals.toml", line: 1, message: /MCP server "docs"/, hint: /mcp\.json/ },
 ];
 
@@ -83,6 +131,7 @@ for (const c of cases) {
   test(`rejects: ${c.name}`, async () => {
     const dir = makeProject(c.files);
     try {
+      c.setup?.(dir);
       await assert.rejects(
         loadProject(join(dir, "agent.toml"), { driver, env: c.env ?? {}, requireEnv: c.requireEnv ?? false, cwd: dir }),
         (err: unknown) => {
@@ -205,5 +254,40 @@ test("duplicate subagent names are reported even when one of the subagents has a
     } finally {
       removeProject(dir);
     }
+  }
+});
+
+test(".env parses as the dotenv package does: multi-line quoted values, backticks, comments, export, KEY: value", async () => {
+  const { default: dotenv } = await import("dotenv");
+  const samples = [
+    'PEM="-----BEGIN KEY-----\nabc\ndef\n-----END KEY-----"\nNEXT=1\n',
+    "SINGLE='one\ntwo'\n",
+    'TICK=`say "hi"\nand \'bye\'`\n',
+    'ESCAPED="a\\nb\\rc"\nLITERAL=\'a\\nb\'\n',
+    "export A=1 # comment\nB: two\nC=a#b\nD=\nE = spaced value  \n",
+    'Q="a\\"b" # comment\nDOT.KEY-1=x\r\nCRLF="x\r\ny"\r\n',
+  ];
+  for (const text of samples) {
+    const { values, problems } = parseDotenv(text, ".env");
+    assert.deepEqual(problems, [], JSON.stringify(text));
+    assert.deepEqual(values, { ...dotenv.parse(text) }, JSON.stringify(text));
+  }
+  const dir = makeProject({ ".env": 'OPENAI_API_KEY="sk-\nsecond-line"\n' });
+  try {
+    const p = await loadProject(join(dir, "agent.toml"), { driver, env: {}, requireEnv: true, cwd: dir });
+    assert.equal(p.secrets.OPENAI_API_KEY, "sk-\nsecond-line");
+  } finally {
+    removeProject(dir);
+  }
+});
+
+test("a symbolic link inside the project is followed: its target's bytes are bundled under the link's path", async () => {
+  const dir = makeProject({ "docs/guide.md": "# Shared guide\n" });
+  try {
+    symlinkSync("../../docs/guide.md", join(dir, "skills/review/guide.md"));
+    const p = await loadProject(join(dir, "agent.toml"), { driver, env: {}, requireEnv: false, cwd: dir });
+    assert.equal(new TextDecoder().decode(p.files.get("skills/review/guide.md")), "# Shared guide\n");
+  } finally {
+    removeProject(dir);
   }
 });
