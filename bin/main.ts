@@ -17,6 +17,11 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMod
   schema: { summary: "Print the JSON Schema of agent.toml", load: () => import("../core/cli/schema.ts") },
 };
 
+/** Exit status of a usage error (an unknown command or option, a value a flag cannot take); other user errors exit 1, bugs 70. */
+const EXIT_USAGE = 2;
+/** How long a command may take to stop after SIGTERM or SIGINT before the process exits anyway (`AGENTCLI_STOP_GRACE_SECONDS`). */
+const DEFAULT_GRACE_S = 30;
+
 const HELP = `agentcli ${VERSION}: scaffold, run and deploy AI agents
 
 Usage: agentcli <command> [options]
@@ -54,16 +59,28 @@ export async function main(argv: string[]): Promise<number> {
   }
   if (!name || name === "--help" || name === "-h" || name === "help") {
     process.stdout.write(HELP);
-    return name ? 0 : 1;
+    return name ? 0 : EXIT_USAGE;
   }
   const command = COMMANDS[name];
   if (!command) {
     process.stderr.write(`error: Cannot run "agentcli ${name}": unknown command\nhint: Commands are ${Object.keys(COMMANDS).map((c) => `"${c}"`).join(", ")}; see "agentcli --help".\n`);
-    return 1;
+    return EXIT_USAGE;
   }
   const envPlugins = (process.env.AGENTCLI_PLUGINS ?? "").split(":").filter(Boolean);
   const abort = new AbortController();
-  const onSignal = () => abort.abort();
+  const graceS = Number(process.env.AGENTCLI_STOP_GRACE_SECONDS ?? DEFAULT_GRACE_S);
+  const graceMs = (Number.isFinite(graceS) && graceS >= 0 ? graceS : DEFAULT_GRACE_S) * 1000;
+  // The first signal asks the command to stop (servers close, deploys cancel); a second one,
+  // or a command that has not ended after the grace period, ends the process.
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (abort.signal.aborted) process.exit(128 + (signal === "SIGINT" ? 2 : 15));
+    abort.abort();
+    setTimeout(() => {
+      process.stderr.write(`agentcli: still stopping ${graceMs / 1000} s after ${signal}; exiting\n`);
+      process.exit(128 + (signal === "SIGINT" ? 2 : 15));
+    }, graceMs).unref();
+    process.once(signal, onSignal);
+  };
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
   const stopWatchingParent = exitWithNpm(onSignal);
@@ -81,7 +98,7 @@ export async function main(argv: string[]): Promise<number> {
   } catch (err) {
     if (err instanceof AgentcliError) {
       process.stderr.write(`${formatUserError(err)}\n`);
-      return 1;
+      return err.code === "ARGS_INVALID" ? EXIT_USAGE : 1;
     }
     process.stderr.write(`agentcli ${VERSION} hit a bug; please report it with the trace below.\n${err instanceof Error ? err.stack : String(err)}\n`);
     return 70;

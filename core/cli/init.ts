@@ -1,6 +1,6 @@
 /** `agentcli init [name] [--force]`: scaffold a new project (spec 4.1). */
-import { existsSync, mkdirSync, renameSync, writeFileSync, rmSync } from "node:fs";
-import { basename, dirname, join, resolve } from "node:path";
+import { existsSync, lstatSync, mkdirSync, renameSync, rmdirSync, statSync, writeFileSync, rmSync } from "node:fs";
+import { basename, dirname, join, resolve, sep } from "node:path";
 import { userError } from "../errors.ts";
 import { parseArgs, renderHelp, type CommandSpec } from "./args.ts";
 import type { CliContext } from "./context.ts";
@@ -18,11 +18,18 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
   const { flags, positionals, help } = parseArgs(spec, argv);
   if (help) return ctx.io.out(renderHelp(spec)), 0;
   const target = resolve(ctx.cwd, positionals[0] ?? ".");
+  const shown = positionals[0] ?? target;
+  // A name the file system cannot hold is refused before anything is written.
+  const tooLong = target.split(sep).find((part) => Buffer.byteLength(part) > 255);
+  if (tooLong !== undefined) {
+    throw userError("ARGS_INVALID", { message: `Cannot scaffold "${shown.length > 80 ? `${shown.slice(0, 80)}...` : shown}": the folder name is ${Buffer.byteLength(tooLong)} bytes, more than the 255 a file system allows`, hint: "Pass a shorter name: agentcli init my-agent" });
+  }
   const name = agentName(basename(target));
   if (!name) {
     throw userError("ARGS_INVALID", { message: `Cannot scaffold "${positionals[0] ?? target}": the folder name does not make an agent name`, hint: "Pass a name of letters, digits, '-', '_' or '.': agentcli init my-agent" });
   }
   const files = scaffoldFiles(name, ctx.version);
+  const made = makeFolder(target, shown);
   const existing = files.filter((f) => existsSync(join(target, f.path))).map((f) => f.path);
   if (existing.length && !flags.force) {
     throw userError("PROJECT_EXISTS", {
@@ -30,20 +37,32 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
       hint: "Choose another folder, or pass --force to overwrite these files (other files are left alone).",
     });
   }
-  // Each file is written to a temporary name and renamed, so nothing is left half-written.
+  // Each file is written to a temporary name and renamed; on a failure, what this run created is removed again.
   const written: string[] = [];
+  const created: string[] = [];
   try {
     for (const f of files) {
       const dest = join(target, f.path);
-      mkdirSync(dirname(dest), { recursive: true });
+      made.push(...makeFolder(dirname(dest), shown));
       const tmp = `${dest}.agentcli-tmp`;
+      const fresh = !existsSync(dest);
       writeFileSync(tmp, f.content, { mode: f.path === ".env" ? 0o600 : 0o644 });
       renameSync(tmp, dest);
+      if (fresh) created.push(dest);
       written.push(f.path);
     }
   } catch (err) {
-    for (const f of files) rmSync(join(target, `${f.path}.agentcli-tmp`), { force: true });
-    throw userError("PROJECT_EXISTS", { message: `Cannot scaffold into "${target}": ${(err as Error).message}`, hint: "Check that the folder is writable.", cause: err });
+    for (const path of [...files.map((f) => join(target, `${f.path}.agentcli-tmp`)), ...created]) {
+      try {
+        rmSync(path, { force: true });
+      } catch { /* cleanup never hides the first error */ }
+    }
+    for (const dir of made.reverse()) {
+      try {
+        rmdirSync(dir);
+      } catch { /* not empty, or gone */ }
+    }
+    throw userError("PROJECT_EXISTS", { message: `Cannot scaffold into "${shown}": ${reason(err)}`, hint: "Check that the folder is writable.", cause: err });
   }
   const rel = positionals[0];
   ctx.io.out(`Created agent project "${name}"${rel ? ` in ${rel}/` : ""}:
@@ -55,6 +74,68 @@ ${rel ? `  cd ${shellQuote(rel)}\n` : ""}  1. Put a model key in .env (e.g. OPEN
   3. agentcli dev                 run it locally at http://127.0.0.1:2024
   4. agentcli deploy --dry-run    check what would be deployed`);
   return 0;
+}
+
+/**
+ * Creates `dir` and its missing parents one at a time (Node's recursive mkdir spins forever
+ * under /proc), returning the folders it made; a parent that is a file, or a folder that
+ * cannot be made, is a user error naming it.
+ */
+function makeFolder(dir: string, shown: string): string[] {
+  const missing: string[] = [];
+  let at = dir;
+  for (;;) {
+    let st: ReturnType<typeof lstatSync> | undefined;
+    try {
+      st = lstatSync(at);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== "ENOENT" && code !== "ENOTDIR") throw userError("PROJECT_EXISTS", { message: `Cannot scaffold into "${shown}": ${reason(err)}`, hint: "Choose another folder." });
+    }
+    if (st) {
+      if (!st.isDirectory() && !(st.isSymbolicLink() && isDirectoryPath(at))) {
+        throw userError("PROJECT_EXISTS", { message: `Cannot scaffold into "${shown}": "${at}" is a file, not a folder`, hint: "Choose a folder that is not inside a file." });
+      }
+      break;
+    }
+    missing.unshift(at);
+    const parent = dirname(at);
+    if (parent === at) break;
+    at = parent;
+  }
+  const made: string[] = [];
+  for (const d of missing) {
+    try {
+      mkdirSync(d);
+      made.push(d);
+    } catch (err) {
+      for (const m of made.reverse()) {
+        try {
+          rmdirSync(m);
+        } catch { /* best effort */ }
+      }
+      throw userError("PROJECT_EXISTS", { message: `Cannot scaffold into "${shown}": cannot create "${d}" (${reason(err)})`, hint: "Choose a folder you can write to." });
+    }
+  }
+  return made;
+}
+
+function isDirectoryPath(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** An OS error as a short phrase ("permission denied"), without the syscall and path Node adds. */
+function reason(err: unknown): string {
+  const e = err as NodeJS.ErrnoException;
+  const phrases: Record<string, string> = {
+    EACCES: "permission denied", EPERM: "operation not permitted", EROFS: "the file system is read-only", ENOSPC: "no space left on the device",
+    ENOTDIR: "a part of the path is a file, not a folder", ENAMETOOLONG: "the name is too long", ENOENT: "the folder cannot be created there", EEXIST: "a file of that name exists",
+  };
+  return (e.code && phrases[e.code]) ?? e.message ?? String(err);
 }
 
 function agentName(folder: string): string {

@@ -24,7 +24,7 @@ export async function streamLogs(c: Context, sql: SqlDriver, revision: RevisionR
   const kind = c.req.query("kind") || undefined;
   if (kind && kind !== "build" && kind !== "deploy") throw invalidField(["query", "kind"], `must be "build" or "deploy"`, "enum");
   const afterRaw = c.req.query("after") ?? "0";
-  if (!/^\d+$/.test(afterRaw)) throw invalidField(["query", "after"], "must be a log line id (an integer >= 0)", "int_parsing");
+  if (!/^\d+$/.test(afterRaw) || !Number.isSafeInteger(Number(afterRaw))) throw invalidField(["query", "after"], "must be a log line id (an integer >= 0)", "int_parsing");
   let after = Number(afterRaw);
   const follow = c.req.query("follow") === "true" || (c.req.header("accept") ?? "").includes("text/event-stream");
   if (!follow) {

@@ -160,7 +160,7 @@ function listParam(c: Context, name: string, allowed?: readonly string[], uuid =
 }
 
 export function pageParams(c: Context): { limit: number; offset: number } {
-  return { limit: intParam(c, "limit", 20, 1, 100), offset: intParam(c, "offset", 0, 0, Infinity) };
+  return { limit: intParam(c, "limit", 20, 1, 100), offset: intParam(c, "offset", 0, 0, Number.MAX_SAFE_INTEGER) };
 }
 
 /** Filters of `GET /v2/deployments`. */

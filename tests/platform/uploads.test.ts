@@ -202,6 +202,8 @@ describe("request bodies and URLs", () => {
       ["POST", "/v2/listeners", { compute_type: "k8s", compute_id: "a\u0000" }, "body.compute_id"],
       ["POST", "/v2/listeners", { compute_type: "k8s", compute_id: "b", version: "\u0000" }, "body.version"],
       ["POST", "/v2/deployments", { name: "ok4", source: "internal_container", "k\u0000": 1 }, "body"],
+      ["GET", "/v2/deployments?offset=99999999999999999999", undefined, "query.offset"],
+      ["GET", `/v2/deployments/${id}/revisions/${d.body.latest_revision_id}/logs?after=99999999999999999999`, undefined, "query.after"],
     ];
     for (const [method, path, body, loc] of cases) {
       const r = await t.call(method, path, body === undefined ? {} : { body });

@@ -28,7 +28,7 @@ export function removeProject(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
 }
 
-const CLI = new URL("../../bin/agentcli.js", import.meta.url).pathname;
+export const CLI = new URL("../../bin/agentcli.js", import.meta.url).pathname;
 
 /** Runs the CLI from sources as a child process, with a clean environment. */
 export function cli(args: string[], opts: { cwd: string; env?: Record<string, string>; input?: string }) {

@@ -5,7 +5,8 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { VERSION } from "../../core/version.ts";
-import { cli, makeProject, removeProject } from "./_project.ts";
+import { execFileSync, spawn } from "node:child_process";
+import { cli, CLI, makeProject, removeProject } from "./_project.ts";
 
 const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"));
 
@@ -28,10 +29,10 @@ test("--help everywhere", () => {
 
 test("unknown command and unknown option are user errors with a hint", () => {
   const a = cli(["deplyo"], { cwd: tmpdir() });
-  assert.equal(a.code, 1);
+  assert.equal(a.code, 2, "a usage error exits 2");
   assert.match(a.stderr, /unknown command/);
   const b = cli(["deploy", "--dryrun"], { cwd: tmpdir() });
-  assert.equal(b.code, 1);
+  assert.equal(b.code, 2);
   assert.match(b.stderr, /unknown option "--dryrun"/);
   assert.match(b.stderr, /agentcli deploy --help/);
   assert.doesNotMatch(b.stderr, /at .*\.ts:\d+/, "no stack trace for a user error");
@@ -201,11 +202,11 @@ test("deploy: a --platform-url that is not a URL is named as such; the default a
   const dir = makeProject();
   try {
     const r = cli(["deploy", "--platform-url", "notaurl"], { cwd: dir, env: { PLATFORM_API_KEY: "pk" } });
-    assert.equal(r.code, 1);
+    assert.equal(r.code, 2);
     assert.match(r.stderr, /--platform-url "notaurl" is not an http\(s\) URL/);
     assert.doesNotMatch(r.stderr, /Cannot reach|Invalid URL|platform serve/);
     const env = cli(["deploy"], { cwd: dir, env: { PLATFORM_API_KEY: "pk", AGENTCLI_PLATFORM_URL: "ftp:/x" } });
-    assert.equal(env.code, 1);
+    assert.equal(env.code, 2);
     assert.match(env.stderr, /AGENTCLI_PLATFORM_URL "ftp:\/x" is not an http\(s\) URL/);
     assert.match(cli(["deploy", "--help"], { cwd: dir }).stdout, /\$AGENTCLI_PLATFORM_URL, or http:\/\/127\.0\.0\.1:8100 when it is unset/);
   } finally {
@@ -259,3 +260,83 @@ test("each command's usage line names every option its --help lists", () => {
     for (const o of options) assert.ok(usage.includes(`[${o}`), `${cmd}: usage "${usage}" leaves out ${o}`);
   }
 });
+
+/** One line of error (plus its hint), no stack trace, the given exit code. */
+function oneLineError(r: { code: number | null; stderr: string; output: string }, code: number, message: RegExp): void {
+  assert.equal(r.code, code, r.output);
+  const lines = r.stderr.trim().split("\n");
+  const at = lines.findIndex((l) => l.startsWith("error: "));
+  assert.ok(at >= 0 && lines.filter((l) => l.startsWith("error: ")).length === 1, r.stderr);
+  assert.match(lines[at]!, message);
+  assert.ok(lines.slice(at + 1).every((l) => l.startsWith("hint: ") || l.startsWith("  ")), r.stderr);
+  assert.doesNotMatch(r.output, /hit a bug|\n\s+at .*:\d+:\d+/, "no stack trace");
+}
+
+test("init on names and paths it cannot write: one-line errors, exit 2 (usage) or 1, nothing left behind", () => {
+  const dir = mkdtempSync(join(tmpdir(), "agentcli-init-bad-"));
+  try {
+    writeFileSync(join(dir, "afile"), "x");
+    oneLineError(cli(["init", "a".repeat(300)], { cwd: dir }), 2, /folder name is 300 bytes, more than the 255/);
+    oneLineError(cli(["init", "afile/sub/deeper"], { cwd: dir }), 1, /"[^"]*afile" is a file, not a folder/);
+    oneLineError(cli(["init", "/proc/agentcli-x"], { cwd: dir }), 1, /cannot create "\/proc\/agentcli-x"/);
+    oneLineError(cli(["init", "@@@"], { cwd: dir }), 2, /does not make an agent name/);
+    assert.deepEqual(readdirSync(dir), ["afile"], "nothing was created");
+    const ok = cli(["init", "trailing-dash-"], { cwd: dir });
+    assert.equal(ok.code, 0, ok.output);
+    assert.match(readFileSync(join(dir, "trailing-dash-", "agent.toml"), "utf8"), /name = "trailing-dash"/);
+    assert.equal(cli(["deploy", "--dry-run"], { cwd: join(dir, "trailing-dash-") }).code, 0, "the name init wrote is valid");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("dev and deploy on bad --config paths and special files: one-line errors, exit 1, no hang", () => {
+  const dir = makeProject();
+  try {
+    writeFileSync(join(dir, "afile"), "x");
+    for (const cmd of [["deploy", "--dry-run"], ["dev", "--port", "0"]]) {
+      oneLineError(cli([...cmd, "--config", "afile/agent.toml"], { cwd: dir }), 1, /does not exist/);
+      oneLineError(cli([...cmd, "--config", `${"c".repeat(300)}/agent.toml`], { cwd: dir }), 1, /does not exist/);
+    }
+    rmSync(join(dir, ".env"));
+    execFileSync("mkfifo", [join(dir, ".env")]);
+    const r = cli(["deploy", "--dry-run"], { cwd: dir });
+    assert.equal(r.code, 1, r.output);
+    assert.match(r.stderr, /\.env: is not a regular file/);
+    assert.doesNotMatch(r.output, /hit a bug/);
+  } finally {
+    removeProject(dir);
+  }
+});
+
+test("SIGTERM always ends the CLI: a command that ignores it is stopped after the grace period, a second signal at once", async () => {
+  // A plugin whose config hook never settles: the command cannot finish on its own.
+  const dir = makeProject({ "hang.plugin.mjs": 'export default { name: "hang", kind: "extension", hooks: { "config:load": () => new Promise(() => setInterval(() => {}, 1000)) } };\n' });
+  try {
+    const run = (env: Record<string, string>) => {
+      const child = spawn(process.execPath, [CLI, "deploy", "--dry-run", "--plugin", "hang.plugin.mjs"], { cwd: dir, env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+      let err = "";
+      child.stderr.on("data", (d) => (err += d));
+      const exited = new Promise<{ code: number | null; err: string }>((r) => child.on("exit", (code) => r({ code, err })));
+      return { child, exited, stderr: () => err };
+    };
+    const once = run({ AGENTCLI_STOP_GRACE_SECONDS: "1" });
+    await until(() => /beta/.test(once.stderr()));
+    once.child.kill("SIGTERM");
+    const a = await once.exited;
+    assert.equal(a.code, 143, a.err);
+    assert.match(a.err, /still stopping 1 s after SIGTERM; exiting/);
+    const twice = run({});
+    await until(() => /beta/.test(twice.stderr()));
+    twice.child.kill("SIGTERM");
+    await new Promise((r) => setTimeout(r, 200));
+    twice.child.kill("SIGTERM");
+    assert.equal((await twice.exited).code, 143);
+  } finally {
+    removeProject(dir);
+  }
+});
+
+async function until(cond: () => boolean): Promise<void> {
+  while (!cond()) await new Promise((r) => setTimeout(r, 50));
+}
