@@ -72,18 +72,19 @@ export async function main(argv: string[]): Promise<number> {
   const graceMs = (Number.isFinite(graceS) && graceS >= 0 ? graceS : DEFAULT_GRACE_S) * 1000;
   // The first signal asks the command to stop (servers close, deploys cancel); a second one,
   // or a command that has not ended after the grace period, ends the process.
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (abort.signal.aborted) process.exit(128 + (signal === "SIGINT" ? 2 : 15));
+  const exitCode = (signal: NodeJS.Signals) => 128 + (signal === "SIGINT" ? 2 : 15);
+  const stop = (signal: NodeJS.Signals) => {
+    if (abort.signal.aborted) return;
     abort.abort();
     setTimeout(() => {
       process.stderr.write(`agentcli: still stopping ${graceMs / 1000} s after ${signal}; exiting\n`);
-      process.exit(128 + (signal === "SIGINT" ? 2 : 15));
+      process.exit(exitCode(signal));
     }, graceMs).unref();
-    process.once(signal, onSignal);
   };
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
-  const stopWatchingParent = exitWithNpm(onSignal);
+  const onSignal = (signal: NodeJS.Signals) => (abort.signal.aborted ? process.exit(exitCode(signal)) : stop(signal));
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  const stopWatchingParent = exitWithNpm(() => stop("SIGTERM"));
   const ctx: CliContext = {
     io: terminalIO(),
     env: process.env,
