@@ -30,6 +30,14 @@ export function packTar(files: ReadonlyMap<string, Uint8Array>): Uint8Array {
   return out;
 }
 
+/** Whether `path` fits a ustar header (name up to 100 bytes, or a prefix up to 155 bytes cut at a "/"). */
+export function fitsTar(path: string): boolean {
+  const bytes = enc.encode(path);
+  if (bytes.length <= 100) return true;
+  const cut = path.lastIndexOf("/", 155);
+  return cut > 0 && enc.encode(path.slice(0, cut)).length <= 155 && enc.encode(path.slice(cut + 1)).length <= 100;
+}
+
 function tarHeader(path: string, size: number): Uint8Array {
   const h = new Uint8Array(BLOCK);
   const bytes = enc.encode(path);
@@ -37,7 +45,7 @@ function tarHeader(path: string, size: number): Uint8Array {
   let prefix = new Uint8Array(0);
   if (bytes.length > 100) {
     const cut = path.lastIndexOf("/", 155);
-    if (cut <= 0 || enc.encode(path.slice(cut + 1)).length > 100) throw new Error(`Cannot pack "${path}": path too long for the archive`);
+    if (!fitsTar(path)) throw new Error(`Cannot pack "${path}": path too long for the archive`);
     prefix = enc.encode(path.slice(0, cut));
     name = enc.encode(path.slice(cut + 1));
   }

@@ -8,6 +8,7 @@
  */
 import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readSync, realpathSync, statSync, constants as fsConstants, type Stats } from "node:fs";
 import { join, relative, sep } from "node:path";
+import { fitsTar } from "../bundle/tar.ts";
 import type { Diagnostic } from "../errors.ts";
 
 export type FileKind = "missing" | "file" | "directory" | "refused";
@@ -149,6 +150,9 @@ export class ProjectFiles {
    */
   readForBundle(path: string): Uint8Array | null {
     if (this.overBudget) return null;
+    if (!fitsTar(`project/${path}`)) {
+      return this.refuse(path, "has a path too long for a bundle (at most 100 bytes per file name and 155 for its folders)", "Shorten the file or folder names."), null;
+    }
     const bytes = this.readBytes(path);
     if (bytes === null) return null;
     this.bundled += bytes.length;

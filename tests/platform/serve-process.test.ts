@@ -99,7 +99,7 @@ test("a taken port: a user error naming --port, exit 1, and no tenant created; t
   // While it runs on the embedded database: a wrong admin command is reported as such, a right
   // one says to stop the server (or use DATABASE_URL), and a second server is refused.
   const bogus = await agentcli(["platform", "admin", "bogus", "--data-dir", "taken"]);
-  assert.equal(bogus.code, 1);
+  assert.equal(bogus.code, 2, "an unknown action is a usage error");
   assert.match(bogus.output, /Cannot run "agentcli platform admin bogus": unknown action/);
   const missing = await agentcli(["platform", "admin", "create-key", "--data-dir", "taken"]);
   assert.match(missing.output, /--tenant is required/);

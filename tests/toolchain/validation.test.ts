@@ -102,6 +102,7 @@ const cases: Case[] = [
   { name: "a directory link loop in a skill", files: {}, setup: (d) => symlinkSync("..", at(d, "skills/review/again")), file: "skills/review/again/review", message: /already included \(a loop\)/, hint: /Remove the link/ },
   { name: "a FIFO in user/ (never opened)", files: { "user/AGENTS.md": "x" }, setup: (d) => execFileSync("mkfifo", [at(d, "user/pipe")]), file: "user/pipe", message: /not a regular file/, hint: /Remove it/ },
   { name: "project files over the bundle limit", files: { "user/big.txt": "x".repeat(4096) }, env: { AGENTCLI_BUNDLE_MAX_MB: "0.002" }, file: "user/big.txt", message: /over the bundle limit of 0 MiB/, hint: /AGENTCLI_BUNDLE_MAX_MB/ },
+  { name: "a file name too long for a bundle", files: { [`user/${"n".repeat(120)}.md`]: "x" }, file: `user/${"n".repeat(120)}.md`, message: /path too long for a bundle/, hint: /Shorten/ },
   { name: "subagents/ is a file", files: { subagents: "x" }, file: "subagents", message: /must be a directory/, hint: /subagents\/<name>/ },
   { name: "user/ is a file", files: { user: "x" }, file: "user", message: /must be a directory/, hint: /folder/ },
   { name: "user/AGENTS.md is a directory", files: { "user/AGENTS.md/x": "x" }, file: "user/AGENTS.md", message: /is a directory/, hint: /file/ },
