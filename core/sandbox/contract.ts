@@ -130,9 +130,15 @@ export class SandboxNotFoundError extends Error {
   }
 }
 
-/** True for {@link SandboxNotFoundError}, also across copies of this module (a plugin bundled with its own). */
-export function isSandboxNotFound(err: unknown): err is SandboxNotFoundError {
-  return err instanceof SandboxNotFoundError || (err instanceof Error && err.name === "SandboxNotFoundError");
+/**
+ * True for {@link SandboxNotFoundError}, also across copies of this module (a plugin bundled
+ * with its own) and when wrapped by the plugin driver (as the `cause` of its error).
+ */
+export function isSandboxNotFound(err: unknown): boolean {
+  for (let e = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    if (e instanceof SandboxNotFoundError || e.name === "SandboxNotFoundError") return true;
+  }
+  return false;
 }
 
 /**

@@ -16,8 +16,8 @@
  * An idle local sandbox uses no resources (no process outlives its command), so it has no stop.
  */
 import { spawn } from "node:child_process";
-import { chownSync, existsSync, mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { chownSync, closeSync, existsSync, mkdirSync, openSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import process from "node:process";
 import { definePlugin, SandboxNotFoundError, type Env, type ExecuteResult, type Sandbox, type SandboxCreateOptions, type SandboxFileError } from "../../core/hooks.ts";
 
@@ -53,8 +53,8 @@ function limitsOf(env: Env): Limits {
 
 const asRoot = () => process.getuid?.() === 0;
 
-/** The bwrap argv of one command in the sandbox at `dir`. */
-function bwrapArgs(dir: string, hidden: string[], limits: Limits, script: string, args: string[]): string[] {
+/** The bwrap argv of one command in a sandbox (its directories come as descriptors 3 and 4, see {@link runBwrap}). */
+function bwrapArgs(hidden: string[], limits: Limits, script: string, args: string[]): string[] {
   const argv = ["--unshare-all", ...(limits.network ? ["--share-net"] : []), "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--clearenv"];
   const env = { PATH: "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", HOME: "/workspace", LANG: "C.UTF-8", TMPDIR: "/tmp", USER: "sandbox" };
   for (const [k, v] of Object.entries(env)) argv.push("--setenv", k, v);
@@ -67,7 +67,8 @@ function bwrapArgs(dir: string, hidden: string[], limits: Limits, script: string
     else argv.push("--ro-bind", "/dev/null", p);
   }
   argv.push("--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run");
-  argv.push("--bind", join(dir, "workspace"), "/workspace", "--bind", join(dir, "skills"), "/skills", "--chdir", "/workspace");
+  // Descriptors opened by this process: a sandbox deleted meanwhile fails here, not half-mounted.
+  argv.push("--bind-fd", "3", "/workspace", "--bind-fd", "4", "/skills", "--chdir", "/workspace");
   const prelude = `ulimit -v ${Math.floor(limits.memoryMb * 1024)} -u ${limits.processes} 2>/dev/null; exec 2>&1; `;
   argv.push("--", "/bin/bash", "-c", prelude + script, "sandbox", ...args);
   return argv;
@@ -80,15 +81,26 @@ interface Spawned {
   timedOut: boolean;
 }
 
-/** Runs bwrap; keeps at most `maxBytes` of stdout (draining the rest), kills the whole sandbox at `timeoutMs`. */
-function runBwrap(argv: string[], opts: { stdin?: Uint8Array; maxBytes: number; timeoutMs: number }): Promise<Spawned> {
-  return new Promise((resolve, reject) => {
+/**
+ * Runs bwrap on the sandbox at `dir`; keeps at most `maxBytes` of stdout (draining the rest),
+ * kills the whole sandbox at `timeoutMs`.
+ */
+function runBwrap(id: string, dir: string, argv: string[], opts: { stdin?: Uint8Array; maxBytes: number; timeoutMs: number }): Promise<Spawned> {
+  let fds: number[];
+  try {
+    fds = [openSync(join(dir, "workspace"), "r"), openSync(join(dir, "skills"), "r")];
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") throw new SandboxNotFoundError(id, `Local sandbox "${id}" no longer exists (its directory ${dir} is gone)`);
+    throw err;
+  }
+  return new Promise<Spawned>((resolve, reject) => {
     const child = spawn("bwrap", argv, {
-      stdio: [opts.stdin ? "pipe" : "ignore", "pipe", "pipe"],
+      stdio: [opts.stdin ? "pipe" : "ignore", "pipe", "pipe", ...fds],
       detached: true,
       env: {},
       ...(asRoot() ? { uid: NOBODY, gid: NOBODY } : {}),
     });
+    for (const fd of fds) closeSync(fd);
     const chunks: Buffer[] = [];
     let kept = 0;
     let total = 0;
@@ -137,19 +149,14 @@ const FILE_ERRORS: Record<number, SandboxFileError> = { 10: "invalid_path", 11: 
 function localSandbox(id: string, dir: string, opts: SandboxCreateOptions): Sandbox {
   const limits = limitsOf(opts.env);
   const hidden = opts.host?.hiddenPaths ?? [];
-  const present = () => {
-    if (!existsSync(join(dir, "workspace"))) throw new SandboxNotFoundError(id, `Local sandbox "${id}" no longer exists (its directory ${dir} is gone)`);
-  };
   const fileOp = async (script: string, path: string, stdin?: Uint8Array) => {
-    present();
-    const r = await runBwrap(bwrapArgs(dir, hidden, limits, script, [path]), { stdin, maxBytes: MAX_DOWNLOAD_BYTES, timeoutMs: DEFAULT_TIMEOUT_MS });
+    const r = await runBwrap(id, dir, bwrapArgs(hidden, limits, script, [path]), { stdin, maxBytes: MAX_DOWNLOAD_BYTES, timeoutMs: DEFAULT_TIMEOUT_MS });
     return { ...r, error: r.exitCode === 0 ? null : (FILE_ERRORS[r.exitCode ?? -1] ?? "permission_denied") };
   };
   return {
     id,
     async execute(command, { timeoutMs = DEFAULT_TIMEOUT_MS } = {}): Promise<ExecuteResult> {
-      present();
-      const r = await runBwrap(bwrapArgs(dir, hidden, limits, command, []), { maxBytes: limits.outputBytes, timeoutMs });
+      const r = await runBwrap(id, dir, bwrapArgs(hidden, limits, command, []), { maxBytes: limits.outputBytes, timeoutMs });
       return { output: new TextDecoder().decode(r.stdout), exitCode: r.exitCode, truncated: r.total > r.stdout.length, ...(r.timedOut ? { timedOut: true } : {}) };
     },
     async uploadFiles(files) {
@@ -182,8 +189,9 @@ function createLocal(opts: SandboxCreateOptions): Sandbox {
   }
   const id = `local-${crypto.randomUUID()}`;
   const dir = join(root, id);
+  mkdirSync(root, { recursive: true, mode: 0o711 });
+  if (asRoot()) assertReachableByNobody(root);
   try {
-    mkdirSync(root, { recursive: true, mode: 0o711 });
     mkdirSync(join(dir, "workspace"), { recursive: true, mode: 0o700 });
     mkdirSync(join(dir, "skills"), { mode: 0o700 });
     writeFileSync(join(dir, "sandbox.json"), JSON.stringify({ key: opts.key, provider: opts.provider, created_at: new Date().toISOString() }) + "\n");
@@ -193,6 +201,19 @@ function createLocal(opts: SandboxCreateOptions): Sandbox {
     throw err;
   }
   return localSandbox(id, dir, opts);
+}
+
+/** As root, commands run as nobody, which must be able to reach the sandbox directory. */
+function assertReachableByNobody(root: string): void {
+  for (let d = resolve(root); ; d = dirname(d)) {
+    if ((statSync(d).mode & 0o001) === 0) {
+      throw new Error(
+        `Cannot create a local sandbox under ${root}: the server runs as root, so sandboxes run as the user "nobody", which cannot enter ${d}. ` +
+          "Set AGENTCLI_SANDBOX_DIR to a directory every user can enter (for example /var/lib/agentcli-sandboxes), or run the server as a regular user.",
+      );
+    }
+    if (d === dirname(d)) return;
+  }
 }
 
 /** Says why bwrap cannot run here, or null. */
