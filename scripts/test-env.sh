@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Makes sure what the tests talk to is here: Chromium (Debian package) for the browser tests,
-# PostgreSQL and Redis for the scale-out tests. Idempotent; quiet when all is present.
+# bubblewrap (bwrap) for the local sandboxes, PostgreSQL and Redis for the scale-out tests.
+# Idempotent; quiet when all is present.
 set -uo pipefail
 
 if ! command -v chromium >/dev/null 2>&1; then
@@ -9,6 +10,15 @@ if ! command -v chromium >/dev/null 2>&1; then
     (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) || echo "test-env: could not install chromium" >&2
   else
     echo "test-env: chromium is missing; install it (apt-get install chromium)" >&2
+  fi
+fi
+
+if ! command -v bwrap >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "test-env: installing bubblewrap (Debian package)..."
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null) || echo "test-env: could not install bubblewrap" >&2
+  else
+    echo "test-env: bwrap is missing; install it (apt-get install bubblewrap)" >&2
   fi
 fi
 
