@@ -73,6 +73,7 @@ export function renderSummary(s: DeploySummary): string {
     `Model:       ${s.model ?? "not chosen: no model credentials are set (see below)"}`,
     `Auth:        ${s.auth.posture}`,
     `Sandbox:     ${s.sandbox.provider === "none" ? "none (no execute tool)" : `${s.sandbox.provider}, one per ${s.sandbox.scope}, image ${s.sandbox.image}, template ${s.sandbox.template}`}`,
+    ...(s.sandbox.provider === "none" ? [] : [`             (with --sandbox local, dev and serve run it with bubblewrap: the host's root filesystem, read-only, stands in for image ${s.sandbox.image})`]),
     `Frontend:    ${s.frontend.enabled ? `chat UI at /app ("${s.frontend.app_name}")` : "off"}`,
     `Skills:      ${list(s.skills)}`,
     `Subagents:   ${s.subagents.length ? "" : "none"}`,

@@ -46,7 +46,9 @@ function ActionReview({ action, index, total, onDecide, busy }: {
         {total > 1 && <span className="muted small">Action {index + 1} of {total}</span>}
       </div>
       {action.description && <p className="approval-desc">{action.description}</p>}
-      {mode !== "edit" && <pre className="approval-args">{JSON.stringify(action.args, null, 2)}</pre>}
+      {mode !== "edit" && action.name === "execute" && typeof action.args.command === "string"
+        ? <pre className="approval-args approval-command" data-testid="approval-command">$ {action.args.command}{typeof action.args.timeout === "number" ? `\n# timeout ${action.args.timeout} s` : ""}</pre>
+        : mode !== "edit" && <pre className="approval-args">{JSON.stringify(action.args, null, 2)}</pre>}
       {mode === "edit" && (
         <div className="field">
           <label htmlFor={`edit-${index}`}>Arguments (JSON)</label>
