@@ -52,7 +52,7 @@ async function waitFor(url: string, child: ChildProcess, output: () => string, t
  * credentials, identity settings). `env` may be a function of the agent's URL (for settings
  * that name the app's own origin).
  */
-export async function startAgent(fixture: string, env: Record<string, string> | ((url: string) => Record<string, string>)): Promise<RunningAgent> {
+export async function startAgent(fixture: string, env: Record<string, string> | ((url: string) => Record<string, string>), args: string[] = []): Promise<RunningAgent> {
   const port = await freePort("127.0.0.1");
   const url = `http://127.0.0.1:${port}`;
   const dir = await mkdtemp(join(tmpdir(), `agentcli-ui-${fixture}-`));
@@ -60,7 +60,7 @@ export async function startAgent(fixture: string, env: Record<string, string> | 
   const base: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !SCRUBBED.includes(k)) base[k] = v;
   let out = "";
-  const child = spawn(process.execPath, [`${ROOT}/bin/agentcli.js`, "dev", "--config", join(dir, "agent.toml"), "--port", String(port)], {
+  const child = spawn(process.execPath, [`${ROOT}/bin/agentcli.js`, "dev", "--config", join(dir, "agent.toml"), "--port", String(port), ...args], {
     cwd: dir,
     env: { ...base, BROWSER: "none", NO_COLOR: "1", ...(typeof env === "function" ? env(url) : env) },
     stdio: ["ignore", "pipe", "pipe"],

@@ -17,10 +17,10 @@ export interface UiStack {
 }
 
 /** Starts the stack on `fixtures/<fixture>`; `env` overrides the model variables (OPENAI_API_KEY "sk-test", OPENAI_BASE_URL the model). */
-export async function startUiStack(fixture: string, opts: { slowProxy?: boolean; env?: Record<string, string> } = {}): Promise<UiStack> {
+export async function startUiStack(fixture: string, opts: { slowProxy?: boolean; env?: Record<string, string>; args?: string[] } = {}): Promise<UiStack> {
   const model = await startModelServer();
   const proxy = opts.slowProxy ? await startSlowProxy(model.url) : null;
-  const agent = await startAgent(fixture, { OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: proxy ? `${proxy.url}/openai/v1` : model.openaiBaseUrl, ...opts.env });
+  const agent = await startAgent(fixture, { OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: proxy ? `${proxy.url}/openai/v1` : model.openaiBaseUrl, ...opts.env }, opts.args);
   const browser = await launchBrowser();
   return {
     model,
