@@ -17,7 +17,8 @@ export async function selectSandboxRuntime(driver: PluginDriver, name: string, e
     });
   }
   const problem = await spec.check?.({ env });
-  if (problem) throw userError("ARGS_INVALID", { message: `Cannot use --sandbox "${name}": ${problem.message}`, hint: problem.hint });
+  // Not a usage error: the machine lacks something (exit 1, not 2).
+  if (problem) throw userError("PLUGIN_FAILED", { message: `Cannot use --sandbox "${name}": ${problem.message}`, hint: problem.hint });
   return spec;
 }
 

@@ -91,7 +91,7 @@ test("--sandbox local is refused when bwrap is missing, with the install command
     assert.match(r.output, /Cannot use --sandbox "local": bubblewrap \(the bwrap program\) is not installed/);
     assert.match(r.output, /apt-get install bubblewrap/);
     const unknown = cli(["dev", "--sandbox", "cloud", "--port", "0"], { cwd: dir });
-    assert.equal(unknown.code, 1);
+    assert.equal(unknown.code, 2, "an unknown runtime is a usage error");
     assert.match(unknown.output, /Cannot use --sandbox "cloud": no such sandbox runtime/);
   } finally {
     removeProject(dir);
