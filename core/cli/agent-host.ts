@@ -7,6 +7,7 @@ import { pathToFileURL } from "node:url";
 import { resolve } from "node:path";
 import { userError } from "../errors.ts";
 import { limitsFromEnv, type ServerLimits } from "../server/limits.ts";
+import { registerSecrets, secretValues } from "../redact.ts";
 import type { Env } from "../hooks.ts";
 import type { PluginDriver } from "../plugin-driver.ts";
 import type { Bundle } from "../bundle/types.ts";
@@ -111,6 +112,8 @@ export async function listenFirst(opts: { port: number; host: string }): Promise
 export async function hostBundle(opts: HostOptions): Promise<Host> {
   const runTimeout = runTimeoutSeconds(opts.env);
   const limits = limitsFromEnv(opts.env);
+  // Every secret the deployment holds is redacted from errors, streams, logs and tool results.
+  registerSecrets(secretValues(opts.env, opts.bundle.manifest.secrets));
   // Once handed over, the early listener is the host's: closed here if the server fails to start.
   const early = opts.early ?? null;
   try {

@@ -6,6 +6,7 @@
 import { createMiddleware, ToolMessage } from "langchain";
 import { isGraphInterrupt } from "@langchain/langgraph";
 import { AgentcliError } from "../errors.ts";
+import { redact } from "../redact.ts";
 
 export function toolErrorsMiddleware() {
   return createMiddleware({
@@ -18,7 +19,8 @@ export function toolErrorsMiddleware() {
         if (err instanceof Error && err.name === "AbortError") throw err;
         const hint = err instanceof AgentcliError && err.hint ? `\n${err.hint}` : "";
         return new ToolMessage({
-          content: `Error: ${err instanceof Error ? err.message : String(err)}${hint}`,
+          // The model sees the error: never a secret an upstream service quoted.
+          content: redact(`Error: ${err instanceof Error ? err.message : String(err)}${hint}`),
           name: request.toolCall.name,
           tool_call_id: request.toolCall.id ?? "",
           status: "error",

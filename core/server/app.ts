@@ -22,7 +22,7 @@ import type { ServerDeps } from "./deps.ts";
 import { type GraphLoaders, GraphRegistry } from "./graphs.ts";
 import { errorHandler } from "./http-errors.ts";
 import { DEFAULT_LIMITS, overLimit, type ServerLimits } from "./limits.ts";
-import { consoleLog, type ServerLog } from "./log.ts";
+import { consoleLog, redactingLog, type ServerLog } from "./log.ts";
 import { openApiDocument } from "./openapi.ts";
 import { runRoutes } from "./runs.ts";
 import { type AppEnv, authMiddleware } from "./scope.ts";
@@ -92,7 +92,7 @@ export function defaultAssistantId(name: string): string {
 
 /** Creates the agent server; storage is opened and migrated, workers started. */
 export async function createAgentServer(opts: AgentServerOptions): Promise<AgentServer> {
-  const log = opts.log ?? consoleLog();
+  const log = redactingLog(opts.log ?? consoleLog());
   const ownStorage = !opts.storage || !("sql" in opts.storage);
   const storage = ownStorage ? await openStorage((opts.storage ?? {}) as OpenSqlOptions) : (opts.storage as Storage);
   let remote: RemoteBus | null = null;

@@ -4,6 +4,7 @@
  * run's final status. Cancellation aborts the graph; "rollback" also removes what the run
  * wrote.
  */
+import { redact } from "../redact.ts";
 import { Command } from "@langchain/langgraph";
 import type { RunEvent } from "../storage/run-events.ts";
 import type { ClaimedRun } from "../storage/runs.ts";
@@ -61,7 +62,8 @@ export async function executeRun(deps: ExecutorDeps, run: Run & { assistant?: Cl
   const limit = deps.runTimeoutMs && deps.runTimeoutMs > 0 ? new AbortController() : null;
   const timer = limit ? setTimeout(() => limit.abort(new RunTimedOut(deps.runTimeoutMs!)), deps.runTimeoutMs) : null;
   const signal = limit ? AbortSignal.any([cancelSignal, limit.signal]) : cancelSignal;
-  const emit = (event: string, data: unknown) => broker.publish(run.run_id, event, data);
+  // Every event is redacted: debug and events modes carry upstream errors verbatim.
+  const emit = (event: string, data: unknown) => broker.publish(run.run_id, event, redact(typeof data === "string" ? data : JSON.stringify(data)));
   // Claiming the run logged this first event already.
   broker.publish(run.run_id, "metadata", `{"run_id":"${run.run_id}","attempt":${run.attempt}}`, { durable: true });
   let status: RunStatus = "success";
@@ -158,7 +160,8 @@ export async function executeRun(deps: ExecutorDeps, run: Run & { assistant?: Cl
  */
 export function graphError(err: unknown): { error: string; message: string } {
   const e = err instanceof Error ? err : new Error(String(err));
-  const message = e.message.replace(/\s*Troubleshooting URL: \S+\s*$/, "").trimEnd();
+  // Redacted here, so no secret an upstream error quotes reaches the run, its stream or a log.
+  const message = redact(e.message.replace(/\s*Troubleshooting URL: \S+\s*$/, "").trimEnd());
   return { error: e.name || "Error", message: message || e.name || "The run failed" };
 }
 

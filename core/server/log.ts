@@ -1,7 +1,9 @@
 /**
  * The server's logger: a tiny interface so the CLI can route it to the terminal and tests
- * can silence it. Never give it secrets.
+ * can silence it. The server wraps whatever it is given in {@link redactingLog}.
  */
+import { redact, redactError } from "../redact.ts";
+
 export interface ServerLog {
   info(msg: string): void;
   warn(msg: string): void;
@@ -19,3 +21,12 @@ export function consoleLog(prefix = "agentcli"): ServerLog {
 
 /** A logger that drops everything. */
 export const silentLog: ServerLog = { info: () => {}, warn: () => {}, error: () => {} };
+
+/** A logger that redacts secrets (see core/redact.ts) from every line and error before `log` sees them. */
+export function redactingLog(log: ServerLog): ServerLog {
+  return {
+    info: (m) => log.info(redact(m)),
+    warn: (m) => log.warn(redact(m)),
+    error: (m, e) => log.error(redact(m), e === undefined ? undefined : redactError(e)),
+  };
+}
