@@ -6,7 +6,9 @@
  *   plugin's `Sandbox` (plugins/sandbox/local.ts);
  * - agent server: a run on a new thread whose one tool call is `execute` (sandbox creation,
  *   skills copied in, the mapping row) and the same run on a thread that has its sandbox,
- *   through `hostBundle` with `--sandbox local`, the LangGraph SDK and the model server.
+ *   beside a run of the same shape whose tool call is `write_todos` (no sandbox), through
+ *   `hostBundle` with `--sandbox local`, the LangGraph SDK and the model server; the
+ *   difference is what `execute` adds to a run, shown as a multiple of `bash -c`.
  *
  * Usage: npm run bench:sandbox -- [--n 20] [--json]
  */
@@ -84,8 +86,10 @@ try {
       model.script({ toolCalls: [{ name: "execute", args: { command: COMMAND } }] }, { text: "done" });
       return client.runs.wait(thread, "agent", { input: { messages: [{ role: "user", content: "go" }] } });
     };
+    // The baseline run has the same shape (one tool call, two model calls) with a tool that
+    // does not touch the sandbox.
     const noTool = (thread: string) => {
-      model.script({ text: "done" });
+      model.script({ toolCalls: [{ name: "write_todos", args: { todos: [{ content: "bench", status: "completed" }] } }] }, { text: "done" });
       return client.runs.wait(thread, "agent", { input: { messages: [{ role: "user", content: "go" }] } });
     };
     await run((await client.threads.create()).thread_id); // warm-up: graph and modules loaded
@@ -115,7 +119,7 @@ const rows: Array<[string, number, string]> = [
   ["bash -c (baseline)", r.bash_ms!, "1.0x"],
   ["runtime: new sandbox + first execute", r.runtime_first_execute_ms!, `${(r.runtime_first_execute_ms! / r.bash_ms!).toFixed(1)}x bash`],
   ["runtime: warm execute", r.runtime_warm_execute_ms!, `${(r.runtime_warm_execute_ms! / r.bash_ms!).toFixed(1)}x bash`],
-  ["server: run, no tool call", r.server_run_without_tool_ms!, ""],
+  ["server: run with write_todos (baseline)", r.server_run_without_tool_ms!, ""],
   ["server: run with execute, new thread", r.server_first_execute_run_ms!, `+${(r.server_first_execute_run_ms! - r.server_run_without_tool_ms!).toFixed(1)} ms = ${((r.server_first_execute_run_ms! - r.server_run_without_tool_ms!) / r.bash_ms!).toFixed(1)}x bash`],
   ["server: run with execute, warm thread", r.server_warm_execute_run_ms!, `+${(r.server_warm_execute_run_ms! - r.server_run_without_tool_ms!).toFixed(1)} ms = ${((r.server_warm_execute_run_ms! - r.server_run_without_tool_ms!) / r.bash_ms!).toFixed(1)}x bash`],
 ];
