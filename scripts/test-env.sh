@@ -4,23 +4,18 @@
 # Idempotent; quiet when all is present.
 set -uo pipefail
 
-if ! command -v chromium >/dev/null 2>&1; then
+# ensure_deb <command> <Debian package>: installs the package when the command is missing.
+ensure_deb() {
+  command -v "$1" >/dev/null 2>&1 && return
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    echo "test-env: installing chromium (Debian package)..."
-    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) || echo "test-env: could not install chromium" >&2
+    echo "test-env: installing $2 (Debian package)..."
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >/dev/null) || echo "test-env: could not install $2" >&2
   else
-    echo "test-env: chromium is missing; install it (apt-get install chromium)" >&2
+    echo "test-env: $1 is missing; install it (apt-get install $2)" >&2
   fi
-fi
-
-if ! command -v bwrap >/dev/null 2>&1; then
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    echo "test-env: installing bubblewrap (Debian package)..."
-    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null) || echo "test-env: could not install bubblewrap" >&2
-  else
-    echo "test-env: bwrap is missing; install it (apt-get install bubblewrap)" >&2
-  fi
-fi
+}
+ensure_deb chromium chromium
+ensure_deb bwrap bubblewrap
 
 if command -v pg_isready >/dev/null 2>&1 && ! pg_isready -q -h 127.0.0.1 -p 5432; then
   echo "test-env: starting PostgreSQL..."

@@ -6,6 +6,7 @@
 import { pathToFileURL } from "node:url";
 import { resolve } from "node:path";
 import { userError } from "../errors.ts";
+import { secondsSetting } from "../config/env-settings.ts";
 import { limitsFromEnv, type ServerLimits } from "../server/limits.ts";
 import { registerSecrets, secretValues } from "../redact.ts";
 import type { Env } from "../hooks.ts";
@@ -69,16 +70,7 @@ export const DEFAULT_RUN_TIMEOUT_SECONDS = 3600;
 
 /** `AGENTCLI_RUN_TIMEOUT_SECONDS`: seconds a run may execute before it ends `timeout` (0: no limit). */
 export function runTimeoutSeconds(env: Env): number {
-  const raw = env.AGENTCLI_RUN_TIMEOUT_SECONDS?.trim();
-  if (!raw) return DEFAULT_RUN_TIMEOUT_SECONDS;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n < 0) {
-    throw userError("ARGS_INVALID", {
-      message: `Cannot start the server: AGENTCLI_RUN_TIMEOUT_SECONDS="${raw}" is not a number of seconds`,
-      hint: `Set it to the seconds a run may execute (0 for no limit; default ${DEFAULT_RUN_TIMEOUT_SECONDS}).`,
-    });
-  }
-  return n;
+  return secondsSetting(env, "AGENTCLI_RUN_TIMEOUT_SECONDS", DEFAULT_RUN_TIMEOUT_SECONDS, "a run may execute (0 for no limit)");
 }
 
 /**

@@ -17,6 +17,7 @@
  * const { sandbox, notice } = await sandboxes.acquire({ key: "thread:t1", scope: "thread", threadId: "t1" });
  */
 import { userError } from "../errors.ts";
+import { secondsSetting } from "../config/env-settings.ts";
 import type { Env, HookLogger, Plugin } from "../hooks.ts";
 import type { PluginDriver } from "../plugin-driver.ts";
 import type { SqlExecutor } from "../storage/sql.ts";
@@ -75,16 +76,7 @@ interface Open {
 
 /** `AGENTCLI_SANDBOX_IDLE_SECONDS`: seconds unused before a sandbox is stopped (0: never). */
 export function sandboxIdleSeconds(env: Env): number {
-  const raw = env.AGENTCLI_SANDBOX_IDLE_SECONDS?.trim();
-  if (!raw) return DEFAULT_IDLE_SECONDS;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n < 0) {
-    throw userError("ARGS_INVALID", {
-      message: `Cannot start the server: AGENTCLI_SANDBOX_IDLE_SECONDS="${raw}" is not a number of seconds`,
-      hint: `Set it to the seconds a sandbox may stay unused before it is stopped (0: never; default ${DEFAULT_IDLE_SECONDS}).`,
-    });
-  }
-  return n;
+  return secondsSetting(env, "AGENTCLI_SANDBOX_IDLE_SECONDS", DEFAULT_IDLE_SECONDS, "a sandbox may stay unused before it is stopped (0: never)");
 }
 
 export class SandboxManager {
