@@ -5,8 +5,11 @@
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { definePlugin, type Sandbox } from "../../core/hooks.ts";
-import { makeConfig, userConfigurable } from "./_bundle.ts";
+import { makeConfig, makeSubagent, userConfigurable } from "./_bundle.ts";
 import { startHarness, type Harness } from "./_harness.ts";
+import { PluginDriver } from "../../core/plugin-driver.ts";
+import { builtinPlugins } from "../../plugins/registry.ts";
+import { sandboxCredentialWarning } from "../../core/sandbox/runtime.ts";
 
 const harnesses: Harness[] = [];
 after(async () => {
@@ -73,4 +76,58 @@ test("a plugin runtime: one sandbox per thread, reused across turns", async () =
     assert.match(String(tool.content), new RegExp(`\\[thread:${thread}\\] ran: echo ${turn}\n\\[Command succeeded with exit code 0\\]`));
   }
   assert.deepEqual(created, ["thread:e2", "thread:e3"]);
+});
+
+test("a subagent runs commands in the thread's sandbox; its skills are copied under /skills/subagents/<name>/", async () => {
+  const uploads: string[] = [];
+  const runs: string[] = [];
+  const plugin = definePlugin({
+    name: "test-sandbox-subagent",
+    kind: "extension",
+    hooks: {
+      "sandbox:create": ({ provider, key }) => provider !== "sandbox_a" ? null : {
+        id: `box-${key}`,
+        execute: async (command) => (runs.push(`${key} ${command}`), { output: "ok", exitCode: 0, truncated: false }),
+        uploadFiles: async (files) => files.map((f) => (uploads.push(f.path), { path: f.path, error: null })),
+        downloadFiles: async (paths) => paths.map((path) => ({ path, content: null, error: "file_not_found" as const })),
+        delete: async () => {},
+      },
+    },
+  });
+  const config = makeConfig({
+    sandbox,
+    skills: [{ name: "review", description: "Review", path: "skills/review" }],
+    subagents: [makeSubagent({ name: "runner", description: "Runs things", skills: [{ name: "lint", description: "Lint", path: "subagents/runner/skills/lint" }] })],
+  });
+  const h = await startHarness({
+    config,
+    plugins: [plugin],
+    env: { SANDBOX_A_API_KEY: "k" },
+    files: {
+      "AGENTS.md": "Main. MARKER-MAIN",
+      "skills/review/SKILL.md": "---\nname: review\ndescription: Review\n---\nReview.\n",
+      "subagents/runner/AGENTS.md": "Runner. MARKER-RUNNER",
+      "subagents/runner/skills/lint/SKILL.md": "---\nname: lint\ndescription: Lint\n---\nRun scripts/lint.sh.\n",
+      "subagents/runner/skills/lint/scripts/lint.sh": "echo lint\n",
+    },
+  });
+  harnesses.push(h);
+  h.server.script(
+    { when: "MARKER-MAIN", toolCalls: [{ name: "task", args: { subagent_type: "runner", description: "Lint it" } }] },
+    { when: "MARKER-RUNNER", toolCalls: [{ name: "execute", args: { command: "bash /skills/subagents/runner/lint/scripts/lint.sh" } }] },
+    { when: "MARKER-RUNNER", text: "linted" },
+    { when: "MARKER-MAIN", text: "done" },
+  );
+  await h.run("lint", { thread_id: "sub1" });
+  const runner = h.server.requests.filter((r) => r.system.includes("MARKER-RUNNER"));
+  assert.ok(runner[0]!.tools.includes("execute"));
+  assert.deepEqual(runs, ["thread:sub1 bash /skills/subagents/runner/lint/scripts/lint.sh"]);
+  assert.deepEqual(uploads.sort(), ["/skills/review/SKILL.md", "/skills/subagents/runner/lint/SKILL.md", "/skills/subagents/runner/lint/scripts/lint.sh"]);
+});
+
+test("at start, a provider without its credentials is a warning naming the variables (serve; dev lists them with the other missing ones)", () => {
+  const driver = new PluginDriver(builtinPlugins);
+  assert.match(sandboxCredentialWarning(driver, "sandbox_b", {}) ?? "", /needs SANDBOX_B_TOKEN_ID and SANDBOX_B_TOKEN_SECRET, which are not set[\s\S]*--sandbox local/);
+  assert.equal(sandboxCredentialWarning(driver, "sandbox_b", { SANDBOX_B_TOKEN_ID: "i", SANDBOX_B_TOKEN_SECRET: "s" }), null);
+  assert.equal(sandboxCredentialWarning(driver, "none", {}), null);
 });
