@@ -11,7 +11,7 @@ import type { CliContext } from "./context.ts";
 
 const spec = {
   name: "dev",
-  usage: "agentcli dev [--config <path>] [--port <int>] [--host <addr>] [--allow-blocking] [--graph <id>=<module>] [--sandbox local]",
+  usage: "agentcli dev [--config <path>] [--port <int>] [--host <addr>] [--allow-blocking] [--graph <id>=<module>] [--sandbox <runtime>]",
   summary: "Bundle the project and run it locally: the Agent API, and the chat UI at /app. Reloads when project files change.",
   flags: {
     config: CONFIG_FLAG,

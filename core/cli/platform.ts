@@ -9,17 +9,17 @@ import process from "node:process";
 import { userError } from "../errors.ts";
 import { lockHolder } from "../storage/lock.ts";
 import type { CliContext } from "./context.ts";
-import { parseArgs, renderHelp, type CommandSpec, type FlagSpec } from "./args.ts";
+import { hostFlag, parseArgs, portFlag, renderHelp, type CommandSpec, type FlagSpec } from "./args.ts";
 import { scaffoldFiles } from "./scaffold.ts";
 import { RESEARCH_TEMPLATE, type AgentTemplate } from "../platform/templates.ts";
 
 const SERVE = {
   name: "platform serve",
-  usage: "agentcli platform serve [--port <int>] [--host <host>] [--data-dir <dir>] [--mode cloud|self-hosted] [--public-url <url>]",
+  usage: "agentcli platform serve [--port <int>] [--host <addr>] [--data-dir <dir>] [--mode cloud|self-hosted] [--public-url <url>]",
   summary: "Run the control plane (REST API of deployments, revisions, listeners) and its local listener.\nStorage: PostgreSQL from $DATABASE_URL, otherwise an embedded database in --data-dir (then \"platform admin\" runs only while this is stopped).\nOn first start it creates the tenant \"default\" and prints its API key once.\nPlugins it is started with (--plugin, AGENTCLI_PLUGINS) build revisions and load in the local listener's revision processes.\nLimits: AGENTCLI_PLATFORM_MAX_BODY_MB (1), AGENTCLI_PLATFORM_MAX_UPLOAD_MB (256), AGENTCLI_PLATFORM_MAX_UNPACKED_MB (512), AGENTCLI_PLATFORM_MAX_ARCHIVE_ENTRIES (10000).",
   flags: {
-    port: { type: "int", description: "Port to listen on", default: 8100, min: 0, max: 65535 },
-    host: { type: "string", description: "Address to bind", default: "127.0.0.1" },
+    port: portFlag(8100),
+    host: hostFlag("127.0.0.1"),
     dataDir: { type: "string", placeholder: "<dir>", description: "Data folder", default: ".agentcli-platform" },
     mode: { type: "string", placeholder: "cloud|self-hosted", description: "Which sources are accepted (cloud: repohost, internal_*; self-hosted: external_container)", default: "cloud" },
     publicUrl: { type: "string", placeholder: "<url>", description: "Address clients and k8s clusters reach this server at (upload URLs, bundle downloads)" },

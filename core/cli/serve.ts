@@ -14,7 +14,7 @@ import type { CliContext } from "./context.ts";
 
 const spec = {
   name: "serve",
-  usage: "agentcli serve <bundle> [--port <int>] [--host <addr>] [--data-dir <dir>] [--graph <id>=<module>] [--sandbox local]",
+  usage: "agentcli serve <bundle> [--port <int>] [--host <addr>] [--data-dir <dir>] [--graph <id>=<module>] [--sandbox <runtime>]",
   summary: "Serve a bundle (from `agentcli deploy`, at .agentcli/bundle.tgz) in production. Secrets come from the environment.\nWith AGENTCLI_EXIT_WITH_PARENT=1 it shuts down when its standard input closes (its parent died).",
   positionals: [{ name: "bundle", description: "The bundle file (.tgz)", required: true }],
   flags: {
