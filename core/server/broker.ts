@@ -16,10 +16,14 @@ export interface RunEnd {
   output: unknown;
 }
 
-/** Signals between replicas (implemented over Redis pub/sub). */
+/**
+ * Signals between replicas (over Redis pub/sub, or PostgreSQL LISTEN/NOTIFY). A message may
+ * carry an event without its data (`data` absent): the event exists, read it from the log.
+ */
 export interface RemoteBus {
   publishEvent(runId: string, event: RunEvent | { end: RunEnd }): void;
-  subscribeRun(runId: string, onMessage: (m: RunEvent | { end: RunEnd }) => void): () => void;
+  /** Resolves once messages published from now on are delivered; returns the unsubscribe. */
+  subscribeRun(runId: string, onMessage: (m: RunEvent | { end: RunEnd }) => void): Promise<() => void>;
   publishCancel(runId: string, action: CancelAction): void;
   onCancel(fn: (runId: string, action: CancelAction) => void): void;
   publishWake(): void;
@@ -35,11 +39,14 @@ class RunChannel {
   /** Created by this process, which (owning its database) will run it: nothing to poll. */
   expected = false;
   readonly waiters = new Set<() => void>();
+  /** Bumped by every notify, so a follower that was busy when it came does not sleep. */
+  version = 0;
   unflushed: RunEvent[] = [];
   flushTimer: ReturnType<typeof setTimeout> | null = null;
   appending: Promise<void> | null = null;
 
   notify(): void {
+    this.version++;
     for (const w of [...this.waiters]) w();
   }
 }
@@ -50,10 +57,12 @@ const GRACE_MS = 30_000;
  * them at once, from memory); what is left when the run ends is written with its status.
  */
 const FLUSH_MS = 25;
+/** How often a follower of a run on another replica re-reads storage when a bus carries the signals. */
+const REMOTE_POLL_MS = 5000;
 
 /** The broker of one server process. */
 export class RunBroker {
-  readonly #log: RunEventLog;
+  readonly #log: Pick<RunEventLog, "append" | "read">;
   readonly #remote: RemoteBus | null;
   readonly #channels = new Map<string, RunChannel>();
   readonly #aborts = new Map<string, AbortController>();
@@ -61,10 +70,16 @@ export class RunBroker {
   readonly #timers = new Set<ReturnType<typeof setTimeout>>();
 
   readonly #exclusive: boolean;
+  readonly #pollMs: number;
 
-  /** `exclusive`: this process is the only one on its database (the embedded engine). */
-  constructor(opts: { log: RunEventLog; remote?: RemoteBus | null; exclusive?: boolean }) {
+  /**
+   * `exclusive`: this process is the only one on its database (the embedded engine).
+   * `pollMs`: the safety-net re-read of storage while following a run on another replica
+   * over a bus (the bus wakes the follower; storage is read only when it must be).
+   */
+  constructor(opts: { log: Pick<RunEventLog, "append" | "read">; remote?: RemoteBus | null; exclusive?: boolean; pollMs?: number }) {
     this.#log = opts.log;
+    this.#pollMs = opts.pollMs ?? REMOTE_POLL_MS;
     this.#remote = opts.remote ?? null;
     this.#exclusive = Boolean(opts.exclusive) && !this.#remote;
     this.#remote?.onCancel((runId, action) => this.#abortLocal(runId, action));
@@ -191,13 +206,19 @@ export class RunBroker {
     let last = opts.afterId ?? 0;
     const ch = this.#channel(runId);
     let remoteQueue: Array<RunEvent | { end: RunEnd }> = [];
+    /** Bus events past a gap: the missing ones are being written to the log (see FLUSH_MS). */
+    const ahead = new Map<number, RunEvent>();
     let firstRemote = true;
-    const unsubscribe = this.#remote?.subscribeRun(runId, (m) => {
-      remoteQueue.push(m);
-      ch.notify();
-    });
+    let readStorage = true;
+    let unsubscribe: (() => void) | undefined;
     try {
+      // Subscribed before anything is read: an event published after the read is then on the bus.
+      unsubscribe = await this.#remote?.subscribeRun(runId, (m) => {
+        remoteQueue.push(m);
+        ch.notify();
+      });
       while (!opts.signal?.aborted) {
+        const seen = ch.version;
         if (ch.end && !ch.local) {
           for (const e of await this.#log.read(runId, last)) {
             last = e.id;
@@ -205,6 +226,7 @@ export class RunBroker {
           }
           return ch.end;
         }
+        let timeoutMs = 0;
         if (ch.local) {
           // When the run is (or was) local, memory holds every event; durable ones too.
           if (ch.events.length && ch.events[0]!.id > last + 1) {
@@ -223,32 +245,47 @@ export class RunBroker {
           if (ch.expected && !ch.end) {
             // Queued here: it starts here (or is cancelled here), which notifies. The timeout
             // is only a safety net.
-            await this.#waitFor(ch, 5000, opts.signal);
+            await this.#waitFor(ch, 5000, opts.signal, seen);
             if (!ch.local && !ch.end) ch.expected = false;
             continue;
           }
           if (firstRemote) {
             // A pending run is usually claimed here within a moment: wait for that before polling storage.
             firstRemote = false;
-            await this.#waitFor(ch, 50, opts.signal);
+            await this.#waitFor(ch, 50, opts.signal, seen);
             continue;
           }
+          let end: RunEnd | null = null;
           for (const m of remoteQueue.splice(0)) {
-            if ("end" in m) {
-              for (const e of await this.#log.read(runId, last)) { last = e.id; yield e; }
-              return m.end;
+            if ("end" in m) end = m.end;
+            else if (m.id > last) ahead.set(m.id, m);
+          }
+          for (let e = ahead.get(last + 1); e && e.data !== undefined; e = ahead.get(last + 1)) {
+            ahead.delete(e.id);
+            last = e.id;
+            yield e;
+          }
+          if (end) {
+            for (const e of await this.#log.read(runId, last)) { last = e.id; yield e; }
+            return end;
+          }
+          for (const id of ahead.keys()) if (id <= last) ahead.delete(id);
+          if (readStorage || ahead.size || !this.#remote) {
+            readStorage = false;
+            const status = await opts.status();
+            for (const e of await this.#log.read(runId, last)) { last = e.id; yield e; }
+            if (status === null || (status !== "pending" && status !== "running")) {
+              if (ch.end) continue;
+              return status ? { status, output: null } : null;
             }
-            if (m.id === last + 1) { last = m.id; yield m; }
+            for (const id of ahead.keys()) if (id <= last) ahead.delete(id);
+            if (ahead.has(last + 1) && ahead.get(last + 1)!.data !== undefined) continue;
           }
-          const status = await opts.status();
-          const stored = await this.#log.read(runId, last);
-          for (const e of stored) { last = e.id; yield e; }
-          if (status === null || (status !== "pending" && status !== "running")) {
-            if (ch.end) continue;
-            return status ? { status, output: null } : null;
-          }
+          // Past a gap, the missing events reach the log within a flush: read again then.
+          timeoutMs = !this.#remote ? 250 : ahead.size ? FLUSH_MS * 2 : this.#pollMs;
         }
-        await this.#waitFor(ch, ch.local ? 0 : this.#remote ? 5000 : 250, opts.signal);
+        const woken = await this.#waitFor(ch, timeoutMs, opts.signal, seen);
+        if (!woken) readStorage = true;
       }
       return null;
     } finally {
@@ -257,21 +294,26 @@ export class RunBroker {
     }
   }
 
-  #waitFor(ch: RunChannel, timeoutMs: number, signal?: AbortSignal): Promise<void> {
+  /**
+   * Waits for a notify after `seen` (at once if one came already) or the timeout (0: none);
+   * true when notified.
+   */
+  #waitFor(ch: RunChannel, timeoutMs: number, signal?: AbortSignal, seen?: number): Promise<boolean> {
+    if (seen !== undefined && ch.version !== seen) return Promise.resolve(true);
     return new Promise((resolve) => {
       let timer: ReturnType<typeof setTimeout> | undefined;
-      const done = () => {
+      const finish = (woken: boolean) => {
         ch.waiters.delete(done);
         signal?.removeEventListener("abort", done);
         if (timer) clearTimeout(timer);
-        resolve();
+        resolve(woken);
       };
+      const done = () => finish(true);
       ch.waiters.add(done);
       signal?.addEventListener("abort", done, { once: true });
-      if (timeoutMs > 0) timer = setTimeout(done, timeoutMs);
+      if (timeoutMs > 0) timer = setTimeout(() => finish(false), timeoutMs);
     });
   }
-
   /** Cancels a running run wherever it runs. */
   cancel(runId: string, action: CancelAction): void {
     if (!this.#abortLocal(runId, action)) this.#remote?.publishCancel(runId, action);

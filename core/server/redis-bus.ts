@@ -15,7 +15,7 @@ export async function openRedisBus(url: string, log: ServerLog): Promise<RemoteB
   pub.on("error", (e: Error) => log.warn(`redis: ${e.message}`));
   sub.on("error", (e: Error) => log.warn(`redis: ${e.message}`));
   await Promise.all([pub.connect(), sub.connect()]);
-  const runListeners = new Map<string, Set<(m: RunEvent | { end: RunEnd }) => void>>();
+  const runListeners = new Map<string, { fns: Set<(m: RunEvent | { end: RunEnd }) => void>; ready: Promise<void> }>();
   const cancelListeners: Array<(runId: string, action: CancelAction) => void> = [];
   const wakeListeners: Array<() => void> = [];
   await sub.subscribe("agentcli:cancel", "agentcli:wake");
@@ -27,7 +27,7 @@ export async function openRedisBus(url: string, log: ServerLog): Promise<RemoteB
         for (const fn of cancelListeners) fn(runId, action);
       } else if (channel.startsWith("agentcli:run:")) {
         const m = JSON.parse(message) as RunEvent | { end: RunEnd };
-        for (const fn of runListeners.get(channel.slice("agentcli:run:".length)) ?? []) fn(m);
+        for (const fn of runListeners.get(channel.slice("agentcli:run:".length))?.fns ?? []) fn(m);
       }
     } catch (err) {
       log.warn(`redis: bad message on ${channel}: ${(err as Error).message}`);
@@ -35,21 +35,28 @@ export async function openRedisBus(url: string, log: ServerLog): Promise<RemoteB
   });
   return {
     publishEvent: (runId, event) => void pub.publish(`agentcli:run:${runId}`, JSON.stringify(event)).catch(() => {}),
-    subscribeRun(runId, onMessage) {
-      let set = runListeners.get(runId);
-      if (!set) {
-        set = new Set();
-        runListeners.set(runId, set);
-        void sub.subscribe(`agentcli:run:${runId}`).catch(() => {});
+    async subscribeRun(runId, onMessage) {
+      let entry = runListeners.get(runId);
+      if (!entry) {
+        entry = { fns: new Set(), ready: sub.subscribe(`agentcli:run:${runId}`).then(() => {}) };
+        runListeners.set(runId, entry);
       }
-      set.add(onMessage);
-      return () => {
-        set!.delete(onMessage);
-        if (set!.size === 0) {
+      const e = entry;
+      e.fns.add(onMessage);
+      const unsubscribe = () => {
+        e.fns.delete(onMessage);
+        if (e.fns.size === 0 && runListeners.get(runId) === e) {
           runListeners.delete(runId);
           void sub.unsubscribe(`agentcli:run:${runId}`).catch(() => {});
         }
       };
+      try {
+        await e.ready;
+      } catch (err) {
+        unsubscribe();
+        throw err;
+      }
+      return unsubscribe;
     },
     publishCancel: (runId, action) => void pub.publish("agentcli:cancel", JSON.stringify({ runId, action })).catch(() => {}),
     onCancel: (fn) => void cancelListeners.push(fn),

@@ -1,0 +1,133 @@
+/**
+ * The cross-replica bus under injected delays: two brokers (two "replicas") on one
+ * PostgreSQL schema, signalling over Redis (`AGENTCLI_TEST_REDIS_URL`). A follower on the
+ * replica that does not run the run must get every event as it is published, even those
+ * published while it subscribes or while it reads the stored events: the safety-net poll is
+ * set to an hour, so a missed wake-up hangs the test instead of costing 5 s.
+ */
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { after, before, test } from "node:test";
+import { RunBroker, type RemoteBus } from "../../core/server/broker.ts";
+import { openRedisBus } from "../../core/server/redis-bus.ts";
+import { silentLog } from "../../core/server/log.ts";
+import { openSql } from "../../core/storage/sql.ts";
+import { openStorage, type Storage } from "../../core/storage/storage.ts";
+import type { RunEvent } from "../../core/storage/run-events.ts";
+
+const PG_URL = process.env.AGENTCLI_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+const REDIS_URL = process.env.AGENTCLI_TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
+const schema = `agentcli_bus_${process.pid}_${Date.now()}`;
+const url = `${PG_URL}${PG_URL.includes("?") ? "&" : "?"}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+
+let storage: Storage;
+before(async () => {
+  const admin = await openSql({ url: PG_URL });
+  await admin.query(`CREATE SCHEMA ${schema}`);
+  await admin.close();
+  storage = await openStorage({ url });
+});
+after(async () => {
+  await storage?.close();
+  const admin = await openSql({ url: PG_URL });
+  await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  await admin.close();
+});
+
+interface Gate {
+  promise: Promise<void>;
+  open(): void;
+}
+function gate(): Gate {
+  let open!: () => void;
+  const promise = new Promise<void>((r) => (open = r));
+  return { promise, open };
+}
+
+/** The scenario, for any bus: `openBus` opens one replica's connection to it. */
+export async function noMissedWakeups(openBus: () => Promise<RemoteBus>): Promise<void> {
+  const [busA, busB] = await Promise.all([openBus(), openBus()]);
+  const subscribing = gate();
+  const subscribeCalled = gate();
+  let reading: Gate | null = null;
+  const readDone = gate();
+  const seenOnBus = new Map<number, Gate>();
+  const seen = (id: number) => seenOnBus.get(id) ?? (seenOnBus.set(id, gate()), seenOnBus.get(id)!);
+  // Replica B subscribes late (the subscription is held until the test opens it) and reads
+  // slowly (the read's result is held while the test publishes).
+  const slowBus: RemoteBus = {
+    ...busB,
+    async subscribeRun(runId, onMessage) {
+      subscribeCalled.open();
+      await subscribing.promise;
+      return busB.subscribeRun(runId, (m) => {
+        onMessage(m);
+        if (!("end" in m)) seen(m.id).open();
+      });
+    },
+  };
+  const slowLog = {
+    append: (runId: string, events: readonly RunEvent[]) => storage.events.append(runId, events),
+    async read(runId: string, afterId?: number) {
+      const rows = await storage.events.read(runId, afterId);
+      if (reading) {
+        const g = reading;
+        reading = null;
+        readDone.open();
+        await g.promise;
+      }
+      return rows;
+    },
+  };
+  const a = new RunBroker({ log: storage.events, remote: busA });
+  const b = new RunBroker({ log: slowLog, remote: slowBus, pollMs: 3_600_000 });
+  try {
+    const runId = randomUUID();
+    a.start(runId);
+    a.publish(runId, "metadata", { run_id: runId });
+    await a.flush(runId);
+
+    let statusReads = 0;
+    const follow = b.follow(runId, { status: async () => (statusReads++, "running") });
+    const got: RunEvent[] = [];
+    const consumed = (async () => {
+      for (let r = await follow.next(); ; r = await follow.next()) {
+        if (r.done) return r.value;
+        got.push(r.value);
+      }
+    })();
+
+    // Published (and stored) while B subscribes: not on the bus for B, so it is read from the log.
+    await subscribeCalled.promise;
+    a.publish(runId, "values", { n: 2 });
+    await a.flush(runId);
+    reading = gate();
+    const whileReading = reading;
+    subscribing.open();
+
+    // Published while B reads (after its query ran): only the bus brings it.
+    await readDone.promise;
+    a.publish(runId, "values", { n: 3 });
+    await seen(3).promise;
+    whileReading.open();
+    while (got.length < 3) await new Promise((r) => setTimeout(r, 5));
+    assert.deepEqual(got.map((e) => e.id), [1, 2, 3]);
+
+    // Then live, and the end.
+    a.publish(runId, "values", { n: 4 });
+    await a.flush(runId);
+    a.finish(runId, { status: "success", output: { n: 4 } });
+    const end = await consumed;
+    assert.deepEqual(got.map((e) => e.id), [1, 2, 3, 4]);
+    assert.deepEqual(got.map((e) => JSON.parse(e.data)), [{ run_id: runId }, { n: 2 }, { n: 3 }, { n: 4 }]);
+    assert.equal(end?.status, "success");
+    assert.equal(statusReads, 1, "storage is read once, to catch up; every later event came over the bus");
+  } finally {
+    await a.close();
+    await b.close();
+  }
+}
+
+test("redis: a follower misses no event published while it subscribes or reads", { timeout: 60_000 }, async () => {
+  await noMissedWakeups(() => openRedisBus(REDIS_URL, silentLog));
+});
