@@ -101,6 +101,17 @@ export async function listenFirst(opts: { port: number; host: string }): Promise
   };
 }
 
+/** `AGENTCLI_MAX_CONNECTIONS`: connections served at once (default 1000); more are refused. */
+function maxConnections(env: Env): number | undefined {
+  const raw = env.AGENTCLI_MAX_CONNECTIONS?.trim();
+  if (!raw) return undefined;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n <= 0) {
+    throw userError("ARGS_INVALID", { message: `Cannot start the server: AGENTCLI_MAX_CONNECTIONS="${raw}" is not a positive whole number`, hint: "Set it to the most connections to serve at once (default 1000)." });
+  }
+  return n;
+}
+
 export async function hostBundle(opts: HostOptions): Promise<Host> {
   const runTimeout = runTimeoutSeconds(opts.env);
   const limits = limitsFromEnv(opts.env);
@@ -240,7 +251,7 @@ async function start(opts: HostOptions, runTimeout: number, limits: Partial<Serv
     if (early) {
       early.serve(server.fetch);
       listening = early.listening;
-    } else listening = await listen(server, { port: opts.port, host: opts.host });
+    } else listening = await listen(server, { port: opts.port, host: opts.host, log: opts.log, maxConnections: maxConnections(opts.env) });
   } catch (err) {
     await server.close();
     await sandboxes.close();

@@ -19,7 +19,7 @@ const spec = {
   positionals: [{ name: "bundle", description: "The bundle file (.tgz)", required: true }],
   flags: {
     port: portFlag(2024, "Port to listen on (also $PORT)"),
-    host: hostFlag("0.0.0.0"),
+    host: hostFlag("127.0.0.1"),
     dataDir: { type: "string", placeholder: "<dir>", default: "./agentcli-data", description: "Embedded database folder (ignored with DATABASE_URL)" },
     graph: GRAPH_FLAG,
     sandbox: SANDBOX_FLAG,

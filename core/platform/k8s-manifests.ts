@@ -114,7 +114,7 @@ export function renderManifests(input: RenderInput): K8sObject[] {
       ],
       volumeMounts: [{ name: "agentcli-bundle", mountPath: BUNDLE_DIR }],
     });
-    command = ["agentcli", "serve", BUNDLE_PATH, "--port", String(API_PORT), "--data-dir", "/tmp/agentcli"];
+    command = ["agentcli", "serve", BUNDLE_PATH, "--host", "0.0.0.0", "--port", String(API_PORT), "--data-dir", "/tmp/agentcli"];
   }
 
   const podSpec = (role: "api-server" | "queue-worker", res: Record<string, unknown>, withPort: boolean) => prune({

@@ -8,7 +8,7 @@ import type { Context } from "hono";
 import { z } from "zod";
 import { AgentcliError, userError } from "../errors.ts";
 import { checkJsonText } from "./json-guard.ts";
-import type { ServerLog } from "./log.ts";
+import { clientErrorReporter, type ServerLog } from "./log.ts";
 
 export function notFound(thing: string, id: string): AgentcliError {
   return userError("NOT_FOUND", { message: `${thing} "${id}" not found`, hint: `Check the ${thing.toLowerCase()} id.` });
@@ -69,7 +69,14 @@ export const RETRY_AFTER_SECONDS = 10;
 
 /** The Hono error handler. */
 export function errorHandler(log: ServerLog) {
+  const report = clientErrorReporter(log);
   return (err: Error, c: Context): Response => {
+    // The client went away mid-request (a body never finished, a dropped connection): its
+    // doing, reported as one rate-limited line, never as a failure with a stack.
+    if (c.req.raw.signal?.aborted && !(err instanceof AgentcliError)) {
+      report(`${c.req.method} ${new URL(c.req.url).pathname}: the client went away before the request was complete`);
+      return c.json({ detail: "The request was not complete" }, 400);
+    }
     if (err instanceof AgentcliError) {
       const challenge = authChallenge(err);
       if (challenge) c.header("WWW-Authenticate", challenge);

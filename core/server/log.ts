@@ -30,3 +30,23 @@ export function redactingLog(log: ServerLog): ServerLog {
     error: (m, e) => log.error(redact(m), e === undefined ? undefined : redactError(e)),
   };
 }
+
+/**
+ * Reports client errors (slow or malformed requests: the client's doing, not the server's) as
+ * one line, at most one every `intervalMs`, with how many were left out since: a flood of
+ * slow clients costs a few lines, never a stack trace each.
+ */
+export function clientErrorReporter(log: Pick<ServerLog, "warn"> | undefined, intervalMs = 10_000): (what: string) => void {
+  let last = -Infinity;
+  let skipped = 0;
+  return (what) => {
+    const now = performance.now();
+    if (now - last < intervalMs) {
+      skipped++;
+      return;
+    }
+    last = now;
+    log?.warn(`client error: ${what}${skipped ? ` (and ${skipped} more since the last report)` : ""}`);
+    skipped = 0;
+  };
+}

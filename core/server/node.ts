@@ -5,6 +5,7 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { userError } from "../errors.ts";
+import { clientErrorReporter, type ServerLog } from "./log.ts";
 
 export interface Listening {
   port: number;
@@ -13,15 +14,42 @@ export interface Listening {
   close(): Promise<void>;
 }
 
-/** Listens on `host:port` (port 0 picks a free one); `upgrade` takes WebSocket upgrades (without it they are refused). */
-export async function listen(
-  server: { fetch: (req: Request) => Response | Promise<Response> },
-  opts: { port: number; host?: string; upgrade?: (req: IncomingMessage, socket: Duplex, head: Buffer) => void },
-): Promise<Listening> {
+/** How long a client may take to send its request headers, then its whole request (ms). */
+export const DEFAULT_TIMEOUTS = { headersMs: 15_000, requestMs: 120_000 };
+
+/** Connections served at once; more are refused (`AGENTCLI_MAX_CONNECTIONS`). */
+export const DEFAULT_MAX_CONNECTIONS = 1000;
+
+export interface ListenOptions {
+  port: number;
+  host?: string;
+  upgrade?: (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
+  /** Header and whole-request timeouts (defaults {@link DEFAULT_TIMEOUTS}). */
+  timeouts?: { headersMs?: number; requestMs?: number };
+  maxConnections?: number;
+  /** Where client errors (malformed or timed-out requests) are reported: one line each, at most one line per 10 s. */
+  log?: Pick<ServerLog, "warn">;
+}
+
+/**
+ * Listens on `host:port` (port 0 picks a free one); `upgrade` takes WebSocket upgrades
+ * (without it they are refused). Slow or malformed clients get a 408/400 and are dropped;
+ * they cost one log line at most every 10 s, never a stack trace.
+ */
+export async function listen(server: { fetch: (req: Request) => Response | Promise<Response> }, opts: ListenOptions): Promise<Listening> {
   const { serve } = await import("@hono/node-server");
   const host = opts.host ?? "127.0.0.1";
+  const headersTimeout = opts.timeouts?.headersMs ?? DEFAULT_TIMEOUTS.headersMs;
+  const requestTimeout = Math.max(opts.timeouts?.requestMs ?? DEFAULT_TIMEOUTS.requestMs, headersTimeout);
+  const report = clientErrorReporter(opts.log);
   return new Promise((resolve, reject) => {
-    const srv = serve({ fetch: server.fetch, port: opts.port, hostname: host }, (info) => {
+    const srv = serve({
+      fetch: server.fetch,
+      port: opts.port,
+      hostname: host,
+      // Timeouts are checked this often (Node's default, 30 s, lets a slow client hold on far past them).
+      serverOptions: { headersTimeout, requestTimeout, connectionsCheckingInterval: Math.min(1000, headersTimeout) },
+    }, (info) => {
       srv.off("error", onError);
       resolve({
         port: info.port,
@@ -43,6 +71,15 @@ export async function listen(
       } else reject(err);
     };
     srv.once("error", onError);
+    srv.maxConnections = opts.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
+    srv.on("clientError", (err: NodeJS.ErrnoException, socket: Duplex) => {
+      const timedOut = err.code === "ERR_HTTP_REQUEST_TIMEOUT" || err.code === "ERR_HTTP_HEADERS_TIMEOUT";
+      report(timedOut ? "a client was too slow sending its request (dropped)" : `a client sent a malformed request (${err.code ?? err.message})`);
+      if (socket.writable && !(socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent) {
+        socket.end(timedOut ? "HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n" : "HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n");
+      }
+      socket.destroy();
+    });
     if (opts.upgrade) srv.on("upgrade", opts.upgrade);
   });
 }
