@@ -236,6 +236,7 @@ async function start(opts: HostOptions, runTimeout: number, limits: Partial<Serv
       extraRoutes: protocols(),
       log: opts.log,
       redisUrl: opts.env.REDIS_URL,
+      databaseUrl: dbUrl,
       runTimeoutSeconds: runTimeout,
       limits,
       info: { agent: opts.bundle.config.agent.name, mode: opts.mode },

@@ -60,6 +60,11 @@ export interface AgentServerOptions {
   log?: ServerLog;
   /** A Redis connection string: cross-replica wake-ups, streaming and cancellation. */
   redisUrl?: string;
+  /**
+   * The PostgreSQL connection string of `storage` when it is given opened: without
+   * `redisUrl`, the cross-replica signals go over its `LISTEN/NOTIFY`.
+   */
+  databaseUrl?: string;
   /** Extra fields for `GET /info`. */
   info?: Record<string, unknown>;
   /** Told when a thread is deleted, to delete its sandbox (../sandbox/manager.ts). */
@@ -97,7 +102,9 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
   const storage = ownStorage ? await openStorage((opts.storage ?? {}) as OpenSqlOptions) : (opts.storage as Storage);
   let remote: RemoteBus | null = null;
   try {
+    const pgUrl = opts.databaseUrl ?? (ownStorage ? (opts.storage as OpenSqlOptions | undefined)?.url : undefined);
     if (opts.redisUrl) remote = await (await import("./redis-bus.ts")).openRedisBus(opts.redisUrl, log);
+    else if (pgUrl && storage.sql.kind === "postgres") remote = await (await import("./pg-bus.ts")).openPostgresBus(pgUrl, log);
   } catch (err) {
     if (ownStorage) await storage.close();
     throw err;

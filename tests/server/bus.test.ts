@@ -1,15 +1,17 @@
 /**
  * The cross-replica bus under injected delays: two brokers (two "replicas") on one
- * PostgreSQL schema, signalling over Redis (`AGENTCLI_TEST_REDIS_URL`). A follower on the
- * replica that does not run the run must get every event as it is published, even those
- * published while it subscribes or while it reads the stored events: the safety-net poll is
- * set to an hour, so a missed wake-up hangs the test instead of costing 5 s.
+ * PostgreSQL schema, signalling over Redis (`AGENTCLI_TEST_REDIS_URL`) or PostgreSQL
+ * LISTEN/NOTIFY. A follower on the replica that does not run the run must get every event
+ * as it is published, even those published while it subscribes or while it reads the stored
+ * events: the safety-net poll is set to an hour, so a missed wake-up hangs the test instead
+ * of costing 5 s.
  */
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, before, test } from "node:test";
 import { RunBroker, type RemoteBus } from "../../core/server/broker.ts";
 import { openRedisBus } from "../../core/server/redis-bus.ts";
+import { openPostgresBus } from "../../core/server/pg-bus.ts";
 import { silentLog } from "../../core/server/log.ts";
 import { openSql } from "../../core/storage/sql.ts";
 import { openStorage, type Storage } from "../../core/storage/storage.ts";
@@ -130,4 +132,35 @@ export async function noMissedWakeups(openBus: () => Promise<RemoteBus>): Promis
 
 test("redis: a follower misses no event published while it subscribes or reads", { timeout: 60_000 }, async () => {
   await noMissedWakeups(() => openRedisBus(REDIS_URL, silentLog));
+});
+
+test("postgres: a follower misses no event published while it subscribes or reads", { timeout: 60_000 }, async () => {
+  await noMissedWakeups(() => openPostgresBus(url, silentLog));
+});
+
+test("postgres: an event too large for NOTIFY reaches the follower through the log", { timeout: 60_000 }, async () => {
+  const [busA, busB] = await Promise.all([openPostgresBus(url, silentLog), openPostgresBus(url, silentLog)]);
+  const a = new RunBroker({ log: storage.events, remote: busA });
+  const b = new RunBroker({ log: storage.events, remote: busB, pollMs: 3_600_000 });
+  try {
+    const runId = randomUUID();
+    a.start(runId);
+    a.publish(runId, "metadata", { run_id: runId });
+    await a.flush(runId);
+    const got: RunEvent[] = [];
+    const follow = b.follow(runId, { status: async () => "running" });
+    got.push((await follow.next()).value as RunEvent);
+    const big = "x".repeat(20_000);
+    a.publish(runId, "values", { big });
+    got.push((await follow.next()).value as RunEvent);
+    a.finish(runId, { status: "success", output: { big } });
+    const end = await follow.next();
+    assert.deepEqual(got.map((e) => e.id), [1, 2]);
+    assert.equal(JSON.parse(got[1]!.data).big.length, 20_000);
+    assert.equal(end.done, true);
+    assert.equal((end.value as { status: string }).status, "success");
+  } finally {
+    await a.close();
+    await b.close();
+  }
 });

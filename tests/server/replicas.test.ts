@@ -1,0 +1,65 @@
+/**
+ * Two server replicas on one PostgreSQL schema (`AGENTCLI_TEST_DATABASE_URL`), signalling
+ * over Redis (`AGENTCLI_TEST_REDIS_URL`) or, without it, over PostgreSQL LISTEN/NOTIFY: a
+ * run created on one is joined, streamed and cancelled from the other. Replica b has no
+ * workers, so every run executes on a.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { openSql } from "../../core/storage/sql.ts";
+import { collect, startTestServer, type TestServer } from "./_harness.ts";
+
+const PG_URL = process.env.AGENTCLI_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+const REDIS_URL = process.env.AGENTCLI_TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
+
+for (const mode of ["redis", "postgres"] as const) {
+  describe(`two replicas, signals over ${mode}`, () => {
+    const schema = `agentcli_replicas_${mode}_${process.pid}_${Date.now()}`;
+    const url = `${PG_URL}${PG_URL.includes("?") ? "&" : "?"}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+    const redisUrl = mode === "redis" ? REDIS_URL : undefined;
+    let a: TestServer;
+    let b: TestServer;
+    before(async () => {
+      const admin = await openSql({ url: PG_URL });
+      await admin.query(`CREATE SCHEMA ${schema}`);
+      await admin.close();
+      a = await startTestServer({ storage: { url }, redisUrl, workers: 4 });
+      b = await startTestServer({ storage: { url }, redisUrl, workers: 0 });
+    });
+    after(async () => {
+      await b?.close();
+      await a?.close();
+      const admin = await openSql({ url: PG_URL });
+      await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await admin.close();
+    });
+
+    test("a run started through one replica is streamed, joined and cancelled through another", async () => {
+      const th = await b.client.threads.create();
+      const events = await collect(b.client.runs.stream(th.thread_id, "echo", { input: { messages: [{ role: "user", content: "x" }] }, streamMode: ["values"] }));
+      assert.equal(events[0]!.event, "metadata");
+      assert.ok(events.some((e) => e.event === "values"));
+      const out = (await b.client.runs.wait(th.thread_id, "echo", { input: { messages: [{ role: "user", content: "y" }] } })) as { messages: unknown[] };
+      assert.equal(out.messages.length, 4);
+      const run = await b.client.runs.create(th.thread_id, "slow", { input: { ms: 60_000 }, streamMode: "custom" });
+      for await (const e of b.client.runs.joinStream(th.thread_id, run.run_id)) if (e.event === "custom") break;
+      // Cancelled through b, honoured on a (which runs it): `wait` returns once it has ended.
+      await b.client.runs.cancel(th.thread_id, run.run_id, true);
+      assert.equal((await a.client.runs.get(th.thread_id, run.run_id)).status, "interrupted");
+      assert.equal((await b.client.threads.get(th.thread_id)).status, "idle");
+    });
+
+    test("a run created on the replica without workers is woken on the other at once", async () => {
+      const th = await b.client.threads.create();
+      const run = await b.client.runs.create(th.thread_id, "slow", { input: { ms: 60_000 }, streamMode: "custom" });
+      const events = [];
+      for await (const e of b.client.runs.joinStream(th.thread_id, run.run_id)) {
+        events.push(e.event);
+        if (e.event === "custom") break;
+      }
+      assert.deepEqual(events.slice(0, 1), ["metadata"]);
+      await a.client.runs.cancel(th.thread_id, run.run_id, true);
+      assert.equal((await b.client.runs.get(th.thread_id, run.run_id)).status, "interrupted");
+    });
+  });
+}
