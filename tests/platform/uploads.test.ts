@@ -8,6 +8,7 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { gzipSync } from "node:zlib";
 import { packTar } from "../../core/bundle/tar.ts";
+import { okLatencyDuring } from "../_ok-latency.ts";
 import { makeBundle, notABundle, startTestPlatform, type TestPlatform } from "./_harness.ts";
 
 const MiB = 1024 * 1024;
@@ -164,36 +165,15 @@ describe("a maximal upload does not stall other requests", () => {
   test("/ok keeps being answered while an upload at the limit is received, checked and stored", async () => {
     const { url: base } = await t.platform.listen({ port: 0 });
     const u = await uploadUrl();
-    const ping = async () => {
-      const s = performance.now();
-      await (await fetch(`${base}/ok`)).text();
-      return performance.now() - s;
-    };
     // Incompressible, just under the 2 MiB compressed limit (and the 4 MiB unpacked one).
     const noise = new Uint8Array(2 * MiB - 4096);
     for (let i = 0; i < noise.length; i += 65536) crypto.getRandomValues(noise.subarray(i, i + 65536));
     const archive = gzipSync(packTar(new Map([["noise.bin", noise]])), { level: 0 });
     assert.ok(archive.byteLength <= 2 * MiB, String(archive.byteLength));
-    const idle: number[] = [];
-    for (let i = 0; i < 20; i++) idle.push(await ping());
-    let done = false;
-    const during: number[] = [];
-    const pinger = (async () => {
-      while (!done) {
-        during.push(await ping());
-        await new Promise((r) => setTimeout(r, 5));
-      }
-    })();
-    const start = performance.now();
     const target = new URL(u.url);
-    const res = await fetch(`${base}${target.pathname}${target.search}`, { method: "PUT", body: archive });
-    const took = performance.now() - start;
-    done = true;
-    await pinger;
+    const { result: res, took, during, worst, idleMedian } = await okLatencyDuring(base, () => fetch(`${base}${target.pathname}${target.search}`, { method: "PUT", body: archive }));
     assert.equal(res.status, 200, await res.text());
-    const worst = Math.max(...during);
-    const median = idle.sort((a, b) => a - b)[10]!;
-    console.log(`# /ok idle median ${median.toFixed(1)} ms; during a ${took.toFixed(0)} ms maximal upload: ${during.length} pings, worst ${worst.toFixed(1)} ms`);
+    console.log(`# /ok idle median ${idleMedian.toFixed(1)} ms; during a ${took.toFixed(0)} ms maximal upload: ${during.length} pings, worst ${worst.toFixed(1)} ms`);
     assert.ok(during.length >= 2, `only ${during.length} pings were answered during the upload`);
     assert.ok(worst < took * 0.9, `/ok waited ${worst.toFixed(0)} ms during a ${took.toFixed(0)} ms upload`);
   });

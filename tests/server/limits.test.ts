@@ -9,6 +9,7 @@ import { after, describe, test } from "node:test";
 import { userError } from "../../core/errors.ts";
 import { DEFAULT_LIMITS, limitsFromEnv } from "../../core/server/limits.ts";
 import { FIXTURES, startTestServer, type TestServer } from "./_harness.ts";
+import { okLatencyDuring } from "../_ok-latency.ts";
 
 const servers: TestServer[] = [];
 after(async () => {
@@ -97,31 +98,10 @@ describe("input bounds", () => {
     const t = await server({ graphs: { ...FIXTURES, short: async () => (await import("../fixtures/graphs/short-reply.ts")).graph } });
     const th = (await call(t, "ann", "POST", "/threads", {})).json.thread_id;
     await call(t, "ann", "POST", `/threads/${th}/runs/wait`, { assistant_id: "short", input: say("warm up") });
-    const ping = async () => {
-      const s = performance.now();
-      await (await fetch(`${t.url}/ok`)).text();
-      return performance.now() - s;
-    };
-    const idle: number[] = [];
-    for (let i = 0; i < 20; i++) idle.push(await ping());
     // The largest message the defaults accept (a little under AGENTCLI_MAX_MESSAGE_KB).
     const content = "x".repeat(DEFAULT_LIMITS.maxMessageBytes - 100);
-    let done = false;
-    const during: number[] = [];
-    const pinger = (async () => {
-      while (!done) {
-        during.push(await ping());
-        await new Promise((r) => setTimeout(r, 5));
-      }
-    })();
-    const start = performance.now();
-    const res = await call(t, "ann", "POST", `/threads/${th}/runs/wait`, { assistant_id: "short", input: say(content) });
-    const took = performance.now() - start;
-    done = true;
-    await pinger;
+    const { result: res, took, during, worst, idleMedian: median } = await okLatencyDuring(t.url, () => call(t, "ann", "POST", `/threads/${th}/runs/wait`, { assistant_id: "short", input: say(content) }));
     assert.equal(res.status, 200);
-    const worst = Math.max(...during);
-    const median = idle.sort((a, b) => a - b)[10]!;
     console.log(`# /ok idle median ${median.toFixed(1)} ms; during a ${took.toFixed(0)} ms maximal run: ${during.length} pings, worst ${worst.toFixed(1)} ms`);
     // /ok keeps being answered while the large run is processed, not only after it: pings
     // complete within it, and none waits for the whole of it. (Before the embedded engine
