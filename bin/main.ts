@@ -4,7 +4,7 @@
  */
 import process from "node:process";
 import { createInterface } from "node:readline";
-import { AgentcliError, formatUserError } from "../core/errors.ts";
+import { AgentcliError, formatUserError, fromSystemError } from "../core/errors.ts";
 import type { CliContext, CommandModule } from "../core/cli/context.ts";
 import { VERSION } from "../core/version.ts";
 
@@ -97,9 +97,10 @@ export async function main(argv: string[]): Promise<number> {
     const mod = await command.load();
     return await mod.run(args, ctx);
   } catch (err) {
-    if (err instanceof AgentcliError) {
-      process.stderr.write(`${formatUserError(err)}\n`);
-      return err.code === "ARGS_INVALID" ? EXIT_USAGE : 1;
+    const known = err instanceof AgentcliError ? err : fromSystemError(err);
+    if (known) {
+      process.stderr.write(`${formatUserError(known)}\n`);
+      return known.code === "ARGS_INVALID" ? EXIT_USAGE : 1;
     }
     process.stderr.write(`agentcli ${VERSION} hit a bug; please report it with the trace below.\n${err instanceof Error ? err.stack : String(err)}\n`);
     return 70;

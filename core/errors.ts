@@ -34,7 +34,8 @@ export type ErrorCode =
   | "UNAUTHORIZED"
   | "FORBIDDEN"
   | "DEPLOY_FAILED"
-  | "REMOTE_FAILED";
+  | "REMOTE_FAILED"
+  | "FILE_FAILED";
 
 const STATUS: Partial<Record<ErrorCode, number>> = {
   NOT_FOUND: 404,
@@ -93,4 +94,38 @@ export function formatUserError(err: AgentcliError, opts: { label?: boolean; hin
   const hint = opts.hint === undefined ? err.hint : opts.hint;
   if (hint) lines.push(`hint: ${hint}`);
   return lines.join("\n");
+}
+
+const SYSTEM_PHRASES: Record<string, string> = {
+  EACCES: "permission denied",
+  EPERM: "operation not permitted",
+  EROFS: "the file system is read-only",
+  ENOSPC: "no space left on the device",
+  EDQUOT: "the disk quota is exceeded",
+  ENOTDIR: "a part of the path is a file, not a folder",
+  EISDIR: "it is a folder, not a file",
+  ENAMETOOLONG: "the name is too long",
+  ENOENT: "it does not exist",
+  EEXIST: "a file of that name exists",
+  ELOOP: "too many symbolic links",
+  EMFILE: "too many open files",
+};
+
+/** An operating-system error as a short phrase ("permission denied"), without the syscall and path Node adds. */
+export function systemErrorPhrase(err: unknown): string {
+  const e = err as NodeJS.ErrnoException;
+  return (e?.code && SYSTEM_PHRASES[e.code]) ?? (err instanceof Error ? err.message : String(err));
+}
+
+/**
+ * A file-system error on a path (a folder that is a file, a read-only disk, ...) as a user
+ * error: the environment's problem, not a bug, so the CLI prints one line instead of a stack.
+ * Null for anything else.
+ */
+export function fromSystemError(err: unknown): AgentcliError | null {
+  const e = err as NodeJS.ErrnoException;
+  if (!(err instanceof Error) || typeof e.code !== "string" || !SYSTEM_PHRASES[e.code] || typeof e.path !== "string") return null;
+  const verbs: Record<string, string> = { open: "open", mkdir: "create the folder", rename: "write", write: "write", read: "read", unlink: "remove", rmdir: "remove", scandir: "list", stat: "read", lstat: "read" };
+  const action = verbs[e.syscall ?? ""] ?? "use";
+  return userError("FILE_FAILED", { message: `Cannot ${action} "${e.path}": ${systemErrorPhrase(err)}`, hint: "Check the path and its permissions, then run the command again.", cause: err });
 }

@@ -1,7 +1,7 @@
 /** `agentcli init [name] [--force]`: scaffold a new project (spec 4.1). */
 import { existsSync, lstatSync, mkdirSync, renameSync, rmdirSync, statSync, writeFileSync, rmSync } from "node:fs";
 import { basename, dirname, join, resolve, sep } from "node:path";
-import { userError } from "../errors.ts";
+import { systemErrorPhrase, userError } from "../errors.ts";
 import { parseArgs, renderHelp, type CommandSpec } from "./args.ts";
 import type { CliContext } from "./context.ts";
 import { scaffoldFiles } from "./scaffold.ts";
@@ -62,7 +62,7 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
         rmdirSync(dir);
       } catch { /* not empty, or gone */ }
     }
-    throw userError("PROJECT_EXISTS", { message: `Cannot scaffold into "${shown}": ${reason(err)}`, hint: "Check that the folder is writable.", cause: err });
+    throw userError("PROJECT_EXISTS", { message: `Cannot scaffold into "${shown}": ${systemErrorPhrase(err)}`, hint: "Check that the folder is writable.", cause: err });
   }
   const rel = positionals[0];
   ctx.io.out(`Created agent project "${name}"${rel ? ` in ${rel}/` : ""}:
@@ -90,7 +90,7 @@ function makeFolder(dir: string, shown: string): string[] {
       st = lstatSync(at);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      if (code !== "ENOENT" && code !== "ENOTDIR") throw userError("PROJECT_EXISTS", { message: `Cannot scaffold into "${shown}": ${reason(err)}`, hint: "Choose another folder." });
+      if (code !== "ENOENT" && code !== "ENOTDIR") throw userError("PROJECT_EXISTS", { message: `Cannot scaffold into "${shown}": ${systemErrorPhrase(err)}`, hint: "Choose another folder." });
     }
     if (st) {
       if (!st.isDirectory() && !(st.isSymbolicLink() && isDirectoryPath(at))) {
@@ -114,7 +114,7 @@ function makeFolder(dir: string, shown: string): string[] {
           rmdirSync(m);
         } catch { /* best effort */ }
       }
-      throw userError("PROJECT_EXISTS", { message: `Cannot scaffold into "${shown}": cannot create "${d}" (${reason(err)})`, hint: "Choose a folder you can write to." });
+      throw userError("PROJECT_EXISTS", { message: `Cannot scaffold into "${shown}": cannot create "${d}" (${(err as NodeJS.ErrnoException).code === "ENOENT" ? "the file system does not allow a folder there" : systemErrorPhrase(err)})`, hint: "Choose a folder you can write to." });
     }
   }
   return made;
@@ -126,16 +126,6 @@ function isDirectoryPath(path: string): boolean {
   } catch {
     return false;
   }
-}
-
-/** An OS error as a short phrase ("permission denied"), without the syscall and path Node adds. */
-function reason(err: unknown): string {
-  const e = err as NodeJS.ErrnoException;
-  const phrases: Record<string, string> = {
-    EACCES: "permission denied", EPERM: "operation not permitted", EROFS: "the file system is read-only", ENOSPC: "no space left on the device",
-    ENOTDIR: "a part of the path is a file, not a folder", ENAMETOOLONG: "the name is too long", ENOENT: "the folder cannot be created there", EEXIST: "a file of that name exists",
-  };
-  return (e.code && phrases[e.code]) ?? e.message ?? String(err);
 }
 
 function agentName(folder: string): string {

@@ -4,7 +4,8 @@
  * backtick-quoted, where a quoted value may span lines; double quotes expand `\n` and `\r`;
  * an unquoted value ends at `#` and is trimmed. Where dotenv would silently skip or mangle a
  * line, this reports it with its line number instead: a line that is not an assignment, a
- * quote that is never closed, text after a closing quote, a key set twice, and a NUL
+ * quote that is never closed, text after a closing quote, a key set twice to different values
+ * (an empty placeholder may be filled in later), and a NUL
  * character (no process can receive it). Values are never echoed in messages.
  *
  * @example
@@ -60,13 +61,16 @@ export function parseDotenv(text: string, file: string): { values: Record<string
       problems.push({ file, line: lineNo, message: `the value of ${key} contains a NUL character`, hint: "Remove it: environment variables cannot hold NUL." });
       continue;
     }
+    // A placeholder (`KEY=` as `init` writes it) may be filled in by a later line; two different values are ambiguous.
     const prior = firstLine.get(key);
-    if (prior !== undefined) {
-      problems.push({ file, line: lineNo, message: `${key} is set twice (first on line ${prior})`, hint: `Keep one ${key}= line.` });
+    if (prior !== undefined && values[key] !== "" && value !== "" && values[key] !== value) {
+      problems.push({ file, line: lineNo, message: `${key} is set twice to different values (first on line ${prior})`, hint: `Keep one ${key}= line.` });
       continue;
     }
-    firstLine.set(key, lineNo);
-    values[key] = value;
+    if (prior === undefined || value !== "") {
+      firstLine.set(key, lineNo);
+      values[key] = value;
+    }
   }
   return { values, problems };
 }

@@ -298,6 +298,9 @@ test("dev and deploy on bad --config paths and special files: one-line errors, e
       oneLineError(cli([...cmd, "--config", "afile/agent.toml"], { cwd: dir }), 1, /does not exist/);
       oneLineError(cli([...cmd, "--config", `${"c".repeat(300)}/agent.toml`], { cwd: dir }), 1, /does not exist/);
     }
+    writeFileSync(join(dir, ".agentcli"), "a file where deploy writes its bundle folder");
+    oneLineError(cli(["deploy", "--dry-run"], { cwd: dir }), 1, /Cannot create the folder "[^"]*\.agentcli": a file of that name exists/);
+    rmSync(join(dir, ".agentcli"));
     rmSync(join(dir, ".env"));
     execFileSync("mkfifo", [join(dir, ".env")]);
     const r = cli(["deploy", "--dry-run"], { cwd: dir });

@@ -118,7 +118,7 @@ const cases: Case[] = [
   { name: "mcp.json top level is an array", files: { "mcp.json": "[]" }, file: "mcp.json", line: 1, message: /must be an object with "mcpServers"/, hint: /mcpServers/ },
   { name: "mcp.json server url not http", files: { "mcp.json": '{"mcpServers": {"a": {"transport": "sse", "url": "ws://x"}}}' }, file: "mcp.json", line: 1, message: /not an http\(s\) URL/, hint: /https:/ },
   { name: ".env text after a closing quote", files: { ".env": 'OPENAI_API_KEY="k"junk\n' }, file: ".env", line: 1, message: /text after its closing "/, hint: /inside the quotes/ },
-  { name: ".env key set twice", files: { ".env": "OPENAI_API_KEY=k\nOPENAI_API_KEY=j\n" }, file: ".env", line: 2, message: /OPENAI_API_KEY is set twice \(first on line 1\)/, hint: /Keep one/ },
+  { name: ".env key set twice", files: { ".env": "OPENAI_API_KEY=k\nOPENAI_API_KEY=j\n" }, file: ".env", line: 2, message: /OPENAI_API_KEY is set twice to different values \(first on line 1\)/, hint: /Keep one/ },
   { name: ".env value with NUL", files: { ".env": "OPENAI_API_KEY=k\u0000x\n" }, file: ".env", line: 1, message: /NUL/, hint: /Remove it/ },
   { name: ".env quote never closed", files: { ".env": 'OPENAI_API_KEY=k\nPEM="-----BEGIN\nabc\n' }, file: ".env", line: 2, message: /value of PEM has no closing "/, hint: /Close the quote/ },
   { name: ".env that is not UTF-8", files: {}, setup: (d) => writeFileSync(join(d, ".env"), Buffer.from([0x4f, 0x3d, 0x31, 0x0a, 0x50, 0x3d, 0xff, 0x0a])), file: ".env", line: 2, message: /not valid UTF-8/, hint: /UTF-8/ },
@@ -273,7 +273,8 @@ test(".env parses as the dotenv package does: multi-line quoted values, backtick
     assert.deepEqual(problems, [], JSON.stringify(text));
     assert.deepEqual(values, { ...dotenv.parse(text) }, JSON.stringify(text));
   }
-  const dir = makeProject({ ".env": 'OPENAI_API_KEY="sk-\nsecond-line"\n' });
+  // init writes `OPENAI_API_KEY=` as a placeholder; a key appended below it fills it in.
+  const dir = makeProject({ ".env": 'OPENAI_API_KEY=\nOPENAI_API_KEY="sk-\nsecond-line"\n' });
   try {
     const p = await loadProject(join(dir, "agent.toml"), { driver, env: {}, requireEnv: true, cwd: dir });
     assert.equal(p.secrets.OPENAI_API_KEY, "sk-\nsecond-line");
