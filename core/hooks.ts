@@ -45,6 +45,11 @@ export interface AuthUser {
   displayName?: string;
   email?: string;
   permissions?: string[];
+  /**
+   * True when every caller of the provider acts as this one identity (the platform API key):
+   * nothing is owned or confined per user then. Set by the authenticator, not by plugins.
+   */
+  shared?: boolean;
 }
 
 /** A key-value backend for memory files under `/memories/...`. */

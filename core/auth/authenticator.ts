@@ -77,6 +77,6 @@ export function createAuthenticator(opts: AuthenticatorOptions): Authenticate {
     if (typeof user.identity !== "string" || user.identity.trim() === "") {
       throw unauthorized(`Cannot authenticate request: ${plugin.identity.provider} returned no user identity`, { bearer });
     }
-    return user;
+    return plugin.identity.perUser ? user : { ...user, shared: true };
   };
 }

@@ -11,6 +11,7 @@ import { idTaken, jsonBody, notFound, parseBody } from "./http-errors.ts";
 import * as s from "./schemas.ts";
 import { type AppEnv, ownedMetadata, patchMetadata, scopeOf, userOf } from "./scope.ts";
 import { graphSchemas } from "./graph-info.ts";
+import type { CompiledGraph } from "./graphs.ts";
 
 /** Client metadata: `owner` and `created_by` (which marks the deployment's default assistants) are the server's. */
 function clientMetadata(metadata: Record<string, unknown> | undefined): Record<string, unknown> {
@@ -77,7 +78,11 @@ export function assistantRoutes(deps: ServerDeps): Hono<AppEnv> {
   app.delete("/:id", async (c) => {
     const a = await writable(deps, c, "delete");
     if (c.req.query("delete_threads") === "true") {
-      const { rows } = await storage.sql.query<{ thread_id: string }>("SELECT DISTINCT thread_id FROM runs WHERE assistant_id = $1", [a.assistant_id]);
+      // The assistant's threads: those its runs ran on, and those whose metadata names it.
+      const { rows } = await storage.sql.query<{ thread_id: string }>(
+        "SELECT DISTINCT thread_id FROM runs WHERE assistant_id = $1 UNION SELECT thread_id FROM threads WHERE metadata->>'assistant_id' = $1",
+        [a.assistant_id],
+      );
       for (const r of rows) {
         // Only the caller's own threads: another user's thread is not theirs to delete.
         if (await storage.threads.delete(r.thread_id, scopeOf(c))) await storage.checkpointer.deleteThread(r.thread_id);
@@ -89,7 +94,7 @@ export function assistantRoutes(deps: ServerDeps): Hono<AppEnv> {
 
   app.get("/:id/graph", async (c) => {
     const a = await resolveAssistant(deps, c.req.param("id"), scopeOf(c));
-    const graph = await deps.graphs.get(a.graph_id);
+    const graph = await assistantGraph(deps, a);
     const xray = c.req.query("xray");
     const drawable = await graph.getGraphAsync({ ...a.config, xray: xray === "true" ? true : xray && /^\d+$/.test(xray) ? Number(xray) : undefined });
     return c.json(drawable.toJSON());
@@ -97,14 +102,14 @@ export function assistantRoutes(deps: ServerDeps): Hono<AppEnv> {
 
   app.get("/:id/schemas", async (c) => {
     const a = await resolveAssistant(deps, c.req.param("id"), scopeOf(c));
-    return c.json(graphSchemas(a.graph_id, await deps.graphs.get(a.graph_id)));
+    return c.json(await graphSchemas(a.graph_id, await assistantGraph(deps, a)));
   });
 
   const subgraphs = async (c: Context<AppEnv>, namespace?: string, recurse?: boolean) => {
     const a = await resolveAssistant(deps, c.req.param("id")!, scopeOf(c));
-    const graph = await deps.graphs.get(a.graph_id);
+    const graph = await assistantGraph(deps, a);
     const out: Record<string, unknown> = {};
-    for await (const [ns, sub] of graph.getSubgraphsAsync(namespace, recurse)) out[ns] = graphSchemas(ns, sub);
+    for await (const [ns, sub] of graph.getSubgraphsAsync(namespace, recurse)) out[ns] = await graphSchemas(ns, sub);
     return out;
   };
   app.get("/:id/subgraphs", async (c) => c.json(await subgraphs(c, undefined, c.req.query("recurse") === "true")));
@@ -125,6 +130,12 @@ export function assistantRoutes(deps: ServerDeps): Hono<AppEnv> {
   });
 
   return app;
+}
+
+/** The graph of an assistant (a factory gets the assistant's config and ids). */
+function assistantGraph(deps: ServerDeps, a: Assistant): Promise<CompiledGraph> {
+  const config = (a.config ?? {}) as { configurable?: Record<string, unknown> };
+  return deps.graphs.get(a.graph_id, { ...config, configurable: { ...(config.configurable ?? {}), assistant_id: a.assistant_id, graph_id: a.graph_id } });
 }
 
 export function pick<T extends object>(o: T, fields: string[]): Partial<T> {

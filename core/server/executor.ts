@@ -41,7 +41,7 @@ export class RunTimedOut extends Error {
 export interface RunKwargs {
   input?: unknown;
   command?: { resume?: unknown; update?: unknown; goto?: unknown } | null;
-  config?: { configurable?: Record<string, unknown>; tags?: string[]; recursion_limit?: number; [k: string]: unknown };
+  config?: { configurable?: Record<string, unknown>; tags?: string[]; recursion_limit?: number; run_name?: string; max_concurrency?: number; [k: string]: unknown };
   context?: unknown;
   stream_mode?: StreamMode[];
   stream_subgraphs?: boolean;
@@ -50,6 +50,7 @@ export interface RunKwargs {
   checkpoint_id?: string;
   checkpoint?: { checkpoint_id?: string; checkpoint_ns?: string } | null;
   durability?: "sync" | "async" | "exit";
+  checkpoint_during?: boolean;
   on_completion?: "delete" | "keep";
   temporary?: boolean;
 }
@@ -78,20 +79,31 @@ export async function executeRun(deps: ExecutorDeps, run: Run & { assistant?: Cl
   try {
     const assistant = run.assistant ?? (await storage.assistants.get(run.assistant_id));
     if (!assistant) throw new Error(`assistant "${run.assistant_id}" no longer exists`);
-    graph = await graphs.get(assistant.graph_id);
-    runEnded = graphs.runStarted(graph);
     const modes: StreamMode[] = kwargs.stream_mode?.length ? kwargs.stream_mode : ["values"];
-    // The root "values" stream ends with the thread's state when the graph streams all of its
-    // state channels; then the state need not be read back after the run.
-    const streamsState = sameKeys(graph.outputChannels, graph.streamChannelsAsIs) && !kwargs.interrupt_before?.length && !kwargs.interrupt_after?.length;
     const aConfig = (assistant.config ?? {}) as RunKwargs["config"] & object;
     const rConfig = kwargs.config ?? {};
     const checkpointId = kwargs.checkpoint_id ?? kwargs.checkpoint?.checkpoint_id;
-    const config = {
-      ...aConfig,
-      ...rConfig,
+    const recursionLimit = rConfig.recursion_limit ?? aConfig.recursion_limit;
+    const runName = rConfig.run_name ?? aConfig.run_name;
+    const maxConcurrency = rConfig.max_concurrency ?? aConfig.max_concurrency;
+    const { recursion_limit: _a, run_name: _an, max_concurrency: _am, ...aRest } = aConfig;
+    const { recursion_limit: _r, run_name: _rn, max_concurrency: _rm, ...rRest } = rConfig;
+    const durability = kwargs.durability ?? (kwargs.checkpoint_during === undefined ? undefined : kwargs.checkpoint_during ? "async" : "exit");
+    // As on LangGraph's server, the thread's and the run's metadata become the run's (and so
+    // its checkpoints') metadata, beside the ids the checkpointer adds from `configurable`.
+    const thread = await storage.threads.get(run.thread_id);
+    const aContext = assistant.context;
+    const rContext = kwargs.context;
+    const context = isPlainObject(aContext) && isPlainObject(rContext) ? { ...aContext, ...rContext } : rContext ?? aContext ?? undefined;
+    const base = {
+      ...aRest,
+      ...rRest,
+      ...(recursionLimit !== undefined ? { recursionLimit } : {}),
+      ...(runName !== undefined ? { runName } : {}),
+      ...(maxConcurrency !== undefined ? { maxConcurrency } : {}),
+      ...(durability !== undefined ? { durability } : {}),
       tags: [...(aConfig.tags ?? []), ...(rConfig.tags ?? [])],
-      metadata: { ...(run.metadata ?? {}), run_attempt: run.attempt },
+      metadata: { ...(thread?.metadata ?? {}), ...(run.metadata ?? {}), run_attempt: run.attempt },
       configurable: {
         ...(aConfig.configurable ?? {}),
         ...(rConfig.configurable ?? {}),
@@ -100,15 +112,25 @@ export async function executeRun(deps: ExecutorDeps, run: Run & { assistant?: Cl
         assistant_id: run.assistant_id,
         graph_id: assistant.graph_id,
         ...(checkpointId ? { checkpoint_id: checkpointId } : {}),
+        ...(kwargs.checkpoint?.checkpoint_ns ? { checkpoint_ns: kwargs.checkpoint.checkpoint_ns } : {}),
       },
-      context: kwargs.context ?? assistant.context ?? undefined,
+      context,
+    };
+    graph = await graphs.get(assistant.graph_id, base);
+    runEnded = graphs.runStarted(graph);
+    // The root "values" stream ends with the thread's state when the graph streams all of its
+    // state channels; then the state need not be read back after the run. A run that may stop
+    // at a static interrupt ends with its state read back (its `next`).
+    const streamsState = sameKeys(graph.outputChannels, graph.streamChannelsAsIs) && !kwargs.interrupt_before?.length && !kwargs.interrupt_after?.length &&
+      !graph.interruptBefore?.length && !graph.interruptAfter?.length;
+    const config = {
+      ...base,
       runId: run.run_id,
       signal,
       streamMode: streamsState ? [...new Set([...libModes(modes), "values" as const])] : libModes(modes),
       subgraphs: Boolean(kwargs.stream_subgraphs),
       interruptBefore: kwargs.interrupt_before,
       interruptAfter: kwargs.interrupt_after,
-      ...(kwargs.durability ? { durability: kwargs.durability } : {}),
     };
     const input = kwargs.command
       ? new Command({ resume: kwargs.command.resume, update: kwargs.command.update as never, goto: kwargs.command.goto as never })
@@ -165,6 +187,10 @@ export function graphError(err: unknown): { error: string; message: string } {
   return { error: e.name || "Error", message: message || e.name || "The run failed" };
 }
 
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
 function sameKeys(a: unknown, b: unknown): boolean {
   if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
   const set = new Set(a);
@@ -202,7 +228,8 @@ async function finishRun(
       const snapshot = await graph.getState(r.threadConfig);
       values = toWire(snapshot.values ?? {});
       interrupts = interruptsByTask(snapshot);
-      if (Object.keys(interrupts).length && r.status === "success") threadStatus = "interrupted";
+      // Stopped before nodes still to run (an `interrupt()` or a static interrupt_before/after).
+      if ((snapshot.next?.length || Object.keys(interrupts).length) && r.status === "success") threadStatus = "interrupted";
       if (!r.errorOut) {
         const all = Object.values(interrupts).flat();
         output = all.length ? { ...(values as object), __interrupt__: all } : values;

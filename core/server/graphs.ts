@@ -1,6 +1,8 @@
 /**
  * The graphs a server serves, loaded lazily on first use and bound to the server's
- * checkpointer and store. `replace` swaps the whole set (dev reload) without touching
+ * checkpointer and store. A graph is what `langgraph.json` accepts: a compiled graph, an
+ * uncompiled `StateGraph` (compiled here), or a (possibly async) factory taking the run
+ * config, called for every run. `replace` swaps the whole set (dev reload) without touching
  * threads: the next run uses the new graph.
  */
 import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkpoint";
@@ -10,12 +12,51 @@ import { userError } from "../errors.ts";
 // deno-lint-ignore no-explicit-any
 export type CompiledGraph = any;
 
-export type GraphLoaders = Record<string, () => Promise<CompiledGraph>>;
+/** Loads a graph export: a compiled graph, a `StateGraph`, or a factory of either. */
+export type GraphLoaders = Record<string, () => Promise<unknown>>;
+
+/** A run config as a graph factory receives it. */
+export interface FactoryConfig {
+  configurable?: Record<string, unknown>;
+  [k: string]: unknown;
+}
+
+type Resolved = { graph: CompiledGraph } | { factory: (config: FactoryConfig) => unknown };
+
+/**
+ * What kind of graph export `value` is, or a sentence saying what was found instead (for
+ * an error naming the module).
+ */
+export function graphExportKind(value: unknown): "compiled" | "builder" | "factory" | { found: string } {
+  if (typeof value === "function") return "factory";
+  if (typeof value === "object" && value !== null) {
+    const v = value as Record<string, unknown>;
+    if (typeof v.stream === "function" && typeof v.getState === "function") return "compiled";
+    if (typeof v.compile === "function") return "builder";
+    const name = (value.constructor as { name?: string } | undefined)?.name;
+    return { found: `an object${name && name !== "Object" ? ` (${name})` : ""} with keys ${Object.keys(v).slice(0, 5).map((k) => `"${k}"`).join(", ") || "none"}` };
+  }
+  return { found: value === undefined ? "nothing (undefined)" : value === null ? "null" : `a ${typeof value} (${JSON.stringify(value)?.slice(0, 40)})` };
+}
+
+/** A compiled graph from a graph-like value (compiles a builder; unwraps `createAgent`'s wrapper). */
+function compiled(value: unknown, where: string): CompiledGraph {
+  const kind = graphExportKind(value);
+  if (kind === "builder") return (value as { compile(): unknown }).compile();
+  if (kind === "compiled") {
+    const inner = (value as { graph?: unknown }).graph;
+    return inner && graphExportKind(inner) === "compiled" && (value as { builder?: unknown }).builder ? inner : value;
+  }
+  throw userError("ARGS_INVALID", {
+    message: `Cannot serve graph "${where}": its factory returned ${kind === "factory" ? "a function" : kind.found}, not a graph`,
+    hint: "A graph factory returns a compiled graph or a StateGraph (sync or async).",
+  });
+}
 
 /** Lazily loaded graphs by id. */
 export class GraphRegistry {
   #loaders: GraphLoaders;
-  #cache = new Map<string, Promise<CompiledGraph>>();
+  #cache = new Map<string, Promise<Resolved>>();
   readonly #checkpointer: BaseCheckpointSaver;
   readonly #store: BaseStore;
 
@@ -33,23 +74,33 @@ export class GraphRegistry {
     return Object.hasOwn(this.#loaders, id);
   }
 
-  /** The compiled graph of `id`, bound to the server's checkpointer and store. */
-  get(id: string): Promise<CompiledGraph> {
+  /**
+   * The compiled graph of `id`, bound to the server's checkpointer and store. A factory is
+   * called with `config` (the run's config; a config naming only the thread for reads).
+   */
+  async get(id: string, config: FactoryConfig = { configurable: {} }): Promise<CompiledGraph> {
     let p = this.#cache.get(id);
     if (!p) {
       const loader = this.#loaders[id];
       if (!loader) {
-        return Promise.reject(userError("NOT_FOUND", { message: `Cannot find graph "${id}": this server does not serve it`, hint: `Graphs served: ${this.ids().map((g) => `"${g}"`).join(", ")}.` }));
+        throw userError("NOT_FOUND", { message: `Cannot find graph "${id}": this server does not serve it`, hint: `Graphs served: ${this.ids().map((g) => `"${g}"`).join(", ")}.` });
       }
-      p = loader().then((graph: CompiledGraph) => {
-        graph.checkpointer = this.#checkpointer;
-        graph.store = this.#store;
-        return graph;
+      p = loader().then((value): Resolved => {
+        const kind = graphExportKind(value);
+        if (kind === "factory") return { factory: value as (config: FactoryConfig) => unknown };
+        if (typeof kind === "object") {
+          throw userError("ARGS_INVALID", { message: `Cannot serve graph "${id}": its module exports ${kind.found}, not a graph`, hint: "Export a compiled graph, a StateGraph, or a function returning one." });
+        }
+        return { graph: compiled(value, id) };
       });
       p.catch(() => this.#cache.delete(id));
       this.#cache.set(id, p);
     }
-    return p;
+    const r = await p;
+    const graph = "graph" in r ? r.graph : compiled(await r.factory(config), id);
+    graph.checkpointer = this.#checkpointer;
+    graph.store = this.#store;
+    return graph;
   }
 
   /** Swaps in a new set of graphs; runs already executing keep the graph they started with. */

@@ -11,12 +11,12 @@ import type { RunKwargs } from "./executor.ts";
 import { conflict, idTaken, notFound, unprocessable } from "./http-errors.ts";
 import type { RunCreateBody } from "./schemas.ts";
 import { checkMessages, tooManyRuns } from "./limits.ts";
-import { ownedMetadata, scopedConfig } from "./scope.ts";
+import { ownedMetadata, ownerOf, scopedConfig } from "./scope.ts";
 
 /** Creates a run on `threadId` (or on a new temporary thread when null). */
 export async function createRun(deps: ServerDeps, user: AuthUser | null, b: RunCreateBody, threadId: string | null): Promise<Run> {
   const { storage } = deps;
-  const assistant = await resolveAssistant(deps, b.assistant_id, { owner: user?.identity ?? null });
+  const assistant = await resolveAssistant(deps, b.assistant_id, { owner: ownerOf(user) });
   const stateless = threadId === null;
   const tid = threadId ?? crypto.randomUUID();
   checkMessages(b.input, "input", deps.limits);
@@ -38,6 +38,7 @@ export async function createRun(deps: ServerDeps, user: AuthUser | null, b: RunC
     checkpoint_id: b.checkpoint_id,
     checkpoint: b.checkpoint ?? null,
     durability: b.durability,
+    checkpoint_during: b.checkpoint_during,
     on_completion: b.on_completion ?? (stateless ? "delete" : "keep"),
     temporary: stateless,
   };
@@ -59,7 +60,7 @@ export async function createRun(deps: ServerDeps, user: AuthUser | null, b: RunC
     let created: Awaited<ReturnType<typeof storage.runs.createOnThread>>;
     try {
       created = await storage.runs.createOnThread(input, {
-        owner: user?.identity ?? null,
+        owner: ownerOf(user),
         claim,
         threadPatch: { graph_id: assistant.graph_id, assistant_id: assistant.assistant_id },
         maxRunningPerOwner: deps.limits.maxRunningPerOwner,
@@ -73,7 +74,7 @@ export async function createRun(deps: ServerDeps, user: AuthUser | null, b: RunC
     if (claim && run?.status !== "running") deps.workers.release();
     if (thread || b.if_not_exists !== "create") {
       if (!thread || !run) {
-        if (!thread || (user && thread.metadata.owner !== user.identity)) throw thread && b.if_not_exists === "create" ? idTaken("thread", tid) : notFound("Thread", tid);
+        if (!thread || (ownerOf(user) && thread.metadata.owner !== ownerOf(user))) throw thread && b.if_not_exists === "create" ? idTaken("thread", tid) : notFound("Thread", tid);
         throw conflict(`Cannot start a run on thread "${tid}": it has a run in progress`, 'Wait for it, or choose multitask_strategy "enqueue", "interrupt" or "rollback".');
       }
       if (thread.busy && (strategy === "interrupt" || strategy === "rollback")) {
@@ -119,7 +120,7 @@ async function checkRunTargets(deps: ServerDeps, graphId: string, b: RunCreateBo
   const checkpointId = b.checkpoint_id ?? b.checkpoint?.checkpoint_id;
   if (!checkpointId) return;
   // Only on the caller's own thread (another user's is the thread's 404, asked next).
-  if (threadId !== null && !(await deps.storage.threads.get(threadId, { owner: user?.identity ?? null }))) return;
+  if (threadId !== null && !(await deps.storage.threads.get(threadId, { owner: ownerOf(user) }))) return;
   const found = threadId !== null && await deps.storage.checkpointer.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: b.checkpoint?.checkpoint_ns ?? "", checkpoint_id: checkpointId } });
   if (!found) throw notFound("Checkpoint", checkpointId);
 }

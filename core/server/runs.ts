@@ -183,7 +183,16 @@ export function runRoutes(deps: ServerDeps): Hono<AppEnv> {
   });
 
   const joinStream = async (c: Context<AppEnv>) => {
-    const run = await getRun(c);
+    const threadId = c.req.param("thread_id") ?? null;
+    const run = await storage.runs.get(c.req.param("run_id")!, threadId, scopeOf(c));
+    if (!run) {
+      // As LangGraph's server: the stream opens and carries the error (the SDK's joinStream reads it there).
+      const thread = threadId ? await storage.threads.get(threadId, scopeOf(c)) : null;
+      const what = threadId && !thread ? "Thread" : "Run";
+      return sseResponse((async function* () {
+        yield { id: 1, event: "error", data: JSON.stringify({ error: "NotFound", message: `404: ${what} not found` }) };
+      })());
+    }
     const cancel = c.req.query("cancel_on_disconnect") === "1" || c.req.query("cancel_on_disconnect") === "true";
     const modes = c.req.queries("stream_mode");
     return streamRun(deps, c, run, lastEventId(c.req.header("Last-Event-ID")), cancel, modes);
@@ -202,8 +211,8 @@ export function runRoutes(deps: ServerDeps): Hono<AppEnv> {
   app.post("/threads/:thread_id/runs/:run_id/cancel", async (c) => {
     const run = await getRun(c);
     const action = c.req.query("action") === "rollback" ? "rollback" : "interrupt";
-    if (FINAL.includes(run.status)) throw conflict(`Cannot cancel run "${run.run_id}": it is ${run.status} already`);
-    await cancelRun(deps, run, action);
+    // Cancelling a run that ended is a no-op success, as on LangGraph's server.
+    if (!FINAL.includes(run.status)) await cancelRun(deps, run, action);
     if (c.req.query("wait") === "1" || c.req.query("wait") === "true") {
       await awaitOutput(deps, run, c.req.raw.signal);
       return c.body(null, 204);

@@ -19,10 +19,14 @@ const opt = <T extends z.ZodType>(t: T) => t.nullish().transform((v) => v ?? und
 const limit = (d: number) => z.coerce.number().int().min(1).max(1000).nullish().transform((v) => v ?? d);
 const offset = z.coerce.number().int().min(0).nullish().transform((v) => v ?? 0);
 const sortOrder = opt(z.enum(["asc", "desc"]));
+/** A field this server does not honour: refused (422 naming it) rather than silently ignored; null means absent. */
+const unsupported = (why: string) => z.unknown().optional().refine((v) => v === undefined || v === null, why).transform(() => undefined);
 
 export const configSchema = z.looseObject({
   tags: opt(z.array(z.string())),
   recursion_limit: opt(z.number().int().positive()),
+  run_name: opt(z.string()),
+  max_concurrency: opt(z.number().int().positive()),
   configurable: opt(obj),
 });
 
@@ -132,21 +136,21 @@ export const runCreate = z.object({
   stream_mode: opt(z.union([streamMode, z.array(streamMode)]).transform((v) => (Array.isArray(v) ? v : [v]))),
   stream_subgraphs: opt(z.boolean()),
   stream_resumable: opt(z.boolean()),
-  feedback_keys: opt(z.array(z.string())),
+  feedback_keys: unsupported("feedback keys need LangSmith, which this server does not use"),
   interrupt_before: opt(z.union([z.literal("*"), z.array(z.string())])),
   interrupt_after: opt(z.union([z.literal("*"), z.array(z.string())])),
   checkpoint: opt(checkpointRef),
   checkpoint_id: opt(z.string()),
   checkpoint_during: opt(z.boolean()),
   durability: opt(z.enum(["sync", "async", "exit"])),
-  webhook: opt(z.string()),
+  webhook: unsupported("webhooks are not supported by this server; poll the run or join it"),
   strict_resume: opt(z.boolean()),
   multitask_strategy: opt(z.enum(["reject", "interrupt", "rollback", "enqueue"])),
   on_completion: opt(z.enum(["delete", "keep"])),
   on_disconnect: opt(z.enum(["cancel", "continue"])),
   after_seconds: opt(z.number().min(0).max(MAX_AFTER_SECONDS, `must be at most ${MAX_AFTER_SECONDS} (30 days)`)),
   if_not_exists: opt(z.enum(["create", "reject"])),
-  langsmith_tracer: z.unknown().optional(),
+  langsmith_tracer: unsupported("LangSmith tracing is not configured on this server"),
 });
 export type RunCreateBody = z.output<typeof runCreate>;
 

@@ -1,6 +1,8 @@
 /**
- * Per-user scoping. With an authenticated user, threads, runs and store items belong to
- * `metadata.owner = user.identity`; other users' resources answer 404. Clients can never set
+ * Per-user scoping. With a per-user identity (an identity provider, or the dev bypass user),
+ * threads, runs and store items belong to `metadata.owner = user.identity`; other users'
+ * resources answer 404. Anonymous callers and the shared platform API key own nothing, as
+ * on LangGraph's server without custom auth: no `owner`, no store prefix. Clients can never set
  * `metadata.owner` nor the auth keys of `config.configurable`: the server strips them and
  * injects the real user (`graph_auth_user_id`, `langgraph_auth_user_id`,
  * `langgraph_auth_user`).
@@ -25,15 +27,21 @@ export function userOf(c: Context<AppEnv>): AuthUser | null {
   return c.get("user") ?? null;
 }
 
+/** The identity that owns what `user` creates, or null when nothing is owned per user. */
+export function ownerOf(user: AuthUser | null): string | null {
+  return user && user.isAuthenticated && !user.shared ? user.identity : null;
+}
+
 /** The storage scope of the request's user. */
 export function scopeOf(c: Context<AppEnv>): Scope {
-  return { owner: userOf(c)?.identity ?? null };
+  return { owner: ownerOf(userOf(c)) };
 }
 
 /** Client metadata with `owner` removed, then set to the user when there is one. */
 export function ownedMetadata(user: AuthUser | null, metadata: Record<string, unknown> | undefined): Record<string, unknown> {
   const { owner: _drop, ...rest } = metadata ?? {};
-  return user ? { ...rest, owner: user.identity } : rest;
+  const owner = ownerOf(user);
+  return owner ? { ...rest, owner } : rest;
 }
 
 /** Client metadata for a patch: `owner` can never change. */
@@ -55,8 +63,12 @@ export function scopedConfig<C extends { configurable?: Record<string, unknown> 
   return { ...(config ?? {}), configurable } as C;
 }
 
-/** The store namespace a user may touch: their own identity first. */
+/**
+ * Where the API's store namespace `namespace` lives: under a per-user identity, in
+ * `[identity, ...namespace]` (always prefixed, so a client reads back exactly what it
+ * wrote); otherwise as given, the namespace a graph sees too.
+ */
 export function userNamespace(user: AuthUser | null, namespace: string[]): string[] {
-  if (!user) return namespace;
-  return namespace[0] === user.identity ? namespace : [user.identity, ...namespace];
+  const owner = ownerOf(user);
+  return owner ? [owner, ...namespace] : namespace;
 }

@@ -1,14 +1,16 @@
 /**
- * `/store`: put, get, delete, search items and list namespaces. With an authenticated user,
- * every namespace is confined under the user's identity: `["notes"]` is stored as
- * `[identity, "notes"]`, and the identity is stripped again in answers.
+ * `/store`: put, get, delete, search items and list namespaces. Without a per-user identity
+ * the namespaces are the store's own, the ones graphs see (as on LangGraph's server). Under
+ * an identity provider every namespace is confined under the user's identity: `["notes"]`
+ * is stored as `[identity, "notes"]` (a graph reaches it there), and the identity is
+ * stripped again in answers, so a client reads back exactly the namespaces it wrote.
  */
 import { Hono } from "hono";
 import type { Item } from "@langchain/langgraph-checkpoint";
 import type { ServerDeps } from "./deps.ts";
-import { jsonBody, notFound, parseBody, unprocessable } from "./http-errors.ts";
+import { jsonBody, parseBody, unprocessable } from "./http-errors.ts";
 import * as s from "./schemas.ts";
-import { type AppEnv, userNamespace, userOf } from "./scope.ts";
+import { type AppEnv, ownerOf, userNamespace, userOf } from "./scope.ts";
 
 function itemToWire(item: Item & { score?: number }, strip: number): Record<string, unknown> {
   return {
@@ -39,8 +41,9 @@ export function storeRoutes(deps: ServerDeps): Hono<AppEnv> {
     if (!key) throw unprocessable("Invalid request: key is required");
     const user = userOf(c);
     const item = await store.get(userNamespace(user, ns), key);
-    if (!item) throw notFound("Item", `${ns.join(".")}/${key}`);
-    return c.json(itemToWire(item, user ? 1 : 0));
+    // A missing item is `null`, which the SDK's `store.getItem` expects (LangGraph's server does the same).
+    if (!item) return c.json(null);
+    return c.json(itemToWire(item, ownerOf(user) ? 1 : 0));
   });
 
   app.delete("/items", async (c) => {
@@ -52,23 +55,21 @@ export function storeRoutes(deps: ServerDeps): Hono<AppEnv> {
   app.post("/items/search", async (c) => {
     const b = parseBody(s.storeSearch, await jsonBody(c));
     const user = userOf(c);
-    const prefix = user ? userNamespace(user, b.namespace_prefix ?? []) : (b.namespace_prefix ?? []);
-    const items = await store.search(prefix, { filter: b.filter, limit: b.limit, offset: b.offset, query: b.query });
-    return c.json({ items: items.map((i) => itemToWire(i, user ? 1 : 0)) });
+    const items = await store.search(userNamespace(user, b.namespace_prefix ?? []), { filter: b.filter, limit: b.limit, offset: b.offset, query: b.query });
+    return c.json({ items: items.map((i) => itemToWire(i, ownerOf(user) ? 1 : 0)) });
   });
 
   app.post("/namespaces", async (c) => {
     const b = parseBody(s.storeNamespaces, await jsonBody(c));
-    const user = userOf(c);
-    const prefix = user ? userNamespace(user, b.prefix ?? []) : b.prefix;
+    const confined = ownerOf(userOf(c)) !== null;
     const namespaces = await store.listNamespaces({
-      prefix,
+      prefix: confined ? userNamespace(userOf(c), b.prefix ?? []) : b.prefix,
       suffix: b.suffix,
-      maxDepth: b.max_depth !== undefined && user ? b.max_depth + 1 : b.max_depth,
+      maxDepth: b.max_depth !== undefined && confined ? b.max_depth + 1 : b.max_depth,
       limit: b.limit,
       offset: b.offset,
     });
-    return c.json({ namespaces: namespaces.map((n) => n.slice(user ? 1 : 0)) });
+    return c.json({ namespaces: namespaces.map((n) => n.slice(confined ? 1 : 0)) });
   });
 
   return app;

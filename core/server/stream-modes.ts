@@ -4,6 +4,7 @@
  * for `messages`, ...), with `|ns1|ns2` appended for subgraph namespaces.
  */
 import { AIMessageChunk, isBaseMessage, isBaseMessageChunk, type BaseMessage } from "@langchain/core/messages";
+import { debugChunk } from "./debug-events.ts";
 import { messageToWire, toWire } from "./serialize.ts";
 
 export const STREAM_MODES = ["values", "updates", "messages", "messages-tuple", "custom", "debug", "events", "tasks", "checkpoints"] as const;
@@ -39,7 +40,8 @@ export class ChunkTranslator {
   translate(ns: string[], mode: LibStreamMode, payload: unknown, emit: Emit): void {
     const suffix = ns.length ? `|${ns.join("|")}` : "";
     if (mode !== "messages") {
-      if (this.#modes.has(mode)) emit(`${mode}${suffix}`, toWire(payload));
+      if (!this.#modes.has(mode)) return;
+      emit(`${mode}${suffix}`, toWire(mode === "debug" || mode === "tasks" || mode === "checkpoints" ? debugChunk(mode, payload) : payload));
       return;
     }
     const [message, metadata] = payload as [BaseMessage, Record<string, unknown>];

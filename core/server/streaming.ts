@@ -8,9 +8,12 @@ import type { RunEvent } from "../storage/run-events.ts";
 
 const encoder = new TextEncoder();
 
-/** One SSE frame. */
+/**
+ * One SSE frame. Run events are numbered from 1 in storage; on the wire their ids count from
+ * 0, as LangGraph's server numbers them, so a client's `Last-Event-ID` means the same on both.
+ */
 export function sseFrame(e: { id?: number; event: string; data: string }): Uint8Array {
-  return encoder.encode(`${e.id !== undefined ? `id: ${e.id}\n` : ""}event: ${e.event}\ndata: ${e.data}\n\n`);
+  return encoder.encode(`${e.id !== undefined ? `id: ${e.id - 1}\n` : ""}event: ${e.event}\ndata: ${e.data}\n\n`);
 }
 
 export interface SseOptions {
@@ -77,8 +80,12 @@ export function sseResponse(events: AsyncGenerator<RunEvent, unknown>, opts: Sse
   });
 }
 
-/** The integer of a `Last-Event-ID` header (0 when absent or not an integer). */
+/**
+ * The stored id after which a rejoin resumes, from a `Last-Event-ID` header: the wire id of
+ * the last event seen (0 for the first; -1, absent or not an integer: from the start).
+ */
 export function lastEventId(header: string | undefined | null): number {
-  const n = Number(header ?? "");
-  return Number.isInteger(n) && n > 0 ? n : 0;
+  if (header === undefined || header === null || header.trim() === "") return 0;
+  const n = Number(header);
+  return Number.isInteger(n) && n >= 0 ? n + 1 : 0;
 }

@@ -31,7 +31,10 @@ export async function threadGraph(deps: ServerDeps, t: Thread): Promise<Compiled
     const a = aid ? await deps.storage.assistants.get(aid) : null;
     graphId = a?.graph_id ?? (deps.graphs.ids().length === 1 ? deps.graphs.ids()[0]! : null);
   }
-  return graphId && deps.graphs.has(graphId) ? deps.graphs.get(graphId) : null;
+  if (!graphId || !deps.graphs.has(graphId)) return null;
+  const configurable: Record<string, unknown> = { thread_id: t.thread_id, graph_id: graphId };
+  if (typeof t.metadata.assistant_id === "string") configurable.assistant_id = t.metadata.assistant_id;
+  return deps.graphs.get(graphId, { configurable });
 }
 
 const EMPTY_STATE = (threadId: string) => ({
@@ -149,7 +152,7 @@ export function threadRoutes(deps: ServerDeps): Hono<AppEnv> {
     const graph = await threadGraph(deps, t);
     if (!graph) throw conflict(`Cannot update the state of thread "${t.thread_id}": it has no graph yet`, "Run the thread once, or create it with a graph_id in its metadata.");
     const inflight = await storage.runs.inflight(t.thread_id);
-    if (inflight.some((r) => r.status === "running")) throw conflict(`Cannot update the state of thread "${t.thread_id}": a run is in progress`);
+    if (inflight.length) throw conflict(`Cannot update the state of thread "${t.thread_id}": it has a ${inflight.some((r) => r.status === "running") ? "running" : "pending"} run`, "Wait for the thread's runs to end (join them), or cancel them.");
     const configurable: Record<string, unknown> = { thread_id: t.thread_id };
     const cp = b.checkpoint_id ?? b.checkpoint?.checkpoint_id;
     if (cp) configurable.checkpoint_id = cp;

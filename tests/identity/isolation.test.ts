@@ -106,8 +106,14 @@ describe("isolation between two users (identity_b)", () => {
       assert.equal(await statusOf(bob.runs.get(thread, run)), 404);
       assert.equal(await statusOf(bob.runs.list(thread)), 404);
       assert.equal(await statusOf(bob.runs.join(thread, run)), 404);
-      assert.equal(await statusOf(bob.runs.joinStream(thread, run)), 404);
-      assert.equal(await statusOf(fetchAs(bob, `/runs/${run}/stream`)), 404);
+      // As LangGraph's server, a join stream opens and carries the error; nothing of alice's run.
+      const joined = [];
+      for await (const e of bob.runs.joinStream(thread, run)) joined.push(e);
+      assert.deepEqual(joined.map((e) => e.event), ["error"]);
+      assert.match(JSON.stringify(joined[0]!.data), /404: Thread not found/);
+      const raw = await textAs(bob, `/runs/${run}/stream`);
+      assert.match(raw, /^id: 0\nevent: error\ndata: .*404: Run not found/);
+      assert.doesNotMatch(raw, /event: (values|metadata)/);
       assert.equal(await statusOf(bob.runs.cancel(thread, run)), 404);
       assert.equal(await statusOf(bob.runs.delete(thread, run)), 404);
     }
@@ -127,8 +133,9 @@ describe("isolation between two users (identity_b)", () => {
   });
 
   it("store: another user's items are invisible and untouchable", async () => {
-    assert.equal(await statusOf(bob.store.getItem(["notes"], "diary")), 404);
-    assert.equal(await statusOf(bob.store.getItem([ALICE, "notes"], "diary")), 404);
+    // A missing item is null (200), as the SDK expects; alice's is missing for bob.
+    assert.equal(await bob.store.getItem(["notes"], "diary"), null);
+    assert.equal(await bob.store.getItem([ALICE, "notes"], "diary"), null);
     assert.deepEqual((await bob.store.searchItems(["notes"])).items, []);
     assert.deepEqual((await bob.store.searchItems([])).items, []);
     assert.deepEqual((await bob.store.searchItems([ALICE])).items, []);
@@ -166,6 +173,11 @@ async function finished(client: Client, thread: string, run: string): Promise<vo
 }
 
 const headersOf = new WeakMap<Client, { url: string; headers: Record<string, string> }>();
+
+function textAs(client: Client, path: string): Promise<string> {
+  const c = headersOf.get(client)!;
+  return fetch(`${c.url}${path}`, { headers: c.headers }).then((res) => res.text());
+}
 
 function fetchAs(client: Client, path: string): Promise<unknown> {
   const c = headersOf.get(client)!;

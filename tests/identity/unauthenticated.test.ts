@@ -169,7 +169,8 @@ describe("no [auth]: the platform API key", () => {
   it("accepts the key through the SDK, as one service identity", async () => {
     assert.equal(await statusOf(srv.client({}, "wrong").threads.search()), 401);
     const t = await srv.client({}, "pk-test-4f1c").threads.create();
-    assert.equal(t.metadata?.owner, "platform-api-key");
+    // One service identity owns nothing apart (as LangGraph's server without custom auth): no owner.
+    assert.equal(t.metadata?.owner, undefined);
     assert.equal((await srv.client({}, "pk-test-4f1c").threads.get(t.thread_id)).thread_id, t.thread_id);
   });
 });
@@ -185,7 +186,7 @@ describe("anonymous: everyone in, as one unauthenticated caller", () => {
 
   it("needs no header", async () => {
     const t = await srv.client().threads.create();
-    assert.equal(t.metadata?.owner, "anonymous");
+    assert.equal(t.metadata?.owner, undefined); // an unauthenticated caller owns nothing
     assert.equal((await srv.client({ "x-agentcli-dev-user": "someone" }).threads.get(t.thread_id)).thread_id, t.thread_id);
   });
 });

@@ -75,7 +75,7 @@ describe("stream modes", () => {
 });
 
 describe("join and replay", () => {
-  test("integer ids; rejoin with Last-Event-ID resumes after the last seen event", async () => {
+  test("integer ids from 0 (as LangGraph's server); rejoin with Last-Event-ID resumes after the last seen event", async () => {
     const th = await t.client.threads.create();
     const run = await t.client.runs.create(th.thread_id, "slow", { input: { ms: 300 }, streamMode: ["custom", "values"] });
     const first: Array<{ id?: string; event: string }> = [];
@@ -83,13 +83,13 @@ describe("join and replay", () => {
       first.push(e);
       if (first.length === 4) break;
     }
-    assert.deepEqual(first.map((e) => e.id), ["1", "2", "3", "4"]);
-    const rest = await collect(t.client.runs.joinStream(th.thread_id, run.run_id, { lastEventId: "4" }));
-    assert.equal(rest[0]!.id, "5");
+    assert.deepEqual(first.map((e) => e.id), ["0", "1", "2", "3"]);
+    const rest = await collect(t.client.runs.joinStream(th.thread_id, run.run_id, { lastEventId: "3" }));
+    assert.equal(rest[0]!.id, "4");
     const ids = rest.map((e) => Number(e.id));
-    assert.deepEqual(ids, ids.map((_, i) => 5 + i));
+    assert.deepEqual(ids, ids.map((_, i) => 4 + i));
     assert.equal((await t.client.runs.get(th.thread_id, run.run_id)).status, "success");
-    const all = await collect(t.client.runs.joinStream(th.thread_id, run.run_id, { lastEventId: "0" }));
+    const all = await collect(t.client.runs.joinStream(th.thread_id, run.run_id, { lastEventId: "-1" }));
     assert.equal(all.length, 4 + rest.length);
     assert.equal(all[0]!.event, "metadata");
   });

@@ -24,6 +24,7 @@ import { AgentcliError } from "../../errors.ts";
 import type { ServerDeps } from "../deps.ts";
 import { badText } from "../json-guard.ts";
 import { cancelRun } from "../run-create.ts";
+import { ownerOf } from "../scope.ts";
 import { contentText, describeInterrupts, describeUpdate, outcomeOf, startTurn, type TurnOutcome } from "./turn.ts";
 
 /** What the peer hears of a failure that is not its own (the server logs the details). */
@@ -117,7 +118,7 @@ export class AssistantTasks implements A2ARequestHandler {
     const { deps, assistant, user } = this.#o;
     const bad = typeof taskId === "string" ? badText(taskId) : null;
     if (bad) throw new RequestMalformedError(`Invalid params: the task id ${bad}`);
-    const first = taskId ? await deps.storage.runs.get(taskId, null, { owner: user?.identity ?? null }) : null;
+    const first = taskId ? await deps.storage.runs.get(taskId, null, { owner: ownerOf(user) }) : null;
     if (!first || first.assistant_id !== assistant.assistant_id || (first.metadata as Record<string, unknown>).a2a_task_id) {
       throw new TaskNotFoundError(`Task "${taskId}" not found`);
     }

@@ -23,7 +23,7 @@ import type { AuthUser } from "../../hooks.ts";
 import type { Assistant } from "../../storage/records.ts";
 import { AgentcliError } from "../../errors.ts";
 import type { ServerDeps } from "../deps.ts";
-import { type AppEnv, userOf } from "../scope.ts";
+import { type AppEnv, ownerOf, userOf } from "../scope.ts";
 import { mcpParamsError } from "./mcp-params.ts";
 import { describeInterrupts, describeUpdate, followTurn, startTurn } from "./turn.ts";
 
@@ -106,7 +106,7 @@ async function callAssistant(
 
 async function buildServer(deps: ServerDeps, user: AuthUser | null, opts: McpRoutesOptions): Promise<McpServer> {
   const server = new McpServer({ name: opts.name ?? "agentcli", version: opts.version }, { capabilities: { tools: { listChanged: false } } });
-  const assistants = await deps.storage.assistants.search({ limit: MAX_TOOLS, offset: 0, sort_by: "created_at", sort_order: "asc" }, { owner: user?.identity ?? null });
+  const assistants = await deps.storage.assistants.search({ limit: MAX_TOOLS, offset: 0, sort_by: "created_at", sort_order: "asc" }, { owner: ownerOf(user) });
   for (const [name, a] of toolNames(assistants)) {
     server.registerTool(name, {
       title: a.name,
