@@ -25,8 +25,8 @@ export interface HostOptions {
   port: number;
   host: string;
   log: ServerLog;
-  /** Extra graph modules: id -> module path (`--graph id=path`). */
-  extraGraphs?: Record<string, string>;
+  /** Extra graph modules by id (`--graph id=path[:export]`); "agent" replaces the project's agent. */
+  extraGraphs?: Record<string, GraphModule>;
   /** `--sandbox <runtime>`: run every sandbox with this runtime ("local") instead of the provider. */
   sandboxRuntime?: string | null;
   /** Where a runtime on this machine keeps its sandboxes (`AGENTCLI_SANDBOX_DIR` overrides). */
@@ -52,15 +52,67 @@ export interface Host {
   close(): Promise<void>;
 }
 
-/** Parses repeated `--graph id=path` values. */
-export function parseGraphFlags(values: string[], cwd: string): Record<string, string> {
-  const out: Record<string, string> = {};
+/** A graph module named by `--graph`: where it is and which export (`graph`, then default, when absent). */
+export interface GraphModule {
+  path: string;
+  exportName?: string;
+}
+
+/** The id of the project's agent graph. */
+export const AGENT_GRAPH_ID = "agent";
+
+/**
+ * Parses repeated `--graph id=<module>[:<export>]` values. The id of the project's agent is
+ * refused unless `replaceAgent` (`--replace-agent`); an id given twice is refused.
+ */
+export function parseGraphFlags(values: string[], cwd: string, opts: { replaceAgent?: boolean } = {}): Record<string, GraphModule> {
+  const out: Record<string, GraphModule> = {};
   for (const v of values) {
     const eq = v.indexOf("=");
     if (eq <= 0 || eq === v.length - 1) {
-      throw userError("ARGS_INVALID", { message: `Cannot read --graph "${v}": expected <id>=<module path>`, hint: "Example: --graph echo=./graphs/echo.ts (the module exports a compiled graph as `graph` or default)." });
+      throw userError("ARGS_INVALID", { message: `Cannot read --graph "${v}": expected <id>=<module path>[:<export>]`, hint: "Example: --graph echo=./graphs/echo.ts or --graph echo=./graphs/echo.ts:echoGraph" });
     }
-    out[v.slice(0, eq)] = resolve(cwd, v.slice(eq + 1));
+    const id = v.slice(0, eq);
+    const target = v.slice(eq + 1);
+    if (Object.hasOwn(out, id)) throw userError("ARGS_INVALID", { message: `Cannot serve --graph "${id}" twice`, hint: "Give each --graph its own id." });
+    if (id === AGENT_GRAPH_ID && !opts.replaceAgent) {
+      throw userError("ARGS_INVALID", {
+        message: `Cannot serve --graph "${id}": that id is the project's agent`,
+        hint: "Choose another id, or pass --replace-agent to serve this graph instead of the project's agent.",
+      });
+    }
+    const m = /^(.+?):([A-Za-z_$][\w$]*)$/.exec(target);
+    out[id] = m ? { path: resolve(cwd, m[1]!), exportName: m[2] } : { path: resolve(cwd, target) };
+  }
+  return out;
+}
+
+/**
+ * Imports the `--graph` modules and checks each export is what langgraph.json accepts (a
+ * compiled graph, a StateGraph, or a factory), so a wrong one stops the start with the
+ * module and what it found rather than failing every run.
+ */
+export async function loadGraphModules(modules: Record<string, GraphModule>): Promise<Record<string, unknown>> {
+  const { graphExportKind } = await import("../server/graphs.ts");
+  const out: Record<string, unknown> = {};
+  for (const [id, { path, exportName }] of Object.entries(modules)) {
+    let mod: Record<string, unknown>;
+    try {
+      mod = await import(pathToFileURL(path).href);
+    } catch (err) {
+      throw userError("ARGS_INVALID", { message: `Cannot load --graph "${id}" from ${path}: ${(err as Error).message.split("\n")[0]}`, hint: "Check the module path and that the module loads (node <module>)." });
+    }
+    const name = exportName ?? ("graph" in mod ? "graph" : "default");
+    const value = mod[name];
+    const kind = graphExportKind(value);
+    if (typeof kind === "object") {
+      const exported = Object.keys(mod).map((k) => `"${k}"`).join(", ") || "nothing";
+      throw userError("ARGS_INVALID", {
+        message: `Cannot serve --graph "${id}": ${path} export "${name}" is ${kind.found}, not a graph (the module exports ${exported})`,
+        hint: "Export a compiled graph, a StateGraph, or a (async) function taking the run config and returning one; name another export with <module>:<export>.",
+      });
+    }
+    out[id] = value;
   }
   return out;
 }
@@ -179,6 +231,10 @@ async function start(opts: HostOptions, runTimeout: number, limits: Partial<Serv
     await opening.then((s) => s.close(), () => {});
     throw err;
   });
+  const extra = await loadGraphModules(opts.extraGraphs ?? {}).catch(async (err) => {
+    await opening.then((s) => s.close(), () => {});
+    throw err;
+  });
   const storage = await opening;
   // Sandboxes of the current bundle's [sandbox]; the mapping is in the server's database.
   let current = opts.bundle;
@@ -205,14 +261,7 @@ async function start(opts: HostOptions, runTimeout: number, limits: Partial<Serv
         return g.graph;
       },
     };
-    for (const [id, path] of Object.entries(opts.extraGraphs ?? {})) {
-      graphs[id] = async () => {
-        const mod = await import(pathToFileURL(path).href);
-        const graph = mod.graph ?? mod.default;
-        if (!graph) throw userError("ARGS_INVALID", { message: `Cannot serve graph "${id}": ${path} exports no \`graph\` or default`, hint: "Export the compiled graph: export const graph = builder.compile();" });
-        return graph;
-      };
-    }
+    for (const [id, value] of Object.entries(extra)) graphs[id] = async () => value;
     return graphs;
   };
   const assistants = (bundle: Bundle) => ({ agent: { name: bundle.config.agent.name, description: bundle.config.agent.description } });

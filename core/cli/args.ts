@@ -32,7 +32,6 @@ export function hostFlag<D extends string>(defaultHost: D) {
   return { type: "string", placeholder: "<addr>", default: defaultHost, description: "Address to listen on" } as const;
 }
 
-/** `--graph <id>=<module>` (repeatable): extra compiled graph modules served beside the agent (dev, serve). */
 /** `--sandbox <runtime>` of `dev` and `serve`. */
 export const SANDBOX_FLAG = {
   type: "string",
@@ -40,11 +39,18 @@ export const SANDBOX_FLAG = {
   description: "Run the agent's sandboxes with this runtime instead of the [sandbox] provider: \"local\" runs them on this machine with bubblewrap (bwrap)",
 } as const;
 
+/** `--graph <id>=<module>[:<export>]` (repeatable): extra graph modules served beside the agent (dev, serve). */
 export const GRAPH_FLAG = {
   type: "string",
   multiple: true,
-  placeholder: "<id>=<module>",
-  description: "Also serve a graph module (exports a compiled graph as `graph` or default); repeatable",
+  placeholder: "<id>=<module>[:<export>]",
+  description: "Also serve a graph, as langgraph.json names one: a module exporting (as `graph`, default, or <export>) a compiled graph, a StateGraph, or a (async) factory taking the run config; repeatable",
+} as const;
+
+/** `--replace-agent`: lets `--graph agent=<module>` replace the project's agent graph. */
+export const REPLACE_AGENT_FLAG = {
+  type: "boolean",
+  description: "Let --graph agent=<module> replace the project's agent graph (otherwise that id is refused)",
 } as const;
 
 export interface CommandSpec<F extends Record<string, FlagSpec>> {

@@ -6,12 +6,13 @@
 import { type FSWatcher, readdirSync, statSync, watch } from "node:fs";
 import { join, relative } from "node:path";
 import { isUserError, formatUserError } from "../errors.ts";
-import { CONFIG_FLAG, GRAPH_FLAG, SANDBOX_FLAG, hostFlag, parseArgs, portFlag, renderHelp, type CommandSpec, type FlagSpec } from "./args.ts";
+import { CONFIG_FLAG, GRAPH_FLAG, REPLACE_AGENT_FLAG, SANDBOX_FLAG, hostFlag, parseArgs, portFlag, renderHelp, type CommandSpec, type FlagSpec } from "./args.ts";
 import type { CliContext } from "./context.ts";
+import type { GraphModule } from "./agent-host.ts";
 
 const spec = {
   name: "dev",
-  usage: "agentcli dev [--config <path>] [--port <int>] [--host <addr>] [--allow-blocking] [--graph <id>=<module>] [--sandbox <runtime>]",
+  usage: "agentcli dev [--config <path>] [--port <int>] [--host <addr>] [--allow-blocking] [--graph <id>=<module>[:<export>]] [--replace-agent] [--sandbox <runtime>]",
   summary: "Bundle the project and run it locally: the Agent API, and the chat UI at /app. Reloads when project files change.",
   flags: {
     config: CONFIG_FLAG,
@@ -20,6 +21,7 @@ const spec = {
     allowBlocking: { type: "boolean", description: "Do not warn when a run blocks the event loop (synchronous work in tools or graphs)" },
     graph: GRAPH_FLAG,
     sandbox: SANDBOX_FLAG,
+    replaceAgent: REPLACE_AGENT_FLAG,
   },
 } satisfies CommandSpec<Record<string, FlagSpec>>;
 
@@ -63,9 +65,9 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
   let project: Awaited<ReturnType<typeof build>>["project"];
   let bundle: Awaited<ReturnType<typeof build>>["bundle"];
   let dataDir: string;
-  let extraGraphs: Record<string, string>;
+  let extraGraphs: Record<string, GraphModule>;
   try {
-    extraGraphs = parseGraphFlags(flags.graph as string[], ctx.cwd);
+    extraGraphs = parseGraphFlags(flags.graph as string[], ctx.cwd, { replaceAgent: Boolean(flags.replaceAgent) });
     driver = await loadPlugins(ctx.pluginPaths, ctx.cwd);
     ({ project, bundle } = await build());
     dataDir = join(project.root, ".agentcli", "db");

@@ -9,12 +9,12 @@ import { readFileSync } from "node:fs";
 import process from "node:process";
 import { resolve } from "node:path";
 import { userError } from "../errors.ts";
-import { GRAPH_FLAG, SANDBOX_FLAG, hostFlag, parseArgs, portFlag, renderHelp, type CommandSpec, type FlagSpec } from "./args.ts";
+import { GRAPH_FLAG, REPLACE_AGENT_FLAG, SANDBOX_FLAG, hostFlag, parseArgs, portFlag, renderHelp, type CommandSpec, type FlagSpec } from "./args.ts";
 import type { CliContext } from "./context.ts";
 
 const spec = {
   name: "serve",
-  usage: "agentcli serve <bundle> [--port <int>] [--host <addr>] [--data-dir <dir>] [--graph <id>=<module>] [--sandbox <runtime>]",
+  usage: "agentcli serve <bundle> [--port <int>] [--host <addr>] [--data-dir <dir>] [--graph <id>=<module>[:<export>]] [--replace-agent] [--sandbox <runtime>]",
   summary: "Serve a bundle (from `agentcli deploy`, at .agentcli/bundle.tgz) in production. Secrets come from the environment.\nWith AGENTCLI_EXIT_WITH_PARENT=1 it shuts down when its standard input closes (its parent died).",
   positionals: [{ name: "bundle", description: "The bundle file (.tgz)", required: true }],
   flags: {
@@ -23,6 +23,7 @@ const spec = {
     dataDir: { type: "string", placeholder: "<dir>", default: "./agentcli-data", description: "Embedded database folder (ignored with DATABASE_URL)" },
     graph: GRAPH_FLAG,
     sandbox: SANDBOX_FLAG,
+    replaceAgent: REPLACE_AGENT_FLAG,
   },
 } satisfies CommandSpec<Record<string, FlagSpec>>;
 
@@ -55,7 +56,7 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
     port,
     host: flags.host as string,
     log,
-    extraGraphs: parseGraphFlags(flags.graph as string[], ctx.cwd),
+    extraGraphs: parseGraphFlags(flags.graph as string[], ctx.cwd, { replaceAgent: Boolean(flags.replaceAgent) }),
     sandboxRuntime: (flags.sandbox as string | undefined) ?? null,
     privatePaths: [file],
   });
