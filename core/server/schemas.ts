@@ -117,6 +117,7 @@ export const history = z.object({
   before: opt(z.union([z.string(), z.object({ configurable: opt(obj) }).loose(), checkpointRef])),
   metadata: opt(obj),
   checkpoint: opt(checkpointRef),
+  select: opt(z.array(z.enum(["values", "next", "tasks", "checkpoint", "metadata", "created_at", "parent_checkpoint", "interrupts"]))),
 });
 
 const streamMode = z.enum(STREAM_MODES);

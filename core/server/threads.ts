@@ -192,16 +192,17 @@ export function threadRoutes(deps: ServerDeps): Hono<AppEnv> {
     // with at least one state) and says where to continue (`before` the last one returned).
     const out: unknown[] = [];
     let bytes = 0;
+    let lastId: string | null = null;
     for await (const st of graph.getStateHistory({ configurable }, { limit: b.limit, before, filter: b.metadata })) {
       const wire = stateToWire(st);
       bytes += JSON.stringify(wire).length;
       if (out.length > 0 && bytes > deps.limits.maxHistoryBytes) {
-        const last = out.at(-1) as { checkpoint?: { checkpoint_id?: string } };
-        if (last.checkpoint?.checkpoint_id) c.header("X-Pagination-Next", last.checkpoint.checkpoint_id);
+        if (lastId) c.header("X-Pagination-Next", lastId);
         c.header("X-Pagination-Truncated", `the answer reached ${describeLimit("maxHistoryBytes", deps.limits.maxHistoryBytes)} (AGENTCLI_MAX_HISTORY_MB); ask again with before = X-Pagination-Next`);
         break;
       }
-      out.push(wire);
+      out.push(b.select ? pick(wire, b.select) : wire);
+      lastId = (wire.checkpoint as { checkpoint_id?: string } | null)?.checkpoint_id ?? null;
     }
     return out;
   };

@@ -32,6 +32,11 @@ describe("history", () => {
     const byRun = await t.client.threads.getHistory(th.thread_id, { metadata: { run_id: run.run_id, source: "loop" } });
     assert.deepEqual(byRun.map((s) => s.metadata?.step), [3, 2, 1, 0]);
     assert.deepEqual(await t.client.threads.getHistory(th.thread_id, { metadata: { purpose: "other" } }), []);
+    if (t.name === "ours") {
+      // The SDK's `select` (LangGraph.js's dev server ignores it and answers whole states).
+      const picked = await t.client.threads.getHistory(th.thread_id, { limit: 1, select: ["values", "next"] } as never);
+      assert.deepEqual(picked, [{ values: { log: ["a", "b", "c"] }, next: [] }]);
+    }
   });
 
   test("limit and before page through the history, newest first", async () => {

@@ -302,7 +302,7 @@ describe("anonymous provider: one shared identity, by design", () => {
       const id = JSON.parse(first.body).thread_id as string;
       const seen = await rawHttp(p, { method: "GET", target: `/threads/${id}`, headers: { cookie: "agentcli_anon=two" } });
       assert.equal(seen.status, 200, "anonymous callers are one identity: a thread is visible to every visitor");
-      assert.equal(JSON.parse(seen.body).metadata.owner, "anonymous");
+      assert.equal(JSON.parse(seen.body).metadata.owner, undefined, "an unauthenticated caller owns nothing (as on LangGraph's server)");
       const del = await rawHttp(p, { method: "DELETE", target: "/assistants/echo" });
       assert.equal(del.status, 403);
     } finally {

@@ -1,0 +1,52 @@
+/**
+ * Compatibility (see _target.ts): what a graph module may export (a compiled graph, an
+ * uncompiled StateGraph, an async factory called per run with the run config) and the
+ * schemas of `/assistants/{id}/schemas` (zod state and context schemas; an Annotation graph).
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { startTarget, type Target } from "./_target.ts";
+
+let t: Target;
+before(async () => (t = await startTarget()));
+after(async () => await t?.close());
+
+describe("graph exports", () => {
+  test("an uncompiled StateGraph is compiled by the server", async () => {
+    const th = await t.client.threads.create();
+    assert.deepEqual(await t.client.runs.wait(th.thread_id, "uncompiled", { input: {} }), { done: true });
+  });
+
+  test("an async factory is called per run with the run config", async () => {
+    const mine = await t.client.assistants.create({ graphId: "factory", name: "compat-factory" });
+    const th = await t.client.threads.create();
+    assert.deepEqual(await t.client.runs.wait(th.thread_id, mine.assistant_id, { input: {} }), { made_for: mine.assistant_id });
+    const other = await t.client.assistants.create({ graphId: "factory", name: "compat-factory-2" });
+    const th2 = await t.client.threads.create();
+    assert.deepEqual(await t.client.runs.wait(th2.thread_id, other.assistant_id, { input: {} }), { made_for: other.assistant_id });
+    assert.deepEqual((await t.client.threads.getState(th.thread_id)).values, { made_for: mine.assistant_id });
+  });
+});
+
+describe("schemas", () => {
+  test("a zod graph reports its state, input, output and context JSON Schemas", async () => {
+    const s = await t.client.assistants.getSchemas("typed");
+    assert.equal(s.graph_id, "typed");
+    const state = s.state_schema as { properties: Record<string, { type?: string }>; required?: string[] };
+    assert.equal(state.properties.topic?.type, "string");
+    assert.equal(state.properties.score?.type, "number");
+    const input = s.input_schema as { properties: Record<string, unknown> };
+    assert.ok("topic" in input.properties);
+    const context = s.context_schema as { properties: Record<string, { type?: string }> } | null;
+    assert.equal(context?.properties.model?.type, "string");
+  });
+
+  test("an Annotation graph's schemas name its state keys", async () => {
+    const s = await t.client.assistants.getSchemas("chain");
+    assert.equal(s.graph_id, "chain");
+    // LangGraph's server reads the types from the TypeScript source; we list the state keys
+    // with any JSON (README: differences). Both name the keys.
+    assert.ok("log" in ((s.state_schema as { properties: object }).properties));
+    assert.ok("log" in ((s.input_schema as { properties: object }).properties));
+  });
+});
