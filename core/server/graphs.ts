@@ -7,6 +7,7 @@
  */
 import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkpoint";
 import { userError } from "../errors.ts";
+import { RunCheckpointer } from "./run-checkpointer.ts";
 
 /** What the server needs of a compiled LangGraph graph. */
 // deno-lint-ignore no-explicit-any
@@ -62,7 +63,7 @@ export class GraphRegistry {
 
   constructor(loaders: GraphLoaders, opts: { checkpointer: BaseCheckpointSaver; store: BaseStore }) {
     this.#loaders = { ...loaders };
-    this.#checkpointer = opts.checkpointer;
+    this.#checkpointer = new RunCheckpointer(opts.checkpointer);
     this.#store = opts.store;
   }
 

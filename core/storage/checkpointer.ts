@@ -219,7 +219,7 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
     };
     const [[type, bytes], [, metaBytes], blobs] = await Promise.all([
       this.serde.dumpsTyped(stored),
-      this.serde.dumpsTyped(runMetadata(config, metadata)),
+      this.serde.dumpsTyped(metadata),
       Promise.all(Object.entries(changed).map(([channel, version]) => this.#blobRow(threadId, ns, channel, String(version), values, channel in values))),
     ]);
     // The first put of a (channel, version) wins, as in the table.
@@ -502,18 +502,3 @@ function metadataJson(bytes: Uint8Array): string {
     return "{}";
   }
 }
-
-/**
- * A checkpoint's metadata with the run's, as LangGraph's server saves it: the run config's
- * `configurable` values (ids such as `run_id`, `assistant_id`, `graph_id`, user settings)
- * and `metadata`, then the checkpoint's own. Only plain values of `configurable` are kept:
- * no internal (`__`) keys, no objects such as the authenticated user.
- */
-function runMetadata(config: RunnableConfig, metadata: CheckpointMetadata): CheckpointMetadata {
-  const fromConfigurable = Object.entries(config.configurable ?? {}).filter(([k, v]) =>
-    !k.startsWith("__") && !CHECKPOINT_KEYS.has(k) && (typeof v === "string" || typeof v === "number" || typeof v === "boolean")
-  );
-  return { ...Object.fromEntries(fromConfigurable), ...(config.metadata ?? {}), ...metadata } as CheckpointMetadata;
-}
-
-const CHECKPOINT_KEYS = new Set(["checkpoint_ns", "checkpoint_id", "checkpoint_map"]);
