@@ -2,7 +2,8 @@
  * Scoping hooks: with an authenticate function, threads, runs and store items belong to
  * their owner; another user's resources are 404; clients cannot set `metadata.owner` nor the
  * auth keys of `configurable`; the user reaches the graph as `graph_auth_user_id`; a thrown
- * 401 refuses the request.
+ * 401 refuses the request; store namespaces are confined under the user's id (and read back
+ * as written); streams never carry the auth user object.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
@@ -77,4 +78,28 @@ describe("auth scoping", () => {
     await bob.store.deleteItem(["notes"], "n1");
     assert.deepEqual((await alice.store.getItem(["notes"], "n1"))?.value, { text: "alice's" });
   });
+
+  test("a client reads back exactly the namespaces it wrote, even one starting with its own id; a graph sees them under [identity, ...]", async () => {
+    await alice.store.putItem(["alice", "x"], "k", { v: 1 });
+    const item = await alice.store.getItem(["alice", "x"], "k");
+    assert.deepEqual(item?.namespace, ["alice", "x"]);
+    assert.ok((await alice.store.listNamespaces({ prefix: ["alice"] })).namespaces.some((n) => n.join("/") === "alice/x"));
+    assert.equal(await alice.store.getItem(["x"], "k"), null);
+    assert.deepEqual((await t.server.storage.store.get(["alice", "alice", "x"], "k"))?.value, { v: 1 });
+    // What a graph writes at [identity, ...ns] the user reads at ns.
+    await t.server.storage.store.put(["alice", "from-graph"], "g", { by: "graph" });
+    assert.deepEqual((await alice.store.getItem(["from-graph"], "g"))?.value, { by: "graph" });
+    assert.equal(await bob.store.getItem(["from-graph"], "g"), null);
+  });
+
+  test("debug checkpoint events carry no auth user object", async () => {
+    const th = await alice.threads.create();
+    const events = [];
+    for await (const e of alice.runs.stream(th.thread_id, "echo", { input: { messages: [{ role: "user", content: "hi" }] }, streamMode: ["debug", "tasks", "checkpoints"] })) events.push(e);
+    const text = JSON.stringify(events);
+    assert.ok(events.some((e) => e.event === "debug" && (e.data as { type: string }).type === "checkpoint"));
+    assert.doesNotMatch(text, /langgraph_auth_user"|langgraph_auth_permissions|isAuthenticated/);
+    assert.match(text, /"graph_auth_user_id":"alice"/); // the id, as LangGraph's server shows it
+  });
 });
+
