@@ -60,10 +60,10 @@ describe("--graph", () => {
         timeout: 300_000,
       });
       const collide = run(["--graph", `agent=${join(GRAPHS, "chain.ts")}`]);
-      assert.equal(collide.status, 1, collide.stderr + collide.stdout);
+      assert.equal(collide.status, 2, collide.stderr + collide.stdout); // a usage error
       assert.match(collide.stderr + collide.stdout, /that id is the project's agent[\s\S]*--replace-agent/);
       const bad = run(["--graph", `n=${join(dir, "number.ts")}`]);
-      assert.equal(bad.status, 1, bad.stderr + bad.stdout);
+      assert.equal(bad.status, 2, bad.stderr + bad.stdout);
       assert.match(bad.stderr + bad.stdout, /number\.ts export "graph" is a number \(42\), not a graph/);
     } finally {
       removeProject(project);
