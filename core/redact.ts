@@ -34,9 +34,10 @@ const SHAPES: RegExp[] = [
 ];
 
 /** `Bearer <token>` and `api_key: <value>`-style pairs: the label stays, the value goes. */
+// (Values stop at a backslash too: redacting inside JSON text must never eat an escape.)
 const PAIRS: RegExp[] = [
   /(\bBearer\s+)[A-Za-z0-9._~+/=-]{12,}/gi,
-  /(\b(?:api[_-]?key|x-api-key|apikey|access[_-]?token|secret|password|authorization)\b["']?\s*[:=]\s*["']?)[^\s"',;&})\]]{8,}/gi,
+  /(\b(?:api[_-]?key|x-api-key|apikey|access[_-]?token|secret|password|authorization)\b["']?\s*[:=]\s*["']?)[^\s"',;&})\]\\]{8,}/gi,
 ];
 
 const registered = new Set<string>();
@@ -51,7 +52,12 @@ export function secretValues(env: Record<string, string | undefined>, names: Ite
 
 /** Adds values to redact from now on (the deployment's secrets, at start). */
 export function registerSecrets(values: Iterable<string>): void {
-  for (const v of values) if (v.length >= MIN_SECRET_LENGTH) registered.add(v);
+  for (const v of values) {
+    if (v.length < MIN_SECRET_LENGTH) continue;
+    registered.add(v);
+    // As it appears inside JSON text (stream events are redacted serialized).
+    registered.add(JSON.stringify(v).slice(1, -1));
+  }
 }
 
 /** The text with every registered secret value and credential-shaped string replaced by {@link REDACTED}. */
