@@ -35,7 +35,8 @@ export type ErrorCode =
   | "FORBIDDEN"
   | "DEPLOY_FAILED"
   | "REMOTE_FAILED"
-  | "FILE_FAILED";
+  | "FILE_FAILED"
+  | "SERVICE_UNREACHABLE";
 
 const STATUS: Partial<Record<ErrorCode, number>> = {
   NOT_FOUND: 404,
@@ -46,6 +47,7 @@ const STATUS: Partial<Record<ErrorCode, number>> = {
   ARGS_INVALID: 422,
   CONFIG_INVALID: 422,
   BUNDLE_INVALID: 422,
+  SERVICE_UNREACHABLE: 503,
 };
 
 /** An expected error: shown to the user as message + hint, never with a stack. */

@@ -7,6 +7,7 @@ import { pathToFileURL } from "node:url";
 import { resolve } from "node:path";
 import { userError } from "../errors.ts";
 import { secondsSetting } from "../config/env-settings.ts";
+import { DEFAULT_CONNECT_TIMEOUT_SECONDS } from "../storage/connect.ts";
 import { limitsFromEnv, type ServerLimits } from "../server/limits.ts";
 import { registerSecrets, secretValues } from "../redact.ts";
 import type { Env } from "../hooks.ts";
@@ -126,6 +127,14 @@ export function runTimeoutSeconds(env: Env): number {
 }
 
 /**
+ * `AGENTCLI_CONNECT_TIMEOUT_SECONDS`: how long the start-up keeps trying to reach PostgreSQL
+ * and Redis before it fails.
+ */
+export function connectTimeoutSeconds(env: Env): number {
+  return secondsSetting(env, "AGENTCLI_CONNECT_TIMEOUT_SECONDS", DEFAULT_CONNECT_TIMEOUT_SECONDS, "the start-up keeps trying to reach PostgreSQL and Redis");
+}
+
+/**
  * `dev` listens before anything else loads: `GET /ok` answers at once, and every other request
  * waits until the project is validated and storage, the Agent API and the UI are up (or gets
  * a 503 if they fail to start). A taken port is reported before any of that work.
@@ -213,7 +222,8 @@ async function start(opts: HostOptions, runTimeout: number, limits: Partial<Serv
   // Storage opens (a new database restores its template on the I/O threads) while the
   // server's modules load; the harness loads with the agent graph, on its first run.
   const dbUrl = opts.env.DATABASE_URL;
-  const opening = import("../storage/storage.ts").then(({ openStorage }) => openStorage(dbUrl ? { url: dbUrl } : { dataDir: opts.dataDir })).catch(async (err) => {
+  const connectWithinMs = connectTimeoutSeconds(opts.env) * 1000;
+  const opening = import("../storage/storage.ts").then(({ openStorage }) => openStorage(dbUrl ? { url: dbUrl, connect: { withinMs: connectWithinMs, variable: "DATABASE_URL" } } : { dataDir: opts.dataDir })).catch(async (err) => {
     const { DataDirLockedError } = await import("../storage/lock.ts");
     if (opts.mode !== "dev" || !(err instanceof DataDirLockedError)) throw err;
     // dev has no --data-dir: the project's database is its own.
@@ -286,6 +296,7 @@ async function start(opts: HostOptions, runTimeout: number, limits: Partial<Serv
       log: opts.log,
       redisUrl: opts.env.REDIS_URL,
       databaseUrl: dbUrl,
+      connectWithinMs,
       runTimeoutSeconds: runTimeout,
       limits,
       info: { agent: opts.bundle.config.agent.name, mode: opts.mode },

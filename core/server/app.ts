@@ -65,6 +65,8 @@ export interface AgentServerOptions {
    * `redisUrl`, the cross-replica signals go over its `LISTEN/NOTIFY`.
    */
   databaseUrl?: string;
+  /** How long to keep trying to reach Redis at start (default: one attempt). */
+  connectWithinMs?: number;
   /** Extra fields for `GET /info`. */
   info?: Record<string, unknown>;
   /** Told when a thread is deleted, to delete its sandbox (../sandbox/manager.ts). */
@@ -103,7 +105,7 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
   let remote: RemoteBus | null = null;
   try {
     const pgUrl = opts.databaseUrl ?? (ownStorage ? (opts.storage as OpenSqlOptions | undefined)?.url : undefined);
-    if (opts.redisUrl) remote = await (await import("./redis-bus.ts")).openRedisBus(opts.redisUrl, log);
+    if (opts.redisUrl) remote = await (await import("./redis-bus.ts")).openRedisBus(opts.redisUrl, log, { connectWithinMs: opts.connectWithinMs });
     else if (pgUrl && storage.sql.kind === "postgres") remote = await (await import("./pg-bus.ts")).openPostgresBus(pgUrl, log);
   } catch (err) {
     if (ownStorage) await storage.close();

@@ -7,14 +7,37 @@ import type { RemoteBus, RunEnd, CancelAction } from "./broker.ts";
 import type { RunEvent } from "../storage/run-events.ts";
 import type { ServerLog } from "./log.ts";
 
-/** Connects to Redis and returns the bus. */
-export async function openRedisBus(url: string, log: ServerLog): Promise<RemoteBus> {
-  const { Redis } = await import("ioredis");
-  const pub = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 3 });
-  const sub = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 3 });
-  pub.on("error", (e: Error) => log.warn(`redis: ${e.message}`));
-  sub.on("error", (e: Error) => log.warn(`redis: ${e.message}`));
-  await Promise.all([pub.connect(), sub.connect()]);
+/**
+ * Connects to Redis and returns the bus. At start, an unreachable Redis is retried for
+ * `connectWithinMs` (default: one attempt), then a SERVICE_UNREACHABLE error naming
+ * `REDIS_URL`; once connected, a lost connection is re-established without end.
+ */
+export async function openRedisBus(url: string, log: ServerLog, opts: { connectWithinMs?: number } = {}): Promise<RemoteBus> {
+  const [{ Redis }, { connectWithin }] = await Promise.all([import("ioredis"), import("../storage/connect.ts")]);
+  const open = (timeoutMs: number) => {
+    let connected = false;
+    const c = new Redis(url, {
+      lazyConnect: true,
+      maxRetriesPerRequest: 3,
+      connectTimeout: timeoutMs,
+      // Not reconnecting before the first connection: connectWithin retries (and gives up).
+      retryStrategy: (times: number) => (connected ? Math.min(times * 50, 2000) : null),
+    });
+    let failure: Error | null = null;
+    c.on("error", (e: Error) => (connected ? log.warn(`redis: ${e.message}`) : (failure = e)));
+    // The connect promise only says "Connection is closed."; the error event says why.
+    return { c, ready: c.connect().then(() => void (connected = true), (err: Error) => Promise.reject(failure ?? err)) };
+  };
+  const [pub, sub] = await connectWithin({ service: "Redis", variable: "REDIS_URL", url, withinMs: opts.connectWithinMs ?? 0 }, async (timeoutMs) => {
+    const both = [open(timeoutMs), open(timeoutMs)];
+    try {
+      await Promise.all(both.map((b) => b.ready));
+    } catch (err) {
+      for (const b of both) b.c.disconnect();
+      throw err;
+    }
+    return both.map((b) => b.c);
+  }) as [InstanceType<typeof Redis>, InstanceType<typeof Redis>];
   const runListeners = new Map<string, { fns: Set<(m: RunEvent | { end: RunEnd }) => void>; ready: Promise<void> }>();
   const cancelListeners: Array<(runId: string, action: CancelAction) => void> = [];
   const wakeListeners: Array<() => void> = [];

@@ -43,13 +43,18 @@ export interface OpenSqlOptions {
    * migrations). `false`: always run `initdb`.
    */
   template?: TemplateSpec | false;
+  /**
+   * PostgreSQL only: how long to keep trying to connect before failing with a clear error
+   * (default 0: one attempt), and the variable the URL came from, for that error.
+   */
+  connect?: { withinMs: number; variable: string };
 }
 
 const BASE_TEMPLATE: TemplateSpec = { name: "base", migrations: {} };
 
 /** Opens the SQL engine chosen by the options. */
 export async function openSql(opts: OpenSqlOptions = {}): Promise<SqlDriver> {
-  return opts.url ? openPostgres(opts.url, opts.poolSize ?? 10) : openEmbedded(opts.dataDir, opts.template === false ? null : opts.template ?? BASE_TEMPLATE);
+  return opts.url ? openPostgres(opts.url, opts.poolSize ?? 10, opts.connect) : openEmbedded(opts.dataDir, opts.template === false ? null : opts.template ?? BASE_TEMPLATE);
 }
 
 /**
@@ -188,11 +193,21 @@ async function openPglite(dataDir: string | undefined, load: Uint8Array | undefi
   };
 }
 
-async function openPostgres(url: string, poolSize: number): Promise<SqlDriver> {
-  const pg = (await import("pg")).default;
-  const pool = new pg.Pool({ connectionString: url, max: poolSize });
-  pool.on("error", () => {});
-  await pool.query("SELECT 1");
+async function openPostgres(url: string, poolSize: number, connect?: { withinMs: number; variable: string }): Promise<SqlDriver> {
+  const [pg, { connectWithin }] = await Promise.all([import("pg").then((m) => m.default), import("./connect.ts")]);
+  const pool = await connectWithin({ service: "PostgreSQL", variable: connect?.variable ?? "DATABASE_URL", url, withinMs: connect?.withinMs ?? 0 }, async (timeoutMs) => {
+    // An unanswered connect (a dropped packet, a host that is down) ends after `timeoutMs`.
+    const p = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: timeoutMs });
+    p.on("error", () => {});
+    try {
+      await p.query("SELECT 1");
+    } catch (err) {
+      await p.end().catch(() => {});
+      throw err;
+    }
+    p.options.connectionTimeoutMillis = 0;
+    return p;
+  });
   const wrap = (client: { query: (t: string, p?: unknown[]) => Promise<{ rows: unknown[]; rowCount: number | null }> }): SqlExecutor => ({
     query: async <T>(text: string, params?: unknown[]) => {
       const r = await client.query(text, params);

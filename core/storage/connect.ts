@@ -1,0 +1,60 @@
+/**
+ * Connecting to a database or Redis at start: retried with backoff for a bounded time
+ * (`AGENTCLI_CONNECT_TIMEOUT_SECONDS`), then a clear error that names the variable and the
+ * address, never the credentials.
+ */
+import { userError, type AgentcliError } from "../errors.ts";
+
+/** Default seconds a server keeps trying to reach PostgreSQL and Redis at start. */
+export const DEFAULT_CONNECT_TIMEOUT_SECONDS = 30;
+
+/** What is being reached: shown in the error when it cannot be. */
+export interface ConnectTarget {
+  service: "PostgreSQL" | "Redis";
+  /** The variable the URL came from, e.g. `DATABASE_URL`. */
+  variable: string;
+  url: string;
+  /** How long to keep trying (0: one attempt). */
+  withinMs: number;
+}
+
+/** A connection string's address without its credentials: `host:port/path`. */
+export function addressOf(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.hostname}${u.port ? `:${u.port}` : ""}${u.pathname.length > 1 ? u.pathname : ""}`;
+  } catch {
+    return "(an unreadable URL)";
+  }
+}
+
+/**
+ * Runs `attempt` (given the time it may take) until it succeeds or the target's time is up,
+ * waiting 250 ms, then doubling up to 2 s, between attempts; then throws SERVICE_UNREACHABLE.
+ */
+export async function connectWithin<T>(target: ConnectTarget, attempt: (timeoutMs: number) => Promise<T>): Promise<T> {
+  const started = Date.now();
+  const deadline = started + target.withinMs;
+  for (let delay = 250; ; delay = Math.min(delay * 2, 2000)) {
+    try {
+      return await attempt(Math.max(1000, Math.min(5000, deadline - Date.now())));
+    } catch (err) {
+      if (Date.now() + delay >= deadline) throw unreachable(target, err, Date.now() - started);
+      await new Promise((r) => setTimeout(r, delay));
+    }
+  }
+}
+
+function unreachable(target: ConnectTarget, err: unknown, elapsedMs: number): AgentcliError {
+  let reason = (err as Error)?.message || String(err);
+  let password = "";
+  try {
+    password = decodeURIComponent(new URL(target.url).password);
+  } catch { /* no password to hide */ }
+  if (password) reason = reason.replaceAll(password, "***");
+  return userError("SERVICE_UNREACHABLE", {
+    message: `Cannot connect to ${target.service} at ${addressOf(target.url)} (${target.variable}): ${reason} (tried for ${Math.round(elapsedMs / 1000)} s)`,
+    hint: `Check that ${target.service} is running and reachable from here and that ${target.variable} is right; AGENTCLI_CONNECT_TIMEOUT_SECONDS (default ${DEFAULT_CONNECT_TIMEOUT_SECONDS}) sets how long the start-up keeps trying.`,
+    cause: err,
+  });
+}
