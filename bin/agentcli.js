@@ -1,14 +1,18 @@
 #!/usr/bin/env node
-// Entry for `npx agentcli` and `npm run agentcli`: runs the TypeScript sources (Node >= 22.18
-// and Deno strip types natively). `--version` is answered here: loading Node's type stripper
+// Entry for `agentcli` from npm and for `npx agentcli` / `npm run agentcli` in a checkout.
+// A checkout runs the TypeScript sources (Node >= 22.18 and Deno strip types natively); an
+// installed package runs its built JavaScript (dist/lib/cli.js), since Node refuses to strip
+// types inside node_modules. `--version` is answered here: loading Node's type stripper
 // alone takes longer than Node's own start.
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 
 if (wantsVersion(process.argv.slice(2))) {
   const { version } = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
   process.stdout.write(`agentcli ${version}\n`);
-} else {
+} else if (existsSync(new URL("./main.ts", import.meta.url))) {
   await import("./main.ts");
+} else {
+  await import("../dist/lib/cli.js");
 }
 
 /** The rule of bin/main.ts: `-v`/`--version` anywhere before `--` (not as `--plugin`'s value), or the command `version`. */

@@ -90,6 +90,7 @@ export async function main(argv: string[]): Promise<number> {
     env: process.env,
     cwd: process.cwd(),
     pluginPaths: [...envPlugins, ...pluginPaths],
+    builtinPlugins: async () => (await import("../plugins/registry.ts")).builtinPlugins,
     version: VERSION,
     shutdownSignal: abort.signal,
   };

@@ -128,6 +128,11 @@ export interface ModelProviderSpec {
   unlessEnv?: string[];
   integrationPackage: string;
   defaultModel: string;
+  /**
+   * Takes part in choosing a default model when `[agent].model` is omitted: providers with a
+   * rank are tried lowest first, and the first whose credentials are set wins (spec 2.2).
+   */
+  defaultRank?: number;
   /** Builds a LangChain chat model; loaded lazily so the CLI starts fast. */
   createChatModel?: (opts: { model: string; env: Env }) => Promise<unknown>;
 }

@@ -76,10 +76,16 @@ async function callHook(plugin: Plugin, hook: HookName, call: () => unknown): Pr
   } catch (err) {
     if (err instanceof AgentcliError && err.code !== "PLUGIN_FAILED") throw err;
     const reason = err instanceof Error ? err.message : String(err);
+    // A refusal made with another copy of agentcli (a plugin's own dependency) is still a refusal.
+    const status = (err as { status?: unknown } | null)?.status;
+    if (status === 401 || status === 403) {
+      throw userError(status === 401 ? "UNAUTHORIZED" : "FORBIDDEN", { message: reason, hint: (err as { hint?: string }).hint, status, cause: err });
+    }
+    // A crash: over HTTP a 500 whose body names nothing (core/server/http-errors.ts logs this message).
     throw userError("PLUGIN_FAILED", {
       message: `Cannot run hook "${hook}" of plugin "${plugin.name}": ${reason}`,
       hint: `This is a failure inside the plugin "${plugin.name}"; check its configuration or report it to its author.`,
-      status: 502,
+      status: 500,
       cause: err,
     });
   }

@@ -22,6 +22,7 @@ const pluginSchema = z.discriminatedUnion("kind", [
       unlessEnv: envList.optional(),
       integrationPackage: z.string().min(1),
       defaultModel: z.string().min(1),
+      defaultRank: z.number().int().positive().optional(),
       createChatModel: fn.optional(),
     }),
   }),

@@ -1,6 +1,7 @@
 /**
- * Builds the plugin driver: the built-in plugins from the static registry, then third-party
- * plugin files the user names (`--plugin <path>`, `AGENTCLI_PLUGINS`), all validated alike.
+ * Builds the plugin driver: the built-in plugins (the static list the entry passes in:
+ * `plugins/registry.ts`, or a custom executable's), then third-party plugin files the user
+ * names (`--plugin <path>`, `AGENTCLI_PLUGINS`), all validated alike.
  *
  * A plugin file is an ES module whose default export is a plugin or an array of plugins
  * (or a named export `plugins`).
@@ -11,13 +12,15 @@ import { existsSync } from "node:fs";
 import { userError } from "./errors.ts";
 import { PluginDriver } from "./plugin-driver.ts";
 import { validatePlugins } from "./plugin-validate.ts";
-import { builtinPlugins } from "../plugins/registry.ts";
+import type { Plugin } from "./hooks.ts";
+import { loadTypeScriptAsEsm } from "./runtime.ts";
 
-/** Loads built-in plus third-party plugins and returns the driver. */
-export async function loadPlugins(paths: readonly string[], cwd = "."): Promise<PluginDriver> {
-  const raw: unknown[] = [...builtinPlugins];
-  const sources: string[] = builtinPlugins.map((p) => `built-in plugin "${p.name}"`);
-  for (const p of paths) {
+/** Loads the built-in plus third-party plugins and returns the driver. */
+export async function loadPlugins(builtins: readonly Plugin[], opts: { paths?: readonly string[]; cwd?: string } = {}): Promise<PluginDriver> {
+  const cwd = opts.cwd ?? ".";
+  const raw: unknown[] = [...builtins];
+  const sources: string[] = builtins.map((p) => `built-in plugin "${p.name}"`);
+  for (const p of opts.paths ?? []) {
     if (!p) {
       throw userError("PLUGIN_INVALID", { message: `Cannot load plugin: empty path`, hint: `Pass a file: --plugin ./my-plugin.js` });
     }
@@ -25,6 +28,7 @@ export async function loadPlugins(paths: readonly string[], cwd = "."): Promise<
     if (!existsSync(file)) {
       throw userError("PLUGIN_INVALID", { message: `Cannot load plugin "${p}": no such file`, hint: `Check the path given to --plugin or AGENTCLI_PLUGINS.` });
     }
+    if (file.endsWith(".ts")) await loadTypeScriptAsEsm();
     let mod: Record<string, unknown>;
     try {
       mod = await import(pathToFileURL(file).href);

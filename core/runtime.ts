@@ -18,6 +18,30 @@ export function embeddedAsset(name: string): Uint8Array | null {
   return assetLoader ? assetLoader(name) : null;
 }
 
+let typeScriptAsEsm = false;
+
+/**
+ * Makes `.ts` files outside node_modules whose package.json has no `"type"` load as ES
+ * modules, so a `.ts` plugin works without `"type": "module"` (Node otherwise guesses, with a
+ * warning that tells users to add it). An explicit `"type"` is respected. Deno needs nothing.
+ */
+export async function loadTypeScriptAsEsm(): Promise<void> {
+  if (typeScriptAsEsm || "Deno" in globalThis) return;
+  typeScriptAsEsm = true;
+  type Resolved = { url: string; format?: string | null };
+  const mod = (await import("node:module")) as { registerHooks?: (hooks: { resolve: (specifier: string, context: unknown, next: (s: string, c: unknown) => Resolved) => Resolved }) => unknown };
+  // Node < 22.15 has no synchronous hooks; it still loads the plugin, with its warning.
+  mod.registerHooks?.({
+    resolve(specifier, context, next) {
+      const resolved = next(specifier, context);
+      if (!resolved.format && resolved.url.startsWith("file:") && resolved.url.endsWith(".ts") && !resolved.url.includes("/node_modules/")) {
+        return { ...resolved, format: "module-typescript" };
+      }
+      return resolved;
+    },
+  });
+}
+
 /** True inside the single executable. */
 export function isCompiled(): boolean {
   return assetLoader !== null;
@@ -36,6 +60,7 @@ export function processEnv(): Record<string, string | undefined> {
 export function selfInvocation(): string[] {
   const proc = (globalThis as { process?: { execPath: string; argv: string[]; execArgv: string[] } }).process!;
   if (isCompiled()) return [proc.execPath];
-  const entry = new URL("../bin/agentcli.js", import.meta.url).pathname;
+  // From sources this file is core/runtime.ts; in the npm package it is a chunk in dist/lib/.
+  const entry = new URL(import.meta.url.includes("/dist/lib/") ? "../../bin/agentcli.js" : "../bin/agentcli.js", import.meta.url).pathname;
   return [proc.execPath, ...proc.execArgv, entry];
 }

@@ -26,8 +26,8 @@ import sandboxLocal from "./sandbox/local.ts";
 import deployPlatform from "./deploy/platform.ts";
 
 /**
- * Model providers come first in the order of the default-model chain of spec 2.2:
- * openai, anthropic, google_genai, google_vertexai, nvidia.
+ * Model providers first; the default-model chain of spec 2.2 (openai, anthropic,
+ * google_genai, google_vertexai, nvidia) is each provider's `defaultRank`.
  */
 export const builtinPlugins: readonly Plugin[] = [
   openai,
@@ -52,6 +52,3 @@ export const builtinPlugins: readonly Plugin[] = [
   sandboxLocal,
   deployPlatform,
 ];
-
-/** The fixed order in which a default model is chosen from available credentials (spec 2.2). */
-export const DEFAULT_MODEL_CHAIN = ["openai", "anthropic", "google_genai", "google_vertexai", "nvidia"] as const;

@@ -48,10 +48,13 @@ await build({
   plugins: [{
     name: "lazy-commands",
     setup(b) {
-      // bin/main.ts imports each command lazily: point those imports at the app bundle.
-      b.onResolve({ filter: /\/core\/cli\/[a-z]+\.ts$/ }, (args) => {
+      // bin/main.ts imports each command (and the plugin registry) lazily: point those
+      // imports at the app bundle.
+      b.onResolve({ filter: /\/(core\/cli\/[a-z]+|plugins\/registry)\.ts$/ }, (args) => {
+        if (!args.importer.endsWith("bin/main.ts")) return undefined;
+        if (args.path.endsWith("plugins/registry.ts")) return { path: "registry", namespace: "agentcli-command" };
         const m = commandFile.exec(args.path);
-        return m && args.importer.endsWith("bin/main.ts") ? { path: m[1]!, namespace: "agentcli-command" } : undefined;
+        return m ? { path: m[1]!, namespace: "agentcli-command" } : undefined;
       });
       b.onLoad({ filter: /.*/, namespace: "agentcli-command" }, (args) => ({
         contents: `module.exports = require(${JSON.stringify(join(root, "bin/sea-app.ts"))}).loadApp()[${JSON.stringify(args.path)}];`,
@@ -63,7 +66,12 @@ await build({
 });
 await build({
   ...common,
-  stdin: { contents: COMMANDS.map((c) => `export * as ${c} from "./core/cli/${c}.ts";`).join("\n"), resolveDir: root, loader: "ts", sourcefile: "app-entry.ts" },
+  stdin: {
+    contents: [...COMMANDS.map((c) => `export * as ${c} from "./core/cli/${c}.ts";`), `export * as registry from "./plugins/registry.ts";`].join("\n"),
+    resolveDir: root,
+    loader: "ts",
+    sourcefile: "app-entry.ts",
+  },
   outfile: join(dist, "app.cjs"),
   external: [...(process.env.AGENTCLI_SEA_EXTERNAL?.split(",") ?? []), "pg-native", "@langchain/google-vertexai", "@langchain/ollama", "@langchain/groq", "@langchain/mistralai"],
   plugins: [{

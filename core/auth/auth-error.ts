@@ -27,6 +27,11 @@ export function unauthorized(message: string, opts: { hint?: string; bearer?: bo
   return err;
 }
 
+/** A 403: the caller is known but may not do this. */
+export function forbidden(message: string, opts: { hint?: string } = {}): AgentcliError {
+  return userError("FORBIDDEN", { message, hint: opts.hint, status: 403 });
+}
+
 /** A 503: the identity provider cannot be reached, so no request is let through (fail closed). */
 export function identityUnavailable(message: string, hint: string, cause?: unknown): AgentcliError {
   return userError("REMOTE_FAILED", { message, hint, status: 503, cause });

@@ -3,7 +3,7 @@
  * whether a person is at the terminal, and the plugins. Commands return an exit code; only
  * `bin/main.ts` exits the process.
  */
-import type { Env } from "../hooks.ts";
+import type { Env, Plugin } from "../hooks.ts";
 
 export interface CliIO {
   out(text: string): void;
@@ -20,6 +20,11 @@ export interface CliContext {
   cwd: string;
   /** Paths of third-party plugin files (from `--plugin` and `AGENTCLI_PLUGINS`). */
   pluginPaths: string[];
+  /**
+   * The plugins compiled into this agentcli (`plugins/registry.ts`, or a custom executable's
+   * list): the entry provides them, so core never imports a concrete plugin.
+   */
+  builtinPlugins: () => Promise<readonly Plugin[]>;
   version: string;
   /** Resolves once on SIGINT/SIGTERM; long-running commands await it to shut down. */
   shutdownSignal: AbortSignal;

@@ -41,7 +41,7 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
   if (flags.json && !dryRun) throw userError("ARGS_INVALID", { message: 'Cannot run "agentcli deploy": --json goes with --dry-run', hint: "agentcli deploy --dry-run --json" });
   if (!flags.json) ctx.io.err(BETA_NOTICE);
   if (flags.platformUrl !== undefined) checkPlatformUrl(flags.platformUrl as string, "--platform-url");
-  const driver = await loadPlugins(ctx.pluginPaths, ctx.cwd);
+  const driver = await loadPlugins(await ctx.builtinPlugins(), { paths: ctx.pluginPaths, cwd: ctx.cwd });
   const env: Env = { ...ctx.env, ...(flags.platformUrl ? { AGENTCLI_PLATFORM_URL: flags.platformUrl as string } : {}) };
   const project = await loadProject(config, { driver, env, requireEnv: !dryRun, cwd: ctx.cwd });
   // The deploy target's own variables (PLATFORM_API_KEY): a dry run lists them with the project's.

@@ -68,7 +68,7 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
   let extraGraphs: Record<string, GraphModule>;
   try {
     extraGraphs = parseGraphFlags(flags.graph as string[], ctx.cwd, { replaceAgent: Boolean(flags.replaceAgent) });
-    driver = await loadPlugins(ctx.pluginPaths, ctx.cwd);
+    driver = await loadPlugins(await ctx.builtinPlugins(), { paths: ctx.pluginPaths, cwd: ctx.cwd });
     ({ project, bundle } = await build());
     dataDir = join(project.root, ".agentcli", "db");
     if (!project.env.DATABASE_URL) {

@@ -76,7 +76,7 @@ async function serve(argv: string[], ctx: CliContext): Promise<number> {
   // Absolute: builds load them from a checkout's folder, revision processes from theirs.
   const plugins = ctx.pluginPaths.map((p) => (p ? resolve(ctx.cwd, p) : p));
   // A plugin file that does not load fails here, not in every revision.
-  await (await import("../plugins.ts")).loadPlugins(plugins);
+  await (await import("../plugins.ts")).loadPlugins(await ctx.builtinPlugins(), { paths: plugins });
   // The embedded database's lock (core/storage/lock.ts) names the one already running here,
   // before this one binds its port.
   const other = ctx.env.DATABASE_URL ? null : lockHolder(join(dataDir, "db"));
@@ -244,13 +244,13 @@ export function platformTemplates(version: string): AgentTemplate[] {
 }
 
 /** Builds a `repohost` checkout or a template into a bundle with this agentcli's loader and plugins. */
-export function projectBuilders(ctx: Pick<CliContext, "pluginPaths" | "version">) {
+export function projectBuilders(ctx: Pick<CliContext, "pluginPaths" | "version" | "builtinPlugins">) {
   return {
     templates: platformTemplates(ctx.version),
     /** A bundle made with a plugin this agentcli does not have (a third-party --plugin) cannot run here. */
     async checkBundle(manifest: { name: string; requires: { plugins: string[] } }): Promise<string | null> {
       const { loadPlugins } = await import("../plugins.ts");
-      const driver = await loadPlugins(ctx.pluginPaths);
+      const driver = await loadPlugins(await ctx.builtinPlugins(), { paths: ctx.pluginPaths });
       const missing = manifest.requires.plugins.filter((name) => !driver.get(name));
       if (!missing.length) return null;
       return `bundle "${manifest.name}" needs the plugin${missing.length > 1 ? "s" : ""} ${missing.map((m) => `"${m}"`).join(", ")}, which this control plane does not have; start "agentcli platform serve" with --plugin <file> (or AGENTCLI_PLUGINS) for ${missing.length > 1 ? "them" : "it"}, or deploy without ${missing.length > 1 ? "them" : "it"}`;
@@ -261,7 +261,7 @@ export function projectBuilders(ctx: Pick<CliContext, "pluginPaths" | "version">
       const { buildBundle } = await import("../bundle/bundle.ts");
       const { formatUserError, isUserError } = await import("../errors.ts");
       try {
-        const driver = await loadPlugins(ctx.pluginPaths, opts.dir);
+        const driver = await loadPlugins(await ctx.builtinPlugins(), { paths: ctx.pluginPaths, cwd: opts.dir });
         const project = await loadProject(opts.configPath, { driver, env: {}, requireEnv: false, cwd: opts.dir });
         for (const w of project.warnings) opts.log(`warning: ${w.file}: ${w.message}`);
         const { bytes } = await buildBundle(project, { driver, version: ctx.version });

@@ -14,7 +14,7 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
   if (help) return ctx.io.out(renderHelp(spec)), 0;
   const { loadPlugins } = await import("../plugins.ts");
   const { agentTomlJsonSchema } = await import("../config/json-schema.ts");
-  const driver = await loadPlugins(ctx.pluginPaths, ctx.cwd);
+  const driver = await loadPlugins(await ctx.builtinPlugins(), { paths: ctx.pluginPaths, cwd: ctx.cwd });
   ctx.io.out(JSON.stringify(agentTomlJsonSchema(driver, ctx.version), null, 2));
   return 0;
 }

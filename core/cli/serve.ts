@@ -45,7 +45,7 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
   ]);
   const log = consoleLog("serve");
   const bundle = await readBundle(bytes, `bundle "${positionals[0]}"`);
-  const driver = await loadPlugins(ctx.pluginPaths, ctx.cwd);
+  const driver = await loadPlugins(await ctx.builtinPlugins(), { paths: ctx.pluginPaths, cwd: ctx.cwd });
   const port = argv.some((a) => a === "--port" || a.startsWith("--port=")) ? (flags.port as number) : Number(ctx.env.PORT ?? flags.port);
   const host = await hostBundle({
     bundle,

@@ -4,9 +4,8 @@
  * and the identity provider's browser-facing keys when `[frontend]` is on. Also chooses the
  * default model when `[agent].model` is omitted (spec 2.2).
  */
-import type { Env } from "../hooks.ts";
+import type { Env, ModelProviderSpec } from "../hooks.ts";
 import type { PluginDriver } from "../plugin-driver.ts";
-import { DEFAULT_MODEL_CHAIN } from "../../plugins/registry.ts";
 
 export interface MissingEnv {
   /** Set all of these (or, with `anyOf`, one of them). */
@@ -18,19 +17,22 @@ export interface MissingEnv {
 
 const isSet = (env: Env, name: string) => Boolean(env[name]);
 
+/** The model providers that take part in choosing a default model, by their `defaultRank`. */
+export function defaultModelChain(driver: PluginDriver): ModelProviderSpec[] {
+  return driver.byKind("model").map((p) => p.model).filter((m) => m.defaultRank !== undefined).sort((a, b) => a.defaultRank! - b.defaultRank!);
+}
+
 /** The first provider of the default chain whose credentials are set, as `provider:model`. */
 export function defaultModel(driver: PluginDriver, env: Env): string | null {
-  for (const prefix of DEFAULT_MODEL_CHAIN) {
-    const spec = driver.byKind("model").find((p) => p.model.prefix === prefix)?.model;
-    if (!spec) continue;
-    if (spec.env.every((v) => isSet(env, v)) && !(spec.unlessEnv ?? []).some((v) => isSet(env, v))) return `${prefix}:${spec.defaultModel}`;
+  for (const spec of defaultModelChain(driver)) {
+    if (spec.env.every((v) => isSet(env, v)) && !(spec.unlessEnv ?? []).some((v) => isSet(env, v))) return `${spec.prefix}:${spec.defaultModel}`;
   }
   return null;
 }
 
 /** The variables of the default chain, for the error when none is set. */
 export function defaultChainVariables(driver: PluginDriver): string[] {
-  return DEFAULT_MODEL_CHAIN.flatMap((prefix) => driver.byKind("model").find((p) => p.model.prefix === prefix)?.model.env ?? []);
+  return defaultModelChain(driver).flatMap((spec) => spec.env);
 }
 
 /** The variables a model needs that are not set. */

@@ -4,7 +4,7 @@
  * The model is resolved when the agent first calls it, not when the graph is built, so
  * `dev` and `serve` start without credentials and a missing credential is a clear run
  * error naming the variable. `[agent].model = null` picks the default from credentials in
- * the order of {@link DEFAULT_MODEL_CHAIN}.
+ * the providers' `defaultRank` (spec 2.2).
  */
 import { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { BaseMessage } from "@langchain/core/messages";
@@ -13,7 +13,7 @@ import { createMiddleware } from "langchain";
 import type { Env, ModelProviderSpec } from "../hooks.ts";
 import type { PluginDriver } from "../plugin-driver.ts";
 import { userError } from "../errors.ts";
-import { DEFAULT_MODEL_CHAIN } from "../../plugins/registry.ts";
+import { defaultChainVariables, defaultModel } from "../config/credentials.ts";
 
 /** Finds the model provider plugin of a `provider:` prefix. */
 export function modelProvider(driver: PluginDriver, prefix: string): ModelProviderSpec | null {
@@ -23,14 +23,9 @@ export function modelProvider(driver: PluginDriver, prefix: string): ModelProvid
 /** `[agent].model`, or the default chosen from credentials; throws naming every variable tried. */
 export function resolveModelSpec(model: string | null, driver: PluginDriver, env: Env): string {
   if (model) return model;
-  const tried: string[] = [];
-  for (const prefix of DEFAULT_MODEL_CHAIN) {
-    const spec = modelProvider(driver, prefix);
-    if (!spec) continue;
-    tried.push(...spec.env);
-    const skip = spec.unlessEnv?.some((v) => env[v]);
-    if (!skip && spec.env.every((v) => env[v])) return `${prefix}:${spec.defaultModel}`;
-  }
+  const chosen = defaultModel(driver, env);
+  if (chosen) return chosen;
+  const tried = defaultChainVariables(driver);
   throw userError("CREDENTIALS_MISSING", {
     message: `Cannot run the agent: no model is set and none of ${tried.join(", ")} is set`,
     hint: `Add one of ${tried.join(", ")} to .env, or set [agent].model = "provider:model" in agent.toml.`,

@@ -77,6 +77,10 @@ export function errorHandler(log: ServerLog) {
       report(`${c.req.method} ${new URL(c.req.url).pathname}: the client went away before the request was complete`);
       return c.json({ detail: "The request was not complete" }, 400);
     }
+    if (err instanceof AgentcliError && err.code === "PLUGIN_FAILED") {
+      log.error(`${c.req.method} ${new URL(c.req.url).pathname} failed: ${err.message}`, err.cause);
+      return c.json({ detail: "Internal server error" }, 500);
+    }
     if (err instanceof AgentcliError) {
       const challenge = authChallenge(err);
       if (challenge) c.header("WWW-Authenticate", challenge);

@@ -10,6 +10,7 @@ export default definePlugin({
     env: ["ANTHROPIC_API_KEY"],
     integrationPackage: "@langchain/anthropic",
     defaultModel: "claude-sonnet-4-5",
+    defaultRank: 2,
     createChatModel: async ({ model, env }) => {
       const { ChatAnthropic } = await import("@langchain/anthropic");
       return new ChatAnthropic({

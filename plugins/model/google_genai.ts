@@ -10,6 +10,7 @@ export default definePlugin({
     env: ["GOOGLE_API_KEY"],
     integrationPackage: "@langchain/google-genai",
     defaultModel: "gemini-2.5-pro",
+    defaultRank: 3,
     createChatModel: async ({ model, env }) => {
       const { ChatGoogleGenerativeAI } = await import("@langchain/google-genai");
       return new ChatGoogleGenerativeAI({

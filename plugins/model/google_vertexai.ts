@@ -11,6 +11,7 @@ export default definePlugin({
     unlessEnv: ["GOOGLE_API_KEY"],
     integrationPackage: "@langchain/google-vertexai",
     defaultModel: "gemini-2.5-pro",
+    defaultRank: 4,
     createChatModel: async ({ model, env }) => {
       const { ChatVertexAI } = await import("@langchain/google-vertexai");
       return new ChatVertexAI({

@@ -11,6 +11,7 @@ export interface OpenAICompatibleProvider {
   /** The API key variable; the base URL override is the same name with `_BASE_URL` for `_API_KEY`. */
   apiKeyVar: string;
   defaultModel: string;
+  defaultRank?: number;
   /** The provider's endpoint; absent means the OpenAI client's default. */
   baseUrl?: string;
 }
@@ -26,6 +27,7 @@ export function openAICompatiblePlugin(p: OpenAICompatibleProvider): Plugin {
       env: [p.apiKeyVar],
       integrationPackage: "@langchain/openai",
       defaultModel: p.defaultModel,
+      ...(p.defaultRank ? { defaultRank: p.defaultRank } : {}),
       createChatModel: async ({ model, env }) => {
         const { ChatOpenAI } = await import("@langchain/openai");
         const baseURL = env[baseUrlVar] || p.baseUrl;

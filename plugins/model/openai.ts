@@ -6,4 +6,5 @@ export default openAICompatiblePlugin({
   description: "OpenAI chat models (also any OpenAI-compatible server via OPENAI_BASE_URL).",
   apiKeyVar: "OPENAI_API_KEY",
   defaultModel: "gpt-5",
+  defaultRank: 1,
 });

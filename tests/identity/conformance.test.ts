@@ -4,13 +4,13 @@
  *
  * Run: npx node --test tests/identity/conformance.test.ts
  */
-import { bearerConformance } from "./conformance-suite.ts";
+import { identityProviderConformance } from "../../core/testing/identity-provider.ts";
 import { startGoTrue } from "../fixtures/identity-servers/gotrue.ts";
 import { startJwksServer } from "../fixtures/identity-servers/jwks.ts";
 import identityA from "../../plugins/identity/identity_a.ts";
 import identityB from "../../plugins/identity/identity_b.ts";
 
-bearerConformance({
+identityProviderConformance({
   provider: "identity_a",
   plugin: identityA,
   async start() {
@@ -39,7 +39,7 @@ bearerConformance({
   },
 });
 
-bearerConformance({
+identityProviderConformance({
   provider: "identity_b",
   plugin: identityB,
   async start() {

@@ -95,6 +95,7 @@ export function notABundle(): Uint8Array {
 export async function makeBundle(opts: { name?: string; agentsMd?: string; agentToml?: string; plugins?: string[] } = {}): Promise<Uint8Array> {
   const { makeProject, removeProject } = await import("../toolchain/_project.ts");
   const { loadPlugins } = await import("../../core/plugins.ts");
+  const { builtinPlugins } = await import("../../plugins/registry.ts");
   const { loadProject } = await import("../../core/config/load.ts");
   const { buildBundle } = await import("../../core/bundle/bundle.ts");
   const dir = makeProject({
@@ -102,7 +103,7 @@ export async function makeBundle(opts: { name?: string; agentsMd?: string; agent
     "AGENTS.md": opts.agentsMd ?? "# Platform test agent\n",
   });
   try {
-    const driver = await loadPlugins(opts.plugins ?? [], dir);
+    const driver = await loadPlugins(builtinPlugins, { paths: opts.plugins ?? [], cwd: dir });
     const project = await loadProject(join(dir, "agent.toml"), { driver, env: { OPENAI_API_KEY: "sk-test" }, requireEnv: false, cwd: dir });
     return (await buildBundle(project, { driver, version: "0.0.0-test" })).bytes;
   } finally {

@@ -1,3 +1,4 @@
+import { builtinPlugins } from "../../plugins/registry.ts";
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -64,7 +65,7 @@ before(async () => {
   git(src, "push", "-q", bare, "main");
   github = await repoApi("github", 150, (i) => (i === 0 ? `file://${bare}` : `https://host/acme/repo-${i}.git`));
   gitea = await repoApi("gitea", 3, (i) => `https://gitea/acme/repo-${i}.git`);
-  t = await startTestPlatform({ builders: projectBuilders({ pluginPaths: [], version: "0.0.0-test" }) });
+  t = await startTestPlatform({ builders: projectBuilders({ pluginPaths: [], version: "0.0.0-test", builtinPlugins: async () => builtinPlugins }) });
   ghIntegration = await createIntegration(t.platform.sql, { tenantId: t.tenantA, kind: "repohost", apiUrl: github.url, token: "gh-token" });
   giteaIntegration = await createIntegration(t.platform.sql, { tenantId: t.tenantA, kind: "forge", apiUrl: gitea.url, token: "gitea-token" });
 });

@@ -4,6 +4,7 @@
  * allowed templates, and a deployment built from each reaching DEPLOYED on the local listener,
  * its URL answering the Agent API through the LangGraph SDK.
  */
+import { builtinPlugins } from "../../plugins/registry.ts";
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -17,7 +18,7 @@ const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
 let t: TestPlatform;
 before(async () => {
-  t = await startTestPlatform({ builders: projectBuilders({ pluginPaths: [], version: "0.0.0-test" }) });
+  t = await startTestPlatform({ builders: projectBuilders({ pluginPaths: [], version: "0.0.0-test", builtinPlugins: async () => builtinPlugins }) });
 });
 after(async () => {
   await t?.close();

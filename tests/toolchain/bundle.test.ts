@@ -4,13 +4,14 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { gzipSync, gunzipSync } from "node:zlib";
 import { loadPlugins } from "../../core/plugins.ts";
+import { builtinPlugins } from "../../plugins/registry.ts";
 import { loadProject } from "../../core/config/load.ts";
 import { buildBundle, readBundle } from "../../core/bundle/bundle.ts";
 import { packTar, unpackTar } from "../../core/bundle/tar.ts";
 import { AgentcliError } from "../../core/errors.ts";
 import { makeProject, removeProject } from "./_project.ts";
 
-const driver = await loadPlugins([]);
+const driver = await loadPlugins(builtinPlugins);
 
 test("two bundles of the same project are byte-identical, also from separate copies", async () => {
   const files = { "user/AGENTS.md": "Notes\n", "subagents/r/agent.toml": '[agent]\nname = "r"\ndescription = "d"\nmodel = "anthropic:claude-sonnet-4-5"\n', "subagents/r/AGENTS.md": "x\n", ".env": "OPENAI_API_KEY=a\nANTHROPIC_API_KEY=b\n" };

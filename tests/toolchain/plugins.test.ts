@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { PluginDriver } from "../../core/plugin-driver.ts";
 import { definePlugin } from "../../core/hooks.ts";
 import { loadPlugins } from "../../core/plugins.ts";
+import { builtinPlugins } from "../../plugins/registry.ts";
 import { AgentcliError } from "../../core/errors.ts";
 import { cli, makeProject, removeProject } from "./_project.ts";
 
@@ -39,10 +40,10 @@ test("third-party plugins from a file: valid, unknown keys, duplicate names, wro
   try {
     const file = (name: string, body: string) => (writeFileSync(join(dir, name), body), join(dir, name));
     const good = file("good.mjs", `export default { name: "my-sandbox", kind: "sandbox", sandbox: { provider: "my_box", env: ["MY_BOX_KEY"], partnerPackage: "my-box", defaultTemplate: "t", capabilities: { persistentFiles: true, network: false, gpu: false } } };`);
-    const d = await loadPlugins([good]);
+    const d = await loadPlugins(builtinPlugins, { paths: [good] });
     assert.ok(d.get("my-sandbox"));
     const expectInvalid = async (paths: string[], re: RegExp) =>
-      assert.rejects(loadPlugins(paths), (e: AgentcliError) => {
+      assert.rejects(loadPlugins(builtinPlugins, { paths }), (e: AgentcliError) => {
         assert.equal(e.code, "PLUGIN_INVALID");
         assert.match(e.diagnostics.map((x) => x.message).join("\n") || e.message, re);
         return true;

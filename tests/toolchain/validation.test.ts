@@ -10,10 +10,11 @@ import { dirname, join } from "node:path";
 import { loadProject } from "../../core/config/load.ts";
 import { parseDotenv } from "../../core/config/dotenv.ts";
 import { loadPlugins } from "../../core/plugins.ts";
+import { builtinPlugins } from "../../plugins/registry.ts";
 import { AgentcliError } from "../../core/errors.ts";
 import { makeProject, removeProject } from "./_project.ts";
 
-const driver = await loadPlugins([]);
+const driver = await loadPlugins(builtinPlugins);
 
 interface Case {
   name: string;

@@ -1,17 +1,21 @@
 /**
- * The conformance suite every bearer-token identity plugin passes. A plugin joins by adding
- * one entry (see `conformance.test.ts`): how to start a local server speaking its provider's
- * protocol, mint a valid, an expired and a forged token, and take the server down.
+ * The conformance kit for bearer-token identity providers (`agentcli/testing`): the suite
+ * every such plugin passes, built-in or third-party. Give it the plugin and how to start a
+ * local server speaking its provider's protocol, mint a valid, an expired and a forged
+ * token, and take the server down; it registers `node:test` tests.
+ *
+ * @example
+ * import { identityProviderConformance } from "agentcli/testing";
+ * import plugin from "./my-identity.ts";
+ * identityProviderConformance({ provider: "my_idp", plugin, start: async () => startMyIdpFake() });
  */
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import type { Env, Plugin } from "../../core/hooks.ts";
-import { PluginDriver } from "../../core/plugin-driver.ts";
-import { AgentcliError } from "../../core/errors.ts";
-import { authErrorResponse, createAuthenticator, type Authenticate } from "../../core/auth/index.ts";
-import { testConfig } from "./config.ts";
-import anonymous from "../../plugins/identity/anonymous.ts";
-import platformKey from "../../plugins/identity/platform_key.ts";
+import type { Env, Plugin } from "../hooks.ts";
+import { PluginDriver } from "../plugin-driver.ts";
+import { AgentcliError } from "../errors.ts";
+import { authErrorResponse, createAuthenticator, type Authenticate } from "../auth/index.ts";
+import { minimalConfig } from "./config.ts";
 
 export interface ProviderHarness {
   env: Env;
@@ -27,7 +31,7 @@ export interface ProviderHarness {
   close(): Promise<void>;
 }
 
-export interface BearerProviderEntry {
+export interface IdentityProviderEntry {
   provider: string;
   plugin: Plugin;
   start(): Promise<ProviderHarness>;
@@ -45,16 +49,16 @@ async function refusal(authenticate: Authenticate, headers: Record<string, strin
 }
 
 /** Registers the whole suite for one provider. */
-export function bearerConformance(entry: BearerProviderEntry): void {
+export function identityProviderConformance(entry: IdentityProviderEntry): void {
   describe(`identity conformance: ${entry.provider}`, () => {
     let h: ProviderHarness;
     let driver: PluginDriver;
     const auth = (mode: "dev" | "serve" = "serve", env: Env = h.env) =>
-      createAuthenticator({ driver, config: testConfig(entry.provider), env, mode });
+      createAuthenticator({ driver, config: minimalConfig({ auth: { provider: entry.provider } }), env, mode });
 
     before(async () => {
       h = await entry.start();
-      driver = new PluginDriver([entry.plugin, anonymous, platformKey]);
+      driver = new PluginDriver([entry.plugin]);
     });
     after(async () => {
       await h?.close();

@@ -1,0 +1,22 @@
+/**
+ * The public API of the `agentcli` package for plugin authors: {@link definePlugin}, the
+ * type of every hook point and provider spec, and the errors a hook throws to refuse or fail
+ * with a status of its own. The contracts are documented in `docs/plugins.md`.
+ *
+ * @example
+ * import { definePlugin, unauthorized } from "agentcli";
+ * export default definePlugin({
+ *   name: "my-identity",
+ *   kind: "identity",
+ *   identity: { provider: "my_idp", env: ["MY_IDP_KEY"], frontendEnv: [], signIn: "none", perUser: true, posture: "my_idp tokens" },
+ *   hooks: { "auth:authenticate": async ({ request }) => { throw unauthorized("Cannot authenticate request: no token"); } },
+ * });
+ */
+export { definePlugin, HOOK_MODES } from "./hooks.ts";
+export type * from "./hooks.ts";
+export { AgentcliError, userError, isUserError } from "./errors.ts";
+export type { Diagnostic, ErrorCode } from "./errors.ts";
+export { unauthorized, forbidden, identityUnavailable } from "./auth/auth-error.ts";
+export { bearerToken } from "./auth/bearer.ts";
+export type { AgentConfig } from "./config/schema.ts";
+export { VERSION } from "./version.ts";
