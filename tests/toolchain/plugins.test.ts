@@ -75,3 +75,29 @@ test("a plugin loaded with --plugin or AGENTCLI_PLUGINS extends what agent.toml 
     removeProject(dir);
   }
 });
+
+test("a plugin's refusal keeps its 401/403 (also from another copy of agentcli); a crash is a 500 whose body names nothing", async () => {
+  const { Hono } = await import("hono");
+  const { errorHandler } = await import("../../core/server/http-errors.ts");
+  const logged: string[] = [];
+  const log = { info() {}, warn() {}, error: (m: string) => logged.push(m) };
+  const foreignRefusal = Object.assign(new Error("Cannot authenticate request: banned"), { status: 403 });
+  const d = new PluginDriver([
+    ext("refuses", { "auth:authenticate": ({ provider }: { provider: string | null }) => { if (provider === "refuses") throw foreignRefusal; return null; } }),
+    ext("crashes", { "auth:authenticate": () => { throw new TypeError("secret-detail is not a function"); } }),
+  ]);
+  const app = new Hono();
+  app.onError(errorHandler(log as never));
+  app.get("/:provider", async (c) => {
+    await d.runFirst("auth:authenticate", { request: c.req.raw, provider: c.req.param("provider"), env: {}, dev: false });
+    return c.text("ok");
+  });
+  const refused = await app.request("/refuses");
+  assert.equal(refused.status, 403);
+  assert.match((await refused.json()).detail, /banned/);
+  const crashed = await app.request("/other");
+  assert.equal(crashed.status, 500);
+  const body = await crashed.text();
+  assert.doesNotMatch(body, /crashes|secret-detail/);
+  assert.match(logged.join("\n"), /hook "auth:authenticate" of plugin "crashes": secret-detail is not a function/);
+});
