@@ -60,11 +60,38 @@ export interface MemoryBackend {
   list(namespace: string[]): Promise<Array<{ key: string; value: unknown }>>;
 }
 
+/** What a deploy target reports back; `deploy` prints it. */
 export interface DeployResult {
   deploymentId: string;
   revisionId: string;
+  /** Where the deployed agent answers, when the target knows (the identity provider's post-deploy steps use it). */
   url: string | null;
   status: string;
+  /** Lines for the person who deployed (what was written where, the command that runs it). */
+  nextSteps?: string[];
+}
+
+/** What `deploy:target` receives. */
+export interface DeployTargetOptions {
+  /** The `--target` name (default `platform`). */
+  target: string;
+  /** The deterministic bundle (gzipped ustar, see the README's "The bundle"). */
+  bundle: Uint8Array;
+  /** `[agent].name`. */
+  name: string;
+  /** `.env` values (and the environment's for the same names), to be stored as the deployment's secrets; never log them. */
+  secrets: Array<{ name: string; value: string }>;
+  /** The project's `.env` under the process environment. */
+  env: Env;
+  /** The folder holding `agent.toml`; a target that writes files writes under `<projectDir>/.agentcli/`. */
+  projectDir: string;
+  /** This agentcli's single executable (Linux x64), or null when agentcli runs from Node or Deno sources. */
+  executable: string | null;
+  /** The agentcli version that built the bundle. */
+  version: string;
+  log: HookLogger;
+  /** Aborted on Ctrl+C: stop waiting and throw. */
+  signal?: AbortSignal;
 }
 
 export interface HookLogger {
@@ -92,16 +119,12 @@ export interface Hooks {
   /** first: give the memory backend for a namespace root; null means the server's store. */
   "memory:backend": (opts: { assistantId: string; env: Env }) =>
     MemoryBackend | null | undefined | Promise<MemoryBackend | null | undefined>;
-  /** first: ship a bundle to a deploy target. */
-  "deploy:target": (opts: {
-    target: string;
-    bundle: Uint8Array;
-    name: string;
-    secrets: Array<{ name: string; value: string }>;
-    env: Env;
-    log: HookLogger;
-    signal?: AbortSignal;
-  }) => DeployResult | null | undefined | Promise<DeployResult | null | undefined>;
+  /**
+   * first: ship a bundle to the deploy target `target` (`agentcli deploy --target`); null
+   * means "not mine". Called once per `deploy` (never on `--dry-run`), after validation, the
+   * bundle build and the anonymous-auth confirmation. Throw a user error to fail the deploy.
+   */
+  "deploy:target": (opts: DeployTargetOptions) => DeployResult | null | undefined | Promise<DeployResult | null | undefined>;
 }
 
 export type HookName = keyof Hooks;
@@ -147,6 +170,11 @@ export interface IdentityProviderSpec {
   /** True when callers are real, distinct users (per-user memory applies). */
   perUser: boolean;
   posture: string;
+  /**
+   * What a person must do in the provider's dashboard once per deployment URL (allowed
+   * domains, redirect URLs), printed after a deploy that reports a URL (spec 5.1).
+   */
+  postDeploy?: (opts: { url: URL }) => string[];
 }
 
 export interface SandboxProviderSpec {
@@ -161,8 +189,12 @@ export interface SandboxProviderSpec {
 }
 
 export interface DeployTargetSpec {
+  /** The name `agentcli deploy --target <name>` selects. */
   target: string;
+  /** Variables a real deploy needs; a dry run lists the missing ones. */
   env: string[];
+  /** Why `env` is needed, for the dry run's "A real deploy would refuse" list. */
+  envReason?: string;
 }
 
 interface PluginCommon {

@@ -36,6 +36,7 @@ const pluginSchema = z.discriminatedUnion("kind", [
       signIn: z.enum(["widget", "email-password", "none"]),
       perUser: z.boolean(),
       posture: z.string().min(1),
+      postDeploy: fn.optional(),
     }),
   }),
   z.strictObject({
@@ -61,7 +62,7 @@ const pluginSchema = z.discriminatedUnion("kind", [
       check: fn.optional(),
     }),
   }),
-  z.strictObject({ ...common, kind: z.literal("deploy"), deploy: z.strictObject({ target: z.string().min(1), env: envList }) }),
+  z.strictObject({ ...common, kind: z.literal("deploy"), deploy: z.strictObject({ target: z.string().regex(/^[a-z][a-z0-9_-]*$/, "must be lower-case letters, digits, _ -"), env: envList, envReason: z.string().min(1).optional() }) }),
   z.strictObject({ ...common, kind: z.literal("extension") }),
 ]);
 

@@ -24,6 +24,7 @@ import sandboxC from "./sandbox/sandbox_c.ts";
 import sandboxPlatform from "./sandbox/platform.ts";
 import sandboxLocal from "./sandbox/local.ts";
 import deployPlatform from "./deploy/platform.ts";
+import deployDocker from "./deploy/docker.ts";
 
 /**
  * Model providers first; the default-model chain of spec 2.2 (openai, anthropic,
@@ -51,4 +52,5 @@ export const builtinPlugins: readonly Plugin[] = [
   sandboxPlatform,
   sandboxLocal,
   deployPlatform,
+  deployDocker,
 ];

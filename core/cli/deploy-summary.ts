@@ -10,6 +10,8 @@ import { formatDiagnostic } from "../errors.ts";
 import { describeMissing, type MissingEnv } from "../config/credentials.ts";
 
 export interface DeploySummary {
+  /** The deploy target (`--target`) and what it does. */
+  target: { name: string; description: string };
   agent: { name: string; description: string };
   model: string | null;
   auth: { provider: string | null; posture: string };
@@ -35,6 +37,7 @@ export function makeSummary(opts: {
   config: AgentConfig;
   manifest: BundleManifest;
   driver: PluginDriver;
+  target: { name: string; description: string };
   bundlePath: string;
   bundleBytes: number;
   bundleSha256: string;
@@ -43,6 +46,7 @@ export function makeSummary(opts: {
 }): DeploySummary {
   const { config, manifest } = opts;
   return {
+    target: opts.target,
     agent: { name: config.agent.name, description: config.agent.description },
     model: config.agent.model,
     auth: { provider: config.auth?.provider ?? null, posture: authPosture(config, opts.driver) },
@@ -69,6 +73,7 @@ export function makeSummary(opts: {
 export function renderSummary(s: DeploySummary): string {
   const list = (xs: string[]) => (xs.length ? xs.join(", ") : "none");
   const lines = [
+    `Target:      ${s.target.name} (${s.target.description})`,
     `Agent:       ${s.agent.name}${s.agent.description ? ` - ${s.agent.description}` : ""}`,
     `Model:       ${s.model ?? "not chosen: no model credentials are set (see below)"}`,
     `Auth:        ${s.auth.posture}`,

@@ -1,6 +1,7 @@
 /**
- * `agentcli deploy [--config <path>] [--dry-run]` (spec 4.1): validate, bundle, and ship to
- * the deploy target (beta). Every invocation builds anew and creates a new revision.
+ * `agentcli deploy [--config <path>] [--dry-run] [--target <name>]` (spec 4.1): validate,
+ * bundle, and ship to a deploy target plugin (beta; default `platform`). Every invocation
+ * builds anew and creates a new revision.
  */
 import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { createHash } from "node:crypto";
@@ -15,10 +16,11 @@ export const DEFAULT_PLATFORM_URL = "http://127.0.0.1:8100";
 
 const spec = {
   name: "deploy",
-  usage: "agentcli deploy [--config <path>] [--dry-run] [--json] [--yes] [--platform-url <url>]",
+  usage: "agentcli deploy [--config <path>] [--target <name>] [--dry-run] [--json] [--yes] [--platform-url <url>]",
   summary: "Bundle the project and deploy it as a new revision (beta). --dry-run validates, bundles and prints a summary without touching the network.",
   flags: {
     config: CONFIG_FLAG,
+    target: { type: "string", placeholder: "<name>", default: "platform", description: 'Deploy target plugin: "platform" (a control plane), "docker" (a build context), or a plugin\'s' },
     dryRun: { type: "boolean", description: "Validate and bundle, print a summary; no network" },
     json: { type: "boolean", description: "With --dry-run: print the summary as JSON (for CI)" },
     yes: { type: "boolean", description: "Confirm pushing a public (anonymous) deployment without a prompt" },
@@ -44,9 +46,14 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
   const driver = await loadPlugins(await ctx.builtinPlugins(), { paths: ctx.pluginPaths, cwd: ctx.cwd });
   const env: Env = { ...ctx.env, ...(flags.platformUrl ? { AGENTCLI_PLATFORM_URL: flags.platformUrl as string } : {}) };
   const project = await loadProject(config, { driver, env, requireEnv: !dryRun, cwd: ctx.cwd });
+  const targetName = flags.target as string;
+  const target = driver.byKind("deploy").find((p) => p.deploy.target === targetName);
+  if (!target) {
+    const known = driver.byKind("deploy").map((p) => `"${p.deploy.target}"`).join(", ");
+    throw userError("ARGS_INVALID", { message: `Cannot deploy: no deploy target "${targetName}"`, hint: `Use --target with one of ${known}, or load the plugin that provides it with --plugin.` });
+  }
   // The deploy target's own variables (PLATFORM_API_KEY): a dry run lists them with the project's.
-  const target = driver.byKind("deploy").find((p) => p.deploy.target === "platform");
-  const missingTarget = (target?.deploy.env ?? []).filter((v) => !project.env[v]);
+  const missingTarget = target.deploy.env.filter((v) => !project.env[v]);
   const { bytes, manifest } = await buildBundle(project, { driver, version: ctx.version });
   const bundlePath = join(project.root, ".agentcli", "bundle.tgz");
   writeAtomic(bundlePath, bytes);
@@ -55,7 +62,7 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
 
   if (dryRun) {
     const { makeSummary, renderSummary } = await import("./deploy-summary.ts");
-    const summary = makeSummary({ config: project.config, manifest, driver, bundlePath: shownPath, bundleBytes: bytes.length, bundleSha256: sha256, missingEnv: [...project.missingEnv, ...(missingTarget.length ? [{ variables: missingTarget, reason: "the control plane: an API key from \"agentcli platform admin create-key\"" }] : [])], warnings: project.warnings });
+    const summary = makeSummary({ config: project.config, manifest, driver, target: { name: targetName, description: target.description ?? target.name }, bundlePath: shownPath, bundleBytes: bytes.length, bundleSha256: sha256, missingEnv: [...project.missingEnv, ...(missingTarget.length ? [{ variables: missingTarget, reason: target.deploy.envReason ?? `the deploy target "${targetName}"` }] : [])], warnings: project.warnings });
     ctx.io.out(flags.json ? JSON.stringify(summary, null, 2) : `Dry run: nothing was deployed.\n\n${renderSummary(summary)}`);
     return 0;
   }
@@ -65,7 +72,7 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
   if (missingTarget.length) {
     throw userError("CREDENTIALS_MISSING", {
       message: `Cannot deploy: ${missingTarget.join(", ")} ${missingTarget.length > 1 ? "are" : "is"} not set`,
-      hint: `Add ${missingTarget.map((v) => `${v}=...`).join(", ")} to .env beside agent.toml or the environment (an API key of your control plane: "agentcli platform admin create-key").`,
+      hint: `Add ${missingTarget.map((v) => `${v}=...`).join(", ")} to .env beside agent.toml or the environment${target.deploy.envReason ? ` (${target.deploy.envReason})` : ""}.`,
     });
   }
   if (project.config.auth?.provider === "anonymous" && !flags.yes) {
@@ -82,24 +89,29 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
     }
   }
   const secrets = Object.entries(project.secrets).filter(([, v]) => v !== "").map(([name, value]) => ({ name, value }));
+  const { isCompiled } = await import("../runtime.ts");
   const result = await driver.runFirst("deploy:target", {
-    target: "platform",
+    target: targetName,
     bundle: bytes,
     name: project.config.agent.name,
     secrets,
     // .env under the environment (and --platform-url): a PLATFORM_API_KEY in .env counts, as the check above and its hint say.
     env: project.env,
+    projectDir: project.root,
+    executable: isCompiled() ? process.execPath : null,
+    version: ctx.version,
     log: { info: (m) => ctx.io.err(m), warn: (m) => ctx.io.err(`warning: ${m}`) },
     signal: ctx.shutdownSignal,
-  });
+  }, { only: target.name });
   if (!result) {
-    throw userError("DEPLOY_FAILED", { message: 'Cannot deploy: no plugin handles the deploy target "platform"', hint: "Reinstall agentcli, or load a deploy plugin with --plugin." });
+    throw userError("DEPLOY_FAILED", { message: `Cannot deploy: the plugin "${target.name}" did not handle the deploy target "${targetName}"`, hint: `Its "deploy:target" hook answered null; report it to the plugin's author.` });
   }
-  ctx.io.out(`Deployed "${project.config.agent.name}": revision ${result.revisionId} is ${result.status}.`);
+  ctx.io.out(`Deployed "${project.config.agent.name}" to ${targetName}: revision ${result.revisionId} is ${result.status}.`);
   if (result.url) ctx.io.out(`URL: ${result.url}`);
+  for (const line of result.nextSteps ?? []) ctx.io.out(line);
   if (result.url) {
     const { postDeploySetup } = await import("../auth/post-deploy.ts");
-    for (const line of postDeploySetup(project.config, result.url)) ctx.io.out(line);
+    for (const line of postDeploySetup(project.config, result.url, driver)) ctx.io.out(line);
   }
   return 0;
 }

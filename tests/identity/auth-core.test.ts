@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import { AgentcliError } from "../../core/errors.ts";
 import { definePlugin } from "../../core/hooks.ts";
 import { PluginDriver } from "../../core/plugin-driver.ts";
+import { builtinPlugins } from "../../plugins/registry.ts";
 import {
   authErrorResponse, constantTimeEqual, createAuthenticator, devAuthBanner, isPublicPath, JwksKeyStore, postDeploySetup, TokenCache,
 } from "../../core/auth/index.ts";
@@ -161,15 +162,16 @@ describe("createAuthenticator", () => {
 });
 
 describe("postDeploySetup and devAuthBanner", () => {
-  it("names the dashboard step of each provider", () => {
-    const a = postDeploySetup(testConfig("identity_a"), "https://my-agent.example.com/");
+  it("names the dashboard step of each provider (from the identity plugin's postDeploy)", () => {
+    const all = new PluginDriver(builtinPlugins);
+    const a = postDeploySetup(testConfig("identity_a"), "https://my-agent.example.com/", all);
     assert.equal(a.length, 1);
     assert.match(a[0]!, /"https:\/\/my-agent\.example\.com\/app\/\*\*"/);
-    const b = postDeploySetup(testConfig("identity_b"), "my-agent.example.com");
+    const b = postDeploySetup(testConfig("identity_b"), "my-agent.example.com", all);
     assert.match(b[0]!, /allowed domains/);
     assert.match(b[0]!, /"my-agent\.example\.com"/);
-    assert.deepEqual(postDeploySetup(testConfig("anonymous"), "https://x.example"), []);
-    assert.deepEqual(postDeploySetup(testConfig(null), "https://x.example"), []);
+    assert.deepEqual(postDeploySetup(testConfig("anonymous"), "https://x.example", all), []);
+    assert.deepEqual(postDeploySetup(testConfig(null), "https://x.example", all), []);
   });
 
   it("announces the bypass in dev only", () => {
