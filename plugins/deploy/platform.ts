@@ -119,7 +119,7 @@ export default definePlugin({
   name: "platform",
   kind: "deploy",
   description: "Deploy to an agentcli control plane (self-hosted or cloud)",
-  deploy: { target: "platform", env: ["PLATFORM_API_KEY"] },
+  deploy: { target: "platform", env: ["PLATFORM_API_KEY"], envReason: 'the control plane: an API key from "agentcli platform admin create-key"' },
   hooks: {
     async "deploy:target"({ target, bundle, name, secrets, env, log, signal }): Promise<DeployResult | null> {
       if (target !== "platform") return null;

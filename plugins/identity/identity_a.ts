@@ -90,6 +90,10 @@ export default definePlugin({
     signIn: "email-password",
     perUser: true,
     posture: "per-user authentication with identity_a: requests carry 'Authorization: Bearer <session access token>'; threads, runs, store and memory are private to each user",
+    postDeploy: ({ url }) => [
+      `identity_a: add the redirect URL pattern "${url.origin}/app/**" to the allowed redirect URLs of your identity_a project ` +
+        `(once per deployment URL), so sign-in redirects, password-reset and email-confirmation links return to the app.`,
+    ],
   },
   hooks: {
     "auth:authenticate": async ({ request, env }) => {

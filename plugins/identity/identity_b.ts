@@ -94,6 +94,11 @@ export default definePlugin({
     signIn: "widget",
     perUser: true,
     posture: "per-user authentication with identity_b: requests carry 'Authorization: Bearer <session token>'; threads, runs, store and memory are private to each user",
+    postDeploy: ({ url }) => [
+      `identity_b: add "${url.host}" to the allowed domains of your identity_b application (once per deployment URL), ` +
+        `so sign-in redirects and links return to the app. Development instances allow localhost automatically.`,
+      `identity_b: if IDENTITY_B_AUTHORIZED_PARTIES is set, add "${url.origin}" to it.`,
+    ],
   },
   hooks: {
     "auth:authenticate": async ({ request, env }) => {
