@@ -15,6 +15,8 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMod
   serve: { summary: "Serve a bundle in production (what deployments run)", load: () => import("../core/cli/serve.ts") },
   platform: { summary: "Run and administer the self-hosted control plane", load: () => import("../core/cli/platform.ts") },
   schema: { summary: "Print the JSON Schema of agent.toml", load: () => import("../core/cli/schema.ts") },
+  plugins: { summary: "List the plugins of this agentcli: name, version, kind, hook points", load: () => import("../core/cli/plugins.ts") },
+  build: { summary: "Build a single executable with extra plugins compiled in (from a checkout)", load: () => import("../core/cli/build.ts") },
 };
 
 /** Exit status of a usage error (an unknown command or option, a value a flag cannot take); other user errors exit 1, bugs 70. */

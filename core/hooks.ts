@@ -52,12 +52,20 @@ export interface AuthUser {
   shared?: boolean;
 }
 
-/** A key-value backend for memory files under `/memories/...`. */
+/**
+ * The store behind `/memories/...` (spec 2.8): the shared memory, each user's memory and each
+ * subagent's, as JSON values (one per file) under a namespace (a list of labels such as
+ * `["<assistant>", "user", "<user id>"]`) and a key (the file's path, e.g. `/AGENTS.md`).
+ */
 export interface MemoryBackend {
-  get(namespace: string[], key: string): Promise<unknown | null>;
-  put(namespace: string[], key: string, value: unknown): Promise<void>;
+  /** The value at `namespace` + `key`, or null. */
+  get(namespace: string[], key: string): Promise<Record<string, unknown> | null>;
+  /** Creates or replaces. */
+  put(namespace: string[], key: string, value: Record<string, unknown>): Promise<void>;
+  /** Removes; removing what is not there is not an error. */
   delete(namespace: string[], key: string): Promise<void>;
-  list(namespace: string[]): Promise<Array<{ key: string; value: unknown }>>;
+  /** The entries of exactly this namespace, in a stable order (by key), a page at a time. */
+  list(namespace: string[], page: { limit: number; offset: number }): Promise<Array<{ key: string; value: Record<string, unknown> }>>;
 }
 
 /** What a deploy target reports back; `deploy` prints it. */
@@ -116,8 +124,12 @@ export interface Hooks {
    * yours. The contract (file transfer, timeouts, a vanished sandbox) is in ./sandbox/contract.ts.
    */
   "sandbox:create": (opts: SandboxCreateOptions) => Sandbox | null | undefined | Promise<Sandbox | null | undefined>;
-  /** first: give the memory backend for a namespace root; null means the server's store. */
-  "memory:backend": (opts: { assistantId: string; env: Env }) =>
+  /**
+   * first, asked of one plugin (`AGENTCLI_MEMORY`, default the built-in "memory-store"): the
+   * store behind `/memories/` and user memory, once per agent graph (each `dev` reload).
+   * `serverStore` is the agent server's own database (PGlite or PostgreSQL).
+   */
+  "memory:backend": (opts: { assistantId: string; env: Env; serverStore: MemoryBackend }) =>
     MemoryBackend | null | undefined | Promise<MemoryBackend | null | undefined>;
   /**
    * first: ship a bundle to the deploy target `target` (`agentcli deploy --target`); null
@@ -199,6 +211,8 @@ export interface DeployTargetSpec {
 
 interface PluginCommon {
   name: string;
+  /** Shown by `agentcli plugins`; a custom executable fills it from the plugin's package.json. */
+  version?: string;
   description?: string;
   hooks?: Partial<Hooks>;
 }

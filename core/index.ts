@@ -12,7 +12,7 @@
  *   hooks: { "auth:authenticate": async ({ request }) => { throw unauthorized("Cannot authenticate request: no token"); } },
  * });
  */
-export { definePlugin, HOOK_MODES } from "./hooks.ts";
+export { definePlugin, HOOK_MODES, isSandboxNotFound, SandboxNotFoundError } from "./hooks.ts";
 export type * from "./hooks.ts";
 export { AgentcliError, userError, isUserError } from "./errors.ts";
 export type { Diagnostic, ErrorCode } from "./errors.ts";

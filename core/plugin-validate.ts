@@ -8,7 +8,7 @@ import { HOOK_MODES, type Plugin } from "./hooks.ts";
 
 const fn = z.custom<(...args: unknown[]) => unknown>((v) => typeof v === "function", { message: "must be a function" });
 const hooksSchema = z.strictObject(Object.fromEntries(Object.keys(HOOK_MODES).map((k) => [k, fn.optional()])));
-const common = { name: z.string().regex(/^[a-z0-9][a-z0-9_.@/-]*$/, "must be lower-case letters, digits, _ . @ / -"), description: z.string().optional(), hooks: hooksSchema.optional() };
+const common = { version: z.string().min(1).optional(), name: z.string().regex(/^[a-z0-9][a-z0-9_.@/-]*$/, "must be lower-case letters, digits, _ . @ / -"), description: z.string().optional(), hooks: hooksSchema.optional() };
 const capabilities = z.strictObject({ persistentFiles: z.boolean(), network: z.boolean(), gpu: z.boolean() });
 const envList = z.array(z.string().regex(/^[A-Z_][A-Z0-9_]*$/, "must be an environment variable name"));
 

@@ -25,6 +25,7 @@ import sandboxPlatform from "./sandbox/platform.ts";
 import sandboxLocal from "./sandbox/local.ts";
 import deployPlatform from "./deploy/platform.ts";
 import deployDocker from "./deploy/docker.ts";
+import memoryStore from "./memory/store.ts";
 
 /**
  * Model providers first; the default-model chain of spec 2.2 (openai, anthropic,
@@ -53,4 +54,5 @@ export const builtinPlugins: readonly Plugin[] = [
   sandboxLocal,
   deployPlatform,
   deployDocker,
+  memoryStore,
 ];

