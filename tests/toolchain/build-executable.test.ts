@@ -55,6 +55,7 @@ export default definePlugin({
     execFileSync(exe, ["init", "demo"], { cwd: dir, env: {} });
     const project = join(dir, "demo");
     writeFileSync(join(project, "agent.toml"), `[agent]\nname = "custom-exe"\nmodel = "openai:gpt-5"\n`);
+    writeFileSync(join(project, ".env"), "OPENAI_API_KEY=sk-test\n");
     const echo = spawnSync(exe, ["deploy", "--target", "echo"], { cwd: project, env: {}, encoding: "utf8" });
     assert.equal(echo.status, 0, echo.stdout + echo.stderr);
     assert.match(echo.stdout, /Deployed "custom-exe" to echo: revision r1 is ECHOED/);
