@@ -1,19 +1,14 @@
 /** Shared pieces of the auth tests: a minimal normalized project config, and the HTTP status a call ends with. */
 import type { AgentConfig } from "../../core/config/schema.ts";
+import { minimalConfig } from "../../core/testing/config.ts";
 
 export function testConfig(provider: string | null, overrides: Partial<AgentConfig> = {}): AgentConfig {
-  return {
+  return minimalConfig({
     agent: { name: "auth-test", description: "", model: null },
-    sandbox: { provider: "none", template: "agentcli-default", image: "python:3", scope: "thread" },
     auth: provider === null ? null : { provider },
     frontend: { enabled: false, app_name: "auth-test", subtitle: "", prompts: [] },
-    skills: [],
-    user: { enabled: false },
-    mcp: {},
-    approvals: [],
-    subagents: [],
     ...overrides,
-  };
+  });
 }
 
 /** The HTTP status a call fails with (a user error's, or an SDK error's), 200 when it succeeds; streams are drained. */

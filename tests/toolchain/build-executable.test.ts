@@ -75,10 +75,10 @@ test("build refuses a plugin that is neither a file nor an installed package, an
   try {
     const run = (args: string[]) => spawnSync(join(ROOT, "node_modules/.bin/node"), [join(ROOT, "bin/agentcli.js"), ...args], { cwd: dir, encoding: "utf8" });
     const missing = run(["--plugin", "no-such-plugin", "build", "--output", "x"]);
-    assert.equal(missing.status, 1);
+    assert.equal(missing.status, 2, "a usage error");
     assert.match(missing.stderr, /Cannot build: plugin "no-such-plugin" is neither a file nor an installed package/);
     const noOutput = run(["build"]);
-    assert.equal(noOutput.status, 1);
+    assert.equal(noOutput.status, 2);
     assert.match(noOutput.stderr, /--output is required/);
   } finally {
     rmSync(dir, { recursive: true, force: true });

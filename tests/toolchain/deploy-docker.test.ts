@@ -104,7 +104,7 @@ test("deploy --dry-run names the target; an unknown --target lists the known one
     assert.equal(json.target.name, "docker");
     assert.deepEqual(json.missing_env, [], "docker needs no PLATFORM_API_KEY");
     const bad = cli(["deploy", "--dry-run", "--target", "heroku"], { cwd: dir });
-    assert.equal(bad.code, 1);
+    assert.equal(bad.code, 2, "a usage error");
     assert.match(bad.stderr, /Cannot deploy: no deploy target "heroku"/);
     assert.match(bad.stderr, /"platform", "docker"/);
   } finally {

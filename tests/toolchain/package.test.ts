@@ -92,6 +92,30 @@ test("agentcli/testing resolves from the installed package", async () => {
   assert.match(stdout, /identityProviderConformance/);
 });
 
+test("a conformance kit runs against a third-party plugin in a few lines (deployTargetConformance on the dir target)", async () => {
+  await writeFile(join(project, "deploy.conformance.test.ts"), `import { deployTargetConformance } from "agentcli/testing";
+import { mkdtempSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import plugin from "./deploy.ts";
+
+deployTargetConformance({
+  plugin,
+  target: "dir",
+  start: async () => {
+    const dir = mkdtempSync(join(tmpdir(), "dir-target-"));
+    return { env: { DIR_TARGET_PATH: dir }, received: async (r) => new Uint8Array(await readFile(join(dir, r.deploymentId, "bundle.tgz"))), close: async () => {} };
+  },
+});
+`);
+  // A test run of its own, not a child of this one (NODE_TEST_CONTEXT would route its report here).
+  const { NODE_TEST_CONTEXT: _, ...env } = process.env;
+  const { stdout } = await run(NODE22, ["--test", "--test-reporter=tap", "deploy.conformance.test.ts"], { cwd: project, env });
+  assert.match(stdout, /# pass [1-9]/);
+  assert.match(stdout, /# fail 0/);
+});
+
 /** The newest LTS's official binary, from its npm package (cached by npm after the first run). */
 async function ltsNode(): Promise<string> {
   const dir = join(work, "node-lts");
