@@ -9,7 +9,7 @@
  * // tests/sandbox/my-box.test.ts, run with: node --test tests/sandbox/my-box.test.ts
  * import { sandboxConformance } from "agentcli/testing";
  * import myBox from "../../src/plugin.ts";
- * sandboxConformance({ name: "my_box", provider: "my_box", plugins: [myBox], env: { MY_BOX_KEY: process.env.MY_BOX_KEY! }, startModelServer, workdir: "/home/user" });
+ * sandboxConformance({ name: "my_box", provider: "my_box", builtins: builtinPlugins, plugins: [myBox], env: { MY_BOX_KEY: process.env.MY_BOX_KEY! }, startModelServer, workdir: "/home/user" });
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -22,7 +22,6 @@ import { buildBundle, readBundle } from "../bundle/bundle.ts";
 import { hostBundle, type Host } from "../cli/agent-host.ts";
 import { PluginDriver } from "../plugin-driver.ts";
 import { silentLog } from "../server/log.ts";
-import { builtinPlugins } from "../../plugins/registry.ts";
 import { isSandboxNotFound, type Sandbox, type SandboxScope } from "../sandbox/contract.ts";
 import type { Plugin } from "../hooks.ts";
 
@@ -38,6 +37,8 @@ export interface SandboxConformanceOptions {
   name: string;
   /** `[sandbox].provider` of the test agent. */
   provider: string;
+  /** The plugins of the agentcli under test (core never imports plugins/: pass `builtinPlugins` of plugins/registry.ts). */
+  builtins: readonly Plugin[];
   /** Plugins besides the built-in ones (your provider's plugin). */
   plugins?: Plugin[];
   /** `--sandbox <runtime>` (e.g. "local"); absent: the provider's own plugin runs the sandboxes. */
@@ -64,7 +65,7 @@ interface Server {
 
 /** Registers the suite (call it at the top level of a test file). */
 export function sandboxConformance(opts: SandboxConformanceOptions): void {
-  const plugins = [...builtinPlugins, ...(opts.plugins ?? [])];
+  const plugins = [...opts.builtins, ...(opts.plugins ?? [])];
   const driver = new PluginDriver(plugins);
   const runtimeSpec = opts.runtime ? driver.byKind("sandbox-runtime").find((p) => p.sandboxRuntime.name === opts.runtime)?.sandboxRuntime : undefined;
   const providerSpec = driver.byKind("sandbox").find((p) => p.sandbox.provider === opts.provider)?.sandbox;

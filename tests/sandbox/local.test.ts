@@ -4,5 +4,6 @@
  */
 import { sandboxConformance } from "../../core/testing/sandbox-conformance.ts";
 import { startModelServer } from "../fixtures/model-server/server.ts";
+import { builtinPlugins } from "../../plugins/registry.ts";
 
-sandboxConformance({ name: "local runtime (bubblewrap)", provider: "sandbox_a", runtime: "local", startModelServer });
+sandboxConformance({ name: "local runtime (bubblewrap)", provider: "sandbox_a", runtime: "local", builtins: builtinPlugins, startModelServer });
