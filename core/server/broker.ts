@@ -31,6 +31,60 @@ export interface RemoteBus {
   close(): Promise<void>;
 }
 
+type BusMessage = RunEvent | { end: RunEnd };
+
+/**
+ * The run subscriptions of a {@link RemoteBus}, by channel: the first subscriber of a channel
+ * makes the bus listen (every subscriber waits for that), the last one to leave stops it.
+ */
+export class BusSubscriptions {
+  readonly #listen: (channel: string) => Promise<unknown>;
+  readonly #unlisten: (channel: string) => Promise<unknown>;
+  readonly #byChannel = new Map<string, { fns: Set<(m: BusMessage) => void>; ready: Promise<unknown> }>();
+
+  constructor(listen: (channel: string) => Promise<unknown>, unlisten: (channel: string) => Promise<unknown>) {
+    this.#listen = listen;
+    this.#unlisten = unlisten;
+  }
+
+  /** The channels listened to now (to listen again on a new connection). */
+  channels(): string[] {
+    return [...this.#byChannel.keys()];
+  }
+
+  /** Hands a message (parsed only when someone listens) to the channel's subscribers. */
+  deliver(channel: string, parse: () => BusMessage): void {
+    const entry = this.#byChannel.get(channel);
+    if (!entry) return;
+    const m = parse();
+    for (const fn of entry.fns) fn(m);
+  }
+
+  async subscribe(channel: string, onMessage: (m: BusMessage) => void): Promise<() => void> {
+    let entry = this.#byChannel.get(channel);
+    if (!entry) {
+      entry = { fns: new Set(), ready: this.#listen(channel) };
+      this.#byChannel.set(channel, entry);
+    }
+    const e = entry;
+    e.fns.add(onMessage);
+    const unsubscribe = () => {
+      e.fns.delete(onMessage);
+      if (e.fns.size === 0 && this.#byChannel.get(channel) === e) {
+        this.#byChannel.delete(channel);
+        void this.#unlisten(channel).catch(() => {});
+      }
+    };
+    try {
+      await e.ready;
+    } catch (err) {
+      unsubscribe();
+      throw err;
+    }
+    return unsubscribe;
+  }
+}
+
 class RunChannel {
   readonly events: RunEvent[] = [];
   end: RunEnd | null = null;

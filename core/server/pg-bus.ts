@@ -7,7 +7,7 @@
  */
 import { createHash } from "node:crypto";
 import { Buffer } from "node:buffer";
-import type { RemoteBus, RunEnd, CancelAction } from "./broker.ts";
+import { BusSubscriptions, type RemoteBus, type RunEnd, type CancelAction } from "./broker.ts";
 import type { RunEvent } from "../storage/run-events.ts";
 import type { ServerLog } from "./log.ts";
 
@@ -46,7 +46,7 @@ export async function openPostgresBus(url: string, log: ServerLog): Promise<Remo
   const runChannel = (runId: string) => `${ns}_r_${/^[\w-]{1,40}$/.test(runId) ? runId : createHash("sha256").update(runId).digest("hex").slice(0, 40)}`;
   const ident = (channel: string) => `"${channel.replaceAll('"', '""')}"`;
 
-  const runListeners = new Map<string, { fns: Set<(m: Message) => void>; ready: Promise<void> }>();
+  const runs = new BusSubscriptions((channel) => listener.query(`LISTEN ${ident(channel)}`), (channel) => listener.query(`UNLISTEN ${ident(channel)}`));
   const cancelListeners: Array<(runId: string, action: CancelAction) => void> = [];
   const wakeListeners: Array<() => void> = [];
   let closed = false;
@@ -57,13 +57,7 @@ export async function openPostgresBus(url: string, log: ServerLog): Promise<Remo
       else if (n.channel === cancelChannel) {
         const { runId, action } = JSON.parse(n.payload ?? "") as { runId: string; action: CancelAction };
         for (const fn of cancelListeners) fn(runId, action);
-      } else {
-        const entry = runListeners.get(n.channel);
-        if (entry) {
-          const m = JSON.parse(n.payload ?? "") as Message;
-          for (const fn of entry.fns) fn(m);
-        }
-      }
+      } else runs.deliver(n.channel, () => JSON.parse(n.payload ?? "") as Message);
     } catch (err) {
       log.warn(`postgres bus: bad message on ${n.channel}: ${(err as Error).message}`);
     }
@@ -81,7 +75,7 @@ export async function openPostgresBus(url: string, log: ServerLog): Promise<Remo
       try {
         const c = await connect();
         await attach(c);
-        for (const channel of runListeners.keys()) await c.query(`LISTEN ${ident(channel)}`);
+        for (const channel of runs.channels()) await c.query(`LISTEN ${ident(channel)}`);
         c.on("end", () => void (!closed && reconnect()));
         listener = c;
         log.info("postgres bus: listening again");
@@ -106,30 +100,7 @@ export async function openPostgresBus(url: string, log: ServerLog): Promise<Remo
       }
       notify(runChannel(runId), payload);
     },
-    async subscribeRun(runId, onMessage) {
-      const channel = runChannel(runId);
-      let entry = runListeners.get(channel);
-      if (!entry) {
-        entry = { fns: new Set(), ready: listener.query(`LISTEN ${ident(channel)}`).then(() => {}) };
-        runListeners.set(channel, entry);
-      }
-      const e = entry;
-      e.fns.add(onMessage);
-      const unsubscribe = () => {
-        e.fns.delete(onMessage);
-        if (e.fns.size === 0 && runListeners.get(channel) === e) {
-          runListeners.delete(channel);
-          void listener.query(`UNLISTEN ${ident(channel)}`).catch(() => {});
-        }
-      };
-      try {
-        await e.ready;
-      } catch (err) {
-        unsubscribe();
-        throw err;
-      }
-      return unsubscribe;
-    },
+    subscribeRun: (runId, onMessage) => runs.subscribe(runChannel(runId), onMessage),
     publishCancel: (runId, action) => notify(cancelChannel, JSON.stringify({ runId, action })),
     onCancel: (fn) => void cancelListeners.push(fn),
     publishWake: () => notify(wakeChannel, "1"),

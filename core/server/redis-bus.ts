@@ -3,7 +3,7 @@
  * published on `agentcli:run:<id>`, cancellations on `agentcli:cancel`, worker wake-ups on
  * `agentcli:wake`. Durable state stays in PostgreSQL; Redis only carries signals.
  */
-import type { RemoteBus, RunEnd, CancelAction } from "./broker.ts";
+import { BusSubscriptions, type RemoteBus, type RunEnd, type CancelAction } from "./broker.ts";
 import type { RunEvent } from "../storage/run-events.ts";
 import type { ServerLog } from "./log.ts";
 
@@ -19,7 +19,7 @@ export async function openRedisBus(url: string, log: ServerLog, opts: { connectW
     const c = new Redis(url, {
       lazyConnect: true,
       maxRetriesPerRequest: 3,
-      connectTimeout: timeoutMs,
+      connectTimeout: timeoutMs || 10_000,
       // Not reconnecting before the first connection: connectWithin retries (and gives up).
       retryStrategy: (times: number) => (connected ? Math.min(times * 50, 2000) : null),
     });
@@ -38,7 +38,7 @@ export async function openRedisBus(url: string, log: ServerLog, opts: { connectW
     }
     return both.map((b) => b.c);
   }) as [InstanceType<typeof Redis>, InstanceType<typeof Redis>];
-  const runListeners = new Map<string, { fns: Set<(m: RunEvent | { end: RunEnd }) => void>; ready: Promise<void> }>();
+  const runs = new BusSubscriptions((channel) => sub.subscribe(channel), (channel) => sub.unsubscribe(channel));
   const cancelListeners: Array<(runId: string, action: CancelAction) => void> = [];
   const wakeListeners: Array<() => void> = [];
   await sub.subscribe("agentcli:cancel", "agentcli:wake");
@@ -48,39 +48,14 @@ export async function openRedisBus(url: string, log: ServerLog, opts: { connectW
       else if (channel === "agentcli:cancel") {
         const { runId, action } = JSON.parse(message) as { runId: string; action: CancelAction };
         for (const fn of cancelListeners) fn(runId, action);
-      } else if (channel.startsWith("agentcli:run:")) {
-        const m = JSON.parse(message) as RunEvent | { end: RunEnd };
-        for (const fn of runListeners.get(channel.slice("agentcli:run:".length))?.fns ?? []) fn(m);
-      }
+      } else runs.deliver(channel, () => JSON.parse(message) as RunEvent | { end: RunEnd });
     } catch (err) {
       log.warn(`redis: bad message on ${channel}: ${(err as Error).message}`);
     }
   });
   return {
     publishEvent: (runId, event) => void pub.publish(`agentcli:run:${runId}`, JSON.stringify(event)).catch(() => {}),
-    async subscribeRun(runId, onMessage) {
-      let entry = runListeners.get(runId);
-      if (!entry) {
-        entry = { fns: new Set(), ready: sub.subscribe(`agentcli:run:${runId}`).then(() => {}) };
-        runListeners.set(runId, entry);
-      }
-      const e = entry;
-      e.fns.add(onMessage);
-      const unsubscribe = () => {
-        e.fns.delete(onMessage);
-        if (e.fns.size === 0 && runListeners.get(runId) === e) {
-          runListeners.delete(runId);
-          void sub.unsubscribe(`agentcli:run:${runId}`).catch(() => {});
-        }
-      };
-      try {
-        await e.ready;
-      } catch (err) {
-        unsubscribe();
-        throw err;
-      }
-      return unsubscribe;
-    },
+    subscribeRun: (runId, onMessage) => runs.subscribe(`agentcli:run:${runId}`, onMessage),
     publishCancel: (runId, action) => void pub.publish("agentcli:cancel", JSON.stringify({ runId, action })).catch(() => {}),
     onCancel: (fn) => void cancelListeners.push(fn),
     publishWake: () => void pub.publish("agentcli:wake", "1").catch(() => {}),

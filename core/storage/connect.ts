@@ -29,7 +29,7 @@ export function addressOf(url: string): string {
 }
 
 /**
- * Runs `attempt` (given the time it may take) until it succeeds or the target's time is up,
+ * Runs `attempt` (given the time it may take, 0 for no limit) until it succeeds or the target's time is up,
  * waiting 250 ms, then doubling up to 2 s, between attempts; then throws SERVICE_UNREACHABLE.
  */
 export async function connectWithin<T>(target: ConnectTarget, attempt: (timeoutMs: number) => Promise<T>): Promise<T> {
@@ -37,7 +37,8 @@ export async function connectWithin<T>(target: ConnectTarget, attempt: (timeoutM
   const deadline = started + target.withinMs;
   for (let delay = 250; ; delay = Math.min(delay * 2, 2000)) {
     try {
-      return await attempt(Math.max(1000, Math.min(5000, deadline - Date.now())));
+      // One attempt (no retry time) keeps the driver's own timeout; a retried one is bounded.
+      return await attempt(target.withinMs > 0 ? Math.max(2000, Math.min(10_000, deadline - Date.now())) : 0);
     } catch (err) {
       if (Date.now() + delay >= deadline) throw unreachable(target, err, Date.now() - started);
       await new Promise((r) => setTimeout(r, delay));
