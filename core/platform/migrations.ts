@@ -107,4 +107,9 @@ CREATE TABLE IF NOT EXISTS platform_sandbox_snapshots (
 );
 ALTER TABLE platform_sandboxes ADD COLUMN IF NOT EXISTS snapshot_id uuid`,
   },
+  {
+    version: 5,
+    name: "sandbox-runtime-ref",
+    up: `ALTER TABLE platform_sandboxes ADD COLUMN IF NOT EXISTS runtime_ref text`,
+  },
 ];

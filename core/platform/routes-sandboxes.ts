@@ -19,9 +19,9 @@ import type { PlatformEnv, PlatformServices } from "./context.ts";
 import { describeLimit } from "./limits.ts";
 import { readBodyText } from "./request.ts";
 import { issuesToDetail } from "./schema.ts";
-import { collect } from "./sandbox-runtime.ts";
+import { collect, type BoxFileError } from "./sandbox-runtime.ts";
 import { createSnapshot, deleteSnapshot, getSnapshot, listSnapshots, snapshotResource } from "./sandbox-snapshots.ts";
-import { sandboxResource, type SandboxRow } from "./sandboxes.ts";
+import { sandboxResource, SNAPSHOT_ARCHIVE, type SandboxRow } from "./sandboxes.ts";
 import { getDeployment } from "./store.ts";
 import { getListener, type Caller } from "./tenancy.ts";
 
@@ -152,14 +152,19 @@ export function sandboxRoutes(s: PlatformServices): Hono<PlatformEnv> {
   app.post("/boxes/:name/snapshot", async (c) => {
     const row = await boxes.get(c.var.caller.tenantId, c.req.param("name"));
     const b = await body(c, CaptureBody);
-    const proc = await boxes.spawn(row, { argv: ["/bin/sh", "-c", "tar -C /home/user -cf - ."], timeoutMs: 300_000 });
-    proc.end();
-    const r = await collect(proc, s.limits.maxUploadBytes);
-    if (r.exitCode !== 0) throw userError("REMOTE_FAILED", { message: `Cannot capture sandbox "${row.name}": ${new TextDecoder().decode(r.stderr).trim() || `tar exited with ${r.exitCode}`}`, status: 422 });
-    if (r.truncated) throw payloadTooLarge(`Cannot capture sandbox "${row.name}": its files are larger than ${describeLimit("maxUploadBytes", s.limits.maxUploadBytes)}`);
+    const { runtime, ref } = await boxes.use(row);
+    const archive = `${runtime.workdir}/${SNAPSHOT_ARCHIVE}`;
+    const packed = await collect(runtime.run(ref, { command: `tar -C ${runtime.workdir} --exclude=./${SNAPSHOT_ARCHIVE} -cf ${archive} . 2>&1`, timeoutMs: 300_000 }), 64 * 1024);
+    const files = packed.exitCode === 0 ? await runtime.download(ref, archive, s.limits.maxUploadBytes) : null;
+    await collect(runtime.run(ref, { command: `rm -f ${archive}`, timeoutMs: 60_000 }));
+    if (!files || files.error === "too_large") {
+      if (files) throw payloadTooLarge(`Cannot capture sandbox "${row.name}": its files are larger than ${describeLimit("maxUploadBytes", s.limits.maxUploadBytes)}`);
+      throw userError("REMOTE_FAILED", { message: `Cannot capture sandbox "${row.name}": ${new TextDecoder().decode(packed.stdout).trim() || `tar exited with ${packed.exitCode}`}`, status: 422 });
+    }
+    if (files.error) throw userError("REMOTE_FAILED", { message: `Cannot capture sandbox "${row.name}": ${files.error}`, status: 422 });
     const snap = await createSnapshot(s.sql, {
       tenantId: c.var.caller.tenantId, name: b.name, dockerImage: b.docker_image ?? row.image,
-      fsCapacityBytes: b.fs_capacity_bytes ?? (row.fs_capacity_bytes === null ? null : Number(row.fs_capacity_bytes)), sourceSandboxId: row.id, files: r.stdout,
+      fsCapacityBytes: b.fs_capacity_bytes ?? (row.fs_capacity_bytes === null ? null : Number(row.fs_capacity_bytes)), sourceSandboxId: row.id, files: files.content,
     });
     return c.json(snapshotResource(snap), 201);
   });
@@ -186,8 +191,8 @@ export function sandboxRoutes(s: PlatformServices): Hono<PlatformEnv> {
     const row = await boxes.byId(c.var.caller.tenantId, c.req.param("id"));
     const b = await body(c, ExecuteBody);
     const timeout = b.timeout ?? 60;
-    const proc = await boxes.spawn(row, { argv: [b.shell ?? "/bin/bash", "-c", b.command], env: b.env, cwd: b.cwd, timeoutMs: timeout * 1000 });
-    proc.end();
+    const { runtime, ref } = await boxes.use(row);
+    const proc = runtime.run(ref, { command: b.command, shell: b.shell, env: b.env, cwd: b.cwd, timeoutMs: timeout * 1000 });
     const r = await collect(proc);
     if (r.timedOut) return opError(c, 408, "CommandTimeout", `Command timed out after ${timeout}s`);
     const text = new TextDecoder();
@@ -207,26 +212,20 @@ export function sandboxRoutes(s: PlatformServices): Hono<PlatformEnv> {
     }
     if (!file || typeof file === "string") throw invalidField(["body", "file"], "is missing (multipart part 'file' with the file's bytes)", "value_error");
     const bytes = new Uint8Array(await file.arrayBuffer());
-    // `head -c` rather than `cat`: a Kubernetes exec stream (v4) cannot close stdin.
-    const proc = await boxes.spawn(row, { argv: ["/bin/sh", "-c", 'mkdir -p -- "$(dirname -- "$1")" && head -c "$2" > "$1"', "sh", path, String(bytes.byteLength)], timeoutMs: 120_000 });
-    proc.write(bytes);
-    proc.end();
-    const r = await collect(proc, 64 * 1024);
-    if (r.exitCode !== 0) return opError(c, 400, "WriteError", `Cannot write "${path}": ${new TextDecoder().decode(r.stderr).trim() || `exit code ${r.exitCode}`}`);
+    const { runtime, ref } = await boxes.use(row);
+    const error = await runtime.upload(ref, path, bytes);
+    if (error) return opError(c, 400, "WriteError", `Cannot write "${path}": ${FILE_ERROR_TEXT[error]}`);
     return c.json({ path, size: bytes.byteLength });
   });
   app.get(`${dp}/download`, async (c) => {
     const row = await boxes.byId(c.var.caller.tenantId, c.req.param("id"));
     const path = filePath(c);
-    const script = 'if [ -d "$1" ]; then echo "is a directory" >&2; exit 21; fi; if [ ! -e "$1" ]; then exit 2; fi; exec cat -- "$1"';
-    const proc = await boxes.spawn(row, { argv: ["/bin/sh", "-c", script, "sh", path], timeoutMs: 120_000 });
-    proc.end();
-    const r = await collect(proc, s.limits.maxUploadBytes);
-    if (r.exitCode === 2) return opError(c, 404, "FileNotFound", `Cannot read "${path}": no such file`);
-    if (r.exitCode === 21) return opError(c, 400, "ReadError", `Cannot read "${path}": it is a directory`);
-    if (r.exitCode !== 0) return opError(c, 400, "ReadError", `Cannot read "${path}": ${new TextDecoder().decode(r.stderr).trim() || `exit code ${r.exitCode}`}`);
-    if (r.truncated) return opError(c, 413, "ReadError", `Cannot read "${path}": it is larger than ${describeLimit("maxUploadBytes", s.limits.maxUploadBytes)}`);
-    return c.body(r.stdout as Uint8Array<ArrayBuffer>, 200, { "content-type": "application/octet-stream" });
+    const { runtime, ref } = await boxes.use(row);
+    const r = await runtime.download(ref, path, s.limits.maxUploadBytes);
+    if (r.error === "file_not_found") return opError(c, 404, "FileNotFound", `Cannot read "${path}": no such file`);
+    if (r.error === "too_large") return opError(c, 413, "ReadError", `Cannot read "${path}": it is larger than ${describeLimit("maxUploadBytes", s.limits.maxUploadBytes)}`);
+    if (r.error) return opError(c, 400, "ReadError", `Cannot read "${path}": ${FILE_ERROR_TEXT[r.error]}`);
+    return c.body(r.content as Uint8Array<ArrayBuffer>, 200, { "content-type": "application/octet-stream" });
   });
   return app;
 }
@@ -247,6 +246,10 @@ async function listenerFor(s: PlatformServices, caller: Caller, named: string | 
   const l = d?.source_config.listener_id ? await getListener(s.sql, caller.tenantId, d.source_config.listener_id) : null;
   return l?.compute_type === "k8s" ? l.id : null;
 }
+
+const FILE_ERROR_TEXT: Record<BoxFileError, string> = {
+  file_not_found: "no such file", is_directory: "it is a directory", permission_denied: "permission denied", invalid_path: "the path is not absolute",
+};
 
 function filePath(c: Context): string {
   const path = c.req.query("path");

@@ -26,7 +26,6 @@ interface Chunk {
 
 export class CommandSession {
   readonly id: string;
-  readonly pid: number | null;
   readonly #proc: BoxProcess;
   readonly #chunks: Chunk[] = [];
   readonly #listeners = new Set<(e: CommandEvent) => void>();
@@ -39,7 +38,6 @@ export class CommandSession {
 
   constructor(opts: { id: string; proc: BoxProcess; timeoutSeconds: number; idleSeconds: number; killOnDisconnect: boolean; ttlSeconds: number; onDone: (s: CommandSession, ttlMs: number) => void }) {
     this.id = opts.id;
-    this.pid = opts.proc.pid;
     this.#proc = opts.proc;
     this.#idleMs = opts.idleSeconds > 0 ? opts.idleSeconds * 1000 : 0;
     this.#killOnDisconnect = opts.killOnDisconnect;
@@ -94,7 +92,14 @@ export class CommandSession {
   attach(listener: (e: CommandEvent) => void, from: { stdout: number; stderr: number } = { stdout: 0, stderr: 0 }): () => void {
     if (this.#idleTimer) clearTimeout(this.#idleTimer);
     this.#idleTimer = null;
-    for (const c of this.#chunks) if (c.offset >= from[c.type]) listener(c);
+    for (const c of this.#chunks) {
+      if (c.offset >= from[c.type]) listener(c);
+      else {
+        // A client that saw part of a chunk resumes inside it.
+        const bytes = encoder.encode(c.data);
+        if (c.offset + bytes.byteLength > from[c.type]) listener({ ...c, data: new TextDecoder().decode(bytes.subarray(from[c.type] - c.offset)), offset: from[c.type] });
+      }
+    }
     if (this.#end) {
       listener(this.#end);
       return () => {};
@@ -105,10 +110,6 @@ export class CommandSession {
       if (this.#killOnDisconnect) this.kill();
       else if (this.#idleMs) this.#idleTimer = setTimeout(() => this.kill(), this.#idleMs);
     };
-  }
-
-  input(data: string): void {
-    this.#proc.write(data);
   }
 
   kill(): void {

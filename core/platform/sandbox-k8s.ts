@@ -1,6 +1,6 @@
 /**
  * The control plane's sandboxes on a `k8s` listener: each is a pod from the sandbox's
- * `image` (kept alive by `sleep infinity`) with a PersistentVolumeClaim as its `/home/user`,
+ * `image` (kept alive by `sleep infinity`) with a PersistentVolumeClaim as its `/workspace`,
  * so files survive a stop (the pod is deleted, the claim kept) and a resume (a new pod on the
  * same claim); a NetworkPolicy denies it all traffic; no service account token, no service
  * links. Commands are `pods/exec` over the Kubernetes API's WebSocket.
@@ -12,10 +12,13 @@
 import { randomUUID } from "node:crypto";
 import { objectPath, type KubeClient } from "./k8s-client.ts";
 import type { K8sObject } from "./k8s-manifests.ts";
-import type { BoxProcess, BoxRuntime, BoxSpec, SpawnOptions } from "./sandbox-runtime.ts";
+import { collect, type BoxFileError, type BoxProcess, type BoxRuntime, type BoxSpec, type RunOptions } from "./sandbox-runtime.ts";
 
 const CONTAINER = "sandbox";
-const HOME = "/home/user";
+const HOME = "/workspace";
+const UPLOAD = 'case "$1" in /*) ;; *) exit 10;; esac; [ -d "$1" ] && exit 11; mkdir -p -- "$(dirname -- "$1")" 2>/dev/null || exit 12; head -c "$2" > "$1" 2>/dev/null || exit 12';
+const DOWNLOAD = 'case "$1" in /*) ;; *) exit 10;; esac; [ -d "$1" ] && exit 11; [ -e "$1" ] || exit 13; [ -r "$1" ] || exit 12; exec cat -- "$1"';
+const FILE_ERRORS: Record<number, BoxFileError> = { 10: "invalid_path", 11: "is_directory", 12: "permission_denied", 13: "file_not_found" };
 
 export interface SandboxPodInput {
   id: string;
@@ -74,6 +77,7 @@ export function renderSandboxManifests(input: SandboxPodInput): K8sObject[] {
 
 export class K8sBoxRuntime implements BoxRuntime {
   readonly kind = "k8s";
+  readonly workdir = HOME;
   readonly #kube: KubeClient;
   readonly #namespace: string;
   readonly #waitAttempts: number;
@@ -86,7 +90,7 @@ export class K8sBoxRuntime implements BoxRuntime {
     this.#waitIntervalMs = opts.waitIntervalMs ?? 1000;
   }
 
-  async create(box: BoxSpec): Promise<void> {
+  async create(box: BoxSpec): Promise<string> {
     const objects = renderSandboxManifests({ ...box, namespace: this.#namespace });
     for (const o of objects) {
       const r = await this.#kube.request("POST", objectPath({ ...o, metadata: { namespace: o.metadata.namespace } }), o);
@@ -97,7 +101,7 @@ export class K8sBoxRuntime implements BoxRuntime {
       const r = await this.#kube.request("GET", `/api/v1/namespaces/${this.#namespace}/pods/${pod}`);
       const phase = r.body?.status?.phase;
       const waiting = r.body?.status?.containerStatuses?.[0]?.state?.waiting;
-      if (phase === "Running") return;
+      if (phase === "Running") return box.id;
       if (phase === "Failed" || ["ErrImagePull", "ImagePullBackOff", "InvalidImageName"].includes(waiting?.reason)) {
         throw new Error(`Cannot start the sandbox from image "${box.image}": ${waiting?.message ?? waiting?.reason ?? phase}`);
       }
@@ -106,14 +110,37 @@ export class K8sBoxRuntime implements BoxRuntime {
     throw new Error(`Cannot start the sandbox: its pod ${this.#namespace}/${pod} did not run within the wait`);
   }
 
-  spawn(id: string, opts: SpawnOptions): BoxProcess {
+  run(id: string, opts: RunOptions): BoxProcess {
+    const p = this.#exec(id, [opts.shell ?? "/bin/bash", "-c", opts.command], opts);
+    p.end();
+    return p;
+  }
+
+  async upload(id: string, path: string, content: Uint8Array): Promise<BoxFileError | null> {
+    const p = this.#exec(id, ["/bin/sh", "-c", UPLOAD, "sh", path, String(content.byteLength)], { timeoutMs: 300_000 });
+    p.write(content);
+    p.end();
+    const r = await collect(p, 64 * 1024);
+    return r.exitCode === 0 ? null : (FILE_ERRORS[r.exitCode ?? -1] ?? "permission_denied");
+  }
+
+  async download(id: string, path: string, maxBytes: number) {
+    const p = this.#exec(id, ["/bin/sh", "-c", DOWNLOAD, "sh", path], { timeoutMs: 300_000 });
+    p.end();
+    const r = await collect(p, maxBytes);
+    if (r.exitCode !== 0) return { content: null, error: FILE_ERRORS[r.exitCode ?? -1] ?? "permission_denied" } as const;
+    if (r.truncated) return { content: null, error: "too_large" } as const;
+    return { content: r.stdout, error: null } as const;
+  }
+
+  #exec(id: string, command: string[], opts: { env?: Record<string, string>; cwd?: string; timeoutMs?: number }): BoxProcess & { write(data: Uint8Array): void; end(): void } {
     const marker = randomUUID();
     const env = { HOME, ...opts.env, AGENTCLI_COMMAND_ID: marker };
     const seconds = opts.timeoutMs ? Math.ceil(opts.timeoutMs / 1000) : 0;
     // `timeout` kills the command at its limit inside the pod (closing the exec stream would not).
     const argv = [
       "sh", "-c", 'cd "$0" && exec "$@"', opts.cwd ?? HOME,
-      "env", ...Object.entries(env).map(([k, v]) => `${k}=${v}`), ...(seconds ? ["timeout", "-s", "KILL", String(seconds)] : []), ...opts.argv,
+      "env", ...Object.entries(env).map(([k, v]) => `${k}=${v}`), ...(seconds ? ["timeout", "-s", "KILL", String(seconds)] : []), ...command,
     ];
     const ws = this.#kube.exec(this.#namespace, sandboxPodName(id), { container: CONTAINER, argv });
     const stdout = new Channel();
@@ -162,9 +189,8 @@ export class K8sBoxRuntime implements BoxRuntime {
       });
     });
     return {
-      pid: null,
       stdout, stderr, exited,
-      write: (data) => send(concat(0, typeof data === "string" ? new TextEncoder().encode(data) : data)),
+      write: (data) => send(concat(0, data)),
       end: () => {
         ended = true;
         if (ws.readyState === ws.OPEN && v5) ws.send(Uint8Array.of(255, 0));

@@ -1,126 +1,99 @@
 /**
- * The control plane's sandboxes on a local listener: each is a folder under
- * `<data-dir>/sandboxes/<id>` and each process in it runs under bubblewrap (`bwrap`), with
- * the host's root filesystem read-only standing in for `image`, the sandbox's own `/home/user`
- * (its working directory) and `/tmp` writable and persistent, no network, no environment but
- * what the request passes, and the control plane's data folder and the machine's home
- * folders hidden.
+ * The control plane's sandboxes on a local listener: run by the local sandbox runtime
+ * (`--sandbox local`, bubblewrap; see `plugins/sandbox/local.ts`), reached through the
+ * `sandbox:create` hook of the plugin driver, in `<data-dir>/sandboxes`, with the control
+ * plane's data folder among the paths a sandbox never sees. That runtime runs one process per
+ * command and returns its combined output when it ends: on this listener a command's stderr
+ * arrives within its stdout, all at once, and a command ends at its timeout (no kill).
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { mkdir, rm } from "node:fs/promises";
-import { join, resolve } from "node:path";
-import process from "node:process";
-import { userError } from "../errors.ts";
-import type { BoxProcess, BoxRuntime, SpawnOptions } from "./sandbox-runtime.ts";
+import { chmod, stat } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
+import type { Env, Sandbox } from "../hooks.ts";
+import type { PluginDriver } from "../plugin-driver.ts";
+import { commandLine, type BoxFileError, type BoxProcess, type BoxRuntime, type BoxSpec, type RunOptions } from "./sandbox-runtime.ts";
 
-const BASE_ENV: Record<string, string> = {
-  PATH: "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-  HOME: "/home/user",
-  LANG: "C.UTF-8",
-};
+const DEFAULT_TIMEOUT_MS = 600_000;
 
 export class LocalBoxRuntime implements BoxRuntime {
   readonly kind = "local";
-  readonly #root: string;
+  readonly workdir: string;
+  readonly #driver: PluginDriver;
+  readonly #stateDir: string;
   readonly #hidden: string[];
-  readonly #running = new Map<string, Set<ChildProcess>>();
+  readonly #env: Env;
 
-  /** `dataDir`: the control plane's data folder (hidden from sandboxes; sandboxes live under it). */
-  constructor(opts: { dataDir: string; bwrap?: string }) {
-    this.#root = join(resolve(opts.dataDir), "sandboxes");
+  /**
+   * `driver`: has the `local` sandbox-runtime plugin; `dataDir`: the control plane's folder;
+   * `env`: the runtime's settings (`AGENTCLI_SANDBOX_*`).
+   */
+  constructor(opts: { driver: PluginDriver; dataDir: string; env: Env }) {
+    this.#driver = opts.driver;
+    this.#stateDir = join(resolve(opts.dataDir), "sandboxes");
     this.#hidden = [resolve(opts.dataDir)];
-    this.#bwrap = opts.bwrap ?? "bwrap";
+    this.#env = opts.env;
+    const spec = opts.driver.byKind("sandbox-runtime").find((p) => p.sandboxRuntime.name === "local")?.sandboxRuntime;
+    this.workdir = spec?.workdir ?? "/workspace";
   }
 
-  readonly #bwrap: string;
-
-  #dir(id: string): string {
-    if (!/^[0-9a-f-]{36}$/.test(id)) throw new Error(`not a sandbox id: ${id}`);
-    return join(this.#root, id);
+  async #open(box: { id: string; image?: string }, ref: string | null): Promise<Sandbox> {
+    const sandbox = await this.#driver.runFirst("sandbox:create", {
+      provider: "platform", key: `platform:${box.id}`, scope: "thread", template: "", image: box.image ?? "", env: this.#env,
+      ...(ref ? { sandboxId: ref } : {}), host: { stateDir: this.#stateDir, hiddenPaths: this.#hidden },
+    }, { where: (p) => p.kind === "sandbox-runtime" && p.sandboxRuntime.name === "local" });
+    if (!sandbox) throw new Error("the local sandbox runtime (plugin sandbox-local) is not installed");
+    return sandbox;
   }
 
-  async create(box: { id: string }): Promise<void> {
-    await mkdir(join(this.#dir(box.id), "home"), { recursive: true });
-    await mkdir(join(this.#dir(box.id), "tmp"), { recursive: true });
+  async create(box: BoxSpec, ref?: string | null): Promise<string> {
+    // The runtime runs commands as "nobody" when this process is root: it must be able to
+    // pass through the data folder to its sandbox folders (search permission only, no listing).
+    const data = dirname(this.#stateDir);
+    const mode = (await stat(data)).mode;
+    if ((mode & 0o001) === 0) await chmod(data, (mode & 0o7777) | 0o001);
+    return ref ? (await this.#open(box, ref)).id : (await this.#open(box, null)).id;
   }
 
-  spawn(id: string, opts: SpawnOptions): BoxProcess {
-    const dir = this.#dir(id);
-    const args = [
-      "--die-with-parent", "--new-session", "--unshare-all", "--clearenv",
-      "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-      "--tmpfs", "/home", "--tmpfs", "/root", "--tmpfs", "/run",
-      ...this.#hidden.flatMap((h) => ["--tmpfs", h]),
-      "--bind", join(dir, "home"), "/home/user", "--bind", join(dir, "tmp"), "/tmp",
-      "--chdir", opts.cwd ?? "/home/user",
-    ];
-    for (const [k, v] of Object.entries({ ...BASE_ENV, ...opts.env })) args.push("--setenv", k, v);
-    const child = spawn(this.#bwrap, [...args, "--", ...opts.argv], { stdio: ["pipe", "pipe", "pipe"], detached: true });
-    let set = this.#running.get(id);
-    if (!set) this.#running.set(id, (set = new Set()));
-    set.add(child);
-    let timedOut = false;
-    const kill = () => {
-      try {
-        if (child.pid) process.kill(-child.pid, "SIGKILL");
-      } catch {}
-    };
-    const timer = opts.timeoutMs ? setTimeout(() => ((timedOut = true), kill()), opts.timeoutMs) : null;
-    const exited = new Promise<{ exitCode: number | null; timedOut: boolean }>((res, rej) => {
-      child.once("error", (err) => {
-        if (timer) clearTimeout(timer);
-        set.delete(child);
-        const missing = (err as NodeJS.ErrnoException).code === "ENOENT";
-        rej(missing
-          ? userError("PLUGIN_FAILED", {
-            message: "Cannot run a sandbox command: bubblewrap (bwrap) is not installed on the control plane's machine",
-            hint: "Install it (Debian/Ubuntu: apt-get install bubblewrap) and restart agentcli platform serve.",
-          })
-          : err);
-      });
-      child.once("close", (code, signal) => {
-        if (timer) clearTimeout(timer);
-        set.delete(child);
-        res({ exitCode: code ?? (signal ? 128 + (signalNumber(signal) ?? 9) : null), timedOut });
-      });
-    });
-    child.stdin.on("error", () => {});
-    return {
-      pid: child.pid ?? null,
-      stdout: child.stdout as AsyncIterable<Uint8Array>,
-      stderr: child.stderr as AsyncIterable<Uint8Array>,
-      exited,
-      write: (data) => {
-        if (child.stdin.writable) child.stdin.write(data);
+  run(ref: string, opts: RunOptions): BoxProcess {
+    const result = this.#open({ id: ref }, ref).then((s) => s.execute(commandLine(opts), { timeoutMs: opts.timeoutMs || DEFAULT_TIMEOUT_MS }));
+    const once = (pick: (r: Awaited<typeof result>) => string): AsyncIterable<Uint8Array> => ({
+      async *[Symbol.asyncIterator]() {
+        const text = pick(await result.catch(() => ({ output: "", exitCode: null, truncated: false })));
+        if (text) yield new TextEncoder().encode(text);
       },
-      end: () => child.stdin.end(),
-      kill,
+    });
+    return {
+      stdout: once((r) => r.output),
+      stderr: once(() => ""),
+      exited: result.then((r) => ({ exitCode: r.timedOut ? null : r.exitCode, timedOut: r.timedOut === true })),
+      kill: () => {},
     };
   }
 
-  async stop(id: string): Promise<void> {
-    const set = this.#running.get(id);
-    if (!set) return;
-    const all = [...set];
-    for (const c of all) {
-      try {
-        if (c.pid) process.kill(-c.pid, "SIGKILL");
-      } catch {}
+  async upload(ref: string, path: string, content: Uint8Array): Promise<BoxFileError | null> {
+    const [r] = await (await this.#open({ id: ref }, ref)).uploadFiles([{ path: this.#absolute(path), content }]);
+    return r?.error ?? null;
+  }
+
+  async download(ref: string, path: string, maxBytes: number) {
+    const [r] = await (await this.#open({ id: ref }, ref)).downloadFiles([this.#absolute(path)]);
+    if (!r || r.error || !r.content) return { content: null, error: r?.error ?? "file_not_found" } as const;
+    if (r.content.byteLength > maxBytes) return { content: null, error: "too_large" } as const;
+    return { content: r.content, error: null } as const;
+  }
+
+  #absolute(path: string): string {
+    return path.startsWith("/") ? path : `${this.workdir}/${path}`;
+  }
+
+  async stop(): Promise<void> {}
+
+  async remove(ref: string): Promise<void> {
+    try {
+      await (await this.#open({ id: ref }, ref)).delete();
+    } catch (err) {
+      if ((err as Error).name !== "SandboxNotFoundError") throw err;
     }
-    await Promise.all(all.map((c) => (c.exitCode !== null || c.signalCode !== null ? null : new Promise((r) => c.once("close", r)))));
   }
 
-  async remove(id: string): Promise<void> {
-    await this.stop(id);
-    this.#running.delete(id);
-    await rm(this.#dir(id), { recursive: true, force: true });
-  }
-
-  async close(): Promise<void> {
-    await Promise.all([...this.#running.keys()].map((id) => this.stop(id)));
-  }
-}
-
-function signalNumber(signal: NodeJS.Signals): number | undefined {
-  return ({ SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGTERM: 15 } as Record<string, number>)[signal];
+  async close(): Promise<void> {}
 }

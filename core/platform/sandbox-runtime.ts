@@ -1,40 +1,38 @@
 /**
  * Where the control plane's sandboxes run: one small interface (create a sandbox's machine,
- * spawn a process in it, stop its processes, remove it), with a runtime per compute: on a
- * local listener bubblewrap processes over a folder per sandbox, on a `k8s` listener a pod
- * per sandbox. Everything the sandbox API does (commands, file upload and download) is a
- * process spawned here, so a file is read and written as the sandbox itself sees it.
+ * run a command in it, move a file in or out, stop, remove), with a runtime per compute: on a
+ * local listener the local sandbox runtime (`--sandbox local`, bubblewrap) through the
+ * `sandbox:create` hook, on a `k8s` listener a pod per sandbox.
  *
  * @example
- * const rt: BoxRuntime = new LocalBoxRuntime({ dataDir });
- * await rt.create({ id, image: "python:3" });
- * const p = rt.spawn(id, { argv: ["/bin/bash", "-c", "echo hi"], timeoutMs: 5000 });
+ * const ref = await rt.create({ id, tenantId, image: "python:3" });
+ * const p = rt.run(ref, { command: "echo hi", timeoutMs: 5000 });
  * for await (const chunk of p.stdout) process.stdout.write(chunk);
  * const { exitCode } = await p.exited;
  */
 
-/** A process running in a sandbox. */
+/** A command running in a sandbox. */
 export interface BoxProcess {
-  readonly pid: number | null;
   stdout: AsyncIterable<Uint8Array>;
   stderr: AsyncIterable<Uint8Array>;
   /** Resolves when it ends; `timedOut` when it was killed at its timeout. */
   exited: Promise<{ exitCode: number | null; timedOut: boolean }>;
-  /** Writes to its standard input (ignored once it closed). */
-  write(data: string | Uint8Array): void;
-  /** Closes its standard input. */
-  end(): void;
-  /** Kills it and everything it started. */
+  /** Kills it (where the runtime can: the local runtime ends commands only at their timeout). */
   kill(): void;
 }
 
-export interface SpawnOptions {
-  argv: string[];
+export interface RunOptions {
+  command: string;
+  /** Default `/bin/bash`. */
+  shell?: string;
   env?: Record<string, string>;
   cwd?: string;
-  /** Killed after this long (its whole process group); 0 or absent: no limit. */
+  /** Killed after this long; 0 or absent: the runtime's default. */
   timeoutMs?: number;
 }
+
+/** Per-file failures, as deepagents spells them. */
+export type BoxFileError = "file_not_found" | "permission_denied" | "is_directory" | "invalid_path";
 
 /** What a runtime needs to make a sandbox's machine. */
 export interface BoxSpec {
@@ -48,17 +46,22 @@ export interface BoxSpec {
 
 export interface BoxRuntime {
   readonly kind: string;
-  /** Makes the sandbox's machine (folder, pod); idempotent. Throws with a readable reason. */
-  create(box: BoxSpec): Promise<void>;
-  spawn(id: string, opts: SpawnOptions): BoxProcess;
-  /** Kills the sandbox's processes; its files stay. */
-  stop(id: string): Promise<void>;
-  /** Kills its processes and deletes its files (missing: fine). */
-  remove(id: string): Promise<void>;
+  /** The working directory of commands (and `$HOME`). */
+  readonly workdir: string;
+  /** Makes the sandbox's machine (or makes it again after a stop); returns the runtime's reference to it. */
+  create(box: BoxSpec, ref?: string | null): Promise<string>;
+  run(ref: string, opts: RunOptions): BoxProcess;
+  /** Writes a file, creating its folders. */
+  upload(ref: string, path: string, content: Uint8Array): Promise<BoxFileError | null>;
+  download(ref: string, path: string, maxBytes: number): Promise<{ content: Uint8Array; error: null } | { content: null; error: BoxFileError | "too_large" }>;
+  /** Releases its compute; its files stay. */
+  stop(ref: string): Promise<void>;
+  /** Deletes it and its files (missing: fine). */
+  remove(ref: string): Promise<void>;
   close(): Promise<void>;
 }
 
-/** Collects a process's whole output (bounded: beyond `limit` bytes per stream the rest is dropped). */
+/** Collects a command's whole output (bounded: beyond `limit` bytes per stream the rest is dropped). */
 export async function collect(p: BoxProcess, limit = 64 * 1024 * 1024): Promise<{ stdout: Uint8Array; stderr: Uint8Array; exitCode: number | null; timedOut: boolean; truncated: boolean }> {
   let truncated = false;
   const drain = async (s: AsyncIterable<Uint8Array>) => {
@@ -84,4 +87,20 @@ export async function collect(p: BoxProcess, limit = 64 * 1024 * 1024): Promise<
   };
   const [stdout, stderr, exit] = await Promise.all([drain(p.stdout), drain(p.stderr), p.exited]);
   return { stdout, stderr, ...exit, truncated };
+}
+
+/** A POSIX shell word. */
+export function shellQuote(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * The command line that runs `opts.command` with `opts.shell`, in `opts.cwd`, with `opts.env`:
+ * for runtimes that take one shell command.
+ */
+export function commandLine(opts: RunOptions): string {
+  const env = Object.entries(opts.env ?? {}).filter(([k]) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(k)).map(([k, v]) => `export ${k}=${shellQuote(v)}; `).join("");
+  const cd = opts.cwd ? `cd -- ${shellQuote(opts.cwd)} || exit 1; ` : "";
+  const shell = opts.shell ?? "/bin/bash";
+  return `${cd}${env}exec ${shellQuote(shell)} -c ${shellQuote(opts.command)}`;
 }

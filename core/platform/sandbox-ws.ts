@@ -3,7 +3,8 @@
  * the Node HTTP server's `upgrade` event. The upgrade carries `X-Api-Key` (a 401 or 404
  * refuses it before any WebSocket exists). Client messages: `execute` (command,
  * timeout_seconds, shell, env, cwd, command_id, idle_timeout_seconds, kill_on_disconnect,
- * ttl_seconds), `reconnect` (command_id, stdout_offset, stderr_offset), `kill`, `input`.
+ * ttl_seconds), `reconnect` (command_id, stdout_offset, stderr_offset), `kill` (`input`: an
+ * error, commands take no standard input).
  * Server messages: `started` {command_id, pid}, `stdout`/`stderr` {data, offset}, `exit`
  * {exit_code}, `error` {error_type, error}; the socket closes normally after `exit`.
  */
@@ -55,7 +56,7 @@ function serve(s: PlatformServices, ws: WebSocket, box: { tenantId: string; sand
   const send = (e: object) => ws.readyState === ws.OPEN && ws.send(JSON.stringify(e));
   const follow = (sess: CommandSession, from?: { stdout: number; stderr: number }) => {
     session = sess;
-    send({ type: "started", command_id: sess.id, pid: sess.pid });
+    send({ type: "started", command_id: sess.id, pid: null });
     detach = sess.attach((e: CommandEvent) => {
       send(e);
       if (e.type === "exit" || e.type === "error") ws.close(1000);
@@ -76,7 +77,7 @@ function serve(s: PlatformServices, ws: WebSocket, box: { tenantId: string; sand
         return fail("CommandError", "Cannot read the message: it is not JSON");
       }
       if (msg.type === "kill") return session?.kill();
-      if (msg.type === "input") return typeof msg.data === "string" && session?.input(msg.data);
+      if (msg.type === "input") return fail("CommandError", "Cannot send input: commands of this control plane take no standard input");
       if (session) return fail("CommandError", "Cannot start another command on this connection");
       if (msg.type === "reconnect") {
         const sess = typeof msg.command_id === "string" ? s.commands.get(sandboxId, msg.command_id) : undefined;
@@ -91,8 +92,9 @@ function serve(s: PlatformServices, ws: WebSocket, box: { tenantId: string; sand
       const timeoutSeconds = typeof msg.timeout_seconds === "number" && msg.timeout_seconds >= 0 ? msg.timeout_seconds : 60;
       const env = msg.env && typeof msg.env === "object" ? Object.fromEntries(Object.entries(msg.env).map(([k, v]) => [k, String(v)])) : undefined;
       const row = await s.sandboxes.byId(box.tenantId, sandboxId);
-      const proc = await s.sandboxes.spawn(row, {
-        argv: [typeof msg.shell === "string" && msg.shell ? msg.shell : "/bin/bash", "-c", msg.command],
+      const { runtime, ref } = await s.sandboxes.use(row);
+      const proc = runtime.run(ref, {
+        command: msg.command, shell: typeof msg.shell === "string" && msg.shell ? msg.shell : undefined,
         env, cwd: typeof msg.cwd === "string" && msg.cwd ? msg.cwd : undefined, timeoutMs: timeoutSeconds * 1000,
       });
       follow(s.commands.start(sandboxId, proc, {

@@ -13,7 +13,7 @@ import { randomUUID } from "node:crypto";
 import { isUserError, userError } from "../errors.ts";
 import type { SqlDriver, SqlExecutor } from "../storage/sql.ts";
 import { conflict, notFound } from "./api-error.ts";
-import { collect, type BoxProcess, type BoxRuntime, type BoxSpec, type SpawnOptions } from "./sandbox-runtime.ts";
+import { collect, type BoxRuntime, type BoxSpec } from "./sandbox-runtime.ts";
 import { isUuid } from "./store.ts";
 import type { Caller } from "./tenancy.ts";
 
@@ -37,6 +37,8 @@ export interface SandboxRow {
   last_used_at: Date | string;
   stopped_at: Date | string | null;
   snapshot_id: string | null;
+  /** The runtime's own reference to the sandbox (the local runtime's id; the k8s pod's sandbox id). */
+  runtime_ref: string | null;
 }
 
 /** Defaults the LangSmith client documents: stop after 10 idle minutes; keep a stopped sandbox. */
@@ -83,12 +85,15 @@ export function sandboxResource(row: SandboxRow, dataplaneUrl: string) {
   };
 }
 
-async function unpack(runtime: BoxRuntime, id: string, files: Uint8Array): Promise<void> {
-  const p = runtime.spawn(id, { argv: ["/bin/sh", "-c", 'head -c "$1" | tar -C /home/user -xf -', "sh", String(files.byteLength)], timeoutMs: 300_000 });
-  p.write(files);
-  p.end();
-  const r = await collect(p, 64 * 1024);
-  if (r.exitCode !== 0) throw new Error(`cannot unpack the snapshot's files: ${new TextDecoder().decode(r.stderr).trim() || `tar exited with ${r.exitCode}`}`);
+/** Where a snapshot's archive passes through a sandbox. */
+export const SNAPSHOT_ARCHIVE = ".agentcli-snapshot.tar";
+
+async function unpack(runtime: BoxRuntime, ref: string, files: Uint8Array): Promise<void> {
+  const archive = `${runtime.workdir}/${SNAPSHOT_ARCHIVE}`;
+  const error = await runtime.upload(ref, archive, files);
+  if (error) throw new Error(`cannot copy the snapshot's files in: ${error}`);
+  const r = await collect(runtime.run(ref, { command: `tar -C ${runtime.workdir} -xf ${archive} 2>&1; code=$?; rm -f ${archive}; exit $code`, timeoutMs: 300_000 }), 64 * 1024);
+  if (r.exitCode !== 0) throw new Error(`cannot unpack the snapshot's files: ${new TextDecoder().decode(r.stdout).trim() || `tar exited with ${r.exitCode}`}`);
 }
 
 function spec(row: SandboxRow): BoxSpec {
@@ -155,18 +160,19 @@ export class SandboxService {
     );
     if (!rows[0]) throw conflict(`Cannot create sandbox "${name}": a sandbox of that name exists`);
     const row = rows[0];
+    let ref: string | null = null;
     try {
       const runtime = await this.runtimeOf(row);
-      await runtime.create(spec(row));
-      if (req.files?.byteLength) await unpack(runtime, id, req.files);
+      ref = await runtime.create(spec(row));
+      if (req.files?.byteLength) await unpack(runtime, ref, req.files);
     } catch (err) {
-      await (await this.runtimeOf(row)).remove(id).catch(() => {});
+      if (ref) await (await this.runtimeOf(row)).remove(ref).catch(() => {});
       await this.#sql.query("DELETE FROM platform_sandboxes WHERE id = $1", [id]);
       if (isUserError(err)) throw err;
       throw userError("REMOTE_FAILED", { message: `Cannot create sandbox "${name}": ${(err as Error).message}`, status: 503, cause: err });
     }
     return (await this.#sql.query<SandboxRow>(
-      "UPDATE platform_sandboxes SET status = 'ready', updated_at = now(), last_used_at = now() WHERE id = $1 RETURNING *", [id],
+      "UPDATE platform_sandboxes SET status = 'ready', runtime_ref = $2, updated_at = now(), last_used_at = now() WHERE id = $1 RETURNING *", [id, ref],
     )).rows[0]!;
   }
 
@@ -186,13 +192,13 @@ export class SandboxService {
   }
 
   async delete(row: SandboxRow): Promise<void> {
-    await (await this.runtimeOf(row)).remove(row.id);
+    if (row.runtime_ref) await (await this.runtimeOf(row)).remove(row.runtime_ref);
     await this.#sql.query("DELETE FROM platform_sandboxes WHERE id = $1", [row.id]);
   }
 
   /** Stops a sandbox's processes; its files stay until it is deleted. */
   async stop(row: SandboxRow): Promise<SandboxRow> {
-    await (await this.runtimeOf(row)).stop(row.id);
+    if (row.runtime_ref) await (await this.runtimeOf(row)).stop(row.runtime_ref);
     return (await this.#sql.query<SandboxRow>(
       "UPDATE platform_sandboxes SET status = 'stopped', stopped_at = COALESCE(stopped_at, now()), updated_at = now() WHERE id = $1 RETURNING *", [row.id],
     )).rows[0]!;
@@ -200,17 +206,18 @@ export class SandboxService {
 
   /** Marks a sandbox used now, resuming it when stopped. */
   async touch(row: SandboxRow): Promise<SandboxRow> {
-    if (row.status === "stopped") await (await this.runtimeOf(row)).create(spec(row));
+    if (row.status === "stopped") await (await this.runtimeOf(row)).create(spec(row), row.runtime_ref);
     return (await this.#sql.query<SandboxRow>(
       "UPDATE platform_sandboxes SET status = 'ready', stopped_at = NULL, last_used_at = now(), updated_at = CASE WHEN status = 'ready' THEN updated_at ELSE now() END WHERE id = $1 RETURNING *",
       [row.id],
     )).rows[0] ?? row;
   }
 
-  /** Starts a process in the sandbox (resuming it first when stopped). */
-  async spawn(row: SandboxRow, opts: SpawnOptions): Promise<BoxProcess> {
-    await this.touch(row);
-    return (await this.runtimeOf(row)).spawn(row.id, opts);
+  /** The sandbox's runtime and reference, resuming it first when stopped (every command and file transfer comes through here). */
+  async use(row: SandboxRow): Promise<{ runtime: BoxRuntime; ref: string }> {
+    const now = await this.touch(row);
+    if (!now.runtime_ref) throw notFound("sandbox", row.name);
+    return { runtime: await this.runtimeOf(now), ref: now.runtime_ref };
   }
 
   /** Stops idle sandboxes and deletes those stopped past their `delete_after_stop_seconds`. */

@@ -27,6 +27,8 @@ import { LocalCompute } from "./local-compute.ts";
 import { PLATFORM_MIGRATIONS } from "./migrations.ts";
 import { Reconciler } from "./reconciler.ts";
 import { CommandSessions } from "./sandbox-commands.ts";
+import process from "node:process";
+import { loadPlugins } from "../plugins.ts";
 import { KubeClient } from "./k8s-client.ts";
 import { K8sBoxRuntime } from "./sandbox-k8s.ts";
 import { LocalBoxRuntime } from "./sandbox-local.ts";
@@ -127,7 +129,7 @@ export async function openPlatform(opts: PlatformOptions): Promise<Platform> {
     cleanups.push(() => local.close(), () => k8s.close());
     const computeFor = opts.computeFor ?? ((l: ListenerRow | null) => (l?.compute_type === "k8s" ? k8s : local));
     const sandboxes = new SandboxService({
-      sql, local: new LocalBoxRuntime({ dataDir: opts.dataDir }), onError, sweepMs: opts.sandboxSweepMs,
+      sql, local: new LocalBoxRuntime({ driver: await loadPlugins(opts.plugins ?? []), dataDir: opts.dataDir, env: sandboxEnv() }), onError, sweepMs: opts.sandboxSweepMs,
       onListener: async (listenerId) => {
         const l = (await sql.query<ListenerRow>("SELECT * FROM platform_listeners WHERE id = $1", [listenerId])).rows[0];
         if (!l?.kubeconfig) throw new Error(`listener ${listenerId} has no kubeconfig; run "agentcli platform admin set-kubeconfig --listener ${listenerId} --kubeconfig <file>"`);
@@ -197,6 +199,13 @@ export async function openPlatform(opts: PlatformOptions): Promise<Platform> {
     await close().catch(() => {});
     throw err;
   }
+}
+
+/** The local runtime's settings (`AGENTCLI_SANDBOX_*` of this process); commands may print up to 16 MiB unless set. */
+function sandboxEnv(): Record<string, string> {
+  const env: Record<string, string> = { AGENTCLI_SANDBOX_OUTPUT_KB: "16384" };
+  for (const [k, v] of Object.entries(process.env)) if (k.startsWith("AGENTCLI_SANDBOX_") && v) env[k] = v;
+  return env;
 }
 
 /** The address a process on this machine dials for a server bound to `host`. */

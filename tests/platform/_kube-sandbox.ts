@@ -1,9 +1,9 @@
 /**
  * A stand-in Kubernetes API for sandbox pods: stores the objects it is sent (pods,
  * claims, network policies; a pod is Running at once), and serves `pods/{name}/exec` over
- * a WebSocket with the channel protocol (v5 when offered, else v4), running the command
- * with bubblewrap in a folder per claim, so files outlive the pod as on a cluster. One
- * difference: closing an exec stream kills its command here.
+ * a WebSocket with the channel protocol v5, running the command (once its stdin is closed)
+ * in a sandbox of the local runtime (bubblewrap) per claim, so files outlive the pod as on a
+ * cluster. Output comes when the command ends, stderr within stdout.
  */
 import { createServer, type Server } from "node:http";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -11,6 +11,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { WebSocketServer } from "ws";
 import { LocalBoxRuntime } from "../../core/platform/sandbox-local.ts";
+import { collect, shellQuote } from "../../core/platform/sandbox-runtime.ts";
+import { loadPlugins } from "../../core/plugins.ts";
 
 export interface KubeStandIn {
   url: string;
@@ -23,11 +25,13 @@ export interface KubeStandIn {
 
 const TOKEN = "sandbox-kube-token";
 
-export async function startKubeStandIn(opts: { protocols?: string[] } = {}): Promise<KubeStandIn> {
+export async function startKubeStandIn(): Promise<KubeStandIn> {
   const objects = new Map<string, any>();
   const execs: KubeStandIn["execs"] = [];
   const dir = await mkdtemp(join(tmpdir(), "agentcli-kube-standin-"));
-  const boxes = new LocalBoxRuntime({ dataDir: dir });
+  const boxes = new LocalBoxRuntime({ driver: await loadPlugins([]), dataDir: dir, env: { AGENTCLI_SANDBOX_OUTPUT_KB: "65536" } });
+  /** The local sandbox of each claim (by sandbox id). */
+  const refs = new Map<string, string>();
   const send = (res: import("node:http").ServerResponse, status: number, obj: unknown) => res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(obj));
   const server: Server = createServer((req, res) => {
     let body = "";
@@ -39,7 +43,8 @@ export async function startKubeStandIn(opts: { protocols?: string[] } = {}): Pro
         const o = JSON.parse(body);
         const key = `${path}/${o.metadata.name}`;
         if (objects.has(key)) return send(res, 409, { kind: "Status", reason: "AlreadyExists", message: `${o.metadata.name} already exists` });
-        if (o.kind === "Pod") await boxes.create({ id: o.metadata.labels["agentcli.dev/sandbox-id"] });
+        const id = o.metadata.labels["agentcli.dev/sandbox-id"];
+        if (o.kind === "PersistentVolumeClaim") refs.set(id, await boxes.create({ id, tenantId: "t", image: o.spec.image }));
         objects.set(key, o);
         return send(res, 201, o);
       }
@@ -56,8 +61,7 @@ export async function startKubeStandIn(opts: { protocols?: string[] } = {}): Pro
       send(res, 405, { message: "method" });
     });
   });
-  const protocols = opts.protocols ?? ["v5.channel.k8s.io", "v4.channel.k8s.io"];
-  const wss = new WebSocketServer({ noServer: true, handleProtocols: (offered) => protocols.find((p) => offered.has(p)) ?? false });
+  const wss = new WebSocketServer({ noServer: true, handleProtocols: (offered) => (offered.has("v5.channel.k8s.io") ? "v5.channel.k8s.io" : false) });
   server.on("upgrade", (req, socket, head) => {
     const url = new URL(req.url!, "http://x");
     const pod = objects.get(url.pathname.replace(/\/exec$/, ""));
@@ -68,23 +72,27 @@ export async function startKubeStandIn(opts: { protocols?: string[] } = {}): Pro
     wss.handleUpgrade(req, socket, head, (ws) => {
       const argv = url.searchParams.getAll("command");
       execs.push({ argv, protocol: ws.protocol });
-      const p = boxes.spawn(pod.metadata.labels["agentcli.dev/sandbox-id"], { argv });
+      const ref = refs.get(pod.metadata.labels["agentcli.dev/sandbox-id"])!;
       const frame = (channel: number, data: Uint8Array | string) => ws.readyState === ws.OPEN && ws.send(Buffer.concat([Buffer.of(channel), Buffer.from(data)]));
+      const stdin: Buffer[] = [];
       ws.on("message", (data: Buffer) => {
-        if (data[0] === 0) p.write(data.subarray(1));
-        else if (data[0] === 255 && data[1] === 0) p.end();
+        if (data[0] === 0) stdin.push(data.subarray(1));
+        else if (data[0] === 255 && data[1] === 0) void run().catch((err) => frame(3, JSON.stringify({ status: "Failure", message: String(err) })));
       });
-      ws.on("close", () => p.kill());
-      void (async () => {
-        const pump = async (channel: number, s: AsyncIterable<Uint8Array>) => {
-          for await (const chunk of s) frame(channel, chunk);
-        };
-        const [, , exit] = await Promise.all([pump(1, p.stdout), pump(2, p.stderr), p.exited]);
-        frame(3, JSON.stringify(exit.exitCode === 0
+      const run = async () => {
+        let command = argv.map(shellQuote).join(" ");
+        if (stdin.length) {
+          const file = `/workspace/.stdin-${Math.random().toString(36).slice(2)}`;
+          await boxes.upload(ref, file, Buffer.concat(stdin));
+          command = `${command} < ${file}; code=$?; rm -f ${file}; exit $code`;
+        }
+        const r = await collect(boxes.run(ref, { command, shell: "/bin/sh", timeoutMs: 120_000 }));
+        if (r.stdout.byteLength) frame(1, r.stdout);
+        frame(3, JSON.stringify(r.exitCode === 0
           ? { metadata: {}, status: "Success" }
-          : { metadata: {}, status: "Failure", reason: "NonZeroExitCode", details: { causes: [{ reason: "ExitCode", message: String(exit.exitCode) }] } }));
+          : { metadata: {}, status: "Failure", reason: "NonZeroExitCode", details: { causes: [{ reason: "ExitCode", message: String(r.exitCode ?? 137) }] } }));
         ws.close(1000);
-      })();
+      };
     });
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));

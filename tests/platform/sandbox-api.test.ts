@@ -1,12 +1,13 @@
 /**
  * The control plane's sandbox API, driven by LangSmith's own client (`langsmith/sandbox`,
  * WebSocket execute when `ws` is installed, as here) and by deepagents' `LangSmithSandbox`
- * on top of it, against real bubblewrap sandboxes: commands, binary files, persistence,
- * stop/resume, isolation, tenancy, auth and bad input.
+ * on top of it, against real bubblewrap sandboxes (the local sandbox runtime): commands,
+ * binary files, persistence, stop/resume, isolation, tenancy, auth and bad input. On this
+ * runtime a command's stderr comes within its stdout, once it ends.
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { LangSmithSandbox } from "deepagents";
 import {
@@ -48,30 +49,27 @@ describe("the langsmith/sandbox client", () => {
     assert.deepEqual(await a.getSandboxStatus("box-a"), { status: "ready" });
   });
 
-  test("runs commands over the WebSocket: stdout, stderr and exit code apart", async () => {
+  test("runs commands over the WebSocket: output (stderr within stdout on this runtime) and exit code", async () => {
     const r = await box.run("echo out; echo err >&2; exit 3");
-    assert.deepEqual(r, { stdout: "out\n", stderr: "err\n", exit_code: 3 });
+    assert.deepEqual(r, { stdout: "out\nerr\n", stderr: "", exit_code: 3 });
   });
 
-  test("streams output as it comes and accepts env and cwd", async () => {
+  test("accepts env, cwd and another shell", async () => {
     const seen: string[] = [];
-    const r = await box.run('for i in 1 2 3; do echo "$GREETING $i"; sleep 0.05; done; pwd', { env: { GREETING: "hi" }, cwd: "/tmp", onStdout: (d) => seen.push(d) });
-    assert.equal(r.stdout, "hi 1\nhi 2\nhi 3\n/tmp\n");
-    assert.ok(seen.length >= 2, `expected several chunks, got ${JSON.stringify(seen)}`);
+    const r = await box.run('for i in 1 2; do echo "$GREETING $i"; done; pwd', { env: { GREETING: "it's me" }, cwd: "/tmp", onStdout: (d) => seen.push(d) });
+    assert.equal(r.stdout, "it's me 1\nit's me 2\n/tmp\n");
+    assert.equal(seen.join(""), r.stdout);
+    assert.equal((await box.run("echo $0", { shell: "/bin/sh" })).stdout, "/bin/sh\n");
   });
 
-  test("a non-blocking command can be reattached by its command id from an offset, and killed", async () => {
-    const h = await box.run("echo started; sleep 30", { wait: false });
+  test("a non-blocking command can be re-attached by its command id, from a byte offset", async () => {
+    const h = await box.run("echo started; sleep 0.3; echo done", { wait: false });
     assert.ok(h.commandId);
     const again = await box.reconnect(h.commandId!, { stdoutOffset: 0 });
-    const first = await again[Symbol.asyncIterator]().next();
-    assert.equal(first.value?.data, "started\n");
-    again.kill();
-    const r = await h.result;
-    assert.equal(r.stdout, "started\n");
-    assert.equal(r.exit_code, 137);
+    assert.deepEqual(await again.result, { stdout: "started\ndone\n", stderr: "", exit_code: 0 });
+    assert.equal((await h.result).stdout, "started\ndone\n");
     const late = await box.reconnect(h.commandId!, { stdoutOffset: "started\n".length });
-    assert.deepEqual(await late.result, { stdout: "", stderr: "", exit_code: 137 });
+    assert.deepEqual(await late.result, { stdout: "done\n", stderr: "", exit_code: 0 });
   });
 
   test("a command past its timeout is killed with a timeout error", async () => {
@@ -91,16 +89,16 @@ describe("the langsmith/sandbox client", () => {
 
   test("uploads and downloads binary files byte for byte, into new folders", async () => {
     const bytes = new Uint8Array(1_500_000).map((_, i) => (i * 31) % 256); // past the JSON body limit (1 MiB)
-    await box.write("/home/user/data/blob.bin", bytes);
-    assert.deepEqual(await box.read("/home/user/data/blob.bin"), bytes);
+    await box.write("/workspace/data/blob.bin", bytes);
+    assert.deepEqual(await box.read("/workspace/data/blob.bin"), bytes);
     assert.equal((await box.run("wc -c < data/blob.bin")).stdout.trim(), "1500000");
-    await box.write("/tmp/hello.txt", "héllo");
-    assert.equal(new TextDecoder().decode(await box.read("/tmp/hello.txt")), "héllo");
+    await box.write("/workspace/hello.txt", "héllo");
+    assert.equal(new TextDecoder().decode(await box.read("/workspace/hello.txt")), "héllo");
   });
 
   test("reading a missing file or a folder is a clear error", async () => {
-    await assert.rejects(box.read("/home/user/nope.txt"), (e: Error) => e instanceof LangSmithResourceNotFoundError && /no such file/.test(e.message));
-    await assert.rejects(box.read("/home/user"), /is a directory/);
+    await assert.rejects(box.read("/workspace/nope.txt"), (e: Error) => e instanceof LangSmithResourceNotFoundError && /no such file/.test(e.message));
+    await assert.rejects(box.read("/workspace"), /is a directory/);
     await assert.rejects(box.write("/proc/nope/x", "x"), /Cannot write/);
   });
 
@@ -116,7 +114,7 @@ describe("the langsmith/sandbox client", () => {
     const other = await a.createSandbox({ name: "box-a2" });
     try {
       await other.run("echo mine > secret.txt");
-      const r = await box.run(`env; echo ---; ls ${join(t.dataDir, "sandboxes")} 2>&1; ls /home 2>&1; echo ---; (exec 3<>/dev/tcp/127.0.0.1/${new URL(url).port}) 2>&1 || echo no-network`);
+      const r = await box.run(`env; echo ---; ls ${join(t.dataDir, "sandboxes")} 2>&1; ls ${t.dataDir} 2>&1; echo ---; (exec 3<>/dev/tcp/127.0.0.1/${new URL(url).port}) 2>&1 || echo no-network`);
       assert.doesNotMatch(r.stdout, /do-not-leak|AGENTCLI_TEST_SERVER_SECRET/);
       assert.doesNotMatch(r.stdout, new RegExp(other.id));
       assert.doesNotMatch(r.stdout, /secret\.txt/);
@@ -134,7 +132,9 @@ describe("the langsmith/sandbox client", () => {
     await assert.rejects(a.createSandbox({ name: "box-a" }), /exists/);
     await renamed.delete();
     await assert.rejects(a.getSandbox("renamed"), LangSmithResourceNotFoundError);
-    assert.equal(existsSync(join(t.dataDir, "sandboxes", tmp.id)), false);
+    const ref = (await t.platform.sql.query<{ runtime_ref: string }>("SELECT runtime_ref FROM platform_sandboxes WHERE id = $1", [tmp.id])).rows[0];
+    assert.equal(ref, undefined);
+    assert.deepEqual(readdirSync(join(t.dataDir, "sandboxes")).filter((d) => !d.startsWith(".")).length, (await a.listSandboxes()).length);
   });
 
   test("an idle sandbox is stopped by the sweep and comes back on use", async () => {
@@ -152,20 +152,20 @@ describe("deepagents' LangSmithSandbox on our control plane", () => {
   test("execute, upload/download and the file tools act on the sandbox", async () => {
     const ds = new LangSmithSandbox({ sandbox: box, defaultTimeout: 30 });
     assert.deepEqual(await ds.execute("echo deep; exit 2"), { output: "deep\n", exitCode: 2, truncated: false });
-    const up = await ds.uploadFiles([["/home/user/up.bin", new Uint8Array([0, 1, 2, 255])]]);
-    assert.deepEqual(up, [{ path: "/home/user/up.bin", error: null }]);
-    const down = await ds.downloadFiles(["/home/user/up.bin", "/home/user/missing"]);
+    const up = await ds.uploadFiles([["/workspace/up.bin", new Uint8Array([0, 1, 2, 255])]]);
+    assert.deepEqual(up, [{ path: "/workspace/up.bin", error: null }]);
+    const down = await ds.downloadFiles(["/workspace/up.bin", "/workspace/missing"]);
     assert.deepEqual([...down[0]!.content!], [0, 1, 2, 255]);
     assert.equal(down[1]!.error, "file_not_found");
-    assert.equal((await ds.write("/home/user/notes/a.md", "alpha\nbeta\n")).error, undefined);
-    assert.equal((await ds.edit("/home/user/notes/a.md", "beta", "gamma")).error, undefined);
-    const read = await ds.read("/home/user/notes/a.md");
+    assert.equal((await ds.write("/workspace/notes/a.md", "alpha\nbeta\n")).error, undefined);
+    assert.equal((await ds.edit("/workspace/notes/a.md", "beta", "gamma")).error, undefined);
+    const read = await ds.read("/workspace/notes/a.md");
     assert.match(String(read.content), /alpha[\s\S]*gamma/);
-    const ls = await ds.ls("/home/user/notes");
-    assert.deepEqual(ls.files?.map((f) => f.path), ["/home/user/notes/a.md"]);
-    const grep = await ds.grep("gamma", "/home/user");
-    assert.deepEqual(grep.matches?.map((m) => m.path), ["/home/user/notes/a.md"]);
-    const glob = await ds.glob("**/*.md", "/home/user");
+    const ls = await ds.ls("/workspace/notes");
+    assert.deepEqual(ls.files?.map((f) => f.path), ["/workspace/notes/a.md"]);
+    const grep = await ds.grep("gamma", "/workspace");
+    assert.deepEqual(grep.matches?.map((m) => m.path), ["/workspace/notes/a.md"]);
+    const glob = await ds.glob("**/*.md", "/workspace");
     assert.ok(glob.files?.some((f) => f.path.endsWith("notes/a.md")));
     assert.equal((await box.run("cat notes/a.md")).stdout, "alpha\ngamma\n");
   });
@@ -211,7 +211,7 @@ describe("tenancy, auth and bad input", () => {
       method: "POST", headers: { "x-api-key": t.keyB, "content-type": "application/json" }, body: JSON.stringify({ command: "ls" }),
     });
     assert.equal(res.status, 404);
-    const dl = await fetch(`${box.dataplane_url}/download?path=/home/user/kept.txt`, { headers: { "x-api-key": t.keyB } });
+    const dl = await fetch(`${box.dataplane_url}/download?path=/workspace/kept.txt`, { headers: { "x-api-key": t.keyB } });
     assert.equal(dl.status, 404);
     const status = await wsStatus(box.dataplane_url!, t.keyB);
     assert.equal(status, 404);

