@@ -144,7 +144,7 @@ export class CommandSessions {
   drop(sandboxId: string): void {
     for (const [key, s] of this.#sessions) {
       if (!key.startsWith(`${sandboxId}/`)) continue;
-      s.kill();
+      if (!s.done) s.kill();
       this.#sessions.delete(key);
     }
   }

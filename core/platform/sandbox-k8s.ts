@@ -201,6 +201,7 @@ export class K8sBoxRuntime implements BoxRuntime {
           container: CONTAINER,
           argv: ["sh", "-c", `for p in /proc/[0-9]*; do grep -qsxz "AGENTCLI_COMMAND_ID=${marker}" "$p/environ" && kill -9 "\${p#/proc/}"; done; true`],
         });
+        killer.on("open", () => killer.protocol === "v5.channel.k8s.io" && killer.send(Uint8Array.of(255, 0)));
         killer.on("error", () => {});
         killer.on("close", () => ws.close());
       },

@@ -1,6 +1,6 @@
 /**
  * Snapshots of the sandbox API: an image to create sandboxes from (`POST /snapshots` with
- * `docker_image`), or an image plus the files of a sandbox's `/home/user`, captured as a tar
+ * `docker_image`), or an image plus the files of a sandbox's working directory, captured as a tar
  * archive by running `tar` in the sandbox (`POST /boxes/{name}/snapshot`) and unpacked into
  * each sandbox created from it. Ready at once; rows of `platform_sandbox_snapshots`, per tenant.
  */

@@ -56,7 +56,7 @@ export interface SandboxCreate {
   fsCapacityBytes?: number;
   /** A `k8s` listener of the tenant to run it on (absent: this machine, with bubblewrap). */
   listenerId?: string | null;
-  /** A tar archive (a snapshot's files) unpacked into its `/home/user` before it is ready. */
+  /** A tar archive (a snapshot's files) unpacked into its working directory before it is ready. */
   files?: Uint8Array | null;
   snapshotId?: string | null;
 }

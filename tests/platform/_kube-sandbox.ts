@@ -54,8 +54,7 @@ export async function startKubeStandIn(): Promise<KubeStandIn> {
       if (req.method === "DELETE") {
         objects.delete(path);
         const id = existing.metadata.labels["agentcli.dev/sandbox-id"];
-        if (existing.kind === "Pod") await boxes.stop(id);
-        if (existing.kind === "PersistentVolumeClaim") await boxes.remove(id);
+        if (existing.kind === "PersistentVolumeClaim") await boxes.remove(refs.get(id)!);
         return send(res, 200, { kind: "Status", status: "Success" });
       }
       send(res, 405, { message: "method" });
@@ -86,8 +85,10 @@ export async function startKubeStandIn(): Promise<KubeStandIn> {
           await boxes.upload(ref, file, Buffer.concat(stdin));
           command = `${command} < ${file}; code=$?; rm -f ${file}; exit $code`;
         }
-        const r = await collect(boxes.run(ref, { command, shell: "/bin/sh", timeoutMs: 120_000 }));
-        if (r.stdout.byteLength) frame(1, r.stdout);
+        // The runtime returns output as text: base64 carries binary output through it.
+        const r = await collect(boxes.run(ref, { command: `set -o pipefail; ( ${command} ) | base64 -w0`, timeoutMs: 120_000 }));
+        const out = Buffer.from(new TextDecoder().decode(r.stdout), "base64");
+        if (out.byteLength) frame(1, out);
         frame(3, JSON.stringify(r.exitCode === 0
           ? { metadata: {}, status: "Success" }
           : { metadata: {}, status: "Failure", reason: "NonZeroExitCode", details: { causes: [{ reason: "ExitCode", message: String(r.exitCode ?? 137) }] } }));
@@ -103,7 +104,9 @@ export async function startKubeStandIn(): Promise<KubeStandIn> {
     kubeconfig: `apiVersion: v1\nkind: Config\ncurrent-context: c\ncontexts: [{name: c, context: {cluster: k, user: u}}]\nclusters: [{name: k, cluster: {server: "${url}"}}]\nusers: [{name: u, user: {token: ${TOKEN}}}]\n`,
     async close() {
       for (const ws of wss.clients) ws.terminate();
-      await new Promise<void>((r) => server.close(() => r()));
+      const closed = new Promise<void>((r) => server.close(() => r()));
+      server.closeAllConnections();
+      await closed;
       await boxes.close();
       await rm(dir, { recursive: true, force: true });
     },
