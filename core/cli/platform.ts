@@ -93,6 +93,7 @@ async function serve(argv: string[], ctx: CliContext): Promise<number> {
     platform = await openPlatform({
       listen: { port: flags.port, host: flags.host },
       dataDir, databaseUrl: ctx.env.DATABASE_URL || undefined, mode: flags.mode, publicUrl: flags.publicUrl, plugins, limits,
+      sandboxDriver: await (await import("../plugins.ts")).loadPlugins(await ctx.builtinPlugins(), { paths: plugins }),
       builders: projectBuilders({ ...ctx, pluginPaths: plugins }), localHost: flags.host === "0.0.0.0" ? "127.0.0.1" : flags.host,
       onError: (err) => ctx.io.err(`platform: ${err instanceof Error ? err.stack ?? err.message : String(err)}`),
     });

@@ -29,6 +29,7 @@ import { Reconciler } from "./reconciler.ts";
 import { CommandSessions } from "./sandbox-commands.ts";
 import process from "node:process";
 import { loadPlugins } from "../plugins.ts";
+import type { PluginDriver } from "../plugin-driver.ts";
 import { KubeClient } from "./k8s-client.ts";
 import { K8sBoxRuntime } from "./sandbox-k8s.ts";
 import { LocalBoxRuntime } from "./sandbox-local.ts";
@@ -63,6 +64,8 @@ export interface PlatformOptions {
   onError?: (err: unknown) => void;
   /** How often idle sandboxes are looked for (default 15 s; 0: never, for tests that call `sweep()`). */
   sandboxSweepMs?: number;
+  /** The plugins with the local sandbox runtime (`sandbox-local`) that runs sandboxes on this machine (without it, none run here). */
+  sandboxDriver?: PluginDriver;
   /** How long to wait for a sandbox pod to run (tests). */
   sandboxK8sWait?: { waitAttempts?: number; waitIntervalMs?: number };
   /** Reconcile timing (tests): lease lifetime and how often to poll for work. */
@@ -129,7 +132,7 @@ export async function openPlatform(opts: PlatformOptions): Promise<Platform> {
     cleanups.push(() => local.close(), () => k8s.close());
     const computeFor = opts.computeFor ?? ((l: ListenerRow | null) => (l?.compute_type === "k8s" ? k8s : local));
     const sandboxes = new SandboxService({
-      sql, local: new LocalBoxRuntime({ driver: await loadPlugins(opts.plugins ?? []), dataDir: opts.dataDir, env: sandboxEnv() }), onError, sweepMs: opts.sandboxSweepMs,
+      sql, local: new LocalBoxRuntime({ driver: opts.sandboxDriver ?? await loadPlugins([]), dataDir: opts.dataDir, env: sandboxEnv() }), onError, sweepMs: opts.sandboxSweepMs,
       onListener: async (listenerId) => {
         const l = (await sql.query<ListenerRow>("SELECT * FROM platform_listeners WHERE id = $1", [listenerId])).rows[0];
         if (!l?.kubeconfig) throw new Error(`listener ${listenerId} has no kubeconfig; run "agentcli platform admin set-kubeconfig --listener ${listenerId} --kubeconfig <file>"`);

@@ -41,7 +41,10 @@ export async function startTestPlatform(opts: Partial<PlatformOptions> = {}): Pr
       await admin.close();
     };
   }
-  const platform = await openPlatform({ dataDir, mode: "cloud", databaseUrl, onError: () => {}, ...opts });
+  const { loadPlugins } = await import("../../core/plugins.ts");
+  const { builtinPlugins } = await import("../../plugins/registry.ts");
+  const sandboxDriver = await loadPlugins(builtinPlugins);
+  const platform = await openPlatform({ dataDir, mode: "cloud", databaseUrl, onError: () => {}, sandboxDriver, ...opts });
   const a = await createTenant(platform.sql, `tenant-a-${Date.now()}-${Math.random()}`);
   const b = await createTenant(platform.sql, `tenant-b-${Date.now()}-${Math.random()}`);
   const keyA = (await createApiKey(platform.sql, { tenantId: a.id, userId: "alice" })).key;

@@ -13,6 +13,7 @@ import { WebSocketServer } from "ws";
 import { LocalBoxRuntime } from "../../core/platform/sandbox-local.ts";
 import { collect, shellQuote } from "../../core/platform/sandbox-runtime.ts";
 import { loadPlugins } from "../../core/plugins.ts";
+import { builtinPlugins } from "../../plugins/registry.ts";
 
 export interface KubeStandIn {
   url: string;
@@ -29,7 +30,7 @@ export async function startKubeStandIn(): Promise<KubeStandIn> {
   const objects = new Map<string, any>();
   const execs: KubeStandIn["execs"] = [];
   const dir = await mkdtemp(join(tmpdir(), "agentcli-kube-standin-"));
-  const boxes = new LocalBoxRuntime({ driver: await loadPlugins([]), dataDir: dir, env: { AGENTCLI_SANDBOX_OUTPUT_KB: "65536" } });
+  const boxes = new LocalBoxRuntime({ driver: await loadPlugins(builtinPlugins), dataDir: dir, env: { AGENTCLI_SANDBOX_OUTPUT_KB: "65536" } });
   /** The local sandbox of each claim (by sandbox id). */
   const refs = new Map<string, string>();
   const send = (res: import("node:http").ServerResponse, status: number, obj: unknown) => res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(obj));
