@@ -1,16 +1,97 @@
-/** Sandbox provider `platform`: Sandboxes run by the platform itself (private beta). */
-import { definePlugin } from "../../core/hooks.ts";
+/**
+ * Sandbox provider `platform`: sandboxes of an agentcli control plane (`agentcli platform
+ * serve`), through its LangSmith-compatible sandbox API with the `langsmith/sandbox` client.
+ * A deployment uses the control plane it was deployed to (`AGENTCLI_PLATFORM_URL`,
+ * `AGENTCLI_PLATFORM_SANDBOX_KEY`, set by the control plane); `agentcli dev` uses
+ * `AGENTCLI_PLATFORM_URL` with `PLATFORM_API_KEY`. `image` is the sandbox's image.
+ */
+import { LangSmithCommandTimeoutError, LangSmithResourceNotFoundError, SandboxClient, type Sandbox as RemoteBox } from "langsmith/sandbox";
+import { definePlugin, SandboxNotFoundError, type ExecuteResult, type Sandbox, type SandboxCreateOptions } from "../../core/hooks.ts";
+
+const OUTPUT_LIMIT = 100 * 1024;
+
+function connect(opts: SandboxCreateOptions): SandboxClient {
+  const url = opts.env.AGENTCLI_PLATFORM_URL?.trim();
+  const key = opts.env.AGENTCLI_PLATFORM_SANDBOX_KEY?.trim() || opts.env.PLATFORM_API_KEY?.trim();
+  if (!url) throw new Error("Cannot reach the platform's sandboxes: AGENTCLI_PLATFORM_URL is not set (the control plane's address)");
+  if (!key) throw new Error("Cannot reach the platform's sandboxes: PLATFORM_API_KEY is not set");
+  return new SandboxClient({ apiEndpoint: `${url.replace(/\/+$/, "")}/v2/sandboxes`, apiKey: key, maxRetries: 2 });
+}
+
+function wrap(box: RemoteBox, client: SandboxClient): Sandbox {
+  const gone = (err: unknown) => (err instanceof LangSmithResourceNotFoundError && /sandbox/i.test(err.message) ? new SandboxNotFoundError(box.name) : err);
+  return {
+    id: box.name,
+    async execute(command, { timeoutMs } = {}): Promise<ExecuteResult> {
+      let out = "";
+      const seconds = timeoutMs ? Math.max(1, Math.ceil(timeoutMs / 1000)) : 120;
+      try {
+        const r = await box.run(command, { timeout: seconds, onStdout: (d) => (out += d), onStderr: (d) => (out += d) });
+        return { output: out.slice(0, OUTPUT_LIMIT), exitCode: r.exit_code, truncated: out.length > OUTPUT_LIMIT };
+      } catch (err) {
+        if (err instanceof LangSmithCommandTimeoutError) return { output: out.slice(0, OUTPUT_LIMIT), exitCode: null, truncated: out.length > OUTPUT_LIMIT, timedOut: true };
+        throw gone(err);
+      }
+    },
+    async uploadFiles(files) {
+      const out = [];
+      for (const f of files) {
+        try {
+          await box.write(f.path, f.content);
+          out.push({ path: f.path, error: null });
+        } catch {
+          out.push({ path: f.path, error: "permission_denied" as const });
+        }
+      }
+      return out;
+    },
+    async downloadFiles(paths) {
+      const out = [];
+      for (const path of paths) {
+        try {
+          out.push({ path, content: await box.read(path), error: null });
+        } catch (err) {
+          const msg = String((err as Error).message);
+          out.push({ path, content: null, error: /directory/.test(msg) ? "is_directory" as const : "file_not_found" as const });
+        }
+      }
+      return out;
+    },
+    async delete() {
+      try {
+        await client.deleteSandbox(box.name);
+      } catch (err) {
+        if (!(err instanceof LangSmithResourceNotFoundError)) throw err;
+      }
+    },
+  };
+}
 
 export default definePlugin({
   name: "sandbox-platform",
   kind: "sandbox",
-  description: "Sandboxes run by the platform itself (private beta).",
+  description: "Sandboxes of the agentcli control plane (private beta).",
   sandbox: {
     provider: "platform",
     env: ["PLATFORM_API_KEY"],
-    partnerPackage: "@agentcli/sandbox-platform",
+    partnerPackage: "langsmith",
     defaultTemplate: "agentcli-default",
-    capabilities: { persistentFiles: true, network: true, gpu: false },
+    capabilities: { persistentFiles: true, network: false, gpu: false },
     beta: true,
+  },
+  hooks: {
+    "sandbox:create": async (opts) => {
+      if (opts.provider !== "platform") return null;
+      const client = connect(opts);
+      if (opts.sandboxId) {
+        try {
+          return wrap(await client.getSandbox(opts.sandboxId), client);
+        } catch (err) {
+          if (err instanceof LangSmithResourceNotFoundError) throw new SandboxNotFoundError(opts.sandboxId);
+          throw err;
+        }
+      }
+      return wrap(await client.createSandbox({ name: `agentcli-${crypto.randomUUID().slice(0, 18)}` }), client);
+    },
   },
 });
