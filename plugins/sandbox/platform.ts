@@ -19,7 +19,17 @@ function connect(opts: SandboxCreateOptions): SandboxClient {
 }
 
 function wrap(box: RemoteBox, client: SandboxClient): Sandbox {
-  const gone = (err: unknown) => (err instanceof LangSmithResourceNotFoundError && /sandbox/i.test(err.message) ? new SandboxNotFoundError(box.name) : err);
+  // A command goes over a WebSocket, whose refused upgrade (404 for a sandbox deleted behind
+  // our back) is a connection error, not a not-found: ask the API whether the sandbox is still there.
+  const gone = async (err: unknown) => {
+    if (err instanceof LangSmithResourceNotFoundError) return /sandbox/i.test(err.message) ? new SandboxNotFoundError(box.name) : err;
+    try {
+      await client.getSandbox(box.name);
+    } catch (check) {
+      if (check instanceof LangSmithResourceNotFoundError) return new SandboxNotFoundError(box.name);
+    }
+    return err;
+  };
   return {
     id: box.name,
     async execute(command, { timeoutMs } = {}): Promise<ExecuteResult> {
@@ -30,7 +40,7 @@ function wrap(box: RemoteBox, client: SandboxClient): Sandbox {
         return { output: out.slice(0, OUTPUT_LIMIT), exitCode: r.exit_code, truncated: out.length > OUTPUT_LIMIT };
       } catch (err) {
         if (err instanceof LangSmithCommandTimeoutError) return { output: out.slice(0, OUTPUT_LIMIT), exitCode: null, truncated: out.length > OUTPUT_LIMIT, timedOut: true };
-        throw gone(err);
+        throw await gone(err);
       }
     },
     async uploadFiles(files) {
