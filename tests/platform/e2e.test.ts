@@ -6,7 +6,9 @@
  * BUILD_FAILED and leaves the live revision serving; a rollback makes the first revision's
  * content live again (read from the A2A card, which reflects the running bundle); a deploy of a
  * project that needs a plugin the control plane lacks ends BUILD_FAILED and `deploy` shows why
- * and the build logs, exiting non-zero.
+ * and the build logs, exiting non-zero. A deployment with `[sandbox] provider = "platform"` runs
+ * its agent's `execute` in a sandbox of the control plane it was deployed to, and deleting the
+ * deployment deletes that sandbox.
  */
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
@@ -19,6 +21,7 @@ import { Client } from "@langchain/langgraph-sdk";
 import { DefaultAgentCardResolver } from "@a2a-js/sdk/client";
 import { freePort } from "../../core/platform/revision-process.ts";
 import { notABundle, until } from "./_harness.ts";
+import { startModelServer } from "../fixtures/model-server/server.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -215,5 +218,34 @@ test("PostgreSQL (a schema per deployment, old and new revisions overlap): the s
     await stopServer();
     await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
     await admin.close();
+  }
+});
+
+test("a deployment with [sandbox] provider = \"platform\" runs execute in a sandbox of the control plane it was deployed to", async () => {
+  const model = await startModelServer();
+  await startServer();
+  try {
+    writeFileSync(join(project, "agent.toml"), `${readFileSync(join(project, "agent.toml"), "utf8")}\n[sandbox]\nprovider = "platform"\n`);
+    writeFileSync(join(project, ".env"), `OPENAI_API_KEY=sk-e2e-not-a-real-key\nOPENAI_BASE_URL=${model.openaiBaseUrl}\n`);
+    const deployed = await deploy("Sandboxed");
+    assert.equal(deployed.code, 0, deployed.output + output);
+    const url = deployed.output.match(/URL: (\S+)/)?.[1];
+    assert.ok(url, deployed.output);
+    model.script({ toolCalls: [{ name: "execute", args: { command: "echo made-in-$(pwd) > note.txt; cat note.txt" } }] }, { text: "done" });
+    const client = new Client({ apiUrl: url });
+    const [assistant] = await client.assistants.search({ limit: 1 });
+    const thread = await client.threads.create();
+    const state = await client.runs.wait(thread.thread_id, assistant!.assistant_id, { input: { messages: [{ role: "user", content: "run it" }] } }) as { messages: Array<{ type: string; content: unknown }> };
+    const tool = state.messages.find((m) => m.type === "tool");
+    assert.match(String(tool?.content), /made-in-\/workspace/, JSON.stringify(state.messages));
+    const boxes = (await api("GET", "/v2/sandboxes/boxes")).body.sandboxes as Array<{ name: string }>;
+    assert.equal(boxes.length, 1, "the deployment's thread has one sandbox on this control plane");
+    const deployment = (await api("GET", "/v2/deployments?name_contains=research-assistant")).body.resources[0];
+    assert.equal((await api("DELETE", `/v2/deployments/${deployment.id}`)).status, 202);
+    await until(async () => (await api("GET", `/v2/deployments/${deployment.id}`)).status === 404, "deletion");
+    assert.deepEqual((await api("GET", "/v2/sandboxes/boxes")).body.sandboxes, [], "deleting the deployment deletes its sandboxes");
+  } finally {
+    await stopServer();
+    await model.close();
   }
 });
