@@ -35,7 +35,8 @@ const toolEnv = () => ({ ...process.env, PATH: `${join(ROOT, "node_modules/.bin"
 before(async () => {
   work = await mkdtemp(join(tmpdir(), "agentcli-package-"));
   const { stdout } = await run("npm", ["pack", "--json", "--pack-destination", work], { cwd: ROOT, env: toolEnv(), maxBuffer: 64 * 1024 * 1024 });
-  const [info] = JSON.parse(stdout.slice(stdout.indexOf("["))) as Array<{ filename: string; files: Array<{ path: string }> }>;
+  // The prepare/prepack builds print first (with colour codes holding "["): the JSON array starts on a line of its own.
+  const [info] = JSON.parse(stdout.slice(stdout.search(/^\[$/m))) as Array<{ filename: string; files: Array<{ path: string }> }>;
   tarball = join(work, info!.filename);
   packed = info!.files.map((f) => f.path);
   project = join(work, "plugin-author");
