@@ -177,7 +177,7 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
       graphs: graphs.ids(),
       storage: storage.sql.kind,
       redis: Boolean(remote),
-      flags: { assistants: true, crons: false, langsmith: false, store: true },
+      flags: { assistants: true, crons: false, langsmith: false, store: true, strict_resume: true },
       ...opts.info,
     }));
   const extraPaths = [...(opts.ui ? ["/app"] : []), ...(opts.extraRoutes ?? []).map((r) => r.path)];

@@ -5,7 +5,7 @@
  * wrote.
  */
 import { redact } from "../redact.ts";
-import { Command } from "@langchain/langgraph";
+import { Command, UnknownInterruptError } from "@langchain/langgraph";
 import type { RunEvent } from "../storage/run-events.ts";
 import type { ClaimedRun } from "../storage/runs.ts";
 import type { Storage } from "../storage/storage.ts";
@@ -53,6 +53,7 @@ export interface RunKwargs {
   checkpoint_during?: boolean;
   on_completion?: "delete" | "keep";
   temporary?: boolean;
+  strict_resume?: boolean;
 }
 
 /** Runs `run` to its end; never throws (failures become the run's `error` status). */
@@ -132,6 +133,10 @@ export async function executeRun(deps: ExecutorDeps, run: Run & { assistant?: Cl
       interruptBefore: kwargs.interrupt_before,
       interruptAfter: kwargs.interrupt_after,
     };
+    if (kwargs.strict_resume && kwargs.command?.resume !== undefined) {
+      const at = { configurable: { thread_id: run.thread_id, ...(checkpointId ? { checkpoint_id: checkpointId } : {}) } };
+      refuseUnmatchedResume(await graph.getState(at), kwargs.command.resume);
+    }
     const input = kwargs.command
       ? new Command({ resume: kwargs.command.resume, update: kwargs.command.update as never, goto: kwargs.command.goto as never })
       : kwargs.input ?? null;
@@ -187,6 +192,25 @@ export function graphError(err: unknown): { error: string; message: string } {
   return { error: e.name || "Error", message: message || e.name || "The run failed" };
 }
 
+/**
+ * `strict_resume`: throws UnknownInterruptError, before the graph runs (so nothing is
+ * written), when no interrupt is waiting or a resume map (keyed by interrupt ids, as
+ * LangGraph decides one) names an interrupt that is not waiting.
+ */
+function refuseUnmatchedResume(snapshot: { tasks?: ReadonlyArray<{ interrupts?: ReadonlyArray<{ id?: string }> }> }, resume: unknown): void {
+  const pendingIds = [...new Set((snapshot.tasks ?? []).flatMap((t) => (t.interrupts ?? []).flatMap((i) => (i.id ? [i.id] : []))))].sort();
+  const pending = new Set(pendingIds);
+  const ids = isPlainObject(resume) && Object.keys(resume).every((k) => /^[0-9a-f]{32}$/.test(k)) ? Object.keys(resume) : null;
+  if (ids?.length === 0) throw new UnknownInterruptError(`The resume map names no interrupt; waiting: ${pendingIds.join(", ") || "none"}`, { reason: "empty_map", pendingIds });
+  const unknown = (ids ?? []).filter((id) => !pending.has(id)).sort();
+  if (!pendingIds.length) {
+    throw new UnknownInterruptError(`No interrupt is waiting on this thread${unknown.length ? `; the resume names ${unknown.join(", ")}` : ""}`, { reason: "not_pending", interruptIds: unknown, pendingIds });
+  }
+  if (unknown.length) {
+    throw new UnknownInterruptError(`Unknown or already-consumed interrupt: ${unknown.join(", ")}; waiting: ${pendingIds.join(", ")}`, { reason: "not_pending", interruptIds: unknown, pendingIds });
+  }
+}
+
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
@@ -216,7 +240,9 @@ async function finishRun(
   try {
     // The run's claim time (`updated_at` when it became running) bounds what it wrote.
     if (r.rollback) await storage.checkpointer.deleteSince(run.thread_id, run.updated_at);
-    let threadStatus: ThreadStatus = r.status === "error" || r.status === "timeout" ? "error" : "idle";
+    // A refused strict resume ran nothing: the thread keeps the status its state gives it.
+    const refused = r.errorOut?.error === "UnknownInterruptError";
+    let threadStatus: ThreadStatus = (r.status === "error" || r.status === "timeout") && !refused ? "error" : "idle";
     let values: unknown = null;
     let interrupts: Record<string, unknown[]> = {};
     // deno-lint-ignore no-explicit-any
@@ -229,7 +255,7 @@ async function finishRun(
       values = toWire(snapshot.values ?? {});
       interrupts = interruptsByTask(snapshot);
       // Stopped before nodes still to run (an `interrupt()` or a static interrupt_before/after).
-      if ((snapshot.next?.length || Object.keys(interrupts).length) && r.status === "success") threadStatus = "interrupted";
+      if ((snapshot.next?.length || Object.keys(interrupts).length) && (r.status === "success" || refused)) threadStatus = "interrupted";
       if (!r.errorOut) {
         const all = Object.values(interrupts).flat();
         output = all.length ? { ...(values as object), __interrupt__: all } : values;

@@ -39,6 +39,7 @@ export async function createRun(deps: ServerDeps, user: AuthUser | null, b: RunC
     checkpoint: b.checkpoint ?? null,
     durability: b.durability,
     checkpoint_during: b.checkpoint_during,
+    ...(b.strict_resume ? { strict_resume: true } : {}),
     on_completion: b.on_completion ?? (stateless ? "delete" : "keep"),
     temporary: stateless,
   };

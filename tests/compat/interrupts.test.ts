@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { collect } from "../server/_harness.ts";
-import { startTarget, type Target } from "./_target.ts";
+import { PEER, startTarget, type Target } from "./_target.ts";
 
 let t: Target;
 before(async () => (t = await startTarget()));
@@ -71,6 +71,59 @@ describe("dynamic interrupts", () => {
     assert.ok("__interrupt__" in (first as object));
     const out = await t.client.runs.wait(th.thread_id, "hitl", { command: { resume: "no" } });
     assert.deepEqual((out as { log: string[] }).log, ["asked", "routed", "rejected"]);
+  });
+});
+
+describe("strict resume", () => {
+  // Ours only: langgraph-cli dev 1.5.1 ignores `strict_resume` (the SDK documents that a server
+  // without strict resume does); we honour it, as the Agent Server does, and report it in /info.
+  const ours = { skip: PEER ? "langgraph-cli dev ignores strict_resume" : false };
+
+  test("a strict resume with no waiting interrupt fails with UnknownInterruptError and leaves the thread as it was", ours, async () => {
+    const info = (await (await fetch(`${t.url}/info`)).json()) as { flags: Record<string, unknown> };
+    assert.equal(info.flags.strict_resume, true);
+    const th = await t.client.threads.create();
+    await t.client.runs.wait(th.thread_id, "chain", { input: {} });
+    const before = await t.client.threads.getState(th.thread_id);
+    const run = await t.client.runs.create(th.thread_id, "chain", { command: { resume: "late" }, strictResume: true });
+    await t.client.runs.join(th.thread_id, run.run_id);
+    const done = await t.client.runs.get(th.thread_id, run.run_id);
+    assert.equal(done.status, "error");
+    const events = await collect(t.client.runs.joinStream(th.thread_id, run.run_id));
+    const err = events.find((e) => e.event === "error")?.data as { error: string; message: string };
+    assert.equal(err.error, "UnknownInterruptError", JSON.stringify(events));
+    assert.match(err.message, /No interrupt is waiting/);
+    const now = await t.client.threads.getState(th.thread_id);
+    assert.equal(now.checkpoint.checkpoint_id, before.checkpoint.checkpoint_id);
+    assert.deepEqual(now.values, before.values);
+    assert.equal((await t.client.threads.get(th.thread_id)).status, "idle");
+  });
+
+  test("a strict resume map naming an interrupt that is not waiting fails, naming it; the waiting one resumes", ours, async () => {
+    const th = await t.client.threads.create();
+    await t.client.runs.wait(th.thread_id, "hitl", { input: {} });
+    const before = await t.client.threads.getState(th.thread_id);
+    const id = before.tasks[0]!.interrupts[0]!.id!;
+    const stale = "0".repeat(32);
+    const run = await t.client.runs.create(th.thread_id, "hitl", { command: { resume: { [stale]: "yes" } }, strictResume: true });
+    await t.client.runs.join(th.thread_id, run.run_id);
+    assert.equal((await t.client.runs.get(th.thread_id, run.run_id)).status, "error");
+    const events = await collect(t.client.runs.joinStream(th.thread_id, run.run_id));
+    const err = events.find((e) => e.event === "error")?.data as { error: string; message: string };
+    assert.equal(err.error, "UnknownInterruptError");
+    assert.ok(err.message.includes(stale) && err.message.includes(id), err.message);
+    assert.equal((await t.client.threads.getState(th.thread_id)).checkpoint.checkpoint_id, before.checkpoint.checkpoint_id);
+    assert.equal((await t.client.threads.get(th.thread_id)).status, "interrupted");
+    const out = await t.client.runs.wait(th.thread_id, "hitl", { command: { resume: { [id]: "yes" } }, strictResume: true });
+    assert.deepEqual(out, { answer: "yes", log: ["asked", "routed", "approved"] });
+  });
+
+  test("without strict_resume a resume with no waiting interrupt is not refused", async () => {
+    const th = await t.client.threads.create();
+    await t.client.runs.wait(th.thread_id, "chain", { input: {} });
+    const run = await t.client.runs.create(th.thread_id, "chain", { command: { resume: "late" } });
+    await t.client.runs.join(th.thread_id, run.run_id);
+    assert.equal((await t.client.runs.get(th.thread_id, run.run_id)).status, "success");
   });
 });
 
