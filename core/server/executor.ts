@@ -195,7 +195,8 @@ export function graphError(err: unknown): { error: string; message: string } {
 /**
  * `strict_resume`: throws UnknownInterruptError, before the graph runs (so nothing is
  * written), when no interrupt is waiting or a resume map (keyed by interrupt ids, as
- * LangGraph decides one) names an interrupt that is not waiting.
+ * LangGraph decides one) names an interrupt that is not waiting, or when one value answers
+ * several waiting interrupts (LangGraph's own strict mode refuses those too).
  */
 function refuseUnmatchedResume(snapshot: { tasks?: ReadonlyArray<{ interrupts?: ReadonlyArray<{ id?: string }> }> }, resume: unknown): void {
   const pendingIds = [...new Set((snapshot.tasks ?? []).flatMap((t) => (t.interrupts ?? []).flatMap((i) => (i.id ? [i.id] : []))))].sort();
@@ -208,6 +209,9 @@ function refuseUnmatchedResume(snapshot: { tasks?: ReadonlyArray<{ interrupts?: 
   }
   if (unknown.length) {
     throw new UnknownInterruptError(`Unknown or already-consumed interrupt: ${unknown.join(", ")}; waiting: ${pendingIds.join(", ")}`, { reason: "not_pending", interruptIds: unknown, pendingIds });
+  }
+  if (!ids && pendingIds.length > 1) {
+    throw new UnknownInterruptError(`Several interrupts are waiting (${pendingIds.join(", ")}); resume with a map keyed by their ids`, { reason: "ambiguous", pendingIds });
   }
 }
 
