@@ -7,6 +7,7 @@ import { pathToFileURL } from "node:url";
 import { resolve } from "node:path";
 import { userError } from "../errors.ts";
 import { secondsSetting } from "../config/env-settings.ts";
+import { corsFromEnv } from "../server/cors.ts";
 import { DEFAULT_CONNECT_TIMEOUT_SECONDS } from "../storage/connect.ts";
 import { limitsFromEnv, type ServerLimits } from "../server/limits.ts";
 import { registerSecrets, secretValues } from "../redact.ts";
@@ -301,6 +302,8 @@ async function start(opts: HostOptions, runTimeout: number, limits: Partial<Serv
       limits,
       info: { agent: opts.bundle.config.agent.name, mode: opts.mode },
       onThreadDeleted: (threadId) => sandboxes.deleteThread(threadId),
+      cors: corsFromEnv(opts.env, opts.mode),
+      heartbeatMs: secondsSetting(opts.env, "AGENTCLI_STREAM_HEARTBEAT_SECONDS", 15, "between keep-alive comments on an idle stream (0: none)") * 1000,
     });
   } catch (err) {
     await sandboxes.close();

@@ -12,6 +12,7 @@ import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { userError } from "../errors.ts";
 import { badText } from "./json-guard.ts";
+import { corsMiddleware, type CorsSettings } from "./cors.ts";
 import type { AuthUser } from "../hooks.ts";
 import type { OpenSqlOptions } from "../storage/sql.ts";
 import { openStorage, type Storage } from "../storage/storage.ts";
@@ -69,6 +70,10 @@ export interface AgentServerOptions {
   connectWithinMs?: number;
   /** Extra fields for `GET /info`. */
   info?: Record<string, unknown>;
+  /** Origins allowed to call from a browser (./cors.ts `corsFromEnv`); none when absent. */
+  cors?: CorsSettings;
+  /** Milliseconds between `: heartbeat` comments on an idle SSE stream (default 15000; 0: none). */
+  heartbeatMs?: number;
   /** Told when a thread is deleted, to delete its sandbox (../sandbox/manager.ts). */
   onThreadDeleted?: (threadId: string) => Promise<void>;
 }
@@ -124,7 +129,7 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
     runTimeoutMs: (opts.runTimeoutSeconds ?? 0) * 1000,
     maxRunningPerOwner: limits.maxRunningPerOwner,
   });
-  const deps: ServerDeps = { storage, broker, graphs, workers, log, limits, onThreadDeleted: opts.onThreadDeleted };
+  const deps: ServerDeps = { storage, broker, graphs, workers, log, limits, onThreadDeleted: opts.onThreadDeleted, heartbeatMs: opts.heartbeatMs ?? 15_000 };
 
   const ensureAssistants = async (ids: string[], defaults: Record<string, DefaultAssistant> = {}) => {
     const taken = new Set(ids.filter((g) => defaults[g]).map((g) => defaults[g]!.name));
@@ -149,6 +154,8 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
   const app = new Hono<AppEnv>();
   app.onError(errorHandler(log));
   app.notFound((c) => c.json({ detail: `Not found: ${c.req.method} ${new URL(c.req.url).pathname}` }, 404));
+  // First: a preflight carries no credentials, so it is answered before auth and the guards.
+  if (opts.cors) app.use(corsMiddleware(opts.cors));
   app.use(bodyLimit({
     maxSize: limits.maxBodyBytes,
     onError: () => {

@@ -20,6 +20,8 @@ export interface ServerDeps {
   /** Cleans up what lives outside the database for a deleted thread (its sandbox). */
   onThreadDeleted?: (threadId: string) => Promise<void>;
   limits: ServerLimits;
+  /** Milliseconds between keep-alive comments on an idle SSE stream (0: none). */
+  heartbeatMs: number;
 }
 
 /**

@@ -51,7 +51,7 @@ function streamRun(deps: ServerDeps, c: Context<AppEnv>, run: Run, afterId: numb
   return sseResponse(follow(deps, run, afterId), {
     headers: { "Content-Location": runPath(run), Location: `${runPath(run)}/stream` },
     modes,
-    heartbeatMs: 15_000,
+    heartbeatMs: deps.heartbeatMs,
     onDisconnect: cancelOnDisconnect
       ? () => void deps.storage.runs.get(run.run_id).then((r) => r && cancelRun(deps, r, "interrupt"))
       : undefined,
