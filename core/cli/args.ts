@@ -1,8 +1,9 @@
 /**
- * A small, strict argv parser: declared flags only, `--flag value` and `--flag=value`,
- * booleans, repeatable strings, integers; unknown flags are a user error that names the
- * command's `--help`.
+ * Command-line flags on top of `node:util`'s `parseArgs`: declared flags only, `--flag value`
+ * and `--flag=value`, booleans, repeatable strings, integers; unknown flags are a user error
+ * that names the command's `--help`.
  */
+import { parseArgs as nodeParseArgs, type ParseArgsConfig } from "node:util";
 import { userError } from "../errors.ts";
 
 export type FlagSpec =
@@ -67,48 +68,49 @@ export function parseArgs<F extends Record<string, FlagSpec>>(
   argv: readonly string[],
 ): { flags: FlagValues<F>; positionals: string[]; help: boolean } {
   const flags: Record<string, unknown> = {};
+  // node:util tokenizes (long/short/grouped flags, `--flag=value`, `--`); we keep strict:false
+  // and walk its tokens so unknown flags, missing values and bad integers get our own errors.
+  const options: ParseArgsConfig["options"] = { help: { type: "boolean", short: "h" } };
+  const byFlag = new Map<string, string>();
   for (const [name, f] of Object.entries(spec.flags)) {
     if (f.type === "boolean") flags[name] = false;
     else if (f.type === "string" && f.multiple) flags[name] = [];
     else if ("default" in f && f.default !== undefined) flags[name] = f.default;
+    const flag = flagName(name);
+    byFlag.set(flag, name);
+    options[flag] = { type: f.type === "boolean" ? "boolean" : "string", ...(f.short ? { short: f.short } : {}) };
   }
+  const { tokens } = nodeParseArgs({ args: [...argv], options, strict: false, allowPositionals: true, tokens: true });
   const positionals: string[] = [];
   let help = false;
-  const byShort = new Map(Object.entries(spec.flags).filter(([, f]) => f.short).map(([n, f]) => [f.short!, n]));
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === "--") {
-      positionals.push(...argv.slice(i + 1));
-      break;
+  for (const token of tokens) {
+    if (token.kind === "positional") {
+      positionals.push(token.value);
+      continue;
     }
-    if (arg === "--help" || arg === "-h") {
+    if (token.kind !== "option") continue;
+    if (token.name === "help") {
       help = true;
       continue;
     }
-    if (!arg.startsWith("-") || arg === "-") {
-      positionals.push(arg);
-      continue;
-    }
-    const eq = arg.indexOf("=");
-    const rawName = arg.startsWith("--") ? arg.slice(2, eq === -1 ? undefined : eq) : byShort.get(arg.slice(1)) ?? arg;
-    const name = rawName.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
-    const f = spec.flags[name] as FlagSpec | undefined;
-    if (!f) {
+    const name = byFlag.get(token.name);
+    const f = name === undefined ? undefined : spec.flags[name] as FlagSpec;
+    if (name === undefined || !f) {
       throw userError("ARGS_INVALID", {
-        message: `Cannot run "agentcli ${spec.name}": unknown option "${arg.slice(0, eq === -1 ? undefined : eq)}"`,
+        message: `Cannot run "agentcli ${spec.name}": unknown option "${token.rawName}"`,
         hint: `Run "agentcli ${spec.name} --help" for the options it takes.`,
       });
     }
-    const flagLabel = `--${rawName}`;
+    const flagLabel = `--${token.name}`;
     if (f.type === "boolean") {
-      if (eq !== -1) {
-        const v = arg.slice(eq + 1);
+      if (token.inlineValue) {
+        const v = token.value ?? "";
         if (v !== "true" && v !== "false") throw badValue(spec.name, flagLabel, v, "true or false");
         flags[name] = v === "true";
       } else flags[name] = true;
       continue;
     }
-    const value = eq !== -1 ? arg.slice(eq + 1) : argv[++i];
+    const value = token.value;
     if (value === undefined) {
       throw userError("ARGS_INVALID", {
         message: `Cannot run "agentcli ${spec.name}": option "${flagLabel}" needs a value`,
@@ -141,6 +143,11 @@ export function parseArgs<F extends Record<string, FlagSpec>>(
   return { flags: flags as FlagValues<F>, positionals, help };
 }
 
+/** `replaceAgent` -> `replace-agent`: flags are declared camelCase and written kebab-case. */
+function flagName(name: string): string {
+  return name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+}
+
 function badValue(command: string, flag: string, value: string, expected: string) {
   return userError("ARGS_INVALID", {
     message: `Cannot run "agentcli ${command}": option "${flag}" got "${value}", expected ${expected}`,
@@ -157,7 +164,7 @@ export function renderHelp<F extends Record<string, FlagSpec>>(spec: CommandSpec
   }
   lines.push("", "Options:");
   for (const [name, f] of Object.entries(spec.flags)) {
-    const flag = `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+    const flag = `--${flagName(name)}`;
     const ph = f.type === "boolean" ? "" : ` ${"placeholder" in f && f.placeholder ? f.placeholder : "<value>"}`;
     const def = "default" in f && f.default !== undefined ? ` (default: ${f.default})` : "";
     lines.push(`  ${`${f.short ? `-${f.short}, ` : ""}${flag}${ph}`.padEnd(28)}${f.description}${def}`);
