@@ -187,6 +187,26 @@ export interface IdentityProviderSpec {
    * domains, redirect URLs), printed after a deploy that reports a URL (spec 5.1).
    */
   postDeploy?: (opts: { url: URL }) => string[];
+  /**
+   * The provider's sign-in screen in the bundled chat UI (docs/plugins.md, "Sign-in UI"):
+   * without it the UI sends no token (clients authenticate themselves).
+   */
+  ui?: IdentityUiSpec;
+}
+
+/** The browser half of an identity provider (the contract is in ./auth/browser.ts). */
+export interface IdentityUiSpec {
+  /**
+   * The browser ES module's JavaScript source (default export: a `BrowserAuthFactory`), or a
+   * function returning it; read once, when the UI first asks for it. `browserModule(fn)` makes
+   * one from a self-contained function.
+   */
+  module: string | (() => string | Promise<string>);
+  /**
+   * The factory's settings, from the project's environment: publishable values only (they are
+   * embedded in the public page). Called once per server (or `dev` reload).
+   */
+  settings?: (env: Env) => Record<string, unknown>;
 }
 
 export interface SandboxProviderSpec {

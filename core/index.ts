@@ -18,5 +18,7 @@ export { AgentcliError, userError, isUserError } from "./errors.ts";
 export type { Diagnostic, ErrorCode } from "./errors.ts";
 export { unauthorized, forbidden, identityUnavailable } from "./auth/auth-error.ts";
 export { bearerToken } from "./auth/bearer.ts";
+export { browserModule } from "./auth/browser.ts";
+export type { AuthSnapshot, BrowserAuthContext, BrowserAuthDriver, BrowserAuthFactory, SignedInUser } from "./auth/browser.ts";
 export type { AgentConfig } from "./config/schema.ts";
 export { VERSION } from "./version.ts";

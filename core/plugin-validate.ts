@@ -37,6 +37,7 @@ const pluginSchema = z.discriminatedUnion("kind", [
       perUser: z.boolean(),
       posture: z.string().min(1),
       postDeploy: fn.optional(),
+      ui: z.strictObject({ module: z.union([z.string().min(1), fn]), settings: fn.optional() }).optional(),
     }),
   }),
   z.strictObject({

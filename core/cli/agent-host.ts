@@ -278,21 +278,25 @@ async function start(opts: HostOptions, runTimeout: number, limits: Partial<Serv
   const assistants = (bundle: Bundle) => ({ agent: { name: bundle.config.agent.name, description: bundle.config.agent.description } });
   // MCP and A2A read the current bundle, so a dev reload shows in the tools and the cards.
   const provider = opts.bundle.config.auth?.provider ?? null;
+  // The configured provider's plugin: its sign-in kind for the protocol cards, its browser module for the chat UI.
+  let identityPlugin: ReturnType<typeof identityPluginFor> | null = null;
   const protocols = () => protocolRoutes({
     version: VERSION,
     name: opts.bundle.config.agent.name,
-    auth: provider === null ? "api-key" : identityPluginFor(opts.driver, provider).identity.signIn === "none" ? "none" : "bearer",
+    auth: identityPlugin?.identity.signIn === "none" ? "none" : identityPlugin ? "bearer" : "api-key",
     defaultAssistant: () => current.config.agent.name,
     skills: (a) => (a.graph_id === "agent" ? current.config.skills.map((s) => ({ name: s.name, description: s.description })) : []),
   });
   let server: AgentServer;
   try {
+    identityPlugin = provider === null ? null : identityPluginFor(opts.driver, provider);
+    const uiIdentity = identityPlugin ? { name: identityPlugin.name, ...identityPlugin.identity } : null;
     server = await createAgentServer({
       graphs: loaders(opts.bundle, opts.env),
       defaultAssistants: assistants(opts.bundle),
       storage,
       authenticate: createAuthenticator({ driver: opts.driver, config: opts.bundle.config, env: opts.env, mode: opts.mode }),
-      ui: opts.bundle.config.frontend.enabled || opts.mode === "dev" ? ui.uiRoutes({ settings: ui.uiSettings(opts.bundle.config, opts.env), log: opts.log }) : undefined,
+      ui: opts.bundle.config.frontend.enabled || opts.mode === "dev" ? ui.uiRoutes({ settings: ui.uiSettings(opts.bundle.config, opts.env, { identity: uiIdentity }), identity: uiIdentity, log: opts.log }) : undefined,
       extraRoutes: protocols(),
       log: opts.log,
       redisUrl: opts.env.REDIS_URL,

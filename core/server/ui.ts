@@ -5,13 +5,14 @@
  * settings injected at serve time as `<script type="application/json" id="agentcli-settings">`.
  *
  * @example
- * const ui = uiRoutes({ settings: uiSettings(config, env) });
+ * const identity = { name: plugin.name, ...plugin.identity };     // the [auth] provider's plugin
+ * const ui = uiRoutes({ settings: uiSettings(config, env, { identity }), identity });
  * const server = await createAgentServer({ graphs, ui });   // GET /app -> the chat
  */
 import { Hono } from "hono";
 import type { AgentConfig } from "../config/schema.ts";
 import { DEFAULT_FRONTEND_PROMPTS, DEFAULT_FRONTEND_SUBTITLE } from "../config/schema.ts";
-import type { Env } from "../hooks.ts";
+import type { Env, IdentityUiSpec } from "../hooks.ts";
 import { embeddedAsset, isCompiled } from "../runtime.ts";
 import type { ServerLog } from "./log.ts";
 import type { AuthSettings, UiSettings } from "../../ui/src/settings.ts";
@@ -27,43 +28,26 @@ export interface UiAssets {
   get(path: string): Promise<Uint8Array | null>;
 }
 
-const DEFAULT_WIDGET_GLOBAL = "Clerk";
-
-/**
- * The `identity_b` widget script for a publishable key: the key's payload is the base64 of
- * the provider's frontend host followed by `$`. `IDENTITY_B_JS_URL` overrides it.
- */
-export function identityBScriptUrl(publishableKey: string, env: Env): string | null {
-  const override = env.IDENTITY_B_JS_URL?.trim();
-  if (override) return override;
-  const m = /^pk_(?:test|live)_([A-Za-z0-9+/=_-]+)$/.exec(publishableKey.trim());
-  if (!m) return null;
-  let host: string;
-  try {
-    host = atob(m[1]!.replace(/-/g, "+").replace(/_/g, "/"));
-  } catch {
-    return null;
-  }
-  host = host.replace(/\$$/, "");
-  if (!/^[a-z0-9.-]+(:\d+)?$/i.test(host)) return null;
-  const lib = DEFAULT_WIDGET_GLOBAL.toLowerCase();
-  return `https://${host}/npm/@${lib}/${lib}-js@5/dist/${lib}.browser.js`;
+/** What the UI needs of the configured identity plugin: its provider name and browser half. */
+export interface UiIdentity {
+  provider: string;
+  /** The plugin's name, for logs. */
+  name: string;
+  ui?: IdentityUiSpec;
 }
 
-/** The UI settings of a project: `[frontend]` with the spec's defaults, and the auth provider's public values. */
-export function uiSettings(config: AgentConfig, env: Env, opts: { assistantId?: string } = {}): UiSettings {
+/** Where the UI loads the identity plugin's browser module from (under `/app`, public). */
+export const AUTH_DRIVER_PATH = "auth-driver.js";
+
+/**
+ * The UI settings of a project: `[frontend]` with the spec's defaults, and the browser
+ * settings of `identity`, the `[auth].provider`'s plugin (publishable values only:
+ * `identity.ui.settings(env)`).
+ */
+export function uiSettings(config: AgentConfig, env: Env, opts: { assistantId?: string; identity?: UiIdentity | null } = {}): UiSettings {
   const provider = config.auth?.provider ?? "none";
-  let auth: UiAuthSettings;
-  if (provider === "identity_a") {
-    auth = { provider, url: (env.IDENTITY_A_URL ?? "").trim(), publishable_key: (env.IDENTITY_A_PUBLISHABLE_DEFAULT_KEY ?? "").trim() };
-  } else if (provider === "identity_b") {
-    const key = (env.IDENTITY_B_PUBLISHABLE_KEY ?? "").trim();
-    auth = { provider, publishable_key: key, script_url: identityBScriptUrl(key, env), widget_global: env.IDENTITY_B_WIDGET_GLOBAL?.trim() || DEFAULT_WIDGET_GLOBAL };
-  } else if (provider === "anonymous") {
-    auth = { provider };
-  } else {
-    auth = { provider: "none" };
-  }
+  const ui = opts.identity?.provider === provider ? opts.identity.ui : undefined;
+  const auth: UiAuthSettings = { provider, module: ui ? `/app/${AUTH_DRIVER_PATH}` : null, settings: ui?.settings?.(env) ?? {} };
   return {
     app_name: config.frontend.app_name || config.agent.name,
     subtitle: config.frontend.subtitle ?? DEFAULT_FRONTEND_SUBTITLE,
@@ -164,9 +148,10 @@ export const embeddedAssets: UiAssets = {
 
 /**
  * The `/app` sub-app: index.html (settings injected, never cached) for `/` and any path that
- * is not a file (SPA fallback); files under `assets/` are content-hashed and cached for a year.
+ * is not a file (SPA fallback); files under `assets/` are content-hashed and cached for a year;
+ * `auth-driver.js` is the identity plugin's browser module (`identity.ui.module`), when it has one.
  */
-export function uiRoutes(opts: { settings: UiSettings; assets?: UiAssets; log?: ServerLog }): Hono {
+export function uiRoutes(opts: { settings: UiSettings; assets?: UiAssets; log?: ServerLog; identity?: UiIdentity | null }): Hono {
   const assets = opts.assets ?? (isCompiled() ? embeddedAssets : sourceAssets());
   const app = new Hono();
   let index: Promise<string> | null = null;
@@ -197,7 +182,29 @@ export function uiRoutes(opts: { settings: UiSettings; assets?: UiAssets; log?: 
     });
   };
 
+  let driverModule: Promise<string> | null = null;
+  const serveDriver = async () => {
+    const identity = opts.identity;
+    if (!identity?.ui) return null;
+    const spec = identity.ui;
+    driverModule ??= Promise.resolve().then(() => (typeof spec.module === "function" ? spec.module() : spec.module)).then((source) => {
+      if (typeof source !== "string" || !source.trim()) throw new Error("identity.ui.module gave no JavaScript source");
+      return source;
+    });
+    try {
+      return new Response(await driverModule, { headers: { "content-type": TYPES.js!, "cache-control": "no-cache", "x-content-type-options": "nosniff" } });
+    } catch (err) {
+      driverModule = null;
+      (opts.log ?? consoleLog()).error(`Cannot serve the sign-in module of identity plugin "${identity.name}"`, err);
+      return new Response(JSON.stringify({ detail: "Cannot serve the sign-in module: see the server log." }), {
+        status: 503,
+        headers: { "content-type": "application/json; charset=utf-8" },
+      });
+    }
+  };
+
   app.get("/", serveIndex);
+  app.get(`/${AUTH_DRIVER_PATH}`, async (c) => (await serveDriver()) ?? c.json({ detail: `Not found: ${c.req.method} ${new URL(c.req.url).pathname}` }, 404));
   app.get("/:path{.*}", async (c) => {
     const path = c.req.param("path") ?? "";
     if (path === "" || path === "index.html") return serveIndex();

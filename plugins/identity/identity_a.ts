@@ -12,6 +12,8 @@ import { definePlugin, type AuthUser, type Env } from "../../core/hooks.ts";
 import { bearerToken, missingBearer } from "../../core/auth/bearer.ts";
 import { identityUnavailable, unauthorized } from "../../core/auth/auth-error.ts";
 import { TokenCache } from "../../core/auth/token-cache.ts";
+import { browserModule } from "../../core/auth/browser.ts";
+import { identityABrowser } from "./identity_a.browser.ts";
 
 const cache = new TokenCache({ ttlMs: 30_000, maxEntries: 2000 });
 const TIMEOUT_MS = 5_000;
@@ -94,6 +96,10 @@ export default definePlugin({
       `identity_a: add the redirect URL pattern "${url.origin}/app/**" to the allowed redirect URLs of your identity_a project ` +
         `(once per deployment URL), so sign-in redirects, password-reset and email-confirmation links return to the app.`,
     ],
+    ui: {
+      module: browserModule(identityABrowser),
+      settings: (env) => ({ url: (env.IDENTITY_A_URL ?? "").trim(), publishable_key: (env.IDENTITY_A_PUBLISHABLE_DEFAULT_KEY ?? "").trim() }),
+    },
   },
   hooks: {
     "auth:authenticate": async ({ request, env }) => {

@@ -13,11 +13,36 @@ import { bearerToken, missingBearer } from "../../core/auth/bearer.ts";
 import { identityUnavailable, unauthorized } from "../../core/auth/auth-error.ts";
 import { JwksKeyStore } from "../../core/auth/jwks.ts";
 import { sha256Hex } from "../../core/auth/constant-time.ts";
+import { browserModule } from "../../core/auth/browser.ts";
+import { identityBBrowser } from "./identity_b.browser.ts";
 
 const DEFAULT_API_URL = "https://api.clerk.com";
 const ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "EdDSA"];
 const CLOCK_SKEW_SECONDS = 5;
 const stores = new Map<string, JwksKeyStore>();
+
+const DEFAULT_WIDGET_GLOBAL = "Clerk";
+
+/**
+ * The widget script for a publishable key: the key's payload is the base64 of the provider's
+ * frontend host followed by `$`. `IDENTITY_B_JS_URL` overrides it.
+ */
+export function identityBScriptUrl(publishableKey: string, env: Env): string | null {
+  const override = env.IDENTITY_B_JS_URL?.trim();
+  if (override) return override;
+  const m = /^pk_(?:test|live)_([A-Za-z0-9+/=_-]+)$/.exec(publishableKey.trim());
+  if (!m) return null;
+  let host: string;
+  try {
+    host = atob(m[1]!.replace(/-/g, "+").replace(/_/g, "/"));
+  } catch {
+    return null;
+  }
+  host = host.replace(/\$$/, "");
+  if (!/^[a-z0-9.-]+(:\d+)?$/i.test(host)) return null;
+  const lib = DEFAULT_WIDGET_GLOBAL.toLowerCase();
+  return `https://${host}/npm/@${lib}/${lib}-js@5/dist/${lib}.browser.js`;
+}
 
 /** The JWKS address for an environment. */
 export function jwksUrl(env: Env): string {
@@ -99,6 +124,13 @@ export default definePlugin({
         `so sign-in redirects and links return to the app. Development instances allow localhost automatically.`,
       `identity_b: if IDENTITY_B_AUTHORIZED_PARTIES is set, add "${url.origin}" to it.`,
     ],
+    ui: {
+      module: browserModule(identityBBrowser),
+      settings: (env) => {
+        const key = (env.IDENTITY_B_PUBLISHABLE_KEY ?? "").trim();
+        return { publishable_key: key, script_url: identityBScriptUrl(key, env), widget_global: env.IDENTITY_B_WIDGET_GLOBAL?.trim() || DEFAULT_WIDGET_GLOBAL };
+      },
+    },
   },
   hooks: {
     "auth:authenticate": async ({ request, env }) => {

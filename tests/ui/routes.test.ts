@@ -6,8 +6,12 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Hono } from "hono";
-import { contentType, identityBScriptUrl, renderIndex, scriptSafeJson, uiRoutes, uiSettings } from "../../core/server/ui.ts";
-import type { UiAssets, UiSettings } from "../../core/server/ui.ts";
+import { contentType, renderIndex, scriptSafeJson, uiRoutes, uiSettings } from "../../core/server/ui.ts";
+import type { UiAssets, UiIdentity, UiSettings } from "../../core/server/ui.ts";
+import { browserModule } from "../../core/auth/browser.ts";
+import type { ServerLog } from "../../core/server/log.ts";
+import identityA from "../../plugins/identity/identity_a.ts";
+import identityB, { identityBScriptUrl } from "../../plugins/identity/identity_b.ts";
 import { DEFAULT_FRONTEND_PROMPTS, DEFAULT_FRONTEND_SUBTITLE } from "../../core/config/schema.ts";
 import type { AgentConfig } from "../../core/config/schema.ts";
 
@@ -22,7 +26,7 @@ const settings: UiSettings = {
   subtitle: "Ask\u2028anything",
   prompts: ["</script>", "b"],
   assistant_id: "docs",
-  auth: { provider: "anonymous" },
+  auth: { provider: "anonymous", module: null, settings: {} },
 };
 
 function mounted(files = { "index.html": INDEX, "assets/app-abc123.js": "console.log(1)", "assets/app-abc123.css": "body{}", "favicon.svg": "<svg/>" }) {
@@ -113,7 +117,7 @@ test("settings: spec defaults when [frontend] leaves them unset", () => {
   assert.equal(s.subtitle, DEFAULT_FRONTEND_SUBTITLE);
   assert.deepEqual(s.prompts, DEFAULT_FRONTEND_PROMPTS);
   assert.equal(s.assistant_id, "research-bot");
-  assert.deepEqual(s.auth, { provider: "anonymous" });
+  assert.deepEqual(s.auth, { provider: "anonymous", module: null, settings: {} });
   const custom = uiSettings(config("anonymous", { app_name: "Scout", subtitle: "Find things", prompts: ["One"] }), {});
   assert.equal(custom.app_name, "Scout");
   assert.equal(custom.subtitle, "Find things");
@@ -128,13 +132,61 @@ test("settings: identity providers expose publishable values only", () => {
     IDENTITY_B_PUBLISHABLE_KEY: `pk_test_${btoa("clerk.example.com$")}`,
     IDENTITY_B_SECRET_KEY: "sk_test_secret",
   };
-  const a = uiSettings(config("identity_a"), env);
-  assert.deepEqual(a.auth, { provider: "identity_a", url: env.IDENTITY_A_URL, publishable_key: "sb_publishable_x" });
-  const b = uiSettings(config("identity_b"), env);
+  const a = uiSettings(config("identity_a"), env, { identity: { name: identityA.name, ...identityA.identity } as UiIdentity });
+  assert.deepEqual(a.auth, { provider: "identity_a", module: "/app/auth-driver.js", settings: { url: env.IDENTITY_A_URL, publishable_key: "sb_publishable_x" } });
+  const b = uiSettings(config("identity_b"), env, { identity: { name: identityB.name, ...identityB.identity } as UiIdentity });
   assert.equal(b.auth.provider, "identity_b");
-  assert.equal((b.auth as { script_url: string }).script_url, "https://clerk.example.com/npm/@clerk/clerk-js@5/dist/clerk.browser.js");
+  assert.equal(b.auth.settings.script_url, "https://clerk.example.com/npm/@clerk/clerk-js@5/dist/clerk.browser.js");
   for (const s of [a, b]) assert.doesNotMatch(renderIndex(INDEX, s), /secret/);
   assert.equal(identityBScriptUrl("pk_test_x", { IDENTITY_B_JS_URL: "http://127.0.0.1:9/w.js" }), "http://127.0.0.1:9/w.js");
   assert.equal(identityBScriptUrl("not-a-key", {}), null);
-  assert.deepEqual(uiSettings(config(null), {}).auth, { provider: "none" });
+  // Another provider's plugin contributes nothing.
+  assert.deepEqual(uiSettings(config("identity_b"), env, { identity: { name: identityA.name, ...identityA.identity } as UiIdentity }).auth, { provider: "identity_b", module: null, settings: {} });
+  assert.deepEqual(uiSettings(config(null), {}).auth, { provider: "none", module: null, settings: {} });
+});
+
+function silentLog(): ServerLog & { errors: string[] } {
+  const errors: string[] = [];
+  const log = { info() {}, warn() {}, error(msg: string, err?: unknown) { errors.push(`${msg}: ${err instanceof Error ? err.message : String(err)}`); } };
+  return Object.assign(log as unknown as ServerLog, { errors });
+}
+
+test("the identity plugin's browser module is served at /app/auth-driver.js; none without one", async () => {
+  for (const [plugin, factoryName] of [[identityA, "identityABrowser"], [identityB, "identityBBrowser"]] as const) {
+    const identity = { name: plugin.name, ...plugin.identity } as UiIdentity;
+    const app = new Hono();
+    app.route("/app", uiRoutes({ settings, assets: memoryAssets({ "index.html": INDEX }), identity }));
+    const res = await app.request("/app/auth-driver.js");
+    assert.equal(res.status, 200, factoryName);
+    assert.equal(res.headers.get("content-type"), "text/javascript; charset=utf-8");
+    const source = await res.text();
+    assert.match(source, /^export default /);
+    assert.doesNotMatch(source, /\bimport\b/, "self-contained: no imports");
+    // It is a module a JavaScript engine accepts, whose default export is the factory.
+    const mod = await import(`data:text/javascript,${encodeURIComponent(source)}`) as { default: unknown };
+    assert.equal(typeof mod.default, "function");
+  }
+  const app = mounted();
+  assert.equal((await app.request("/app/auth-driver.js")).status, 404);
+});
+
+test("a browser module that cannot be produced is a 503 naming nothing; the log names the plugin", async () => {
+  const log = silentLog();
+  const identity: UiIdentity = { name: "idp-broken", provider: "broken", ui: { module: () => { throw new Error("bundle missing"); } } };
+  const app = new Hono();
+  app.route("/app", uiRoutes({ settings, assets: memoryAssets({ "index.html": INDEX }), identity, log }));
+  const res = await app.request("/app/auth-driver.js");
+  assert.equal(res.status, 503);
+  assert.doesNotMatch(await res.text(), /bundle missing|idp-broken/);
+  assert.match(log.errors.join("\n"), /identity plugin "idp-broken".*bundle missing/);
+});
+
+test("browserModule: arrow functions, function expressions and method shorthands become a default export", async () => {
+  const methods = { make(settings: Record<string, unknown>) { return { settings } as never; } };
+  const factories = [((s: Record<string, unknown>) => ({ s }) as never), function named(s: Record<string, unknown>) { return { s } as never; }, methods.make];
+  for (const f of factories) {
+    const mod = await import(`data:text/javascript,${encodeURIComponent(browserModule(f))}`) as { default: (s: unknown, c: unknown) => unknown };
+    assert.equal(typeof mod.default, "function", browserModule(f));
+    assert.ok(mod.default({ k: 1 }, {}), "callable");
+  }
 });

@@ -2,28 +2,17 @@
 import { useEffect, useMemo, useSyncExternalStore } from "react";
 import type { AuthDriver } from "./auth/driver.ts";
 import { anonymousDriver } from "./auth/anonymous.ts";
-import { identityADriver } from "./auth/identity-a.ts";
-import type { IdentityADriver } from "./auth/identity-a.ts";
-import { identityBDriver } from "./auth/identity-b.ts";
-import type { IdentityBDriver } from "./auth/identity-b.ts";
-import { AuthError, IdentityANewPassword, IdentityASignIn, IdentityBSignIn } from "./auth/SignInScreen.tsx";
+import { pluginDriver } from "./auth/plugin.ts";
+import { AuthError, PluginSignIn } from "./auth/SignInScreen.tsx";
 import { ChatApp } from "./chat/ChatApp.tsx";
 import { Icon } from "./icons.tsx";
 import type { AuthSettings } from "./settings.ts";
 import { readSettings } from "./settings.ts";
 import { useTheme } from "./theme.ts";
 
+/** The identity plugin's browser module when it has one, else the token-less driver. */
 function createDriver(auth: AuthSettings): AuthDriver {
-  switch (auth.provider) {
-    case "identity_a":
-      return identityADriver({ url: auth.url, publishableKey: auth.publishable_key });
-    case "identity_b":
-      return identityBDriver({ publishableKey: auth.publishable_key, scriptUrl: auth.script_url, widgetGlobal: auth.widget_global || "Clerk" });
-    case "none":
-      return anonymousDriver("none");
-    default:
-      return anonymousDriver("anonymous");
-  }
+  return auth.module ? pluginDriver({ ...auth, module: auth.module }) : anonymousDriver(auth.provider);
 }
 
 export function App() {
@@ -48,11 +37,7 @@ export function App() {
     return <AuthError message={snapshot.message ?? "Unknown error."} {...shell} />;
   }
   if (snapshot.status === "signed_out") {
-    if (driver.provider === "identity_b") return <IdentityBSignIn driver={driver as IdentityBDriver} message={snapshot.message} {...shell} />;
-    return <IdentityASignIn key={snapshot.message ?? ""} driver={driver as IdentityADriver} message={snapshot.message} {...shell} />;
-  }
-  if (driver.provider === "identity_a" && (driver as IdentityADriver).recovering) {
-    return <IdentityANewPassword driver={driver as IdentityADriver} {...shell} />;
+    return <PluginSignIn key={snapshot.message ?? ""} driver={driver} message={snapshot.message} {...shell} />;
   }
   return <ChatApp settings={settings} auth={driver} snapshot={snapshot} theme={theme} toggleTheme={toggleTheme} />;
 }

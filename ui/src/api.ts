@@ -17,7 +17,7 @@ export function createApiClient(auth: AuthDriver, onNetwork: (online: boolean) =
       throw err;
     }
     onNetwork(true);
-    if (res.status === 401 && auth.provider !== "anonymous" && auth.provider !== "none") {
+    if (res.status === 401 && auth.mountSignIn) {
       auth.expire("Your session has expired. Sign in again to continue.");
     }
     return res;

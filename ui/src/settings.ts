@@ -5,12 +5,16 @@
  * them in) imports them from here, so the two sides cannot drift apart.
  */
 
-/** Browser-facing auth settings: publishable values only, never secret keys. */
-export type AuthSettings =
-  | { provider: "anonymous" }
-  | { provider: "none" }
-  | { provider: "identity_a"; url: string; publishable_key: string }
-  | { provider: "identity_b"; publishable_key: string; script_url: string | null; widget_global: string };
+/**
+ * Browser-facing auth settings: the `[auth].provider` ("none" without one), the address of
+ * its plugin's browser module (null: no sign-in screen, the UI sends no token) and that
+ * module's settings (publishable values only, never secret keys).
+ */
+export interface AuthSettings {
+  provider: string;
+  module: string | null;
+  settings: Record<string, unknown>;
+}
 
 export interface UiSettings {
   app_name: string;
@@ -26,7 +30,7 @@ const FALLBACK: UiSettings = {
   subtitle: "",
   prompts: [],
   assistant_id: "agent",
-  auth: { provider: "anonymous" },
+  auth: { provider: "anonymous", module: null, settings: {} },
 };
 
 /** Reads the injected settings; falls back to safe defaults when absent (e.g. `vite dev`). */

@@ -14,8 +14,11 @@ export function browserIdCookie(): string {
   return id;
 }
 
-/** `anonymous` and no-auth deployments: always signed in, no token. */
-export function anonymousDriver(provider: "anonymous" | "none"): AuthDriver {
+/**
+ * No-auth deployments, `anonymous`, and identity plugins without a browser module: always
+ * signed in, no token (API clients other than this page authenticate themselves).
+ */
+export function anonymousDriver(provider: string): AuthDriver {
   const browserId = browserIdCookie();
   const store = new SnapshotStore({ status: "signed_in", user: null, message: null });
   return {

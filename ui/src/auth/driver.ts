@@ -1,32 +1,20 @@
 /**
- * One small external store per auth provider. The app reads its snapshot with
- * `useSyncExternalStore`, asks it for a fresh token before every API call, and tells it
- * when the API answered 401 so the user signs in again.
+ * The UI's auth driver: one small external store per page. The app reads its snapshot with
+ * `useSyncExternalStore`, asks it for a fresh token before every API call, and tells it when
+ * the API answered 401 so the user signs in again. Identity plugins supply it as a browser
+ * module (the contract, shared with core, is `core/auth/browser.ts`); without one the
+ * built-in token-less driver (`anonymous.ts`) is used.
  */
-export interface SignedInUser {
-  id: string;
-  email?: string;
-  name?: string;
-}
+import type { AuthSnapshot, BrowserAuthDriver } from "../../../core/auth/browser.ts";
 
-export interface AuthSnapshot {
-  status: "loading" | "signed_out" | "signed_in" | "error";
-  user: SignedInUser | null;
-  /** Shown on the sign-in screen (e.g. "Your session expired") or the error screen. */
-  message: string | null;
-}
+export type { AuthSnapshot, BrowserAuthDriver, SignedInUser } from "../../../core/auth/browser.ts";
 
-export interface AuthDriver {
+export interface AuthDriver extends Omit<BrowserAuthDriver, "mountSignIn"> {
   readonly provider: string;
-  snapshot(): AuthSnapshot;
-  subscribe(listener: () => void): () => void;
-  /** A token for `Authorization: Bearer`, refreshed when needed; null when none applies. */
-  token(): Promise<string | null>;
-  /** The API rejected our credentials: drop them and ask the user to sign in again. */
-  expire(message: string): void;
-  signOut(): Promise<void>;
   /** The anonymous per-browser id (UX scoping only), null for real providers. */
   readonly browserId: string | null;
+  /** The plugin's sign-in screen; absent for the token-less driver (a 401 is then an error, not a sign-in). */
+  mountSignIn?(el: HTMLElement): () => void;
 }
 
 /** A tiny observable snapshot shared by the drivers. */
