@@ -2,6 +2,7 @@
  * A minimal deterministic ustar writer and reader: entries sorted by path, mode 0644, owner 0,
  * mtime 0, no user or group names, so the same files always give the same bytes.
  */
+import { concatBytes } from "../bytes.ts";
 
 const BLOCK = 512;
 const enc = new TextEncoder();
@@ -11,23 +12,13 @@ const dec = new TextDecoder();
 export function packTar(files: ReadonlyMap<string, Uint8Array>): Uint8Array {
   const paths = [...files.keys()].sort();
   const chunks: Uint8Array[] = [];
-  let total = 0;
   for (const path of paths) {
     const data = files.get(path)!;
-    const header = tarHeader(path, data.length);
     const pad = (BLOCK - (data.length % BLOCK)) % BLOCK;
-    chunks.push(header, data, new Uint8Array(pad));
-    total += header.length + data.length + pad;
+    chunks.push(tarHeader(path, data.length), data, new Uint8Array(pad));
   }
   chunks.push(new Uint8Array(BLOCK * 2));
-  total += BLOCK * 2;
-  const out = new Uint8Array(total);
-  let off = 0;
-  for (const c of chunks) {
-    out.set(c, off);
-    off += c.length;
-  }
-  return out;
+  return concatBytes(chunks);
 }
 
 /** Whether `path` fits a ustar header (name up to 100 bytes, or a prefix up to 155 bytes cut at a "/"). */

@@ -10,6 +10,7 @@
  * for await (const chunk of p.stdout) process.stdout.write(chunk);
  * const { exitCode } = await p.exited;
  */
+import { concatBytes } from "../bytes.ts";
 
 /** A command running in a sandbox. */
 export interface BoxProcess {
@@ -77,13 +78,7 @@ export async function collect(p: BoxProcess, limit = 64 * 1024 * 1024): Promise<
       parts.push(chunk);
       size += chunk.byteLength;
     }
-    const out = new Uint8Array(size);
-    let at = 0;
-    for (const part of parts) {
-      out.set(part, at);
-      at += part.byteLength;
-    }
-    return out;
+    return concatBytes(parts);
   };
   const [stdout, stderr, exit] = await Promise.all([drain(p.stdout), drain(p.stderr), p.exited]);
   return { stdout, stderr, ...exit, truncated };

@@ -10,6 +10,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { Hono } from "hono";
 import { AgentcliError } from "../errors.ts";
 import { TarRefused, TarScanner } from "../bundle/tar.ts";
+import { concatBytes } from "../bytes.ts";
 import { invalidField, notFound, payloadTooLarge, unauthorized } from "./api-error.ts";
 import type { PlatformServices } from "./context.ts";
 import { describeLimit, type PlatformLimits } from "./limits.ts";
@@ -67,13 +68,7 @@ async function receiveArchive(body: ReadableStream<Uint8Array> | null, limits: P
     if (!size) throw invalidField(["body"], "the upload is empty", "empty");
     throw invalidField(["body"], `is not a gzip archive (${(err as Error).message}); upload the bundle "agentcli deploy" builds`, "archive_invalid");
   }
-  const bytes = new Uint8Array(size);
-  let off = 0;
-  for (const c of chunks) {
-    bytes.set(c, off);
-    off += c.byteLength;
-  }
-  return bytes;
+  return concatBytes(chunks);
 }
 
 export function uploadRoutes(s: PlatformServices): Hono {
