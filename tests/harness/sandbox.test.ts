@@ -16,6 +16,13 @@ after(async () => {
   for (const h of harnesses) await h.dispose();
 });
 const sandbox = { provider: "sandbox_a", template: "agentcli-default", image: "python:3", scope: "thread" as const };
+/** A provider of this test's own (the built-in vendor plugins answer for theirs): declared, run by the test's plugins. */
+const myBox = { ...sandbox, provider: "my_box" };
+const myBoxSpec = definePlugin({
+  name: "sandbox-my_box",
+  kind: "sandbox",
+  sandbox: { provider: "my_box", env: ["MY_BOX_KEY"], partnerPackage: null, defaultTemplate: "agentcli-default", capabilities: { persistentFiles: true, network: false, gpu: false } },
+});
 
 test("no sandbox: no execute tool", async () => {
   const h = await startHarness({ config: makeConfig(), files: { "AGENTS.md": "A" } });
@@ -37,14 +44,14 @@ test("a vendor sandbox without its credentials: execute is a tool error naming t
 });
 
 test("a vendor sandbox without a runtime: execute is a tool error naming the missing runtime", async () => {
-  const h = await startHarness({ config: makeConfig({ sandbox }), files: { "AGENTS.md": "A" }, env: { SANDBOX_A_API_KEY: "k" } });
+  const h = await startHarness({ config: makeConfig({ sandbox: myBox }), files: { "AGENTS.md": "A" }, plugins: [myBoxSpec], env: { MY_BOX_KEY: "k" } });
   harnesses.push(h);
   h.server.script({ toolCalls: [{ name: "execute", args: { command: "echo hi" } }] }, { text: "cannot run" });
   const out = await h.run("run echo", { thread_id: "e1", ...userConfigurable("alice") });
   assert.ok(h.server.requests[0].tools.includes("execute"));
   const tool = out.messages.find((m) => m.getType() === "tool")!;
   assert.equal(tool.status, "error");
-  assert.match(String(tool.content), /no runtime for sandbox provider "sandbox_a" is installed/);
+  assert.match(String(tool.content), /no runtime for sandbox provider "my_box" is installed/);
 });
 
 test("a plugin runtime: one sandbox per thread, reused across turns", async () => {
@@ -54,7 +61,7 @@ test("a plugin runtime: one sandbox per thread, reused across turns", async () =
     kind: "extension",
     hooks: {
       "sandbox:create": ({ provider, key }) => {
-        if (provider !== "sandbox_a") return null;
+        if (provider !== "my_box") return null;
         created.push(key);
         const box: Sandbox = {
           id: key,
@@ -67,7 +74,7 @@ test("a plugin runtime: one sandbox per thread, reused across turns", async () =
       },
     },
   });
-  const h = await startHarness({ config: makeConfig({ sandbox }), files: { "AGENTS.md": "A" }, plugins: [plugin], env: { SANDBOX_A_API_KEY: "k" } });
+  const h = await startHarness({ config: makeConfig({ sandbox: myBox }), files: { "AGENTS.md": "A" }, plugins: [myBoxSpec, plugin], env: { MY_BOX_KEY: "k" } });
   harnesses.push(h);
   for (const [thread, turn] of [["e2", 1], ["e2", 2], ["e3", 1]] as const) {
     h.server.script({ toolCalls: [{ name: "execute", args: { command: `echo ${turn}` } }] }, { text: "done" });
@@ -85,7 +92,7 @@ test("a subagent runs commands in the thread's sandbox; its skills are copied un
     name: "test-sandbox-subagent",
     kind: "extension",
     hooks: {
-      "sandbox:create": ({ provider, key }) => provider !== "sandbox_a" ? null : {
+      "sandbox:create": ({ provider, key }) => provider !== "my_box" ? null : {
         id: `box-${key}`,
         execute: async (command) => (runs.push(`${key} ${command}`), { output: "ok", exitCode: 0, truncated: false }),
         uploadFiles: async (files) => files.map((f) => (uploads.push(f.path), { path: f.path, error: null })),
@@ -95,14 +102,14 @@ test("a subagent runs commands in the thread's sandbox; its skills are copied un
     },
   });
   const config = makeConfig({
-    sandbox,
+    sandbox: myBox,
     skills: [{ name: "review", description: "Review", path: "skills/review" }],
     subagents: [makeSubagent({ name: "runner", description: "Runs things", skills: [{ name: "lint", description: "Lint", path: "subagents/runner/skills/lint" }] })],
   });
   const h = await startHarness({
     config,
-    plugins: [plugin],
-    env: { SANDBOX_A_API_KEY: "k" },
+    plugins: [myBoxSpec, plugin],
+    env: { MY_BOX_KEY: "k" },
     files: {
       "AGENTS.md": "Main. MARKER-MAIN",
       "skills/review/SKILL.md": "---\nname: review\ndescription: Review\n---\nReview.\n",

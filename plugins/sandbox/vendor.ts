@@ -1,0 +1,61 @@
+/**
+ * What the vendor sandbox plugins (sandbox_a Daytona, sandbox_c Runloop, ...) share: turning
+ * a vendor's failure into an error that says what to fix (the variable of a refused key, the
+ * base URL that cannot be reached, a quota), never quoting the key; and the output limit of
+ * a command's result.
+ */
+
+/** Output of one command returned to the agent (the rest is cut and marked). */
+export const OUTPUT_LIMIT = 100 * 1024;
+
+/** What a plugin tells {@link vendorError} about its vendor. */
+export interface VendorInfo {
+  /** The vendor's name, e.g. "Daytona". */
+  name: string;
+  /** The variable holding the key, e.g. "SANDBOX_A_API_KEY". */
+  keyVar: string;
+  /** Where keys are made, for the hint. */
+  keysUrl: string;
+  /** The variable overriding the base URL, e.g. "SANDBOX_A_API_URL", and the URL in use. */
+  urlVar: string;
+  url: string;
+  /** Values that must never appear in a message (the key). */
+  secrets: string[];
+}
+
+/** Cuts `output` to {@link OUTPUT_LIMIT} characters. */
+export function clip(output: string): { output: string; truncated: boolean } {
+  return output.length > OUTPUT_LIMIT ? { output: output.slice(0, OUTPUT_LIMIT), truncated: true } : { output, truncated: false };
+}
+
+/** Removes the secrets from `text`. */
+export function scrub(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const s of secrets) if (s && s.length >= 4) out = out.split(s).join("[redacted]");
+  return out;
+}
+
+/**
+ * The error of a failed vendor call, for the agent (a tool error) or the log: `doing` says
+ * what failed ("Cannot create the Daytona sandbox"), `status` is the HTTP status the vendor
+ * answered (undefined: no answer). A refused key names its variable; an unreachable vendor
+ * names the base URL variable; a quota says so.
+ */
+export function vendorError(v: VendorInfo, doing: string, err: unknown, status: number | undefined): Error {
+  const raw = scrub(String((err as Error)?.message ?? err).replace(/\s+/g, " ").trim(), v.secrets);
+  let message: string;
+  if (status === 401) {
+    message = `${doing}: ${v.name} refused the API key in ${v.keyVar} (401 ${raw}). Set ${v.keyVar} to a valid key (create one at ${v.keysUrl}).`;
+  } else if ((status === 403 || status === 429 || status === 400) && /quota|limit|exceed|too many|maximum/i.test(raw)) {
+    message = `${doing}: ${v.name} quota exceeded (${status} ${raw}). Delete or stop sandboxes you no longer need (agentcli stops idle ones after AGENTCLI_SANDBOX_IDLE_SECONDS), or raise the limits of your ${v.name} plan.`;
+  } else if (status === 403) {
+    message = `${doing}: ${v.name} denied the request (403 ${raw}). Check that the key in ${v.keyVar} has the permissions to manage sandboxes.`;
+  } else if (status === undefined) {
+    message = `${doing}: cannot reach ${v.name} at ${v.url} (${raw}). Check the network, or ${v.urlVar} if you set it.`;
+  } else {
+    message = `${doing}: ${v.name} answered ${status}: ${raw}`;
+  }
+  const out = new Error(message);
+  out.name = "VendorSandboxError";
+  return out;
+}
