@@ -1,15 +1,21 @@
 /**
- * A provider's JSON Web Key Set, fetched with a bearer credential and kept in memory. Keys
- * are refetched when the set is older than `maxAgeMs`, and when a token names a key id we
- * do not know (key rotation), at most once per `cooldownMs` so random key ids cannot make us
- * hammer the provider. A failed fetch is not remembered beyond `cooldownMs`; the last good set
- * keeps serving while the provider is down.
+ * A provider's JSON Web Key Set, fetched with a bearer credential and kept in memory by `jose`'s
+ * remote JWK set (which caches for `maxAgeMs`, shares one in-flight fetch and times out after
+ * `timeoutMs`). On top of it, two rules of ours:
+ * - a token naming a key id we do not know (key rotation) refetches at most once per
+ *   `cooldownMs` since the last such refetch, so random key ids cannot make us hammer the
+ *   provider, yet a rotation right after a scheduled fetch is still followed;
+ * - a failed fetch is not retried for `cooldownMs`: the last good set keeps serving while the
+ *   provider is down; without one, requests fail closed with 503.
  *
  * @example
  * const store = new JwksKeyStore({ url, headers: { authorization: `Bearer ${secret}` } });
  * await jwtVerify(token, store.getKey, { algorithms: ["RS256"] });
  */
-import { createLocalJWKSet, errors, type JSONWebKeySet, type JWSHeaderParameters, type FlattenedJWSInput, type CryptoKey } from "jose";
+import {
+  createLocalJWKSet, createRemoteJWKSet, customFetch, errors,
+  type CryptoKey, type FlattenedJWSInput, type JSONWebKeySet, type JWSHeaderParameters,
+} from "jose";
 import { identityUnavailable } from "./auth-error.ts";
 
 export interface JwksKeyStoreOptions {
@@ -20,85 +26,94 @@ export interface JwksKeyStoreOptions {
   maxAgeMs?: number;
   cooldownMs?: number;
   timeoutMs?: number;
-  now?: () => number;
 }
 
 type LocalSet = ReturnType<typeof createLocalJWKSet>;
+type RemoteSet = ReturnType<typeof createRemoteJWKSet>;
+
+/** Marks the errors of our own fetch, so they are told apart from a token's key not matching. */
+const unavailable = new WeakSet<object>();
 
 export class JwksKeyStore {
-  readonly #opts: Required<Omit<JwksKeyStoreOptions, "headers">> & { headers: Record<string, string> };
-  #set: LocalSet | null = null;
-  #fetchedAt = -Infinity;
+  readonly #remote: RemoteSet;
+  readonly #cooldownMs: number;
+  /** The newest set fetched; serves while a refetch fails. */
+  #lastGood: LocalSet | null = null;
   #lastRotationFetch = -Infinity;
   #lastFailure = -Infinity;
-  #inflight: Promise<void> | null = null;
-  /** How many times the key set was fetched; tests read it. */
-  fetches = 0;
 
   constructor(opts: JwksKeyStoreOptions) {
-    this.#opts = {
-      url: opts.url,
+    const label = opts.label ?? "identity provider";
+    this.#cooldownMs = opts.cooldownMs ?? 30_000;
+    this.#remote = createRemoteJWKSet(new URL(opts.url), {
       headers: opts.headers ?? {},
-      label: opts.label ?? "identity provider",
-      maxAgeMs: opts.maxAgeMs ?? 10 * 60_000,
-      cooldownMs: opts.cooldownMs ?? 30_000,
-      timeoutMs: opts.timeoutMs ?? 5_000,
-      now: opts.now ?? Date.now,
-    };
+      cacheMaxAge: opts.maxAgeMs ?? 10 * 60_000,
+      timeoutDuration: opts.timeoutMs ?? 5_000,
+      // Rotation refetches are ours (see getKey): jose never refetches on a missing key by itself.
+      cooldownDuration: Infinity,
+      [customFetch]: (url, init) => this.#fetch(url, init, label),
+    });
   }
 
   /** The key for a token's protected header; a jose `JWTVerifyGetKey`. */
   readonly getKey = async (header: JWSHeaderParameters, token: FlattenedJWSInput): Promise<CryptoKey> => {
-    const now = this.#opts.now();
-    if (!this.#set || now - this.#fetchedAt > this.#opts.maxAgeMs) {
-      if (!this.#set || now - this.#lastFailure >= this.#opts.cooldownMs) await this.#refresh(!this.#set);
-    }
+    const now = Date.now();
+    if (this.#lastGood && now - this.#lastFailure < this.#cooldownMs) return await this.#lastGood(header, token);
     try {
-      return await this.#set!(header, token);
+      return await this.#remote(header, token);
     } catch (err) {
-      if (!(err instanceof errors.JWKSNoMatchingKey) || now - this.#lastRotationFetch < this.#opts.cooldownMs) throw err;
-      this.#lastRotationFetch = now;
-      await this.#refresh(true);
-      return await this.#set!(header, token);
+      if (err instanceof errors.JWKSNoMatchingKey) {
+        if (now - this.#lastRotationFetch < this.#cooldownMs) throw err;
+        this.#lastRotationFetch = now;
+        await this.#failing(this.#remote.reload());
+        return await this.#remote(header, token);
+      }
+      if (!unavailable.has(err as object)) throw err;
+      this.#lastFailure = now;
+      if (!this.#lastGood) throw err;
+      try {
+        return await this.#lastGood(header, token);
+      } catch {
+        throw err;
+      }
     }
   };
 
-  async #refresh(required: boolean): Promise<void> {
-    this.#inflight ??= this.#fetch().finally(() => {
-      this.#inflight = null;
-    });
+  async #failing(reload: Promise<void>): Promise<void> {
     try {
-      await this.#inflight;
+      await reload;
     } catch (err) {
-      this.#lastFailure = this.#opts.now();
-      if (required || !this.#set) throw err;
+      if (unavailable.has(err as object)) this.#lastFailure = Date.now();
+      throw err;
     }
   }
 
-  async #fetch(): Promise<void> {
-    const { url, headers, label, timeoutMs } = this.#opts;
+  /** jose's fetch, with errors that say which key set failed and how (a 503 each). */
+  async #fetch(url: string, init: RequestInit, label: string): Promise<Response> {
     const hint = `Check that the ${label} key set at ${url} is reachable and that its credential is right; requests are refused until it is.`;
+    const fail = (what: string, cause?: unknown) => {
+      const err = identityUnavailable(`Cannot authenticate request: the ${label} key set at ${url} ${what}`, hint, cause);
+      unavailable.add(err);
+      return err;
+    };
     let res: Response;
     try {
-      this.fetches++;
-      res = await fetch(url, { headers: { accept: "application/json", ...headers }, signal: AbortSignal.timeout(timeoutMs) });
+      res = await fetch(url, init);
     } catch (err) {
-      throw identityUnavailable(`Cannot authenticate request: the ${label} key set at ${url} is unreachable`, hint, err);
+      throw fail("is unreachable", err);
     }
     if (!res.ok) {
       await res.body?.cancel();
-      throw identityUnavailable(`Cannot authenticate request: the ${label} key set at ${url} answered HTTP ${res.status}`, hint);
+      throw fail(`answered HTTP ${res.status}`);
     }
     let body: unknown;
     try {
       body = await res.json();
     } catch (err) {
-      throw identityUnavailable(`Cannot authenticate request: the ${label} key set at ${url} is not JSON`, hint, err);
+      throw fail("is not JSON", err);
     }
-    if (!body || typeof body !== "object" || !Array.isArray((body as { keys?: unknown }).keys)) {
-      throw identityUnavailable(`Cannot authenticate request: the ${label} key set at ${url} has no "keys" array`, hint);
-    }
-    this.#set = createLocalJWKSet(body as JSONWebKeySet);
-    this.#fetchedAt = this.#opts.now();
+    if (!body || typeof body !== "object" || !Array.isArray((body as { keys?: unknown }).keys)) throw fail('has no "keys" array');
+    this.#lastGood = createLocalJWKSet(body as JSONWebKeySet);
+    return Response.json(body);
   }
 }

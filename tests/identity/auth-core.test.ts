@@ -5,7 +5,7 @@
  *
  * Run: npx node --test tests/identity/auth-core.test.ts
  */
-import { after, describe, it } from "node:test";
+import { after, afterEach, beforeEach, describe, it, mock } from "node:test";
 import assert from "node:assert/strict";
 import { AgentcliError } from "../../core/errors.ts";
 import { definePlugin } from "../../core/hooks.ts";
@@ -64,42 +64,54 @@ describe("TokenCache", () => {
 
 describe("JwksKeyStore", () => {
   const servers: Array<{ close(): Promise<void> }> = [];
+  // jose's remote key set reads Date.now(): the test clock is node:test's mocked Date.
+  beforeEach(() => mock.timers.enable({ apis: ["Date"], now: 1_000_000 }));
+  afterEach(() => mock.timers.reset());
   after(async () => { for (const s of servers) await s.close(); });
 
   it("refetches on an unknown key id at most once per cooldown, and on age", async () => {
     const s = await startJwksServer();
     servers.push(s);
-    let now = 0;
-    const store = new JwksKeyStore({ url: s.jwksUrl, headers: { authorization: `Bearer ${s.secretKey}` }, cooldownMs: 30_000, maxAgeMs: 600_000, now: () => now });
+    const store = new JwksKeyStore({ url: s.jwksUrl, headers: { authorization: `Bearer ${s.secretKey}` }, cooldownMs: 30_000, maxAgeMs: 600_000 });
     const keyFor = (kid: string) => store.getKey({ alg: "RS256", kid }, { payload: "", signature: "" });
     await keyFor(s.currentKid);
     await keyFor(s.currentKid);
     assert.equal(s.jwksCalls, 1);
     const rotated = await s.rotate();
-    now += 1_000;
+    mock.timers.tick(1_000);
     await keyFor(rotated);
     assert.equal(s.jwksCalls, 2, "rotation refetch");
     await assert.rejects(keyFor("ins_unknown"), { code: "ERR_JWKS_NO_MATCHING_KEY" });
     assert.equal(s.jwksCalls, 2, "no refetch within the cooldown");
-    now += 30_000;
+    mock.timers.tick(30_000);
     await assert.rejects(keyFor("ins_unknown"), { code: "ERR_JWKS_NO_MATCHING_KEY" });
     assert.equal(s.jwksCalls, 3, "one refetch after the cooldown");
-    now += 600_001;
+    mock.timers.tick(600_001);
     await keyFor(rotated);
     assert.equal(s.jwksCalls, 4, "refetch when stale");
   });
 
-  it("keeps serving the last good key set while the provider is down", async () => {
+  it("keeps serving the last good key set while the provider is down, without retrying within the cooldown", async () => {
     const s = await startJwksServer();
-    let now = 0;
-    const store = new JwksKeyStore({ url: s.jwksUrl, headers: { authorization: `Bearer ${s.secretKey}` }, maxAgeMs: 1_000, now: () => now });
+    const store = new JwksKeyStore({ url: s.jwksUrl, headers: { authorization: `Bearer ${s.secretKey}` }, maxAgeMs: 1_000, cooldownMs: 30_000 });
     const kid = s.currentKid;
     await store.getKey({ alg: "RS256", kid }, { payload: "", signature: "" });
     await s.close();
-    now += 5_000;
+    mock.timers.tick(5_000);
     assert.ok(await store.getKey({ alg: "RS256", kid }, { payload: "", signature: "" }));
+    await assert.rejects(store.getKey({ alg: "RS256", kid: "ins_unknown" }, { payload: "", signature: "" }), { code: "ERR_JWKS_NO_MATCHING_KEY" });
     const fresh = new JwksKeyStore({ url: s.jwksUrl, headers: {} });
-    await assert.rejects(fresh.getKey({ alg: "RS256", kid }, { payload: "", signature: "" }), (e: unknown) => e instanceof AgentcliError && e.status === 503);
+    await assert.rejects(fresh.getKey({ alg: "RS256", kid }, { payload: "", signature: "" }), (e: unknown) => e instanceof AgentcliError && e.status === 503 && /key set at .* is unreachable/.test(e.message));
+  });
+
+  it("names the key set and its HTTP status when the credential is refused", async () => {
+    const s = await startJwksServer();
+    servers.push(s);
+    const store = new JwksKeyStore({ url: s.jwksUrl, headers: { authorization: "Bearer wrong" }, label: "identity_b" });
+    await assert.rejects(
+      store.getKey({ alg: "RS256", kid: s.currentKid }, { payload: "", signature: "" }),
+      (e: unknown) => e instanceof AgentcliError && e.status === 503 && e.message.includes(`identity_b key set at ${s.jwksUrl} answered HTTP 401`) && !e.message.includes("wrong"),
+    );
   });
 });
 
