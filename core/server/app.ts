@@ -18,6 +18,8 @@ import type { OpenSqlOptions } from "../storage/sql.ts";
 import { openStorage, type Storage } from "../storage/storage.ts";
 import { VERSION } from "../version.ts";
 import { assistantRoutes } from "./assistants.ts";
+import { CronScheduler } from "./cron-scheduler.ts";
+import { cronRoutes } from "./crons.ts";
 import { RunBroker, type RemoteBus } from "./broker.ts";
 import type { ServerDeps } from "./deps.ts";
 import { type GraphLoaders, GraphRegistry } from "./graphs.ts";
@@ -76,6 +78,8 @@ export interface AgentServerOptions {
   heartbeatMs?: number;
   /** Told when a thread is deleted, to delete its sandbox (../sandbox/manager.ts). */
   onThreadDeleted?: (threadId: string) => Promise<void>;
+  /** The longest the cron scheduler sleeps between looks for due crons (default 10000 ms). */
+  cronPollMs?: number;
 }
 
 export interface AgentServer {
@@ -128,8 +132,11 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
     exclusive: storage.sql.kind === "pglite",
     runTimeoutMs: (opts.runTimeoutSeconds ?? 0) * 1000,
     maxRunningPerOwner: limits.maxRunningPerOwner,
+    onThreadDeleted: opts.onThreadDeleted,
   });
   const deps: ServerDeps = { storage, broker, graphs, workers, log, limits, onThreadDeleted: opts.onThreadDeleted, heartbeatMs: opts.heartbeatMs ?? 15_000 };
+
+  const crons = new CronScheduler(deps, { pollMs: opts.cronPollMs });
 
   const ensureAssistants = async (ids: string[], defaults: Record<string, DefaultAssistant> = {}) => {
     const taken = new Set(ids.filter((g) => defaults[g]).map((g) => defaults[g]!.name));
@@ -184,7 +191,7 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
       graphs: graphs.ids(),
       storage: storage.sql.kind,
       redis: Boolean(remote),
-      flags: { assistants: true, crons: false, langsmith: false, store: true, strict_resume: true },
+      flags: { assistants: true, crons: true, langsmith: false, store: true, strict_resume: true },
       ...opts.info,
     }));
   const extraPaths = [...(opts.ui ? ["/app"] : []), ...(opts.extraRoutes ?? []).map((r) => r.path)];
@@ -199,10 +206,12 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
   api.route("/assistants", assistantRoutes(deps));
   api.route("/threads", threadRoutes(deps));
   api.route("/store", storeRoutes(deps));
+  api.route("/", cronRoutes(deps, crons));
   api.route("/", runRoutes(deps));
   app.route("/", api);
 
   await workers.start();
+  crons.start();
   let closed = false;
   return {
     app,
@@ -216,6 +225,7 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
     async close(closeOpts) {
       if (closed) return;
       closed = true;
+      await crons.stop();
       await workers.stop(closeOpts?.graceMs);
       await broker.close();
       if (ownStorage) await storage.close();

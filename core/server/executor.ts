@@ -24,6 +24,8 @@ export interface ExecutorDeps {
   log: ServerLog;
   /** A run still executing after this long is stopped and ends `timeout` (no limit when absent or 0). */
   runTimeoutMs?: number;
+  /** Cleans up what lives outside the database for a thread deleted after its run (its sandbox). */
+  onThreadDeleted?: (threadId: string) => Promise<void>;
 }
 
 /** The reason a run's graph is aborted when it exceeds its time limit. */
@@ -293,5 +295,6 @@ async function finishRun(
   if ((run.kwargs as RunKwargs).temporary && (run.kwargs as RunKwargs).on_completion !== "keep") {
     await storage.threads.delete(run.thread_id).catch(() => {});
     await storage.checkpointer.deleteThread(run.thread_id).catch(() => {});
+    await deps.onThreadDeleted?.(run.thread_id).catch((err) => log.warn(`thread "${run.thread_id}" was deleted after its run, but not everything of it: ${(err as Error).message}`));
   }
 }

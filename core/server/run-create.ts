@@ -26,23 +26,7 @@ export async function createRun(deps: ServerDeps, user: AuthUser | null, b: RunC
     const queued = await storage.runs.pendingOf(user.identity);
     if (queued >= deps.limits.maxQueuedPerOwner) throw tooManyRuns(deps.limits, queued);
   }
-  const kwargs: RunKwargs = {
-    input: b.input ?? null,
-    command: b.command ?? null,
-    config: scopedConfig(user, (b.config ?? {}) as { configurable?: Record<string, unknown> }) as RunKwargs["config"],
-    context: b.context,
-    stream_mode: b.stream_mode ?? ["values"],
-    stream_subgraphs: b.stream_subgraphs ?? false,
-    interrupt_before: b.interrupt_before,
-    interrupt_after: b.interrupt_after,
-    checkpoint_id: b.checkpoint_id,
-    checkpoint: b.checkpoint ?? null,
-    durability: b.durability,
-    checkpoint_during: b.checkpoint_during,
-    ...(b.strict_resume ? { strict_resume: true } : {}),
-    on_completion: b.on_completion ?? (stateless ? "delete" : "keep"),
-    temporary: stateless,
-  };
+  const kwargs = runKwargs(user, b, stateless);
   const strategy = b.multitask_strategy ?? "enqueue";
   const runId = crypto.randomUUID();
   const input = {
@@ -104,13 +88,34 @@ export async function createRun(deps: ServerDeps, user: AuthUser | null, b: RunC
   return run;
 }
 
+/** What a run executes (`runs.kwargs`), from its request; a stateless run's thread is deleted after it unless `on_completion: "keep"`. */
+export function runKwargs(user: AuthUser | null, b: Omit<Partial<RunCreateBody>, "assistant_id">, stateless: boolean): RunKwargs {
+  return {
+    input: b.input ?? null,
+    command: b.command ?? null,
+    config: scopedConfig(user, (b.config ?? {}) as { configurable?: Record<string, unknown> }) as RunKwargs["config"],
+    context: b.context,
+    stream_mode: b.stream_mode ?? ["values"],
+    stream_subgraphs: b.stream_subgraphs ?? false,
+    interrupt_before: b.interrupt_before,
+    interrupt_after: b.interrupt_after,
+    checkpoint_id: b.checkpoint_id,
+    checkpoint: b.checkpoint ?? null,
+    durability: b.durability,
+    checkpoint_during: b.checkpoint_during,
+    ...(b.strict_resume ? { strict_resume: true } : {}),
+    on_completion: b.on_completion ?? (stateless ? "delete" : "keep"),
+    temporary: stateless,
+  };
+}
+
 /**
  * What a run names besides its thread must exist, or nothing is created: the nodes of
  * `interrupt_before`/`interrupt_after` (422 naming the unknown ones and the graph's) and the
  * checkpoint to start from (404; a run from a checkpoint that does not exist would start the
  * thread over and drop its earlier turns).
  */
-async function checkRunTargets(deps: ServerDeps, graphId: string, b: RunCreateBody, threadId: string | null, user: AuthUser | null): Promise<void> {
+export async function checkRunTargets(deps: ServerDeps, graphId: string, b: RunCreateBody, threadId: string | null, user: AuthUser | null): Promise<void> {
   for (const field of ["interrupt_before", "interrupt_after"] as const) {
     const names = b[field];
     if (!Array.isArray(names) || names.length === 0) continue;

@@ -186,3 +186,60 @@ export const storeNamespaces = z.object({
   limit: limit(100),
   offset,
 });
+
+/** An ISO 8601 date-time with its offset (`end_time`), or null. */
+const isoDateTime = z.string().refine((v) => /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:?\d\d)$/i.test(v) && !Number.isNaN(Date.parse(v)), {
+  error: 'must be an ISO 8601 date-time with an offset, e.g. "2030-01-01T00:00:00Z"',
+});
+
+/** What each firing of a cron runs: the run fields LangGraph's cron payload carries. */
+const cronRun = runCreate.pick({
+  input: true,
+  config: true,
+  context: true,
+  interrupt_before: true,
+  interrupt_after: true,
+  webhook: true,
+  multitask_strategy: true,
+  checkpoint_during: true,
+  durability: true,
+  stream_mode: true,
+  stream_subgraphs: true,
+  stream_resumable: true,
+});
+
+export const cronCreate = cronRun.extend({
+  assistant_id: z.string().min(1),
+  schedule: z.string().min(1),
+  timezone: opt(z.string().min(1)),
+  end_time: opt(isoDateTime),
+  metadata: opt(obj),
+  enabled: opt(z.boolean()),
+  on_run_completed: opt(z.enum(["delete", "keep"])),
+});
+export type CronCreateBody = z.output<typeof cronCreate>;
+
+export const cronPatch = cronRun.omit({ multitask_strategy: true, checkpoint_during: true }).extend({
+  schedule: opt(z.string().min(1)),
+  timezone: opt(z.string().min(1)),
+  // null clears the end time; absent leaves it as it is.
+  end_time: isoDateTime.nullable().optional(),
+  metadata: opt(obj),
+  enabled: opt(z.boolean()),
+  on_run_completed: opt(z.enum(["delete", "keep"])),
+});
+export type CronPatchBody = z.output<typeof cronPatch>;
+
+export const cronSearch = z.object({
+  assistant_id: opt(z.string()),
+  thread_id: opt(z.string()),
+  enabled: opt(z.boolean()),
+  metadata: opt(obj),
+  limit: limit(10),
+  offset,
+  sort_by: opt(z.enum(["cron_id", "assistant_id", "thread_id", "created_at", "updated_at", "next_run_date"])),
+  sort_order: sortOrder,
+  select: opt(z.array(z.enum(["cron_id", "assistant_id", "thread_id", "end_time", "schedule", "created_at", "updated_at", "user_id", "payload", "next_run_date", "metadata", "now", "timezone", "enabled", "on_run_completed"]))),
+});
+
+export const cronCount = z.object({ assistant_id: opt(z.string()), thread_id: opt(z.string()), metadata: opt(obj) });

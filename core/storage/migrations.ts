@@ -150,6 +150,32 @@ CREATE TABLE IF NOT EXISTS checkpoint_blobs (
 );
 ALTER TABLE checkpoints ADD COLUMN IF NOT EXISTS channel_versions jsonb`,
   },
+  {
+    // Scheduled runs. `next_run_date` is claimed with the firing's run insert in one
+    // transaction (../server/cron-scheduler.ts); `auth_user` is the creator the runs act as.
+    version: 4,
+    name: "crons",
+    up: `
+CREATE TABLE IF NOT EXISTS crons (
+  cron_id text PRIMARY KEY,
+  assistant_id text NOT NULL,
+  thread_id text REFERENCES threads (thread_id) ON DELETE CASCADE,
+  user_id text,
+  auth_user jsonb,
+  schedule text NOT NULL,
+  timezone text,
+  end_time timestamptz,
+  payload jsonb NOT NULL DEFAULT '{}',
+  metadata jsonb NOT NULL DEFAULT '{}',
+  on_run_completed text,
+  enabled boolean NOT NULL DEFAULT true,
+  next_run_date timestamptz,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX IF NOT EXISTS crons_due ON crons (next_run_date) WHERE enabled;
+CREATE INDEX IF NOT EXISTS crons_by_thread ON crons (thread_id) WHERE thread_id IS NOT NULL`,
+  },
 ];
 
 /** New embedded server databases start from a dump of this (see ./template.ts). */

@@ -10,6 +10,7 @@
  */
 import { AssistantStore } from "./assistants.ts";
 import { SqlCheckpointSaver } from "./checkpointer.ts";
+import { CronStore } from "./crons.ts";
 import { SERVER_MIGRATIONS, SERVER_TEMPLATE } from "./migrations.ts";
 import { RunEventLog } from "./run-events.ts";
 import { RunStore } from "./runs.ts";
@@ -22,6 +23,7 @@ export interface Storage {
   readonly assistants: AssistantStore;
   readonly threads: ThreadStore;
   readonly runs: RunStore;
+  readonly crons: CronStore;
   readonly events: RunEventLog;
   readonly checkpointer: SqlCheckpointSaver;
   readonly store: SqlStore;
@@ -48,6 +50,7 @@ export async function createStorage(sql: SqlDriver): Promise<Storage> {
     assistants: new AssistantStore(sql),
     threads: new ThreadStore(sql),
     runs: new RunStore(sql),
+    crons: new CronStore(sql),
     events: new RunEventLog(sql),
     checkpointer,
     store: new SqlStore(sql),

@@ -69,3 +69,20 @@ export async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
   for await (const x of it) out.push(x);
   return out;
 }
+
+/** A PostgreSQL schema of its own (`AGENTCLI_TEST_DATABASE_URL`) for servers sharing one database; `drop` removes it. */
+export async function pgSchema(prefix: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const base = process.env.AGENTCLI_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+  const schema = `${prefix}_${process.pid}_${Date.now()}_${Math.floor(Math.random() * 1e6)}`;
+  const admin = await openSql({ url: base });
+  await admin.query(`CREATE SCHEMA ${schema}`);
+  await admin.close();
+  return {
+    url: `${base}${base.includes("?") ? "&" : "?"}options=${encodeURIComponent(`-c search_path=${schema}`)}`,
+    async drop() {
+      const a = await openSql({ url: base });
+      await a.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await a.close();
+    },
+  };
+}

@@ -22,12 +22,12 @@ import { testConfig } from "../identity/config.ts";
 import { rawHttp, type RawResponse } from "../_fuzz.ts";
 import { startTestServer, type TestServer } from "./_harness.ts";
 
-type Ids = { A: string; T: string; R: string; C: string; NS: string };
+type Ids = { A: string; T: string; R: string; C: string; NS: string; K: string };
 
 /**
  * How each operation is tried. `body`/`query`/`params` may hold `$A` (assistant), `$T`
  * (thread), `$R` (run, also the A2A task id), `$C` (checkpoint), `$NS` (the owner's store
- * namespace root). `taken`: creating with a chosen id, where the id space is shared: a foreign
+ * namespace root), `$K` (cron). `taken`: creating with a chosen id, where the id space is shared: a foreign
  * id answers the same 409 as one's own, never the resource. `mixed`: also try bob's own
  * thread with alice's run/checkpoint.
  */
@@ -87,6 +87,12 @@ const MATRIX: Record<string, Case[]> = {
   "POST /runs/wait": [{ body: { assistant_id: "$A", input: hi } }],
   "POST /runs/batch": [{ body: [{ assistant_id: "$A", input: hi }] }],
   "POST /runs/cancel": [{ body: { run_ids: ["$R"] } }, { body: { thread_id: "$T" } }, { body: { thread_id: "$T", run_ids: ["$R"] } }, { body: { status: "all" } }],
+  "POST /runs/crons": [{ body: { assistant_id: "$A", schedule: "0 0 1 1 *" } }],
+  "POST /threads/{thread_id}/runs/crons": [{ body: { assistant_id: "echo", schedule: "0 0 1 1 *" } }, { body: { assistant_id: "$A", schedule: "0 0 1 1 *" }, mixed: true }],
+  "POST /runs/crons/search": [{ body: {} }, { body: { thread_id: "$T" } }, { body: { metadata: { secret: "alice" } } }],
+  "POST /runs/crons/count": [{ body: {} }, { body: { thread_id: "$T" } }],
+  "PATCH /runs/crons/{cron_id}": [{ body: { enabled: false, schedule: "* * * * *" } }],
+  "DELETE /runs/crons/{cron_id}": [{}],
   "PUT /store/items": [{ body: { namespace: ["$NS", "notes"], key: "diary", value: { text: "pwned" } } }],
   "GET /store/items": [{ query: "namespace=$NS.notes&key=diary" }, { query: "namespace=notes&key=diary" }],
   "DELETE /store/items": [{ body: { namespace: ["$NS", "notes"], key: "diary" } }, { body: { namespace: ["notes"], key: "diary" } }],
@@ -130,15 +136,15 @@ async function call(who: { token: string } | null, method: string, target: strin
   });
 }
 
-const sub = (v: unknown, ids: Ids): unknown => JSON.parse(JSON.stringify(v ?? null).replace(/\$(A|T|R|C|NS)\b/g, (_, k: keyof Ids) => ids[k]));
+const sub = (v: unknown, ids: Ids): unknown => JSON.parse(JSON.stringify(v ?? null).replace(/\$(A|T|R|C|NS|K)\b/g, (_, k: keyof Ids) => ids[k]));
 
 function target(path: string, c: Case, ids: Ids): string {
   const p = path.replace(/\{(\w+)\}/g, (_, name: string) => {
     const fixed = c.params?.[name];
     if (fixed) return fixed;
-    return ({ assistant_id: ids.A, thread_id: ids.T, run_id: ids.R, checkpoint_id: ids.C } as Record<string, string>)[name] ?? "x";
+    return ({ assistant_id: ids.A, thread_id: ids.T, run_id: ids.R, checkpoint_id: ids.C, cron_id: ids.K } as Record<string, string>)[name] ?? "x";
   });
-  const q = c.query?.replace(/\$(A|T|R|C|NS)\b/g, (_, k: keyof Ids) => ids[k]);
+  const q = c.query?.replace(/\$(A|T|R|C|NS|K)\b/g, (_, k: keyof Ids) => ids[k]);
   return q ? `${p}?${q}` : p;
 }
 
@@ -153,7 +159,7 @@ function normal(res: RawResponse, ids: Ids): string {
 
 /** True when a response carries one of alice's ids or secrets that the request did not name itself. */
 function leaks(body: string, asked: string): boolean {
-  return [theirs.A, theirs.T, theirs.R, theirs.C, "alice's secret", "alices_own", "\"secret\":\"alice\""].some((x) => body.includes(x) && !asked.includes(x));
+  return [theirs.A, theirs.T, theirs.R, theirs.C, theirs.K, "alice's secret", "alices_own", "\"secret\":\"alice\""].some((x) => body.includes(x) && !asked.includes(x));
 }
 
 async function aliceSnapshot(): Promise<Record<string, string>> {
@@ -166,6 +172,7 @@ async function aliceSnapshot(): Promise<Record<string, string>> {
     state: await get(`/threads/${theirs.T}/state`),
     item: await get(`/store/items?namespace=notes&key=diary`),
     threads: await get("/threads/search", {}),
+    crons: await get("/runs/crons/search", {}),
     defaults: (await call(alice, "POST", "/assistants/search", { metadata: { created_by: "system" } })).body,
   };
 }
@@ -201,7 +208,8 @@ before(async () => {
   const T2 = (await ok(call(alice, "POST", "/threads", {}))).thread_id as string;
   await ok(call(alice, "POST", `/threads/${T2}/runs`, { assistant_id: "slow", input: { ms: 1 }, after_seconds: 3600 }));
   await ok(call(alice, "PUT", "/store/items", { namespace: ["notes"], key: "diary", value: { text: "alice's secret" } }));
-  theirs = { A, T, R, C, NS: alice.id };
+  const K = (await ok(call(alice, "POST", `/threads/${T}/runs/crons`, { assistant_id: A, schedule: "0 0 1 1 *", metadata: { secret: "alice" } }))).cron_id as string;
+  theirs = { A, T, R, C, NS: alice.id, K };
   mine = { T: (await ok(call(bob, "POST", "/threads", {}))).thread_id };
   before_ = await aliceSnapshot();
 });
@@ -231,7 +239,7 @@ describe("authorization matrix (identity_a)", () => {
   test("bob's answers on alice's ids equal his answers on unknown ids, and never carry her data", async () => {
     const rows: string[] = [];
     // One set of unknown ids for the whole walk (a write with them, then a read, stays consistent).
-    const fresh = (): Ids => ({ A: crypto.randomUUID(), T: crypto.randomUUID(), R: crypto.randomUUID(), C: "1f0c0000-0000-6000-8000-000000000000", NS: `user-${crypto.randomUUID()}` });
+    const fresh = (): Ids => ({ A: crypto.randomUUID(), T: crypto.randomUUID(), R: crypto.randomUUID(), C: "1f0c0000-0000-6000-8000-000000000000", NS: `user-${crypto.randomUUID()}`, K: crypto.randomUUID() });
     const unknownIds = fresh();
     for (const op of ops) {
       for (const c of MATRIX[`${op.method} ${op.path}`] ?? []) {
