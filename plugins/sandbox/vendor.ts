@@ -42,7 +42,8 @@ export function scrub(text: string, secrets: readonly string[]): string {
  * names the base URL variable; a quota says so.
  */
 export function vendorError(v: VendorInfo, doing: string, err: unknown, status: number | undefined): Error {
-  const raw = scrub(String((err as Error)?.message ?? err).replace(/\s+/g, " ").trim(), v.secrets);
+  // Some SDKs start their message with the status (Runloop's "403 ..."): said once.
+  const raw = scrub(String((err as Error)?.message ?? err).replace(/\s+/g, " ").trim(), v.secrets).replace(status === undefined ? /^$/ : new RegExp(`^${status}\\s+`), "");
   let message: string;
   if (status === 401) {
     message = `${doing}: ${v.name} refused the API key in ${v.keyVar} (401 ${raw}). Set ${v.keyVar} to a valid key (create one at ${v.keysUrl}).`;
