@@ -1,5 +1,7 @@
 /**
- * MCP tools over `http` (Streamable HTTP) and `sse`, wrapped as LangChain tools.
+ * MCP tools over `http` (Streamable HTTP) and `sse`, made LangChain tools by
+ * `@langchain/mcp-adapters` (`loadMcpTools`: schemas simplified for models, content blocks,
+ * per-call timeouts); the connection, its headers and its errors are ours.
  *
  * Servers are connected when the graph is built; one that cannot be reached (or whose
  * `${VAR}` is unset) becomes a warning, and every run's prompt says that its tools are
@@ -11,7 +13,9 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
-import { DynamicStructuredTool, type StructuredToolInterface } from "@langchain/core/tools";
+import type { DynamicStructuredTool, StructuredToolInterface } from "@langchain/core/tools";
+import type { ContentBlock } from "@langchain/core/messages";
+import { loadMcpTools } from "@langchain/mcp-adapters";
 import type { McpServerConfig } from "../config/schema.ts";
 import type { Env } from "../hooks.ts";
 import type { ToolOrigin } from "./approvals.ts";
@@ -42,18 +46,18 @@ export async function connectMcpServers(
   reserved: ReadonlySet<string> = new Set(),
 ): Promise<McpToolSet> {
   const clients: Client[] = [];
-  const found: Array<{ server: string; client: Client; timeoutMs: number; tool: { name: string; description?: string; inputSchema: Record<string, unknown> } }> = [];
+  const found: Array<{ server: string; tool: DynamicStructuredTool }> = [];
   const unavailable: McpToolSet["unavailable"] = [];
   await Promise.all(Object.entries(servers).map(async ([server, cfg]) => {
     try {
       const client = await connect(server, cfg, env, file);
       clients.push(client);
-      const timeoutMs = (cfg.timeout ?? DEFAULT_TIMEOUT_S) * 1000;
-      for (let cursor: string | undefined, first = true; first || cursor; first = false) {
-        const page = await client.listTools(cursor ? { cursor } : undefined, { timeout: CONNECT_TIMEOUT_MS });
-        for (const tool of page.tools) found.push({ server, client, timeoutMs, tool: tool as never });
-        cursor = page.nextCursor;
-      }
+      const tools = await loadMcpTools(server, client, {
+        throwOnLoadError: true,
+        defaultToolTimeout: (cfg.timeout ?? DEFAULT_TIMEOUT_S) * 1000,
+        afterToolCall: ({ result }) => ({ result: [asText(result[0]), result[1]] }),
+      });
+      for (const tool of tools) found.push({ server, tool });
     } catch (err) {
       unavailable.push({ server, reason: err instanceof Error ? err.message : String(err) });
     }
@@ -62,10 +66,14 @@ export async function connectMcpServers(
   for (const f of found) counts.set(f.tool.name, (counts.get(f.tool.name) ?? 0) + 1);
   const tools: StructuredToolInterface[] = [];
   const origins: ToolOrigin[] = [];
-  for (const f of found.sort((a, b) => a.server.localeCompare(b.server) || a.tool.name.localeCompare(b.tool.name))) {
-    const name = counts.get(f.tool.name)! > 1 ? `${f.server}_${f.tool.name}` : f.tool.name;
-    tools.push(wrapTool(name, f.server, f.client, f.tool, f.timeoutMs));
-    origins.push({ name, server: f.server, tool: f.tool.name });
+  for (const { server, tool } of found.sort((a, b) => a.server.localeCompare(b.server) || a.tool.name.localeCompare(b.tool.name))) {
+    const mcpName = tool.name;
+    const name = counts.get(mcpName)! > 1 ? `${server}_${mcpName}` : mcpName;
+    tool.name = name;
+    tool.description ||= `Tool "${mcpName}" of MCP server "${server}".`;
+    tool.metadata = { ...tool.metadata, mcp_server: server, mcp_tool: mcpName };
+    tools.push(tool);
+    origins.push({ name, server, tool: mcpName });
   }
   return {
     tools,
@@ -96,30 +104,8 @@ async function connect(server: string, cfg: McpServerConfig, env: Env, file: str
   return client;
 }
 
-function wrapTool(
-  name: string,
-  server: string,
-  client: Client,
-  tool: { name: string; description?: string; inputSchema: Record<string, unknown> },
-  timeoutMs: number,
-): StructuredToolInterface {
-  return new DynamicStructuredTool({
-    name,
-    description: tool.description || `Tool "${tool.name}" of MCP server "${server}".`,
-    schema: { type: "object", properties: {}, ...tool.inputSchema } as never,
-    metadata: { mcp_server: server, mcp_tool: tool.name },
-    func: async (args: Record<string, unknown>) => {
-      let result;
-      try {
-        result = await client.callTool({ name: tool.name, arguments: args }, undefined, { timeout: timeoutMs });
-      } catch (err) {
-        throw new Error(`MCP server "${server}" failed on "${tool.name}": ${err instanceof Error ? err.message : String(err)}`);
-      }
-      const text = (result.content as Array<{ type: string; text?: string }> | undefined ?? [])
-        .map((c) => (c.type === "text" ? c.text ?? "" : JSON.stringify(c)))
-        .join("\n");
-      if (result.isError) throw new Error(`MCP tool "${tool.name}" of "${server}" returned an error: ${text}`);
-      return text || JSON.stringify(result.structuredContent ?? "");
-    },
-  });
+/** Text-only results go to the model as one string, as a plain-text tool answer; others stay content blocks. */
+function asText(content: string | ContentBlock[]): string | ContentBlock[] {
+  if (typeof content === "string" || !content.every((c) => c.type === "text")) return content;
+  return content.map((c) => (c as { text?: string }).text ?? "").join("\n");
 }

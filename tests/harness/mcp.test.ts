@@ -69,3 +69,18 @@ test("a failing MCP tool is a tool error the model sees; the run goes on", async
   assert.match(String(tool.content), /fact database offline/);
   assert.equal(String(out.messages.at(-1)!.content), "the fact service failed");
 });
+
+test("a server that goes down after start is a tool error naming the tool; the run goes on", async () => {
+  const gone = await startMcpServers();
+  const config = makeConfig({ mcp: { facts: { transport: "http", url: gone.httpUrl } } });
+  const h = await startHarness({ config, files: { "AGENTS.md": "Agent" } });
+  harnesses.push(h);
+  assert.deepEqual(h.warnings, []);
+  await gone.close();
+  h.server.script({ toolCalls: [{ name: "lookup_fact", args: { topic: "tides" } }] }, { text: "the fact service is down" });
+  const out = await h.run("why tides?", { thread_id: "m4" });
+  const tool = out.messages.find((m) => m.getType() === "tool")!;
+  assert.equal(tool.status, "error");
+  assert.match(String(tool.content), /lookup_fact/);
+  assert.equal(String(out.messages.at(-1)!.content), "the fact service is down");
+});
