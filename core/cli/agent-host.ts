@@ -9,6 +9,7 @@ import { userError } from "../errors.ts";
 import { secondsSetting } from "../config/env-settings.ts";
 import { corsFromEnv } from "../server/cors.ts";
 import { DEFAULT_CONNECT_TIMEOUT_SECONDS } from "../storage/connect.ts";
+import { DEFAULT_RUN_LEASE_SECONDS } from "../storage/runs.ts";
 import { limitsFromEnv, type ServerLimits } from "../server/limits.ts";
 import { registerSecrets, secretValues } from "../redact.ts";
 import type { Env } from "../hooks.ts";
@@ -303,6 +304,7 @@ async function start(opts: HostOptions, runTimeout: number, limits: Partial<Serv
       databaseUrl: dbUrl,
       connectWithinMs,
       runTimeoutSeconds: runTimeout,
+      runLeaseSeconds: secondsSetting(opts.env, "AGENTCLI_RUN_LEASE_SECONDS", DEFAULT_RUN_LEASE_SECONDS, "a run's lease lasts before another replica takes the run over"),
       limits,
       info: { agent: opts.bundle.config.agent.name, mode: opts.mode },
       onThreadDeleted: (threadId) => sandboxes.deleteThread(threadId),

@@ -54,6 +54,11 @@ export interface AgentServerOptions {
   extraRoutes?: Array<{ path: string; app: Hono<any> | ((deps: ServerDeps) => Hono<any>) }>;
   /** Runs executed at once by this process (default 8). */
   workers?: number;
+  /**
+   * Seconds a run's lease lasts (default 10, `AGENTCLI_RUN_LEASE_SECONDS`): a replica that dies
+   * mid-run has its runs taken over by another this long after its last renewal.
+   */
+  runLeaseSeconds?: number;
   /** A run executing longer than this ends with status `timeout` (default: no limit). */
   runTimeoutSeconds?: number;
   /** Request bodies larger than this are refused with a 413 (default {@link DEFAULT_MAX_BODY_BYTES}; overrides `limits.maxBodyBytes`). */
@@ -120,6 +125,7 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
     if (ownStorage) await storage.close();
     throw err;
   }
+  if (opts.runLeaseSeconds && opts.runLeaseSeconds > 0) storage.runs.leaseSeconds = opts.runLeaseSeconds;
   const broker = new RunBroker({ log: storage.events, remote, exclusive: storage.sql.kind === "pglite" });
   const graphs = new GraphRegistry(opts.graphs, { checkpointer: storage.checkpointer, store: storage.store });
   const limits: ServerLimits = { ...DEFAULT_LIMITS, ...opts.limits, ...(opts.maxBodyBytes ? { maxBodyBytes: opts.maxBodyBytes } : {}) };

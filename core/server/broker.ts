@@ -111,6 +111,11 @@ const GRACE_MS = 30_000;
  * them at once, from memory); what is left when the run ends is written with its status.
  */
 const FLUSH_MS = 25;
+/**
+ * Ids a run taken over from a dead replica skips before its next event: more than that
+ * replica can have published without logging (it logs every {@link FLUSH_MS}).
+ */
+const RESUME_ID_GAP = 1000;
 /** How often a follower of a run on another replica re-reads storage when a bus carries the signals. */
 const REMOTE_POLL_MS = 5000;
 
@@ -157,9 +162,22 @@ export class RunBroker {
     if (this.#exclusive) this.#channel(runId).expected = true;
   }
 
-  /** Marks a run as executing here; returns the abort signal cancellation fires. */
-  start(runId: string): AbortSignal {
+  /**
+   * Marks a run as executing here; returns the abort signal cancellation fires. `prior`: the
+   * logged events of a run taken over from another replica; its stream goes on after them.
+   */
+  start(runId: string, prior?: readonly RunEvent[]): AbortSignal {
     const ch = this.#channel(runId);
+    if (prior) {
+      // The dead replica may have published events it never logged (followers elsewhere saw
+      // them over the bus): this replica's ids start past a gap, so none is taken twice. In
+      // memory, the ids not logged are placeholders followers skip.
+      const next = (prior.at(-1)?.id ?? 0) + RESUME_ID_GAP;
+      const byId = new Map(prior.map((e) => [e.id, e]));
+      ch.events.length = 0;
+      for (let id = 1; id < next; id++) ch.events.push(byId.get(id) ?? { id, event: "", data: "" });
+      ch.end = null;
+    }
     ch.local = true;
     const controller = new AbortController();
     this.#aborts.set(runId, controller);
@@ -229,6 +247,25 @@ export class RunBroker {
     return batch;
   }
 
+  /**
+   * Stops executing a run here without ending it: another replica took it over. What was not
+   * logged yet is dropped (the new holder's events take those ids); followers here go on
+   * from the log and the bus, as for any run on another replica.
+   */
+  async handOver(runId: string): Promise<void> {
+    const ch = this.#channels.get(runId);
+    this.#aborts.delete(runId);
+    if (!ch) return;
+    await this.takeUnflushed(runId);
+    ch.local = false;
+    ch.notify();
+  }
+
+  /** Aborts a run executing here whose lease this replica lost (see worker.ts). */
+  loseLease(runId: string): void {
+    this.#aborts.get(runId)?.abort(new LeaseLost());
+  }
+
   /** Ends a run's channel; followers finish after replaying what is left. */
   finish(runId: string, end: RunEnd): void {
     const ch = this.#channel(runId);
@@ -292,7 +329,7 @@ export class RunBroker {
           while (last < ch.events.length) {
             const e = ch.events[last]!;
             last = e.id;
-            yield e;
+            if (e.event) yield e; // "": an id a resumed run skipped (see start)
           }
           if (ch.end && last >= ch.events.length) return ch.end;
         } else {
@@ -400,6 +437,14 @@ export class RunBroker {
     this.#timers.clear();
     for (const ch of this.#channels.values()) ch.notify();
     await this.#remote?.close();
+  }
+}
+
+/** The abort reason of a run another replica took over (its lease here expired). */
+export class LeaseLost extends Error {
+  constructor() {
+    super("The run's lease was lost: another replica runs it now");
+    this.name = "LeaseLost";
   }
 }
 

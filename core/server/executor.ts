@@ -10,7 +10,7 @@ import type { RunEvent } from "../storage/run-events.ts";
 import type { ClaimedRun } from "../storage/runs.ts";
 import type { Storage } from "../storage/storage.ts";
 import type { Run, RunStatus, ThreadStatus } from "../storage/records.ts";
-import { type RunBroker, RunCancelled } from "./broker.ts";
+import { type CancelAction, LeaseLost, type RunBroker, RunCancelled } from "./broker.ts";
 import type { GraphRegistry } from "./graphs.ts";
 import { ChunkTranslator, libModes, type LibStreamMode, type StreamMode } from "./stream-modes.ts";
 import { interruptsByTask } from "./state.ts";
@@ -58,18 +58,32 @@ export interface RunKwargs {
   strict_resume?: boolean;
 }
 
+/** How a run taken over from a replica that died is executed (see worker.ts). */
+export interface ResumeOptions {
+  /** The run was running on another replica: it continues from its last checkpoint, its stream from its last logged event. */
+  resumed?: boolean;
+  /** Cancelled while its replica was gone: it ends as a cancel would have ended it. */
+  cancelled?: CancelAction;
+  /** It cannot resume (too many attempts): it ends `error` with this, its stream with an `error` event. */
+  fail?: { error: string; message: string };
+}
+
 /** Runs `run` to its end; never throws (failures become the run's `error` status). */
-export async function executeRun(deps: ExecutorDeps, run: Run & { assistant?: ClaimedRun["assistant"] }): Promise<void> {
+export async function executeRun(deps: ExecutorDeps, run: Run & { assistant?: ClaimedRun["assistant"] }, resume: ResumeOptions = {}): Promise<void> {
   const { storage, broker, graphs, log } = deps;
   const kwargs = run.kwargs as RunKwargs;
-  const cancelSignal = broker.start(run.run_id);
+  // A resumed run's stream goes on after what its first replica logged (ids stay consecutive).
+  const prior = resume.resumed ? await storage.events.read(run.run_id).catch(() => []) : undefined;
+  const cancelSignal = broker.start(run.run_id, prior);
+  if (resume.cancelled) broker.cancel(run.run_id, resume.cancelled);
   const limit = deps.runTimeoutMs && deps.runTimeoutMs > 0 ? new AbortController() : null;
   const timer = limit ? setTimeout(() => limit.abort(new RunTimedOut(deps.runTimeoutMs!)), deps.runTimeoutMs) : null;
   const signal = limit ? AbortSignal.any([cancelSignal, limit.signal]) : cancelSignal;
   // Every event is redacted: debug and events modes carry upstream errors verbatim.
   const emit = (event: string, data: unknown) => broker.publish(run.run_id, event, redact(typeof data === "string" ? data : JSON.stringify(data)));
-  // Claiming the run logged this first event already.
-  broker.publish(run.run_id, "metadata", `{"run_id":"${run.run_id}","attempt":${run.attempt}}`, { durable: true });
+  // Claiming the run logged this first event already; a resumed run says so on its stream.
+  if (resume.resumed) broker.publish(run.run_id, "metadata", `{"run_id":"${run.run_id}","attempt":${run.attempt},"resumed":true}`);
+  else broker.publish(run.run_id, "metadata", `{"run_id":"${run.run_id}","attempt":${run.attempt}}`, { durable: true });
   let status: RunStatus = "success";
   let errorOut: { error: string; message: string } | null = null;
   let rollback = false;
@@ -85,7 +99,10 @@ export async function executeRun(deps: ExecutorDeps, run: Run & { assistant?: Cl
     const modes: StreamMode[] = kwargs.stream_mode?.length ? kwargs.stream_mode : ["values"];
     const aConfig = (assistant.config ?? {}) as RunKwargs["config"] & object;
     const rConfig = kwargs.config ?? {};
-    const checkpointId = kwargs.checkpoint_id ?? kwargs.checkpoint?.checkpoint_id;
+    // A resumed run whose first replica checkpointed goes on from its latest checkpoint (no
+    // input, no checkpoint_id); one that checkpointed nothing starts again from its input.
+    const fromCheckpoint = Boolean(resume.resumed) && ((await storage.checkpointer.getTuple(threadConfig))?.metadata as { run_id?: unknown } | undefined)?.run_id === run.run_id;
+    const checkpointId = fromCheckpoint ? undefined : kwargs.checkpoint_id ?? kwargs.checkpoint?.checkpoint_id;
     const recursionLimit = rConfig.recursion_limit ?? aConfig.recursion_limit;
     const runName = rConfig.run_name ?? aConfig.run_name;
     const maxConcurrency = rConfig.max_concurrency ?? aConfig.max_concurrency;
@@ -106,7 +123,8 @@ export async function executeRun(deps: ExecutorDeps, run: Run & { assistant?: Cl
       ...(maxConcurrency !== undefined ? { maxConcurrency } : {}),
       ...(durability !== undefined ? { durability } : {}),
       tags: [...(aConfig.tags ?? []), ...(rConfig.tags ?? [])],
-      metadata: { ...(thread?.metadata ?? {}), ...(run.metadata ?? {}), run_attempt: run.attempt },
+      // `run_id` in the checkpoints' metadata tells a resumed run which checkpoints are its own.
+      metadata: { ...(thread?.metadata ?? {}), ...(run.metadata ?? {}), run_id: run.run_id, run_attempt: run.attempt },
       configurable: {
         ...(aConfig.configurable ?? {}),
         ...(rConfig.configurable ?? {}),
@@ -121,6 +139,7 @@ export async function executeRun(deps: ExecutorDeps, run: Run & { assistant?: Cl
     };
     graph = await graphs.get(assistant.graph_id, base);
     runEnded = graphs.runStarted(graph);
+    if (resume.fail) throw Object.assign(new Error(resume.fail.message), { name: resume.fail.error });
     // The root "values" stream ends with the thread's state when the graph streams all of its
     // state channels; then the state need not be read back after the run. A run that may stop
     // at a static interrupt ends with its state read back (its `next`).
@@ -139,7 +158,7 @@ export async function executeRun(deps: ExecutorDeps, run: Run & { assistant?: Cl
       const at = { configurable: { thread_id: run.thread_id, ...(checkpointId ? { checkpoint_id: checkpointId } : {}) } };
       refuseUnmatchedResume(await graph.getState(at), kwargs.command.resume);
     }
-    const input = kwargs.command
+    const input = fromCheckpoint ? null : kwargs.command
       ? new Command({ resume: kwargs.command.resume, update: kwargs.command.update as never, goto: kwargs.command.goto as never })
       : kwargs.input ?? null;
     const translator = new ChunkTranslator(modes);
@@ -163,6 +182,14 @@ export async function executeRun(deps: ExecutorDeps, run: Run & { assistant?: Cl
     translator.complete(emit);
   } catch (err) {
     const reason = signal.aborted ? signal.reason : null;
+    if (reason instanceof LeaseLost) {
+      // Another replica took the run over: it records the run's end, not this one.
+      if (timer) clearTimeout(timer);
+      runEnded();
+      log.warn(`run ${run.run_id}: another replica took it over (this one could not renew its lease in time); stopped here`);
+      await broker.handOver(run.run_id);
+      return;
+    }
     if (reason instanceof RunCancelled) {
       status = "interrupted";
       rollback = reason.action === "rollback";
@@ -281,8 +308,14 @@ async function finishRun(
       // One statement: the last events, the thread's state and the run's status.
       await storage.checkpointer.flush(); // the run's checkpoints are durable before its end is
       events = await broker.takeUnflushed(run.run_id);
-      others = await storage.runs.complete(run, end, events);
+      const done = await storage.runs.complete(run, end, events);
       events = [];
+      if (done.lost) {
+        log.warn(`run ${run.run_id}: another replica took it over before its end was recorded here; it records the end`);
+        await broker.handOver(run.run_id);
+        return;
+      }
+      others = done.busy;
     }
   } catch (err) {
     log.error(`run ${run.run_id}: cannot record the end of the run`, err);

@@ -1,14 +1,16 @@
 /**
  * In-process workers for the durable run queue. `wake()` claims work immediately (no polling
- * sleep on the hot path); a slow timer covers delayed runs (`after_seconds`), wake-ups lost
- * between replicas, and lease renewal. On start, runs a crash left `running` are failed so
- * nothing stays stuck.
+ * sleep on the hot path); a timer (a third of the run lease) renews the leases of the runs
+ * executing here, takes over runs whose replica stopped renewing theirs (they resume from
+ * their last checkpoint), and covers delayed runs (`after_seconds`) and wake-ups lost between
+ * replicas. On the embedded engine (one process owns the data) runs a crash left `running`
+ * are failed at start, with an `error` event on their stream, so nothing stays stuck.
  */
 import type { Run } from "../storage/records.ts";
 import type { Storage } from "../storage/storage.ts";
-import { type ClaimedRun, LEASE_SECONDS } from "../storage/runs.ts";
+import { type ClaimedRun, MAX_RUN_ATTEMPTS, type TakenRun } from "../storage/runs.ts";
 import type { RunBroker } from "./broker.ts";
-import { executeRun, type ExecutorDeps } from "./executor.ts";
+import { executeRun, type ExecutorDeps, type ResumeOptions } from "./executor.ts";
 
 /** The longest delay a timer holds (2^31-1 ms, about 24.8 days). */
 const MAX_TIMER_MS = 2_147_483_647;
@@ -54,39 +56,57 @@ export class WorkerPool {
 
   /** Recovers orphaned runs, then starts claiming. */
   async start(): Promise<void> {
-    await this.#recover(this.#deps.exclusive);
-    const period = Math.max(1000, (LEASE_SECONDS * 1000) / 3);
+    if (this.#deps.exclusive) await this.#failOrphans();
+    const period = Math.max(250, (this.#deps.storage.runs.leaseSeconds * 1000) / 3);
     this.#timer = setInterval(() => void this.#tick(), period);
     (this.#timer as { unref?: () => void }).unref?.();
+    if (!this.#deps.exclusive) void this.#tick();
     this.wake();
   }
 
-  async #recover(all: boolean): Promise<void> {
-    const orphans = await this.#deps.storage.runs.recoverOrphans(all);
-    for (const run of orphans) {
+  /** The embedded engine at start: every run left `running` died with the previous process. */
+  async #failOrphans(): Promise<void> {
+    const error = { error: "ServerStopped", message: "The server stopped while this run was running; start the run again." };
+    for (const run of await this.#deps.storage.runs.recoverOrphans(true)) {
       this.#deps.log.warn(`run ${run.run_id} was running when the server stopped; marked "error"`);
       await this.#deps.storage.sql.query(
         "UPDATE threads SET status = 'error', error = $2::jsonb, updated_at = now() WHERE thread_id = $1",
-        [run.thread_id, JSON.stringify({ error: "ServerStopped", message: "The server stopped while this run was running; start the run again." })],
+        [run.thread_id, JSON.stringify(error)],
       );
-      this.#deps.broker.finishRemote(run.run_id, {
-        status: "error",
-        output: { __error__: { error: "ServerStopped", message: "The server stopped while this run was running" } },
-      });
+      // Its stream ends with an `error` event (after what was logged), never a silent close.
+      const logged = await this.#deps.storage.events.read(run.run_id);
+      await this.#deps.storage.events.append(run.run_id, [{ id: (logged.at(-1)?.id ?? 0) + 1, event: "error", data: JSON.stringify(error) }]);
+      this.#deps.broker.finishRemote(run.run_id, { status: "error", output: { __error__: error } });
     }
   }
 
+  #ticking = false;
+
   async #tick(): Promise<void> {
-    if (this.#stopped) return;
+    if (this.#stopped || this.#ticking) return;
+    this.#ticking = true;
     try {
-      await this.#deps.storage.runs.renewLeases([...this.#active.keys()]);
-      if (!this.#deps.exclusive) await this.#recover(false);
+      // Runs whose lease another replica took (this one could not renew in time) stop here.
+      for (const id of await this.#deps.storage.runs.renewLeases([...this.#active.keys()])) this.#deps.broker.loseLease(id);
+      if (!this.#deps.exclusive) await this.#takeOver();
     } catch (err) {
-      this.#deps.log.error("cannot renew run leases", err);
+      if (!this.#stopped) this.#deps.log.error("cannot renew run leases", err);
+    } finally {
+      this.#ticking = false;
     }
     this.#maybePending = true;
     this.#checkDelayed = true;
     this.wake();
+  }
+
+  /** Takes over (resumes) runs whose replica stopped renewing their leases, while there is room. */
+  async #takeOver(): Promise<void> {
+    while (!this.#stopped && this.#active.size + this.#reserved < this.#deps.concurrency) {
+      const run = await this.#deps.storage.runs.takeOver();
+      if (!run) return;
+      this.#execute(run, resumeOf(run));
+      this.#deps.log.warn(`run ${run.run_id}: its replica stopped renewing its lease; taken over here (attempt ${run.attempt})`);
+    }
   }
 
   /**
@@ -141,7 +161,7 @@ export class WorkerPool {
     return { maxRunningPerOwner: this.#deps.maxRunningPerOwner, recentOwners: this.#served };
   }
 
-  #execute(run: Run): void {
+  #execute(run: Run, resume?: ResumeOptions): void {
     const owner = run.metadata?.owner;
     if (typeof owner === "string") {
       const i = this.#served.indexOf(owner);
@@ -149,7 +169,7 @@ export class WorkerPool {
       this.#served.unshift(owner);
       if (this.#served.length > 256) this.#served.pop();
     }
-    const p = executeRun(this.#deps, run).finally(() => {
+    const p = executeRun(this.#deps, run, resume).finally(() => {
       this.#active.delete(run.run_id);
       if (this.#maybePending) this.wake();
     });
@@ -229,4 +249,19 @@ export class WorkerPool {
       await all;
     }
   }
+}
+
+/** How a taken-over run goes on: cancelled meanwhile, out of attempts, or resumed. */
+function resumeOf(run: TakenRun): ResumeOptions {
+  if (run.cancel_reason === "interrupt" || run.cancel_reason === "rollback") return { resumed: true, cancelled: run.cancel_reason };
+  if (run.attempt > MAX_RUN_ATTEMPTS) {
+    return {
+      resumed: true,
+      fail: {
+        error: "RunLost",
+        message: `The replicas running this run stopped ${run.attempt - 1} times before it ended; it is not resumed again. Start the run again.`,
+      },
+    };
+  }
+  return { resumed: true };
 }

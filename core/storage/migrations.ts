@@ -176,6 +176,21 @@ CREATE TABLE IF NOT EXISTS crons (
 CREATE INDEX IF NOT EXISTS crons_due ON crons (next_run_date) WHERE enabled;
 CREATE INDEX IF NOT EXISTS crons_by_thread ON crons (thread_id) WHERE thread_id IS NOT NULL`,
   },
+  {
+    // Leases (./lease.ts): named ones for work one replica does at a time, and the holder of
+    // each running run's lease, so a replica knows which runs it still holds and another
+    // takes over (resumes) a run whose holder stopped renewing.
+    version: 5,
+    name: "leases",
+    up: `
+CREATE TABLE IF NOT EXISTS leases (
+  name text PRIMARY KEY,
+  holder text NOT NULL,
+  until timestamptz NOT NULL
+);
+ALTER TABLE runs ADD COLUMN IF NOT EXISTS lease_holder text;
+CREATE INDEX IF NOT EXISTS runs_leased ON runs (lease_until) WHERE status = 'running'`,
+  },
 ];
 
 /** New embedded server databases start from a dump of this (see ./template.ts). */

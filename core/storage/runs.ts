@@ -6,6 +6,7 @@
  */
 import type { RunEvent } from "./run-events.ts";
 import type { SqlDriver, SqlExecutor } from "./sql.ts";
+import { replicaId } from "./lease.ts";
 import { iso, type Json, type MultitaskStrategy, ownerClause, type Run, type RunStatus, type Scope } from "./records.ts";
 
 interface RunRow extends Omit<Run, "created_at" | "updated_at"> {
@@ -27,7 +28,17 @@ const toRun = (r: RunRow): Run => ({
   attempt: Number(r.attempt),
 });
 
-export const LEASE_SECONDS = 30;
+/**
+ * Default seconds a run's lease lasts (`AGENTCLI_RUN_LEASE_SECONDS`): its worker renews it
+ * every third of that; when a replica stops renewing (it died), another one takes the run
+ * over this long after the last renewal and resumes it from its last checkpoint.
+ */
+export const DEFAULT_RUN_LEASE_SECONDS = 10;
+
+/** Attempts a run gets (its first, and takeovers after its replica died) before it ends `error`. */
+export const MAX_RUN_ATTEMPTS = 3;
+
+let stores = 0;
 
 /** A claimed run, with what the executor needs of its assistant (read in the same statement). */
 export type ClaimedRun = Run & { assistant: { graph_id: string; config: Json; context: unknown } | null };
@@ -42,11 +53,20 @@ export interface RunInput {
   after_seconds?: number;
 }
 
+/** A running run another replica held whose lease expired, now held here (see {@link RunStore.takeOver}). */
+export type TakenRun = ClaimedRun & { previous_holder: string | null };
+
 /** Run records and the queue operations. */
 export class RunStore {
   readonly #sql: SqlDriver;
+  /** Who holds the leases of the runs this store claims (one per store: several servers may share a process). */
+  readonly holder: string;
+  /** Seconds a claimed run's lease lasts before it must be renewed. */
+  leaseSeconds = DEFAULT_RUN_LEASE_SECONDS;
+
   constructor(sql: SqlDriver) {
     this.#sql = sql;
+    this.holder = `${replicaId()}:${++stores}`;
   }
 
   /**
@@ -80,7 +100,7 @@ export class RunStore {
   ): Promise<{ thread: { metadata: Json; busy: boolean } | null; run: Run | null }> {
     const params = [
       r.run_id, r.thread_id, r.assistant_id, JSON.stringify(r.metadata), JSON.stringify(r.kwargs), r.multitask_strategy, r.after_seconds ?? 0,
-      opts.claim, opts.owner, LEASE_SECONDS, JSON.stringify(opts.threadPatch), opts.maxRunningPerOwner ?? 0,
+      opts.claim, opts.owner, this.leaseSeconds, JSON.stringify(opts.threadPatch), opts.maxRunningPerOwner ?? 0, this.holder,
     ];
     const underCap = "($12::int = 0 OR $9::text IS NULL OR (SELECT count(*) FROM runs o WHERE o.status = 'running' AND o.metadata->>'owner' = $9::text) < $12::int)";
     const now = `($8::boolean AND NOT ok.busy AND $7::float8 <= 0 AND ${underCap})`;
@@ -104,10 +124,10 @@ export class RunStore {
        ), ok AS (
          SELECT * FROM t WHERE ($9::text IS NULL OR t.metadata->>'owner' = $9::text) AND NOT (t.busy AND $6::text = 'reject')
        ), ins AS (
-         INSERT INTO runs (run_id, thread_id, assistant_id, metadata, kwargs, multitask_strategy, not_before, status, attempt, lease_until)
+         INSERT INTO runs (run_id, thread_id, assistant_id, metadata, kwargs, multitask_strategy, not_before, status, attempt, lease_until, lease_holder)
          SELECT $1, ok.thread_id, $3, $4::jsonb, $5::jsonb, $6, CASE WHEN $7::float8 > 0 THEN now() + make_interval(secs => $7::float8) END,
            CASE WHEN ${now} THEN 'running' ELSE 'pending' END, CASE WHEN ${now} THEN 1 ELSE 0 END,
-           CASE WHEN ${now} THEN now() + make_interval(secs => $10::float8) END
+           CASE WHEN ${now} THEN now() + make_interval(secs => $10::float8) END, CASE WHEN ${now} THEN $13 END
          FROM ok RETURNING *
        ), ev AS (
          INSERT INTO run_events (run_id, seq, event, data)
@@ -172,7 +192,7 @@ export class RunStore {
    * owners at `maxRunningPerOwner` wait. Null when none.
    */
   async claim(runId?: string, opts: { maxRunningPerOwner?: number; recentOwners?: string[] } = {}): Promise<ClaimedRun | null> {
-    const params: unknown[] = [LEASE_SECONDS];
+    const params: unknown[] = [this.leaseSeconds, this.holder];
     const recent = `array_position($${params.push(opts.recentOwners ?? [])}::text[], r.metadata->>'owner') DESC NULLS FIRST`;
     const only = runId ? ` AND r.run_id = $${params.push(runId)}` : "";
     const running = "(SELECT count(*) FROM runs o WHERE o.status = 'running' AND o.metadata->>'owner' IS NOT DISTINCT FROM r.metadata->>'owner')";
@@ -181,7 +201,7 @@ export class RunStore {
       // The claim also logs the run's first stream event (`metadata`), in the same statement.
       const { rows } = await this.#sql.query<RunRow & { assistant: ClaimedRun["assistant"] }>(
         `WITH c AS (
-           UPDATE runs SET status = 'running', attempt = attempt + 1, updated_at = now(), lease_until = now() + make_interval(secs => $1::float8)
+           UPDATE runs SET status = 'running', attempt = attempt + 1, updated_at = now(), lease_until = now() + make_interval(secs => $1::float8), lease_holder = $2
            WHERE run_id = (
              SELECT r.run_id FROM runs r WHERE r.status = 'pending'${only}
                AND (r.not_before IS NULL OR r.not_before <= now())
@@ -206,27 +226,32 @@ export class RunStore {
   /**
    * Records the end of a run in one statement: its last stream events, the thread's state
    * (`busy` while other runs of the thread are in flight) and the run's final status (only
-   * from `running`). Resolves whether other runs of the thread are in flight.
+   * from `running`). Resolves whether other runs of the thread are in flight, and `lost`:
+   * another replica took the run over (its lease had expired), so nothing was written.
    */
   async complete(
     run: { run_id: string; thread_id: string },
     end: { status: RunStatus; values: unknown; interrupts: Record<string, unknown[]>; threadStatus: string; error: unknown },
     events: readonly RunEvent[],
-  ): Promise<boolean> {
-    const params: unknown[] = [run.run_id, run.thread_id, end.status, JSON.stringify(end.values ?? null), JSON.stringify(end.interrupts), end.threadStatus, JSON.stringify(end.error ?? null)];
+  ): Promise<{ busy: boolean; lost: boolean }> {
+    const params: unknown[] = [run.run_id, run.thread_id, end.status, JSON.stringify(end.values ?? null), JSON.stringify(end.interrupts), end.threadStatus, JSON.stringify(end.error ?? null), this.holder];
     const values = events.map((e) => `($1, $${params.push(e.id)}::int, $${params.push(e.event)}, $${params.push(e.data)})`);
-    const log = values.length ? `ev AS (INSERT INTO run_events (run_id, seq, event, data) VALUES ${values.join(", ")} ON CONFLICT (run_id, seq) DO NOTHING), ` : "";
-    const { rows } = await this.#sql.query<{ busy: boolean | null }>(
+    // A run another replica holds now (it took the run over) is left to that replica.
+    const lost = "EXISTS (SELECT 1 FROM runs l WHERE l.run_id = $1 AND l.status = 'running' AND l.lease_holder IS DISTINCT FROM $8 AND l.lease_holder IS NOT NULL)";
+    const log = values.length
+      ? `ev AS (INSERT INTO run_events (run_id, seq, event, data) SELECT * FROM (VALUES ${values.join(", ")}) v WHERE NOT ${lost} ON CONFLICT (run_id, seq) DO NOTHING), `
+      : "";
+    const { rows } = await this.#sql.query<{ busy: boolean | null; lost: boolean }>(
       `WITH ${log}r AS (
-         UPDATE runs SET status = $3, lease_until = NULL, updated_at = now() WHERE run_id = $1 AND status = 'running' RETURNING run_id
+         UPDATE runs SET status = $3, lease_until = NULL, updated_at = now() WHERE run_id = $1 AND status = 'running' AND (lease_holder IS NULL OR lease_holder = $8) RETURNING run_id
        ), t AS (
          UPDATE threads SET state_values = $4::jsonb, interrupts = $5::jsonb, error = $7::jsonb, updated_at = now(), state_updated_at = now(),
            status = CASE WHEN EXISTS (SELECT 1 FROM runs o WHERE o.thread_id = $2 AND o.run_id <> $1 AND o.status IN ('pending', 'running')) THEN 'busy' ELSE $6 END
-         WHERE thread_id = $2 RETURNING status
-       ) SELECT (SELECT status = 'busy' FROM t) AS busy`,
+         WHERE thread_id = $2 AND NOT ${lost} RETURNING status
+       ) SELECT (SELECT status = 'busy' FROM t) AS busy, ${lost} AS lost`,
       params,
     );
-    return rows[0]?.busy === true;
+    return { busy: rows[0]?.busy === true, lost: rows[0]?.lost === true };
   }
 
   /** Seconds until the earliest delayed pending run becomes runnable, or null. */
@@ -255,12 +280,40 @@ export class RunStore {
     return rows[0] ? toRun(rows[0]) : null;
   }
 
-  async renewLeases(runIds: string[]): Promise<void> {
-    if (runIds.length === 0) return;
-    await this.#sql.query(
-      "UPDATE runs SET lease_until = now() + make_interval(secs => $2::float8) WHERE run_id = ANY($1::text[]) AND status = 'running'",
-      [runIds, LEASE_SECONDS],
+  /**
+   * Renews the leases of runs this store holds; returns the ids of those it no longer holds
+   * (ended elsewhere, or taken over by another replica after the lease expired).
+   */
+  async renewLeases(runIds: string[]): Promise<string[]> {
+    if (runIds.length === 0) return [];
+    const { rows } = await this.#sql.query<{ run_id: string }>(
+      `UPDATE runs SET lease_until = now() + make_interval(secs => $2::float8)
+       WHERE run_id = ANY($1::text[]) AND status = 'running' AND (lease_holder IS NULL OR lease_holder = $3) RETURNING run_id`,
+      [runIds, this.leaseSeconds, this.holder],
     );
+    const held = new Set(rows.map((r) => r.run_id));
+    return runIds.filter((id) => !held.has(id));
+  }
+
+  /**
+   * Takes over one running run whose lease expired (its replica died or lost the database
+   * for longer than the lease): leased here, its attempt counted, `resumed: true` and
+   * `resumed_at` merged into its metadata. Null when there is none.
+   */
+  async takeOver(): Promise<TakenRun | null> {
+    const { rows } = await this.#sql.query<RunRow & { assistant: ClaimedRun["assistant"]; previous_holder: string | null }>(
+      `WITH old AS (
+         SELECT run_id, lease_holder FROM runs WHERE status = 'running' AND lease_until < now() ORDER BY lease_until LIMIT 1 FOR UPDATE SKIP LOCKED
+       ), c AS (
+         UPDATE runs SET attempt = attempt + 1, lease_holder = $2, lease_until = now() + make_interval(secs => $1::float8),
+           metadata = metadata || jsonb_build_object('resumed', true, 'resumed_at', now())
+         FROM old WHERE runs.run_id = old.run_id AND runs.status = 'running' RETURNING runs.*, old.lease_holder AS previous_holder
+       )
+       SELECT c.*, (SELECT json_build_object('graph_id', a.graph_id, 'config', a.config, 'context', a.context) FROM assistants a WHERE a.assistant_id = c.assistant_id) AS assistant FROM c`,
+      [this.leaseSeconds, this.holder],
+    );
+    const r = rows[0];
+    return r ? { ...toRun(r), assistant: r.assistant ?? null, previous_holder: r.previous_holder ?? null } : null;
   }
 
   /**

@@ -2,6 +2,7 @@
  * Shared setup of the server tests: an agent server on the fixture graphs, listening on a
  * free port, with an SDK client pointed at it.
  */
+import { type ChildProcess, spawn } from "node:child_process";
 import { Client } from "@langchain/langgraph-sdk";
 import { createAgentServer, type AgentServer, type AgentServerOptions } from "../../core/server/app.ts";
 import { listen, type Listening } from "../../core/server/node.ts";
@@ -85,4 +86,27 @@ export async function pgSchema(prefix: string): Promise<{ url: string; drop(): P
       await a.close();
     },
   };
+}
+
+/** Starts a server child process (`script` prints `PORT <n>` once listening) with an SDK client on it. */
+export function spawnServer(script: string, args: string[]): Promise<{ proc: ChildProcess; client: Client }> {
+  const proc = spawn(process.execPath, [script, ...args], { stdio: ["ignore", "pipe", "inherit"] });
+  return new Promise((resolve, reject) => {
+    let out = "";
+    proc.stdout!.on("data", (d) => {
+      out += d;
+      const m = /PORT (\d+)/.exec(out);
+      if (m) resolve({ proc, client: new Client({ apiUrl: `http://127.0.0.1:${m[1]}`, apiKey: null, callerOptions: { maxRetries: 0 } }) });
+    });
+    proc.once("exit", (code) => reject(new Error(`server exited early (${code})`)));
+  });
+}
+
+/** Sends `signal` to a child process and waits for it to exit (at once when it has). */
+export function stopProcess(proc: ChildProcess | undefined, signal: NodeJS.Signals): Promise<void> {
+  return new Promise((resolve) => {
+    if (!proc || proc.exitCode !== null || proc.signalCode !== null) return resolve();
+    proc.once("exit", () => resolve());
+    proc.kill(signal);
+  });
 }

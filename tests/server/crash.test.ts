@@ -4,35 +4,17 @@
  * not stuck (it ends `error`, the thread accepts new runs).
  */
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { Client } from "@langchain/langgraph-sdk";
+import { spawnServer, stopProcess } from "./_harness.ts";
 
 const CHILD = new URL("./_crash-child.ts", import.meta.url).pathname;
 
-function start(dataDir: string): Promise<{ proc: ChildProcess; client: Client }> {
-  const proc = spawn(process.execPath, [CHILD, dataDir], { stdio: ["ignore", "pipe", "inherit"] });
-  return new Promise((resolve, reject) => {
-    let out = "";
-    proc.stdout!.on("data", (d) => {
-      out += d;
-      const m = /PORT (\d+)/.exec(out);
-      if (m) resolve({ proc, client: new Client({ apiUrl: `http://127.0.0.1:${m[1]}`, apiKey: null, callerOptions: { maxRetries: 0 } }) });
-    });
-    proc.once("exit", (code) => reject(new Error(`server exited early (${code})`)));
-  });
-}
-
-function kill(proc: ChildProcess, signal: NodeJS.Signals): Promise<void> {
-  return new Promise((resolve) => {
-    if (proc.exitCode !== null || proc.signalCode !== null) return resolve();
-    proc.once("exit", () => resolve());
-    proc.kill(signal);
-  });
-}
+const start = (dataDir: string) => spawnServer(CHILD, [dataDir]);
+const kill = stopProcess;
 
 test("SIGKILL mid-run loses nothing acknowledged and leaves no run stuck", { timeout: 120_000 }, async () => {
   const dir = mkdtempSync(join(tmpdir(), "agentcli-crash-"));
@@ -62,6 +44,7 @@ test("SIGKILL mid-run loses nothing acknowledged and leaves no run stuck", { tim
     const replay = [];
     for await (const e of c.runs.joinStream(th.thread_id, running.run_id)) replay.push(e.event);
     assert.equal(replay[0], "metadata");
+    assert.equal(replay.at(-1), "error", "the interrupted run's stream ends with an error event, not a silent close");
     const again = (await c.runs.wait(th.thread_id, "slow", { input: { ms: 1 } })) as { steps: number };
     assert.equal(again.steps, 2);
     await kill(proc, "SIGTERM");
