@@ -13,6 +13,14 @@ import sandboxB from "../../plugins/sandbox/sandbox_b.ts";
 import { isSandboxNotFound, type Sandbox, type SandboxCreateOptions } from "../../core/hooks.ts";
 import { startModalStandIn, type ModalStandIn } from "../fixtures/sandbox-vendors/modal/server.ts";
 import { cli, makeProject, removeProject } from "../toolchain/_project.ts";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Client } from "@langchain/langgraph-sdk";
+import { PluginDriver } from "../../core/plugin-driver.ts";
+import { loadProject } from "../../core/config/load.ts";
+import { buildBundle, readBundle } from "../../core/bundle/bundle.ts";
+import { hostBundle } from "../../core/cli/agent-host.ts";
 
 const modal = await startModalStandIn();
 after(() => modal.close());
@@ -95,6 +103,45 @@ describe("sandbox_b: Modal's failures are clear errors naming what to fix", () =
     await second.delete();
     assert.deepEqual(strict.running(), []);
   });
+});
+
+test("a refused token through the server: the tool result names the variables; neither it nor the log shows the token", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "agentcli-modal-token-"));
+  const model = await startModelServer();
+  const wrongSecret = `as-wrong-${crypto.randomUUID()}`;
+  const lines: string[] = [];
+  const capture = (...args: unknown[]) => lines.push(args.map(String).join(" "));
+  const consoleError = console.error;
+  console.error = capture;
+  try {
+    writeFileSync(join(dir, "agent.toml"), '[agent]\nname = "modal-token"\nmodel = "openai:gpt-test"\n\n[sandbox]\nprovider = "sandbox_b"\n');
+    writeFileSync(join(dir, "AGENTS.md"), "Run commands.\n");
+    const driver = new PluginDriver([...builtinPlugins]);
+    const envOf = { OPENAI_API_KEY: "k", OPENAI_BASE_URL: model.openaiBaseUrl, ...env, SANDBOX_B_TOKEN_SECRET: wrongSecret };
+    const project = await loadProject(join(dir, "agent.toml"), { driver, env: envOf, requireEnv: false, cwd: dir });
+    const bundle = await readBundle((await buildBundle(project, { driver, version: "test" })).bytes);
+    const log = { info: capture, warn: capture, error: capture };
+    const host = await hostBundle({ bundle, driver, env: project.env, mode: "dev", dataDir: join(dir, "data"), port: 0, host: "127.0.0.1", log });
+    try {
+      const client = new Client({ apiUrl: `http://127.0.0.1:${host.listening.port}`, callerOptions: { maxRetries: 0 } });
+      const thread = await client.threads.create();
+      model.script({ toolCalls: [{ name: "execute", args: { command: "echo hi" } }] }, { text: "done" });
+      const state = (await client.runs.wait(thread.thread_id, "agent", { input: { messages: [{ role: "user", content: "go" }] } })) as { messages: Array<{ type: string; content: unknown }> };
+      const tool = JSON.stringify(state.messages.filter((m) => m.type === "tool"));
+      assert.match(tool, /Modal rejected the token.*SANDBOX_B_TOKEN_ID and SANDBOX_B_TOKEN_SECRET/);
+      for (const secret of [wrongSecret, modal.tokenId]) {
+        assert.ok(!tool.includes(secret), "the tool result shows the token");
+        assert.ok(!lines.some((l) => l.includes(secret)), "the log shows the token");
+        assert.ok(!JSON.stringify(model.requests).includes(secret), "the model was sent the token");
+      }
+    } finally {
+      await host.close();
+    }
+  } finally {
+    console.error = consoleError;
+    await model.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 describe("sandbox_b in deploy", () => {
