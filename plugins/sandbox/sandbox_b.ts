@@ -296,7 +296,8 @@ export default definePlugin({
     env: ["SANDBOX_B_TOKEN_ID", "SANDBOX_B_TOKEN_SECRET"],
     partnerPackage: "modal",
     defaultTemplate: DEFAULT_TEMPLATE,
-    capabilities: { persistentFiles: true, network: true, gpu: true },
+    // Modal has GPUs, but [sandbox] has no setting to ask for one: these sandboxes get none.
+    capabilities: { persistentFiles: true, network: true, gpu: false },
     workdir: WORKDIR,
   },
   hooks: {
