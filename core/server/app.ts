@@ -33,6 +33,7 @@ import { storeRoutes } from "./store-routes.ts";
 import { threadRoutes } from "./threads.ts";
 import { uuid5 } from "./uuid5.ts";
 import { WorkerPool } from "./worker.ts";
+import { DEFAULT_WEBHOOKS, WebhookSender, type WebhookSettings } from "./webhooks.ts";
 
 export interface DefaultAssistant {
   name: string;
@@ -85,6 +86,8 @@ export interface AgentServerOptions {
   onThreadDeleted?: (threadId: string) => Promise<void>;
   /** The longest the cron scheduler sleeps between looks for due crons (default 10000 ms). */
   cronPollMs?: number;
+  /** Run webhooks (./webhooks.ts `webhooksFromEnv`); default: no signature, private targets refused. */
+  webhooks?: Partial<WebhookSettings>;
 }
 
 export interface AgentServer {
@@ -129,6 +132,7 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
   const broker = new RunBroker({ log: storage.events, remote, exclusive: storage.sql.kind === "pglite" });
   const graphs = new GraphRegistry(opts.graphs, { checkpointer: storage.checkpointer, store: storage.store });
   const limits: ServerLimits = { ...DEFAULT_LIMITS, ...opts.limits, ...(opts.maxBodyBytes ? { maxBodyBytes: opts.maxBodyBytes } : {}) };
+  const webhooks = new WebhookSender({ ...DEFAULT_WEBHOOKS, ...opts.webhooks }, { storage, log });
   const workers = new WorkerPool({
     storage,
     broker,
@@ -139,8 +143,9 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
     runTimeoutMs: (opts.runTimeoutSeconds ?? 0) * 1000,
     maxRunningPerOwner: limits.maxRunningPerOwner,
     onThreadDeleted: opts.onThreadDeleted,
+    webhooks,
   });
-  const deps: ServerDeps = { storage, broker, graphs, workers, log, limits, onThreadDeleted: opts.onThreadDeleted, heartbeatMs: opts.heartbeatMs ?? 15_000 };
+  const deps: ServerDeps = { storage, broker, graphs, workers, log, limits, onThreadDeleted: opts.onThreadDeleted, heartbeatMs: opts.heartbeatMs ?? 15_000, webhooks };
 
   const crons = new CronScheduler(deps, { pollMs: opts.cronPollMs });
 
@@ -233,6 +238,7 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
       closed = true;
       await crons.stop();
       await workers.stop(closeOpts?.graceMs);
+      await webhooks.stop();
       await broker.close();
       if (ownStorage) await storage.close();
     },

@@ -43,6 +43,7 @@ export function cronRoutes(deps: ServerDeps, scheduler: CronScheduler): Hono<App
     checkSchedule(b);
     checkEndTime(b.end_time);
     checkMessages(b.input, "input", deps.limits);
+    if (b.webhook) await deps.webhooks.check(b.webhook);
     await checkRunTargets(deps, assistant.graph_id, b as unknown as s.RunCreateBody, threadId, user);
     const timing = { schedule: b.schedule.trim().split(/\s+/).join(" "), timezone: b.timezone ?? null, end_time: b.end_time ? new Date(b.end_time).toISOString() : null };
     const cron = await storage.crons.create({
@@ -90,6 +91,7 @@ export function cronRoutes(deps: ServerDeps, scheduler: CronScheduler): Hono<App
     checkSchedule(timing);
     if (b.end_time) checkEndTime(b.end_time);
     checkMessages(b.input, "input", deps.limits);
+    if (b.webhook) await deps.webhooks.check(b.webhook);
     const payload = { ...cron.payload, ...runPayload(b) };
     if (b.interrupt_before !== undefined || b.interrupt_after !== undefined) {
       const assistant = await resolveAssistant(deps, cron.assistant_id, scopeOf(c));

@@ -9,6 +9,7 @@ import type { GraphRegistry } from "./graphs.ts";
 import { notFound } from "./http-errors.ts";
 import type { ServerLimits } from "./limits.ts";
 import type { ServerLog } from "./log.ts";
+import type { WebhookSender } from "./webhooks.ts";
 import type { WorkerPool } from "./worker.ts";
 
 export interface ServerDeps {
@@ -22,6 +23,8 @@ export interface ServerDeps {
   limits: ServerLimits;
   /** Milliseconds between keep-alive comments on an idle SSE stream (0: none). */
   heartbeatMs: number;
+  /** Checks and sends run webhooks. */
+  webhooks: WebhookSender;
 }
 
 /**

@@ -16,6 +16,7 @@ import { ChunkTranslator, libModes, type LibStreamMode, type StreamMode } from "
 import { interruptsByTask } from "./state.ts";
 import { toWire } from "./serialize.ts";
 import type { ServerLog } from "./log.ts";
+import type { WebhookSender } from "./webhooks.ts";
 
 export interface ExecutorDeps {
   storage: Storage;
@@ -26,6 +27,8 @@ export interface ExecutorDeps {
   runTimeoutMs?: number;
   /** Cleans up what lives outside the database for a thread deleted after its run (its sandbox). */
   onThreadDeleted?: (threadId: string) => Promise<void>;
+  /** Sends the result of runs that have a `webhook`. */
+  webhooks?: WebhookSender;
 }
 
 /** The reason a run's graph is aborted when it exceeds its time limit. */
@@ -56,6 +59,8 @@ export interface RunKwargs {
   on_completion?: "delete" | "keep";
   temporary?: boolean;
   strict_resume?: boolean;
+  /** Told the run's final result (./webhooks.ts). */
+  webhook?: string;
 }
 
 /** How a run taken over from a replica that died is executed (see worker.ts). */
@@ -270,6 +275,7 @@ async function finishRun(
   let output: unknown = r.errorOut ? { __error__: r.errorOut } : null;
   let others = false;
   let events: RunEvent[] = [];
+  let finalValues: unknown = null;
   try {
     // The run's claim time (`updated_at` when it became running) bounds what it wrote.
     if (r.rollback) await storage.checkpointer.deleteSince(run.thread_id, run.updated_at);
@@ -295,6 +301,7 @@ async function finishRun(
       }
     }
     const end = { status: r.status, values, interrupts, threadStatus, error: r.errorOut };
+    finalValues = output !== null && !r.errorOut ? output : values;
     if (r.rollback) {
       await broker.takeUnflushed(run.run_id);
       await storage.sql.transaction(async (tx) => {
@@ -323,6 +330,11 @@ async function finishRun(
     await storage.runs.setStatus(run.run_id, "error", { fromStatuses: ["running"] }).catch(() => {});
   }
   broker.finish(run.run_id, { status: r.status, output });
+  const webhook = (run.kwargs as RunKwargs).webhook;
+  if (webhook && deps.webhooks) {
+    const record = (await storage.runs.get(run.run_id).catch(() => null)) ?? { ...run, status: r.status };
+    deps.webhooks.deliver(run.run_id, webhook, { ...record, values: finalValues, error: r.errorOut ? `${r.errorOut.error}: ${r.errorOut.message}` : null });
+  }
   // Runs of this thread waiting behind this one can start now (here or on another replica).
   if (others) broker.wake({ broadcast: true });
   if ((run.kwargs as RunKwargs).temporary && (run.kwargs as RunKwargs).on_completion !== "keep") {

@@ -21,6 +21,7 @@ export async function createRun(deps: ServerDeps, user: AuthUser | null, b: RunC
   const tid = threadId ?? crypto.randomUUID();
   checkMessages(b.input, "input", deps.limits);
   checkMessages(b.command?.update, "command.update", deps.limits);
+  if (b.webhook) await deps.webhooks.check(b.webhook);
   await checkRunTargets(deps, assistant.graph_id, b, threadId, user);
   if (user && deps.limits.maxQueuedPerOwner > 0) {
     const queued = await storage.runs.pendingOf(user.identity);
@@ -104,6 +105,7 @@ export function runKwargs(user: AuthUser | null, b: Omit<Partial<RunCreateBody>,
     durability: b.durability,
     checkpoint_during: b.checkpoint_during,
     ...(b.strict_resume ? { strict_resume: true } : {}),
+    ...(b.webhook ? { webhook: b.webhook } : {}),
     on_completion: b.on_completion ?? (stateless ? "delete" : "keep"),
     temporary: stateless,
   };

@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { STREAM_MODES } from "./stream-modes.ts";
+import { isHttpUrl } from "./webhooks.ts";
 
 const obj = z.record(z.string(), z.unknown());
 
@@ -144,7 +145,7 @@ export const runCreate = z.object({
   checkpoint_id: opt(z.string()),
   checkpoint_during: opt(z.boolean()),
   durability: opt(z.enum(["sync", "async", "exit"])),
-  webhook: unsupported("webhooks are not supported by this server; poll the run or join it"),
+  webhook: opt(z.string().refine(isHttpUrl, "must be an http:// or https:// URL")),
   strict_resume: opt(z.boolean()),
   multitask_strategy: opt(z.enum(["reject", "interrupt", "rollback", "enqueue"])),
   on_completion: opt(z.enum(["delete", "keep"])),

@@ -110,3 +110,13 @@ export function stopProcess(proc: ChildProcess | undefined, signal: NodeJS.Signa
     proc.kill(signal);
   });
 }
+
+/** Polls `f` until it answers something truthy, and returns that (the suite's timeout bounds the wait). */
+export async function until<T>(what: string, f: () => Promise<T | null | undefined | false>): Promise<T> {
+  for (let i = 0; ; i++) {
+    const v = await f();
+    if (v) return v;
+    if (i > 3000) throw new Error(`gave up waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

@@ -14,18 +14,9 @@ import { after, before, describe, test } from "node:test";
 import type { Client } from "@langchain/langgraph-sdk";
 import type { SqlExecutor } from "../../core/storage/sql.ts";
 import { openSql } from "../../core/storage/sql.ts";
-import { pgSchema, startTestServer, type TestServer } from "./_harness.ts";
+import { pgSchema, startTestServer, type TestServer, until } from "./_harness.ts";
 
 const INPUT = { messages: [{ role: "user", content: "tick" }] };
-
-async function until<T>(what: string, f: () => Promise<T | null | undefined | false>): Promise<T> {
-  for (let i = 0; ; i++) {
-    const v = await f();
-    if (v) return v;
-    if (i > 3000) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 /** Makes a cron's next firing due now (as if its time had come). */
 async function makeDue(sql: SqlExecutor, cronId: string, ago = "1 second"): Promise<void> {

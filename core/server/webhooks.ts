@@ -1,0 +1,238 @@
+/**
+ * Run webhooks: when a run with a `webhook` ends (success, error, timeout, interrupted), its
+ * final result is POSTed there as LangGraph sends it: the run record plus `values`, `error`
+ * and `webhook_sent_at`. Each attempt has a timeout; network errors, timeouts, 429 and 5xx
+ * are retried with doubling delays. With a secret, the body is signed (HMAC-SHA256, header
+ * `X-Agentcli-Signature: sha256=<hex>`). The outcome is recorded in the run's
+ * `metadata.webhook_delivery`. Targets on private, loopback or link-local addresses are
+ * refused unless allowed (`dev` allows them), checked when the run is created and again,
+ * on the addresses the host resolves to, before each attempt; redirects are not followed.
+ *
+ * @example
+ * const hooks = new WebhookSender(webhooksFromEnv(process.env, "serve"), { storage, log });
+ * await hooks.check("https://example.com/hook"); // throws a 422 for a refused target
+ */
+import { userError } from "../errors.ts";
+import type { Storage } from "../storage/storage.ts";
+import { VERSION } from "../version.ts";
+import { unprocessable } from "./http-errors.ts";
+import type { ServerLog } from "./log.ts";
+
+export interface WebhookSettings {
+  /** HMAC-SHA256 key of the signature header (`AGENTCLI_WEBHOOK_SECRET`); no header without it. */
+  secret?: string;
+  /** Private, loopback and link-local targets allowed (`dev`, or `AGENTCLI_WEBHOOK_ALLOW_PRIVATE`). */
+  allowPrivate: boolean;
+  /** One attempt's time limit (`AGENTCLI_WEBHOOK_TIMEOUT_SECONDS`, default 10 s). */
+  timeoutMs: number;
+  /** Attempts in all (`AGENTCLI_WEBHOOK_MAX_ATTEMPTS`, default 5). */
+  maxAttempts: number;
+  /** Delay before the first retry, doubled for each next one (default 1000 ms). */
+  backoffMs: number;
+}
+
+/** The header carrying the body's signature. */
+export const SIGNATURE_HEADER = "X-Agentcli-Signature";
+
+export const DEFAULT_WEBHOOKS: WebhookSettings = { allowPrivate: false, timeoutMs: 10_000, maxAttempts: 5, backoffMs: 1000 };
+
+function intSetting(env: Record<string, string | undefined>, name: string, fallback: number, min: number, max: number, what: string): number {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw userError("ARGS_INVALID", { message: `Cannot start the server: ${name}="${raw}" is not a whole number from ${min} to ${max}`, hint: `Set ${name} to ${what}, or leave it unset (default ${fallback}).` });
+  }
+  return n;
+}
+
+/** Webhook settings from the environment; private targets are always allowed under `dev`. */
+export function webhooksFromEnv(env: Record<string, string | undefined>, mode: "dev" | "serve"): WebhookSettings {
+  const rawAllow = env.AGENTCLI_WEBHOOK_ALLOW_PRIVATE?.trim().toLowerCase() ?? "";
+  if (rawAllow && !["true", "false", "1", "0"].includes(rawAllow)) {
+    throw userError("ARGS_INVALID", {
+      message: `Cannot start the server: AGENTCLI_WEBHOOK_ALLOW_PRIVATE="${env.AGENTCLI_WEBHOOK_ALLOW_PRIVATE}" is not true or false`,
+      hint: "Set it to true to let run webhooks reach private and loopback addresses (default false under serve).",
+    });
+  }
+  return {
+    secret: env.AGENTCLI_WEBHOOK_SECRET || undefined,
+    allowPrivate: mode === "dev" || rawAllow === "true" || rawAllow === "1",
+    timeoutMs: intSetting(env, "AGENTCLI_WEBHOOK_TIMEOUT_SECONDS", 10, 1, 600, "the seconds one delivery attempt may take") * 1000,
+    maxAttempts: intSetting(env, "AGENTCLI_WEBHOOK_MAX_ATTEMPTS", 5, 1, 20, "how many times a webhook is tried in all"),
+    backoffMs: DEFAULT_WEBHOOKS.backoffMs,
+  };
+}
+
+/** True for an http(s) URL (what a `webhook` must be). */
+export function isHttpUrl(raw: string): boolean {
+  try {
+    const u = new URL(raw);
+    return (u.protocol === "http:" || u.protocol === "https:") && u.hostname !== "";
+  } catch {
+    return false;
+  }
+}
+
+function ipv4Private(ip: string): boolean {
+  const [a, b] = ip.split(".").map(Number) as [number, number];
+  return a === 0 || a === 10 || a === 127 || (a === 100 && b >= 64 && b <= 127) || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) ||
+    (a === 192 && b === 168) || (a === 192 && b === 0) || (a === 198 && (b === 18 || b === 19)) || a >= 224;
+}
+
+/**
+ * Whether an address is not on the public internet: loopback, private (RFC 1918, unique
+ * local), link-local (cloud metadata services live there), shared, unspecified, multicast or
+ * reserved, IPv4-mapped forms included.
+ */
+export function isPrivateAddress(address: string): boolean {
+  const ip = address.replace(/^\[|\]$/g, "").toLowerCase().replace(/%.*$/, "");
+  if (/^\d+\.\d+\.\d+\.\d+$/.test(ip)) return ipv4Private(ip);
+  if (!ip.includes(":")) return false;
+  const mapped = ip.match(/^(?:0*:)*:?ffff:(\d+\.\d+\.\d+\.\d+)$/) ?? ip.match(/^::(\d+\.\d+\.\d+\.\d+)$/);
+  if (mapped) return ipv4Private(mapped[1]!);
+  const hex = ip.match(/^(?:0*:)*:?ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/);
+  if (hex) {
+    const n = (parseInt(hex[1]!, 16) << 16) | parseInt(hex[2]!, 16);
+    return ipv4Private([(n >>> 24) & 255, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join("."));
+  }
+  if (ip === "::" || ip === "::1") return true;
+  const first = parseInt(ip.split(":")[0] || "0", 16);
+  return (first & 0xfe00) === 0xfc00 || (first & 0xffc0) === 0xfe80 || (first & 0xff00) === 0xff00 || ip.startsWith("64:ff9b:") || ip.startsWith("2001:db8:");
+}
+
+/** Why the target is refused (a private address it names or resolves to), or null. */
+async function refusal(url: URL, allowPrivate: boolean): Promise<string | null> {
+  if (allowPrivate) return null;
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  if (host === "localhost" || host.endsWith(".localhost")) return `its host "${host}" is loopback`;
+  if (/^[\d.]+$/.test(host) || host.includes(":")) return isPrivateAddress(host) ? `its address ${host} is private or loopback` : null;
+  let addresses: Array<{ address: string }>;
+  try {
+    const { lookup } = await import("node:dns/promises");
+    addresses = await lookup(host, { all: true, verbatim: true });
+  } catch {
+    return null; // an unresolvable host fails at delivery, where it is recorded
+  }
+  const bad = addresses.find((a) => isPrivateAddress(a.address));
+  return bad ? `its host "${host}" resolves to ${bad.address}, a private or loopback address` : null;
+}
+
+/** The target of a webhook without its query and credentials (which may hold tokens), for logs and records. */
+function shown(url: URL): string {
+  return `${url.protocol}//${url.host}${url.pathname}`;
+}
+
+async function sign(secret: string, body: string): Promise<string> {
+  const enc = new TextEncoder();
+  const key = await crypto.subtle.importKey("raw", enc.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, enc.encode(body)));
+  return `sha256=${Array.from(mac, (b) => b.toString(16).padStart(2, "0")).join("")}`;
+}
+
+/** What `metadata.webhook_delivery` of a run records. */
+export interface WebhookDelivery {
+  status: "delivered" | "failed" | "refused";
+  attempts: number;
+  /** The HTTP status of the last answer, when there was one. */
+  response_status: number | null;
+  /** Why the last attempt failed. */
+  error: string | null;
+  at: string;
+}
+
+/** Delivers run webhooks in the background, retrying, and records each outcome. */
+export class WebhookSender {
+  readonly settings: WebhookSettings;
+  readonly #deps: { storage: Storage; log: ServerLog };
+  readonly #inflight = new Set<Promise<void>>();
+  readonly #stop = new AbortController();
+
+  constructor(settings: WebhookSettings, deps: { storage: Storage; log: ServerLog }) {
+    this.settings = settings;
+    this.#deps = deps;
+  }
+
+  /** Throws a 422 when runs may not call `raw` (not http(s), or a refused private target). */
+  async check(raw: string, field = "webhook"): Promise<void> {
+    if (!isHttpUrl(raw)) throw unprocessable(`Invalid request: ${field} must be an http:// or https:// URL`);
+    const why = await refusal(new URL(raw), this.settings.allowPrivate);
+    if (why) throw unprocessable(`Invalid request: ${field} ${shown(new URL(raw))} is refused: ${why} (allow such targets with AGENTCLI_WEBHOOK_ALLOW_PRIVATE=true)`);
+  }
+
+  /** Sends `payload` (the run and its result) to `webhook` in the background. */
+  deliver(runId: string, webhook: string, payload: Record<string, unknown>): void {
+    const p = this.#deliver(runId, webhook, payload).catch((err) => this.#deps.log.error(`run ${runId}: webhook delivery failed`, err));
+    this.#inflight.add(p);
+    void p.finally(() => this.#inflight.delete(p));
+  }
+
+  async #deliver(runId: string, webhook: string, payload: Record<string, unknown>): Promise<void> {
+    const url = new URL(webhook);
+    const { settings } = this;
+    let outcome: WebhookDelivery = { status: "failed", attempts: 0, response_status: null, error: null, at: "" };
+    for (let attempt = 1; attempt <= settings.maxAttempts; attempt++) {
+      if (attempt > 1) {
+        const delay = settings.backoffMs * 2 ** (attempt - 2) * (0.75 + Math.random() / 2);
+        if (!(await this.#sleep(delay))) {
+          outcome = { ...outcome, error: `${outcome.error}; the server stopped before the next attempt` };
+          break;
+        }
+      }
+      outcome.attempts = attempt;
+      const why = await refusal(url, settings.allowPrivate);
+      if (why) {
+        outcome = { ...outcome, status: "refused", error: `refused: ${why}` };
+        break;
+      }
+      const body = JSON.stringify({ ...payload, webhook_sent_at: new Date().toISOString() });
+      const headers: Record<string, string> = { "content-type": "application/json", "user-agent": `agentcli/${VERSION}` };
+      if (settings.secret) headers[SIGNATURE_HEADER.toLowerCase()] = await sign(settings.secret, body);
+      try {
+        const res = await fetch(url, { method: "POST", headers, body, redirect: "manual", signal: AbortSignal.any([AbortSignal.timeout(settings.timeoutMs), this.#stop.signal]) });
+        await res.body?.cancel().catch(() => {});
+        outcome.response_status = res.status;
+        if (res.status >= 200 && res.status < 300) {
+          outcome = { ...outcome, status: "delivered", error: null };
+          break;
+        }
+        outcome.error = res.status >= 300 && res.status < 400 ? `answered ${res.status} (redirects are not followed)` : `answered ${res.status}`;
+        if (res.status !== 429 && res.status < 500) break;
+      } catch (err) {
+        const e = err as Error;
+        outcome.response_status = null;
+        outcome.error = e.name === "TimeoutError" ? `no answer within ${settings.timeoutMs / 1000} s` : `cannot connect: ${(e.cause as Error | undefined)?.message ?? e.message}`;
+        if (this.#stop.signal.aborted) break;
+      }
+    }
+    outcome.at = new Date().toISOString();
+    if (outcome.status !== "delivered") this.#deps.log.warn(`run ${runId}: webhook ${shown(url)} ${outcome.status} after ${outcome.attempts} attempt(s): ${outcome.error}`);
+    await this.#deps.storage.sql.query(
+      "UPDATE runs SET metadata = metadata || jsonb_build_object('webhook_delivery', $2::jsonb) WHERE run_id = $1",
+      [runId, JSON.stringify(outcome)],
+    ).catch(() => {}); // a stateless run may be gone with its thread
+  }
+
+  /** Waits `ms`; false when the sender stopped meanwhile. */
+  #sleep(ms: number): Promise<boolean> {
+    const signal = this.#stop.signal;
+    if (signal.aborted) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(true);
+      }, ms);
+      const onAbort = () => {
+        clearTimeout(timer);
+        resolve(false);
+      };
+      signal.addEventListener("abort", onAbort, { once: true });
+    });
+  }
+
+  /** Stops retrying (a waiting retry is recorded as failed) and waits for the deliveries to be recorded. */
+  async stop(): Promise<void> {
+    this.#stop.abort();
+    await Promise.allSettled([...this.#inflight]);
+  }
+}
