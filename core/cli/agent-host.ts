@@ -226,7 +226,10 @@ async function start(opts: HostOptions, runTimeout: number, limits: Partial<Serv
   // server's modules load; the harness loads with the agent graph, on its first run.
   const dbUrl = opts.env.DATABASE_URL;
   const connectWithinMs = connectTimeoutSeconds(opts.env) * 1000;
-  const opening = import("../storage/storage.ts").then(({ openStorage }) => openStorage(dbUrl ? { url: dbUrl, connect: { withinMs: connectWithinMs, variable: "DATABASE_URL" } } : { dataDir: opts.dataDir })).catch(async (err) => {
+  const encryption = (await import("../storage/encryption.ts")).encryptionFromEnv(opts.env);
+  const opening = import("../storage/storage.ts").then(({ openStorage }) =>
+    openStorage(dbUrl ? { url: dbUrl, connect: { withinMs: connectWithinMs, variable: "DATABASE_URL" }, encryption } : { dataDir: opts.dataDir, encryption })
+  ).catch(async (err) => {
     const { DataDirLockedError } = await import("../storage/lock.ts");
     if (opts.mode !== "dev" || !(err instanceof DataDirLockedError)) throw err;
     // dev has no --data-dir: the project's database is its own.

@@ -3,6 +3,7 @@
  * reconciler, and the signing secret of upload URLs. The authenticated caller is set on the
  * request context by the auth middleware.
  */
+import type { AtRestEncryption } from "../storage/encryption.ts";
 import type { SqlDriver } from "../storage/sql.ts";
 import type { Reconciler } from "./reconciler.ts";
 import type { CommandSessions } from "./sandbox-commands.ts";
@@ -18,6 +19,8 @@ export interface PlatformServices {
   /** Templates accepted as `source_config.template` for `internal_template`. */
   templates: readonly AgentTemplate[];
   reconciler: Reconciler;
+  /** The cipher of secrets at rest (./secrets-at-rest.ts). */
+  encryption: AtRestEncryption;
   /** HMAC key of upload URLs. */
   uploadSecret: string;
   /** HMAC key of deployments' bundle tokens (`bundles.ts`). */

@@ -4,6 +4,7 @@
  * delete, and redeploy an earlier revision. Each runs in one transaction; the reconciler is
  * told afterwards.
  */
+import type { AtRestEncryption } from "../storage/encryption.ts";
 import { randomUUID } from "node:crypto";
 import type { SqlDriver, SqlExecutor } from "../storage/sql.ts";
 import { conflict, invalid, notFound } from "./api-error.ts";
@@ -13,9 +14,12 @@ import { checkSource, type PlatformMode } from "./source-rules.ts";
 import { getDeployment, getRevision, insertDeployment, insertRevision, updateDeployment } from "./store.ts";
 import { getListener } from "./tenancy.ts";
 import type { AgentTemplate } from "./templates.ts";
+import { openSecrets, sealSecrets } from "./secrets-at-rest.ts";
 
 export interface DeploymentContext {
   sql: SqlDriver;
+  /** Seals secret values before they are stored (./secrets-at-rest.ts). */
+  encryption: AtRestEncryption;
   tenantId: string;
   mode: PlatformMode;
   templates: readonly AgentTemplate[];
@@ -41,6 +45,7 @@ export async function createDeployment(ctx: DeploymentContext, body: DeploymentC
       revisionSource: makesRevision ? body.source : null, sourceConfig, sourceRevisionConfig,
       secretReferences: body.secret_references, secrets: body.secrets ?? [], creating: true,
     });
+    const sealed = sealSecrets(ctx.encryption, body.secrets ?? []);
     if (errors.length) throw invalid(errors);
     const dup = await tx.query("SELECT id FROM platform_deployments WHERE tenant_id = $1 AND name = $2", [ctx.tenantId, body.name]);
     if (dup.rows.length) throw conflict(`Cannot create deployment "${body.name}": a deployment with this name exists`);
@@ -48,7 +53,7 @@ export async function createDeployment(ctx: DeploymentContext, body: DeploymentC
     const remote = await isRemote(tx, ctx.tenantId, sourceConfig);
     await insertDeployment(tx, {
       id, tenantId: ctx.tenantId, name: body.name, source: body.source, sourceConfig, sourceRevisionConfig,
-      secrets: body.secrets ?? [], secretReferences: body.secret_references ?? null, imageVersion: body.image_version ?? null,
+      secrets: sealed, secretReferences: body.secret_references ?? null, imageVersion: body.image_version ?? null,
       remoteReconciled: remote, tagValueIds: body.tag_value_ids ?? [],
     });
     await tx.query(
@@ -59,7 +64,7 @@ export async function createDeployment(ctx: DeploymentContext, body: DeploymentC
     let revisionId: string | null = null;
     if (makesRevision) {
       revisionId = randomUUID();
-      await insertRevision(tx, { id: revisionId, deploymentId: id, tenantId: ctx.tenantId, source: body.source, sourceRevisionConfig, secrets: body.secrets ?? [], remoteReconciled: remote });
+      await insertRevision(tx, { id: revisionId, deploymentId: id, tenantId: ctx.tenantId, source: body.source, sourceRevisionConfig, secrets: sealed, remoteReconciled: remote });
       await updateDeployment(tx, id, { latest_revision_id: revisionId });
     }
     return { deployment: (await getDeployment(tx, ctx.tenantId, id))!, revisionId };
@@ -91,9 +96,10 @@ export async function patchDeployment(ctx: DeploymentContext, id: string, body: 
     const sourceRevisionConfig = body.source_revision_config
       ? stripNullish({ ...baseInput, ...body.source_revision_config }) as SourceRevisionConfig
       : baseInput;
-    const secrets = body.secrets ?? current.secrets;
+    const secrets = body.secrets ?? openSecrets(ctx.encryption, current.secrets);
+    const sealed = body.secrets ? sealSecrets(ctx.encryption, body.secrets) : current.secrets;
     const configChanged = body.source_revision_config != null && !sameConfig(sourceRevisionConfig, base);
-    const makesRevision = configChanged || (body.secrets != null && !sameSecrets(secrets, current.secrets)) ||
+    const makesRevision = configChanged || (body.secrets != null && !sameSecrets(secrets, openSecrets(ctx.encryption, current.secrets))) ||
       (body.revision_source != null && body.revision_source !== current.source && body.source_revision_config != null);
     const secretReferences = body.secret_references !== undefined && body.secret_references !== null ? body.secret_references : current.secret_references;
     const errors = await checkSource({
@@ -105,12 +111,12 @@ export async function patchDeployment(ctx: DeploymentContext, id: string, body: 
     let revisionId: string | null = null;
     if (makesRevision) {
       revisionId = randomUUID();
-      await insertRevision(tx, { id: revisionId, deploymentId: id, tenantId: ctx.tenantId, source: revisionSource, sourceRevisionConfig, secrets, remoteReconciled: remote });
+      await insertRevision(tx, { id: revisionId, deploymentId: id, tenantId: ctx.tenantId, source: revisionSource, sourceRevisionConfig, secrets: sealed, remoteReconciled: remote });
     }
     await updateDeployment(tx, id, {
       source_config: sourceConfig,
       source_revision_config: makesRevision ? sourceRevisionConfig : undefined,
-      secrets: body.secrets ?? undefined,
+      secrets: body.secrets ? sealed : undefined,
       secret_references: body.secret_references ?? undefined,
       image_version: body.image_version ?? undefined,
       tag_value_ids: body.tag_value_ids,

@@ -20,7 +20,9 @@ import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
+import type { AtRestEncryption } from "../storage/encryption.ts";
 import type { SqlDriver } from "../storage/sql.ts";
+import { openSecrets } from "./secrets-at-rest.ts";
 import { BuildFailure, buildRevision, type ProjectBuilders } from "./build.ts";
 import type { ComputeDriver } from "./compute.ts";
 import { resolveRef } from "./git-source.ts";
@@ -34,6 +36,8 @@ import { acquireLease, clearLeases, deploymentsNeedingWork, releaseLease, renewL
 
 export interface ReconcilerOptions {
   sql: SqlDriver;
+  /** Opens the stored secrets handed to a rollout (./secrets-at-rest.ts). */
+  encryption: AtRestEncryption;
   dataDir: string;
   /** The compute for a listener (null: the built-in local listener). */
   computeFor: (listener: ListenerRow | null) => ComputeDriver;
@@ -276,7 +280,7 @@ export class Reconciler {
       await step("AWAITING_DEPLOY");
       await step("DEPLOYING");
       const revision = (await getRevision(db, d.id, r.id))!;
-      const secrets = [...r.secrets, ...(await this.opts.platformEnv?.(d, listener) ?? [])];
+      const secrets = [...openSecrets(this.opts.encryption, r.secrets), ...(await this.opts.platformEnv?.(d, listener) ?? [])];
       const { url } = await compute.rollout({ deployment: d, revision, listener, bundle, imageUri, secrets, log, signal });
       if (signal.aborted) throw new Interrupted();
       await step("DEPLOYED");
@@ -307,7 +311,7 @@ export class Reconciler {
     const log = (kind: "build" | "deploy", message: string) => void appendLog(db, r.id, kind, message).catch(() => {});
     const restored = await compute.restore({
       deployment: d, revision: r, listener, bundle: artifact?.bytes ? new Uint8Array(artifact.bytes) : null,
-      imageUri: r.source_revision_config.image_uri ?? null, secrets: [...r.secrets, ...(await this.opts.platformEnv?.(d, listener) ?? [])], log,
+      imageUri: r.source_revision_config.image_uri ?? null, secrets: [...openSecrets(this.opts.encryption, r.secrets), ...(await this.opts.platformEnv?.(d, listener) ?? [])], log,
     });
     if (restored) await updateDeployment(db, d.id, { url: restored.url });
   }

@@ -20,7 +20,7 @@ const PatchBody = DeploymentPatchBody.extend(Tags.shape);
 
 export function deploymentRoutes(s: PlatformServices): Hono<PlatformEnv> {
   const app = new Hono<PlatformEnv>();
-  const ctx = (tenantId: string): DeploymentContext => ({ sql: s.sql, tenantId, mode: s.mode, templates: s.templates });
+  const ctx = (tenantId: string): DeploymentContext => ({ sql: s.sql, encryption: s.encryption, tenantId, mode: s.mode, templates: s.templates });
   const load = async (tenantId: string, id: string) => {
     const d = await getDeployment(s.sql, tenantId, id);
     if (!d) throw notFound("deployment", id);

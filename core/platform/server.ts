@@ -26,6 +26,7 @@ import { DEFAULT_PLATFORM_LIMITS, type PlatformLimits } from "./limits.ts";
 import { LocalCompute } from "./local-compute.ts";
 import { PLATFORM_MIGRATIONS } from "./migrations.ts";
 import { Reconciler } from "./reconciler.ts";
+import { platformEncryption } from "./secrets-at-rest.ts";
 import { CommandSessions } from "./sandbox-commands.ts";
 import process from "node:process";
 import { loadPlugins } from "../plugins.ts";
@@ -46,6 +47,11 @@ export interface PlatformOptions {
   /** Folder for the embedded database, revision processes and work files. */
   dataDir: string;
   databaseUrl?: string;
+  /**
+   * Where `AGENTCLI_PLATFORM_SECRETS_KEY` (and `..._PREVIOUS_KEYS`) are read (default: the
+   * process environment); without it the secrets key is generated into `dataDir`.
+   */
+  env?: Record<string, string | undefined>;
   mode?: PlatformMode;
   builders?: ProjectBuilders;
   /** Templates of `internal_template` (default: the builders' templates). */
@@ -142,8 +148,9 @@ export async function openPlatform(opts: PlatformOptions): Promise<Platform> {
     });
     cleanups.push(() => sandboxes.close());
     const sandboxKeySecret = await setting(sql, "sandbox_key_secret", () => randomBytes(32).toString("hex"));
+    const encryption = await platformEncryption(opts.dataDir, opts.env ?? process.env);
     const reconciler = new Reconciler({
-      sql, dataDir: opts.dataDir, computeFor, builders: opts.builders ?? {}, onError,
+      sql, encryption, dataDir: opts.dataDir, computeFor, builders: opts.builders ?? {}, onError,
       shared: Boolean(opts.databaseUrl), leaseMs: opts.reconcile?.leaseMs, pollMs: opts.reconcile?.pollMs,
       // Revisions reach this control plane for their `platform` sandboxes: on the local listener
       // at its own address, on a cluster at --public-url (without one they get no address).
@@ -160,6 +167,7 @@ export async function openPlatform(opts: PlatformOptions): Promise<Platform> {
     cleanups.push(() => reconciler.close());
     const services: PlatformServices = {
       sql,
+      encryption,
       mode: opts.mode ?? "cloud",
       templates: opts.templates ?? opts.builders?.templates ?? [],
       reconciler,

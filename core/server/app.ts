@@ -14,8 +14,7 @@ import { userError } from "../errors.ts";
 import { badText } from "./json-guard.ts";
 import { corsMiddleware, type CorsSettings } from "./cors.ts";
 import type { AuthUser } from "../hooks.ts";
-import type { OpenSqlOptions } from "../storage/sql.ts";
-import { openStorage, type Storage } from "../storage/storage.ts";
+import { openStorage, type Storage, type StorageOptions } from "../storage/storage.ts";
 import { VERSION } from "../version.ts";
 import { assistantRoutes } from "./assistants.ts";
 import { CronScheduler } from "./cron-scheduler.ts";
@@ -46,7 +45,7 @@ export interface AgentServerOptions {
   /** Name (and description) of each graph's default assistant; its id is the uuid v5 of the name. Default: the graph id. */
   defaultAssistants?: Record<string, DefaultAssistant>;
   /** An open storage, or where to open one (embedded in memory when absent). */
-  storage?: Storage | OpenSqlOptions;
+  storage?: Storage | StorageOptions;
   /** Identifies the caller; throw a 401 `AgentcliError` to refuse; null means no user. */
   authenticate?: (req: Request) => Promise<AuthUser | null>;
   /** The chat UI, mounted at `/app`. */
@@ -118,10 +117,10 @@ export function defaultAssistantId(name: string): string {
 export async function createAgentServer(opts: AgentServerOptions): Promise<AgentServer> {
   const log = redactingLog(opts.log ?? consoleLog());
   const ownStorage = !opts.storage || !("sql" in opts.storage);
-  const storage = ownStorage ? await openStorage((opts.storage ?? {}) as OpenSqlOptions) : (opts.storage as Storage);
+  const storage = ownStorage ? await openStorage((opts.storage ?? {}) as StorageOptions) : (opts.storage as Storage);
   let remote: RemoteBus | null = null;
   try {
-    const pgUrl = opts.databaseUrl ?? (ownStorage ? (opts.storage as OpenSqlOptions | undefined)?.url : undefined);
+    const pgUrl = opts.databaseUrl ?? (ownStorage ? (opts.storage as StorageOptions | undefined)?.url : undefined);
     if (opts.redisUrl) remote = await (await import("./redis-bus.ts")).openRedisBus(opts.redisUrl, log, { connectWithinMs: opts.connectWithinMs });
     else if (pgUrl && storage.sql.kind === "postgres") remote = await (await import("./pg-bus.ts")).openPostgresBus(pgUrl, log);
   } catch (err) {
@@ -202,6 +201,7 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
       graphs: graphs.ids(),
       storage: storage.sql.kind,
       redis: Boolean(remote),
+      encryption: storage.encryption ? { at_rest: "aes-gcm", json_keys: [...storage.encryption.jsonKeys] } : null,
       flags: { assistants: true, crons: true, langsmith: false, store: true, strict_resume: true },
       ...opts.info,
     }));

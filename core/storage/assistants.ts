@@ -1,7 +1,9 @@
 /**
  * Assistants: a graph plus config, context and metadata, versioned on every update.
  */
+import type { AtRestEncryption } from "./encryption.ts";
 import type { SqlDriver } from "./sql.ts";
+import { userError } from "../errors.ts";
 import { type Assistant, iso, type Json, type Scope, sortClause } from "./records.ts";
 
 interface AssistantRow extends Omit<Assistant, "created_at" | "updated_at"> {
@@ -58,9 +60,31 @@ export class AssistantStore {
    * write goes through this store, which clears the cache. (PostgreSQL is shared by replicas.)
    */
   readonly #resolved: Map<string, Promise<Assistant | null>> | null;
-  constructor(sql: SqlDriver) {
+  readonly #enc: AtRestEncryption | null;
+  constructor(sql: SqlDriver, opts: { encryption?: AtRestEncryption | null } = {}) {
     this.#sql = sql;
     this.#resolved = sql.kind === "pglite" ? new Map() : null;
+    this.#enc = opts.encryption ?? null;
+  }
+
+  /** Metadata as stored: the `LANGGRAPH_AES_JSON_KEYS` values sealed. */
+  #metadata(m: Json | undefined): string {
+    return JSON.stringify(this.#enc ? this.#enc.sealKeys(m ?? {}) : m ?? {});
+  }
+
+  #toAssistant(r: AssistantRow): Assistant {
+    const a = toAssistant(r);
+    return this.#enc ? { ...a, metadata: this.#enc.openKeys(a.metadata) } : a;
+  }
+
+  #refuseSealedFilter(metadata: Json | undefined): void {
+    const keys = this.#enc?.filteredKeys(metadata) ?? [];
+    if (keys.length) {
+      throw userError("UNPROCESSABLE", {
+        message: `Cannot search assistants by metadata key ${keys.map((k) => `"${k}"`).join(", ")}: encrypted at rest (LANGGRAPH_AES_JSON_KEYS), so not searchable`,
+        hint: "Filter on metadata keys that are not listed in LANGGRAPH_AES_JSON_KEYS.",
+      });
+    }
   }
 
   #changed(): void {
@@ -79,7 +103,7 @@ export class AssistantStore {
       const { rows } = await tx.query<AssistantRow>(
         `INSERT INTO assistants (assistant_id, graph_id, config, context, metadata, name, description)
          VALUES ($1, $2, $3::jsonb, $4::jsonb, $5::jsonb, $6, $7) ON CONFLICT (assistant_id) DO NOTHING RETURNING *`,
-        [a.assistant_id, a.graph_id, JSON.stringify(a.config ?? {}), JSON.stringify(a.context ?? null), JSON.stringify(a.metadata ?? {}), a.name, a.description ?? null],
+        [a.assistant_id, a.graph_id, JSON.stringify(a.config ?? {}), JSON.stringify(a.context ?? null), this.#metadata(a.metadata), a.name, a.description ?? null],
       );
       if (!rows[0]) return null;
       await tx.query(
@@ -87,7 +111,7 @@ export class AssistantStore {
          SELECT assistant_id, version, graph_id, config, context, metadata, name, description FROM assistants WHERE assistant_id = $1`,
         [a.assistant_id],
       );
-      return toAssistant(rows[0]);
+      return this.#toAssistant(rows[0]);
     }));
   }
 
@@ -111,7 +135,7 @@ export class AssistantStore {
     const params: unknown[] = [id];
     const vis = visible(scope, params);
     const { rows } = await this.#sql.query<AssistantRow>(`SELECT * FROM assistants WHERE assistant_id = $1${vis ? ` AND ${vis}` : ""}`, params);
-    return rows[0] ? toAssistant(rows[0]) : null;
+    return rows[0] ? this.#toAssistant(rows[0]) : null;
   }
 
   /**
@@ -139,7 +163,7 @@ export class AssistantStore {
        ORDER BY (assistant_id = $1) DESC, (graph_id = $1) DESC, created_at LIMIT 1`,
       params,
     );
-    return rows[0] ? toAssistant(rows[0]) : null;
+    return rows[0] ? this.#toAssistant(rows[0]) : null;
   }
 
   /** The system assistant of a graph created by the server (by graph id or by name). */
@@ -148,10 +172,11 @@ export class AssistantStore {
       `SELECT * FROM assistants WHERE (graph_id = $1 OR name = $1) AND ${SYSTEM} ORDER BY (graph_id = $1) DESC, created_at LIMIT 1`,
       [key],
     );
-    return rows[0] ? toAssistant(rows[0]) : null;
+    return rows[0] ? this.#toAssistant(rows[0]) : null;
   }
 
   #where(f: AssistantFilter, scope: AssistantScope | undefined, params: unknown[]): string {
+    this.#refuseSealedFilter(f.metadata);
     const where: string[] = [];
     const vis = visible(scope, params);
     if (vis) where.push(vis);
@@ -169,7 +194,7 @@ export class AssistantStore {
       `SELECT * FROM assistants ${where} ORDER BY ${order}, assistant_id LIMIT $${params.push(f.limit)} OFFSET $${params.push(f.offset)}`,
       params,
     );
-    return rows.map(toAssistant);
+    return rows.map((r) => this.#toAssistant(r));
   }
 
   async count(f: AssistantFilter, scope?: AssistantScope): Promise<number> {
@@ -198,14 +223,14 @@ export class AssistantStore {
       await tx.query(
         `INSERT INTO assistant_versions (assistant_id, version, graph_id, config, context, metadata, name, description)
          VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6::jsonb, $7, $8)`,
-        [id, version, next.graph_id, JSON.stringify(next.config), JSON.stringify(next.context ?? null), JSON.stringify(next.metadata), next.name, next.description],
+        [id, version, next.graph_id, JSON.stringify(next.config), JSON.stringify(next.context ?? null), this.#metadata(next.metadata), next.name, next.description],
       );
       const { rows } = await tx.query<AssistantRow>(
         `UPDATE assistants SET graph_id = $2, config = $3::jsonb, context = $4::jsonb, metadata = $5::jsonb, name = $6, description = $7,
          version = $8, updated_at = now() WHERE assistant_id = $1 RETURNING *`,
-        [id, next.graph_id, JSON.stringify(next.config), JSON.stringify(next.context ?? null), JSON.stringify(next.metadata), next.name, next.description, version],
+        [id, next.graph_id, JSON.stringify(next.config), JSON.stringify(next.context ?? null), this.#metadata(next.metadata), next.name, next.description, version],
       );
-      return toAssistant(rows[0]!);
+      return this.#toAssistant(rows[0]!);
     }));
   }
 
@@ -216,13 +241,14 @@ export class AssistantStore {
   }
 
   async versions(id: string, f: { metadata?: Json; limit: number; offset: number }): Promise<Array<Omit<Assistant, "updated_at">>> {
+    this.#refuseSealedFilter(f.metadata);
     const params: unknown[] = [id];
     const meta = f.metadata && Object.keys(f.metadata).length ? ` AND metadata @> $${params.push(JSON.stringify(f.metadata))}::jsonb` : "";
     const { rows } = await this.#sql.query<AssistantRow>(
       `SELECT * FROM assistant_versions WHERE assistant_id = $1${meta} ORDER BY version DESC LIMIT $${params.push(f.limit)} OFFSET $${params.push(f.offset)}`,
       params,
     );
-    return rows.map((r) => ({ ...r, created_at: iso(r.created_at) }));
+    return rows.map((r) => ({ ...r, metadata: this.#enc ? this.#enc.openKeys(r.metadata) : r.metadata, created_at: iso(r.created_at) }));
   }
 
   /** Makes an earlier version the latest; null when the assistant or version does not exist. */
@@ -234,6 +260,6 @@ export class AssistantStore {
        FROM assistant_versions v WHERE a.assistant_id = $1 AND v.assistant_id = $1 AND v.version = $2 RETURNING a.*`,
       [id, version],
     ));
-    return rows[0] ? toAssistant(rows[0]) : null;
+    return rows[0] ? this.#toAssistant(rows[0]) : null;
   }
 }

@@ -26,6 +26,7 @@ import {
   TASKS,
   WRITES_IDX_MAP,
 } from "@langchain/langgraph-checkpoint";
+import type { AtRestEncryption } from "./encryption.ts";
 import type { SqlExecutor } from "./sql.ts";
 
 /** One row of a read: a checkpoint (kind 0), a channel value (1) or a pending write (2). */
@@ -83,9 +84,26 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
   #flushing: Promise<void> | null = null;
   #timer: ReturnType<typeof setTimeout> | null = null;
 
-  constructor(sql: SqlExecutor) {
+  readonly #encryption: AtRestEncryption | null;
+
+  /** With `encryption`, checkpoints, channel values and writes are stored encrypted (type `<type>+aes`). */
+  constructor(sql: SqlExecutor, opts: { encryption?: AtRestEncryption | null } = {}) {
     super();
     this.#sql = sql;
+    this.#encryption = opts.encryption ?? null;
+  }
+
+  /** Serializes a value, encrypted when a key is configured. */
+  async #dump(value: unknown): Promise<[string, Uint8Array]> {
+    const [type, bytes] = await this.serde.dumpsTyped(value);
+    return this.#encryption ? [`${type}+aes`, this.#encryption.seal(bytes)] : [type, bytes];
+  }
+
+  /** Deserializes a stored value, decrypting an encrypted one (values written without a key stay readable). */
+  async #load(type: string, data: Uint8Array | string): Promise<any> {
+    if (!type.endsWith("+aes")) return this.serde.loadsTyped(type, toBytes(data));
+    if (!this.#encryption) throw new Error("Cannot read a checkpoint: it is encrypted and LANGGRAPH_AES_KEY is not set");
+    return this.serde.loadsTyped(type.slice(0, -4), this.#encryption.open(toBytes(data)));
   }
 
   /**
@@ -183,6 +201,10 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
     return tuple;
   }
 
+  #openMetadata(metadata: CheckpointMetadata): CheckpointMetadata {
+    return this.#encryption && metadata ? this.#encryption.openKeys(metadata as Record<string, unknown>) as CheckpointMetadata : metadata;
+  }
+
   async *list(config: RunnableConfig, options?: CheckpointListOptions): AsyncGenerator<CheckpointTuple> {
     await this.flush();
     const { before, limit, filter } = options ?? {};
@@ -218,8 +240,8 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
       versions_seen: checkpoint.versions_seen,
     };
     const [[type, bytes], [, metaBytes], blobs] = await Promise.all([
-      this.serde.dumpsTyped(stored),
-      this.serde.dumpsTyped(metadata),
+      this.#dump(stored),
+      this.serde.dumpsTyped(this.#encryption ? this.#encryption.sealKeys(metadata as Record<string, unknown>) : metadata),
       Promise.all(Object.entries(changed).map(([channel, version]) => this.#blobRow(threadId, ns, channel, String(version), values, channel in values))),
     ]);
     // The first put of a (channel, version) wins, as in the table.
@@ -251,11 +273,11 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
         prev.items.every((item, i) => value[i] === item);
       this.#remember(key, { version, items: value.slice(), depth: appended ? prev.depth + 1 : 0 });
       if (appended) {
-        const [t, b] = await this.serde.dumpsTyped(value.slice(prev.items.length));
+        const [t, b] = await this.#dump(value.slice(prev.items.length));
         return [threadId, ns, channel, version, t, b, prev.version];
       }
     }
-    const [t, b] = await this.serde.dumpsTyped(value);
+    const [t, b] = await this.#dump(value);
     return [threadId, ns, channel, version, t, b, null];
   }
 
@@ -267,7 +289,7 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
     if (writes.length === 0) return;
     const special = writes.every(([channel]) => channel in WRITES_IDX_MAP);
     for (const [i, [channel, value]] of writes.entries()) {
-      const [type, bytes] = await this.serde.dumpsTyped(value);
+      const [type, bytes] = await this.#dump(value);
       const idx = (WRITES_IDX_MAP as Record<string, number>)[channel] ?? i;
       const key = JSON.stringify([threadId, ns, checkpointId, taskId, idx]);
       // Special channels (errors, interrupts) replace; regular writes keep the first copy.
@@ -407,7 +429,7 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
         const r = blobs.get(key);
         values.set(key, v = (async () => {
           if (!r || r.type === "empty" || seen > MAX_CHAIN * 2) return undefined;
-          const own = await this.serde.loadsTyped(r.type!, toBytes(r.data!));
+          const own = await this.#load(r.type!, r.data!);
           if (r.base === null) return { value: own, depth: 0 };
           const base = await value(JSON.stringify([r.thread_id, r.checkpoint_ns, r.a, r.base]), seen + 1);
           if (!base || !Array.isArray(base.value) || !Array.isArray(own)) return undefined;
@@ -417,7 +439,7 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
       return v;
     };
     const tuples = await Promise.all(checkpoints.map(async (row) => {
-      const checkpoint = await this.serde.loadsTyped(row.type!, toBytes(row.data!)) as Checkpoint;
+      const checkpoint = await this.#load(row.type!, row.data!) as Checkpoint;
       if (row.versions) {
         checkpoint.channel_versions = typeof row.versions === "string" ? JSON.parse(row.versions) : row.versions;
         const channelValues: Record<string, unknown> = {};
@@ -435,12 +457,12 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
       const own = (writes.get(JSON.stringify([row.thread_id, row.checkpoint_ns, row.checkpoint_id])) ?? [])
         .sort((x, y) => compareWritesSortKeys([x.task_path ?? "", x.a!, Number(x.idx)], [y.task_path ?? "", y.a!, Number(y.idx)]));
       const pendingWrites = await Promise.all(
-        own.map(async (w) => [w.a!, w.b!, await this.serde.loadsTyped(w.type!, toBytes(w.data!))] as CheckpointPendingWrite),
+        own.map(async (w) => [w.a!, w.b!, await this.#load(w.type!, w.data!)] as CheckpointPendingWrite),
       );
       const tuple: CheckpointTuple = {
         config: { configurable: { thread_id: row.thread_id, checkpoint_ns: row.checkpoint_ns, checkpoint_id: row.checkpoint_id } },
         checkpoint,
-        metadata: await this.serde.loadsTyped("json", toBytes(row.meta!)),
+        metadata: this.#openMetadata(await this.serde.loadsTyped("json", toBytes(row.meta!))),
         pendingWrites,
       };
       if (row.a) tuple.parentConfig = { configurable: { thread_id: row.thread_id, checkpoint_ns: row.checkpoint_ns, checkpoint_id: row.a } };
@@ -470,7 +492,7 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
       const p = t.parentConfig!.configurable!;
       const sends = await Promise.all(
         rows.filter((r) => r.thread_id === p.thread_id && r.checkpoint_ns === (p.checkpoint_ns ?? "") && r.checkpoint_id === p.checkpoint_id)
-          .map((r) => this.serde.loadsTyped(r.type!, toBytes(r.data!))),
+          .map((r) => this.#load(r.type!, r.data!)),
       );
       const versions = Object.values(t.checkpoint.channel_versions);
       t.checkpoint.channel_values[TASKS] = sends;

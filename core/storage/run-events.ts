@@ -2,6 +2,7 @@
  * The durable stream log: every SSE event of a run with its integer id, so a client that
  * dropped can rejoin with `Last-Event-ID` and miss nothing, on any replica.
  */
+import type { AtRestEncryption } from "./encryption.ts";
 import type { SqlExecutor } from "./sql.ts";
 
 export interface RunEvent {
@@ -15,14 +16,17 @@ export interface RunEvent {
 /** Append and read run events. */
 export class RunEventLog {
   readonly #sql: SqlExecutor;
-  constructor(sql: SqlExecutor) {
+  readonly #enc: AtRestEncryption | null;
+  /** With `encryption`, each event's data is stored sealed (`aes:<base64>`). */
+  constructor(sql: SqlExecutor, opts: { encryption?: AtRestEncryption | null } = {}) {
     this.#sql = sql;
+    this.#enc = opts.encryption ?? null;
   }
 
   async append(runId: string, events: readonly RunEvent[]): Promise<void> {
     if (events.length === 0) return;
     const params: unknown[] = [runId];
-    const values = events.map((e) => `($1, $${params.push(e.id)}, $${params.push(e.event)}, $${params.push(e.data)})`);
+    const values = events.map((e) => `($1, $${params.push(e.id)}, $${params.push(e.event)}, $${params.push(this.#enc ? this.#enc.sealText(e.data) : e.data)})`);
     await this.#sql.query(
       `INSERT INTO run_events (run_id, seq, event, data) VALUES ${values.join(", ")} ON CONFLICT (run_id, seq) DO NOTHING`,
       params,
@@ -35,6 +39,6 @@ export class RunEventLog {
       "SELECT seq, event, data FROM run_events WHERE run_id = $1 AND seq > $2 ORDER BY seq",
       [runId, afterId],
     );
-    return rows.map((r) => ({ id: Number(r.seq), event: r.event, data: r.data }));
+    return rows.map((r) => ({ id: Number(r.seq), event: r.event, data: this.#enc ? this.#enc.openText(r.data) : r.data }));
   }
 }

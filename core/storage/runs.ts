@@ -4,6 +4,7 @@
  * thread is `running` (a unique partial index enforces it across replicas), and a thread's
  * pending runs are claimed in order.
  */
+import type { AtRestEncryption } from "./encryption.ts";
 import type { RunEvent } from "./run-events.ts";
 import type { SqlDriver, SqlExecutor } from "./sql.ts";
 import { replicaId } from "./lease.ts";
@@ -14,15 +15,15 @@ interface RunRow extends Omit<Run, "created_at" | "updated_at"> {
   updated_at: Date;
 }
 
-const toRun = (r: RunRow): Run => ({
+const toRun = (r: RunRow, enc: AtRestEncryption | null): Run => ({
   run_id: r.run_id,
   thread_id: r.thread_id,
   assistant_id: r.assistant_id,
   created_at: iso(r.created_at),
   updated_at: iso(r.updated_at),
   status: r.status,
-  metadata: r.metadata,
-  kwargs: r.kwargs,
+  metadata: enc ? enc.openKeys(r.metadata) : r.metadata,
+  kwargs: enc ? enc.openJson(r.kwargs) : r.kwargs,
   multitask_strategy: r.multitask_strategy,
   cancel_reason: r.cancel_reason ?? null,
   attempt: Number(r.attempt),
@@ -63,10 +64,32 @@ export class RunStore {
   readonly holder: string;
   /** Seconds a claimed run's lease lasts before it must be renewed. */
   leaseSeconds = DEFAULT_RUN_LEASE_SECONDS;
+  readonly #enc: AtRestEncryption | null;
 
-  constructor(sql: SqlDriver) {
+  constructor(sql: SqlDriver, opts: { encryption?: AtRestEncryption | null } = {}) {
     this.#sql = sql;
+    this.#enc = opts.encryption ?? null;
     this.holder = `${replicaId()}:${++stores}`;
+  }
+
+  /** A run's metadata and kwargs as stored (JSON text): sealed with encryption at rest. */
+  #stored(r: RunInput): [string, string] {
+    const e = this.#enc;
+    return [JSON.stringify(e ? e.sealKeys(r.metadata) : r.metadata), JSON.stringify(e ? e.sealJson(r.kwargs) : r.kwargs)];
+  }
+
+  /** A thread metadata patch as stored. */
+  #patch(patch: Json): string {
+    return JSON.stringify(this.#enc ? this.#enc.sealKeys(patch) : patch);
+  }
+
+  /** The stored form of a JSON state column (values, interrupts, error). */
+  #state(value: unknown): string {
+    return JSON.stringify(this.#enc && value !== null && value !== undefined ? this.#enc.sealJson(value) : value ?? null);
+  }
+
+  #toRun(r: RunRow): Run {
+    return toRun(r, this.#enc);
   }
 
   /**
@@ -74,16 +97,16 @@ export class RunStore {
    * and merges the patch into the thread's metadata.
    */
   async insert(r: RunInput, tx: SqlExecutor = this.#sql, threadPatch?: Json): Promise<Run> {
-    const params = [r.run_id, r.thread_id, r.assistant_id, JSON.stringify(r.metadata), JSON.stringify(r.kwargs), r.multitask_strategy, r.after_seconds ?? 0];
+    const params = [r.run_id, r.thread_id, r.assistant_id, ...this.#stored(r), r.multitask_strategy, r.after_seconds ?? 0];
     const busy = threadPatch
-      ? `WITH busy AS (UPDATE threads SET status = 'busy', metadata = metadata || $${params.push(JSON.stringify(threadPatch))}::jsonb, updated_at = now() WHERE thread_id = $2) `
+      ? `WITH busy AS (UPDATE threads SET status = 'busy', metadata = metadata || $${params.push(this.#patch(threadPatch))}::jsonb, updated_at = now() WHERE thread_id = $2) `
       : "";
     const { rows } = await tx.query<RunRow>(
       `${busy}INSERT INTO runs (run_id, thread_id, assistant_id, metadata, kwargs, multitask_strategy, not_before)
        VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6, CASE WHEN $7::float8 > 0 THEN now() + make_interval(secs => $7::float8) END) RETURNING *`,
       params,
     );
-    return toRun(rows[0]!);
+    return this.#toRun(rows[0]!);
   }
 
   /**
@@ -99,8 +122,8 @@ export class RunStore {
     opts: { owner: string | null; claim: boolean; threadPatch: Json; maxRunningPerOwner?: number },
   ): Promise<{ thread: { metadata: Json; busy: boolean } | null; run: Run | null }> {
     const params = [
-      r.run_id, r.thread_id, r.assistant_id, JSON.stringify(r.metadata), JSON.stringify(r.kwargs), r.multitask_strategy, r.after_seconds ?? 0,
-      opts.claim, opts.owner, this.leaseSeconds, JSON.stringify(opts.threadPatch), opts.maxRunningPerOwner ?? 0, this.holder,
+      r.run_id, r.thread_id, r.assistant_id, ...this.#stored(r), r.multitask_strategy, r.after_seconds ?? 0,
+      opts.claim, opts.owner, this.leaseSeconds, this.#patch(opts.threadPatch), opts.maxRunningPerOwner ?? 0, this.holder,
     ];
     const underCap = "($12::int = 0 OR $9::text IS NULL OR (SELECT count(*) FROM runs o WHERE o.status = 'running' AND o.metadata->>'owner' = $9::text) < $12::int)";
     const now = `($8::boolean AND NOT ok.busy AND $7::float8 <= 0 AND ${underCap})`;
@@ -140,7 +163,8 @@ export class RunStore {
     );
     const row = rows[0];
     if (!row) return { thread: null, run: null };
-    return { thread: { metadata: row.thread_metadata ?? {}, busy: Boolean(row.thread_busy) }, run: row.run_id ? toRun(row) : null };
+    const metadata = row.thread_metadata ?? {};
+    return { thread: { metadata: this.#enc ? this.#enc.openKeys(metadata) : metadata, busy: Boolean(row.thread_busy) }, run: row.run_id ? this.#toRun(row) : null };
   }
 
   /** How many runs of an owner are waiting (pending). */
@@ -155,7 +179,7 @@ export class RunStore {
       "SELECT * FROM runs WHERE thread_id = $1 AND status IN ('pending', 'running') ORDER BY seq",
       [threadId],
     );
-    return rows.map(toRun);
+    return rows.map((r) => this.#toRun(r));
   }
 
   async get(runId: string, threadId?: string | null, scope?: Scope): Promise<Run | null> {
@@ -165,7 +189,7 @@ export class RunStore {
     const owner = ownerClause(scope, params);
     if (owner) where.push(owner);
     const { rows } = await this.#sql.query<RunRow>(`SELECT * FROM runs WHERE ${where.join(" AND ")}`, params);
-    return rows[0] ? toRun(rows[0]) : null;
+    return rows[0] ? this.#toRun(rows[0]) : null;
   }
 
   async list(threadId: string, f: { limit: number; offset: number; status?: string }): Promise<Run[]> {
@@ -175,7 +199,7 @@ export class RunStore {
       `SELECT * FROM runs WHERE thread_id = $1${status} ORDER BY seq DESC LIMIT $${params.push(f.limit)} OFFSET $${params.push(f.offset)}`,
       params,
     );
-    return rows.map(toRun);
+    return rows.map((r) => this.#toRun(r));
   }
 
   async delete(runId: string): Promise<boolean> {
@@ -216,7 +240,7 @@ export class RunStore {
          SELECT c.*, (SELECT json_build_object('graph_id', a.graph_id, 'config', a.config, 'context', a.context) FROM assistants a WHERE a.assistant_id = c.assistant_id) AS assistant FROM c`,
         params,
       );
-      return rows[0] ? { ...toRun(rows[0]), assistant: rows[0].assistant ?? null } : null;
+      return rows[0] ? { ...this.#toRun(rows[0]), assistant: rows[0].assistant ?? null } : null;
     } catch (err) {
       if ((err as { code?: string }).code === "23505") return null;
       throw err;
@@ -234,8 +258,8 @@ export class RunStore {
     end: { status: RunStatus; values: unknown; interrupts: Record<string, unknown[]>; threadStatus: string; error: unknown },
     events: readonly RunEvent[],
   ): Promise<{ busy: boolean; lost: boolean }> {
-    const params: unknown[] = [run.run_id, run.thread_id, end.status, JSON.stringify(end.values ?? null), JSON.stringify(end.interrupts), end.threadStatus, JSON.stringify(end.error ?? null), this.holder];
-    const values = events.map((e) => `($1, $${params.push(e.id)}::int, $${params.push(e.event)}, $${params.push(e.data)})`);
+    const params: unknown[] = [run.run_id, run.thread_id, end.status, this.#state(end.values), this.#state(end.interrupts), end.threadStatus, this.#state(end.error), this.holder];
+    const values = events.map((e) => `($1, $${params.push(e.id)}::int, $${params.push(e.event)}, $${params.push(this.#enc ? this.#enc.sealText(e.data) : e.data)})`);
     // A run another replica holds now (it took the run over) is left to that replica.
     const lost = "EXISTS (SELECT 1 FROM runs l WHERE l.run_id = $1 AND l.status = 'running' AND l.lease_holder IS DISTINCT FROM $8 AND l.lease_holder IS NOT NULL)";
     const log = values.length
@@ -277,7 +301,7 @@ export class RunStore {
        WHERE run_id = $1${guard} RETURNING *`,
       params,
     );
-    return rows[0] ? toRun(rows[0]) : null;
+    return rows[0] ? this.#toRun(rows[0]) : null;
   }
 
   /**
@@ -313,7 +337,7 @@ export class RunStore {
       [this.leaseSeconds, this.holder],
     );
     const r = rows[0];
-    return r ? { ...toRun(r), assistant: r.assistant ?? null, previous_holder: r.previous_holder ?? null } : null;
+    return r ? { ...this.#toRun(r), assistant: r.assistant ?? null, previous_holder: r.previous_holder ?? null } : null;
   }
 
   /**
@@ -325,6 +349,6 @@ export class RunStore {
       `UPDATE runs SET status = 'error', lease_until = NULL, updated_at = now()
        WHERE status = 'running'${all ? "" : " AND lease_until < now()"} RETURNING *`,
     );
-    return rows.map(toRun);
+    return rows.map((r) => this.#toRun(r));
   }
 }

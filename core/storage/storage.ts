@@ -11,6 +11,7 @@
 import { AssistantStore } from "./assistants.ts";
 import { SqlCheckpointSaver } from "./checkpointer.ts";
 import { CronStore } from "./crons.ts";
+import type { AtRestEncryption } from "./encryption.ts";
 import { SERVER_MIGRATIONS, SERVER_TEMPLATE } from "./migrations.ts";
 import { RunEventLog } from "./run-events.ts";
 import { RunStore } from "./runs.ts";
@@ -27,14 +28,23 @@ export interface Storage {
   readonly events: RunEventLog;
   readonly checkpointer: SqlCheckpointSaver;
   readonly store: SqlStore;
+  /** The encryption at rest in use (`LANGGRAPH_AES_KEY`), or null. */
+  readonly encryption: AtRestEncryption | null;
   close(): Promise<void>;
 }
 
+/** How storage is opened: the SQL engine, and what is encrypted at rest. */
+export interface StorageOptions extends OpenSqlOptions {
+  /** Seals checkpoints, writes, store values, run inputs, thread state and the stream log (./encryption.ts). */
+  encryption?: AtRestEncryption | null;
+}
+
 /** Opens the SQL engine chosen by the options, migrates it, and wraps it. */
-export async function openStorage(opts: OpenSqlOptions = {}): Promise<Storage> {
-  const sql = await openSql({ template: SERVER_TEMPLATE, ...opts });
+export async function openStorage(opts: StorageOptions = {}): Promise<Storage> {
+  const { encryption, ...sqlOpts } = opts;
+  const sql = await openSql({ template: SERVER_TEMPLATE, ...sqlOpts });
   try {
-    return await createStorage(sql);
+    return await createStorage(sql, { encryption });
   } catch (err) {
     await sql.close().catch(() => {});
     throw err;
@@ -42,18 +52,20 @@ export async function openStorage(opts: OpenSqlOptions = {}): Promise<Storage> {
 }
 
 /** Wraps an open SQL driver (migrating it); closing the storage closes the driver. */
-export async function createStorage(sql: SqlDriver): Promise<Storage> {
+export async function createStorage(sql: SqlDriver, opts: { encryption?: AtRestEncryption | null } = {}): Promise<Storage> {
   await migrate(sql, "server", SERVER_MIGRATIONS);
-  const checkpointer = new SqlCheckpointSaver(sql);
+  const encryption = opts.encryption ?? null;
+  const checkpointer = new SqlCheckpointSaver(sql, { encryption });
   return {
     sql,
-    assistants: new AssistantStore(sql),
-    threads: new ThreadStore(sql),
-    runs: new RunStore(sql),
+    assistants: new AssistantStore(sql, { encryption }),
+    threads: new ThreadStore(sql, { encryption }),
+    runs: new RunStore(sql, { encryption }),
     crons: new CronStore(sql),
-    events: new RunEventLog(sql),
+    events: new RunEventLog(sql, { encryption }),
     checkpointer,
-    store: new SqlStore(sql),
+    store: new SqlStore(sql, { encryption }),
+    encryption,
     close: async () => {
       await checkpointer.flush().catch(() => {});
       await sql.close();

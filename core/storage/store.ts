@@ -2,7 +2,8 @@
  * A LangGraph store (long-term memory) over our SQL: items by namespace and key, search by
  * namespace prefix with a filter (equality or `$eq`/`$ne`/`$gt`/`$gte`/`$lt`/`$lte`), and
  * namespace listing with prefix/suffix/max depth. `query` is a case-insensitive text match
- * over the item's value (no embeddings).
+ * over the item's value (no embeddings). With encryption at rest (./encryption.ts) values are
+ * stored sealed, so filters and `query` are applied here, after decrypting the namespace's items.
  *
  * @example
  * const store = new SqlStore(sql);
@@ -19,6 +20,7 @@ import {
   type SearchItem,
   type SearchOperation,
 } from "@langchain/langgraph-checkpoint";
+import type { AtRestEncryption } from "./encryption.ts";
 import type { SqlExecutor } from "./sql.ts";
 
 interface ItemRow {
@@ -34,10 +36,18 @@ const OPERATORS: Record<string, string> = { $eq: "=", $ne: "<>", $gt: ">", $gte:
 /** `BaseStore` over the `store_items` table. */
 export class SqlStore extends BaseStore {
   readonly #sql: SqlExecutor;
+  readonly #encryption: AtRestEncryption | null;
 
-  constructor(sql: SqlExecutor) {
+  constructor(sql: SqlExecutor, opts: { encryption?: AtRestEncryption | null } = {}) {
     super();
     this.#sql = sql;
+    this.#encryption = opts.encryption ?? null;
+  }
+
+  #toItem(row: ItemRow): SearchItem {
+    const item = toItem(row);
+    if (this.#encryption) item.value = this.#encryption.openJson(item.value);
+    return item;
   }
 
   async batch<Op extends Operation[]>(operations: Op): Promise<OperationResults<Op>> {
@@ -53,7 +63,7 @@ export class SqlStore extends BaseStore {
 
   async #get(op: GetOperation): Promise<Item | null> {
     const { rows } = await this.#sql.query<ItemRow>("SELECT * FROM store_items WHERE namespace = $1 AND key = $2", [op.namespace, op.key]);
-    return rows[0] ? toItem(rows[0]) : null;
+    return rows[0] ? this.#toItem(rows[0]) : null;
   }
 
   async #put(op: PutOperation): Promise<void> {
@@ -64,7 +74,7 @@ export class SqlStore extends BaseStore {
     await this.#sql.query(
       `INSERT INTO store_items (namespace, key, value) VALUES ($1, $2, $3::jsonb)
        ON CONFLICT (namespace, key) DO UPDATE SET value = EXCLUDED.value, updated_at = now()`,
-      [op.namespace, op.key, JSON.stringify(op.value)],
+      [op.namespace, op.key, JSON.stringify(this.#encryption ? this.#encryption.sealJson(op.value) : op.value)],
     );
   }
 
@@ -73,6 +83,7 @@ export class SqlStore extends BaseStore {
     const where = ["namespace[1:$2] = $1::text[]"];
     if (op.namespacePrefix.length === 0) where.length = 0;
     if (op.namespacePrefix.length === 0) params.length = 0;
+    if (this.#encryption) return this.#searchSealed(op, where, params);
     for (const [field, cond] of Object.entries(op.filter ?? {})) {
       const ops = cond !== null && typeof cond === "object" && !Array.isArray(cond) && Object.keys(cond).every((k) => k in OPERATORS)
         ? Object.entries(cond as Record<string, unknown>)
@@ -106,6 +117,27 @@ export class SqlStore extends BaseStore {
     return rows.map(toItem);
   }
 
+  /** Search over sealed values: the namespace's items, newest first, decrypted and matched here. */
+  async #searchSealed(op: SearchOperation, where: string[], params: unknown[]): Promise<SearchItem[]> {
+    const { rows } = await this.#sql.query<ItemRow>(
+      `SELECT * FROM store_items ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY updated_at DESC, key`,
+      params,
+    );
+    const query = op.query?.toLowerCase();
+    const offset = op.offset ?? 0;
+    const limit = op.limit ?? 10;
+    const out: SearchItem[] = [];
+    let skipped = 0;
+    for (const row of rows) {
+      const item = this.#toItem(row);
+      if (!matchesFilter(item.value, op.filter) || (query && !JSON.stringify(item.value).toLowerCase().includes(query))) continue;
+      if (skipped++ < offset) continue;
+      out.push(item);
+      if (out.length >= limit) break;
+    }
+    return out;
+  }
+
   async #listNamespaces(op: ListNamespacesOperation): Promise<string[][]> {
     const { rows } = await this.#sql.query<{ namespace: string[] }>("SELECT DISTINCT namespace FROM store_items");
     const matches = (ns: string[], path: string[], from: "prefix" | "suffix") => {
@@ -126,6 +158,38 @@ export class SqlStore extends BaseStore {
     out.sort((a, b) => a.join("\u0000").localeCompare(b.join("\u0000")));
     return out.slice(op.offset, op.offset + op.limit);
   }
+}
+
+/** The SQL filter's semantics (equality of JSON values, comparison of numbers or strings), on a decrypted value. */
+export function matchesFilter(value: Record<string, unknown>, filter: Record<string, unknown> | undefined): boolean {
+  for (const [field, cond] of Object.entries(filter ?? {})) {
+    const ops = cond !== null && typeof cond === "object" && !Array.isArray(cond) && Object.keys(cond).every((k) => k in OPERATORS)
+      ? Object.entries(cond as Record<string, unknown>)
+      : [["$eq", cond] as [string, unknown]];
+    let actual: unknown = value;
+    for (const part of field.split(".")) actual = actual !== null && typeof actual === "object" ? (actual as Record<string, unknown>)[part] : undefined;
+    for (const [operator, expected] of ops) {
+      const sqlOp = OPERATORS[operator]!;
+      if (sqlOp === "=" || sqlOp === "<>") {
+        if ((sqlOp === "=") !== (actual !== undefined && sameJson(actual, expected))) return false;
+        continue;
+      }
+      if (typeof expected === "number" ? typeof actual !== "number" : typeof expected !== "string" || actual === undefined || actual === null) return false;
+      const e = expected as number | string;
+      const a = typeof e === "number" ? actual as number : typeof actual === "string" ? actual : JSON.stringify(actual);
+      const ok = sqlOp === ">" ? a > e : sqlOp === ">=" ? a >= e : sqlOp === "<" ? a < e : a <= e;
+      if (!ok) return false;
+    }
+  }
+  return true;
+}
+
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  return ka.length === kb.length && ka.every((k) => sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
 }
 
 function toItem(row: ItemRow): SearchItem {

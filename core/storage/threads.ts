@@ -2,6 +2,8 @@
  * Threads: a conversation's metadata, status and a copy of its latest state values and
  * interrupts (the checkpointer holds the full history).
  */
+import { userError } from "../errors.ts";
+import type { AtRestEncryption } from "./encryption.ts";
 import type { SqlDriver, SqlExecutor } from "./sql.ts";
 import { iso, type Json, ownerClause, type Scope, sortClause, type Thread, type ThreadStatus } from "./records.ts";
 
@@ -41,28 +43,55 @@ export interface ThreadFilter {
 /** Thread records. */
 export class ThreadStore {
   readonly #sql: SqlDriver;
-  constructor(sql: SqlDriver) {
+  readonly #enc: AtRestEncryption | null;
+  constructor(sql: SqlDriver, opts: { encryption?: AtRestEncryption | null } = {}) {
     this.#sql = sql;
+    this.#enc = opts.encryption ?? null;
+  }
+
+  /** A row as a thread, its sealed columns opened. */
+  #toThread(r: ThreadRow): Thread {
+    const t = toThread(r);
+    const e = this.#enc;
+    if (!e) return t;
+    return { ...t, metadata: e.openKeys(t.metadata), values: e.openJson(t.values), interrupts: e.openJson(t.interrupts) ?? {}, error: e.openJson(t.error) };
+  }
+
+  /** Metadata as stored (JSON text): the `LANGGRAPH_AES_JSON_KEYS` values sealed. */
+  #metadata(m: Json): string {
+    return JSON.stringify(this.#enc ? this.#enc.sealKeys(m) : m);
+  }
+
+  /** The stored form of a JSON state column (values, interrupts, error). */
+  #state(value: unknown): string {
+    return JSON.stringify(this.#enc && value !== null && value !== undefined ? this.#enc.sealJson(value) : value ?? null);
   }
 
   /** Inserts a thread; returns null when the id is taken. */
   async create(t: { thread_id: string; metadata: Json }, tx: SqlExecutor = this.#sql): Promise<Thread | null> {
     const { rows } = await tx.query<ThreadRow>(
       "INSERT INTO threads (thread_id, metadata) VALUES ($1, $2::jsonb) ON CONFLICT (thread_id) DO NOTHING RETURNING *",
-      [t.thread_id, JSON.stringify(t.metadata)],
+      [t.thread_id, this.#metadata(t.metadata)],
     );
-    return rows[0] ? toThread(rows[0]) : null;
+    return rows[0] ? this.#toThread(rows[0]) : null;
   }
 
   async get(id: string, scope?: Scope, tx: SqlExecutor = this.#sql): Promise<Thread | null> {
     const params: unknown[] = [id];
     const owner = ownerClause(scope, params);
     const { rows } = await tx.query<ThreadRow>(`SELECT * FROM threads WHERE thread_id = $1${owner ? ` AND ${owner}` : ""}`, params);
-    return rows[0] ? toThread(rows[0]) : null;
+    return rows[0] ? this.#toThread(rows[0]) : null;
   }
 
   #where(f: ThreadFilter, scope: Scope | undefined, params: unknown[]): string {
     const where: string[] = [];
+    const sealed = this.#enc ? [...this.#enc.filteredKeys(f.metadata).map((k) => `metadata key "${k}"`), ...(f.values && Object.keys(f.values).length ? ["values"] : [])] : [];
+    if (sealed.length) {
+      throw userError("UNPROCESSABLE", {
+        message: `Cannot search threads by ${sealed.join(", ")}: encrypted at rest (LANGGRAPH_AES_KEY, LANGGRAPH_AES_JSON_KEYS), so not searchable`,
+        hint: "Filter on metadata keys that are not listed in LANGGRAPH_AES_JSON_KEYS.",
+      });
+    }
     if (f.ids?.length) where.push(`thread_id = ANY($${params.push(f.ids)}::text[])`);
     if (f.metadata && Object.keys(f.metadata).length) where.push(`metadata @> $${params.push(JSON.stringify(f.metadata))}::jsonb`);
     if (f.values && Object.keys(f.values).length) where.push(`state_values @> $${params.push(JSON.stringify(f.values))}::jsonb`);
@@ -80,7 +109,7 @@ export class ThreadStore {
       `SELECT * FROM threads ${where} ORDER BY ${order}, thread_id LIMIT $${params.push(f.limit)} OFFSET $${params.push(f.offset)}`,
       params,
     );
-    return rows.map(toThread);
+    return rows.map((r) => this.#toThread(r));
   }
 
   async count(f: ThreadFilter, scope?: Scope): Promise<number> {
@@ -91,13 +120,13 @@ export class ThreadStore {
 
   /** Merges metadata into a thread. */
   async patch(id: string, metadata: Json, scope?: Scope): Promise<Thread | null> {
-    const params: unknown[] = [id, JSON.stringify(metadata)];
+    const params: unknown[] = [id, this.#metadata(metadata)];
     const owner = ownerClause(scope, params);
     const { rows } = await this.#sql.query<ThreadRow>(
       `UPDATE threads SET metadata = metadata || $2::jsonb, updated_at = now() WHERE thread_id = $1${owner ? ` AND ${owner}` : ""} RETURNING *`,
       params,
     );
-    return rows[0] ? toThread(rows[0]) : null;
+    return rows[0] ? this.#toThread(rows[0]) : null;
   }
 
   async delete(id: string, scope?: Scope): Promise<boolean> {
@@ -120,7 +149,7 @@ export class ThreadStore {
     await tx.query(
       `UPDATE threads SET state_values = $2::jsonb, interrupts = $3::jsonb, status = $4, error = $5::jsonb,
        config = COALESCE($6::jsonb, config), updated_at = now(), state_updated_at = now() WHERE thread_id = $1`,
-      [id, JSON.stringify(s.values ?? null), JSON.stringify(s.interrupts), s.status, JSON.stringify(s.error ?? null), s.config ? JSON.stringify(s.config) : null],
+      [id, this.#state(s.values), this.#state(s.interrupts), s.status, this.#state(s.error), s.config ? JSON.stringify(s.config) : null],
     );
   }
 }

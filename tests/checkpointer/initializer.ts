@@ -1,11 +1,13 @@
 /**
  * LangGraph's checkpointer validation suite (`@langchain/langgraph-checkpoint-validation`)
  * over our `SqlCheckpointSaver`: `npm run test:checkpointer` runs it on PGlite, then on
- * PostgreSQL (`AGENTCLI_CHECKPOINTER_DRIVER=postgres`, a fresh schema per checkpointer).
+ * PostgreSQL (`AGENTCLI_CHECKPOINTER_DRIVER=postgres`, a fresh schema per checkpointer); with
+ * `LANGGRAPH_AES_KEY` set, over encrypted checkpoints.
  */
 import type { CheckpointerTestInitializer } from "@langchain/langgraph-checkpoint-validation";
 import { SqlCheckpointSaver } from "../../core/storage/checkpointer.ts";
-import { SERVER_MIGRATIONS } from "../../core/storage/migrations.ts";
+import { encryptionFromEnv } from "../../core/storage/encryption.ts";
+import { SERVER_MIGRATIONS, SERVER_TEMPLATE } from "../../core/storage/migrations.ts";
 import { migrate, openSql, type SqlDriver } from "../../core/storage/sql.ts";
 
 const onPostgres = process.env.AGENTCLI_CHECKPOINTER_DRIVER === "postgres";
@@ -13,7 +15,8 @@ const baseUrl = process.env.AGENTCLI_TEST_DATABASE_URL ?? "postgres://postgres@1
 const open = new Map<SqlCheckpointSaver, { sql: SqlDriver; drop?: () => Promise<void> }>();
 
 async function openDriver(): Promise<{ sql: SqlDriver; drop?: () => Promise<void> }> {
-  if (!onPostgres) return { sql: await openSql({}) };
+  // From the server's template (made once, cached): a cold initdb per checkpointer outlasts the suite's 10 s hooks on a loaded machine.
+  if (!onPostgres) return { sql: await openSql({ template: SERVER_TEMPLATE }) };
   const schema = `agentcli_cp_${process.pid}_${Date.now()}_${Math.floor(Math.random() * 1e6)}`;
   const admin = await openSql({ url: baseUrl, poolSize: 1 });
   await admin.query(`CREATE SCHEMA ${schema}`);
@@ -36,7 +39,8 @@ const initializer: CheckpointerTestInitializer<SqlCheckpointSaver> = {
   async createCheckpointer() {
     const driver = await openDriver();
     await migrate(driver.sql, "server", SERVER_MIGRATIONS);
-    const saver = new SqlCheckpointSaver(driver.sql);
+    // With LANGGRAPH_AES_KEY set, the suite runs over encrypted checkpoints.
+    const saver = new SqlCheckpointSaver(driver.sql, { encryption: encryptionFromEnv(process.env) });
     open.set(saver, driver);
     return saver;
   },

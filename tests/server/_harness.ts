@@ -30,13 +30,15 @@ export interface TestServer {
  */
 export async function startTestServer(opts: Partial<AgentServerOptions> = {}): Promise<TestServer> {
   let dropSchema: (() => Promise<void>) | null = null;
-  if (!opts.storage && process.env.AGENTCLI_TEST_SERVER_ON_POSTGRES === "1") {
+  // Storage options that name no engine (e.g. only `encryption`) get the suite's engine too.
+  const engineless = opts.storage && !("sql" in opts.storage) && !opts.storage.url && !opts.storage.dataDir;
+  if ((!opts.storage || engineless) && process.env.AGENTCLI_TEST_SERVER_ON_POSTGRES === "1") {
     const base = process.env.AGENTCLI_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
     const schema = `agentcli_srv_${process.pid}_${Date.now()}_${Math.floor(Math.random() * 1e6)}`;
     const admin = await openSql({ url: base });
     await admin.query(`CREATE SCHEMA ${schema}`);
     await admin.close();
-    opts = { ...opts, storage: { url: `${base}${base.includes("?") ? "&" : "?"}options=${encodeURIComponent(`-c search_path=${schema}`)}` } };
+    opts = { ...opts, storage: { ...(opts.storage as object | undefined), url: `${base}${base.includes("?") ? "&" : "?"}options=${encodeURIComponent(`-c search_path=${schema}`)}` } };
     dropSchema = async () => {
       const a = await openSql({ url: base });
       await a.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
