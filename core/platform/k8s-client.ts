@@ -1,114 +1,88 @@
 /**
- * A small Kubernetes API client for applying manifests: reads a kubeconfig (current
- * context: server, CA, bearer token or client certificate), creates each object with a POST
- * to its collection and, when it exists (409), updates it with a merge PATCH; waits for
- * Deployments to finish rolling out; deletes on teardown.
+ * The control plane's Kubernetes access, on `@kubernetes/client-node`: its `KubeConfig` reads
+ * the listener's kubeconfig (current context: server, CA, token, client certificate, exec and
+ * auth-provider plugins), its `KubernetesObjectApi` creates, patches, reads and deletes any
+ * object (finding each kind's resource by API discovery), and its `Exec` runs commands in pods
+ * over the WebSocket channel protocol. On top: apply (create, or merge-patch what exists),
+ * waiting for a rollout, and errors that say what failed and what the API answered.
  *
  * @example
  * const kube = KubeClient.fromKubeconfig(text);
  * await kube.apply(objects);
  */
-import { Buffer } from "node:buffer";
-import { request as httpRequest } from "node:http";
-import { request as httpsRequest } from "node:https";
-import WebSocket from "ws";
-import { parse as parseYaml } from "yaml";
+import type { Readable, Writable } from "node:stream";
+import {
+  ApiException, Exec, KubeConfig, KubernetesObjectApi, PatchStrategy,
+  type KubernetesObject, type V1Status,
+} from "@kubernetes/client-node";
+// Not re-exported by the package's index; needed to give the handler our own streams.
+import { WebSocketHandler } from "@kubernetes/client-node/dist/web-socket-handler.js";
 import { CREATE_ONLY, type K8sObject } from "./k8s-manifests.ts";
 
-interface Connection {
-  server: string;
-  ca?: Buffer;
-  token?: string;
-  cert?: Buffer;
-  key?: Buffer;
-  insecure?: boolean;
+/** An object's identity: enough to read or delete it. */
+export interface ObjectRef {
+  apiVersion: string;
+  kind: string;
+  metadata: { namespace: string; name: string };
 }
 
-const PLURALS: Record<string, string> = {
-  Secret: "secrets", Service: "services", ConfigMap: "configmaps", Deployment: "deployments",
-  StatefulSet: "statefulsets", HorizontalPodAutoscaler: "horizontalpodautoscalers",
-  Pod: "pods", PersistentVolumeClaim: "persistentvolumeclaims", NetworkPolicy: "networkpolicies",
-};
-
-/** The REST path of an object (`name` omitted: its collection). */
-export function objectPath(o: Pick<K8sObject, "apiVersion" | "kind"> & { metadata: { namespace: string; name?: string } }): string {
-  const plural = PLURALS[o.kind];
-  if (!plural) throw new Error(`cannot apply kind "${o.kind}"`);
-  const group = o.apiVersion.includes("/") ? `/apis/${o.apiVersion}` : `/api/${o.apiVersion}`;
-  return `${group}/namespaces/${o.metadata.namespace}/${plural}${o.metadata.name ? `/${o.metadata.name}` : ""}`;
-}
+/** A WebSocket of a running exec, as the client library opens it. */
+export type ExecSocket = Awaited<ReturnType<Exec["exec"]>>;
 
 export class KubeClient {
-  private readonly conn: Connection;
+  readonly #kc: KubeConfig;
+  readonly #api: KubernetesObjectApi;
 
-  constructor(conn: Connection) {
-    this.conn = conn;
+  private constructor(kc: KubeConfig) {
+    this.#kc = kc;
+    this.#api = KubernetesObjectApi.makeApiClient(kc);
   }
 
   /** Reads the current context of a kubeconfig (YAML or JSON). */
   static fromKubeconfig(text: string): KubeClient {
-    const cfg = parseYaml(text) as {
-      "current-context"?: string;
-      contexts?: Array<{ name: string; context: { cluster: string; user: string } }>;
-      clusters?: Array<{ name: string; cluster: { server: string; "certificate-authority-data"?: string; "insecure-skip-tls-verify"?: boolean } }>;
-      users?: Array<{ name: string; user: { token?: string; "client-certificate-data"?: string; "client-key-data"?: string } }>;
-    };
-    const ctx = cfg.contexts?.find((c) => c.name === cfg["current-context"]) ?? cfg.contexts?.[0];
-    const cluster = cfg.clusters?.find((c) => c.name === ctx?.context.cluster)?.cluster ?? cfg.clusters?.[0]?.cluster;
-    const user = cfg.users?.find((u) => u.name === ctx?.context.user)?.user ?? cfg.users?.[0]?.user ?? {};
-    if (!cluster?.server) throw new Error("the kubeconfig names no cluster server");
-    const b64 = (s?: string) => (s ? Buffer.from(s, "base64") : undefined);
-    return new KubeClient({
-      server: cluster.server.replace(/\/+$/, ""), ca: b64(cluster["certificate-authority-data"]), insecure: cluster["insecure-skip-tls-verify"],
-      token: user.token, cert: b64(user["client-certificate-data"]), key: b64(user["client-key-data"]),
-    });
+    const kc = new KubeConfig();
+    try {
+      kc.loadFromString(text);
+    } catch (err) {
+      throw new Error(`the kubeconfig cannot be read: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    if (!kc.getCurrentCluster()?.server) throw new Error("the kubeconfig names no cluster server");
+    // The library refuses an http:// server unless TLS checks are off; there is no TLS to check
+    // there, and a plain-HTTP API server (a local one, a proxy) is what such a kubeconfig asks for.
+    kc.clusters = kc.clusters.map((c) => (c.server.startsWith("http://") ? { ...c, skipTLSVerify: true } : c));
+    return new KubeClient(kc);
   }
 
-  /** One API request; resolves with the status and parsed body. */
-  request(method: string, path: string, body?: unknown, contentType = "application/json"): Promise<{ status: number; body: any }> {
-    const url = new URL(this.conn.server + path);
-    const send = url.protocol === "https:" ? httpsRequest : httpRequest;
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    return new Promise((resolve, reject) => {
-      const req = send(url, {
-        method,
-        headers: {
-          accept: "application/json",
-          ...(payload ? { "content-type": contentType, "content-length": Buffer.byteLength(payload) } : {}),
-          ...(this.conn.token ? { authorization: `Bearer ${this.conn.token}` } : {}),
-        },
-        ca: this.conn.ca, cert: this.conn.cert, key: this.conn.key, rejectUnauthorized: !this.conn.insecure,
-      }, (res) => {
-        let text = "";
-        res.setEncoding("utf8");
-        res.on("data", (d) => (text += d));
-        res.on("end", () => {
-          let parsed: unknown = text;
-          try {
-            parsed = text ? JSON.parse(text) : null;
-          } catch {}
-          resolve({ status: res.statusCode ?? 0, body: parsed });
-        });
-      });
-      req.on("error", (err) => reject(new Error(`cannot reach the Kubernetes API at ${this.conn.server}: ${err.message}`)));
-      req.end(payload);
-    });
+  /** Creates an object; "exists" when the API answers 409 (it is there already). */
+  async create(o: K8sObject): Promise<"created" | "exists"> {
+    const r = await this.#call(`create ${o.kind} "${o.metadata.name}"`, () => this.#api.create(o as KubernetesObject), [409]);
+    return r === 409 ? "exists" : "created";
+  }
+
+  /** Reads an object; null when it does not exist. */
+  async read<T extends KubernetesObject>(ref: ObjectRef): Promise<T | null> {
+    const r = await this.#call(`read ${ref.kind} "${ref.metadata.name}"`, () => this.#api.read(ref), [404]);
+    return r === 404 ? null : (r as T);
+  }
+
+  /** Deletes an object; false when it did not exist. */
+  async delete(ref: ObjectRef): Promise<boolean> {
+    return (await this.#call(`delete ${ref.kind} "${ref.metadata.name}"`, () => this.#api.delete(ref), [404])) !== 404;
   }
 
   /** Creates or updates every object, in order; returns what happened to each. */
   async apply(objects: K8sObject[], log: (m: string) => void = () => {}): Promise<Array<{ kind: string; name: string; action: "created" | "updated" | "kept" }>> {
     const out: Array<{ kind: string; name: string; action: "created" | "updated" | "kept" }> = [];
     for (const o of objects) {
-      const created = await this.request("POST", objectPath({ ...o, metadata: { namespace: o.metadata.namespace } }), o);
       let action: "created" | "updated" | "kept" = "created";
-      if (created.status === 409) {
+      if ((await this.create(o)) === "exists") {
         if (o.metadata.annotations?.[CREATE_ONLY]) action = "kept";
         else {
-          const patched = await this.request("PATCH", objectPath(o), o, "application/merge-patch+json");
-          if (patched.status >= 300) throw apiError(`update ${o.kind} "${o.metadata.name}"`, patched);
+          await this.#call(`update ${o.kind} "${o.metadata.name}"`, () =>
+            this.#api.patch(o as KubernetesObject, undefined, undefined, undefined, undefined, PatchStrategy.MergePatch));
           action = "updated";
         }
-      } else if (created.status >= 300) throw apiError(`create ${o.kind} "${o.metadata.name}"`, created);
+      }
       log(`${o.kind} ${o.metadata.namespace}/${o.metadata.name} ${action}`);
       out.push({ kind: o.kind, name: o.metadata.name, action });
     }
@@ -119,41 +93,59 @@ export class KubeClient {
   async waitForRollout(namespace: string, name: string, opts: { attempts?: number; intervalMs?: number; signal?: AbortSignal } = {}): Promise<void> {
     for (let i = 0; i < (opts.attempts ?? 600); i++) {
       if (opts.signal?.aborted) throw new Error("the rollout was interrupted");
-      const r = await this.request("GET", objectPath({ apiVersion: "apps/v1", kind: "Deployment", metadata: { namespace, name } }));
-      if (r.status >= 300) throw apiError(`read Deployment "${name}"`, r);
-      const want = r.body?.spec?.replicas ?? 1;
-      const s = r.body?.status ?? {};
-      if ((s.observedGeneration ?? 0) >= (r.body?.metadata?.generation ?? 1) && (s.updatedReplicas ?? 0) >= want && (s.availableReplicas ?? 0) >= want) return;
+      const d = await this.read<KubernetesObject & { spec?: { replicas?: number }; status?: { observedGeneration?: number; updatedReplicas?: number; availableReplicas?: number } }>(
+        { apiVersion: "apps/v1", kind: "Deployment", metadata: { namespace, name } },
+      );
+      if (!d) throw new Error(`cannot read Deployment "${name}": the Kubernetes API answered 404`);
+      const want = d.spec?.replicas ?? 1;
+      const s = d.status ?? {};
+      if ((s.observedGeneration ?? 0) >= (d.metadata?.generation ?? 1) && (s.updatedReplicas ?? 0) >= want && (s.availableReplicas ?? 0) >= want) return;
       await new Promise((res) => setTimeout(res, opts.intervalMs ?? 1000));
     }
     throw new Error(`Deployment "${name}" did not become available`);
   }
 
   /**
-   * Opens `pods/{pod}/exec` over a WebSocket with the channel protocol (`v5.channel.k8s.io`,
-   * which can close stdin, else `v4`): frames are one channel byte (0 stdin, 1 stdout,
-   * 2 stderr, 3 the final status, 255 close) and the data.
+   * Runs `argv` in a pod's container over `pods/{pod}/exec` (channel protocol v5, which can
+   * close stdin, down to v1): `stdin` is sent as it comes and its end closes the command's
+   * input; output goes to `stdout`/`stderr`; `onStatus` gets the final status. Resolves with
+   * the open socket (it closes when the command ends).
    */
-  exec(namespace: string, pod: string, opts: { container: string; argv: string[] }): WebSocket {
-    const url = new URL(`${this.conn.server}/api/v1/namespaces/${namespace}/pods/${pod}/exec`);
-    url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
-    for (const arg of opts.argv) url.searchParams.append("command", arg);
-    for (const [k, v] of [["container", opts.container], ["stdin", "true"], ["stdout", "true"], ["stderr", "true"]]) url.searchParams.set(k!, v!);
-    return new WebSocket(url, ["v5.channel.k8s.io", "v4.channel.k8s.io"], {
-      headers: this.conn.token ? { authorization: `Bearer ${this.conn.token}` } : {},
-      ca: this.conn.ca, cert: this.conn.cert, key: this.conn.key, rejectUnauthorized: !this.conn.insecure,
-    });
+  async exec(namespace: string, pod: string, opts: {
+    container: string; argv: string[]; stdin: Readable; stdout: Writable; stderr: Writable; onStatus: (s: V1Status) => void;
+  }): Promise<ExecSocket> {
+    // Our own streams also for the handler's stream-close frames (its default is the process's stdio).
+    const handler = new WebSocketHandler(this.#kc, undefined, { stdin: opts.stdin as NodeJS.ReadStream, stdout: opts.stdout as NodeJS.WriteStream, stderr: opts.stderr as NodeJS.WriteStream });
+    try {
+      return await new Exec(this.#kc, handler).exec(namespace, pod, opts.container, opts.argv, opts.stdout, opts.stderr, opts.stdin, false, opts.onStatus);
+    } catch (err) {
+      const message = (err as { message?: string })?.message ?? String(err);
+      const status = /Unexpected server response: (\d+)/.exec(message)?.[1];
+      throw new Error(status ? `the Kubernetes API answered ${status}` : `cannot reach the Kubernetes API at ${this.#server}: ${message}`);
+    }
   }
 
   /** Deletes the objects (missing ones are fine). */
   async remove(objects: K8sObject[]): Promise<void> {
-    for (const o of [...objects].reverse()) {
-      const r = await this.request("DELETE", objectPath(o));
-      if (r.status >= 300 && r.status !== 404) throw apiError(`delete ${o.kind} "${o.metadata.name}"`, r);
+    for (const o of [...objects].reverse()) await this.delete(o);
+  }
+
+  get #server(): string {
+    return this.#kc.getCurrentCluster()?.server ?? "(no server)";
+  }
+
+  /** Runs one API call; an answer in `allowed` is returned as its status, other failures are clear errors. */
+  async #call<T>(action: string, fn: () => Promise<T>, allowed: number[] = []): Promise<T | number> {
+    try {
+      return await fn();
+    } catch (err) {
+      if (err instanceof ApiException) {
+        if (allowed.includes(err.code)) return err.code;
+        const body = err.body as { message?: string } | string | undefined;
+        const message = typeof body === "object" && body?.message ? `: ${body.message}` : "";
+        throw new Error(`cannot ${action}: the Kubernetes API answered ${err.code}${message}`);
+      }
+      throw new Error(`cannot ${action}: cannot reach the Kubernetes API at ${this.#server}: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
-}
-
-function apiError(action: string, r: { status: number; body: any }): Error {
-  return new Error(`cannot ${action}: the Kubernetes API answered ${r.status}${r.body?.message ? `: ${r.body.message}` : ""}`);
 }

@@ -10,7 +10,9 @@
  * await rt.create({ id, image: "python:3", tenantId });
  */
 import { randomUUID } from "node:crypto";
-import { objectPath, type KubeClient } from "./k8s-client.ts";
+import { PassThrough, Writable } from "node:stream";
+import type { KubernetesObject, V1Status } from "@kubernetes/client-node";
+import type { KubeClient, ObjectRef } from "./k8s-client.ts";
 import type { K8sObject } from "./k8s-manifests.ts";
 import { collect, type BoxFileError, type BoxProcess, type BoxRuntime, type BoxSpec, type RunOptions } from "./sandbox-runtime.ts";
 
@@ -93,16 +95,19 @@ export class K8sBoxRuntime implements BoxRuntime {
   async create(box: BoxSpec): Promise<string> {
     const objects = renderSandboxManifests({ ...box, namespace: this.#namespace });
     for (const o of objects) {
-      const r = await this.#kube.request("POST", objectPath({ ...o, metadata: { namespace: o.metadata.namespace } }), o);
-      if (r.status >= 300 && r.status !== 409) throw new Error(`Cannot create the sandbox's ${o.kind}: the Kubernetes API answered ${r.status}${r.body?.message ? `: ${r.body.message}` : ""}`);
+      try {
+        await this.#kube.create(o);
+      } catch (err) {
+        throw new Error(`Cannot create the sandbox's ${o.kind}: ${(err as Error).message}`);
+      }
     }
     const pod = sandboxPodName(box.id);
     for (let i = 0; i < this.#waitAttempts; i++) {
-      const r = await this.#kube.request("GET", `/api/v1/namespaces/${this.#namespace}/pods/${pod}`);
-      const phase = r.body?.status?.phase;
-      const waiting = r.body?.status?.containerStatuses?.[0]?.state?.waiting;
+      const r = await this.#kube.read<KubernetesObject & { status?: { phase?: string; containerStatuses?: Array<{ state?: { waiting?: { reason?: string; message?: string } } }> } }>(this.#ref("v1", "Pod", pod));
+      const phase = r?.status?.phase;
+      const waiting = r?.status?.containerStatuses?.[0]?.state?.waiting;
       if (phase === "Running") return box.id;
-      if (phase === "Failed" || ["ErrImagePull", "ImagePullBackOff", "InvalidImageName"].includes(waiting?.reason)) {
+      if (phase === "Failed" || ["ErrImagePull", "ImagePullBackOff", "InvalidImageName"].includes(waiting?.reason ?? "")) {
         throw new Error(`Cannot start the sandbox from image "${box.image}": ${waiting?.message ?? waiting?.reason ?? phase}`);
       }
       await new Promise((res) => setTimeout(res, this.#waitIntervalMs));
@@ -142,97 +147,90 @@ export class K8sBoxRuntime implements BoxRuntime {
       "sh", "-c", 'cd "$0" && exec "$@"', opts.cwd ?? HOME,
       "env", ...Object.entries(env).map(([k, v]) => `${k}=${v}`), ...(seconds ? ["timeout", "-s", "KILL", String(seconds)] : []), ...command,
     ];
-    const ws = this.#kube.exec(this.#namespace, sandboxPodName(id), { container: CONTAINER, argv });
+    const stdin = new PassThrough();
     const stdout = new Channel();
     const stderr = new Channel();
     const started = Date.now();
-    let status: { status?: string; details?: { causes?: Array<{ reason?: string; message?: string }> }; message?: string } | null = null;
-    const pending: Uint8Array[] = [];
-    let ended = false;
-    let v5 = false;
-    const send = (frame: Uint8Array) => (ws.readyState === ws.OPEN ? ws.send(frame) : pending.push(frame));
-    const exited = new Promise<{ exitCode: number | null; timedOut: boolean }>((resolve, reject) => {
-      ws.on("open", () => {
-        v5 = ws.protocol === "v5.channel.k8s.io";
-        for (const f of pending.splice(0)) ws.send(f);
-        if (ended && v5) ws.send(Uint8Array.of(255, 0));
-      });
-      ws.on("message", (data: Buffer) => {
-        const channel = data[0];
-        const body = data.subarray(1);
-        if (channel === 1) stdout.push(body);
-        else if (channel === 2) stderr.push(body);
-        else if (channel === 3) {
-          try {
-            status = JSON.parse(body.toString("utf8"));
-          } catch {}
-        }
-      });
-      ws.on("unexpected-response", (_req, res) => {
-        res.resume();
-        stdout.end();
-        stderr.end();
-        reject(new Error(`Cannot run a command in the sandbox's pod: the Kubernetes API answered ${res.statusCode}`));
-      });
-      ws.on("error", (err) => {
-        stdout.end();
-        stderr.end();
-        reject(new Error(`Cannot run a command in the sandbox's pod: ${err.message}`));
-      });
-      ws.on("close", () => {
-        stdout.end();
-        stderr.end();
-        const s = status as typeof status;
-        const code = s?.status === "Success" ? 0 : Number(s?.details?.causes?.find((c) => c.reason === "ExitCode")?.message ?? NaN);
-        const exitCode = Number.isFinite(code) ? code : null;
-        resolve({ exitCode, timedOut: seconds > 0 && exitCode === 137 && Date.now() - started >= seconds * 1000 });
-      });
+    let status: V1Status | null = null;
+    const socket = this.#kube.exec(this.#namespace, sandboxPodName(id), {
+      container: CONTAINER, argv, stdin, stdout: sink(stdout), stderr: sink(stderr), onStatus: (s) => (status = s),
     });
+    const exited = socket.then(
+      (ws) => new Promise<{ exitCode: number | null; timedOut: boolean }>((resolve) => {
+        ws.on("close", () => {
+          stdout.end();
+          stderr.end();
+          const s = status as V1Status | null;
+          const code = s?.status === "Success" ? 0 : Number(s?.details?.causes?.find((c) => c.reason === "ExitCode")?.message ?? NaN);
+          const exitCode = Number.isFinite(code) ? code : null;
+          resolve({ exitCode, timedOut: seconds > 0 && exitCode === 137 && Date.now() - started >= seconds * 1000 });
+        });
+      }),
+      (err: Error) => {
+        stdout.end();
+        stderr.end();
+        throw new Error(`Cannot run a command in the sandbox's pod: ${err.message}`);
+      },
+    );
     return {
       stdout, stderr, exited,
-      write: (data) => send(concat(0, data)),
-      end: () => {
-        ended = true;
-        if (ws.readyState === ws.OPEN && v5) ws.send(Uint8Array.of(255, 0));
-      },
+      write: (data) => void stdin.write(data),
+      end: () => stdin.end(),
       kill: () => {
         // The command runs on in the pod when the stream closes: find it by its marker and kill it.
-        const killer = this.#kube.exec(this.#namespace, sandboxPodName(id), {
+        const none = new PassThrough();
+        none.end();
+        const discard = () => new Writable({ write: (_c, _e, cb) => cb() });
+        void this.#kube.exec(this.#namespace, sandboxPodName(id), {
           container: CONTAINER,
           argv: ["sh", "-c", `for p in /proc/[0-9]*; do grep -qsxz "AGENTCLI_COMMAND_ID=${marker}" "$p/environ" && kill -9 "\${p#/proc/}"; done; true`],
-        });
-        killer.on("open", () => killer.protocol === "v5.channel.k8s.io" && killer.send(Uint8Array.of(255, 0)));
-        killer.on("error", () => {});
-        killer.on("close", () => ws.close());
+          stdin: none, stdout: discard(), stderr: discard(), onStatus: () => {},
+        }).then(
+          (killer) => killer.on("close", () => void socket.then((ws) => ws.close(), () => {})),
+          () => {},
+        );
       },
     };
   }
 
   async stop(id: string): Promise<void> {
-    const r = await this.#kube.request("DELETE", `/api/v1/namespaces/${this.#namespace}/pods/${sandboxPodName(id)}`);
-    if (r.status >= 300 && r.status !== 404) throw new Error(`Cannot stop the sandbox: deleting its pod answered ${r.status}`);
+    try {
+      await this.#kube.delete(this.#ref("v1", "Pod", sandboxPodName(id)));
+    } catch (err) {
+      throw new Error(`Cannot stop the sandbox: ${(err as Error).message}`);
+    }
   }
 
   async remove(id: string): Promise<void> {
     const name = sandboxPodName(id);
-    for (const path of [
-      `/api/v1/namespaces/${this.#namespace}/pods/${name}`,
-      `/apis/networking.k8s.io/v1/namespaces/${this.#namespace}/networkpolicies/${name}`,
-      `/api/v1/namespaces/${this.#namespace}/persistentvolumeclaims/${name}`,
-    ]) {
-      const r = await this.#kube.request("DELETE", path);
-      if (r.status >= 300 && r.status !== 404) throw new Error(`Cannot delete the sandbox: DELETE ${path} answered ${r.status}`);
+    for (const ref of [this.#ref("v1", "Pod", name), this.#ref("networking.k8s.io/v1", "NetworkPolicy", name), this.#ref("v1", "PersistentVolumeClaim", name)]) {
+      try {
+        await this.#kube.delete(ref);
+      } catch (err) {
+        throw new Error(`Cannot delete the sandbox: ${(err as Error).message}`);
+      }
     }
+  }
+
+  #ref(apiVersion: string, kind: string, name: string): ObjectRef {
+    return { apiVersion, kind, metadata: { namespace: this.#namespace, name } };
   }
 
   async close(): Promise<void> {}
 }
 
-function concat(channel: number, data: Uint8Array): Uint8Array {
-  const out = new Uint8Array(data.byteLength + 1);
-  out[0] = channel;
-  out.set(data, 1);
-  return out;
+/** A Writable feeding a Channel (the exec's output streams). */
+function sink(channel: Channel): Writable {
+  return new Writable({
+    write: (chunk: Uint8Array, _enc, cb) => {
+      channel.push(chunk);
+      cb();
+    },
+    final: (cb) => {
+      channel.end();
+      cb();
+    },
+  });
 }
 
 /** An async iterable of byte chunks fed by pushes. */

@@ -1,5 +1,5 @@
 /**
- * A stand-in Kubernetes API for sandbox pods: stores the objects it is sent (pods,
+ * A stand-in Kubernetes API for sandbox pods: serves API discovery, stores the objects it is sent (pods,
  * claims, network policies; a pod is Running at once), and serves `pods/{name}/exec` over
  * a WebSocket with the channel protocol v5, running the command (once its stdin is closed)
  * in a sandbox of the local runtime (bubblewrap) per claim, so files outlive the pod as on a
@@ -14,6 +14,7 @@ import { LocalBoxRuntime } from "../../core/platform/sandbox-local.ts";
 import { collect, shellQuote } from "../../core/platform/sandbox-runtime.ts";
 import { loadPlugins } from "../../core/plugins.ts";
 import { builtinPlugins } from "../../plugins/registry.ts";
+import { discoveryDocument } from "./_kube-discovery.ts";
 
 export interface KubeStandIn {
   url: string;
@@ -40,6 +41,8 @@ export async function startKubeStandIn(): Promise<KubeStandIn> {
     req.on("end", async () => {
       if (req.headers.authorization !== `Bearer ${TOKEN}`) return send(res, 401, { kind: "Status", message: "Unauthorized" });
       const path = req.url!.split("?")[0]!;
+      const discovery = req.method === "GET" ? discoveryDocument(path) : null;
+      if (discovery) return send(res, 200, discovery);
       if (req.method === "POST") {
         const o = JSON.parse(body);
         const key = `${path}/${o.metadata.name}`;

@@ -8,6 +8,7 @@ import { renderManifests, type K8sObject } from "../../core/platform/k8s-manifes
 import { KubeClient } from "../../core/platform/k8s-client.ts";
 import { ResourceSpec } from "../../core/platform/schema.ts";
 import { setListenerKubeconfig } from "../../core/platform/tenancy.ts";
+import { discoveryDocument } from "./_kube-discovery.ts";
 import { makeBundle, startTestPlatform, until, type TestPlatform } from "./_harness.ts";
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
@@ -125,7 +126,7 @@ describe("manifests", () => {
   });
 });
 
-/** A local server speaking the Kubernetes API's create, patch, read and delete paths. */
+/** A local server speaking the Kubernetes API's discovery, create, patch, read and delete paths. */
 function fakeKubeApi(): Promise<{ server: Server; url: string; objects: Map<string, any>; requests: string[] }> {
   const objects = new Map<string, any>();
   const requests: string[] = [];
@@ -137,6 +138,8 @@ function fakeKubeApi(): Promise<{ server: Server; url: string; objects: Map<stri
       const send = (status: number, obj: unknown) => res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(obj));
       if (req.headers.authorization !== "Bearer kube-token") return send(401, { kind: "Status", message: "Unauthorized" });
       const path = req.url!.split("?")[0]!;
+      const discovery = req.method === "GET" ? discoveryDocument(path) : null;
+      if (discovery) return send(200, discovery);
       if (req.method === "POST") {
         const o = JSON.parse(body);
         const key = `${path}/${o.metadata.name}`;
