@@ -101,10 +101,19 @@ await build({
     sourcefile: "app-entry.ts",
   },
   outfile: join(dist, "app.cjs"),
-  external: [...(process.env.AGENTCLI_SEA_EXTERNAL?.split(",") ?? []), "pg-native", "@langchain/google-vertexai", "@langchain/ollama", "@langchain/groq", "@langchain/mistralai"],
+  // The Daytona SDK's OpenTelemetry exporter stack loads only with DAYTONA_OTEL_ENABLED (never set by agentcli).
+  external: [...(process.env.AGENTCLI_SEA_EXTERNAL?.split(",") ?? []), "pg-native", "@langchain/google-vertexai", "@langchain/ollama", "@langchain/groq", "@langchain/mistralai", "@opentelemetry/sdk-node", "@opentelemetry/instrumentation-http", "@opentelemetry/exporter-trace-otlp-http"],
   // Extra plugins import the public API as "agentcli": this checkout's, one copy with the app's.
   alias: { "agentcli/testing": join(root, "core/testing/index.ts"), agentcli: join(root, "core/index.ts") },
   plugins: [{
+    name: "cjs-builds",
+    setup(b) {
+      // @daytonaio/sdk's ESM build loads form-data and busboy (file transfer) with a require
+      // made at run time, which inside the executable reaches only Node's built-ins; its
+      // CommonJS build requires them by name, so they are bundled.
+      b.onResolve({ filter: /^@daytonaio\/sdk$/ }, () => ({ path: require.resolve("@daytonaio/sdk") }));
+    },
+  }, {
     name: "custom-registry",
     setup(b) {
       b.onResolve({ filter: /^agentcli:custom-registry$/ }, () => ({ path: "custom-registry", namespace: "agentcli-registry" }));

@@ -4,7 +4,7 @@
  * the shared conformance suite, then the vendor's failures (refused key, unknown snapshot or
  * image, quota, unreachable API), the labels, and the key never showing in what the agent sees.
  */
-import { after, before, describe, test } from "node:test";
+import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { Daytona } from "@daytonaio/sdk";
 import { sandboxConformance } from "../../core/testing/sandbox-conformance.ts";
@@ -12,8 +12,7 @@ import { startModelServer } from "../fixtures/model-server/server.ts";
 import { builtinPlugins } from "../../plugins/registry.ts";
 import sandboxA from "../../plugins/sandbox/sandbox_a.ts";
 import { startDaytonaStandIn, type DaytonaStandIn } from "../fixtures/sandbox-vendors/daytona/server.ts";
-import { makeConfig, userConfigurable } from "../harness/_bundle.ts";
-import { startHarness } from "../harness/_harness.ts";
+import { keyStaysOutOfToolResults } from "../fixtures/sandbox-vendors/key-leak.ts";
 import type { Sandbox, SandboxCreateOptions } from "../../core/hooks.ts";
 
 const KEY = `dtn_${crypto.randomUUID().replace(/-/g, "")}`;
@@ -108,25 +107,4 @@ describe("sandbox_a (Daytona): labels, mapping and failures", () => {
   });
 });
 
-describe("sandbox_a (Daytona) through the agent: the key stays out of tool results", () => {
-  let h: Awaited<ReturnType<typeof startHarness>>;
-  const wrong = `dtn_leak_${crypto.randomUUID()}`;
-  before(async () => {
-    h = await startHarness({
-      config: makeConfig({ sandbox: { provider: "sandbox_a", template: "agentcli-default", image: "python:3", scope: "thread" } }),
-      files: { "AGENTS.md": "A" },
-      env: envOf(standIn, wrong),
-    });
-  });
-  after(() => h.dispose());
-
-  test("a refused key is a tool error naming the variable, without the key", async () => {
-    h.server.script({ toolCalls: [{ name: "execute", args: { command: "echo hi" } }] }, { text: "cannot run" });
-    const out = await h.run("run echo", { thread_id: "leak-1", ...userConfigurable("alice") });
-    const tool = out.messages.find((m) => m.getType() === "tool")!;
-    assert.equal(tool.status, "error");
-    assert.match(String(tool.content), /SANDBOX_A_API_KEY/);
-    const seen = JSON.stringify(out.messages) + JSON.stringify(h.server.requests);
-    assert.ok(!seen.includes(wrong), "the key is not in the messages nor in what the model received");
-  });
-});
+keyStaysOutOfToolResults({ provider: "sandbox_a", keyVar: "SANDBOX_A_API_KEY", env: (key) => envOf(standIn, key) });

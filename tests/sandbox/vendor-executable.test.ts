@@ -1,0 +1,95 @@
+/**
+ * The single executable (`dist/agentcli`, after `npm run build`) contains the vendor SDKs and
+ * they work there (the SDKs load some modules at run time, which the executable must have
+ * bundled): `dist/agentcli dev` of a `sandbox_a` (Daytona) and a `sandbox_c` (Runloop) agent,
+ * against the vendors' local stand-ins, copies a skill in (upload), writes, runs and reads a
+ * file (download); `deploy --dry-run --json` names the partner package. Skipped when the
+ * executable is not built.
+ */
+import assert from "node:assert/strict";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, test } from "node:test";
+import { Client } from "@langchain/langgraph-sdk";
+import { freePort } from "../../core/platform/revision-process.ts";
+import { startModelServer } from "../fixtures/model-server/server.ts";
+import { startDaytonaStandIn } from "../fixtures/sandbox-vendors/daytona/server.ts";
+import { startRunloopStandIn } from "../fixtures/sandbox-vendors/runloop/server.ts";
+
+const ROOT = new URL("../..", import.meta.url).pathname;
+const EXE = join(ROOT, "dist/agentcli");
+const skip = existsSync(EXE) ? false : "dist/agentcli is not built (npm run build)";
+const KEY = `key_${crypto.randomUUID().replace(/-/g, "")}`;
+const cleanups: Array<() => Promise<unknown> | unknown> = [];
+after(async () => {
+  for (const c of cleanups.reverse()) await c();
+});
+
+async function vendors() {
+  const daytona = await startDaytonaStandIn({ apiKey: KEY });
+  const runloop = await startRunloopStandIn({ apiKey: KEY });
+  cleanups.push(() => daytona.close(), () => runloop.close());
+  return {
+    sandbox_a: { package: "@daytonaio/sdk", env: { SANDBOX_A_API_KEY: KEY, SANDBOX_A_API_URL: daytona.apiUrl } },
+    sandbox_c: { package: "@runloop/api-client", env: { SANDBOX_C_API_KEY: KEY, SANDBOX_C_API_URL: runloop.url } },
+  };
+}
+
+function project(provider: string): string {
+  const dir = mkdtempSync(join(tmpdir(), `agentcli-exe-${provider}-`));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  mkdirSync(join(dir, "skills", "hello", "scripts"), { recursive: true });
+  writeFileSync(join(dir, "agent.toml"), `[agent]\nname = "exe-${provider}"\nmodel = "openai:gpt-test"\n\n[sandbox]\nprovider = "${provider}"\n`);
+  writeFileSync(join(dir, "AGENTS.md"), "You run commands in a sandbox.\n");
+  writeFileSync(join(dir, "skills", "hello", "SKILL.md"), "---\nname: hello\ndescription: Greets.\n---\nRun scripts/hello.sh.\n");
+  writeFileSync(join(dir, "skills", "hello", "scripts", "hello.sh"), "echo \"hello from the skill, $1\"\n");
+  return dir;
+}
+
+async function serve(dir: string, port: number, env: Record<string, string>): Promise<ChildProcess> {
+  let out = "";
+  const proc = spawn(EXE, ["dev", "--config", join(dir, "agent.toml"), "--port", String(port)], {
+    cwd: dir,
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", NO_COLOR: "1", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  proc.stdout!.on("data", (d: Buffer) => (out += d));
+  proc.stderr!.on("data", (d: Buffer) => (out += d));
+  cleanups.push(() => new Promise<void>((resolve) => (proc.exitCode !== null ? resolve() : (proc.once("exit", () => resolve()), proc.kill("SIGTERM")))));
+  for (;;) {
+    if (proc.exitCode !== null) throw new Error(`dist/agentcli dev exited ${proc.exitCode}:\n${out}`);
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/assistants/search`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })).ok) return proc;
+    } catch { /* not yet */ }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+test("dist/agentcli runs the vendor sandboxes with the SDKs it contains (upload, execute, download) and names them in deploy --dry-run", { skip }, async () => {
+  const model = await startModelServer();
+  cleanups.push(() => model.close());
+  for (const [provider, v] of Object.entries(await vendors())) {
+    const dir = project(provider);
+    const dry = spawnSync(EXE, ["deploy", "--dry-run", "--json"], { cwd: dir, env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", OPENAI_API_KEY: "k", ...v.env }, encoding: "utf8" });
+    assert.equal(dry.status, 0, dry.stderr);
+    assert.ok(JSON.parse(dry.stdout).requires.packages.includes(v.package), dry.stdout);
+
+    const port = await freePort("127.0.0.1");
+    await serve(dir, port, { OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: model.openaiBaseUrl, ...v.env });
+    const client = new Client({ apiUrl: `http://127.0.0.1:${port}`, callerOptions: { maxRetries: 0 } });
+    const thread = (await client.threads.create()).thread_id;
+    model.script(
+      { toolCalls: [{ name: "write_file", args: { file_path: "/workspace/w.txt", content: `written by ${provider}\n` } }] },
+      { toolCalls: [{ name: "execute", args: { command: "cat /workspace/w.txt && bash /skills/hello/scripts/hello.sh exe" } }] },
+      { toolCalls: [{ name: "read_file", args: { file_path: "/workspace/w.txt" } }] },
+      { text: "done" },
+    );
+    const state = (await client.runs.wait(thread, "agent", { input: { messages: [{ role: "user", content: "go" }] } })) as { messages: Array<{ type: string; content: unknown }> };
+    const tools = state.messages.filter((m) => m.type === "tool").map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)));
+    assert.equal(tools.length, 3, JSON.stringify(tools));
+    assert.match(tools[1]!, new RegExp(`written by ${provider}\\nhello from the skill, exe`));
+    assert.match(tools[2]!, new RegExp(`written by ${provider}`));
+  }
+});
