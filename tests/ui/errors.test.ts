@@ -26,6 +26,9 @@ after(async () => {
 });
 
 test("missing model credentials: the run error names the variable to set", async () => {
+  // dev answers /ok before it has loaded the project (it listens first), so the warning may
+  // follow the first answer: wait for it (bounded), then check it.
+  for (let i = 0; i < 600 && !/OPENAI_API_KEY/.test(agent.output()); i++) await new Promise((r) => setTimeout(r, 100));
   assert.match(agent.output(), /OPENAI_API_KEY/, "dev warns at start");
   const page = await (await browser.context()).newPage();
   await page.goto(`${agent.url}/app`);
