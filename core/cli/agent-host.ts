@@ -8,6 +8,7 @@ import { resolve } from "node:path";
 import { userError } from "../errors.ts";
 import { secondsSetting } from "../config/env-settings.ts";
 import { corsFromEnv } from "../server/cors.ts";
+import { ttlFromEnv } from "../server/ttl-sweeper.ts";
 import { webhooksFromEnv } from "../server/webhooks.ts";
 import { DEFAULT_CONNECT_TIMEOUT_SECONDS } from "../storage/connect.ts";
 import { DEFAULT_RUN_LEASE_SECONDS } from "../storage/runs.ts";
@@ -314,6 +315,7 @@ async function start(opts: HostOptions, runTimeout: number, limits: Partial<Serv
       onThreadDeleted: (threadId) => sandboxes.deleteThread(threadId),
       cors: corsFromEnv(opts.env, opts.mode),
       webhooks: webhooksFromEnv(opts.env, opts.mode),
+      ttl: ttlFromEnv(opts.env),
       heartbeatMs: secondsSetting(opts.env, "AGENTCLI_STREAM_HEARTBEAT_SECONDS", 15, "between keep-alive comments on an idle stream (0: none)") * 1000,
     });
   } catch (err) {

@@ -32,6 +32,7 @@ import { storeRoutes } from "./store-routes.ts";
 import { threadRoutes } from "./threads.ts";
 import { uuid5 } from "./uuid5.ts";
 import { WorkerPool } from "./worker.ts";
+import { DEFAULT_TTL, type TtlSettings, TtlSweeper } from "./ttl-sweeper.ts";
 import { DEFAULT_WEBHOOKS, WebhookSender, type WebhookSettings } from "./webhooks.ts";
 
 export interface DefaultAssistant {
@@ -87,6 +88,8 @@ export interface AgentServerOptions {
   cronPollMs?: number;
   /** Run webhooks (./webhooks.ts `webhooksFromEnv`); default: no signature, private targets refused. */
   webhooks?: Partial<WebhookSettings>;
+  /** Default TTLs and the sweep period (./ttl-sweeper.ts `ttlFromEnv`); default: nothing expires without its own `ttl`, sweeps every 60 s. */
+  ttl?: Partial<TtlSettings>;
 }
 
 export interface AgentServer {
@@ -101,6 +104,8 @@ export interface AgentServer {
    * blocking monitor watches.
    */
   warmRuns(): { active: number; started: number };
+  /** Deletes the threads and store items that have expired now (the sweeper does this periodically). */
+  sweepExpired(): Promise<{ threads: string[]; items: number }>;
   /** Stops the workers (finishing or interrupting in-flight runs), then closes storage. */
   close(opts?: { graceMs?: number }): Promise<void>;
 }
@@ -144,9 +149,10 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
     onThreadDeleted: opts.onThreadDeleted,
     webhooks,
   });
-  const deps: ServerDeps = { storage, broker, graphs, workers, log, limits, onThreadDeleted: opts.onThreadDeleted, heartbeatMs: opts.heartbeatMs ?? 15_000, webhooks };
+  const deps: ServerDeps = { storage, broker, graphs, workers, log, limits, onThreadDeleted: opts.onThreadDeleted, heartbeatMs: opts.heartbeatMs ?? 15_000, webhooks, ttl: { ...DEFAULT_TTL, ...opts.ttl } };
 
   const crons = new CronScheduler(deps, { pollMs: opts.cronPollMs });
+  const sweeper = new TtlSweeper(deps, deps.ttl);
 
   const ensureAssistants = async (ids: string[], defaults: Record<string, DefaultAssistant> = {}) => {
     const taken = new Set(ids.filter((g) => defaults[g]).map((g) => defaults[g]!.name));
@@ -223,12 +229,14 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
 
   await workers.start();
   crons.start();
+  sweeper.start();
   let closed = false;
   return {
     app,
     fetch: (req) => app.fetch(req),
     storage,
     warmRuns: () => graphs.warmRuns(),
+    sweepExpired: () => sweeper.sweep(),
     async reloadGraphs(loaders, defaults) {
       graphs.replace(loaders);
       await ensureAssistants(graphs.ids(), defaults ?? opts.defaultAssistants);
@@ -237,6 +245,7 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
       if (closed) return;
       closed = true;
       await crons.stop();
+      await sweeper.stop();
       await workers.stop(closeOpts?.graceMs);
       await webhooks.stop();
       await broker.close();

@@ -9,6 +9,7 @@ import type { GraphRegistry } from "./graphs.ts";
 import { notFound } from "./http-errors.ts";
 import type { ServerLimits } from "./limits.ts";
 import type { ServerLog } from "./log.ts";
+import type { TtlSettings } from "./ttl-sweeper.ts";
 import type { WebhookSender } from "./webhooks.ts";
 import type { WorkerPool } from "./worker.ts";
 
@@ -25,6 +26,8 @@ export interface ServerDeps {
   heartbeatMs: number;
   /** Checks and sends run webhooks. */
   webhooks: WebhookSender;
+  /** Default TTLs of threads and store items, and whether reads refresh them. */
+  ttl: TtlSettings;
 }
 
 /**

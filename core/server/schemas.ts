@@ -169,7 +169,8 @@ export const storePut = z.object({
   key: z.string().min(1),
   value: obj,
   index: opt(z.union([z.literal(false), z.array(z.string())], { error: "must be false or an array of field paths" })),
-  ttl: opt(z.number().positive().max(MAX_TTL_MINUTES)),
+  // Minutes; null: never expires (the server's default TTL does not apply); absent: the default.
+  ttl: z.number().positive().max(MAX_TTL_MINUTES).nullable().optional(),
 });
 export const storeDelete = z.object({ namespace, key: z.string().min(1) });
 export const storeSearch = z.object({

@@ -7,6 +7,7 @@
  */
 import { Hono } from "hono";
 import type { Item } from "@langchain/langgraph-checkpoint";
+import { refreshItemTtl, setItemTtl } from "../storage/ttl.ts";
 import type { ServerDeps } from "./deps.ts";
 import { jsonBody, parseBody, unprocessable } from "./http-errors.ts";
 import * as s from "./schemas.ts";
@@ -23,6 +24,13 @@ function itemToWire(item: Item & { score?: number }, strip: number): Record<stri
   };
 }
 
+/** Whether a read refreshes TTLs: `refresh_ttl` when given, else the server's setting. */
+function refreshFlag(raw: string | undefined, deps: ServerDeps): boolean {
+  if (raw === undefined || raw === "") return deps.ttl.refreshOnRead;
+  if (raw !== "true" && raw !== "false") throw unprocessable(`Invalid request: refresh_ttl must be true or false (got "${raw}")`);
+  return raw === "true";
+}
+
 /** The store route group. */
 export function storeRoutes(deps: ServerDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -31,7 +39,9 @@ export function storeRoutes(deps: ServerDeps): Hono<AppEnv> {
   app.put("/items", async (c) => {
     const b = parseBody(s.storePut, await jsonBody(c));
     if (b.namespace.length === 0) throw unprocessable("Invalid request: namespace must not be empty");
-    await store.put(userNamespace(userOf(c), b.namespace), b.key, b.value);
+    const ns = userNamespace(userOf(c), b.namespace);
+    await store.put(ns, b.key, b.value);
+    await setItemTtl(deps.storage.sql, ns, b.key, b.ttl);
     return c.body(null, 204);
   });
 
@@ -43,6 +53,7 @@ export function storeRoutes(deps: ServerDeps): Hono<AppEnv> {
     const item = await store.get(userNamespace(user, ns), key);
     // A missing item is `null`, which the SDK's `store.getItem` expects (LangGraph's server does the same).
     if (!item) return c.json(null);
+    if (refreshFlag(c.req.query("refresh_ttl"), deps)) await refreshItemTtl(deps.storage.sql, [item], deps.ttl.storeTtlMinutes);
     return c.json(itemToWire(item, ownerOf(user) ? 1 : 0));
   });
 
@@ -56,6 +67,7 @@ export function storeRoutes(deps: ServerDeps): Hono<AppEnv> {
     const b = parseBody(s.storeSearch, await jsonBody(c));
     const user = userOf(c);
     const items = await store.search(userNamespace(user, b.namespace_prefix ?? []), { filter: b.filter, limit: b.limit, offset: b.offset, query: b.query });
+    if (b.refresh_ttl ?? deps.ttl.refreshOnRead) await refreshItemTtl(deps.storage.sql, items, deps.ttl.storeTtlMinutes);
     return c.json({ items: items.map((i) => itemToWire(i, ownerOf(user) ? 1 : 0)) });
   });
 

@@ -16,6 +16,11 @@ import { toWire } from "./serialize.ts";
 import type { CompiledGraph } from "./graphs.ts";
 import { graphError } from "./executor.ts";
 
+/** Minutes of a thread's `ttl` (a number, or `{ttl, strategy: "delete"}`). */
+function ttlMinutes(ttl: number | { ttl: number } | undefined): number | undefined {
+  return ttl === undefined ? undefined : typeof ttl === "number" ? ttl : ttl.ttl;
+}
+
 /** The thread of the request, visible to its user, or a 404. */
 export async function getThread(deps: ServerDeps, c: Context<AppEnv>, id = c.req.param("thread_id")!): Promise<Thread> {
   const t = await deps.storage.threads.get(id, scopeOf(c));
@@ -59,7 +64,7 @@ export function threadRoutes(deps: ServerDeps): Hono<AppEnv> {
     const id = b.thread_id ?? crypto.randomUUID();
     const metadata = ownedMetadata(userOf(c), b.metadata);
     if (metadata.graph_id === undefined || metadata.graph_id === null) delete metadata.graph_id;
-    const created = await storage.threads.create({ thread_id: id, metadata });
+    const created = await storage.threads.create({ thread_id: id, metadata, ttl_minutes: ttlMinutes(b.ttl) });
     if (!created) {
       // Another user's thread is never returned, not even with "do_nothing".
       const existing = b.if_exists === "do_nothing" ? await storage.threads.get(id, scopeOf(c)) : null;
@@ -105,7 +110,7 @@ export function threadRoutes(deps: ServerDeps): Hono<AppEnv> {
 
   app.patch("/:thread_id", async (c) => {
     const b = parseBody(s.threadPatch, await jsonBody(c));
-    const t = await storage.threads.patch(c.req.param("thread_id"), patchMetadata(b.metadata), scopeOf(c));
+    const t = await storage.threads.patch(c.req.param("thread_id"), patchMetadata(b.metadata), scopeOf(c), ttlMinutes(b.ttl));
     if (!t) throw notFound("Thread", c.req.param("thread_id"));
     return c.json(t);
   });

@@ -191,6 +191,19 @@ CREATE TABLE IF NOT EXISTS leases (
 ALTER TABLE runs ADD COLUMN IF NOT EXISTS lease_holder text;
 CREATE INDEX IF NOT EXISTS runs_leased ON runs (lease_until) WHERE status = 'running'`,
   },
+  {
+    // Time-to-live of threads and store items (../server/ttl-sweeper.ts): a thread expires
+    // `ttl_minutes` after its last update; an item `ttl_minutes` after its last write, or at
+    // `expires_at` when a read refreshed it later. NULL: the server's default; 0 (items): never.
+    version: 6,
+    name: "ttl",
+    up: `
+ALTER TABLE threads ADD COLUMN IF NOT EXISTS ttl_minutes float8;
+ALTER TABLE store_items ADD COLUMN IF NOT EXISTS ttl_minutes float8;
+ALTER TABLE store_items ADD COLUMN IF NOT EXISTS expires_at timestamptz;
+CREATE INDEX IF NOT EXISTS threads_by_updated ON threads (updated_at);
+CREATE INDEX IF NOT EXISTS store_items_by_updated ON store_items (updated_at)`,
+  },
 ];
 
 /** New embedded server databases start from a dump of this (see ./template.ts). */

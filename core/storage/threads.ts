@@ -67,11 +67,11 @@ export class ThreadStore {
     return JSON.stringify(this.#enc && value !== null && value !== undefined ? this.#enc.sealJson(value) : value ?? null);
   }
 
-  /** Inserts a thread; returns null when the id is taken. */
-  async create(t: { thread_id: string; metadata: Json }, tx: SqlExecutor = this.#sql): Promise<Thread | null> {
+  /** Inserts a thread (deleted `ttl_minutes` after its last update, see ../server/ttl-sweeper.ts); returns null when the id is taken. */
+  async create(t: { thread_id: string; metadata: Json; ttl_minutes?: number }, tx: SqlExecutor = this.#sql): Promise<Thread | null> {
     const { rows } = await tx.query<ThreadRow>(
-      "INSERT INTO threads (thread_id, metadata) VALUES ($1, $2::jsonb) ON CONFLICT (thread_id) DO NOTHING RETURNING *",
-      [t.thread_id, this.#metadata(t.metadata)],
+      "INSERT INTO threads (thread_id, metadata, ttl_minutes) VALUES ($1, $2::jsonb, $3) ON CONFLICT (thread_id) DO NOTHING RETURNING *",
+      [t.thread_id, this.#metadata(t.metadata), t.ttl_minutes ?? null],
     );
     return rows[0] ? this.#toThread(rows[0]) : null;
   }
@@ -118,12 +118,12 @@ export class ThreadStore {
     return Number(rows[0]?.n ?? 0);
   }
 
-  /** Merges metadata into a thread. */
-  async patch(id: string, metadata: Json, scope?: Scope): Promise<Thread | null> {
-    const params: unknown[] = [id, this.#metadata(metadata)];
+  /** Merges metadata into a thread, and sets its time-to-live when `ttlMinutes` is given. */
+  async patch(id: string, metadata: Json, scope?: Scope, ttlMinutes?: number): Promise<Thread | null> {
+    const params: unknown[] = [id, this.#metadata(metadata), ttlMinutes ?? null];
     const owner = ownerClause(scope, params);
     const { rows } = await this.#sql.query<ThreadRow>(
-      `UPDATE threads SET metadata = metadata || $2::jsonb, updated_at = now() WHERE thread_id = $1${owner ? ` AND ${owner}` : ""} RETURNING *`,
+      `UPDATE threads SET metadata = metadata || $2::jsonb, ttl_minutes = COALESCE($3::float8, ttl_minutes), updated_at = now() WHERE thread_id = $1${owner ? ` AND ${owner}` : ""} RETURNING *`,
       params,
     );
     return rows[0] ? this.#toThread(rows[0]) : null;
