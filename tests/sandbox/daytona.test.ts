@@ -13,7 +13,7 @@ import { builtinPlugins } from "../../plugins/registry.ts";
 import sandboxA from "../../plugins/sandbox/sandbox_a.ts";
 import { startDaytonaStandIn, type DaytonaStandIn } from "../fixtures/sandbox-vendors/daytona/server.ts";
 import { keyStaysOutOfToolResults } from "../fixtures/sandbox-vendors/key-leak.ts";
-import type { Sandbox, SandboxCreateOptions } from "../../core/hooks.ts";
+import { isSandboxNotFound, type Sandbox, type SandboxCreateOptions } from "../../core/hooks.ts";
 
 const KEY = `dtn_${crypto.randomUUID().replace(/-/g, "")}`;
 const standIn = await startDaytonaStandIn({ apiKey: KEY });
@@ -93,6 +93,14 @@ describe("sandbox_a (Daytona): labels, mapping and failures", () => {
 
   test("an unreachable API names SANDBOX_A_API_URL", async () => {
     await assert.rejects(create({ env: { SANDBOX_A_API_KEY: KEY, SANDBOX_A_API_URL: "http://127.0.0.1:9/api" } }), /cannot reach Daytona at http:\/\/127\.0\.0\.1:9\/api[\s\S]*SANDBOX_A_API_URL/);
+  });
+
+  test("a sandbox deleted in Daytona behind our back is reported as gone (the server then makes a new one, with a note)", async () => {
+    const box = await create({ env: envOf(standIn) });
+    await box.execute("true");
+    await standIn.deleteBehindTheBack(box.id);
+    await assert.rejects(box.execute("true"), (err: unknown) => isSandboxNotFound(err));
+    await assert.rejects(create({ sandboxId: box.id, env: envOf(standIn) }), (err: unknown) => isSandboxNotFound(err));
   });
 
   test("a stopped sandbox is started again before use; its files are kept", async () => {

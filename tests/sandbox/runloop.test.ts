@@ -13,7 +13,7 @@ import { builtinPlugins } from "../../plugins/registry.ts";
 import sandboxC, { imageBlueprintName } from "../../plugins/sandbox/sandbox_c.ts";
 import { startRunloopStandIn, type RunloopStandIn } from "../fixtures/sandbox-vendors/runloop/server.ts";
 import { keyStaysOutOfToolResults } from "../fixtures/sandbox-vendors/key-leak.ts";
-import type { Sandbox, SandboxCreateOptions } from "../../core/hooks.ts";
+import { isSandboxNotFound, type Sandbox, type SandboxCreateOptions } from "../../core/hooks.ts";
 
 const KEY = `ak_${crypto.randomUUID().replace(/-/g, "")}`;
 const standIn = await startRunloopStandIn({ apiKey: KEY, blueprints: ["agentcli-blueprint"] });
@@ -90,6 +90,16 @@ describe("sandbox_c (Runloop): metadata, mapping and failures", () => {
 
   test("an unreachable API names SANDBOX_C_API_URL", async () => {
     await assert.rejects(create({ env: { SANDBOX_C_API_KEY: KEY, SANDBOX_C_API_URL: "http://127.0.0.1:9" } }), /cannot reach Runloop at http:\/\/127\.0\.0\.1:9[\s\S]*SANDBOX_C_API_URL/);
+  });
+
+  test("a devbox shut down behind our back is reported as gone (the server then makes a new one, with a note)", async () => {
+    const box = await create({ env: envOf(standIn) });
+    await box.execute("true");
+    const other = await create({ sandboxId: box.id, env: envOf(standIn) });
+    await other.delete();
+    await assert.rejects(box.execute("true"), (err: unknown) => isSandboxNotFound(err));
+    await assert.rejects(create({ sandboxId: box.id, env: envOf(standIn) }), (err: unknown) => isSandboxNotFound(err));
+    await box.delete();
   });
 
   test("stop suspends the devbox; the next use resumes it with its files", async () => {
