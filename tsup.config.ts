@@ -11,7 +11,7 @@
 import { defineConfig } from "tsup";
 
 export default defineConfig({
-  entry: { index: "core/index.ts", testing: "core/testing/index.ts", cli: "bin/main.ts" },
+  entry: { index: "core/index.ts", testing: "bin/testing.ts", cli: "bin/main.ts" },
   outDir: "dist/lib",
   format: ["esm"],
   platform: "node",
@@ -19,7 +19,7 @@ export default defineConfig({
   splitting: true,
   sourcemap: true,
   clean: true,
-  dts: { entry: { index: "core/index.ts", testing: "core/testing/index.ts" } },
+  dts: { entry: { index: "core/index.ts", testing: "bin/testing.ts" } },
   tsconfig: "tsconfig.json",
   // The computed import of scripts/build-ui.ts (the UI is prebuilt in the package) and the
   // optional native PostgreSQL driver are never bundled.

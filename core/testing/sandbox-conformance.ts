@@ -5,11 +5,14 @@
  * calls with an OpenAI-wire model server. Some checks also call the plugin's
  * `sandbox:create` directly (binary transfer, deletion at the provider).
  *
+ * Plugin authors use it as `sandboxProviderConformance` of `agentcli/testing` (bin/testing.ts),
+ * which passes the built-in plugins in (core never imports plugins/).
+ *
  * @example
  * // tests/sandbox/my-box.test.ts, run with: node --test tests/sandbox/my-box.test.ts
- * import { sandboxConformance } from "agentcli/testing";
+ * import { sandboxProviderConformance } from "agentcli/testing";
  * import myBox from "../../src/plugin.ts";
- * sandboxConformance({ name: "my_box", provider: "my_box", builtins: builtinPlugins, plugins: [myBox], env: { MY_BOX_KEY: process.env.MY_BOX_KEY! }, startModelServer, workdir: "/home/user" });
+ * sandboxProviderConformance({ plugin: myBox, env: { MY_BOX_KEY: process.env.MY_BOX_KEY! }, workdir: "/home/user" });
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -24,8 +27,9 @@ import { PluginDriver } from "../plugin-driver.ts";
 import { silentLog } from "../server/log.ts";
 import { isSandboxNotFound, type Sandbox, type SandboxScope } from "../sandbox/contract.ts";
 import type { Plugin } from "../hooks.ts";
+import { startModelServer } from "./model-server/server.ts";
 
-/** What the suite needs of a scripted model server (tests/fixtures/model-server is one). */
+/** What the suite needs of a scripted model server (./model-server/server.ts, the default, is one). */
 export interface ScriptedModelServer {
   openaiBaseUrl: string;
   script(...replies: Array<{ text?: string; toolCalls?: Array<{ name: string; args: Record<string, unknown> }> }>): void;
@@ -45,7 +49,8 @@ export interface SandboxConformanceOptions {
   runtime?: string;
   /** The server's environment: your provider's credentials. */
   env?: Record<string, string>;
-  startModelServer: () => Promise<ScriptedModelServer>;
+  /** The scripted OpenAI-wire model the test agent talks to (default: ./model-server/server.ts). */
+  startModelServer?: () => Promise<ScriptedModelServer>;
   /** A writable directory inside the sandbox (default: the runtime's or provider's `workdir`, else "/tmp"). */
   workdir?: string;
   /** Whether commands may reach the network (default false: the suite checks they cannot). */
@@ -139,7 +144,7 @@ export function sandboxConformance(opts: SandboxConformanceOptions): void {
     let threadA: string;
 
     before(async () => {
-      model = await opts.startModelServer();
+      model = await (opts.startModelServer ?? startModelServer)();
       main = await start("thread");
       threadA = await newThread(main);
     });

@@ -44,7 +44,7 @@ before(async () => {
   // No "type": "module": a .ts plugin must load without it.
   await writeFile(join(project, "package.json"), JSON.stringify({ name: "plugin-author", private: true }, null, 2));
   await run("npm", ["install", tarball, "--prefer-offline", "--ignore-scripts"], { cwd: project, env: toolEnv(), maxBuffer: 64 * 1024 * 1024 });
-  for (const name of PLUGINS) await cp(join(ROOT, "tests/fixtures/package-plugins", `${name}.ts`), join(project, `${name}.ts`));
+  for (const name of [...PLUGINS, "kits.test"]) await cp(join(ROOT, "tests/fixtures/package-plugins", `${name}.ts`), join(project, `${name}.ts`));
   modelServer = await startModelServer();
 });
 
@@ -72,10 +72,10 @@ test("exports, types, files and engines: the package's public surface", async ()
   assert.equal(pkg.dependencies.tsx, undefined, "tsx must not be a run-time dependency");
 });
 
-test("a plugin of each kind type-checks against the installed package with tsc (strict)", async () => {
+test("a plugin of each kind, and the kits' test of them, type-check against the installed package with tsc (strict)", async () => {
   await writeFile(join(project, "tsconfig.json"), JSON.stringify({
-    compilerOptions: { target: "ES2023", module: "NodeNext", moduleResolution: "NodeNext", strict: true, noEmit: true, skipLibCheck: false, types: ["node"], typeRoots: [join(ROOT, "node_modules/@types")] },
-    files: PLUGINS.map((p) => `${p}.ts`),
+    compilerOptions: { target: "ES2023", module: "NodeNext", moduleResolution: "NodeNext", strict: true, noEmit: true, skipLibCheck: false, types: ["node"], typeRoots: [join(ROOT, "node_modules/@types")], allowImportingTsExtensions: true },
+    files: [...PLUGINS, "kits.test"].map((p) => `${p}.ts`),
   }, null, 2));
   const tsc = join(ROOT, "node_modules/typescript/bin/tsc");
   const r = await run(NODE22, [tsc, "-p", "tsconfig.json"], { cwd: project }).catch((err: { stdout: string; stderr: string }) => err);
@@ -114,6 +114,16 @@ deployTargetConformance({
   const { NODE_TEST_CONTEXT: _, ...env } = process.env;
   const { stdout } = await run(NODE22, ["--test", "--test-reporter=tap", "deploy.conformance.test.ts"], { cwd: project, env });
   assert.match(stdout, /# pass [1-9]/);
+  assert.match(stdout, /# fail 0/);
+});
+
+test("the model, identity and sandbox kits run against the package's plugins from the installed package", async () => {
+  const { NODE_TEST_CONTEXT: _, ...env } = process.env;
+  const { stdout } = await run(NODE22, ["--test", "--test-reporter=tap", "kits.test.ts"], { cwd: project, env, maxBuffer: 16 * 1024 * 1024 })
+    .catch((err: { stdout: string }) => ({ stdout: err.stdout }));
+  for (const suite of ["model provider conformance", "identity conformance: token_list", "sandbox conformance: sandbox-scratch"]) {
+    assert.match(stdout, new RegExp(`^ok \\d+ - ${suite}`, "m"), `${suite}:\n${stdout.split("\n").filter((l) => /not ok|Error|expected|actual/.test(l)).join("\n")}`);
+  }
   assert.match(stdout, /# fail 0/);
 });
 
