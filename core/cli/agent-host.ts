@@ -267,13 +267,17 @@ async function start(opts: HostOptions, runTimeout: number, limits: Partial<Serv
     log: opts.log,
   });
   const live: Array<{ close(): Promise<void> }> = [];
+  // MCP connections live as long as the host: a reload keeps those its new graph still uses.
+  const { mcpPool } = await import("../harness/mcp-pool.ts");
+  const mcp = mcpPool();
   const loaders = (bundle: Bundle, env: Env) => {
     const graphs: Record<string, () => Promise<unknown>> = {
       agent: async () => {
         const { createAgentGraph } = await import("../harness/index.ts");
         const workdir = runtime ? runtime.workdir : opts.driver.byKind("sandbox").find((p) => p.sandbox.provider === bundle.config.sandbox.provider)?.sandbox.workdir;
-        const g = await createAgentGraph({ bundle, driver: opts.driver, env, checkpointer: storage.checkpointer, store: storage.store, log: opts.log, sandboxes, sandboxWorkdir: workdir });
+        const g = await createAgentGraph({ bundle, driver: opts.driver, env, checkpointer: storage.checkpointer, store: storage.store, log: opts.log, sandboxes, sandboxWorkdir: workdir, mcp });
         live.push(g);
+        await mcp.sweep();
         for (const w of g.warnings) opts.log.warn(w);
         return g.graph;
       },
@@ -353,6 +357,7 @@ async function start(opts: HostOptions, runTimeout: number, limits: Partial<Serv
       await listening.close().catch((e) => opts.log.error(`closing the listener: ${(e as Error).message}`));
       await server.close({ graceMs: 10_000 }).catch((e) => opts.log.error(`stopping the server: ${(e as Error).message}`));
       await closeGraphs();
+      await mcp.close();
       await sandboxes.close().catch(() => {});
       await storage.close().catch(() => {});
     },

@@ -23,6 +23,7 @@ import type { PluginDriver } from "../plugin-driver.ts";
 import { approvalMiddleware, resolveApprovals, type ToolOrigin } from "./approvals.ts";
 import { mainInstructionsMiddleware, subagentInstructionsMiddleware } from "./instructions.ts";
 import { connectMcpServers, type McpToolSet } from "./mcp.ts";
+import type { McpConnector } from "./mcp-pool.ts";
 import { createMemoryBackend } from "./memory-backend.ts";
 import { modelSelectionMiddleware, PendingChatModel } from "./model.ts";
 import { mainAgentPermissions, subagentPermissions } from "./permissions.ts";
@@ -48,6 +49,11 @@ export interface AgentGraphOptions {
   sandboxes?: SandboxManager;
   /** The working directory of sandbox commands, told to the model. */
   sandboxWorkdir?: string;
+  /**
+   * Where MCP tool sets come from: a host's pool (./mcp-pool.ts) keeps connections across
+   * `dev` reloads; without it the graph connects its own and closes them with itself.
+   */
+  mcp?: McpConnector;
 }
 
 export interface AgentGraph {
@@ -91,6 +97,7 @@ export async function createAgentGraph(opts: AgentGraphOptions): Promise<AgentGr
   const closeAll = async () => {
     await Promise.allSettled([...toolSets.map((t) => t.close()), ...cleanups.splice(0).reverse().map((c) => c())]);
   };
+  const mcp: McpConnector = opts.mcp ?? { connect: connectMcpServers };
   let sandboxBackend: PluginSandboxBackend | null = null;
   try {
     if (sandboxOn) {
@@ -106,7 +113,7 @@ export async function createAgentGraph(opts: AgentGraphOptions): Promise<AgentGr
     const fallback = sandboxBackend ?? new StateBackend();
     const sandboxTools = (skills: boolean): AgentMiddleware[] =>
       sandboxBackend ? [executeMiddleware({ backend: sandboxBackend, workdir: opts.sandboxWorkdir, skills }) as unknown as AgentMiddleware] : [];
-    const mainMcp = await connectMcpServers(config.mcp, env, "mcp.json", reserved);
+    const mainMcp = await mcp.connect(config.mcp, env, "mcp.json", reserved);
     toolSets.push(mainMcp);
     mainMcp.warnings.forEach(warn);
     // /memories/, seeding and the preloaded instructions use the memory plugin's store.
@@ -119,7 +126,7 @@ export async function createAgentGraph(opts: AgentGraphOptions): Promise<AgentGr
       let tools = mainMcp.tools;
       let origins = mainMcp.origins;
       if (sub.mcp) {
-        const own = await connectMcpServers(sub.mcp, env, `subagents/${sub.name}/mcp.json`, reserved);
+        const own = await mcp.connect(sub.mcp, env, `subagents/${sub.name}/mcp.json`, reserved);
         toolSets.push(own);
         own.warnings.forEach(warn);
         tools = own.tools;
