@@ -9,7 +9,7 @@ import { Command, UnknownInterruptError } from "@langchain/langgraph";
 import type { RunEvent } from "../storage/run-events.ts";
 import type { ClaimedRun } from "../storage/runs.ts";
 import type { Storage } from "../storage/storage.ts";
-import type { Run, RunStatus, ThreadStatus } from "../storage/records.ts";
+import type { Json, Run, RunStatus, ThreadStatus } from "../storage/records.ts";
 import { type CancelAction, LeaseLost, type RunBroker, RunCancelled } from "./broker.ts";
 import type { GraphRegistry } from "./graphs.ts";
 import { ChunkTranslator, libModes, type LibStreamMode, type StreamMode } from "./stream-modes.ts";
@@ -73,8 +73,14 @@ export interface ResumeOptions {
   fail?: { error: string; message: string };
 }
 
+/**
+ * A run to execute, with what its creator already read: its assistant and its thread's
+ * metadata (then the executor does not read them again).
+ */
+export type ExecutableRun = Run & { assistant?: ClaimedRun["assistant"]; threadMetadata?: Json };
+
 /** Runs `run` to its end; never throws (failures become the run's `error` status). */
-export async function executeRun(deps: ExecutorDeps, run: Run & { assistant?: ClaimedRun["assistant"] }, resume: ResumeOptions = {}): Promise<void> {
+export async function executeRun(deps: ExecutorDeps, run: ExecutableRun, resume: ResumeOptions = {}): Promise<void> {
   const { storage, broker, graphs, log } = deps;
   const kwargs = run.kwargs as RunKwargs;
   // A resumed run's stream goes on after what its first replica logged (ids stay consecutive).
@@ -116,7 +122,7 @@ export async function executeRun(deps: ExecutorDeps, run: Run & { assistant?: Cl
     const durability = kwargs.durability ?? (kwargs.checkpoint_during === undefined ? undefined : kwargs.checkpoint_during ? "async" : "exit");
     // As on LangGraph's server, the thread's and the run's metadata become the run's (and so
     // its checkpoints') metadata, beside the ids the checkpointer adds from `configurable`.
-    const thread = await storage.threads.get(run.thread_id);
+    const threadMetadata = run.threadMetadata ?? (await storage.threads.get(run.thread_id))?.metadata;
     const aContext = assistant.context;
     const rContext = kwargs.context;
     const context = isPlainObject(aContext) && isPlainObject(rContext) ? { ...aContext, ...rContext } : rContext ?? aContext ?? undefined;
@@ -129,7 +135,7 @@ export async function executeRun(deps: ExecutorDeps, run: Run & { assistant?: Cl
       ...(durability !== undefined ? { durability } : {}),
       tags: [...(aConfig.tags ?? []), ...(rConfig.tags ?? [])],
       // `run_id` in the checkpoints' metadata tells a resumed run which checkpoints are its own.
-      metadata: { ...(thread?.metadata ?? {}), ...(run.metadata ?? {}), run_id: run.run_id, run_attempt: run.attempt },
+      metadata: { ...(threadMetadata ?? {}), ...(run.metadata ?? {}), run_id: run.run_id, run_attempt: run.attempt },
       configurable: {
         ...(aConfig.configurable ?? {}),
         ...(rConfig.configurable ?? {}),

@@ -43,12 +43,13 @@ export async function createRun(deps: ServerDeps, user: AuthUser | null, b: RunC
     // The common case, one statement: an existing thread; the run starts here at once when
     // this process has room and the thread is free (inserted claimed: no queue round trip).
     const claim = !(b.after_seconds && b.after_seconds > 0) && deps.workers.reserve();
+    const threadPatch = { graph_id: assistant.graph_id, assistant_id: assistant.assistant_id };
     let created: Awaited<ReturnType<typeof storage.runs.createOnThread>>;
     try {
       created = await storage.runs.createOnThread(input, {
         owner: ownerOf(user),
         claim,
-        threadPatch: { graph_id: assistant.graph_id, assistant_id: assistant.assistant_id },
+        threadPatch,
         maxRunningPerOwner: deps.limits.maxRunningPerOwner,
       });
     } catch (err) {
@@ -67,7 +68,12 @@ export async function createRun(deps: ServerDeps, user: AuthUser | null, b: RunC
         for (const r of await storage.runs.inflight(tid)) if (r.run_id !== run.run_id) await cancelRun(deps, r, strategy);
       }
       if (run.status === "running") {
-        deps.workers.startClaimed({ ...run, assistant: { graph_id: assistant.graph_id, config: assistant.config, context: assistant.context } });
+        deps.workers.startClaimed({
+          ...run,
+          assistant: { graph_id: assistant.graph_id, config: assistant.config, context: assistant.context },
+          // As the statement left it: the thread's metadata with the patch merged in.
+          threadMetadata: { ...thread.metadata, ...threadPatch },
+        });
       } else if (thread.busy) {
         deps.broker.wake({ remoteOnly: true }); // it starts when the thread's run ends
       } else {

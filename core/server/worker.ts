@@ -10,7 +10,7 @@ import type { Run } from "../storage/records.ts";
 import type { Storage } from "../storage/storage.ts";
 import { type ClaimedRun, MAX_RUN_ATTEMPTS, type TakenRun } from "../storage/runs.ts";
 import type { RunBroker } from "./broker.ts";
-import { executeRun, type ExecutorDeps, type ResumeOptions } from "./executor.ts";
+import { type ExecutableRun, executeRun, type ExecutorDeps, type ResumeOptions } from "./executor.ts";
 
 /** The longest delay a timer holds (2^31-1 ms, about 24.8 days). */
 const MAX_TIMER_MS = 2_147_483_647;
@@ -124,7 +124,7 @@ export class WorkerPool {
   }
 
   /** Starts a run inserted claimed by this process (after `reserve`). */
-  startClaimed(run: ClaimedRun): void {
+  startClaimed(run: ClaimedRun & Pick<ExecutableRun, "threadMetadata">): void {
     this.release();
     this.#execute(run);
   }

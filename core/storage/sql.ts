@@ -163,6 +163,8 @@ async function openPglite(dataDir: string | undefined, load: Uint8Array | undefi
   options.serializers = { [BYTEA_OID]: (v: unknown) => `\\x${Buffer.from(v as Uint8Array).toString("hex")}` };
   options.parsers = { [BYTEA_OID]: (v: string) => new Uint8Array(Buffer.from(v.slice(2), "hex")) };
   const db = await PGlite.create(options);
+  const { PreparedStatements } = await import("./pglite-prepared.ts");
+  const prepared = new PreparedStatements(db);
   let closed = false;
   return {
     kind: "pglite",
@@ -172,7 +174,7 @@ async function openPglite(dataDir: string | undefined, load: Uint8Array | undefi
     },
     query: async <T>(text: string, params?: unknown[]) => {
       await yieldNow();
-      const r = await db.query<T>(text, params);
+      const r = await prepared.query<T>(text, params);
       return { rows: r.rows, rowCount: Math.max(r.rows.length, r.affectedRows ?? 0) };
     },
     transaction: <T>(fn: (tx: SqlExecutor) => Promise<T>) =>

@@ -1,0 +1,80 @@
+/**
+ * Profiles `agentcli dev` under the bench's load: starts it with `--cpu-prof` on a new
+ * project serving bench/graph.ts, runs `threads.create` + `runs.wait` (warm-up, then N runs
+ * at C clients), stops it, and prints the self time by package / file from the profile.
+ *
+ *   node bench/profile.ts [--runs 300] [--clients 32] [--top 40] [--keep DIR]
+ */
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Client } from "@langchain/langgraph-sdk";
+import { freePort } from "../core/platform/revision-process.ts";
+import { ROOT, startAgentcliDev, startModel, stopTree, treeStats, waitOk } from "./children.ts";
+
+const args = process.argv.slice(2);
+const arg = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
+const RUNS = Number(arg("--runs") ?? 300);
+const CLIENTS = Number(arg("--clients") ?? 32);
+const TOP = Number(arg("--top") ?? 40);
+const profDir = arg("--keep") ?? mkdtempSync(join(tmpdir(), "agentcli-prof-"));
+
+const model = await startModel();
+const dir = mkdtempSync(join(tmpdir(), "agentcli-bench-"));
+const port = await freePort("127.0.0.1");
+const env = { ...process.env, OPENAI_BASE_URL: model.url, OPENAI_API_KEY: "bench", NO_COLOR: "1", ...(args.includes("--no-prof") ? {} : { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profDir}` }) };
+const proc = startAgentcliDev(port, dir, env, ["--graph", `bench=${join(ROOT, "bench/graph.ts")}`]);
+const url = `http://127.0.0.1:${port}`;
+try {
+  await waitOk(url, performance.now(), proc);
+  const client = new Client({ apiUrl: url, apiKey: null, callerOptions: { maxRetries: 0 } });
+  const [a] = await client.assistants.search({ graphId: "bench", limit: 1 });
+  const input = { messages: [{ role: "user", content: "hi" }] };
+  const load = async (clients: number, total: number) => {
+    let next = 0;
+    await Promise.all(Array.from({ length: clients }, async () => {
+      while (next++ < total) {
+        const th = await client.threads.create();
+        await client.runs.wait(th.thread_id, a!.assistant_id, { input });
+      }
+    }));
+  };
+  await load(1, 10);
+  const c0 = treeStats(proc.pid!).cpuMs;
+  const t0 = performance.now();
+  await load(CLIENTS, RUNS);
+  const c1 = treeStats(proc.pid!).cpuMs;
+  console.log(`${RUNS} runs at ${CLIENTS} clients: ${(RUNS / (performance.now() - t0) * 1000).toFixed(1)} runs/s, server CPU ${((c1 - c0) / RUNS).toFixed(2)} ms/run`);
+} finally {
+  await stopTree(proc, 10_000);
+  model.proc.kill("SIGTERM");
+}
+
+// Self time per bucket (a package under node_modules, a file of ours, or a V8/Node category).
+for (const f of readdirSync(profDir).filter((f) => f.endsWith(".cpuprofile"))) {
+  const prof = JSON.parse(readFileSync(join(profDir, f), "utf8")) as {
+    nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number } }>;
+    samples: number[];
+    timeDeltas: number[];
+  };
+  const byId = new Map(prof.nodes.map((n) => [n.id, n]));
+  const buckets = new Map<string, number>();
+  const fns = new Map<string, number>();
+  let total = 0;
+  prof.samples.forEach((id, i) => {
+    const n = byId.get(id)!;
+    const dt = prof.timeDeltas[i] ?? 0;
+    total += dt;
+    const u = n.callFrame.url;
+    const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(u);
+    const bucket = m ? m[1]! : u.startsWith("file://") ? u.replace(`file://${ROOT}`, "") : u ? u.replace(/^node:/, "node:") : `(${n.callFrame.functionName || "anonymous"})`;
+    buckets.set(bucket, (buckets.get(bucket) ?? 0) + dt);
+    const fn = `${n.callFrame.functionName || "(anon)"} ${u.replace(/.*node_modules\//, "").replace(`file://${ROOT}`, "")}:${n.callFrame.lineNumber + 1}`;
+    fns.set(fn, (fns.get(fn) ?? 0) + dt);
+  });
+  console.log(`\n${f}: ${(total / 1000).toFixed(0)} ms sampled`);
+  for (const [k, v] of [...buckets].sort((x, y) => y[1] - x[1]).slice(0, TOP)) console.log(`${((v / total) * 100).toFixed(1).padStart(5)}%  ${k}`);
+  console.log("\nfunctions:");
+  for (const [k, v] of [...fns].sort((x, y) => y[1] - x[1]).slice(0, TOP)) console.log(`${((v / total) * 100).toFixed(1).padStart(5)}%  ${k}`);
+}
+console.log(`\nprofiles in ${profDir}`);
