@@ -2,8 +2,11 @@
  * Crons: scheduled runs of an assistant, on a thread of their own or (stateless) on a new
  * thread per firing. A firing is taken by one replica only: `takeDue` locks a due row with
  * `FOR UPDATE SKIP LOCKED` inside the caller's transaction, which also inserts the run and
- * moves `next_run_date` on before it commits.
+ * moves `next_run_date` on before it commits. With encryption at rest, the payload (the runs'
+ * input and config) and the creator are sealed, as are the metadata keys of `LANGGRAPH_AES_JSON_KEYS`.
  */
+import { userError } from "../errors.ts";
+import type { AtRestEncryption } from "./encryption.ts";
 import type { SqlDriver, SqlExecutor } from "./sql.ts";
 import { iso, type Json, ownerClause, type Scope, sortClause } from "./records.ts";
 
@@ -35,7 +38,7 @@ interface CronRow extends Omit<CronRecord, "created_at" | "updated_at" | "end_ti
   next_run_date: Date | null;
 }
 
-const toRecord = (r: CronRow): CronRecord => ({
+const toRecord = (r: CronRow, enc: AtRestEncryption | null): CronRecord => ({
   cron_id: r.cron_id,
   assistant_id: r.assistant_id,
   thread_id: r.thread_id ?? null,
@@ -45,12 +48,12 @@ const toRecord = (r: CronRow): CronRecord => ({
   timezone: r.timezone ?? null,
   created_at: iso(r.created_at),
   updated_at: iso(r.updated_at),
-  payload: r.payload ?? {},
+  payload: (enc ? enc.openJson(r.payload) : r.payload) ?? {},
   user_id: r.user_id ?? null,
   next_run_date: r.next_run_date ? iso(r.next_run_date) : null,
-  metadata: r.metadata ?? {},
+  metadata: (enc ? enc.openKeys(r.metadata) : r.metadata) ?? {},
   enabled: Boolean(r.enabled),
-  auth_user: r.auth_user ?? null,
+  auth_user: (enc ? enc.openJson(r.auth_user) : r.auth_user) ?? null,
 });
 
 /** The API's view of a cron record. */
@@ -74,31 +77,48 @@ export type CronPatch = Partial<Pick<CronRecord, "schedule" | "timezone" | "end_
 /** Cron records and the due-firing claim. */
 export class CronStore {
   readonly #sql: SqlDriver;
-  constructor(sql: SqlDriver) {
+  readonly #enc: AtRestEncryption | null;
+  constructor(sql: SqlDriver, opts: { encryption?: AtRestEncryption | null } = {}) {
     this.#sql = sql;
+    this.#enc = opts.encryption ?? null;
   }
+
+  #seal(column: "payload" | "metadata" | "auth_user", value: unknown): string | null {
+    if (value === null || value === undefined) return null;
+    const e = this.#enc;
+    return JSON.stringify(!e ? value : column === "metadata" ? e.sealKeys(value as Json) : e.sealJson(value));
+  }
+
+  #toRecord = (r: CronRow): CronRecord => toRecord(r, this.#enc);
 
   async create(c: Omit<CronRecord, "created_at" | "updated_at">): Promise<CronRecord> {
     const { rows } = await this.#sql.query<CronRow>(
       `INSERT INTO crons (cron_id, assistant_id, thread_id, user_id, auth_user, schedule, timezone, end_time, payload, metadata, on_run_completed, enabled, next_run_date)
        VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, $8, $9::jsonb, $10::jsonb, $11, $12, $13) RETURNING *`,
       [
-        c.cron_id, c.assistant_id, c.thread_id, c.user_id, c.auth_user ? JSON.stringify(c.auth_user) : null, c.schedule, c.timezone, c.end_time,
-        JSON.stringify(c.payload), JSON.stringify(c.metadata), c.on_run_completed, c.enabled, c.next_run_date,
+        c.cron_id, c.assistant_id, c.thread_id, c.user_id, this.#seal("auth_user", c.auth_user), c.schedule, c.timezone, c.end_time,
+        this.#seal("payload", c.payload), this.#seal("metadata", c.metadata), c.on_run_completed, c.enabled, c.next_run_date,
       ],
     );
-    return toRecord(rows[0]!);
+    return this.#toRecord(rows[0]!);
   }
 
   async get(id: string, scope?: Scope, tx: SqlExecutor = this.#sql): Promise<CronRecord | null> {
     const params: unknown[] = [id];
     const owner = ownerClause(scope, params);
     const { rows } = await tx.query<CronRow>(`SELECT * FROM crons WHERE cron_id = $1${owner ? ` AND ${owner}` : ""}`, params);
-    return rows[0] ? toRecord(rows[0]) : null;
+    return rows[0] ? this.#toRecord(rows[0]) : null;
   }
 
   #where(f: CronFilter, scope: Scope | undefined, params: unknown[]): string {
     const where: string[] = [];
+    const sealed = this.#enc?.filteredKeys(f.metadata) ?? [];
+    if (sealed.length) {
+      throw userError("UNPROCESSABLE", {
+        message: `Cannot search crons by metadata key ${sealed.map((k) => `"${k}"`).join(", ")}: encrypted at rest (LANGGRAPH_AES_JSON_KEYS), so not searchable`,
+        hint: "Filter on metadata keys that are not listed in LANGGRAPH_AES_JSON_KEYS.",
+      });
+    }
     if (f.assistant_id) where.push(`assistant_id = $${params.push(f.assistant_id)}`);
     if (f.thread_id) where.push(`thread_id = $${params.push(f.thread_id)}`);
     if (f.enabled !== undefined) where.push(`enabled = $${params.push(f.enabled)}`);
@@ -116,7 +136,7 @@ export class CronStore {
       `SELECT * FROM crons ${where} ORDER BY ${order}, cron_id LIMIT $${params.push(f.limit)} OFFSET $${params.push(f.offset)}`,
       params,
     );
-    return rows.map(toRecord);
+    return rows.map(this.#toRecord);
   }
 
   async count(f: CronFilter, scope?: Scope): Promise<number> {
@@ -132,14 +152,14 @@ export class CronStore {
     for (const [k, v] of Object.entries(patch)) {
       if (v === undefined) continue;
       const json = k === "payload" || k === "metadata";
-      sets.push(`${k} = $${params.push(json ? JSON.stringify(v) : v)}${json ? "::jsonb" : ""}`);
+      sets.push(`${k} = $${params.push(json ? this.#seal(k as "payload" | "metadata", v) : v)}${json ? "::jsonb" : ""}`);
     }
     const owner = ownerClause(scope, params);
     const { rows } = await tx.query<CronRow>(
       `UPDATE crons SET ${[...sets, "updated_at = now()"].join(", ")} WHERE cron_id = $1${owner ? ` AND ${owner}` : ""} RETURNING *`,
       params,
     );
-    return rows[0] ? toRecord(rows[0]) : null;
+    return rows[0] ? this.#toRecord(rows[0]) : null;
   }
 
   async delete(id: string, scope?: Scope): Promise<boolean> {
@@ -158,7 +178,7 @@ export class CronStore {
     const { rows } = await tx.query<CronRow & { now: Date }>(
       "SELECT *, now() AS now FROM crons WHERE enabled AND next_run_date <= now() ORDER BY next_run_date LIMIT 1 FOR UPDATE SKIP LOCKED",
     );
-    return rows[0] ? { ...toRecord(rows[0]), now: iso(rows[0].now) } : null;
+    return rows[0] ? { ...this.#toRecord(rows[0]), now: iso(rows[0].now) } : null;
   }
 
   /** Seconds until the earliest enabled cron is due (0 when one is), or null when none is scheduled. */

@@ -61,7 +61,7 @@ export async function createStorage(sql: SqlDriver, opts: { encryption?: AtRestE
     assistants: new AssistantStore(sql, { encryption }),
     threads: new ThreadStore(sql, { encryption }),
     runs: new RunStore(sql, { encryption }),
-    crons: new CronStore(sql),
+    crons: new CronStore(sql, { encryption }),
     events: new RunEventLog(sql, { encryption }),
     checkpointer,
     store: new SqlStore(sql, { encryption }),

@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { Client } from "@langchain/langgraph-sdk";
 import type { SqlExecutor } from "../../core/storage/sql.ts";
+import { encryptionFromEnv } from "../../core/storage/encryption.ts";
 import { openSql } from "../../core/storage/sql.ts";
 import { pgSchema, startTestServer, type TestServer, until } from "./_harness.ts";
 
@@ -151,6 +152,30 @@ describe("crons", () => {
     await t.server.storage.sql.query("UPDATE crons SET end_time = now() - interval '1 minute', next_run_date = now() - interval '1 second' WHERE cron_id = $1", [cron.cron_id]);
     await until("the cron's end", async () => (await client.crons.search({ threadId: th.thread_id }))[0]?.next_run_date === null);
     assert.equal((await runsOf(t.server.storage.sql, cron.cron_id)).length, 0);
+  });
+});
+
+describe("crons with encryption at rest", () => {
+  test("the payload and sealed metadata keys are not stored in plaintext; firings still run it", async () => {
+    const encryption = encryptionFromEnv({ LANGGRAPH_AES_KEY: "0123456789abcdef0123456789abcdef", LANGGRAPH_AES_JSON_KEYS: "note" });
+    const t = await startTestServer({ cronPollMs: 50, storage: { encryption } });
+    try {
+      const secret = `CRONSECRET${crypto.randomUUID().slice(0, 8)}`;
+      const th = await t.client.threads.create();
+      const cron = await t.client.crons.createForThread(th.thread_id, "echo", { schedule: "0 0 1 1 *", input: { messages: [{ role: "user", content: secret }] }, metadata: { note: secret } });
+      assert.equal(cron.metadata.note, secret);
+      const { rows } = await t.server.storage.sql.query<{ row: string }>("SELECT row_to_json(c)::text AS row FROM crons c");
+      assert.equal(rows.length, 1);
+      assert.ok(!rows[0]!.row.includes(secret), rows[0]!.row);
+      assert.deepEqual(((await t.client.crons.search())[0]!.payload as { input: unknown }).input, { messages: [{ role: "user", content: secret }] });
+      await assert.rejects(t.client.crons.search({ metadata: { note: secret } }), /422/);
+      await makeDue(t.server.storage.sql, cron.cron_id);
+      await until("the firing", async () => (await runsOf(t.server.storage.sql, cron.cron_id)).find((r) => r.status === "success"));
+      const state = await t.client.threads.getState<{ messages: Array<{ content: string }> }>(th.thread_id);
+      assert.equal(state.values.messages.at(-1)!.content, `echo: ${secret}`);
+    } finally {
+      await t.close();
+    }
   });
 });
 
