@@ -3,8 +3,8 @@
  * they work there (the SDKs load some modules at run time, which the executable must have
  * bundled): `dist/agentcli dev` of a `sandbox_a` (Daytona) and a `sandbox_c` (Runloop) agent,
  * against the vendors' local stand-ins, copies a skill in (upload), writes, runs and reads a
- * file (download); `deploy --dry-run --json` names the partner package. Skipped when the
- * executable is not built.
+ * file (download); `deploy --dry-run --json` names the partner package; the keys are never
+ * printed. Skipped when the executable is not built.
  */
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
@@ -48,6 +48,9 @@ function project(provider: string): string {
   return dir;
 }
 
+/** Everything the executables printed (the keys must never be in it). */
+let printed = "";
+
 async function serve(dir: string, port: number, env: Record<string, string>): Promise<ChildProcess> {
   let out = "";
   const proc = spawn(EXE, ["dev", "--config", join(dir, "agent.toml"), "--port", String(port)], {
@@ -57,6 +60,7 @@ async function serve(dir: string, port: number, env: Record<string, string>): Pr
   });
   proc.stdout!.on("data", (d: Buffer) => (out += d));
   proc.stderr!.on("data", (d: Buffer) => (out += d));
+  proc.once("exit", () => (printed += out));
   cleanups.push(() => new Promise<void>((resolve) => (proc.exitCode !== null ? resolve() : (proc.once("exit", () => resolve()), proc.kill("SIGTERM")))));
   for (;;) {
     if (proc.exitCode !== null) throw new Error(`dist/agentcli dev exited ${proc.exitCode}:\n${out}`);
@@ -74,6 +78,7 @@ test("dist/agentcli runs the vendor sandboxes with the SDKs it contains (upload,
     const dir = project(provider);
     const dry = spawnSync(EXE, ["deploy", "--dry-run", "--json"], { cwd: dir, env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", OPENAI_API_KEY: "k", ...v.env }, encoding: "utf8" });
     assert.equal(dry.status, 0, dry.stderr);
+    printed += dry.stdout + dry.stderr;
     assert.ok(JSON.parse(dry.stdout).requires.packages.includes(v.package), dry.stdout);
 
     const port = await freePort("127.0.0.1");
@@ -91,5 +96,12 @@ test("dist/agentcli runs the vendor sandboxes with the SDKs it contains (upload,
     assert.equal(tools.length, 3, JSON.stringify(tools));
     assert.match(tools[1]!, new RegExp(`written by ${provider}\\nhello from the skill, exe`));
     assert.match(tools[2]!, new RegExp(`written by ${provider}`));
+    assert.ok(!JSON.stringify(state).includes(KEY), "the key is not in the thread");
   }
+});
+
+test("the vendor keys never appear in what the executables printed", { skip }, async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+  assert.ok(printed.length > 0);
+  assert.ok(!printed.includes(KEY), "a key was printed");
 });
