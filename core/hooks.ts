@@ -170,6 +170,8 @@ export interface ModelProviderSpec {
   defaultRank?: number;
   /** Builds a LangChain chat model; loaded lazily so the CLI starts fast. */
   createChatModel?: (opts: { model: string; env: Env }) => Promise<unknown>;
+  /** Builds a LangChain `Embeddings` (`embedDocuments`) for the store's semantic search (`AGENTCLI_STORE_EMBEDDINGS`). */
+  createEmbeddings?: (opts: { model: string; env: Env }) => Promise<unknown>;
 }
 
 export interface IdentityProviderSpec {

@@ -24,6 +24,7 @@ const pluginSchema = z.discriminatedUnion("kind", [
       defaultModel: z.string().min(1),
       defaultRank: z.number().int().positive().optional(),
       createChatModel: fn.optional(),
+      createEmbeddings: fn.optional(),
     }),
   }),
   z.strictObject({

@@ -228,8 +228,9 @@ async function start(opts: HostOptions, runTimeout: number, limits: Partial<Serv
   const dbUrl = opts.env.DATABASE_URL;
   const connectWithinMs = connectTimeoutSeconds(opts.env) * 1000;
   const encryption = (await import("../storage/encryption.ts")).encryptionFromEnv(opts.env);
+  const storeIndex = (await import("../harness/embeddings.ts")).storeIndexFromEnv(opts.env, opts.driver);
   const opening = import("../storage/storage.ts").then(({ openStorage }) =>
-    openStorage(dbUrl ? { url: dbUrl, connect: { withinMs: connectWithinMs, variable: "DATABASE_URL" }, encryption } : { dataDir: opts.dataDir, encryption })
+    openStorage(dbUrl ? { url: dbUrl, connect: { withinMs: connectWithinMs, variable: "DATABASE_URL" }, encryption, storeIndex } : { dataDir: opts.dataDir, encryption, storeIndex })
   ).catch(async (err) => {
     const { DataDirLockedError } = await import("../storage/lock.ts");
     if (opts.mode !== "dev" || !(err instanceof DataDirLockedError)) throw err;

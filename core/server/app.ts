@@ -174,6 +174,7 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
   };
   await ensureAssistants(graphs.ids(), opts.defaultAssistants);
 
+  const storeSearch = await storage.store.searchMode();
   const app = new Hono<AppEnv>();
   app.onError(errorHandler(log));
   app.notFound((c) => c.json({ detail: `Not found: ${c.req.method} ${new URL(c.req.url).pathname}` }, 404));
@@ -208,6 +209,7 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
       storage: storage.sql.kind,
       redis: Boolean(remote),
       encryption: storage.encryption ? { at_rest: "aes-gcm", json_keys: [...storage.encryption.jsonKeys] } : null,
+      store_search: storeSearch,
       flags: { assistants: true, crons: true, langsmith: false, store: true, strict_resume: true },
       ...opts.info,
     }));

@@ -40,7 +40,7 @@ export function storeRoutes(deps: ServerDeps): Hono<AppEnv> {
     const b = parseBody(s.storePut, await jsonBody(c));
     if (b.namespace.length === 0) throw unprocessable("Invalid request: namespace must not be empty");
     const ns = userNamespace(userOf(c), b.namespace);
-    await store.put(ns, b.key, b.value);
+    await store.put(ns, b.key, b.value, b.index ?? undefined);
     await setItemTtl(deps.storage.sql, ns, b.key, b.ttl);
     return c.body(null, 204);
   });

@@ -204,6 +204,21 @@ ALTER TABLE store_items ADD COLUMN IF NOT EXISTS expires_at timestamptz;
 CREATE INDEX IF NOT EXISTS threads_by_updated ON threads (updated_at);
 CREATE INDEX IF NOT EXISTS store_items_by_updated ON store_items (updated_at)`,
   },
+  {
+    // Semantic store search (./store-index.ts): one normalized embedding per indexed field
+    // value of an item, going with the item.
+    version: 7,
+    name: "store vectors",
+    up: `
+CREATE TABLE IF NOT EXISTS store_vectors (
+  namespace text[] NOT NULL,
+  key text NOT NULL,
+  field text NOT NULL,
+  embedding real[] NOT NULL,
+  PRIMARY KEY (namespace, key, field),
+  FOREIGN KEY (namespace, key) REFERENCES store_items (namespace, key) ON DELETE CASCADE
+)`,
+  },
 ];
 
 /** New embedded server databases start from a dump of this (see ./template.ts). */

@@ -12,6 +12,7 @@ import { AssistantStore } from "./assistants.ts";
 import { SqlCheckpointSaver } from "./checkpointer.ts";
 import { CronStore } from "./crons.ts";
 import type { AtRestEncryption } from "./encryption.ts";
+import type { StoreIndex } from "./store-index.ts";
 import { SERVER_MIGRATIONS, SERVER_TEMPLATE } from "./migrations.ts";
 import { RunEventLog } from "./run-events.ts";
 import { RunStore } from "./runs.ts";
@@ -37,14 +38,16 @@ export interface Storage {
 export interface StorageOptions extends OpenSqlOptions {
   /** Seals checkpoints, writes, store values, run inputs, thread state and the stream log (./encryption.ts). */
   encryption?: AtRestEncryption | null;
+  /** The store's embedding model: `index` and semantic `query` (./store-index.ts); text matching without. */
+  storeIndex?: StoreIndex | null;
 }
 
 /** Opens the SQL engine chosen by the options, migrates it, and wraps it. */
 export async function openStorage(opts: StorageOptions = {}): Promise<Storage> {
-  const { encryption, ...sqlOpts } = opts;
+  const { encryption, storeIndex, ...sqlOpts } = opts;
   const sql = await openSql({ template: SERVER_TEMPLATE, ...sqlOpts });
   try {
-    return await createStorage(sql, { encryption });
+    return await createStorage(sql, { encryption, storeIndex });
   } catch (err) {
     await sql.close().catch(() => {});
     throw err;
@@ -52,7 +55,7 @@ export async function openStorage(opts: StorageOptions = {}): Promise<Storage> {
 }
 
 /** Wraps an open SQL driver (migrating it); closing the storage closes the driver. */
-export async function createStorage(sql: SqlDriver, opts: { encryption?: AtRestEncryption | null } = {}): Promise<Storage> {
+export async function createStorage(sql: SqlDriver, opts: { encryption?: AtRestEncryption | null; storeIndex?: StoreIndex | null } = {}): Promise<Storage> {
   await migrate(sql, "server", SERVER_MIGRATIONS);
   const encryption = opts.encryption ?? null;
   const checkpointer = new SqlCheckpointSaver(sql, { encryption });
@@ -64,7 +67,7 @@ export async function createStorage(sql: SqlDriver, opts: { encryption?: AtRestE
     crons: new CronStore(sql, { encryption }),
     events: new RunEventLog(sql, { encryption }),
     checkpointer,
-    store: new SqlStore(sql, { encryption }),
+    store: new SqlStore(sql, { encryption, index: opts.storeIndex }),
     encryption,
     close: async () => {
       await checkpointer.flush().catch(() => {});

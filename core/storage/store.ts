@@ -1,8 +1,9 @@
 /**
  * A LangGraph store (long-term memory) over our SQL: items by namespace and key, search by
  * namespace prefix with a filter (equality or `$eq`/`$ne`/`$gt`/`$gte`/`$lt`/`$lte`), and
- * namespace listing with prefix/suffix/max depth. `query` is a case-insensitive text match
- * over the item's value (no embeddings). With encryption at rest (./encryption.ts) values are
+ * namespace listing with prefix/suffix/max depth. With an embedding model (`index`,
+ * ./store-index.ts) `query` ranks the indexed items by vector similarity (each gets a `score`);
+ * without one it is a case-insensitive text match over the item's value. With encryption at rest (./encryption.ts) values are
  * stored sealed, so filters and `query` are applied here, after decrypting the namespace's items.
  *
  * @example
@@ -22,6 +23,7 @@ import {
 } from "@langchain/langgraph-checkpoint";
 import type { AtRestEncryption } from "./encryption.ts";
 import type { SqlExecutor } from "./sql.ts";
+import { embedAll, queryParam, similarityExpr, type StoreIndex, textsToIndex, type VectorEngine, vectorEngine } from "./store-index.ts";
 
 interface ItemRow {
   namespace: string[];
@@ -37,11 +39,25 @@ const OPERATORS: Record<string, string> = { $eq: "=", $ne: "<>", $gt: ">", $gte:
 export class SqlStore extends BaseStore {
   readonly #sql: SqlExecutor;
   readonly #encryption: AtRestEncryption | null;
+  readonly #index: StoreIndex | null;
+  #engine: Promise<VectorEngine> | null = null;
 
-  constructor(sql: SqlExecutor, opts: { encryption?: AtRestEncryption | null } = {}) {
+  constructor(sql: SqlExecutor, opts: { encryption?: AtRestEncryption | null; index?: StoreIndex | null } = {}) {
     super();
     this.#sql = sql;
     this.#encryption = opts.encryption ?? null;
+    this.#index = opts.index ?? null;
+  }
+
+  /** What `query` does: vector similarity (with the model and the engine computing it) or text matching. */
+  async searchMode(): Promise<{ query: "vector"; model: string; engine: VectorEngine } | { query: "text" }> {
+    if (!this.#index) return { query: "text" };
+    return { query: "vector", model: this.#index.model, engine: await this.#vectorEngine() };
+  }
+
+  #vectorEngine(): Promise<VectorEngine> {
+    this.#engine ??= vectorEngine(this.#sql);
+    return this.#engine;
   }
 
   #toItem(row: ItemRow): SearchItem {
@@ -71,10 +87,25 @@ export class SqlStore extends BaseStore {
       await this.#sql.query("DELETE FROM store_items WHERE namespace = $1 AND key = $2", [op.namespace, op.key]);
       return;
     }
+    const params: unknown[] = [op.namespace, op.key, JSON.stringify(this.#encryption ? this.#encryption.sealJson(op.value) : op.value)];
+    const upsert = `INSERT INTO store_items (namespace, key, value) VALUES ($1, $2, $3::jsonb)
+       ON CONFLICT (namespace, key) DO UPDATE SET value = EXCLUDED.value, updated_at = now()`;
+    if (!this.#index) {
+      await this.#sql.query(upsert, params);
+      return;
+    }
+    // The item and its vectors change in one statement: its fields' vectors, and none for fields no longer indexed.
+    const texts = op.index === false ? [] : textsToIndex(op.value, op.index ?? this.#index.fields);
+    const vectors = texts.length ? await embedAll(this.#index, texts.map(([, t]) => t)) : [];
+    params.push(texts.map(([field]) => field), JSON.stringify(texts.map(([field], i) => ({ field, embedding: vectors[i] }))));
     await this.#sql.query(
-      `INSERT INTO store_items (namespace, key, value) VALUES ($1, $2, $3::jsonb)
-       ON CONFLICT (namespace, key) DO UPDATE SET value = EXCLUDED.value, updated_at = now()`,
-      [op.namespace, op.key, JSON.stringify(this.#encryption ? this.#encryption.sealJson(op.value) : op.value)],
+      `WITH i AS (${upsert} RETURNING namespace, key),
+       d AS (DELETE FROM store_vectors WHERE namespace = $1 AND key = $2 AND NOT (field = ANY($4::text[])))
+       INSERT INTO store_vectors (namespace, key, field, embedding)
+       SELECT $1, $2, x.field, ARRAY(SELECT e::real FROM jsonb_array_elements_text(x.embedding) AS e)
+       FROM jsonb_to_recordset($5::jsonb) AS x (field text, embedding jsonb)
+       ON CONFLICT (namespace, key, field) DO UPDATE SET embedding = EXCLUDED.embedding`,
+      params,
     );
   }
 
@@ -83,27 +114,9 @@ export class SqlStore extends BaseStore {
     const where = ["namespace[1:$2] = $1::text[]"];
     if (op.namespacePrefix.length === 0) where.length = 0;
     if (op.namespacePrefix.length === 0) params.length = 0;
+    if (op.query && this.#index) return this.#searchSimilar(op, where, params);
     if (this.#encryption) return this.#searchSealed(op, where, params);
-    for (const [field, cond] of Object.entries(op.filter ?? {})) {
-      const ops = cond !== null && typeof cond === "object" && !Array.isArray(cond) && Object.keys(cond).every((k) => k in OPERATORS)
-        ? Object.entries(cond as Record<string, unknown>)
-        : [["$eq", cond] as [string, unknown]];
-      for (const [operator, value] of ops) {
-        params.push(field.split("."));
-        const path = `value #> $${params.length}::text[]`;
-        params.push(JSON.stringify(value));
-        const sqlOp = OPERATORS[operator]!;
-        where.push(
-          typeof value === "number" && sqlOp !== "=" && sqlOp !== "<>"
-            ? `(jsonb_typeof(${path}) = 'number' AND (${path})::numeric ${sqlOp} $${params.length}::numeric)`
-            : typeof value === "string" && sqlOp !== "=" && sqlOp !== "<>"
-            ? `(${path} #>> '{}') ${sqlOp} ($${params.length}::jsonb #>> '{}')`
-            : sqlOp === "="
-            ? `${path} = $${params.length}::jsonb`
-            : `${path} IS DISTINCT FROM $${params.length}::jsonb`,
-        );
-      }
-    }
+    filterClauses(op.filter, where, params);
     if (op.query) {
       params.push(`%${op.query.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
       where.push(`value::text ILIKE $${params.length}`);
@@ -115,6 +128,32 @@ export class SqlStore extends BaseStore {
       params,
     );
     return rows.map(toItem);
+  }
+
+  /**
+   * Ranks the indexed items under the prefix by similarity to the embedded query (best field
+   * first), with the filter applied in SQL, or here after decrypting when values are sealed.
+   */
+  async #searchSimilar(op: SearchOperation, where: string[], params: unknown[]): Promise<SearchItem[]> {
+    const [vector] = await embedAll(this.#index!, [op.query!]);
+    const engine = await this.#vectorEngine();
+    const sealed = this.#encryption !== null;
+    if (!sealed) filterClauses(op.filter, where, params);
+    const prefix = op.namespacePrefix.length ? "v.namespace[1:$2] = $1::text[]" : "TRUE";
+    const q = `$${params.push(queryParam(engine, vector!))}`;
+    const page = sealed ? "" : ` LIMIT $${params.push(op.limit ?? 10)} OFFSET $${params.push(op.offset ?? 0)}`;
+    const { rows } = await this.#sql.query<ItemRow & { score: number }>(
+      `SELECT i.*, s.score FROM store_items i
+       JOIN (SELECT v.namespace, v.key, ${similarityExpr(engine, q)} AS score FROM store_vectors v WHERE ${prefix} GROUP BY v.namespace, v.key) s
+         USING (namespace, key)
+       ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
+       ORDER BY s.score DESC, i.updated_at DESC, i.key${page}`,
+      params,
+    );
+    const items = rows.map((r) => ({ ...this.#toItem(r), score: Number(r.score) }));
+    if (!sealed) return items;
+    const offset = op.offset ?? 0;
+    return items.filter((item) => matchesFilter(item.value, op.filter)).slice(offset, offset + (op.limit ?? 10));
   }
 
   /** Search over sealed values: the namespace's items, newest first, decrypted and matched here. */
@@ -157,6 +196,30 @@ export class SqlStore extends BaseStore {
     }
     out.sort((a, b) => a.join("\u0000").localeCompare(b.join("\u0000")));
     return out.slice(op.offset, op.offset + op.limit);
+  }
+}
+
+/** Adds a search filter's conditions on `value` (equality or `$eq`/`$ne`/`$gt`/`$gte`/`$lt`/`$lte`) to a WHERE list. */
+function filterClauses(filter: Record<string, unknown> | undefined, where: string[], params: unknown[]): void {
+  for (const [field, cond] of Object.entries(filter ?? {})) {
+    const ops = cond !== null && typeof cond === "object" && !Array.isArray(cond) && Object.keys(cond).every((k) => k in OPERATORS)
+      ? Object.entries(cond as Record<string, unknown>)
+      : [["$eq", cond] as [string, unknown]];
+    for (const [operator, value] of ops) {
+      params.push(field.split("."));
+      const path = `value #> $${params.length}::text[]`;
+      params.push(JSON.stringify(value));
+      const sqlOp = OPERATORS[operator]!;
+      where.push(
+        typeof value === "number" && sqlOp !== "=" && sqlOp !== "<>"
+          ? `(jsonb_typeof(${path}) = 'number' AND (${path})::numeric ${sqlOp} $${params.length}::numeric)`
+          : typeof value === "string" && sqlOp !== "=" && sqlOp !== "<>"
+          ? `(${path} #>> '{}') ${sqlOp} ($${params.length}::jsonb #>> '{}')`
+          : sqlOp === "="
+          ? `${path} = $${params.length}::jsonb`
+          : `${path} IS DISTINCT FROM $${params.length}::jsonb`,
+      );
+    }
   }
 }
 

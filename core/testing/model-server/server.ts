@@ -2,7 +2,8 @@
  * A local model provider for tests, speaking the real wire protocols with scripted replies:
  * - OpenAI chat completions: `POST /openai/v1/chat/completions` (JSON or SSE, tool calls);
  * - Anthropic messages: `POST /anthropic/v1/messages` (JSON or SSE, tool_use);
- * - Gemini: `POST /gemini/v1beta/models/<model>:generateContent` and `:streamGenerateContent?alt=sse`.
+ * - Gemini: `POST /gemini/v1beta/models/<model>:generateContent` and `:streamGenerateContent?alt=sse`;
+ * - OpenAI embeddings: `POST /openai/v1/embeddings` (./embeddings.ts, deterministic, unscripted).
  *
  * A script is a queue of replies; each request takes the first reply whose `when` matches
  * it (a substring of the prompt, or a predicate), so concurrent agents (a main agent and its
@@ -17,6 +18,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { normalizeAnthropic, normalizeGemini, normalizeOpenAI, type RecordedRequest } from "./normalize.ts";
+import { replyEmbeddings } from "./embeddings.ts";
 import { replyAnthropic, replyGemini, replyOpenAI } from "./replies.ts";
 
 export type { RecordedRequest } from "./normalize.ts";
@@ -42,6 +44,8 @@ export interface ModelServer {
   script(...replies: ScriptedReply[]): void;
   /** Every request received, in order. */
   requests: RecordedRequest[];
+  /** Every text embedded (`/openai/v1/embeddings`), in order. */
+  embedded: string[];
   /** Replies not used yet. */
   pending(): ScriptedReply[];
   close(): Promise<void>;
@@ -51,12 +55,18 @@ export interface ModelServer {
 export async function startModelServer(): Promise<ModelServer> {
   const queue: ScriptedReply[] = [];
   const requests: RecordedRequest[] = [];
+  const embedded: string[] = [];
   let counter = 0;
   const server = createServer(async (req, res) => {
     try {
       const body = JSON.parse((await readBody(req)) || "{}");
       const url = new URL(req.url ?? "/", "http://x");
       let recorded: RecordedRequest;
+      if (url.pathname === "/openai/v1/embeddings") {
+        if (!req.headers.authorization) return sendError(res, 401, "model-server: no API key was sent");
+        embedded.push(...replyEmbeddings(res, body));
+        return;
+      }
       if (url.pathname.startsWith("/openai/")) recorded = normalizeOpenAI(body, req.headers);
       else if (url.pathname.startsWith("/anthropic/")) recorded = normalizeAnthropic(body, req.headers);
       else if (url.pathname.startsWith("/gemini/")) recorded = normalizeGemini(body, req.headers, url);
@@ -84,6 +94,7 @@ export async function startModelServer(): Promise<ModelServer> {
     geminiBaseUrl: `${url}/gemini`,
     script: (...replies) => void queue.push(...replies),
     requests,
+    embedded,
     pending: () => [...queue],
     close: () => new Promise<void>((resolve) => {
       server.closeAllConnections();
