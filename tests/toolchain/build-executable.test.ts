@@ -2,12 +2,14 @@
  * `agentcli --plugin ... build --output <file>`: a custom single executable with a plugin file
  * and an installed plugin package compiled in; it lists them in `agentcli plugins` and uses
  * them with an empty environment (no Node on PATH): a compiled-in deploy target, and the
- * built-in `docker` target putting this very executable in the image's build context.
- * The one test that builds an executable (heavy: about a minute and 1.4 GB).
+ * built-in `docker` target putting this very executable in the image's build context. Built
+ * twice from the same inputs, the executables are byte-identical.
+ * The one test that builds executables (heavy: two builds, about a minute and 1.4 GB each).
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -45,6 +47,14 @@ export default definePlugin({
     assert.equal(built.status, 0, built.stdout + built.stderr);
     assert.match(built.stdout, /deploy-echo .*deploy --target echo/);
     assert.match(built.stdout, /Built .*agentcli-custom with 2 extra plugins/);
+
+    // The same inputs again: a byte-identical executable.
+    const again = join(dir, "agentcli-custom-again");
+    const rebuilt = spawnSync(join(ROOT, "node_modules/.bin/node"), [join(ROOT, "bin/agentcli.js"), "--plugin", "./echo-target.ts", "--plugin", "agentcli-plugin-hello", "build", "--output", again], { cwd: dir, encoding: "utf8", env: { ...process.env } });
+    assert.equal(rebuilt.status, 0, rebuilt.stdout + rebuilt.stderr);
+    const [first, second] = [readFileSync(exe), readFileSync(again)];
+    assert.equal(createHash("sha256").update(second).digest("hex"), createHash("sha256").update(first).digest("hex"), "the build is deterministic");
+    rmSync(again);
 
     const plugins = JSON.parse(execFileSync(exe, ["plugins", "--json"], { cwd: dir, env: {}, encoding: "utf8" })) as Array<{ name: string; version: string; kind: string; hooks: string[] }>;
     const byName = new Map(plugins.map((p) => [p.name, p]));
