@@ -153,6 +153,9 @@ export async function cancelRun(deps: ServerDeps, run: Run, action: CancelAction
       const others = await storage.runs.inflight(run.thread_id);
       if (others.length === 0) await storage.threads.setStatus(run.thread_id, "idle");
       broker.finishRemote(run.run_id, { status: "interrupted", output: null });
+      // It never ran, but it ended: its webhook hears so, with the thread's values as they are.
+      const webhook = (done.kwargs as RunKwargs).webhook;
+      if (webhook) deps.webhooks.deliver(run.run_id, webhook, { ...done, values: (await storage.threads.get(run.thread_id))?.values ?? null, error: null });
       return;
     }
   }

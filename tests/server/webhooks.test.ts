@@ -97,6 +97,12 @@ describe("run webhooks", () => {
     await t.client.runs.cancel(th2.thread_id, slow.run_id, true);
     assert.equal((await delivery(th2.thread_id, slow.run_id)).status, "delivered");
     assert.equal(rx.got.find((g) => g.body.run_id === slow.run_id)!.body.status, "interrupted");
+
+    // A run cancelled while it waits (it never ran) ends interrupted too, and says so.
+    const later = await t.client.runs.create(th2.thread_id, "slow", { input: { ms: 1 }, afterSeconds: 3600, webhook: `${rx.url}/pending` });
+    await t.client.runs.cancel(th2.thread_id, later.run_id);
+    assert.equal((await delivery(th2.thread_id, later.run_id)).status, "delivered");
+    assert.equal(rx.got.find((g) => g.body.run_id === later.run_id)!.body.status, "interrupted");
   });
 
   test("5xx is retried with backoff, 4xx is not, a silent receiver times out", async () => {
