@@ -17,6 +17,8 @@ trap cleanup EXIT
 base="http://127.0.0.1:$port"
 for _ in $(seq 1 120); do curl -fsS "$base/ok" >/dev/null 2>&1 && break; sleep 0.5; done
 curl -fsS "$base/ok" >/dev/null || { echo "smoke-dev: /ok never answered"; cat "$log"; exit 1; }
+# The early listener answers /ok while the project still loads: the warning may come just after.
+for _ in $(seq 1 120); do grep -q "OPENAI_API_KEY" "$log" && break; sleep 0.5; done
 grep -q "OPENAI_API_KEY" "$log" || { echo "smoke-dev: dev did not warn about missing credentials"; cat "$log"; exit 1; }
 curl -fsS -X POST "$base/assistants/search" -H 'content-type: application/json' -d '{}' | grep -q '"graph_id"' || { echo "smoke-dev: /assistants/search failed"; exit 1; }
 curl -fsS "$base/app/" | grep -qi "<html" || { echo "smoke-dev: /app did not serve the UI"; exit 1; }
