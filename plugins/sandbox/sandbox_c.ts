@@ -218,16 +218,35 @@ function wrap(rl: Runloop, devbox: DevboxView, env: Env): Sandbox {
   };
 }
 
-/** The blueprint a devbox of `image` starts from: the built one of its name, else built now. */
-async function imageBlueprint(rl: Runloop, image: string, v: VendorInfo): Promise<string> {
+const building = new Map<string, Promise<string>>();
+
+/**
+ * The blueprint a devbox of `image` starts from: the newest built one of its name, else one
+ * being built (by another replica), else built now. Concurrent creations in this process share one build.
+ */
+function imageBlueprint(rl: Runloop, image: string): Promise<string> {
   const name = imageBlueprintName(image);
-  for await (const b of rl.blueprints.list({ name, status: "build_complete" })) if (b.name === name && b.status === "build_complete") return b.id;
-  const created = await rl.blueprints.create({ name, dockerfile: `FROM ${image}\n` });
+  let p = building.get(name);
+  if (!p) {
+    p = findOrBuild(rl, image, name).finally(() => building.delete(name));
+    building.set(name, p);
+  }
+  return p;
+}
+
+async function findOrBuild(rl: Runloop, image: string, name: string): Promise<string> {
+  const same = [];
+  for await (const b of rl.blueprints.list({ name })) if (b.name === name) same.push(b);
+  same.sort((a, b) => b.create_time_ms - a.create_time_ms);
+  const built = same.find((b) => b.status === "build_complete");
+  if (built) return built.id;
+  const pending = same.find((b) => ["queued", "provisioning", "building"].includes(b.status));
+  const id = pending?.id ?? (await rl.blueprints.create({ name, dockerfile: `FROM ${image}\n` })).id;
   try {
-    return (await rl.blueprints.awaitBuildComplete(created.id, { longPoll: { timeoutMs: START_TIMEOUT_MS } })).id;
+    return (await rl.blueprints.awaitBuildComplete(id, { longPoll: { timeoutMs: START_TIMEOUT_MS } })).id;
   } catch (err) {
     if (statusOf(err) !== undefined) throw err;
-    const b = await rl.blueprints.retrieve(created.id).catch(() => null);
+    const b = await rl.blueprints.retrieve(id).catch(() => null);
     throw new Error(
       `Cannot create the Runloop devbox: Runloop could not build a blueprint from image "${image}" ([sandbox].image)${b ? ` (blueprint ${b.id}: ${b.status}${b.failure_reason ? `, ${b.failure_reason}` : ""})` : ""}. ` +
         `Use an image Runloop can pull (a public registry image such as python:3), or name a built Runloop blueprint in [sandbox].template.`,
@@ -251,7 +270,7 @@ async function create(opts: SandboxCreateOptions): Promise<Sandbox> {
   const fromBlueprint = opts.template !== DEFAULT_TEMPLATE;
   let created: DevboxView | null = null;
   try {
-    const source = fromBlueprint ? { blueprint_name: opts.template } : { blueprint_id: await imageBlueprint(rl, opts.image, v) };
+    const source = fromBlueprint ? { blueprint_name: opts.template } : { blueprint_id: await imageBlueprint(rl, opts.image) };
     created = await rl.devboxes.create({
       ...source,
       name: `agentcli-${opts.key.replace(/[^A-Za-z0-9_-]+/g, "-")}`,

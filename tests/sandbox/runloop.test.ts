@@ -43,12 +43,11 @@ describe("sandbox_c (Runloop): metadata, mapping and failures", () => {
     assert.equal(standIn.devboxes.get(box.id)!.status, "shutdown");
   });
 
-  test("template names a blueprint; the default template uses the blueprint built from the image, once", async () => {
-    const a = await create({ env: envOf(standIn) });
-    const b = await create({ key: "thread:t-2", env: envOf(standIn) });
-    const built = [...standIn.blueprints.values()].filter((x) => x.name === imageBlueprintName("python:3"));
+  test("template names a blueprint; the default template uses the blueprint built from the image, once (also for concurrent creations)", async () => {
+    const [a, b] = await Promise.all([create({ image: "node:22", env: envOf(standIn) }), create({ image: "node:22", key: "thread:t-2", env: envOf(standIn) })]);
+    const built = [...standIn.blueprints.values()].filter((x) => x.name === imageBlueprintName("node:22"));
     assert.equal(built.length, 1);
-    assert.equal(built[0]!.dockerfile, "FROM python:3\n");
+    assert.equal(built[0]!.dockerfile, "FROM node:22\n");
     assert.equal(standIn.devboxes.get(a.id)!.blueprint_id, built[0]!.id);
     assert.equal(standIn.devboxes.get(b.id)!.blueprint_id, built[0]!.id);
     const named = await create({ template: "agentcli-blueprint", env: envOf(standIn) });
