@@ -12,8 +12,9 @@
  *   typo is then an error, not a stray App).
  * - `[sandbox].image` is a registry image (`python:3`, `ghcr.io/org/image:tag`), built by
  *   Modal (`Image.fromRegistry`).
- * - Commands run in `/workspace` (created when the sandbox is). Sandboxes are tagged with
- *   the scope and its key, so `modal sandbox list` shows whose each one is.
+ * - Commands run in `/workspace` (created when the sandbox is). Sandboxes carry the tags
+ *   `agentcli.deployment` (`AGENTCLI_DEPLOYMENT_ID`, else "local"), `agentcli.scope` and
+ *   `agentcli.scope-key`, as the other vendors' labels, so leftovers can be found.
  * - A Modal sandbox lives at most 24 hours and ends after an hour without commands; the
  *   server then creates a new one for the thread and tells the agent its files are gone.
  */
@@ -107,7 +108,7 @@ function explain(c: Connection, err: unknown, doing: string): Error {
   } else if (g?.code === Code.RESOURCE_EXHAUSTED || err instanceof c.modal.ResourceExhaustedError) {
     message = `Modal refused while ${doing}: quota exceeded (${detail}). Wait for running sandboxes to end, terminate unused ones (modal sandbox list), or raise your workspace's limits.`;
   } else if (g?.code === Code.UNAVAILABLE) {
-    message = `Cannot reach Modal at ${c.serverUrl} while ${doing}: ${detail}. Check the network${c.serverUrl === DEFAULT_SERVER_URL ? "" : " and SANDBOX_B_SERVER_URL"}.`;
+    message = `Cannot reach Modal at ${c.serverUrl} while ${doing}: ${detail}. Check the network, or SANDBOX_B_SERVER_URL if you set it.`;
   } else {
     message = `Modal failed while ${doing}: ${detail}`;
   }
@@ -141,7 +142,7 @@ async function create(c: Connection, opts: SandboxCreateOptions): Promise<Modal.
     sb = await c.client.sandboxes.create(app, image, {
       timeoutMs: LIFETIME_MS,
       idleTimeoutMs: IDLE_TIMEOUT_MS,
-      tags: { "agentcli-scope": opts.scope, "agentcli-key": opts.key },
+      tags: { "agentcli.deployment": opts.env.AGENTCLI_DEPLOYMENT_ID?.trim() || "local", "agentcli.scope": opts.scope, "agentcli.scope-key": opts.key },
     });
   } catch (err) {
     throw explain(c, err, "creating a sandbox");

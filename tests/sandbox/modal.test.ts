@@ -16,6 +16,7 @@ import { cli, makeProject, removeProject } from "../toolchain/_project.ts";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createServer, type AddressInfo } from "node:net";
 import { Client } from "@langchain/langgraph-sdk";
 import { PluginDriver } from "../../core/plugin-driver.ts";
 import { loadProject } from "../../core/config/load.ts";
@@ -75,8 +76,17 @@ describe("sandbox_b: Modal's failures are clear errors naming what to fix", () =
     noSecret(message);
   });
 
-  test("a bad SANDBOX_B_SERVER_URL is named", async () => {
+  test("a bad or unreachable SANDBOX_B_SERVER_URL is named", async () => {
     assert.match(await failure(() => create({ env: { ...strictEnv(), SANDBOX_B_SERVER_URL: "api.modal.com" } })), /SANDBOX_B_SERVER_URL="api\.modal\.com" is not an http\(s\) URL/);
+    const closed = await new Promise<number>((resolve) => {
+      const s = createServer().listen(0, "127.0.0.1", () => {
+        const { port } = s.address() as AddressInfo;
+        s.close(() => resolve(port));
+      });
+    });
+    const message = await failure(() => create({ env: { ...strictEnv(), SANDBOX_B_SERVER_URL: `http://127.0.0.1:${closed}` } }));
+    assert.match(message, new RegExp(`Cannot reach Modal at http://127\\.0\\.0\\.1:${closed}.*SANDBOX_B_SERVER_URL`));
+    noSecret(message);
   });
 
   test("an unknown App ([sandbox].template) and an unknown image ([sandbox].image)", async () => {
@@ -89,7 +99,7 @@ describe("sandbox_b: Modal's failures are clear errors naming what to fix", () =
 
   test("quota exceeded; a sandbox Modal ended behind our back is not found (the server recreates it)", async () => {
     const first = await create({ env: strictEnv(), template: "my-app" });
-    assert.deepEqual(strict.tagsOf(first.id), { "agentcli-scope": "thread", "agentcli-key": "thread:t1" });
+    assert.deepEqual(strict.tagsOf(first.id), { "agentcli.deployment": "local", "agentcli.scope": "thread", "agentcli.scope-key": "thread:t1" });
     const quota = await failure(() => create({ env: strictEnv(), template: "my-app" }));
     assert.match(quota, /quota exceeded.*limit of 1 running sandboxes/);
     noSecret(quota);
