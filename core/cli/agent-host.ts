@@ -12,6 +12,7 @@ import { ttlFromEnv } from "../server/ttl-sweeper.ts";
 import { webhooksFromEnv } from "../server/webhooks.ts";
 import { DEFAULT_CONNECT_TIMEOUT_SECONDS } from "../storage/connect.ts";
 import { DEFAULT_RUN_LEASE_SECONDS } from "../storage/runs.ts";
+import { DEFAULT_DB_RETRY_SECONDS } from "../storage/db-retry.ts";
 import { limitsFromEnv, type ServerLimits } from "../server/limits.ts";
 import { registerSecrets, secretValues } from "../redact.ts";
 import type { Env } from "../hooks.ts";
@@ -229,8 +230,10 @@ async function start(opts: HostOptions, runTimeout: number, limits: Partial<Serv
   const connectWithinMs = connectTimeoutSeconds(opts.env) * 1000;
   const encryption = (await import("../storage/encryption.ts")).encryptionFromEnv(opts.env);
   const storeIndex = (await import("../harness/embeddings.ts")).storeIndexFromEnv(opts.env, opts.driver);
+  // How long background work waits out a database restart (./storage/db-retry.ts).
+  const dbRetryMs = secondsSetting(opts.env, "AGENTCLI_DB_RETRY_SECONDS", DEFAULT_DB_RETRY_SECONDS, "work waits for an unreachable PostgreSQL before it fails") * 1000;
   const opening = import("../storage/storage.ts").then(({ openStorage }) =>
-    openStorage(dbUrl ? { url: dbUrl, connect: { withinMs: connectWithinMs, variable: "DATABASE_URL" }, encryption, storeIndex } : { dataDir: opts.dataDir, encryption, storeIndex })
+    openStorage(dbUrl ? { url: dbUrl, connect: { withinMs: connectWithinMs, variable: "DATABASE_URL" }, retryMs: dbRetryMs, encryption, storeIndex } : { dataDir: opts.dataDir, encryption, storeIndex })
   ).catch(async (err) => {
     const { DataDirLockedError } = await import("../storage/lock.ts");
     if (opts.mode !== "dev" || !(err instanceof DataDirLockedError)) throw err;

@@ -15,6 +15,7 @@ import { badText } from "./json-guard.ts";
 import { corsMiddleware, type CorsSettings } from "./cors.ts";
 import type { AuthUser } from "../hooks.ts";
 import { openStorage, type Storage, type StorageOptions } from "../storage/storage.ts";
+import { REQUEST_RETRY_MS, withDbRetryBudget } from "../storage/db-retry.ts";
 import { VERSION } from "../version.ts";
 import { assistantRoutes } from "./assistants.ts";
 import { CronScheduler } from "./cron-scheduler.ts";
@@ -186,6 +187,8 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
       throw overLimit("maxBodyBytes", limits, "the request body is larger than allowed (large files belong in a sandbox or the store)");
     },
   }));
+  // A request waits out a database restart only briefly, then answers 503 with Retry-After.
+  app.use((_c, next) => withDbRetryBudget(REQUEST_RETRY_MS, next));
   // Ids and query values with text storage cannot hold (NUL, unpaired surrogates): a 422, not a database error.
   app.use(async (c, next) => {
     let path: string;

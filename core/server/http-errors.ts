@@ -8,6 +8,7 @@ import type { Context } from "hono";
 import { z } from "zod";
 import { AgentcliError, userError } from "../errors.ts";
 import { checkJsonText } from "./json-guard.ts";
+import { DB_RETRY_AFTER_SECONDS, isTransientDbError } from "../storage/db-retry.ts";
 import { clientErrorReporter, type ServerLog } from "./log.ts";
 
 export function notFound(thing: string, id: string): AgentcliError {
@@ -85,7 +86,13 @@ export function errorHandler(log: ServerLog) {
       const challenge = authChallenge(err);
       if (challenge) c.header("WWW-Authenticate", challenge);
       if (err.status === 429) c.header("Retry-After", String(RETRY_AFTER_SECONDS));
+      if (err.code === "SERVICE_UNREACHABLE") c.header("Retry-After", String(DB_RETRY_AFTER_SECONDS));
       return c.json({ detail: err.message, ...(err.hint ? { hint: err.hint } : {}), code: err.code }, err.status as 400);
+    }
+    // The database dropped away mid-request (not retried: e.g. inside a stream): a 503 to retry, not a 500.
+    if (isTransientDbError(err)) {
+      c.header("Retry-After", String(DB_RETRY_AFTER_SECONDS));
+      return c.json({ detail: "The database is unreachable for now; retry shortly", code: "SERVICE_UNREACHABLE" }, 503);
     }
     const status = (err as { status?: number }).status;
     if (typeof status === "number" && status >= 400 && status < 500) return c.json({ detail: err.message }, status as 400);

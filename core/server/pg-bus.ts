@@ -10,6 +10,7 @@ import { Buffer } from "node:buffer";
 import { BusSubscriptions, type RemoteBus, type RunEnd, type CancelAction } from "./broker.ts";
 import type { RunEvent } from "../storage/run-events.ts";
 import type { ServerLog } from "./log.ts";
+import { isTransientDbError } from "../storage/db-retry.ts";
 
 /** NOTIFY refuses payloads of 8000 bytes or more: larger events go as a hint to read the log. */
 const MAX_PAYLOAD_BYTES = 7900;
@@ -31,9 +32,12 @@ export async function openPostgresBus(url: string, log: ServerLog): Promise<Remo
     }
     return c;
   };
-  const notifier = await connect();
+  // Notifying goes through a pool of one connection, which opens a new one after a database restart.
+  const notifier = new pg.Pool({ connectionString: url, max: 1 });
+  notifier.on("error", (e: Error) => log.warn(`postgres bus: ${e.message}`));
   let listener: PgClient;
   try {
+    await notifier.query("SELECT 1");
     listener = await connect();
   } catch (err) {
     await notifier.end().catch(() => {});
@@ -46,7 +50,13 @@ export async function openPostgresBus(url: string, log: ServerLog): Promise<Remo
   const runChannel = (runId: string) => `${ns}_r_${/^[\w-]{1,40}$/.test(runId) ? runId : createHash("sha256").update(runId).digest("hex").slice(0, 40)}`;
   const ident = (channel: string) => `"${channel.replaceAll('"', '""')}"`;
 
-  const runs = new BusSubscriptions((channel) => listener.query(`LISTEN ${ident(channel)}`), (channel) => listener.query(`UNLISTEN ${ident(channel)}`));
+  // While the listening connection is being reopened (a database restart), a new channel is
+  // listened to when it is back (reconnect listens to every channel); followers read storage
+  // on their safety-net poll meanwhile.
+  const listenOrLater = (channel: string) => listener.query(`LISTEN ${ident(channel)}`).catch((err) => {
+    if (!isTransientDbError(err)) throw err;
+  });
+  const runs = new BusSubscriptions(listenOrLater, (channel) => listener.query(`UNLISTEN ${ident(channel)}`));
   const cancelListeners: Array<(runId: string, action: CancelAction) => void> = [];
   const wakeListeners: Array<() => void> = [];
   let closed = false;

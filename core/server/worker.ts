@@ -9,6 +9,7 @@
 import type { Run } from "../storage/records.ts";
 import type { Storage } from "../storage/storage.ts";
 import { type ClaimedRun, MAX_RUN_ATTEMPTS, type TakenRun } from "../storage/runs.ts";
+import { withBackgroundRetry } from "../storage/db-retry.ts";
 import type { RunBroker } from "./broker.ts";
 import { type ExecutableRun, executeRun, type ExecutorDeps, type ResumeOptions } from "./executor.ts";
 
@@ -169,7 +170,8 @@ export class WorkerPool {
       this.#served.unshift(owner);
       if (this.#served.length > 256) this.#served.pop();
     }
-    const p = executeRun(this.#deps, run, resume).finally(() => {
+    // A run a request started outlives it: its statements wait out a database restart as long as background work does.
+    const p = withBackgroundRetry(() => executeRun(this.#deps, run, resume)).finally(() => {
       this.#active.delete(run.run_id);
       if (this.#maybePending) this.wake();
     });

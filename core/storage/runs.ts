@@ -327,7 +327,8 @@ export class RunStore {
   async takeOver(): Promise<TakenRun | null> {
     const { rows } = await this.#sql.query<RunRow & { assistant: ClaimedRun["assistant"]; previous_holder: string | null }>(
       `WITH old AS (
-         SELECT run_id, lease_holder FROM runs WHERE status = 'running' AND lease_until < now() ORDER BY lease_until LIMIT 1 FOR UPDATE SKIP LOCKED
+         SELECT run_id, lease_holder FROM runs WHERE status = 'running' AND lease_until < now() AND lease_holder IS DISTINCT FROM $2
+           ORDER BY lease_until LIMIT 1 FOR UPDATE SKIP LOCKED
        ), c AS (
          UPDATE runs SET attempt = attempt + 1, lease_holder = $2, lease_until = now() + make_interval(secs => $1::float8),
            metadata = metadata || jsonb_build_object('resumed', true, 'resumed_at', now())

@@ -48,13 +48,19 @@ export interface OpenSqlOptions {
    * (default 0: one attempt), and the variable the URL came from, for that error.
    */
   connect?: { withinMs: number; variable: string };
+  /**
+   * PostgreSQL only: how long a statement (or transaction) failing because the database is
+   * unreachable is retried before it fails with a 503 (default `AGENTCLI_DB_RETRY_SECONDS`,
+   * 60 s; a request's statements: less, see ./db-retry.ts).
+   */
+  retryMs?: number;
 }
 
 const BASE_TEMPLATE: TemplateSpec = { name: "base", migrations: {} };
 
 /** Opens the SQL engine chosen by the options. */
 export async function openSql(opts: OpenSqlOptions = {}): Promise<SqlDriver> {
-  return opts.url ? openPostgres(opts.url, opts.poolSize ?? 10, opts.connect) : openEmbedded(opts.dataDir, opts.template === false ? null : opts.template ?? BASE_TEMPLATE);
+  return opts.url ? openPostgres(opts.url, opts.poolSize ?? 10, opts.connect, opts.retryMs) : openEmbedded(opts.dataDir, opts.template === false ? null : opts.template ?? BASE_TEMPLATE);
 }
 
 /**
@@ -195,8 +201,9 @@ async function openPglite(dataDir: string | undefined, load: Uint8Array | undefi
   };
 }
 
-async function openPostgres(url: string, poolSize: number, connect?: { withinMs: number; variable: string }): Promise<SqlDriver> {
-  const [pg, { connectWithin }] = await Promise.all([import("pg").then((m) => m.default), import("./connect.ts")]);
+async function openPostgres(url: string, poolSize: number, connect?: { withinMs: number; variable: string }, retryMs?: number): Promise<SqlDriver> {
+  const [pg, { connectWithin }, { retryTransient, isTransientDbError, DEFAULT_DB_RETRY_SECONDS }] = await Promise.all([import("pg").then((m) => m.default), import("./connect.ts"), import("./db-retry.ts")]);
+  const retryFor = retryMs ?? DEFAULT_DB_RETRY_SECONDS * 1000;
   const pool = await connectWithin({ service: "PostgreSQL", variable: connect?.variable ?? "DATABASE_URL", url, withinMs: connect?.withinMs ?? 0 }, async (timeoutMs) => {
     // An unanswered connect (a dropped packet, a host that is down) ends after `timeoutMs`.
     const p = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: timeoutMs });
@@ -217,23 +224,29 @@ async function openPostgres(url: string, poolSize: number, connect?: { withinMs:
     },
   });
   let closed = false;
+  const direct = wrap(pool);
   return {
     kind: "postgres",
-    ...wrap(pool),
-    transaction: async <T>(fn: (tx: SqlExecutor) => Promise<T>) => {
+    // A restart or failover of the database is waited out (./db-retry.ts); a whole
+    // transaction is run again, never a statement inside one (its connection is gone).
+    query: (text, params) => retryTransient(retryFor, () => direct.query(text, params)),
+    transaction: <T>(fn: (tx: SqlExecutor) => Promise<T>) => retryTransient(retryFor, async () => {
       const client = await pool.connect();
+      let broken: unknown = null;
       try {
         await client.query("BEGIN");
         const result = await fn(wrap(client));
         await client.query("COMMIT");
         return result;
       } catch (err) {
+        broken = err;
         await client.query("ROLLBACK").catch(() => {});
         throw err;
       } finally {
-        client.release();
+        // A connection that failed is not handed out again.
+        client.release(broken && isTransientDbError(broken) ? (broken as Error) : undefined);
       }
-    },
+    }),
     close: async () => {
       if (closed) return;
       closed = true;
