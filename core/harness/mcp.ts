@@ -52,11 +52,12 @@ export async function connectMcpServers(
     try {
       const client = await connect(server, cfg, env, file);
       clients.push(client);
-      const tools = await loadMcpTools(server, client, {
+      // The adapter lists without a deadline of its own: a server that connects and then hangs is unavailable.
+      const tools = await withDeadline(loadMcpTools(server, client, {
         throwOnLoadError: true,
         defaultToolTimeout: (cfg.timeout ?? DEFAULT_TIMEOUT_S) * 1000,
         afterToolCall: ({ result }) => ({ result: [asText(result[0]), result[1]] }),
-      });
+      }), CONNECT_TIMEOUT_MS, `listing its tools took more than ${CONNECT_TIMEOUT_MS / 1000} s`);
       for (const tool of tools) found.push({ server, tool });
     } catch (err) {
       unavailable.push({ server, reason: err instanceof Error ? err.message : String(err) });
@@ -102,6 +103,17 @@ async function connect(server: string, cfg: McpServerConfig, env: Env, file: str
     throw new Error(`cannot connect to ${url.origin}${url.pathname} (${cfg.transport}): ${err instanceof Error ? err.message : String(err)}`);
   }
   return client;
+}
+
+/** `work`, or an error saying `what` once `ms` have passed. */
+async function withDeadline<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(what)), ms)));
+  try {
+    return await Promise.race([work, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Text-only results go to the model as one string, as a plain-text tool answer; others stay content blocks. */
