@@ -122,7 +122,7 @@ export async function loadProject(configPath: string, opts: LoadOptions): Promis
     report({ file: tomlFile, line: locateTomlKey(tomlText, ["auth", "provider"]), message: `[auth].provider "${rawAuthProvider}" is not a known identity provider`, hint: `Use one of ${identityProviders.map((p) => `"${p.provider}"`).join(", ")}.` });
   }
   if (raw?.frontend?.enabled === true && raw.auth === undefined) {
-    report({ file: tomlFile, line: locateTomlKey(tomlText, ["frontend", "enabled"]) ?? locateTomlKey(tomlText, ["frontend"]), message: "[frontend].enabled = true requires an [auth] section", hint: 'Add [auth] with provider = "identity_a", "identity_b" or "anonymous" (anonymous makes the UI public).' });
+    report({ file: tomlFile, line: locateTomlKey(tomlText, ["frontend", "enabled"]) ?? locateTomlKey(tomlText, ["frontend"]), message: "[frontend].enabled = true requires an [auth] section", hint: `Add [auth] with provider = one of ${identityProviders.map((p) => `"${p.provider}"`).join(", ")}.` });
   }
 
   const t = toml.data;
