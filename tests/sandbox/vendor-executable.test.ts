@@ -1,7 +1,8 @@
 /**
  * The single executable (`dist/agentcli`, after `npm run build`) contains the vendor SDKs and
  * they work there (the SDKs load some modules at run time, which the executable must have
- * bundled): `dist/agentcli dev` of a `sandbox_a` (Daytona) and a `sandbox_c` (Runloop) agent,
+ * bundled): `dist/agentcli dev` of a `sandbox_a` (Daytona), a `sandbox_b` (Modal, over gRPC)
+ * and a `sandbox_c` (Runloop) agent,
  * against the vendors' local stand-ins, copies a skill in (upload), writes, runs and reads a
  * file (download); `deploy --dry-run --json` names the partner package; the keys are never
  * printed. Skipped when the executable is not built.
@@ -17,6 +18,7 @@ import { freePort } from "../../core/platform/revision-process.ts";
 import { startModelServer } from "../fixtures/model-server/server.ts";
 import { startDaytonaStandIn } from "../fixtures/sandbox-vendors/daytona/server.ts";
 import { startRunloopStandIn } from "../fixtures/sandbox-vendors/runloop/server.ts";
+import { startModalStandIn } from "../fixtures/sandbox-vendors/modal/server.ts";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
 const EXE = join(ROOT, "dist/agentcli");
@@ -30,9 +32,11 @@ after(async () => {
 async function vendors() {
   const daytona = await startDaytonaStandIn({ apiKey: KEY });
   const runloop = await startRunloopStandIn({ apiKey: KEY });
-  cleanups.push(() => daytona.close(), () => runloop.close());
+  const modal = await startModalStandIn({ tokenSecret: KEY });
+  cleanups.push(() => daytona.close(), () => runloop.close(), () => modal.close());
   return {
     sandbox_a: { package: "@daytonaio/sdk", env: { SANDBOX_A_API_KEY: KEY, SANDBOX_A_API_URL: daytona.apiUrl } },
+    sandbox_b: { package: "modal", env: { SANDBOX_B_TOKEN_ID: modal.tokenId, SANDBOX_B_TOKEN_SECRET: KEY, SANDBOX_B_SERVER_URL: modal.url } },
     sandbox_c: { package: "@runloop/api-client", env: { SANDBOX_C_API_KEY: KEY, SANDBOX_C_API_URL: runloop.url } },
   };
 }
