@@ -59,10 +59,15 @@ export function treeStats(root: number): { rssMb: number; cpuMs: number } {
   return { rssMb: kb / 1024, cpuMs };
 }
 
+/** Writes the benchmark project (agent.toml, AGENTS.md) into `dir`; `anonymous` auth unless `auth` is false. */
+export function writeBenchProject(dir: string, auth = true): void {
+  writeFileSync(join(dir, "agent.toml"), `[agent]\nname = "bench-project"\ndescription = "benchmark project"\n${auth ? `\n[auth]\nprovider = "anonymous"\n` : ""}`);
+  writeFileSync(join(dir, "AGENTS.md"), "You are a benchmark agent.\n");
+}
+
 /** Starts `agentcli dev` on a new project in `dir` (the harness, or `args` such as `--graph`). */
 export function startAgentcliDev(port: number, dir: string, env: NodeJS.ProcessEnv, args: string[] = []): ChildProcess {
-  writeFileSync(join(dir, "agent.toml"), `[agent]\nname = "bench-project"\ndescription = "benchmark project"\n\n[auth]\nprovider = "anonymous"\n`);
-  writeFileSync(join(dir, "AGENTS.md"), "You are a benchmark agent.\n");
+  writeBenchProject(dir);
   return spawn(process.execPath, [
     join(ROOT, "bin/agentcli.js"), "dev", "--config", join(dir, "agent.toml"), "--port", String(port), "--host", "127.0.0.1", ...args,
   ], { stdio: ["ignore", "ignore", process.env.BENCH_VERBOSE ? "inherit" : "ignore"], cwd: dir, env, detached: true });

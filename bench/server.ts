@@ -1,6 +1,6 @@
 /**
- * Benchmark: `agentcli dev` vs `@langchain/langgraph-cli dev` (the peer) serving the same
- * one-node graph (bench/graph.ts: `ChatOpenAI` against the local OpenAI-wire model server,
+ * Benchmark: `agentcli dev`, and `agentcli serve` on PostgreSQL, vs `@langchain/langgraph-cli
+ * dev` (the peer) serving the same one-node graph (bench/graph.ts: `ChatOpenAI` against the local OpenAI-wire model server,
  * bench/model.ts), side by side in one process tree, offline. Measures, per server:
  * - startup: spawn to the first `200` from `GET /ok` (ours on a new project, so a new
  *   embedded database; the peer keeps everything in memory);
@@ -11,18 +11,18 @@
  * - time to the first SSE event of `runs.stream` on a new thread (p50).
  * Prints a table with ratios (>1 means agentcli is better).
  *
- *   npm run bench -- [--runs 60] [--only ours|peer] [--json]
+ *   npm run bench -- [--runs 60] [--only ours|serve|peer] [--json]
  *   npm run bench -- --startup [5]     # startup only: the example from sources and executable, beside the peer
  *
  * Not part of the test suite. Each server and the model run as child processes on free ports.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { freePort } from "../core/platform/revision-process.ts";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { Client } from "@langchain/langgraph-sdk";
-import { ROOT, sleep, startAgentcliDev, startModel, stopTree, treeStats, waitOk } from "./children.ts";
+import { ROOT, sleep, startAgentcliDev, startModel, stopTree, treeStats, waitOk, writeBenchProject } from "./children.ts";
 
 const args = process.argv.slice(2);
 const arg = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
@@ -32,6 +32,8 @@ const GRAPH = join(ROOT, "bench/graph.ts");
 
 interface Target {
   name: string;
+  /** Before the clock starts (a bundle to build, say). */
+  setup?(dir: string, env: NodeJS.ProcessEnv): void;
   start(port: number, dir: string, env: NodeJS.ProcessEnv): ChildProcess;
 }
 
@@ -39,6 +41,45 @@ const ours: Target = {
   name: "agentcli dev",
   start: (port, dir, env) => startAgentcliDev(port, dir, env, ["--graph", `bench=${GRAPH}`]),
 };
+
+/**
+ * `agentcli serve` of the same project's bundle (`deploy --dry-run`) on PostgreSQL (a new
+ * schema of AGENTCLI_BENCH_DATABASE_URL, default the tests' local server), with the platform
+ * API key posture `serve` requires; skipped when PostgreSQL cannot be reached.
+ */
+const PG_URL = process.env.AGENTCLI_BENCH_DATABASE_URL ?? process.env.AGENTCLI_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+const SERVE_KEY = "bench-key";
+const served: Target & { prepare(): Promise<() => Promise<void>> } = {
+  name: "agentcli serve (PostgreSQL)",
+  schema: `agentcli_bench_${process.pid}`,
+  async prepare() {
+    const { openSql } = await import("../core/storage/sql.ts");
+    const admin = await openSql({ url: PG_URL, poolSize: 1 });
+    await admin.query(`CREATE SCHEMA ${this.schema}`);
+    await admin.close();
+    return async () => {
+      const a = await openSql({ url: PG_URL, poolSize: 1 });
+      await a.query(`DROP SCHEMA IF EXISTS ${this.schema} CASCADE`);
+      await a.close();
+    };
+  },
+  setup(dir, env) {
+    writeBenchProject(dir, false); // `serve` refuses anonymous access: the platform API key
+    const deploy = spawnSync(process.execPath, [join(ROOT, "bin/agentcli.js"), "deploy", "--dry-run", "--config", join(dir, "agent.toml")], { cwd: dir, env, encoding: "utf8" });
+    if (deploy.status !== 0) throw new Error(`deploy --dry-run failed: ${deploy.stderr}`);
+  },
+  start(port, dir, env) {
+    const sep = PG_URL.includes("?") ? "&" : "?";
+    return spawn(process.execPath, [
+      join(ROOT, "bin/agentcli.js"), "serve", join(dir, ".agentcli/bundle.tgz"), "--port", String(port), "--host", "127.0.0.1", "--graph", `bench=${GRAPH}`,
+    ], {
+      stdio: ["ignore", "ignore", process.env.BENCH_VERBOSE ? "inherit" : "ignore"],
+      cwd: dir,
+      env: { ...env, PLATFORM_API_KEY: SERVE_KEY, DATABASE_URL: `${PG_URL}${sep}options=${encodeURIComponent(`-c search_path=${this.schema}`)}` },
+      detached: true,
+    });
+  },
+} as Target & { schema: string; prepare(): Promise<() => Promise<void>> };
 
 const peer: Target = {
   name: "langgraph-cli dev",
@@ -96,12 +137,13 @@ type Result = Awaited<ReturnType<typeof measure>>;
 async function measure(target: Target, env: NodeJS.ProcessEnv) {
   const dir = mkdtempSync(join(tmpdir(), "agentcli-bench-"));
   const port = await freePort("127.0.0.1");
+  target.setup?.(dir, env);
   const t0 = performance.now();
   const proc = target.start(port, dir, env);
   try {
     const url = `http://127.0.0.1:${port}`;
     const startup = await waitOk(url, t0, proc);
-    const client = new Client({ apiUrl: url, apiKey: null, callerOptions: { maxRetries: 0 } });
+    const client = new Client({ apiUrl: url, apiKey: target === served ? SERVE_KEY : null, callerOptions: { maxRetries: 0 } });
     const found = await client.assistants.search({ graphId: "bench", limit: 10 });
     if (found.length !== 1) throw new Error(`expected one assistant of graph "bench", found ${found.length}`);
     assistantId = found[0]!.assistant_id;
@@ -179,16 +221,29 @@ const model = await startModel();
 const env = { ...process.env, OPENAI_BASE_URL: model.url, OPENAI_API_KEY: "bench", NO_COLOR: "1" };
 const results: Record<string, Result> = {};
 try {
-  for (const t of [ours, peer]) {
-    if (ONLY && !t.name.startsWith(ONLY === "ours" ? "agentcli" : "langgraph")) continue;
+  for (const t of [ours, served, peer]) {
+    if (ONLY && !t.name.startsWith(ONLY === "ours" ? "agentcli dev" : ONLY === "serve" ? "agentcli serve" : "langgraph")) continue;
+    let drop: (() => Promise<void>) | null = null;
+    if (t === served) {
+      try {
+        drop = await served.prepare();
+      } catch (err) {
+        process.stderr.write(`skipping ${t.name}: cannot reach PostgreSQL at ${PG_URL.replace(/\/\/[^@/]*@/, "//")} (${(err as Error).message})\n`);
+        continue;
+      }
+    }
     process.stderr.write(`measuring ${t.name}...\n`);
-    results[t.name] = await measure(t, env);
+    try {
+      results[t.name] = await measure(t, env);
+    } finally {
+      await drop?.();
+    }
   }
 } finally {
   model.proc.kill("SIGTERM");
 }
 
-const a = results[ours.name], b = results[peer.name];
+const a = results[ours.name], b = results[peer.name], c = results[served.name];
 const rows: Array<[string, (r: Result) => number, "lower" | "higher", string]> = [
   ["startup to first /ok", (r) => r.startup, "lower", "ms"],
   ["idle RSS (process tree)", (r) => r.rss, "lower", "MB"],
@@ -202,19 +257,22 @@ const rows: Array<[string, (r: Result) => number, "lower" | "higher", string]> =
   ["32 clients: server CPU per run", (r) => r.many.cpuMsPerRun, "lower", "ms"],
   ["first SSE event (p50)", (r) => r.sse, "lower", "ms"],
 ];
-const ratioOf = (get: (r: Result) => number, better: "lower" | "higher") => (a && b ? (better === "lower" ? get(b) / get(a) : get(a) / get(b)) : null);
+/** Ours against the peer's: above 1, ours is better. */
+const ratioOf = (ours: Result | undefined, get: (r: Result) => number, better: "lower" | "higher") =>
+  ours && b ? (better === "lower" ? get(b) / get(ours) : get(ours) / get(b)) : null;
+const loadAvg = loadavg().map((l) => Number(l.toFixed(1)));
 if (args.includes("--json")) {
-  // For machines: every figure of both servers, and each metric's ratio (>1: agentcli better).
-  const ratios = Object.fromEntries(rows.map(([label, get, better]) => [label, ratioOf(get, better)]));
-  console.log(JSON.stringify({ date: new Date().toISOString(), cpus: cpus().length, node: process.versions.node, runs: RUNS, results, ratios }, null, 2));
+  // For machines: every figure of each server, and each metric's ratio to the peer's (>1: agentcli better).
+  const ratios = (r: Result | undefined) => Object.fromEntries(rows.map(([label, get, better]) => [label, ratioOf(r, get, better)]));
+  console.log(JSON.stringify({ date: new Date().toISOString(), cpus: cpus().length, loadavg: loadAvg, node: process.versions.node, runs: RUNS, results, ratios: ratios(a), serveRatios: ratios(c) }, null, 2));
 } else {
   const f = (n: number) => (n >= 100 ? n.toFixed(0) : n.toFixed(1));
   const cell = (r: Result | undefined, get: (r: Result) => number, unit: string) => (r ? `${f(get(r))}${unit ? ` ${unit}` : ""}` : "-");
-  console.log(`${new Date().toISOString().slice(0, 10)}, ${cpus().length} x ${cpus()[0]?.model ?? "cpu"}, Node ${process.versions.node}, ${RUNS} runs at 1 client, ${RUNS * 4} at 32`);
-  console.log(`| metric | ${ours.name} | ${peer.name} | ratio |`);
-  console.log("|---|---:|---:|---:|");
+  const x = (n: number | null) => (n === null ? "-" : `${n.toFixed(1)}x`);
+  console.log(`${new Date().toISOString().slice(0, 10)}, ${cpus().length} x ${cpus()[0]?.model ?? "cpu"}, load average ${loadAvg.join(" ")}, Node ${process.versions.node}, ${RUNS} runs at 1 client, ${RUNS * 4} at 32`);
+  console.log(`| metric | ${ours.name} | ${served.name} | ${peer.name} | ratio dev | ratio serve |`);
+  console.log("|---|---:|---:|---:|---:|---:|");
   for (const [label, get, better, unit] of rows) {
-    const ratio = ratioOf(get, better);
-    console.log(`| ${label} | ${cell(a, get, unit)} | ${cell(b, get, unit)} | ${ratio === null ? "-" : `${ratio.toFixed(1)}x`} |`);
+    console.log(`| ${label} | ${cell(a, get, unit)} | ${cell(c, get, unit)} | ${cell(b, get, unit)} | ${x(ratioOf(a, get, better))} | ${x(ratioOf(c, get, better))} |`);
   }
 }

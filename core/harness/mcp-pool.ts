@@ -14,7 +14,7 @@
 import { createHash } from "node:crypto";
 import type { McpServerConfig } from "../config/schema.ts";
 import type { Env } from "../hooks.ts";
-import { connectMcpServers, type McpToolSet } from "./mcp.ts";
+import type { McpToolSet } from "./mcp.ts";
 
 /** How a graph gets its MCP tool sets: `connectMcpServers`'s signature; `close()` on the result releases it. */
 export interface McpConnector {
@@ -51,7 +51,8 @@ export function mcpPool(): McpPool {
       const key = createHash("sha256").update(JSON.stringify([servers, file, [...reserved].sort(), Object.entries(env).sort()])).digest("hex");
       let entry = entries.get(key);
       if (!entry) {
-        entry = { set: connectMcpServers(servers, env, file, reserved), holders: 0 };
+        // The MCP client stack loads with the first connection, not with the server.
+        entry = { set: import("./mcp.ts").then((m) => m.connectMcpServers(servers, env, file, reserved)), holders: 0 };
         entries.set(key, entry);
       }
       entry.holders++;
