@@ -301,11 +301,14 @@ async function start(opts: HostOptions, runTimeout: number, limits: Partial<Serv
     defaultAssistant: () => current.config.agent.name,
     skills: (a) => (a.graph_id === "agent" ? current.config.skills.map((s) => ({ name: s.name, description: s.description })) : []),
   });
+  // OpenTelemetry only when the OTEL_* variables ask for it (the SDK loads then).
+  const tracer = await (await import("../server/tracing.ts")).runTracerFromEnv(opts.env, { agent: opts.bundle.config.agent.name });
   let server: AgentServer;
   try {
     identityPlugin = provider === null ? null : identityPluginFor(opts.driver, provider);
     const uiIdentity = identityPlugin ? { name: identityPlugin.name, ...identityPlugin.identity } : null;
     server = await createAgentServer({
+      tracer,
       graphs: loaders(opts.bundle, opts.env),
       defaultAssistants: assistants(opts.bundle),
       storage,
@@ -327,6 +330,7 @@ async function start(opts: HostOptions, runTimeout: number, limits: Partial<Serv
       heartbeatMs: secondsSetting(opts.env, "AGENTCLI_STREAM_HEARTBEAT_SECONDS", 15, "between keep-alive comments on an idle stream (0: none)") * 1000,
     });
   } catch (err) {
+    await tracer?.close().catch(() => {});
     await sandboxes.close();
     await storage.close();
     throw err;

@@ -156,8 +156,10 @@ export async function openPlatform(opts: PlatformOptions): Promise<Platform> {
       // at its own address, on a cluster at --public-url (without one they get no address).
       platformEnv: async (d, listener) => {
         const url = listener?.compute_type === "k8s" ? services.publicUrl : (localUrl ?? services.publicUrl);
-        if (!url) return [];
-        return [{ name: "AGENTCLI_PLATFORM_URL", value: url }, { name: "AGENTCLI_PLATFORM_SANDBOX_KEY", value: await deploymentApiKey(sql, sandboxKeySecret, d) }];
+        // Spans of the deployment's runs go to its tracing project (spec 2.9: named after it).
+        const project = { name: "AGENTCLI_TRACING_PROJECT", value: d.name };
+        if (!url) return [project];
+        return [project, { name: "AGENTCLI_PLATFORM_URL", value: url }, { name: "AGENTCLI_PLATFORM_SANDBOX_KEY", value: await deploymentApiKey(sql, sandboxKeySecret, d) }];
       },
       onTeardown: async (d) => {
         await sandboxes.deleteForDeployment(sql, d.id);

@@ -17,6 +17,7 @@ import type { AuthUser } from "../hooks.ts";
 import { openStorage, type Storage, type StorageOptions } from "../storage/storage.ts";
 import { REQUEST_RETRY_MS, withDbRetryBudget } from "../storage/db-retry.ts";
 import { VERSION } from "../version.ts";
+import type { RunTracer } from "./tracing.ts";
 import { assistantRoutes } from "./assistants.ts";
 import { CronScheduler } from "./cron-scheduler.ts";
 import { cronRoutes } from "./crons.ts";
@@ -89,6 +90,8 @@ export interface AgentServerOptions {
   cronPollMs?: number;
   /** Run webhooks (./webhooks.ts `webhooksFromEnv`); default: no signature, private targets refused. */
   webhooks?: Partial<WebhookSettings>;
+  /** Traces every run (./tracing.ts `runTracerFromEnv`); flushed and shut down on close. */
+  tracer?: RunTracer | null;
   /** Default TTLs and the sweep period (./ttl-sweeper.ts `ttlFromEnv`); default: nothing expires without its own `ttl`, sweeps every 60 s. */
   ttl?: Partial<TtlSettings>;
 }
@@ -149,6 +152,7 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
     maxRunningPerOwner: limits.maxRunningPerOwner,
     onThreadDeleted: opts.onThreadDeleted,
     webhooks,
+    tracer: opts.tracer ?? null,
   });
   const deps: ServerDeps = { storage, broker, graphs, workers, log, limits, onThreadDeleted: opts.onThreadDeleted, heartbeatMs: opts.heartbeatMs ?? 15_000, webhooks, ttl: { ...DEFAULT_TTL, ...opts.ttl } };
 
@@ -213,6 +217,7 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
       redis: Boolean(remote),
       encryption: storage.encryption ? { at_rest: "aes-gcm", json_keys: [...storage.encryption.jsonKeys] } : null,
       store_search: storeSearch,
+      tracing: opts.tracer ? { exporter: "otlp", project: opts.tracer.project } : null,
       flags: { assistants: true, crons: true, langsmith: false, store: true, strict_resume: true },
       ...opts.info,
     }));
@@ -254,6 +259,7 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
       await workers.stop(closeOpts?.graceMs);
       await webhooks.stop();
       await broker.close();
+      await opts.tracer?.close().catch((err) => log.warn(`tracing: the last spans could not be exported: ${(err as Error).message}`));
       if (ownStorage) await storage.close();
     },
   };

@@ -4,6 +4,7 @@
  * run's final status. Cancellation aborts the graph; "rollback" also removes what the run
  * wrote.
  */
+import type { RunTrace, RunTracer } from "./tracing.ts";
 import { redact } from "../redact.ts";
 import { Command, UnknownInterruptError } from "@langchain/langgraph";
 import type { RunEvent } from "../storage/run-events.ts";
@@ -29,6 +30,8 @@ export interface ExecutorDeps {
   onThreadDeleted?: (threadId: string) => Promise<void>;
   /** Sends the result of runs that have a `webhook`. */
   webhooks?: WebhookSender;
+  /** Traces runs (OpenTelemetry, ./tracing.ts) when configured. */
+  tracer?: RunTracer | null;
 }
 
 /** The reason a run's graph is aborted when it exceeds its time limit. */
@@ -104,6 +107,7 @@ export async function executeRun(deps: ExecutorDeps, run: ExecutableRun, resume:
   let final: { values: unknown } | null = null;
   let runEnded = () => {};
   let interrupted = false;
+  let runTrace: RunTrace | null = null;
   try {
     const assistant = run.assistant ?? (await storage.assistants.get(run.assistant_id));
     if (!assistant) throw new Error(`assistant "${run.assistant_id}" no longer exists`);
@@ -150,6 +154,7 @@ export async function executeRun(deps: ExecutorDeps, run: ExecutableRun, resume:
     };
     graph = await graphs.get(assistant.graph_id, base);
     runEnded = graphs.runStarted(graph);
+    runTrace = deps.tracer?.startRun({ run_id: run.run_id, thread_id: run.thread_id, assistant_id: run.assistant_id, graph_id: assistant.graph_id, attempt: run.attempt }) ?? null;
     if (resume.fail) throw Object.assign(new Error(resume.fail.message), { name: resume.fail.error });
     // The root "values" stream ends with the thread's state when the graph streams all of its
     // state channels; then the state need not be read back after the run. A run that may stop
@@ -158,6 +163,7 @@ export async function executeRun(deps: ExecutorDeps, run: ExecutableRun, resume:
       !graph.interruptBefore?.length && !graph.interruptAfter?.length;
     const config = {
       ...base,
+      ...(runTrace ? { callbacks: runTrace.callbacks } : {}),
       runId: run.run_id,
       signal,
       streamMode: streamsState ? [...new Set([...libModes(modes), "values" as const])] : libModes(modes),
@@ -198,6 +204,7 @@ export async function executeRun(deps: ExecutorDeps, run: ExecutableRun, resume:
       if (timer) clearTimeout(timer);
       runEnded();
       log.warn(`run ${run.run_id}: another replica took it over (this one could not renew its lease in time); stopped here`);
+      runTrace?.end("handed_over");
       await broker.handOver(run.run_id);
       return;
     }
@@ -218,6 +225,7 @@ export async function executeRun(deps: ExecutorDeps, run: ExecutableRun, resume:
   }
   if (timer) clearTimeout(timer);
   runEnded();
+  runTrace?.end(interrupted && status === "success" ? "interrupted" : status, errorOut?.message);
   await finishRun(deps, run, { status, errorOut, rollback, graph, threadConfig, final: status === "success" && !interrupted ? final : null });
 }
 
