@@ -183,6 +183,11 @@ export interface IdentityProviderSpec {
   signIn: "widget" | "email-password" | "none";
   /** True when callers are real, distinct users (per-user memory applies). */
   perUser: boolean;
+  /**
+   * True when anyone with the URL can call the agent, without credentials: `deploy` asks to
+   * confirm (or wants `--yes`), and `dev` has no development bypass to announce.
+   */
+  public?: boolean;
   posture: string;
   /**
    * What a person must do in the provider's dashboard once per deployment URL (allowed

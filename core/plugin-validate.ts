@@ -36,6 +36,7 @@ const pluginSchema = z.discriminatedUnion("kind", [
       frontendEnv: envList,
       signIn: z.enum(["widget", "email-password", "none"]),
       perUser: z.boolean(),
+      public: z.boolean().optional(),
       posture: z.string().min(1),
       postDeploy: fn.optional(),
       ui: z.strictObject({ module: z.union([z.string().min(1), fn]), settings: fn.optional() }).optional(),

@@ -43,9 +43,10 @@ export function devBypassUser(request: Request): AuthUser {
 }
 
 /** The line `agentcli dev` prints at start about auth, or null when there is nothing to say. */
-export function devAuthBanner(config: AgentConfig, env: Env, mode: "dev" | "serve"): string | null {
+export function devAuthBanner(config: AgentConfig, env: Env, mode: "dev" | "serve", identity: { public?: boolean } | null = null): string | null {
   const provider = config.auth?.provider ?? null;
-  if (mode !== "dev" || provider === "anonymous") return null;
+  // A public provider needs no credentials: there is nothing to bypass.
+  if (mode !== "dev" || identity?.public) return null;
   const posture = provider ?? "the platform API key (x-api-key)";
   if (!devBypassEnabled(env, mode)) {
     return `auth: ${posture} is enforced locally (${DEV_BYPASS_ENV}=0).`;

@@ -75,14 +75,17 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
       hint: `Add ${missingTarget.map((v) => `${v}=...`).join(", ")} to .env beside agent.toml or the environment${target.deploy.envReason ? ` (${target.deploy.envReason})` : ""}.`,
     });
   }
-  if (project.config.auth?.provider === "anonymous" && !flags.yes) {
+  const authProvider = project.config.auth?.provider ?? null;
+  const publicAuth = authProvider !== null && driver.byKind("identity").some((p) => p.identity.provider === authProvider && p.identity.public);
+  if (publicAuth && !flags.yes) {
     if (!ctx.io.interactive) {
+      const perUser = driver.byKind("identity").filter((p) => p.identity.perUser).map((p) => p.identity.provider);
       throw userError("CONFIRMATION_REQUIRED", {
-        message: 'Cannot deploy: [auth] provider = "anonymous" makes the deployment public, and there is no terminal to confirm it',
-        hint: "Pass --yes to confirm a public deployment non-interactively, or configure identity_a / identity_b.",
+        message: `Cannot deploy: [auth] provider = "${authProvider}" makes the deployment public, and there is no terminal to confirm it`,
+        hint: `Pass --yes to confirm a public deployment non-interactively${perUser.length ? `, or configure ${perUser.join(" / ")}` : ""}.`,
       });
     }
-    const ok = await ctx.io.confirm('[auth] provider = "anonymous": anyone with the URL will be able to call this agent. Push it?');
+    const ok = await ctx.io.confirm(`[auth] provider = "${authProvider}": anyone with the URL will be able to call this agent. Push it?`);
     if (!ok) {
       ctx.io.err("Not deployed.");
       return 1;

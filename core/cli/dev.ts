@@ -130,7 +130,8 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
   Data: ${relative(ctx.cwd, join(project.root, ".agentcli")) || ".agentcli"}${project.env.DATABASE_URL ? " (PostgreSQL from DATABASE_URL)" : ""}
 Watching ${relative(ctx.cwd, project.root) || "."} for changes. Press Ctrl+C to stop.`);
   const { devAuthBanner } = await import("../auth/index.ts");
-  const banner = devAuthBanner(bundle.config, project.env, "dev");
+  const authProvider = bundle.config.auth?.provider ?? null;
+  const banner = devAuthBanner(bundle.config, project.env, "dev", driver.byKind("identity").find((p) => p.identity.provider === authProvider)?.identity ?? null);
   if (banner) log.info(banner);
 
   await new Promise<void>((resolve) => {

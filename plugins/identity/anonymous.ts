@@ -15,6 +15,7 @@ export default definePlugin({
     frontendEnv: [],
     signIn: "none",
     perUser: false,
+    public: true,
     posture: "PUBLIC (anonymous): anyone with the deployment URL can call the API, no header required; the UI scopes its thread picker by a per-browser cookie, which is UX only, not security; per-user memory is skipped",
   },
   hooks: {

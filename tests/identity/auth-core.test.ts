@@ -190,6 +190,6 @@ describe("postDeploySetup and devAuthBanner", () => {
     assert.match(devAuthBanner(testConfig("identity_b"), {}, "dev") ?? "", /bypass ON/);
     assert.match(devAuthBanner(testConfig("identity_b"), { AGENTCLI_DEV_AUTH_BYPASS: "0" }, "dev") ?? "", /enforced/);
     assert.equal(devAuthBanner(testConfig("identity_b"), {}, "serve"), null);
-    assert.equal(devAuthBanner(testConfig("anonymous"), {}, "dev"), null);
+    assert.equal(devAuthBanner(testConfig("anonymous"), {}, "dev", anonymous.identity), null);
   });
 });
