@@ -51,12 +51,24 @@ export function vendorError(v: VendorInfo, doing: string, err: unknown, status: 
     message = `${doing}: ${v.name} quota exceeded (${status} ${raw}). Delete or stop sandboxes you no longer need (agentcli stops idle ones after AGENTCLI_SANDBOX_IDLE_SECONDS), or raise the limits of your ${v.name} plan.`;
   } else if (status === 403) {
     message = `${doing}: ${v.name} denied the request (403 ${raw}). Check that the key in ${v.keyVar} has the permissions to manage sandboxes.`;
-  } else if (status === undefined) {
+  } else if (status === undefined && isConnectionError(err)) {
     message = `${doing}: cannot reach ${v.name} at ${v.url} (${raw}). Check the network, or ${v.urlVar} if you set it.`;
+  } else if (status === undefined) {
+    message = `${doing}: ${raw}`;
   } else {
     message = `${doing}: ${v.name} answered ${status}: ${raw}`;
   }
   const out = new Error(message);
   out.name = "VendorSandboxError";
   return out;
+}
+
+/** True when no answer came back: refused, unresolvable or dropped connections, transport timeouts. */
+function isConnectionError(err: unknown): boolean {
+  for (let e = err, depth = 0; e && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+    const { name = "", code = "", message = "" } = e as { name?: string; code?: string; message?: string };
+    if (/Connection/.test(name) || /^(ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ECONNABORTED|ERR_HTTP2_\w+)$/.test(code)) return true;
+    if (/ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ECONNRESET|socket hang up|fetch failed|Connection error/i.test(message)) return true;
+  }
+  return false;
 }

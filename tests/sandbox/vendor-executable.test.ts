@@ -9,7 +9,7 @@
  */
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
@@ -21,10 +21,15 @@ import { startRunloopStandIn } from "../fixtures/sandbox-vendors/runloop/server.
 import { startModalStandIn } from "../fixtures/sandbox-vendors/modal/server.ts";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
-const EXE = join(ROOT, "dist/agentcli");
-const skip = existsSync(EXE) ? false : "dist/agentcli is not built (npm run build)";
+const BUILT = join(ROOT, "dist/agentcli");
+const skip = existsSync(BUILT) ? false : "dist/agentcli is not built (npm run build)";
+// A copy outside the checkout: next to the repository's node_modules, a module the executable
+// failed to bundle would still be found on disk (it resolves from its own directory).
+const exeDir = mkdtempSync(join(tmpdir(), "agentcli-exe-"));
+const EXE = join(exeDir, "agentcli");
+if (!skip) copyFileSync(BUILT, EXE), chmodSync(EXE, 0o755);
 const KEY = `key_${crypto.randomUUID().replace(/-/g, "")}`;
-const cleanups: Array<() => Promise<unknown> | unknown> = [];
+const cleanups: Array<() => Promise<unknown> | unknown> = [() => rmSync(exeDir, { recursive: true, force: true })];
 after(async () => {
   for (const c of cleanups.reverse()) await c();
 });
