@@ -39,6 +39,10 @@ export interface HostOptions {
   sandboxDir?: string;
   /** Host paths sandboxes must never see, besides the data dir and the sandbox dir (the project, the bundle). */
   privatePaths?: string[];
+  /** `serve --role`: api, worker or all (default: `AGENTCLI_ROLE`, else all). */
+  role?: string;
+  /** `serve --workers`: runs executed at once (default: `AGENTCLI_WORKERS`, else 4 per CPU). */
+  workers?: number;
   /** A listener already answering `/ok` ({@link listenFirst}); the server takes it over when ready. */
   early?: EarlyListener;
 }
@@ -215,6 +219,10 @@ async function loadInSteps(): Promise<void> {
 }
 
 async function start(opts: HostOptions, runTimeout: number, limits: Partial<ServerLimits>, early: EarlyListener | null): Promise<Host> {
+  const { roleSetting, workersSetting } = await import("../server/roles.ts");
+  const role = roleSetting(opts.role, opts.env);
+  workersSetting(opts.workers, opts.env, role); // a bad value stops the start before anything opens
+  const shutdownMs = secondsSetting(opts.env, "AGENTCLI_SHUTDOWN_SECONDS", 10, "a stopping replica finishes its runs before it hands them back") * 1000;
   const { sandboxIdleSeconds } = await import("../sandbox/manager.ts");
   sandboxIdleSeconds(opts.env);
   const runtime = opts.sandboxRuntime ? await (await import("../sandbox/runtime.ts")).selectSandboxRuntime(opts.driver, opts.sandboxRuntime, opts.env) : null;
@@ -320,6 +328,8 @@ async function start(opts: HostOptions, runTimeout: number, limits: Partial<Serv
       databaseUrl: dbUrl,
       connectWithinMs,
       runTimeoutSeconds: runTimeout,
+      role,
+      workers: workersSetting(opts.workers, opts.env, role),
       runLeaseSeconds: secondsSetting(opts.env, "AGENTCLI_RUN_LEASE_SECONDS", DEFAULT_RUN_LEASE_SECONDS, "a run's lease lasts before another replica takes the run over"),
       limits,
       info: { agent: opts.bundle.config.agent.name, mode: opts.mode },
@@ -363,7 +373,7 @@ async function start(opts: HostOptions, runTimeout: number, limits: Partial<Serv
     async close() {
       // Reverse order of setup; a failure in one step never skips the next.
       await listening.close().catch((e) => opts.log.error(`closing the listener: ${(e as Error).message}`));
-      await server.close({ graceMs: 10_000 }).catch((e) => opts.log.error(`stopping the server: ${(e as Error).message}`));
+      await server.close({ graceMs: shutdownMs }).catch((e) => opts.log.error(`stopping the server: ${(e as Error).message}`));
       await closeGraphs();
       await mcp.close();
       await sandboxes.close().catch(() => {});

@@ -14,7 +14,7 @@ import type { CliContext } from "./context.ts";
 
 const spec = {
   name: "serve",
-  usage: "agentcli serve <bundle> [--port <int>] [--host <addr>] [--data-dir <dir>] [--graph <id>=<module>[:<export>]] [--replace-agent] [--sandbox <runtime>]",
+  usage: "agentcli serve <bundle> [--port <int>] [--host <addr>] [--data-dir <dir>] [--graph <id>=<module>[:<export>]] [--replace-agent] [--sandbox <runtime>] [--role api|worker|all] [--workers <int>]",
   summary: "Serve a bundle (from `agentcli deploy`, at .agentcli/bundle.tgz) in production. Secrets come from the environment.\nWith AGENTCLI_EXIT_WITH_PARENT=1 it shuts down when its standard input closes (its parent died).",
   positionals: [{ name: "bundle", description: "The bundle file (.tgz)", required: true }],
   flags: {
@@ -24,6 +24,8 @@ const spec = {
     graph: GRAPH_FLAG,
     sandbox: SANDBOX_FLAG,
     replaceAgent: REPLACE_AGENT_FLAG,
+    role: { type: "string", placeholder: "api|worker|all", description: "What this replica does: api (the Agent API, no runs), worker (runs the queue; only /ok and /info), all (default; also $AGENTCLI_ROLE)" },
+    workers: { type: "int", placeholder: "<int>", min: 1, max: 10000, description: "Runs executed at once (default 4 per CPU, 4 to 64; also $AGENTCLI_WORKERS)" },
   },
 } satisfies CommandSpec<Record<string, FlagSpec>>;
 
@@ -59,6 +61,8 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
     extraGraphs: parseGraphFlags(flags.graph as string[], ctx.cwd, { replaceAgent: Boolean(flags.replaceAgent) }),
     sandboxRuntime: (flags.sandbox as string | undefined) ?? null,
     privatePaths: [file],
+    role: flags.role as string | undefined,
+    workers: flags.workers as number | undefined,
   });
   log.info(`serving "${bundle.config.agent.name}" on http://${host.listening.host}:${host.listening.port}`);
   const withParent = ctx.env.AGENTCLI_EXIT_WITH_PARENT === "1";

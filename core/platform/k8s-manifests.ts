@@ -125,7 +125,13 @@ export function renderManifests(input: RenderInput): K8sObject[] {
     containers: [
       prune({
         name: role, image: input.image, command,
-        env: [...env, { name: "AGENTCLI_SERVER_ROLE", value: role === "api-server" ? "api" : "queue" }],
+        // serve's role (core/server/roles.ts): the API replicas run no runs; the queue workers
+        // run as many at once as their CPU request allows (4 per CPU, at least 4).
+        env: [
+          ...env,
+          { name: "AGENTCLI_ROLE", value: role === "api-server" ? "api" : "worker" },
+          ...(role === "queue-worker" && spec.queue_cpu ? [{ name: "AGENTCLI_WORKERS", value: String(Math.max(4, Math.round(4 * spec.queue_cpu))) }] : []),
+        ],
         envFrom: [{ secretRef: { name: secretName } }],
         ports: withPort ? [{ name: "http", containerPort: API_PORT }] : undefined,
         readinessProbe: withPort ? { httpGet: { path: "/ok", port: API_PORT }, periodSeconds: 5 } : undefined,

@@ -34,6 +34,7 @@ import { storeRoutes } from "./store-routes.ts";
 import { threadRoutes } from "./threads.ts";
 import { uuid5 } from "./uuid5.ts";
 import { WorkerPool } from "./worker.ts";
+import type { ServerRole } from "./roles.ts";
 import { DEFAULT_TTL, type TtlSettings, TtlSweeper } from "./ttl-sweeper.ts";
 import { DEFAULT_WEBHOOKS, WebhookSender, type WebhookSettings } from "./webhooks.ts";
 
@@ -55,8 +56,10 @@ export interface AgentServerOptions {
   ui?: Hono;
   /** Other components (MCP, A2A, well-known documents); `app` may be built from the server's deps. */
   extraRoutes?: Array<{ path: string; app: Hono<any> | ((deps: ServerDeps) => Hono<any>) }>;
-  /** Runs executed at once by this process (default 8). */
+  /** Runs executed at once by this process (default 8; 0 with role `api`). */
   workers?: number;
+  /** What this replica does (./roles.ts): `api` runs nothing, `worker` serves only /ok and /info. Default `all`. */
+  role?: ServerRole;
   /**
    * Seconds a run's lease lasts (default 10, `AGENTCLI_RUN_LEASE_SECONDS`): a replica that dies
    * mid-run has its runs taken over by another this long after its last renewal.
@@ -125,6 +128,7 @@ export function defaultAssistantId(name: string): string {
 /** Creates the agent server; storage is opened and migrated, workers started. */
 export async function createAgentServer(opts: AgentServerOptions): Promise<AgentServer> {
   const log = redactingLog(opts.log ?? consoleLog());
+  const role: ServerRole = opts.role ?? "all";
   const ownStorage = !opts.storage || !("sql" in opts.storage);
   const storage = ownStorage ? await openStorage((opts.storage ?? {}) as StorageOptions) : (opts.storage as Storage);
   let remote: RemoteBus | null = null;
@@ -146,7 +150,7 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
     broker,
     graphs,
     log,
-    concurrency: opts.workers ?? 8,
+    concurrency: role === "api" ? 0 : opts.workers ?? 8,
     exclusive: storage.sql.kind === "pglite",
     runTimeoutMs: (opts.runTimeoutSeconds ?? 0) * 1000,
     maxRunningPerOwner: limits.maxRunningPerOwner,
@@ -215,12 +219,18 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
       graphs: graphs.ids(),
       storage: storage.sql.kind,
       redis: Boolean(remote),
+      role,
+      workers: role === "api" ? 0 : opts.workers ?? 8,
       encryption: storage.encryption ? { at_rest: "aes-gcm", json_keys: [...storage.encryption.jsonKeys] } : null,
       store_search: storeSearch,
       tracing: opts.tracer ? { exporter: "otlp", project: opts.tracer.project } : null,
       flags: { assistants: true, crons: true, langsmith: false, store: true, strict_resume: true },
       ...opts.info,
     }));
+  // A queue worker replica answers probes and /info only; the API is served by api replicas.
+  if (role === "worker") {
+    app.use(async (c) => c.json({ detail: `This replica only runs the queue (role "worker"): send ${c.req.method} ${new URL(c.req.url).pathname} to an API replica` }, 404));
+  }
   const extraPaths = [...(opts.ui ? ["/app"] : []), ...(opts.extraRoutes ?? []).map((r) => r.path)];
   app.get("/openapi.json", (c) => c.json(openApiDocument({ title: "agentcli Agent API", version: VERSION, extraPaths })));
   if (opts.ui) app.route("/app", opts.ui);

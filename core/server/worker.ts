@@ -234,8 +234,10 @@ export class WorkerPool {
   }
 
   /**
-   * Stops claiming; waits up to `graceMs` for in-flight runs, then cancels the rest, which
-   * end `interrupted` (their checkpoints are kept, so they can be resumed).
+   * Stops claiming; waits up to `graceMs` for in-flight runs, then hands the rest back: on
+   * PostgreSQL another replica takes them over at once and resumes them from their last
+   * checkpoint; on the embedded engine (no other replica) they are cancelled and end
+   * `interrupted` (their checkpoints are kept, so they can be resumed).
    */
   async stop(graceMs = 10_000): Promise<void> {
     this.#stopped = true;
@@ -247,7 +249,21 @@ export class WorkerPool {
     const timedOut = await Promise.race([all.then(() => false), new Promise<boolean>((r) => (timer = setTimeout(() => r(true), graceMs)))]);
     if (timer) clearTimeout(timer);
     if (timedOut) {
-      for (const id of this.#active.keys()) this.#deps.broker.cancel(id, "interrupt");
+      const held = [...this.#active.keys()];
+      let handedBack = false;
+      if (!this.#deps.exclusive) {
+        try {
+          await this.#deps.storage.runs.handBack(held);
+          handedBack = true;
+          this.#deps.log.info(`stopping: ${held.length} run(s) not finished in ${graceMs / 1000} s handed back to the other replicas`);
+        } catch (err) {
+          this.#deps.log.error("stopping: cannot hand runs back (they are taken over once their leases expire)", err);
+        }
+      }
+      for (const id of held) {
+        if (handedBack) this.#deps.broker.loseLease(id);
+        else this.#deps.broker.cancel(id, "interrupt");
+      }
       await all;
     }
   }

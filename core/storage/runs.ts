@@ -320,6 +320,19 @@ export class RunStore {
   }
 
   /**
+   * Hands runs this store holds back to the queue's other replicas (a stopping replica that
+   * could not finish them): their leases expire now, so another replica takes them over
+   * (and resumes them) on its next lease check.
+   */
+  async handBack(runIds: string[]): Promise<void> {
+    if (!runIds.length) return;
+    await this.#sql.query(
+      "UPDATE runs SET lease_until = now() - interval '1 second' WHERE run_id = ANY($1::text[]) AND status = 'running' AND lease_holder = $2",
+      [runIds, this.holder],
+    );
+  }
+
+  /**
    * Takes over one running run whose lease expired (its replica died or lost the database
    * for longer than the lease): leased here, its attempt counted, `resumed: true` and
    * `resumed_at` merged into its metadata. Null when there is none.

@@ -73,6 +73,11 @@ describe("manifests", () => {
     const queue = byName("Deployment", "-queue");
     assert.equal(queue.spec.replicas, 1);
     assert.deepEqual(queue.spec.template.spec.containers[0].resources.limits, { cpu: "500m", memory: "512Mi" });
+    // The API replicas run no runs; the queue workers run the queue, sized from queue_cpu (4 per CPU, at least 4).
+    const envOf = (d: any) => Object.fromEntries(d.spec.template.spec.containers[0].env.map((e: any) => [e.name, e.value]));
+    assert.equal(envOf(api).AGENTCLI_ROLE, "api");
+    assert.equal(envOf(queue).AGENTCLI_ROLE, "worker");
+    assert.equal(envOf(queue).AGENTCLI_WORKERS, "4");
     const hpas = objects.filter((o) => o.kind === "HorizontalPodAutoscaler") as any[];
     assert.deepEqual(hpas.map((h) => [h.spec.minReplicas, h.spec.maxReplicas]), [[2, 6], [1, 4]]);
     const db = byName("StatefulSet", "-postgres");
