@@ -223,7 +223,7 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
       workers: role === "api" ? 0 : opts.workers ?? 8,
       encryption: storage.encryption ? { at_rest: "aes-gcm", json_keys: [...storage.encryption.jsonKeys] } : null,
       store_search: storeSearch,
-      tracing: opts.tracer ? { exporter: "otlp", project: opts.tracer.project } : null,
+      tracing: opts.tracer ? { exporter: opts.tracer.exporter, project: opts.tracer.project } : null,
       flags: { assistants: true, crons: true, langsmith: false, store: true, strict_resume: true },
       ...opts.info,
     }));

@@ -23,6 +23,8 @@ export interface RunTrace {
 /** Starts runs' traces; `close` flushes what is pending. */
 export interface RunTracer {
   readonly project: string;
+  /** Where spans go: "otlp", "langsmith" or both ("otlp+langsmith"). */
+  readonly exporter: string;
   startRun(run: { run_id: string; thread_id: string; assistant_id: string; graph_id: string; attempt: number }): RunTrace;
   flush(): Promise<void>;
   close(): Promise<void>;
@@ -36,6 +38,7 @@ export function createOtlpRunTracer(opts: { url: string; headers: Record<string,
   const tracer = provider.getTracer("agentcli", VERSION);
   return {
     project: opts.project,
+    exporter: "otlp",
     startRun(run) {
       const root = tracer.startSpan(`run ${run.graph_id}`, {
         kind: SpanKind.INTERNAL,
@@ -57,6 +60,37 @@ export function createOtlpRunTracer(opts: { url: string; headers: Record<string,
     },
     flush: () => provider.forceFlush(),
     close: () => provider.shutdown(),
+  };
+}
+
+/**
+ * LangSmith through LangChain's own tracer, with its own client (the key and endpoint from
+ * the server's environment, not only the process's). Named as LangChain names it, so
+ * LangChain adds no second one when the process environment enables tracing too.
+ */
+export async function createLangSmithRunTracer(opts: { apiKey: string; apiUrl?: string; project: string }): Promise<RunTracer> {
+  const [{ LangChainTracer }, { Client }] = await Promise.all([import("@langchain/core/tracers/tracer_langchain"), import("langsmith")]);
+  const client = new Client({ apiKey: opts.apiKey, ...(opts.apiUrl ? { apiUrl: opts.apiUrl } : {}) });
+  return {
+    project: opts.project,
+    exporter: "langsmith",
+    startRun: () => ({ callbacks: [new LangChainTracer({ projectName: opts.project, client })], end() {} }),
+    flush: () => client.awaitPendingTraceBatches(),
+    close: () => client.awaitPendingTraceBatches(),
+  };
+}
+
+/** Several tracers as one: every run goes to each. */
+export function combineTracers(...tracers: RunTracer[]): RunTracer {
+  return {
+    project: tracers[0]!.project,
+    exporter: tracers.map((t) => t.exporter).join("+"),
+    startRun(run) {
+      const traces = tracers.map((t) => t.startRun(run));
+      return { callbacks: traces.flatMap((t) => t.callbacks), end: (status, error) => traces.forEach((t) => t.end(status, error)) };
+    },
+    flush: async () => void (await Promise.all(tracers.map((t) => t.flush()))),
+    close: async () => void (await Promise.all(tracers.map((t) => t.close()))),
   };
 }
 

@@ -10,6 +10,11 @@
  * `LANGSMITH_PROJECT`, else the agent's name). They carry ids, names and counts, never inputs,
  * outputs or credentials; error messages are redacted. The SDK is loaded only when configured.
  *
+ * With `LANGSMITH_TRACING=true` and `LANGSMITH_API_KEY` (or the older `LANGCHAIN_TRACING_V2`,
+ * `LANGCHAIN_API_KEY`), runs are also traced to LangSmith by LangChain's own tracer
+ * (`LANGSMITH_ENDPOINT`, `LANGSMITH_PROJECT`), whatever the process environment holds (the
+ * server's variables may come from the project's `.env`).
+ *
  * @example
  * const tracer = await runTracerFromEnv(process.env, { agent: "my-agent" }); // null when not configured
  */
@@ -27,20 +32,32 @@ export function otlpTracesUrl(env: Record<string, string | undefined>): string |
   return base ? `${base.replace(/\/+$/, "")}/v1/traces` : null;
 }
 
-/** A tracer for the server's runs when OTLP is configured (loading the SDK then), else null. */
+/** Whether the environment asks for LangSmith tracing (and has its key). */
+export function langSmithEnabled(env: Record<string, string | undefined>): boolean {
+  const on = (env.LANGSMITH_TRACING ?? env.LANGCHAIN_TRACING_V2 ?? "").trim().toLowerCase();
+  return (on === "true" || on === "1") && Boolean(env.LANGSMITH_API_KEY ?? env.LANGCHAIN_API_KEY);
+}
+
+/** A tracer for the server's runs when OTLP and/or LangSmith are configured (loading their SDKs then), else null. */
 export async function runTracerFromEnv(env: Record<string, string | undefined>, opts: { agent: string }): Promise<RunTracer | null> {
   const url = otlpTracesUrl(env);
-  if (!url) return null;
-  const { createOtlpRunTracer } = await import("./run-tracer.ts");
+  const langsmith = langSmithEnabled(env);
+  if (!url && !langsmith) return null;
+  const { combineTracers, createLangSmithRunTracer, createOtlpRunTracer } = await import("./run-tracer.ts");
+  const project = env.AGENTCLI_TRACING_PROJECT?.trim() || env.LANGSMITH_PROJECT?.trim() || opts.agent;
+  const langsmithTracer = langsmith
+    ? await createLangSmithRunTracer({
+      apiKey: (env.LANGSMITH_API_KEY ?? env.LANGCHAIN_API_KEY)!,
+      apiUrl: env.LANGSMITH_ENDPOINT?.trim() || env.LANGCHAIN_ENDPOINT?.trim() || undefined,
+      project: env.LANGSMITH_PROJECT?.trim() || project,
+    })
+    : null;
+  if (!url) return langsmithTracer;
   const headers: Record<string, string> = {};
   for (const pair of (env.OTEL_EXPORTER_OTLP_TRACES_HEADERS ?? env.OTEL_EXPORTER_OTLP_HEADERS ?? "").split(",")) {
     const eq = pair.indexOf("=");
     if (eq > 0) headers[decodeURIComponent(pair.slice(0, eq).trim())] = decodeURIComponent(pair.slice(eq + 1).trim());
   }
-  return createOtlpRunTracer({
-    url,
-    headers,
-    serviceName: env.OTEL_SERVICE_NAME?.trim() || opts.agent,
-    project: env.AGENTCLI_TRACING_PROJECT?.trim() || env.LANGSMITH_PROJECT?.trim() || opts.agent,
-  });
+  const otlp = createOtlpRunTracer({ url, headers, serviceName: env.OTEL_SERVICE_NAME?.trim() || opts.agent, project });
+  return langsmithTracer ? combineTracers(otlp, langsmithTracer) : otlp;
 }

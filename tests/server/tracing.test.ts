@@ -166,6 +166,39 @@ test("a run's spans reach the OTLP listener: run, model calls with tokens, tools
   assert.ok(!raw.includes(USER_TEXT), "no user input in any span");
 });
 
+test("with LANGSMITH_TRACING and LANGSMITH_API_KEY, runs trace to LangSmith through LangChain's tracer", async () => {
+  const posts: Array<{ path: string; key: string | undefined; body: string }> = [];
+  const langsmith = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      if (req.method === "POST") posts.push({ path: req.url ?? "", key: req.headers["x-api-key"] as string | undefined, body: Buffer.concat(chunks).toString("utf8") });
+      res.writeHead(req.method === "POST" ? 202 : 200, { "content-type": "application/json" });
+      res.end("{}");
+    });
+  });
+  await new Promise<void>((r) => langsmith.listen(0, "127.0.0.1", r));
+  const tracer = await runTracerFromEnv(
+    { LANGSMITH_TRACING: "true", LANGSMITH_API_KEY: "lsv2-test-key", LANGSMITH_ENDPOINT: `http://127.0.0.1:${(langsmith.address() as AddressInfo).port}`, LANGSMITH_PROJECT: "ls-project" },
+    { agent: "agent" },
+  );
+  const s = await startTestServer({ tracer });
+  try {
+    const info = await (await fetch(`${s.url}/info`)).json() as { tracing: unknown };
+    assert.deepEqual(info.tracing, { exporter: "langsmith", project: "ls-project" });
+    const thread = await s.client.threads.create();
+    const run = await s.client.runs.create(thread.thread_id, "echo", { input: { messages: [{ role: "user", content: "hi" }] } });
+    await s.client.runs.join(thread.thread_id, run.run_id);
+  } finally {
+    await s.close(); // waits for the pending trace batches
+    langsmith.close();
+  }
+  const runs = posts.filter((p) => p.path.startsWith("/runs"));
+  assert.ok(runs.length > 0, `LangSmith received runs (got ${posts.map((p) => p.path).join(", ") || "nothing"})`);
+  assert.ok(runs.every((p) => p.key === "lsv2-test-key"), "with the key from the server's environment");
+  assert.ok(runs.some((p) => p.body.includes("ls-project")), "in the project named by LANGSMITH_PROJECT");
+});
+
 test("tracing is off without an endpoint, and OTEL_SDK_DISABLED / OTEL_TRACES_EXPORTER=none turn it off", async () => {
   assert.equal(otlpTracesUrl({}), null);
   assert.equal(await runTracerFromEnv({}, { agent: "a" }), null);
