@@ -59,6 +59,8 @@ const decoder = new TextDecoder();
 const FLUSH_MS = 25;
 /** Appended versions on top of a whole one before a list is stored whole again (bounds a read). */
 const MAX_CHAIN = 100;
+/** Threads remembered as having no checkpoint; the oldest go first (they are read again). */
+const MAX_EMPTY = 10_000;
 /** Lists remembered per (thread, namespace, channel), for appends; the oldest go first. */
 const MAX_REMEMBERED = 256;
 
@@ -81,6 +83,8 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
   #blobs = new Map<string, unknown[]>();
   #writes = new Map<string, { params: unknown[]; special: boolean }>();
   #lists = new Map<string, Remembered>();
+  /** Threads known to have no checkpoint (see `markEmpty`), oldest first. */
+  readonly #empty = new Set<string>();
   #flushing: Promise<void> | null = null;
   #timer: ReturnType<typeof setTimeout> | null = null;
 
@@ -187,9 +191,19 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
     }
   }
 
+  /**
+   * Tells the saver that a thread has no checkpoint (one just created, on a database that
+   * only this process writes and only through this saver): reads of it answer without a
+   * query until anything is put for it. A new thread's first run then skips its read.
+   */
+  markEmpty(threadId: string): void {
+    this.#empty.add(threadId);
+    if (this.#empty.size > MAX_EMPTY) this.#empty.delete(this.#empty.values().next().value!);
+  }
+
   async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
     const threadId = config.configurable?.thread_id as string | undefined;
-    if (threadId === undefined) return undefined;
+    if (threadId === undefined || this.#empty.has(threadId)) return undefined;
     await this.flush();
     const ns = (config.configurable?.checkpoint_ns as string | undefined) ?? "";
     const id = config.configurable?.checkpoint_id as string | undefined;
@@ -222,6 +236,7 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
 
   async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, newVersions?: ChannelVersions): Promise<RunnableConfig> {
     const threadId = config.configurable?.thread_id as string | undefined;
+    if (threadId !== undefined) this.#empty.delete(threadId);
     if (threadId === undefined) throw new Error('Cannot save a checkpoint: the config has no "thread_id"');
     const ns = (config.configurable?.checkpoint_ns as string | undefined) ?? "";
     const parent = (config.configurable?.checkpoint_id as string | undefined) ?? null;
@@ -283,6 +298,7 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
 
   async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string, taskPath?: string): Promise<void> {
     const threadId = config.configurable?.thread_id as string | undefined;
+    if (threadId !== undefined) this.#empty.delete(threadId);
     const ns = (config.configurable?.checkpoint_ns as string | undefined) ?? "";
     const checkpointId = config.configurable?.checkpoint_id as string | undefined;
     if (threadId === undefined || checkpointId === undefined) throw new Error('Cannot save writes: the config has no "thread_id" or "checkpoint_id"');
@@ -326,6 +342,7 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
 
   /** Copies every checkpoint, channel value and write of one thread to another (thread copy). */
   async copyThread(fromThreadId: string, toThreadId: string): Promise<void> {
+    this.#empty.delete(toThreadId);
     await this.flush();
     await this.#sql.query(
       `WITH a AS (
