@@ -65,12 +65,16 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === "object" && !Array.isArray(v);
 }
 
-/** The texts to embed for a put: every field's values; a field that names nothing is a 422. */
-export function textsToIndex(value: Record<string, unknown>, fields: string[]): Array<[string, string]> {
+/**
+ * The texts to embed for a put: every field's values. A field the put named (`strict`) that
+ * names nothing in the value is a 422; a default field (`AGENTCLI_STORE_INDEX_FIELDS`) the
+ * value lacks is skipped, so items of other shapes can still be stored.
+ */
+export function textsToIndex(value: Record<string, unknown>, fields: string[], strict = true): Array<[string, string]> {
   const out: Array<[string, string]> = [];
   for (const field of fields) {
     const texts = fieldTexts(value, field);
-    if (texts.length === 0) {
+    if (texts.length === 0 && strict) {
       throw userError("UNPROCESSABLE", {
         message: `Invalid store index: field "${field}" is not in the item's value`,
         hint: 'Name fields of the value: "$" (all of it), "a.b", "list[*].text"; or index: false.',

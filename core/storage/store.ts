@@ -95,7 +95,7 @@ export class SqlStore extends BaseStore {
       return;
     }
     // The item and its vectors change in one statement: its fields' vectors, and none for fields no longer indexed.
-    const texts = op.index === false ? [] : textsToIndex(op.value, op.index ?? this.#index.fields);
+    const texts = op.index === false ? [] : textsToIndex(op.value, op.index ?? this.#index.fields, op.index !== undefined);
     const vectors = texts.length ? await embedAll(this.#index, texts.map(([, t]) => t)) : [];
     params.push(texts.map(([field]) => field), JSON.stringify(texts.map(([field], i) => ({ field, embedding: vectors[i] }))));
     await this.#sql.query(

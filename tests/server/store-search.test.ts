@@ -80,6 +80,22 @@ for (const encrypted of [false, true]) {
   });
 }
 
+describe("default index fields (AGENTCLI_STORE_INDEX_FIELDS)", () => {
+  test("a put without index embeds the default fields; an item without them is stored, not ranked", async () => {
+    const t = await startTestServer({ storage: { storeIndex: await indexed({ AGENTCLI_STORE_INDEX_FIELDS: "text" }) } });
+    try {
+      await t.client.store.putItem(["d"], "with", { text: "red apples", other: "zzz" });
+      await t.client.store.putItem(["d"], "without", { note: "red apples" });
+      assert.equal((await t.client.store.getItem(["d"], "without"))?.value.note, "red apples");
+      const { items } = await t.client.store.searchItems(["d"], { query: "red apples" });
+      assert.deepEqual(items.map((i) => i.key), ["with"]);
+      assert.ok(!models.embedded.includes("zzz") && models.embedded.includes("red apples"), "only the default field was embedded");
+    } finally {
+      await t.close();
+    }
+  });
+});
+
 describe("store search without an embedding model", () => {
   test("query is text matching and /info says so", async () => {
     const t = await startTestServer();
