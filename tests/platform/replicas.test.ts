@@ -71,7 +71,9 @@ async function instance(name: string, url: string): Promise<Platform> {
   const dataDir = await mkdtemp(join(tmpdir(), `agentcli-replica-${name}-`));
   dirs.push(dataDir);
   const compute = new RecordingCompute(name);
-  return openPlatform({ dataDir, databaseUrl: url, mode: "cloud", computeFor: () => compute, onError: () => {}, reconcile: { leaseMs: 900, pollMs: 100 } });
+  // Renewed every leaseMs / 3: 4 s lets a loaded machine stall a renewal by over 2 s before a
+  // healthy replica's lease is lost (900 ms lost it under CI's load and failed the first test).
+  return openPlatform({ dataDir, databaseUrl: url, mode: "cloud", computeFor: () => compute, onError: () => {}, reconcile: { leaseMs: 4000, pollMs: 100 } });
 }
 
 async function call(p: Platform, method: string, path: string, body?: unknown): Promise<any> {
