@@ -9,10 +9,9 @@
  * xk6 do), and `import ... from "agentcli"` in them is this checkout's own API.
  */
 import { build, type BuildOptions } from "esbuild";
-import { execFileSync } from "node:child_process";
-import { createHash } from "node:crypto";
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { homedir, tmpdir } from "node:os";
+import { execFile, execFileSync } from "node:child_process";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { createRequire } from "node:module";
 
@@ -57,6 +56,8 @@ const started = Date.now();
 const COMMANDS = ["init", "dev", "deploy", "serve", "platform", "schema", "plugins", "build"];
 const SHARED = ["errors", "runtime", "version"];
 const common = {
+  // esbuild names modules by their path from here: the checkout, wherever a build starts.
+  absWorkingDir: root,
   bundle: true,
   platform: "node",
   format: "cjs",
@@ -142,31 +143,21 @@ await build({
   }],
 });
 console.log(`bundled agentcli.cjs and app.cjs in ${Date.now() - started} ms`);
-// The V8 code cache of the app bundle, made by the same Node binary the executable runs.
-// V8 does not make the same cache twice, so it is made once per app bundle and Node binary
-// and reused: the same inputs give a byte-identical executable.
+// What is not plain bundling is made by the Node binary the executable is built from, in a way
+// that depends on the inputs alone: V8 code caches (the app's here, the main bundle's in the
+// SEA blob below) with --predictable (single-threaded, deterministic GC; without it every run
+// makes different bytes, which V8 still accepts either way), and the database template (a
+// migrated, empty agent-server database a new embedded database restores instead of running
+// initdb) with a fixed clock and seeded randomness (scripts/build-template.ts). The two run
+// side by side.
 const appCache = join(dist, "app.cache");
-const cachedCode = buildCachePath("code-cache", [readFileSync(join(dist, "app.cjs")), readFileSync(nodeBin), readFileSync(join(root, "scripts/sea-code-cache.ts"))]);
-if (cachedCode && existsSync(cachedCode)) copyFileSync(cachedCode, appCache);
-else {
-  execFileSync(nodeBin, [join(root, "scripts/sea-code-cache.ts"), join(dist, "app.cjs"), appCache], { stdio: "inherit" });
-  if (cachedCode) saveToBuildCache(appCache, cachedCode);
-}
+const { PGLITE_TEMPLATE_ASSET } = await import("../core/storage/template.ts");
+await Promise.all([
+  run(nodeBin, ["--predictable", join(root, "scripts/sea-code-cache.ts"), join(dist, "app.cjs"), appCache]),
+  run(nodeBin, [join(root, "scripts/build-template.ts"), join(dist, PGLITE_TEMPLATE_ASSET)]),
+]);
 
-const assets: Record<string, string> = { "app.cjs": join(dist, "app.cjs"), "app.cache": join(dist, "app.cache") };
-// A migrated, empty agent-server database: a new embedded database restores it instead of
-// running initdb (seconds) on first start.
-// initdb is not reproducible either (the cluster's id, timestamps): the template is the one
-// agentcli keeps per PGlite version and migrations in the user's cache (made here when absent).
-const { createPgliteTemplate, findTemplate, saveTemplate, PGLITE_TEMPLATE_ASSET } = await import("../core/storage/template.ts");
-const { SERVER_TEMPLATE } = await import("../core/storage/migrations.ts");
-let template = findTemplate(SERVER_TEMPLATE);
-if (!template) {
-  template = await createPgliteTemplate();
-  await saveTemplate(SERVER_TEMPLATE, template);
-}
-writeFileSync(join(dist, PGLITE_TEMPLATE_ASSET), template);
-assets[PGLITE_TEMPLATE_ASSET] = join(dist, PGLITE_TEMPLATE_ASSET);
+const assets: Record<string, string> = { "app.cjs": join(dist, "app.cjs"), "app.cache": appCache, [PGLITE_TEMPLATE_ASSET]: join(dist, PGLITE_TEMPLATE_ASSET) };
 const pgliteDist = join(require.resolve("@electric-sql/pglite"), "..");
 for (const name of ["pglite.wasm", "initdb.wasm", "pglite.data"]) assets[name] = join(pgliteDist, name);
 const uiDir = join(distDir, "ui");
@@ -174,15 +165,10 @@ if (existsSync(uiDir)) for (const file of walk(uiDir)) assets[`ui/${relative(uiD
 
 const seaConfig = join(dist, "sea-config.json");
 const blob = join(dist, "sea-prep.blob");
-writeFileSync(seaConfig, JSON.stringify({ main: join(dist, "agentcli.cjs"), output: blob, disableExperimentalSEAWarning: true, useCodeCache: true, assets }, null, 2));
-// The blob holds a V8 code cache of the main bundle too: kept by the digest of everything in it.
-const names = Object.keys(assets).sort();
-const cachedBlob = buildCachePath("sea-blob", [readFileSync(nodeBin), readFileSync(join(dist, "agentcli.cjs")), new TextEncoder().encode(JSON.stringify(names)), ...names.map((n) => readFileSync(assets[n]!))]);
-if (cachedBlob && existsSync(cachedBlob)) copyFileSync(cachedBlob, blob);
-else {
-  execFileSync(nodeBin, ["--experimental-sea-config", seaConfig], { stdio: "inherit" });
-  if (cachedBlob) saveToBuildCache(blob, cachedBlob);
-}
+// The blob records the main script's path as written here: relative (to the build folder, the
+// current one), so where the checkout or the build folder is does not reach the executable.
+writeFileSync(seaConfig, JSON.stringify({ main: "agentcli.cjs", output: blob, disableExperimentalSEAWarning: true, useCodeCache: true, assets }, null, 2));
+execFileSync(nodeBin, ["--predictable", "--experimental-sea-config", seaConfig], { stdio: "inherit", cwd: dist });
 const exe = opts.output ?? join(distDir, "agentcli");
 mkdirSync(dirname(exe), { recursive: true });
 copyFileSync(nodeBin, exe);
@@ -195,28 +181,16 @@ return exe;
 
 if (process.argv[1] && new URL(import.meta.url).pathname === process.argv[1]) await buildExecutable();
 
-/**
- * Where a build product that is not reproducible (V8 code caches: the app's, and the SEA blob
- * with the main bundle's) is kept, by the digest of its inputs: `$XDG_CACHE_HOME/agentcli/build/`
- * (or `~/.cache/...`); null with AGENTCLI_TEMPLATE_CACHE=0 (every build makes its own then,
- * and two builds differ).
- */
-function buildCachePath(kind: string, inputs: Uint8Array[]): string | null {
-  if (process.env.AGENTCLI_TEMPLATE_CACHE === "0") return null;
-  const base = process.env.XDG_CACHE_HOME || join(process.env.HOME || homedir(), ".cache");
-  const hash = createHash("sha256");
-  for (const input of inputs) hash.update(createHash("sha256").update(input).digest());
-  return join(base, "agentcli", "build", `${kind}-${hash.digest("hex").slice(0, 32)}`);
-}
-
-/** Copies a product into the build cache, atomically; a cache that cannot be written is skipped. */
-function saveToBuildCache(file: string, target: string): void {
-  try {
-    mkdirSync(dirname(target), { recursive: true });
-    const tmp = `${target}.${process.pid}.tmp`;
-    copyFileSync(file, tmp);
-    renameSync(tmp, target);
-  } catch { /* read-only home: the next build makes it again */ }
+/** Runs a build step in its own process, its output shown; rejects when it fails. */
+function run(file: string, args: string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    execFile(file, args, { maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
+      process.stdout.write(stdout);
+      process.stderr.write(stderr);
+      if (err) reject(err);
+      else resolve();
+    });
+  });
 }
 
 function walk(dir: string): string[] {

@@ -2,8 +2,10 @@
  * Makes the V8 code cache of the executable's app bundle (`app.cjs` -> `app.cache`). Run by
  * scripts/build-sea.ts with the same Node binary the executable is built from (a cache made by
  * another V8 is rejected). The bundle is compiled exactly as bin/sea-app.ts compiles it and
- * evaluated, so the functions its start-up runs are in the cache too.
- * Usage: node scripts/sea-code-cache.ts <app.cjs> <app.cache>
+ * evaluated, so the functions its start-up runs are in the cache too. Run it under V8's
+ * `--predictable` (build-sea.ts does): otherwise concurrent compilation and GC timing make
+ * different bytes on every run.
+ * Usage: node --predictable scripts/sea-code-cache.ts <app.cjs> <app.cache>
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";

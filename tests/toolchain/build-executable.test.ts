@@ -1,19 +1,23 @@
 /**
  * `agentcli --plugin ... build --output <file>`: a custom single executable with a plugin file
  * and an installed plugin package compiled in; it lists them in `agentcli plugins` and uses
- * them with an empty environment (no Node on PATH): a compiled-in deploy target, and the
- * built-in `docker` target putting this very executable in the image's build context. Built
- * twice from the same inputs, the executables are byte-identical.
+ * them with an empty environment (no Node on PATH): a compiled-in deploy target, the
+ * built-in `docker` target putting this very executable in the image's build context, and
+ * `dev` on embedded storage seeded from the template the build embedded. Built twice from the
+ * same inputs, each time with an empty home and cache folder, the executables are
+ * byte-identical.
  * The one test that builds executables (heavy: two builds, about a minute and 1.4 GB each).
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { Client } from "@langchain/langgraph-sdk";
+import { freePort } from "../../core/platform/revision-process.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -42,18 +46,31 @@ export default definePlugin({
     writeFileSync(join(pkg, "package.json"), JSON.stringify({ name: "agentcli-plugin-hello", version: "0.4.2", type: "module", exports: "./index.js" }));
     writeFileSync(join(pkg, "index.js"), `export default { name: "hello", kind: "extension", hooks: { "bundle:build": ({ files }) => { files.set("HELLO.md", new TextEncoder().encode("hello\\n")); } } };\n`);
 
+    // Each build with its own empty home and cache: nothing a build makes may come from an
+    // earlier one, or from this machine's state.
+    const build = (output: string) => {
+      const home = mkdtempSync(join(tmpdir(), "agentcli-build-home-"));
+      const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, XDG_CACHE_HOME: join(home, "cache") };
+      delete env.AGENTCLI_TEMPLATE_CACHE;
+      try {
+        const r = spawnSync(join(ROOT, "node_modules/.bin/node"), [join(ROOT, "bin/agentcli.js"), "--plugin", "./echo-target.ts", "--plugin", "agentcli-plugin-hello", "build", "--output", output], { cwd: dir, encoding: "utf8", env });
+        assert.equal(r.status, 0, r.stdout + r.stderr);
+        assert.deepEqual(readdirSync(home), [], "the build keeps nothing in the home or cache folder");
+        return r;
+      } finally {
+        rmSync(home, { recursive: true, force: true });
+      }
+    };
     const exe = join(dir, "agentcli-custom");
-    const built = spawnSync(join(ROOT, "node_modules/.bin/node"), [join(ROOT, "bin/agentcli.js"), "--plugin", "./echo-target.ts", "--plugin", "agentcli-plugin-hello", "build", "--output", exe], { cwd: dir, encoding: "utf8", env: { ...process.env } });
-    assert.equal(built.status, 0, built.stdout + built.stderr);
+    const built = build(exe);
     assert.match(built.stdout, /deploy-echo .*deploy --target echo/);
     assert.match(built.stdout, /Built .*agentcli-custom with 2 extra plugins/);
 
-    // The same inputs again: a byte-identical executable.
+    // The same inputs again, from clean caches: a byte-identical executable.
     const again = join(dir, "agentcli-custom-again");
-    const rebuilt = spawnSync(join(ROOT, "node_modules/.bin/node"), [join(ROOT, "bin/agentcli.js"), "--plugin", "./echo-target.ts", "--plugin", "agentcli-plugin-hello", "build", "--output", again], { cwd: dir, encoding: "utf8", env: { ...process.env } });
-    assert.equal(rebuilt.status, 0, rebuilt.stdout + rebuilt.stderr);
-    const [first, second] = [readFileSync(exe), readFileSync(again)];
-    assert.equal(createHash("sha256").update(second).digest("hex"), createHash("sha256").update(first).digest("hex"), "the build is deterministic");
+    build(again);
+    const sha256 = (file: string) => createHash("sha256").update(readFileSync(file)).digest("hex");
+    assert.equal(sha256(again), sha256(exe), "the build is deterministic");
     rmSync(again);
 
     const plugins = JSON.parse(execFileSync(exe, ["plugins", "--json"], { cwd: dir, env: {}, encoding: "utf8" })) as Array<{ name: string; version: string; kind: string; hooks: string[] }>;
@@ -75,6 +92,33 @@ export default definePlugin({
     const docker = spawnSync(exe, ["deploy", "--target", "docker"], { cwd: project, env: {}, encoding: "utf8" });
     assert.equal(docker.status, 0, docker.stdout + docker.stderr);
     assert.deepEqual(readFileSync(join(project, ".agentcli/docker/agentcli")), readFileSync(exe), "the image gets this executable");
+
+    // `dev` with embedded storage, no Node and an empty home: the database is restored from the
+    // template the build embedded (its system identifier holds the build's fixed clock,
+    // 2000-01-01; an initdb here would hold today's), and serves the Agent API.
+    const home = join(dir, "dev-home");
+    mkdirSync(home);
+    const port = await freePort("127.0.0.1");
+    const dev = spawn(exe, ["dev", "--port", String(port)], { cwd: project, env: { HOME: home }, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    dev.stdout.on("data", (d: Buffer) => (out += d));
+    dev.stderr.on("data", (d: Buffer) => (out += d));
+    const exited = new Promise((r) => dev.once("exit", r));
+    try {
+      const client = new Client({ apiUrl: `http://127.0.0.1:${port}` });
+      for (;;) {
+        assert.equal(dev.exitCode, null, `agentcli dev exited:\n${out}`);
+        if (await client.assistants.search().then(() => true, () => false)) break;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      const thread = await client.threads.create({ metadata: { built: "twice" } });
+      assert.equal((await client.threads.get(thread.thread_id)).metadata?.built, "twice");
+      const control = readFileSync(join(project, ".agentcli/db/global/pg_control"));
+      assert.equal(control.readBigUInt64LE(0) >> 32n, BigInt(Date.UTC(2000, 0, 1) / 1000), "restored from the embedded template");
+    } finally {
+      dev.kill("SIGTERM");
+      await exited;
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
