@@ -84,16 +84,28 @@ export function findTemplate(spec: TemplateSpec): Uint8Array | null {
   }
 }
 
-/** Writes a template to the cache (atomically; errors are ignored: the cache is optional). */
+/** How many templates of one name the cache keeps (other PGlite versions or migrations: other checkouts, upgrades). */
+export const TEMPLATES_KEPT = 3;
+
+/**
+ * Writes a template to the cache (atomically; errors are ignored: the cache is optional), then
+ * prunes the cache to the {@link TEMPLATES_KEPT} most recently written templates of its name.
+ */
 export async function saveTemplate(spec: TemplateSpec, gz: Uint8Array): Promise<void> {
   try {
     const path = templateCachePath(spec);
     if (!path) return;
-    const { mkdir, writeFile, rename } = await import("node:fs/promises");
+    const { mkdir, writeFile, rename, readdir, stat, rm } = await import("node:fs/promises");
     await mkdir(dirname(path), { recursive: true });
     const tmp = `${path}.${crypto.randomUUID()}.tmp`;
     await writeFile(tmp, gz);
     await rename(tmp, path);
+    const dir = dirname(path);
+    const mine = new RegExp(`^pglite-.+-${spec.name.replace(/[^A-Za-z0-9_]/g, "\\$&")}-[0-9a-f]{12}\\.tar\\.gz$`);
+    const files = await Promise.all((await readdir(dir)).filter((f) => mine.test(f)).map(async (f) => ({ f, mtime: (await stat(join(dir, f))).mtimeMs })));
+    files.sort((a, b) => b.mtime - a.mtime || (a.f < b.f ? -1 : 1));
+    // A start reading one being removed just runs initdb (findTemplate treats a missing file as none).
+    await Promise.all(files.slice(TEMPLATES_KEPT).filter((x) => join(dir, x.f) !== path).map((x) => rm(join(dir, x.f), { force: true })));
   } catch { /* read-only home, full disk: the next start just runs initdb again */ }
 }
 

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { SERVER_MIGRATIONS, SERVER_TEMPLATE } from "../../core/storage/migrations.ts";
 import { openStorage } from "../../core/storage/storage.ts";
-import { createPgliteTemplate, parseTar, restoreTemplate, templateCachePath } from "../../core/storage/template.ts";
+import { createPgliteTemplate, parseTar, restoreTemplate, saveTemplate, TEMPLATES_KEPT, templateCachePath } from "../../core/storage/template.ts";
 import { gunzipSync } from "node:zlib";
 
 let dir: string;
@@ -91,4 +91,30 @@ test("createPgliteTemplate (the executable's asset) is a migrated database that 
   await s.assistants.create({ assistant_id: "a1", graph_id: "g", config: {}, metadata: {}, name: "n", description: null });
   assert.equal((await s.assistants.get("a1"))?.name, "n");
   await s.close();
+});
+
+test("the cache keeps the last templates of a name (other PGlite versions or migrations) and prunes the rest", async () => {
+  const { mkdirSync, writeFileSync, utimesSync, readFileSync } = await import("node:fs");
+  const cache = templateCachePath(SERVER_TEMPLATE)!;
+  const folder = join(cache, "..");
+  mkdirSync(folder, { recursive: true });
+  const old = ["0.5.1", "0.5.2", "0.5.3", "0.5.4"].map((v, i) => {
+    const f = join(folder, `pglite-${v}-server-${String(i).repeat(12)}.tar.gz`);
+    writeFileSync(f, "old");
+    utimesSync(f, 1000 + i, 1000 + i);
+    return f;
+  });
+  const base = join(folder, "pglite-0.5.1-base-aaaaaaaaaaaa.tar.gz");
+  writeFileSync(base, "base");
+  utimesSync(base, 10, 10);
+  const unrelated = join(folder, "notes.txt");
+  writeFileSync(unrelated, "mine");
+
+  await saveTemplate(SERVER_TEMPLATE, new Uint8Array([31, 139, 1]));
+  assert.deepEqual([...readFileSync(cache)], [31, 139, 1]);
+  const kept = readdirSync(folder).filter((f) => /-server-/.test(f)).sort();
+  assert.equal(kept.length, TEMPLATES_KEPT);
+  assert.deepEqual(kept, [cache, old[3]!, old[2]!].map((f) => f.slice(folder.length + 1)).sort(), "the newest ones stay");
+  assert.equal(existsSync(base), true, "another template's files are not touched");
+  assert.equal(existsSync(unrelated), true);
 });
