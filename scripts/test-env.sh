@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Makes sure what the tests talk to is here: Chromium (Debian package) for the browser tests,
-# bubblewrap (bwrap) for the local sandboxes, PostgreSQL and Redis for the scale-out tests.
-# Idempotent; quiet when all is present.
+# bubblewrap (bwrap) for the local sandboxes, PostgreSQL (with pgvector) and Redis for the
+# scale-out tests. Idempotent; quiet when all is present.
 set -uo pipefail
 
 # ensure_deb <command> <Debian package>: installs the package when the command is missing.
@@ -22,6 +22,45 @@ if command -v pg_isready >/dev/null 2>&1 && ! pg_isready -q -h 127.0.0.1 -p 5432
   pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | head -n1)" main start || true
   for _ in $(seq 1 30); do pg_isready -q -h 127.0.0.1 -p 5432 && break; sleep 1; done
 fi
+
+# pgvector for PostgreSQL (the store's semantic search): this Debian release has no binary
+# package for its PostgreSQL, so Debian's pgvector source package (from the next release, read
+# through a private apt state: the machine's own sources stay as they are) is built against
+# the server's headers and installed into it. The mirror is the one the machine's apt uses.
+ensure_pgvector() {
+  local ver work uri
+  ver="$(ls /etc/postgresql 2>/dev/null | head -n1)"
+  [ -n "$ver" ] || return 0
+  [ -f "/usr/share/postgresql/$ver/extension/vector.control" ] && return 0
+  if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+    echo "test-env: pgvector is missing for PostgreSQL $ver; the PostgreSQL pass then tests only the SQL fallback" >&2
+    return 0
+  fi
+  uri="$(sed -n 's/^URIs: *\([^ ]*\/debian\)$/\1/p' /etc/apt/sources.list.d/*.sources 2>/dev/null | head -n1)"
+  [ -n "$uri" ] || uri="$(sed -n 's/^deb \(\[[^]]*\] \)\{0,1\}\([^ ]*\/debian\) .*/\2/p' /etc/apt/sources.list 2>/dev/null | head -n1)"
+  [ -n "$uri" ] || { echo "test-env: no Debian mirror in apt's sources: cannot build pgvector" >&2; return 0; }
+  echo "test-env: building pgvector for PostgreSQL $ver (Debian source package)..."
+  work="$(mktemp -d)"
+  chmod 755 "$work"
+  (
+    set -e
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "postgresql-server-dev-$ver" make gcc >/dev/null
+    mkdir -p "$work/lists/partial" "$work/src"
+    echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $uri trixie main" >"$work/sources.list"
+    apt_private=(-o "Dir::Etc::SourceList=$work/sources.list" -o Dir::Etc::SourceParts=/nonexistent -o "Dir::State::Lists=$work/lists")
+    apt-get "${apt_private[@]}" update -qq
+    cd "$work/src"
+    apt-get "${apt_private[@]}" source --download-only -qq pgvector 2>/dev/null
+    tar xzf pgvector_*.orig.tar.gz
+    cd pgvector-*/
+    # OPTFLAGS empty: no -march=native (as Debian builds it), so the library runs on any x86-64.
+    make -s PG_CONFIG="/usr/lib/postgresql/$ver/bin/pg_config" OPTFLAGS="" >/dev/null
+    make -s PG_CONFIG="/usr/lib/postgresql/$ver/bin/pg_config" install >/dev/null
+  ) || echo "test-env: could not build pgvector for PostgreSQL $ver" >&2
+  rm -rf "$work"
+}
+ensure_pgvector
 
 if command -v redis-cli >/dev/null 2>&1 && ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then
   echo "test-env: starting Redis..."
