@@ -160,6 +160,9 @@ await Promise.all([
 const assets: Record<string, string> = { "app.cjs": join(dist, "app.cjs"), "app.cache": appCache, [PGLITE_TEMPLATE_ASSET]: join(dist, PGLITE_TEMPLATE_ASSET) };
 const pgliteDist = join(require.resolve("@electric-sql/pglite"), "..");
 for (const name of ["pglite.wasm", "initdb.wasm", "pglite.data"]) assets[name] = join(pgliteDist, name);
+// pgvector's WASM build for the embedded engine (./core/storage/pglite-vector.ts).
+const { PGLITE_VECTOR_ASSET } = await import("../core/storage/pglite-vector.ts");
+assets[PGLITE_VECTOR_ASSET] = join(require.resolve("@electric-sql/pglite-pgvector"), "..", "vector.tar.gz");
 const uiDir = join(distDir, "ui");
 if (existsSync(uiDir)) for (const file of walk(uiDir)) assets[`ui/${relative(uiDir, file)}`] = file;
 

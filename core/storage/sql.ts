@@ -143,11 +143,12 @@ async function yieldNow(): Promise<void> {
 const BYTEA_OID = 17;
 
 async function openPglite(dataDir: string | undefined, load: Uint8Array | undefined, initdb: boolean): Promise<SqlDriver> {
-  const { PGlite } = await import("@electric-sql/pglite");
+  const [{ PGlite }, { pgliteVectorExtension }] = await Promise.all([import("@electric-sql/pglite"), import("./pglite-vector.ts")]);
   const wasm = embeddedAsset("pglite.wasm");
   const initdbWasm = initdb ? embeddedAsset("initdb.wasm") : null;
   const fsData = embeddedAsset("pglite.data");
-  const options: Record<string, unknown> = {};
+  // pgvector, for the store's semantic search: created in a database only when it is used.
+  const options: Record<string, unknown> = { extensions: { vector: await pgliteVectorExtension() } };
   if (dataDir) options.dataDir = dataDir;
   if (load) options.loadDataDir = new Blob([load as Uint8Array<ArrayBuffer>], { type: "application/x-gzip" });
   if (wasm && fsData) {

@@ -22,8 +22,20 @@ import {
   type SearchOperation,
 } from "@langchain/langgraph-checkpoint";
 import type { AtRestEncryption } from "./encryption.ts";
-import type { SqlExecutor } from "./sql.ts";
-import { embedAll, queryParam, similarityExpr, type StoreIndex, textsToIndex, type VectorEngine, vectorEngine } from "./store-index.ts";
+import type { SqlDriver } from "./sql.ts";
+import {
+  candidateCount,
+  embedAll,
+  ensureVectorIndex,
+  nearestVectorsSql,
+  queryParam,
+  similarityExpr,
+  type StoreIndex,
+  textsToIndex,
+  type VectorEngine,
+  type VectorSupport,
+  vectorSupport,
+} from "./store-index.ts";
 
 interface ItemRow {
   namespace: string[];
@@ -37,12 +49,14 @@ const OPERATORS: Record<string, string> = { $eq: "=", $ne: "<>", $gt: ">", $gte:
 
 /** `BaseStore` over the `store_items` table. */
 export class SqlStore extends BaseStore {
-  readonly #sql: SqlExecutor;
+  readonly #sql: SqlDriver;
   readonly #encryption: AtRestEncryption | null;
   readonly #index: StoreIndex | null;
-  #engine: Promise<VectorEngine> | null = null;
+  #vectors: Promise<VectorSupport> | null = null;
+  /** Dimensions whose HNSW index this process has made sure of. */
+  readonly #indexed = new Map<number, Promise<void>>();
 
-  constructor(sql: SqlExecutor, opts: { encryption?: AtRestEncryption | null; index?: StoreIndex | null } = {}) {
+  constructor(sql: SqlDriver, opts: { encryption?: AtRestEncryption | null; index?: StoreIndex | null } = {}) {
     super();
     this.#sql = sql;
     this.#encryption = opts.encryption ?? null;
@@ -52,12 +66,23 @@ export class SqlStore extends BaseStore {
   /** What `query` does: vector similarity (with the model and the engine computing it) or text matching. */
   async searchMode(): Promise<{ query: "vector"; model: string; engine: VectorEngine } | { query: "text" }> {
     if (!this.#index) return { query: "text" };
-    return { query: "vector", model: this.#index.model, engine: await this.#vectorEngine() };
+    return { query: "vector", model: this.#index.model, engine: (await this.#vectorSupport()).engine };
   }
 
-  #vectorEngine(): Promise<VectorEngine> {
-    this.#engine ??= vectorEngine(this.#sql);
-    return this.#engine;
+  #vectorSupport(): Promise<VectorSupport> {
+    this.#vectors ??= vectorSupport(this.#sql);
+    return this.#vectors;
+  }
+
+  async #ensureIndex(dims: number): Promise<void> {
+    const support = await this.#vectorSupport();
+    let made = this.#indexed.get(dims);
+    if (!made) {
+      made = ensureVectorIndex(this.#sql, support, dims);
+      this.#indexed.set(dims, made);
+      made.catch(() => this.#indexed.delete(dims));
+    }
+    await made;
   }
 
   #toItem(row: ItemRow): SearchItem {
@@ -97,6 +122,7 @@ export class SqlStore extends BaseStore {
     // The item and its vectors change in one statement: its fields' vectors, and none for fields no longer indexed.
     const texts = op.index === false ? [] : textsToIndex(op.value, op.index ?? this.#index.fields, op.index !== undefined);
     const vectors = texts.length ? await embedAll(this.#index, texts.map(([, t]) => t)) : [];
+    for (const dims of new Set(vectors.map((v) => v.length))) await this.#ensureIndex(dims);
     params.push(texts.map(([field]) => field), JSON.stringify(texts.map(([field], i) => ({ field, embedding: vectors[i] }))));
     await this.#sql.query(
       `WITH i AS (${upsert} RETURNING namespace, key),
@@ -133,27 +159,46 @@ export class SqlStore extends BaseStore {
   /**
    * Ranks the indexed items under the prefix by similarity to the embedded query (best field
    * first), with the filter applied in SQL, or here after decrypting when values are sealed.
+   * With pgvector the candidates are the nearest vectors (the HNSW index, scanned on until the
+   * filter has let enough through); otherwise, and for sealed values, every vector is scored.
    */
   async #searchSimilar(op: SearchOperation, where: string[], params: unknown[]): Promise<SearchItem[]> {
     const [vector] = await embedAll(this.#index!, [op.query!]);
-    const engine = await this.#vectorEngine();
+    const dims = vector!.length;
+    const support = await this.#vectorSupport();
     const sealed = this.#encryption !== null;
+    const limit = op.limit ?? 10;
+    const offset = op.offset ?? 0;
     if (!sealed) filterClauses(op.filter, where, params);
-    const prefix = op.namespacePrefix.length ? "v.namespace[1:$2] = $1::text[]" : "TRUE";
-    const q = `$${params.push(queryParam(engine, vector!))}`;
-    const page = sealed ? "" : ` LIMIT $${params.push(op.limit ?? 10)} OFFSET $${params.push(op.offset ?? 0)}`;
-    const { rows } = await this.#sql.query<ItemRow & { score: number }>(
-      `SELECT i.*, s.score FROM store_items i
-       JOIN (SELECT v.namespace, v.key, ${similarityExpr(engine, q)} AS score FROM store_vectors v WHERE ${prefix} GROUP BY v.namespace, v.key) s
-         USING (namespace, key)
-       ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
-       ORDER BY s.score DESC, i.updated_at DESC, i.key${page}`,
-      params,
-    );
+    const q = `$${params.push(queryParam(support, vector!))}`;
+    let rows: Array<ItemRow & { score: number }>;
+    if (support.engine === "pgvector" && !sealed) {
+      await this.#ensureIndex(dims);
+      const nearest = nearestVectorsSql(support, { param: q, dims, where, limit: `$${params.push(candidateCount(limit, offset))}` });
+      const text = `SELECT i.*, s.score FROM store_items i
+         JOIN (SELECT c.namespace, c.key, max(1 - c.distance) AS score FROM (${nearest}) c GROUP BY c.namespace, c.key) s USING (namespace, key)
+         ORDER BY s.score DESC, i.updated_at DESC, i.key LIMIT $${params.push(limit)} OFFSET $${params.push(offset)}`;
+      // Relaxed order: the index is scanned on past ef_search until the limit is met; the outer ORDER BY sorts exactly.
+      rows = (await this.#sql.transaction(async (tx) => {
+        await tx.query("SET LOCAL hnsw.iterative_scan = relaxed_order");
+        return tx.query<ItemRow & { score: number }>(text, params);
+      })).rows;
+    } else {
+      const prefix = op.namespacePrefix.length ? "v.namespace[1:$2] = $1::text[]" : "TRUE";
+      const page = sealed ? "" : ` LIMIT $${params.push(limit)} OFFSET $${params.push(offset)}`;
+      rows = (await this.#sql.query<ItemRow & { score: number }>(
+        `SELECT i.*, s.score FROM store_items i
+         JOIN (SELECT v.namespace, v.key, ${similarityExpr(support, q, dims)} AS score FROM store_vectors v
+               WHERE ${prefix} AND array_length(v.embedding, 1) = ${dims} GROUP BY v.namespace, v.key) s
+           USING (namespace, key)
+         ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
+         ORDER BY s.score DESC, i.updated_at DESC, i.key${page}`,
+        params,
+      )).rows;
+    }
     const items = rows.map((r) => ({ ...this.#toItem(r), score: Number(r.score) }));
     if (!sealed) return items;
-    const offset = op.offset ?? 0;
-    return items.filter((item) => matchesFilter(item.value, op.filter)).slice(offset, offset + (op.limit ?? 10));
+    return items.filter((item) => matchesFilter(item.value, op.filter)).slice(offset, offset + limit);
   }
 
   /** Search over sealed values: the namespace's items, newest first, decrypted and matched here. */

@@ -4,13 +4,19 @@
  * `putItem(..., { index })` embeds the named fields and `searchItems({ query })` ranks by
  * similarity with a `score`, honouring the filter, also with encryption at rest; an index
  * field not in the value is a 422; `/info` says how `query` works. Without a model, `query`
- * is text matching. Runs on PostgreSQL too (AGENTCLI_TEST_SERVER_ON_POSTGRES=1).
+ * is text matching. Runs on PostgreSQL too (AGENTCLI_TEST_SERVER_ON_POSTGRES=1). The similarity
+ * is pgvector's on PGlite (its `vector` extension, always loaded) and on PostgreSQL where
+ * pgvector is installed (scripts/test-env.sh builds it for CI), with an HNSW index per
+ * dimension; a PostgreSQL role that may not create the extension gets the exact `real[]` scoring.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { storeIndexFromEnv } from "../../core/harness/embeddings.ts";
 import { loadPlugins } from "../../core/plugins.ts";
 import { encryptionFromEnv } from "../../core/storage/encryption.ts";
+import { openSql } from "../../core/storage/sql.ts";
+import { nearestVectorsSql, vectorSupport } from "../../core/storage/store-index.ts";
+import { EMBEDDING_DIMS } from "../../core/testing/model-server/embeddings.ts";
 import { builtinPlugins } from "../../plugins/registry.ts";
 import { startModelServer, type ModelServer } from "../fixtures/model-server/server.ts";
 import { startTestServer, type TestServer } from "./_harness.ts";
@@ -24,6 +30,16 @@ after(() => models?.close());
 async function indexed(env: Record<string, string> = {}) {
   const driver = await loadPlugins(builtinPlugins);
   return storeIndexFromEnv({ AGENTCLI_STORE_EMBEDDINGS: "openai:text-embedding-3-small", OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: models.openaiBaseUrl, ...env }, driver);
+}
+
+const onPostgres = process.env.AGENTCLI_TEST_SERVER_ON_POSTGRES === "1";
+
+/** The engine expected: pgvector on PGlite always; on PostgreSQL when pgvector is installed (required in CI). */
+async function expectedEngine(t: TestServer): Promise<"pgvector" | "sql"> {
+  if (!onPostgres) return "pgvector";
+  const { rows } = await t.server.storage.sql.query("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'");
+  if (process.env.CI) assert.ok(rows.length, "pgvector is installed on CI's PostgreSQL (scripts/test-env.sh)");
+  return rows.length ? "pgvector" : "sql";
 }
 
 async function putDocs(t: TestServer): Promise<void> {
@@ -74,8 +90,59 @@ for (const encrypted of [false, true]) {
 
     test("/info says query is vector search, with the model and the engine", async () => {
       const info = await (await fetch(`${t.url}/info`)).json() as { store_search: Record<string, unknown> };
-      const { rows } = await t.server.storage.sql.query("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'");
-      assert.deepEqual(info.store_search, { query: "vector", model: "openai:text-embedding-3-small", engine: rows.length ? "pgvector" : "sql" });
+      assert.deepEqual(info.store_search, { query: "vector", model: "openai:text-embedding-3-small", engine: await expectedEngine(t) });
+    });
+
+    test("with pgvector, the embeddings' dimension has an HNSW index and the nearest-vectors scan can use it", async (ctx) => {
+      if (await expectedEngine(t) !== "pgvector") return ctx.skip("no pgvector on this PostgreSQL");
+      const sql = t.server.storage.sql;
+      const { rows } = await sql.query<{ indexdef: string }>("SELECT indexdef FROM pg_indexes WHERE indexname = $1 AND schemaname = current_schema()", [`store_vectors_hnsw_${EMBEDDING_DIMS}`]);
+      assert.match(rows[0]?.indexdef ?? "", new RegExp(`USING hnsw .*vector\\(${EMBEDDING_DIMS}\\).*vector_cosine_ops.*WHERE \\(array_length\\(embedding, 1\\) = ${EMBEDDING_DIMS}\\)`));
+      const support = await vectorSupport(sql);
+      const query = `[${new Array(EMBEDDING_DIMS).fill(0).map((_, i) => (i === 0 ? 1 : 0)).join(",")}]`;
+      const plan = await sql.transaction(async (tx) => {
+        // Four rows: the planner would rather sort them; the index must still be a plan for the search's own statement.
+        await tx.query("SET LOCAL enable_seqscan = off");
+        const nearest = nearestVectorsSql(support, { param: "$3", dims: EMBEDDING_DIMS, where: ["namespace[1:$2] = $1::text[]"], limit: "$4" });
+        return (await tx.query<{ "QUERY PLAN": string }>(`EXPLAIN ${nearest}`, [["docs"], 1, query, 10])).rows.map((r) => r["QUERY PLAN"]).join("\n");
+      });
+      assert.match(plan, new RegExp(`Index Scan using store_vectors_hnsw_${EMBEDDING_DIMS}`), plan);
+    });
+  });
+}
+
+// The fallback needs a database without pgvector to its name: on PostgreSQL, a role that may
+// not create the extension (pgvector is not a trusted extension) in a database of its own.
+if (onPostgres) {
+  describe("PostgreSQL without pgvector", () => {
+    test("similarity is computed in SQL over real[], ranking as pgvector does, and /info says so", async () => {
+      const base = process.env.AGENTCLI_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+      const db = `agentcli_novector_${process.pid}_${Math.floor(Math.random() * 1e6)}`;
+      const admin = await openSql({ url: base });
+      let t: TestServer | undefined;
+      try {
+        await admin.query("DO $$ BEGIN CREATE ROLE agentcli_novector LOGIN NOSUPERUSER; EXCEPTION WHEN duplicate_object THEN NULL; END $$");
+        await admin.query(`CREATE DATABASE ${db} OWNER agentcli_novector`);
+        const url = new URL(base);
+        url.username = "agentcli_novector";
+        url.pathname = `/${db}`;
+        t = await startTestServer({ storage: { url: url.toString(), storeIndex: await indexed() } });
+        await putDocs(t);
+        const { items } = await t.client.store.searchItems(["docs"], { query: "cat on the mat", limit: 10 });
+        assert.deepEqual(items.map((i) => i.key), ["k1", "k4", "k2"]);
+        const scores = items.map((i) => (i as { score?: number }).score!);
+        assert.ok(scores[0]! > scores[1]! && scores[1]! > scores[2]!, `scores descend: ${scores}`);
+        const filtered = await t.client.store.searchItems(["docs"], { query: "cat on the mat", filter: { tag: "news" } });
+        assert.deepEqual(filtered.items.map((i) => i.key), ["k2"]);
+        const info = await (await fetch(`${t.url}/info`)).json() as { store_search: unknown };
+        assert.deepEqual(info.store_search, { query: "vector", model: "openai:text-embedding-3-small", engine: "sql" });
+        const { rows } = await t.server.storage.sql.query("SELECT 1 FROM pg_extension WHERE extname = 'vector'");
+        assert.equal(rows.length, 0, "the extension was not created");
+      } finally {
+        await t?.close();
+        await admin.query(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);
+        await admin.close();
+      }
     });
   });
 }
