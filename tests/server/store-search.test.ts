@@ -19,7 +19,7 @@ import { nearestVectorsSql, vectorSupport } from "../../core/storage/store-index
 import { EMBEDDING_DIMS } from "../../core/testing/model-server/embeddings.ts";
 import { builtinPlugins } from "../../plugins/registry.ts";
 import { startModelServer, type ModelServer } from "../fixtures/model-server/server.ts";
-import { startTestServer, type TestServer } from "./_harness.ts";
+import { pgSchema, startTestServer, type TestServer } from "./_harness.ts";
 
 let models: ModelServer;
 before(async () => {
@@ -146,6 +146,44 @@ if (onPostgres) {
     });
   });
 }
+
+describe("pgvector's HNSW index in use", () => {
+  test("a filtered search fills its page from beyond the index's first candidates (iterative scan)", async (ctx) => {
+    // The index forced for the server's sessions (PGlite has one; PostgreSQL's get it from the URL).
+    let schema: Awaited<ReturnType<typeof pgSchema>> | null = null;
+    let storage: Record<string, unknown> = {};
+    if (onPostgres) {
+      schema = await pgSchema("agentcli_hnsw");
+      const url = new URL(schema.url);
+      url.searchParams.set("options", `${url.searchParams.get("options")} -c enable_seqscan=off`);
+      storage = { url: url.toString() };
+    }
+    const t = await startTestServer({ storage: { ...storage, storeIndex: await indexed() } });
+    try {
+      if (await expectedEngine(t) !== "pgvector") return ctx.skip("no pgvector on this PostgreSQL");
+      if (!onPostgres) await t.server.storage.sql.query("SET enable_seqscan = off");
+      // 50 items nearer the query than any of the 5 the filter lets through: more than the
+      // 40 candidates (hnsw.ef_search) an HNSW scan yields before it iterates.
+      for (let i = 0; i < 50; i++) await t.client.store.putItem(["many"], `near-${i}`, { text: `cat on the mat w${i}`, tag: "pets" }, { index: ["text"] });
+      for (let i = 0; i < 5; i++) await t.client.store.putItem(["many"], `far-${i}`, { text: `the stock market x${i}`, tag: "news" }, { index: ["text"] });
+      const support = await vectorSupport(t.server.storage.sql);
+      const { rows } = await t.server.storage.sql.query<{ "QUERY PLAN": string }>(
+        `EXPLAIN ${nearestVectorsSql(support, { param: "$3", dims: EMBEDDING_DIMS, where: ["namespace[1:$2] = $1::text[]"], limit: "$4" })}`,
+        [["many"], 1, `[${new Array(EMBEDDING_DIMS).fill(1).join(",")}]`, 100],
+      );
+      assert.match(rows.map((r) => r["QUERY PLAN"]).join("\n"), /Index Scan using store_vectors_hnsw_/);
+      const { items } = await t.client.store.searchItems(["many"], { query: "cat on the mat", filter: { tag: "news" }, limit: 5 });
+      assert.deepEqual(items.map((i) => i.key).sort(), ["far-0", "far-1", "far-2", "far-3", "far-4"]);
+      const scores = items.map((i) => (i as { score?: number }).score!);
+      assert.ok(scores.every((s, i) => s > 0 && (i === 0 || s <= scores[i - 1]!)), `scores descend: ${scores}`);
+      const top = await t.client.store.searchItems(["many"], { query: "cat on the mat w7", limit: 3 });
+      assert.equal(top.items[0]?.key, "near-7");
+    } finally {
+      await t.close();
+      await schema?.drop();
+    }
+  });
+});
 
 describe("default index fields (AGENTCLI_STORE_INDEX_FIELDS)", () => {
   test("a put without index embeds the default fields; an item without them is stored, not ranked", async () => {
