@@ -64,3 +64,21 @@ export function selfInvocation(): string[] {
   const entry = new URL(import.meta.url.includes("/dist/lib/") ? "../../bin/agentcli.js" : "../bin/agentcli.js", import.meta.url).pathname;
   return [proc.execPath, ...proc.execArgv, entry];
 }
+
+let wasmBaselineOnly = false;
+
+/**
+ * Compiles WebAssembly with V8's baseline compiler only (Liftoff; no optimizing tier-up),
+ * before the embedded database's module is compiled. PGlite's start runs enough of Postgres
+ * to send hundreds of functions to the optimizing compiler, whose work memory (freed, but kept
+ * by the C allocator's per-thread arenas) and code stay resident: about 70-85 MB of an idle
+ * server's 330 MB. Its statements run about as fast without (their cost is spread over
+ * many functions, not hot loops). `AGENTCLI_MEMORY_TUNING=0` keeps V8's default. Node only
+ * (a no-op on Deno); the setting is the process's, read when a module compiles.
+ */
+export async function preferBaselineWasm(env: Record<string, string | undefined>): Promise<void> {
+  if (wasmBaselineOnly || "Deno" in globalThis || env.AGENTCLI_MEMORY_TUNING === "0") return;
+  wasmBaselineOnly = true;
+  const { setFlagsFromString } = await import("node:v8");
+  setFlagsFromString("--liftoff-only");
+}

@@ -311,12 +311,14 @@ async function start(opts: HostOptions, runTimeout: number, limits: Partial<Serv
   });
   // OpenTelemetry only when the OTEL_* variables ask for it (the SDK loads then).
   const tracer = await (await import("../server/tracing.ts")).runTracerFromEnv(opts.env, { agent: opts.bundle.config.agent.name });
+  const idle = await (await import("../server/idle-gc.ts")).idleCollector({ env: opts.env });
   let server: AgentServer;
   try {
     identityPlugin = provider === null ? null : identityPluginFor(opts.driver, provider);
     const uiIdentity = identityPlugin ? { name: identityPlugin.name, ...identityPlugin.identity } : null;
     server = await createAgentServer({
       tracer,
+      idle,
       graphs: loaders(opts.bundle, opts.env),
       defaultAssistants: assistants(opts.bundle),
       storage,

@@ -18,6 +18,7 @@ import { openStorage, type Storage, type StorageOptions } from "../storage/stora
 import { REQUEST_RETRY_MS, withDbRetryBudget } from "../storage/db-retry.ts";
 import { VERSION } from "../version.ts";
 import type { RunTracer } from "./tracing.ts";
+import type { IdleCollector } from "./idle-gc.ts";
 import { assistantRoutes } from "./assistants.ts";
 import { CronScheduler } from "./cron-scheduler.ts";
 import { cronRoutes } from "./crons.ts";
@@ -97,6 +98,8 @@ export interface AgentServerOptions {
   tracer?: RunTracer | null;
   /** Default TTLs and the sweep period (./ttl-sweeper.ts `ttlFromEnv`); default: nothing expires without its own `ttl`, sweeps every 60 s. */
   ttl?: Partial<TtlSettings>;
+  /** Collects garbage when no run executes (./idle-gc.ts `idleCollector`; `dev` and `serve` pass one). */
+  idle?: IdleCollector;
 }
 
 export interface AgentServer {
@@ -157,6 +160,7 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
     onThreadDeleted: opts.onThreadDeleted,
     webhooks,
     tracer: opts.tracer ?? null,
+    idle: opts.idle,
   });
   const deps: ServerDeps = { storage, broker, graphs, workers, log, limits, onThreadDeleted: opts.onThreadDeleted, heartbeatMs: opts.heartbeatMs ?? 15_000, webhooks, ttl: { ...DEFAULT_TTL, ...opts.ttl } };
 

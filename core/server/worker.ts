@@ -12,6 +12,7 @@ import { type ClaimedRun, MAX_RUN_ATTEMPTS, type TakenRun } from "../storage/run
 import { withBackgroundRetry } from "../storage/db-retry.ts";
 import type { RunBroker } from "./broker.ts";
 import { type ExecutableRun, executeRun, type ExecutorDeps, type ResumeOptions } from "./executor.ts";
+import type { IdleCollector } from "./idle-gc.ts";
 
 /** The longest delay a timer holds (2^31-1 ms, about 24.8 days). */
 const MAX_TIMER_MS = 2_147_483_647;
@@ -23,6 +24,8 @@ export interface WorkerPoolOptions extends ExecutorDeps {
   maxRunningPerOwner?: number;
   /** True when this process is the only one on its database (embedded engine). */
   exclusive: boolean;
+  /** Told when runs start here and when none executes any more (./idle-gc.ts). */
+  idle?: IdleCollector;
 }
 
 /** A pool of run workers. */
@@ -63,6 +66,7 @@ export class WorkerPool {
     (this.#timer as { unref?: () => void }).unref?.();
     if (!this.#deps.exclusive) void this.#tick();
     this.wake();
+    if (this.#active.size === 0) this.#deps.idle?.idle();
   }
 
   /** The embedded engine at start: every run left `running` died with the previous process. */
@@ -171,9 +175,11 @@ export class WorkerPool {
       if (this.#served.length > 256) this.#served.pop();
     }
     // A run a request started outlives it: its statements wait out a database restart as long as background work does.
+    this.#deps.idle?.busy();
     const p = withBackgroundRetry(() => executeRun(this.#deps, run, resume)).finally(() => {
       this.#active.delete(run.run_id);
       if (this.#maybePending) this.wake();
+      if (this.#active.size === 0) this.#deps.idle?.idle();
     });
     this.#active.set(run.run_id, p);
   }
@@ -241,6 +247,7 @@ export class WorkerPool {
    */
   async stop(graceMs = 10_000): Promise<void> {
     this.#stopped = true;
+    this.#deps.idle?.close();
     this.#unsubscribe();
     if (this.#timer) clearInterval(this.#timer);
     if (this.#delayTimer) clearTimeout(this.#delayTimer);

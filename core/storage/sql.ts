@@ -9,7 +9,7 @@
  * const { rows } = await sql.query<{ id: string }>("SELECT id FROM t WHERE id = $1", ["a"]);
  */
 import { Buffer } from "node:buffer";
-import { embeddedAsset } from "../runtime.ts";
+import { embeddedAsset, preferBaselineWasm, processEnv } from "../runtime.ts";
 import type { TemplateSpec } from "./template.ts";
 
 export interface SqlResult<T> {
@@ -144,6 +144,7 @@ const BYTEA_OID = 17;
 
 async function openPglite(dataDir: string | undefined, load: Uint8Array | undefined, initdb: boolean): Promise<SqlDriver> {
   const [{ PGlite }, { pgliteVectorExtension }] = await Promise.all([import("@electric-sql/pglite"), import("./pglite-vector.ts")]);
+  await preferBaselineWasm(processEnv());
   const wasm = embeddedAsset("pglite.wasm");
   const initdbWasm = initdb ? embeddedAsset("initdb.wasm") : null;
   const fsData = embeddedAsset("pglite.data");
@@ -162,9 +163,11 @@ async function openPglite(dataDir: string | undefined, load: Uint8Array | undefi
     if (initdbWasmModule) options.initdbWasmModule = initdbWasmModule;
     options.fsBundle = new Blob([fsData as Uint8Array<ArrayBuffer>]);
   }
-  // A small buffer pool: the default (128 MB) is most of the process's memory, and an
-  // agent server's working set is far smaller.
-  options.startParams = [...PGlite.defaultStartParams, "-c", "shared_buffers=16MB"];
+  // A small buffer pool: Postgres zeroes all of it at start, so it is resident for good (the
+  // default, 128 MB, was most of the process's memory; 16 MB still ~19 MB resident against
+  // ~10 MB at 8), and an agent server's working set is far smaller. Pages it evicts are
+  // read back from the files (the OS's page cache), not lost.
+  options.startParams = [...PGlite.defaultStartParams, "-c", "shared_buffers=8MB"];
   // bytea (checkpoints) in and out through Buffer's native hex codec: PGlite's own builds a
   // string per byte, which for a 10 MB state is seconds of blocked event loop and garbage.
   options.serializers = { [BYTEA_OID]: (v: unknown) => `\\x${Buffer.from(v as Uint8Array).toString("hex")}` };
