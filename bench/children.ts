@@ -82,9 +82,9 @@ export async function stopTree(proc: ChildProcess, graceMs = 500): Promise<void>
   await Promise.race([exited, sleep(2000)]);
 }
 
-/** Starts the benchmark model server (an instant "ok" for every request); its OpenAI base URL. */
-export async function startModel(): Promise<{ url: string; proc: ChildProcess }> {
-  const proc = spawn(process.execPath, [join(ROOT, "bench/model.ts")], { stdio: ["ignore", "pipe", "inherit"] });
+/** Starts the benchmark model server ("ok" for every request, at once or after `delayMs`); its OpenAI base URL. */
+export async function startModel(delayMs = 0): Promise<{ url: string; proc: ChildProcess }> {
+  const proc = spawn(process.execPath, [join(ROOT, "bench/model.ts"), "--delay-ms", String(delayMs)], { stdio: ["ignore", "pipe", "inherit"] });
   const line = await new Promise<string>((resolve, reject) => {
     createInterface({ input: proc.stdout! }).once("line", resolve);
     proc.once("exit", (code) => reject(new Error(`model server exited (${code})`)));

@@ -33,6 +33,8 @@ export interface ScriptedReply {
   error?: { status: number; message: string };
   /** Take this reply only for a request whose prompt contains this text (or passes this test). */
   when?: string | ((req: RecordedRequest) => boolean);
+  /** Answer this many milliseconds after the request arrived, as a real model takes its time. */
+  delayMs?: number;
 }
 
 export interface ModelServer {
@@ -76,6 +78,7 @@ export async function startModelServer(): Promise<ModelServer> {
       const index = queue.findIndex((r) => matches(r, recorded));
       if (index < 0) return sendError(res, 400, `model-server: no scripted reply left for this request (last message: ${JSON.stringify(recorded.messages.at(-1)?.content ?? "").slice(0, 200)})`);
       const [reply] = queue.splice(index, 1);
+      if (reply!.delayMs) await new Promise((r) => setTimeout(r, reply!.delayMs));
       if (reply!.error) return sendError(res, reply!.error.status, reply!.error.message.replaceAll("{api_key}", recorded.apiKey ?? ""));
       const id = `${++counter}`;
       if (recorded.protocol === "openai") replyOpenAI(res, reply, recorded, id);
