@@ -118,6 +118,8 @@ const FLUSH_MS = 25;
 const RESUME_ID_GAP = 1000;
 /** How often a follower of a run on another replica re-reads storage when a bus carries the signals. */
 const REMOTE_POLL_MS = 5000;
+/** How long a follower of a pending run not started here waits for it to start here (usually within a moment) before reading storage. */
+const START_WAIT_MS = 50;
 
 /** The broker of one server process. */
 export class RunBroker {
@@ -130,15 +132,19 @@ export class RunBroker {
 
   readonly #exclusive: boolean;
   readonly #pollMs: number;
+  readonly #startWaitMs: number;
 
   /**
    * `exclusive`: this process is the only one on its database (the embedded engine).
    * `pollMs`: the safety-net re-read of storage while following a run on another replica
    * over a bus (the bus wakes the follower; storage is read only when it must be).
+   * `startWaitMs`: how long a follower of a pending run waits for it to start here before
+   * reading storage.
    */
-  constructor(opts: { log: Pick<RunEventLog, "append" | "read">; remote?: RemoteBus | null; exclusive?: boolean; pollMs?: number }) {
+  constructor(opts: { log: Pick<RunEventLog, "append" | "read">; remote?: RemoteBus | null; exclusive?: boolean; pollMs?: number; startWaitMs?: number }) {
     this.#log = opts.log;
     this.#pollMs = opts.pollMs ?? REMOTE_POLL_MS;
+    this.#startWaitMs = opts.startWaitMs ?? START_WAIT_MS;
     this.#remote = opts.remote ?? null;
     this.#exclusive = Boolean(opts.exclusive) && !this.#remote;
     this.#remote?.onCancel((runId, action) => this.#abortLocal(runId, action));
@@ -288,18 +294,21 @@ export class RunBroker {
 
   /**
    * Follows a run's events after `afterId`: replays, then follows live until the run ends.
-   * `status` reads the run's status from storage, for runs executing on another replica.
+   * `status` reads the run's status from storage, for runs executing on another replica;
+   * `knownStatus`: the status the caller read, if it did (a run already claimed is not
+   * waited for here: it runs on another replica, whose events are read at once).
    */
   async *follow(
     runId: string,
-    opts: { afterId?: number; signal?: AbortSignal; status: () => Promise<RunStatus | null> },
+    opts: { afterId?: number; signal?: AbortSignal; status: () => Promise<RunStatus | null>; knownStatus?: RunStatus },
   ): AsyncGenerator<RunEvent, RunEnd | null> {
     let last = opts.afterId ?? 0;
     const ch = this.#channel(runId);
     let remoteQueue: Array<RunEvent | { end: RunEnd }> = [];
     /** Bus events past a gap: the missing ones are being written to the log (see FLUSH_MS). */
     const ahead = new Map<number, RunEvent>();
-    let firstRemote = true;
+    // Only a run still pending may be about to start here.
+    let firstRemote = opts.knownStatus === undefined || opts.knownStatus === "pending";
     let readStorage = true;
     let unsubscribe: (() => void) | undefined;
     try {
@@ -343,7 +352,7 @@ export class RunBroker {
           if (firstRemote) {
             // A pending run is usually claimed here within a moment: wait for that before polling storage.
             firstRemote = false;
-            await this.#waitFor(ch, 50, opts.signal, seen);
+            await this.#waitFor(ch, this.#startWaitMs, opts.signal, seen);
             continue;
           }
           let end: RunEnd | null = null;

@@ -26,6 +26,7 @@ function follow(deps: ServerDeps, run: Run, afterId: number, signal?: AbortSigna
     afterId,
     signal,
     status: async () => (await deps.storage.runs.get(run.run_id))?.status ?? null,
+    knownStatus: run.status,
   });
 }
 

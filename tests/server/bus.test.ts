@@ -164,3 +164,29 @@ test("postgres: an event too large for NOTIFY reaches the follower through the l
     await b.close();
   }
 });
+
+test("postgres: a run running on another replica is followed from its stored events at once, not after waiting for it to start here", { timeout: 60_000 }, async () => {
+  const [busA, busB] = await Promise.all([openPostgresBus(url, silentLog), openPostgresBus(url, silentLog)]);
+  const a = new RunBroker({ log: storage.events, remote: busA });
+  // Any wait for the run to start on B, or for a poll, hangs the test.
+  const b = new RunBroker({ log: storage.events, remote: busB, pollMs: 3_600_000, startWaitMs: 3_600_000 });
+  try {
+    const runId = randomUUID();
+    a.start(runId);
+    a.publish(runId, "metadata", { run_id: runId });
+    a.publish(runId, "values", { n: 2 });
+    await a.flush(runId);
+    // The model is thinking: nothing more is published for now, so only the log has these.
+    const follow = b.follow(runId, { status: async () => "running", knownStatus: "running" });
+    const first = await follow.next();
+    const second = await follow.next();
+    assert.deepEqual([first.value, second.value].map((e) => (e as RunEvent).id), [1, 2]);
+    a.finish(runId, { status: "success", output: null });
+    const end = await follow.next();
+    assert.equal(end.done, true);
+    assert.equal((end.value as { status: string }).status, "success");
+  } finally {
+    await a.close();
+    await b.close();
+  }
+});
