@@ -1,7 +1,10 @@
 /**
- * Secret comparison that takes the same time whatever the inputs: both sides are hashed
- * with SHA-256 (so lengths do not leak) and the digests are compared with an XOR loop.
- * Web Crypto only, so it runs on Node and Deno alike.
+ * Secret comparison whose time depends only on the length of the given value (`a`, what
+ * the client sent), never on the secret (`b`): every character of `a` is compared, with
+ * the secret's characters taken in a cycle, and the lengths are compared in the same XOR,
+ * so neither the position of a first difference nor the secret's length shows. Plain
+ * JavaScript, so it runs on Node and Deno alike, and synchronous inside: two Web Crypto
+ * digests per call cost about a millisecond of CPU per request under load.
  *
  * @example
  * if (!(await constantTimeEqual(given, expected))) throw unauthorized("...");
@@ -11,14 +14,9 @@ const encoder = new TextEncoder();
 
 /** True when `a` and `b` are the same string. */
 export async function constantTimeEqual(a: string, b: string): Promise<boolean> {
-  const [da, db] = await Promise.all([
-    crypto.subtle.digest("SHA-256", encoder.encode(a)),
-    crypto.subtle.digest("SHA-256", encoder.encode(b)),
-  ]);
-  const x = new Uint8Array(da);
-  const y = new Uint8Array(db);
-  let diff = 0;
-  for (let i = 0; i < x.length; i++) diff |= x[i]! ^ y[i]!;
+  const n = b.length || 1;
+  let diff = a.length ^ b.length;
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ (b.charCodeAt(i % n) | 0);
   return diff === 0;
 }
 

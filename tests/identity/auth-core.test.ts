@@ -35,6 +35,12 @@ describe("constantTimeEqual", () => {
     assert.equal(await constantTimeEqual("s3cret-key", "s3cret-kez"), false);
     assert.equal(await constantTimeEqual("s3cret", "s3cret-key"), false);
     assert.equal(await constantTimeEqual("", "x"), false);
+    assert.equal(await constantTimeEqual("x", ""), false);
+    assert.equal(await constantTimeEqual("", ""), true);
+    // The secret's characters are taken in a cycle: a repetition of it is still another string.
+    assert.equal(await constantTimeEqual("abab", "ab"), false);
+    assert.equal(await constantTimeEqual("k\u00e9y\u{1F511}", "k\u00e9y\u{1F511}"), true);
+    assert.equal(await constantTimeEqual("k\u00e9y\u{1F511}", "k\u00e9y\u{1F512}"), false);
   });
 });
 
