@@ -13,7 +13,8 @@
  *     [--mode postgres|redis|both] [--model-ms 200] [--workers <n>] [--json]
  *
  * PostgreSQL: AGENTCLI_BENCH_DATABASE_URL (default the tests' local server); Redis:
- * AGENTCLI_BENCH_REDIS_URL (default the tests' local one). Not part of the test suite.
+ * AGENTCLI_BENCH_REDIS_URL (default the tests' local one). BENCH_CPU_PROF=<dir>: each replica
+ * writes a CPU profile there (`node --cpu-prof`). Not part of the test suite.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -88,6 +89,7 @@ interface Replica { proc: ChildProcess; url: string }
 async function startReplica(bundle: string, dir: string, env: NodeJS.ProcessEnv): Promise<Replica> {
   const port = await freePort("127.0.0.1");
   const proc = spawn(process.execPath, [
+    ...(process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
     join(ROOT, "bin/agentcli.js"), "serve", bundle, "--port", String(port), "--host", "127.0.0.1", "--graph", `bench=${GRAPH}`,
     ...(WORKERS ? ["--workers", WORKERS] : []),
   ], { stdio: ["ignore", "ignore", process.env.BENCH_VERBOSE ? "inherit" : "ignore"], cwd: dir, env, detached: true });
@@ -187,7 +189,9 @@ async function measure(mode: "postgres" | "redis", n: number, bundle: string, di
       const harness = () => process.cpuUsage().user / 1000 + process.cpuUsage().system / 1000 + treeStats(proxy!.proc.pid!).cpuMs + treeStats(modelProc.pid!).cpuMs;
       const cpu0 = replicas.reduce((s, r) => s + treeStats(r.proc.pid!).cpuMs, 0);
       const pg0 = cpuByPid("postgres"), h0 = harness(), m0 = machineCpu();
+      const w0 = process.hrtime.bigint() / 1000n; // the profiles' clock (monotonic, microseconds)
       const r = await load(client, assistantId, clients, clients * RUNS_PER_CLIENT);
+      if (process.env.BENCH_CPU_PROF) process.stderr.write(`  load window (monotonic us): ${w0} ${process.hrtime.bigint() / 1000n}\n`);
       const m1 = machineCpu(), h1 = harness(), pg1 = cpuByPid("postgres");
       const cpu1 = replicas.reduce((s, r) => s + treeStats(r.proc.pid!).cpuMs, 0);
       loads.push({
