@@ -113,6 +113,29 @@ describe("manifests", () => {
     }
   });
 
+  test("the API and the queue workers are two Deployments sized apart from resource_spec", () => {
+    const objects = render({ min_scale: 1, cpu: 0.5, queue_min_scale: 3, queue_cpu: 2, queue_memory_mb: 1024 });
+    for (const o of objects) new MODELS[`${o.apiVersion}/${o.kind}`]!(o).validate();
+    const deployments = objects.filter((o) => o.kind === "Deployment" && !o.metadata.name.endsWith("-redis")) as any[];
+    assert.deepEqual(deployments.map((d) => d.metadata.name.split("-").at(-1)).sort(), ["api", "queue"]);
+    const api = deployments.find((d) => d.metadata.name.endsWith("-api"));
+    const queue = deployments.find((d) => d.metadata.name.endsWith("-queue"));
+    const envOf = (d: any) => Object.fromEntries(d.spec.template.spec.containers[0].env.filter((e: any) => "value" in e).map((e: any) => [e.name, e.value]));
+    assert.equal(api.spec.replicas, 1);
+    assert.equal(queue.spec.replicas, 3);
+    assert.deepEqual(api.spec.template.spec.containers[0].resources.requests, { cpu: "500m" });
+    assert.deepEqual(queue.spec.template.spec.containers[0].resources.requests, { cpu: "2000m", memory: "1024Mi" });
+    assert.equal(envOf(api).AGENTCLI_ROLE, "api");
+    assert.equal(envOf(api).AGENTCLI_WORKERS, undefined, "the API replicas run no runs");
+    assert.equal(envOf(queue).AGENTCLI_ROLE, "worker");
+    assert.equal(envOf(queue).AGENTCLI_WORKERS, "8", "4 runs per requested CPU of the queue workers");
+    // Without queue_cpu, a worker sizes itself from the CPUs it sees (serve's default).
+    const [, bare] = render({}).filter((o) => o.kind === "Deployment") as any[];
+    assert.ok(bare.metadata.name.endsWith("-queue"));
+    assert.equal(envOf(bare).AGENTCLI_ROLE, "worker");
+    assert.equal(envOf(bare).AGENTCLI_WORKERS, undefined);
+  });
+
   test("an empty resource_spec renders valid defaults with no autoscaler", () => {
     const objects = render({}, { bundle: null });
     for (const o of objects) new MODELS[`${o.apiVersion}/${o.kind}`]!(o).validate();
