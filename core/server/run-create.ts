@@ -23,10 +23,13 @@ export async function createRun(deps: ServerDeps, user: AuthUser | null, b: RunC
   checkMessages(b.command?.update, "command.update", deps.limits);
   if (b.webhook) await deps.webhooks.check(b.webhook);
   await checkRunTargets(deps, assistant.graph_id, b, threadId, user);
-  if (user && deps.limits.maxQueuedPerOwner > 0) {
-    const queued = await storage.runs.pendingOf(user.identity);
-    if (queued >= deps.limits.maxQueuedPerOwner) throw tooManyRuns(deps.limits, queued);
-  }
+  // The per-user queue cap: on an existing thread, checked by the statement that creates the run.
+  const queuedCap = user && deps.limits.maxQueuedPerOwner > 0 ? { identity: user.identity, max: deps.limits.maxQueuedPerOwner } : null;
+  const checkQueued = async () => {
+    if (!queuedCap) return;
+    const queued = await storage.runs.pendingOf(queuedCap.identity);
+    if (queued >= queuedCap.max) throw tooManyRuns(deps.limits, queued);
+  };
   const kwargs = runKwargs(user, b, stateless);
   const strategy = b.multitask_strategy ?? "enqueue";
   const runId = crypto.randomUUID();
@@ -51,14 +54,16 @@ export async function createRun(deps: ServerDeps, user: AuthUser | null, b: RunC
         claim,
         threadPatch,
         maxRunningPerOwner: deps.limits.maxRunningPerOwner,
+        queued: queuedCap,
       });
     } catch (err) {
       if (claim) deps.workers.release();
       throw err;
     }
-    const { thread, run } = created;
+    const { thread, run, overQueued } = created;
     if (run) deps.broker.expect(run.run_id);
     if (claim && run?.status !== "running") deps.workers.release();
+    if (overQueued !== undefined && thread && !(ownerOf(user) && thread.metadata.owner !== ownerOf(user))) throw tooManyRuns(deps.limits, overQueued);
     if (thread || b.if_not_exists !== "create") {
       if (!thread || !run) {
         if (!thread || (ownerOf(user) && thread.metadata.owner !== ownerOf(user))) throw thread && b.if_not_exists === "create" ? idTaken("thread", tid) : notFound("Thread", tid);
@@ -83,6 +88,7 @@ export async function createRun(deps: ServerDeps, user: AuthUser | null, b: RunC
     }
   }
   // A new thread (stateless run, or `if_not_exists: "create"`).
+  await checkQueued();
   const run = await storage.sql.transaction(async (tx) => {
     const { rows } = await tx.query<{ metadata: Record<string, unknown> }>("SELECT metadata FROM threads WHERE thread_id = $1 FOR UPDATE", [tid]);
     if (rows[0]) throw idTaken("thread", tid); // created meanwhile (a concurrent request), or another owner's

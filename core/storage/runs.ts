@@ -115,15 +115,18 @@ export class RunStore {
    * and marks the thread busy (merging `threadPatch` into its metadata). With `claim`, a run
    * that can start at once is inserted `running` (leased to the caller, its `metadata`
    * stream event logged), saving the claim. `thread` is null when the thread does not exist;
-   * `run` is null when the owner differs or `reject` met a busy thread.
+   * `run` is null when the owner differs or `reject` met a busy thread. With `queued`, no run
+   * is inserted when that identity already has `max` runs pending: `overQueued` is then their
+   * count (the check and the insert in one statement, not two).
    */
   async createOnThread(
     r: RunInput,
-    opts: { owner: string | null; claim: boolean; threadPatch: Json; maxRunningPerOwner?: number },
-  ): Promise<{ thread: { metadata: Json; busy: boolean } | null; run: Run | null }> {
+    opts: { owner: string | null; claim: boolean; threadPatch: Json; maxRunningPerOwner?: number; queued?: { identity: string; max: number } | null },
+  ): Promise<{ thread: { metadata: Json; busy: boolean } | null; run: Run | null; overQueued?: number }> {
     const params = [
       r.run_id, r.thread_id, r.assistant_id, ...this.#stored(r), r.multitask_strategy, r.after_seconds ?? 0,
       opts.claim, opts.owner, this.leaseSeconds, this.#patch(opts.threadPatch), opts.maxRunningPerOwner ?? 0, this.holder,
+      opts.queued?.identity ?? null, opts.queued?.max ?? 0,
     ];
     const underCap = "($12::int = 0 OR $9::text IS NULL OR (SELECT count(*) FROM runs o WHERE o.status = 'running' AND o.metadata->>'owner' = $9::text) < $12::int)";
     const now = `($8::boolean AND NOT ok.busy AND $7::float8 <= 0 AND ${underCap})`;
@@ -139,13 +142,14 @@ export class RunStore {
     }
   }
 
-  async #createOnThread(params: unknown[], now: string): Promise<{ thread: { metadata: Json; busy: boolean } | null; run: Run | null }> {
-    const { rows } = await this.#sql.query<RunRow & { thread_metadata: Json | null; thread_busy: boolean | null }>(
+  async #createOnThread(params: unknown[], now: string): Promise<{ thread: { metadata: Json; busy: boolean } | null; run: Run | null; overQueued?: number }> {
+    const { rows } = await this.#sql.query<RunRow & { thread_metadata: Json | null; thread_busy: boolean | null; queued: string | null }>(
       `WITH t AS (
-         SELECT thread_id, metadata, EXISTS (SELECT 1 FROM runs x WHERE x.thread_id = threads.thread_id AND x.status IN ('pending', 'running')) AS busy
+         SELECT thread_id, metadata, EXISTS (SELECT 1 FROM runs x WHERE x.thread_id = threads.thread_id AND x.status IN ('pending', 'running')) AS busy,
+           CASE WHEN $14::text IS NOT NULL AND $15::int > 0 THEN (SELECT count(*) FROM runs q WHERE q.status = 'pending' AND q.metadata->>'owner' = $14::text) END AS queued
          FROM threads WHERE thread_id = $2 FOR UPDATE
        ), ok AS (
-         SELECT * FROM t WHERE ($9::text IS NULL OR t.metadata->>'owner' = $9::text) AND NOT (t.busy AND $6::text = 'reject')
+         SELECT * FROM t WHERE ($9::text IS NULL OR t.metadata->>'owner' = $9::text) AND NOT (t.busy AND $6::text = 'reject') AND (t.queued IS NULL OR t.queued < $15::int)
        ), ins AS (
          INSERT INTO runs (run_id, thread_id, assistant_id, metadata, kwargs, multitask_strategy, not_before, status, attempt, lease_until, lease_holder)
          SELECT $1, ok.thread_id, $3, $4::jsonb, $5::jsonb, $6, CASE WHEN $7::float8 > 0 THEN now() + make_interval(secs => $7::float8) END,
@@ -158,13 +162,19 @@ export class RunStore {
        ), upd AS (
          UPDATE threads SET status = 'busy', metadata = metadata || $11::jsonb, updated_at = now() WHERE thread_id = $2 AND EXISTS (SELECT 1 FROM ins)
        )
-       SELECT t.metadata AS thread_metadata, t.busy AS thread_busy, ins.* FROM t LEFT JOIN ins ON true`,
+       SELECT t.metadata AS thread_metadata, t.busy AS thread_busy, t.queued, ins.* FROM t LEFT JOIN ins ON true`,
       params,
     );
     const row = rows[0];
     if (!row) return { thread: null, run: null };
     const metadata = row.thread_metadata ?? {};
-    return { thread: { metadata: this.#enc ? this.#enc.openKeys(metadata) : metadata, busy: Boolean(row.thread_busy) }, run: row.run_id ? this.#toRun(row) : null };
+    const queued = row.queued === null ? null : Number(row.queued);
+    const overQueued = queued !== null && queued >= (params[14] as number) ? queued : undefined;
+    return {
+      thread: { metadata: this.#enc ? this.#enc.openKeys(metadata) : metadata, busy: Boolean(row.thread_busy) },
+      run: row.run_id ? this.#toRun(row) : null,
+      ...(overQueued !== undefined ? { overQueued } : {}),
+    };
   }
 
   /** How many runs of an owner are waiting (pending). */

@@ -139,6 +139,12 @@ describe("run quotas and fairness", () => {
     assert.ok(Number(refused.headers.get("retry-after")) > 0);
     assert.match(refused.detail, /you have 3 runs waiting, the limit is 3/);
     assert.match(refused.json.hint, /AGENTCLI_MAX_QUEUED_RUNS_PER_USER/);
+    // Refused by the statement that creates the run: nothing was inserted, the thread stays idle.
+    assert.deepEqual((await call(t, "ann", "GET", `/threads/${th}/runs`)).json, []);
+    assert.equal((await call(t, "ann", "GET", `/threads/${th}`)).json.status, "idle");
+    // A run on a new thread (stateless, or if_not_exists "create") is refused the same way.
+    assert.equal((await call(t, "ann", "POST", "/runs/wait", { assistant_id: "echo", input: say("hi") })).status, 429);
+    assert.equal((await call(t, "ann", "POST", `/threads/${crypto.randomUUID()}/runs`, { assistant_id: "echo", input: say("hi"), if_not_exists: "create" })).status, 429);
     const other = (await call(t, "bo", "POST", "/threads", {})).json.thread_id;
     assert.equal((await call(t, "bo", "POST", `/threads/${other}/runs/wait`, { assistant_id: "echo", input: say("hi") })).status, 200);
   });
