@@ -13,7 +13,7 @@ import { promisify } from "node:util";
 export const run = promisify(execFile);
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 export const NODE22 = join(ROOT, "node_modules/.bin/node");
-export const PLUGINS = ["model", "identity", "sandbox", "deploy"];
+export const PLUGINS = ["model", "identity", "sandbox", "deploy", "extension"];
 
 /** npm and tsc run on Node 22 (the system `node` may be older): node_modules/.bin first on PATH. */
 export const toolEnv = () => ({ ...process.env, PATH: `${join(ROOT, "node_modules/.bin")}:${process.env.PATH}`, npm_config_fund: "false", npm_config_audit: "false", npm_config_update_notifier: "false" });

@@ -111,7 +111,7 @@ async function ltsNode(): Promise<string> {
 
 describe("agentcli dev --plugin from the installed package", () => {
   for (const label of ["22", NODE_LTS_PACKAGE]) {
-    test(`Node ${label}: serves with all four plugins; the identity plugin's 401/403 reach the client; the model plugin answers`, async () => {
+    test(`Node ${label}: serves with all five plugins (memory in the extension's store); the identity plugin's 401/403 reach the client; the model plugin answers`, async () => {
       const node = label === "22" ? NODE22 : await ltsNode();
       const { stdout: version } = await run(node, ["--version"]);
       assert.match(version, label === "22" ? /^v22\./ : /^v26\./);
@@ -121,7 +121,7 @@ describe("agentcli dev --plugin from the installed package", () => {
       await writeFile(join(agent, "agent.toml"), `[agent]\nname = "package-test"\nmodel = "proxy:gpt-test"\n\n[sandbox]\nprovider = "scratch"\n\n[auth]\nprovider = "token_list"\n`);
       const port = await freePort("127.0.0.1");
       const args = [bin, ...PLUGINS.flatMap((p) => ["--plugin", join(project, `${p}.ts`)]), "dev", "--config", agent, "--port", String(port)];
-      const env = { PATH: `${join(node, "..")}:${process.env.PATH}`, HOME: process.env.HOME ?? "/tmp", NO_COLOR: "1", PROXY_API_KEY: "k", PROXY_BASE_URL: modelServer.openaiBaseUrl, TOKEN_LIST_USERS: "tok-alice:alice,tok-bad:banned" };
+      const env = { PATH: `${join(node, "..")}:${process.env.PATH}`, HOME: process.env.HOME ?? "/tmp", NO_COLOR: "1", PROXY_API_KEY: "k", PROXY_BASE_URL: modelServer.openaiBaseUrl, TOKEN_LIST_USERS: "tok-alice:alice,tok-bad:banned", AGENTCLI_MEMORY: "memory-map" };
       const child = spawn(node, args, { cwd: project, env, stdio: ["ignore", "pipe", "pipe"] });
       let out = "";
       child.stdout.on("data", (d: Buffer) => { out += d; });
