@@ -283,9 +283,17 @@ export class Reconciler {
       const secrets = [...openSecrets(this.opts.encryption, r.secrets), ...(await this.opts.platformEnv?.(d, listener) ?? [])];
       const { url } = await compute.rollout({ deployment: d, revision, listener, bundle, imageUri, secrets, log, signal });
       if (signal.aborted) throw new Interrupted();
-      await step("DEPLOYED");
-      await updateDeployment(db, d.id, { active_revision_id: r.id, url, status: "READY", status_message: null });
-      log("deploy", `revision ${r.id} is live${url ? ` at ${url}` : ""}`);
+      // The rollout's lines first, then DEPLOYED, the active revision and the last line in one
+      // transaction: a reader that sees the revision final has every line of it, and the
+      // deployment already points at it.
+      await written;
+      const from = at;
+      await db.transaction(async (tx) => {
+        if (!(await setRevisionStatus(tx, r.id, "DEPLOYED", { from: [from] }))) throw new Interrupted();
+        await updateDeployment(tx, d.id, { active_revision_id: r.id, url, status: "READY", status_message: null });
+        await appendLog(tx, r.id, "deploy", `revision ${r.id} is live${url ? ` at ${url}` : ""}`);
+      });
+      at = "DEPLOYED";
     } catch (err) {
       if (err instanceof Interrupted || signal.aborted) {
         await setRevisionStatus(db, r.id, "INTERRUPTED", { from: [at], message: "the rollout was interrupted" });
