@@ -151,22 +151,30 @@ Watching ${relative(ctx.cwd, project.root) || "."} for changes. Press Ctrl+C to 
  * Warns when the event loop stalls while a run executes (a run doing long synchronous work
  * blocks every request). Only runs of a graph that already finished a run count: loading a
  * graph's modules (its first run, or after a reload) and starting the server are not runs'
- * doing. `running` says whether such runs execute now.
+ * doing. `running` says whether such runs execute now. A stall counts only when the main thread
+ * itself ran for at least half the threshold meanwhile (where the runtime can tell).
  */
 export function monitorBlocking(log: { warn(m: string): void }, runs: () => { active: number; started: number }, thresholdMs = BLOCKING_THRESHOLD_MS): () => void {
   const interval = 100;
+  // The main thread's own CPU time (Node 22.19+; absent under Deno): a stall in which the thread
+  // barely ran was the machine (other processes, a busy CI runner), not synchronous work here.
+  const threadCpu = typeof process.threadCpuUsage === "function" ? () => { const u = process.threadCpuUsage(); return (u.user + u.system) / 1000; } : null;
   let last = performance.now();
+  let lastCpu = threadCpu?.() ?? 0;
   let lastWarned = -Infinity;
   let before = runs();
   const t = setInterval(() => {
     const now = performance.now();
     const lag = now - last - interval;
     last = now;
+    const cpu = threadCpu?.() ?? 0;
+    const worked = threadCpu ? cpu - lastCpu >= thresholdMs / 2 : true;
+    lastCpu = cpu;
     const after = runs();
     // The stall happened since the last tick: count it when a warm run executed then.
     const duringRun = before.active > 0 || after.active > 0 || after.started !== before.started;
     before = after;
-    if (lag > thresholdMs && duringRun && now - lastWarned > 5_000) {
+    if (lag > thresholdMs && worked && duringRun && now - lastWarned > 5_000) {
       lastWarned = now;
       log.warn(`the event loop was blocked for ${Math.round(lag)} ms during a run: synchronous work in a tool or graph stalls every request and stream. Make it async, or pass --allow-blocking to silence this.`);
     }
