@@ -326,10 +326,12 @@ async function finishRun(
         await tx.query("DELETE FROM run_events WHERE run_id = $1", [run.run_id]);
       });
     } else {
-      // One statement: the last events, the thread's state and the run's status.
-      await storage.checkpointer.flush(); // the run's checkpoints are durable before its end is
-      events = await broker.takeUnflushed(run.run_id);
-      const done = await storage.runs.complete(run, end, events);
+      // One statement: the run's checkpoints not yet written, its last events, the thread's
+      // state and the run's status (so its checkpoints are durable with its end).
+      const done = await storage.checkpointer.flushWith(async (checkpoints) => {
+        events = await broker.takeUnflushed(run.run_id);
+        return storage.runs.complete(run, end, events, checkpoints);
+      });
       events = [];
       if (done.lost) {
         log.warn(`run ${run.run_id}: another replica took it over before its end was recorded here; it records the end`);

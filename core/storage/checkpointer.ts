@@ -143,51 +143,76 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
 
   /** Writes every checkpoint and write put so far. */
   async flush(): Promise<void> {
+    await this.flushWith(async (batch) => {
+      if (!batch) return;
+      const params: unknown[] = [];
+      const parts = batch(params);
+      const text = parts.length === 1 ? parts[0]! : `WITH ${parts.map((p, i) => `w${i} AS (${p})`).join(", ")} SELECT 1`;
+      await this.#sql.query(text, params);
+    });
+  }
+
+  /**
+   * Writes every checkpoint and write put so far within a statement of the caller's: `write`
+   * gets a builder (null when nothing waits) that appends the batch's parameters to the
+   * statement's and returns its data-modifying statements, to run as CTEs of it. When
+   * `write` fails, the batch is kept for the next flush. The server writes a run's end this
+   * way: its checkpoints, its last events and its status in one statement.
+   */
+  async flushWith<T>(write: (batch: ((params: unknown[]) => string[]) | null) => Promise<T>): Promise<T> {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
-    while (this.#flushing) await this.#flushing.catch(() => {});
-    if (this.#checkpoints.size === 0 && this.#writes.size === 0 && this.#blobs.size === 0) return;
+    while (this.#flushing) await this.#flushing;
+    if (this.#checkpoints.size === 0 && this.#writes.size === 0 && this.#blobs.size === 0) return write(null);
     const checkpoints = this.#checkpoints;
     const blobs = this.#blobs;
     const writes = this.#writes;
     this.#checkpoints = new Map();
     this.#blobs = new Map();
     this.#writes = new Map();
-    const params: unknown[] = [];
-    const rows = (list: unknown[][], casts: string[] = []) =>
-      list.map((row) => `(${row.map((v, i) => `$${params.push(v)}${casts[i] ?? ""}`).join(", ")})`).join(", ");
-    const parts: string[] = [];
-    if (checkpoints.size) {
-      parts.push(`INSERT INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata, metadata_json, channel_versions)
-       VALUES ${rows([...checkpoints.values()], ["", "", "", "", "", "", "", "::jsonb", "::jsonb"])}
-       ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id) DO UPDATE SET parent_checkpoint_id = EXCLUDED.parent_checkpoint_id, type = EXCLUDED.type,
-         checkpoint = EXCLUDED.checkpoint, metadata = EXCLUDED.metadata, metadata_json = EXCLUDED.metadata_json, channel_versions = EXCLUDED.channel_versions`);
-    }
-    // A (channel, version) holds one value for good: a second put of it changes nothing.
-    if (blobs.size) {
-      parts.push(`INSERT INTO checkpoint_blobs (thread_id, checkpoint_ns, channel, version, type, blob, base) VALUES ${rows([...blobs.values()])}
-       ON CONFLICT (thread_id, checkpoint_ns, channel, version) DO NOTHING`);
-    }
-    const special = [...writes.values()].filter((w) => w.special).map((w) => w.params);
-    const regular = [...writes.values()].filter((w) => !w.special).map((w) => w.params);
-    const writesInsert = "INSERT INTO checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value, task_path) VALUES";
-    const key = "(thread_id, checkpoint_ns, checkpoint_id, task_id, idx)";
-    // Special channels (errors, interrupts) replace; regular writes keep the first copy.
-    if (special.length) parts.push(`${writesInsert} ${rows(special)} ON CONFLICT ${key} DO UPDATE SET channel = EXCLUDED.channel, type = EXCLUDED.type, value = EXCLUDED.value, task_path = EXCLUDED.task_path`);
-    if (regular.length) parts.push(`${writesInsert} ${rows(regular)} ON CONFLICT ${key} DO NOTHING`);
-    const text = parts.length === 1 ? parts[0]! : `WITH ${parts.map((p, i) => `w${i} AS (${p})`).join(", ")} SELECT 1`;
-    const done = this.#sql.query(text, params).then(() => {}, (err) => {
-      // Put back what failed (newer puts of the same keys win), for the next flush.
+    // Put back what was not written (newer puts of the same keys win), for the next flush.
+    const restore = () => {
       for (const [k, v] of checkpoints) if (!this.#checkpoints.has(k)) this.#checkpoints.set(k, v);
       for (const [k, v] of blobs) if (!this.#blobs.has(k)) this.#blobs.set(k, v);
       for (const [k, v] of writes) if (!this.#writes.has(k)) this.#writes.set(k, v);
-      throw err;
-    });
-    this.#flushing = done;
+    };
+    let built = false;
+    const build = (params: unknown[]): string[] => {
+      built = true;
+      const rows = (list: unknown[][], casts: string[] = []) =>
+        list.map((row) => `(${row.map((v, i) => `$${params.push(v)}${casts[i] ?? ""}`).join(", ")})`).join(", ");
+      const parts: string[] = [];
+      if (checkpoints.size) {
+        parts.push(`INSERT INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata, metadata_json, channel_versions)
+         VALUES ${rows([...checkpoints.values()], ["", "", "", "", "", "", "", "::jsonb", "::jsonb"])}
+         ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id) DO UPDATE SET parent_checkpoint_id = EXCLUDED.parent_checkpoint_id, type = EXCLUDED.type,
+           checkpoint = EXCLUDED.checkpoint, metadata = EXCLUDED.metadata, metadata_json = EXCLUDED.metadata_json, channel_versions = EXCLUDED.channel_versions`);
+      }
+      // A (channel, version) holds one value for good: a second put of it changes nothing.
+      if (blobs.size) {
+        parts.push(`INSERT INTO checkpoint_blobs (thread_id, checkpoint_ns, channel, version, type, blob, base) VALUES ${rows([...blobs.values()])}
+         ON CONFLICT (thread_id, checkpoint_ns, channel, version) DO NOTHING`);
+      }
+      const special = [...writes.values()].filter((w) => w.special).map((w) => w.params);
+      const regular = [...writes.values()].filter((w) => !w.special).map((w) => w.params);
+      const writesInsert = "INSERT INTO checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value, task_path) VALUES";
+      const key = "(thread_id, checkpoint_ns, checkpoint_id, task_id, idx)";
+      // Special channels (errors, interrupts) replace; regular writes keep the first copy.
+      if (special.length) parts.push(`${writesInsert} ${rows(special)} ON CONFLICT ${key} DO UPDATE SET channel = EXCLUDED.channel, type = EXCLUDED.type, value = EXCLUDED.value, task_path = EXCLUDED.task_path`);
+      if (regular.length) parts.push(`${writesInsert} ${rows(regular)} ON CONFLICT ${key} DO NOTHING`);
+      return parts;
+    };
+    const done = write(build);
+    // Reads and other flushes wait for this one (never rejects: the error is the caller's).
+    const barrier = done.then(() => {
+      if (!built) restore();
+    }, () => restore());
+    this.#flushing = barrier;
     try {
-      await done;
+      return await done;
     } finally {
-      if (this.#flushing === done) this.#flushing = null;
+      await barrier;
+      if (this.#flushing === barrier) this.#flushing = null;
     }
   }
 

@@ -262,21 +262,26 @@ export class RunStore {
    * (`busy` while other runs of the thread are in flight) and the run's final status (only
    * from `running`). Resolves whether other runs of the thread are in flight, and `lost`:
    * another replica took the run over (its lease had expired), so nothing was written.
+   * `checkpoints` (SqlCheckpointSaver.flushWith's builder) adds the checkpointer's pending
+   * writes to the statement; they are written even when the run was lost, as a flush would.
    */
   async complete(
     run: { run_id: string; thread_id: string },
     end: { status: RunStatus; values: unknown; interrupts: Record<string, unknown[]>; threadStatus: string; error: unknown },
     events: readonly RunEvent[],
+    checkpoints: ((params: unknown[]) => string[]) | null = null,
   ): Promise<{ busy: boolean; lost: boolean }> {
     const params: unknown[] = [run.run_id, run.thread_id, end.status, this.#state(end.values), this.#state(end.interrupts), end.threadStatus, this.#state(end.error), this.holder];
     const values = events.map((e) => `($1, $${params.push(e.id)}::int, $${params.push(e.event)}, $${params.push(this.#enc ? this.#enc.sealText(e.data) : e.data)})`);
+    // The checkpointer's pending writes (see SqlCheckpointSaver.flushWith), in the same statement.
+    const saved = (checkpoints?.(params) ?? []).map((w, i) => `cp${i} AS (${w}), `).join("");
     // A run another replica holds now (it took the run over) is left to that replica.
     const lost = "EXISTS (SELECT 1 FROM runs l WHERE l.run_id = $1 AND l.status = 'running' AND l.lease_holder IS DISTINCT FROM $8 AND l.lease_holder IS NOT NULL)";
     const log = values.length
       ? `ev AS (INSERT INTO run_events (run_id, seq, event, data) SELECT * FROM (VALUES ${values.join(", ")}) v WHERE NOT ${lost} ON CONFLICT (run_id, seq) DO NOTHING), `
       : "";
     const { rows } = await this.#sql.query<{ busy: boolean | null; lost: boolean }>(
-      `WITH ${log}r AS (
+      `WITH ${saved}${log}r AS (
          UPDATE runs SET status = $3, lease_until = NULL, updated_at = now() WHERE run_id = $1 AND status = 'running' AND (lease_holder IS NULL OR lease_holder = $8) RETURNING run_id
        ), t AS (
          UPDATE threads SET state_values = $4::jsonb, interrupts = $5::jsonb, error = $7::jsonb, updated_at = now(), state_updated_at = now(),

@@ -196,6 +196,39 @@ for (const engine of engines) {
       await saver.deleteThread(config.configurable.thread_id);
     });
 
+    test("checkpointer: flushWith writes the pending checkpoints inside the caller's statement; a failed one keeps them for the next flush", async () => {
+      const { emptyCheckpoint } = await import("@langchain/langgraph-checkpoint");
+      let queries = 0;
+      const counting: SqlExecutor = { query: (text, params) => (queries++, storage.sql.query(text, params)) };
+      const saver = new SqlCheckpointSaver(counting);
+      const config = { configurable: { thread_id: crypto.randomUUID(), checkpoint_ns: "" } };
+      const first = { ...emptyCheckpoint(), id: crypto.randomUUID() };
+      await saver.put(config, first, { source: "input", step: -1, parents: {} }, {});
+      queries = 0;
+      const marker = crypto.randomUUID();
+      await saver.flushWith(async (batch) => {
+        assert.ok(batch, "a batch is pending");
+        const params: unknown[] = [marker];
+        const parts = batch(params);
+        // The caller's own statement ($1 is its parameter), with the batch as CTEs after it.
+        await storage.sql.query(`WITH ${parts.map((p, i) => `w${i} AS (${p})`).join(", ")} SELECT $1::text AS marker`, params);
+      });
+      assert.equal(queries, 0, "the saver ran no statement of its own");
+      assert.equal((await saver.getTuple(config))?.checkpoint.id, first.id);
+      const second = { ...emptyCheckpoint(), id: crypto.randomUUID() };
+      await saver.put(config, second, { source: "loop", step: 0, parents: {} }, {});
+      await assert.rejects(saver.flushWith(async (batch) => {
+        batch!([]);
+        throw new Error("the caller's statement failed");
+      }), /the caller's statement failed/);
+      queries = 0;
+      await saver.flush();
+      assert.equal(queries, 1, "kept, and written by the next flush");
+      assert.equal((await saver.getTuple({ configurable: { ...config.configurable, checkpoint_id: second.id } }))?.checkpoint.id, second.id);
+      await saver.flushWith(async (batch) => assert.equal(batch, null, "nothing pending"));
+      await saver.deleteThread(config.configurable.thread_id);
+    });
+
     test("checkpointer: checkpoints written before checkpoint_blobs stay readable and their threads go on", async () => {
       const sql = await engine.fresh();
       try {
