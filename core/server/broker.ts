@@ -28,6 +28,9 @@ export interface RemoteBus {
   onCancel(fn: (runId: string, action: CancelAction) => void): void;
   publishWake(): void;
   onWake(fn: () => void): void;
+  /** Says that a replica follows a run it does not run (see {@link RunBroker.follow}). */
+  publishFollow(runId: string): void;
+  onFollow(fn: (runId: string) => void): void;
   close(): Promise<void>;
 }
 
@@ -92,6 +95,8 @@ class RunChannel {
   local = false;
   /** Created by this process, which (owning its database) will run it: nothing to poll. */
   expected = false;
+  /** A replica that does not run it follows it: its events go over the bus too. */
+  followedRemotely = false;
   readonly waiters = new Set<() => void>();
   /** Bumped by every notify, so a follower that was busy when it came does not sleep. */
   version = 0;
@@ -118,6 +123,11 @@ const FLUSH_MS = 25;
 const RESUME_ID_GAP = 1000;
 /** How often a follower of a run on another replica re-reads storage when a bus carries the signals. */
 const REMOTE_POLL_MS = 5000;
+/**
+ * How long a replica remembers that another one follows a run it does not run (yet): the
+ * follower says so again at every safety-net poll ({@link REMOTE_POLL_MS}).
+ */
+const FOLLOW_MEMORY_MS = 60_000;
 /** How long a follower of a pending run not started here waits for it to start here (usually within a moment) before reading storage. */
 const START_WAIT_MS = 50;
 
@@ -129,6 +139,8 @@ export class RunBroker {
   readonly #aborts = new Map<string, AbortController>();
   readonly #wakeListeners = new Set<(runId?: string) => void>();
   readonly #timers = new Set<ReturnType<typeof setTimeout>>();
+  /** Runs not executing here that another replica follows, until when (ms since epoch). */
+  readonly #followedElsewhere = new Map<string, number>();
 
   readonly #exclusive: boolean;
   readonly #pollMs: number;
@@ -149,6 +161,28 @@ export class RunBroker {
     this.#exclusive = Boolean(opts.exclusive) && !this.#remote;
     this.#remote?.onCancel((runId, action) => this.#abortLocal(runId, action));
     this.#remote?.onWake(() => this.#emitWake());
+    this.#remote?.onFollow((runId) => this.#followedFrom(runId));
+  }
+
+  /**
+   * Another replica follows `runId`. Running here (or just ended): from now on its events go
+   * over the bus, and those so far go again (the follower skips what it has). Not here: kept
+   * in mind, in case it starts here.
+   */
+  #followedFrom(runId: string): void {
+    const ch = this.#channels.get(runId);
+    if (ch && (ch.local || ch.end)) {
+      if (ch.followedRemotely) return;
+      ch.followedRemotely = true;
+      for (const e of ch.events) if (e.event) this.#remote!.publishEvent(runId, e);
+      if (ch.end) this.#remote!.publishEvent(runId, { end: ch.end });
+      return;
+    }
+    const now = Date.now();
+    if (this.#followedElsewhere.size >= 10_000) {
+      for (const [id, until] of this.#followedElsewhere) if (until < now) this.#followedElsewhere.delete(id);
+    }
+    if (this.#followedElsewhere.size < 10_000) this.#followedElsewhere.set(runId, now + FOLLOW_MEMORY_MS);
   }
 
   #channel(runId: string): RunChannel {
@@ -185,6 +219,11 @@ export class RunBroker {
       ch.end = null;
     }
     ch.local = true;
+    const until = this.#followedElsewhere.get(runId);
+    if (until !== undefined) {
+      this.#followedElsewhere.delete(runId);
+      if (until >= Date.now()) ch.followedRemotely = true;
+    }
     const controller = new AbortController();
     this.#aborts.set(runId, controller);
     return controller.signal;
@@ -199,7 +238,8 @@ export class RunBroker {
     const e: RunEvent = { id: ch.events.length + 1, event, data: typeof data === "string" ? data : JSON.stringify(data) };
     ch.events.push(e);
     if (!opts.durable) ch.unflushed.push(e);
-    this.#remote?.publishEvent(runId, e);
+    // Only when a replica that does not run it follows it: most runs are followed where they run.
+    if (ch.followedRemotely) this.#remote?.publishEvent(runId, e);
     this.#scheduleFlush(runId, ch);
     ch.notify();
   }
@@ -264,6 +304,8 @@ export class RunBroker {
     if (!ch) return;
     await this.takeUnflushed(runId);
     ch.local = false;
+    // Its followers here now follow it on the replica that took it over.
+    if (ch.waiters.size) this.#remote?.publishFollow(runId);
     ch.notify();
   }
 
@@ -277,7 +319,7 @@ export class RunBroker {
     const ch = this.#channel(runId);
     ch.end = end;
     this.#aborts.delete(runId);
-    this.#remote?.publishEvent(runId, { end });
+    if (ch.followedRemotely) this.#remote?.publishEvent(runId, { end });
     ch.notify();
     const t = setTimeout(() => {
       this.#timers.delete(t);
@@ -317,6 +359,8 @@ export class RunBroker {
         remoteQueue.push(m);
         ch.notify();
       });
+      // Subscribed: the replica running it (or the one that will) publishes its events now.
+      if (!ch.local) this.#remote?.publishFollow(runId);
       while (!opts.signal?.aborted) {
         const seen = ch.version;
         if (ch.end && !ch.local) {
@@ -385,7 +429,11 @@ export class RunBroker {
           timeoutMs = !this.#remote ? 250 : ahead.size ? FLUSH_MS * 2 : this.#pollMs;
         }
         const woken = await this.#waitFor(ch, timeoutMs, opts.signal, seen);
-        if (!woken) readStorage = true;
+        if (!woken) {
+          readStorage = true;
+          // Said again at every poll: the run may have moved (taken over) or not started yet.
+          if (this.#remote && timeoutMs === this.#pollMs && !ch.local) this.#remote.publishFollow(runId);
+        }
       }
       return null;
     } finally {

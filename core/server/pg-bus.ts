@@ -1,7 +1,7 @@
 /**
  * The cross-replica {@link RemoteBus} over PostgreSQL `LISTEN/NOTIFY`, for deployments with
  * a PostgreSQL `DATABASE_URL` and no `REDIS_URL`: run events and ends on a channel per run,
- * cancellations and worker wake-ups on one channel each. Channels are named after the
+ * cancellations, worker wake-ups and followers of runs another replica runs on one channel each. Channels are named after the
  * connection's schema (NOTIFY is database-wide), so deployments sharing a database in
  * separate schemas do not hear each other.
  */
@@ -47,6 +47,7 @@ export async function openPostgresBus(url: string, log: ServerLog): Promise<Remo
   const ns = `agentcli_${createHash("sha256").update(rows[0]?.s ?? "").digest("hex").slice(0, 8)}`;
   const wakeChannel = `${ns}_wake`;
   const cancelChannel = `${ns}_cancel`;
+  const followChannel = `${ns}_follow`;
   const runChannel = (runId: string) => `${ns}_r_${/^[\w-]{1,40}$/.test(runId) ? runId : createHash("sha256").update(runId).digest("hex").slice(0, 40)}`;
   const ident = (channel: string) => `"${channel.replaceAll('"', '""')}"`;
 
@@ -59,11 +60,13 @@ export async function openPostgresBus(url: string, log: ServerLog): Promise<Remo
   const runs = new BusSubscriptions(listenOrLater, (channel) => listener.query(`UNLISTEN ${ident(channel)}`));
   const cancelListeners: Array<(runId: string, action: CancelAction) => void> = [];
   const wakeListeners: Array<() => void> = [];
+  const followListeners: Array<(runId: string) => void> = [];
   let closed = false;
 
   const onNotification = (n: { channel: string; payload?: string }) => {
     try {
       if (n.channel === wakeChannel) for (const fn of wakeListeners) fn();
+      else if (n.channel === followChannel) for (const fn of followListeners) fn(n.payload ?? "");
       else if (n.channel === cancelChannel) {
         const { runId, action } = JSON.parse(n.payload ?? "") as { runId: string; action: CancelAction };
         for (const fn of cancelListeners) fn(runId, action);
@@ -74,7 +77,7 @@ export async function openPostgresBus(url: string, log: ServerLog): Promise<Remo
   };
   const attach = async (c: PgClient) => {
     c.on("notification", onNotification);
-    await c.query(`LISTEN ${ident(wakeChannel)}; LISTEN ${ident(cancelChannel)}`);
+    await c.query(`LISTEN ${ident(wakeChannel)}; LISTEN ${ident(cancelChannel)}; LISTEN ${ident(followChannel)}`);
   };
   await attach(listener);
 
@@ -115,6 +118,8 @@ export async function openPostgresBus(url: string, log: ServerLog): Promise<Remo
     onCancel: (fn) => void cancelListeners.push(fn),
     publishWake: () => notify(wakeChannel, "1"),
     onWake: (fn) => void wakeListeners.push(fn),
+    publishFollow: (runId) => notify(followChannel, runId),
+    onFollow: (fn) => void followListeners.push(fn),
     async close() {
       closed = true;
       await Promise.all([listener.end().catch(() => {}), notifier.end().catch(() => {})]);

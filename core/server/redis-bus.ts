@@ -1,7 +1,7 @@
 /**
  * The cross-replica {@link RemoteBus} over Redis pub/sub (ioredis): run events and ends are
  * published on `agentcli:run:<id>`, cancellations on `agentcli:cancel`, worker wake-ups on
- * `agentcli:wake`. Durable state stays in PostgreSQL; Redis only carries signals.
+ * `agentcli:wake`, followers of runs another replica runs on `agentcli:follow`. Durable state stays in PostgreSQL; Redis only carries signals.
  */
 import { BusSubscriptions, type RemoteBus, type RunEnd, type CancelAction } from "./broker.ts";
 import type { RunEvent } from "../storage/run-events.ts";
@@ -41,10 +41,12 @@ export async function openRedisBus(url: string, log: ServerLog, opts: { connectW
   const runs = new BusSubscriptions((channel) => sub.subscribe(channel), (channel) => sub.unsubscribe(channel));
   const cancelListeners: Array<(runId: string, action: CancelAction) => void> = [];
   const wakeListeners: Array<() => void> = [];
-  await sub.subscribe("agentcli:cancel", "agentcli:wake");
+  const followListeners: Array<(runId: string) => void> = [];
+  await sub.subscribe("agentcli:cancel", "agentcli:wake", "agentcli:follow");
   sub.on("message", (channel: string, message: string) => {
     try {
       if (channel === "agentcli:wake") for (const fn of wakeListeners) fn();
+      else if (channel === "agentcli:follow") for (const fn of followListeners) fn(message);
       else if (channel === "agentcli:cancel") {
         const { runId, action } = JSON.parse(message) as { runId: string; action: CancelAction };
         for (const fn of cancelListeners) fn(runId, action);
@@ -60,6 +62,8 @@ export async function openRedisBus(url: string, log: ServerLog, opts: { connectW
     onCancel: (fn) => void cancelListeners.push(fn),
     publishWake: () => void pub.publish("agentcli:wake", "1").catch(() => {}),
     onWake: (fn) => void wakeListeners.push(fn),
+    publishFollow: (runId) => void pub.publish("agentcli:follow", runId).catch(() => {}),
+    onFollow: (fn) => void followListeners.push(fn),
     async close() {
       sub.disconnect();
       pub.disconnect();

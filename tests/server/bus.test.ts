@@ -190,3 +190,47 @@ test("postgres: a run running on another replica is followed from its stored eve
     await b.close();
   }
 });
+
+/**
+ * A follower on B of a run that starts on A only after B has read the (empty) log: A knows
+ * B follows it (B said so when it subscribed, before A started it), so every event and the
+ * end reach B over the bus; storage is not polled again (the poll is set to an hour).
+ */
+async function followedBeforeStart(openBus: () => Promise<RemoteBus>): Promise<void> {
+  const [busA, busB] = await Promise.all([openBus(), openBus()]);
+  const a = new RunBroker({ log: storage.events, remote: busA });
+  const b = new RunBroker({ log: storage.events, remote: busB, pollMs: 3_600_000 });
+  try {
+    const runId = randomUUID();
+    const readOnce = gate();
+    let statusReads = 0;
+    const follow = b.follow(runId, { status: async () => (statusReads++, readOnce.open(), "pending") });
+    const got: RunEvent[] = [];
+    const consumed = (async () => {
+      for (let r = await follow.next(); ; r = await follow.next()) {
+        if (r.done) return r.value;
+        got.push(r.value);
+      }
+    })();
+    await readOnce.promise;
+    a.start(runId);
+    a.publish(runId, "metadata", { run_id: runId });
+    a.publish(runId, "values", { n: 2 });
+    a.finish(runId, { status: "success", output: { n: 2 } });
+    const end = await consumed;
+    assert.deepEqual(got.map((e) => e.id), [1, 2]);
+    assert.equal(end?.status, "success");
+    assert.equal(statusReads, 1);
+  } finally {
+    await a.close();
+    await b.close();
+  }
+}
+
+test("redis: a follower that came before its run started gets every event over the bus", { timeout: 60_000 }, async () => {
+  await followedBeforeStart(() => openRedisBus(REDIS_URL, silentLog));
+});
+
+test("postgres: a follower that came before its run started gets every event over the bus", { timeout: 60_000 }, async () => {
+  await followedBeforeStart(() => openPostgresBus(url, silentLog));
+});
