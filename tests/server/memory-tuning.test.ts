@@ -64,7 +64,7 @@ test("dev starts again in place with the allocator and young-generation settings
   try {
     // Same pid (the spawned one), new image: its command line and start-time environment carry the settings.
     const cmdline = readFileSync(`/proc/${s.proc.pid}/cmdline`, "utf8").split("\0");
-    assert.ok(cmdline.includes("--max-semi-space-size=4"), `cmdline: ${cmdline.join(" ")}`);
+    assert.ok(cmdline.includes("--max-semi-space-size=8"), `cmdline: ${cmdline.join(" ")}`);
     const environ = readFileSync(`/proc/${s.proc.pid}/environ`, "utf8").split("\0");
     assert.ok(environ.includes("MALLOC_ARENA_MAX=2"), "MALLOC_ARENA_MAX=2 at start");
     assert.ok(environ.includes("MALLOC_MMAP_THRESHOLD_=131072"), "MALLOC_MMAP_THRESHOLD_ at start");
