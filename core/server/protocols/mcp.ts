@@ -16,15 +16,13 @@
  */
 import { type Context, Hono } from "hono";
 import { z } from "zod";
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { AuthUser } from "../../hooks.ts";
 import type { Assistant } from "../../storage/records.ts";
 import { AgentcliError } from "../../errors.ts";
 import type { ServerDeps } from "../deps.ts";
 import { type AppEnv, ownerOf, userOf } from "../scope.ts";
-import { mcpParamsError } from "./mcp-params.ts";
 import { describeInterrupts, describeUpdate, followTurn, startTurn } from "./turn.ts";
 
 const INVALID_PARAMS = -32602;
@@ -104,7 +102,28 @@ async function callAssistant(
   };
 }
 
+/**
+ * The MCP SDK's server side loads with the first `/mcp` request, not with the server (~3 MB
+ * of heap and ~100 ms of start that most deployments never use). Literal imports, so the
+ * executable's bundler sees them.
+ */
+let sdk: Promise<{
+  McpServer: typeof import("@modelcontextprotocol/sdk/server/mcp.js").McpServer;
+  WebStandardStreamableHTTPServerTransport: typeof import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js").WebStandardStreamableHTTPServerTransport;
+  mcpParamsError: typeof import("./mcp-params.ts").mcpParamsError;
+}> | null = null;
+function loadSdk(): NonNullable<typeof sdk> {
+  sdk ??= Promise.all([
+    import("@modelcontextprotocol/sdk/server/mcp.js"),
+    import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"),
+    import("./mcp-params.ts"),
+  ]).then(([mcp, http, params]) => ({ McpServer: mcp.McpServer, WebStandardStreamableHTTPServerTransport: http.WebStandardStreamableHTTPServerTransport, mcpParamsError: params.mcpParamsError }));
+  sdk.catch(() => (sdk = null));
+  return sdk;
+}
+
 async function buildServer(deps: ServerDeps, user: AuthUser | null, opts: McpRoutesOptions): Promise<McpServer> {
+  const { McpServer } = await loadSdk();
   const server = new McpServer({ name: opts.name ?? "agentcli", version: opts.version }, { capabilities: { tools: { listChanged: false } } });
   const assistants = await deps.storage.assistants.search({ limit: MAX_TOOLS, offset: 0, sort_by: "created_at", sort_order: "asc" }, { owner: ownerOf(user) });
   for (const [name, a] of toolNames(assistants)) {
@@ -131,6 +150,7 @@ export function mcpRoutes(deps: ServerDeps, opts: McpRoutesOptions): Hono<AppEnv
   app.post("/", async (c) => {
     // A request whose params fail the SDK's schema is answered here (-32602, readable) when
     // the request is otherwise one the transport takes (JSON, accepting JSON and SSE).
+    const { WebStandardStreamableHTTPServerTransport, mcpParamsError } = await loadSdk();
     let parsedBody: unknown;
     const accept = c.req.header("accept") ?? "";
     if (/application\/json/i.test(c.req.header("content-type") ?? "") && accept.includes("application/json") && accept.includes("text/event-stream")) {
