@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -18,12 +18,14 @@ import { idleCollector } from "../../core/server/idle-gc.ts";
 const ROOT = new URL("../..", import.meta.url).pathname;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function startDev(env: Record<string, string>): Promise<{ proc: ChildProcess; url: string; dir: string; output: () => string }> {
+const EXE = join(ROOT, "dist/agentcli");
+
+async function startDev(env: Record<string, string>, cmd: string[] = [process.execPath, join(ROOT, "bin/agentcli.js")]): Promise<{ proc: ChildProcess; url: string; dir: string; output: () => string }> {
   const dir = mkdtempSync(join(tmpdir(), "agentcli-memtune-"));
   writeFileSync(join(dir, "agent.toml"), `[agent]\nname = "memtune"\n\n[auth]\nprovider = "anonymous"\n`);
   writeFileSync(join(dir, "AGENTS.md"), "Test agent.\n");
   const port = await freePort("127.0.0.1");
-  const proc = spawn(process.execPath, [join(ROOT, "bin/agentcli.js"), "dev", "--config", join(dir, "agent.toml"), "--port", String(port), "--graph", `env=${join(ROOT, "tests/fixtures/graphs/env.ts")}`], {
+  const proc = spawn(cmd[0]!, [...cmd.slice(1), "dev", "--config", join(dir, "agent.toml"), "--port", String(port), "--graph", `env=${join(ROOT, "tests/fixtures/graphs/env.ts")}`], {
     cwd: dir,
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", NO_COLOR: "1", ...env },
     stdio: ["ignore", "pipe", "pipe"],
@@ -68,7 +70,7 @@ test("dev starts again in place with the allocator and young-generation settings
     const environ = readFileSync(`/proc/${s.proc.pid}/environ`, "utf8").split("\0");
     assert.ok(environ.includes("MALLOC_ARENA_MAX=2"), "MALLOC_ARENA_MAX=2 at start");
     assert.ok(environ.includes("MALLOC_MMAP_THRESHOLD_=131072"), "MALLOC_MMAP_THRESHOLD_ at start");
-    assert.equal(await runEnvGraph(s.url), "MALLOC_ARENA_MAX=- MALLOC_MMAP_THRESHOLD_=- AGENTCLI_MEMORY_TUNED=-");
+    assert.equal(await runEnvGraph(s.url), "MALLOC_ARENA_MAX=- MALLOC_MMAP_THRESHOLD_=- AGENTCLI_MEMORY_TUNED=- AGENTCLI_MEMORY_TUNED_EXE=- NODE_OPTIONS=-");
   } finally {
     await stop(s);
   }
@@ -79,7 +81,7 @@ test("a value the user set is kept and passed on; AGENTCLI_MEMORY_TUNING=0 turns
   try {
     const environ = readFileSync(`/proc/${own.proc.pid}/environ`, "utf8").split("\0");
     assert.ok(environ.includes("MALLOC_ARENA_MAX=4"));
-    assert.equal(await runEnvGraph(own.url), "MALLOC_ARENA_MAX=4 MALLOC_MMAP_THRESHOLD_=- AGENTCLI_MEMORY_TUNED=-");
+    assert.equal(await runEnvGraph(own.url), "MALLOC_ARENA_MAX=4 MALLOC_MMAP_THRESHOLD_=- AGENTCLI_MEMORY_TUNED=- AGENTCLI_MEMORY_TUNED_EXE=- NODE_OPTIONS=-");
   } finally {
     await stop(own);
   }
@@ -87,9 +89,22 @@ test("a value the user set is kept and passed on; AGENTCLI_MEMORY_TUNING=0 turns
   try {
     const cmdline = readFileSync(`/proc/${off.proc.pid}/cmdline`, "utf8").split("\0");
     assert.ok(!cmdline.some((a) => a.startsWith("--max-semi-space-size")), `cmdline: ${cmdline.join(" ")}`);
-    assert.equal(await runEnvGraph(off.url), "MALLOC_ARENA_MAX=- MALLOC_MMAP_THRESHOLD_=- AGENTCLI_MEMORY_TUNED=-");
+    assert.equal(await runEnvGraph(off.url), "MALLOC_ARENA_MAX=- MALLOC_MMAP_THRESHOLD_=- AGENTCLI_MEMORY_TUNED=- AGENTCLI_MEMORY_TUNED_EXE=- NODE_OPTIONS=-");
   } finally {
     await stop(off);
+  }
+});
+
+test("the executable (dist/agentcli) starts dev again in place with the allocator settings (not V8's flag: its code cache would be refused); its runs see the user's environment", { skip: process.platform !== "linux" ? "Linux only" : !existsSync(EXE) ? "dist/agentcli is not built (npm run build)" : false }, async () => {
+  const s = await startDev({ NODE_OPTIONS: "--no-warnings" }, [EXE]);
+  try {
+    const environ = readFileSync(`/proc/${s.proc.pid}/environ`, "utf8").split("\0");
+    assert.ok(environ.includes("MALLOC_ARENA_MAX=2"), "MALLOC_ARENA_MAX=2 at start");
+    assert.ok(environ.includes("MALLOC_MMAP_THRESHOLD_=131072"), "MALLOC_MMAP_THRESHOLD_ at start");
+    assert.ok(environ.includes("NODE_OPTIONS=--no-warnings"), "NODE_OPTIONS as given");
+    assert.equal(await runEnvGraph(s.url), "MALLOC_ARENA_MAX=- MALLOC_MMAP_THRESHOLD_=- AGENTCLI_MEMORY_TUNED=- AGENTCLI_MEMORY_TUNED_EXE=- NODE_OPTIONS=--no-warnings");
+  } finally {
+    await stop(s);
   }
 });
 
