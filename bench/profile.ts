@@ -27,7 +27,7 @@ const proc = startAgentcliDev(port, dir, env, ["--graph", `bench=${join(ROOT, "b
 const url = `http://127.0.0.1:${port}`;
 try {
   await waitOk(url, performance.now(), proc);
-  const client = new Client({ apiUrl: url, apiKey: null, callerOptions: { maxRetries: 0 } });
+  const client = new Client({ apiUrl: url, apiKey: null, callerOptions: { maxRetries: 0, maxConcurrency: Infinity } });
   const [a] = await client.assistants.search({ graphId: "bench", limit: 1 });
   const input = { messages: [{ role: "user", content: "hi" }] };
   const load = async (clients: number, total: number) => {

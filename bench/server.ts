@@ -143,7 +143,8 @@ async function measure(target: Target, env: NodeJS.ProcessEnv) {
   try {
     const url = `http://127.0.0.1:${port}`;
     const startup = await waitOk(url, t0, proc);
-    const client = new Client({ apiUrl: url, apiKey: target === served ? SERVE_KEY : null, callerOptions: { maxRetries: 0 } });
+    // The SDK's Client sends at most 4 requests at once unless told otherwise: 32 clients must be 32.
+    const client = new Client({ apiUrl: url, apiKey: target === served ? SERVE_KEY : null, callerOptions: { maxRetries: 0, maxConcurrency: Infinity } });
     const found = await client.assistants.search({ graphId: "bench", limit: 10 });
     if (found.length !== 1) throw new Error(`expected one assistant of graph "bench", found ${found.length}`);
     assistantId = found[0]!.assistant_id;
