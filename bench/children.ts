@@ -12,10 +12,38 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
+import type { Client } from "@langchain/langgraph-sdk";
 
 export const ROOT = new URL("..", import.meta.url).pathname;
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The p-th percentile of `xs`. */
+export const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
+
+/** The one user message every benchmark run sends. */
+export const input = { messages: [{ role: "user", content: "hi" }] };
+
+/**
+ * `threads.create` + `runs.wait` on a new thread, by `clients` concurrent clients, `total`
+ * runs in all; each run's output is checked (the input and one answer). The client must allow
+ * that many requests at once (`callerOptions.maxConcurrency`: the SDK's default is 4).
+ */
+export async function runLoad(client: Client, assistantId: string, clients: number, total: number): Promise<{ runs: number; rps: number; p50: number; p99: number }> {
+  const lat: number[] = [];
+  let next = 0;
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: clients }, async () => {
+    while (next++ < total) {
+      const s = performance.now();
+      const th = await client.threads.create();
+      const out = await client.runs.wait(th.thread_id, assistantId, { input }) as { messages?: unknown[]; __error__?: unknown };
+      if (!out || out.__error__ || (out.messages?.length ?? 0) !== 2) throw new Error(`unexpected run output: ${JSON.stringify(out).slice(0, 300)}`);
+      lat.push(performance.now() - s);
+    }
+  }));
+  return { runs: lat.length, rps: (lat.length / (performance.now() - t0)) * 1000, p50: pct(lat, 50), p99: pct(lat, 99) };
+}
 
 /** Waits for the first `200` from `GET /ok`; returns the milliseconds since `t0`. */
 export async function waitOk(url: string, t0: number, proc: ChildProcess): Promise<number> {

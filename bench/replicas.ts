@@ -23,7 +23,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { Client } from "@langchain/langgraph-sdk";
 import { freePort } from "../core/platform/revision-process.ts";
-import { ROOT, sleep, startModel, stopTree, treeStats, waitOk, writeBenchProject } from "./children.ts";
+import { input, pct, ROOT, runLoad, sleep, startModel, stopTree, treeStats, waitOk, writeBenchProject } from "./children.ts";
 
 const args = process.argv.slice(2);
 const arg = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
@@ -39,11 +39,9 @@ const PG_URL = process.env.AGENTCLI_BENCH_DATABASE_URL ?? process.env.AGENTCLI_T
 const REDIS_URL = process.env.AGENTCLI_BENCH_REDIS_URL ?? process.env.AGENTCLI_TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 const KEY = "bench-key";
 const GRAPH = join(ROOT, "bench/graph.ts");
-const input = { messages: [{ role: "user", content: "hi" }] };
 
 if (MODES.some((m) => m !== "postgres" && m !== "redis")) throw new Error(`--mode: postgres, redis or both, not "${arg("--mode")}"`);
 
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
 
 /** Busy and total jiffies of the whole machine (/proc/stat), to say how close to its CPUs a load ran. */
 function machineCpu(): { busy: number; total: number } {
@@ -110,21 +108,7 @@ async function startProxy(urls: string[]): Promise<{ url: string; proc: ChildPro
 /** The SDK's client sends at most 4 requests at once unless told otherwise: the bench's clients are concurrent. */
 const clientOf = (url: string) => new Client({ apiUrl: url, apiKey: KEY, callerOptions: { maxRetries: 0, maxConcurrency: Infinity } });
 
-async function load(client: Client, assistantId: string, clients: number, total: number) {
-  const lat: number[] = [];
-  let next = 0;
-  const t0 = performance.now();
-  await Promise.all(Array.from({ length: clients }, async () => {
-    while (next++ < total) {
-      const s = performance.now();
-      const th = await client.threads.create();
-      const out = await client.runs.wait(th.thread_id, assistantId, { input }) as { messages?: unknown[]; __error__?: unknown };
-      if (!out || out.__error__ || (out.messages?.length ?? 0) !== 2) throw new Error(`unexpected run output: ${JSON.stringify(out).slice(0, 300)}`);
-      lat.push(performance.now() - s);
-    }
-  }));
-  return { runs: lat.length, rps: (lat.length / (performance.now() - t0)) * 1000, p50: pct(lat, 50), p99: pct(lat, 99) };
-}
+const load = runLoad;
 
 /**
  * A run created on `a` (it runs there: an idle replica claims the runs created on it), its

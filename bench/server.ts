@@ -22,7 +22,7 @@ import { freePort } from "../core/platform/revision-process.ts";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { Client } from "@langchain/langgraph-sdk";
-import { ROOT, sleep, startAgentcliDev, startModel, stopTree, treeStats, waitOk, writeBenchProject } from "./children.ts";
+import { input, pct, ROOT, runLoad, sleep, startAgentcliDev, startModel, stopTree, treeStats, waitOk, writeBenchProject } from "./children.ts";
 
 const args = process.argv.slice(2);
 const arg = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
@@ -96,27 +96,10 @@ const peer: Target = {
   },
 };
 
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
-const input = { messages: [{ role: "user", content: "hi" }] };
-
 /** The assistant of the graph "bench" (both servers make one per graph). */
 let assistantId = "bench";
 
-async function load(client: Client, clients: number, total: number) {
-  const lat: number[] = [];
-  let next = 0;
-  const t0 = performance.now();
-  await Promise.all(Array.from({ length: clients }, async () => {
-    while (next++ < total) {
-      const s = performance.now();
-      const th = await client.threads.create();
-      const out = await client.runs.wait(th.thread_id, assistantId, { input }) as { messages?: unknown[]; __error__?: unknown };
-      if (!out || out.__error__ || (out.messages?.length ?? 0) !== 2) throw new Error(`unexpected run output: ${JSON.stringify(out).slice(0, 300)}`);
-      lat.push(performance.now() - s);
-    }
-  }));
-  return { rps: (lat.length / (performance.now() - t0)) * 1000, p50: pct(lat, 50), p99: pct(lat, 99) };
-}
+const load = (client: Client, clients: number, total: number) => runLoad(client, assistantId, clients, total);
 
 async function firstEvent(client: Client, n: number): Promise<number> {
   const xs: number[] = [];
