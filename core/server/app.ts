@@ -29,6 +29,7 @@ import { errorHandler } from "./http-errors.ts";
 import { DEFAULT_LIMITS, overLimit, type ServerLimits } from "./limits.ts";
 import { consoleLog, redactingLog, type ServerLog } from "./log.ts";
 import { openApiDocument } from "./openapi.ts";
+import { mcpMessageSchema } from "./protocols/openapi-operations.ts";
 import { runRoutes } from "./runs.ts";
 import { type AppEnv, authMiddleware } from "./scope.ts";
 import { storeRoutes } from "./store-routes.ts";
@@ -236,7 +237,10 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
     app.use(async (c) => c.json({ detail: `This replica only runs the queue (role "worker"): send ${c.req.method} ${new URL(c.req.url).pathname} to an API replica` }, 404));
   }
   const extraPaths = [...(opts.ui ? ["/app"] : []), ...(opts.extraRoutes ?? []).map((r) => r.path)];
-  app.get("/openapi.json", (c) => c.json(openApiDocument({ title: "agentcli Agent API", version: VERSION, extraPaths })));
+  app.get("/openapi.json", async (c) => {
+    const schemas = extraPaths.includes("/mcp") ? { McpMessage: await mcpMessageSchema() } : undefined;
+    return c.json(openApiDocument({ title: "agentcli Agent API", version: VERSION, extraPaths, schemas }));
+  });
   if (opts.ui) app.route("/app", opts.ui);
   // Auth guards everything after this point, extra components (MCP, A2A) included; the
   // authenticator itself lets public paths through.

@@ -114,8 +114,9 @@ const SECURITY_SCHEMES: Record<string, { type: "http" | "apiKey"; scheme?: strin
 /**
  * Builds the OpenAPI document; `extraPaths` lists paths mounted by other components: the
  * MCP and A2A groups are described operation by operation, others as one wildcard entry.
+ * `schemas` adds component schemas made elsewhere (the MCP message's, from its SDK).
  */
-export function openApiDocument(opts: { title: string; version: string; extraPaths?: string[] }): Record<string, unknown> {
+export function openApiDocument(opts: { title: string; version: string; extraPaths?: string[]; schemas?: Record<string, unknown> }): Record<string, unknown> {
   const key = JSON.stringify(opts);
   let doc = documents.get(key);
   if (!doc) {
@@ -128,7 +129,7 @@ export function openApiDocument(opts: { title: string; version: string; extraPat
 /** Built once per (title, version, mounts): the generator's work is the same every time. */
 const documents = new Map<string, Record<string, unknown>>();
 
-function buildDocument(opts: { title: string; version: string; extraPaths?: string[] }): Record<string, unknown> {
+function buildDocument(opts: { title: string; version: string; extraPaths?: string[]; schemas?: Record<string, unknown> }): Record<string, unknown> {
   // The routes are registered for the document only (the handlers are the server's own).
   const described = new OpenAPIHono();
   const registry = described.openAPIRegistry;
@@ -148,6 +149,6 @@ function buildDocument(opts: { title: string; version: string; extraPaths?: stri
       paths[`${p}/*`] ??= { get: { summary: `Mounted component at ${p}`, ...security, responses: { "200": { description: "Success" } } } };
     }
   }
-  doc.components.schemas = { ...doc.components.schemas, ...PROTOCOL_SCHEMAS };
+  doc.components.schemas = { ...doc.components.schemas, ...PROTOCOL_SCHEMAS, ...opts.schemas };
   return doc as unknown as Record<string, unknown>;
 }

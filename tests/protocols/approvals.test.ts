@@ -6,6 +6,7 @@
  */
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { z } from "zod";
 import { Client } from "@langchain/langgraph-sdk";
 import { TaskState, type StreamResponse, type Task } from "@a2a-js/sdk";
 import { startModelServer, type ModelServer } from "../fixtures/model-server/server.ts";
@@ -54,7 +55,12 @@ describe("approval gates over A2A (hosted project)", () => {
     assert.equal(mcp.post.security, doc.paths["/threads"].post.security, "POST /mcp inherits the document's security, as the Agent API does");
     assert.ok(mcp.post.responses["401"]);
     assert.ok(mcp.post.responses["200"].content["text/event-stream"]);
-    assert.equal(mcp.post.requestBody.content["application/json"].schema.oneOf[0].$ref, "#/components/schemas/JsonRpcRequest");
+    assert.equal(mcp.post.requestBody.content["application/json"].schema.oneOf[0].$ref, "#/components/schemas/McpMessage");
+    // The MCP message schema is the SDK's own (its transport validates with it), as JSON Schema.
+    const { JSONRPCMessageSchema } = await import("@modelcontextprotocol/sdk/types.js");
+    const { $schema: _, ...fromSdk } = z.toJSONSchema(JSONRPCMessageSchema, { unrepresentable: "any" }) as Record<string, unknown>;
+    const { description: __, ...documented } = doc.components.schemas.McpMessage;
+    assert.deepEqual(documented, fromSdk);
     for (const m of ["get", "delete"]) {
       assert.deepEqual(Object.keys(mcp[m].responses).filter((s) => s !== "401"), ["405"], `${m.toUpperCase()} /mcp documents 405`);
       const res = await fetch(`${hosted.url}/mcp`, { method: m.toUpperCase() });
