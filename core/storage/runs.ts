@@ -41,8 +41,11 @@ export const MAX_RUN_ATTEMPTS = 3;
 
 let stores = 0;
 
-/** A claimed run, with what the executor needs of its assistant (read in the same statement). */
-export type ClaimedRun = Run & { assistant: { graph_id: string; config: Json; context: unknown } | null };
+/**
+ * A claimed run, with what the executor needs of its assistant and (from `claim`) its
+ * thread's metadata, read in the same statement.
+ */
+export type ClaimedRun = Run & { assistant: { graph_id: string; config: Json; context: unknown } | null; threadMetadata?: Json };
 
 export interface RunInput {
   run_id: string;
@@ -233,7 +236,7 @@ export class RunStore {
     const cap = opts.maxRunningPerOwner ? ` AND (r.metadata->>'owner' IS NULL OR ${running} < $${params.push(opts.maxRunningPerOwner)})` : "";
     try {
       // The claim also logs the run's first stream event (`metadata`), in the same statement.
-      const { rows } = await this.#sql.query<RunRow & { assistant: ClaimedRun["assistant"] }>(
+      const { rows } = await this.#sql.query<RunRow & { assistant: ClaimedRun["assistant"]; thread_metadata: Json | null }>(
         `WITH c AS (
            UPDATE runs SET status = 'running', attempt = attempt + 1, updated_at = now(), lease_until = now() + make_interval(secs => $1::float8), lease_holder = $2
            WHERE run_id = (
@@ -247,10 +250,14 @@ export class RunStore {
            INSERT INTO run_events (run_id, seq, event, data)
            SELECT run_id, 1, 'metadata', '{"run_id":"' || run_id || '","attempt":' || attempt || '}' FROM c ON CONFLICT (run_id, seq) DO NOTHING
          )
-         SELECT c.*, (SELECT json_build_object('graph_id', a.graph_id, 'config', a.config, 'context', a.context) FROM assistants a WHERE a.assistant_id = c.assistant_id) AS assistant FROM c`,
+         SELECT c.*, (SELECT json_build_object('graph_id', a.graph_id, 'config', a.config, 'context', a.context) FROM assistants a WHERE a.assistant_id = c.assistant_id) AS assistant,
+           (SELECT t.metadata FROM threads t WHERE t.thread_id = c.thread_id) AS thread_metadata FROM c`,
         params,
       );
-      return rows[0] ? { ...this.#toRun(rows[0]), assistant: rows[0].assistant ?? null } : null;
+      const row = rows[0];
+      if (!row) return null;
+      const { thread_metadata: threadMetadata, ...run } = row;
+      return { ...this.#toRun(run as RunRow), assistant: row.assistant ?? null, ...(threadMetadata ? { threadMetadata: this.#enc ? this.#enc.openKeys(threadMetadata) : threadMetadata } : {}) };
     } catch (err) {
       if ((err as { code?: string }).code === "23505") return null;
       throw err;

@@ -89,8 +89,8 @@ describe("multitask strategies", () => {
     assert.ok(history.length <= historyBefore + 4);
   });
 
-  test("enqueue: runs execute one after another in order", async () => {
-    const th = await t.client.threads.create();
+  test("enqueue: runs execute one after another in order, each with its thread's metadata", async () => {
+    const th = await t.client.threads.create({ metadata: { topic: "queued" } });
     const a = await t.client.runs.create(th.thread_id, "slow", { input: { ms: 50 } });
     const b = await t.client.runs.create(th.thread_id, "slow", { input: { ms: 10 }, multitaskStrategy: "enqueue" });
     const c = await t.client.runs.create(th.thread_id, "slow", { input: { ms: 10 }, multitaskStrategy: "enqueue" });
@@ -99,6 +99,13 @@ describe("multitask strategies", () => {
     assert.deepEqual(runs.map((r) => r.status), ["success", "success", "success"]);
     assert.ok(runs[0]!.updated_at <= runs[1]!.updated_at && runs[1]!.updated_at <= runs[2]!.updated_at);
     assert.equal((await t.client.threads.getState<{ steps: number }>(th.thread_id)).values.steps, 3);
+    // b and c waited in the queue: their claim read the thread's metadata for their checkpoints.
+    const history = await t.client.threads.getHistory(th.thread_id, { limit: 50 });
+    for (const r of [a, b, c]) {
+      const mine = history.filter((h) => h.metadata?.run_id === r.run_id);
+      assert.ok(mine.length > 0, `checkpoints of run ${r.run_id}`);
+      for (const h of mine) assert.equal(h.metadata?.topic, "queued");
+    }
   });
 });
 

@@ -101,6 +101,22 @@ for (const engine of engines) {
       assert.equal((await storage.runs.get(b))?.status, "error");
     });
 
+    test("a claim reads the thread's metadata with the run (keys sealed at rest opened), so the executor need not", async () => {
+      const { encryptionFromEnv } = await import("../../core/storage/encryption.ts");
+      const sealed = await createStorage(storage.sql, { encryption: encryptionFromEnv({ LANGGRAPH_AES_KEY: "0123456789abcdef0123456789abcdef", LANGGRAPH_AES_JSON_KEYS: "secret_note" }) });
+      const tid = crypto.randomUUID();
+      const metadata = { secret_note: "hidden", visible: "yes" };
+      await sealed.threads.create({ thread_id: tid, metadata });
+      const rid = crypto.randomUUID();
+      await sealed.runs.insert({ run_id: rid, thread_id: tid, assistant_id: "a", metadata: {}, kwargs: {}, multitask_strategy: "enqueue" });
+      const { rows } = await storage.sql.query<{ m: string }>("SELECT metadata->>'secret_note' AS m FROM threads WHERE thread_id = $1", [tid]);
+      assert.notEqual(rows[0]!.m, "hidden", "the key is sealed in the row");
+      const claimed = await sealed.runs.claim(rid);
+      assert.equal(claimed?.run_id, rid);
+      assert.deepEqual(claimed?.threadMetadata, metadata);
+      await sealed.runs.setStatus(rid, "success", { fromStatuses: ["running"] });
+    });
+
     test("run events: append in batches, read after an id", async () => {
       const rid = crypto.randomUUID();
       await storage.events.append(rid, [{ id: 1, event: "metadata", data: "{}" }, { id: 2, event: "values", data: '{"a":1}' }]);
