@@ -117,6 +117,13 @@ const GRACE_MS = 30_000;
  */
 const FLUSH_MS = 25;
 /**
+ * The same on an exclusive database (the embedded engine): every follower is in this process
+ * and reads the run's events from memory, so the log mid-run serves only a crash (the run is
+ * failed at the next start with what was logged). Most runs end within it: their events are
+ * written by the statement that records the end, not by one more statement per run.
+ */
+const EXCLUSIVE_FLUSH_MS = 250;
+/**
  * Ids a run taken over from a dead replica skips before its next event: more than that
  * replica can have published without logging (it logs every {@link FLUSH_MS}).
  */
@@ -246,7 +253,7 @@ export class RunBroker {
 
   #scheduleFlush(runId: string, ch: RunChannel): void {
     if (ch.flushTimer || ch.appending || !ch.unflushed.length) return;
-    ch.flushTimer = setTimeout(() => this.#flushNow(runId, ch), FLUSH_MS);
+    ch.flushTimer = setTimeout(() => this.#flushNow(runId, ch), this.#exclusive ? EXCLUSIVE_FLUSH_MS : FLUSH_MS);
     (ch.flushTimer as { unref?: () => void }).unref?.();
   }
 
