@@ -117,7 +117,8 @@ const SECURITY_SCHEMES: Record<string, { type: "http" | "apiKey"; scheme?: strin
  * `schemas` adds component schemas made elsewhere (the MCP message's, from its SDK).
  */
 export function openApiDocument(opts: { title: string; version: string; extraPaths?: string[]; schemas?: Record<string, unknown> }): Record<string, unknown> {
-  const key = JSON.stringify(opts);
+  // `schemas` follow from the mounts (the MCP message's when /mcp is mounted): not part of the key.
+  const key = JSON.stringify([opts.title, opts.version, opts.extraPaths]);
   let doc = documents.get(key);
   if (!doc) {
     doc = buildDocument(opts);
