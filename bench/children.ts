@@ -10,7 +10,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { createInterface } from "node:readline";
 import type { Client } from "@langchain/langgraph-sdk";
 
@@ -87,6 +87,13 @@ export function treeStats(root: number): { rssMb: number; cpuMs: number } {
   return { rssMb: kb / 1024, cpuMs };
 }
 
+/** Busy and total jiffies of the whole machine (/proc/stat), to say how close to its CPUs a load ran. */
+export function machineCpu(): { busy: number; total: number } {
+  const f = readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const total = f.reduce((a, b) => a + b, 0);
+  return { busy: total - f[3]! - f[4]!, total };
+}
+
 /** Writes the benchmark project (agent.toml, AGENTS.md) into `dir`; `anonymous` auth unless `auth` is false. */
 export function writeBenchProject(dir: string, auth = true): void {
   writeFileSync(join(dir, "agent.toml"), `[agent]\nname = "bench-project"\ndescription = "benchmark project"\n${auth ? `\n[auth]\nprovider = "anonymous"\n` : ""}`);
@@ -99,6 +106,22 @@ export function startAgentcliDev(port: number, dir: string, env: NodeJS.ProcessE
   return spawn(process.execPath, [
     join(ROOT, "bin/agentcli.js"), "dev", "--config", join(dir, "agent.toml"), "--port", String(port), "--host", "127.0.0.1", ...args,
   ], { stdio: ["ignore", "ignore", process.env.BENCH_VERBOSE ? "inherit" : "ignore"], cwd: dir, env, detached: true });
+}
+
+/**
+ * Starts the peer, `@langchain/langgraph-cli dev` (in memory, no reload, no analytics), on
+ * bench/graph.ts as the graph "bench", in `dir`.
+ */
+export function startPeer(port: number, dir: string, env: NodeJS.ProcessEnv): ChildProcess {
+  writeFileSync(join(dir, "langgraph.json"), JSON.stringify({ node_version: "22", graphs: { bench: `./${relative(dir, join(ROOT, "bench/graph.ts"))}:graph` }, dependencies: ["."] }));
+  return spawn(join(ROOT, "node_modules/.bin/langgraphjs"), [
+    "dev", "--port", String(port), "--host", "127.0.0.1", "--no-browser", "--no-reload", "--config", join(dir, "langgraph.json"),
+  ], {
+    stdio: ["ignore", "ignore", process.env.BENCH_VERBOSE ? "inherit" : "ignore"],
+    cwd: dir,
+    env: { ...env, LANGGRAPH_CLI_NO_ANALYTICS: "1", BROWSER: "none" },
+    detached: true,
+  });
 }
 
 /** Stops a process group: SIGTERM, then SIGKILL after `graceMs`; resolves once it exited. */

@@ -1,7 +1,8 @@
 /**
  * Profiles `agentcli dev` under the bench's load: starts it with `--cpu-prof` on a new
  * project serving bench/graph.ts, runs `threads.create` + `runs.wait` (warm-up, then N runs
- * at C clients), stops it, and prints the self time by package / file from the profile.
+ * at C clients), stops it, and prints the self time by package / file from the profile, of
+ * the samples taken during the N runs only.
  *
  *   node bench/profile.ts [--runs 300] [--clients 32] [--top 40] [--keep DIR]
  */
@@ -19,6 +20,8 @@ const CLIENTS = Number(arg("--clients") ?? 32);
 const TOP = Number(arg("--top") ?? 40);
 const profDir = arg("--keep") ?? mkdtempSync(join(tmpdir(), "agentcli-prof-"));
 
+/** The load's start and end on the profiles' clock: only samples taken in between are counted (not start-up, warm-up or shutdown). */
+const windowUs: [bigint, bigint] = [0n, 0n];
 const model = await startModel();
 const dir = mkdtempSync(join(tmpdir(), "agentcli-bench-"));
 const port = await freePort("127.0.0.1");
@@ -42,7 +45,9 @@ try {
   await load(1, 10);
   const c0 = treeStats(proc.pid!).cpuMs;
   const t0 = performance.now();
+  windowUs[0] = process.hrtime.bigint() / 1000n; // the profiles' clock (monotonic, microseconds)
   await load(CLIENTS, RUNS);
+  windowUs[1] = process.hrtime.bigint() / 1000n;
   const c1 = treeStats(proc.pid!).cpuMs;
   console.log(`${RUNS} runs at ${CLIENTS} clients: ${(RUNS / (performance.now() - t0) * 1000).toFixed(1)} runs/s, server CPU ${((c1 - c0) / RUNS).toFixed(2)} ms/run`);
 } finally {
@@ -54,9 +59,11 @@ try {
 for (const f of readdirSync(profDir).filter((f) => f.endsWith(".cpuprofile"))) {
   const prof = JSON.parse(readFileSync(join(profDir, f), "utf8")) as {
     nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number } }>;
+    startTime: number;
     samples: number[];
     timeDeltas: number[];
   };
+  let at = BigInt(prof.startTime);
   const byId = new Map(prof.nodes.map((n) => [n.id, n]));
   const buckets = new Map<string, number>();
   const fns = new Map<string, number>();
@@ -64,6 +71,8 @@ for (const f of readdirSync(profDir).filter((f) => f.endsWith(".cpuprofile"))) {
   prof.samples.forEach((id, i) => {
     const n = byId.get(id)!;
     const dt = prof.timeDeltas[i] ?? 0;
+    at += BigInt(dt);
+    if (at < windowUs[0] || at > windowUs[1]) return;
     total += dt;
     const u = n.callFrame.url;
     const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(u);
@@ -73,8 +82,8 @@ for (const f of readdirSync(profDir).filter((f) => f.endsWith(".cpuprofile"))) {
     fns.set(fn, (fns.get(fn) ?? 0) + dt);
   });
   console.log(`\n${f}: ${(total / 1000).toFixed(0)} ms sampled`);
-  for (const [k, v] of [...buckets].sort((x, y) => y[1] - x[1]).slice(0, TOP)) console.log(`${((v / total) * 100).toFixed(1).padStart(5)}%  ${k}`);
+  for (const [k, v] of [...buckets].sort((x, y) => y[1] - x[1]).slice(0, TOP)) console.log(`${((v / total) * 100).toFixed(1).padStart(5)}%  ${(v / 1000 / RUNS).toFixed(3).padStart(6)} ms/run  ${k}`);
   console.log("\nfunctions:");
-  for (const [k, v] of [...fns].sort((x, y) => y[1] - x[1]).slice(0, TOP)) console.log(`${((v / total) * 100).toFixed(1).padStart(5)}%  ${k}`);
+  for (const [k, v] of [...fns].sort((x, y) => y[1] - x[1]).slice(0, TOP)) console.log(`${((v / total) * 100).toFixed(1).padStart(5)}%  ${(v / 1000 / RUNS).toFixed(3).padStart(6)} ms/run  ${k}`);
 }
 console.log(`\nprofiles in ${profDir}`);

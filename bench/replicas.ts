@@ -23,7 +23,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { Client } from "@langchain/langgraph-sdk";
 import { freePort } from "../core/platform/revision-process.ts";
-import { input, pct, ROOT, runLoad, sleep, startModel, stopTree, treeStats, waitOk, writeBenchProject } from "./children.ts";
+import { input, machineCpu, pct, ROOT, runLoad, sleep, startModel, stopTree, treeStats, waitOk, writeBenchProject } from "./children.ts";
 
 const args = process.argv.slice(2);
 const arg = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
@@ -42,13 +42,6 @@ const GRAPH = join(ROOT, "bench/graph.ts");
 
 if (MODES.some((m) => m !== "postgres" && m !== "redis")) throw new Error(`--mode: postgres, redis or both, not "${arg("--mode")}"`);
 
-
-/** Busy and total jiffies of the whole machine (/proc/stat), to say how close to its CPUs a load ran. */
-function machineCpu(): { busy: number; total: number } {
-  const f = readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number);
-  const total = f.reduce((a, b) => a + b, 0);
-  return { busy: total - f[3]! - f[4]!, total };
-}
 
 /**
  * CPU time (ms) used so far by every process whose command is `comm` (PostgreSQL's

@@ -17,12 +17,12 @@
  * Not part of the test suite. Each server and the model run as child processes on free ports.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { freePort } from "../core/platform/revision-process.ts";
 import { cpus, loadavg, tmpdir } from "node:os";
-import { join, relative } from "node:path";
+import { join } from "node:path";
 import { Client } from "@langchain/langgraph-sdk";
-import { input, pct, ROOT, runLoad, sleep, startAgentcliDev, startModel, stopTree, treeStats, waitOk, writeBenchProject } from "./children.ts";
+import { input, pct, ROOT, runLoad, sleep, startAgentcliDev, startModel, startPeer, stopTree, treeStats, waitOk, writeBenchProject } from "./children.ts";
 
 const args = process.argv.slice(2);
 const arg = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
@@ -83,17 +83,7 @@ const served: Target & { prepare(): Promise<() => Promise<void>> } = {
 
 const peer: Target = {
   name: "langgraph-cli dev",
-  start: (port, dir, env) => {
-    writeFileSync(join(dir, "langgraph.json"), JSON.stringify({ node_version: "22", graphs: { bench: `./${relative(dir, GRAPH)}:graph` }, dependencies: ["."] }));
-    return spawn(join(ROOT, "node_modules/.bin/langgraphjs"), [
-      "dev", "--port", String(port), "--host", "127.0.0.1", "--no-browser", "--no-reload", "--config", join(dir, "langgraph.json"),
-    ], {
-      stdio: ["ignore", "ignore", process.env.BENCH_VERBOSE ? "inherit" : "ignore"],
-      cwd: dir,
-      env: { ...env, LANGGRAPH_CLI_NO_ANALYTICS: "1", BROWSER: "none" },
-      detached: true,
-    });
-  },
+  start: (port, dir, env) => startPeer(port, dir, env),
 };
 
 /** The assistant of the graph "bench" (both servers make one per graph). */
