@@ -11,7 +11,7 @@ import { corsFromEnv } from "../server/cors.ts";
 import { ttlFromEnv } from "../server/ttl-sweeper.ts";
 import { webhooksFromEnv } from "../server/webhooks.ts";
 import { DEFAULT_CONNECT_TIMEOUT_SECONDS } from "../storage/connect.ts";
-import { DEFAULT_RUN_LEASE_SECONDS } from "../storage/runs.ts";
+import { DEFAULT_QUEUE_AFFINITY_SECONDS, DEFAULT_RUN_LEASE_SECONDS } from "../storage/runs.ts";
 import { DEFAULT_DB_RETRY_SECONDS } from "../storage/db-retry.ts";
 import { limitsFromEnv, type ServerLimits } from "../server/limits.ts";
 import { registerSecrets, secretValues } from "../redact.ts";
@@ -333,6 +333,7 @@ async function start(opts: HostOptions, runTimeout: number, limits: Partial<Serv
       role,
       workers: workersSetting(opts.workers, opts.env, role),
       runLeaseSeconds: secondsSetting(opts.env, "AGENTCLI_RUN_LEASE_SECONDS", DEFAULT_RUN_LEASE_SECONDS, "a run's lease lasts before another replica takes the run over"),
+      queueAffinitySeconds: secondsSetting(opts.env, "AGENTCLI_QUEUE_AFFINITY_SECONDS", DEFAULT_QUEUE_AFFINITY_SECONDS, "a run queued on a busy replica is kept for its workers before other replicas may take it"),
       limits,
       info: { agent: opts.bundle.config.agent.name, mode: opts.mode },
       onThreadDeleted: (threadId) => sandboxes.deleteThread(threadId),

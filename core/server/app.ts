@@ -35,7 +35,7 @@ import { type AppEnv, authMiddleware } from "./scope.ts";
 import { storeRoutes } from "./store-routes.ts";
 import { threadRoutes } from "./threads.ts";
 import { uuid5 } from "./uuid5.ts";
-import { WorkerPool } from "./worker.ts";
+import { DEFAULT_QUEUE_AFFINITY_SECONDS, WorkerPool } from "./worker.ts";
 import type { ServerRole } from "./roles.ts";
 import { DEFAULT_TTL, type TtlSettings, TtlSweeper } from "./ttl-sweeper.ts";
 import { DEFAULT_WEBHOOKS, WebhookSender, type WebhookSettings } from "./webhooks.ts";
@@ -67,6 +67,12 @@ export interface AgentServerOptions {
    * mid-run has its runs taken over by another this long after its last renewal.
    */
   runLeaseSeconds?: number;
+  /**
+   * Seconds a run queued on this replica while its workers are all busy is kept for them
+   * before the other replicas may take it (default 0.3, `AGENTCLI_QUEUE_AFFINITY_SECONDS`;
+   * 0: any replica at once). Shared database only.
+   */
+  queueAffinitySeconds?: number;
   /** A run executing longer than this ends with status `timeout` (default: no limit). */
   runTimeoutSeconds?: number;
   /** Request bodies larger than this are refused with a 413 (default {@link DEFAULT_MAX_BODY_BYTES}; overrides `limits.maxBodyBytes`). */
@@ -162,6 +168,7 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
     webhooks,
     tracer: opts.tracer ?? null,
     idle: opts.idle,
+    affinitySeconds: opts.queueAffinitySeconds ?? DEFAULT_QUEUE_AFFINITY_SECONDS,
   });
   const deps: ServerDeps = { storage, broker, graphs, workers, log, limits, onThreadDeleted: opts.onThreadDeleted, heartbeatMs: opts.heartbeatMs ?? 15_000, webhooks, ttl: { ...DEFAULT_TTL, ...opts.ttl } };
 

@@ -37,6 +37,27 @@ export interface RemoteBus {
 type BusMessage = RunEvent | { end: RunEnd };
 
 /**
+ * The payload of a signal a bus sends to every replica (a wake-up, a follow), naming its
+ * sender: pub/sub delivers it to the sender too, which skips it (its own follower of a run
+ * that starts here would otherwise make this replica publish the run's events over the bus).
+ */
+export function signalPayload(sender: string, body: string): string {
+  return `@${sender}|${body}`;
+}
+
+/** The body of a signal, or null when `self` sent it (a bare body: a replica of an older version). */
+export function signalBody(self: string, payload: string): string | null {
+  const m = /^@([0-9a-f]{12})\|/.exec(payload);
+  if (!m) return payload;
+  return m[1] === self ? null : payload.slice(m[0].length);
+}
+
+/** A bus's sender id for {@link signalPayload}. */
+export function newSender(): string {
+  return crypto.randomUUID().replaceAll("-", "").slice(0, 12);
+}
+
+/**
  * The run subscriptions of a {@link RemoteBus}, by channel: the first subscriber of a channel
  * makes the bus listen (every subscriber waits for that), the last one to leave stops it.
  */
@@ -148,6 +169,8 @@ export class RunBroker {
   readonly #timers = new Set<ReturnType<typeof setTimeout>>();
   /** Runs not executing here that another replica follows, until when (ms since epoch). */
   readonly #followedElsewhere = new Map<string, number>();
+  /** Runs queued here with affinity (see {@link hold}), until when (ms since epoch). */
+  readonly #held = new Map<string, number>();
 
   readonly #exclusive: boolean;
   readonly #pollMs: number;
@@ -210,10 +233,22 @@ export class RunBroker {
   }
 
   /**
+   * Notes a run queued here that only this replica's workers may claim for `ms` (queue
+   * affinity, ./worker.ts): its followers here wait that long for it to start here before
+   * following it on another replica (reading storage, asking over the bus).
+   */
+  hold(runId: string, ms: number): void {
+    const now = Date.now();
+    if (this.#held.size >= 10_000) for (const [id, until] of this.#held) if (until < now) this.#held.delete(id);
+    if (this.#held.size < 10_000) this.#held.set(runId, now + ms);
+  }
+
+  /**
    * Marks a run as executing here; returns the abort signal cancellation fires. `prior`: the
    * logged events of a run taken over from another replica; its stream goes on after them.
    */
   start(runId: string, prior?: readonly RunEvent[]): AbortSignal {
+    this.#held.delete(runId);
     const ch = this.#channel(runId);
     if (prior) {
       // The dead replica may have published events it never logged (followers elsewhere saw
@@ -360,6 +395,8 @@ export class RunBroker {
     let firstRemote = opts.knownStatus === undefined || opts.knownStatus === "pending";
     let readStorage = true;
     let unsubscribe: (() => void) | undefined;
+    // Queued here with affinity: it starts here within that time, or may start elsewhere after.
+    let heldUntil = this.#held.get(runId) ?? 0;
     try {
       // Subscribed before anything is read: an event published after the read is then on the bus.
       unsubscribe = await this.#remote?.subscribeRun(runId, (m) => {
@@ -367,7 +404,7 @@ export class RunBroker {
         ch.notify();
       });
       // Subscribed: the replica running it (or the one that will) publishes its events now.
-      if (!ch.local) this.#remote?.publishFollow(runId);
+      if (!ch.local && heldUntil <= Date.now()) this.#remote?.publishFollow(runId);
       while (!opts.signal?.aborted) {
         const seen = ch.version;
         if (ch.end && !ch.local) {
@@ -399,6 +436,17 @@ export class RunBroker {
             await this.#waitFor(ch, 5000, opts.signal, seen);
             if (!ch.local && !ch.end) ch.expected = false;
             continue;
+          }
+          if (heldUntil && !ch.end) {
+            const ms = heldUntil - Date.now();
+            if (ms > 0) {
+              // Held for this replica's workers: starting here notifies (timeout: the affinity's end).
+              await this.#waitFor(ch, ms, opts.signal, seen);
+              continue;
+            }
+            // Not started here in time: other replicas may take it now.
+            heldUntil = 0;
+            this.#remote?.publishFollow(runId);
           }
           if (firstRemote) {
             // A pending run is usually claimed here within a moment: wait for that before polling storage.

@@ -7,7 +7,7 @@
  */
 import { createHash } from "node:crypto";
 import { Buffer } from "node:buffer";
-import { BusSubscriptions, type RemoteBus, type RunEnd, type CancelAction } from "./broker.ts";
+import { BusSubscriptions, type CancelAction, newSender, type RemoteBus, type RunEnd, signalBody, signalPayload } from "./broker.ts";
 import type { RunEvent } from "../storage/run-events.ts";
 import type { ServerLog } from "./log.ts";
 import { isTransientDbError } from "../storage/db-retry.ts";
@@ -62,11 +62,17 @@ export async function openPostgresBus(url: string, log: ServerLog): Promise<Remo
   const wakeListeners: Array<() => void> = [];
   const followListeners: Array<(runId: string) => void> = [];
   let closed = false;
+  /** Wake-ups and follows this bus sent come back to it: skipped (see signalPayload). */
+  const self = newSender();
 
   const onNotification = (n: { channel: string; payload?: string }) => {
     try {
-      if (n.channel === wakeChannel) for (const fn of wakeListeners) fn();
-      else if (n.channel === followChannel) for (const fn of followListeners) fn(n.payload ?? "");
+      if (n.channel === wakeChannel) {
+        if (signalBody(self, n.payload ?? "") !== null) for (const fn of wakeListeners) fn();
+      } else if (n.channel === followChannel) {
+        const runId = signalBody(self, n.payload ?? "");
+        if (runId !== null) for (const fn of followListeners) fn(runId);
+      }
       else if (n.channel === cancelChannel) {
         const { runId, action } = JSON.parse(n.payload ?? "") as { runId: string; action: CancelAction };
         for (const fn of cancelListeners) fn(runId, action);
@@ -116,9 +122,9 @@ export async function openPostgresBus(url: string, log: ServerLog): Promise<Remo
     subscribeRun: (runId, onMessage) => runs.subscribe(runChannel(runId), onMessage),
     publishCancel: (runId, action) => notify(cancelChannel, JSON.stringify({ runId, action })),
     onCancel: (fn) => void cancelListeners.push(fn),
-    publishWake: () => notify(wakeChannel, "1"),
+    publishWake: () => notify(wakeChannel, signalPayload(self, "1")),
     onWake: (fn) => void wakeListeners.push(fn),
-    publishFollow: (runId) => notify(followChannel, runId),
+    publishFollow: (runId) => notify(followChannel, signalPayload(self, runId)),
     onFollow: (fn) => void followListeners.push(fn),
     async close() {
       closed = true;

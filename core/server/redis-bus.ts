@@ -3,7 +3,7 @@
  * published on `agentcli:run:<id>`, cancellations on `agentcli:cancel`, worker wake-ups on
  * `agentcli:wake`, followers of runs another replica runs on `agentcli:follow`. Durable state stays in PostgreSQL; Redis only carries signals.
  */
-import { BusSubscriptions, type RemoteBus, type RunEnd, type CancelAction } from "./broker.ts";
+import { BusSubscriptions, type CancelAction, newSender, type RemoteBus, type RunEnd, signalBody, signalPayload } from "./broker.ts";
 import type { RunEvent } from "../storage/run-events.ts";
 import type { ServerLog } from "./log.ts";
 
@@ -42,11 +42,17 @@ export async function openRedisBus(url: string, log: ServerLog, opts: { connectW
   const cancelListeners: Array<(runId: string, action: CancelAction) => void> = [];
   const wakeListeners: Array<() => void> = [];
   const followListeners: Array<(runId: string) => void> = [];
+  /** Wake-ups and follows this bus sent come back to it: skipped (see signalPayload). */
+  const self = newSender();
   await sub.subscribe("agentcli:cancel", "agentcli:wake", "agentcli:follow");
   sub.on("message", (channel: string, message: string) => {
     try {
-      if (channel === "agentcli:wake") for (const fn of wakeListeners) fn();
-      else if (channel === "agentcli:follow") for (const fn of followListeners) fn(message);
+      if (channel === "agentcli:wake") {
+        if (signalBody(self, message) !== null) for (const fn of wakeListeners) fn();
+      } else if (channel === "agentcli:follow") {
+        const runId = signalBody(self, message);
+        if (runId !== null) for (const fn of followListeners) fn(runId);
+      }
       else if (channel === "agentcli:cancel") {
         const { runId, action } = JSON.parse(message) as { runId: string; action: CancelAction };
         for (const fn of cancelListeners) fn(runId, action);
@@ -60,9 +66,9 @@ export async function openRedisBus(url: string, log: ServerLog, opts: { connectW
     subscribeRun: (runId, onMessage) => runs.subscribe(`agentcli:run:${runId}`, onMessage),
     publishCancel: (runId, action) => void pub.publish("agentcli:cancel", JSON.stringify({ runId, action })).catch(() => {}),
     onCancel: (fn) => void cancelListeners.push(fn),
-    publishWake: () => void pub.publish("agentcli:wake", "1").catch(() => {}),
+    publishWake: () => void pub.publish("agentcli:wake", signalPayload(self, "1")).catch(() => {}),
     onWake: (fn) => void wakeListeners.push(fn),
-    publishFollow: (runId) => void pub.publish("agentcli:follow", runId).catch(() => {}),
+    publishFollow: (runId) => void pub.publish("agentcli:follow", signalPayload(self, runId)).catch(() => {}),
     onFollow: (fn) => void followListeners.push(fn),
     async close() {
       sub.disconnect();

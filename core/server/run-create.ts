@@ -55,12 +55,13 @@ export async function createRun(deps: ServerDeps, user: AuthUser | null, b: RunC
         threadPatch,
         maxRunningPerOwner: deps.limits.maxRunningPerOwner,
         queued: queuedCap,
+        affinitySeconds: deps.workers.affinitySeconds,
       });
     } catch (err) {
       if (claim) deps.workers.release();
       throw err;
     }
-    const { thread, run, overQueued } = created;
+    const { thread, run, overQueued, affine } = created;
     if (run) deps.broker.expect(run.run_id);
     if (claim && run?.status !== "running") deps.workers.release();
     if (overQueued !== undefined && thread && !(ownerOf(user) && thread.metadata.owner !== ownerOf(user))) throw tooManyRuns(deps.limits, overQueued);
@@ -82,7 +83,7 @@ export async function createRun(deps: ServerDeps, user: AuthUser | null, b: RunC
       } else if (thread.busy) {
         deps.broker.wake({ remoteOnly: true }); // it starts when the thread's run ends
       } else {
-        deps.workers.submit(run, { delayed: (b.after_seconds ?? 0) > 0 });
+        deps.workers.submit(run, { delayed: (b.after_seconds ?? 0) > 0, affine });
       }
       return run;
     }

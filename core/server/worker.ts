@@ -9,6 +9,7 @@
 import type { Run } from "../storage/records.ts";
 import type { Storage } from "../storage/storage.ts";
 import { type ClaimedRun, MAX_RUN_ATTEMPTS, type TakenRun } from "../storage/runs.ts";
+export { DEFAULT_QUEUE_AFFINITY_SECONDS } from "../storage/runs.ts";
 import { withBackgroundRetry } from "../storage/db-retry.ts";
 import type { RunBroker } from "./broker.ts";
 import { type ExecutableRun, executeRun, type ExecutorDeps, type ResumeOptions } from "./executor.ts";
@@ -16,6 +17,9 @@ import type { IdleCollector } from "./idle-gc.ts";
 
 /** The longest delay a timer holds (2^31-1 ms, about 24.8 days). */
 const MAX_TIMER_MS = 2_147_483_647;
+
+/** The wake-up of the other replicas comes this long after a held run's affinity ended (clocks: the database's `now()` set it). */
+const AFFINITY_MARGIN_MS = 20;
 
 export interface WorkerPoolOptions extends ExecutorDeps {
   /** Runs executed at once by this process. */
@@ -26,6 +30,8 @@ export interface WorkerPoolOptions extends ExecutorDeps {
   exclusive: boolean;
   /** Told when runs start here and when none executes any more (./idle-gc.ts). */
   idle?: IdleCollector;
+  /** Seconds a run queued here while this pool is full is kept for it (shared database only; default 0: none). */
+  affinitySeconds?: number;
 }
 
 /** A pool of run workers. */
@@ -44,6 +50,8 @@ export class WorkerPool {
   #timer: ReturnType<typeof setInterval> | null = null;
   #delayTimer: ReturnType<typeof setTimeout> | null = null;
   readonly #unsubscribe: () => void;
+  /** Runs queued here with affinity, not started yet: the wake-up of the other replicas when it ends. */
+  readonly #held = new Map<string, ReturnType<typeof setTimeout>>();
 
   constructor(deps: WorkerPoolOptions) {
     this.#deps = deps;
@@ -56,6 +64,15 @@ export class WorkerPool {
 
   get storage(): Storage {
     return this.#deps.storage;
+  }
+
+  /**
+   * Seconds a run created here, queued because this pool is full, is held for this pool
+   * before other replicas may take it (0: none, as on an exclusive database or with no workers).
+   */
+  get affinitySeconds(): number {
+    if (this.#stopped || this.#deps.exclusive || this.#deps.concurrency <= 0) return 0;
+    return this.#deps.affinitySeconds ?? 0;
   }
 
   /** Recovers orphaned runs, then starts claiming. */
@@ -139,8 +156,23 @@ export class WorkerPool {
    * room (one statement, no queue scan); otherwise it waits in the queue for this pool or,
    * with `broadcast`, for another replica's.
    */
-  submit(run: Run, opts: { delayed?: boolean } = {}): void {
+  submit(run: Run, opts: { delayed?: boolean; affine?: boolean } = {}): void {
     if (this.#stopped) return;
+    if (opts.affine) {
+      // Held for this pool (see affinitySeconds): claimed here when a worker frees, by the
+      // other replicas (woken then) once the affinity has ended.
+      const ms = this.affinitySeconds * 1000;
+      this.#deps.broker.hold(run.run_id, ms);
+      const t = setTimeout(() => {
+        this.#held.delete(run.run_id);
+        if (!this.#stopped) this.#deps.broker.wake({ remoteOnly: true });
+      }, ms + AFFINITY_MARGIN_MS);
+      (t as { unref?: () => void }).unref?.();
+      this.#held.set(run.run_id, t);
+      this.#maybePending = true;
+      this.wake();
+      return;
+    }
     if (opts.delayed) {
       this.#checkDelayed = true;
       this.#deps.broker.wake({ broadcast: true });
@@ -167,6 +199,11 @@ export class WorkerPool {
   }
 
   #execute(run: Run, resume?: ResumeOptions): void {
+    const held = this.#held.get(run.run_id);
+    if (held) {
+      clearTimeout(held);
+      this.#held.delete(run.run_id);
+    }
     const owner = run.metadata?.owner;
     if (typeof owner === "string") {
       const i = this.#served.indexOf(owner);
@@ -251,6 +288,16 @@ export class WorkerPool {
     this.#unsubscribe();
     if (this.#timer) clearInterval(this.#timer);
     if (this.#delayTimer) clearTimeout(this.#delayTimer);
+    for (const t of this.#held.values()) clearTimeout(t);
+    this.#held.clear();
+    if (!this.#deps.exclusive) {
+      // Runs queued here with affinity are let go at once: the other replicas take them now.
+      try {
+        if (await this.#deps.storage.runs.releaseQueued()) this.#deps.broker.wake({ remoteOnly: true });
+      } catch (err) {
+        this.#deps.log.error("stopping: cannot let go of the runs queued here (the other replicas take them once their affinity ends)", err);
+      }
+    }
     const all = Promise.allSettled([...this.#active.values()]);
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timedOut = await Promise.race([all.then(() => false), new Promise<boolean>((r) => (timer = setTimeout(() => r(true), graceMs)))]);

@@ -13,6 +13,7 @@ import { iso, type Json, type MultitaskStrategy, ownerClause, type Run, type Run
 interface RunRow extends Omit<Run, "created_at" | "updated_at"> {
   created_at: Date;
   updated_at: Date;
+  lease_holder?: string | null;
 }
 
 const toRun = (r: RunRow, enc: AtRestEncryption | null): Run => ({
@@ -36,6 +37,13 @@ const toRun = (r: RunRow, enc: AtRestEncryption | null): Run => ({
  */
 export const DEFAULT_RUN_LEASE_SECONDS = 10;
 
+/**
+ * Default seconds a run queued on a full replica is kept for that replica's own workers
+ * (`AGENTCLI_QUEUE_AFFINITY_SECONDS`, ../server/worker.ts): when one of them frees within that time it runs the
+ * run, and the request waiting for it there follows it in memory; after it, any replica may
+ * take the run (woken then), so a busy replica's queue is shared out at most this late.
+ */
+export const DEFAULT_QUEUE_AFFINITY_SECONDS = 0.3;
 /** Attempts a run gets (its first, and takeovers after its replica died) before it ends `error`. */
 export const MAX_RUN_ATTEMPTS = 3;
 
@@ -120,32 +128,45 @@ export class RunStore {
    * stream event logged), saving the claim. `thread` is null when the thread does not exist;
    * `run` is null when the owner differs or `reject` met a busy thread. With `queued`, no run
    * is inserted when that identity already has `max` runs pending: `overQueued` is then their
-   * count (the check and the insert in one statement, not two).
+   * count (the check and the insert in one statement, not two). With `affinitySeconds`, a
+   * run queued on a free thread (this replica is full) is held for this store's claims that
+   * long (its `lease_holder` and `lease_until` while pending; `affine` in the result): its
+   * follower here then gets its events from memory, not across replicas.
    */
   async createOnThread(
     r: RunInput,
-    opts: { owner: string | null; claim: boolean; threadPatch: Json; maxRunningPerOwner?: number; queued?: { identity: string; max: number } | null },
-  ): Promise<{ thread: { metadata: Json; busy: boolean } | null; run: Run | null; overQueued?: number }> {
+    opts: {
+      owner: string | null; claim: boolean; threadPatch: Json; maxRunningPerOwner?: number; queued?: { identity: string; max: number } | null;
+      /** Seconds a run queued (not claimed) on a free thread is kept for this store's claims (see {@link claim}); 0: none. */
+      affinitySeconds?: number;
+    },
+  ): Promise<{ thread: { metadata: Json; busy: boolean } | null; run: Run | null; overQueued?: number; affine?: boolean }> {
     const params = [
       r.run_id, r.thread_id, r.assistant_id, ...this.#stored(r), r.multitask_strategy, r.after_seconds ?? 0,
       opts.claim, opts.owner, this.leaseSeconds, this.#patch(opts.threadPatch), opts.maxRunningPerOwner ?? 0, this.holder,
-      opts.queued?.identity ?? null, opts.queued?.max ?? 0,
+      opts.queued?.identity ?? null, opts.queued?.max ?? 0, opts.affinitySeconds ?? 0,
     ];
     const underCap = "($12::int = 0 OR $9::text IS NULL OR (SELECT count(*) FROM runs o WHERE o.status = 'running' AND o.metadata->>'owner' = $9::text) < $12::int)";
     const now = `($8::boolean AND NOT ok.busy AND $7::float8 <= 0 AND ${underCap})`;
+    // Queued on a free thread, not delayed: held for this replica's workers a moment (see claim).
+    const affine = `($16::float8 > 0 AND NOT ${now} AND NOT ok.busy AND $7::float8 <= 0)`;
+    const sql = { now, affine };
     // Concurrent creations on one thread queue on the row lock; a statement that waited still
     // sees the runs as of its start, so it may try to start a second running run, which the
     // unique index refuses. Then it runs again, now seeing the other run (busy).
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.#createOnThread(params, now);
+        return await this.#createOnThread(params, sql);
       } catch (err) {
         if (attempt >= 5 || (err as { constraint?: string }).constraint !== "runs_one_running_per_thread") throw err;
       }
     }
   }
 
-  async #createOnThread(params: unknown[], now: string): Promise<{ thread: { metadata: Json; busy: boolean } | null; run: Run | null; overQueued?: number }> {
+  async #createOnThread(
+    params: unknown[],
+    { now, affine }: { now: string; affine: string },
+  ): Promise<{ thread: { metadata: Json; busy: boolean } | null; run: Run | null; overQueued?: number; affine?: boolean }> {
     const { rows } = await this.#sql.query<RunRow & { thread_metadata: Json | null; thread_busy: boolean | null; queued: string | null }>(
       `WITH t AS (
          SELECT thread_id, metadata, EXISTS (SELECT 1 FROM runs x WHERE x.thread_id = threads.thread_id AND x.status IN ('pending', 'running')) AS busy,
@@ -157,7 +178,8 @@ export class RunStore {
          INSERT INTO runs (run_id, thread_id, assistant_id, metadata, kwargs, multitask_strategy, not_before, status, attempt, lease_until, lease_holder)
          SELECT $1, ok.thread_id, $3, $4::jsonb, $5::jsonb, $6, CASE WHEN $7::float8 > 0 THEN now() + make_interval(secs => $7::float8) END,
            CASE WHEN ${now} THEN 'running' ELSE 'pending' END, CASE WHEN ${now} THEN 1 ELSE 0 END,
-           CASE WHEN ${now} THEN now() + make_interval(secs => $10::float8) END, CASE WHEN ${now} THEN $13 END
+           CASE WHEN ${now} THEN now() + make_interval(secs => $10::float8) WHEN ${affine} THEN now() + make_interval(secs => $16::float8) END,
+           CASE WHEN ${now} OR ${affine} THEN $13 END
          FROM ok RETURNING *
        ), ev AS (
          INSERT INTO run_events (run_id, seq, event, data)
@@ -177,6 +199,7 @@ export class RunStore {
       thread: { metadata: this.#enc ? this.#enc.openKeys(metadata) : metadata, busy: Boolean(row.thread_busy) },
       run: row.run_id ? this.#toRun(row) : null,
       ...(overQueued !== undefined ? { overQueued } : {}),
+      ...(row.run_id && row.status === "pending" && row.lease_holder === this.holder ? { affine: true } : {}),
     };
   }
 
@@ -226,7 +249,9 @@ export class RunStore {
    * first pending run of a thread that has no running run, taken fairly between owners: the
    * owner with the fewest runs executing first, then the owner served longest ago (by
    * `recentOwners`, most recent first; owners not in it before all), then the oldest run;
-   * owners at `maxRunningPerOwner` wait. Null when none.
+   * owners at `maxRunningPerOwner` wait. A pending run a replica queued with affinity (see
+   * {@link createOnThread}: `lease_holder` and `lease_until` of a pending run) is claimed
+   * only by that replica until `lease_until`, by any replica after. Null when none.
    */
   async claim(runId?: string, opts: { maxRunningPerOwner?: number; recentOwners?: string[] } = {}): Promise<ClaimedRun | null> {
     const params: unknown[] = [this.leaseSeconds, this.holder];
@@ -242,6 +267,7 @@ export class RunStore {
            WHERE run_id = (
              SELECT r.run_id FROM runs r WHERE r.status = 'pending'${only}
                AND (r.not_before IS NULL OR r.not_before <= now())
+               AND (r.lease_holder IS NULL OR r.lease_holder = $2 OR r.lease_until IS NULL OR r.lease_until <= now())
                AND NOT EXISTS (SELECT 1 FROM runs x WHERE x.thread_id = r.thread_id AND x.status = 'running')
                AND NOT EXISTS (SELECT 1 FROM runs y WHERE y.thread_id = r.thread_id AND y.status = 'pending' AND y.seq < r.seq)${cap}
              ORDER BY ${running}, ${recent}, r.seq LIMIT 1 FOR UPDATE SKIP LOCKED
@@ -352,6 +378,18 @@ export class RunStore {
       "UPDATE runs SET lease_until = now() - interval '1 second' WHERE run_id = ANY($1::text[]) AND status = 'running' AND lease_holder = $2",
       [runIds, this.holder],
     );
+  }
+
+  /**
+   * Lets go of the pending runs this store queued with affinity (a stopping replica): any
+   * replica may claim them at once. Resolves how many there were.
+   */
+  async releaseQueued(): Promise<number> {
+    const { rowCount } = await this.#sql.query(
+      "UPDATE runs SET lease_holder = NULL, lease_until = NULL WHERE status = 'pending' AND lease_holder = $1",
+      [this.holder],
+    );
+    return rowCount;
   }
 
   /**
