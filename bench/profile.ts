@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@langchain/langgraph-sdk";
 import { freePort } from "../core/platform/revision-process.ts";
-import { ROOT, startAgentcliDev, startModel, stopTree, treeStats, waitOk } from "./children.ts";
+import { ROOT, runLoad, startAgentcliDev, startModel, stopTree, treeStats, waitOk } from "./children.ts";
 
 const args = process.argv.slice(2);
 const arg = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
@@ -32,24 +32,15 @@ try {
   await waitOk(url, performance.now(), proc);
   const client = new Client({ apiUrl: url, apiKey: null, callerOptions: { maxRetries: 0, maxConcurrency: Infinity } });
   const [a] = await client.assistants.search({ graphId: "bench", limit: 1 });
-  const input = { messages: [{ role: "user", content: "hi" }] };
-  const load = async (clients: number, total: number) => {
-    let next = 0;
-    await Promise.all(Array.from({ length: clients }, async () => {
-      while (next++ < total) {
-        const th = await client.threads.create();
-        await client.runs.wait(th.thread_id, a!.assistant_id, { input });
-      }
-    }));
-  };
+  const load = (clients: number, total: number) => runLoad(client, a!.assistant_id, clients, total);
   await load(1, 10);
   const c0 = treeStats(proc.pid!).cpuMs;
   const t0 = performance.now();
   windowUs[0] = process.hrtime.bigint() / 1000n; // the profiles' clock (monotonic, microseconds)
-  await load(CLIENTS, RUNS);
+  const r = await load(CLIENTS, RUNS);
   windowUs[1] = process.hrtime.bigint() / 1000n;
   const c1 = treeStats(proc.pid!).cpuMs;
-  console.log(`${RUNS} runs at ${CLIENTS} clients: ${(RUNS / (performance.now() - t0) * 1000).toFixed(1)} runs/s, server CPU ${((c1 - c0) / RUNS).toFixed(2)} ms/run`);
+  console.log(`${RUNS} runs at ${CLIENTS} clients: ${(RUNS / (performance.now() - t0) * 1000).toFixed(1)} runs/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, server CPU ${((c1 - c0) / RUNS).toFixed(2)} ms/run`);
 } finally {
   await stopTree(proc, 10_000);
   model.proc.kill("SIGTERM");
