@@ -138,15 +138,20 @@ const GRACE_MS = 30_000;
  */
 const FLUSH_MS = 25;
 /**
- * The same on an exclusive database (the embedded engine): every follower is in this process
+ * The same on an exclusive database (the embedded engine), and on a shared one with a bus
+ * while no replica that does not run the run follows it: every follower is in this process
  * and reads the run's events from memory, so the log mid-run serves only a crash (the run is
- * failed at the next start with what was logged). Most runs end within it: their events are
- * written by the statement that records the end, not by one more statement per run.
+ * failed at the next start, or taken over by another replica, with what was logged). Most
+ * runs end within it: their events are written by the statement that records the end, not by
+ * one more statement per run. Once a replica that does not run it follows it (it says so over
+ * the bus, see follow), {@link FLUSH_MS} again: it may need the log (an event too large for
+ * the bus, a gap).
  */
 const EXCLUSIVE_FLUSH_MS = 250;
 /**
  * Ids a run taken over from a dead replica skips before its next event: more than that
- * replica can have published without logging (it logs every {@link FLUSH_MS}).
+ * replica can have published without logging (it logs every {@link FLUSH_MS} while another
+ * replica follows the run: only such followers can have seen events it did not log).
  */
 const RESUME_ID_GAP = 1000;
 /** How often a follower of a run on another replica re-reads storage when a bus carries the signals. */
@@ -204,6 +209,12 @@ export class RunBroker {
     if (ch && (ch.local || ch.end)) {
       if (ch.followedRemotely) return;
       ch.followedRemotely = true;
+      if (ch.flushTimer) {
+        // Logged sooner from now on (see EXCLUSIVE_FLUSH_MS).
+        clearTimeout(ch.flushTimer);
+        ch.flushTimer = null;
+        this.#scheduleFlush(runId, ch);
+      }
       for (const e of ch.events) if (e.event) this.#remote!.publishEvent(runId, e);
       if (ch.end) this.#remote!.publishEvent(runId, { end: ch.end });
       return;
@@ -288,7 +299,9 @@ export class RunBroker {
 
   #scheduleFlush(runId: string, ch: RunChannel): void {
     if (ch.flushTimer || ch.appending || !ch.unflushed.length) return;
-    ch.flushTimer = setTimeout(() => this.#flushNow(runId, ch), this.#exclusive ? EXCLUSIVE_FLUSH_MS : FLUSH_MS);
+    // Followed only here (no replica that does not run it said it follows it): see EXCLUSIVE_FLUSH_MS.
+    const alone = this.#exclusive || (this.#remote !== null && !ch.followedRemotely);
+    ch.flushTimer = setTimeout(() => this.#flushNow(runId, ch), alone ? EXCLUSIVE_FLUSH_MS : FLUSH_MS);
     (ch.flushTimer as { unref?: () => void }).unref?.();
   }
 

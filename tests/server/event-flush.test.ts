@@ -3,11 +3,14 @@
  * engine (an exclusive database) every follower reads a live run's events from memory, so
  * the log is written at most every 250 ms (most runs end sooner and their events go with the
  * statement that records the end); on a shared database, where followers on other replicas
- * read the log, every 25 ms. Either way a long run's events reach the log while it runs.
+ * read the log, every 25 ms, unless a bus carries the signals and no replica but the one
+ * running the run follows it (250 ms then too: a follower elsewhere says so over the bus, and
+ * from then on the run's events are logged within 25 ms). Either way a long run's events
+ * reach the log while it runs.
  */
 import assert from "node:assert/strict";
 import { after, before, mock, test } from "node:test";
-import { RunBroker } from "../../core/server/broker.ts";
+import { type RemoteBus, RunBroker } from "../../core/server/broker.ts";
 import { openStorage, type Storage } from "../../core/storage/storage.ts";
 import type { RunEvent } from "../../core/storage/run-events.ts";
 
@@ -63,6 +66,52 @@ for (const exclusive of [true, false]) {
     }
   });
 }
+
+/** A bus that carries nothing, but lets the test say that another replica follows a run. */
+function quietBus(): { bus: RemoteBus; followedFrom: (runId: string) => void } {
+  const follow: Array<(runId: string) => void> = [];
+  const bus: RemoteBus = {
+    publishEvent() {},
+    subscribeRun: async () => () => {},
+    publishCancel() {},
+    onCancel() {},
+    publishWake() {},
+    onWake() {},
+    publishFollow() {},
+    onFollow: (fn) => void follow.push(fn),
+    async close() {},
+  };
+  return { bus, followedFrom: (runId) => follow.forEach((fn) => fn(runId)) };
+}
+
+test("shared database with a bus: a run followed only where it runs is logged every 250 ms; once a replica that does not run it follows it, within 25 ms", async () => {
+  // Appends recorded only (they end at once, so the next batch is scheduled without real time passing).
+  const batches: Array<{ runId: string; events: RunEvent[] }> = [];
+  const log = { append: async (runId: string, events: RunEvent[]) => void batches.push({ runId, events: [...events] }), read: async () => [] };
+  const { bus, followedFrom } = quietBus();
+  const broker = new RunBroker({ log, remote: bus });
+  const runId = crypto.randomUUID();
+  mock.timers.enable({ apis: ["setTimeout"] });
+  try {
+    broker.start(runId);
+    broker.publish(runId, "metadata", { run_id: runId }, { durable: true });
+    broker.publish(runId, "values", { n: 1 });
+    mock.timers.tick(249);
+    assert.equal(batches.length, 0, "no follower elsewhere: not before 250 ms");
+    mock.timers.tick(1);
+    assert.deepEqual(batches.map((b) => b.events.map((e) => e.id)), [[2]]);
+    await new Promise((r) => setImmediate(r)); // the append has ended
+    broker.publish(runId, "values", { n: 2 });
+    mock.timers.tick(10);
+    followedFrom(runId); // another replica follows it now: the pending batch is due 25 ms after the follow
+    mock.timers.tick(24);
+    assert.equal(batches.length, 1);
+    mock.timers.tick(1);
+    assert.deepEqual(batches.map((b) => b.events.map((e) => e.id)), [[2], [3]]);
+  } finally {
+    mock.timers.reset();
+  }
+});
 
 test("exclusive database: a run that goes on has its events in the log while it runs; one that ends sooner hands them to its end", async () => {
   const { log, batches } = recordingLog();
