@@ -38,7 +38,7 @@ import { uuid5 } from "./uuid5.ts";
 import { DEFAULT_QUEUE_AFFINITY_SECONDS, WorkerPool } from "./worker.ts";
 import type { ServerRole } from "./roles.ts";
 import { DEFAULT_TTL, type TtlSettings, TtlSweeper } from "./ttl-sweeper.ts";
-import { DEFAULT_WEBHOOKS, WebhookSender, type WebhookSettings } from "./webhooks.ts";
+import { DEFAULT_WEBHOOKS, type Resolver, WebhookSender, type WebhookSettings } from "./webhooks.ts";
 
 export interface DefaultAssistant {
   name: string;
@@ -101,6 +101,8 @@ export interface AgentServerOptions {
   cronPollMs?: number;
   /** Run webhooks (./webhooks.ts `webhooksFromEnv`); default: no signature, private targets refused. */
   webhooks?: Partial<WebhookSettings>;
+  /** How webhook hosts are resolved (default: the system's `dns.lookup`); tests answer as a rebinding DNS server would. */
+  webhookResolver?: Resolver;
   /** Traces every run (./tracing.ts `runTracerFromEnv`); flushed and shut down on close. */
   tracer?: RunTracer | null;
   /** Default TTLs and the sweep period (./ttl-sweeper.ts `ttlFromEnv`); default: nothing expires without its own `ttl`, sweeps every 60 s. */
@@ -154,7 +156,7 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
   const broker = new RunBroker({ log: storage.events, remote, exclusive: storage.sql.kind === "pglite" });
   const graphs = new GraphRegistry(opts.graphs, { checkpointer: storage.checkpointer, store: storage.store });
   const limits: ServerLimits = { ...DEFAULT_LIMITS, ...opts.limits, ...(opts.maxBodyBytes ? { maxBodyBytes: opts.maxBodyBytes } : {}) };
-  const webhooks = new WebhookSender({ ...DEFAULT_WEBHOOKS, ...opts.webhooks }, { storage, log });
+  const webhooks = new WebhookSender({ ...DEFAULT_WEBHOOKS, ...opts.webhooks }, { storage, log, resolve: opts.webhookResolver });
   const workers = new WorkerPool({
     storage,
     broker,

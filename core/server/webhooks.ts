@@ -5,13 +5,17 @@
  * are retried with doubling delays. With a secret, the body is signed (HMAC-SHA256, header
  * `X-Agentcli-Signature: sha256=<hex>`). The outcome is recorded in the run's
  * `metadata.webhook_delivery`. Targets on private, loopback or link-local addresses are
- * refused unless allowed (`dev` allows them), checked when the run is created and again,
- * on the addresses the host resolves to, before each attempt; redirects are not followed.
+ * refused unless allowed (`dev` allows them): checked when the run is created, and at each
+ * attempt on the very addresses the connection is made to (the host is resolved once per
+ * connection and the checked address is the one dialled, so a name that resolves to a public
+ * address for the check and to a private one for the connection cannot get through);
+ * redirects are not followed.
  *
  * @example
  * const hooks = new WebhookSender(webhooksFromEnv(process.env, "serve"), { storage, log });
  * await hooks.check("https://example.com/hook"); // throws a 422 for a refused target
  */
+import { Buffer } from "node:buffer";
 import { userError } from "../errors.ts";
 import type { Storage } from "../storage/storage.ts";
 import { VERSION } from "../version.ts";
@@ -101,21 +105,79 @@ export function isPrivateAddress(address: string): boolean {
   return (first & 0xfe00) === 0xfc00 || (first & 0xffc0) === 0xfe80 || (first & 0xff00) === 0xff00 || ip.startsWith("64:ff9b:") || ip.startsWith("2001:db8:");
 }
 
-/** Why the target is refused (a private address it names or resolves to), or null. */
-async function refusal(url: URL, allowPrivate: boolean): Promise<string | null> {
-  if (allowPrivate) return null;
-  const host = url.hostname.replace(/^\[|\]$/g, "");
+/** Resolves a host name to its addresses (`dns.lookup` with `all`; replaced in tests). */
+export type Resolver = (host: string) => Promise<Array<{ address: string; family: number }>>;
+
+const systemResolver: Resolver = async (host) => {
+  const { lookup } = await import("node:dns/promises");
+  return lookup(host, { all: true, verbatim: true });
+};
+
+/** Why a host is refused by name or as an address literal (no lookup), or null. */
+function literalRefusal(host: string): string | null {
   if (host === "localhost" || host.endsWith(".localhost")) return `its host "${host}" is loopback`;
   if (/^[\d.]+$/.test(host) || host.includes(":")) return isPrivateAddress(host) ? `its address ${host} is private or loopback` : null;
+  return null;
+}
+
+/** Why the target is refused (a private address it names or resolves to), or null. */
+async function refusal(url: URL, allowPrivate: boolean, resolve: Resolver): Promise<string | null> {
+  if (allowPrivate) return null;
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  const literal = literalRefusal(host);
+  if (literal || /^[\d.]+$/.test(host) || host.includes(":")) return literal;
   let addresses: Array<{ address: string }>;
   try {
-    const { lookup } = await import("node:dns/promises");
-    addresses = await lookup(host, { all: true, verbatim: true });
+    addresses = await resolve(host);
   } catch {
     return null; // an unresolvable host fails at delivery, where it is recorded
   }
   const bad = addresses.find((a) => isPrivateAddress(a.address));
   return bad ? `its host "${host}" resolves to ${bad.address}, a private or loopback address` : null;
+}
+
+/** A connection refused because its host resolved to a private address (see `pinnedLookup`). */
+class RefusedAddress extends Error {}
+
+/**
+ * The `lookup` of a delivery's connection: resolves the host once and hands the connection
+ * the addresses it checked, so what is dialled is what was checked (no second resolution
+ * that could answer otherwise). Any private answer refuses the whole name.
+ */
+function pinnedLookup(resolve: Resolver, allowPrivate: boolean) {
+  return (host: string, options: { all?: boolean; family?: number }, callback: (err: Error | null, address?: unknown, family?: number) => void): void => {
+    resolve(host).then((found) => {
+      const family = options.family === 4 || options.family === 6 ? options.family : 0;
+      const addresses = family ? found.filter((a) => a.family === family) : found;
+      const bad = allowPrivate ? undefined : addresses.find((a) => isPrivateAddress(a.address));
+      if (bad) return callback(new RefusedAddress(`its host "${host}" resolves to ${bad.address}, a private or loopback address`));
+      if (!addresses.length) return callback(Object.assign(new Error(`cannot resolve "${host}"`), { code: "ENOTFOUND" }));
+      if (options.all) callback(null, addresses);
+      else callback(null, addresses[0]!.address, addresses[0]!.family);
+    }, (err: Error) => callback(err));
+  };
+}
+
+/**
+ * POSTs `body` to `url` over a connection whose host is resolved by `pinnedLookup`; resolves
+ * with the answer's status (its body is discarded). Redirects are not followed.
+ */
+async function post(url: URL, headers: Record<string, string>, body: string, opts: { signal: AbortSignal; resolve: Resolver; allowPrivate: boolean }): Promise<number> {
+  const { request } = url.protocol === "https:" ? await import("node:https") : await import("node:http");
+  return new Promise<number>((resolve, reject) => {
+    const req = request(url, {
+      method: "POST",
+      headers: { ...headers, "content-length": String(Buffer.byteLength(body)) },
+      signal: opts.signal,
+      lookup: pinnedLookup(opts.resolve, opts.allowPrivate) as never,
+    }, (res) => {
+      res.resume();
+      res.on("end", () => resolve(res.statusCode ?? 0));
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
 }
 
 /** The target of a webhook without its query and credentials (which may hold tokens), for logs and records. */
@@ -145,18 +207,21 @@ export interface WebhookDelivery {
 export class WebhookSender {
   readonly settings: WebhookSettings;
   readonly #deps: { storage: Storage; log: ServerLog };
+  readonly #resolve: Resolver;
   readonly #inflight = new Set<Promise<void>>();
   readonly #stop = new AbortController();
 
-  constructor(settings: WebhookSettings, deps: { storage: Storage; log: ServerLog }) {
+  /** `resolve`: how host names are resolved (the system's `dns.lookup` unless given). */
+  constructor(settings: WebhookSettings, deps: { storage: Storage; log: ServerLog; resolve?: Resolver }) {
     this.settings = settings;
     this.#deps = deps;
+    this.#resolve = deps.resolve ?? systemResolver;
   }
 
   /** Throws a 422 when runs may not call `raw` (not http(s), or a refused private target). */
   async check(raw: string, field = "webhook"): Promise<void> {
     if (!isHttpUrl(raw)) throw unprocessable(`Invalid request: ${field} must be an http:// or https:// URL`);
-    const why = await refusal(new URL(raw), this.settings.allowPrivate);
+    const why = await refusal(new URL(raw), this.settings.allowPrivate, this.#resolve);
     if (why) throw unprocessable(`Invalid request: ${field} ${shown(new URL(raw))} is refused: ${why} (allow such targets with AGENTCLI_WEBHOOK_ALLOW_PRIVATE=true)`);
   }
 
@@ -180,7 +245,8 @@ export class WebhookSender {
         }
       }
       outcome.attempts = attempt;
-      const why = await refusal(url, settings.allowPrivate);
+      // Names and literals here; what a host name resolves to, on the connection itself.
+      const why = settings.allowPrivate ? null : literalRefusal(url.hostname.replace(/^\[|\]$/g, ""));
       if (why) {
         outcome = { ...outcome, status: "refused", error: `refused: ${why}` };
         break;
@@ -188,20 +254,24 @@ export class WebhookSender {
       const body = JSON.stringify({ ...payload, webhook_sent_at: new Date().toISOString() });
       const headers: Record<string, string> = { "content-type": "application/json", "user-agent": `agentcli/${VERSION}` };
       if (settings.secret) headers[SIGNATURE_HEADER.toLowerCase()] = await sign(settings.secret, body);
+      const timeout = AbortSignal.timeout(settings.timeoutMs);
       try {
-        const res = await fetch(url, { method: "POST", headers, body, redirect: "manual", signal: AbortSignal.any([AbortSignal.timeout(settings.timeoutMs), this.#stop.signal]) });
-        await res.body?.cancel().catch(() => {});
-        outcome.response_status = res.status;
-        if (res.status >= 200 && res.status < 300) {
+        const status = await post(url, headers, body, { signal: AbortSignal.any([timeout, this.#stop.signal]), resolve: this.#resolve, allowPrivate: settings.allowPrivate });
+        outcome.response_status = status;
+        if (status >= 200 && status < 300) {
           outcome = { ...outcome, status: "delivered", error: null };
           break;
         }
-        outcome.error = res.status >= 300 && res.status < 400 ? `answered ${res.status} (redirects are not followed)` : `answered ${res.status}`;
-        if (res.status !== 429 && res.status < 500) break;
+        outcome.error = status >= 300 && status < 400 ? `answered ${status} (redirects are not followed)` : `answered ${status}`;
+        if (status !== 429 && status < 500) break;
       } catch (err) {
         const e = err as Error;
         outcome.response_status = null;
-        outcome.error = e.name === "TimeoutError" ? `no answer within ${settings.timeoutMs / 1000} s` : `cannot connect: ${(e.cause as Error | undefined)?.message ?? e.message}`;
+        if (e instanceof RefusedAddress) {
+          outcome = { ...outcome, status: "refused", error: `refused: ${e.message}` };
+          break;
+        }
+        outcome.error = timeout.aborted && !this.#stop.signal.aborted ? `no answer within ${settings.timeoutMs / 1000} s` : `cannot connect: ${(e.cause as Error | undefined)?.message ?? e.message}`;
         if (this.#stop.signal.aborted) break;
       }
     }

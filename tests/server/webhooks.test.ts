@@ -3,13 +3,14 @@
  * run (success, error, interrupted) arrives as LangGraph sends it, signed with
  * AGENTCLI_WEBHOOK_SECRET's HMAC; 5xx answers are retried, 4xx are not, a silent receiver
  * times out; each outcome is in the run's `metadata.webhook_delivery`. Private and loopback
- * targets are refused under `serve` settings unless allowed.
+ * targets are refused under `serve` settings unless allowed, also when a host name resolves to
+ * a public address for the check and to a private one for the connection (DNS rebinding).
  */
 import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import { after, before, describe, test } from "node:test";
-import { isPrivateAddress, webhooksFromEnv, type WebhookDelivery } from "../../core/server/webhooks.ts";
+import { isPrivateAddress, type Resolver, webhooksFromEnv, type WebhookDelivery } from "../../core/server/webhooks.ts";
 import { startTestServer, type TestServer, until } from "./_harness.ts";
 
 const SECRET = "webhook-test-secret";
@@ -182,5 +183,65 @@ describe("webhook targets under serve (SSRF guard)", () => {
       assert.equal(isPrivateAddress(ip), true, ip);
     }
     for (const ip of ["8.8.8.8", "1.1.1.1", "172.32.0.1", "2606:4700:4700::1111", "::ffff:8.8.8.8"]) assert.equal(isPrivateAddress(ip), false, ip);
+  });
+});
+
+describe("webhook hosts are resolved once per connection, and what is checked is what is dialled", () => {
+  // Host names answered by the test as a DNS server would: "rebind.test" is public for its
+  // first answer (the check when the run is created) and loopback after (the delivery);
+  // "pinned.test" is always loopback. Neither exists: a delivery reaches the receiver only
+  // through these answers, never a second resolution of its own.
+  const answers = new Map<string, string[]>();
+  const asked: string[] = [];
+  const resolver: Resolver = async (host) => {
+    asked.push(host);
+    const list = answers.get(host);
+    if (!list?.length) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: "ENOTFOUND" });
+    return [{ address: list.length > 1 ? list.shift()! : list[0]!, family: 4 }];
+  };
+  let rx: Awaited<ReturnType<typeof startReceiver>>;
+  let serve: TestServer;
+  let dev: TestServer;
+  before(async () => {
+    rx = await startReceiver();
+    const settings = { backoffMs: 10, timeoutMs: 2000, maxAttempts: 2 };
+    serve = await startTestServer({ webhooks: { ...webhooksFromEnv({}, "serve"), ...settings }, webhookResolver: resolver });
+    dev = await startTestServer({ webhooks: { ...webhooksFromEnv({}, "dev"), ...settings }, webhookResolver: resolver });
+  });
+  after(async () => {
+    await serve?.close();
+    await dev?.close();
+    await rx?.close();
+  });
+  const port = () => new URL(rx.url).port;
+
+  test("a name that resolves to a public address for the check and to loopback for the delivery is refused, and nothing is sent", async () => {
+    answers.set("rebind.test", ["93.184.216.34", "127.0.0.1"]);
+    const th = await serve.client.threads.create();
+    const run = await serve.client.runs.create(th.thread_id, "echo", { input: INPUT, webhook: `http://rebind.test:${port()}/rebind` });
+    const rec = await until("the delivery record", async () => (await serve.client.runs.get(th.thread_id, run.run_id)).metadata.webhook_delivery as WebhookDelivery | undefined);
+    assert.deepEqual([rec.status, rec.attempts, rec.response_status], ["refused", 1, null]);
+    assert.match(rec.error!, /^refused: its host "rebind\.test" resolves to 127\.0\.0\.1, a private or loopback address$/);
+    assert.equal(rx.got.filter((g) => g.path === "/rebind").length, 0);
+    assert.deepEqual(asked.filter((h) => h === "rebind.test").length, 2, "once for the check, once for the connection");
+  });
+
+  test("the delivery dials the address its own lookup answered (allowed where private targets are)", async () => {
+    answers.set("pinned.test", ["127.0.0.1"]);
+    const th = await dev.client.threads.create();
+    const run = await dev.client.runs.create(th.thread_id, "echo", { input: INPUT, webhook: `http://pinned.test:${port()}/pinned` });
+    const rec = await until("the delivery record", async () => (await dev.client.runs.get(th.thread_id, run.run_id)).metadata.webhook_delivery as WebhookDelivery | undefined);
+    assert.deepEqual([rec.status, rec.response_status, rec.error], ["delivered", 200, null]);
+    const got = rx.got.find((g) => g.path === "/pinned")!;
+    assert.equal(got.headers.host, `pinned.test:${port()}`);
+    assert.equal(got.body.run_id, run.run_id);
+  });
+
+  test("an unresolvable host is recorded as a failed delivery, retried", async () => {
+    const th = await dev.client.threads.create();
+    const run = await dev.client.runs.create(th.thread_id, "echo", { input: INPUT, webhook: `http://nowhere.test:${port()}/x` });
+    const rec = await until("the delivery record", async () => (await dev.client.runs.get(th.thread_id, run.run_id)).metadata.webhook_delivery as WebhookDelivery | undefined);
+    assert.deepEqual([rec.status, rec.attempts, rec.response_status], ["failed", 2, null]);
+    assert.match(rec.error!, /^cannot connect: .*ENOTFOUND nowhere\.test/);
   });
 });
