@@ -7,6 +7,7 @@ import type { AuthUser } from "../hooks.ts";
 import type { Run } from "../storage/records.ts";
 import type { CancelAction } from "./broker.ts";
 import { type ServerDeps, resolveAssistant } from "./deps.ts";
+import { currentCheck } from "../storage/assistants.ts";
 import type { RunKwargs } from "./executor.ts";
 import { conflict, idTaken, notFound, unprocessable } from "./http-errors.ts";
 import type { RunCreateBody } from "./schemas.ts";
@@ -15,8 +16,21 @@ import { ownedMetadata, ownerOf, scopedConfig } from "./scope.ts";
 
 /** Creates a run on `threadId` (or on a new temporary thread when null). */
 export async function createRun(deps: ServerDeps, user: AuthUser | null, b: RunCreateBody, threadId: string | null): Promise<Run> {
+  // On an existing thread, the assistant as last looked up here (no query), checked by the
+  // statement that creates the run: when another replica changed it, looked up again.
+  for (let attempt = 0; attempt < 3 && threadId !== null; attempt++) {
+    const run = await createRunOnce(deps, user, b, threadId, true);
+    if (run) return run;
+  }
+  return (await createRunOnce(deps, user, b, threadId, false))!;
+}
+
+/** Null when `hinted` and the assistant remembered was not current (see AssistantStore.resolveHint). */
+async function createRunOnce(deps: ServerDeps, user: AuthUser | null, b: RunCreateBody, threadId: string | null, hinted: boolean): Promise<Run | null> {
   const { storage } = deps;
-  const assistant = await resolveAssistant(deps, b.assistant_id, { owner: ownerOf(user) });
+  const scope = { owner: ownerOf(user) };
+  const { assistant: found, hint } = hinted ? await storage.assistants.resolveHint(b.assistant_id, scope) : { assistant: null, hint: null };
+  const assistant = found ?? await resolveAssistant(deps, b.assistant_id, scope);
   const stateless = threadId === null;
   const tid = threadId ?? crypto.randomUUID();
   checkMessages(b.input, "input", deps.limits);
@@ -56,12 +70,19 @@ export async function createRun(deps: ServerDeps, user: AuthUser | null, b: RunC
         maxRunningPerOwner: deps.limits.maxRunningPerOwner,
         queued: queuedCap,
         affinitySeconds: deps.workers.affinitySeconds,
+        assistantCurrent: hint ? (params) => currentCheck(hint, params) : undefined,
       });
     } catch (err) {
       if (claim) deps.workers.release();
       throw err;
     }
-    const { thread, run, overQueued, affine } = created;
+    const { thread, run, overQueued, affine, assistantStale } = created;
+    if (hint && (assistantStale || !thread)) {
+      // Changed on another replica (or, with no thread, the path below may use it): look it up again.
+      if (claim) deps.workers.release();
+      storage.assistants.forgetHint(hint);
+      return null;
+    }
     if (run) deps.broker.expect(run.run_id);
     if (claim && run?.status !== "running") deps.workers.release();
     if (overQueued !== undefined && thread && !(ownerOf(user) && thread.metadata.owner !== ownerOf(user))) throw tooManyRuns(deps.limits, overQueued);

@@ -52,6 +52,30 @@ export interface AssistantFilter {
   metadata?: Json;
 }
 
+/** At most this many remembered assistant lookups per replica (see AssistantStore.resolveHint). */
+const MAX_HINTS = 1000;
+
+/** A remembered assistant lookup, with the row version it read (see AssistantStore.resolveHint). */
+export interface AssistantHint {
+  readonly key: string;
+  readonly scope: AssistantScope | undefined;
+  readonly assistant: Assistant;
+  /** The row's `xmin`: any update (or a delete and a new row) changes it. */
+  readonly version: string;
+}
+
+/**
+ * A condition, for a statement of the caller's, that is true only when the lookup `hint`
+ * remembers still resolves to the same row, unchanged: the same query as `resolve`, in the
+ * statement's snapshot. Its parameters are pushed onto `params`.
+ */
+export function currentCheck(hint: AssistantHint, params: unknown[]): string {
+  const key = `$${params.push(hint.key)}::text`;
+  const vis = visible(hint.scope, params);
+  return `((SELECT assistant_id || ':' || xmin::text FROM assistants WHERE (assistant_id = ${key} OR ((graph_id = ${key} OR name = ${key}) AND ${SYSTEM}))${vis ? ` AND ${vis}` : ""}
+     ORDER BY (assistant_id = ${key}) DESC, (graph_id = ${key}) DESC, created_at LIMIT 1) IS NOT DISTINCT FROM $${params.push(`${hint.assistant.assistant_id}:${hint.version}`)}::text)`;
+}
+
 /** Assistant records and their versions. */
 export class AssistantStore {
   readonly #sql: SqlDriver;
@@ -60,10 +84,17 @@ export class AssistantStore {
    * write goes through this store, which clears the cache. (PostgreSQL is shared by replicas.)
    */
   readonly #resolved: Map<string, Promise<Assistant | null>> | null;
+  /**
+   * On a shared database (PostgreSQL), `resolveHint` results with their row versions
+   * (`xmin`): never served as they are, only checked by the statement that uses them (see
+   * {@link currentCheck}), so another replica's write is never missed.
+   */
+  readonly #hints: Map<string, AssistantHint> | null;
   readonly #enc: AtRestEncryption | null;
   constructor(sql: SqlDriver, opts: { encryption?: AtRestEncryption | null } = {}) {
     this.#sql = sql;
     this.#resolved = sql.kind === "pglite" ? new Map() : null;
+    this.#hints = sql.kind === "pglite" ? null : new Map();
     this.#enc = opts.encryption ?? null;
   }
 
@@ -89,6 +120,7 @@ export class AssistantStore {
 
   #changed(): void {
     this.#resolved?.clear();
+    this.#hints?.clear();
   }
 
   /** Clears the cache again once a write settles (a lookup may have run meanwhile). */
@@ -164,6 +196,41 @@ export class AssistantStore {
       params,
     );
     return rows[0] ? this.#toAssistant(rows[0]) : null;
+  }
+
+  /**
+   * What `resolve` gives, for a statement that checks it is still current: on the embedded
+   * engine `resolve` itself (its cache is exact; `hint` null). On a shared database, the last
+   * result for this key and scope when there is one, without a query (`hint`: pass it to
+   * {@link currentCheck} in the statement that uses the assistant, and resolve again if that
+   * says it is not current), else a fresh lookup that is remembered.
+   */
+  async resolveHint(key: string, scope?: AssistantScope): Promise<{ assistant: Assistant | null; hint: AssistantHint | null }> {
+    if (!this.#hints) return { assistant: await this.resolve(key, scope), hint: null };
+    const cacheKey = `${scope?.systemOnly ? "\u0001" : (scope?.owner ?? "")}\u0000${key}`;
+    const known = this.#hints.get(cacheKey);
+    if (known) return { assistant: known.assistant, hint: known };
+    const params: unknown[] = [key];
+    const vis = visible(scope, params);
+    const { rows } = await this.#sql.query<AssistantRow & { row_version: string }>(
+      `SELECT *, xmin::text AS row_version FROM assistants WHERE (assistant_id = $1 OR ((graph_id = $1 OR name = $1) AND ${SYSTEM}))${vis ? ` AND ${vis}` : ""}
+       ORDER BY (assistant_id = $1) DESC, (graph_id = $1) DESC, created_at LIMIT 1`,
+      params,
+    );
+    const row = rows[0];
+    if (!row) return { assistant: null, hint: null };
+    const { row_version: version, ...rest } = row;
+    const assistant = this.#toAssistant(rest as AssistantRow);
+    const hint: AssistantHint = { key, scope, assistant, version };
+    if (this.#hints.size >= MAX_HINTS) this.#hints.delete(this.#hints.keys().next().value!);
+    this.#hints.set(cacheKey, hint);
+    return { assistant, hint: null };
+  }
+
+  /** Drops a hint a statement found not current (see {@link resolveHint}). */
+  forgetHint(hint: AssistantHint): void {
+    const cacheKey = `${hint.scope?.systemOnly ? "\u0001" : (hint.scope?.owner ?? "")}\u0000${hint.key}`;
+    if (this.#hints?.get(cacheKey) === hint) this.#hints.delete(cacheKey);
   }
 
   /** The system assistant of a graph created by the server (by graph id or by name). */

@@ -139,8 +139,14 @@ export class RunStore {
       owner: string | null; claim: boolean; threadPatch: Json; maxRunningPerOwner?: number; queued?: { identity: string; max: number } | null;
       /** Seconds a run queued (not claimed) on a free thread is kept for this store's claims (see {@link claim}); 0: none. */
       affinitySeconds?: number;
+      /**
+       * A condition (./assistants.ts `currentCheck`, its parameters pushed onto the
+       * statement's) that the run's assistant as the caller knows it is current: when false,
+       * nothing is inserted and `assistantStale` is true.
+       */
+      assistantCurrent?: (params: unknown[]) => string;
     },
-  ): Promise<{ thread: { metadata: Json; busy: boolean } | null; run: Run | null; overQueued?: number; affine?: boolean }> {
+  ): Promise<{ thread: { metadata: Json; busy: boolean } | null; run: Run | null; overQueued?: number; affine?: boolean; assistantStale?: boolean }> {
     const params = [
       r.run_id, r.thread_id, r.assistant_id, ...this.#stored(r), r.multitask_strategy, r.after_seconds ?? 0,
       opts.claim, opts.owner, this.leaseSeconds, this.#patch(opts.threadPatch), opts.maxRunningPerOwner ?? 0, this.holder,
@@ -150,7 +156,8 @@ export class RunStore {
     const now = `($8::boolean AND NOT ok.busy AND $7::float8 <= 0 AND ${underCap})`;
     // Queued on a free thread, not delayed: held for this replica's workers a moment (see claim).
     const affine = `($16::float8 > 0 AND NOT ${now} AND NOT ok.busy AND $7::float8 <= 0)`;
-    const sql = { now, affine };
+    const current = opts.assistantCurrent?.(params) ?? "true";
+    const sql = { now, affine, current };
     // Concurrent creations on one thread queue on the row lock; a statement that waited still
     // sees the runs as of its start, so it may try to start a second running run, which the
     // unique index refuses. Then it runs again, now seeing the other run (busy).
@@ -165,15 +172,16 @@ export class RunStore {
 
   async #createOnThread(
     params: unknown[],
-    { now, affine }: { now: string; affine: string },
-  ): Promise<{ thread: { metadata: Json; busy: boolean } | null; run: Run | null; overQueued?: number; affine?: boolean }> {
-    const { rows } = await this.#sql.query<RunRow & { thread_metadata: Json | null; thread_busy: boolean | null; queued: string | null }>(
+    { now, affine, current }: { now: string; affine: string; current: string },
+  ): Promise<{ thread: { metadata: Json; busy: boolean } | null; run: Run | null; overQueued?: number; affine?: boolean; assistantStale?: boolean }> {
+    const { rows } = await this.#sql.query<RunRow & { thread_metadata: Json | null; thread_busy: boolean | null; queued: string | null; assistant_current: boolean }>(
       `WITH t AS (
          SELECT thread_id, metadata, EXISTS (SELECT 1 FROM runs x WHERE x.thread_id = threads.thread_id AND x.status IN ('pending', 'running')) AS busy,
+           ${current} AS assistant_current,
            CASE WHEN $14::text IS NOT NULL AND $15::int > 0 THEN (SELECT count(*) FROM runs q WHERE q.status = 'pending' AND q.metadata->>'owner' = $14::text) END AS queued
          FROM threads WHERE thread_id = $2 FOR UPDATE
        ), ok AS (
-         SELECT * FROM t WHERE ($9::text IS NULL OR t.metadata->>'owner' = $9::text) AND NOT (t.busy AND $6::text = 'reject') AND (t.queued IS NULL OR t.queued < $15::int)
+         SELECT * FROM t WHERE t.assistant_current AND ($9::text IS NULL OR t.metadata->>'owner' = $9::text) AND NOT (t.busy AND $6::text = 'reject') AND (t.queued IS NULL OR t.queued < $15::int)
        ), ins AS (
          INSERT INTO runs (run_id, thread_id, assistant_id, metadata, kwargs, multitask_strategy, not_before, status, attempt, lease_until, lease_holder)
          SELECT $1, ok.thread_id, $3, $4::jsonb, $5::jsonb, $6, CASE WHEN $7::float8 > 0 THEN now() + make_interval(secs => $7::float8) END,
@@ -187,11 +195,12 @@ export class RunStore {
        ), upd AS (
          UPDATE threads SET status = 'busy', metadata = metadata || $11::jsonb, updated_at = now() WHERE thread_id = $2 AND EXISTS (SELECT 1 FROM ins)
        )
-       SELECT t.metadata AS thread_metadata, t.busy AS thread_busy, t.queued, ins.* FROM t LEFT JOIN ins ON true`,
+       SELECT t.metadata AS thread_metadata, t.busy AS thread_busy, t.queued, t.assistant_current, ins.* FROM t LEFT JOIN ins ON true`,
       params,
     );
     const row = rows[0];
     if (!row) return { thread: null, run: null };
+    if (row.assistant_current === false) return { thread: null, run: null, assistantStale: true };
     const metadata = row.thread_metadata ?? {};
     const queued = row.queued === null ? null : Number(row.queued);
     const overQueued = queued !== null && queued >= (params[14] as number) ? queued : undefined;
