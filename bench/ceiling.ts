@@ -75,7 +75,7 @@ try {
         await waitOk(url, performance.now(), proc);
         const client = new Client({ apiUrl: url, apiKey: null, callerOptions: { maxRetries: 0, maxConcurrency: Infinity } });
         const assistantId = !t.name.startsWith("agentcli dev") && !t.name.startsWith("langgraph") ? "bench" : (await client.assistants.search({ graphId: "bench", limit: 1 }))[0]!.assistant_id;
-        await runLoad(client, assistantId, CLIENTS, CLIENTS * 4); // warm-up: modules, JIT, connections
+        await runLoad(client, assistantId, CLIENTS, Math.max(CLIENTS * 4, 100)); // warm-up: modules, JIT, connections
         const s0 = treeStats(proc.pid!).cpuMs, m0 = treeStats(model.proc.pid!).cpuMs, c0 = cpuNow(), k0 = machineCpu();
         const r = await runLoad(client, assistantId, CLIENTS, RUNS);
         const s1 = treeStats(proc.pid!).cpuMs, m1 = treeStats(model.proc.pid!).cpuMs, c1 = cpuNow(), k1 = machineCpu();
