@@ -80,7 +80,7 @@ export interface ResumeOptions {
  * A run to execute, with what its creator already read: its assistant and its thread's
  * metadata (then the executor does not read them again).
  */
-export type ExecutableRun = Run & { assistant?: ClaimedRun["assistant"]; threadMetadata?: Json };
+export type ExecutableRun = Run & { assistant?: ClaimedRun["assistant"]; threadMetadata?: Json; threadEmpty?: boolean };
 
 /** Runs `run` to its end; never throws (failures become the run's `error` status). */
 export async function executeRun(deps: ExecutorDeps, run: ExecutableRun, resume: ResumeOptions = {}): Promise<void> {
@@ -89,6 +89,10 @@ export async function executeRun(deps: ExecutorDeps, run: ExecutableRun, resume:
   // A resumed run's stream goes on after what its first replica logged (ids stay consecutive).
   const prior = resume.resumed ? await storage.events.read(run.run_id).catch(() => []) : undefined;
   const cancelSignal = broker.start(run.run_id, prior);
+  // Its thread had no checkpoint when it was claimed: the graph's first read of one is skipped.
+  // Once: a retried execution may find checkpoints of the first.
+  if (run.threadEmpty && !resume.resumed) storage.checkpointer.expectEmpty(run.run_id, run.thread_id);
+  run.threadEmpty = false;
   if (resume.cancelled) broker.cancel(run.run_id, resume.cancelled);
   const limit = deps.runTimeoutMs && deps.runTimeoutMs > 0 ? new AbortController() : null;
   const timer = limit ? setTimeout(() => limit.abort(new RunTimedOut(deps.runTimeoutMs!)), deps.runTimeoutMs) : null;
@@ -203,6 +207,7 @@ export async function executeRun(deps: ExecutorDeps, run: ExecutableRun, resume:
       // Another replica took the run over: it records the run's end, not this one.
       if (timer) clearTimeout(timer);
       runEnded();
+      storage.checkpointer.forgetRun(run.run_id);
       log.warn(`run ${run.run_id}: another replica took it over (this one could not renew its lease in time); stopped here`);
       runTrace?.end("handed_over");
       await broker.handOver(run.run_id);
@@ -225,6 +230,7 @@ export async function executeRun(deps: ExecutorDeps, run: ExecutableRun, resume:
   }
   if (timer) clearTimeout(timer);
   runEnded();
+  storage.checkpointer.forgetRun(run.run_id);
   runTrace?.end(interrupted && status === "success" ? "interrupted" : status, errorOut?.message);
   await finishRun(deps, run, { status, errorOut, rollback, graph, threadConfig, final: status === "success" && !interrupted ? final : null });
 }

@@ -76,7 +76,7 @@ async function createRunOnce(deps: ServerDeps, user: AuthUser | null, b: RunCrea
       if (claim) deps.workers.release();
       throw err;
     }
-    const { thread, run, overQueued, affine, assistantStale } = created;
+    const { thread, run, overQueued, affine, assistantStale, threadEmpty } = created;
     if (hint && (assistantStale || !thread)) {
       // Changed on another replica (or, with no thread, the path below may use it): look it up again.
       if (claim) deps.workers.release();
@@ -100,6 +100,7 @@ async function createRunOnce(deps: ServerDeps, user: AuthUser | null, b: RunCrea
           assistant: { graph_id: assistant.graph_id, config: assistant.config, context: assistant.context },
           // As the statement left it: the thread's metadata with the patch merged in.
           threadMetadata: { ...thread.metadata, ...threadPatch },
+          ...(threadEmpty ? { threadEmpty } : {}),
         });
       } else if (thread.busy) {
         deps.broker.wake({ remoteOnly: true }); // it starts when the thread's run ends

@@ -85,6 +85,8 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
   #lists = new Map<string, Remembered>();
   /** Threads known to have no checkpoint (see `markEmpty`), oldest first. */
   readonly #empty = new Set<string>();
+  /** Runs whose thread had no checkpoint when they were claimed, by run id: the thread (see `expectEmpty`). */
+  readonly #emptyForRun = new Map<string, string>();
   #flushing: Promise<void> | null = null;
   #timer: ReturnType<typeof setTimeout> | null = null;
 
@@ -226,12 +228,34 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
     if (this.#empty.size > MAX_EMPTY) this.#empty.delete(this.#empty.values().next().value!);
   }
 
+  /**
+   * Tells the saver that the run `runId`, just claimed, found its thread with no checkpoint
+   * (the statement that claimed it read so, on any database): the run's first read of the
+   * thread's latest root checkpoint answers none without a query. Only that read: the run
+   * holds its thread (one running run per thread, no state update while it runs), so nothing
+   * else can have written one in between; later reads query as usual.
+   */
+  expectEmpty(runId: string, threadId: string): void {
+    this.#emptyForRun.set(runId, threadId);
+    if (this.#emptyForRun.size > MAX_EMPTY) this.#emptyForRun.delete(this.#emptyForRun.keys().next().value!);
+  }
+
+  /** Drops what `expectEmpty` said of a run (it ended before reading). */
+  forgetRun(runId: string): void {
+    this.#emptyForRun.delete(runId);
+  }
+
   async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
     const threadId = config.configurable?.thread_id as string | undefined;
     if (threadId === undefined || this.#empty.has(threadId)) return undefined;
-    await this.flush();
     const ns = (config.configurable?.checkpoint_ns as string | undefined) ?? "";
     const id = config.configurable?.checkpoint_id as string | undefined;
+    const runId = config.configurable?.run_id as string | undefined;
+    if (runId !== undefined && ns === "" && !id && this.#emptyForRun.get(runId) === threadId) {
+      this.#emptyForRun.delete(runId);
+      return undefined;
+    }
+    await this.flush();
     const where: Where = { clauses: [], params: [] };
     add(where, "thread_id = ?", threadId);
     add(where, "checkpoint_ns = ?", ns);

@@ -53,7 +53,12 @@ let stores = 0;
  * A claimed run, with what the executor needs of its assistant and (from `claim`) its
  * thread's metadata, read in the same statement.
  */
-export type ClaimedRun = Run & { assistant: { graph_id: string; config: Json; context: unknown } | null; threadMetadata?: Json };
+export type ClaimedRun = Run & {
+  assistant: { graph_id: string; config: Json; context: unknown } | null;
+  threadMetadata?: Json;
+  /** The thread had no checkpoint when the run was claimed (the statement that claimed it says so): its first read of one is skipped. */
+  threadEmpty?: boolean;
+};
 
 export interface RunInput {
   run_id: string;
@@ -146,7 +151,7 @@ export class RunStore {
        */
       assistantCurrent?: (params: unknown[]) => string;
     },
-  ): Promise<{ thread: { metadata: Json; busy: boolean } | null; run: Run | null; overQueued?: number; affine?: boolean; assistantStale?: boolean }> {
+  ): Promise<{ thread: { metadata: Json; busy: boolean } | null; run: Run | null; overQueued?: number; affine?: boolean; assistantStale?: boolean; threadEmpty?: boolean }> {
     const params = [
       r.run_id, r.thread_id, r.assistant_id, ...this.#stored(r), r.multitask_strategy, r.after_seconds ?? 0,
       opts.claim, opts.owner, this.leaseSeconds, this.#patch(opts.threadPatch), opts.maxRunningPerOwner ?? 0, this.holder,
@@ -173,12 +178,13 @@ export class RunStore {
   async #createOnThread(
     params: unknown[],
     { now, affine, current }: { now: string; affine: string; current: string },
-  ): Promise<{ thread: { metadata: Json; busy: boolean } | null; run: Run | null; overQueued?: number; affine?: boolean; assistantStale?: boolean }> {
-    const { rows } = await this.#sql.query<RunRow & { thread_metadata: Json | null; thread_busy: boolean | null; queued: string | null; assistant_current: boolean }>(
+  ): Promise<{ thread: { metadata: Json; busy: boolean } | null; run: Run | null; overQueued?: number; affine?: boolean; assistantStale?: boolean; threadEmpty?: boolean }> {
+    const { rows } = await this.#sql.query<RunRow & { thread_metadata: Json | null; thread_busy: boolean | null; queued: string | null; assistant_current: boolean; thread_empty: boolean | null }>(
       `WITH t AS (
          SELECT thread_id, metadata, EXISTS (SELECT 1 FROM runs x WHERE x.thread_id = threads.thread_id AND x.status IN ('pending', 'running')) AS busy,
            ${current} AS assistant_current,
-           CASE WHEN $14::text IS NOT NULL AND $15::int > 0 THEN (SELECT count(*) FROM runs q WHERE q.status = 'pending' AND q.metadata->>'owner' = $14::text) END AS queued
+           CASE WHEN $14::text IS NOT NULL AND $15::int > 0 THEN (SELECT count(*) FROM runs q WHERE q.status = 'pending' AND q.metadata->>'owner' = $14::text) END AS queued,
+           CASE WHEN $8::boolean THEN NOT EXISTS (SELECT 1 FROM checkpoints k WHERE k.thread_id = threads.thread_id) END AS thread_empty
          FROM threads WHERE thread_id = $2 FOR UPDATE
        ), ok AS (
          SELECT * FROM t WHERE t.assistant_current AND ($9::text IS NULL OR t.metadata->>'owner' = $9::text) AND NOT (t.busy AND $6::text = 'reject') AND (t.queued IS NULL OR t.queued < $15::int)
@@ -195,7 +201,7 @@ export class RunStore {
        ), upd AS (
          UPDATE threads SET status = 'busy', metadata = metadata || $11::jsonb, updated_at = now() WHERE thread_id = $2 AND EXISTS (SELECT 1 FROM ins)
        )
-       SELECT t.metadata AS thread_metadata, t.busy AS thread_busy, t.queued, t.assistant_current, ins.* FROM t LEFT JOIN ins ON true`,
+       SELECT t.metadata AS thread_metadata, t.busy AS thread_busy, t.queued, t.assistant_current, t.thread_empty, ins.* FROM t LEFT JOIN ins ON true`,
       params,
     );
     const row = rows[0];
@@ -207,6 +213,7 @@ export class RunStore {
     return {
       thread: { metadata: this.#enc ? this.#enc.openKeys(metadata) : metadata, busy: Boolean(row.thread_busy) },
       run: row.run_id ? this.#toRun(row) : null,
+      ...(row.run_id && row.status === "running" && row.thread_empty ? { threadEmpty: true } : {}),
       ...(overQueued !== undefined ? { overQueued } : {}),
       ...(row.run_id && row.status === "pending" && row.lease_holder === this.holder ? { affine: true } : {}),
     };
@@ -266,33 +273,42 @@ export class RunStore {
     const params: unknown[] = [this.leaseSeconds, this.holder];
     const recent = `array_position($${params.push(opts.recentOwners ?? [])}::text[], r.metadata->>'owner') DESC NULLS FIRST`;
     const only = runId ? ` AND r.run_id = $${params.push(runId)}` : "";
-    const running = "(SELECT count(*) FROM runs o WHERE o.status = 'running' AND o.metadata->>'owner' IS NOT DISTINCT FROM r.metadata->>'owner')";
+    // Runs executing per owner, counted once (not once per pending run: the queue can be long).
+    const running = "coalesce(k.n, 0)";
     const cap = opts.maxRunningPerOwner ? ` AND (r.metadata->>'owner' IS NULL OR ${running} < $${params.push(opts.maxRunningPerOwner)})` : "";
     try {
       // The claim also logs the run's first stream event (`metadata`), in the same statement.
-      const { rows } = await this.#sql.query<RunRow & { assistant: ClaimedRun["assistant"]; thread_metadata: Json | null }>(
-        `WITH c AS (
+      const { rows } = await this.#sql.query<RunRow & { assistant: ClaimedRun["assistant"]; thread_metadata: Json | null; thread_empty: boolean }>(
+        `WITH k AS (
+           SELECT metadata->>'owner' AS owner, count(*) AS n FROM runs WHERE status = 'running' GROUP BY 1
+         ), c AS (
            UPDATE runs SET status = 'running', attempt = attempt + 1, updated_at = now(), lease_until = now() + make_interval(secs => $1::float8), lease_holder = $2
            WHERE run_id = (
-             SELECT r.run_id FROM runs r WHERE r.status = 'pending'${only}
+             SELECT r.run_id FROM runs r LEFT JOIN k ON k.owner IS NOT DISTINCT FROM r.metadata->>'owner' WHERE r.status = 'pending'${only}
                AND (r.not_before IS NULL OR r.not_before <= now())
                AND (r.lease_holder IS NULL OR r.lease_holder = $2 OR r.lease_until IS NULL OR r.lease_until <= now())
                AND NOT EXISTS (SELECT 1 FROM runs x WHERE x.thread_id = r.thread_id AND x.status = 'running')
                AND NOT EXISTS (SELECT 1 FROM runs y WHERE y.thread_id = r.thread_id AND y.status = 'pending' AND y.seq < r.seq)${cap}
-             ORDER BY ${running}, ${recent}, r.seq LIMIT 1 FOR UPDATE SKIP LOCKED
+             ORDER BY ${running}, ${recent}, r.seq LIMIT 1 FOR UPDATE OF r SKIP LOCKED
            ) AND status = 'pending' RETURNING *
          ), ev AS (
            INSERT INTO run_events (run_id, seq, event, data)
            SELECT run_id, 1, 'metadata', '{"run_id":"' || run_id || '","attempt":' || attempt || '}' FROM c ON CONFLICT (run_id, seq) DO NOTHING
          )
          SELECT c.*, (SELECT json_build_object('graph_id', a.graph_id, 'config', a.config, 'context', a.context) FROM assistants a WHERE a.assistant_id = c.assistant_id) AS assistant,
-           (SELECT t.metadata FROM threads t WHERE t.thread_id = c.thread_id) AS thread_metadata FROM c`,
+           (SELECT t.metadata FROM threads t WHERE t.thread_id = c.thread_id) AS thread_metadata,
+           NOT EXISTS (SELECT 1 FROM checkpoints k WHERE k.thread_id = c.thread_id) AS thread_empty FROM c`,
         params,
       );
       const row = rows[0];
       if (!row) return null;
-      const { thread_metadata: threadMetadata, ...run } = row;
-      return { ...this.#toRun(run as RunRow), assistant: row.assistant ?? null, ...(threadMetadata ? { threadMetadata: this.#enc ? this.#enc.openKeys(threadMetadata) : threadMetadata } : {}) };
+      const { thread_metadata: threadMetadata, thread_empty: threadEmpty, ...run } = row;
+      return {
+        ...this.#toRun(run as RunRow),
+        assistant: row.assistant ?? null,
+        ...(threadMetadata ? { threadMetadata: this.#enc ? this.#enc.openKeys(threadMetadata) : threadMetadata } : {}),
+        ...(threadEmpty ? { threadEmpty: true } : {}),
+      };
     } catch (err) {
       if ((err as { code?: string }).code === "23505") return null;
       throw err;

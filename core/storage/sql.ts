@@ -205,6 +205,44 @@ async function openPglite(dataDir: string | undefined, load: Uint8Array | undefi
   };
 }
 
+/**
+ * Names for the statements the server sends again and again, so that PostgreSQL parses and
+ * plans each once per connection (the `pg` driver prepares a named statement on a connection
+ * the first time it runs there, then only binds and executes it). Planning the queue's claim
+ * or a run's creation costs PostgreSQL about a millisecond each time. A text is named the
+ * second time it is seen, and at most {@link StatementNames.MAX} texts are (the server uses
+ * a few dozen; texts built with a varying number of rows make a few more); the rest, and
+ * one-off statements, go unnamed as before.
+ */
+export class StatementNames {
+  static readonly MAX = 200;
+  static readonly #COUNTED = 2000;
+  readonly #named = new Map<string, string | null>();
+  readonly #seen = new Set<string>();
+
+  /** The name to run `text` under, or undefined (unnamed). */
+  nameOf(text: string): string | undefined {
+    const known = this.#named.get(text);
+    if (known !== undefined) return known ?? undefined;
+    if (!/^\s*(SELECT|INSERT|UPDATE|DELETE|WITH)\b/i.test(text)) return undefined;
+    if (!this.#seen.has(text)) {
+      if (this.#seen.size >= StatementNames.#COUNTED) this.#seen.clear();
+      this.#seen.add(text);
+      return undefined;
+    }
+    this.#seen.delete(text);
+    if (this.#named.size >= StatementNames.MAX) return undefined;
+    const name = `agentcli_${this.#named.size + 1}`;
+    this.#named.set(text, name);
+    return name;
+  }
+
+  /** `text` is never named again. */
+  unname(text: string): void {
+    this.#named.set(text, null);
+  }
+}
+
 async function openPostgres(url: string, poolSize: number, connect?: { withinMs: number; variable: string }, retryMs?: number): Promise<SqlDriver> {
   const [pg, { connectWithin }, { retryTransient, isTransientDbError, DEFAULT_DB_RETRY_SECONDS }] = await Promise.all([import("pg").then((m) => m.default), import("./connect.ts"), import("./db-retry.ts")]);
   const retryFor = retryMs ?? DEFAULT_DB_RETRY_SECONDS * 1000;
@@ -221,9 +259,21 @@ async function openPostgres(url: string, poolSize: number, connect?: { withinMs:
     p.options.connectionTimeoutMillis = 0;
     return p;
   });
-  const wrap = (client: { query: (t: string, p?: unknown[]) => Promise<{ rows: unknown[]; rowCount: number | null }> }): SqlExecutor => ({
+  const names = new StatementNames();
+  type PgQueryable = { query: (q: { text: string; values?: unknown[]; name?: string }) => Promise<{ rows: unknown[]; rowCount: number | null }> };
+  const wrap = (client: PgQueryable): SqlExecutor => ({
     query: async <T>(text: string, params?: unknown[]) => {
-      const r = await client.query(text, params);
+      const name = names.nameOf(text);
+      let r;
+      try {
+        r = await client.query(name ? { name, text, values: params } : { text, values: params });
+      } catch (err) {
+        // A table this statement reads changed shape since it was prepared on that connection
+        // (a migration by a newer replica): that text goes unnamed from now on.
+        if (!name || (err as { code?: string }).code !== "0A000") throw err;
+        names.unname(text);
+        r = await client.query({ text, values: params });
+      }
       return { rows: r.rows as T[], rowCount: r.rowCount ?? r.rows.length };
     },
   });
