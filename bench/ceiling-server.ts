@@ -8,10 +8,13 @@
  * - `durable`: agentcli's own storage on the embedded engine (PGlite in a new folder): the
  *   thread's insert, the run's insert (claimed), the graph on agentcli's checkpointer, and the
  *   run's end written with its checkpoints: the three statements `agentcli dev` makes per run
- *   of this load, and nothing else of the server.
+ *   of this load, and nothing else of the server;
+ * - `postgres`: the same on PostgreSQL (`DATABASE_URL`): the statements `agentcli serve` makes
+ *   per run when its run starts where it was created (bench/replicas.ts `--server ceiling`
+ *   runs several of these as its replicas, so a thread may be created on one and run on another).
  * A real server's runs/s and latency under the same load are bounded by these.
  *
- *   node bench/ceiling-server.ts --port <port> [--mode none|memory|durable] [--processes <n>]   # n > 1: node:cluster workers sharing the port
+ *   node bench/ceiling-server.ts --port <port> [--mode none|memory|durable|postgres] [--processes <n>]   # n > 1: node:cluster workers sharing the port
  *
  * Run by bench/ceiling.ts; prints "ready" on stdout once every process listens.
  */
@@ -27,7 +30,8 @@ const arg = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1
 const port = Number(arg("--port"));
 const processes = Number(arg("--processes") ?? 1);
 const mode = arg("--mode") ?? "none";
-if (!["none", "memory", "durable"].includes(mode)) throw new Error(`--mode: none, memory or durable, not "${mode}"`);
+if (!["none", "memory", "durable", "postgres"].includes(mode)) throw new Error(`--mode: none, memory, durable or postgres, not "${mode}"`);
+if (mode === "postgres" && !process.env.DATABASE_URL) throw new Error("--mode postgres: set DATABASE_URL");
 
 type Msg = { getType(): string; content: unknown; id?: string };
 type Invoke = (threadId: string, input: unknown) => Promise<{ messages: Msg[] }>;
@@ -42,21 +46,22 @@ async function handlers(): Promise<Handlers> {
     return { createThread: async () => {}, wait: (thread_id, input) => graph.invoke(input as never, { configurable: { thread_id } }), close: async () => {} };
   }
   const { openStorage } = await import("../core/storage/storage.ts");
-  const dir = mkdtempSync(join(tmpdir(), "agentcli-ceiling-db-"));
-  const storage = await openStorage({ dataDir: dir });
+  const dir = mode === "durable" ? mkdtempSync(join(tmpdir(), "agentcli-ceiling-db-")) : null;
+  const storage = await openStorage(dir ? { dataDir: dir } : { url: process.env.DATABASE_URL });
   graph.checkpointer = storage.checkpointer;
   return {
     async createThread(id) {
       await storage.threads.create({ thread_id: id, metadata: {} });
-      storage.checkpointer.markEmpty(id);
+      if (dir) storage.checkpointer.markEmpty(id);
     },
     async wait(threadId, input) {
       const runId = randomUUID();
-      const { run } = await storage.runs.createOnThread(
+      const { run, threadEmpty } = await storage.runs.createOnThread(
         { run_id: runId, thread_id: threadId, assistant_id: "bench", metadata: {}, kwargs: { input } as never, multitask_strategy: "enqueue" },
         { owner: null, claim: true, threadPatch: {} },
       );
       if (run?.status !== "running") throw new Error("the run was not inserted claimed");
+      if (threadEmpty) storage.checkpointer.expectEmpty(runId, threadId);
       const out = await graph.invoke(input as never, { configurable: { thread_id: threadId, run_id: runId } });
       const values = { messages: out.messages.map(wire) };
       await storage.checkpointer.flushWith((batch) => storage.runs.complete(run, { status: "success", values, interrupts: {}, threadStatus: "idle", error: null }, [], batch));
@@ -64,7 +69,7 @@ async function handlers(): Promise<Handlers> {
     },
     async close() {
       await storage.close();
-      rmSync(dir, { recursive: true, force: true });
+      if (dir) rmSync(dir, { recursive: true, force: true });
     },
   };
 }
@@ -91,6 +96,8 @@ if (processes > 1 && cluster.isPrimary) {
       };
       try {
         if (req.method === "GET" && req.url === "/ok") return send(200, { ok: true });
+        // The one assistant the load runs (bench/replicas.ts looks it up).
+        if (req.method === "POST" && req.url === "/assistants/search") return send(200, [{ assistant_id: "bench", graph_id: "bench", config: {}, metadata: {}, name: "bench" }]);
         if (req.method === "POST" && req.url === "/threads") {
           const id = randomUUID();
           await h.createThread(id);

@@ -1,6 +1,7 @@
 /**
  * Benchmark: `agentcli serve` replicas on one PostgreSQL (signals over PostgreSQL
- * LISTEN/NOTIFY, and over Redis), behind a round-robin proxy (bench/proxy.ts), with a model
+ * LISTEN/NOTIFY, and over Redis), behind a round-robin load balancer (HAProxy when installed,
+ * else bench/proxy.ts), with a model
  * that answers 200 ms after each call (bench/model.ts `--delay-ms`). For 1 and for 3
  * replicas (a new schema each time), at 32 and at 128 clients: create-and-wait runs on new
  * threads (`threads.create` + `runs.wait` through the proxy), runs/s, p50 and p99, the
@@ -9,15 +10,17 @@
  * against joined on A itself. Prints the ratios (3 vs 1 replicas; cross vs same replica)
  * and the load average.
  *
- *   npm run bench:replicas -- [--replicas 1,3] [--clients 32,128] [--runs-per-client 4]
- *     [--mode postgres|redis|both] [--model-ms 200] [--workers <n>] [--json]
+ *   npm run bench:replicas -- [--replicas 1,3] [--clients 32,128] [--runs-per-client 8]
+ *     [--mode postgres|redis|both] [--model-ms 200] [--workers <n>] [--proxy haproxy|node]
+ *     [--server serve|ceiling] [--json]
  *
  * PostgreSQL: AGENTCLI_BENCH_DATABASE_URL (default the tests' local server); Redis:
  * AGENTCLI_BENCH_REDIS_URL (default the tests' local one). BENCH_CPU_PROF=<dir>: each replica
- * writes a CPU profile there (`node --cpu-prof`). Not part of the test suite.
+ * writes a CPU profile there (`node --cpu-prof`); BENCH_REPLICA_NODE_FLAGS: Node flags for the
+ * replicas (say `--max-semi-space-size=32`). Not part of the test suite.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -30,11 +33,24 @@ const arg = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1
 const list = (s: string) => s.split(",").map(Number).filter((n) => Number.isInteger(n) && n > 0);
 const REPLICAS = list(arg("--replicas") ?? "1,3");
 const CLIENTS = list(arg("--clients") ?? "32,128");
-const RUNS_PER_CLIENT = Number(arg("--runs-per-client") ?? 4) || 4;
+// 8 runs per client: a load of a few seconds at least (4 made 128 runs at 32 clients, ~2 s, whose runs/s moved with the machine's every hiccup).
+const RUNS_PER_CLIENT = Number(arg("--runs-per-client") ?? 8) || 8;
 const MODES = (arg("--mode") ?? "both") === "both" ? ["postgres", "redis"] as const : [arg("--mode") as "postgres" | "redis"];
 const MODEL_MS = Number(arg("--model-ms") ?? 200);
 const WORKERS = arg("--workers");
 const FIRST_EVENT_SAMPLES = 21;
+/**
+ * `serve`: agentcli's replicas. `ceiling`: bench/ceiling-server.ts `--mode postgres` as the
+ * replicas: the bench graph invoked in process behind bare `node:http`, with agentcli's
+ * storage on the same PostgreSQL and nothing else (no queue, no worker limit, no streaming,
+ * auth, validation or bus): what this machine allows any server doing that much durable work.
+ */
+const SERVER = arg("--server") ?? "serve";
+if (SERVER !== "serve" && SERVER !== "ceiling") throw new Error(`--server: serve or ceiling, not "${SERVER}"`);
+const HAPROXY = ["/usr/sbin/haproxy", "/usr/local/sbin/haproxy", "/usr/bin/haproxy"].find((p) => existsSync(p));
+const PROXY = arg("--proxy") ?? (HAPROXY ? "haproxy" : "node");
+if (PROXY !== "node" && PROXY !== "haproxy") throw new Error(`--proxy: node or haproxy, not "${PROXY}"`);
+if (PROXY === "haproxy" && !HAPROXY) throw new Error("--proxy haproxy: haproxy is not installed (apt-get install haproxy), or use --proxy node");
 const PG_URL = process.env.AGENTCLI_BENCH_DATABASE_URL ?? process.env.AGENTCLI_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const REDIS_URL = process.env.AGENTCLI_BENCH_REDIS_URL ?? process.env.AGENTCLI_TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 const KEY = "bench-key";
@@ -81,21 +97,46 @@ async function startReplica(bundle: string, dir: string, env: NodeJS.ProcessEnv)
   const port = await freePort("127.0.0.1");
   const proc = spawn(process.execPath, [
     ...(process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
-    join(ROOT, "bin/agentcli.js"), "serve", bundle, "--port", String(port), "--host", "127.0.0.1", "--graph", `bench=${GRAPH}`,
-    ...(WORKERS ? ["--workers", WORKERS] : []),
+    ...(process.env.BENCH_REPLICA_NODE_FLAGS ? process.env.BENCH_REPLICA_NODE_FLAGS.split(" ") : []),
+    ...(SERVER === "ceiling" ? [join(ROOT, "bench/ceiling-server.ts"), "--mode", "postgres", "--port", String(port)] : [join(ROOT, "bin/agentcli.js"), "serve", bundle, "--port", String(port), "--host", "127.0.0.1", "--graph", `bench=${GRAPH}`,
+    ...(WORKERS ? ["--workers", WORKERS] : [])]),
   ], { stdio: ["ignore", "ignore", process.env.BENCH_VERBOSE ? "inherit" : "ignore"], cwd: dir, env, detached: true });
   const url = `http://127.0.0.1:${port}`;
   await waitOk(url, performance.now(), proc);
   return { proc, url };
 }
 
+/**
+ * The load balancer: HAProxy (round robin per request, HTTP keep-alive to the replicas) when
+ * `--proxy haproxy`, or when it is on the PATH and `--proxy` is not given; else bench/proxy.ts,
+ * the same in Node. Its CPU is reported on its own (the "proxy" column): on a machine of two
+ * cores the balancer's work competes with the replicas' (with the Node proxy, 1-2 ms per run).
+ */
 async function startProxy(urls: string[]): Promise<{ url: string; proc: ChildProcess }> {
+  if (PROXY === "haproxy") return startHaproxy(urls);
   const proc = spawn(process.execPath, [join(ROOT, "bench/proxy.ts"), ...urls.map((u) => new URL(u).port)], { stdio: ["ignore", "pipe", "inherit"], detached: true });
   const line = await new Promise<string>((resolve, reject) => {
     createInterface({ input: proc.stdout! }).once("line", resolve);
     proc.once("exit", (code) => reject(new Error(`proxy exited (${code})`)));
   });
   return { url: line.trim(), proc };
+}
+
+async function startHaproxy(urls: string[]): Promise<{ url: string; proc: ChildProcess }> {
+  const port = await freePort("127.0.0.1");
+  const cfg = join(mkdtempSync(join(tmpdir(), "agentcli-bench-haproxy-")), "haproxy.cfg");
+  writeFileSync(cfg, [
+    "global", "  maxconn 4096", "  nbthread 1",
+    "defaults", "  mode http", "  timeout connect 5s", "  timeout client 600s", "  timeout server 600s", "  option http-keep-alive",
+    "frontend bench", `  bind 127.0.0.1:${port}`, "  default_backend replicas",
+    "backend replicas", "  balance roundrobin", "  http-reuse always",
+    ...urls.map((u, i) => `  server r${i} 127.0.0.1:${new URL(u).port}`),
+    "",
+  ].join("\n"));
+  const proc = spawn(HAPROXY!, ["-f", cfg, "-db"], { stdio: ["ignore", "ignore", "inherit"], detached: true });
+  const url = `http://127.0.0.1:${port}`;
+  await waitOk(url, performance.now(), proc);
+  return { url, proc };
 }
 
 /** The SDK's client sends at most 4 requests at once unless told otherwise: the bench's clients are concurrent. */
@@ -126,7 +167,7 @@ async function joinTimes(a: Client, on: Client, assistantId: string): Promise<{ 
 interface LoadResult {
   mode: string; replicas: number; clients: number; runs: number; rps: number; p50: number; p99: number;
   /** CPU per run: the replicas' process trees, PostgreSQL's processes (all of them), the bench's clients + proxy + model. */
-  cpuMsPerRun: number; pgCpuMsPerRun: number; harnessCpuMsPerRun: number;
+  cpuMsPerRun: number; pgCpuMsPerRun: number; harnessCpuMsPerRun: number; proxyCpuMsPerRun: number;
   /** Share of the machine's CPU time busy during the load (every process, other users' too), and per run. */
   machineBusy: number; machineBusyMsPerRun: number; loadavg: number;
 }
@@ -164,19 +205,21 @@ async function measure(mode: "postgres" | "redis", n: number, bundle: string, di
     await load(client, assistantId, 8 * n, 40 * n);
     await sleep(1000);
     for (const clients of CLIENTS) {
-      const harness = () => process.cpuUsage().user / 1000 + process.cpuUsage().system / 1000 + treeStats(proxy!.proc.pid!).cpuMs + treeStats(modelProc.pid!).cpuMs;
+      const harness = () => process.cpuUsage().user / 1000 + process.cpuUsage().system / 1000 + treeStats(modelProc.pid!).cpuMs;
+      const proxyCpu = () => treeStats(proxy!.proc.pid!).cpuMs;
       const cpu0 = replicas.reduce((s, r) => s + treeStats(r.proc.pid!).cpuMs, 0);
-      const pg0 = cpuByPid("postgres"), h0 = harness(), m0 = machineCpu();
+      const pg0 = cpuByPid("postgres"), h0 = harness(), p0 = proxyCpu(), m0 = machineCpu();
       const w0 = process.hrtime.bigint() / 1000n; // the profiles' clock (monotonic, microseconds)
       const r = await load(client, assistantId, clients, clients * RUNS_PER_CLIENT);
       if (process.env.BENCH_CPU_PROF) process.stderr.write(`  load window (monotonic us): ${w0} ${process.hrtime.bigint() / 1000n}\n`);
-      const m1 = machineCpu(), h1 = harness(), pg1 = cpuByPid("postgres");
+      const m1 = machineCpu(), h1 = harness(), p1 = proxyCpu(), pg1 = cpuByPid("postgres");
       const cpu1 = replicas.reduce((s, r) => s + treeStats(r.proc.pid!).cpuMs, 0);
       loads.push({
         mode, replicas: n, clients, ...r,
         cpuMsPerRun: (cpu1 - cpu0) / r.runs,
         pgCpuMsPerRun: cpuDelta(pg0, pg1) / r.runs,
         harnessCpuMsPerRun: (h1 - h0) / r.runs,
+        proxyCpuMsPerRun: (p1 - p0) / r.runs,
         machineBusy: (m1.busy - m0.busy) / Math.max(1, m1.total - m0.total),
         machineBusyMsPerRun: ((m1.busy - m0.busy) * 10) / r.runs,
         loadavg: Number(loadavg()[0]!.toFixed(1)),
@@ -184,7 +227,7 @@ async function measure(mode: "postgres" | "redis", n: number, bundle: string, di
       process.stderr.write(`  ${mode}, ${n} replica(s), ${clients} clients: ${r.rps.toFixed(1)} runs/s, p99 ${r.p99.toFixed(0)} ms\n`);
       await sleep(500);
     }
-    if (n >= 2) {
+    if (n >= 2 && SERVER === "serve") {
       const a = clientOf(replicas[0]!.url);
       const b = clientOf(replicas[1]!.url);
       const same: Array<{ first: number; end: number }> = [];
@@ -240,18 +283,18 @@ const workers = WORKERS ? Number(WORKERS) : `default (4 per CPU: ${Math.min(64, 
 if (args.includes("--json")) {
   console.log(JSON.stringify({
     date: new Date().toISOString(), cpus: cpus().length, loadavg: { start: loadStart, end: loadEnd }, node: process.versions.node,
-    modelMs: MODEL_MS, workers, runsPerClient: RUNS_PER_CLIENT, loads, joins,
+    modelMs: MODEL_MS, workers, runsPerClient: RUNS_PER_CLIENT, proxy: PROXY, server: SERVER, loads, joins,
     ratios: { replicas: scaling, crossVsSameFirstEvent: joins.map((j) => ({ mode: j.mode, ratio: j.cross.first / j.same.first })) },
   }, null, 2));
 } else {
   const f = (n: number) => (n >= 100 ? n.toFixed(0) : n.toFixed(1));
   const signals = (m: string) => (m === "redis" ? "Redis" : "LISTEN/NOTIFY");
   console.log(`${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC, ${cpus().length} x ${cpus()[0]?.model ?? "cpu"}, load average ${loadStart.join(" ")} at the start, ${loadEnd.join(" ")} at the end, Node ${process.versions.node}`);
-  console.log(`model answers after ${MODEL_MS} ms; workers per replica: ${workers}; ${RUNS_PER_CLIENT} runs per client`);
-  console.log("\nCPU per run: of the replicas, of PostgreSQL (all its processes), of the bench (clients, proxy, model), of the whole machine (other users' work included).");
-  console.log("| signals | replicas | clients | runs/s | p50 | p99 | CPU: replicas | PostgreSQL | bench | machine | machine busy | load |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+  console.log(`${SERVER === "ceiling" ? "replicas: bench/ceiling-server.ts --mode postgres (agentcli's storage alone, no worker limit)" : "replicas: agentcli serve"}; model answers after ${MODEL_MS} ms; workers per replica: ${SERVER === "ceiling" ? "unbounded" : workers}; ${RUNS_PER_CLIENT} runs per client; load balancer: ${PROXY === "haproxy" ? "HAProxy" : "bench/proxy.ts (Node)"}`);
+  console.log("\nCPU per run: of the replicas, of PostgreSQL (all its processes), of the load balancer, of the bench (clients, model), of the whole machine (other users' work included).");
+  console.log("| signals | replicas | clients | runs/s | p50 | p99 | CPU: replicas | PostgreSQL | proxy | bench | machine | machine busy | load |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
   for (const l of loads) {
-    console.log(`| ${signals(l.mode)} | ${l.replicas} | ${l.clients} | ${f(l.rps)} | ${f(l.p50)} ms | ${f(l.p99)} ms | ${f(l.cpuMsPerRun)} ms | ${f(l.pgCpuMsPerRun)} ms | ${f(l.harnessCpuMsPerRun)} ms | ${f(l.machineBusyMsPerRun)} ms | ${(l.machineBusy * 100).toFixed(0)}% | ${l.loadavg} |`);
+    console.log(`| ${signals(l.mode)} | ${l.replicas} | ${l.clients} | ${f(l.rps)} | ${f(l.p50)} ms | ${f(l.p99)} ms | ${f(l.cpuMsPerRun)} ms | ${f(l.pgCpuMsPerRun)} ms | ${f(l.proxyCpuMsPerRun)} ms | ${f(l.harnessCpuMsPerRun)} ms | ${f(l.machineBusyMsPerRun)} ms | ${(l.machineBusy * 100).toFixed(0)}% | ${l.loadavg} |`);
   }
   if (lo !== hi) {
     console.log(`\n| signals | clients | runs/s, ${hi} vs ${lo} replica(s) | p99 at ${hi} |\n|---|---:|---:|---:|`);

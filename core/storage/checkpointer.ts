@@ -56,7 +56,15 @@ interface Where {
 }
 
 const decoder = new TextDecoder();
-const FLUSH_MS = 25;
+/**
+ * How late a put is written at most (reads, `flush()` and a run's end write it sooner). One
+ * statement carries every run's puts of that time, so this bounds the statements a server
+ * spends on checkpoints mid-run (a run's end writes its own with its status). What is at
+ * stake is what a crash loses: a run taken over by another replica resumes from its last
+ * written checkpoint (at most this much of its work is done again); a replica reading a thread another one runs
+ * sees its state this late at most. As the stream's log (../server/broker.ts).
+ */
+const FLUSH_MS = 250;
 /** Appended versions on top of a whole one before a list is stored whole again (bounds a read). */
 const MAX_CHAIN = 100;
 /** Threads remembered as having no checkpoint; the oldest go first (they are read again). */

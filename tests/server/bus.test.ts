@@ -234,3 +234,72 @@ test("redis: a follower that came before its run started gets every event over t
 test("postgres: a follower that came before its run started gets every event over the bus", { timeout: 60_000 }, async () => {
   await followedBeforeStart(() => openPostgresBus(url, silentLog));
 });
+
+/**
+ * A follower subscribes to a run on the bus only when it must follow it elsewhere: a run that
+ * runs on its replica, or is queued there for that replica's workers (affinity), is followed
+ * from memory (on PostgreSQL, a LISTEN and an UNLISTEN per run saved); a run pending with no
+ * such hold is subscribed to at once, as before.
+ */
+async function subscribesOnlyWhenRemote(openBus: () => Promise<RemoteBus>): Promise<void> {
+  const bus = await openBus();
+  const subscribed: string[] = [];
+  const counting: RemoteBus = {
+    ...bus,
+    subscribeRun(runId, onMessage) {
+      subscribed.push(runId);
+      return bus.subscribeRun(runId, onMessage);
+    },
+  };
+  const b = new RunBroker({ log: storage.events, remote: counting, pollMs: 3_600_000 });
+  const drain = async (it: AsyncGenerator<RunEvent, unknown>) => {
+    const ids: number[] = [];
+    for (let r = await it.next(); ; r = await it.next()) {
+      if (r.done) return { ids, end: r.value };
+      ids.push(r.value.id);
+    }
+  };
+  try {
+    // Running here.
+    const local = randomUUID();
+    b.start(local);
+    b.publish(local, "metadata", { run_id: local });
+    const following = drain(b.follow(local, { status: async () => "running", knownStatus: "running" }));
+    b.publish(local, "values", { n: 1 });
+    b.finish(local, { status: "success", output: { n: 1 } });
+    assert.deepEqual((await following).ids, [1, 2]);
+
+    // Queued here with affinity, then started here.
+    const held = randomUUID();
+    b.hold(held, 10_000);
+    const followingHeld = drain(b.follow(held, { status: async () => "pending", knownStatus: "pending" }));
+    await new Promise((r) => setTimeout(r, 20));
+    b.start(held);
+    b.publish(held, "metadata", { run_id: held });
+    b.finish(held, { status: "success", output: null });
+    const h = await followingHeld;
+    assert.deepEqual(h.ids, [1]);
+    assert.equal((h.end as { status: string }).status, "success");
+    assert.deepEqual(subscribed, [], "no bus subscription for runs followed where they run");
+
+    // Pending, not held here: it may start on another replica, so the follower subscribes first.
+    const elsewhere = randomUUID();
+    const followingElsewhere = drain(b.follow(elsewhere, { status: async () => "pending", knownStatus: "pending" }));
+    while (!subscribed.length) await new Promise((r) => setTimeout(r, 5));
+    assert.deepEqual(subscribed, [elsewhere]);
+    b.start(elsewhere);
+    b.publish(elsewhere, "metadata", { run_id: elsewhere });
+    b.finish(elsewhere, { status: "success", output: null });
+    assert.deepEqual((await followingElsewhere).ids, [1]);
+  } finally {
+    await b.close();
+  }
+}
+
+test("redis: a follower subscribes on the bus only for a run that does not run (or wait) on its replica", { timeout: 60_000 }, async () => {
+  await subscribesOnlyWhenRemote(() => openRedisBus(REDIS_URL, silentLog));
+});
+
+test("postgres: a follower subscribes on the bus only for a run that does not run (or wait) on its replica", { timeout: 60_000 }, async () => {
+  await subscribesOnlyWhenRemote(() => openPostgresBus(url, silentLog));
+});

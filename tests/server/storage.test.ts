@@ -117,6 +117,52 @@ for (const engine of engines) {
       await sealed.runs.setStatus(rid, "success", { fromStatuses: ["running"] });
     });
 
+    test("a run claimed (or inserted claimed) says whether its thread has a checkpoint; the graph's first read of one is then skipped, once", async () => {
+      const { emptyCheckpoint } = await import("@langchain/langgraph-checkpoint");
+      const tid = crypto.randomUUID();
+      await storage.threads.create({ thread_id: tid, metadata: {} });
+      const input = (id: string) => ({ run_id: id, thread_id: tid, assistant_id: "a", metadata: {}, kwargs: {}, multitask_strategy: "enqueue" as const });
+      // Inserted claimed on a thread with no checkpoint.
+      const r1 = crypto.randomUUID();
+      const created = await storage.runs.createOnThread(input(r1), { owner: null, claim: true, threadPatch: {} });
+      assert.equal(created.run?.status, "running");
+      assert.equal(created.threadEmpty, true);
+      let queries = 0;
+      const counting: SqlExecutor = { query: (text, params) => (queries++, storage.sql.query(text, params)) };
+      const saver = new SqlCheckpointSaver(counting);
+      saver.expectEmpty(r1, tid);
+      const runConfig = { configurable: { thread_id: tid, checkpoint_ns: "", run_id: r1 } };
+      assert.equal(await saver.getTuple({ configurable: { thread_id: tid, checkpoint_ns: "", run_id: "another run" } }), undefined);
+      assert.equal(queries, 1, "another run's read queries");
+      queries = 0;
+      assert.equal(await saver.getTuple(runConfig), undefined);
+      assert.equal(queries, 0, "the run's first read answers without a query");
+      const cp = { ...emptyCheckpoint(), id: crypto.randomUUID() };
+      await saver.put(runConfig, cp, { source: "input", step: -1, parents: {} }, {});
+      assert.equal((await saver.getTuple(runConfig))?.checkpoint.id, cp.id, "later reads query");
+      await storage.runs.setStatus(r1, "success", { fromStatuses: ["running"] });
+      // The thread has a checkpoint now: neither way of claiming says it is empty.
+      const r2 = crypto.randomUUID();
+      const again = await storage.runs.createOnThread(input(r2), { owner: null, claim: true, threadPatch: {} });
+      assert.equal(again.run?.status, "running");
+      assert.equal(again.threadEmpty, undefined);
+      await storage.runs.setStatus(r2, "success", { fromStatuses: ["running"] });
+      const r3 = crypto.randomUUID();
+      await storage.runs.insert(input(r3));
+      const claimed = await storage.runs.claim(r3);
+      assert.equal(claimed?.run_id, r3);
+      assert.equal(claimed?.threadEmpty, undefined);
+      await storage.runs.setStatus(r3, "success", { fromStatuses: ["running"] });
+      // A queued run on a thread without one: its claim says so.
+      const other = crypto.randomUUID();
+      await storage.threads.create({ thread_id: other, metadata: {} });
+      const r4 = crypto.randomUUID();
+      await storage.runs.insert({ ...input(r4), thread_id: other });
+      assert.equal((await storage.runs.claim(r4))?.threadEmpty, true);
+      await storage.runs.setStatus(r4, "success", { fromStatuses: ["running"] });
+      await saver.deleteThread(tid);
+    });
+
     test("run events: append in batches, read after an id", async () => {
       const rid = crypto.randomUUID();
       await storage.events.append(rid, [{ id: 1, event: "metadata", data: "{}" }, { id: 2, event: "values", data: '{"a":1}' }]);
@@ -309,6 +355,47 @@ for (const engine of engines) {
     });
   });
 }
+
+test("StatementNames: a statement is named the second time it is seen, DDL never, at most MAX texts, and a text can be unnamed for good", async () => {
+  const { StatementNames } = await import("../../core/storage/sql.ts");
+  const names = new StatementNames();
+  const q = "SELECT * FROM runs WHERE run_id = $1";
+  assert.equal(names.nameOf(q), undefined, "seen once: unnamed");
+  const name = names.nameOf(q);
+  assert.ok(name);
+  assert.equal(names.nameOf(q), name, "the same name from then on");
+  assert.equal(names.nameOf("CREATE TABLE t (a int)"), undefined);
+  assert.equal(names.nameOf("CREATE TABLE t (a int)"), undefined);
+  names.unname(q);
+  assert.equal(names.nameOf(q), undefined);
+  for (let i = 0; i < StatementNames.MAX + 10; i++) {
+    names.nameOf(`SELECT ${i}`);
+    names.nameOf(`SELECT ${i}`);
+  }
+  assert.equal(names.nameOf("SELECT 'one more'"), undefined);
+  assert.equal(names.nameOf("SELECT 'one more'"), undefined, "past MAX names, texts go unnamed");
+});
+
+test("postgres: a statement prepared by name still runs after its table changed shape (a migration by another replica)", async () => {
+  const schema2 = `agentcli_named_${process.pid}_${Date.now()}`;
+  const admin = await openSql({ url: PG_URL });
+  await admin.query(`CREATE SCHEMA ${schema2}`);
+  // One connection, so the statement is prepared on the connection that later sees the change.
+  const sql = await openSql({ url: `${PG_URL}${PG_URL.includes("?") ? "&" : "?"}options=${encodeURIComponent(`-c search_path=${schema2}`)}`, poolSize: 1 });
+  try {
+    await sql.query("CREATE TABLE t (a int)");
+    await sql.query("INSERT INTO t VALUES (1)");
+    const q = "SELECT * FROM t";
+    for (let i = 0; i < 3; i++) assert.deepEqual((await sql.query(q)).rows, [{ a: 1 }]);
+    await admin.query(`ALTER TABLE ${schema2}.t ADD COLUMN b int DEFAULT 2`);
+    assert.deepEqual((await sql.query(q)).rows, [{ a: 1, b: 2 }]);
+    assert.deepEqual((await sql.query(q)).rows, [{ a: 1, b: 2 }]);
+  } finally {
+    await sql.close();
+    await admin.query(`DROP SCHEMA IF EXISTS ${schema2} CASCADE`);
+    await admin.close();
+  }
+});
 
 test("migrations from processes starting together on one PostgreSQL apply once, without a race", async () => {
   const { migrate } = await import("../../core/storage/sql.ts");
