@@ -6,7 +6,7 @@
 import { pathToFileURL } from "node:url";
 import { resolve } from "node:path";
 import { userError } from "../errors.ts";
-import { secondsSetting } from "../config/env-settings.ts";
+import { secondsSetting, switchSetting } from "../config/env-settings.ts";
 import { corsFromEnv } from "../server/cors.ts";
 import { ttlFromEnv } from "../server/ttl-sweeper.ts";
 import { webhooksFromEnv } from "../server/webhooks.ts";
@@ -240,8 +240,9 @@ async function start(opts: HostOptions, runTimeout: number, limits: Partial<Serv
   const storeIndex = (await import("../harness/embeddings.ts")).storeIndexFromEnv(opts.env, opts.driver);
   // How long background work waits out a database restart (./storage/db-retry.ts).
   const dbRetryMs = secondsSetting(opts.env, "AGENTCLI_DB_RETRY_SECONDS", DEFAULT_DB_RETRY_SECONDS, "work waits for an unreachable PostgreSQL before it fails") * 1000;
+  const pgPrepare = switchSetting(opts.env, "AGENTCLI_PG_PREPARED_STATEMENTS", true, "statements the server sends again are prepared by name on PostgreSQL (0 behind a pooler that cannot keep them, such as PgBouncer before 1.21 in transaction mode)");
   const opening = import("../storage/storage.ts").then(({ openStorage }) =>
-    openStorage(dbUrl ? { url: dbUrl, connect: { withinMs: connectWithinMs, variable: "DATABASE_URL" }, retryMs: dbRetryMs, encryption, storeIndex } : { dataDir: opts.dataDir, encryption, storeIndex })
+    openStorage(dbUrl ? { url: dbUrl, connect: { withinMs: connectWithinMs, variable: "DATABASE_URL" }, retryMs: dbRetryMs, prepare: pgPrepare, encryption, storeIndex } : { dataDir: opts.dataDir, encryption, storeIndex })
   ).catch(async (err) => {
     const { DataDirLockedError } = await import("../storage/lock.ts");
     if (opts.mode !== "dev" || !(err instanceof DataDirLockedError)) throw err;

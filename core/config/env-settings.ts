@@ -23,3 +23,21 @@ export function secondsSetting(env: Env, name: string, dflt: number, meaning: st
   }
   return n;
 }
+
+/**
+ * An on/off setting from `env[name]` (`1`/`true`/`on`/`yes` or `0`/`false`/`off`/`no`), or
+ * `dflt` when unset.
+ *
+ * @example
+ * const prepared = switchSetting(env, "AGENTCLI_PG_PREPARED_STATEMENTS", true, "statements are prepared by name on PostgreSQL");
+ */
+export function switchSetting(env: Env, name: string, dflt: boolean, meaning: string): boolean {
+  const raw = env[name]?.trim().toLowerCase();
+  if (!raw) return dflt;
+  if (["1", "true", "on", "yes"].includes(raw)) return true;
+  if (["0", "false", "off", "no"].includes(raw)) return false;
+  throw userError("ARGS_INVALID", {
+    message: `Cannot start the server: ${name}="${env[name]}" is neither on nor off`,
+    hint: `Set it to 1 or 0: whether ${meaning}; default ${dflt ? 1 : 0}.`,
+  });
+}

@@ -38,6 +38,12 @@ export interface OpenSqlOptions {
   /** Maximum pool size for PostgreSQL. */
   poolSize?: number;
   /**
+   * PostgreSQL: statements sent again are prepared by name (see {@link StatementNames});
+   * default true. False for a connection pooler that cannot keep named statements (PgBouncer
+   * before 1.21 in transaction mode).
+   */
+  prepare?: boolean;
+  /**
    * The embedded engine only: what a new database is seeded from (see ./template.ts), so it
    * skips `initdb`; the template is made on first use. Default: a bare database (no
    * migrations). `false`: always run `initdb`.
@@ -60,7 +66,7 @@ const BASE_TEMPLATE: TemplateSpec = { name: "base", migrations: {} };
 
 /** Opens the SQL engine chosen by the options. */
 export async function openSql(opts: OpenSqlOptions = {}): Promise<SqlDriver> {
-  return opts.url ? openPostgres(opts.url, opts.poolSize ?? 10, opts.connect, opts.retryMs) : openEmbedded(opts.dataDir, opts.template === false ? null : opts.template ?? BASE_TEMPLATE);
+  return opts.url ? openPostgres(opts.url, opts.poolSize ?? 10, opts.connect, opts.retryMs, opts.prepare ?? true) : openEmbedded(opts.dataDir, opts.template === false ? null : opts.template ?? BASE_TEMPLATE);
 }
 
 /**
@@ -243,7 +249,7 @@ export class StatementNames {
   }
 }
 
-async function openPostgres(url: string, poolSize: number, connect?: { withinMs: number; variable: string }, retryMs?: number): Promise<SqlDriver> {
+async function openPostgres(url: string, poolSize: number, connect?: { withinMs: number; variable: string }, retryMs?: number, prepare = true): Promise<SqlDriver> {
   const [pg, { connectWithin }, { retryTransient, isTransientDbError, DEFAULT_DB_RETRY_SECONDS }] = await Promise.all([import("pg").then((m) => m.default), import("./connect.ts"), import("./db-retry.ts")]);
   const retryFor = retryMs ?? DEFAULT_DB_RETRY_SECONDS * 1000;
   const pool = await connectWithin({ service: "PostgreSQL", variable: connect?.variable ?? "DATABASE_URL", url, withinMs: connect?.withinMs ?? 0 }, async (timeoutMs) => {
@@ -259,11 +265,11 @@ async function openPostgres(url: string, poolSize: number, connect?: { withinMs:
     p.options.connectionTimeoutMillis = 0;
     return p;
   });
-  const names = new StatementNames();
+  const names = prepare ? new StatementNames() : null;
   type PgQueryable = { query: (q: { text: string; values?: unknown[]; name?: string }) => Promise<{ rows: unknown[]; rowCount: number | null }> };
   const wrap = (client: PgQueryable): SqlExecutor => ({
     query: async <T>(text: string, params?: unknown[]) => {
-      const name = names.nameOf(text);
+      const name = names?.nameOf(text);
       let r;
       try {
         r = await client.query(name ? { name, text, values: params } : { text, values: params });
@@ -271,7 +277,7 @@ async function openPostgres(url: string, poolSize: number, connect?: { withinMs:
         // A table this statement reads changed shape since it was prepared on that connection
         // (a migration by a newer replica): that text goes unnamed from now on.
         if (!name || (err as { code?: string }).code !== "0A000") throw err;
-        names.unname(text);
+        names!.unname(text);
         r = await client.query({ text, values: params });
       }
       return { rows: r.rows as T[], rowCount: r.rowCount ?? r.rows.length };

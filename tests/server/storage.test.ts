@@ -376,6 +376,23 @@ test("StatementNames: a statement is named the second time it is seen, DDL never
   assert.equal(names.nameOf("SELECT 'one more'"), undefined, "past MAX names, texts go unnamed");
 });
 
+test("postgres: statements are prepared by name unless told not to (AGENTCLI_PG_PREPARED_STATEMENTS=0 for poolers that cannot keep them)", async () => {
+  for (const prepare of [true, false]) {
+    const sql = await openSql({ url: PG_URL, poolSize: 1, prepare });
+    try {
+      for (let i = 0; i < 3; i++) await sql.query("SELECT $1::int + 1 AS n", [i]);
+      const { rows } = await sql.query<{ name: string }>("SELECT name FROM pg_prepared_statements WHERE statement LIKE 'SELECT $1::int + 1%'");
+      assert.equal(rows.length, prepare ? 1 : 0, `prepare: ${prepare}`);
+    } finally {
+      await sql.close();
+    }
+  }
+  const { switchSetting } = await import("../../core/config/env-settings.ts");
+  assert.equal(switchSetting({ AGENTCLI_PG_PREPARED_STATEMENTS: "0" }, "AGENTCLI_PG_PREPARED_STATEMENTS", true, "x"), false);
+  assert.equal(switchSetting({}, "AGENTCLI_PG_PREPARED_STATEMENTS", true, "x"), true);
+  assert.throws(() => switchSetting({ AGENTCLI_PG_PREPARED_STATEMENTS: "maybe" }, "AGENTCLI_PG_PREPARED_STATEMENTS", true, "x"), /AGENTCLI_PG_PREPARED_STATEMENTS="maybe" is neither on nor off/);
+});
+
 test("postgres: a statement prepared by name still runs after its table changed shape (a migration by another replica)", async () => {
   const schema2 = `agentcli_named_${process.pid}_${Date.now()}`;
   const admin = await openSql({ url: PG_URL });
