@@ -12,7 +12,7 @@
  *
  *   npm run bench:replicas -- [--replicas 1,3] [--clients 32,128] [--runs-per-client 8]
  *     [--mode postgres|redis|both] [--model-ms 200] [--workers <n>] [--proxy haproxy|node]
- *     [--server serve|ceiling] [--json]
+ *     [--balance roundrobin|leastconn] [--server serve|ceiling] [--json]
  *
  * PostgreSQL: AGENTCLI_BENCH_DATABASE_URL (default the tests' local server); Redis:
  * AGENTCLI_BENCH_REDIS_URL (default the tests' local one). BENCH_CPU_PROF=<dir>: each replica
@@ -50,6 +50,10 @@ if (SERVER !== "serve" && SERVER !== "ceiling") throw new Error(`--server: serve
 const HAPROXY = ["/usr/sbin/haproxy", "/usr/local/sbin/haproxy", "/usr/bin/haproxy"].find((p) => existsSync(p));
 const PROXY = arg("--proxy") ?? (HAPROXY ? "haproxy" : "node");
 if (PROXY !== "node" && PROXY !== "haproxy") throw new Error(`--proxy: node or haproxy, not "${PROXY}"`);
+/** HAProxy's choice of replica per request: the next one (`roundrobin`, the default) or the one with the fewest open requests (`leastconn`). */
+const BALANCE = arg("--balance") ?? "roundrobin";
+if (BALANCE !== "roundrobin" && BALANCE !== "leastconn") throw new Error(`--balance: roundrobin or leastconn, not "${BALANCE}"`);
+if (BALANCE !== "roundrobin" && PROXY !== "haproxy") throw new Error("--balance leastconn: with --proxy haproxy only");
 if (PROXY === "haproxy" && !HAPROXY) throw new Error("--proxy haproxy: haproxy is not installed (apt-get install haproxy), or use --proxy node");
 const PG_URL = process.env.AGENTCLI_BENCH_DATABASE_URL ?? process.env.AGENTCLI_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const REDIS_URL = process.env.AGENTCLI_BENCH_REDIS_URL ?? process.env.AGENTCLI_TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -129,7 +133,7 @@ async function startHaproxy(urls: string[]): Promise<{ url: string; proc: ChildP
     "global", "  maxconn 4096", "  nbthread 1",
     "defaults", "  mode http", "  timeout connect 5s", "  timeout client 600s", "  timeout server 600s", "  option http-keep-alive",
     "frontend bench", `  bind 127.0.0.1:${port}`, "  default_backend replicas",
-    "backend replicas", "  balance roundrobin", "  http-reuse always",
+    "backend replicas", `  balance ${BALANCE}`, "  http-reuse always",
     ...urls.map((u, i) => `  server r${i} 127.0.0.1:${new URL(u).port}`),
     "",
   ].join("\n"));
@@ -283,14 +287,14 @@ const workers = WORKERS ? Number(WORKERS) : `default (4 per CPU: ${Math.min(64, 
 if (args.includes("--json")) {
   console.log(JSON.stringify({
     date: new Date().toISOString(), cpus: cpus().length, loadavg: { start: loadStart, end: loadEnd }, node: process.versions.node,
-    modelMs: MODEL_MS, workers, runsPerClient: RUNS_PER_CLIENT, proxy: PROXY, server: SERVER, loads, joins,
+    modelMs: MODEL_MS, workers, runsPerClient: RUNS_PER_CLIENT, proxy: PROXY, balance: BALANCE, server: SERVER, loads, joins,
     ratios: { replicas: scaling, crossVsSameFirstEvent: joins.map((j) => ({ mode: j.mode, ratio: j.cross.first / j.same.first })) },
   }, null, 2));
 } else {
   const f = (n: number) => (n >= 100 ? n.toFixed(0) : n.toFixed(1));
   const signals = (m: string) => (m === "redis" ? "Redis" : "LISTEN/NOTIFY");
   console.log(`${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC, ${cpus().length} x ${cpus()[0]?.model ?? "cpu"}, load average ${loadStart.join(" ")} at the start, ${loadEnd.join(" ")} at the end, Node ${process.versions.node}`);
-  console.log(`${SERVER === "ceiling" ? "replicas: bench/ceiling-server.ts --mode postgres (agentcli's storage alone, no worker limit)" : "replicas: agentcli serve"}; model answers after ${MODEL_MS} ms; workers per replica: ${SERVER === "ceiling" ? "unbounded" : workers}; ${RUNS_PER_CLIENT} runs per client; load balancer: ${PROXY === "haproxy" ? "HAProxy" : "bench/proxy.ts (Node)"}`);
+  console.log(`${SERVER === "ceiling" ? "replicas: bench/ceiling-server.ts --mode postgres (agentcli's storage alone, no worker limit)" : "replicas: agentcli serve"}; model answers after ${MODEL_MS} ms; workers per replica: ${SERVER === "ceiling" ? "unbounded" : workers}; ${RUNS_PER_CLIENT} runs per client; load balancer: ${PROXY === "haproxy" ? `HAProxy (${BALANCE})` : "bench/proxy.ts (Node)"}`);
   console.log("\nCPU per run: of the replicas, of PostgreSQL (all its processes), of the load balancer, of the bench (clients, model), of the whole machine (other users' work included).");
   console.log("| signals | replicas | clients | runs/s | p50 | p99 | CPU: replicas | PostgreSQL | proxy | bench | machine | machine busy | load |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
   for (const l of loads) {
