@@ -64,6 +64,11 @@ export interface AssistantHint {
   readonly version: string;
 }
 
+/** The key of a remembered lookup: who may see it (system only, an owner, anyone) and what was looked up. */
+function hintKey(key: string, scope: AssistantScope | undefined): string {
+  return `${scope?.systemOnly ? "\u0001" : (scope?.owner ?? "")}\u0000${key}`;
+}
+
 /**
  * A condition, for a statement of the caller's, that is true only when the lookup `hint`
  * remembers still resolves to the same row, unchanged: the same query as `resolve`, in the
@@ -207,7 +212,7 @@ export class AssistantStore {
    */
   async resolveHint(key: string, scope?: AssistantScope): Promise<{ assistant: Assistant | null; hint: AssistantHint | null }> {
     if (!this.#hints) return { assistant: await this.resolve(key, scope), hint: null };
-    const cacheKey = `${scope?.systemOnly ? "\u0001" : (scope?.owner ?? "")}\u0000${key}`;
+    const cacheKey = hintKey(key, scope);
     const known = this.#hints.get(cacheKey);
     if (known) return { assistant: known.assistant, hint: known };
     const params: unknown[] = [key];
@@ -229,7 +234,7 @@ export class AssistantStore {
 
   /** Drops a hint a statement found not current (see {@link resolveHint}). */
   forgetHint(hint: AssistantHint): void {
-    const cacheKey = `${hint.scope?.systemOnly ? "\u0001" : (hint.scope?.owner ?? "")}\u0000${hint.key}`;
+    const cacheKey = hintKey(hint.key, hint.scope);
     if (this.#hints?.get(cacheKey) === hint) this.#hints.delete(cacheKey);
   }
 

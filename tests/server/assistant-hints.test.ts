@@ -6,28 +6,20 @@
  */
 import assert from "node:assert/strict";
 import { after, before, mock, test } from "node:test";
-import { openSql } from "../../core/storage/sql.ts";
-import { startTestServer, type TestServer } from "./_harness.ts";
-
-const PG_URL = process.env.AGENTCLI_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
-const schema = `agentcli_hints_${process.pid}_${Date.now()}`;
-const url = `${PG_URL}${PG_URL.includes("?") ? "&" : "?"}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+import { pgSchema, startTestServer, type TestServer } from "./_harness.ts";
 
 let a: TestServer;
 let b: TestServer;
+let db: Awaited<ReturnType<typeof pgSchema>>;
 before(async () => {
-  const admin = await openSql({ url: PG_URL });
-  await admin.query(`CREATE SCHEMA ${schema}`);
-  await admin.close();
-  a = await startTestServer({ storage: { url }, workers: 2 });
-  b = await startTestServer({ storage: { url }, workers: 2 });
+  db = await pgSchema("agentcli_hints");
+  a = await startTestServer({ storage: { url: db.url }, workers: 2 });
+  b = await startTestServer({ storage: { url: db.url }, workers: 2 });
 });
 after(async () => {
   await b?.close();
   await a?.close();
-  const admin = await openSql({ url: PG_URL });
-  await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-  await admin.close();
+  await db?.drop();
 });
 
 /** Statements `server` sends that look an assistant up on their own. */

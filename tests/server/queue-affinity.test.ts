@@ -12,26 +12,9 @@ import { openPostgresBus } from "../../core/server/pg-bus.ts";
 import { openRedisBus } from "../../core/server/redis-bus.ts";
 import { newSender, type RemoteBus, signalBody, signalPayload } from "../../core/server/broker.ts";
 import { silentLog } from "../../core/server/log.ts";
-import { openSql } from "../../core/storage/sql.ts";
-import { startTestServer, type TestServer } from "./_harness.ts";
+import { pgSchema, startTestServer, type TestServer } from "./_harness.ts";
 
-const PG_URL = process.env.AGENTCLI_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const REDIS_URL = process.env.AGENTCLI_TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
-
-async function newSchema(tag: string): Promise<{ url: string; drop: () => Promise<void> }> {
-  const schema = `agentcli_affinity_${tag}_${process.pid}_${Date.now()}`;
-  const admin = await openSql({ url: PG_URL });
-  await admin.query(`CREATE SCHEMA ${schema}`);
-  await admin.close();
-  return {
-    url: `${PG_URL}${PG_URL.includes("?") ? "&" : "?"}options=${encodeURIComponent(`-c search_path=${schema}`)}`,
-    async drop() {
-      const a = await openSql({ url: PG_URL });
-      await a.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      await a.close();
-    },
-  };
-}
 
 const input = { messages: [{ role: "user", content: "x" }] };
 
@@ -51,12 +34,12 @@ async function until(what: string, ms: number, check: () => Promise<boolean>): P
 
 describe("queue affinity", () => {
   describe("held long enough for a worker to free", () => {
-    let db: Awaited<ReturnType<typeof newSchema>>;
+    let db: Awaited<ReturnType<typeof pgSchema>>;
     let a: TestServer;
     let b: TestServer;
     let aClosed = false;
     before(async () => {
-      db = await newSchema("held");
+      db = await pgSchema("agentcli_affinity_held");
       a = await startTestServer({ storage: { url: db.url }, workers: 1, queueAffinitySeconds: 30 });
       b = await startTestServer({ storage: { url: db.url }, workers: 1, queueAffinitySeconds: 30 });
     });
@@ -98,11 +81,11 @@ describe("queue affinity", () => {
   });
 
   describe("held shorter than the run ahead of it", () => {
-    let db: Awaited<ReturnType<typeof newSchema>>;
+    let db: Awaited<ReturnType<typeof pgSchema>>;
     let a: TestServer;
     let b: TestServer;
     before(async () => {
-      db = await newSchema("steal");
+      db = await pgSchema("agentcli_affinity_steal");
       a = await startTestServer({ storage: { url: db.url }, workers: 1, queueAffinitySeconds: 0.3 });
       b = await startTestServer({ storage: { url: db.url }, workers: 1, queueAffinitySeconds: 0.3 });
     });
@@ -142,7 +125,7 @@ describe("bus signals name their sender", () => {
 
   for (const mode of ["postgres", "redis"] as const) {
     test(`${mode}: a follow (and over PostgreSQL a wake-up) reaches the other replica, not the one that sent it`, async () => {
-      const db = await newSchema(`sig_${mode}`);
+      const db = await pgSchema(`agentcli_affinity_sig_${mode}`);
       const open = (): Promise<RemoteBus> => (mode === "postgres" ? openPostgresBus(db.url, silentLog) : openRedisBus(REDIS_URL, silentLog));
       const [x, y] = await Promise.all([open(), open()]);
       try {

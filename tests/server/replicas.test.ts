@@ -6,32 +6,25 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { openSql } from "../../core/storage/sql.ts";
-import { collect, startTestServer, type TestServer } from "./_harness.ts";
+import { collect, pgSchema, startTestServer, type TestServer } from "./_harness.ts";
 
-const PG_URL = process.env.AGENTCLI_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const REDIS_URL = process.env.AGENTCLI_TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 
 for (const mode of ["redis", "postgres"] as const) {
   describe(`two replicas, signals over ${mode}`, () => {
-    const schema = `agentcli_replicas_${mode}_${process.pid}_${Date.now()}`;
-    const url = `${PG_URL}${PG_URL.includes("?") ? "&" : "?"}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
     const redisUrl = mode === "redis" ? REDIS_URL : undefined;
     let a: TestServer;
     let b: TestServer;
+    let db: Awaited<ReturnType<typeof pgSchema>>;
     before(async () => {
-      const admin = await openSql({ url: PG_URL });
-      await admin.query(`CREATE SCHEMA ${schema}`);
-      await admin.close();
-      a = await startTestServer({ storage: { url }, redisUrl, workers: 4 });
-      b = await startTestServer({ storage: { url }, redisUrl, workers: 0 });
+      db = await pgSchema(`agentcli_replicas_${mode}`);
+      a = await startTestServer({ storage: { url: db.url }, redisUrl, workers: 4 });
+      b = await startTestServer({ storage: { url: db.url }, redisUrl, workers: 0 });
     });
     after(async () => {
       await b?.close();
       await a?.close();
-      const admin = await openSql({ url: PG_URL });
-      await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      await admin.close();
+      await db?.drop();
     });
 
     test("a run started through one replica is streamed, joined and cancelled through another", async () => {
