@@ -192,6 +192,16 @@ export async function putObject(db: SqlExecutor, o: { objectPath: string; tenant
   );
 }
 
+/**
+ * Fills an upload slot with its bytes, once: only a slot that has none yet is written, so a
+ * second PUT to the same signed URL (a replay, or two racing) cannot replace what a revision
+ * may already have been built from. Returns false when the slot already held bytes.
+ */
+export async function fillUpload(db: SqlExecutor, objectPath: string, bytes: Uint8Array): Promise<boolean> {
+  const r = await db.query("UPDATE platform_objects SET bytes = $2, size = $3 WHERE object_path = $1 AND bytes IS NULL", [objectPath, bytes, bytes.byteLength]);
+  return r.rowCount > 0;
+}
+
 /** Registers an upload slot (no bytes yet). */
 export async function reserveObject(db: SqlExecutor, o: { objectPath: string; tenantId: string; deploymentId: string }): Promise<void> {
   await db.query("INSERT INTO platform_objects (object_path, tenant_id, deployment_id) VALUES ($1, $2, $3)", [o.objectPath, o.tenantId, o.deploymentId]);
