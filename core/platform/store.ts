@@ -133,6 +133,7 @@ export async function listRevisions(db: SqlExecutor, deploymentId: string, f: { 
 export async function setRevisionStatus(db: SqlExecutor, id: string, status: RevisionStatus, opts: { from?: RevisionStatus[]; message?: string | null; artifactPath?: string; sourceRevisionConfig?: SourceRevisionConfig } = {}): Promise<boolean> {
   const params: unknown[] = [id, status];
   const sets = ["status = $2", "updated_at = now()"];
+  if (status === "DEPLOYED") sets.push("deployed_at = now()");
   if (opts.message !== undefined) {
     params.push(opts.message);
     sets.push(`status_message = $${params.length}`);
@@ -152,6 +153,19 @@ export async function setRevisionStatus(db: SqlExecutor, id: string, status: Rev
   }
   const r = await db.query(`UPDATE platform_revisions SET ${sets.join(", ")} WHERE id = $1${guard}`, params);
   return r.rowCount > 0;
+}
+
+/**
+ * Marks the deployment's other DEPLOYED revisions INTERRUPTED, superseded by `by` (which now
+ * serves); each gets a log line. They keep `deployed_at`, so rollback can still return to them.
+ */
+export async function supersedeRevisions(db: SqlExecutor, deploymentId: string, by: string): Promise<void> {
+  const message = `superseded by revision ${by}`;
+  const { rows } = await db.query<{ id: string }>(
+    "UPDATE platform_revisions SET status = 'INTERRUPTED', status_message = $3, updated_at = now() WHERE deployment_id = $1 AND status = 'DEPLOYED' AND id <> $2 RETURNING id",
+    [deploymentId, by, message],
+  );
+  for (const r of rows) await appendLog(db, r.id, "deploy", `INTERRUPTED: ${message}, which now serves`);
 }
 
 export async function revisionsInStatus(db: SqlExecutor, statuses: RevisionStatus[]): Promise<RevisionRow[]> {
