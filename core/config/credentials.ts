@@ -13,6 +13,8 @@ export interface MissingEnv {
   anyOf?: boolean;
   /** Why they are needed, e.g. `model "openai:gpt-5"`. */
   reason: string;
+  /** Needed by the `[sandbox]` provider: a `--sandbox <runtime>` that replaces it does not need them. */
+  sandbox?: boolean;
 }
 
 const isSet = (env: Env, name: string) => Boolean(env[name]);

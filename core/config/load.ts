@@ -174,7 +174,8 @@ export async function loadProject(configPath: string, opts: LoadOptions): Promis
     }
     for (const sa of subagents) if (sa.model) need(missingForModel(opts.driver, sa.model, env));
     const sandboxSpec = sandboxProviders.find((p) => p.provider === sandbox.provider);
-    if (sandboxSpec) need(missingForProvider(sandboxSpec.env, `sandbox provider "${sandbox.provider}"`, env));
+    const sandboxMissing = sandboxSpec ? missingForProvider(sandboxSpec.env, `sandbox provider "${sandbox.provider}"`, env) : null;
+    if (sandboxMissing) need({ ...sandboxMissing, sandbox: true });
     const identitySpec = auth && identityProviders.find((p) => p.provider === auth!.provider);
     if (identitySpec) {
       need(missingForProvider(identitySpec.env, `[auth] provider "${identitySpec.provider}"`, env));
