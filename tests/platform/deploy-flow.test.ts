@@ -114,7 +114,8 @@ describe("the platform deploy target", () => {
     assert.ok(l.lines.some((x) => /\d+\.\ds\s+BUILD_FAILED/.test(x)), l.lines.join("\n"));
     const list = await t.call("GET", "/v2/deployments?name_contains=plugin-broken");
     assert.equal(list.body.resources.length, 1);
-    assert.deepEqual(list.body.resources[0].secrets, [{ name: "OPENAI_API_KEY", value: "********" }, { name: "PLATFORM_API_KEY", value: "********" }]);
+    // Exactly the secrets it was given: the hook adds no PLATFORM_API_KEY of its own (deploy chooses; tests/platform/deploy-secrets.test.ts).
+    assert.deepEqual(list.body.resources[0].secrets, [{ name: "OPENAI_API_KEY", value: "********" }]);
     const again = await hook({
       target: "platform", bundle: notABundle(), name: "plugin-broken", secrets: [],
       env: { AGENTCLI_PLATFORM_URL: base, PLATFORM_API_KEY: t.keyA }, log: log(),
