@@ -229,6 +229,11 @@ export interface SandboxProviderSpec {
   /** The working directory of commands in its sandboxes, told to the model (for example "/home/user"). */
   workdir?: string;
   beta?: boolean;
+  /**
+   * Variables that stand in for `env`: when one of them is set, `env` is not needed (the
+   * control plane gives each revision `AGENTCLI_PLATFORM_SANDBOX_KEY` in place of `PLATFORM_API_KEY`).
+   */
+  envStandIns?: string[];
 }
 
 export interface DeployTargetSpec {

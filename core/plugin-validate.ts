@@ -53,6 +53,7 @@ const pluginSchema = z.discriminatedUnion("kind", [
       capabilities,
       workdir: z.string().startsWith("/").optional(),
       beta: z.boolean().optional(),
+      envStandIns: envList.optional(),
     }),
   }),
   z.strictObject({
