@@ -198,10 +198,11 @@ export async function readLogs(db: SqlExecutor, revisionId: string, opts: { afte
   return rows.map((r) => ({ id: Number(r.id), kind: r.kind, message: r.message, at: new Date(r.at).toISOString() }));
 }
 
+/** Stores a build artifact; like an upload, an object that already holds bytes is never overwritten. */
 export async function putObject(db: SqlExecutor, o: { objectPath: string; tenantId: string; deploymentId: string; bytes: Uint8Array }): Promise<void> {
   await db.query(
     `INSERT INTO platform_objects (object_path, tenant_id, deployment_id, bytes, size) VALUES ($1, $2, $3, $4, $5)
-     ON CONFLICT (object_path) DO UPDATE SET bytes = EXCLUDED.bytes, size = EXCLUDED.size`,
+     ON CONFLICT (object_path) DO UPDATE SET bytes = EXCLUDED.bytes, size = EXCLUDED.size WHERE platform_objects.bytes IS NULL`,
     [o.objectPath, o.tenantId, o.deploymentId, o.bytes, o.bytes.byteLength],
   );
 }
