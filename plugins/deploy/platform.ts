@@ -6,7 +6,8 @@
  * Flow: find the deployment by name (or create it, source `internal_source`), ask for an
  * upload URL, PUT the bundle, PATCH the deployment with the uploaded path and the secrets
  * `deploy` chose (a new revision; exactly those, see `core/cli/deploy-secrets.ts`), then follow the revision, printing each state with the time
- * elapsed, until `DEPLOYED`; any other end is a user error with the reason and the logs.
+ * elapsed, until `DEPLOYED` (or `INTERRUPTED`, superseded by a newer revision after it went
+ * live: a warning); any other end is a user error with the reason and the logs.
  */
 import { definePlugin, type DeployResult, type HookLogger } from "../../core/hooks.ts";
 import { userError } from "../../core/errors.ts";
@@ -147,7 +148,10 @@ export default definePlugin({
       const revisionId = patched.latest_revision_id!;
       log.info(`Revision ${revisionId}:`);
       const r = await follow(api, deployment.id, revisionId, log, signal);
-      if (r.status !== "DEPLOYED") {
+      // It went live, and a newer revision (another deploy, a secrets patch) replaced it before we looked.
+      const superseded = r.status === "INTERRUPTED" && /^superseded by revision /.test(r.status_message ?? "");
+      if (superseded) log.warn(`revision ${revisionId} went live and was then ${r.status_message} (made since this deploy started)`);
+      if (r.status !== "DEPLOYED" && !superseded) {
         const logs = await api.call<{ logs: Array<{ kind: string; message: string }> }>("GET", `/v2/deployments/${deployment.id}/revisions/${revisionId}/logs`).catch(() => ({ logs: [] }));
         const tail = logs.logs.slice(-30).map((l) => `  [${l.kind}] ${l.message}`).join("\n");
         throw userError("DEPLOY_FAILED", {

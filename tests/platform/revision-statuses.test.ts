@@ -2,21 +2,28 @@
  * One revision per deployment reports DEPLOYED: the one that serves (issue 31, item 5). A
  * revision a newer one replaced becomes INTERRUPTED, "superseded by revision <id>", with a log
  * line, and can still be rolled back to; a revision that never served cannot. A control plane
- * upgraded from one that left several DEPLOYED revisions corrects them (migration 6). The
+ * upgraded from one that left several DEPLOYED revisions corrects them (migration 6). A deploy
+ * whose revision went live and was superseded before it looked succeeds with a warning. The
  * compute is a recording one (the `computeFor` seam); the reconciler and the API are real.
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { ComputeDriver, RolloutRequest } from "../../core/platform/compute.ts";
 import { PLATFORM_MIGRATIONS } from "../../core/platform/migrations.ts";
-import { startTestPlatform, until, type TestPlatform } from "./_harness.ts";
+import deployPlatform from "../../plugins/deploy/platform.ts";
+import { makeBundle, startTestPlatform, until, type TestPlatform } from "./_harness.ts";
 
 class RecordingCompute implements ComputeDriver {
   readonly kind = "recording";
   rollouts: RolloutRequest[] = [];
+  /** Runs during the next rollout of the deployment so named, before it reports healthy. */
+  during = new Map<string, (req: RolloutRequest) => Promise<void>>();
   async provision(): Promise<void> {}
   async rollout(req: RolloutRequest): Promise<{ url: string | null }> {
     if (req.imageUri?.endsWith(":broken")) throw new Error("the container never became healthy");
+    const during = this.during.get(req.deployment.name);
+    this.during.delete(req.deployment.name);
+    await during?.(req);
     this.rollouts.push(req);
     return { url: null };
   }
@@ -24,9 +31,13 @@ class RecordingCompute implements ComputeDriver {
   async close(): Promise<void> {}
 }
 
+const compute = new RecordingCompute();
 let t: TestPlatform;
+let base = "";
 before(async () => {
-  t = await startTestPlatform({ computeFor: () => new RecordingCompute() });
+  t = await startTestPlatform({ computeFor: () => compute });
+  base = (await t.platform.listen({ port: 0 })).url;
+  t.platform.services.publicUrl = base;
 });
 after(() => t?.close());
 
@@ -93,4 +104,39 @@ test("upgrading a control plane that left several revisions DEPLOYED keeps only 
   assert.equal((await status(id, first)).status, "INTERRUPTED");
   assert.equal((await status(id, first)).status_message, `superseded by revision ${second}`);
   assert.equal((await t.call("POST", `/v2/deployments/${id}/revisions/${first}/redeploy`)).status, 201, "it served, so rollback may return to it");
+});
+
+test("deploy succeeds, with a warning, when its revision went live and a newer one replaced it before deploy looked", async () => {
+  // During this deploy's rollout a secrets patch makes a newer revision, which rolls out right after it.
+  let newer = "";
+  compute.during.set("raced", async (req) => {
+    const p = await t.call("PATCH", `/v2/deployments/${req.deployment.id}`, { body: { secrets: [{ name: "A", value: "newer" }] } });
+    assert.equal(p.status, 200, JSON.stringify(p.body));
+    newer = p.body.latest_revision_id;
+  });
+  // deploy's reads of its revision that would see it DEPLOYED wait until the newer one serves:
+  // deploy looks only after it was replaced (the SQL seam, as in logs-follow.test.ts).
+  const sql = t.platform.sql;
+  const query = sql.query.bind(sql);
+  sql.query = (async (text: string, params?: unknown[]) => {
+    const res = await query(text, params) as { rows: Array<{ id?: string; status?: string }> };
+    const row = res.rows[0];
+    if (!newer || row?.status !== "DEPLOYED" || row.id === newer || !/FROM platform_revisions WHERE/.test(text) || !text.includes("id = $2")) return res;
+    await until(async () => (await query("SELECT status FROM platform_revisions WHERE id = $1", [newer]) as { rows: Array<{ status: string }> }).rows[0]?.status === "DEPLOYED", "the newer revision serves");
+    return query(text, params);
+  }) as typeof sql.query;
+  const lines: string[] = [];
+  try {
+    const result = await deployPlatform.hooks["deploy:target"]!({
+      target: "platform", bundle: await makeBundle({ name: "raced" }), name: "raced", secrets: [],
+      env: { AGENTCLI_PLATFORM_URL: base, PLATFORM_API_KEY: t.keyA }, projectDir: "/nonexistent", executable: null, version: "0",
+      log: { info: (m) => void lines.push(m), warn: (m) => void lines.push(`warn: ${m}`) },
+    });
+    assert.ok(result, "the platform target answered");
+    assert.equal(result.status, "INTERRUPTED");
+    assert.equal((await t.call("GET", `/v2/deployments/${result.deploymentId}`)).body.active_revision_id, newer, "the newer revision serves");
+    assert.ok(lines.includes(`warn: revision ${result.revisionId} went live and was then superseded by revision ${newer} (made since this deploy started)`), lines.join("\n"));
+  } finally {
+    sql.query = query;
+  }
 });
