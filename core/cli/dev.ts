@@ -60,7 +60,12 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
   };
   const report = (p: Awaited<ReturnType<typeof build>>["project"]) => {
     for (const w of p.warnings) log.warn(`${w.file}${w.line ? `:${w.line}` : ""}: ${w.message}`);
-    for (const m of p.missingEnv) log.warn(`${describeMissing(m, "sentence")}: runs will fail until you add it to ${relative(ctx.cwd, join(p.root, ".env")) || ".env"} (deploy refuses without it)`);
+    // --sandbox <runtime> runs the sandboxes instead of the [sandbox] provider: its keys are not needed here.
+    const runtime = flags.sandbox as string | undefined;
+    for (const m of p.missingEnv) {
+      if (runtime && m.sandbox) log.info(`--sandbox ${runtime} runs the sandboxes: ${describeMissing(m)} is not needed by dev (deploy refuses without it)`);
+      else log.warn(`${describeMissing(m, "sentence")}: runs will fail until you add it to ${relative(ctx.cwd, join(p.root, ".env")) || ".env"} (deploy refuses without it)`);
+    }
   };
   let project: Awaited<ReturnType<typeof build>>["project"];
   let bundle: Awaited<ReturnType<typeof build>>["bundle"];
