@@ -15,6 +15,8 @@ import { interruptsByTask, stateToWire } from "./state.ts";
 import { toWire } from "./serialize.ts";
 import type { CompiledGraph } from "./graphs.ts";
 import { graphError } from "./executor.ts";
+import { isTransientDbError } from "../storage/db-retry.ts";
+import { AgentcliError } from "../errors.ts";
 
 /** Minutes of a thread's `ttl` (a number, or `{ttl, strategy: "delete"}`). */
 function ttlMinutes(ttl: number | { ttl: number } | undefined): number | undefined {
@@ -138,7 +140,15 @@ export function threadRoutes(deps: ServerDeps): Hono<AppEnv> {
     const configurable: Record<string, unknown> = { thread_id: t.thread_id };
     if (checkpoint?.checkpoint_id) configurable.checkpoint_id = checkpoint.checkpoint_id;
     if (checkpoint?.checkpoint_ns) configurable.checkpoint_ns = checkpoint.checkpoint_ns;
-    const snapshot = await graph.getState({ configurable }, { subgraphs });
+    const snapshot = await graph.getState({ configurable }, { subgraphs }).catch((err: unknown) => {
+      if (isTransientDbError(err) || err instanceof AgentcliError) throw err;
+      // A write the graph's reducers refuse (a node returned a value its state cannot hold): the thread's data, not a server fault.
+      const e = graphError(err);
+      throw conflict(
+        `Cannot read the state of thread "${t.thread_id}": its checkpoint holds a write the graph cannot apply (${e.message.split("\n")[0]})`,
+        "Start a new run on the thread (it goes on from its last complete checkpoint), or read an earlier checkpoint from /threads/{thread_id}/history.",
+      );
+    });
     // A checkpoint that does not exist reads as an empty snapshot (no creation time).
     if (checkpoint?.checkpoint_id && (!snapshot.createdAt || !snapshot.config?.configurable?.checkpoint_id)) throw notFound("Checkpoint", String(checkpoint.checkpoint_id));
     return stateToWire(snapshot);
