@@ -9,6 +9,8 @@ import type { RunEnd } from "./broker.ts";
 import type { ServerDeps } from "./deps.ts";
 import { conflict, jsonBody, notFound, parseBody, unprocessable } from "./http-errors.ts";
 import { cancelRun, createRun } from "./run-create.ts";
+import { checkMessages } from "./limits.ts";
+import { AgentcliError, userError } from "../errors.ts";
 import * as s from "./schemas.ts";
 import { type AppEnv, scopeOf, userOf } from "./scope.ts";
 import { lastEventId, sseResponse } from "./streaming.ts";
@@ -104,9 +106,13 @@ export function runRoutes(deps: ServerDeps): Hono<AppEnv> {
     // Every run is checked before any is created; an error names the run by its index.
     const parsed = body.map((b, i) => {
       try {
-        return parseBody(s.runCreate, b);
+        const run = parseBody(s.runCreate, b);
+        checkMessages(run.input, "input", deps.limits);
+        checkMessages(run.command?.update, "command.update", deps.limits);
+        return run;
       } catch (err) {
-        throw unprocessable((err as Error).message.replace(/^Invalid request: /, `Invalid request: [${i}].`));
+        if (!(err instanceof AgentcliError)) throw err;
+        throw userError(err.code, { message: err.message.startsWith("Invalid request: ") ? err.message.replace(/^Invalid request: /, `Invalid request: [${i}].`) : `Run [${i}]: ${err.message}`, hint: err.hint, status: err.status });
       }
     });
     const out: Run[] = [];
