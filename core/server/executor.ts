@@ -6,6 +6,7 @@
  */
 import type { RunTrace, RunTracer } from "./tracing.ts";
 import { redact } from "../redact.ts";
+import { errorText } from "../error-text.ts";
 import { Command, UnknownInterruptError } from "@langchain/langgraph";
 import type { RunEvent } from "../storage/run-events.ts";
 import type { ClaimedRun } from "../storage/runs.ts";
@@ -237,12 +238,13 @@ export async function executeRun(deps: ExecutorDeps, run: ExecutableRun, resume:
 
 /**
  * A graph's error as the client sees it: its type and message, without the "Troubleshooting
- * URL: ..." paragraph LangChain appends (documentation noise, not the error).
+ * URL: ..." paragraph LangChain appends (documentation noise, not the error), stack frames or
+ * install paths a library quoted in the message (../error-text.ts).
  */
 export function graphError(err: unknown): { error: string; message: string } {
   const e = err instanceof Error ? err : new Error(String(err));
   // Redacted here, so no secret an upstream error quotes reaches the run, its stream or a log.
-  const message = redact(e.message.replace(/\s*Troubleshooting URL: \S+\s*$/, "").trimEnd());
+  const message = redact(errorText(e));
   return { error: e.name || "Error", message: message || e.name || "The run failed" };
 }
 
