@@ -13,7 +13,7 @@ import { type AppEnv, ownedMetadata, patchMetadata, scopeOf, userOf } from "./sc
 import { checkMessages, describeLimit } from "./limits.ts";
 import { interruptsByTask, stateToWire } from "./state.ts";
 import { toWire } from "./serialize.ts";
-import type { CompiledGraph } from "./graphs.ts";
+import { type CompiledGraph, keepsChatMessages } from "./graphs.ts";
 import { graphError } from "./executor.ts";
 import { isTransientDbError } from "../storage/db-retry.ts";
 import { AgentcliError } from "../errors.ts";
@@ -62,7 +62,11 @@ export function threadRoutes(deps: ServerDeps): Hono<AppEnv> {
 
   app.post("/", async (c) => {
     const b = parseBody(s.threadCreate, await jsonBody(c));
-    b.supersteps?.forEach((step, i) => step.updates.forEach((u, j) => checkMessages(u.values, `supersteps[${i}].updates[${j}].values`, deps.limits)));
+    if (b.supersteps?.length) {
+      const graphId = typeof b.metadata?.graph_id === "string" ? b.metadata.graph_id : deps.graphs.ids().length === 1 ? deps.graphs.ids()[0]! : null;
+      const chat = graphId ? await deps.graphs.readsChatMessages(graphId) : true;
+      b.supersteps.forEach((step, i) => step.updates.forEach((u, j) => checkMessages(u.values, `supersteps[${i}].updates[${j}].values`, deps.limits, { chat })));
+    }
     const id = b.thread_id ?? crypto.randomUUID();
     const metadata = ownedMetadata(userOf(c), b.metadata);
     if (metadata.graph_id === undefined || metadata.graph_id === null) delete metadata.graph_id;
@@ -164,10 +168,12 @@ export function threadRoutes(deps: ServerDeps): Hono<AppEnv> {
 
   app.post("/:thread_id/state", async (c) => {
     const b = parseBody(s.stateUpdate, await jsonBody(c));
-    checkMessages(b.values, "values", deps.limits);
+    checkMessages(b.values, "values", deps.limits, { chat: false });
     const t = await getThread(deps, c);
     const graph = await threadGraph(deps, t);
     if (!graph) throw conflict(`Cannot update the state of thread "${t.thread_id}": it has no graph yet`, "Run the thread once, or create it with a graph_id in its metadata.");
+    // Now that the graph is known: each message one LangChain reads, if the graph reads them so.
+    if (keepsChatMessages(graph)) checkMessages(b.values, "values", deps.limits);
     const inflight = await storage.runs.inflight(t.thread_id);
     if (inflight.length) throw conflict(`Cannot update the state of thread "${t.thread_id}": it has a ${inflight.some((r) => r.status === "running") ? "running" : "pending"} run`, "Wait for the thread's runs to end (join them), or cancel them.");
     const configurable: Record<string, unknown> = { thread_id: t.thread_id };

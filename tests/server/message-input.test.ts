@@ -2,11 +2,12 @@
  * The messages of a run's input (and of a state update, a cron, a batch) are read with
  * LangChain's own coercion before anything is created: a message it cannot read is a 422
  * naming the message by its index and the field, on every way a run gets input, and nothing
- * is created. Every form LangGraph's server reads still runs.
+ * is created. Every form LangGraph's server reads still runs, and a graph that keeps its own
+ * kind of `messages` (not LangGraph's messages reducer) gets them unchecked.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { startTestServer, type TestServer } from "./_harness.ts";
+import { FIXTURES, startTestServer, type TestServer } from "./_harness.ts";
 
 /** A bad message and what the 422 must say about it (the message is `messages[1]`). */
 const BAD: Array<[unknown, RegExp]> = [
@@ -50,7 +51,7 @@ async function post(t: TestServer, path: string, body: unknown): Promise<{ statu
 describe("input messages", () => {
   let t: TestServer;
   before(async () => {
-    t = await startTestServer();
+    t = await startTestServer({ graphs: { ...FIXTURES, log: async () => (await import("../fixtures/graphs/log-messages.ts")).graph } });
   });
   after(async () => {
     await t.close();
@@ -120,5 +121,15 @@ describe("input messages", () => {
     const id = (state.values as { messages: Array<{ id: string }> }).messages[0]!.id;
     await t.client.threads.updateState(thread.thread_id, { values: { messages: [{ type: "remove", id }] } });
     assert.equal(((await t.client.threads.getState(thread.thread_id)).values as { messages: unknown[] }).messages.length, READABLE.length);
+  });
+
+  test("a graph whose messages are not chat messages gets them as they are", async () => {
+    const thread = await t.client.threads.create();
+    const out = (await t.client.runs.wait(thread.thread_id, "log", { input: { messages: [{ foo: 1 }, 5] } })) as { messages: unknown[] };
+    assert.deepEqual(out.messages, [{ foo: 1 }, 5, { seen: 2 }]);
+    await t.client.threads.updateState(thread.thread_id, { values: { messages: [{ bar: 2 }] } });
+    assert.deepEqual(((await t.client.threads.getState(thread.thread_id)).values as { messages: unknown[] }).messages.at(-1), { bar: 2 });
+    const batch = await post(t, "/runs/batch", [{ assistant_id: "log", input: { messages: [{ foo: 1 }] } }]);
+    assert.equal(batch.status, 200, JSON.stringify(batch.body));
   });
 });
