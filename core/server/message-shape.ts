@@ -3,9 +3,10 @@
  * LangChain's own coercion (the one LangGraph's `messages` reducer applies), before anything
  * is stored. What it reads is what LangGraph's server accepts: role/type dicts (`user`,
  * `human`, `assistant`, `ai`, `system`, `developer`, `tool`, `remove`), `[role, content]`
- * pairs, plain strings, LangChain serialized messages; content a string or an array of content
- * blocks. A message it cannot read would fail the run, and every later read of the thread's
- * state, so it is a 422 naming the message and the field instead.
+ * pairs, plain strings, LangChain serialized messages. (What it reads but a model may not, such
+ * as a number for content, LangGraph's server runs too; the model's error then fails the run.)
+ * A message it cannot read would fail the run, and every later read of the thread's state, so
+ * it is a 422 naming the message and the field instead.
  *
  * @example
  * checkMessageShape({ foo: 1 }, "input.messages[0]");
@@ -46,9 +47,8 @@ function fieldsOf(m: Record<string, unknown>, at: string): { fields: Record<stri
 export function checkMessageShape(message: unknown, field: string): void {
   if (typeof message === "string") return;
   if (Array.isArray(message)) {
-    const [role, content] = message;
+    const [role] = message;
     if (typeof role !== "string" || !ROLES.includes(role)) throw invalid(`${field}[0]`, `${JSON.stringify(role) ?? "nothing"} is not a message role (a [role, content] pair names one of ${ROLES.map((r) => `"${r}"`).join(", ")})`);
-    checkContent(content, `${field}[1]`);
     coerceOrExplain(message, field);
     return;
   }
@@ -58,33 +58,21 @@ export function checkMessageShape(message: unknown, field: string): void {
   if (kind !== null) {
     const role = fields[kind];
     if (typeof role !== "string" || !ROLES.includes(role)) throw invalid(`${at}.${kind}`, `${JSON.stringify(role)} is not a message ${kind}; use one of ${ROLES.map((r) => `"${r}"`).join(", ")}`);
-    if (role === "tool" && typeof fields.tool_call_id !== "string") throw invalid(`${at}.tool_call_id`, `a tool message needs the id (a string) of the tool call it answers`);
+    if (role === "tool" && !("tool_call_id" in fields)) throw invalid(`${at}.tool_call_id`, `a tool message needs the id of the tool call it answers`);
     if (role === "remove" && typeof fields.id !== "string") throw invalid(`${at}.id`, `a remove message needs the id (a string) of the message to remove`);
   }
-  if ("content" in fields) checkContent(fields.content, `${at}.content`);
-  if (fields.tool_calls !== undefined && fields.tool_calls !== null) {
-    if (!Array.isArray(fields.tool_calls)) throw invalid(`${at}.tool_calls`, "must be an array of tool calls");
+  // OpenAI-form tool calls: LangChain parses their arguments, and cannot when they are not JSON.
+  if (Array.isArray(fields.tool_calls)) {
     fields.tool_calls.forEach((c, i) => {
-      const name = isRecord(c) ? (isRecord(c.function) ? c.function.name : c.name) : undefined;
-      if (typeof name !== "string") throw invalid(`${at}.tool_calls[${i}]`, `must be a tool call with a "name", e.g. {"name": "search", "args": {}, "id": "call_1"}`);
-      if (isRecord(c) && isRecord(c.function) && typeof c.function.arguments === "string") {
-        try {
-          JSON.parse(c.function.arguments);
-        } catch {
-          throw invalid(`${at}.tool_calls[${i}].function.arguments`, "must be a JSON string");
-        }
+      if (!isRecord(c) || !isRecord(c.function) || typeof c.function.arguments !== "string" || typeof c.id !== "string") return;
+      try {
+        JSON.parse(c.function.arguments);
+      } catch {
+        throw invalid(`${at}.tool_calls[${i}].function.arguments`, "must be a JSON string");
       }
     });
   }
   coerceOrExplain(message, field);
-}
-
-function checkContent(content: unknown, at: string): void {
-  if (content === undefined || typeof content === "string") return;
-  if (!Array.isArray(content)) throw invalid(at, `must be a string or an array of content blocks, not ${content === null ? "null" : typeof content}`);
-  content.forEach((block, i) => {
-    if (typeof block !== "string" && !isRecord(block)) throw invalid(`${at}[${i}]`, `must be a content block, e.g. {"type": "text", "text": "Hi"}`);
-  });
 }
 
 /** What the checks above let through, LangChain itself must read; its refusal, without its stack or URL, otherwise. */
