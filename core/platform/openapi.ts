@@ -76,7 +76,7 @@ function operation([method, path, summary, body, auth]: Op) {
     method: method as "get",
     path,
     summary,
-    tags: [path.split("/")[2] ?? "service"],
+    tags: [/^\/v\d\/([^/]+)/.exec(path)?.[1] ?? "service"],
     request: {
       ...(params.length ? { params: z.object(Object.fromEntries(params.map((p) => [p, z.string()]))) } : {}),
       ...(body ? { body: { required: true, content: { "application/json": { schema: bodySchema(body) } } } } : {}),

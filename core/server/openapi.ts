@@ -88,6 +88,8 @@ function operation([method, path, summary, body]: Op) {
     method: method as "get",
     path,
     summary,
+    // Grouped in the reference at /docs by the first path segment; /ok, /info, /docs... are "server".
+    tags: [/^\/(ok|info|openapi\.json|docs|favicon\.ico)(\/|$)/.test(path) ? "server" : path.split("/")[1]!],
     request: {
       ...(params.length ? { params: z.object(Object.fromEntries(params.map((p) => [p, z.string()]))) } : {}),
       // The library types schemas with its own copy of zod's declarations, which ours do not match by type (they do at run time).
