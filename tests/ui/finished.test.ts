@@ -204,6 +204,13 @@ test("Stop: the run says it was stopped (not that the agent waits for input), al
   await stopped.waitFor({ timeout: 60_000 });
   assert.match(await stopped.textContent() ?? "", /stopped before it finished/);
   assert.equal(await page.getByText("The agent is waiting for input").count(), 0);
+  // Retry from the notice runs the question again.
+  model.script({ when: "Write a long essay", text: "A short essay, this time finished." });
+  await stopped.getByRole("button", { name: "Retry" }).click();
+  await page.getByText("A short essay, this time finished.").waitFor({ timeout: 60_000 });
+  await idle(page);
+  assert.equal(await page.getByTestId("run-stopped").count(), 0, "the notice is gone");
+  assert.deepEqual(await page.getByTestId("msg-human").allTextContents(), ["Write a long essay"]);
   await context.close();
 });
 
