@@ -28,6 +28,7 @@ import { type GraphLoaders, GraphRegistry } from "./graphs.ts";
 import { errorHandler } from "./http-errors.ts";
 import { DEFAULT_LIMITS, overLimit, type ServerLimits } from "./limits.ts";
 import { consoleLog, redactingLog, type ServerLog } from "./log.ts";
+import { apiDocsRoutes } from "./api-docs.ts";
 import { openApiDocument } from "./openapi.ts";
 import { mcpMessageSchema } from "./protocols/openapi-operations.ts";
 import { runRoutes } from "./runs.ts";
@@ -251,6 +252,7 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
     return c.json(openApiDocument({ title: "agentcli Agent API", version: VERSION, extraPaths, schemas }));
   });
   if (opts.ui) app.route("/app", opts.ui);
+  app.route("/", apiDocsRoutes({ log }));
   // Auth guards everything after this point, extra components (MCP, A2A) included; the
   // authenticator itself lets public paths through.
   app.use(authMiddleware(opts.authenticate));
