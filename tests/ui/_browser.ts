@@ -65,8 +65,14 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
 }
 
-/** Saves a full-window screenshot as `docs/ui/<name>.png`, for the user documentation. */
+/**
+ * A screenshot for the user documentation: saved with the others in `artifacts/ui-screenshots/`,
+ * and as `docs/ui/<name>.png` only when `AGENTCLI_UPDATE_DOC_SCREENSHOTS=1` (so a test run
+ * leaves the committed pictures as they are).
+ */
 export async function docScreenshot(page: Page, name: string): Promise<void> {
+  await screenshot(page, `docs-${name}`);
+  if (process.env.AGENTCLI_UPDATE_DOC_SCREENSHOTS !== "1") return;
   await mkdir(DOC_SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: join(DOC_SCREENSHOTS, `${name}.png`) });
 }
