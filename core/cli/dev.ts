@@ -34,7 +34,7 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
   // Listen first: `/ok` answers at once, and a taken port is reported before any other work.
   // Other requests wait while the project is validated and the server loads behind it.
   const { hostBundle, listenFirst, parseGraphFlags } = await import("./agent-host.ts");
-  const early = await listenFirst({ port: flags.port as number, host: flags.host as string });
+  const early = await listenFirst({ port: flags.port as number, host: flags.host as string, env: ctx.env });
   // One import at a time with a turn of the event loop between: `/ok` is answered in the gaps.
   const turn = () => new Promise<void>((r) => setImmediate(r));
   const loaded = (async () => {
