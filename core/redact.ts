@@ -217,8 +217,11 @@ export function redactingStream(opts: { maxHold?: number } = {}): TransformStrea
     transform(chunk, controller) {
       const text = held + decoder.decode(chunk, { stream: true });
       let cut = text.lastIndexOf("\n") + 1;
-      // A very long line is let through in part; a secret is far shorter than what is kept back.
-      if (text.length - cut > maxHold) cut = text.length - 1024;
+      // A very long line is let through in part, cut at a space when there is one (a secret has none).
+      if (text.length - cut > maxHold) {
+        const space = text.lastIndexOf(" ", text.length - 1024);
+        cut = space > cut ? space + 1 : text.length - 1024;
+      }
       held = text.slice(cut);
       if (cut > 0) controller.enqueue(encoder.encode(redact(text.slice(0, cut))));
     },

@@ -56,6 +56,19 @@ test("a stream is redacted as it passes, a secret split across chunks included",
   assert.equal(out, `data: {"t":"${REDACTED}"}\n\nevent: x\ndata: ${REDACTED}\n\n`);
 });
 
+test("a very long line is let through in parts, cut between words, never inside a secret", async () => {
+  const text = Array.from({ length: 300 }, (_, i) => (i % 37 === 0 ? KEY : `word${i}`)).join(" ");
+  const body = new ReadableStream<Uint8Array>({
+    start(c) {
+      for (let i = 0; i < text.length; i += 97) c.enqueue(new TextEncoder().encode(text.slice(i, i + 97)));
+      c.close();
+    },
+  });
+  const out = await new Response(body.pipeThrough(redactingStream({ maxHold: 1200 }))).text();
+  assert.equal(out, redact(text));
+  assert.ok(!out.includes(KEY.slice(3, 3 + MIN_FRAGMENT_LENGTH)));
+});
+
 test("the middleware redacts JSON, text, error and SSE responses, and leaves binary ones alone", async () => {
   const app = new Hono();
   app.onError((err, c) => c.json({ detail: err.message }, 502));
