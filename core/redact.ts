@@ -26,6 +26,8 @@ export const REDACTED = "[redacted]";
 
 /** Variable names whose values are secrets (besides the project's declared ones). */
 const SECRET_NAME = /(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|PRIVATE|AUTH)/i;
+/** Variable names whose values are public by design (browser-facing keys the chat UI is served). */
+const PUBLIC_NAME = /(PUBLISHABLE|PUBLIC)/i;
 
 /** Shorter values are too likely to be ordinary words or numbers to replace everywhere. */
 const MIN_SECRET_LENGTH = 8;
@@ -36,9 +38,10 @@ export const MIN_FRAGMENT_LENGTH = 16;
 /** Credential shapes, redacted wherever they appear (one combined RegExp). */
 const SHAPES = new RegExp(
   [
-    /\b(?:sk|rk|pk)-(?:[A-Za-z0-9]+-)*[A-Za-z0-9_-]{16,}/, // OpenAI, Anthropic (sk-ant-...), OpenRouter (sk-or-...)
-    /\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}/,
-    /\bsb_(?:secret|publishable)_[A-Za-z0-9_-]{16,}/,
+    // (Publishable keys, pk_... and sb_publishable_..., are public by design: the chat UI is served them.)
+    /\b(?:sk|rk)-(?:[A-Za-z0-9]+-)*[A-Za-z0-9_-]{16,}/, // OpenAI, Anthropic (sk-ant-...), OpenRouter (sk-or-...)
+    /\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}/,
+    /\bsb_secret_[A-Za-z0-9_-]{16,}/,
     /\bAIza[0-9A-Za-z_-]{30,}/, // Google
     /\bgsk_[A-Za-z0-9]{20,}/, // Groq
     /\bnvapi-[A-Za-z0-9_-]{20,}/, // NVIDIA
@@ -75,15 +78,15 @@ let filter = new Uint8Array(0);
 const URL_PASSWORD = /^[a-z][\w+.-]*:\/\/[^:/@\s]*:([^@\s]+)@/i;
 
 /**
- * The secret values of an environment: every variable named like a secret, plus `names`,
- * plus the password of any URL with credentials (a database or Redis URL).
+ * The secret values of an environment: every variable named like a secret (but not one
+ * named publishable or public), plus `names`, plus the password of any URL with credentials (a database or Redis URL).
  */
 export function secretValues(env: Record<string, string | undefined>, names: Iterable<string> = []): string[] {
   const wanted = new Set(names);
   const out: string[] = [];
   for (const [k, raw] of Object.entries(env)) {
     const v = raw?.trim() ?? "";
-    if (v.length >= MIN_SECRET_LENGTH && (wanted.has(k) || SECRET_NAME.test(k))) out.push(v);
+    if (v.length >= MIN_SECRET_LENGTH && (wanted.has(k) || (SECRET_NAME.test(k) && !PUBLIC_NAME.test(k)))) out.push(v);
     const password = URL_PASSWORD.exec(v)?.[1];
     if (password && password.length >= MIN_SECRET_LENGTH) out.push(password, decoded(password));
   }

@@ -1,8 +1,8 @@
 /**
  * The way out of every HTTP response: bodies in a text form (JSON, server-sent events, NDJSON,
  * plain text, HTML) pass through core/redact.ts, whole or, for streams, as they flow. Routes
- * need not redact on their own: the Agent API, MCP, A2A, the UI and error answers all leave
- * through here. Binary bodies (images, archives) are let through as they are.
+ * need not redact on their own: the Agent API, MCP, A2A, the UI's pages and error answers all
+ * leave through here. Binary bodies and the UI's scripts and styles are let through as they are.
  *
  * @example
  * app.use(redactResponses());
@@ -10,7 +10,9 @@
 import type { MiddlewareHandler } from "hono";
 import { redact, redactingStream } from "../redact.ts";
 
-const TEXT = /^(?:text\/|application\/(?:[\w.+-]*\+)?(?:json|x-ndjson|jsonl|javascript|xml)\b)/i;
+// Data, not code: the UI's scripts and styles carry no secrets, and a credential-shaped
+// pattern must never rewrite code that happens to look like `password: x.password`.
+const TEXT = /^(?:text\/(?:plain|html|event-stream|csv|markdown)|application\/(?:[\w.+-]*\+)?(?:json|x-ndjson|jsonl|xml))\b/i;
 const STREAMED = /^(?:text\/event-stream|application\/(?:x-ndjson|jsonl))\b/i;
 
 /** Hono middleware that redacts secrets from every text response body (see the module comment). */

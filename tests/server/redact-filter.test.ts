@@ -93,3 +93,11 @@ test("the middleware redacts JSON, text, error and SSE responses, and leaves bin
   assert.equal((await app.request("/fail")).status, 502);
   assert.equal(await (await app.request("/bin")).text(), KEY);
 });
+
+test("publishable keys are public by design: not registered, not shaped like a secret (the chat UI is served them)", () => {
+  const pk = "pk_test_Y2xlcmsuZXhhbXBsZS5jb20k";
+  const sb = "sb_publishable_abcdefghijklmnopqrstuv";
+  assert.deepEqual(secretValues({ IDENTITY_B_PUBLISHABLE_KEY: pk, IDENTITY_A_PUBLISHABLE_DEFAULT_KEY: sb }), []);
+  assert.equal(redact(`{"publishable_key":"${pk}","other":"${sb}"}`), `{"publishable_key":"${pk}","other":"${sb}"}`);
+  assert.equal(redact("sk_live_abcdefghijklmnopqrstuv sb_secret_abcdefghijklmnopqrstuv"), `${REDACTED} ${REDACTED}`);
+});
