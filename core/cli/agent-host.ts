@@ -15,6 +15,7 @@ import { DEFAULT_QUEUE_AFFINITY_SECONDS, DEFAULT_RUN_LEASE_SECONDS } from "../st
 import { DEFAULT_DB_RETRY_SECONDS } from "../storage/db-retry.ts";
 import { limitsFromEnv, type ServerLimits } from "../server/limits.ts";
 import { registerSecrets, secretValues } from "../redact.ts";
+import { redactProcessOutput } from "../redact-stdio.ts";
 import type { Env } from "../hooks.ts";
 import type { PluginDriver } from "../plugin-driver.ts";
 import type { Bundle } from "../bundle/types.ts";
@@ -177,6 +178,7 @@ export async function hostBundle(opts: HostOptions): Promise<Host> {
   const limits = limitsFromEnv(opts.env);
   // Every secret the deployment holds is redacted from errors, streams, logs and tool results.
   registerSecrets(secretValues(opts.env, opts.bundle.manifest.secrets));
+  redactProcessOutput();
   // Once handed over, the early listener is the host's: closed here if the server fails to start.
   const early = opts.early ?? null;
   try {
