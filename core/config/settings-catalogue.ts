@@ -58,6 +58,8 @@ export const SETTINGS: readonly Setting[] = [
   setting("server", "AGENTCLI_WORKERS", "4 per CPU (4 to 64)", "Runs a replica executes at once (`--workers`)."),
   setting("server", "AGENTCLI_EXIT_WITH_PARENT", "unset", "`1`: `serve` shuts down when its standard input closes."),
   setting("server", "AGENTCLI_MAX_CONNECTIONS", "1000", "Connections served at once."),
+  setting("server", "AGENTCLI_MAX_CONNECTIONS_PER_CLIENT", "128", "Connections one client address may hold at once (IPv6 per /64); over it a 503 with `Retry-After`. `0`: no limit (behind a load balancer all clients share its addresses)."),
+  setting("server", "AGENTCLI_ALLOWED_HOSTS", "localhost names and IP addresses (any name for `serve` on a non-loopback bind)", "Comma-separated `Host` names served besides those: `name`, `.domain` for it and its subdomains, `*` for any. Other names get a 403 (DNS rebinding)."),
   setting("server", "AGENTCLI_SHUTDOWN_SECONDS", "10", "On SIGTERM, seconds a replica gives its runs to finish before handing the rest back."),
   setting("server", "AGENTCLI_MEMORY_TUNING", "1", "`0` turns off the memory settings `dev` and `serve` start with (malloc arenas, V8 semi-space, WASM tiering, idle GC)."),
   setting("server", "AGENTCLI_DEV_AUTH_BYPASS", "1", "`0` makes `dev` enforce real auth for requests without credentials (no `dev-user`)."),
