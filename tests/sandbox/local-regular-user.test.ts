@@ -1,9 +1,9 @@
 /**
  * The local runtime with the server running as a regular user, when these tests run as root
- * (as CI does): the conformance suite (limits included) and the runtime's own tests run again
+ * (as CI does): the conformance suite  (limits included), the runtime's own tests and dev on a new project run again
  * in a child test process under uid/gid 65534 (`setpriv`), where no cgroup can be made, so the
  * per-process limits, the tool-result notes and the start-up warning of that case are checked.
- * Run as a regular user already, local.test.ts and local-runtime.test.ts are that run.
+ * Run as a regular user already, those files (and local-dev-new-project.test.ts) are that run.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -20,7 +20,7 @@ test("as a regular user: the local runtime's conformance suite and its own tests
   const home = mkdtempSync(join(tmpdir(), "agentcli-regular-user-"));
   chmodSync(home, 0o777);
   try {
-    const files = ["tests/sandbox/local.test.ts", "tests/sandbox/local-runtime.test.ts"];
+    const files = ["tests/sandbox/local.test.ts", "tests/sandbox/local-runtime.test.ts", "tests/sandbox/local-dev-new-project.test.ts"];
     const args = [`--reuid=${REGULAR}`, `--regid=${REGULAR}`, "--clear-groups", "--", process.execPath, "--test", "--test-concurrency=1", ...files];
     // Without NODE_TEST_CONTEXT the child is a test run of its own, not a part of this one.
     const { NODE_TEST_CONTEXT: _, ...env } = process.env;
