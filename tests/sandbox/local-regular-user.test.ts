@@ -1,9 +1,9 @@
 /**
  * The local runtime with the server running as a regular user, when these tests run as root
- * (as CI does): the conformance suite  (limits included), the runtime's own tests and dev on a new project run again
- * in a child test process under uid/gid 65534 (`setpriv`), where no cgroup can be made, so the
- * per-process limits, the tool-result notes and the start-up warning of that case are checked.
- * Run as a regular user already, those files (and local-dev-new-project.test.ts) are that run.
+ * (as CI does): the conformance suite (limits included), the runtime's own tests and dev on a
+ * new project run again in a child test process under uid/gid 65534 (`setpriv`), where no
+ * cgroup can be made, so the per-process limits, the tool-result notes and the start-up
+ * warning of that case are checked. Run as a regular user already, those files are that run.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
