@@ -83,6 +83,31 @@ function probe(dir: string, v2: boolean): string {
   return parent;
 }
 
+/** Moves this process into `<dir>/agentcli-server` and retries the probe; null (and moved back) when that does not help. */
+function moveIntoLeaf(dir: string): string | null {
+  const others = read(join(dir, "cgroup.procs")).split("\n").filter((p) => p && Number(p) !== process.pid);
+  if (others.length) return null;
+  const leaf = join(dir, "agentcli-server");
+  try {
+    if (!existsSync(leaf)) mkdirSync(leaf);
+    writeFileSync(join(leaf, "cgroup.procs"), String(process.pid));
+  } catch {
+    tryRmdir(leaf);
+    return null;
+  }
+  try {
+    return probe(dir, true);
+  } catch {
+    try {
+      writeFileSync(join(dir, "cgroup.procs"), String(process.pid));
+      tryRmdir(leaf);
+    } catch {
+      // stays in the leaf: harmless, it has no limits
+    }
+    return null;
+  }
+}
+
 const errText = (err: unknown) => (err as NodeJS.ErrnoException).code ?? (err as Error).message;
 
 /**
@@ -123,6 +148,12 @@ function detect(setting: string): CgroupSupport {
       try {
         return { kind: "v2", parent: probe(dir, true) };
       } catch (err) {
+        // v2 lets a group with processes have no controlled children: when the server is the
+        // only process of its own group (a delegated scope, a container's main process), it
+        // moves into a leaf of its own so its sandboxes' groups can sit beside it.
+        const ownGroup = !setting;
+        const parent = (err as NodeJS.ErrnoException).code === "EBUSY" && ownGroup ? moveIntoLeaf(dir) : null;
+        if (parent) return { kind: "v2", parent };
         reasons.push(`cannot create cgroups under ${dir} (${errText(err)})`);
       }
     }
@@ -155,13 +186,13 @@ function tryRmdir(dir: string): boolean {
   }
 }
 
-const read = (file: string) => {
+function read(file: string): string {
   try {
     return readFileSync(file, "utf8");
   } catch {
     return "";
   }
-};
+}
 const counter = (text: string, name: string) => Number(new RegExp(`^${name} (\\d+)$`, "m").exec(text)?.[1] ?? 0);
 
 /** What a group counted so far: processes killed for memory, forks refused at the process limit. */
