@@ -84,7 +84,7 @@ test("dev --sandbox local on a new project: execute works with no setting", asyn
   assert.match(out, /hello from \d+/);
   assert.match(out, /\[Command succeeded with exit code 0\]/);
   assert.ok(existsSync(join(dir, ".agentcli", "sandboxes")), "the sandboxes are in the project's .agentcli/");
-  assert.equal(statSync(join(dir, ".agentcli", "db")).mode & 0o077, 0, "the database stays private");
+  assert.equal(statSync(join(dir, ".agentcli")).mode & 0o777, 0o711, ".agentcli/ can be entered, not listed, by other users");
 });
 
 test("dev --sandbox local on a new project under a directory others cannot enter (like /root)", async () => {
