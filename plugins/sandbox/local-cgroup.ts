@@ -256,6 +256,8 @@ export function openGroup(support: Exclude<CgroupSupport, { kind: "none" }>, id:
         dirs.push(dir);
       }
       const [mem, pids, cpu] = dirs;
+      // memory+swap may never be below memory: around the limit, so a group left by an earlier server can be raised or lowered.
+      set(join(mem, "memory.memsw.limit_in_bytes"), memory, true);
       set(join(mem, "memory.limit_in_bytes"), memory);
       set(join(mem, "memory.memsw.limit_in_bytes"), memory, true);
       set(join(pids, "pids.max"), limits.processes);
