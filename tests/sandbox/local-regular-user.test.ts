@@ -8,15 +8,27 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, chmodSync } from "node:fs";
+import { chmodSync, mkdtempSync, realpathSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import process from "node:process";
 
 const REGULAR = "65534";
 const asRoot = process.getuid?.() === 0;
 
+/** The first directory on the way to `path` that other users cannot enter, or null. */
+function closedAncestor(path: string): string | null {
+  for (let d = dirname(realpathSync(path)); ; d = dirname(d)) {
+    if ((statSync(d).mode & 0o001) === 0) return d;
+    if (d === dirname(d)) return null;
+  }
+}
+
 test("as a regular user: the local runtime's conformance suite and its own tests pass", { skip: !asRoot && "running as a regular user already: local.test.ts and local-runtime.test.ts are this run" }, async () => {
+  for (const path of [process.cwd(), process.execPath]) {
+    const closed = closedAncestor(path);
+    assert.equal(closed, null, `uid ${REGULAR} cannot enter ${closed}, so it cannot run ${path}: check the repository out where every user can read it (or run the tests as a regular user)`);
+  }
   const home = mkdtempSync(join(tmpdir(), "agentcli-regular-user-"));
   chmodSync(home, 0o777);
   try {
