@@ -208,7 +208,7 @@ function localSandbox(id: string, dir: string, opts: SandboxCreateOptions): Sand
       const r = await runBwrap(id, dir, bwrapArgs(hidden, limits, grouped, command, []), { maxBytes: limits.outputBytes, timeoutMs, limits, cgroups });
       let output = new TextDecoder().decode(r.stdout);
       const notes = r.timedOut ? [] : limitNotes(limits, r.hits, output, r.exitCode);
-      if (!grouped && r.exitCode !== 0 && !r.timedOut) notes.push(perProcessNote(limits, cgroups));
+      if (!grouped && !r.timedOut && looksLimited(r.exitCode, output)) notes.push(perProcessNote(limits, cgroups));
       if (notes.length) output = [output.replace(/\n$/, ""), ...notes].filter(Boolean).join("\n");
       return { output, exitCode: r.exitCode, truncated: r.total > r.stdout.length, ...(r.timedOut ? { timedOut: true } : {}) };
     },
@@ -282,7 +282,13 @@ function reachableByNobody(dir: string): boolean {
   }
 }
 
-/** Appended to a failed command's result when the limits hold per process only. */
+/** Whether a failed command may have run into a memory or process limit (killed, or out of memory or processes). */
+function looksLimited(exitCode: number | null, output: string): boolean {
+  if (exitCode === 0) return false;
+  return exitCode === null || exitCode >= 128 || /Cannot allocate memory|MemoryError|out of memory|Resource temporarily unavailable/i.test(output);
+}
+
+/** Appended, when the limits hold per process only, to a result that looks like it ran into one. */
 function perProcessNote(limits: Limits, cgroups: CgroupSupport): string {
   const why = cgroups.kind === "none" ? cgroups.reason : "";
   return `[Sandbox limits on this server hold per process, not for the sandbox as a whole (no cgroup: ${why}): each process may use ${limits.memoryMb} MB of address space and start up to ${limits.processes} processes; CPU is not limited.]`;
