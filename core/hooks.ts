@@ -87,7 +87,11 @@ export interface DeployTargetOptions {
   bundle: Uint8Array;
   /** `[agent].name`. */
   name: string;
-  /** `.env` values (and the environment's for the same names), to be stored as the deployment's secrets; never log them. */
+  /**
+   * The deployment's secrets, to be stored exactly (never log them): `.env` values, minus the
+   * target's own credentials nothing in the project needs, plus needed ones from the environment
+   * (`core/cli/deploy-secrets.ts`; `deploy --dry-run` lists these names).
+   */
   secrets: Array<{ name: string; value: string }>;
   /** The project's `.env` under the process environment. */
   env: Env;
@@ -225,6 +229,11 @@ export interface SandboxProviderSpec {
   /** The working directory of commands in its sandboxes, told to the model (for example "/home/user"). */
   workdir?: string;
   beta?: boolean;
+  /**
+   * Variables that stand in for `env`: when one of them is set, `env` is not needed (the
+   * control plane gives each revision `AGENTCLI_PLATFORM_SANDBOX_KEY` in place of `PLATFORM_API_KEY`).
+   */
+  envStandIns?: string[];
 }
 
 export interface DeployTargetSpec {
@@ -234,6 +243,12 @@ export interface DeployTargetSpec {
   env: string[];
   /** Why `env` is needed, for the dry run's "A real deploy would refuse" list. */
   envReason?: string;
+  /**
+   * Sandbox providers whose access the target gives each deployment itself, and how (for the
+   * dry run): a credential in `env` is then not shipped as a secret for that sandbox. `env`
+   * variables are shipped only when the project needs them at run time (`core/cli/deploy-secrets.ts`).
+   */
+  sandboxAccess?: { providers: string[]; how: string };
 }
 
 interface PluginCommon {

@@ -15,6 +15,7 @@ import { DEFAULT_QUEUE_AFFINITY_SECONDS, DEFAULT_RUN_LEASE_SECONDS } from "../st
 import { DEFAULT_DB_RETRY_SECONDS } from "../storage/db-retry.ts";
 import { limitsFromEnv, type ServerLimits } from "../server/limits.ts";
 import { registerSecrets, secretValues } from "../redact.ts";
+import { redactProcessOutput } from "../redact-stdio.ts";
 import type { Env } from "../hooks.ts";
 import type { PluginDriver } from "../plugin-driver.ts";
 import type { Bundle } from "../bundle/types.ts";
@@ -148,8 +149,9 @@ export function connectTimeoutSeconds(env: Env): number {
  * waits until the project is validated and storage, the Agent API and the UI are up (or gets
  * a 503 if they fail to start). A taken port is reported before any of that work.
  */
-export async function listenFirst(opts: { port: number; host: string }): Promise<EarlyListener> {
+export async function listenFirst(opts: { port: number; host: string; env: Env }): Promise<EarlyListener> {
   const { listen } = await import("../server/node.ts");
+  const { listenSettings } = await import("../server/listen-settings.ts");
   let handler: ((req: Request) => Response | Promise<Response>) | null = null;
   let started = false;
   const waiting: Array<() => void> = [];
@@ -160,7 +162,7 @@ export async function listenFirst(opts: { port: number; host: string }): Promise
       return new Promise<void>((r) => (started ? r() : waiting.push(r))).then(() =>
         handler ? handler(req) : Response.json({ detail: "Cannot serve the request: the server failed to start (see its log)" }, { status: 503 }));
     },
-  }, { port: opts.port, host: opts.host });
+  }, { port: opts.port, host: opts.host, ...listenSettings(opts.env, { mode: "dev", bind: opts.host }) });
   return {
     listening,
     serve(fetch) {
@@ -171,22 +173,12 @@ export async function listenFirst(opts: { port: number; host: string }): Promise
   };
 }
 
-/** `AGENTCLI_MAX_CONNECTIONS`: connections served at once (default 1000); more are refused. */
-function maxConnections(env: Env): number | undefined {
-  const raw = env.AGENTCLI_MAX_CONNECTIONS?.trim();
-  if (!raw) return undefined;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n <= 0) {
-    throw userError("ARGS_INVALID", { message: `Cannot start the server: AGENTCLI_MAX_CONNECTIONS="${raw}" is not a positive whole number`, hint: "Set it to the most connections to serve at once (default 1000)." });
-  }
-  return n;
-}
-
 export async function hostBundle(opts: HostOptions): Promise<Host> {
   const runTimeout = runTimeoutSeconds(opts.env);
   const limits = limitsFromEnv(opts.env);
   // Every secret the deployment holds is redacted from errors, streams, logs and tool results.
   registerSecrets(secretValues(opts.env, opts.bundle.manifest.secrets));
+  redactProcessOutput();
   // Once handed over, the early listener is the host's: closed here if the server fails to start.
   const early = opts.early ?? null;
   try {
@@ -221,6 +213,8 @@ async function loadInSteps(): Promise<void> {
 async function start(opts: HostOptions, runTimeout: number, limits: Partial<ServerLimits>, early: EarlyListener | null): Promise<Host> {
   const { roleSetting, workersSetting } = await import("../server/roles.ts");
   const role = roleSetting(opts.role, opts.env);
+  const { listenSettings } = await import("../server/listen-settings.ts");
+  const settings = listenSettings(opts.env, { mode: opts.mode, bind: opts.host }); // a bad value stops the start before anything opens
   workersSetting(opts.workers, opts.env, role); // a bad value stops the start before anything opens
   const shutdownMs = secondsSetting(opts.env, "AGENTCLI_SHUTDOWN_SECONDS", 10, "a stopping replica finishes its runs before it hands them back") * 1000;
   const { sandboxIdleSeconds } = await import("../sandbox/manager.ts");
@@ -353,9 +347,11 @@ async function start(opts: HostOptions, runTimeout: number, limits: Partial<Serv
   let listening: Listening;
   try {
     if (early) {
+      // The project's .env may list more host names than the environment dev started in.
+      early.listening.allowHosts(settings.allowedHosts);
       early.serve(server.fetch);
       listening = early.listening;
-    } else listening = await listen(server, { port: opts.port, host: opts.host, log: opts.log, maxConnections: maxConnections(opts.env) });
+    } else listening = await listen(server, { port: opts.port, host: opts.host, log: opts.log, ...settings });
   } catch (err) {
     await server.close();
     await sandboxes.close();

@@ -8,6 +8,7 @@ import type { PluginDriver } from "../plugin-driver.ts";
 import type { Diagnostic } from "../errors.ts";
 import { formatDiagnostic } from "../errors.ts";
 import { describeMissing, type MissingEnv } from "../config/credentials.ts";
+import type { SecretNote, SecretPlan } from "./deploy-secrets.ts";
 
 export interface DeploySummary {
   /** The deploy target (`--target`) and what it does. */
@@ -21,7 +22,10 @@ export interface DeploySummary {
   subagents: Array<{ name: string; description: string; model: string; skills: string[]; mcp_servers: string[] | null }>;
   mcp_servers: Array<{ name: string; transport: string; url: string }>;
   approvals: string[];
+  /** Exactly the secrets the deployment will store, by name. */
   secrets: string[];
+  /** Why the deploy target's own credential is shipped, or why it is kept out. */
+  secret_notes: SecretNote[];
   requires: BundleManifest["requires"];
   bundle: { path: string; bytes: number; sha256: string };
   missing_env: string[];
@@ -41,6 +45,8 @@ export function makeSummary(opts: {
   bundlePath: string;
   bundleBytes: number;
   bundleSha256: string;
+  /** The secrets `deploy` will ship (`planSecrets`). */
+  secrets: SecretPlan;
   missingEnv: MissingEnv[];
   warnings: Diagnostic[];
 }): DeploySummary {
@@ -62,7 +68,8 @@ export function makeSummary(opts: {
     })),
     mcp_servers: Object.entries(config.mcp).map(([name, s]) => ({ name, transport: s.transport, url: s.url })),
     approvals: config.approvals,
-    secrets: manifest.secrets,
+    secrets: opts.secrets.names,
+    secret_notes: opts.secrets.notes,
     requires: manifest.requires,
     bundle: { path: opts.bundlePath, bytes: opts.bundleBytes, sha256: opts.bundleSha256 },
     missing_env: opts.missingEnv.map((m) => describeMissing(m)),
@@ -86,7 +93,8 @@ export function renderSummary(s: DeploySummary): string {
     `MCP servers: ${s.mcp_servers.length ? "" : "none"}`,
     ...s.mcp_servers.map((m) => `  - ${m.name} (${m.transport}) ${m.url}`),
     `Approvals:   ${list(s.approvals)}`,
-    `Secrets:     ${list(s.secrets)} (values are sent as deployment secrets, never printed)`,
+    `Secrets:     ${list(s.secrets)} (stored as the deployment's secrets; values never printed)`,
+    ...s.secret_notes.map((n) => `  - ${n.name}${n.shipped ? "" : " (in .env)"}: ${n.reason}`),
     `Requires:    ${list(s.requires.packages)}`,
     `Bundle:      ${s.bundle.path} (${formatBytes(s.bundle.bytes)}, sha256 ${s.bundle.sha256.slice(0, 12)})`,
   ];

@@ -54,6 +54,9 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
   }
   // The deploy target's own variables (PLATFORM_API_KEY): a dry run lists them with the project's.
   const missingTarget = target.deploy.env.filter((v) => !project.env[v]);
+  // Exactly what the deployment will store: the dry run lists these names, a real deploy ships these values.
+  const { planSecrets } = await import("./deploy-secrets.ts");
+  const plan = planSecrets({ config: project.config, driver, target: target.deploy, dotenv: project.secrets, env: project.env });
   const { bytes, manifest } = await buildBundle(project, { driver, version: ctx.version });
   const bundlePath = join(project.root, ".agentcli", "bundle.tgz");
   writeAtomic(bundlePath, bytes);
@@ -62,7 +65,7 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
 
   if (dryRun) {
     const { makeSummary, renderSummary } = await import("./deploy-summary.ts");
-    const summary = makeSummary({ config: project.config, manifest, driver, target: { name: targetName, description: target.description ?? target.name }, bundlePath: shownPath, bundleBytes: bytes.length, bundleSha256: sha256, missingEnv: [...project.missingEnv, ...(missingTarget.length ? [{ variables: missingTarget, reason: target.deploy.envReason ?? `the deploy target "${targetName}"` }] : [])], warnings: project.warnings });
+    const summary = makeSummary({ config: project.config, manifest, driver, target: { name: targetName, description: target.description ?? target.name }, bundlePath: shownPath, bundleBytes: bytes.length, bundleSha256: sha256, secrets: plan, missingEnv: [...project.missingEnv, ...(missingTarget.length ? [{ variables: missingTarget, reason: target.deploy.envReason ?? `the deploy target "${targetName}"` }] : [])], warnings: project.warnings });
     ctx.io.out(flags.json ? JSON.stringify(summary, null, 2) : `Dry run: nothing was deployed.\n\n${renderSummary(summary)}`);
     return 0;
   }
@@ -91,13 +94,12 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
       return 1;
     }
   }
-  const secrets = Object.entries(project.secrets).filter(([, v]) => v !== "").map(([name, value]) => ({ name, value }));
   const { isCompiled } = await import("../runtime.ts");
   const result = await driver.runFirst("deploy:target", {
     target: targetName,
     bundle: bytes,
     name: project.config.agent.name,
-    secrets,
+    secrets: plan.secrets,
     // .env under the environment (and --platform-url): a PLATFORM_API_KEY in .env counts, as the check above and its hint say.
     env: project.env,
     projectDir: project.root,

@@ -34,7 +34,7 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
   // Listen first: `/ok` answers at once, and a taken port is reported before any other work.
   // Other requests wait while the project is validated and the server loads behind it.
   const { hostBundle, listenFirst, parseGraphFlags } = await import("./agent-host.ts");
-  const early = await listenFirst({ port: flags.port as number, host: flags.host as string });
+  const early = await listenFirst({ port: flags.port as number, host: flags.host as string, env: ctx.env });
   // One import at a time with a turn of the event loop between: `/ok` is answered in the gaps.
   const turn = () => new Promise<void>((r) => setImmediate(r));
   const loaded = (async () => {
@@ -60,7 +60,12 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
   };
   const report = (p: Awaited<ReturnType<typeof build>>["project"]) => {
     for (const w of p.warnings) log.warn(`${w.file}${w.line ? `:${w.line}` : ""}: ${w.message}`);
-    for (const m of p.missingEnv) log.warn(`${describeMissing(m, "sentence")}: runs will fail until you add it to ${relative(ctx.cwd, join(p.root, ".env")) || ".env"} (deploy refuses without it)`);
+    // --sandbox <runtime> runs the sandboxes instead of the [sandbox] provider: its keys are not needed here.
+    const runtime = flags.sandbox as string | undefined;
+    for (const m of p.missingEnv) {
+      if (runtime && m.sandbox) log.info(`--sandbox ${runtime} runs the sandboxes: ${describeMissing(m)} is not needed by dev (deploy refuses without it)`);
+      else log.warn(`${describeMissing(m, "sentence")}: runs will fail until you add it to ${relative(ctx.cwd, join(p.root, ".env")) || ".env"} (deploy refuses without it)`);
+    }
   };
   let project: Awaited<ReturnType<typeof build>>["project"];
   let bundle: Awaited<ReturnType<typeof build>>["bundle"];

@@ -86,12 +86,15 @@ async function serve(argv: string[], ctx: CliContext): Promise<number> {
       hint: "Stop that one first, or give this one another --data-dir.",
     });
   }
+  const settings = (await import("../server/listen-settings.ts")).listenSettings(ctx.env, { mode: "platform", bind: flags.host });
+  // The control plane answers to the name of its --public-url (revisions on a cluster reach it there).
+  if (flags.publicUrl && !settings.allowedHosts.any) settings.allowedHosts.names.push(publicHostName(flags.publicUrl));
   let platform: Awaited<ReturnType<typeof import("../platform/server.ts").openPlatform>> | null = null;
   try {
     const { openPlatform } = await import("../platform/server.ts");
     // Binds the port first: a taken port stops it before the database, revisions or the default tenant.
     platform = await openPlatform({
-      listen: { port: flags.port, host: flags.host },
+      listen: { port: flags.port, host: flags.host, settings },
       dataDir, databaseUrl: ctx.env.DATABASE_URL || undefined, mode: flags.mode, publicUrl: flags.publicUrl, plugins, limits,
       sandboxDriver: await (await import("../plugins.ts")).loadPlugins(await ctx.builtinPlugins(), { paths: plugins }),
       builders: projectBuilders({ ...ctx, pluginPaths: plugins }), localHost: flags.host === "0.0.0.0" ? "127.0.0.1" : flags.host,
@@ -118,6 +121,15 @@ async function serve(argv: string[], ctx: CliContext): Promise<number> {
     return 0;
   } finally {
     await platform?.close();
+  }
+}
+
+/** The host name of `--public-url` (lower case, without port or brackets). */
+function publicHostName(url: string): string {
+  try {
+    return new URL(url).hostname.toLowerCase().replace(/^\[(.*)\]$/, "$1");
+  } catch {
+    throw userError("ARGS_INVALID", { message: `Cannot run "agentcli platform serve": --public-url "${url}" is not a URL`, hint: "Pass the address clients reach the control plane at, e.g. --public-url https://agents.example.com." });
   }
 }
 

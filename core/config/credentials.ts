@@ -4,7 +4,7 @@
  * and the identity provider's browser-facing keys when `[frontend]` is on. Also chooses the
  * default model when `[agent].model` is omitted (spec 2.2).
  */
-import type { Env, ModelProviderSpec } from "../hooks.ts";
+import type { Env, ModelProviderSpec, SandboxProviderSpec } from "../hooks.ts";
 import type { PluginDriver } from "../plugin-driver.ts";
 
 export interface MissingEnv {
@@ -13,6 +13,8 @@ export interface MissingEnv {
   anyOf?: boolean;
   /** Why they are needed, e.g. `model "openai:gpt-5"`. */
   reason: string;
+  /** Needed by the `[sandbox]` provider: a `--sandbox <runtime>` that replaces it does not need them. */
+  sandbox?: boolean;
 }
 
 const isSet = (env: Env, name: string) => Boolean(env[name]);
@@ -42,6 +44,12 @@ export function missingForModel(driver: PluginDriver, model: string, env: Env): 
   if (!spec) return null;
   const missing = spec.env.filter((v) => !isSet(env, v));
   return missing.length ? { variables: missing, reason: `model "${model}"` } : null;
+}
+
+/** The variables a sandbox provider needs that are not set: none when one of its `envStandIns` is set. */
+export function missingSandboxEnv(spec: Pick<SandboxProviderSpec, "env" | "envStandIns"> | undefined, env: Env): string[] {
+  if (!spec || (spec.envStandIns ?? []).some((v) => isSet(env, v))) return [];
+  return spec.env.filter((v) => !isSet(env, v));
 }
 
 export function missingForProvider(variables: readonly string[], reason: string, env: Env): MissingEnv | null {

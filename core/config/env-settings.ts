@@ -41,3 +41,23 @@ export function switchSetting(env: Env, name: string, dflt: boolean, meaning: st
     hint: `Set it to 1 or 0: whether ${meaning}; default ${dflt ? 1 : 0}.`,
   });
 }
+
+/**
+ * A whole number from `env[name]` (0 allowed only with `zero`, which then means "no bound"),
+ * or `dflt` when unset.
+ *
+ * @example
+ * const perClient = countSetting(env, "AGENTCLI_MAX_CONNECTIONS_PER_CLIENT", 128, "connections one client address may hold at once", { zero: "no bound" });
+ */
+export function countSetting(env: Env, name: string, dflt: number, meaning: string, opts: { zero?: string } = {}): number {
+  const raw = env[name]?.trim();
+  if (!raw) return dflt;
+  const n = Number(raw);
+  if (!Number.isSafeInteger(n) || n < (opts.zero ? 0 : 1)) {
+    throw userError("ARGS_INVALID", {
+      message: `Cannot start the server: ${name}="${raw}" is not a ${opts.zero ? "whole number" : "positive whole number"}`,
+      hint: `Set it to the ${meaning}${opts.zero ? ` (0: ${opts.zero})` : ""}; default ${dflt}.`,
+    });
+  }
+  return n;
+}

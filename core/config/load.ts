@@ -21,7 +21,7 @@ import { parseApprovals } from "./approvals.ts";
 import { DEFAULT_BUNDLE_MAX_MB, ProjectFiles } from "./project-files.ts";
 import { PLATFORM_DEFAULT_PROVIDER } from "../auth/authenticator.ts";
 import { locateTomlKey, tomlSyntaxMessage } from "./toml-locate.ts";
-import { defaultChainVariables, defaultModel, describeMissing, missingForModel, missingForProvider, type MissingEnv } from "./credentials.ts";
+import { defaultChainVariables, defaultModel, describeMissing, missingForModel, missingForProvider, missingSandboxEnv, type MissingEnv } from "./credentials.ts";
 import {
   agentTomlSchema, ALLOWED_SECTIONS, MODEL_RE, DEFAULT_FRONTEND_PROMPTS, DEFAULT_FRONTEND_SUBTITLE, DEFAULT_SANDBOX_TEMPLATE, subagentTomlSchema,
   type AgentConfig, type McpServerConfig, type SubagentConfig,
@@ -174,7 +174,8 @@ export async function loadProject(configPath: string, opts: LoadOptions): Promis
     }
     for (const sa of subagents) if (sa.model) need(missingForModel(opts.driver, sa.model, env));
     const sandboxSpec = sandboxProviders.find((p) => p.provider === sandbox.provider);
-    if (sandboxSpec) need(missingForProvider(sandboxSpec.env, `sandbox provider "${sandbox.provider}"`, env));
+    const sandboxMissing = sandboxSpec ? missingForProvider(missingSandboxEnv(sandboxSpec, env), `sandbox provider "${sandbox.provider}"`, env) : null;
+    if (sandboxMissing) need({ ...sandboxMissing, sandbox: true });
     const identitySpec = auth && identityProviders.find((p) => p.provider === auth!.provider);
     if (identitySpec) {
       need(missingForProvider(identitySpec.env, `[auth] provider "${identitySpec.provider}"`, env));

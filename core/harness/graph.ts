@@ -31,6 +31,7 @@ import { PluginSandboxBackend, skillSeedFiles } from "../sandbox/backend.ts";
 import { executeMiddleware } from "../sandbox/execute-tool.ts";
 import type { SandboxManager } from "../sandbox/manager.ts";
 import { toolErrorsMiddleware } from "./tool-errors.ts";
+import { contextRedactionMiddleware } from "./context-redaction.ts";
 import { memoryStore } from "./memory-store.ts";
 
 export interface AgentGraphOptions {
@@ -136,6 +137,7 @@ export async function createAgentGraph(opts: AgentGraphOptions): Promise<AgentGr
       // Inherited tools keep their gates: a subagent must not be a way around an approval.
       const gated = resolveApprovals(sub.approvals ?? config.approvals, [...subBuiltins, ...origins], sub.approvals ? warn : () => {});
       const middleware: AgentMiddleware[] = [
+        contextRedactionMiddleware(),
         modelSelectionMiddleware({ model: sub.model ?? config.agent.model, driver, env }),
         subagentInstructionsMiddleware({ ...common, name: sub.name }),
         createFilesystemMiddleware({ backend, permissions: subagentPermissions(sub.name), tools: FILE_TOOLS }),
@@ -153,6 +155,7 @@ export async function createAgentGraph(opts: AgentGraphOptions): Promise<AgentGr
     const mainOrigins: ToolOrigin[] = [...builtins.map((name) => ({ name })), ...mainMcp.origins];
     const gatedMain = resolveApprovals(config.approvals, mainOrigins, warn);
     const middleware = [
+      contextRedactionMiddleware(),
       modelSelectionMiddleware({ model: config.agent.model, driver, env }),
       mainInstructionsMiddleware(common),
       todoListMiddleware(),

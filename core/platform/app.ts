@@ -1,6 +1,7 @@
 /**
  * The control plane's HTTP app (spec 4.3 plus the extensions in `README.md`): a Hono app on
  * Web-standard Request/Response, testable with `app.request()`. Every route but `/ok`,
+ * `/openapi.json` with its API reference at `/docs` (./openapi.ts), `/favicon.ico`,
  * signed uploads, signed webhooks and bundle downloads (which also take a bundle token) needs
  * `X-Api-Key`; URLs and bodies are bounded and checked first (`request.ts`, `limits.ts`);
  * errors are `{"detail": ...}`; an
@@ -11,9 +12,12 @@
  * const res = await app.request("/v2/deployments", { headers: { "x-api-key": key } });
  */
 import { Hono } from "hono";
+import { apiDocsRoutes } from "../server/api-docs.ts";
+import { VERSION } from "../version.ts";
 import { errorBody, unauthorized } from "./api-error.ts";
 import { bundleDownload } from "./bundles.ts";
 import type { PlatformEnv, PlatformServices } from "./context.ts";
+import { platformOpenApiDocument } from "./openapi.ts";
 import { deploymentRoutes } from "./routes-deployments.ts";
 import { requestGuards } from "./request.ts";
 import { sandboxRoutes } from "./routes-sandboxes.ts";
@@ -38,6 +42,8 @@ export function createPlatformApp(s: PlatformServices, opts: { onError?: (err: u
     await next();
   });
   app.get("/ok", (c) => c.json({ ok: true, mode: s.mode }));
+  app.get("/openapi.json", (c) => c.json(platformOpenApiDocument(VERSION)));
+  app.route("/", apiDocsRoutes() as unknown as Hono<PlatformEnv>);
   app.route("/v2/uploads", uploadRoutes(s) as unknown as Hono<PlatformEnv>);
   app.route("/v1/integrations", webhookRoutes(s) as unknown as Hono<PlatformEnv>);
 

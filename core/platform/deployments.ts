@@ -140,8 +140,9 @@ export async function redeployRevision(ctx: DeploymentContext, id: string, revis
     if (current.status === "AWAITING_DELETE") throw conflict(`Cannot redeploy deployment "${current.name}": it is being deleted`);
     const earlier = await getRevision(tx, id, revisionId);
     if (!earlier) throw notFound("revision", revisionId);
-    if (earlier.status !== "DEPLOYED") {
-      throw conflict(`Cannot redeploy revision "${revisionId}": it is ${earlier.status}; only a revision that reached DEPLOYED can be rolled back to`);
+    // DEPLOYED (serving) or superseded after serving (INTERRUPTED with deployed_at).
+    if (!earlier.deployed_at) {
+      throw conflict(`Cannot redeploy revision "${revisionId}": it is ${earlier.status} and never served; only a revision that reached DEPLOYED (serving now, or superseded since) can be rolled back to`);
     }
     const newId = randomUUID();
     await insertRevision(tx, {

@@ -21,6 +21,8 @@ import { mkdir, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { ComputeDriver, RolloutRequest } from "./compute.ts";
 import { RevisionProxy } from "./local-proxy.ts";
+import { countSetting } from "../config/env-settings.ts";
+import { DEFAULT_MAX_CONNECTIONS_PER_CLIENT, MAX_CONNECTIONS_PER_CLIENT_VARIABLE } from "../server/client-connections.ts";
 import type { DeploymentRow } from "./resources.ts";
 import { RevisionProcess, stopRecorded } from "./revision-process.ts";
 
@@ -89,7 +91,7 @@ export class LocalCompute implements ComputeDriver {
     const again = this.deployments.get(d.id);
     if (again) return again;
     const portFile = join(this.dir(d), "port");
-    const proxy = new RevisionProxy();
+    const proxy = new RevisionProxy({ maxConnectionsPerClient: countSetting(process.env, MAX_CONNECTIONS_PER_CLIENT_VARIABLE, DEFAULT_MAX_CONNECTIONS_PER_CLIENT, "most connections one client address may hold at once", { zero: "no bound" }) });
     let port = existsSync(portFile) ? Number(await readFile(portFile, "utf8")) : 0;
     try {
       port = await proxy.listen(port, this.opts.host);
@@ -114,6 +116,8 @@ export class LocalCompute implements ComputeDriver {
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !WITHHELD.test(k)) env[k] = v;
     for (const s of secrets) env[s.name] = s.value;
+    // Every connection to a revision comes from its proxy, which bounds clients per address itself.
+    env[MAX_CONNECTIONS_PER_CLIENT_VARIABLE] = "0";
     if (this.opts.plugins) {
       if (this.opts.plugins.length) env.AGENTCLI_PLUGINS = this.opts.plugins.join(":");
       else delete env.AGENTCLI_PLUGINS;

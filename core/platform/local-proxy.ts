@@ -6,6 +6,7 @@
  * revision is stopped only once it has answered everything it took.
  */
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { DEFAULT_MAX_CONNECTIONS_PER_CLIENT, limitConnectionsPerClient } from "../server/client-connections.ts";
 
 const WAIT_LIMIT_MS = 60_000;
 
@@ -17,10 +18,21 @@ export class RevisionProxy {
   private readonly drained = new Map<string, Array<() => void>>();
   private server: Server | null = null;
 
+  /**
+   * `maxConnectionsPerClient`: connections one client address may hold at once (0: no bound).
+   * The proxy is the revision processes' only client, so it bounds clients for them.
+   */
+  private readonly opts: { maxConnectionsPerClient?: number };
+
+  constructor(opts: { maxConnectionsPerClient?: number } = {}) {
+    this.opts = opts;
+  }
+
   /** Starts listening; resolves to the port (0 picks a free one). */
   async listen(port: number, host: string): Promise<number> {
     const server = createServer((req, res) => void this.handle(req, res));
     server.keepAliveTimeout = 5_000;
+    limitConnectionsPerClient(server, this.opts.maxConnectionsPerClient ?? DEFAULT_MAX_CONNECTIONS_PER_CLIENT);
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
       server.listen(port, host, () => resolve());

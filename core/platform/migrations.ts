@@ -112,4 +112,16 @@ ALTER TABLE platform_sandboxes ADD COLUMN IF NOT EXISTS snapshot_id uuid`,
     name: "sandbox-runtime-ref",
     up: `ALTER TABLE platform_sandboxes ADD COLUMN IF NOT EXISTS runtime_ref text`,
   },
+  {
+    version: 6,
+    name: "superseded-revisions",
+    // A revision that served once keeps deployed_at (rollback may return to it); one that a newer
+    // revision replaced is INTERRUPTED, not DEPLOYED (docs/control-plane.md, "Revision statuses").
+    up: `
+ALTER TABLE platform_revisions ADD COLUMN IF NOT EXISTS deployed_at timestamptz;
+UPDATE platform_revisions SET deployed_at = updated_at WHERE status = 'DEPLOYED' AND deployed_at IS NULL;
+UPDATE platform_revisions r SET status = 'INTERRUPTED', status_message = 'superseded by revision ' || d.active_revision_id
+  FROM platform_deployments d
+  WHERE r.deployment_id = d.id AND r.status = 'DEPLOYED' AND d.active_revision_id IS NOT NULL AND r.id <> d.active_revision_id`,
+  },
 ];

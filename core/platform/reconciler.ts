@@ -5,8 +5,9 @@
  *
  * with CREATE_FAILED / BUILD_FAILED / DEPLOY_FAILED (reason in `status_message`, details in the
  * logs), SKIPPED when a newer revision arrives before this one is built, and INTERRUPTED when
- * the deployment is deleted or the control plane stops mid-rollout. `active_revision_id`
- * switches only once the compute reports the new revision healthy.
+ * the deployment is deleted or the control plane stops mid-rollout, or (after DEPLOYED) when a
+ * newer revision replaces it: one revision per deployment is DEPLOYED, the one that serves.
+ * `active_revision_id` switches only once the compute reports the new revision healthy.
  * Deployments: AWAITING_DATABASE until storage is provisioned, then READY; AWAITING_DELETE
  * during teardown, after which the row is gone.
  *
@@ -29,7 +30,7 @@ import { resolveRef } from "./git-source.ts";
 import type { DeploymentRow, ListenerRow, RevisionRow } from "./resources.ts";
 import type { RevisionStatus } from "./schema.ts";
 import {
-  appendLog, deleteDeploymentRow, getDeploymentById, getObject, getRevision, putObject, revisionsInStatus, setRevisionStatus, updateDeployment,
+  appendLog, deleteDeploymentRow, getDeploymentById, getObject, getRevision, putObject, revisionsInStatus, setRevisionStatus, supersedeRevisions, updateDeployment,
 } from "./store.ts";
 import { getIntegrationById, getListener } from "./tenancy.ts";
 import { acquireLease, clearLeases, deploymentsNeedingWork, releaseLease, renewLease } from "./leases.ts";
@@ -291,6 +292,7 @@ export class Reconciler {
       await db.transaction(async (tx) => {
         if (!(await setRevisionStatus(tx, r.id, "DEPLOYED", { from: [from] }))) throw new Interrupted();
         await updateDeployment(tx, d.id, { active_revision_id: r.id, url, status: "READY", status_message: null });
+        await supersedeRevisions(tx, d.id, r.id);
         await appendLog(tx, r.id, "deploy", `revision ${r.id} is live${url ? ` at ${url}` : ""}`);
       });
       at = "DEPLOYED";

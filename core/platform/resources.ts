@@ -39,6 +39,8 @@ export interface RevisionRow {
   remote_reconciled: boolean;
   status_message: string | null;
   artifact_path: string | null;
+  /** When the revision first served (reached DEPLOYED); kept after a newer one supersedes it. */
+  deployed_at: Date | string | null;
   created_at: Date | string;
   updated_at: Date | string;
 }

@@ -17,6 +17,8 @@ import { signUpload } from "./uploads.ts";
 const Tags = z.object({ tag_value_ids: z.array(z.uuid()).optional() });
 const CreateBody = DeploymentCreateBody.extend(Tags.shape);
 const PatchBody = DeploymentPatchBody.extend(Tags.shape);
+/** The request bodies of create and patch, for the control plane's OpenAPI document (./openapi.ts). */
+export const DEPLOYMENT_BODIES = { CreateBody, PatchBody };
 
 export function deploymentRoutes(s: PlatformServices): Hono<PlatformEnv> {
   const app = new Hono<PlatformEnv>();

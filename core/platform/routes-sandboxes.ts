@@ -257,3 +257,6 @@ function filePath(c: Context): string {
   if (path.includes("\0")) throw invalidField(["query", "path"], "must not contain NUL", "value_error");
   return path;
 }
+
+/** The request bodies above, for the control plane's OpenAPI document (./openapi.ts). */
+export const SANDBOX_BODIES = { CreateBody, PatchBody, SnapshotBody, CaptureBody, ExecuteBody };

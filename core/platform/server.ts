@@ -37,13 +37,18 @@ import { LocalBoxRuntime } from "./sandbox-local.ts";
 import { sandboxUpgrade } from "./sandbox-ws.ts";
 import { SandboxService } from "./sandboxes.ts";
 import type { ListenerRow } from "./resources.ts";
+import type { ListenSettings } from "../server/listen-settings.ts";
 import type { PlatformMode } from "./source-rules.ts";
 import type { AgentTemplate } from "./templates.ts";
 import { deleteDeploymentApiKeys, deploymentApiKey, setting } from "./tenancy.ts";
 
 export interface PlatformOptions {
-  /** Bind this port first, before storage and revision processes (see the file comment). */
-  listen?: { port: number; host?: string };
+  /**
+   * Bind this port first, before storage and revision processes (see the file comment).
+   * `settings`: connection bounds and the `Host` allow-list (defaults: those of `listen` in
+   * core/server/node.ts, strict on a loopback bind; the CLI reads them from the environment).
+   */
+  listen?: { port: number; host?: string; settings?: Partial<ListenSettings> };
   /** Folder for the embedded database, revision processes and work files. */
   dataDir: string;
   databaseUrl?: string;
@@ -113,7 +118,7 @@ export async function openPlatform(opts: PlatformOptions): Promise<Platform> {
     const host = opts.listen.host ?? "127.0.0.1";
     const { listen } = await import("../server/node.ts");
     const l = await listen({ fetch: (req: Request, ...rest: unknown[]) => gate.then((f) => f(req, ...rest)) }, {
-      port: opts.listen.port, host, upgrade: (req, socket, head) => (upgrade ? upgrade(req, socket, head) : socket.destroy()),
+      ...opts.listen.settings, port: opts.listen.port, host, upgrade: (req, socket, head) => (upgrade ? upgrade(req, socket, head) : socket.destroy()),
     });
     // Requests still waiting when the start fails get a 503 (the listener closes right after).
     stopListening = async () => {

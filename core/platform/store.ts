@@ -133,6 +133,7 @@ export async function listRevisions(db: SqlExecutor, deploymentId: string, f: { 
 export async function setRevisionStatus(db: SqlExecutor, id: string, status: RevisionStatus, opts: { from?: RevisionStatus[]; message?: string | null; artifactPath?: string; sourceRevisionConfig?: SourceRevisionConfig } = {}): Promise<boolean> {
   const params: unknown[] = [id, status];
   const sets = ["status = $2", "updated_at = now()"];
+  if (status === "DEPLOYED") sets.push("deployed_at = now()");
   if (opts.message !== undefined) {
     params.push(opts.message);
     sets.push(`status_message = $${params.length}`);
@@ -152,6 +153,19 @@ export async function setRevisionStatus(db: SqlExecutor, id: string, status: Rev
   }
   const r = await db.query(`UPDATE platform_revisions SET ${sets.join(", ")} WHERE id = $1${guard}`, params);
   return r.rowCount > 0;
+}
+
+/**
+ * Marks the deployment's other DEPLOYED revisions INTERRUPTED, superseded by `by` (which now
+ * serves); each gets a log line. They keep `deployed_at`, so rollback can still return to them.
+ */
+export async function supersedeRevisions(db: SqlExecutor, deploymentId: string, by: string): Promise<void> {
+  const message = `superseded by revision ${by}`;
+  const { rows } = await db.query<{ id: string }>(
+    "UPDATE platform_revisions SET status = 'INTERRUPTED', status_message = $3, updated_at = now() WHERE deployment_id = $1 AND status = 'DEPLOYED' AND id <> $2 RETURNING id",
+    [deploymentId, by, message],
+  );
+  for (const r of rows) await appendLog(db, r.id, "deploy", `INTERRUPTED: ${message}, which now serves`);
 }
 
 export async function revisionsInStatus(db: SqlExecutor, statuses: RevisionStatus[]): Promise<RevisionRow[]> {
@@ -184,12 +198,23 @@ export async function readLogs(db: SqlExecutor, revisionId: string, opts: { afte
   return rows.map((r) => ({ id: Number(r.id), kind: r.kind, message: r.message, at: new Date(r.at).toISOString() }));
 }
 
+/** Stores a build artifact; like an upload, an object that already holds bytes is never overwritten. */
 export async function putObject(db: SqlExecutor, o: { objectPath: string; tenantId: string; deploymentId: string; bytes: Uint8Array }): Promise<void> {
   await db.query(
     `INSERT INTO platform_objects (object_path, tenant_id, deployment_id, bytes, size) VALUES ($1, $2, $3, $4, $5)
-     ON CONFLICT (object_path) DO UPDATE SET bytes = EXCLUDED.bytes, size = EXCLUDED.size`,
+     ON CONFLICT (object_path) DO UPDATE SET bytes = EXCLUDED.bytes, size = EXCLUDED.size WHERE platform_objects.bytes IS NULL`,
     [o.objectPath, o.tenantId, o.deploymentId, o.bytes, o.bytes.byteLength],
   );
+}
+
+/**
+ * Fills an upload slot with its bytes, once: only a slot that has none yet is written, so a
+ * second PUT to the same signed URL (a replay, or two racing) cannot replace what a revision
+ * may already have been built from. Returns false when the slot already held bytes.
+ */
+export async function fillUpload(db: SqlExecutor, objectPath: string, bytes: Uint8Array): Promise<boolean> {
+  const r = await db.query("UPDATE platform_objects SET bytes = $2, size = $3 WHERE object_path = $1 AND bytes IS NULL", [objectPath, bytes, bytes.byteLength]);
+  return r.rowCount > 0;
 }
 
 /** Registers an upload slot (no bytes yet). */

@@ -3,7 +3,9 @@
  * `PUT` of the bundle bytes to it stores them as the object named `object_path`, which a
  * revision then names as `source_revision_config.source_tarball_path`. The archive is checked
  * while it streams in (`receiveArchive`): bounded, regular files only, safe paths. The URL is the
- * credential (HMAC-signed, expiring), so the uploader needs no API key.
+ * credential (HMAC-signed, expiring), so the uploader needs no API key; it is good for one
+ * accepted upload: once its object holds bytes, every later PUT is 409, so the bytes a revision
+ * was built from can never be replaced (a refused upload stores nothing and leaves the URL usable).
  */
 import { Buffer } from "node:buffer";
 import { createHmac, timingSafeEqual } from "node:crypto";
@@ -11,10 +13,10 @@ import { Hono } from "hono";
 import { AgentcliError } from "../errors.ts";
 import { TarRefused, TarScanner } from "../bundle/tar.ts";
 import { concatBytes } from "../bytes.ts";
-import { invalidField, notFound, payloadTooLarge, unauthorized } from "./api-error.ts";
+import { conflict, invalidField, notFound, payloadTooLarge, unauthorized } from "./api-error.ts";
 import type { PlatformServices } from "./context.ts";
 import { describeLimit, type PlatformLimits } from "./limits.ts";
-import { getObject, putObject } from "./store.ts";
+import { fillUpload, getObject } from "./store.ts";
 
 const TTL_SECONDS = 3600;
 
@@ -71,6 +73,11 @@ async function receiveArchive(body: ReadableStream<Uint8Array> | null, limits: P
   return concatBytes(chunks);
 }
 
+/** The 409 of a second PUT to a used upload URL: what was stored stays. */
+function alreadyUsed(deploymentId: string) {
+  return conflict(`Cannot accept the upload: this upload URL was already used, and an upload is never replaced; ask for a new one (POST /v2/deployments/${deploymentId}/upload-url) and name its object_path in a new revision`);
+}
+
 export function uploadRoutes(s: PlatformServices): Hono {
   const app = new Hono();
   app.put("/*", async (c) => {
@@ -89,10 +96,11 @@ export function uploadRoutes(s: PlatformServices): Hono {
     if (!(expires * 1000 > Date.now())) throw unauthorized("Cannot accept the upload: the upload URL expired; ask for a new one");
     const object = await getObject(s.sql, objectPath);
     if (!object) throw notFound("upload", objectPath);
+    if (object.bytes) throw alreadyUsed(object.deployment_id);
     const declared = Number(c.req.header("content-length") ?? "0");
     if (declared > s.limits.maxUploadBytes) throw payloadTooLarge(`Cannot accept the upload: ${declared} bytes is larger than ${describeLimit("maxUploadBytes", s.limits.maxUploadBytes)}`);
     const bytes = await receiveArchive(c.req.raw.body, s.limits);
-    await putObject(s.sql, { objectPath, tenantId: object.tenant_id, deploymentId: object.deployment_id, bytes });
+    if (!(await fillUpload(s.sql, objectPath, bytes))) throw alreadyUsed(object.deployment_id);
     return c.json({ object_path: objectPath, size: bytes.byteLength });
   });
   return app;

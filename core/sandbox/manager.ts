@@ -18,6 +18,7 @@
  */
 import { userError } from "../errors.ts";
 import { secondsSetting } from "../config/env-settings.ts";
+import { missingSandboxEnv } from "../config/credentials.ts";
 import type { Env, HookLogger, Plugin } from "../hooks.ts";
 import type { PluginDriver } from "../plugin-driver.ts";
 import type { SqlExecutor } from "../storage/sql.ts";
@@ -257,7 +258,7 @@ export class SandboxManager {
     const { provider } = settings;
     if (!runtime) {
       const spec = driver.byKind("sandbox").find((p) => p.sandbox.provider === provider)?.sandbox;
-      const missing = (spec?.env ?? []).filter((name) => !env[name]);
+      const missing = missingSandboxEnv(spec, env);
       if (missing.length) {
         throw userError("PLUGIN_FAILED", {
           message: `Cannot run commands in the "${provider}" sandbox: ${missing.map((m) => `"${m}"`).join(" and ")} ${missing.length > 1 ? "are" : "is"} not set`,

@@ -3,6 +3,7 @@
  * and checks it can run here (the local runtime needs `bwrap`), before the server starts.
  */
 import { userError } from "../errors.ts";
+import { missingSandboxEnv } from "../config/credentials.ts";
 import type { Env, SandboxRuntimeSpec } from "../hooks.ts";
 import type { PluginDriver } from "../plugin-driver.ts";
 
@@ -26,7 +27,7 @@ export async function selectSandboxRuntime(driver: PluginDriver, name: string, e
 export function sandboxCredentialWarning(driver: PluginDriver, provider: string, env: Env): string | null {
   if (provider === "none") return null;
   const spec = driver.byKind("sandbox").find((p) => p.sandbox.provider === provider)?.sandbox;
-  const missing = (spec?.env ?? []).filter((n) => !env[n]);
+  const missing = missingSandboxEnv(spec, env);
   if (!missing.length) return null;
   return `the sandbox provider "${provider}" needs ${missing.join(" and ")}, which ${missing.length > 1 ? "are" : "is"} not set: "execute" and the file tools will fail until you set ${missing.length > 1 ? "them" : "it"}, or run the sandboxes on this machine with --sandbox local`;
 }

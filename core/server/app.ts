@@ -28,7 +28,9 @@ import { type GraphLoaders, GraphRegistry } from "./graphs.ts";
 import { errorHandler } from "./http-errors.ts";
 import { DEFAULT_LIMITS, overLimit, type ServerLimits } from "./limits.ts";
 import { consoleLog, redactingLog, type ServerLog } from "./log.ts";
+import { apiDocsRoutes } from "./api-docs.ts";
 import { openApiDocument } from "./openapi.ts";
+import { redactResponses } from "./redact-responses.ts";
 import { mcpMessageSchema } from "./protocols/openapi-operations.ts";
 import { runRoutes } from "./runs.ts";
 import { type AppEnv, authMiddleware } from "./scope.ts";
@@ -201,6 +203,8 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
   const app = new Hono<AppEnv>();
   app.onError(errorHandler(log));
   app.notFound((c) => c.json({ detail: `Not found: ${c.req.method} ${new URL(c.req.url).pathname}` }, 404));
+  // First of all: every answer, whatever route or error made it, leaves with its secrets redacted.
+  app.use(redactResponses());
   // First: a preflight carries no credentials, so it is answered before auth and the guards.
   if (opts.cors) app.use(corsMiddleware(opts.cors));
   app.use(bodyLimit({
@@ -251,6 +255,7 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
     return c.json(openApiDocument({ title: "agentcli Agent API", version: VERSION, extraPaths, schemas }));
   });
   if (opts.ui) app.route("/app", opts.ui);
+  app.route("/", apiDocsRoutes({ log }));
   // Auth guards everything after this point, extra components (MCP, A2A) included; the
   // authenticator itself lets public paths through.
   app.use(authMiddleware(opts.authenticate));

@@ -42,7 +42,7 @@ export function cronRoutes(deps: ServerDeps, scheduler: CronScheduler): Hono<App
     const assistant = await resolveAssistant(deps, b.assistant_id, { owner: ownerOf(user) });
     checkSchedule(b);
     checkEndTime(b.end_time);
-    checkMessages(b.input, "input", deps.limits);
+    checkMessages(b.input, "input", deps.limits, { chat: await deps.graphs.readsChatMessages(assistant.graph_id) });
     if (b.webhook) await deps.webhooks.check(b.webhook);
     await checkRunTargets(deps, assistant.graph_id, b as unknown as s.RunCreateBody, threadId, user);
     const timing = { schedule: b.schedule.trim().split(/\s+/).join(" "), timezone: b.timezone ?? null, end_time: b.end_time ? new Date(b.end_time).toISOString() : null };
@@ -90,7 +90,10 @@ export function cronRoutes(deps: ServerDeps, scheduler: CronScheduler): Hono<App
     };
     checkSchedule(timing);
     if (b.end_time) checkEndTime(b.end_time);
-    checkMessages(b.input, "input", deps.limits);
+    if (b.input !== undefined && b.input !== null) {
+      const assistant = await resolveAssistant(deps, cron.assistant_id, scopeOf(c));
+      checkMessages(b.input, "input", deps.limits, { chat: await deps.graphs.readsChatMessages(assistant.graph_id) });
+    }
     if (b.webhook) await deps.webhooks.check(b.webhook);
     const payload = { ...cron.payload, ...runPayload(b) };
     if (b.interrupt_before !== undefined || b.interrupt_after !== undefined) {

@@ -6,6 +6,9 @@
  * (`__`) keys: a stream never carries who the caller is beyond their id.
  */
 
+import { errorText } from "../error-text.ts";
+import { redact } from "../redact.ts";
+
 type Config = { configurable?: Record<string, unknown>; [k: string]: unknown } | null | undefined;
 
 const HIDDEN = new Set(["langgraph_auth_user", "langgraph_auth_permissions"]);
@@ -33,6 +36,9 @@ export function publicConfig(config: Config): Config {
 
 /** A task of a debug/tasks payload: its subgraph state config becomes a `checkpoint`. */
 export function debugTask(task: Record<string, unknown>): Record<string, unknown> {
+  // A failed task's error, as LangGraph keeps it ({ message, name }), without stack frames, install paths or secrets.
+  const error = task.error as { message?: unknown } | null | undefined;
+  if (error && typeof error === "object" && typeof error.message === "string") task = { ...task, error: { ...error, message: redact(errorText(error.message)) } };
   const state = task.state as Config;
   const checkpoint = state && typeof state === "object" && state.configurable ? configToCheckpoint(state, { task: true }) : null;
   if (!checkpoint) return task;

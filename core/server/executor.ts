@@ -6,6 +6,7 @@
  */
 import type { RunTrace, RunTracer } from "./tracing.ts";
 import { redact } from "../redact.ts";
+import { errorText } from "../error-text.ts";
 import { Command, UnknownInterruptError } from "@langchain/langgraph";
 import type { RunEvent } from "../storage/run-events.ts";
 import type { ClaimedRun } from "../storage/runs.ts";
@@ -237,12 +238,13 @@ export async function executeRun(deps: ExecutorDeps, run: ExecutableRun, resume:
 
 /**
  * A graph's error as the client sees it: its type and message, without the "Troubleshooting
- * URL: ..." paragraph LangChain appends (documentation noise, not the error).
+ * URL: ..." paragraph LangChain appends (documentation noise, not the error), stack frames or
+ * install paths a library quoted in the message (../error-text.ts).
  */
 export function graphError(err: unknown): { error: string; message: string } {
   const e = err instanceof Error ? err : new Error(String(err));
   // Redacted here, so no secret an upstream error quotes reaches the run, its stream or a log.
-  const message = redact(e.message.replace(/\s*Troubleshooting URL: \S+\s*$/, "").trimEnd());
+  const message = redact(errorText(e));
   return { error: e.name || "Error", message: message || e.name || "The run failed" };
 }
 
@@ -293,6 +295,7 @@ async function finishRun(
 ): Promise<void> {
   const { storage, broker, log } = deps;
   let output: unknown = r.errorOut ? { __error__: r.errorOut } : null;
+  let status = r.status;
   let others = false;
   let events: RunEvent[] = [];
   let finalValues: unknown = null;
@@ -310,7 +313,13 @@ async function finishRun(
       values = toWire(r.final.values ?? {});
       output = values;
     } else if (graph) {
-      const snapshot = await graph.getState(r.threadConfig);
+      // A state the graph cannot read back (a node wrote a value its reducer refuses) still
+      // ends the run: the thread keeps the values it had.
+      const snapshot = await graph.getState(r.threadConfig).catch(async (err: unknown) => {
+        const e = graphError(err);
+        log.warn(`run ${run.run_id}: cannot read the thread's state after the run (${e.error}: ${e.message}); it keeps its earlier values`);
+        return { values: (await storage.threads.get(run.thread_id))?.values ?? {}, next: [], tasks: [] };
+      });
       values = toWire(snapshot.values ?? {});
       interrupts = interruptsByTask(snapshot);
       // Stopped before nodes still to run (an `interrupt()` or a static interrupt_before/after).
@@ -348,13 +357,22 @@ async function finishRun(
     }
   } catch (err) {
     log.error(`run ${run.run_id}: cannot record the end of the run`, err);
+    // The run and its thread still end (never a thread `busy` with no run in flight): if even
+    // this fails, the next start frees the thread (WorkerPool.start).
+    const failure = r.errorOut ?? { error: "RunNotRecorded", message: "The run ended, but the server could not record its result (see the server log); start the run again." };
+    status = "error";
+    output = { __error__: failure };
     await storage.events.append(run.run_id, events).catch(() => {});
     await storage.runs.setStatus(run.run_id, "error", { fromStatuses: ["running"] }).catch(() => {});
+    others = await storage.threads.endFailedRun(run.thread_id, failure).catch((e2: unknown) => {
+      log.error(`run ${run.run_id}: cannot free its thread ${run.thread_id} (freed at the next start)`, e2);
+      return false;
+    });
   }
-  broker.finish(run.run_id, { status: r.status, output });
+  broker.finish(run.run_id, { status, output });
   const webhook = (run.kwargs as RunKwargs).webhook;
   if (webhook && deps.webhooks) {
-    const record = (await storage.runs.get(run.run_id).catch(() => null)) ?? { ...run, status: r.status };
+    const record = (await storage.runs.get(run.run_id).catch(() => null)) ?? { ...run, status };
     deps.webhooks.deliver(run.run_id, webhook, { ...record, values: finalValues, error: r.errorOut ? `${r.errorOut.error}: ${r.errorOut.message}` : null });
   }
   // Runs of this thread waiting behind this one can start now (here or on another replica).

@@ -6,6 +6,7 @@
  * threads: the next run uses the new graph.
  */
 import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkpoint";
+import { messagesStateReducer } from "@langchain/langgraph";
 import { userError } from "../errors.ts";
 import { RunCheckpointer } from "./run-checkpointer.ts";
 
@@ -54,6 +55,16 @@ function compiled(value: unknown, where: string): CompiledGraph {
   });
 }
 
+/**
+ * Whether a compiled graph keeps `messages` with LangGraph's messages reducer (MessagesAnnotation,
+ * `createAgent`, deep agents), which reads every message given there with LangChain.
+ */
+export function keepsChatMessages(graph: CompiledGraph): boolean {
+  const operator = (graph?.channels?.messages as { operator?: unknown } | undefined)?.operator;
+  // By name as well: a graph built with another copy of LangGraph has its own reducer function.
+  return operator === messagesStateReducer || (typeof operator === "function" && operator.name === "messagesStateReducer");
+}
+
 /** Lazily loaded graphs by id. */
 export class GraphRegistry {
   #loaders: GraphLoaders;
@@ -76,10 +87,33 @@ export class GraphRegistry {
   }
 
   /**
+   * Whether each message given to graph `id` under `messages` must be one LangChain reads:
+   * true unless the graph is known (not a factory, loaded) to keep something else there.
+   * Loading errors are left to the run that needs the graph.
+   */
+  async readsChatMessages(id: string): Promise<boolean> {
+    if (!this.has(id)) return true;
+    try {
+      const r = await this.#resolve(id);
+      return "graph" in r ? keepsChatMessages(r.graph) : true;
+    } catch {
+      return true;
+    }
+  }
+
+  /**
    * The compiled graph of `id`, bound to the server's checkpointer and store. A factory is
    * called with `config` (the run's config; a config naming only the thread for reads).
    */
   async get(id: string, config: FactoryConfig = { configurable: {} }): Promise<CompiledGraph> {
+    const r = await this.#resolve(id);
+    const graph = "graph" in r ? r.graph : compiled(await r.factory(config), id);
+    graph.checkpointer = this.#checkpointer;
+    graph.store = this.#store;
+    return graph;
+  }
+
+  #resolve(id: string): Promise<Resolved> {
     let p = this.#cache.get(id);
     if (!p) {
       const loader = this.#loaders[id];
@@ -97,11 +131,7 @@ export class GraphRegistry {
       p.catch(() => this.#cache.delete(id));
       this.#cache.set(id, p);
     }
-    const r = await p;
-    const graph = "graph" in r ? r.graph : compiled(await r.factory(config), id);
-    graph.checkpointer = this.#checkpointer;
-    graph.store = this.#store;
-    return graph;
+    return p;
   }
 
   /** Swaps in a new set of graphs; runs already executing keep the graph they started with. */

@@ -9,6 +9,7 @@
  * const server = await createAgentServer({ graphs, limits });
  */
 import { AgentcliError, userError } from "../errors.ts";
+import { checkMessageShape } from "./message-shape.ts";
 
 export interface ServerLimits {
   /** Largest request body, bytes (`AGENTCLI_MAX_BODY_MB`). */
@@ -88,11 +89,14 @@ export function overLimit(key: keyof ServerLimits, limits: ServerLimits, what: s
 
 /**
  * Checks the `messages` of a run's input or state update (an object whose `messages` is an
- * array, or an array of such updates): their number and each one's JSON size.
+ * array, or an array of such updates): their number, each one's JSON size, and, unless `chat`
+ * is false (a graph that keeps something else under `messages`, see
+ * GraphRegistry.readsChatMessages), that LangChain can read each one as a chat message
+ * (./message-shape.ts; a 422 naming it otherwise).
  */
-export function checkMessages(value: unknown, field: string, limits: ServerLimits): void {
+export function checkMessages(value: unknown, field: string, limits: ServerLimits, opts: { chat?: boolean } = {}): void {
   if (Array.isArray(value)) {
-    value.forEach((v, i) => checkMessages(v, `${field}[${i}]`, limits));
+    value.forEach((v, i) => checkMessages(v, `${field}[${i}]`, limits, opts));
     return;
   }
   if (!value || typeof value !== "object") return;
@@ -103,6 +107,7 @@ export function checkMessages(value: unknown, field: string, limits: ServerLimit
   list.forEach((m, i) => {
     const size = jsonBytes(m);
     if (size > limits.maxMessageBytes) throw overLimit("maxMessageBytes", limits, `${field}.messages[${i}] is ${describeLimit("maxMessageBytes", size)}`);
+    if (opts.chat !== false) checkMessageShape(m, Array.isArray(messages) ? `${field}.messages[${i}]` : `${field}.messages`);
   });
 }
 

@@ -5,28 +5,42 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { userError } from "../errors.ts";
+import { type AllowedHosts, defaultAllowedHosts, hostAllowed, refusedHostMessage, refusedHostResponse } from "./allowed-hosts.ts";
+import { DEFAULT_MAX_CONNECTIONS_PER_CLIENT, limitConnectionsPerClient } from "./client-connections.ts";
+import { DEFAULT_MAX_CONNECTIONS } from "./listen-settings.ts";
 import { clientErrorReporter, type ServerLog } from "./log.ts";
 
 export interface Listening {
   port: number;
   host: string;
+  /** Replaces the `Host` allow-list (dev reads its project's `.env` after it listens). */
+  allowHosts(hosts: AllowedHosts): void;
   /** Stops accepting connections and closes open ones (SSE streams included). */
   close(): Promise<void>;
 }
 
-/** How long a client may take to send its request headers, then its whole request (ms). */
-export const DEFAULT_TIMEOUTS = { headersMs: 15_000, requestMs: 120_000 };
+/**
+ * How long a client may take to send its request headers (also: how long a new connection may
+ * stay silent), then its whole request, and how long an idle keep-alive connection is kept (ms).
+ */
+export const DEFAULT_TIMEOUTS = { headersMs: 15_000, requestMs: 120_000, keepAliveMs: 5_000 };
 
-/** Connections served at once; more are refused (`AGENTCLI_MAX_CONNECTIONS`). */
-export const DEFAULT_MAX_CONNECTIONS = 1000;
+export { DEFAULT_MAX_CONNECTIONS } from "./listen-settings.ts";
 
 export interface ListenOptions {
   port: number;
   host?: string;
   upgrade?: (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
-  /** Header and whole-request timeouts (defaults {@link DEFAULT_TIMEOUTS}). */
-  timeouts?: { headersMs?: number; requestMs?: number };
+  /** Header, whole-request and keep-alive timeouts (defaults {@link DEFAULT_TIMEOUTS}). */
+  timeouts?: { headersMs?: number; requestMs?: number; keepAliveMs?: number };
   maxConnections?: number;
+  /** Connections one client address may hold at once (default {@link DEFAULT_MAX_CONNECTIONS_PER_CLIENT}; 0: no bound). */
+  maxConnectionsPerClient?: number;
+  /**
+   * The `Host` names served (./allowed-hosts.ts); others get a 403 before any route or auth
+   * runs. Default: loopback names and IP addresses on a loopback bind, any name otherwise.
+   */
+  allowedHosts?: AllowedHosts;
   /** Where client errors (malformed or timed-out requests) are reported: one line each, at most one line per 10 s. */
   log?: Pick<ServerLog, "warn">;
 }
@@ -42,18 +56,27 @@ export async function listen(server: { fetch: (req: Request) => Response | Promi
   const headersTimeout = opts.timeouts?.headersMs ?? DEFAULT_TIMEOUTS.headersMs;
   const requestTimeout = Math.max(opts.timeouts?.requestMs ?? DEFAULT_TIMEOUTS.requestMs, headersTimeout);
   const report = clientErrorReporter(opts.log);
+  let hosts = opts.allowedHosts ?? defaultAllowedHosts({ mode: "serve", bind: host });
+  const fetch = (req: Request, ...rest: unknown[]) => {
+    const name = req.headers.get("host");
+    if (!hostAllowed(hosts, name)) return refusedHostResponse(name!);
+    return (server.fetch as (req: Request, ...rest: unknown[]) => Response | Promise<Response>)(req, ...rest);
+  };
   return new Promise((resolve, reject) => {
     const srv = serve({
-      fetch: server.fetch,
+      fetch,
       port: opts.port,
       hostname: host,
       // Timeouts are checked this often (Node's default, 30 s, lets a slow client hold on far past them).
-      serverOptions: { headersTimeout, requestTimeout, connectionsCheckingInterval: Math.min(1000, headersTimeout) },
+      serverOptions: { headersTimeout, requestTimeout, keepAliveTimeout: opts.timeouts?.keepAliveMs ?? DEFAULT_TIMEOUTS.keepAliveMs, connectionsCheckingInterval: Math.min(1000, headersTimeout) },
     }, (info) => {
       srv.off("error", onError);
       resolve({
         port: info.port,
         host,
+        allowHosts: (next) => {
+          hosts = next;
+        },
         close: () =>
           new Promise<void>((res) => {
             const s = srv as unknown as { closeAllConnections?: () => void; close: (cb: () => void) => void };
@@ -80,6 +103,16 @@ export async function listen(server: { fetch: (req: Request) => Response | Promi
       }
       socket.destroy();
     });
-    if (opts.upgrade) srv.on("upgrade", opts.upgrade);
+    limitConnectionsPerClient(srv as unknown as import("node:net").Server, opts.maxConnectionsPerClient ?? DEFAULT_MAX_CONNECTIONS_PER_CLIENT, () =>
+      report("a client address reached its connection limit (AGENTCLI_MAX_CONNECTIONS_PER_CLIENT); its new connections are refused"));
+    if (opts.upgrade) {
+      const upgrade = opts.upgrade;
+      srv.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+        const name = req.headers.host;
+        if (hostAllowed(hosts, name)) return upgrade(req, socket, head);
+        const body = JSON.stringify({ detail: refusedHostMessage(name!) });
+        socket.end(`HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+      });
+    }
   });
 }

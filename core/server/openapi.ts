@@ -15,6 +15,9 @@ const OPERATIONS: Op[] = [
   ["get", "/ok", "Health check"],
   ["get", "/info", "Server information"],
   ["get", "/openapi.json", "This OpenAPI document"],
+  ["get", "/docs", "The API reference of this document (Swagger UI)"],
+  ["get", "/docs/{file}", "A static file of the API reference"],
+  ["get", "/favicon.ico", "The favicon"],
   ["post", "/assistants", "Create an assistant", s.assistantCreate],
   ["post", "/assistants/search", "Search assistants", s.assistantSearch],
   ["post", "/assistants/count", "Count assistants", s.assistantSearch],
@@ -85,6 +88,8 @@ function operation([method, path, summary, body]: Op) {
     method: method as "get",
     path,
     summary,
+    // Grouped in the reference at /docs by the first path segment; /ok, /info, /docs... are "server".
+    tags: [/^\/(ok|info|openapi\.json|docs|favicon\.ico)(\/|$)/.test(path) ? "server" : path.split("/")[1]!],
     request: {
       ...(params.length ? { params: z.object(Object.fromEntries(params.map((p) => [p, z.string()]))) } : {}),
       // The library types schemas with its own copy of zod's declarations, which ours do not match by type (they do at run time).

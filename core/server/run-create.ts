@@ -33,8 +33,9 @@ async function createRunOnce(deps: ServerDeps, user: AuthUser | null, b: RunCrea
   const assistant = found ?? await resolveAssistant(deps, b.assistant_id, scope);
   const stateless = threadId === null;
   const tid = threadId ?? crypto.randomUUID();
-  checkMessages(b.input, "input", deps.limits);
-  checkMessages(b.command?.update, "command.update", deps.limits);
+  const chat = await deps.graphs.readsChatMessages(assistant.graph_id);
+  checkMessages(b.input, "input", deps.limits, { chat });
+  checkMessages(b.command?.update, "command.update", deps.limits, { chat });
   if (b.webhook) await deps.webhooks.check(b.webhook);
   await checkRunTargets(deps, assistant.graph_id, b, threadId, user);
   // The per-user queue cap: on an existing thread, checked by the statement that creates the run.

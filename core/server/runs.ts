@@ -6,9 +6,11 @@
 import { type Context, Hono } from "hono";
 import type { Run, RunStatus } from "../storage/records.ts";
 import type { RunEnd } from "./broker.ts";
-import type { ServerDeps } from "./deps.ts";
+import { resolveAssistant, type ServerDeps } from "./deps.ts";
 import { conflict, jsonBody, notFound, parseBody, unprocessable } from "./http-errors.ts";
 import { cancelRun, createRun } from "./run-create.ts";
+import { checkMessages } from "./limits.ts";
+import { AgentcliError, userError } from "../errors.ts";
 import * as s from "./schemas.ts";
 import { type AppEnv, scopeOf, userOf } from "./scope.ts";
 import { lastEventId, sseResponse } from "./streaming.ts";
@@ -102,13 +104,20 @@ export function runRoutes(deps: ServerDeps): Hono<AppEnv> {
     const body = await jsonBody(c);
     if (!Array.isArray(body)) throw unprocessable("Invalid request: the batch body must be an array of runs");
     // Every run is checked before any is created; an error names the run by its index.
-    const parsed = body.map((b, i) => {
+    const parsed: s.RunCreateBody[] = [];
+    for (const [i, b] of body.entries()) {
       try {
-        return parseBody(s.runCreate, b);
+        const run = parseBody(s.runCreate, b);
+        const assistant = await resolveAssistant(deps, run.assistant_id, scopeOf(c));
+        const chat = await deps.graphs.readsChatMessages(assistant.graph_id);
+        checkMessages(run.input, "input", deps.limits, { chat });
+        checkMessages(run.command?.update, "command.update", deps.limits, { chat });
+        parsed.push(run);
       } catch (err) {
-        throw unprocessable((err as Error).message.replace(/^Invalid request: /, `Invalid request: [${i}].`));
+        if (!(err instanceof AgentcliError)) throw err;
+        throw userError(err.code, { message: err.message.startsWith("Invalid request: ") ? err.message.replace(/^Invalid request: /, `Invalid request: [${i}].`) : `Run [${i}]: ${err.message}`, hint: err.hint, status: err.status });
       }
-    });
+    }
     const out: Run[] = [];
     for (const b of parsed) out.push(await createRun(deps, userOf(c), b, null));
     return c.json(out);

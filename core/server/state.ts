@@ -3,6 +3,8 @@
  * interrupts, checkpoint, metadata, parent checkpoint) from a LangGraph state snapshot.
  */
 import { toWire } from "./serialize.ts";
+import { errorText } from "../error-text.ts";
+import { redact } from "../redact.ts";
 
 // deno-lint-ignore no-explicit-any
 type Snapshot = any;
@@ -19,7 +21,7 @@ export function stateToWire(s: Snapshot): Record<string, unknown> {
     id: t.id,
     name: t.name,
     path: t.path ?? [],
-    error: t.error ? (t.error instanceof Error ? `${t.error.name}: ${t.error.message}` : String(t.error)) : null,
+    error: t.error ? taskError(t.error) : null,
     interrupts: toWire(t.interrupts ?? []),
     checkpoint: t.state && "configurable" in t.state ? checkpointOf(t.state) : null,
     state: t.state && "values" in t.state ? stateToWire(t.state) : null,
@@ -35,6 +37,18 @@ export function stateToWire(s: Snapshot): Record<string, unknown> {
     parent_checkpoint: checkpointOf(s.parentConfig),
     interrupts: tasks.flatMap((t: { interrupts: unknown[] }) => t.interrupts),
   };
+}
+
+/**
+ * A failed task's error as "Name: message", without the stack frames or install paths a
+ * library may quote in the message, nor a secret an upstream service quoted. LangGraph keeps a task's error as `{ message, name }`.
+ */
+export function taskError(e: unknown): string {
+  if (e && typeof e === "object" && typeof (e as { message?: unknown }).message === "string") {
+    const { name, message } = e as { name?: unknown; message: string };
+    return redact(`${typeof name === "string" && name ? name : "Error"}: ${errorText(message)}`);
+  }
+  return redact(errorText(String(e)));
 }
 
 /** Interrupts of a snapshot keyed by task id (the `Thread.interrupts` field). */

@@ -13,8 +13,10 @@ import { type AppEnv, ownedMetadata, patchMetadata, scopeOf, userOf } from "./sc
 import { checkMessages, describeLimit } from "./limits.ts";
 import { interruptsByTask, stateToWire } from "./state.ts";
 import { toWire } from "./serialize.ts";
-import type { CompiledGraph } from "./graphs.ts";
+import { type CompiledGraph, keepsChatMessages } from "./graphs.ts";
 import { graphError } from "./executor.ts";
+import { isTransientDbError } from "../storage/db-retry.ts";
+import { AgentcliError } from "../errors.ts";
 
 /** Minutes of a thread's `ttl` (a number, or `{ttl, strategy: "delete"}`). */
 function ttlMinutes(ttl: number | { ttl: number } | undefined): number | undefined {
@@ -60,7 +62,11 @@ export function threadRoutes(deps: ServerDeps): Hono<AppEnv> {
 
   app.post("/", async (c) => {
     const b = parseBody(s.threadCreate, await jsonBody(c));
-    b.supersteps?.forEach((step, i) => step.updates.forEach((u, j) => checkMessages(u.values, `supersteps[${i}].updates[${j}].values`, deps.limits)));
+    if (b.supersteps?.length) {
+      const graphId = typeof b.metadata?.graph_id === "string" ? b.metadata.graph_id : deps.graphs.ids().length === 1 ? deps.graphs.ids()[0]! : null;
+      const chat = graphId ? await deps.graphs.readsChatMessages(graphId) : true;
+      b.supersteps.forEach((step, i) => step.updates.forEach((u, j) => checkMessages(u.values, `supersteps[${i}].updates[${j}].values`, deps.limits, { chat })));
+    }
     const id = b.thread_id ?? crypto.randomUUID();
     const metadata = ownedMetadata(userOf(c), b.metadata);
     if (metadata.graph_id === undefined || metadata.graph_id === null) delete metadata.graph_id;
@@ -138,7 +144,15 @@ export function threadRoutes(deps: ServerDeps): Hono<AppEnv> {
     const configurable: Record<string, unknown> = { thread_id: t.thread_id };
     if (checkpoint?.checkpoint_id) configurable.checkpoint_id = checkpoint.checkpoint_id;
     if (checkpoint?.checkpoint_ns) configurable.checkpoint_ns = checkpoint.checkpoint_ns;
-    const snapshot = await graph.getState({ configurable }, { subgraphs });
+    const snapshot = await graph.getState({ configurable }, { subgraphs }).catch((err: unknown) => {
+      if (isTransientDbError(err) || err instanceof AgentcliError) throw err;
+      // A write the graph's reducers refuse (a node returned a value its state cannot hold): the thread's data, not a server fault.
+      const e = graphError(err);
+      throw conflict(
+        `Cannot read the state of thread "${t.thread_id}": its checkpoint holds a write the graph cannot apply (${e.message.split("\n")[0]})`,
+        "Start a new run on the thread (it goes on from its last complete checkpoint), or read an earlier checkpoint from /threads/{thread_id}/history.",
+      );
+    });
     // A checkpoint that does not exist reads as an empty snapshot (no creation time).
     if (checkpoint?.checkpoint_id && (!snapshot.createdAt || !snapshot.config?.configurable?.checkpoint_id)) throw notFound("Checkpoint", String(checkpoint.checkpoint_id));
     return stateToWire(snapshot);
@@ -154,10 +168,12 @@ export function threadRoutes(deps: ServerDeps): Hono<AppEnv> {
 
   app.post("/:thread_id/state", async (c) => {
     const b = parseBody(s.stateUpdate, await jsonBody(c));
-    checkMessages(b.values, "values", deps.limits);
+    checkMessages(b.values, "values", deps.limits, { chat: false });
     const t = await getThread(deps, c);
     const graph = await threadGraph(deps, t);
     if (!graph) throw conflict(`Cannot update the state of thread "${t.thread_id}": it has no graph yet`, "Run the thread once, or create it with a graph_id in its metadata.");
+    // Now that the graph is known: each message one LangChain reads, if the graph reads them so.
+    if (keepsChatMessages(graph)) checkMessages(b.values, "values", deps.limits);
     const inflight = await storage.runs.inflight(t.thread_id);
     if (inflight.length) throw conflict(`Cannot update the state of thread "${t.thread_id}": it has a ${inflight.some((r) => r.status === "running") ? "running" : "pending"} run`, "Wait for the thread's runs to end (join them), or cancel them.");
     const configurable: Record<string, unknown> = { thread_id: t.thread_id };

@@ -17,6 +17,7 @@
  */
 import { Buffer } from "node:buffer";
 import { userError } from "../errors.ts";
+import { redact } from "../redact.ts";
 import type { Storage } from "../storage/storage.ts";
 import { VERSION } from "../version.ts";
 import { unprocessable } from "./http-errors.ts";
@@ -251,7 +252,8 @@ export class WebhookSender {
         outcome = { ...outcome, status: "refused", error: `refused: ${why}` };
         break;
       }
-      const body = JSON.stringify({ ...payload, webhook_sent_at: new Date().toISOString() });
+      // The run's output and error leave the process here too: redacted like every response (core/redact.ts).
+      const body = redact(JSON.stringify({ ...payload, webhook_sent_at: new Date().toISOString() }));
       const headers: Record<string, string> = { "content-type": "application/json", "user-agent": `agentcli/${VERSION}` };
       if (settings.secret) headers[SIGNATURE_HEADER.toLowerCase()] = await sign(settings.secret, body);
       const timeout = AbortSignal.timeout(settings.timeoutMs);

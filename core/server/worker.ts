@@ -4,7 +4,8 @@
  * executing here, takes over runs whose replica stopped renewing theirs (they resume from
  * their last checkpoint), and covers delayed runs (`after_seconds`) and wake-ups lost between
  * replicas. On the embedded engine (one process owns the data) runs a crash left `running`
- * are failed at start, with an `error` event on their stream, so nothing stays stuck.
+ * are failed at start, with an `error` event on their stream, so nothing stays stuck; on
+ * every engine, threads left `busy` with no run in flight are freed at start.
  */
 import type { Run } from "../storage/records.ts";
 import type { Storage } from "../storage/storage.ts";
@@ -78,6 +79,7 @@ export class WorkerPool {
   /** Recovers orphaned runs, then starts claiming. */
   async start(): Promise<void> {
     if (this.#deps.exclusive) await this.#failOrphans();
+    await this.#freeStranded();
     const period = Math.max(250, (this.#deps.storage.runs.leaseSeconds * 1000) / 3);
     this.#timer = setInterval(() => void this.#tick(), period);
     (this.#timer as { unref?: () => void }).unref?.();
@@ -99,6 +101,15 @@ export class WorkerPool {
       const logged = await this.#deps.storage.events.read(run.run_id);
       await this.#deps.storage.events.append(run.run_id, [{ id: (logged.at(-1)?.id ?? 0) + 1, event: "error", data: JSON.stringify(error) }]);
       this.#deps.broker.finishRemote(run.run_id, { status: "error", output: { __error__: error } });
+    }
+  }
+
+  /** Threads a run left `busy` with none in flight (its end could not be recorded) take runs again. */
+  async #freeStranded(): Promise<void> {
+    try {
+      for (const id of await this.#deps.storage.threads.freeStranded()) this.#deps.log.warn(`thread ${id} was busy with no run in flight; freed`);
+    } catch (err) {
+      this.#deps.log.error("cannot free threads left busy with no run in flight", err);
     }
   }
 

@@ -140,6 +140,34 @@ export class ThreadStore {
     await tx.query("UPDATE threads SET status = $2, updated_at = now() WHERE thread_id = $1", [id, status]);
   }
 
+  /**
+   * Ends a thread's run whose end could not be recorded with its state: the thread is `error`
+   * (with `error`) unless another of its runs is in flight (then it stays `busy`). Returns
+   * whether it stays busy.
+   */
+  async endFailedRun(id: string, error: unknown, tx: SqlExecutor = this.#sql): Promise<boolean> {
+    const { rows } = await tx.query<{ status: ThreadStatus }>(
+      `UPDATE threads SET status = CASE WHEN EXISTS (SELECT 1 FROM runs r WHERE r.thread_id = $1 AND r.status IN ('pending', 'running')) THEN 'busy' ELSE 'error' END,
+       error = $2::jsonb, updated_at = now() WHERE thread_id = $1 RETURNING status`,
+      [id, this.#state(error)],
+    );
+    return rows[0]?.status === "busy";
+  }
+
+  /**
+   * Frees threads left `busy` with no run in flight (a run whose end could not be recorded,
+   * or data written before that was handled): each becomes `error` when its latest run ended
+   * `error` or `timeout`, `idle` otherwise. Returns the ids freed.
+   */
+  async freeStranded(tx: SqlExecutor = this.#sql): Promise<string[]> {
+    const { rows } = await tx.query<{ thread_id: string }>(
+      `UPDATE threads t SET status = CASE WHEN (SELECT r.status FROM runs r WHERE r.thread_id = t.thread_id ORDER BY r.seq DESC LIMIT 1) IN ('error', 'timeout') THEN 'error' ELSE 'idle' END,
+       updated_at = now()
+       WHERE t.status = 'busy' AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.thread_id = t.thread_id AND r.status IN ('pending', 'running')) RETURNING t.thread_id`,
+    );
+    return rows.map((r) => r.thread_id);
+  }
+
   /** Records the thread's state after a run or a state update. */
   async saveState(
     id: string,

@@ -4,9 +4,10 @@
  * (`agentcli deploy --platform-url` sets it), key from `PLATFORM_API_KEY`.
  *
  * Flow: find the deployment by name (or create it, source `internal_source`), ask for an
- * upload URL, PUT the bundle, PATCH the deployment with the uploaded path and the `.env`
- * secrets (a new revision), then follow the revision, printing each state with the time
- * elapsed, until `DEPLOYED`; any other end is a user error with the reason and the logs.
+ * upload URL, PUT the bundle, PATCH the deployment with the uploaded path and the secrets
+ * `deploy` chose (a new revision; exactly those, see `core/cli/deploy-secrets.ts`), then follow the revision, printing each state with the time
+ * elapsed, until `DEPLOYED` (or `INTERRUPTED`, superseded by a newer revision after it went
+ * live: a warning); any other end is a user error with the reason and the logs.
  */
 import { definePlugin, type DeployResult, type HookLogger } from "../../core/hooks.ts";
 import { userError } from "../../core/errors.ts";
@@ -119,7 +120,12 @@ export default definePlugin({
   name: "platform",
   kind: "deploy",
   description: "Deploy to an agentcli control plane (self-hosted or cloud)",
-  deploy: { target: "platform", env: ["PLATFORM_API_KEY"], envReason: 'the control plane: an API key from "agentcli platform admin create-key"' },
+  deploy: {
+    target: "platform",
+    env: ["PLATFORM_API_KEY"],
+    envReason: 'the control plane: an API key from "agentcli platform admin create-key"',
+    sandboxAccess: { providers: ["platform"], how: "the control plane gives each revision its own sandbox key (AGENTCLI_PLATFORM_SANDBOX_KEY)" },
+  },
   hooks: {
     async "deploy:target"({ target, bundle, name, secrets, env, log, signal }): Promise<DeployResult | null> {
       if (target !== "platform") return null;
@@ -133,17 +139,19 @@ export default definePlugin({
       const deployment = await findOrCreate(api, name, log);
       const objectPath = await upload(api, deployment, bundle, signal);
       log.info(`Uploaded the bundle (${bundle.byteLength} bytes)`);
-      // Without an [auth] section the deployed agent checks `x-api-key` against PLATFORM_API_KEY
-      // (spec 5.1), so it travels with the secrets even when it came from the environment.
-      const allSecrets = secrets.some((s) => s.name === "PLATFORM_API_KEY") ? secrets : [...secrets, { name: "PLATFORM_API_KEY", value: key }];
+      // Exactly the secrets `deploy` chose (core/cli/deploy-secrets.ts, what --dry-run lists): the
+      // control-plane key is among them only when the project needs it at run time.
       const patched = await api.call<Deployment>("PATCH", `/v2/deployments/${deployment.id}`, {
         source_revision_config: { source_tarball_path: objectPath },
-        secrets: allSecrets,
+        secrets,
       });
       const revisionId = patched.latest_revision_id!;
       log.info(`Revision ${revisionId}:`);
       const r = await follow(api, deployment.id, revisionId, log, signal);
-      if (r.status !== "DEPLOYED") {
+      // It went live, and a newer revision (another deploy, a secrets patch) replaced it before we looked.
+      const superseded = r.status === "INTERRUPTED" && /^superseded by revision /.test(r.status_message ?? "");
+      if (superseded) log.warn(`revision ${revisionId} went live and was then ${r.status_message} (made since this deploy started)`);
+      if (r.status !== "DEPLOYED" && !superseded) {
         const logs = await api.call<{ logs: Array<{ kind: string; message: string }> }>("GET", `/v2/deployments/${deployment.id}/revisions/${revisionId}/logs`).catch(() => ({ logs: [] }));
         const tail = logs.logs.slice(-30).map((l) => `  [${l.kind}] ${l.message}`).join("\n");
         throw userError("DEPLOY_FAILED", {

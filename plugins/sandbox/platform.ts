@@ -84,6 +84,8 @@ export default definePlugin({
   sandbox: {
     provider: "platform",
     env: ["PLATFORM_API_KEY"],
+    // A revision of the control plane gets its deployment's own key instead of the tenant's.
+    envStandIns: ["AGENTCLI_PLATFORM_SANDBOX_KEY"],
     partnerPackage: "langsmith",
     defaultTemplate: "agentcli-default",
     capabilities: { persistentFiles: true, network: false, gpu: false },

@@ -25,6 +25,7 @@ export const COMPAT_GRAPHS: Record<string, string> = {
   typed: "typed.ts:graph",
   factory: "factory.ts:graph",
   uncompiled: "uncompiled.ts:graph",
+  chat: "chat.ts:graph",
 };
 
 export const PEER = process.env.AGENTCLI_COMPAT_PEER === "1";

@@ -110,7 +110,8 @@ async function scenario(storage?: (deploymentId: string, present: boolean) => Pr
   const deployment = (await api("GET", "/v2/deployments?name_contains=research-assistant")).body.resources[0];
   const firstRevision = deployment.active_revision_id;
   const secretNames = deployment.secrets.map((x: { name: string }) => x.name).sort();
-  assert.deepEqual(secretNames, ["OPENAI_API_KEY", "PLATFORM_API_KEY"], ".env values become deployment secrets");
+  // [auth] anonymous: the control-plane key deploy used is not shipped (issue 31, item 5).
+  assert.deepEqual(secretNames, ["OPENAI_API_KEY"], ".env values become deployment secrets, and nothing else");
   assert.ok(!JSON.stringify(deployment).includes("sk-e2e-not-a-real-key"));
 
   let polling = true;
@@ -141,6 +142,8 @@ async function scenario(storage?: (deploymentId: string, present: boolean) => Pr
   assert.equal(afterSecond.url, url, "the stable URL does not change");
   const revisions = (await api("GET", `/v2/deployments/${deployment.id}/revisions`)).body.resources;
   assert.equal(revisions.length, 2, "each deploy makes a revision");
+  const superseded = revisions.find((r: { id: string }) => r.id === firstRevision);
+  assert.deepEqual([superseded.status, superseded.status_message], ["INTERRUPTED", `superseded by revision ${afterSecond.active_revision_id}`], "only the serving revision is DEPLOYED");
   assert.equal(await liveSkill(url), "Review a draft, Version two.", "the new revision serves");
 
   const upload = (await api("POST", `/v2/deployments/${deployment.id}/upload-url`)).body;

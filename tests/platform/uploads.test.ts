@@ -8,6 +8,7 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { gzipSync } from "node:zlib";
 import { packTar } from "../../core/bundle/tar.ts";
+import { getObject } from "../../core/platform/store.ts";
 import { okLatencyDuring } from "../_ok-latency.ts";
 import { makeBundle, notABundle, startTestPlatform, type TestPlatform } from "./_harness.ts";
 
@@ -155,6 +156,55 @@ describe("uploads", () => {
   test("an archive that is not a bundle is accepted at upload and fails the build (checked there)", async () => {
     const u = await uploadUrl();
     assert.equal((await put(u.url, notABundle() as Uint8Array<ArrayBuffer>)).status, 200);
+  });
+});
+
+describe("an upload URL is good for one upload (issue 30, item 4)", () => {
+  const stored = async (objectPath: string) => Buffer.from((await getObject(t.platform.sql, objectPath))!.bytes!);
+
+  test("a second PUT to a used URL is 409 naming what to do, and the stored bytes stay", async () => {
+    const u = await uploadUrl();
+    const first = await makeBundle();
+    assert.equal((await put(u.url, first as Uint8Array<ArrayBuffer>)).status, 200);
+    const replacement = gzipSync(packTar(new Map([["AGENTS.md", new TextEncoder().encode("replaced")]])));
+    const again = await put(u.url, replacement);
+    assert.equal(again.status, 409, JSON.stringify(again.body));
+    assert.match(again.body.detail, /this upload URL was already used, and an upload is never replaced; ask for a new one \(POST \/v2\/deployments\/[0-9a-f-]+\/upload-url\)/);
+    assert.deepEqual(await stored(u.objectPath), Buffer.from(first));
+    const same = await put(u.url, first as Uint8Array<ArrayBuffer>);
+    assert.equal(same.status, 409, "even the same bytes: the URL is spent");
+  });
+
+  test("a replay after a deployment used the upload cannot change what its next revision is built from", async () => {
+    const u = await uploadUrl();
+    const bundle = await makeBundle();
+    assert.equal((await put(u.url, bundle as Uint8Array<ArrayBuffer>)).status, 200);
+    const p = await t.call("PATCH", `/v2/deployments/${u.deploymentId}`, { body: { source_revision_config: { source_tarball_path: u.objectPath } } });
+    assert.equal(p.status, 200, JSON.stringify(p.body));
+    // The reported attack: no API key, only the URL, then a secrets patch makes a revision from the same path.
+    const replay = await put(u.url, notABundle() as Uint8Array<ArrayBuffer>);
+    assert.equal(replay.status, 409);
+    const patched = await t.call("PATCH", `/v2/deployments/${u.deploymentId}`, { body: { secrets: [{ name: "A", value: "b" }] } });
+    assert.equal(patched.status, 200, JSON.stringify(patched.body));
+    const r = await t.call("GET", `/v2/deployments/${u.deploymentId}/revisions/${patched.body.latest_revision_id}`);
+    assert.equal(r.body.source_revision_config.source_tarball_path, u.objectPath);
+    assert.deepEqual(await stored(u.objectPath), Buffer.from(bundle));
+  });
+
+  test("two PUTs racing on one URL: exactly one is stored, the other is 409", async () => {
+    const u = await uploadUrl();
+    const a = await makeBundle();
+    const b = gzipSync(packTar(new Map([["AGENTS.md", new TextEncoder().encode("other")]])));
+    const results = await Promise.all([put(u.url, a as Uint8Array<ArrayBuffer>), put(u.url, b)]);
+    assert.deepEqual(results.map((r) => r.status).sort(), [200, 409], JSON.stringify(results));
+    const winner = results[0]!.status === 200 ? a : b;
+    assert.deepEqual(await stored(u.objectPath), Buffer.from(winner));
+  });
+
+  test("a refused upload stores nothing and leaves the URL usable", async () => {
+    const u = await uploadUrl();
+    assert.equal((await put(u.url, new TextEncoder().encode("not a bundle"))).status, 422);
+    assert.equal((await put(u.url, (await makeBundle()) as Uint8Array<ArrayBuffer>)).status, 200);
   });
 });
 

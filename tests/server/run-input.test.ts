@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { startTestServer, type TestServer } from "./_harness.ts";
+import { FIXTURES, startTestServer, type TestServer } from "./_harness.ts";
 
 const BAD_INPUTS: unknown[] = ["x", ["hi"], 3, true];
 const INPUT_MESSAGE = /422[\s\S]*input: must be an object of the graph's state keys, e\.g\. \{\\?"messages\\?": \[/;
@@ -14,7 +14,7 @@ const INPUT_MESSAGE = /422[\s\S]*input: must be an object of the graph's state k
 describe("run input", () => {
   let t: TestServer;
   before(async () => {
-    t = await startTestServer();
+    t = await startTestServer({ graphs: { ...FIXTURES, unreadable: async () => (await import("../fixtures/graphs/unreadable-write.ts")).graph } });
   });
   after(async () => {
     await t.close();
@@ -54,9 +54,10 @@ describe("run input", () => {
   });
 
   test("a graph's error keeps its type and message, without the troubleshooting URL", async () => {
-    const bad = { messages: [{ role: "bogus", content: "x" }] };
+    // A graph whose node writes a message LangChain cannot read (an input message is refused before the run: message-input.test.ts).
+    const bad = { messages: [{ role: "user", content: "x" }] };
     // wait: the SDK raises the run's error.
-    await assert.rejects(t.client.runs.wait(null, "echo", { input: bad }), (err: Error) => {
+    await assert.rejects(t.client.runs.wait(null, "unreadable", { input: bad }), (err: Error) => {
       assert.match(err.message, /Unable to coerce message/);
       assert.doesNotMatch(err.message, /Troubleshooting URL|docs\.langchain\.com/);
       return true;
@@ -64,7 +65,7 @@ describe("run input", () => {
     // stream: the error event.
     const thread = await t.client.threads.create();
     const errors: Array<{ error: string; message: string }> = [];
-    for await (const chunk of t.client.runs.stream(thread.thread_id, "echo", { input: bad })) {
+    for await (const chunk of t.client.runs.stream(thread.thread_id, "unreadable", { input: bad })) {
       if (chunk.event === "error") errors.push(chunk.data as { error: string; message: string });
     }
     assert.equal(errors.length, 1);
