@@ -33,7 +33,9 @@ test("as a regular user: the local runtime's conformance suite and its own tests
   chmodSync(home, 0o777);
   try {
     const files = ["tests/sandbox/local.test.ts", "tests/sandbox/local-runtime.test.ts", "tests/sandbox/local-dev-new-project.test.ts"];
-    const args = [`--reuid=${REGULAR}`, `--regid=${REGULAR}`, "--clear-groups", "--", process.execPath, "--test", "--test-concurrency=1", ...files];
+    // One process for the files (no isolation): its report is plain TAP on stdout, read below.
+    const isolation = process.allowedNodeEnvironmentFlags.has("--test-isolation") ? "--test-isolation=none" : "--experimental-test-isolation=none";
+    const args = [`--reuid=${REGULAR}`, `--regid=${REGULAR}`, "--clear-groups", "--", process.execPath, "--test", isolation, "--test-reporter=tap", ...files];
     // Without NODE_TEST_CONTEXT the child is a test run of its own, not a part of this one.
     const { NODE_TEST_CONTEXT: _, ...env } = process.env;
     const child = spawn("setpriv", args, { cwd: process.cwd(), env: { ...env, HOME: home, TMPDIR: home }, stdio: ["ignore", "pipe", "pipe"] });
