@@ -83,7 +83,7 @@ export interface DeployResult {
 export interface DeployTargetOptions {
   /** The `--target` name (default `platform`). */
   target: string;
-  /** The deterministic bundle (gzipped ustar, see the README's "The bundle"). */
+  /** The deterministic bundle (gzipped ustar, see docs/build.md, "The bundle"). */
   bundle: Uint8Array;
   /** `[agent].name`. */
   name: string;

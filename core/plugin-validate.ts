@@ -90,7 +90,7 @@ export function validatePlugins(plugins: readonly unknown[], sources: readonly s
             : issue.code === "invalid_union" && path === "kind"
               ? `${label}: "kind" must be one of "model", "identity", "sandbox", "sandbox-runtime", "deploy", "extension"`
               : `${label}: "${path}" ${issue.message}`;
-        problems.push({ file: source, message, hint: "See the plugin author's guide in the README for the plugin shape." });
+        problems.push({ file: source, message, hint: "See docs/plugins.md, section The plugin object, for the plugin shape." });
       }
       return;
     }

@@ -35,7 +35,7 @@ export async function loadPlugins(builtins: readonly Plugin[], opts: { paths?: r
     } catch (err) {
       throw userError("PLUGIN_INVALID", {
         message: `Cannot load plugin "${p}": ${err instanceof Error ? err.message : String(err)}`,
-        hint: "A plugin file is an ES module whose default export is a plugin (see the README's plugin author's guide).",
+        hint: "A plugin file is an ES module whose default export is a plugin (see docs/plugins.md, section The plugin object).",
       });
     }
     const exported = mod.default ?? mod.plugins;

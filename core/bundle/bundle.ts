@@ -1,5 +1,5 @@
 /**
- * Builds and reads bundles (format in `types.ts` and the README). Building is deterministic:
+ * Builds and reads bundles (format in `types.ts` and docs/build.md). Building is deterministic:
  * the same project gives a byte-identical archive (sorted entries, fixed metadata, canonical
  * JSON, gzip without a timestamp).
  *

@@ -26,6 +26,11 @@ export interface CliContext {
    */
   builtinPlugins: () => Promise<readonly Plugin[]>;
   version: string;
+  /**
+   * The command that runs this agentcli again from any folder, for next steps printed to the
+   * user: `agentcli` when it is on PATH, else its absolute path (`invocationCommand`).
+   */
+  invocation?: string;
   /** Resolves once on SIGINT/SIGTERM; long-running commands await it to shut down. */
   shutdownSignal: AbortSignal;
 }

@@ -1,5 +1,5 @@
 /**
- * The control plane's HTTP app (spec 4.3 plus the extensions in `README.md`): a Hono app on
+ * The control plane's HTTP app (spec 4.3 plus the extensions in `docs/control-plane.md`): a Hono app on
  * Web-standard Request/Response, testable with `app.request()`. Every route but `/ok`,
  * `/openapi.json` with its API reference at `/docs` (./openapi.ts), `/favicon.ico`,
  * signed uploads, signed webhooks and bundle downloads (which also take a bundle token) needs

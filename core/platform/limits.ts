@@ -1,6 +1,6 @@
 /**
  * Bounds of what the control plane accepts from clients, each raised by an environment
- * variable of `agentcli platform serve` (documented in `README.md`). Errors that enforce a
+ * variable of `agentcli platform serve` (documented in `docs/control-plane.md`). Errors that enforce a
  * bound name the limit and its variable, so the message says how to raise it.
  *
  * @example

@@ -42,7 +42,7 @@ export type SandboxScope = "thread" | "assistant";
 export interface SandboxCapabilities {
   /** Files written in one turn are there in the next (and after a server restart). */
   persistentFiles: boolean;
-  /** Commands can reach the network (the local runtime: only when allowed, see its README section). */
+  /** Commands can reach the network (the local runtime: only when allowed, see docs/sandboxes.md). */
   network: boolean;
   gpu: boolean;
 }
