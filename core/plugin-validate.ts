@@ -64,6 +64,7 @@ const pluginSchema = z.discriminatedUnion("kind", [
       capabilities,
       workdir: z.string().startsWith("/").optional(),
       check: fn.optional(),
+      warnings: fn.optional(),
     }),
   }),
   z.strictObject({ ...common, kind: z.literal("deploy"), deploy: z.strictObject({ target: z.string().regex(/^[a-z][a-z0-9_-]*$/, "must be lower-case letters, digits, _ -"), env: envList, envReason: z.string().min(1).optional(), sandboxAccess: z.strictObject({ providers: z.array(z.string().min(1)), how: z.string().min(1) }).optional() }) }),

@@ -220,6 +220,7 @@ async function start(opts: HostOptions, runTimeout: number, limits: Partial<Serv
   const { sandboxIdleSeconds } = await import("../sandbox/manager.ts");
   sandboxIdleSeconds(opts.env);
   const runtime = opts.sandboxRuntime ? await (await import("../sandbox/runtime.ts")).selectSandboxRuntime(opts.driver, opts.sandboxRuntime, opts.env) : null;
+  if (runtime) for (const w of (await runtime.warnings?.({ env: opts.env })) ?? []) opts.log.warn(w);
   if (!runtime) {
     const { sandboxCredentialWarning } = await import("../sandbox/runtime.ts");
     const warning = sandboxCredentialWarning(opts.driver, opts.bundle.config.sandbox.provider, opts.env);

@@ -3,7 +3,7 @@
  * the project and serve it locally through the same code as `serve`, reloading when project
  * files change (threads and memory are kept) and reporting config errors without dying.
  */
-import { type FSWatcher, readdirSync, statSync, watch } from "node:fs";
+import { chmodSync, type FSWatcher, mkdirSync, readdirSync, statSync, watch } from "node:fs";
 import { join, relative } from "node:path";
 import { isUserError, formatUserError } from "../errors.ts";
 import { CONFIG_FLAG, GRAPH_FLAG, REPLACE_AGENT_FLAG, SANDBOX_FLAG, hostFlag, parseArgs, portFlag, renderHelp, type CommandSpec, type FlagSpec } from "./args.ts";
@@ -76,6 +76,7 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
     driver = await loadPlugins(await ctx.builtinPlugins(), { paths: ctx.pluginPaths, cwd: ctx.cwd });
     ({ project, bundle } = await build());
     dataDir = join(project.root, ".agentcli", "db");
+    openDataFolder(join(project.root, ".agentcli"));
     if (!project.env.DATABASE_URL) {
       // A new project's database is restored from its template while the server's modules load.
       const [{ prepareDataDir }, { SERVER_TEMPLATE }] = await Promise.all([import("../storage/template.ts"), import("../storage/migrations.ts")]);
@@ -186,6 +187,17 @@ export function monitorBlocking(log: { warn(m: string): void }, runs: () => { ac
   }, interval);
   (t as { unref?: () => void }).unref?.();
   return () => clearInterval(t);
+}
+
+/**
+ * Makes the project's `.agentcli/` enterable but not listable by other users (0711): a server
+ * running as root runs local sandboxes as "nobody", which must reach `.agentcli/sandboxes/`.
+ * Its database folder stays 0700. Older versions made it 0700: that is opened up too.
+ */
+function openDataFolder(dir: string): void {
+  mkdirSync(dir, { recursive: true, mode: 0o711 });
+  const mode = statSync(dir).mode & 0o777;
+  if ((mode & 0o011) !== 0o011) chmodSync(dir, mode | 0o011);
 }
 
 /**

@@ -154,6 +154,8 @@ export interface SandboxRuntimeSpec {
   workdir?: string;
   /** Says why the runtime cannot run here (a missing program, with its install command), or null. */
   check?: (opts: { env: Env }) => Promise<{ message: string; hint: string } | null>;
+  /** What the server warns about once at start when the runtime is selected (a limit it cannot enforce here). */
+  warnings?: (opts: { env: Env }) => Promise<string[]>;
 }
 
 /** Where the bundle's skills are copied inside a sandbox, so their scripts run with `execute`. */
