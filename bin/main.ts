@@ -4,9 +4,9 @@
  */
 import process from "node:process";
 import { createInterface } from "node:readline";
-import { AgentcliError, formatUserError, fromSystemError } from "../core/errors.ts";
+import { AgentcliError, formatUserError, fromSystemError } from "../core/kernel/errors.ts";
 import type { CliContext, CommandModule } from "../core/cli/context.ts";
-import { VERSION } from "../core/version.ts";
+import { VERSION } from "../core/kernel/version.ts";
 import { invocationCommand } from "../core/cli/invocation.ts";
 
 const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandModule> }> = {

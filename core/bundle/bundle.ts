@@ -9,8 +9,8 @@
  */
 import { gunzipSync, gzipSync } from "node:zlib";
 import { createHash } from "node:crypto";
-import { userError } from "../errors.ts";
-import type { PluginDriver } from "../plugin-driver.ts";
+import { userError } from "../kernel/errors.ts";
+import type { PluginDriver } from "../kernel/plugin-driver.ts";
 import type { AgentConfig } from "../config/schema.ts";
 import type { LoadedProject } from "../config/load.ts";
 import { packTar, unpackTar } from "./tar.ts";

@@ -5,10 +5,10 @@
  */
 import { chmodSync, type FSWatcher, mkdirSync, readdirSync, statSync, watch } from "node:fs";
 import { join, relative } from "node:path";
-import { isUserError, formatUserError } from "../errors.ts";
+import { isUserError, formatUserError } from "../kernel/errors.ts";
 import { CONFIG_FLAG, GRAPH_FLAG, REPLACE_AGENT_FLAG, SANDBOX_FLAG, hostFlag, parseArgs, portFlag, renderHelp, type CommandSpec, type FlagSpec } from "./args.ts";
 import type { CliContext } from "./context.ts";
-import type { GraphModule } from "./agent-host.ts";
+import type { GraphModule } from "../server/host/agent-host.ts";
 
 const spec = {
   name: "dev",
@@ -33,17 +33,17 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
   if (help) return ctx.io.out(renderHelp(spec)), 0;
   // Listen first: `/ok` answers at once, and a taken port is reported before any other work.
   // Other requests wait while the project is validated and the server loads behind it.
-  const { hostBundle, listenFirst, parseGraphFlags } = await import("./agent-host.ts");
+  const { hostBundle, listenFirst, parseGraphFlags } = await import("../server/host/agent-host.ts");
   const early = await listenFirst({ port: flags.port as number, host: flags.host as string, env: ctx.env });
   // One import at a time with a turn of the event loop between: `/ok` is answered in the gaps.
   const turn = () => new Promise<void>((r) => setImmediate(r));
   const loaded = (async () => {
-    const { loadPlugins } = await import("../plugins.ts");
+    const { loadPlugins } = await import("../kernel/plugins.ts");
     await turn();
     const { loadProject } = await import("../config/load.ts");
     await turn();
     const { buildBundle, readBundle } = await import("../bundle/bundle.ts");
-    const { consoleLog } = await import("../server/log.ts");
+    const { consoleLog } = await import("../kernel/log.ts");
     const { describeMissing } = await import("../config/credentials.ts");
     return { loadPlugins, loadProject, buildBundle, readBundle, consoleLog, describeMissing };
   })();

@@ -1,7 +1,7 @@
 /** `agentcli init [name] [--force]`: scaffold a new project (spec 4.1). */
 import { existsSync, lstatSync, mkdirSync, renameSync, rmdirSync, statSync, writeFileSync, rmSync } from "node:fs";
 import { basename, dirname, join, resolve, sep } from "node:path";
-import { systemErrorPhrase, userError } from "../errors.ts";
+import { systemErrorPhrase, userError } from "../kernel/errors.ts";
 import { parseArgs, renderHelp, type CommandSpec } from "./args.ts";
 import type { CliContext } from "./context.ts";
 import { SCHEMA_PATH, scaffoldFiles } from "./scaffold.ts";
@@ -81,7 +81,7 @@ ${rel ? `  cd ${shellQuote(rel)}\n` : ""}  1. Put a model key in .env (e.g. OPEN
 
 /** agent.toml's JSON Schema with this agentcli's plugins (what `agentcli schema` prints). */
 async function agentTomlSchema(ctx: CliContext): Promise<unknown> {
-  const { loadPlugins } = await import("../plugins.ts");
+  const { loadPlugins } = await import("../kernel/plugins.ts");
   const { agentTomlJsonSchema } = await import("../config/json-schema.ts");
   const driver = await loadPlugins(await ctx.builtinPlugins(), { paths: ctx.pluginPaths, cwd: ctx.cwd });
   return agentTomlJsonSchema(driver, ctx.version);

@@ -2,8 +2,8 @@
  * Numeric settings read from the server's environment (`AGENTCLI_RUN_TIMEOUT_SECONDS`,
  * `AGENTCLI_SANDBOX_IDLE_SECONDS`, ...): one parser, one error wording.
  */
-import { userError } from "../errors.ts";
-import type { Env } from "../hooks.ts";
+import { userError } from "../kernel/errors.ts";
+import type { Env } from "../kernel/hooks.ts";
 
 /**
  * A number of seconds from `env[name]` (0 allowed), or `dflt` when unset.

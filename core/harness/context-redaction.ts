@@ -1,11 +1,11 @@
 /**
  * The model's context is a way out of the process too: a tool result (a shell printing the
  * environment, a subagent's answer, an MCP server quoting its token) is redacted
- * (core/redact.ts) in what is sent to the model. The thread's state keeps the raw text.
+ * (core/kernel/redact.ts) in what is sent to the model. The thread's state keeps the raw text.
  */
 import { createMiddleware, ToolMessage } from "langchain";
 import type { BaseMessage } from "@langchain/core/messages";
-import { redact } from "../redact.ts";
+import { redact } from "../kernel/redact.ts";
 
 function redactContent(content: ToolMessage["content"]): ToolMessage["content"] {
   if (typeof content === "string") return redact(content);

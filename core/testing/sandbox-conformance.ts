@@ -22,14 +22,14 @@ import { join } from "node:path";
 import { Client } from "@langchain/langgraph-sdk";
 import { loadProject } from "../config/load.ts";
 import { buildBundle, readBundle } from "../bundle/bundle.ts";
-import { hostBundle, type Host } from "../cli/agent-host.ts";
-import { PluginDriver } from "../plugin-driver.ts";
-import { silentLog } from "../server/log.ts";
-import { isSandboxNotFound, type Sandbox, type SandboxScope } from "../sandbox/contract.ts";
-import type { Plugin } from "../hooks.ts";
+import { hostBundle, type Host } from "../server/host/agent-host.ts";
+import { PluginDriver } from "../kernel/plugin-driver.ts";
+import { silentLog } from "../kernel/log.ts";
+import { isSandboxNotFound, type Sandbox, type SandboxScope } from "../kernel/sandbox-contract.ts";
+import type { Plugin } from "../kernel/hooks.ts";
 import { startModelServer } from "./model-server/server.ts";
 import { limitCases } from "./sandbox-limits-conformance.ts";
-import type { ServerLog } from "../server/log.ts";
+import type { ServerLog } from "../kernel/log.ts";
 
 /** What the suite needs of a scripted model server (./model-server/server.ts, the default, is one). */
 export interface ScriptedModelServer {

@@ -7,9 +7,9 @@
  */
 import { after, afterEach, beforeEach, describe, it, mock } from "node:test";
 import assert from "node:assert/strict";
-import { AgentcliError } from "../../core/errors.ts";
-import { definePlugin } from "../../core/hooks.ts";
-import { PluginDriver } from "../../core/plugin-driver.ts";
+import { AgentcliError } from "../../core/kernel/errors.ts";
+import { definePlugin } from "../../core/kernel/hooks.ts";
+import { PluginDriver } from "../../core/kernel/plugin-driver.ts";
 import { builtinPlugins } from "../../plugins/registry.ts";
 import {
   authErrorResponse, constantTimeEqual, createAuthenticator, devAuthBanner, isPublicPath, JwksKeyStore, postDeploySetup, TokenCache,

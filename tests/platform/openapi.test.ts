@@ -6,8 +6,8 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { z } from "zod";
-import { DEPLOYMENT_BODIES } from "../../core/platform/routes-deployments.ts";
-import { ListenerPatchBody } from "../../core/platform/schema.ts";
+import { DEPLOYMENT_BODIES } from "../../core/platform/routes/deployments.ts";
+import { ListenerPatchBody } from "../../core/platform/api/schema.ts";
 import { startTestPlatform, type TestPlatform } from "./_harness.ts";
 
 type Doc = {
@@ -42,7 +42,7 @@ test("every route the control plane serves (method and path) is an operation of 
   assert.ok(served.length > 30, `the control plane lists its routes (${served.length})`);
   const documented = new Set(Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item).map((m) => `${m} ${path.replace(/\{\w+\}/g, "{}")}`)));
   const missing = [...new Set(served)].filter((r) => !documented.has(r));
-  assert.deepEqual(missing, [], "routes served but not in /openapi.json (add them to OPERATIONS in core/platform/openapi.ts)");
+  assert.deepEqual(missing, [], "routes served but not in /openapi.json (add them to OPERATIONS in core/platform/api/openapi.ts)");
 });
 
 test("a body's documented schema is the JSON Schema of the zod schema that validates it", () => {

@@ -9,7 +9,7 @@ import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import local from "../../plugins/sandbox/local.ts";
-import type { Sandbox } from "../../core/hooks.ts";
+import type { Sandbox } from "../../core/kernel/hooks.ts";
 import { cli, makeProject, removeProject } from "../toolchain/_project.ts";
 
 const root = mkdtempSync(join(tmpdir(), "agentcli-local-runtime-"));

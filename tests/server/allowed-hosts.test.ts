@@ -1,5 +1,5 @@
 /**
- * The `Host` allow-list against DNS rebinding (core/server/allowed-hosts.ts), over real HTTP:
+ * The `Host` allow-list against DNS rebinding (core/server/host/allowed-hosts.ts), over real HTTP:
  * a request for a name the server does not serve is refused with a 403 naming
  * AGENTCLI_ALLOWED_HOSTS before any route runs; loopback names and addresses (with and
  * without port, IPv6 included) and the listed names are served; a non-loopback bind of
@@ -9,9 +9,9 @@ import assert from "node:assert/strict";
 import { request } from "node:http";
 import { connect } from "node:net";
 import { after, before, test } from "node:test";
-import { allowedHostsFromEnv, defaultAllowedHosts, hostAllowed } from "../../core/server/allowed-hosts.ts";
+import { allowedHostsFromEnv, defaultAllowedHosts, hostAllowed } from "../../core/server/host/allowed-hosts.ts";
 import { createAgentServer, type AgentServer } from "../../core/server/app.ts";
-import { listen, type Listening } from "../../core/server/node.ts";
+import { listen, type Listening } from "../../core/server/host/node.ts";
 import { FIXTURES } from "./_harness.ts";
 
 const log = { info: () => {}, warn: () => {}, error: () => {} };

@@ -5,7 +5,7 @@
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { userError } from "../../core/errors.ts";
+import { userError } from "../../core/kernel/errors.ts";
 import { startTestServer, type TestServer } from "./_harness.ts";
 
 let t: TestServer;

@@ -12,9 +12,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { createAuthenticator } from "../../core/auth/index.ts";
-import { PluginDriver } from "../../core/plugin-driver.ts";
+import { PluginDriver } from "../../core/kernel/plugin-driver.ts";
 import { protocolRoutes } from "../../core/server/protocols/routes.ts";
-import { VERSION } from "../../core/version.ts";
+import { VERSION } from "../../core/kernel/version.ts";
 import anonymousPlugin from "../../plugins/identity/anonymous.ts";
 import identityA from "../../plugins/identity/identity_a.ts";
 import { startGoTrue, type GoTrueServer } from "../fixtures/identity-servers/gotrue.ts";

@@ -9,9 +9,9 @@ import { request } from "node:http";
 import { connect, type Socket } from "node:net";
 import { after, before, test } from "node:test";
 import { createAgentServer, type AgentServer } from "../../core/server/app.ts";
-import { clientKey } from "../../core/server/client-connections.ts";
-import { listenSettings } from "../../core/server/listen-settings.ts";
-import { listen } from "../../core/server/node.ts";
+import { clientKey } from "../../core/server/host/client-connections.ts";
+import { listenSettings } from "../../core/server/host/listen-settings.ts";
+import { listen } from "../../core/server/host/node.ts";
 import { FIXTURES } from "./_harness.ts";
 
 const lines: string[] = [];

@@ -1,5 +1,5 @@
 /**
- * The redaction filter itself (core/redact.ts, core/server/redact-responses.ts): a registered
+ * The redaction filter itself (core/kernel/redact.ts, core/server/http/redact-responses.ts): a registered
  * secret is caught whole, as any run of 16+ of its characters (a key without its `sk-`
  * prefix), JSON-escaped, URL-encoded and in base64 at every alignment; a stream is redacted
  * even when a secret is split across two chunks; every text response of a Hono app passes
@@ -10,8 +10,8 @@ import { test } from "node:test";
 import { Buffer } from "node:buffer";
 import { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
-import { MIN_FRAGMENT_LENGTH, redact, REDACTED, redactingStream, registerSecrets, secretValues } from "../../core/redact.ts";
-import { redactResponses } from "../../core/server/redact-responses.ts";
+import { MIN_FRAGMENT_LENGTH, redact, REDACTED, redactingStream, registerSecrets, secretValues } from "../../core/kernel/redact.ts";
+import { redactResponses } from "../../core/server/http/redact-responses.ts";
 
 const KEY = `sk-filter${crypto.randomUUID().replaceAll("-", "")}`;
 const QUOTED = `pw"with\\quote${crypto.randomUUID().slice(0, 8)}`;

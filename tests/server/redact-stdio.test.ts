@@ -1,5 +1,5 @@
 /**
- * The process's own output (core/redact-stdio.ts): text written to stdout, as a string or as
+ * The process's own output (core/kernel/redact-stdio.ts): text written to stdout, as a string or as
  * UTF-8 bytes, is redacted; bytes that are not UTF-8 text (such as the test runner's
  * serialized reports) pass through unchanged, byte for byte.
  */

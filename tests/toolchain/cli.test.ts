@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { VERSION } from "../../core/version.ts";
+import { VERSION } from "../../core/kernel/version.ts";
 import { execFileSync, spawn } from "node:child_process";
 import { cli, CLI, makeProject, removeProject } from "./_project.ts";
 

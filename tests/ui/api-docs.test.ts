@@ -7,8 +7,8 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
-import { userError } from "../../core/errors.ts";
-import { listen, type Listening } from "../../core/server/node.ts";
+import { userError } from "../../core/kernel/errors.ts";
+import { listen, type Listening } from "../../core/server/host/node.ts";
 import { startTestServer, type TestServer } from "../server/_harness.ts";
 import { startTestPlatform, type TestPlatform } from "../platform/_harness.ts";
 import { docScreenshot, launchBrowser, type TestBrowser } from "./_browser.ts";
