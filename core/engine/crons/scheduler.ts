@@ -14,7 +14,7 @@ import type { Run } from "../../storage/records.ts";
 import { nextFiring } from "./schedule.ts";
 import type { ServerDeps } from "../../server/deps.ts";
 import { cancelRun, runKwargs } from "../runs/create.ts";
-import type { RunCreateBody } from "../../server/http/schemas.ts";
+import type { RunCreateBody } from "../runs/input.ts";
 import { ownedMetadata } from "../runs/scope.ts";
 
 /** The longest a scheduler sleeps between looks at the table (crons created on other replicas). */

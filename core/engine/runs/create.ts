@@ -10,7 +10,7 @@ import { type ServerDeps, resolveAssistant } from "../../server/deps.ts";
 import { currentCheck } from "../../storage/assistants.ts";
 import type { RunKwargs } from "../executor/executor.ts";
 import { conflict, idTaken, notFound, unprocessable } from "../../server/http/errors.ts";
-import type { RunCreateBody } from "../../server/http/schemas.ts";
+import type { RunCreateBody } from "./input.ts";
 import { checkMessages, tooManyRuns } from "../../server/http/limits.ts";
 import { ownedMetadata, ownerOf, scopedConfig } from "./scope.ts";
 
