@@ -11,7 +11,7 @@ import { dirname, join, resolve } from "node:path";
 import { existsSync, statSync } from "node:fs";
 import { parse as parseToml, TomlError } from "smol-toml";
 import type { z } from "zod";
-import { userError, type Diagnostic } from "../kernel/errors.ts";
+import { agentcliError, type Diagnostic, EnvInvalid, userError } from "../kernel/index.ts";
 import type { Env } from "../kernel/hooks.ts";
 import type { PluginDriver } from "../kernel/plugin-driver.ts";
 import { parseDotenv } from "./dotenv.ts";
@@ -223,7 +223,13 @@ export function bundleMaxBytes(env: Env): number {
   if (!raw) return DEFAULT_BUNDLE_MAX_MB * 1024 * 1024;
   const n = Number(raw);
   if (!Number.isFinite(n) || n <= 0 || n > 1024 * 1024) {
-    throw userError("ARGS_INVALID", { message: `Cannot load project: AGENTCLI_BUNDLE_MAX_MB="${raw}" is not a positive number of MiB`, hint: `Set it to the MiB a bundle's files may add up to, or unset it for the default (${DEFAULT_BUNDLE_MAX_MB}).` });
+    throw agentcliError(EnvInvalid, {
+      action: "load project",
+      name: "AGENTCLI_BUNDLE_MAX_MB",
+      value: raw,
+      problem: "is not a positive number of MiB",
+      fix: `Set it to the MiB a bundle's files may add up to, or unset it for the default (${DEFAULT_BUNDLE_MAX_MB}).`,
+    });
   }
   return Math.floor(n * 1024 * 1024);
 }

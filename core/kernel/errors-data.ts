@@ -1,0 +1,182 @@
+/**
+ * Every user-facing error: its code (what it means for the exit code and the HTTP status) and,
+ * entry by entry, its title, message template and hint. docs/errors.md is generated from this
+ * file (`node scripts/gen-errors.ts`); `tests/toolchain/errors-doc.test.ts` fails when it is stale.
+ *
+ * A call site names the entry and its values, and TypeScript checks the values:
+ *
+ * @example
+ * throw agentcliError(EnvNotSeconds, { name, value: raw, meaning, fallback: String(dflt) });
+ *
+ * Call sites not yet converted still write `userError(code, { message, hint })` inline; they
+ * move here file by file (docs/architecture.md, step 4).
+ */
+
+/** What an error code means for the process (exit code) and over HTTP (status). */
+export interface ErrorCodeInfo {
+  /** The CLI's exit code: 2 only for a wrong command line (argv), 1 for everything else. */
+  exit: 1 | 2;
+  /** The HTTP status when the error answers a request. */
+  status: number;
+  /** One sentence: when this code is used. */
+  meaning: string;
+}
+
+/** The error codes, in the order docs/errors.md lists them. */
+export const ERROR_CODES = {
+  ARGS_INVALID: { exit: 2, status: 422, meaning: "The command line is wrong: an unknown command, a missing or bad flag or argument." },
+  ENV_INVALID: { exit: 1, status: 422, meaning: "An environment variable has a bad value, or variables that go together are not all set." },
+  CONFIG_NOT_FOUND: { exit: 1, status: 400, meaning: "No agent.toml in this folder or above it." },
+  CONFIG_INVALID: { exit: 1, status: 422, meaning: "A project file (agent.toml, .env, mcp.json, skills, ...) is malformed." },
+  PROJECT_EXISTS: { exit: 1, status: 400, meaning: "`agentcli init` would overwrite files of an existing project." },
+  PLUGIN_INVALID: { exit: 1, status: 400, meaning: "A plugin does not load or does not have the shape of a plugin." },
+  PLUGIN_FAILED: { exit: 1, status: 400, meaning: "A plugin loaded but failed while it ran, or cannot run on this machine." },
+  BUNDLE_INVALID: { exit: 1, status: 422, meaning: "A bundle (the packed project a deployment runs) is malformed or too large." },
+  CONFIRMATION_REQUIRED: { exit: 1, status: 400, meaning: "The command would change something that asks for an explicit yes (--yes)." },
+  CREDENTIALS_MISSING: { exit: 1, status: 400, meaning: "A credential (an API key, a token) the command needs is not set." },
+  PORT_IN_USE: { exit: 1, status: 400, meaning: "The port to listen on is taken by another process." },
+  NOT_FOUND: { exit: 1, status: 404, meaning: "The thing asked for (a thread, a run, an assistant, a deployment, ...) does not exist." },
+  CONFLICT: { exit: 1, status: 409, meaning: "The request conflicts with the current state (it exists already, it is busy)." },
+  UNPROCESSABLE: { exit: 1, status: 422, meaning: "The request is well-formed but its values cannot be used." },
+  UNAUTHORIZED: { exit: 1, status: 401, meaning: "No credentials, or credentials that are not valid." },
+  FORBIDDEN: { exit: 1, status: 403, meaning: "Valid credentials that do not allow this." },
+  DEPLOY_FAILED: { exit: 1, status: 400, meaning: "A deployment did not build, start or become ready." },
+  REMOTE_FAILED: { exit: 1, status: 400, meaning: "A remote service (the control plane, a registry, a model provider) answered with an error." },
+  FILE_FAILED: { exit: 1, status: 400, meaning: "A file or folder cannot be read or written (permissions, a full disk, ...)." },
+  SERVICE_UNREACHABLE: { exit: 1, status: 503, meaning: "A service the server needs (PostgreSQL, Redis, ...) cannot be reached." },
+} as const satisfies Record<string, ErrorCodeInfo>;
+
+/** One of {@link ERROR_CODES}. */
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/**
+ * One catalogue entry. `message` and `hint` are a string or a function of named values;
+ * the values a call site must pass are the parameters of both ({@link ErrorValues}).
+ */
+export interface ErrorData {
+  /** The entry's name, as exported from this file. */
+  name: string;
+  code: ErrorCode;
+  /** One sentence for docs/errors.md: what went wrong, in general. */
+  title: string;
+  message: string | ((v: never) => string);
+  hint?: string | ((v: never) => string);
+}
+
+type ParamOf<T> = T extends (v: infer V) => string ? V : unknown;
+
+/** The values an entry's message and hint take. */
+export type ErrorValues<E extends ErrorData> = ParamOf<E["message"]> & ParamOf<E["hint"]>;
+
+// ---- Environment variables (ENV_INVALID) ----
+
+/** A seconds variable read by `secondsSetting` (core/config/env-settings.ts). */
+export const EnvNotSeconds = {
+  name: "EnvNotSeconds",
+  code: "ENV_INVALID",
+  title: "A variable that takes a number of seconds has something else.",
+  message: (v: { name: string; value: string }) => `Cannot start the server: ${v.name}="${v.value}" is not a number of seconds`,
+  hint: (v: { meaning: string; fallback: number }) => `Set it to the seconds ${v.meaning}; default ${v.fallback}.`,
+} as const satisfies ErrorData;
+
+/** An on/off variable read by `switchSetting` (core/config/env-settings.ts). */
+export const EnvNotSwitch = {
+  name: "EnvNotSwitch",
+  code: "ENV_INVALID",
+  title: "An on/off variable is neither on nor off.",
+  message: (v: { name: string; value: string }) => `Cannot start the server: ${v.name}="${v.value}" is neither on nor off`,
+  hint: (v: { meaning: string; fallback: 0 | 1 }) => `Set it to 1 or 0: whether ${v.meaning}; default ${v.fallback}.`,
+} as const satisfies ErrorData;
+
+/** A whole-number variable read by `countSetting` (core/config/env-settings.ts); `zero` is what 0 means, when 0 is allowed. */
+export const EnvNotCount = {
+  name: "EnvNotCount",
+  code: "ENV_INVALID",
+  title: "A variable that takes a whole number has something else.",
+  message: (v: { name: string; value: string; zero?: string }) =>
+    `Cannot start the server: ${v.name}="${v.value}" is not a ${v.zero ? "whole number" : "positive whole number"}`,
+  hint: (v: { meaning: string; zero?: string; fallback: number }) => `Set it to the ${v.meaning}${v.zero ? ` (0: ${v.zero})` : ""}; default ${v.fallback}.`,
+} as const satisfies ErrorData;
+
+/**
+ * Any other variable with a bad value: `action` is what cannot happen ("start the server"),
+ * `problem` what is wrong with the value ("is not true or false"), `fix` the hint.
+ */
+export const EnvInvalid = {
+  name: "EnvInvalid",
+  code: "ENV_INVALID",
+  title: "An environment variable has a value agentcli cannot use.",
+  message: (v: { action: string; name: string; value: string; problem: string }) => `Cannot ${v.action}: ${v.name}="${v.value}" ${v.problem}`,
+  hint: (v: { fix: string }) => v.fix,
+} as const satisfies ErrorData;
+
+/** A true/false variable with something else. */
+export const EnvNotTrueFalse = {
+  name: "EnvNotTrueFalse",
+  code: "ENV_INVALID",
+  title: "A true/false variable is neither.",
+  message: (v: { name: string; value: string }) => `Cannot start the server: ${v.name}="${v.value}" is not true or false`,
+  hint: (v: { fix: string }) => v.fix,
+} as const satisfies ErrorData;
+
+/** A whole-number variable outside its range. */
+export const EnvNotInRange = {
+  name: "EnvNotInRange",
+  code: "ENV_INVALID",
+  title: "A variable that takes a whole number in a range has something else.",
+  message: (v: { name: string; value: string; min: number; max: number }) =>
+    `Cannot start the server: ${v.name}="${v.value}" is not a whole number from ${v.min} to ${v.max}`,
+  hint: (v: { fix: string }) => v.fix,
+} as const satisfies ErrorData;
+
+/** A comma-separated list variable with an entry that is not what the list holds. */
+export const EnvListEntryInvalid = {
+  name: "EnvListEntryInvalid",
+  code: "ENV_INVALID",
+  title: "A list variable has an entry of the wrong form.",
+  message: (v: { name: string; entry: string; expected: string }) => `Cannot start the server: ${v.name} has "${v.entry}", which is not ${v.expected}`,
+  hint: (v: { fix: string }) => v.fix,
+} as const satisfies ErrorData;
+
+/** Variables that are each well-formed but do not go together (one needs another, or they conflict). */
+export const EnvMismatch = {
+  name: "EnvMismatch",
+  code: "ENV_INVALID",
+  title: "Environment variables do not go together.",
+  message: (v: { action: string; problem: string }) => `Cannot ${v.action}: ${v.problem}`,
+  hint: (v: { fix: string }) => v.fix,
+} as const satisfies ErrorData;
+
+/** An AES key (LANGGRAPH_AES_KEY, AGENTCLI_PLATFORM_SECRETS_KEY, ...) of the wrong length. */
+export const AesKeyLength = {
+  name: "AesKeyLength",
+  code: "ENV_INVALID",
+  title: "An encryption key is not 16, 24 or 32 bytes long.",
+  message: (v: { action: string; length: number; sizes: string }) => `Cannot ${v.action}: an AES key must be ${v.sizes}, and this one is ${v.length}`,
+  hint: "Generate one with: openssl rand -hex 16   (32 hex characters: a 32-byte key).",
+} as const satisfies ErrorData;
+
+// ---- Files (FILE_FAILED) ----
+
+/** An operating-system error on a path, from `fromSystemError` (core/kernel/errors.ts). */
+export const FileFailed = {
+  name: "FileFailed",
+  code: "FILE_FAILED",
+  title: "A file or folder cannot be used: permissions, a full disk, a file where a folder should be.",
+  message: (v: { action: string; path: string; reason: string }) => `Cannot ${v.action} "${v.path}": ${v.reason}`,
+  hint: "Check the path and its permissions, then run the command again.",
+} as const satisfies ErrorData;
+
+/** Every entry, in the order docs/errors.md lists them (a test checks each export is here). */
+export const ERRORS: readonly ErrorData[] = [
+  EnvNotSeconds,
+  EnvNotSwitch,
+  EnvNotCount,
+  EnvNotTrueFalse,
+  EnvNotInRange,
+  EnvInvalid,
+  EnvListEntryInvalid,
+  EnvMismatch,
+  AesKeyLength,
+  FileFailed,
+];
