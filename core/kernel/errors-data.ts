@@ -156,6 +156,82 @@ export const AesKeyLength = {
   hint: "Generate one with: openssl rand -hex 16   (32 hex characters: a 32-byte key).",
 } as const satisfies ErrorData;
 
+// ---- Projects (CONFIG_NOT_FOUND, CONFIG_INVALID) ----
+
+/** No agent.toml at the path (`given`: the path came from --config, not the default). */
+export const ConfigNotFound = {
+  name: "ConfigNotFound",
+  code: "CONFIG_NOT_FOUND",
+  title: "The project's agent.toml does not exist.",
+  message: (v: { path: string }) => `Cannot load project: "${v.path}" does not exist`,
+  hint: (v: { given: boolean }) =>
+    v.given ? "Check the --config path: an agent.toml, or the project directory that holds one." : 'Run "agentcli init" to create a project, or pass --config <path> to an existing agent.toml.',
+} as const satisfies ErrorData;
+
+/** The path of agent.toml is there but is not a file agentcli can read (a folder, a device). */
+export const ConfigUnreadable = {
+  name: "ConfigUnreadable",
+  code: "CONFIG_NOT_FOUND",
+  title: "The project's agent.toml is not a readable file.",
+  message: (v: { path: string }) => `Cannot load project: "${v.path}" is not a readable file`,
+  hint: "Pass --config an agent.toml, or the project directory that holds one.",
+} as const satisfies ErrorData;
+
+/** A project with problems, each a diagnostic (file, line, message, fix) listed under the message. */
+export const ConfigInvalid = {
+  name: "ConfigInvalid",
+  code: "CONFIG_INVALID",
+  title: "A project's files have problems (agent.toml, .env, mcp.json, skills, ...); each is listed with its file and line.",
+  message: (v: { path: string; count: number }) => `Cannot load project "${v.path}": ${v.count} problem${v.count > 1 ? "s" : ""}`,
+  hint: (v: { count: number }) => `Fix the problem${v.count > 1 ? "s" : ""} above and run the command again; nothing was written.`,
+} as const satisfies ErrorData;
+
+/** Problems a plugin's hook found in the project (listed as diagnostics). */
+export const ConfigInvalidByPlugins = {
+  name: "ConfigInvalidByPlugins",
+  code: "CONFIG_INVALID",
+  title: "Plugins found problems in the project; each is listed with its file.",
+  message: (v: { path: string; count: number }) => `Cannot load project "${v.path}": ${v.count} problem${v.count > 1 ? "s" : ""} reported by plugins`,
+} as const satisfies ErrorData;
+
+// ---- Plugins (PLUGIN_INVALID) ----
+
+/** `--plugin ""` or an empty entry of AGENTCLI_PLUGINS. */
+export const PluginPathEmpty = {
+  name: "PluginPathEmpty",
+  code: "PLUGIN_INVALID",
+  title: "A plugin path is empty.",
+  message: "Cannot load plugin: empty path",
+  hint: "Pass a file: --plugin ./my-plugin.js",
+} as const satisfies ErrorData;
+
+/** A plugin path that names no file. */
+export const PluginFileMissing = {
+  name: "PluginFileMissing",
+  code: "PLUGIN_INVALID",
+  title: "A plugin path names no file.",
+  message: (v: { path: string }) => `Cannot load plugin "${v.path}": no such file`,
+  hint: "Check the path given to --plugin or AGENTCLI_PLUGINS.",
+} as const satisfies ErrorData;
+
+/** A plugin file that does not load as a module (a syntax error, a missing import). */
+export const PluginLoadFailed = {
+  name: "PluginLoadFailed",
+  code: "PLUGIN_INVALID",
+  title: "A plugin file does not load as an ES module.",
+  message: (v: { path: string; reason: string }) => `Cannot load plugin "${v.path}": ${v.reason}`,
+  hint: "A plugin file is an ES module whose default export is a plugin (see docs/plugins.md, section The plugin object).",
+} as const satisfies ErrorData;
+
+/** A plugin module without a default export. */
+export const PluginNoDefaultExport = {
+  name: "PluginNoDefaultExport",
+  code: "PLUGIN_INVALID",
+  title: "A plugin module has no default export.",
+  message: (v: { path: string }) => `Cannot load plugin "${v.path}": it has no default export`,
+  hint: "Export the plugin: export default definePlugin({ ... }).",
+} as const satisfies ErrorData;
+
 // ---- Requests of the Agent API (NOT_FOUND, CONFLICT, UNPROCESSABLE) ----
 
 /** A resource a request names does not exist (or is not the caller's to see). */
@@ -215,6 +291,14 @@ export const ERRORS: readonly ErrorData[] = [
   EnvListEntryInvalid,
   EnvMismatch,
   AesKeyLength,
+  ConfigNotFound,
+  ConfigUnreadable,
+  ConfigInvalid,
+  ConfigInvalidByPlugins,
+  PluginPathEmpty,
+  PluginFileMissing,
+  PluginLoadFailed,
+  PluginNoDefaultExport,
   NotFound,
   IdTaken,
   RequestConflict,
