@@ -194,6 +194,17 @@ export const ConfigInvalidByPlugins = {
   message: (v: { path: string; count: number }) => `Cannot load project "${v.path}": ${v.count} problem${v.count > 1 ? "s" : ""} reported by plugins`,
 } as const satisfies ErrorData;
 
+// ---- Bundles (BUNDLE_INVALID) ----
+
+/** A bundle archive that is damaged, not a bundle, or unpacks past its bound; `problem` says which. */
+export const BundleInvalid = {
+  name: "BundleInvalid",
+  code: "BUNDLE_INVALID",
+  title: "A bundle archive is damaged, not an agentcli bundle, or too large unpacked.",
+  message: (v: { source: string; problem: string }) => `Cannot read ${v.source}: ${v.problem}`,
+  hint: 'Build a bundle with "agentcli deploy --dry-run" (it writes .agentcli/bundle.tgz).',
+} as const satisfies ErrorData;
+
 // ---- Plugins (PLUGIN_INVALID) ----
 
 /** `--plugin ""` or an empty entry of AGENTCLI_PLUGINS. */
@@ -353,6 +364,7 @@ export const ERRORS: readonly ErrorData[] = [
   ConfigUnreadable,
   ConfigInvalid,
   ConfigInvalidByPlugins,
+  BundleInvalid,
   PluginPathEmpty,
   PluginFileMissing,
   PluginLoadFailed,
