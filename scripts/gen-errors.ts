@@ -8,12 +8,29 @@
 import { writeFileSync } from "node:fs";
 import { ERROR_CODES, ERRORS, type ErrorCode } from "../core/kernel/errors-data.ts";
 
+/**
+ * A stand-in for one value: it prints as `{key}`, answers string methods as that text, and
+ * array methods as a one-item list of it (so `names.join(", ")` prints `{names}` too).
+ */
+function placeholder(key: string): unknown {
+  const text = `{${key}}`;
+  return new Proxy([text], {
+    get(list, prop) {
+      if (prop === Symbol.toPrimitive || prop === "toString") return () => text;
+      if (typeof prop === "string" && !(prop in list) && prop in String.prototype) {
+        return (...args: unknown[]) => (String.prototype[prop as keyof string] as (...a: unknown[]) => unknown).apply(text, args);
+      }
+      return Reflect.get(list, prop);
+    },
+  });
+}
+
 /** A message or hint template as text: each value it takes shows as `{name}`. */
 function template(t: string | ((v: never) => string) | undefined): string {
   if (t === undefined) return "";
   if (typeof t === "string") return t;
-  const placeholders = new Proxy({}, { get: (_, key) => (typeof key === "string" ? `{${key}}` : undefined) });
-  return (t as (v: unknown) => string)(placeholders);
+  const values = new Proxy({}, { get: (_, key) => (typeof key === "string" ? placeholder(key) : undefined) });
+  return (t as (v: unknown) => string)(values);
 }
 
 /** The text of docs/errors.md. */

@@ -194,6 +194,16 @@ export const ConfigInvalidByPlugins = {
   message: (v: { path: string; count: number }) => `Cannot load project "${v.path}": ${v.count} problem${v.count > 1 ? "s" : ""} reported by plugins`,
 } as const satisfies ErrorData;
 
+/** `${VAR}` references (in mcp.json, ...) to variables that are not set (HTTP 422 when a request meets it). */
+export const VariablesNotSet = {
+  name: "VariablesNotSet",
+  code: "CREDENTIALS_MISSING",
+  title: "A `${VAR}` reference names a variable that is not set.",
+  message: (v: { where: string; names: string[] }) =>
+    `Cannot expand ${v.where}: ${v.names.map((m) => `\${${m}}`).join(", ")} ${v.names.length > 1 ? "are" : "is"} not set`,
+  hint: (v: { names: string[] }) => `Add ${v.names.join(", ")} to .env (or the deployment's secrets).`,
+} as const satisfies ErrorData;
+
 // ---- Bundles (BUNDLE_INVALID) ----
 
 /** A bundle archive that is damaged, not a bundle, or unpacks past its bound; `problem` says which. */
@@ -364,6 +374,7 @@ export const ERRORS: readonly ErrorData[] = [
   ConfigUnreadable,
   ConfigInvalid,
   ConfigInvalidByPlugins,
+  VariablesNotSet,
   BundleInvalid,
   PluginPathEmpty,
   PluginFileMissing,

@@ -12,6 +12,7 @@ import ts from "typescript";
 import * as catalogue from "../../core/kernel/errors-data.ts";
 import { agentcliError, exitCodeOf, isUserError } from "../../core/kernel/errors.ts";
 import { countSetting, secondsSetting, switchSetting } from "../../core/config/env-settings.ts";
+import { expandEnv } from "../../core/config/mcp.ts";
 import { errorsMarkdown } from "../../scripts/gen-errors.ts";
 import { cli, makeProject, removeProject } from "./_project.ts";
 
@@ -70,6 +71,17 @@ test("a catalogue entry renders its message and hint from the values", () => {
   assert.equal(err.message, 'Cannot start the server: AGENTCLI_N="0" is not a whole number from 1 to 9');
   assert.equal(err.hint, "Set it to 1..9.");
   assert.equal(err.status, 422);
+});
+
+test("an entry whose values are lists renders them, and a call site may set the status", () => {
+  assert.throws(() => expandEnv("${A}/${B}", { PATH: "/bin" }, 'the url of MCP server "docs" in mcp.json'), (err: unknown) => {
+    assert.ok(isUserError(err));
+    assert.equal(err.message, 'Cannot expand the url of MCP server "docs" in mcp.json: ${A}, ${B} are not set');
+    assert.equal(err.hint, "Add A, B to .env (or the deployment's secrets).");
+    assert.equal(err.code, "CREDENTIALS_MISSING");
+    assert.equal(err.status, 422);
+    return true;
+  });
 });
 
 test("a call site that passes the wrong values does not compile", () => {
