@@ -229,8 +229,22 @@ return built;
 
 if (process.argv[1] && new URL(import.meta.url).pathname === process.argv[1]) {
   try {
-    const targets = parseTargets(targetFlags(process.argv.slice(2)));
-    if (!targets.length) await buildExecutable();
+    const flags = targetFlags(process.argv.slice(2));
+    let targets = parseTargets(flags);
+    // `all` is every platform whose Node binary can be had: the others are named, not built.
+    if (flags.some((f) => f.split(",").includes("all"))) {
+      targets = targets.filter((t) => {
+        try {
+          return nodeBinary(t), true;
+        } catch (err) {
+          if (!isUserError(err)) throw err;
+          console.error(`warning: not building ${t.fileName}: ${err.message}\n  hint: ${err.hint}`);
+          return false;
+        }
+      });
+    }
+    if (!flags.length) await buildExecutable();
+    else if (!targets.length) throw new Error("no platform's Node binary could be had: nothing to build");
     else {
       await buildExecutables({ outputs: targets.map((target) => ({ target, file: join(root, "dist", target.fileName) })) });
       console.log(`wrote ${relative(process.cwd(), writeChecksums(join(root, "dist")))}`);
