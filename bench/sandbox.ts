@@ -20,11 +20,11 @@ import process from "node:process";
 import { Client } from "@langchain/langgraph-sdk";
 import local from "../plugins/sandbox/local.ts";
 import { builtinPlugins } from "../plugins/registry.ts";
-import { PluginDriver } from "../core/plugin-driver.ts";
+import { PluginDriver } from "../core/kernel/plugin-driver.ts";
 import { loadProject } from "../core/config/load.ts";
 import { buildBundle, readBundle } from "../core/bundle/bundle.ts";
-import { hostBundle } from "../core/cli/agent-host.ts";
-import { silentLog } from "../core/server/log.ts";
+import { hostBundle } from "../core/server/host/agent-host.ts";
+import { silentLog } from "../core/kernel/log.ts";
 import { startModelServer } from "../tests/fixtures/model-server/server.ts";
 
 const args = process.argv.slice(2);

@@ -4,9 +4,10 @@
  */
 import process from "node:process";
 import { createInterface } from "node:readline";
-import { AgentcliError, formatUserError, fromSystemError } from "../core/errors.ts";
+import { AgentcliError, formatUserError, fromSystemError } from "../core/kernel/errors.ts";
 import type { CliContext, CommandModule } from "../core/cli/context.ts";
-import { VERSION } from "../core/version.ts";
+import { VERSION } from "../core/kernel/version.ts";
+import { invocationCommand } from "../core/cli/invocation.ts";
 
 const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandModule> }> = {
   init: { summary: "Scaffold a new agent project", load: () => import("../core/cli/init.ts") },
@@ -94,6 +95,7 @@ export async function main(argv: string[]): Promise<number> {
     pluginPaths: [...envPlugins, ...pluginPaths],
     builtinPlugins: async () => (await import("../plugins/registry.ts")).builtinPlugins,
     version: VERSION,
+    invocation: invocationCommand(process.argv[1], process.env),
     shutdownSignal: abort.signal,
   };
   try {

@@ -10,9 +10,9 @@ import { createRequire } from "node:module";
 import { dirname } from "node:path";
 import process from "node:process";
 import vm from "node:vm";
-import * as errors from "../core/errors.ts";
-import * as runtime from "../core/runtime.ts";
-import * as version from "../core/version.ts";
+import * as errors from "../core/kernel/errors.ts";
+import * as runtime from "../core/kernel/runtime.ts";
+import * as version from "../core/kernel/version.ts";
 
 /** Where the app bundle finds the main stage's copy of the shared modules. */
 export const SHARED_KEY = "agentcli.shared";

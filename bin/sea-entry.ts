@@ -2,7 +2,7 @@
  * Entry of the single executable: installs the loader for embedded assets (PGlite's WASM,
  * the chat UI), then runs the CLI.
  */
-import { setAssetLoader } from "../core/runtime.ts";
+import { setAssetLoader } from "../core/kernel/runtime.ts";
 import { createRequire } from "node:module";
 
 const require = createRequire(__filename);

@@ -10,7 +10,7 @@
  * import plugin from "./my-box.ts";
  * sandboxProviderConformance({ plugin, env: { MY_BOX_KEY: process.env.MY_BOX_KEY! }, workdir: "/home/user" });
  */
-import type { Plugin } from "../core/hooks.ts";
+import type { Plugin } from "../core/kernel/hooks.ts";
 import { sandboxConformance, type SandboxConformanceOptions } from "../core/testing/sandbox-conformance.ts";
 import { builtinPlugins } from "../plugins/registry.ts";
 

@@ -12,13 +12,13 @@
  *   hooks: { "auth:authenticate": async ({ request }) => { throw unauthorized("Cannot authenticate request: no token"); } },
  * });
  */
-export { definePlugin, HOOK_MODES, isSandboxNotFound, SandboxNotFoundError } from "./hooks.ts";
-export type * from "./hooks.ts";
-export { AgentcliError, userError, isUserError } from "./errors.ts";
-export type { Diagnostic, ErrorCode } from "./errors.ts";
+export { definePlugin, HOOK_MODES, isSandboxNotFound, SandboxNotFoundError } from "./kernel/hooks.ts";
+export type * from "./kernel/hooks.ts";
+export { AgentcliError, userError, isUserError } from "./kernel/errors.ts";
+export type { Diagnostic, ErrorCode } from "./kernel/errors.ts";
 export { unauthorized, forbidden, identityUnavailable } from "./auth/auth-error.ts";
 export { bearerToken } from "./auth/bearer.ts";
 export { browserModule } from "./auth/browser.ts";
 export type { AuthSnapshot, BrowserAuthContext, BrowserAuthDriver, BrowserAuthFactory, SignedInUser } from "./auth/browser.ts";
 export type { AgentConfig } from "./config/schema.ts";
-export { VERSION } from "./version.ts";
+export { VERSION } from "./kernel/version.ts";

@@ -92,6 +92,7 @@ const started = Date.now();
 // harness, the control plane) as the asset `app.cjs`, evaluated on first use (bin/sea-app.ts).
 const COMMANDS = ["init", "dev", "deploy", "serve", "platform", "schema", "plugins", "build"];
 const SHARED = ["errors", "runtime", "version"];
+const SHARED_DIR = "kernel";
 const common = {
   // esbuild names modules by their path from here: the checkout, wherever a build starts.
   absWorkingDir: root,
@@ -107,7 +108,7 @@ const common = {
   minifySyntax: true,
 } satisfies BuildOptions;
 const commandFile = new RegExp(`core/cli/(${COMMANDS.join("|")})\\.ts$`);
-const sharedFiles = new Map(SHARED.map((name) => [join(root, "core", `${name}.ts`), name]));
+const sharedFiles = new Map(SHARED.map((name) => [join(root, "core", SHARED_DIR, `${name}.ts`), name]));
 await build({
   ...common,
   entryPoints: [join(root, "bin/sea-entry.ts")],

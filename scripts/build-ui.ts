@@ -1,5 +1,7 @@
 /**
- * Builds the browser chat UI (`ui/`, React + Vite) once into `dist/ui/`, and writes
+ * Builds the browser chat UI (`ui/`, React + Vite) once into `dist/ui/`, with the API
+ * reference the server serves at `/docs` (`ui/public/docs/` plus Swagger UI's prebuilt bundle
+ * from `swagger-ui-dist`, copied into `dist/ui/docs/`: nothing loaded from a CDN), and writes
  * `dist/ui/manifest.json` listing every file, so the single-executable build can embed
  * each one as the asset `ui/<path>`.
  *
@@ -7,9 +9,10 @@
  *   npx node scripts/build-ui.ts            # -> dist/ui/
  *   import { buildUi } from "./scripts/build-ui.ts"; await buildUi();
  */
-import { readdir, rm, writeFile } from "node:fs/promises";
+import { copyFile, readdir, rm, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
-import { join, relative, sep } from "node:path";
+import { dirname, join, relative, sep } from "node:path";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
@@ -41,10 +44,17 @@ export async function buildUi(opts: { outDir?: string; quiet?: boolean } = {}): 
       chunkSizeWarningLimit: 1500,
     },
   });
+  await copySwaggerUi(join(outDir, "docs"));
   const files = (await listFiles(outDir)).filter((f) => f !== "manifest.json").sort();
   const manifest: UiManifest = { files };
   await writeFile(join(outDir, "manifest.json"), JSON.stringify(manifest, null, 2) + "\n");
   return manifest;
+}
+
+/** Swagger UI's browser bundle and stylesheet (the only files of `swagger-ui-dist` the page loads). */
+async function copySwaggerUi(docsDir: string): Promise<void> {
+  const dist = dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"));
+  for (const name of ["swagger-ui-bundle.js", "swagger-ui.css"]) await copyFile(join(dist, name), join(docsDir, name));
 }
 
 async function listFiles(dir: string): Promise<string[]> {

@@ -10,7 +10,7 @@
  * @example
  * const line = devAuthBanner(config, env, "dev"); if (line) io.out(line);
  */
-import type { AuthUser, Env } from "../hooks.ts";
+import type { AuthUser, Env } from "../kernel/hooks.ts";
 import type { AgentConfig } from "../config/schema.ts";
 import { unauthorized } from "./auth-error.ts";
 

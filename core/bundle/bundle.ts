@@ -1,5 +1,5 @@
 /**
- * Builds and reads bundles (format in `types.ts` and the README). Building is deterministic:
+ * Builds and reads bundles (format in `types.ts` and docs/build.md). Building is deterministic:
  * the same project gives a byte-identical archive (sorted entries, fixed metadata, canonical
  * JSON, gzip without a timestamp).
  *
@@ -9,8 +9,8 @@
  */
 import { gunzipSync, gzipSync } from "node:zlib";
 import { createHash } from "node:crypto";
-import { userError } from "../errors.ts";
-import type { PluginDriver } from "../plugin-driver.ts";
+import { userError } from "../kernel/errors.ts";
+import type { PluginDriver } from "../kernel/plugin-driver.ts";
 import type { AgentConfig } from "../config/schema.ts";
 import type { LoadedProject } from "../config/load.ts";
 import { packTar, unpackTar } from "./tar.ts";

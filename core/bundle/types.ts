@@ -1,6 +1,6 @@
 /**
  * The bundle: the deterministic archive `deploy` ships and `serve` runs (format documented
- * in the README). A gzipped ustar archive holding:
+ * in docs/build.md). A gzipped ustar archive holding:
  * - `manifest.json`: format, agentcli version, name, what the deployment needs
  *   (plugins, integration packages), secret *names*, and a sha256 per file;
  * - `config.json`: the normalized {@link AgentConfig};

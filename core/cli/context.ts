@@ -3,7 +3,7 @@
  * whether a person is at the terminal, and the plugins. Commands return an exit code; only
  * `bin/main.ts` exits the process.
  */
-import type { Env, Plugin } from "../hooks.ts";
+import type { Env, Plugin } from "../kernel/hooks.ts";
 
 export interface CliIO {
   out(text: string): void;
@@ -26,6 +26,11 @@ export interface CliContext {
    */
   builtinPlugins: () => Promise<readonly Plugin[]>;
   version: string;
+  /**
+   * The command that runs this agentcli again from any folder, for next steps printed to the
+   * user: `agentcli` when it is on PATH, else its absolute path (`invocationCommand`).
+   */
+  invocation?: string;
   /** Resolves once on SIGINT/SIGTERM; long-running commands await it to shut down. */
   shutdownSignal: AbortSignal;
 }

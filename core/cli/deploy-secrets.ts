@@ -15,8 +15,8 @@
  */
 import { PLATFORM_DEFAULT_PROVIDER } from "../auth/authenticator.ts";
 import type { AgentConfig } from "../config/schema.ts";
-import type { DeployTargetSpec, Env } from "../hooks.ts";
-import type { PluginDriver } from "../plugin-driver.ts";
+import type { DeployTargetSpec, Env } from "../kernel/hooks.ts";
+import type { PluginDriver } from "../kernel/plugin-driver.ts";
 
 /** What the dry run says about one target credential: shipped or not, and why. */
 export interface SecretNote {

@@ -4,9 +4,9 @@
  */
 import type { AgentConfig } from "../config/schema.ts";
 import type { BundleManifest } from "../bundle/types.ts";
-import type { PluginDriver } from "../plugin-driver.ts";
-import type { Diagnostic } from "../errors.ts";
-import { formatDiagnostic } from "../errors.ts";
+import type { PluginDriver } from "../kernel/plugin-driver.ts";
+import type { Diagnostic } from "../kernel/errors.ts";
+import { formatDiagnostic } from "../kernel/errors.ts";
 import { describeMissing, type MissingEnv } from "../config/credentials.ts";
 import type { SecretNote, SecretPlan } from "./deploy-secrets.ts";
 

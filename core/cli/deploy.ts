@@ -6,10 +6,10 @@
 import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { dirname, join, relative } from "node:path";
-import { userError } from "../errors.ts";
+import { userError } from "../kernel/errors.ts";
 import { CONFIG_FLAG, parseArgs, renderHelp, type CommandSpec } from "./args.ts";
 import type { CliContext } from "./context.ts";
-import type { Env } from "../hooks.ts";
+import type { Env } from "../kernel/hooks.ts";
 
 /** Where `deploy` sends the bundle when neither --platform-url nor $AGENTCLI_PLATFORM_URL is set (the deploy plugin's default). */
 export const DEFAULT_PLATFORM_URL = "http://127.0.0.1:8100";
@@ -34,7 +34,7 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
   const { flags, help } = parseArgs(spec, argv);
   if (help) return ctx.io.out(renderHelp(spec)), 0;
   const [{ loadPlugins }, { loadProject }, { buildBundle }] = await Promise.all([
-    import("../plugins.ts"),
+    import("../kernel/plugins.ts"),
     import("../config/load.ts"),
     import("../bundle/bundle.ts"),
   ]);
@@ -94,7 +94,7 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
       return 1;
     }
   }
-  const { isCompiled } = await import("../runtime.ts");
+  const { isCompiled } = await import("../kernel/runtime.ts");
   const result = await driver.runFirst("deploy:target", {
     target: targetName,
     bundle: bytes,

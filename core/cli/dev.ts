@@ -3,12 +3,12 @@
  * the project and serve it locally through the same code as `serve`, reloading when project
  * files change (threads and memory are kept) and reporting config errors without dying.
  */
-import { type FSWatcher, readdirSync, statSync, watch } from "node:fs";
+import { chmodSync, type FSWatcher, mkdirSync, readdirSync, statSync, watch } from "node:fs";
 import { join, relative } from "node:path";
-import { isUserError, formatUserError } from "../errors.ts";
+import { isUserError, formatUserError } from "../kernel/errors.ts";
 import { CONFIG_FLAG, GRAPH_FLAG, REPLACE_AGENT_FLAG, SANDBOX_FLAG, hostFlag, parseArgs, portFlag, renderHelp, type CommandSpec, type FlagSpec } from "./args.ts";
 import type { CliContext } from "./context.ts";
-import type { GraphModule } from "./agent-host.ts";
+import type { GraphModule } from "../server/host/agent-host.ts";
 
 const spec = {
   name: "dev",
@@ -33,17 +33,17 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
   if (help) return ctx.io.out(renderHelp(spec)), 0;
   // Listen first: `/ok` answers at once, and a taken port is reported before any other work.
   // Other requests wait while the project is validated and the server loads behind it.
-  const { hostBundle, listenFirst, parseGraphFlags } = await import("./agent-host.ts");
-  const early = await listenFirst({ port: flags.port as number, host: flags.host as string });
+  const { hostBundle, listenFirst, parseGraphFlags } = await import("../server/host/agent-host.ts");
+  const early = await listenFirst({ port: flags.port as number, host: flags.host as string, env: ctx.env });
   // One import at a time with a turn of the event loop between: `/ok` is answered in the gaps.
   const turn = () => new Promise<void>((r) => setImmediate(r));
   const loaded = (async () => {
-    const { loadPlugins } = await import("../plugins.ts");
+    const { loadPlugins } = await import("../kernel/plugins.ts");
     await turn();
     const { loadProject } = await import("../config/load.ts");
     await turn();
     const { buildBundle, readBundle } = await import("../bundle/bundle.ts");
-    const { consoleLog } = await import("../server/log.ts");
+    const { consoleLog } = await import("../kernel/log.ts");
     const { describeMissing } = await import("../config/credentials.ts");
     return { loadPlugins, loadProject, buildBundle, readBundle, consoleLog, describeMissing };
   })();
@@ -76,6 +76,7 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
     driver = await loadPlugins(await ctx.builtinPlugins(), { paths: ctx.pluginPaths, cwd: ctx.cwd });
     ({ project, bundle } = await build());
     dataDir = join(project.root, ".agentcli", "db");
+    openDataFolder(join(project.root, ".agentcli"));
     if (!project.env.DATABASE_URL) {
       // A new project's database is restored from its template while the server's modules load.
       const [{ prepareDataDir }, { SERVER_TEMPLATE }] = await Promise.all([import("../storage/template.ts"), import("../storage/migrations.ts")]);
@@ -186,6 +187,17 @@ export function monitorBlocking(log: { warn(m: string): void }, runs: () => { ac
   }, interval);
   (t as { unref?: () => void }).unref?.();
   return () => clearInterval(t);
+}
+
+/**
+ * Makes the project's `.agentcli/` enterable but not listable by other users (0711): a server
+ * running as root runs local sandboxes as "nobody", which must reach `.agentcli/sandboxes/`.
+ * Its database folder stays 0700. Older versions made it 0700: that is opened up too.
+ */
+function openDataFolder(dir: string): void {
+  mkdirSync(dir, { recursive: true, mode: 0o711 });
+  const mode = statSync(dir).mode & 0o777;
+  if ((mode & 0o011) !== 0o011) chmodSync(dir, mode | 0o011);
 }
 
 /**

@@ -1,10 +1,10 @@
 /** `agentcli init [name] [--force]`: scaffold a new project (spec 4.1). */
 import { existsSync, lstatSync, mkdirSync, renameSync, rmdirSync, statSync, writeFileSync, rmSync } from "node:fs";
 import { basename, dirname, join, resolve, sep } from "node:path";
-import { systemErrorPhrase, userError } from "../errors.ts";
+import { systemErrorPhrase, userError } from "../kernel/errors.ts";
 import { parseArgs, renderHelp, type CommandSpec } from "./args.ts";
 import type { CliContext } from "./context.ts";
-import { scaffoldFiles } from "./scaffold.ts";
+import { SCHEMA_PATH, scaffoldFiles } from "./scaffold.ts";
 
 const spec = {
   name: "init",
@@ -28,9 +28,9 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
   if (!name) {
     throw userError("ARGS_INVALID", { message: `Cannot scaffold "${positionals[0] ?? target}": the folder name does not make an agent name`, hint: "Pass a name of letters, digits, '-', '_' or '.': agentcli init my-agent" });
   }
-  const files = scaffoldFiles(name, ctx.version);
+  const files = [...scaffoldFiles(name, ctx.version), { path: SCHEMA_PATH, content: `${JSON.stringify(await agentTomlSchema(ctx), null, 2)}\n` }];
   const made = makeFolder(target, shown);
-  const existing = files.filter((f) => existsSync(join(target, f.path))).map((f) => f.path);
+  const existing = files.filter((f) => f.path !== SCHEMA_PATH && existsSync(join(target, f.path))).map((f) => f.path);
   if (existing.length && !flags.force) {
     throw userError("PROJECT_EXISTS", {
       message: `Cannot scaffold into "${positionals[0] ?? "."}": ${existing.map((p) => `"${p}"`).join(", ")} already exist${existing.length === 1 ? "s" : ""}`,
@@ -65,15 +65,26 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
     throw userError("PROJECT_EXISTS", { message: `Cannot scaffold into "${shown}": ${systemErrorPhrase(err)}`, hint: "Check that the folder is writable.", cause: err });
   }
   const rel = positionals[0];
+  const agentcli = ctx.invocation ?? "agentcli";
+  const shownFiles = written.filter((p) => p !== SCHEMA_PATH);
   ctx.io.out(`Created agent project "${name}"${rel ? ` in ${rel}/` : ""}:
-${written.map((p) => `  ${p}`).join("\n")}
+${shownFiles.map((p) => `  ${p}`).join("\n")}
+  (and ${SCHEMA_PATH}, agent.toml's schema for editors)
 
 Next steps:
 ${rel ? `  cd ${shellQuote(rel)}\n` : ""}  1. Put a model key in .env (e.g. OPENAI_API_KEY=...); keep .env out of version control.
   2. Edit AGENTS.md (instructions) and agent.toml (model, sandbox, auth, frontend).
-  3. agentcli dev                 run it locally at http://127.0.0.1:2024
-  4. agentcli deploy --dry-run    check what would be deployed`);
+  3. ${agentcli} dev                 run it locally at http://127.0.0.1:2024
+  4. ${agentcli} deploy --dry-run    check what would be deployed`);
   return 0;
+}
+
+/** agent.toml's JSON Schema with this agentcli's plugins (what `agentcli schema` prints). */
+async function agentTomlSchema(ctx: CliContext): Promise<unknown> {
+  const { loadPlugins } = await import("../kernel/plugins.ts");
+  const { agentTomlJsonSchema } = await import("../config/json-schema.ts");
+  const driver = await loadPlugins(await ctx.builtinPlugins(), { paths: ctx.pluginPaths, cwd: ctx.cwd });
+  return agentTomlJsonSchema(driver, ctx.version);
 }
 
 /**

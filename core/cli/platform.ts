@@ -6,12 +6,12 @@
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import process from "node:process";
-import { userError } from "../errors.ts";
+import { userError } from "../kernel/errors.ts";
 import { lockHolder } from "../storage/lock.ts";
 import type { CliContext } from "./context.ts";
 import { hostFlag, parseArgs, portFlag, renderHelp, type CommandSpec, type FlagSpec } from "./args.ts";
 import { scaffoldFiles } from "./scaffold.ts";
-import { RESEARCH_TEMPLATE, type AgentTemplate } from "../platform/templates.ts";
+import { RESEARCH_TEMPLATE, type AgentTemplate } from "../platform/reconciler/templates.ts";
 
 const SERVE = {
   name: "platform serve",
@@ -70,13 +70,13 @@ async function serve(argv: string[], ctx: CliContext): Promise<number> {
   if (flags.mode !== "cloud" && flags.mode !== "self-hosted") {
     throw userError("ARGS_INVALID", { message: `Cannot run "agentcli platform serve": --mode "${flags.mode}" is not "cloud" or "self-hosted"`, hint: "Pass --mode cloud or --mode self-hosted." });
   }
-  const { platformLimits } = await import("../platform/limits.ts");
+  const { platformLimits } = await import("../platform/api/limits.ts");
   const limits = platformLimits(ctx.env);
   const dataDir = resolve(ctx.cwd, flags.dataDir);
   // Absolute: builds load them from a checkout's folder, revision processes from theirs.
   const plugins = ctx.pluginPaths.map((p) => (p ? resolve(ctx.cwd, p) : p));
   // A plugin file that does not load fails here, not in every revision.
-  await (await import("../plugins.ts")).loadPlugins(await ctx.builtinPlugins(), { paths: plugins });
+  await (await import("../kernel/plugins.ts")).loadPlugins(await ctx.builtinPlugins(), { paths: plugins });
   // The embedded database's lock (core/storage/lock.ts) names the one already running here,
   // before this one binds its port.
   const other = ctx.env.DATABASE_URL ? null : lockHolder(join(dataDir, "db"));
@@ -86,19 +86,22 @@ async function serve(argv: string[], ctx: CliContext): Promise<number> {
       hint: "Stop that one first, or give this one another --data-dir.",
     });
   }
+  const settings = (await import("../server/host/listen-settings.ts")).listenSettings(ctx.env, { mode: "platform", bind: flags.host });
+  // The control plane answers to the name of its --public-url (revisions on a cluster reach it there).
+  if (flags.publicUrl && !settings.allowedHosts.any) settings.allowedHosts.names.push(publicHostName(flags.publicUrl));
   let platform: Awaited<ReturnType<typeof import("../platform/server.ts").openPlatform>> | null = null;
   try {
     const { openPlatform } = await import("../platform/server.ts");
     // Binds the port first: a taken port stops it before the database, revisions or the default tenant.
     platform = await openPlatform({
-      listen: { port: flags.port, host: flags.host },
+      listen: { port: flags.port, host: flags.host, settings },
       dataDir, databaseUrl: ctx.env.DATABASE_URL || undefined, mode: flags.mode, publicUrl: flags.publicUrl, plugins, limits,
-      sandboxDriver: await (await import("../plugins.ts")).loadPlugins(await ctx.builtinPlugins(), { paths: plugins }),
+      sandboxDriver: await (await import("../kernel/plugins.ts")).loadPlugins(await ctx.builtinPlugins(), { paths: plugins }),
       builders: projectBuilders({ ...ctx, pluginPaths: plugins }), localHost: flags.host === "0.0.0.0" ? "127.0.0.1" : flags.host,
       onError: (err) => ctx.io.err(`platform: ${err instanceof Error ? err.stack ?? err.message : String(err)}`),
     });
     const db = platform.sql;
-    const { listTenants, createTenant, createApiKey } = await import("../platform/tenancy.ts");
+    const { listTenants, createTenant, createApiKey } = await import("../platform/store/tenancy.ts");
     if (!(await listTenants(db)).length) {
       // Tenant and key in one transaction: never a default tenant whose key nobody saw.
       // Another replica starting on the same database may create it first: then it printed the key.
@@ -118,6 +121,15 @@ async function serve(argv: string[], ctx: CliContext): Promise<number> {
     return 0;
   } finally {
     await platform?.close();
+  }
+}
+
+/** The host name of `--public-url` (lower case, without port or brackets). */
+function publicHostName(url: string): string {
+  try {
+    return new URL(url).hostname.toLowerCase().replace(/^\[(.*)\]$/, "$1");
+  } catch {
+    throw userError("ARGS_INVALID", { message: `Cannot run "agentcli platform serve": --public-url "${url}" is not a URL`, hint: "Pass the address clients reach the control plane at, e.g. --public-url https://agents.example.com." });
   }
 }
 
@@ -172,8 +184,8 @@ async function admin(argv: string[], ctx: CliContext): Promise<number> {
     });
   }
   const { openSql, migrate } = await import("../storage/sql.ts");
-  const { PLATFORM_MIGRATIONS } = await import("../platform/migrations.ts");
-  const t = await import("../platform/tenancy.ts");
+  const { PLATFORM_MIGRATIONS } = await import("../platform/store/migrations.ts");
+  const t = await import("../platform/store/tenancy.ts");
   const sql = await openSql(ctx.env.DATABASE_URL ? { url: ctx.env.DATABASE_URL } : { dataDir: join(dataDir, "db") });
   try {
     await migrate(sql, "platform", PLATFORM_MIGRATIONS);
@@ -250,17 +262,17 @@ export function projectBuilders(ctx: Pick<CliContext, "pluginPaths" | "version" 
     templates: platformTemplates(ctx.version),
     /** A bundle made with a plugin this agentcli does not have (a third-party --plugin) cannot run here. */
     async checkBundle(manifest: { name: string; requires: { plugins: string[] } }): Promise<string | null> {
-      const { loadPlugins } = await import("../plugins.ts");
+      const { loadPlugins } = await import("../kernel/plugins.ts");
       const driver = await loadPlugins(await ctx.builtinPlugins(), { paths: ctx.pluginPaths });
       const missing = manifest.requires.plugins.filter((name) => !driver.get(name));
       if (!missing.length) return null;
       return `bundle "${manifest.name}" needs the plugin${missing.length > 1 ? "s" : ""} ${missing.map((m) => `"${m}"`).join(", ")}, which this control plane does not have; start "agentcli platform serve" with --plugin <file> (or AGENTCLI_PLUGINS) for ${missing.length > 1 ? "them" : "it"}, or deploy without ${missing.length > 1 ? "them" : "it"}`;
     },
     async buildProject(opts: { dir: string; configPath: string; log: (message: string) => void }): Promise<Uint8Array> {
-      const { loadPlugins } = await import("../plugins.ts");
+      const { loadPlugins } = await import("../kernel/plugins.ts");
       const { loadProject } = await import("../config/load.ts");
       const { buildBundle } = await import("../bundle/bundle.ts");
-      const { formatUserError, isUserError } = await import("../errors.ts");
+      const { formatUserError, isUserError } = await import("../kernel/errors.ts");
       try {
         const driver = await loadPlugins(await ctx.builtinPlugins(), { paths: ctx.pluginPaths, cwd: opts.dir });
         const project = await loadProject(opts.configPath, { driver, env: {}, requireEnv: false, cwd: opts.dir });

@@ -4,7 +4,7 @@
  */
 import { parseArgs, renderHelp, type CommandSpec } from "./args.ts";
 import type { CliContext } from "./context.ts";
-import type { Plugin } from "../hooks.ts";
+import type { Plugin } from "../kernel/hooks.ts";
 
 const spec = {
   name: "plugins",
@@ -28,7 +28,7 @@ function provides(p: Plugin): string {
 export async function run(argv: string[], ctx: CliContext): Promise<number> {
   const { flags, help } = parseArgs(spec, argv);
   if (help) return ctx.io.out(renderHelp(spec)), 0;
-  const { loadPlugins } = await import("../plugins.ts");
+  const { loadPlugins } = await import("../kernel/plugins.ts");
   const builtins = await ctx.builtinPlugins();
   const driver = await loadPlugins(builtins, { paths: ctx.pluginPaths, cwd: ctx.cwd });
   const rows = driver.plugins.map((p, i) => ({

@@ -1,12 +1,20 @@
 /** The files `agentcli init` writes (spec 2.1): exactly these, nothing else. */
 
+/**
+ * Where `init` writes agent.toml's JSON Schema for editors (in agentcli's own folder, beside
+ * the project's files): the `#:schema` line points here, so it resolves offline.
+ */
+export const SCHEMA_PATH = ".agentcli/agent.schema.json";
+
 export function scaffoldFiles(name: string, version: string): Array<{ path: string; content: string }> {
   return [
     {
       path: "agent.toml",
-      content: `#:schema https://unpkg.com/agentcli@${version}/schema/agent.schema.json
+      content: `#:schema ./${SCHEMA_PATH}
 # Agent project configuration. Sections: [agent] (required), [sandbox], [auth], [frontend].
-# Reference: "agentcli schema" prints the JSON Schema; the README lists every key.
+# The schema above (agentcli ${version}) lets editors complete and check this file; refresh it
+# after an upgrade with: agentcli schema > ${SCHEMA_PATH}
+# Reference of every key: docs/project.md of agentcli.
 
 [agent]
 name = "${name}"

@@ -8,7 +8,7 @@
 import { readFileSync } from "node:fs";
 import process from "node:process";
 import { resolve } from "node:path";
-import { userError } from "../errors.ts";
+import { userError } from "../kernel/errors.ts";
 import { GRAPH_FLAG, REPLACE_AGENT_FLAG, SANDBOX_FLAG, hostFlag, parseArgs, portFlag, renderHelp, type CommandSpec, type FlagSpec } from "./args.ts";
 import type { CliContext } from "./context.ts";
 
@@ -40,10 +40,10 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
     throw userError("BUNDLE_INVALID", { message: `Cannot read bundle "${positionals[0]}": no such file`, hint: 'Build one with "agentcli deploy --dry-run" (it writes .agentcli/bundle.tgz).' });
   }
   const [{ loadPlugins }, { readBundle }, { hostBundle, parseGraphFlags }, { consoleLog }] = await Promise.all([
-    import("../plugins.ts"),
+    import("../kernel/plugins.ts"),
     import("../bundle/bundle.ts"),
-    import("./agent-host.ts"),
-    import("../server/log.ts"),
+    import("../server/host/agent-host.ts"),
+    import("../kernel/log.ts"),
   ]);
   const log = consoleLog("serve");
   const bundle = await readBundle(bytes, `bundle "${positionals[0]}"`);

@@ -5,7 +5,7 @@
  *   tools = ["execute", "write_file", "docs/delete_page"]
  */
 import { parse as parseToml, TomlError } from "smol-toml";
-import type { Diagnostic } from "../errors.ts";
+import type { Diagnostic } from "../kernel/errors.ts";
 import { locateTomlKey, tomlSyntaxMessage } from "./toml-locate.ts";
 
 export const BUILTIN_TOOLS = ["write_todos", "ls", "read_file", "write_file", "edit_file", "glob", "grep", "execute", "task"] as const;

@@ -4,8 +4,8 @@
  * and the identity provider's browser-facing keys when `[frontend]` is on. Also chooses the
  * default model when `[agent].model` is omitted (spec 2.2).
  */
-import type { Env, ModelProviderSpec, SandboxProviderSpec } from "../hooks.ts";
-import type { PluginDriver } from "../plugin-driver.ts";
+import type { Env, ModelProviderSpec, SandboxProviderSpec } from "../kernel/hooks.ts";
+import type { PluginDriver } from "../kernel/plugin-driver.ts";
 
 export interface MissingEnv {
   /** Set all of these (or, with `anyOf`, one of them). */

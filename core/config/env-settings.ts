@@ -2,8 +2,8 @@
  * Numeric settings read from the server's environment (`AGENTCLI_RUN_TIMEOUT_SECONDS`,
  * `AGENTCLI_SANDBOX_IDLE_SECONDS`, ...): one parser, one error wording.
  */
-import { userError } from "../errors.ts";
-import type { Env } from "../hooks.ts";
+import { userError } from "../kernel/errors.ts";
+import type { Env } from "../kernel/hooks.ts";
 
 /**
  * A number of seconds from `env[name]` (0 allowed), or `dflt` when unset.
@@ -40,4 +40,24 @@ export function switchSetting(env: Env, name: string, dflt: boolean, meaning: st
     message: `Cannot start the server: ${name}="${env[name]}" is neither on nor off`,
     hint: `Set it to 1 or 0: whether ${meaning}; default ${dflt ? 1 : 0}.`,
   });
+}
+
+/**
+ * A whole number from `env[name]` (0 allowed only with `zero`, which then means "no bound"),
+ * or `dflt` when unset.
+ *
+ * @example
+ * const perClient = countSetting(env, "AGENTCLI_MAX_CONNECTIONS_PER_CLIENT", 128, "connections one client address may hold at once", { zero: "no bound" });
+ */
+export function countSetting(env: Env, name: string, dflt: number, meaning: string, opts: { zero?: string } = {}): number {
+  const raw = env[name]?.trim();
+  if (!raw) return dflt;
+  const n = Number(raw);
+  if (!Number.isSafeInteger(n) || n < (opts.zero ? 0 : 1)) {
+    throw userError("ARGS_INVALID", {
+      message: `Cannot start the server: ${name}="${raw}" is not a ${opts.zero ? "whole number" : "positive whole number"}`,
+      hint: `Set it to the ${meaning}${opts.zero ? ` (0: ${opts.zero})` : ""}; default ${dflt}.`,
+    });
+  }
+  return n;
 }

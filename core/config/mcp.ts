@@ -5,8 +5,8 @@
  *
  *   { "mcpServers": { "docs": { "transport": "http", "url": "https://...", "headers": { "Authorization": "Bearer ${DOCS_TOKEN}" } } } }
  */
-import { type Diagnostic, userError } from "../errors.ts";
-import type { Env } from "../hooks.ts";
+import { type Diagnostic, userError } from "../kernel/errors.ts";
+import type { Env } from "../kernel/hooks.ts";
 import type { McpServerConfig } from "./schema.ts";
 
 const VAR_RE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;

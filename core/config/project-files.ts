@@ -9,7 +9,7 @@
 import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readSync, realpathSync, statSync, constants as fsConstants, type Stats } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { fitsTar } from "../bundle/tar.ts";
-import type { Diagnostic } from "../errors.ts";
+import type { Diagnostic } from "../kernel/errors.ts";
 
 export type FileKind = "missing" | "file" | "directory" | "refused";
 

@@ -9,9 +9,9 @@
  * @example
  * const index = storeIndexFromEnv(process.env, driver); // null without AGENTCLI_STORE_EMBEDDINGS
  */
-import type { Env } from "../hooks.ts";
-import type { PluginDriver } from "../plugin-driver.ts";
-import { userError } from "../errors.ts";
+import type { Env } from "../kernel/hooks.ts";
+import type { PluginDriver } from "../kernel/plugin-driver.ts";
+import { userError } from "../kernel/errors.ts";
 import type { StoreIndex } from "../storage/store-index.ts";
 
 interface EmbeddingsLike {

@@ -18,8 +18,8 @@ import {
 import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkpoint";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import type { Bundle } from "../bundle/types.ts";
-import type { Env, HookLogger } from "../hooks.ts";
-import type { PluginDriver } from "../plugin-driver.ts";
+import type { Env, HookLogger } from "../kernel/hooks.ts";
+import type { PluginDriver } from "../kernel/plugin-driver.ts";
 import { approvalMiddleware, resolveApprovals, type ToolOrigin } from "./approvals.ts";
 import { mainInstructionsMiddleware, subagentInstructionsMiddleware } from "./instructions.ts";
 import { connectMcpServers, type McpToolSet } from "./mcp.ts";
@@ -27,10 +27,11 @@ import type { McpConnector } from "./mcp-pool.ts";
 import { createMemoryBackend } from "./memory-backend.ts";
 import { modelSelectionMiddleware, PendingChatModel } from "./model.ts";
 import { mainAgentPermissions, subagentPermissions } from "./permissions.ts";
-import { PluginSandboxBackend, skillSeedFiles } from "../sandbox/backend.ts";
-import { executeMiddleware } from "../sandbox/execute-tool.ts";
-import type { SandboxManager } from "../sandbox/manager.ts";
+import { PluginSandboxBackend, skillSeedFiles } from "./sandbox/backend.ts";
+import { executeMiddleware } from "./sandbox/execute-tool.ts";
+import type { SandboxManager } from "./sandbox/manager.ts";
 import { toolErrorsMiddleware } from "./tool-errors.ts";
+import { contextRedactionMiddleware } from "./context-redaction.ts";
 import { memoryStore } from "./memory-store.ts";
 
 export interface AgentGraphOptions {
@@ -64,7 +65,7 @@ export interface AgentGraph {
   close(): Promise<void>;
 }
 
-/** The file tools of `deepagents`; `execute` is ours (../sandbox/execute-tool.ts: per-call timeout). */
+/** The file tools of `deepagents`; `execute` is ours (./sandbox/execute-tool.ts: per-call timeout). */
 const FILE_TOOLS: FsToolName[] = ["ls", "read_file", "write_file", "edit_file", "glob", "grep"];
 
 /**
@@ -103,7 +104,7 @@ export async function createAgentGraph(opts: AgentGraphOptions): Promise<AgentGr
     if (sandboxOn) {
       let manager = opts.sandboxes;
       if (!manager) {
-        const { inMemorySandboxManager } = await import("../sandbox/in-memory.ts");
+        const { inMemorySandboxManager } = await import("./sandbox/in-memory.ts");
         const own = await inMemorySandboxManager({ driver, env, settings: () => config.sandbox, log: opts.log });
         cleanups.push(own.close);
         manager = own.manager;
@@ -136,6 +137,7 @@ export async function createAgentGraph(opts: AgentGraphOptions): Promise<AgentGr
       // Inherited tools keep their gates: a subagent must not be a way around an approval.
       const gated = resolveApprovals(sub.approvals ?? config.approvals, [...subBuiltins, ...origins], sub.approvals ? warn : () => {});
       const middleware: AgentMiddleware[] = [
+        contextRedactionMiddleware(),
         modelSelectionMiddleware({ model: sub.model ?? config.agent.model, driver, env }),
         subagentInstructionsMiddleware({ ...common, name: sub.name }),
         createFilesystemMiddleware({ backend, permissions: subagentPermissions(sub.name), tools: FILE_TOOLS }),
@@ -153,6 +155,7 @@ export async function createAgentGraph(opts: AgentGraphOptions): Promise<AgentGr
     const mainOrigins: ToolOrigin[] = [...builtins.map((name) => ({ name })), ...mainMcp.origins];
     const gatedMain = resolveApprovals(config.approvals, mainOrigins, warn);
     const middleware = [
+      contextRedactionMiddleware(),
       modelSelectionMiddleware({ model: config.agent.model, driver, env }),
       mainInstructionsMiddleware(common),
       todoListMiddleware(),

@@ -13,7 +13,7 @@
  */
 import { createHash } from "node:crypto";
 import type { McpServerConfig } from "../config/schema.ts";
-import type { Env } from "../hooks.ts";
+import type { Env } from "../kernel/hooks.ts";
 import type { McpToolSet } from "./mcp.ts";
 
 /** How a graph gets its MCP tool sets: `connectMcpServers`'s signature; `close()` on the result releases it. */

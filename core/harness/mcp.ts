@@ -17,7 +17,7 @@ import type { DynamicStructuredTool, StructuredToolInterface } from "@langchain/
 import type { ContentBlock } from "@langchain/core/messages";
 import { loadMcpTools } from "@langchain/mcp-adapters";
 import type { McpServerConfig } from "../config/schema.ts";
-import type { Env } from "../hooks.ts";
+import type { Env } from "../kernel/hooks.ts";
 import type { ToolOrigin } from "./approvals.ts";
 import { expandEnv } from "../config/mcp.ts";
 

@@ -10,9 +10,9 @@ import { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { ChatResult } from "@langchain/core/outputs";
 import { createMiddleware } from "langchain";
-import type { Env, ModelProviderSpec } from "../hooks.ts";
-import type { PluginDriver } from "../plugin-driver.ts";
-import { userError } from "../errors.ts";
+import type { Env, ModelProviderSpec } from "../kernel/hooks.ts";
+import type { PluginDriver } from "../kernel/plugin-driver.ts";
+import { userError } from "../kernel/errors.ts";
 import { defaultChainVariables, defaultModel } from "../config/credentials.ts";
 
 /** Finds the model provider plugin of a `provider:` prefix. */

@@ -7,9 +7,9 @@
  */
 import { createMiddleware, ToolInvocationError, ToolMessage } from "langchain";
 import { isGraphInterrupt } from "@langchain/langgraph";
-import { AgentcliError } from "../errors.ts";
-import { errorText } from "../error-text.ts";
-import { redact } from "../redact.ts";
+import { AgentcliError } from "../kernel/errors.ts";
+import { errorText } from "../kernel/error-text.ts";
+import { redact } from "../kernel/redact.ts";
 
 const SCHEMA_MISMATCH = "Received tool input did not match expected schema";
 

@@ -7,18 +7,18 @@
 import type { AtRestEncryption } from "../storage/encryption.ts";
 import { randomUUID } from "node:crypto";
 import type { SqlDriver, SqlExecutor } from "../storage/sql.ts";
-import { conflict, invalid, notFound } from "./api-error.ts";
-import type { DeploymentRow } from "./resources.ts";
-import type { DeploymentCreateBody, DeploymentPatchBody, Source, SourceConfig, SourceRevisionConfig } from "./schema.ts";
-import { checkSource, type PlatformMode } from "./source-rules.ts";
-import { getDeployment, getRevision, insertDeployment, insertRevision, updateDeployment } from "./store.ts";
-import { getListener } from "./tenancy.ts";
-import type { AgentTemplate } from "./templates.ts";
-import { openSecrets, sealSecrets } from "./secrets-at-rest.ts";
+import { conflict, invalid, notFound } from "./api/api-error.ts";
+import type { DeploymentRow } from "./api/resources.ts";
+import type { DeploymentCreateBody, DeploymentPatchBody, Source, SourceConfig, SourceRevisionConfig } from "./api/schema.ts";
+import { checkSource, type PlatformMode } from "./api/source-rules.ts";
+import { getDeployment, getRevision, insertDeployment, insertRevision, updateDeployment } from "./store/deployments.ts";
+import { getListener } from "./store/tenancy.ts";
+import type { AgentTemplate } from "./reconciler/templates.ts";
+import { openSecrets, sealSecrets } from "./store/secrets-at-rest.ts";
 
 export interface DeploymentContext {
   sql: SqlDriver;
-  /** Seals secret values before they are stored (./secrets-at-rest.ts). */
+  /** Seals secret values before they are stored (./store/secrets-at-rest.ts). */
   encryption: AtRestEncryption;
   tenantId: string;
   mode: PlatformMode;

@@ -16,34 +16,39 @@ import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { Hono } from "hono";
 import { migrate, openSql, type SqlDriver } from "../storage/sql.ts";
-import { createPlatformApp } from "./app.ts";
-import type { ProjectBuilders } from "./build.ts";
-import type { ComputeDriver } from "./compute.ts";
-import type { PlatformEnv, PlatformServices } from "./context.ts";
-import { bundleToken, bundleUrl } from "./bundles.ts";
-import { K8sCompute } from "./k8s-compute.ts";
-import { DEFAULT_PLATFORM_LIMITS, type PlatformLimits } from "./limits.ts";
-import { LocalCompute } from "./local-compute.ts";
-import { PLATFORM_MIGRATIONS } from "./migrations.ts";
-import { Reconciler } from "./reconciler.ts";
-import { platformEncryption } from "./secrets-at-rest.ts";
-import { CommandSessions } from "./sandbox-commands.ts";
+import { createPlatformApp } from "./api/app.ts";
+import type { ProjectBuilders } from "./reconciler/build.ts";
+import type { ComputeDriver } from "./compute/contract.ts";
+import type { PlatformEnv, PlatformServices } from "./api/context.ts";
+import { bundleToken, bundleUrl } from "./routes/bundles.ts";
+import { K8sCompute } from "./compute/k8s.ts";
+import { DEFAULT_PLATFORM_LIMITS, type PlatformLimits } from "./api/limits.ts";
+import { LocalCompute } from "./compute/local.ts";
+import { PLATFORM_MIGRATIONS } from "./store/migrations.ts";
+import { Reconciler } from "./reconciler/reconciler.ts";
+import { platformEncryption } from "./store/secrets-at-rest.ts";
+import { CommandSessions } from "./sandboxes/commands.ts";
 import process from "node:process";
-import { loadPlugins } from "../plugins.ts";
-import type { PluginDriver } from "../plugin-driver.ts";
-import { KubeClient } from "./k8s-client.ts";
-import { K8sBoxRuntime } from "./sandbox-k8s.ts";
-import { LocalBoxRuntime } from "./sandbox-local.ts";
-import { sandboxUpgrade } from "./sandbox-ws.ts";
-import { SandboxService } from "./sandboxes.ts";
-import type { ListenerRow } from "./resources.ts";
-import type { PlatformMode } from "./source-rules.ts";
-import type { AgentTemplate } from "./templates.ts";
-import { deleteDeploymentApiKeys, deploymentApiKey, setting } from "./tenancy.ts";
+import { loadPlugins } from "../kernel/plugins.ts";
+import type { PluginDriver } from "../kernel/plugin-driver.ts";
+import { KubeClient } from "./compute/k8s-client.ts";
+import { K8sBoxRuntime } from "./sandboxes/k8s.ts";
+import { LocalBoxRuntime } from "./sandboxes/local.ts";
+import { sandboxUpgrade } from "./sandboxes/ws.ts";
+import { SandboxService } from "./store/sandboxes.ts";
+import type { ListenerRow } from "./api/resources.ts";
+import type { ListenSettings } from "../server/host/listen-settings.ts";
+import type { PlatformMode } from "./api/source-rules.ts";
+import type { AgentTemplate } from "./reconciler/templates.ts";
+import { deleteDeploymentApiKeys, deploymentApiKey, setting } from "./store/tenancy.ts";
 
 export interface PlatformOptions {
-  /** Bind this port first, before storage and revision processes (see the file comment). */
-  listen?: { port: number; host?: string };
+  /**
+   * Bind this port first, before storage and revision processes (see the file comment).
+   * `settings`: connection bounds and the `Host` allow-list (defaults: those of `listen` in
+   * core/server/host/node.ts, strict on a loopback bind; the CLI reads them from the environment).
+   */
+  listen?: { port: number; host?: string; settings?: Partial<ListenSettings> };
   /** Folder for the embedded database, revision processes and work files. */
   dataDir: string;
   databaseUrl?: string;
@@ -111,9 +116,9 @@ export async function openPlatform(opts: PlatformOptions): Promise<Platform> {
     let ready!: (fetch: Fetch) => void;
     const gate = new Promise<Fetch>((r) => (ready = r));
     const host = opts.listen.host ?? "127.0.0.1";
-    const { listen } = await import("../server/node.ts");
+    const { listen } = await import("../server/host/node.ts");
     const l = await listen({ fetch: (req: Request, ...rest: unknown[]) => gate.then((f) => f(req, ...rest)) }, {
-      port: opts.listen.port, host, upgrade: (req, socket, head) => (upgrade ? upgrade(req, socket, head) : socket.destroy()),
+      ...opts.listen.settings, port: opts.listen.port, host, upgrade: (req, socket, head) => (upgrade ? upgrade(req, socket, head) : socket.destroy()),
     });
     // Requests still waiting when the start fails get a 503 (the listener closes right after).
     stopListening = async () => {

@@ -10,35 +10,37 @@
  */
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { userError } from "../errors.ts";
-import { badText } from "./json-guard.ts";
-import { corsMiddleware, type CorsSettings } from "./cors.ts";
-import type { AuthUser } from "../hooks.ts";
+import { userError } from "../kernel/errors.ts";
+import { badText } from "./http/json-guard.ts";
+import { corsMiddleware, type CorsSettings } from "./http/cors.ts";
+import type { AuthUser } from "../kernel/hooks.ts";
 import { openStorage, type Storage, type StorageOptions } from "../storage/storage.ts";
 import { REQUEST_RETRY_MS, withDbRetryBudget } from "../storage/db-retry.ts";
-import { VERSION } from "../version.ts";
-import type { RunTracer } from "./tracing.ts";
-import type { IdleCollector } from "./idle-gc.ts";
-import { assistantRoutes } from "./assistants.ts";
-import { CronScheduler } from "./cron-scheduler.ts";
-import { cronRoutes } from "./crons.ts";
-import { RunBroker, type RemoteBus } from "./broker.ts";
+import { VERSION } from "../kernel/version.ts";
+import type { RunTracer } from "../engine/tracing/tracing.ts";
+import type { IdleCollector } from "../engine/queue/idle-gc.ts";
+import { assistantRoutes } from "./routes/assistants.ts";
+import { CronScheduler } from "../engine/crons/scheduler.ts";
+import { cronRoutes } from "./routes/crons.ts";
+import { RunBroker, type RemoteBus } from "../engine/broker/broker.ts";
 import type { ServerDeps } from "./deps.ts";
-import { type GraphLoaders, GraphRegistry } from "./graphs.ts";
-import { errorHandler } from "./http-errors.ts";
-import { DEFAULT_LIMITS, overLimit, type ServerLimits } from "./limits.ts";
-import { consoleLog, redactingLog, type ServerLog } from "./log.ts";
-import { openApiDocument } from "./openapi.ts";
+import { type GraphLoaders, GraphRegistry } from "../engine/executor/graphs.ts";
+import { errorHandler } from "./http/errors.ts";
+import { DEFAULT_LIMITS, overLimit, type ServerLimits } from "./http/limits.ts";
+import { consoleLog, redactingLog, type ServerLog } from "../kernel/log.ts";
+import { apiDocsRoutes } from "./routes/api-docs.ts";
+import { openApiDocument } from "./http/openapi.ts";
+import { redactResponses } from "./http/redact-responses.ts";
 import { mcpMessageSchema } from "./protocols/openapi-operations.ts";
-import { runRoutes } from "./runs.ts";
-import { type AppEnv, authMiddleware } from "./scope.ts";
-import { storeRoutes } from "./store-routes.ts";
-import { threadRoutes } from "./threads.ts";
-import { uuid5 } from "./uuid5.ts";
-import { DEFAULT_QUEUE_AFFINITY_SECONDS, WorkerPool } from "./worker.ts";
-import type { ServerRole } from "./roles.ts";
-import { DEFAULT_TTL, type TtlSettings, TtlSweeper } from "./ttl-sweeper.ts";
-import { DEFAULT_WEBHOOKS, type Resolver, WebhookSender, type WebhookSettings } from "./webhooks.ts";
+import { runRoutes } from "./routes/runs.ts";
+import { type AppEnv, authMiddleware } from "../engine/runs/scope.ts";
+import { storeRoutes } from "./routes/store.ts";
+import { threadRoutes } from "./routes/threads.ts";
+import { uuid5 } from "./http/uuid5.ts";
+import { DEFAULT_QUEUE_AFFINITY_SECONDS, WorkerPool } from "../engine/queue/worker.ts";
+import type { ServerRole } from "../engine/queue/roles.ts";
+import { DEFAULT_TTL, type TtlSettings, TtlSweeper } from "../engine/queue/ttl-sweeper.ts";
+import { DEFAULT_WEBHOOKS, type Resolver, WebhookSender, type WebhookSettings } from "../engine/runs/webhooks.ts";
 
 export interface DefaultAssistant {
   name: string;
@@ -60,7 +62,7 @@ export interface AgentServerOptions {
   extraRoutes?: Array<{ path: string; app: Hono<any> | ((deps: ServerDeps) => Hono<any>) }>;
   /** Runs executed at once by this process (default 8; 0 with role `api`). */
   workers?: number;
-  /** What this replica does (./roles.ts): `api` runs nothing, `worker` serves only /ok and /info. Default `all`. */
+  /** What this replica does (../engine/queue/roles.ts): `api` runs nothing, `worker` serves only /ok and /info. Default `all`. */
   role?: ServerRole;
   /**
    * Seconds a run's lease lasts (default 10, `AGENTCLI_RUN_LEASE_SECONDS`): a replica that dies
@@ -91,23 +93,23 @@ export interface AgentServerOptions {
   connectWithinMs?: number;
   /** Extra fields for `GET /info`. */
   info?: Record<string, unknown>;
-  /** Origins allowed to call from a browser (./cors.ts `corsFromEnv`); none when absent. */
+  /** Origins allowed to call from a browser (./http/cors.ts `corsFromEnv`); none when absent. */
   cors?: CorsSettings;
   /** Milliseconds between `: heartbeat` comments on an idle SSE stream (default 15000; 0: none). */
   heartbeatMs?: number;
-  /** Told when a thread is deleted, to delete its sandbox (../sandbox/manager.ts). */
+  /** Told when a thread is deleted, to delete its sandbox (../harness/sandbox/manager.ts). */
   onThreadDeleted?: (threadId: string) => Promise<void>;
   /** The longest the cron scheduler sleeps between looks for due crons (default 10000 ms). */
   cronPollMs?: number;
-  /** Run webhooks (./webhooks.ts `webhooksFromEnv`); default: no signature, private targets refused. */
+  /** Run webhooks (../engine/runs/webhooks.ts `webhooksFromEnv`); default: no signature, private targets refused. */
   webhooks?: Partial<WebhookSettings>;
   /** How webhook hosts are resolved (default: the system's `dns.lookup`); tests answer as a rebinding DNS server would. */
   webhookResolver?: Resolver;
-  /** Traces every run (./tracing.ts `runTracerFromEnv`); flushed and shut down on close. */
+  /** Traces every run (../engine/tracing/tracing.ts `runTracerFromEnv`); flushed and shut down on close. */
   tracer?: RunTracer | null;
-  /** Default TTLs and the sweep period (./ttl-sweeper.ts `ttlFromEnv`); default: nothing expires without its own `ttl`, sweeps every 60 s. */
+  /** Default TTLs and the sweep period (../engine/queue/ttl-sweeper.ts `ttlFromEnv`); default: nothing expires without its own `ttl`, sweeps every 60 s. */
   ttl?: Partial<TtlSettings>;
-  /** Collects garbage when no run executes (./idle-gc.ts `idleCollector`; `dev` and `serve` pass one). */
+  /** Collects garbage when no run executes (../engine/queue/idle-gc.ts `idleCollector`; `dev` and `serve` pass one). */
   idle?: IdleCollector;
 }
 
@@ -146,8 +148,8 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
   let remote: RemoteBus | null = null;
   try {
     const pgUrl = opts.databaseUrl ?? (ownStorage ? (opts.storage as StorageOptions | undefined)?.url : undefined);
-    if (opts.redisUrl) remote = await (await import("./redis-bus.ts")).openRedisBus(opts.redisUrl, log, { connectWithinMs: opts.connectWithinMs });
-    else if (pgUrl && storage.sql.kind === "postgres") remote = await (await import("./pg-bus.ts")).openPostgresBus(pgUrl, log);
+    if (opts.redisUrl) remote = await (await import("../engine/broker/redis-bus.ts")).openRedisBus(opts.redisUrl, log, { connectWithinMs: opts.connectWithinMs });
+    else if (pgUrl && storage.sql.kind === "postgres") remote = await (await import("../engine/broker/pg-bus.ts")).openPostgresBus(pgUrl, log);
   } catch (err) {
     if (ownStorage) await storage.close();
     throw err;
@@ -201,6 +203,8 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
   const app = new Hono<AppEnv>();
   app.onError(errorHandler(log));
   app.notFound((c) => c.json({ detail: `Not found: ${c.req.method} ${new URL(c.req.url).pathname}` }, 404));
+  // First of all: every answer, whatever route or error made it, leaves with its secrets redacted.
+  app.use(redactResponses());
   // First: a preflight carries no credentials, so it is answered before auth and the guards.
   if (opts.cors) app.use(corsMiddleware(opts.cors));
   app.use(bodyLimit({
@@ -251,6 +255,7 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
     return c.json(openApiDocument({ title: "agentcli Agent API", version: VERSION, extraPaths, schemas }));
   });
   if (opts.ui) app.route("/app", opts.ui);
+  app.route("/", apiDocsRoutes({ log }));
   // Auth guards everything after this point, extra components (MCP, A2A) included; the
   // authenticator itself lets public paths through.
   app.use(authMiddleware(opts.authenticate));

@@ -4,14 +4,14 @@
 import type { Storage } from "../storage/storage.ts";
 import type { AssistantScope } from "../storage/assistants.ts";
 import type { Assistant } from "../storage/records.ts";
-import type { RunBroker } from "./broker.ts";
-import type { GraphRegistry } from "./graphs.ts";
-import { notFound } from "./http-errors.ts";
-import type { ServerLimits } from "./limits.ts";
-import type { ServerLog } from "./log.ts";
-import type { TtlSettings } from "./ttl-sweeper.ts";
-import type { WebhookSender } from "./webhooks.ts";
-import type { WorkerPool } from "./worker.ts";
+import type { RunBroker } from "../engine/broker/broker.ts";
+import type { GraphRegistry } from "../engine/executor/graphs.ts";
+import { notFound } from "./http/errors.ts";
+import type { ServerLimits } from "./http/limits.ts";
+import type { ServerLog } from "../kernel/log.ts";
+import type { TtlSettings } from "../engine/queue/ttl-sweeper.ts";
+import type { WebhookSender } from "../engine/runs/webhooks.ts";
+import type { WorkerPool } from "../engine/queue/worker.ts";
 
 export interface ServerDeps {
   storage: Storage;

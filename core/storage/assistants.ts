@@ -3,7 +3,7 @@
  */
 import type { AtRestEncryption } from "./encryption.ts";
 import type { SqlDriver } from "./sql.ts";
-import { userError } from "../errors.ts";
+import { userError } from "../kernel/errors.ts";
 import { type Assistant, iso, type Json, type Scope, sortClause } from "./records.ts";
 
 interface AssistantRow extends Omit<Assistant, "created_at" | "updated_at"> {

@@ -62,7 +62,7 @@ const decoder = new TextDecoder();
  * spends on checkpoints mid-run (a run's end writes its own with its status). What is at
  * stake is what a crash loses: a run taken over by another replica resumes from its last
  * written checkpoint (at most this much of its work is done again); a replica reading a thread another one runs
- * sees its state this late at most. As the stream's log (../server/broker.ts).
+ * sees its state this late at most. As the stream's log (../engine/broker/broker.ts).
  */
 const FLUSH_MS = 250;
 /** Appended versions on top of a whole one before a list is stored whole again (bounds a read). */

@@ -3,7 +3,7 @@
  * (`AGENTCLI_CONNECT_TIMEOUT_SECONDS`), then a clear error that names the variable and the
  * address, never the credentials.
  */
-import { userError, type AgentcliError } from "../errors.ts";
+import { userError, type AgentcliError } from "../kernel/errors.ts";
 
 /** Default seconds a server keeps trying to reach PostgreSQL and Redis at start. */
 export const DEFAULT_CONNECT_TIMEOUT_SECONDS = 30;

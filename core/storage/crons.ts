@@ -5,7 +5,7 @@
  * moves `next_run_date` on before it commits. With encryption at rest, the payload (the runs'
  * input and config) and the creator are sealed, as are the metadata keys of `LANGGRAPH_AES_JSON_KEYS`.
  */
-import { userError } from "../errors.ts";
+import { userError } from "../kernel/errors.ts";
 import type { AtRestEncryption } from "./encryption.ts";
 import type { SqlDriver, SqlExecutor } from "./sql.ts";
 import { iso, type Json, ownerClause, type Scope, sortClause } from "./records.ts";

@@ -8,7 +8,7 @@
  * answers 503 with `Retry-After`, never a bare 500.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import { userError, type AgentcliError } from "../errors.ts";
+import { userError, type AgentcliError } from "../kernel/errors.ts";
 
 /** Default seconds background work retries a statement while the database is unreachable. */
 export const DEFAULT_DB_RETRY_SECONDS = 60;

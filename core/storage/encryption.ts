@@ -21,7 +21,7 @@
  */
 import { Buffer } from "node:buffer";
 import { type CipherGCM, type CipherGCMTypes, createCipheriv, createDecipheriv, createHash, type DecipherGCM, randomBytes } from "node:crypto";
-import { userError } from "../errors.ts";
+import { userError } from "../kernel/errors.ts";
 
 const VERSION = 1;
 const ID_BYTES = 8;

@@ -12,7 +12,7 @@
 import { closeSync, existsSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import process from "node:process";
-import { AgentcliError } from "../errors.ts";
+import { AgentcliError } from "../kernel/errors.ts";
 
 export interface DirLock {
   /** The lock file. */

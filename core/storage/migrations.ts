@@ -2,7 +2,7 @@
  * The agent server's schema, as versioned migrations applied on start (scope "server").
  * Tables: assistants (+ versions), threads, runs (the durable queue), run_events (the
  * resumable stream log), checkpoints and checkpoint_writes (LangGraph checkpointer),
- * store_items (LangGraph store); sandboxes (scope key -> the provider's sandbox id, ../sandbox/manager.ts).
+ * store_items (LangGraph store); sandboxes (scope key -> the provider's sandbox id, ../harness/sandbox/manager.ts).
   },
   {
  * resumable stream log), checkpoints, checkpoint_blobs and checkpoint_writes (LangGraph
@@ -152,7 +152,7 @@ ALTER TABLE checkpoints ADD COLUMN IF NOT EXISTS channel_versions jsonb`,
   },
   {
     // Scheduled runs. `next_run_date` is claimed with the firing's run insert in one
-    // transaction (../server/cron-scheduler.ts); `auth_user` is the creator the runs act as.
+    // transaction (../engine/crons/scheduler.ts); `auth_user` is the creator the runs act as.
     version: 4,
     name: "crons",
     up: `
@@ -192,7 +192,7 @@ ALTER TABLE runs ADD COLUMN IF NOT EXISTS lease_holder text;
 CREATE INDEX IF NOT EXISTS runs_leased ON runs (lease_until) WHERE status = 'running'`,
   },
   {
-    // Time-to-live of threads and store items (../server/ttl-sweeper.ts): a thread expires
+    // Time-to-live of threads and store items (../engine/queue/ttl-sweeper.ts): a thread expires
     // `ttl_minutes` after its last update; an item `ttl_minutes` after its last write, or at
     // `expires_at` when a read refreshed it later. NULL: the server's default; 0 (items): never.
     version: 6,

@@ -39,7 +39,7 @@ export const DEFAULT_RUN_LEASE_SECONDS = 10;
 
 /**
  * Default seconds a run queued on a full replica is kept for that replica's own workers
- * (`AGENTCLI_QUEUE_AFFINITY_SECONDS`, ../server/worker.ts): when one of them frees within that time it runs the
+ * (`AGENTCLI_QUEUE_AFFINITY_SECONDS`, ../engine/queue/worker.ts): when one of them frees within that time it runs the
  * run, and the request waiting for it there follows it in memory; after it, any replica may
  * take the run (woken then), so a busy replica's queue is shared out at most this late.
  */

@@ -17,7 +17,7 @@
  * @example
  * const index: StoreIndex = { model: "openai:text-embedding-3-small", fields: ["$"], embed: (texts) => embeddings.embedDocuments(texts) };
  */
-import { userError } from "../errors.ts";
+import { userError } from "../kernel/errors.ts";
 import type { SqlExecutor } from "./sql.ts";
 
 /** How the store embeds: the model's name (`provider:model`), the default fields, the embedding function. */

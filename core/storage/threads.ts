@@ -2,7 +2,7 @@
  * Threads: a conversation's metadata, status and a copy of its latest state values and
  * interrupts (the checkpointer holds the full history).
  */
-import { userError } from "../errors.ts";
+import { userError } from "../kernel/errors.ts";
 import type { AtRestEncryption } from "./encryption.ts";
 import type { SqlDriver, SqlExecutor } from "./sql.ts";
 import { iso, type Json, ownerClause, type Scope, sortClause, type Thread, type ThreadStatus } from "./records.ts";
@@ -67,7 +67,7 @@ export class ThreadStore {
     return JSON.stringify(this.#enc && value !== null && value !== undefined ? this.#enc.sealJson(value) : value ?? null);
   }
 
-  /** Inserts a thread (deleted `ttl_minutes` after its last update, see ../server/ttl-sweeper.ts); returns null when the id is taken. */
+  /** Inserts a thread (deleted `ttl_minutes` after its last update, see ../engine/queue/ttl-sweeper.ts); returns null when the id is taken. */
   async create(t: { thread_id: string; metadata: Json; ttl_minutes?: number }, tx: SqlExecutor = this.#sql): Promise<Thread | null> {
     const { rows } = await tx.query<ThreadRow>(
       "INSERT INTO threads (thread_id, metadata, ttl_minutes) VALUES ($1, $2::jsonb, $3) ON CONFLICT (thread_id) DO NOTHING RETURNING *",

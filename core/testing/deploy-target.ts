@@ -15,10 +15,10 @@ import assert from "node:assert/strict";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { DeployResult, Env, Plugin } from "../hooks.ts";
-import { PluginDriver } from "../plugin-driver.ts";
-import { validatePlugins } from "../plugin-validate.ts";
-import { AgentcliError } from "../errors.ts";
+import type { DeployResult, Env, Plugin } from "../kernel/hooks.ts";
+import { PluginDriver } from "../kernel/plugin-driver.ts";
+import { validatePlugins } from "../kernel/plugin-validate.ts";
+import { AgentcliError } from "../kernel/errors.ts";
 import { packTar } from "../bundle/tar.ts";
 import { gzipSync } from "node:zlib";
 

@@ -11,9 +11,9 @@
  */
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import type { Env, Plugin } from "../hooks.ts";
-import { PluginDriver } from "../plugin-driver.ts";
-import { AgentcliError } from "../errors.ts";
+import type { Env, Plugin } from "../kernel/hooks.ts";
+import { PluginDriver } from "../kernel/plugin-driver.ts";
+import { AgentcliError } from "../kernel/errors.ts";
 import { authErrorResponse, createAuthenticator, type Authenticate } from "../auth/index.ts";
 import { minimalConfig } from "./config.ts";
 

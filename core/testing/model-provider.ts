@@ -11,9 +11,9 @@
  */
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import type { Env, Plugin } from "../hooks.ts";
-import { PluginDriver } from "../plugin-driver.ts";
-import { validatePlugins } from "../plugin-validate.ts";
+import type { Env, Plugin } from "../kernel/hooks.ts";
+import { PluginDriver } from "../kernel/plugin-driver.ts";
+import { validatePlugins } from "../kernel/plugin-validate.ts";
 import { createChatModel } from "../harness/model.ts";
 
 /** A reply the fake provider server gives next: text, or tool calls. */

@@ -22,12 +22,14 @@ import { join } from "node:path";
 import { Client } from "@langchain/langgraph-sdk";
 import { loadProject } from "../config/load.ts";
 import { buildBundle, readBundle } from "../bundle/bundle.ts";
-import { hostBundle, type Host } from "../cli/agent-host.ts";
-import { PluginDriver } from "../plugin-driver.ts";
-import { silentLog } from "../server/log.ts";
-import { isSandboxNotFound, type Sandbox, type SandboxScope } from "../sandbox/contract.ts";
-import type { Plugin } from "../hooks.ts";
+import { hostBundle, type Host } from "../server/host/agent-host.ts";
+import { PluginDriver } from "../kernel/plugin-driver.ts";
+import { silentLog } from "../kernel/log.ts";
+import { isSandboxNotFound, type Sandbox, type SandboxScope } from "../kernel/sandbox-contract.ts";
+import type { Plugin } from "../kernel/hooks.ts";
 import { startModelServer } from "./model-server/server.ts";
+import { limitCases } from "./sandbox-limits-conformance.ts";
+import type { ServerLog } from "../kernel/log.ts";
 
 /** What the suite needs of a scripted model server (./model-server/server.ts, the default, is one). */
 export interface ScriptedModelServer {
@@ -57,6 +59,11 @@ export interface SandboxConformanceOptions {
   network?: boolean;
   /** Also check the sandbox cannot see this machine's data dir and project (default: when `runtime` is "local"). */
   hostIsolation?: boolean;
+  /**
+   * Also check the limits of ./sandbox-limits-conformance.ts (memory, processes, CPU, /tmp,
+   * workspace; needs python3 in the sandbox). Default: when `runtime` is "local".
+   */
+  limits?: boolean;
 }
 
 const CANARY = "AGENTCLI_CONFORMANCE_CANARY";
@@ -94,13 +101,13 @@ export function sandboxConformance(opts: SandboxConformanceOptions): void {
     return dir;
   };
 
-  const start = async (scope: SandboxScope, dataDir = join(root, `data-${scope}-${servers.length}`)): Promise<Server> => {
+  const start = async (scope: SandboxScope, dataDir = join(root, `data-${scope}-${servers.length}`), extra: { env?: Record<string, string>; log?: ServerLog } = {}): Promise<Server> => {
     const dir = project(scope);
-    const env = { OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: model.openaiBaseUrl, ...opts.env, [CANARY]: canary, AGENTCLI_SANDBOX_IDLE_SECONDS: "0" };
+    const env = { OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: model.openaiBaseUrl, ...opts.env, ...extra.env, [CANARY]: canary, AGENTCLI_SANDBOX_IDLE_SECONDS: "0" };
     const loaded = await loadProject(join(dir, "agent.toml"), { driver, env, requireEnv: false, cwd: dir });
     const bundle = await readBundle((await buildBundle(loaded, { driver, version: "conformance" })).bytes);
     const host = await hostBundle({
-      bundle, driver, env: loaded.env, mode: "dev", dataDir, port: 0, host: "127.0.0.1", log: silentLog,
+      bundle, driver, env: loaded.env, mode: "dev", dataDir, port: 0, host: "127.0.0.1", log: extra.log ?? silentLog,
       sandboxRuntime: opts.runtime ?? null, sandboxDir: `${dataDir}-sandboxes`, privatePaths: [dir],
     });
     const server: Server = {
@@ -142,6 +149,16 @@ export function sandboxConformance(opts: SandboxConformanceOptions): void {
   describe(`sandbox conformance: ${opts.name}`, () => {
     let main: Server;
     let threadA: string;
+
+    if (opts.limits ?? opts.runtime === "local") {
+      limitCases({
+        workdir: wd,
+        start: async (env, warn) => {
+          const s = await start("thread", undefined, { env, log: { ...silentLog, warn } });
+          return { threadId: () => newThread(s), turn: (threadId, calls) => turn(s, threadId, calls), stop: () => s.stop() };
+        },
+      });
+    }
 
     before(async () => {
       model = await (opts.startModelServer ?? startModelServer)();

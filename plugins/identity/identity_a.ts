@@ -8,7 +8,7 @@
  * would wrongly sign the user out of the UI); a token the server rejects is a 401.
  */
 import { decodeJwt } from "jose";
-import { definePlugin, type AuthUser, type Env } from "../../core/hooks.ts";
+import { definePlugin, type AuthUser, type Env } from "../../core/kernel/hooks.ts";
 import { bearerToken, missingBearer } from "../../core/auth/bearer.ts";
 import { identityUnavailable, unauthorized } from "../../core/auth/auth-error.ts";
 import { TokenCache } from "../../core/auth/token-cache.ts";

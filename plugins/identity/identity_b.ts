@@ -8,7 +8,7 @@
  * identity. A key set that cannot be fetched (and is not cached) fails closed with 503.
  */
 import { errors, jwtVerify, type JWTPayload } from "jose";
-import { definePlugin, type AuthUser, type Env } from "../../core/hooks.ts";
+import { definePlugin, type AuthUser, type Env } from "../../core/kernel/hooks.ts";
 import { bearerToken, missingBearer } from "../../core/auth/bearer.ts";
 import { identityUnavailable, unauthorized } from "../../core/auth/auth-error.ts";
 import { JwksKeyStore } from "../../core/auth/jwks.ts";

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { loadGraphModules, parseGraphFlags } from "../../core/cli/agent-host.ts";
+import { loadGraphModules, parseGraphFlags } from "../../core/server/host/agent-host.ts";
 import { makeProject, removeProject } from "../toolchain/_project.ts";
 
 const GRAPHS = resolve(import.meta.dirname, "../fixtures/graphs/compat");

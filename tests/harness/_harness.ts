@@ -1,9 +1,9 @@
 /** Starts a model server and builds the agent graph of a bundle over an in-memory store. */
 import { InMemoryStore, MemorySaver } from "@langchain/langgraph";
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
-import { PluginDriver } from "../../core/plugin-driver.ts";
+import { PluginDriver } from "../../core/kernel/plugin-driver.ts";
 import { builtinPlugins } from "../../plugins/registry.ts";
-import type { Plugin } from "../../core/hooks.ts";
+import type { Plugin } from "../../core/kernel/hooks.ts";
 import type { AgentConfig } from "../../core/config/schema.ts";
 import { createAgentGraph, type AgentGraph } from "../../core/harness/index.ts";
 import { startModelServer, type ModelServer } from "../fixtures/model-server/server.ts";

@@ -128,7 +128,7 @@ test("redeploying a changed project updates unedited seeds and never overwrites 
 });
 
 test("memory plugin (AGENTCLI_MEMORY): /memories/ and user memory live in the plugin's store, not the server's", async () => {
-  const { definePlugin } = await import("../../core/hooks.ts");
+  const { definePlugin } = await import("../../core/kernel/hooks.ts");
   const entries = new Map<string, Record<string, unknown>>();
   const id = (ns: string[], key: string) => `${ns.join("/")}|${key}`;
   const kv = definePlugin({

@@ -5,7 +5,7 @@
  */
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
-import { PluginDriver } from "../../core/plugin-driver.ts";
+import { PluginDriver } from "../../core/kernel/plugin-driver.ts";
 import { builtinPlugins } from "../../plugins/registry.ts";
 import { createChatModel, resolveModelSpec } from "../../core/harness/index.ts";
 import { modelProviderConformance } from "../../core/testing/model-provider.ts";

@@ -13,11 +13,11 @@ import { join } from "node:path";
 import { Client } from "@langchain/langgraph-sdk";
 import { loadProject } from "../../core/config/load.ts";
 import { buildBundle, readBundle } from "../../core/bundle/bundle.ts";
-import { hostBundle, type Host } from "../../core/cli/agent-host.ts";
-import { definePlugin } from "../../core/hooks.ts";
-import { PluginDriver } from "../../core/plugin-driver.ts";
-import type { Sandbox } from "../../core/sandbox/contract.ts";
-import { silentLog } from "../../core/server/log.ts";
+import { hostBundle, type Host } from "../../core/server/host/agent-host.ts";
+import { definePlugin } from "../../core/kernel/hooks.ts";
+import { PluginDriver } from "../../core/kernel/plugin-driver.ts";
+import type { Sandbox } from "../../core/kernel/sandbox-contract.ts";
+import { silentLog } from "../../core/kernel/log.ts";
 import { builtinPlugins } from "../../plugins/registry.ts";
 import { startModelServer, type ModelServer } from "../fixtures/model-server/server.ts";
 

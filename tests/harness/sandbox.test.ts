@@ -4,12 +4,12 @@
  */
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
-import { definePlugin, type Sandbox } from "../../core/hooks.ts";
+import { definePlugin, type Sandbox } from "../../core/kernel/hooks.ts";
 import { makeConfig, makeSubagent, userConfigurable } from "./_bundle.ts";
 import { startHarness, type Harness } from "./_harness.ts";
-import { PluginDriver } from "../../core/plugin-driver.ts";
+import { PluginDriver } from "../../core/kernel/plugin-driver.ts";
 import { builtinPlugins } from "../../plugins/registry.ts";
-import { sandboxCredentialWarning } from "../../core/sandbox/runtime.ts";
+import { sandboxCredentialWarning } from "../../core/harness/sandbox/runtime.ts";
 
 const harnesses: Harness[] = [];
 after(async () => {

@@ -2,8 +2,8 @@
  * An agent server behind the real authenticator, on a free port, with SDK clients per caller.
  */
 import { Client } from "@langchain/langgraph-sdk";
-import type { Env } from "../../core/hooks.ts";
-import { PluginDriver } from "../../core/plugin-driver.ts";
+import type { Env } from "../../core/kernel/hooks.ts";
+import { PluginDriver } from "../../core/kernel/plugin-driver.ts";
 import { createAuthenticator } from "../../core/auth/index.ts";
 import type { AgentServer, AgentServerOptions } from "../../core/server/app.ts";
 import { startTestServer } from "../server/_harness.ts";

@@ -7,9 +7,9 @@
  */
 import { after, afterEach, beforeEach, describe, it, mock } from "node:test";
 import assert from "node:assert/strict";
-import { AgentcliError } from "../../core/errors.ts";
-import { definePlugin } from "../../core/hooks.ts";
-import { PluginDriver } from "../../core/plugin-driver.ts";
+import { AgentcliError } from "../../core/kernel/errors.ts";
+import { definePlugin } from "../../core/kernel/hooks.ts";
+import { PluginDriver } from "../../core/kernel/plugin-driver.ts";
 import { builtinPlugins } from "../../plugins/registry.ts";
 import {
   authErrorResponse, constantTimeEqual, createAuthenticator, devAuthBanner, isPublicPath, JwksKeyStore, postDeploySetup, TokenCache,
@@ -23,9 +23,9 @@ import { startJwksServer } from "../fixtures/identity-servers/jwks.ts";
 const req = (path: string, headers: Record<string, string> = {}) => new Request(`http://agent.test${path}`, { headers });
 
 describe("public paths", () => {
-  it("are exactly the health, metadata, UI shell and well-known paths", () => {
-    for (const p of ["/ok", "/info", "/openapi.json", "/app", "/app/", "/app/index.html", "/app/assets/x.js", "/.well-known/agent-card.json"]) assert.ok(isPublicPath(p), p);
-    for (const p of ["/", "/ok/", "/okay", "/info/x", "/threads", "/runs", "/assistants/search", "/store/items", "/application", "/mcp", "/a2a", "/app%2F..%2Fthreads", "/.well-known"]) assert.ok(!isPublicPath(p), p);
+  it("are exactly the health, metadata, UI shell, API reference, favicon and well-known paths", () => {
+    for (const p of ["/ok", "/info", "/openapi.json", "/app", "/app/", "/app/index.html", "/app/assets/x.js", "/docs", "/docs/", "/docs/init.js", "/favicon.ico", "/.well-known/agent-card.json"]) assert.ok(isPublicPath(p), p);
+    for (const p of ["/", "/ok/", "/okay", "/info/x", "/threads", "/runs", "/assistants/search", "/store/items", "/application", "/mcp", "/a2a", "/app%2F..%2Fthreads", "/docs%2F..%2Fthreads", "/documents", "/favicon.ico/x", "/.well-known"]) assert.ok(!isPublicPath(p), p);
   });
 });
 

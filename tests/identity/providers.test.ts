@@ -6,7 +6,7 @@
  */
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { PluginDriver } from "../../core/plugin-driver.ts";
+import { PluginDriver } from "../../core/kernel/plugin-driver.ts";
 import { createAuthenticator, type Authenticate } from "../../core/auth/index.ts";
 import identityA from "../../plugins/identity/identity_a.ts";
 import identityB from "../../plugins/identity/identity_b.ts";

@@ -9,7 +9,7 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { Hono } from "hono";
-import type { Env } from "../../core/hooks.ts";
+import type { Env } from "../../core/kernel/hooks.ts";
 import { startGoTrue, type GoTrueServer } from "../fixtures/identity-servers/gotrue.ts";
 import { startJwksServer, type JwksServer } from "../fixtures/identity-servers/jwks.ts";
 import { startAuthedServer, statusOf, type AuthedServer } from "./_agent-server.ts";

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { openPlatform, type Platform, type PlatformOptions } from "../../core/platform/server.ts";
-import { createApiKey, createTenant } from "../../core/platform/tenancy.ts";
+import { createApiKey, createTenant } from "../../core/platform/store/tenancy.ts";
 import { packTar } from "../../core/bundle/tar.ts";
 
 export interface TestPlatform {
@@ -41,7 +41,7 @@ export async function startTestPlatform(opts: Partial<PlatformOptions> = {}): Pr
       await admin.close();
     };
   }
-  const { loadPlugins } = await import("../../core/plugins.ts");
+  const { loadPlugins } = await import("../../core/kernel/plugins.ts");
   const { builtinPlugins } = await import("../../plugins/registry.ts");
   const sandboxDriver = await loadPlugins(builtinPlugins);
   const platform = await openPlatform({ dataDir, mode: "cloud", databaseUrl, onError: () => {}, sandboxDriver, ...opts });
@@ -97,7 +97,7 @@ export function notABundle(): Uint8Array {
  */
 export async function makeBundle(opts: { name?: string; agentsMd?: string; agentToml?: string; plugins?: string[] } = {}): Promise<Uint8Array> {
   const { makeProject, removeProject } = await import("../toolchain/_project.ts");
-  const { loadPlugins } = await import("../../core/plugins.ts");
+  const { loadPlugins } = await import("../../core/kernel/plugins.ts");
   const { builtinPlugins } = await import("../../plugins/registry.ts");
   const { loadProject } = await import("../../core/config/load.ts");
   const { buildBundle } = await import("../../core/bundle/bundle.ts");

@@ -10,9 +10,9 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { WebSocketServer } from "ws";
-import { LocalBoxRuntime } from "../../core/platform/sandbox-local.ts";
-import { collect, shellQuote } from "../../core/platform/sandbox-runtime.ts";
-import { loadPlugins } from "../../core/plugins.ts";
+import { LocalBoxRuntime } from "../../core/platform/sandboxes/local.ts";
+import { collect, shellQuote } from "../../core/platform/sandboxes/runtime.ts";
+import { loadPlugins } from "../../core/kernel/plugins.ts";
 import { builtinPlugins } from "../../plugins/registry.ts";
 import { discoveryDocument } from "./_kube-discovery.ts";
 

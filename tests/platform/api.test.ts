@@ -1,7 +1,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { startTestPlatform, until, type TestPlatform } from "./_harness.ts";
-import { createIntegration, createToken } from "../../core/platform/tenancy.ts";
+import { createIntegration, createToken } from "../../core/platform/store/tenancy.ts";
 
 let t: TestPlatform;
 before(async () => {

@@ -2,7 +2,7 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { makeBundle, notABundle, startTestPlatform, until, type TestPlatform } from "./_harness.ts";
 import deployPlatform from "../../plugins/deploy/platform.ts";
-import { AgentcliError } from "../../core/errors.ts";
+import { AgentcliError } from "../../core/kernel/errors.ts";
 
 let t: TestPlatform;
 let base = "";

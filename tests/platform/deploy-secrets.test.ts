@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { after, before, test } from "node:test";
-import type { ComputeDriver, RolloutRequest } from "../../core/platform/compute.ts";
+import type { ComputeDriver, RolloutRequest } from "../../core/platform/compute/contract.ts";
 import { CLI, makeProject, removeProject } from "../toolchain/_project.ts";
 import { startTestPlatform, type TestPlatform } from "./_harness.ts";
 

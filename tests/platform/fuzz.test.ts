@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { assertNot5xx, fc, fillPath, fuzzParams, hostileBody, hostileQuery, hostileSegment, hostileString, rawHttp, type RawResponse } from "../_fuzz.ts";
-import { createIntegration, createToken } from "../../core/platform/tenancy.ts";
+import { createIntegration, createToken } from "../../core/platform/store/tenancy.ts";
 import { startTestPlatform, type TestPlatform } from "./_harness.ts";
 
 let t: TestPlatform;

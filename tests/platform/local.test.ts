@@ -15,7 +15,7 @@ import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { Client } from "@langchain/langgraph-sdk";
 import { openPlatform, type Platform } from "../../core/platform/server.ts";
-import { createApiKey, createTenant } from "../../core/platform/tenancy.ts";
+import { createApiKey, createTenant } from "../../core/platform/store/tenancy.ts";
 import { makeBundle, until } from "./_harness.ts";
 
 let dataDir = "";

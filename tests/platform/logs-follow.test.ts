@@ -7,7 +7,7 @@
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import type { ComputeDriver, RolloutRequest } from "../../core/platform/compute.ts";
+import type { ComputeDriver, RolloutRequest } from "../../core/platform/compute/contract.ts";
 import type { SqlResult } from "../../core/storage/sql.ts";
 import { startTestPlatform, until, type TestPlatform } from "./_harness.ts";
 

@@ -11,9 +11,9 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openPlatform, type Platform } from "../../core/platform/server.ts";
-import type { ComputeDriver, RolloutRequest } from "../../core/platform/compute.ts";
+import type { ComputeDriver, RolloutRequest } from "../../core/platform/compute/contract.ts";
 import { openSql, type SqlDriver } from "../../core/storage/sql.ts";
-import { createApiKey, createTenant } from "../../core/platform/tenancy.ts";
+import { createApiKey, createTenant } from "../../core/platform/store/tenancy.ts";
 import { until } from "./_harness.ts";
 
 const ROOT = process.env.AGENTCLI_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";

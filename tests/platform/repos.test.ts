@@ -7,7 +7,7 @@ import { createServer, type Server } from "node:http";
 import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createIntegration, type IntegrationRow } from "../../core/platform/tenancy.ts";
+import { createIntegration, type IntegrationRow } from "../../core/platform/store/tenancy.ts";
 import { projectBuilders } from "../../core/cli/platform.ts";
 import { startTestPlatform, until, type TestPlatform } from "./_harness.ts";
 

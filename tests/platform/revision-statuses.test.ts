@@ -8,8 +8,8 @@
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import type { ComputeDriver, RolloutRequest } from "../../core/platform/compute.ts";
-import { PLATFORM_MIGRATIONS } from "../../core/platform/migrations.ts";
+import type { ComputeDriver, RolloutRequest } from "../../core/platform/compute/contract.ts";
+import { PLATFORM_MIGRATIONS } from "../../core/platform/store/migrations.ts";
 import deployPlatform from "../../plugins/deploy/platform.ts";
 import { makeBundle, startTestPlatform, until, type TestPlatform } from "./_harness.ts";
 

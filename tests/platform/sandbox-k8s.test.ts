@@ -9,8 +9,8 @@ import assert from "node:assert/strict";
 import { PersistentVolumeClaim, Pod } from "kubernetes-models/v1";
 import { NetworkPolicy } from "kubernetes-models/networking.k8s.io/v1";
 import { SandboxClient, LangSmithCommandTimeoutError } from "langsmith/sandbox";
-import { renderSandboxManifests, sandboxPodName } from "../../core/platform/sandbox-k8s.ts";
-import { createListener, setListenerKubeconfig } from "../../core/platform/tenancy.ts";
+import { renderSandboxManifests, sandboxPodName } from "../../core/platform/sandboxes/k8s.ts";
+import { createListener, setListenerKubeconfig } from "../../core/platform/store/tenancy.ts";
 import { startKubeStandIn, type KubeStandIn } from "./_kube-sandbox.ts";
 import { startTestPlatform, type TestPlatform } from "./_harness.ts";
 

@@ -6,7 +6,7 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import platformSandbox from "../../plugins/sandbox/platform.ts";
-import { isSandboxNotFound, type SandboxCreateOptions } from "../../core/hooks.ts";
+import { isSandboxNotFound, type SandboxCreateOptions } from "../../core/kernel/hooks.ts";
 import { startTestPlatform, type TestPlatform } from "./_harness.ts";
 
 let t: TestPlatform;

@@ -9,8 +9,8 @@ import assert from "node:assert/strict";
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import type { ComputeDriver, RolloutRequest } from "../../core/platform/compute.ts";
-import { platformEncryption, SECRETS_KEY_FILE } from "../../core/platform/secrets-at-rest.ts";
+import type { ComputeDriver, RolloutRequest } from "../../core/platform/compute/contract.ts";
+import { platformEncryption, SECRETS_KEY_FILE } from "../../core/platform/store/secrets-at-rest.ts";
 import { filesContaining } from "../_plaintext.ts";
 import { startTestPlatform, until, type TestPlatform } from "./_harness.ts";
 

@@ -11,7 +11,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Client } from "@langchain/langgraph-sdk";
 import { platformTemplates, projectBuilders } from "../../core/cli/platform.ts";
-import { RESEARCH_TEMPLATE } from "../../core/platform/templates.ts";
+import { RESEARCH_TEMPLATE } from "../../core/platform/reconciler/templates.ts";
 import { startTestPlatform, until, type TestPlatform } from "./_harness.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -34,7 +34,7 @@ async function finalRevision(deploymentId: string, revisionId: string) {
 describe("the template catalogue", () => {
   test("the research template is the examples/research project, file for file", () => {
     for (const f of RESEARCH_TEMPLATE.files("research-assistant")) {
-      assert.equal(f.content, readFileSync(`${ROOT}examples/research/${f.path}`, "utf8"), `${f.path} differs from examples/research; copy it into core/platform/templates.ts`);
+      assert.equal(f.content, readFileSync(`${ROOT}examples/research/${f.path}`, "utf8"), `${f.path} differs from examples/research; copy it into core/platform/reconciler/templates.ts`);
     }
     const toml = RESEARCH_TEMPLATE.files("My Agent").find((f) => f.path === "agent.toml")!.content;
     assert.match(toml, /^name = "My Agent"$/m);

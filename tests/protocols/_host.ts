@@ -8,9 +8,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadProject } from "../../core/config/load.ts";
 import { buildBundle, readBundle } from "../../core/bundle/bundle.ts";
-import { hostBundle, type Host } from "../../core/cli/agent-host.ts";
-import { PluginDriver } from "../../core/plugin-driver.ts";
-import { silentLog } from "../../core/server/log.ts";
+import { hostBundle, type Host } from "../../core/server/host/agent-host.ts";
+import { PluginDriver } from "../../core/kernel/plugin-driver.ts";
+import { silentLog } from "../../core/kernel/log.ts";
 import { builtinPlugins } from "../../plugins/registry.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;

@@ -13,7 +13,7 @@ import { builtinPlugins } from "../../plugins/registry.ts";
 import sandboxA from "../../plugins/sandbox/sandbox_a.ts";
 import { startDaytonaStandIn, type DaytonaStandIn } from "../fixtures/sandbox-vendors/daytona/server.ts";
 import { keyStaysOutOfToolResults } from "../fixtures/sandbox-vendors/key-leak.ts";
-import { isSandboxNotFound, type Sandbox, type SandboxCreateOptions } from "../../core/hooks.ts";
+import { isSandboxNotFound, type Sandbox, type SandboxCreateOptions } from "../../core/kernel/hooks.ts";
 
 const KEY = `dtn_${crypto.randomUUID().replace(/-/g, "")}`;
 const standIn = await startDaytonaStandIn({ apiKey: KEY });

@@ -9,7 +9,7 @@ import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import local from "../../plugins/sandbox/local.ts";
-import type { Sandbox } from "../../core/hooks.ts";
+import type { Sandbox } from "../../core/kernel/hooks.ts";
 import { cli, makeProject, removeProject } from "../toolchain/_project.ts";
 
 const root = mkdtempSync(join(tmpdir(), "agentcli-local-runtime-"));
@@ -44,7 +44,7 @@ test("memory: an allocation past AGENTCLI_SANDBOX_MEMORY_MB fails inside the san
 test("processes: a fork storm stops at AGENTCLI_SANDBOX_MAX_PROCESSES", async () => {
   const s = await box({ AGENTCLI_SANDBOX_MAX_PROCESSES: "16" });
   const r = await s.execute("for i in $(seq 40); do sleep 3 & done 2>&1 | head -1; sleep 0.2; ls /proc | grep -c '^[0-9]'", { timeoutMs: 30_000 });
-  const count = Number(r.output.trim().split("\n").at(-1));
+  const count = Number(r.output.split("\n").filter((l) => /^\d+$/.test(l)).at(-1));
   assert.ok(count <= 17, `at most 16 processes ran (saw ${count}): ${r.output}`);
 });
 
@@ -83,13 +83,17 @@ test("a sandbox whose directory is gone is reported as not found", async () => {
   );
 });
 
-test("--sandbox local is refused when bwrap is missing, with the install command", () => {
+test("--sandbox local is refused when bwrap is missing (with the install command) or a limit is not a number", () => {
   const dir = makeProject({ "agent.toml": '[agent]\nname = "fixture"\nmodel = "openai:gpt-5"\n[sandbox]\nprovider = "sandbox_a"\n' });
   try {
     const r = cli(["dev", "--sandbox", "local", "--port", "0"], { cwd: dir, env: { PATH: "/nonexistent" } });
     assert.equal(r.code, 1);
     assert.match(r.output, /Cannot use --sandbox "local": bubblewrap \(the bwrap program\) is not installed/);
     assert.match(r.output, /apt-get install bubblewrap/);
+    const badLimit = cli(["dev", "--sandbox", "local", "--port", "0"], { cwd: dir, env: { AGENTCLI_SANDBOX_CPUS: "lots" } });
+    assert.equal(badLimit.code, 1);
+    assert.match(badLimit.output, /Cannot use --sandbox "local": AGENTCLI_SANDBOX_CPUS="lots" is not a positive number: set it to the CPUs a sandbox may use together .*\(default 1\)/);
+    assert.doesNotMatch(badLimit.output, /\n\s+at /, "no stack trace");
     const unknown = cli(["dev", "--sandbox", "cloud", "--port", "0"], { cwd: dir });
     assert.equal(unknown.code, 2, "an unknown runtime is a usage error");
     assert.match(unknown.output, /Cannot use --sandbox "cloud": no such sandbox runtime/);

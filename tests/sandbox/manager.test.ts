@@ -1,5 +1,5 @@
 /**
- * The durable scope mapping (core/sandbox/manager.ts) on PGlite and PostgreSQL, with a
+ * The durable scope mapping (core/harness/sandbox/manager.ts) on PGlite and PostgreSQL, with a
  * recording provider plugin: one sandbox for concurrent runs of a new scope, also from two
  * managers (two replicas) on one database; a failed creation leaves no row and no orphan;
  * creation of one key does not hold up another; idle sandboxes stop and resume; a thread's
@@ -7,9 +7,9 @@
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { definePlugin, SandboxNotFoundError, type Sandbox } from "../../core/hooks.ts";
-import { PluginDriver } from "../../core/plugin-driver.ts";
-import { SandboxManager } from "../../core/sandbox/manager.ts";
+import { definePlugin, SandboxNotFoundError, type Sandbox } from "../../core/kernel/hooks.ts";
+import { PluginDriver } from "../../core/kernel/plugin-driver.ts";
+import { SandboxManager } from "../../core/harness/sandbox/manager.ts";
 import { openSql, type SqlDriver } from "../../core/storage/sql.ts";
 import { createStorage, type Storage } from "../../core/storage/storage.ts";
 

@@ -13,7 +13,7 @@ import { builtinPlugins } from "../../plugins/registry.ts";
 import sandboxC, { imageBlueprintName } from "../../plugins/sandbox/sandbox_c.ts";
 import { startRunloopStandIn, type RunloopStandIn } from "../fixtures/sandbox-vendors/runloop/server.ts";
 import { keyStaysOutOfToolResults } from "../fixtures/sandbox-vendors/key-leak.ts";
-import { isSandboxNotFound, type Sandbox, type SandboxCreateOptions } from "../../core/hooks.ts";
+import { isSandboxNotFound, type Sandbox, type SandboxCreateOptions } from "../../core/kernel/hooks.ts";
 
 const KEY = `ak_${crypto.randomUUID().replace(/-/g, "")}`;
 const standIn = await startRunloopStandIn({ apiKey: KEY, blueprints: ["agentcli-blueprint"] });

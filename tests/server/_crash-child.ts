@@ -3,8 +3,8 @@
  * `argv[2]`, prints `PORT <n>` once listening.
  */
 import { createAgentServer } from "../../core/server/app.ts";
-import { listen } from "../../core/server/node.ts";
-import { silentLog } from "../../core/server/log.ts";
+import { listen } from "../../core/server/host/node.ts";
+import { silentLog } from "../../core/kernel/log.ts";
 import { FIXTURES } from "./_harness.ts";
 
 const server = await createAgentServer({ graphs: FIXTURES, storage: { dataDir: process.argv[2]! }, log: silentLog });

@@ -5,8 +5,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { Client } from "@langchain/langgraph-sdk";
 import { createAgentServer, type AgentServer, type AgentServerOptions } from "../../core/server/app.ts";
-import { listen, type Listening } from "../../core/server/node.ts";
-import { consoleLog, silentLog } from "../../core/server/log.ts";
+import { listen, type Listening } from "../../core/server/host/node.ts";
+import { consoleLog, silentLog } from "../../core/kernel/log.ts";
 import { openSql } from "../../core/storage/sql.ts";
 
 export const FIXTURES: AgentServerOptions["graphs"] = {

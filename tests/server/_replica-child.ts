@@ -6,8 +6,8 @@
  */
 import process from "node:process";
 import { createAgentServer } from "../../core/server/app.ts";
-import { listen } from "../../core/server/node.ts";
-import { consoleLog, silentLog } from "../../core/server/log.ts";
+import { listen } from "../../core/server/host/node.ts";
+import { consoleLog, silentLog } from "../../core/kernel/log.ts";
 import { FIXTURES } from "./_harness.ts";
 
 const [url, redis, workers, lease] = process.argv.slice(2);

@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { Client } from "@langchain/langgraph-sdk";
-import { userError } from "../../core/errors.ts";
+import { userError } from "../../core/kernel/errors.ts";
 import { startTestServer, type TestServer } from "./_harness.ts";
 
 let t: TestServer;

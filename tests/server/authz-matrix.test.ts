@@ -12,9 +12,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { createAuthenticator } from "../../core/auth/index.ts";
-import { PluginDriver } from "../../core/plugin-driver.ts";
+import { PluginDriver } from "../../core/kernel/plugin-driver.ts";
 import { protocolRoutes } from "../../core/server/protocols/routes.ts";
-import { VERSION } from "../../core/version.ts";
+import { VERSION } from "../../core/kernel/version.ts";
 import anonymousPlugin from "../../plugins/identity/anonymous.ts";
 import identityA from "../../plugins/identity/identity_a.ts";
 import { startGoTrue, type GoTrueServer } from "../fixtures/identity-servers/gotrue.ts";
@@ -49,6 +49,9 @@ const MATRIX: Record<string, Case[]> = {
   "GET /ok": [{}],
   "GET /info": [{}],
   "GET /openapi.json": [{}],
+  "GET /docs": [{}],
+  "GET /docs/{file}": [{ params: { file: "init.js" } }],
+  "GET /favicon.ico": [{}],
   "POST /assistants": [{ body: { graph_id: "echo", assistant_id: "$A" }, taken: true }, { body: { graph_id: "echo", assistant_id: "$A", if_exists: "do_nothing" }, taken: true }],
   "POST /assistants/search": [{ body: { metadata: { secret: "alice" } } }, { body: {} }],
   "POST /assistants/count": [{ body: {} }],

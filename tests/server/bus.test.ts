@@ -9,10 +9,10 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, before, test } from "node:test";
-import { RunBroker, type RemoteBus } from "../../core/server/broker.ts";
-import { openRedisBus } from "../../core/server/redis-bus.ts";
-import { openPostgresBus } from "../../core/server/pg-bus.ts";
-import { silentLog } from "../../core/server/log.ts";
+import { RunBroker, type RemoteBus } from "../../core/engine/broker/broker.ts";
+import { openRedisBus } from "../../core/engine/broker/redis-bus.ts";
+import { openPostgresBus } from "../../core/engine/broker/pg-bus.ts";
+import { silentLog } from "../../core/kernel/log.ts";
 import { openSql } from "../../core/storage/sql.ts";
 import { openStorage, type Storage } from "../../core/storage/storage.ts";
 import type { RunEvent } from "../../core/storage/run-events.ts";

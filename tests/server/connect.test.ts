@@ -11,8 +11,8 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { buildBundle } from "../../core/bundle/bundle.ts";
 import { loadProject } from "../../core/config/load.ts";
-import { PluginDriver } from "../../core/plugin-driver.ts";
-import { freePort } from "../../core/platform/revision-process.ts";
+import { PluginDriver } from "../../core/kernel/plugin-driver.ts";
+import { freePort } from "../../core/platform/compute/revision-process.ts";
 import { builtinPlugins } from "../../plugins/registry.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { corsFromEnv } from "../../core/server/cors.ts";
+import { corsFromEnv } from "../../core/server/http/cors.ts";
 import { startTestServer, type TestServer } from "./_harness.ts";
 
 const preflight = (url: string, origin: string) =>

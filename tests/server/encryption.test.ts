@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
-import { isUserError } from "../../core/errors.ts";
+import { isUserError } from "../../core/kernel/errors.ts";
 import { AtRestEncryption, encryptionFromEnv } from "../../core/storage/encryption.ts";
 import type { StorageOptions } from "../../core/storage/storage.ts";
 import { filesContaining } from "../_plaintext.ts";

@@ -1,5 +1,5 @@
 /**
- * When a run's stream events reach the durable log (core/server/broker.ts). On the embedded
+ * When a run's stream events reach the durable log (core/engine/broker/broker.ts). On the embedded
  * engine (an exclusive database) every follower reads a live run's events from memory, so
  * the log is written at most every 250 ms (most runs end sooner and their events go with the
  * statement that records the end); on a shared database, where followers on other replicas
@@ -10,7 +10,7 @@
  */
 import assert from "node:assert/strict";
 import { after, before, mock, test } from "node:test";
-import { type RemoteBus, RunBroker } from "../../core/server/broker.ts";
+import { type RemoteBus, RunBroker } from "../../core/engine/broker/broker.ts";
 import { openStorage, type Storage } from "../../core/storage/storage.ts";
 import type { RunEvent } from "../../core/storage/run-events.ts";
 

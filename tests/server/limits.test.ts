@@ -6,8 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
-import { userError } from "../../core/errors.ts";
-import { DEFAULT_LIMITS, limitsFromEnv } from "../../core/server/limits.ts";
+import { userError } from "../../core/kernel/errors.ts";
+import { DEFAULT_LIMITS, limitsFromEnv } from "../../core/server/http/limits.ts";
 import { FIXTURES, startTestServer, type TestServer } from "./_harness.ts";
 import { okLatencyDuring } from "../_ok-latency.ts";
 

@@ -1,6 +1,6 @@
 /**
- * The server's memory settings (bin/agentcli.js `execTunedServer`, core/runtime.ts
- * `preferBaselineWasm`, core/server/idle-gc.ts): `agentcli dev` starts again in place with
+ * The server's memory settings (bin/agentcli.js `execTunedServer`, core/kernel/runtime.ts
+ * `preferBaselineWasm`, core/engine/queue/idle-gc.ts): `agentcli dev` starts again in place with
  * glibc's and V8's settings, its runs (and so its tools' child processes) see the environment
  * the user gave, `AGENTCLI_MEMORY_TUNING=0` turns all of it off, and the idle collector runs a
  * forced full collection only once runs have stopped.
@@ -12,8 +12,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { Client } from "@langchain/langgraph-sdk";
-import { freePort } from "../../core/platform/revision-process.ts";
-import { idleCollector } from "../../core/server/idle-gc.ts";
+import { freePort } from "../../core/platform/compute/revision-process.ts";
+import { idleCollector } from "../../core/engine/queue/idle-gc.ts";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -154,7 +154,7 @@ describe("run time limit", () => {
   });
 
   test("AGENTCLI_RUN_TIMEOUT_SECONDS: default an hour, 0 for no limit, anything else a clear error", async () => {
-    const { runTimeoutSeconds } = await import("../../core/cli/agent-host.ts");
+    const { runTimeoutSeconds } = await import("../../core/server/host/agent-host.ts");
     assert.equal(runTimeoutSeconds({}), 3600);
     assert.equal(runTimeoutSeconds({ AGENTCLI_RUN_TIMEOUT_SECONDS: "0" }), 0);
     assert.equal(runTimeoutSeconds({ AGENTCLI_RUN_TIMEOUT_SECONDS: "90" }), 90);

@@ -6,7 +6,7 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { z } from "zod";
-import * as s from "../../core/server/schemas.ts";
+import * as s from "../../core/server/http/schemas.ts";
 import { startTestServer, type TestServer } from "./_harness.ts";
 
 let t: TestServer;
@@ -27,7 +27,7 @@ test("every served route (method and path) is an operation of /openapi.json", ()
   // Parameter names may differ (a route's `:id` is the document's `{assistant_id}`): compared as `{}`.
   const documented = new Set(Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item).map((m) => `${m} ${path.replace(/\{\w+\}/g, "{}")}`)));
   const missing = [...new Set(served)].filter((r) => !documented.has(r));
-  assert.deepEqual(missing, [], "routes served but not in /openapi.json (add them to OPERATIONS in core/server/openapi.ts)");
+  assert.deepEqual(missing, [], "routes served but not in /openapi.json (add them to OPERATIONS in core/server/http/openapi.ts)");
 });
 
 test("a body's documented schema is the JSON Schema of the zod schema that validates it", () => {

@@ -8,10 +8,10 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
-import { openPostgresBus } from "../../core/server/pg-bus.ts";
-import { openRedisBus } from "../../core/server/redis-bus.ts";
-import { newSender, type RemoteBus, signalBody, signalPayload } from "../../core/server/broker.ts";
-import { silentLog } from "../../core/server/log.ts";
+import { openPostgresBus } from "../../core/engine/broker/pg-bus.ts";
+import { openRedisBus } from "../../core/engine/broker/redis-bus.ts";
+import { newSender, type RemoteBus, signalBody, signalPayload } from "../../core/engine/broker/broker.ts";
+import { silentLog } from "../../core/kernel/log.ts";
 import { pgSchema, startTestServer, type TestServer } from "./_harness.ts";
 
 const REDIS_URL = process.env.AGENTCLI_TEST_REDIS_URL ?? "redis://127.0.0.1:6379";

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { defaultWorkers, roleSetting, workersSetting } from "../../core/server/roles.ts";
+import { defaultWorkers, roleSetting, workersSetting } from "../../core/engine/queue/roles.ts";
 import { FIXTURES, pgSchema, startTestServer, type TestServer } from "./_harness.ts";
 
 const graphs = { ...FIXTURES, steps: async () => (await import("../fixtures/graphs/steps.ts")).graph };

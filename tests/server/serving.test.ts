@@ -9,7 +9,7 @@ import { execFileSync } from "node:child_process";
 import { connect, type Socket } from "node:net";
 import { after, before, test } from "node:test";
 import { createAgentServer, type AgentServer } from "../../core/server/app.ts";
-import { listen, type Listening } from "../../core/server/node.ts";
+import { listen, type Listening } from "../../core/server/host/node.ts";
 import { FIXTURES } from "./_harness.ts";
 
 const lines: string[] = [];

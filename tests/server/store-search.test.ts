@@ -12,7 +12,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { storeIndexFromEnv } from "../../core/harness/embeddings.ts";
-import { loadPlugins } from "../../core/plugins.ts";
+import { loadPlugins } from "../../core/kernel/plugins.ts";
 import { encryptionFromEnv } from "../../core/storage/encryption.ts";
 import { openSql } from "../../core/storage/sql.ts";
 import { nearestVectorsSql, vectorSupport } from "../../core/storage/store-index.ts";

@@ -14,7 +14,7 @@ import { tool } from "@langchain/core/tools";
 import { ChatOpenAI } from "@langchain/openai";
 import { createAgent } from "langchain";
 import { z } from "zod";
-import { otlpTracesUrl, runTracerFromEnv } from "../../core/server/tracing.ts";
+import { otlpTracesUrl, runTracerFromEnv } from "../../core/engine/tracing/tracing.ts";
 import { startModelServer, type ModelServer } from "../fixtures/model-server/server.ts";
 import { startTestServer, type TestServer } from "./_harness.ts";
 

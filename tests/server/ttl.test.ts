@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { ttlFromEnv } from "../../core/server/ttl-sweeper.ts";
+import { ttlFromEnv } from "../../core/engine/queue/ttl-sweeper.ts";
 import type { SqlExecutor } from "../../core/storage/sql.ts";
 import { pgSchema, startTestServer, type TestServer } from "./_harness.ts";
 

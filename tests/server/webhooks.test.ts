@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import { after, before, describe, test } from "node:test";
-import { isPrivateAddress, type Resolver, webhooksFromEnv, type WebhookDelivery } from "../../core/server/webhooks.ts";
+import { isPrivateAddress, type Resolver, webhooksFromEnv, type WebhookDelivery } from "../../core/engine/runs/webhooks.ts";
 import { startTestServer, type TestServer, until } from "./_harness.ts";
 
 const SECRET = "webhook-test-secret";

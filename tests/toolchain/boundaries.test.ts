@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { edges, floorOf, internalReaches, looseFiles, readDebt, upImports, UP_ALLOWED } from "./_layers.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -45,4 +46,33 @@ test("the server, the harness and the control plane never import the CLI", () =>
   for (const dir of ["core/server", "core/harness", "core/platform"]) {
     assert.deepEqual(offenders(dir, (t) => t.startsWith("core/cli/") || t.startsWith("bin/")), [], dir);
   }
+});
+
+// ---- layers (issue 32) ----
+// core/ is cut into floors (docs/architecture.md); tests/toolchain/_layers.ts holds the order.
+
+test("core/ has no loose files: each belongs to a layer folder (docs/architecture.md)", () => {
+  assert.deepEqual(looseFiles(), []);
+});
+
+test("no import goes up the layer order, except the listed ones (each with the step that removes it)", () => {
+  const up = upImports(edges());
+  assert.deepEqual(up.filter((e) => !(e in UP_ALLOWED)), [], "an import up the order: move the code down, or pass it in from above");
+  assert.deepEqual(Object.keys(UP_ALLOWED).filter((e) => !up.includes(e)), [], "gone: remove it from UP_ALLOWED in tests/toolchain/_layers.ts");
+});
+
+test("no new import into another layer's internals, nor from a built-in plugin past the agentcli entry", () => {
+  const reaches = new Set(internalReaches(edges()));
+  const debt = readDebt();
+  assert.deepEqual([...reaches].filter((e) => !debt.includes(e)), [], "import the folder's index.ts (plugins: core/index.ts) instead");
+  assert.deepEqual(debt.filter((e) => !reaches.has(e)), [], "paid: remove it from tests/toolchain/layer-debt.json");
+});
+
+test("the layer check sees what it is meant to see (planted imports are found)", () => {
+  assert.equal(floorOf("core/kernel/hooks.ts"), 0);
+  assert.deepEqual(upImports([{ from: "core/kernel/hooks.ts", to: "core/cli/dev.ts" }]), ["core/kernel/hooks.ts -> core/cli/dev.ts"]);
+  assert.deepEqual(upImports([{ from: "core/cli/dev.ts", to: "core/kernel/hooks.ts" }]), []);
+  assert.deepEqual(internalReaches([{ from: "core/cli/dev.ts", to: "core/kernel/hooks.ts" }, { from: "core/cli/dev.ts", to: "core/kernel/index.ts" }]), ["core/cli/dev.ts -> core/kernel/hooks.ts"]);
+  assert.deepEqual(internalReaches([{ from: "plugins/identity/x.ts", to: "core/kernel/hooks.ts" }, { from: "plugins/identity/x.ts", to: "core/index.ts" }]), ["plugins/identity/x.ts -> core/kernel/hooks.ts"]);
+  assert.ok(edges().some((e) => e.from === "core/index.ts" && e.to.startsWith("core/kernel/")), "core/index.ts should import the kernel");
 });

@@ -3,12 +3,12 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { gzipSync, gunzipSync } from "node:zlib";
-import { loadPlugins } from "../../core/plugins.ts";
+import { loadPlugins } from "../../core/kernel/plugins.ts";
 import { builtinPlugins } from "../../plugins/registry.ts";
 import { loadProject } from "../../core/config/load.ts";
 import { buildBundle, readBundle } from "../../core/bundle/bundle.ts";
 import { packTar, unpackTar } from "../../core/bundle/tar.ts";
-import { AgentcliError } from "../../core/errors.ts";
+import { AgentcliError } from "../../core/kernel/errors.ts";
 import { makeProject, removeProject } from "./_project.ts";
 
 const driver = await loadPlugins(builtinPlugins);

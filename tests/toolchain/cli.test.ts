@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { VERSION } from "../../core/version.ts";
+import { VERSION } from "../../core/kernel/version.ts";
 import { execFileSync, spawn } from "node:child_process";
 import { cli, CLI, makeProject, removeProject } from "./_project.ts";
 
@@ -45,10 +45,11 @@ test("init creates exactly the spec's files and refuses to overwrite without --f
     assert.equal(r.code, 0, r.output);
     assert.match(r.stdout, /Next steps/);
     const root = join(dir, "my-agent");
-    assert.deepEqual(readdirSync(root).sort(), [".env", "AGENTS.md", "agent.toml", "mcp.json", "skills"]);
+    assert.deepEqual(readdirSync(root).sort(), [".agentcli", ".env", "AGENTS.md", "agent.toml", "mcp.json", "skills"]);
+    assert.deepEqual(readdirSync(join(root, ".agentcli")), ["agent.schema.json"], "beside the spec's files, only agent.toml's schema in agentcli's own folder");
     assert.deepEqual(readdirSync(join(root, "skills")), ["review"]);
     assert.deepEqual(JSON.parse(readFileSync(join(root, "mcp.json"), "utf8")), { mcpServers: {} });
-    assert.match(readFileSync(join(root, "agent.toml"), "utf8"), /^#:schema .*agent\.schema\.json/);
+    assert.match(readFileSync(join(root, "agent.toml"), "utf8"), /^#:schema \.\/\.agentcli\/agent\.schema\.json\n/, "the schema resolves offline, from the project");
     writeFileSync(join(root, "AGENTS.md"), "my edits");
     const again = cli(["init", "my-agent"], { cwd: dir });
     assert.equal(again.code, 1);

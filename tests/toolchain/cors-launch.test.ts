@@ -11,7 +11,7 @@ import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { freePort } from "../../core/platform/revision-process.ts";
+import { freePort } from "../../core/platform/compute/revision-process.ts";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
 const CLI = join(ROOT, "bin/agentcli.js");

@@ -14,7 +14,7 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { freePort } from "../../core/platform/revision-process.ts";
+import { freePort } from "../../core/platform/compute/revision-process.ts";
 import { startModelServer, type ModelServer } from "../fixtures/model-server/server.ts";
 import { installPackage, NODE22, PLUGINS, ROOT, run, toolEnv } from "./_package.ts";
 

@@ -4,11 +4,11 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PluginDriver } from "../../core/plugin-driver.ts";
-import { definePlugin } from "../../core/hooks.ts";
-import { loadPlugins } from "../../core/plugins.ts";
+import { PluginDriver } from "../../core/kernel/plugin-driver.ts";
+import { definePlugin } from "../../core/kernel/hooks.ts";
+import { loadPlugins } from "../../core/kernel/plugins.ts";
 import { builtinPlugins } from "../../plugins/registry.ts";
-import { AgentcliError } from "../../core/errors.ts";
+import { AgentcliError } from "../../core/kernel/errors.ts";
 import { cli, makeProject, removeProject } from "./_project.ts";
 
 const ext = (name: string, hooks: object) => definePlugin({ name, kind: "extension", hooks });
@@ -78,7 +78,7 @@ test("a plugin loaded with --plugin or AGENTCLI_PLUGINS extends what agent.toml 
 
 test("a plugin's refusal keeps its 401/403 (also from another copy of agentcli); a crash is a 500 whose body names nothing", async () => {
   const { Hono } = await import("hono");
-  const { errorHandler } = await import("../../core/server/http-errors.ts");
+  const { errorHandler } = await import("../../core/server/http/errors.ts");
   const logged: string[] = [];
   const log = { info() {}, warn() {}, error: (m: string) => logged.push(m) };
   const foreignRefusal = Object.assign(new Error("Cannot authenticate request: banned"), { status: 403 });

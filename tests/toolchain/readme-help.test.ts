@@ -1,7 +1,8 @@
 /**
- * The README's command sections and each command's `--help` agree: the usage line is the
+ * The command reference (docs/commands.md, and docs/control-plane.md for `platform serve`) and
+ * each command's `--help` agree: the usage line is the
  * same text, and every option, default and environment variable the help names appears in
- * the README's section for that command. Within a help, the usage line and the options list
+ * the the docs' section for that command. Within a help, the usage line and the options list
  * name each option with the same placeholder.
  */
 import assert from "node:assert/strict";
@@ -10,7 +11,7 @@ import { tmpdir } from "node:os";
 import { test } from "node:test";
 import { cli } from "./_project.ts";
 
-const README = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+const README = ["../../docs/commands.md", "../../docs/control-plane.md"].map((f) => readFileSync(new URL(f, import.meta.url), "utf8")).join("\n");
 
 interface Help {
   usage: string;
@@ -34,7 +35,7 @@ function help(args: string[]): Help {
 /** The README text from the line that shows `usage` in backticks to the next heading. */
 function section(usage: string): string {
   const at = README.indexOf(`\`${usage}\``);
-  assert.ok(at >= 0, `README.md shows no \`${usage}\` (the usage line of --help)`);
+  assert.ok(at >= 0, `docs/commands.md shows no \`${usage}\` (the usage line of --help)`);
   const next = README.slice(at).search(/\n#{2,3} /);
   return README.slice(at, next < 0 ? undefined : at + next);
 }
@@ -55,12 +56,12 @@ for (const args of [["init"], ["dev"], ["deploy"], ["serve"], ["platform", "serv
     }
     const text = section(h.usage);
     for (const o of h.options) {
-      assert.ok(text.includes(o.name), `README's section for "${h.usage}" does not mention ${o.name}`);
+      assert.ok(text.includes(o.name), `the docs' section for "${h.usage}" does not mention ${o.name}`);
       for (const part of o.default ? defaultParts(o.default) : []) {
-        assert.ok(text.includes(part), `README's section for "${h.usage}" does not state ${o.name}'s default ${part}`);
+        assert.ok(text.includes(part), `the docs' section for "${h.usage}" does not state ${o.name}'s default ${part}`);
       }
       for (const v of o.description.match(/\$[A-Z_]+/g) ?? []) {
-        assert.ok(text.includes(v.slice(1)), `README's section for "${h.usage}" does not mention ${v} (${o.name})`);
+        assert.ok(text.includes(v.slice(1)), `the docs' section for "${h.usage}" does not mention ${v} (${o.name})`);
       }
     }
   });

@@ -9,9 +9,9 @@ import { execFileSync } from "node:child_process";
 import { dirname, join } from "node:path";
 import { loadProject } from "../../core/config/load.ts";
 import { parseDotenv } from "../../core/config/dotenv.ts";
-import { loadPlugins } from "../../core/plugins.ts";
+import { loadPlugins } from "../../core/kernel/plugins.ts";
 import { builtinPlugins } from "../../plugins/registry.ts";
-import { AgentcliError } from "../../core/errors.ts";
+import { AgentcliError } from "../../core/kernel/errors.ts";
 import { makeProject, removeProject } from "./_project.ts";
 
 const driver = await loadPlugins(builtinPlugins);

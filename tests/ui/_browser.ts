@@ -1,6 +1,7 @@
 /**
  * Real Chromium for the UI tests (playwright-core driving /usr/bin/chromium, headless, a fresh
- * profile per launch) and screenshots saved under `artifacts/ui-screenshots/`.
+ * profile per launch) and screenshots saved under `artifacts/ui-screenshots/` (or, for the
+ * ones the user documentation shows, `docs/ui/`).
  */
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
@@ -8,6 +9,8 @@ import { fileURLToPath } from "node:url";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 
 export const SCREENSHOTS = fileURLToPath(new URL("../../artifacts/ui-screenshots/", import.meta.url));
+/** Screenshots the documentation shows (docs/chat-ui.md). */
+export const DOC_SCREENSHOTS = fileURLToPath(new URL("../../docs/ui/", import.meta.url));
 const CHROMIUM = process.env.AGENTCLI_CHROMIUM ?? "/usr/bin/chromium";
 
 export interface ContextOptions {
@@ -16,6 +19,9 @@ export interface ContextOptions {
   colorScheme?: "light" | "dark";
   /** Accept self-signed certificates (local HTTPS fixtures such as identity_b's frontend API). */
   ignoreHTTPSErrors?: boolean;
+  /** A desktop window this wide (default 1360) and tall (default 860). */
+  width?: number;
+  height?: number;
 }
 
 export interface TestBrowser {
@@ -42,7 +48,7 @@ export async function launchBrowser(): Promise<TestBrowser> {
       const common = { colorScheme: opts.colorScheme ?? "light", ignoreHTTPSErrors: opts.ignoreHTTPSErrors ?? false } as const;
       const ctx = await browser.newContext(opts.phone
         ? { viewport: { width: 390, height: 780 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true, ...common }
-        : { viewport: { width: 1360, height: 860 }, ...common });
+        : { viewport: { width: opts.width ?? 1360, height: opts.height ?? 860 }, ...common });
       contexts.push(ctx);
       return ctx;
     },
@@ -57,4 +63,16 @@ export async function launchBrowser(): Promise<TestBrowser> {
 export async function screenshot(page: Page, name: string): Promise<void> {
   await mkdir(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
+}
+
+/**
+ * A screenshot for the user documentation: saved with the others in `artifacts/ui-screenshots/`,
+ * and as `docs/ui/<name>.png` only when `AGENTCLI_UPDATE_DOC_SCREENSHOTS=1` (so a test run
+ * leaves the committed pictures as they are).
+ */
+export async function docScreenshot(page: Page, name: string): Promise<void> {
+  await screenshot(page, `docs-${name}`);
+  if (process.env.AGENTCLI_UPDATE_DOC_SCREENSHOTS !== "1") return;
+  await mkdir(DOC_SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: join(DOC_SCREENSHOTS, `${name}.png`) });
 }

@@ -86,6 +86,9 @@ test("reject: the action does not run and the agent receives the reason", async 
   const toolResult = model.requests.at(-1)!.messages.at(-1)!;
   assert.equal(toolResult.role, "tool");
   assert.match(toolResult.content, /Not now, the outline is not approved yet/);
+  // Nothing was written, so the activity panel did not open by itself.
+  assert.equal(await page.getByTestId("panel-toggle").getAttribute("aria-pressed"), "false");
+  await page.getByTestId("panel-toggle").click();
   await page.getByTestId("tab-files").click();
   const panel = page.getByRole("tabpanel");
   assert.match(await panel.textContent() ?? "", /Files the agent writes/, "no file was written");

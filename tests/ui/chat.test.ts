@@ -183,7 +183,7 @@ test("keyboard: Tab reaches the controls with a visible focus ring; Enter and Sp
     if (f) seen.push(f);
   }
   const names = new Set(seen.map((f) => f.name));
-  for (const control of ["New chat", "Summarize the plan", "Message", "Todos"]) assert.ok(names.has(control), `Tab reaches "${control}": ${[...names].join(", ")}`);
+  for (const control of ["New chat", "Summarize the plan", "Message", "Show activity panel"]) assert.ok(names.has(control), `Tab reaches "${control}": ${[...names].join(", ")}`);
   assert.deepEqual(seen.filter((f) => !f.visible).map((f) => f.name), [], "every focused control shows a focus ring");
 
   // Enter on the theme button switches the theme; Space on a prompt chip sends it.

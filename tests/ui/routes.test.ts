@@ -6,10 +6,10 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Hono } from "hono";
-import { contentType, renderIndex, scriptSafeJson, uiRoutes, uiSettings } from "../../core/server/ui.ts";
-import type { UiAssets, UiIdentity, UiSettings } from "../../core/server/ui.ts";
+import { contentType, renderIndex, scriptSafeJson, uiRoutes, uiSettings } from "../../core/server/routes/ui.ts";
+import type { UiAssets, UiIdentity, UiSettings } from "../../core/server/routes/ui.ts";
 import { browserModule } from "../../core/auth/browser.ts";
-import type { ServerLog } from "../../core/server/log.ts";
+import type { ServerLog } from "../../core/kernel/log.ts";
 import identityA from "../../plugins/identity/identity_a.ts";
 import identityB, { identityBScriptUrl } from "../../plugins/identity/identity_b.ts";
 import { DEFAULT_FRONTEND_PROMPTS, DEFAULT_FRONTEND_SUBTITLE } from "../../core/config/schema.ts";

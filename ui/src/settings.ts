@@ -1,7 +1,7 @@
 /**
  * Per-deployment settings, injected by the server into index.html as
  * `<script type="application/json" id="agentcli-settings">`. Only browser-facing values.
- * These types are the one definition of that contract: `core/server/ui.ts` (which fills
+ * These types are the one definition of that contract: `core/server/routes/ui.ts` (which fills
  * them in) imports them from here, so the two sides cannot drift apart.
  */
 

@@ -18,13 +18,13 @@
 import { Role, TaskState, type AgentCard, type Artifact, type Message, type Part, type SendMessageRequest, type StreamResponse, type Task } from "@a2a-js/sdk";
 import type { A2ARequestHandler, ServerCallContext } from "@a2a-js/sdk/server";
 import { A2AError, PushNotificationNotSupportedError, RequestMalformedError, TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from "@a2a-js/sdk/errors";
-import type { AuthUser } from "../../hooks.ts";
+import type { AuthUser } from "../../kernel/hooks.ts";
 import type { Assistant, Run } from "../../storage/records.ts";
-import { AgentcliError } from "../../errors.ts";
+import { AgentcliError } from "../../kernel/errors.ts";
 import type { ServerDeps } from "../deps.ts";
-import { badText } from "../json-guard.ts";
-import { cancelRun } from "../run-create.ts";
-import { ownerOf } from "../scope.ts";
+import { badText } from "../http/json-guard.ts";
+import { cancelRun } from "../../engine/runs/create.ts";
+import { ownerOf } from "../../engine/runs/scope.ts";
 import { contentText, describeInterrupts, describeUpdate, outcomeOf, startTurn, type TurnOutcome } from "./turn.ts";
 
 /** What the peer hears of a failure that is not its own (the server logs the details). */

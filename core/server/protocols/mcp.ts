@@ -18,11 +18,11 @@ import { type Context, Hono } from "hono";
 import { z } from "zod";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { AuthUser } from "../../hooks.ts";
+import type { AuthUser } from "../../kernel/hooks.ts";
 import type { Assistant } from "../../storage/records.ts";
-import { AgentcliError } from "../../errors.ts";
+import { AgentcliError } from "../../kernel/errors.ts";
 import type { ServerDeps } from "../deps.ts";
-import { type AppEnv, ownerOf, userOf } from "../scope.ts";
+import { type AppEnv, ownerOf, userOf } from "../../engine/runs/scope.ts";
 import { describeInterrupts, describeUpdate, followTurn, startTurn } from "./turn.ts";
 
 const INVALID_PARAMS = -32602;

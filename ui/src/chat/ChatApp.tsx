@@ -46,8 +46,9 @@ export function ChatApp({ settings, auth, snapshot, theme, toggleTheme }: {
   const [threadId, setThreadId] = useState<string | null>(threadFromUrl);
   const [reloadKey, setReloadKey] = useState(0);
   const [sidebarOpen, setSidebarOpen] = useState(false);
-  const [panelOpen, setPanelOpen] = useState(() => matchMedia("(min-width: 1180px)").matches);
-  const { threads, loading, error, refresh } = useThreads(client, auth.browserId);
+  // The user's choice for the activity panel in this conversation; null: open when it has something to show.
+  const [panelChoice, setPanelChoice] = useState<boolean | null>(null);
+  const { threads, loading, error, refresh, touch } = useThreads(client, auth.browserId);
 
   useEffect(() => {
     const onPop = () => setThreadId(threadFromUrl());
@@ -67,14 +68,19 @@ export function ChatApp({ settings, auth, snapshot, theme, toggleTheme }: {
 
   const select = useCallback((id: string | null) => {
     setThreadId(id);
+    setPanelChoice(null);
     setThreadInUrl(id);
     setSidebarOpen(false);
   }, []);
   const onThreadId = useCallback((id: string) => {
     setThreadId(id);
     setThreadInUrl(id, true);
+    touch(id);
     void refresh();
-  }, [refresh]);
+  }, [refresh, touch]);
+  const onRunStart = useCallback((id: string | null) => {
+    if (id) touch(id);
+  }, [touch]);
 
   const who = snapshot.user?.email ?? snapshot.user?.name ?? snapshot.user?.id;
   const footer = auth.browserId ? (
@@ -90,7 +96,7 @@ export function ChatApp({ settings, auth, snapshot, theme, toggleTheme }: {
     </div>
   ) : null;
 
-  const header = (activity: boolean) => (
+  const header = (activity: boolean, panelOpen: boolean) => (
     <header className="topbar">
       <button type="button" className="icon-btn only-mobile" aria-label="Conversations" onClick={() => setSidebarOpen(true)}><Icon name="menu" /></button>
       <div className="brand">
@@ -103,7 +109,7 @@ export function ChatApp({ settings, auth, snapshot, theme, toggleTheme }: {
           aria-label={theme === "dark" ? "Switch to light theme" : "Switch to dark theme"} title={theme === "dark" ? "Light theme" : "Dark theme"}>
           <Icon name={theme === "dark" ? "sun" : "moon"} />
         </button>
-        <button type="button" className={`icon-btn ${panelOpen ? "on" : ""}`} onClick={() => setPanelOpen(!panelOpen)} data-testid="panel-toggle"
+        <button type="button" className={`icon-btn ${panelOpen ? "on" : ""}`} onClick={() => setPanelChoice(!panelOpen)} data-testid="panel-toggle"
           aria-label={panelOpen ? "Hide activity panel" : "Show activity panel"} aria-pressed={panelOpen} title="Todos, files and subagents">
           <Icon name="panel" />{activity && !panelOpen && <span className="dot" />}
         </button>
@@ -112,7 +118,7 @@ export function ChatApp({ settings, auth, snapshot, theme, toggleTheme }: {
   );
 
   return (
-    <div className={`app ${panelOpen ? "with-panel" : ""}`}>
+    <div className="app">
       {!online && (
         <div className="offline" role="status" data-testid="offline-banner"><Icon name="wifiOff" />Connection lost. Reconnecting…</div>
       )}
@@ -126,7 +132,7 @@ export function ChatApp({ settings, auth, snapshot, theme, toggleTheme }: {
       </div>
       {sidebarOpen && <div className="backdrop" onClick={() => setSidebarOpen(false)} />}
       <Conversation key={reloadKey} settings={settings} client={client} threadId={threadId} browserId={auth.browserId} online={online}
-        panelOpen={panelOpen} onPanelClose={() => setPanelOpen(false)} onThreadId={onThreadId} onRunDone={() => void refresh()} header={header} />
+        panelChoice={panelChoice} onPanelChoice={setPanelChoice} onThreadId={onThreadId} onRunStart={onRunStart} onRunDone={() => void refresh()} header={header} />
     </div>
   );
 }

@@ -1,6 +1,8 @@
 /**
  * One conversation: the stream from the Agent API (`useStream`, subgraphs on so subagents
- * stream), the message list or empty state, approvals, errors, the composer and the panel.
+ * stream), the message list or empty state, approvals, errors, a stopped run, the composer and
+ * the panel (open by itself when it has something to show, on a wide screen, unless the user chose).
+ * Edit and retry fork the thread from the checkpoint before the user message (`./fork.ts`).
  */
 import { useEffect, useMemo, useRef, useState } from "react";
 import type { ReactNode } from "react";
@@ -15,10 +17,11 @@ import type { ComposerHandle } from "./Composer.tsx";
 import { EmptyState } from "./EmptyState.tsx";
 import { MessageList } from "./MessageList.tsx";
 import type { ToolCallView } from "./ToolCallCard.tsx";
+import { checkpointBefore } from "./fork.ts";
 import { readHitlRequest, resumeValue } from "./hitl.ts";
 import type { Decision } from "./hitl.ts";
 import type { AgentState } from "./state.ts";
-import { titleFrom } from "./state.ts";
+import { messageText, titleFrom } from "./state.ts";
 import { SidePanel } from "../panels/SidePanel.tsx";
 
 const STREAM_MODE = ["values", "messages-tuple", "updates"] as const;
@@ -35,22 +38,42 @@ function errorText(err: unknown): string {
   return String(err);
 }
 
-export function Conversation({ settings, client, threadId, browserId, online, panelOpen, onPanelClose, onThreadId, onRunDone, header }: {
+/** True while the window is at least `px` wide. */
+function useWide(px: number): boolean {
+  const query = `(min-width: ${px}px)`;
+  const [wide, setWide] = useState(() => matchMedia(query).matches);
+  useEffect(() => {
+    const mq = matchMedia(query);
+    const on = () => setWide(mq.matches);
+    mq.addEventListener("change", on);
+    return () => mq.removeEventListener("change", on);
+  }, [query]);
+  return wide;
+}
+
+export function Conversation({ settings, client, threadId, browserId, online, panelChoice, onPanelChoice, onThreadId, onRunStart, onRunDone, header }: {
   settings: UiSettings;
   client: Client;
   threadId: string | null;
   browserId: string | null;
   online: boolean;
-  panelOpen: boolean;
-  onPanelClose: () => void;
+  /** The user's own choice for the panel (the header toggle, the close button); null: automatic. */
+  panelChoice: boolean | null;
+  onPanelChoice: (open: boolean) => void;
   onThreadId: (id: string) => void;
+  /** A run starts in `threadId` (null: a new thread is being made) with this first line. */
+  onRunStart: (threadId: string | null, title: string) => void;
   onRunDone: () => void;
-  header: (activity: boolean) => ReactNode;
+  header: (activity: boolean, panelOpen: boolean) => ReactNode;
 }) {
   const composer = useRef<ComposerHandle>(null);
   const scroller = useRef<HTMLDivElement>(null);
   const stickToBottom = useRef(true);
   const [dismissedError, setDismissedError] = useState<unknown>(null);
+  // Set by Stop, cleared by the next submit: the run ended because the user stopped it.
+  const [stopped, setStopped] = useState(false);
+  const [forkError, setForkError] = useState<string | null>(null);
+  const wide = useWide(1180);
 
   const stream = useStream({
     assistantId: settings.assistant_id,
@@ -70,6 +93,8 @@ export function Conversation({ settings, client, threadId, browserId, online, pa
   const subagents = useMemo(() => [...stream.subagents.values()], [stream.subagents]);
   const todos = Array.isArray(values.todos) ? values.todos : [];
   const files = values.files && typeof values.files === "object" ? values.files : {};
+  const hasActivity = todos.length > 0 || Object.values(files).some(Boolean) || subagents.length > 0;
+  const panelOpen = panelChoice ?? (wide && hasActivity);
 
   const hitl = useMemo(() => {
     for (const it of stream.interrupts ?? []) {
@@ -78,9 +103,17 @@ export function Conversation({ settings, client, threadId, browserId, online, pa
     }
     return null;
   }, [stream.interrupts]);
-  const otherInterrupt = !hitl && !stream.isLoading ? stream.interrupt : undefined;
+  const pending = !hitl && !stream.isLoading ? stream.interrupt : undefined;
+  // A run that was cancelled leaves nodes to run and no interrupt value, which the SDK reports
+  // as a breakpoint; this UI sets no breakpoints, so that is a stopped run, not a question.
+  const wasStopped = stopped || (pending !== undefined && pending.value === undefined);
+  const otherInterrupt = pending !== undefined && pending.value !== undefined ? pending : undefined;
 
-  useEffect(() => { composer.current?.focus(); }, [threadId]);
+  useEffect(() => {
+    composer.current?.focus();
+    setStopped(false);
+    setForkError(null);
+  }, [threadId]);
   useEffect(() => { if (!stream.isLoading && !hitl) composer.current?.focus(); }, [stream.isLoading, hitl]);
 
   useEffect(() => {
@@ -91,6 +124,9 @@ export function Conversation({ settings, client, threadId, browserId, online, pa
   const send = (text: string) => {
     stickToBottom.current = true;
     setDismissedError(stream.error);
+    setStopped(false);
+    setForkError(null);
+    onRunStart(threadId, titleFrom(text));
     const metadata = threadId ? undefined : { title: titleFrom(text), ...(browserId ? { browser_id: browserId } : {}) };
     void stream.submit(
       { messages: [{ type: "human", content: text }] } as Partial<AgentState>,
@@ -104,6 +140,44 @@ export function Conversation({ settings, client, threadId, browserId, online, pa
         }),
       },
     );
+  };
+
+  /** Resends user message `m` as `text` on a new branch from the checkpoint before it. */
+  const resend = async (m: Message, text: string) => {
+    if (!threadId || !m.id) return send(text);
+    stickToBottom.current = true;
+    setDismissedError(stream.error);
+    setStopped(false);
+    setForkError(null);
+    let checkpoint: Awaited<ReturnType<typeof checkpointBefore>>;
+    try {
+      checkpoint = await checkpointBefore(client, threadId, m.id);
+    } catch (err) {
+      setForkError(`Cannot edit the message: reading the conversation's history failed (${errorText(err)}). Try again.`);
+      return;
+    }
+    // The message was never saved (the run failed before its first step): send it as new.
+    if (!checkpoint) return send(text);
+    onRunStart(threadId, titleFrom(text));
+    const index = messages.findIndex((x) => x.id === m.id);
+    const edited = { type: "human", content: text, id: m.id } as Message;
+    void stream.submit(
+      { messages: [edited] } as Partial<AgentState>,
+      {
+        checkpoint,
+        streamSubgraphs: true,
+        streamMode: [...STREAM_MODE],
+        optimisticValues: (prev: AgentState) => ({ ...prev, messages: [...messages.slice(0, Math.max(index, 0)), edited], todos: prev.todos, files: prev.files }),
+      },
+    );
+  };
+
+  const lastHuman = [...messages].reverse().find((m) => m.type === "human");
+  const retry = lastHuman ? () => void resend(lastHuman, messageText(lastHuman.content)) : undefined;
+
+  const stop = () => {
+    setStopped(true);
+    void stream.stop();
   };
 
   const resume = (decisions: Decision[]) => {
@@ -122,14 +196,15 @@ export function Conversation({ settings, client, threadId, browserId, online, pa
     }));
   };
 
-  const error = stream.error && stream.error !== dismissedError ? errorText(stream.error) : null;
+  const runError = stream.error && stream.error !== dismissedError ? errorText(stream.error) : null;
+  const error = forkError ?? runError;
   const empty = !messages.length && !stream.isLoading && !stream.isThreadLoading;
   const activity = subagents.some((s) => s.status === "running") || todos.some((t) => t.status === "in_progress");
 
   return (
     <>
       <main className="main">
-        {header(activity)}
+        {header(activity, panelOpen)}
         <div className="scroll" ref={scroller} onScroll={(e) => {
           const el = e.currentTarget;
           stickToBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 80;
@@ -140,9 +215,20 @@ export function Conversation({ settings, client, threadId, browserId, online, pa
             )}
             {empty && <EmptyState appName={settings.app_name} subtitle={settings.subtitle} prompts={settings.prompts} onPick={send} />}
             {!empty && (
-              <MessageList messages={messages} toolCallsOf={toolCallsOf} subagentOf={(id) => stream.getSubagent(id)} streaming={stream.isLoading} />
+              <MessageList messages={messages} toolCallsOf={toolCallsOf} subagentOf={(id) => stream.getSubagent(id)} streaming={stream.isLoading}
+                onEdit={(m, text) => void resend(m, text)} onRetry={!hitl && !stream.isThreadLoading ? retry : undefined} />
             )}
             {hitl && !stream.isLoading && <ApprovalCard key={hitl.id} actions={hitl.actions} onResume={resume} busy={stream.isLoading} />}
+            {wasStopped && !stream.isLoading && !error && messages.length > 0 && (
+              <div className="notice" role="status" data-testid="run-stopped">
+                <Icon name="stop" />
+                <div className="notice-text">
+                  <strong>{stopped ? "You stopped this reply." : "This reply was stopped before it finished."}</strong>
+                  <span>Send a new message, or retry to run the last one again.</span>
+                </div>
+                {retry && <button type="button" className="btn" onClick={retry}><Icon name="retry" />Retry</button>}
+              </div>
+            )}
             {otherInterrupt && (
               <div className="notice"><Icon name="alert" /><div><strong>The agent is waiting for input.</strong><pre>{JSON.stringify(otherInterrupt.value, null, 2)}</pre></div></div>
             )}
@@ -153,20 +239,21 @@ export function Conversation({ settings, client, threadId, browserId, online, pa
                   <strong>The agent could not finish this reply.</strong>
                   <span>{error}</span>
                 </div>
-                <button type="button" className="icon-btn" aria-label="Dismiss" onClick={() => setDismissedError(stream.error)}><Icon name="close" /></button>
+                {retry && !forkError && <button type="button" className="btn" onClick={retry}><Icon name="retry" />Retry</button>}
+                <button type="button" className="icon-btn" aria-label="Dismiss" onClick={() => { setDismissedError(stream.error); setForkError(null); }}><Icon name="close" /></button>
               </div>
             )}
           </div>
         </div>
         <div className="composer-wrap">
           <div className="column">
-            <Composer ref={composer} onSend={send} onStop={() => void stream.stop()} busy={stream.isLoading} disabled={!online || !!hitl}
+            <Composer ref={composer} onSend={send} onStop={stop} busy={stream.isLoading} disabled={!online || !!hitl}
               placeholder={hitl ? "Review the pending action above to continue" : online ? `Message ${settings.app_name}` : "Offline: waiting for the connection"} />
             <p className="composer-hint">Enter to send, Shift+Enter for a new line</p>
           </div>
         </div>
       </main>
-      {panelOpen && <SidePanel todos={todos} files={files as Record<string, never>} subagents={subagents} onClose={onPanelClose} />}
+      {panelOpen && <SidePanel todos={todos} files={files as Record<string, never>} subagents={subagents} onClose={() => onPanelChoice(false)} />}
     </>
   );
 }

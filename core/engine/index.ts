@@ -1,0 +1,26 @@
+/**
+ * The public face of core/engine/: what the other layers, bin/ and plugins/ import from it.
+ * Written by issue 32's step 1 from the imports of the day; later steps point those imports here.
+ * Layer order (docs/architecture.md): kernel -> config, bundle, auth, storage -> harness, engine -> server, platform -> testing -> cli.
+ */
+export { RunBroker } from "./broker/broker.ts";
+export type { RemoteBus, RunEnd } from "./broker/broker.ts";
+export { checkSchedule } from "./crons/schedule.ts";
+export { CronScheduler, nextRunDate } from "./crons/scheduler.ts";
+export { graphError } from "./executor/executor.ts";
+export { GraphRegistry, keepsChatMessages } from "./executor/graphs.ts";
+export type { CompiledGraph, GraphLoaders } from "./executor/graphs.ts";
+export { toWire } from "./executor/serialize.ts";
+export { interruptsByTask, stateToWire } from "./executor/state.ts";
+export { STREAM_MODES } from "./executor/stream-modes.ts";
+export type { IdleCollector } from "./queue/idle-gc.ts";
+export type { ServerRole } from "./queue/roles.ts";
+export { DEFAULT_TTL, TtlSweeper, ttlFromEnv } from "./queue/ttl-sweeper.ts";
+export type { TtlSettings } from "./queue/ttl-sweeper.ts";
+export { DEFAULT_QUEUE_AFFINITY_SECONDS, WorkerPool } from "./queue/worker.ts";
+export { cancelRun, checkRunTargets, createRun } from "./runs/create.ts";
+export { authMiddleware, ownedMetadata, ownerOf, patchMetadata, scopeOf, userNamespace, userOf } from "./runs/scope.ts";
+export type { AppEnv } from "./runs/scope.ts";
+export { DEFAULT_WEBHOOKS, WebhookSender, isHttpUrl, webhooksFromEnv } from "./runs/webhooks.ts";
+export type { Resolver, WebhookSettings } from "./runs/webhooks.ts";
+export type { RunTracer } from "./tracing/tracing.ts";

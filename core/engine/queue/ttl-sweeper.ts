@@ -1,0 +1,100 @@
+/**
+ * Deletes expired threads (with their runs, checkpoints, crons and sandbox) and store items
+ * on a timer (`AGENTCLI_TTL_SWEEP_SECONDS`, default 60). Every replica sweeps; the batches
+ * lock their rows with `SKIP LOCKED` (../../storage/ttl.ts), so each expired thread is deleted,
+ * and its sandbox cleaned up, by one replica only.
+ */
+import { userError } from "../../kernel/errors.ts";
+import { sweepItems, sweepThreads } from "../../storage/ttl.ts";
+import type { ServerDeps } from "../../server/deps.ts";
+
+export interface TtlSettings {
+  /** Minutes after its last update a thread without its own `ttl` is deleted (`AGENTCLI_THREAD_TTL_MINUTES`; none when absent). */
+  threadTtlMinutes: number | null;
+  /** Minutes after its last write a store item without its own `ttl` is deleted (`AGENTCLI_STORE_TTL_MINUTES`; none when absent). */
+  storeTtlMinutes: number | null;
+  /** Whether API reads refresh an item's TTL unless they say `refresh_ttl: false` (`AGENTCLI_STORE_TTL_REFRESH_ON_READ`, default true). */
+  refreshOnRead: boolean;
+  /** Milliseconds between sweeps (`AGENTCLI_TTL_SWEEP_SECONDS`, default 60 s). */
+  sweepMs: number;
+}
+
+export const DEFAULT_TTL: TtlSettings = { threadTtlMinutes: null, storeTtlMinutes: null, refreshOnRead: true, sweepMs: 60_000 };
+
+function minutes(env: Record<string, string | undefined>, name: string, what: string): number | null {
+  const raw = env[name]?.trim();
+  if (!raw) return null;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n <= 0 || n > 525_600) {
+    throw userError("ARGS_INVALID", { message: `Cannot start the server: ${name}="${raw}" is not a number of minutes from 1 to 525600`, hint: `Set ${name} to the minutes after which ${what}, or leave it unset (no expiry).` });
+  }
+  return n;
+}
+
+/** TTL settings from the environment. */
+export function ttlFromEnv(env: Record<string, string | undefined>): TtlSettings {
+  const refresh = env.AGENTCLI_STORE_TTL_REFRESH_ON_READ?.trim().toLowerCase() ?? "";
+  if (refresh && !["true", "false", "1", "0"].includes(refresh)) {
+    throw userError("ARGS_INVALID", { message: `Cannot start the server: AGENTCLI_STORE_TTL_REFRESH_ON_READ="${env.AGENTCLI_STORE_TTL_REFRESH_ON_READ}" is not true or false`, hint: "Set it to false to keep reads from extending store items' TTL (default true)." });
+  }
+  const sweepRaw = env.AGENTCLI_TTL_SWEEP_SECONDS?.trim();
+  const sweep = sweepRaw ? Number(sweepRaw) : 60;
+  if (!Number.isInteger(sweep) || sweep < 1 || sweep > 86_400) {
+    throw userError("ARGS_INVALID", { message: `Cannot start the server: AGENTCLI_TTL_SWEEP_SECONDS="${sweepRaw}" is not a whole number from 1 to 86400`, hint: "Set it to the seconds between sweeps of expired threads and store items, or leave it unset (60)." });
+  }
+  return {
+    threadTtlMinutes: minutes(env, "AGENTCLI_THREAD_TTL_MINUTES", "an idle thread is deleted"),
+    storeTtlMinutes: minutes(env, "AGENTCLI_STORE_TTL_MINUTES", "an unchanged store item is deleted"),
+    refreshOnRead: !(refresh === "false" || refresh === "0"),
+    sweepMs: sweep * 1000,
+  };
+}
+
+/** The periodic sweep of expired threads and store items. */
+export class TtlSweeper {
+  readonly settings: TtlSettings;
+  readonly #deps: ServerDeps;
+  #timer: ReturnType<typeof setInterval> | null = null;
+  #running: Promise<unknown> | null = null;
+
+  constructor(deps: ServerDeps, settings: TtlSettings) {
+    this.#deps = deps;
+    this.settings = settings;
+  }
+
+  start(): void {
+    this.#timer = setInterval(() => {
+      if (this.#running) return;
+      this.#running = this.sweep().catch((err) => this.#deps.log.error("cannot sweep expired threads and store items", err)).finally(() => (this.#running = null));
+    }, this.settings.sweepMs);
+    (this.#timer as { unref?: () => void }).unref?.();
+  }
+
+  /** Deletes what has expired now; resolves the deleted threads' ids and the number of items. */
+  async sweep(): Promise<{ threads: string[]; items: number }> {
+    const { storage, log } = this.#deps;
+    const threads: string[] = [];
+    while (true) {
+      const batch = await sweepThreads(storage.sql, this.settings.threadTtlMinutes);
+      for (const id of batch) {
+        await storage.checkpointer.deleteThread(id);
+        await this.#deps.onThreadDeleted?.(id).catch((err) => log.warn(`expired thread "${id}" was deleted, but not everything of it: ${(err as Error).message}`));
+      }
+      threads.push(...batch);
+      if (batch.length < 100) break;
+    }
+    let items = 0;
+    while (true) {
+      const n = await sweepItems(storage.sql, this.settings.storeTtlMinutes);
+      items += n;
+      if (n < 1000) break;
+    }
+    if (threads.length || items) log.info(`deleted ${threads.length} expired thread(s) and ${items} expired store item(s)`);
+    return { threads, items };
+  }
+
+  async stop(): Promise<void> {
+    if (this.#timer) clearInterval(this.#timer);
+    await this.#running;
+  }
+}

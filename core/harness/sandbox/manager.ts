@@ -1,0 +1,296 @@
+/**
+ * The scope key -> sandbox mapping, durable in the server's database (table `sandboxes`),
+ * so a thread gets its sandbox back after a restart or on another replica.
+ *
+ * - One sandbox per key: creating one first claims the key with a row in state `creating`
+ *   (INSERT ... ON CONFLICT), so two concurrent runs of a new thread create one sandbox; the
+ *   loser waits for the row to become `ready`. A claim is a lease: a creator that died is
+ *   taken over after {@link CREATE_LEASE_MS}. Nothing is locked: other keys never wait.
+ * - A failed creation removes its claim and deletes what the provider made (no orphan).
+ * - A sandbox that vanished at the provider is forgotten and created again; the next tool
+ *   result says its files are gone.
+ * - Idle sandboxes (unused for `AGENTCLI_SANDBOX_IDLE_SECONDS`) are stopped and resumed on
+ *   next use; deleting a thread deletes its sandbox.
+ *
+ * @example
+ * const sandboxes = new SandboxManager({ sql: storage.sql, driver, env, runtime: "local", host, settings: () => config.sandbox });
+ * const { sandbox, notice } = await sandboxes.acquire({ key: "thread:t1", scope: "thread", threadId: "t1" });
+ */
+import { userError } from "../../kernel/errors.ts";
+import { secondsSetting } from "../../config/env-settings.ts";
+import { missingSandboxEnv } from "../../config/credentials.ts";
+import type { Env, HookLogger, Plugin } from "../../kernel/hooks.ts";
+import type { PluginDriver } from "../../kernel/plugin-driver.ts";
+import type { SqlExecutor } from "../../storage/sql.ts";
+import { isSandboxNotFound, type Sandbox, type SandboxCreateOptions, type SandboxScope } from "../../kernel/sandbox-contract.ts";
+
+/** How long a `creating` claim holds before another process may take the key over. */
+export const CREATE_LEASE_MS = 5 * 60_000;
+/** Default of `AGENTCLI_SANDBOX_IDLE_SECONDS`. */
+export const DEFAULT_IDLE_SECONDS = 1800;
+
+export interface SandboxSettings {
+  provider: string;
+  template: string;
+  image: string;
+  scope: SandboxScope;
+}
+
+/** Which sandbox a tool call needs. */
+export interface SandboxTarget {
+  key: string;
+  scope: SandboxScope;
+  /** The thread, for thread scope: deleting the thread deletes the sandbox. */
+  threadId: string | null;
+}
+
+export interface SandboxLease {
+  sandbox: Sandbox;
+  /** Set once, on the first use after the old sandbox of the key vanished: say so to the model. */
+  notice: string | null;
+}
+
+export interface SandboxManagerOptions {
+  sql: SqlExecutor;
+  driver: PluginDriver;
+  env: Env;
+  /** The runtime chosen with `--sandbox` ("local"), or null: the provider's plugin. */
+  runtime: string | null;
+  host: SandboxCreateOptions["host"];
+  /** The agent's `[sandbox]` (read on every use: a dev reload may change it). */
+  settings: () => SandboxSettings;
+  log?: HookLogger;
+}
+
+interface Row {
+  scope_key: string;
+  sandbox_id: string | null;
+  status: "creating" | "ready" | "stopped";
+  thread_id: string | null;
+  claim_live: boolean;
+}
+
+interface Open {
+  sandbox: Sandbox;
+  notice: string | null;
+}
+
+/** `AGENTCLI_SANDBOX_IDLE_SECONDS`: seconds unused before a sandbox is stopped (0: never). */
+export function sandboxIdleSeconds(env: Env): number {
+  return secondsSetting(env, "AGENTCLI_SANDBOX_IDLE_SECONDS", DEFAULT_IDLE_SECONDS, "a sandbox may stay unused before it is stopped (0: never)");
+}
+
+export class SandboxManager {
+  readonly #o: SandboxManagerOptions;
+  readonly #backend: () => string;
+  #open = new Map<string, Promise<Open>>();
+  #notices = new Map<string, string>();
+  #timer: ReturnType<typeof setInterval> | undefined;
+
+  constructor(opts: SandboxManagerOptions) {
+    this.#o = opts;
+    this.#backend = () => opts.runtime ?? opts.settings().provider;
+    const idle = sandboxIdleSeconds(opts.env);
+    if (idle > 0) {
+      this.#timer = setInterval(() => {
+        this.stopIdle(idle * 1000).catch((err) => opts.log?.warn(`stopping idle sandboxes: ${(err as Error).message}`));
+      }, Math.min(idle * 500, 60_000));
+      (this.#timer as { unref?: () => void }).unref?.();
+    }
+  }
+
+  /** The sandbox of `target`: cached, attached from the database, or created. */
+  async acquire(target: SandboxTarget): Promise<SandboxLease> {
+    const backend = this.#backend();
+    const ck = `${backend}\u0000${target.key}`;
+    for (let attempt = 0; ; attempt++) {
+      let p = this.#open.get(ck);
+      if (!p) {
+        p = this.#resolve(backend, target, this.#notices.get(ck) ?? null);
+        this.#open.set(ck, p);
+        p.then(() => this.#notices.delete(ck), () => this.#open.get(ck) === p && this.#open.delete(ck));
+      }
+      const open = await p;
+      // One round trip per use: keeps the idle clock, and notices a sandbox that another
+      // replica stopped, recreated or deleted meanwhile.
+      const live = (await this.#o.sql.query(
+        "UPDATE sandboxes SET last_used_at = now() WHERE scope_key = $1 AND backend = $2 AND sandbox_id = $3 AND status = 'ready' RETURNING 1",
+        [target.key, backend, open.sandbox.id],
+      )).rowCount > 0;
+      if (!live && attempt < 3) {
+        if (this.#open.get(ck) === p) this.#open.delete(ck);
+        await open.sandbox.close?.().catch(() => {});
+        continue;
+      }
+      const notice = open.notice;
+      open.notice = null;
+      return { sandbox: open.sandbox, notice };
+    }
+  }
+
+  /** Forgets a sandbox the provider no longer has; the next {@link acquire} creates a new one. */
+  async vanished(target: SandboxTarget, sandboxId: string): Promise<void> {
+    const backend = this.#backend();
+    const ck = `${backend}\u0000${target.key}`;
+    this.#open.delete(ck);
+    this.#notices.set(ck, vanishedNotice(target));
+    await this.#o.sql.query("DELETE FROM sandboxes WHERE scope_key = $1 AND backend = $2 AND sandbox_id = $3", [target.key, backend, sandboxId]);
+  }
+
+  /** Deletes the sandboxes of a thread at the provider, then their rows. Never throws for the provider. */
+  async deleteThread(threadId: string): Promise<void> {
+    const { rows } = await this.#o.sql.query<{ scope_key: string; backend: string; sandbox_id: string | null }>(
+      "SELECT scope_key, backend, sandbox_id FROM sandboxes WHERE thread_id = $1",
+      [threadId],
+    );
+    for (const row of rows) {
+      this.#open.delete(`${row.backend}\u0000${row.scope_key}`);
+      if (row.sandbox_id && row.backend === this.#backend()) {
+        try {
+          const sandbox = await this.#hook({ key: row.scope_key, scope: "thread", threadId }, row.sandbox_id);
+          await sandbox.delete();
+        } catch (err) {
+          if (!isSandboxNotFound(err)) this.#o.log?.warn(`Cannot delete sandbox "${row.sandbox_id}" of thread "${threadId}": ${(err as Error).message}`);
+        }
+      } else if (row.sandbox_id) {
+        this.#o.log?.warn(`Sandbox "${row.sandbox_id}" of thread "${threadId}" belongs to "${row.backend}", which this server does not run: delete it there.`);
+      }
+      await this.#o.sql.query("DELETE FROM sandboxes WHERE scope_key = $1 AND backend = $2", [row.scope_key, row.backend]);
+    }
+  }
+
+  /** Stops the sandboxes unused for `idleMs` (one replica wins each); returns how many. */
+  async stopIdle(idleMs: number): Promise<number> {
+    const backend = this.#backend();
+    const { rows } = await this.#o.sql.query<{ scope_key: string; sandbox_id: string; thread_id: string | null }>(
+      `UPDATE sandboxes SET status = 'stopped' WHERE backend = $1 AND status = 'ready' AND last_used_at < now() - ($2 * interval '1 millisecond')
+       RETURNING scope_key, sandbox_id, thread_id`,
+      [backend, idleMs],
+    );
+    for (const row of rows) {
+      const open = this.#open.get(`${backend}\u0000${row.scope_key}`);
+      this.#open.delete(`${backend}\u0000${row.scope_key}`);
+      try {
+        const sandbox = open ? (await open).sandbox : await this.#hook({ key: row.scope_key, scope: row.thread_id ? "thread" : "assistant", threadId: row.thread_id }, row.sandbox_id);
+        await sandbox.stop?.();
+        await sandbox.close?.();
+      } catch (err) {
+        if (isSandboxNotFound(err)) await this.#o.sql.query("DELETE FROM sandboxes WHERE scope_key = $1 AND backend = $2 AND sandbox_id = $3", [row.scope_key, backend, row.sandbox_id]);
+        else this.#o.log?.warn(`Cannot stop idle sandbox "${row.sandbox_id}": ${(err as Error).message}`);
+      }
+    }
+    return rows.length;
+  }
+
+  /** Stops the idle timer and releases local handles; sandboxes live on. */
+  async close(): Promise<void> {
+    clearInterval(this.#timer);
+    const all = [...this.#open.values()];
+    this.#open.clear();
+    await Promise.allSettled(all.map(async (p) => (await p).sandbox.close?.()));
+  }
+
+  async #resolve(backend: string, target: SandboxTarget, notice: string | null): Promise<Open> {
+    const sql = this.#o.sql;
+    for (;;) {
+      const { rows } = await sql.query<Row>(
+        "SELECT scope_key, sandbox_id, status, thread_id, (claimed_until > now()) AS claim_live FROM sandboxes WHERE scope_key = $1 AND backend = $2",
+        [target.key, backend],
+      );
+      const row = rows[0];
+      if (row?.sandbox_id && row.status !== "creating") {
+        try {
+          const sandbox = await this.#hook(target, row.sandbox_id);
+          if (row.status === "stopped") {
+            await sandbox.resume?.();
+            await sql.query("UPDATE sandboxes SET status = 'ready', last_used_at = now() WHERE scope_key = $1 AND backend = $2 AND sandbox_id = $3", [target.key, backend, row.sandbox_id]);
+          }
+          return { sandbox, notice };
+        } catch (err) {
+          if (!isSandboxNotFound(err)) throw err;
+          await sql.query("DELETE FROM sandboxes WHERE scope_key = $1 AND backend = $2 AND sandbox_id = $3", [target.key, backend, row.sandbox_id]);
+          notice = vanishedNotice(target);
+          continue;
+        }
+      }
+      if (row && row.claim_live) {
+        await new Promise((r) => setTimeout(r, 100));
+        continue;
+      }
+      const token = crypto.randomUUID();
+      const claimed = await sql.query(
+        `INSERT INTO sandboxes (scope_key, backend, status, thread_id, claim_token, claimed_until)
+         VALUES ($1, $2, 'creating', $3, $4, now() + ($5 * interval '1 millisecond'))
+         ON CONFLICT (scope_key, backend) DO UPDATE SET claim_token = EXCLUDED.claim_token, claimed_until = EXCLUDED.claimed_until
+           WHERE sandboxes.status = 'creating' AND sandboxes.claimed_until <= now()
+         RETURNING 1`,
+        [target.key, backend, target.threadId, token, CREATE_LEASE_MS],
+      );
+      if (claimed.rowCount === 0) continue;
+      let sandbox: Sandbox | null = null;
+      try {
+        sandbox = await this.#hook(target, undefined);
+        const done = await sql.query(
+          "UPDATE sandboxes SET sandbox_id = $4, status = 'ready', claim_token = NULL, claimed_until = NULL, last_used_at = now() WHERE scope_key = $1 AND backend = $2 AND claim_token = $3",
+          [target.key, backend, token, sandbox.id],
+        );
+        if (done.rowCount === 0) {
+          throw userError("PLUGIN_FAILED", {
+            message: `Cannot create the sandbox of "${target.key}": it was deleted (with its thread) while being created`,
+            hint: "Start a new thread.",
+          });
+        }
+        return { sandbox, notice };
+      } catch (err) {
+        await sql.query("DELETE FROM sandboxes WHERE scope_key = $1 AND backend = $2 AND claim_token = $3", [target.key, backend, token]).catch(() => {});
+        if (sandbox) {
+          await sandbox.delete().catch((e) => this.#o.log?.warn(`Cannot delete sandbox "${sandbox!.id}" after a failed creation: ${(e as Error).message}`));
+        }
+        throw err;
+      }
+    }
+  }
+
+  /** Asks the plugins (or the chosen runtime) to create, or attach to `sandboxId`. */
+  async #hook(target: SandboxTarget, sandboxId: string | undefined): Promise<Sandbox> {
+    const { driver, env, runtime } = this.#o;
+    const settings = this.#o.settings();
+    const { provider } = settings;
+    if (!runtime) {
+      const spec = driver.byKind("sandbox").find((p) => p.sandbox.provider === provider)?.sandbox;
+      const missing = missingSandboxEnv(spec, env);
+      if (missing.length) {
+        throw userError("PLUGIN_FAILED", {
+          message: `Cannot run commands in the "${provider}" sandbox: ${missing.map((m) => `"${m}"`).join(" and ")} ${missing.length > 1 ? "are" : "is"} not set`,
+          hint: `Set ${missing.join(" and ")} in the project's .env (or the server's environment), or run the sandboxes on this machine with --sandbox local.`,
+        });
+      }
+    }
+    const where = runtime
+      ? (p: Plugin) => p.kind === "sandbox-runtime" && p.sandboxRuntime.name === runtime
+      : (p: Plugin) => p.kind !== "sandbox-runtime";
+    const sandbox = await driver.runFirst("sandbox:create", {
+      provider,
+      key: target.key,
+      scope: target.scope,
+      template: settings.template,
+      image: settings.image,
+      env,
+      ...(sandboxId ? { sandboxId } : {}),
+      host: this.#o.host ?? null,
+    }, { where });
+    if (!sandbox) {
+      throw userError("PLUGIN_FAILED", {
+        message: runtime
+          ? `Cannot run "execute": no sandbox runtime "${runtime}" is installed`
+          : `Cannot run "execute": no runtime for sandbox provider "${provider}" is installed (no plugin answered "sandbox:create")`,
+        hint: `Load a plugin that provides the "${provider}" sandbox runtime with --plugin, run the sandboxes on this machine with --sandbox local, or set [sandbox].provider = "none".`,
+      });
+    }
+    return sandbox;
+  }
+}
+
+function vanishedNotice(target: SandboxTarget): string {
+  return `Note: the sandbox of this ${target.scope} no longer existed at the provider, so a new, empty one was created: files written to the old sandbox are gone.`;
+}

@@ -1,0 +1,33 @@
+/**
+ * `--sandbox <runtime>` of `dev` and `serve`: finds the sandbox-runtime plugin of that name
+ * and checks it can run here (the local runtime needs `bwrap`), before the server starts.
+ */
+import { userError } from "../../kernel/errors.ts";
+import { missingSandboxEnv } from "../../config/credentials.ts";
+import type { Env, SandboxRuntimeSpec } from "../../kernel/hooks.ts";
+import type { PluginDriver } from "../../kernel/plugin-driver.ts";
+
+/** The runtime spec of `name`; a user error when unknown or unable to run on this machine. */
+export async function selectSandboxRuntime(driver: PluginDriver, name: string, env: Env): Promise<SandboxRuntimeSpec> {
+  const runtimes = driver.byKind("sandbox-runtime").map((p) => p.sandboxRuntime);
+  const spec = runtimes.find((r) => r.name === name);
+  if (!spec) {
+    throw userError("ARGS_INVALID", {
+      message: `Cannot use --sandbox "${name}": no such sandbox runtime`,
+      hint: `Use one of ${runtimes.map((r) => `"${r.name}"`).join(", ") || "(none installed)"}, or leave --sandbox out to use the provider of [sandbox].`,
+    });
+  }
+  const problem = await spec.check?.({ env });
+  // Not a usage error: the machine lacks something (exit 1, not 2).
+  if (problem) throw userError("PLUGIN_FAILED", { message: `Cannot use --sandbox "${name}": ${problem.message}`, hint: problem.hint });
+  return spec;
+}
+
+/** Says, once at start, when the configured provider cannot work: its credentials are missing. */
+export function sandboxCredentialWarning(driver: PluginDriver, provider: string, env: Env): string | null {
+  if (provider === "none") return null;
+  const spec = driver.byKind("sandbox").find((p) => p.sandbox.provider === provider)?.sandbox;
+  const missing = missingSandboxEnv(spec, env);
+  if (!missing.length) return null;
+  return `the sandbox provider "${provider}" needs ${missing.join(" and ")}, which ${missing.length > 1 ? "are" : "is"} not set: "execute" and the file tools will fail until you set ${missing.length > 1 ? "them" : "it"}, or run the sandboxes on this machine with --sandbox local`;
+}

@@ -1,0 +1,84 @@
+/**
+ * The one adapter for what differs between Node, Deno and the single executable:
+ * embedded assets (WASM, UI files) and the process environment. Code that runs inside a
+ * deployment reaches runtime-specific APIs only through here.
+ */
+
+type AssetLoader = (name: string) => Uint8Array | null;
+
+let assetLoader: AssetLoader | null = null;
+
+/** The single-executable entry installs a loader that reads SEA assets. */
+export function setAssetLoader(loader: AssetLoader): void {
+  assetLoader = loader;
+}
+
+/** Returns an asset embedded in the executable, or null when running from sources. */
+export function embeddedAsset(name: string): Uint8Array | null {
+  return assetLoader ? assetLoader(name) : null;
+}
+
+let typeScriptAsEsm = false;
+
+/**
+ * Makes `.ts` files outside node_modules whose package.json has no `"type"` load as ES
+ * modules, so a `.ts` plugin works without `"type": "module"` (Node otherwise guesses, with a
+ * warning that tells users to add it). An explicit `"type"` is respected. Deno needs nothing.
+ */
+export async function loadTypeScriptAsEsm(): Promise<void> {
+  if (typeScriptAsEsm || "Deno" in globalThis) return;
+  typeScriptAsEsm = true;
+  type Resolved = { url: string; format?: string | null };
+  const mod = (await import("node:module")) as { registerHooks?: (hooks: { resolve: (specifier: string, context: unknown, next: (s: string, c: unknown) => Resolved) => Resolved }) => unknown };
+  // Node < 22.15 has no synchronous hooks; it still loads the plugin, with its warning.
+  mod.registerHooks?.({
+    resolve(specifier, context, next) {
+      const resolved = next(specifier, context);
+      if (!resolved.format && resolved.url.startsWith("file:") && resolved.url.endsWith(".ts") && !resolved.url.includes("/node_modules/")) {
+        return { ...resolved, format: "module-typescript" };
+      }
+      return resolved;
+    },
+  });
+}
+
+/** True inside the single executable. */
+export function isCompiled(): boolean {
+  return assetLoader !== null;
+}
+
+/** A snapshot of the process environment as a plain object. */
+export function processEnv(): Record<string, string | undefined> {
+  return { ...(globalThis as { process?: { env: Record<string, string | undefined> } }).process?.env };
+}
+
+/**
+ * The argv that starts this same agentcli (the executable itself, or the runtime plus the
+ * entry script when running from sources), for child processes such as the control plane's
+ * local listener running `agentcli serve`.
+ */
+export function selfInvocation(): string[] {
+  const proc = (globalThis as { process?: { execPath: string; argv: string[]; execArgv: string[] } }).process!;
+  if (isCompiled()) return [proc.execPath];
+  // From sources this file is core/kernel/runtime.ts; in the npm package it is a chunk in dist/lib/.
+  const entry = new URL(import.meta.url.includes("/dist/lib/") ? "../../bin/agentcli.js" : "../../bin/agentcli.js", import.meta.url).pathname;
+  return [proc.execPath, ...proc.execArgv, entry];
+}
+
+let wasmBaselineOnly = false;
+
+/**
+ * Compiles WebAssembly with V8's baseline compiler only (Liftoff; no optimizing tier-up),
+ * before the embedded database's module is compiled. PGlite's start runs enough of Postgres
+ * to send hundreds of functions to the optimizing compiler, whose work memory (freed, but kept
+ * by the C allocator's per-thread arenas) and code stay resident: about 70-85 MB of an idle
+ * server's 330 MB. Its statements run about as fast without (their cost is spread over
+ * many functions, not hot loops). `AGENTCLI_MEMORY_TUNING=0` keeps V8's default. Node only
+ * (a no-op on Deno); the setting is the process's, read when a module compiles.
+ */
+export async function preferBaselineWasm(env: Record<string, string | undefined>): Promise<void> {
+  if (wasmBaselineOnly || "Deno" in globalThis || env.AGENTCLI_MEMORY_TUNING === "0") return;
+  wasmBaselineOnly = true;
+  const { setFlagsFromString } = await import("node:v8");
+  setFlagsFromString("--liftoff-only");
+}

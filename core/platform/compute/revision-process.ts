@@ -1,0 +1,204 @@
+/**
+ * One revision on the local listener: `agentcli serve <bundle> --host <h> --port <p> --data-dir <dir>`
+ * as a child process, its output captured line by line, `GET /ok` as the health check, and a
+ * restart with backoff when it crashes after having been healthy.
+ *
+ * The child does not outlive the control plane: it runs with `AGENTCLI_EXIT_WITH_PARENT=1`
+ * and its standard input is a pipe this process holds open, so it shuts down when this process
+ * dies, even by SIGKILL. Its pid is also recorded in `pidFile`, so a control plane that starts
+ * again can stop one still running ({@link stopRecorded}) before it starts another on the same
+ * data folder.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { processAlive } from "../../storage/lock.ts";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import process from "node:process";
+import { selfInvocation } from "../../kernel/runtime.ts";
+
+const HEALTH_TIMEOUT_MS = 120_000;
+const STOP_GRACE_MS = 10_000;
+
+/** A free TCP port on `host`. */
+export function freePort(host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once("error", reject);
+    s.listen(0, host, () => {
+      const address = s.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export interface RevisionProcessOptions {
+  revisionId: string;
+  bundlePath: string;
+  dataDir: string;
+  host: string;
+  env: Record<string, string>;
+  log: (line: string) => void;
+  /** The argv prefix that starts agentcli (tests may point it elsewhere). */
+  command?: string[];
+  /** Where the running child's pid is recorded (with this process's pid as its parent). */
+  pidFile?: string;
+}
+
+interface PidRecord {
+  pid: number;
+  parent: number;
+  bundle: string;
+}
+
+/** False when the process with this pid is surely not the recorded one (Linux: its command line lacks the bundle path). */
+function sameProcess(rec: PidRecord): boolean {
+  try {
+    return readFileSync(`/proc/${rec.pid}/cmdline`, "utf8").includes(rec.bundle);
+  } catch {
+    return processAlive(rec.pid);
+  }
+}
+
+/**
+ * Stops the revision process recorded in `pidFile` when it still runs and the control plane
+ * that started it is gone (a live one keeps its own): SIGTERM, then SIGKILL after a grace
+ * period; resolves once it has exited. Returns the pid it stopped, or null.
+ */
+export async function stopRecorded(pidFile: string, graceMs = STOP_GRACE_MS): Promise<number | null> {
+  let rec: PidRecord;
+  try {
+    rec = JSON.parse(readFileSync(pidFile, "utf8")) as PidRecord;
+  } catch {
+    return null;
+  }
+  if (!Number.isInteger(rec.pid) || rec.pid <= 0) return null;
+  if (rec.parent !== process.pid && processAlive(rec.parent)) return null;
+  if (!processAlive(rec.pid) || !sameProcess(rec)) {
+    rmSync(pidFile, { force: true });
+    return null;
+  }
+  const signal = (sig: NodeJS.Signals) => {
+    try {
+      process.kill(rec.pid, sig);
+    } catch {}
+  };
+  signal("SIGTERM");
+  const deadline = Date.now() + graceMs;
+  while (processAlive(rec.pid) && sameProcess(rec)) {
+    if (Date.now() > deadline) signal("SIGKILL");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  rmSync(pidFile, { force: true });
+  return rec.pid;
+}
+
+export class RevisionProcess {
+  readonly opts: RevisionProcessOptions;
+  port = 0;
+  private child: ChildProcess | null = null;
+  private stopping = false;
+  private healthy = false;
+  private restarts = 0;
+  private tail: string[] = [];
+
+  constructor(opts: RevisionProcessOptions) {
+    this.opts = opts;
+  }
+
+  /** The current child's process id (it changes after a restart). */
+  get pid(): number | null {
+    return this.child?.pid ?? null;
+  }
+
+  get address(): string {
+    return `${this.opts.host}:${this.port}`;
+  }
+
+  /** Starts the process and resolves once `/ok` answers 200; throws with the last output if it exits or times out first. */
+  async start(signal?: AbortSignal): Promise<void> {
+    this.port = await freePort(this.opts.host);
+    this.spawn();
+    const deadline = Date.now() + HEALTH_TIMEOUT_MS;
+    while (Date.now() < deadline) {
+      if (signal?.aborted) throw new Error("the rollout was interrupted");
+      if (!this.child || this.child.exitCode !== null || this.child.signalCode !== null) {
+        const code = this.child?.exitCode ?? this.child?.signalCode;
+        throw new Error(`the revision process exited (${code}) before it was healthy${this.tail.length ? `: ${this.tail.slice(-5).join(" | ")}` : ""}`);
+      }
+      if (await this.probe()) {
+        this.healthy = true;
+        return;
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    await this.stop();
+    throw new Error(`the revision did not answer GET /ok within ${HEALTH_TIMEOUT_MS / 1000}s`);
+  }
+
+  /** One health check. */
+  async probe(): Promise<boolean> {
+    try {
+      const res = await fetch(`http://${this.address}/ok`, { signal: AbortSignal.timeout(2_000) });
+      await res.body?.cancel();
+      return res.ok;
+    } catch {
+      return false;
+    }
+  }
+
+  private spawn(): void {
+    const [cmd, ...pre] = this.opts.command ?? selfInvocation();
+    const args = [...pre, "serve", this.opts.bundlePath, "--host", this.opts.host, "--port", String(this.port), "--data-dir", this.opts.dataDir];
+    // stdin: a pipe nobody writes to; it closes when this process dies, and the child exits with it.
+    const child = spawn(cmd!, args, { env: { ...this.opts.env, AGENTCLI_EXIT_WITH_PARENT: "1" }, stdio: ["pipe", "pipe", "pipe"] });
+    this.child = child;
+    child.stdin!.on("error", () => {});
+    const pidFile = this.opts.pidFile;
+    if (pidFile && child.pid) {
+      const rec: PidRecord = { pid: child.pid, parent: process.pid, bundle: this.opts.bundlePath };
+      writeFileSync(pidFile, JSON.stringify(rec));
+      child.once("exit", () => {
+        try {
+          if ((JSON.parse(readFileSync(pidFile, "utf8")) as PidRecord).pid === rec.pid) rmSync(pidFile, { force: true });
+        } catch {}
+      });
+    }
+    const onData = (buf: Buffer) => {
+      for (const line of buf.toString("utf8").split("\n")) {
+        if (!line.trim()) continue;
+        this.tail.push(line);
+        if (this.tail.length > 50) this.tail.shift();
+        this.opts.log(line);
+      }
+    };
+    child.stdout!.on("data", onData);
+    child.stderr!.on("data", onData);
+    child.on("error", (err) => this.opts.log(`cannot start the revision process: ${err.message}`));
+    child.on("exit", (code, sig) => {
+      if (this.stopping || this.child !== child) return;
+      this.opts.log(`revision process exited (${code ?? sig})`);
+      if (!this.healthy) return;
+      const delay = Math.min(30_000, 500 * 2 ** this.restarts++);
+      this.opts.log(`restarting in ${delay} ms`);
+      setTimeout(() => {
+        if (!this.stopping) this.spawn();
+      }, delay).unref();
+    });
+  }
+
+  /** Stops the process: SIGTERM, then SIGKILL after a grace period. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => child.kill("SIGKILL"), STOP_GRACE_MS);
+      child.once("exit", () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      child.kill("SIGTERM");
+    });
+  }
+}

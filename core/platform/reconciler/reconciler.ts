@@ -1,0 +1,330 @@
+/**
+ * Drives revisions through their states, one rollout at a time per deployment:
+ *
+ *   CREATING -> QUEUED -> AWAITING_BUILD -> BUILDING -> AWAITING_DEPLOY -> DEPLOYING -> DEPLOYED
+ *
+ * with CREATE_FAILED / BUILD_FAILED / DEPLOY_FAILED (reason in `status_message`, details in the
+ * logs), SKIPPED when a newer revision arrives before this one is built, and INTERRUPTED when
+ * the deployment is deleted or the control plane stops mid-rollout, or (after DEPLOYED) when a
+ * newer revision replaces it: one revision per deployment is DEPLOYED, the one that serves.
+ * `active_revision_id` switches only once the compute reports the new revision healthy.
+ * Deployments: AWAITING_DATABASE until storage is provisioned, then READY; AWAITING_DELETE
+ * during teardown, after which the row is gone.
+ *
+ * Several control-plane replicas may share one PostgreSQL: a replica works on a deployment
+ * only while it holds the deployment's lease (`leases.ts`), so two replicas never roll out the
+ * same revision; each polls for work, so a change made through one replica is carried out by
+ * whichever holds the lease, and a rollout left behind by a replica that died is marked
+ * INTERRUPTED once its lease expires.
+ */
+import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import type { AtRestEncryption } from "../../storage/encryption.ts";
+import type { SqlDriver } from "../../storage/sql.ts";
+import { openSecrets } from "../store/secrets-at-rest.ts";
+import { BuildFailure, buildRevision, type ProjectBuilders } from "./build.ts";
+import type { ComputeDriver } from "../compute/contract.ts";
+import { resolveRef } from "./git-source.ts";
+import type { DeploymentRow, ListenerRow, RevisionRow } from "../api/resources.ts";
+import type { RevisionStatus } from "../api/schema.ts";
+import {
+  appendLog, deleteDeploymentRow, getDeploymentById, getObject, getRevision, putObject, revisionsInStatus, setRevisionStatus, supersedeRevisions, updateDeployment,
+} from "../store/deployments.ts";
+import { getIntegrationById, getListener } from "../store/tenancy.ts";
+import { acquireLease, clearLeases, deploymentsNeedingWork, releaseLease, renewLease } from "../store/leases.ts";
+
+export interface ReconcilerOptions {
+  sql: SqlDriver;
+  /** Opens the stored secrets handed to a rollout (../store/secrets-at-rest.ts). */
+  encryption: AtRestEncryption;
+  dataDir: string;
+  /** The compute for a listener (null: the built-in local listener). */
+  computeFor: (listener: ListenerRow | null) => ComputeDriver;
+  builders: ProjectBuilders;
+  onError?: (err: unknown) => void;
+  /** Other replicas may share the database (PostgreSQL); false for the embedded, single-process one. */
+  shared?: boolean;
+  /** How long a lease lasts without renewal (default 15 s; renewed every third of it). */
+  leaseMs?: number;
+  /** How often to look for work another replica queued (default 1 s). */
+  pollMs?: number;
+  /**
+   * Variables the control plane gives every revision of a deployment beyond its secrets
+   * (overriding a secret of the same name): its own address and the deployment's sandbox key.
+   */
+  platformEnv?: (d: DeploymentRow, listener: ListenerRow | null) => Promise<Array<{ name: string; value: string }>>;
+  /** Called once a deployment's compute is torn down, before its row is deleted. */
+  onTeardown?: (d: DeploymentRow) => Promise<void>;
+}
+
+const IN_FLIGHT: RevisionStatus[] = ["AWAITING_BUILD", "BUILDING", "AWAITING_DEPLOY", "DEPLOYING"];
+
+interface Run {
+  dirty: boolean;
+  abort: AbortController;
+  done: Promise<void>;
+}
+
+export class Reconciler {
+  private readonly opts: ReconcilerOptions;
+  private readonly running = new Map<string, Run>();
+  private closed = false;
+  private poller: ReturnType<typeof setInterval> | null = null;
+  private polling = false;
+  /** This replica's name in the lease table. */
+  readonly replicaId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+
+  constructor(opts: ReconcilerOptions) {
+    this.opts = opts;
+  }
+
+  private get leaseMs(): number {
+    return this.opts.leaseMs ?? 15_000;
+  }
+
+  /** Runs active revisions again (this replica's computes), then takes up queued or orphaned work and keeps polling for more. */
+  async start(): Promise<void> {
+    const db = this.opts.sql;
+    if (!this.opts.shared) await clearLeases(db);
+    const { rows } = await db.query<DeploymentRow>("SELECT * FROM platform_deployments WHERE active_revision_id IS NOT NULL AND status <> 'AWAITING_DELETE'");
+    for (const d of rows) await this.restore(d).catch((err) => this.opts.onError?.(err));
+    await this.poll();
+    this.poller = setInterval(() => void this.poll(), this.opts.pollMs ?? 1000);
+    (this.poller as { unref?: () => void }).unref?.();
+  }
+
+  /** Kicks every deployment with work whose lease is free. */
+  private async poll(): Promise<void> {
+    if (this.closed || this.polling) return;
+    this.polling = true;
+    try {
+      for (const id of await deploymentsNeedingWork(this.opts.sql, this.replicaId, ["CREATING", "QUEUED", ...IN_FLIGHT])) {
+        if (!this.running.has(id)) this.kick(id);
+      }
+    } catch (err) {
+      if (!this.closed) this.opts.onError?.(err);
+    } finally {
+      this.polling = false;
+    }
+  }
+
+  /** Tells the reconciler a deployment changed; work runs in the background. */
+  notify(deploymentId: string): void {
+    this.kick(deploymentId);
+  }
+
+  /** Resolves once the deployment has no rollout running on this replica (tests and shutdown). */
+  async idle(deploymentId: string): Promise<void> {
+    while (this.running.has(deploymentId)) await this.running.get(deploymentId)!.done;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.poller) clearInterval(this.poller);
+    for (const r of this.running.values()) r.abort.abort();
+    await Promise.allSettled([...this.running.values()].map((r) => r.done));
+  }
+
+  private kick(deploymentId: string): void {
+    if (this.closed) return;
+    const current = this.running.get(deploymentId);
+    if (current) {
+      current.dirty = true;
+      return;
+    }
+    const db = this.opts.sql;
+    const run: Run = { dirty: true, abort: new AbortController(), done: Promise.resolve() };
+    run.done = (async () => {
+      try {
+        while (run.dirty && !this.closed) {
+          run.dirty = false;
+          run.abort = new AbortController();
+          // Another replica holds it: it carries the change out, or polling brings it back here once the lease is free.
+          if (!(await acquireLease(db, deploymentId, this.replicaId, this.leaseMs))) return;
+          const heartbeat = setInterval(() => void this.renew(deploymentId, run), Math.max(50, Math.floor(this.leaseMs / 3)));
+          try {
+            await this.reconcile(deploymentId, run.abort.signal);
+          } catch (err) {
+            this.opts.onError?.(err);
+          } finally {
+            clearInterval(heartbeat);
+            await releaseLease(db, deploymentId, this.replicaId).catch((err) => this.opts.onError?.(err));
+          }
+        }
+      } catch (err) {
+        if (!this.closed) this.opts.onError?.(err);
+      } finally {
+        this.running.delete(deploymentId);
+      }
+    })();
+    this.running.set(deploymentId, run);
+  }
+
+  /** Extends the lease while working; stops the rollout when the lease was lost or the deployment is being deleted. */
+  private async renew(deploymentId: string, run: Run): Promise<void> {
+    try {
+      const status = await renewLease(this.opts.sql, deploymentId, this.replicaId, this.leaseMs);
+      if (status === null) {
+        this.opts.onError?.(new Error(`lost the reconcile lease of deployment ${deploymentId} to another replica; stopping its rollout here`));
+        run.abort.abort();
+      } else if (status === "AWAITING_DELETE" && !run.abort.signal.aborted) {
+        run.dirty = true;
+        run.abort.abort();
+      }
+    } catch (err) {
+      if (!this.closed) this.opts.onError?.(err);
+    }
+  }
+
+  /** Aborts the running rollout of a deployment (delete). */
+  interrupt(deploymentId: string): void {
+    this.running.get(deploymentId)?.abort.abort();
+  }
+
+  private async listenerOf(d: DeploymentRow): Promise<ListenerRow | null> {
+    return d.source_config.listener_id ? await getListener(this.opts.sql, d.tenant_id, d.source_config.listener_id) : null;
+  }
+
+  private async reconcile(deploymentId: string, signal: AbortSignal): Promise<void> {
+    const db = this.opts.sql;
+    const d = await getDeploymentById(db, deploymentId);
+    if (!d) return;
+    const listener = await this.listenerOf(d);
+    const compute = this.opts.computeFor(listener);
+    if (d.status === "AWAITING_DELETE") {
+      for (const r of await revisionsInStatus(db, ["CREATING", "QUEUED", ...IN_FLIGHT])) {
+        if (r.deployment_id === d.id) await setRevisionStatus(db, r.id, "INTERRUPTED", { message: "the deployment was deleted" });
+      }
+      await compute.teardown(d, listener);
+      await this.opts.onTeardown?.(d);
+      await deleteDeploymentRow(db, d.id);
+      return;
+    }
+    // This replica holds the lease and runs no rollout of it: any revision in flight was left by a replica that stopped.
+    const { rows: orphans } = await db.query<RevisionRow>(
+      "SELECT * FROM platform_revisions WHERE deployment_id = $1 AND status = ANY($2::text[])",
+      [d.id, IN_FLIGHT],
+    );
+    for (const r of orphans) {
+      await setRevisionStatus(db, r.id, "INTERRUPTED", { from: IN_FLIGHT, message: "the control plane stopped during this rollout; deploy again" });
+      await appendLog(db, r.id, "deploy", "INTERRUPTED: the control plane (replica) running this rollout stopped");
+    }
+    if (d.status === "AWAITING_DATABASE") {
+      await compute.provision(d, listener, () => {});
+      await updateDeployment(db, d.id, { status: "READY" });
+    }
+    const { rows: pending } = await db.query<RevisionRow>(
+      "SELECT * FROM platform_revisions WHERE deployment_id = $1 AND status = ANY($2::text[]) ORDER BY seq DESC",
+      [d.id, ["CREATING", "QUEUED"]],
+    );
+    if (!pending.length) return;
+    const [newest, ...older] = pending;
+    for (const r of older) {
+      await setRevisionStatus(db, r.id, "SKIPPED", { from: ["CREATING", "QUEUED"], message: `superseded by revision ${newest!.id} before it was built` });
+    }
+    await this.rollout(d, newest!, listener, compute, signal);
+  }
+
+  private async rollout(d: DeploymentRow, r: RevisionRow, listener: ListenerRow | null, compute: ComputeDriver, signal: AbortSignal): Promise<void> {
+    const db = this.opts.sql;
+    // Lines are written one after another, so they keep their order on a pooled PostgreSQL.
+    let written: Promise<void> = Promise.resolve();
+    const log = (kind: "build" | "deploy", message: string) => {
+      written = written.then(() => appendLog(db, r.id, kind, message)).catch((err) => this.opts.onError?.(err));
+    };
+    let at: RevisionStatus = r.status;
+    // Each move is guarded by the state this rollout left it in: a revision another replica
+    // has meanwhile declared INTERRUPTED stays so, and this rollout stops.
+    const step = async (status: RevisionStatus, message: string | null = null) => {
+      if (signal.aborted) throw new Interrupted();
+      if (!(await setRevisionStatus(db, r.id, status, { message, from: [at] }))) throw new Interrupted();
+      at = status;
+    };
+    let stage: "create" | "build" | "deploy" = "create";
+    try {
+      if (r.status === "CREATING") {
+        if (r.source === "repohost") {
+          const integration = d.source_config.integration_id ? await getIntegrationById(db, d.source_config.integration_id) : null;
+          const sha = await resolveRef({ repoUrl: d.source_config.repo_url!, ref: r.source_revision_config.repo_ref!, token: integration?.token ?? null });
+          r.source_revision_config = { ...r.source_revision_config, repo_commit_sha: sha };
+          if (!(await setRevisionStatus(db, r.id, "CREATING", { from: [at], sourceRevisionConfig: r.source_revision_config }))) throw new Interrupted();
+          log("build", `ref "${r.source_revision_config.repo_ref}" is commit ${sha}`);
+        }
+        await step("QUEUED");
+      }
+      stage = "build";
+      await step("AWAITING_BUILD");
+      await step("BUILDING");
+      let bundle: Uint8Array | null = null;
+      let imageUri = r.source_revision_config.image_uri ?? null;
+      const reused = r.artifact_path ? await getObject(db, r.artifact_path) : null;
+      if (reused?.bytes) {
+        bundle = new Uint8Array(reused.bytes);
+        log("build", `reusing the build "${r.artifact_path}"`);
+      } else {
+        const built = await buildRevision({ db, deployment: d, revision: r, builders: this.opts.builders, workDir: join(this.opts.dataDir, "work"), log: (m) => log("build", m) });
+        bundle = built.bundle;
+        imageUri = built.imageUri;
+        if (bundle) {
+          const artifactPath = `artifacts/${d.id}/${r.id}.bundle`;
+          await putObject(db, { objectPath: artifactPath, tenantId: d.tenant_id, deploymentId: d.id, bytes: bundle });
+          await setRevisionStatus(db, r.id, "BUILDING", { from: [at], artifactPath });
+        }
+        if (built.commitSha) {
+          await setRevisionStatus(db, r.id, "BUILDING", { from: [at], sourceRevisionConfig: { ...r.source_revision_config, repo_commit_sha: built.commitSha } });
+        }
+      }
+      log("build", "build finished");
+      stage = "deploy";
+      await step("AWAITING_DEPLOY");
+      await step("DEPLOYING");
+      const revision = (await getRevision(db, d.id, r.id))!;
+      const secrets = [...openSecrets(this.opts.encryption, r.secrets), ...(await this.opts.platformEnv?.(d, listener) ?? [])];
+      const { url } = await compute.rollout({ deployment: d, revision, listener, bundle, imageUri, secrets, log, signal });
+      if (signal.aborted) throw new Interrupted();
+      // The rollout's lines first, then DEPLOYED, the active revision and the last line in one
+      // transaction: a reader that sees the revision final has every line of it, and the
+      // deployment already points at it.
+      await written;
+      const from = at;
+      await db.transaction(async (tx) => {
+        if (!(await setRevisionStatus(tx, r.id, "DEPLOYED", { from: [from] }))) throw new Interrupted();
+        await updateDeployment(tx, d.id, { active_revision_id: r.id, url, status: "READY", status_message: null });
+        await supersedeRevisions(tx, d.id, r.id);
+        await appendLog(tx, r.id, "deploy", `revision ${r.id} is live${url ? ` at ${url}` : ""}`);
+      });
+      at = "DEPLOYED";
+    } catch (err) {
+      if (err instanceof Interrupted || signal.aborted) {
+        await setRevisionStatus(db, r.id, "INTERRUPTED", { from: [at], message: "the rollout was interrupted" });
+        return;
+      }
+      const reason = err instanceof Error ? err.message : String(err);
+      const status: RevisionStatus = stage === "create" ? "CREATE_FAILED" : stage === "build" ? "BUILD_FAILED" : "DEPLOY_FAILED";
+      await written;
+      await appendLog(db, r.id, stage === "deploy" ? "deploy" : "build", `${status}: ${reason}`);
+      await setRevisionStatus(db, r.id, status, { from: [at], message: reason });
+      if (!(err instanceof BuildFailure) && stage !== "deploy" && stage !== "create") this.opts.onError?.(err);
+    }
+  }
+
+  private async restore(d: DeploymentRow): Promise<void> {
+    const db = this.opts.sql;
+    const r = await getRevision(db, d.id, d.active_revision_id!);
+    if (!r) return;
+    const listener = await this.listenerOf(d);
+    const compute = this.opts.computeFor(listener);
+    if (!compute.restore) return;
+    const artifact = r.artifact_path ? await getObject(db, r.artifact_path) : null;
+    const log = (kind: "build" | "deploy", message: string) => void appendLog(db, r.id, kind, message).catch(() => {});
+    const restored = await compute.restore({
+      deployment: d, revision: r, listener, bundle: artifact?.bytes ? new Uint8Array(artifact.bytes) : null,
+      imageUri: r.source_revision_config.image_uri ?? null, secrets: [...openSecrets(this.opts.encryption, r.secrets), ...(await this.opts.platformEnv?.(d, listener) ?? [])], log,
+    });
+    if (restored) await updateDeployment(db, d.id, { url: restored.url });
+  }
+}
+
+class Interrupted extends Error {}

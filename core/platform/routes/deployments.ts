@@ -1,0 +1,105 @@
+/**
+ * `/v2/deployments`: create, list, read, patch, delete (extension), upload URLs (extension),
+ * revisions (list, read, logs, redeploy).
+ */
+import { Hono } from "hono";
+import { z } from "zod";
+import { conflict, invalidField, notFound } from "../api/api-error.ts";
+import type { PlatformEnv, PlatformServices } from "../api/context.ts";
+import { createDeployment, patchDeployment, redeployRevision, type DeploymentContext } from "../deployments.ts";
+import { streamLogs } from "./logs.ts";
+import { deploymentFilters, readBody, revisionFilters } from "../api/request.ts";
+import { deploymentResource, revisionResource } from "../api/resources.ts";
+import { DeploymentCreateBody, DeploymentPatchBody } from "../api/schema.ts";
+import { getDeployment, getRevision, listDeployments, listRevisions, reserveObject, updateDeployment } from "../store/deployments.ts";
+import { signUpload } from "./uploads.ts";
+
+const Tags = z.object({ tag_value_ids: z.array(z.uuid()).optional() });
+const CreateBody = DeploymentCreateBody.extend(Tags.shape);
+const PatchBody = DeploymentPatchBody.extend(Tags.shape);
+/** The request bodies of create and patch, for the control plane's OpenAPI document (../api/openapi.ts). */
+export const DEPLOYMENT_BODIES = { CreateBody, PatchBody };
+
+export function deploymentRoutes(s: PlatformServices): Hono<PlatformEnv> {
+  const app = new Hono<PlatformEnv>();
+  const ctx = (tenantId: string): DeploymentContext => ({ sql: s.sql, encryption: s.encryption, tenantId, mode: s.mode, templates: s.templates });
+  const load = async (tenantId: string, id: string) => {
+    const d = await getDeployment(s.sql, tenantId, id);
+    if (!d) throw notFound("deployment", id);
+    return d;
+  };
+
+  app.post("/", async (c) => {
+    const body = await readBody(c, CreateBody);
+    const { deployment } = await createDeployment(ctx(c.var.caller.tenantId), body);
+    s.reconciler.notify(deployment.id);
+    return c.json(deploymentResource(deployment), 201);
+  });
+
+  app.get("/", async (c) => {
+    const f = deploymentFilters(c);
+    const rows = await listDeployments(s.sql, c.var.caller.tenantId, f);
+    return c.json({ resources: rows.map(deploymentResource), offset: f.offset + rows.length });
+  });
+
+  app.get("/:deployment_id", async (c) => c.json(deploymentResource(await load(c.var.caller.tenantId, c.req.param("deployment_id")))));
+
+  app.patch("/:deployment_id", async (c) => {
+    const body = await readBody(c, PatchBody, ["name", "source", "id", "tenant_id"]);
+    if (body.source_config?.template != null) {
+      const current = await load(c.var.caller.tenantId, c.req.param("deployment_id"));
+      if (body.source_config.template !== current.source_config.template) {
+        throw invalidField(["body", "source_config", "template"], "cannot be changed after creation; create a deployment from the other template", "immutable");
+      }
+    }
+    const { deployment, revisionId } = await patchDeployment(ctx(c.var.caller.tenantId), c.req.param("deployment_id"), body);
+    if (revisionId) s.reconciler.notify(deployment.id);
+    return c.json(deploymentResource(deployment));
+  });
+
+  app.delete("/:deployment_id", async (c) => {
+    const d = await load(c.var.caller.tenantId, c.req.param("deployment_id"));
+    await updateDeployment(s.sql, d.id, { status: "AWAITING_DELETE" });
+    s.reconciler.interrupt(d.id);
+    s.reconciler.notify(d.id);
+    return c.json(deploymentResource({ ...d, status: "AWAITING_DELETE" }), 202);
+  });
+
+  app.post("/:deployment_id/upload-url", async (c) => {
+    const d = await load(c.var.caller.tenantId, c.req.param("deployment_id"));
+    if (d.status === "AWAITING_DELETE") throw conflict(`Cannot upload to deployment "${d.name}": it is being deleted`);
+    const objectPath = `uploads/${d.id}/${crypto.randomUUID()}.bundle`;
+    await reserveObject(s.sql, { objectPath, tenantId: d.tenant_id, deploymentId: d.id });
+    const base = s.publicUrl ?? new URL(c.req.url).origin;
+    return c.json({ upload_url: signUpload(base, objectPath, s.uploadSecret), object_path: objectPath }, 201);
+  });
+
+  app.get("/:deployment_id/revisions", async (c) => {
+    const d = await load(c.var.caller.tenantId, c.req.param("deployment_id"));
+    const f = revisionFilters(c);
+    const rows = await listRevisions(s.sql, d.id, f);
+    return c.json({ resources: rows.map(revisionResource), offset: f.offset + rows.length });
+  });
+
+  app.get("/:deployment_id/revisions/:revision_id", async (c) => {
+    const d = await load(c.var.caller.tenantId, c.req.param("deployment_id"));
+    const r = await getRevision(s.sql, d.id, c.req.param("revision_id"));
+    if (!r) throw notFound("revision", c.req.param("revision_id"));
+    return c.json(revisionResource(r));
+  });
+
+  app.get("/:deployment_id/revisions/:revision_id/logs", async (c) => {
+    const d = await load(c.var.caller.tenantId, c.req.param("deployment_id"));
+    const r = await getRevision(s.sql, d.id, c.req.param("revision_id"));
+    if (!r) throw notFound("revision", c.req.param("revision_id"));
+    return streamLogs(c, s.sql, r);
+  });
+
+  app.post("/:deployment_id/revisions/:revision_id/redeploy", async (c) => {
+    const { deployment, revisionId } = await redeployRevision(ctx(c.var.caller.tenantId), c.req.param("deployment_id"), c.req.param("revision_id"));
+    s.reconciler.notify(deployment.id);
+    return c.json(revisionResource((await getRevision(s.sql, deployment.id, revisionId))!), 201);
+  });
+
+  return app;
+}

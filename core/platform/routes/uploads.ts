@@ -1,0 +1,107 @@
+/**
+ * Upload URLs (extension): `POST /v2/deployments/{id}/upload-url` answers a signed URL; a
+ * `PUT` of the bundle bytes to it stores them as the object named `object_path`, which a
+ * revision then names as `source_revision_config.source_tarball_path`. The archive is checked
+ * while it streams in (`receiveArchive`): bounded, regular files only, safe paths. The URL is the
+ * credential (HMAC-signed, expiring), so the uploader needs no API key; it is good for one
+ * accepted upload: once its object holds bytes, every later PUT is 409, so the bytes a revision
+ * was built from can never be replaced (a refused upload stores nothing and leaves the URL usable).
+ */
+import { Buffer } from "node:buffer";
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { Hono } from "hono";
+import { AgentcliError } from "../../kernel/errors.ts";
+import { TarRefused, TarScanner } from "../../bundle/tar.ts";
+import { concatBytes } from "../../kernel/bytes.ts";
+import { conflict, invalidField, notFound, payloadTooLarge, unauthorized } from "../api/api-error.ts";
+import type { PlatformServices } from "../api/context.ts";
+import { describeLimit, type PlatformLimits } from "../api/limits.ts";
+import { fillUpload, getObject } from "../store/deployments.ts";
+
+const TTL_SECONDS = 3600;
+
+function sign(objectPath: string, expires: number, secret: string): string {
+  return createHmac("sha256", secret).update(`${objectPath}\n${expires}`).digest("base64url");
+}
+
+/** A signed PUT URL for `objectPath`, valid for an hour. */
+export function signUpload(base: string, objectPath: string, secret: string, now = Date.now()): string {
+  const expires = Math.floor(now / 1000) + TTL_SECONDS;
+  return `${base.replace(/\/+$/, "")}/v2/uploads/${objectPath}?expires=${expires}&signature=${sign(objectPath, expires, secret)}`;
+}
+
+/**
+ * Receives an upload: the body is read as a stream, at most `maxUploadBytes` of it (the
+ * compressed bytes are what is stored), while a gunzip of it is checked entry by entry
+ * (regular files only, safe paths, at most `maxArchiveEntries` entries and
+ * `maxUnpackedBytes` unpacked) and thrown away: a gzip bomb stops at the limit.
+ */
+async function receiveArchive(body: ReadableStream<Uint8Array> | null, limits: PlatformLimits): Promise<Uint8Array> {
+  if (!body) throw invalidField(["body"], "the upload is empty", "empty");
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const tooLarge = () => payloadTooLarge(`Cannot accept the upload: it is larger than ${describeLimit("maxUploadBytes", limits.maxUploadBytes)}`);
+  const keep = new TransformStream<Uint8Array, Uint8Array>({
+    transform(chunk, controller) {
+      size += chunk.byteLength;
+      if (size > limits.maxUploadBytes) throw tooLarge();
+      chunks.push(chunk);
+      controller.enqueue(chunk);
+    },
+  });
+  const scan = new TarScanner({ maxBytes: limits.maxUnpackedBytes, maxEntries: limits.maxArchiveEntries });
+  const reader = body.pipeThrough(keep).pipeThrough(new DecompressionStream("gzip") as unknown as TransformStream<Uint8Array, Uint8Array>).getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      scan.push(value);
+    }
+    if (!size) throw invalidField(["body"], "the upload is empty", "empty");
+    scan.finish();
+  } catch (err) {
+    await reader.cancel().catch(() => {});
+    if (err instanceof AgentcliError) throw err;
+    if (err instanceof TarRefused) {
+      if (err.reason === "bytes") throw payloadTooLarge(`Cannot accept the upload: it unpacks to more than ${describeLimit("maxUnpackedBytes", limits.maxUnpackedBytes)}`);
+      if (err.reason === "entries") throw payloadTooLarge(`Cannot accept the upload: the archive holds more than ${describeLimit("maxArchiveEntries", limits.maxArchiveEntries)} entries`);
+      throw invalidField(["body"], `is not a safe bundle archive: ${err.message}`, "archive_invalid");
+    }
+    if (!size) throw invalidField(["body"], "the upload is empty", "empty");
+    throw invalidField(["body"], `is not a gzip archive (${(err as Error).message}); upload the bundle "agentcli deploy" builds`, "archive_invalid");
+  }
+  return concatBytes(chunks);
+}
+
+/** The 409 of a second PUT to a used upload URL: what was stored stays. */
+function alreadyUsed(deploymentId: string) {
+  return conflict(`Cannot accept the upload: this upload URL was already used, and an upload is never replaced; ask for a new one (POST /v2/deployments/${deploymentId}/upload-url) and name its object_path in a new revision`);
+}
+
+export function uploadRoutes(s: PlatformServices): Hono {
+  const app = new Hono();
+  app.put("/*", async (c) => {
+    const raw = new URL(c.req.url).pathname.replace(/^.*?\/v2\/uploads\//, "");
+    let objectPath: string;
+    try {
+      objectPath = decodeURIComponent(raw);
+    } catch {
+      throw invalidField(["path"], "is not valid percent-encoding", "path_invalid");
+    }
+    const expires = Number(c.req.query("expires"));
+    const given = c.req.query("signature") ?? "";
+    const expected = sign(objectPath, expires, s.uploadSecret);
+    const ok = given.length === expected.length && timingSafeEqual(Buffer.from(given), Buffer.from(expected));
+    if (!ok) throw unauthorized("Cannot accept the upload: the signature does not match; ask for a new upload URL");
+    if (!(expires * 1000 > Date.now())) throw unauthorized("Cannot accept the upload: the upload URL expired; ask for a new one");
+    const object = await getObject(s.sql, objectPath);
+    if (!object) throw notFound("upload", objectPath);
+    if (object.bytes) throw alreadyUsed(object.deployment_id);
+    const declared = Number(c.req.header("content-length") ?? "0");
+    if (declared > s.limits.maxUploadBytes) throw payloadTooLarge(`Cannot accept the upload: ${declared} bytes is larger than ${describeLimit("maxUploadBytes", s.limits.maxUploadBytes)}`);
+    const bytes = await receiveArchive(c.req.raw.body, s.limits);
+    if (!(await fillUpload(s.sql, objectPath, bytes))) throw alreadyUsed(object.deployment_id);
+    return c.json({ object_path: objectPath, size: bytes.byteLength });
+  });
+  return app;
+}

@@ -1,0 +1,63 @@
+/**
+ * Push webhooks (extension) for `build_on_push`: `POST /v1/integrations/{integration_id}/webhook`
+ * signed with the integration's webhook secret (`X-Hub-Signature-256: sha256=<hex>` as
+ * GitHub sends it, or `X-Gitea-Signature: <hex>` as Gitea/Forgejo do). A push to the branch
+ * a deployment follows (`repo_ref`) makes a new revision of it.
+ */
+import { Buffer } from "node:buffer";
+import { createHmac, randomUUID, timingSafeEqual } from "node:crypto";
+import { Hono } from "hono";
+import { invalidField, notFound, unauthorized } from "../api/api-error.ts";
+import type { PlatformServices } from "../api/context.ts";
+import type { DeploymentRow } from "../api/resources.ts";
+import { insertRevision, updateDeployment } from "../store/deployments.ts";
+import { getIntegrationById } from "../store/tenancy.ts";
+import { readBodyText } from "../api/request.ts";
+
+function signatureMatches(body: string, secret: string, header: string | undefined): boolean {
+  if (!header) return false;
+  const given = header.replace(/^sha256=/, "");
+  const expected = createHmac("sha256", secret).update(body).digest("hex");
+  return given.length === expected.length && timingSafeEqual(Buffer.from(given), Buffer.from(expected));
+}
+
+const normalizeUrl = (u: string) => u.replace(/\.git$/, "").replace(/\/+$/, "").toLowerCase();
+
+export function webhookRoutes(s: PlatformServices): Hono {
+  const app = new Hono();
+  app.post("/:integration_id/webhook", async (c) => {
+    const integration = await getIntegrationById(s.sql, c.req.param("integration_id"));
+    if (!integration) throw notFound("integration", c.req.param("integration_id"));
+    const body = await readBodyText(c, s.limits.maxBodyBytes);
+    const header = c.req.header("x-hub-signature-256") ?? c.req.header("x-gitea-signature") ?? c.req.header("x-forgejo-signature");
+    if (!signatureMatches(body, integration.webhook_secret, header)) throw unauthorized("Cannot accept the webhook: the signature does not match the integration's webhook secret");
+    let push: { ref?: string; repository?: { clone_url?: string; html_url?: string } };
+    try {
+      push = JSON.parse(body);
+    } catch {
+      throw invalidField(["body"], "is not valid JSON", "json_invalid");
+    }
+    const branch = push.ref?.startsWith("refs/heads/") ? push.ref.slice("refs/heads/".length) : null;
+    const urls = [push.repository?.clone_url, push.repository?.html_url].filter((u): u is string => Boolean(u)).map(normalizeUrl);
+    if (!branch || !urls.length) return c.json({ revisions: [] }, 202);
+    const { rows } = await s.sql.query<DeploymentRow>(
+      "SELECT * FROM platform_deployments WHERE tenant_id = $1 AND source = 'repohost' AND source_config->>'integration_id' = $2 AND status <> 'AWAITING_DELETE'",
+      [integration.tenant_id, integration.id],
+    );
+    const made: string[] = [];
+    for (const d of rows) {
+      if (!d.source_config.build_on_push || !d.source_config.repo_url || !urls.includes(normalizeUrl(d.source_config.repo_url))) continue;
+      if (d.source_revision_config.repo_ref !== branch) continue;
+      const id = randomUUID();
+      const { repo_commit_sha: _sha, ...config } = d.source_revision_config;
+      await s.sql.transaction(async (tx) => {
+        await insertRevision(tx, { id, deploymentId: d.id, tenantId: d.tenant_id, source: "repohost", sourceRevisionConfig: config, secrets: d.secrets, remoteReconciled: d.remote_reconciled });
+        await updateDeployment(tx, d.id, { latest_revision_id: id });
+      });
+      s.reconciler.notify(d.id);
+      made.push(id);
+    }
+    return c.json({ revisions: made }, 202);
+  });
+  return app;
+}

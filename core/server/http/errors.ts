@@ -1,0 +1,102 @@
+/**
+ * HTTP errors of the Agent API: user errors answer with their own status and
+ * `{ "detail": message }` (the LangGraph Platform shape the SDK surfaces); zod failures are
+ * 422 with the offending paths; anything else is a logged, generic 500 with no stack.
+ */
+import { authChallenge } from "../../auth/auth-error.ts";
+import type { Context } from "hono";
+import { z } from "zod";
+import { AgentcliError, userError } from "../../kernel/errors.ts";
+import { checkJsonText } from "./json-guard.ts";
+import { DB_RETRY_AFTER_SECONDS, isTransientDbError } from "../../storage/db-retry.ts";
+import { clientErrorReporter, type ServerLog } from "../../kernel/log.ts";
+
+export function notFound(thing: string, id: string): AgentcliError {
+  return userError("NOT_FOUND", { message: `${thing} "${id}" not found`, hint: `Check the ${thing.toLowerCase()} id.` });
+}
+
+export function conflict(message: string, hint?: string): AgentcliError {
+  return userError("CONFLICT", { message, hint });
+}
+
+/**
+ * Creating a resource with a chosen id that is in use. Ids are one namespace for everyone, so
+ * this is the same 409 whoever holds the id (another user's resource is never shown).
+ */
+export function idTaken(thing: string, id: string): AgentcliError {
+  return conflict(`Cannot create ${thing} "${id}": the id is taken`, `Leave out the ${thing} id to get a new random one.`);
+}
+
+export function unprocessable(message: string): AgentcliError {
+  return userError("UNPROCESSABLE", { message });
+}
+
+/** Parses a value with a zod schema, or throws a 422 naming what is wrong. */
+export function parseBody<T extends z.ZodType>(schema: T, value: unknown): z.output<T> {
+  const r = schema.safeParse(value);
+  if (r.success) return r.data;
+  const detail = r.error.issues.map((i) => `${i.path.length ? i.path.join(".") : "body"}: ${i.message}`).join("; ");
+  throw unprocessable(`Invalid request: ${detail}`);
+}
+
+/**
+ * Reads a JSON body (empty body means `{}`): 415 unless it is sent as JSON (a browser on
+ * another site can send text/plain or form bodies without asking first; JSON it cannot),
+ * 422 when it is not valid JSON or holds text storage refuses (see json-guard.ts).
+ */
+export async function jsonBody(c: Context): Promise<unknown> {
+  const text = await c.req.text();
+  if (!text.trim()) return {};
+  const type = c.req.header("content-type") ?? "";
+  if (!/^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(type)) {
+    throw userError("UNPROCESSABLE", {
+      message: `Cannot read the request body: its content type is ${type ? `"${type}"` : "missing"}, not JSON`,
+      hint: "Send the body as JSON with the header Content-Type: application/json.",
+      status: 415,
+    });
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw unprocessable("Invalid request: the body is not valid JSON");
+  }
+  checkJsonText(value);
+  return value;
+}
+
+/** Seconds a client over a quota is told to wait (`Retry-After` of every 429). */
+export const RETRY_AFTER_SECONDS = 10;
+
+/** The Hono error handler. */
+export function errorHandler(log: ServerLog) {
+  const report = clientErrorReporter(log);
+  return (err: Error, c: Context): Response => {
+    // The client went away mid-request (a body never finished, a dropped connection): its
+    // doing, reported as one rate-limited line, never as a failure with a stack.
+    if (c.req.raw.signal?.aborted && !(err instanceof AgentcliError)) {
+      report(`${c.req.method} ${new URL(c.req.url).pathname}: the client went away before the request was complete`);
+      return c.json({ detail: "The request was not complete" }, 400);
+    }
+    if (err instanceof AgentcliError && err.code === "PLUGIN_FAILED") {
+      log.error(`${c.req.method} ${new URL(c.req.url).pathname} failed: ${err.message}`, err.cause);
+      return c.json({ detail: "Internal server error" }, 500);
+    }
+    if (err instanceof AgentcliError) {
+      const challenge = authChallenge(err);
+      if (challenge) c.header("WWW-Authenticate", challenge);
+      if (err.status === 429) c.header("Retry-After", String(RETRY_AFTER_SECONDS));
+      if (err.code === "SERVICE_UNREACHABLE") c.header("Retry-After", String(DB_RETRY_AFTER_SECONDS));
+      return c.json({ detail: err.message, ...(err.hint ? { hint: err.hint } : {}), code: err.code }, err.status as 400);
+    }
+    // The database dropped away mid-request (not retried: e.g. inside a stream): a 503 to retry, not a 500.
+    if (isTransientDbError(err)) {
+      c.header("Retry-After", String(DB_RETRY_AFTER_SECONDS));
+      return c.json({ detail: "The database is unreachable for now; retry shortly", code: "SERVICE_UNREACHABLE" }, 503);
+    }
+    const status = (err as { status?: number }).status;
+    if (typeof status === "number" && status >= 400 && status < 500) return c.json({ detail: err.message }, status as 400);
+    log.error(`${c.req.method} ${new URL(c.req.url).pathname} failed`, err);
+    return c.json({ detail: "Internal server error" }, 500);
+  };
+}

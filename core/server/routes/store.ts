@@ -1,0 +1,88 @@
+/**
+ * `/store`: put, get, delete, search items and list namespaces. Without a per-user identity
+ * the namespaces are the store's own, the ones graphs see (as on LangGraph's server). Under
+ * an identity provider every namespace is confined under the user's identity: `["notes"]`
+ * is stored as `[identity, "notes"]` (a graph reaches it there), and the identity is
+ * stripped again in answers, so a client reads back exactly the namespaces it wrote.
+ */
+import { Hono } from "hono";
+import type { Item } from "@langchain/langgraph-checkpoint";
+import { refreshItemTtl, setItemTtl } from "../../storage/ttl.ts";
+import type { ServerDeps } from "../deps.ts";
+import { jsonBody, parseBody, unprocessable } from "../http/errors.ts";
+import * as s from "../http/schemas.ts";
+import { type AppEnv, ownerOf, userNamespace, userOf } from "../../engine/runs/scope.ts";
+
+function itemToWire(item: Item & { score?: number }, strip: number): Record<string, unknown> {
+  return {
+    namespace: item.namespace.slice(strip),
+    key: item.key,
+    value: item.value,
+    created_at: item.createdAt.toISOString(),
+    updated_at: item.updatedAt.toISOString(),
+    ...(item.score !== undefined ? { score: item.score } : {}),
+  };
+}
+
+/** Whether a read refreshes TTLs: `refresh_ttl` when given, else the server's setting. */
+function refreshFlag(raw: string | undefined, deps: ServerDeps): boolean {
+  if (raw === undefined || raw === "") return deps.ttl.refreshOnRead;
+  if (raw !== "true" && raw !== "false") throw unprocessable(`Invalid request: refresh_ttl must be true or false (got "${raw}")`);
+  return raw === "true";
+}
+
+/** The store route group. */
+export function storeRoutes(deps: ServerDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const store = deps.storage.store;
+
+  app.put("/items", async (c) => {
+    const b = parseBody(s.storePut, await jsonBody(c));
+    if (b.namespace.length === 0) throw unprocessable("Invalid request: namespace must not be empty");
+    const ns = userNamespace(userOf(c), b.namespace);
+    await store.put(ns, b.key, b.value, b.index ?? undefined);
+    await setItemTtl(deps.storage.sql, ns, b.key, b.ttl);
+    return c.body(null, 204);
+  });
+
+  app.get("/items", async (c) => {
+    const key = c.req.query("key");
+    const ns = (c.req.query("namespace") ?? "").split(".").filter(Boolean);
+    if (!key) throw unprocessable("Invalid request: key is required");
+    const user = userOf(c);
+    const item = await store.get(userNamespace(user, ns), key);
+    // A missing item is `null`, which the SDK's `store.getItem` expects (LangGraph's server does the same).
+    if (!item) return c.json(null);
+    if (refreshFlag(c.req.query("refresh_ttl"), deps)) await refreshItemTtl(deps.storage.sql, [item], deps.ttl.storeTtlMinutes);
+    return c.json(itemToWire(item, ownerOf(user) ? 1 : 0));
+  });
+
+  app.delete("/items", async (c) => {
+    const b = parseBody(s.storeDelete, await jsonBody(c));
+    await store.delete(userNamespace(userOf(c), b.namespace), b.key);
+    return c.body(null, 204);
+  });
+
+  app.post("/items/search", async (c) => {
+    const b = parseBody(s.storeSearch, await jsonBody(c));
+    const user = userOf(c);
+    const items = await store.search(userNamespace(user, b.namespace_prefix ?? []), { filter: b.filter, limit: b.limit, offset: b.offset, query: b.query });
+    if (b.refresh_ttl ?? deps.ttl.refreshOnRead) await refreshItemTtl(deps.storage.sql, items, deps.ttl.storeTtlMinutes);
+    return c.json({ items: items.map((i) => itemToWire(i, ownerOf(user) ? 1 : 0)) });
+  });
+
+  app.post("/namespaces", async (c) => {
+    const b = parseBody(s.storeNamespaces, await jsonBody(c));
+    const confined = ownerOf(userOf(c)) !== null;
+    const namespaces = await store.listNamespaces({
+      prefix: confined ? userNamespace(userOf(c), b.prefix ?? []) : b.prefix,
+      suffix: b.suffix,
+      maxDepth: b.max_depth !== undefined && confined ? b.max_depth + 1 : b.max_depth,
+      limit: b.limit,
+      offset: b.offset,
+    });
+    return c.json({ namespaces: namespaces.map((n) => n.slice(confined ? 1 : 0)) });
+  });
+
+  return app;
+}

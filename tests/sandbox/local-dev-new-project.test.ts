@@ -1,0 +1,102 @@
+/**
+ * `agentcli dev --sandbox local` on a new project, with no setting, runs `execute` (issue 30
+ * item 5): as root the server made `.agentcli/` 0700 and then refused it because "nobody",
+ * who runs the commands, could not enter it. Also a project under a directory closed to other
+ * users (like /root): as root its sandboxes then live under /var/lib/agentcli/sandboxes.
+ * local-regular-user.test.ts runs this file again as a regular user.
+ */
+import { after, test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn, type ChildProcess } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import { Client } from "@langchain/langgraph-sdk";
+import { startModelServer, type ModelServer } from "../../core/testing/model-server/server.ts";
+import { sandboxRoot } from "../../plugins/sandbox/local.ts";
+import { CLI } from "../toolchain/_project.ts";
+
+const root = mkdtempSync(join(tmpdir(), "agentcli-dev-new-project-"));
+const cleanups: Array<() => Promise<void> | void> = [() => rmSync(root, { recursive: true, force: true })];
+after(async () => {
+  for (const c of cleanups.reverse()) await c();
+});
+
+function newProject(parent: string): string {
+  const dir = join(parent, "project");
+  mkdirSync(join(dir, "skills"), { recursive: true });
+  writeFileSync(join(dir, "agent.toml"), '[agent]\nname = "fresh"\nmodel = "openai:gpt-test"\n\n[sandbox]\nprovider = "sandbox_a"\n');
+  writeFileSync(join(dir, "AGENTS.md"), "Run commands.\n");
+  return dir;
+}
+
+async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
+  const port = (s.address() as { port: number }).port;
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+async function dev(dir: string, model: ModelServer): Promise<{ client: Client; output: () => string }> {
+  const port = await freePort();
+  let out = "";
+  const proc: ChildProcess = spawn(process.execPath, [CLI, "dev", "--sandbox", "local", "--port", String(port)], {
+    cwd: dir,
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", NO_COLOR: "1", OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: model.openaiBaseUrl },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  proc.stdout!.on("data", (d: Buffer) => (out += d));
+  proc.stderr!.on("data", (d: Buffer) => (out += d));
+  cleanups.push(() => new Promise<void>((resolve) => (proc.exitCode !== null ? resolve() : (proc.once("exit", () => resolve()), proc.kill("SIGTERM")))));
+  for (;;) {
+    if (proc.exitCode !== null) throw new Error(`agentcli dev exited ${proc.exitCode}:\n${out}`);
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/ok`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return { client: new Client({ apiUrl: `http://127.0.0.1:${port}`, callerOptions: { maxRetries: 0 } }), output: () => out };
+}
+
+async function executeOnce(client: Client, model: ModelServer, command: string): Promise<string> {
+  model.script({ toolCalls: [{ name: "execute", args: { command } }] }, { text: "done" });
+  const thread = await client.threads.create();
+  const state = (await client.runs.wait(thread.thread_id, "agent", { input: { messages: [{ role: "user", content: "go" }] } })) as { messages?: Array<{ type: string; content: unknown }> };
+  const tool = (state.messages ?? []).find((m) => m.type === "tool");
+  assert.ok(tool, `a tool result: ${JSON.stringify(state.messages)}`);
+  return String(tool.content);
+}
+
+test("dev --sandbox local on a new project: execute works with no setting", async () => {
+  const model = await startModelServer();
+  cleanups.push(() => model.close());
+  const open = join(root, "open");
+  mkdirSync(open, { mode: 0o755 });
+  chmodSync(root, 0o755);
+  const dir = newProject(open);
+  const { client } = await dev(dir, model);
+  const out = await executeOnce(client, model, "echo hello from $(id -u) > note.txt; cat note.txt");
+  assert.match(out, /hello from \d+/);
+  assert.match(out, /\[Command succeeded with exit code 0\]/);
+  assert.ok(existsSync(join(dir, ".agentcli", "sandboxes")), "the sandboxes are in the project's .agentcli/");
+  assert.equal(statSync(join(dir, ".agentcli")).mode & 0o777, 0o711, ".agentcli/ can be entered, not listed, by other users");
+});
+
+test("dev --sandbox local on a new project under a directory others cannot enter (like /root)", async () => {
+  const model = await startModelServer();
+  cleanups.push(() => model.close());
+  const closed = join(root, "closed");
+  mkdirSync(closed, { mode: 0o700 });
+  const dir = newProject(closed);
+  const stateDir = join(dir, ".agentcli", "sandboxes");
+  cleanups.push(() => rmSync(sandboxRoot(stateDir), { recursive: true, force: true }));
+  const { client } = await dev(dir, model);
+  const out = await executeOnce(client, model, "echo kept > note.txt; cat note.txt");
+  assert.match(out, /kept/);
+  assert.match(out, /\[Command succeeded with exit code 0\]/);
+});
