@@ -20,7 +20,7 @@ import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSyn
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { createRequire } from "node:module";
-import { isUserError } from "../core/errors.ts";
+import { isUserError } from "../core/kernel/errors.ts";
 import { writeChecksums } from "./build-checksums.ts";
 import { injectBlob } from "./build-inject.ts";
 import { hostTarget, nodeBinary, parseTargets, targetFlags, type Target } from "./build-targets.ts";

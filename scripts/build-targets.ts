@@ -19,7 +19,7 @@ import { execFileSync, type ExecFileSyncOptionsWithStringEncoding } from "node:c
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { userError } from "../core/errors.ts";
+import { userError } from "../core/kernel/errors.ts";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 
