@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { userError, type Diagnostic } from "./errors.ts";
 import { HOOK_MODES, type Plugin } from "./hooks.ts";
+import { providerKey } from "./plugin-driver.ts";
 
 const fn = z.custom<(...args: unknown[]) => unknown>((v) => typeof v === "function", { message: "must be a function" });
 const hooksSchema = z.strictObject(Object.fromEntries(Object.keys(HOOK_MODES).map((k) => [k, fn.optional()])));
@@ -119,12 +120,6 @@ export function validatePlugins(plugins: readonly unknown[], sources: readonly s
 }
 
 function providerOf(p: Plugin): string | null {
-  switch (p.kind) {
-    case "model": return `model:${p.model.prefix}`;
-    case "identity": return `identity:${p.identity.provider}`;
-    case "sandbox": return `sandbox:${p.sandbox.provider}`;
-    case "sandbox-runtime": return `sandbox-runtime:${p.sandboxRuntime.name}`;
-    case "deploy": return `deploy:${p.deploy.target}`;
-    default: return null;
-  }
+  const declared = providerKey(p);
+  return declared ? `${declared.kind}:${declared.key}` : null;
 }

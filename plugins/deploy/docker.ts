@@ -110,8 +110,7 @@ export default definePlugin({
   description: "Write a Docker build context: Dockerfile (the executable and the bundle) and compose.yaml with PostgreSQL and Redis",
   deploy: { target: "docker", env: [] },
   hooks: {
-    async "deploy:target"({ target, bundle, name, secrets, env, projectDir, executable, version, log }): Promise<DeployResult | null> {
-      if (target !== "docker") return null;
+    async "deploy:target"({ bundle, name, secrets, env, projectDir, executable, version, log }): Promise<DeployResult | null> {
       const exe = env.AGENTCLI_EXECUTABLE || executable;
       if (!exe) {
         throw userError("DEPLOY_FAILED", {

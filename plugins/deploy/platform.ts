@@ -127,8 +127,7 @@ export default definePlugin({
     sandboxAccess: { providers: ["platform"], how: "the control plane gives each revision its own sandbox key (AGENTCLI_PLATFORM_SANDBOX_KEY)" },
   },
   hooks: {
-    async "deploy:target"({ target, bundle, name, secrets, env, log, signal }): Promise<DeployResult | null> {
-      if (target !== "platform") return null;
+    async "deploy:target"({ bundle, name, secrets, env, log, signal }): Promise<DeployResult | null> {
       const key = env.PLATFORM_API_KEY;
       if (!key) {
         throw userError("CREDENTIALS_MISSING", { message: "Cannot deploy: PLATFORM_API_KEY is not set", hint: 'Add PLATFORM_API_KEY=... to .env (a key from "agentcli platform admin create-key").' });

@@ -93,7 +93,6 @@ export default definePlugin({
   },
   hooks: {
     "sandbox:create": async (opts) => {
-      if (opts.provider !== "platform") return null;
       const client = connect(opts);
       if (opts.sandboxId) {
         try {

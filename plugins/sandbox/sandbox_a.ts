@@ -246,6 +246,6 @@ export default definePlugin({
     capabilities: { persistentFiles: true, network: true, gpu: false },
   },
   hooks: {
-    "sandbox:create": (opts) => (opts.provider === PROVIDER ? create(opts) : null),
+    "sandbox:create": (opts) => create(opts),
   },
 });

@@ -303,7 +303,6 @@ export default definePlugin({
   },
   hooks: {
     "sandbox:create": async (opts) => {
-      if (opts.provider !== "sandbox_b") return null;
       const c = await connect(opts.env);
       const sb = opts.sandboxId ? await attach(c, opts.sandboxId) : await create(c, opts);
       return wrap(c, sb);
