@@ -14,8 +14,7 @@ import { chmod, copyFile, mkdir, open, rename, rm, writeFile } from "node:fs/pro
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { stringify } from "yaml";
-import { definePlugin, type DeployResult } from "../../core/kernel/hooks.ts";
-import { userError } from "../../core/kernel/errors.ts";
+import { definePlugin, userError, type DeployResult } from "../../core/index.ts";
 
 /** The port the container serves on. */
 export const CONTAINER_PORT = 8000;

@@ -9,8 +9,7 @@
  * elapsed, until `DEPLOYED` (or `INTERRUPTED`, superseded by a newer revision after it went
  * live: a warning); any other end is a user error with the reason and the logs.
  */
-import { definePlugin, type DeployResult, type HookLogger } from "../../core/kernel/hooks.ts";
-import { userError } from "../../core/kernel/errors.ts";
+import { definePlugin, userError, type DeployResult, type HookLogger } from "../../core/index.ts";
 
 const DEFAULT_URL = "http://127.0.0.1:8100";
 const POLL_MS = 500;

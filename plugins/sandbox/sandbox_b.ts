@@ -20,7 +20,7 @@
  */
 import process from "node:process";
 import type * as Modal from "modal";
-import { definePlugin, SandboxNotFoundError, type Env, type ExecuteResult, type Sandbox, type SandboxCreateOptions, type SandboxFileError } from "../../core/kernel/hooks.ts";
+import { definePlugin, SandboxNotFoundError, type Env, type ExecuteResult, type Sandbox, type SandboxCreateOptions, type SandboxFileError } from "../../core/index.ts";
 import { clip, OUTPUT_LIMIT, scrub } from "./vendor.ts";
 
 const DEFAULT_SERVER_URL = "https://api.modal.com:443";

@@ -19,7 +19,7 @@
 import { Buffer } from "node:buffer";
 import type Runloop from "@runloop/api-client";
 import type { DevboxView } from "@runloop/api-client/resources/devboxes/devboxes";
-import { definePlugin, SandboxNotFoundError, type Env, type ExecuteResult, type Sandbox, type SandboxCreateOptions, type SandboxFileError } from "../../core/kernel/hooks.ts";
+import { definePlugin, SandboxNotFoundError, type Env, type ExecuteResult, type Sandbox, type SandboxCreateOptions, type SandboxFileError } from "../../core/index.ts";
 import { clip, vendorError, type VendorInfo } from "./vendor.ts";
 
 const PROVIDER = "sandbox_c";
