@@ -24,18 +24,18 @@ export function requirements(config: AgentConfig, driver: PluginDriver): { plugi
   const packages = new Set<string>(["@langchain/langgraph", "deepagents"]);
   const models = [config.agent.model, ...config.subagents.map((s) => s.model)].filter((m): m is string => Boolean(m));
   for (const model of models) {
-    const plugin = driver.byKind("model").find((p) => p.model.prefix === model.slice(0, model.indexOf(":")));
-    if (plugin) {
+    const plugin = driver.provider("model", model.slice(0, model.indexOf(":")));
+    if (plugin?.kind === "model") {
       plugins.add(plugin.name);
       packages.add(plugin.model.integrationPackage);
     }
   }
-  const sandbox = driver.byKind("sandbox").find((p) => p.sandbox.provider === config.sandbox.provider);
-  if (sandbox && config.sandbox.provider !== "none") {
+  const sandbox = driver.provider("sandbox", config.sandbox.provider);
+  if (sandbox?.kind === "sandbox" && config.sandbox.provider !== "none") {
     plugins.add(sandbox.name);
     if (sandbox.sandbox.partnerPackage) packages.add(sandbox.sandbox.partnerPackage);
   }
-  const identity = config.auth && driver.byKind("identity").find((p) => p.identity.provider === config.auth!.provider);
+  const identity = config.auth && driver.provider("identity", config.auth.provider);
   if (identity) plugins.add(identity.name);
   return { plugins, packages };
 }

@@ -94,10 +94,10 @@ export async function loadProject(configPath: string, opts: LoadOptions): Promis
   if (!files.exists("AGENTS.md")) report({ file: files.display("AGENTS.md"), message: "is missing: the agent's instructions are required", hint: "Create AGENTS.md beside agent.toml with the system prompt." });
   else take("AGENTS.md");
 
-  const sandboxProviders = opts.driver.byKind("sandbox").map((p) => p.sandbox);
+  const sandboxProviders = opts.driver.specs("sandbox");
   // The platform-key plugin is the default without [auth], not a choice for [auth].provider.
-  const identityProviders = opts.driver.byKind("identity").map((p) => p.identity).filter((p) => p.provider !== PLATFORM_DEFAULT_PROVIDER);
-  const modelPrefixes = opts.driver.byKind("model").map((p) => p.model.prefix);
+  const identityProviders = opts.driver.specs("identity").filter((p) => p.provider !== PLATFORM_DEFAULT_PROVIDER);
+  const modelPrefixes = opts.driver.specs("model").map((s) => s.prefix);
   const tomlFile = files.display(configName);
 
   const checkModel = (model: string | undefined, file: string, text: string) => {

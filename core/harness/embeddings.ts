@@ -25,7 +25,7 @@ export function storeIndexFromEnv(env: Env, driver: PluginDriver): StoreIndex | 
   const colon = spec.indexOf(":");
   const prefix = colon > 0 ? spec.slice(0, colon) : "";
   const model = spec.slice(colon + 1);
-  const providers = driver.byKind("model").map((p) => p.model);
+  const providers = driver.specs("model");
   const provider = providers.find((p) => p.prefix === prefix);
   if (colon <= 0 || !model || !provider?.createEmbeddings) {
     const able = providers.filter((p) => p.createEmbeddings).map((p) => p.prefix);

@@ -10,8 +10,8 @@ import { test } from "node:test";
 const SECRET = "sk-stdio-sentinel-0123456789abcdef";
 
 const child = `
-import { registerSecrets } from "./core/redact.ts";
-import { redactProcessOutput } from "./core/redact-stdio.ts";
+import { registerSecrets } from "./core/kernel/redact.ts";
+import { redactProcessOutput } from "./core/kernel/redact-stdio.ts";
 registerSecrets([${JSON.stringify(SECRET)}]);
 redactProcessOutput();
 process.stdout.write("string ${SECRET}\\n");
