@@ -9,7 +9,7 @@
  */
 import { gunzipSync, gzipSync } from "node:zlib";
 import { createHash } from "node:crypto";
-import { userError } from "../kernel/errors.ts";
+import { agentcliError, BundleInvalid } from "../kernel/index.ts";
 import type { PluginDriver } from "../kernel/plugin-driver.ts";
 import type { AgentConfig } from "../config/schema.ts";
 import type { LoadedProject } from "../config/load.ts";
@@ -79,7 +79,7 @@ export const DEFAULT_MAX_UNPACKED_BYTES = 1024 * 1024 * 1024;
  */
 export async function readBundle(bytes: Uint8Array, source = "bundle", opts: { maxUnpackedBytes?: number } = {}): Promise<Bundle> {
   const fail = (state: string) =>
-    userError("BUNDLE_INVALID", { message: `Cannot read ${source}: ${state}`, hint: 'Build a bundle with "agentcli deploy --dry-run" (it writes .agentcli/bundle.tgz).' });
+    agentcliError(BundleInvalid, { source, problem: state });
   let entries: Map<string, Uint8Array>;
   try {
     const max = opts.maxUnpackedBytes ?? DEFAULT_MAX_UNPACKED_BYTES;

@@ -128,7 +128,8 @@ function checkPlatformUrl(value: string, from: string): void {
     url = new URL(value);
   } catch { /* not a URL */ }
   if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) {
-    throw userError("ARGS_INVALID", {
+    // --platform-url is the command line (exit 2); AGENTCLI_PLATFORM_URL is the environment (exit 1).
+    throw userError(from === "--platform-url" ? "ARGS_INVALID" : "ENV_INVALID", {
       message: `Cannot deploy: ${from} "${value}" is not an http(s) URL`,
       hint: `Give the control plane's address, e.g. ${from === "--platform-url" ? "--platform-url " : "AGENTCLI_PLATFORM_URL="}${DEFAULT_PLATFORM_URL}.`,
     });
