@@ -4,7 +4,7 @@
  */
 import process from "node:process";
 import { createInterface } from "node:readline";
-import { AgentcliError, formatUserError, fromSystemError } from "../core/kernel/errors.ts";
+import { AgentcliError, exitCodeOf, formatUserError, fromSystemError } from "../core/kernel/errors.ts";
 import type { CliContext, CommandModule } from "../core/cli/context.ts";
 import { VERSION } from "../core/kernel/version.ts";
 import { invocationCommand } from "../core/cli/invocation.ts";
@@ -105,7 +105,7 @@ export async function main(argv: string[]): Promise<number> {
     const known = err instanceof AgentcliError ? err : fromSystemError(err);
     if (known) {
       process.stderr.write(`${formatUserError(known)}\n`);
-      return known.code === "ARGS_INVALID" ? EXIT_USAGE : 1;
+      return exitCodeOf(known);
     }
     process.stderr.write(`agentcli ${VERSION} hit a bug; please report it with the trace below.\n${err instanceof Error ? err.stack : String(err)}\n`);
     return 70;

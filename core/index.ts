@@ -1,7 +1,9 @@
 /**
  * The public API of the `agentcli` package for plugin authors: {@link definePlugin}, the
- * type of every hook point and provider spec, and the errors a hook throws to refuse or fail
- * with a status of its own. The contracts are documented in `docs/plugins.md`.
+ * type of every hook point and provider spec, the errors a hook throws to refuse or fail
+ * with a status of its own, and the helpers identity providers share (bearer tokens,
+ * constant-time comparison, a token cache, a JWKS key store). The built-in plugins import
+ * only this module, as a third-party plugin does. The contracts are documented in `docs/plugins.md`.
  *
  * @example
  * import { definePlugin, unauthorized } from "agentcli";
@@ -17,7 +19,12 @@ export type * from "./kernel/hooks.ts";
 export { AgentcliError, userError, isUserError } from "./kernel/errors.ts";
 export type { Diagnostic, ErrorCode } from "./kernel/errors.ts";
 export { unauthorized, forbidden, identityUnavailable } from "./auth/auth-error.ts";
-export { bearerToken } from "./auth/bearer.ts";
+export { bearerToken, missingBearer } from "./auth/bearer.ts";
+export { constantTimeEqual, sha256Hex } from "./auth/constant-time.ts";
+export { TokenCache } from "./auth/token-cache.ts";
+export type { TokenCacheOptions } from "./auth/token-cache.ts";
+export { JwksKeyStore } from "./auth/jwks.ts";
+export type { JwksKeyStoreOptions } from "./auth/jwks.ts";
 export { browserModule } from "./auth/browser.ts";
 export type { AuthSnapshot, BrowserAuthContext, BrowserAuthDriver, BrowserAuthFactory, SignedInUser } from "./auth/browser.ts";
 export type { AgentConfig } from "./config/schema.ts";

@@ -2,7 +2,7 @@
  * The built-in plugins, as a static list: a single compiled binary embeds only what is
  * statically imported, so plugins are never discovered by scanning the disk.
  */
-import type { Plugin } from "../core/kernel/hooks.ts";
+import type { Plugin } from "../core/index.ts";
 import openai from "./model/openai.ts";
 import anthropic from "./model/anthropic.ts";
 import googleGenai from "./model/google_genai.ts";

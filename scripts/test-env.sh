@@ -1,21 +1,29 @@
 #!/usr/bin/env bash
 # Makes sure what the tests talk to is here: Chromium (Debian package) for the browser tests,
 # bubblewrap (bwrap) for the local sandboxes, PostgreSQL (with pgvector) and Redis for the
-# scale-out tests. Idempotent; quiet when all is present.
+# scale-out tests, and on Linux x64 QEMU (with Debian's arm64 runtime libraries) and Wine to run
+# the linux-arm64 and win-x64 executables (tests/toolchain/executables-platforms.test.ts).
+# Idempotent; quiet when all is present.
 set -uo pipefail
 
-# ensure_deb <command> <Debian package>: installs the package when the command is missing.
+# ensure_deb <command or file> <Debian package>...: installs the packages when it is missing.
 ensure_deb() {
   command -v "$1" >/dev/null 2>&1 && return
+  [ -e "$1" ] && return
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    echo "test-env: installing $2 (Debian package)..."
-    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >/dev/null) || echo "test-env: could not install $2" >&2
+    echo "test-env: installing ${*:2} (Debian packages)..."
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${@:2}" >/dev/null) || echo "test-env: could not install ${*:2}" >&2
   else
-    echo "test-env: $1 is missing; install it (apt-get install $2)" >&2
+    echo "test-env: $1 is missing; install it (apt-get install ${*:2})" >&2
   fi
 }
 ensure_deb chromium chromium
 ensure_deb bwrap bubblewrap
+if [ "$(uname -m)" = x86_64 ]; then
+  ensure_deb qemu-aarch64-static qemu-user-static
+  ensure_deb /usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1 libc6-arm64-cross libstdc++6-arm64-cross libgcc-s1-arm64-cross
+  ensure_deb wine wine wine64
+fi
 
 if command -v pg_isready >/dev/null 2>&1 && ! pg_isready -q -h 127.0.0.1 -p 5432; then
   echo "test-env: starting PostgreSQL..."

@@ -34,9 +34,9 @@ type IdentityPlugin = Extract<Plugin, { kind: "identity" }>;
 /** Finds the identity plugin serving `provider` (null: the platform default). */
 export function identityPluginFor(driver: PluginDriver, provider: string | null): IdentityPlugin {
   const wanted = provider ?? PLATFORM_DEFAULT_PROVIDER;
-  const plugin = driver.byKind("identity").find((p) => p.identity.provider === wanted);
+  const plugin = driver.provider("identity", wanted) as IdentityPlugin | undefined;
   if (!plugin) {
-    const known = driver.byKind("identity").map((p) => `"${p.identity.provider}"`).join(", ");
+    const known = driver.specs("identity").map((s) => `"${s.provider}"`).join(", ");
     throw userError("CONFIG_INVALID", {
       message: provider === null
         ? `Cannot set up authentication: no plugin provides the platform default "${PLATFORM_DEFAULT_PROVIDER}"`
@@ -72,7 +72,7 @@ export function createAuthenticator(opts: AuthenticatorOptions): Authenticate {
   return async (request) => {
     if (isPublicPath(new URL(request.url).pathname)) return null;
     if (bypass && !hasCredentials(request)) return devBypassUser(request);
-    const user = await driver.runFirst("auth:authenticate", { request, provider, env, dev: mode === "dev" }, { only: plugin.name });
+    const user = await driver.runProvider("auth:authenticate", "identity", plugin.identity.provider, { request, provider, env, dev: mode === "dev" });
     if (!user) throw unauthorized(`Cannot authenticate request: ${plugin.identity.provider} did not accept it`, { bearer });
     if (typeof user.identity !== "string" || user.identity.trim() === "") {
       throw unauthorized(`Cannot authenticate request: ${plugin.identity.provider} returned no user identity`, { bearer });

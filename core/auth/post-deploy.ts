@@ -13,8 +13,8 @@ import type { PluginDriver } from "../kernel/plugin-driver.ts";
 export function postDeploySetup(config: AgentConfig, deploymentUrl: string, driver: PluginDriver): string[] {
   const provider = config.auth?.provider ?? null;
   if (provider === null) return [];
-  const plugin = driver.byKind("identity").find((p) => p.identity.provider === provider);
-  if (!plugin?.identity.postDeploy) return [];
+  const spec = driver.spec("identity", provider);
+  if (!spec?.postDeploy) return [];
   const url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(deploymentUrl) ? deploymentUrl : `https://${deploymentUrl}`);
-  return plugin.identity.postDeploy({ url });
+  return spec.postDeploy({ url });
 }

@@ -9,7 +9,7 @@
  */
 import { gunzipSync, gzipSync } from "node:zlib";
 import { createHash } from "node:crypto";
-import { userError } from "../kernel/errors.ts";
+import { agentcliError, BundleInvalid } from "../kernel/index.ts";
 import type { PluginDriver } from "../kernel/plugin-driver.ts";
 import type { AgentConfig } from "../config/schema.ts";
 import type { LoadedProject } from "../config/load.ts";
@@ -24,18 +24,18 @@ export function requirements(config: AgentConfig, driver: PluginDriver): { plugi
   const packages = new Set<string>(["@langchain/langgraph", "deepagents"]);
   const models = [config.agent.model, ...config.subagents.map((s) => s.model)].filter((m): m is string => Boolean(m));
   for (const model of models) {
-    const plugin = driver.byKind("model").find((p) => p.model.prefix === model.slice(0, model.indexOf(":")));
-    if (plugin) {
+    const plugin = driver.provider("model", model.slice(0, model.indexOf(":")));
+    if (plugin?.kind === "model") {
       plugins.add(plugin.name);
       packages.add(plugin.model.integrationPackage);
     }
   }
-  const sandbox = driver.byKind("sandbox").find((p) => p.sandbox.provider === config.sandbox.provider);
-  if (sandbox && config.sandbox.provider !== "none") {
+  const sandbox = driver.provider("sandbox", config.sandbox.provider);
+  if (sandbox?.kind === "sandbox" && config.sandbox.provider !== "none") {
     plugins.add(sandbox.name);
     if (sandbox.sandbox.partnerPackage) packages.add(sandbox.sandbox.partnerPackage);
   }
-  const identity = config.auth && driver.byKind("identity").find((p) => p.identity.provider === config.auth!.provider);
+  const identity = config.auth && driver.provider("identity", config.auth.provider);
   if (identity) plugins.add(identity.name);
   return { plugins, packages };
 }
@@ -79,7 +79,7 @@ export const DEFAULT_MAX_UNPACKED_BYTES = 1024 * 1024 * 1024;
  */
 export async function readBundle(bytes: Uint8Array, source = "bundle", opts: { maxUnpackedBytes?: number } = {}): Promise<Bundle> {
   const fail = (state: string) =>
-    userError("BUNDLE_INVALID", { message: `Cannot read ${source}: ${state}`, hint: 'Build a bundle with "agentcli deploy --dry-run" (it writes .agentcli/bundle.tgz).' });
+    agentcliError(BundleInvalid, { source, problem: state });
   let entries: Map<string, Uint8Array>;
   try {
     const max = opts.maxUnpackedBytes ?? DEFAULT_MAX_UNPACKED_BYTES;

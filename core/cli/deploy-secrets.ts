@@ -37,13 +37,13 @@ export interface SecretPlan {
 /** Why the project needs `name` at run time, or null. */
 function runtimeUse(name: string, config: AgentConfig, driver: PluginDriver, target: DeployTargetSpec): string | null {
   const provider = config.auth?.provider ?? PLATFORM_DEFAULT_PROVIDER;
-  const identity = driver.byKind("identity").find((p) => p.identity.provider === provider)?.identity;
+  const identity = driver.spec("identity", provider);
   if (identity?.env.includes(name)) {
     return config.auth
       ? `[auth] provider "${provider}" needs it`
       : "no [auth] section: the deployed agent checks each request's x-api-key against it (the platform default; add an [auth] section to use other credentials)";
   }
-  const sandbox = driver.byKind("sandbox").find((p) => p.sandbox.provider === config.sandbox.provider)?.sandbox;
+  const sandbox = driver.spec("sandbox", config.sandbox.provider);
   if (sandbox?.env.includes(name) && !target.sandboxAccess?.providers.includes(sandbox.provider)) {
     return `[sandbox] provider "${sandbox.provider}" reaches its sandboxes with it`;
   }

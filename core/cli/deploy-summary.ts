@@ -34,7 +34,7 @@ export interface DeploySummary {
 
 export function authPosture(config: AgentConfig, driver: PluginDriver): string {
   if (!config.auth) return "platform API key: every request must carry 'x-api-key: <PLATFORM_API_KEY>' (no [auth] section)";
-  return driver.byKind("identity").find((p) => p.identity.provider === config.auth!.provider)?.identity.posture ?? `provider "${config.auth.provider}"`;
+  return driver.spec("identity", config.auth.provider)?.posture ?? `provider "${config.auth.provider}"`;
 }
 
 export function makeSummary(opts: {

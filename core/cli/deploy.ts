@@ -47,9 +47,9 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
   const env: Env = { ...ctx.env, ...(flags.platformUrl ? { AGENTCLI_PLATFORM_URL: flags.platformUrl as string } : {}) };
   const project = await loadProject(config, { driver, env, requireEnv: !dryRun, cwd: ctx.cwd });
   const targetName = flags.target as string;
-  const target = driver.byKind("deploy").find((p) => p.deploy.target === targetName);
-  if (!target) {
-    const known = driver.byKind("deploy").map((p) => `"${p.deploy.target}"`).join(", ");
+  const target = driver.provider("deploy", targetName);
+  if (target?.kind !== "deploy") {
+    const known = driver.specs("deploy").map((s) => `"${s.target}"`).join(", ");
     throw userError("ARGS_INVALID", { message: `Cannot deploy: no deploy target "${targetName}"`, hint: `Use --target with one of ${known}, or load the plugin that provides it with --plugin.` });
   }
   // The deploy target's own variables (PLATFORM_API_KEY): a dry run lists them with the project's.
@@ -79,10 +79,10 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
     });
   }
   const authProvider = project.config.auth?.provider ?? null;
-  const publicAuth = authProvider !== null && driver.byKind("identity").some((p) => p.identity.provider === authProvider && p.identity.public);
+  const publicAuth = authProvider !== null && driver.spec("identity", authProvider)?.public === true;
   if (publicAuth && !flags.yes) {
     if (!ctx.io.interactive) {
-      const perUser = driver.byKind("identity").filter((p) => p.identity.perUser).map((p) => p.identity.provider);
+      const perUser = driver.specs("identity").filter((s) => s.perUser).map((s) => s.provider);
       throw userError("CONFIRMATION_REQUIRED", {
         message: `Cannot deploy: [auth] provider = "${authProvider}" makes the deployment public, and there is no terminal to confirm it`,
         hint: `Pass --yes to confirm a public deployment non-interactively${perUser.length ? `, or configure ${perUser.join(" / ")}` : ""}.`,
@@ -95,7 +95,7 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
     }
   }
   const { isCompiled } = await import("../kernel/runtime.ts");
-  const result = await driver.runFirst("deploy:target", {
+  const result = await driver.runProvider("deploy:target", "deploy", targetName, {
     target: targetName,
     bundle: bytes,
     name: project.config.agent.name,
@@ -107,7 +107,7 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
     version: ctx.version,
     log: { info: (m) => ctx.io.err(m), warn: (m) => ctx.io.err(`warning: ${m}`) },
     signal: ctx.shutdownSignal,
-  }, { only: target.name });
+  });
   if (!result) {
     throw userError("DEPLOY_FAILED", { message: `Cannot deploy: the plugin "${target.name}" did not handle the deploy target "${targetName}"`, hint: `Its "deploy:target" hook answered null; report it to the plugin's author.` });
   }
@@ -128,7 +128,8 @@ function checkPlatformUrl(value: string, from: string): void {
     url = new URL(value);
   } catch { /* not a URL */ }
   if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) {
-    throw userError("ARGS_INVALID", {
+    // --platform-url is the command line (exit 2); AGENTCLI_PLATFORM_URL is the environment (exit 1).
+    throw userError(from === "--platform-url" ? "ARGS_INVALID" : "ENV_INVALID", {
       message: `Cannot deploy: ${from} "${value}" is not an http(s) URL`,
       hint: `Give the control plane's address, e.g. ${from === "--platform-url" ? "--platform-url " : "AGENTCLI_PLATFORM_URL="}${DEFAULT_PLATFORM_URL}.`,
     });

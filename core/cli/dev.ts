@@ -137,7 +137,7 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
 Watching ${relative(ctx.cwd, project.root) || "."} for changes. Press Ctrl+C to stop.`);
   const { devAuthBanner } = await import("../auth/index.ts");
   const authProvider = bundle.config.auth?.provider ?? null;
-  const banner = devAuthBanner(bundle.config, project.env, "dev", driver.byKind("identity").find((p) => p.identity.provider === authProvider)?.identity ?? null);
+  const banner = devAuthBanner(bundle.config, project.env, "dev", (authProvider === null ? undefined : driver.spec("identity", authProvider)) ?? null);
   if (banner) log.info(banner);
 
   await new Promise<void>((resolve) => {

@@ -21,7 +21,7 @@ const isSet = (env: Env, name: string) => Boolean(env[name]);
 
 /** The model providers that take part in choosing a default model, by their `defaultRank`. */
 export function defaultModelChain(driver: PluginDriver): ModelProviderSpec[] {
-  return driver.byKind("model").map((p) => p.model).filter((m) => m.defaultRank !== undefined).sort((a, b) => a.defaultRank! - b.defaultRank!);
+  return driver.specs("model").filter((m) => m.defaultRank !== undefined).sort((a, b) => a.defaultRank! - b.defaultRank!);
 }
 
 /** The first provider of the default chain whose credentials are set, as `provider:model`. */
@@ -40,7 +40,7 @@ export function defaultChainVariables(driver: PluginDriver): string[] {
 /** The variables a model needs that are not set. */
 export function missingForModel(driver: PluginDriver, model: string, env: Env): MissingEnv | null {
   const prefix = model.slice(0, model.indexOf(":"));
-  const spec = driver.byKind("model").find((p) => p.model.prefix === prefix)?.model;
+  const spec = driver.spec("model", prefix);
   if (!spec) return null;
   const missing = spec.env.filter((v) => !isSet(env, v));
   return missing.length ? { variables: missing, reason: `model "${model}"` } : null;

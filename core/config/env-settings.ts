@@ -2,7 +2,7 @@
  * Numeric settings read from the server's environment (`AGENTCLI_RUN_TIMEOUT_SECONDS`,
  * `AGENTCLI_SANDBOX_IDLE_SECONDS`, ...): one parser, one error wording.
  */
-import { userError } from "../kernel/errors.ts";
+import { agentcliError, EnvNotCount, EnvNotSeconds, EnvNotSwitch } from "../kernel/index.ts";
 import type { Env } from "../kernel/hooks.ts";
 
 /**
@@ -16,10 +16,7 @@ export function secondsSetting(env: Env, name: string, dflt: number, meaning: st
   if (!raw) return dflt;
   const n = Number(raw);
   if (!Number.isFinite(n) || n < 0) {
-    throw userError("ARGS_INVALID", {
-      message: `Cannot start the server: ${name}="${raw}" is not a number of seconds`,
-      hint: `Set it to the seconds ${meaning}; default ${dflt}.`,
-    });
+    throw agentcliError(EnvNotSeconds, { name, value: raw, meaning, fallback: dflt });
   }
   return n;
 }
@@ -36,10 +33,7 @@ export function switchSetting(env: Env, name: string, dflt: boolean, meaning: st
   if (!raw) return dflt;
   if (["1", "true", "on", "yes"].includes(raw)) return true;
   if (["0", "false", "off", "no"].includes(raw)) return false;
-  throw userError("ARGS_INVALID", {
-    message: `Cannot start the server: ${name}="${env[name]}" is neither on nor off`,
-    hint: `Set it to 1 or 0: whether ${meaning}; default ${dflt ? 1 : 0}.`,
-  });
+  throw agentcliError(EnvNotSwitch, { name, value: env[name] ?? "", meaning, fallback: dflt ? 1 : 0 });
 }
 
 /**
@@ -54,10 +48,7 @@ export function countSetting(env: Env, name: string, dflt: number, meaning: stri
   if (!raw) return dflt;
   const n = Number(raw);
   if (!Number.isSafeInteger(n) || n < (opts.zero ? 0 : 1)) {
-    throw userError("ARGS_INVALID", {
-      message: `Cannot start the server: ${name}="${raw}" is not a ${opts.zero ? "whole number" : "positive whole number"}`,
-      hint: `Set it to the ${meaning}${opts.zero ? ` (0: ${opts.zero})` : ""}; default ${dflt}.`,
-    });
+    throw agentcliError(EnvNotCount, { name, value: raw, meaning, zero: opts.zero, fallback: dflt });
   }
   return n;
 }

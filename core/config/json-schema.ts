@@ -10,11 +10,11 @@ export function agentTomlJsonSchema(driver: PluginDriver, version: string): Reco
   const schema = z.toJSONSchema(agentTomlSchema, { io: "input", target: "draft-7" }) as Record<string, any>;
   const props = schema.properties;
   const suggest = (values: string[]) => ({ anyOf: [{ enum: values }, { type: "string" }] });
-  Object.assign(props.sandbox.properties.provider, suggest(driver.byKind("sandbox").map((p) => p.sandbox.provider)));
+  Object.assign(props.sandbox.properties.provider, suggest(driver.specs("sandbox").map((s) => s.provider)));
   delete props.sandbox.properties.provider.type;
-  Object.assign(props.auth.properties.provider, suggest(driver.byKind("identity").map((p) => p.identity.provider).filter((p) => p !== "platform_key")));
+  Object.assign(props.auth.properties.provider, suggest(driver.specs("identity").map((s) => s.provider).filter((p) => p !== "platform_key")));
   delete props.auth.properties.provider.type;
-  props.agent.properties.model.examples = driver.byKind("model").map((p) => `${p.model.prefix}:${p.model.defaultModel}`);
+  props.agent.properties.model.examples = driver.specs("model").map((s) => `${s.prefix}:${s.defaultModel}`);
   return {
     $schema: "http://json-schema.org/draft-07/schema#",
     $id: `https://unpkg.com/agentcli@${version}/schema/agent.schema.json`,

@@ -11,7 +11,7 @@ import { dirname, join, resolve } from "node:path";
 import { existsSync, statSync } from "node:fs";
 import { parse as parseToml, TomlError } from "smol-toml";
 import type { z } from "zod";
-import { userError, type Diagnostic } from "../kernel/errors.ts";
+import { agentcliError, ConfigInvalid, ConfigInvalidByPlugins, ConfigNotFound, ConfigUnreadable, type Diagnostic, EnvInvalid } from "../kernel/index.ts";
 import type { Env } from "../kernel/hooks.ts";
 import type { PluginDriver } from "../kernel/plugin-driver.ts";
 import { parseDotenv } from "./dotenv.ts";
@@ -62,17 +62,14 @@ export async function loadProject(configPath: string, opts: LoadOptions): Promis
   const files = new ProjectFiles(root, resolve(cwd), { maxBytes: bundleMaxBytes(opts.env) });
   const configName = absConfig.slice(root.length + 1);
   if (!existsSync(absConfig)) {
-    throw userError("CONFIG_NOT_FOUND", {
-      message: `Cannot load project: "${files.display(configName)}" does not exist`,
-      hint: configPath === "agent.toml" ? 'Run "agentcli init" to create a project, or pass --config <path> to an existing agent.toml.' : "Check the --config path: an agent.toml, or the project directory that holds one.",
-    });
+    throw agentcliError(ConfigNotFound, { path: files.display(configName), given: configPath !== "agent.toml" });
   }
   const tomlText = files.readText(configName);
   if (tomlText === null && files.problems.length) {
-    throw userError("CONFIG_INVALID", { message: `Cannot load project "${files.display(configName)}": 1 problem`, diagnostics: files.problems, hint: "Fix the problem above and run the command again; nothing was written." });
+    throw agentcliError(ConfigInvalid, { path: files.display(configName), count: 1 }, { diagnostics: files.problems });
   }
   if (tomlText === null) {
-    throw userError("CONFIG_NOT_FOUND", { message: `Cannot load project: "${files.display(configName)}" is not a readable file`, hint: "Pass --config an agent.toml, or the project directory that holds one." });
+    throw agentcliError(ConfigUnreadable, { path: files.display(configName) });
   }
   const problems: Diagnostic[] = [];
   const warnings: Diagnostic[] = [];
@@ -97,10 +94,10 @@ export async function loadProject(configPath: string, opts: LoadOptions): Promis
   if (!files.exists("AGENTS.md")) report({ file: files.display("AGENTS.md"), message: "is missing: the agent's instructions are required", hint: "Create AGENTS.md beside agent.toml with the system prompt." });
   else take("AGENTS.md");
 
-  const sandboxProviders = opts.driver.byKind("sandbox").map((p) => p.sandbox);
+  const sandboxProviders = opts.driver.specs("sandbox");
   // The platform-key plugin is the default without [auth], not a choice for [auth].provider.
-  const identityProviders = opts.driver.byKind("identity").map((p) => p.identity).filter((p) => p.provider !== PLATFORM_DEFAULT_PROVIDER);
-  const modelPrefixes = opts.driver.byKind("model").map((p) => p.model.prefix);
+  const identityProviders = opts.driver.specs("identity").filter((p) => p.provider !== PLATFORM_DEFAULT_PROVIDER);
+  const modelPrefixes = opts.driver.specs("model").map((s) => s.prefix);
   const tomlFile = files.display(configName);
 
   const checkModel = (model: string | undefined, file: string, text: string) => {
@@ -190,11 +187,7 @@ export async function loadProject(configPath: string, opts: LoadOptions): Promis
 
   problems.push(...files.problems);
   if (problems.length) {
-    throw userError("CONFIG_INVALID", {
-      message: `Cannot load project "${files.display(configName)}": ${problems.length} problem${problems.length > 1 ? "s" : ""}`,
-      diagnostics: problems,
-      hint: "Fix the problems above and run the command again; nothing was written.",
-    });
+    throw agentcliError(ConfigInvalid, { path: files.display(configName), count: problems.length }, { diagnostics: problems });
   }
 
   let config: AgentConfig = {
@@ -212,7 +205,7 @@ export async function loadProject(configPath: string, opts: LoadOptions): Promis
   const after = await opts.driver.runSequential("config:load", { config, projectDir: root, env, report: (d) => hookProblems.push(d) }, "config");
   config = after.config;
   if (hookProblems.length) {
-    throw userError("CONFIG_INVALID", { message: `Cannot load project "${files.display(configName)}": ${hookProblems.length} problem${hookProblems.length > 1 ? "s" : ""} reported by plugins`, diagnostics: hookProblems });
+    throw agentcliError(ConfigInvalidByPlugins, { path: files.display(configName), count: hookProblems.length }, { diagnostics: hookProblems });
   }
   return { root, configPath: absConfig, config, files: bundleFiles, secrets: secretValues, env, warnings, missingEnv };
 }
@@ -223,7 +216,13 @@ export function bundleMaxBytes(env: Env): number {
   if (!raw) return DEFAULT_BUNDLE_MAX_MB * 1024 * 1024;
   const n = Number(raw);
   if (!Number.isFinite(n) || n <= 0 || n > 1024 * 1024) {
-    throw userError("ARGS_INVALID", { message: `Cannot load project: AGENTCLI_BUNDLE_MAX_MB="${raw}" is not a positive number of MiB`, hint: `Set it to the MiB a bundle's files may add up to, or unset it for the default (${DEFAULT_BUNDLE_MAX_MB}).` });
+    throw agentcliError(EnvInvalid, {
+      action: "load project",
+      name: "AGENTCLI_BUNDLE_MAX_MB",
+      value: raw,
+      problem: "is not a positive number of MiB",
+      fix: `Set it to the MiB a bundle's files may add up to, or unset it for the default (${DEFAULT_BUNDLE_MAX_MB}).`,
+    });
   }
   return Math.floor(n * 1024 * 1024);
 }

@@ -5,7 +5,7 @@
  *
  *   { "mcpServers": { "docs": { "transport": "http", "url": "https://...", "headers": { "Authorization": "Bearer ${DOCS_TOKEN}" } } } }
  */
-import { type Diagnostic, userError } from "../kernel/errors.ts";
+import { agentcliError, type Diagnostic, VariablesNotSet } from "../kernel/index.ts";
 import type { Env } from "../kernel/hooks.ts";
 import type { McpServerConfig } from "./schema.ts";
 
@@ -109,11 +109,7 @@ export function expandEnv(value: string, env: Env, where: string): string {
   const out = expandVars(value, env, missing);
   if (missing.size > 0) {
     const names = [...missing];
-    throw userError("CREDENTIALS_MISSING", {
-      message: `Cannot expand ${where}: ${names.map((m) => `\${${m}}`).join(", ")} ${names.length > 1 ? "are" : "is"} not set`,
-      hint: `Add ${names.join(", ")} to .env (or the deployment's secrets).`,
-      status: 422,
-    });
+    throw agentcliError(VariablesNotSet, { where, names }, { status: 422 });
   }
   return out;
 }

@@ -11,7 +11,7 @@
  */
 import type { Env } from "../kernel/hooks.ts";
 import type { PluginDriver } from "../kernel/plugin-driver.ts";
-import { userError } from "../kernel/errors.ts";
+import { agentcliError, EnvMismatch, userError } from "../kernel/index.ts";
 import type { StoreIndex } from "../storage/store-index.ts";
 
 interface EmbeddingsLike {
@@ -25,13 +25,14 @@ export function storeIndexFromEnv(env: Env, driver: PluginDriver): StoreIndex | 
   const colon = spec.indexOf(":");
   const prefix = colon > 0 ? spec.slice(0, colon) : "";
   const model = spec.slice(colon + 1);
-  const providers = driver.byKind("model").map((p) => p.model);
+  const providers = driver.specs("model");
   const provider = providers.find((p) => p.prefix === prefix);
   if (colon <= 0 || !model || !provider?.createEmbeddings) {
     const able = providers.filter((p) => p.createEmbeddings).map((p) => p.prefix);
-    throw userError("ARGS_INVALID", {
-      message: `Cannot start with AGENTCLI_STORE_EMBEDDINGS="${spec}": ${colon <= 0 || !model ? "it is not provider:model" : !provider ? `no model provider plugin handles "${prefix}"` : `the "${prefix}" provider serves no embeddings`}`,
-      hint: `Name an embedding model as provider:model with one of ${able.map((p) => `"${p}"`).join(", ") || "no provider loaded"}, e.g. "openai:text-embedding-3-small".`,
+    throw agentcliError(EnvMismatch, {
+      action: `start with AGENTCLI_STORE_EMBEDDINGS="${spec}"`,
+      problem: colon <= 0 || !model ? "it is not provider:model" : !provider ? `no model provider plugin handles "${prefix}"` : `the "${prefix}" provider serves no embeddings`,
+      fix: `Name an embedding model as provider:model with one of ${able.map((p) => `"${p}"`).join(", ") || "no provider loaded"}, e.g. "openai:text-embedding-3-small".`,
     });
   }
   const missing = provider.env.filter((v) => !env[v]);

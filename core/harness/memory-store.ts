@@ -86,7 +86,7 @@ export async function memoryStore(opts: { driver: PluginDriver; env: Env; store:
     });
   }
   const serverStore = storeAsMemoryBackend(opts.store);
-  const backend = await opts.driver.runFirst("memory:backend", { assistantId: opts.assistantId, env: opts.env, serverStore }, { only: name });
+  const backend = await opts.driver.runProvider("memory:backend", "memory", name, { assistantId: opts.assistantId, env: opts.env, serverStore });
   if (!backend) {
     throw userError("CONFIG_INVALID", { message: `Cannot set up memory: plugin "${name}" gave no memory backend`, hint: "Its \"memory:backend\" hook answered null; report it to the plugin's author." });
   }

@@ -17,7 +17,7 @@ import { defaultChainVariables, defaultModel } from "../config/credentials.ts";
 
 /** Finds the model provider plugin of a `provider:` prefix. */
 export function modelProvider(driver: PluginDriver, prefix: string): ModelProviderSpec | null {
-  return driver.byKind("model").find((p) => p.model.prefix === prefix)?.model ?? null;
+  return driver.spec("model", prefix) ?? null;
 }
 
 /** `[agent].model`, or the default chosen from credentials; throws naming every variable tried. */

@@ -5,8 +5,10 @@
  * error's own HTTP status. Anything else is a bug and keeps its stack.
  *
  * @example
- * throw userError("CONFIG_INVALID", { message: `Cannot load "agent.toml": ...`, hint: "..." });
+ * throw agentcliError(EnvNotSeconds, { name, value: raw, meaning, fallback: 30 });
+ * throw userError("CONFIG_INVALID", { message: `Cannot load "agent.toml": ...`, hint: "..." }); // not yet in the catalogue
  */
+import { ERROR_CODES, FileFailed, type ErrorCode, type ErrorData, type ErrorValues } from "./errors-data.ts";
 
 /** One problem found in a project, tied to a file (and line when there is one). */
 export interface Diagnostic {
@@ -17,38 +19,7 @@ export interface Diagnostic {
   hint?: string;
 }
 
-export type ErrorCode =
-  | "ARGS_INVALID"
-  | "CONFIG_NOT_FOUND"
-  | "CONFIG_INVALID"
-  | "PROJECT_EXISTS"
-  | "PLUGIN_INVALID"
-  | "PLUGIN_FAILED"
-  | "BUNDLE_INVALID"
-  | "CONFIRMATION_REQUIRED"
-  | "CREDENTIALS_MISSING"
-  | "PORT_IN_USE"
-  | "NOT_FOUND"
-  | "CONFLICT"
-  | "UNPROCESSABLE"
-  | "UNAUTHORIZED"
-  | "FORBIDDEN"
-  | "DEPLOY_FAILED"
-  | "REMOTE_FAILED"
-  | "FILE_FAILED"
-  | "SERVICE_UNREACHABLE";
-
-const STATUS: Partial<Record<ErrorCode, number>> = {
-  NOT_FOUND: 404,
-  CONFLICT: 409,
-  UNPROCESSABLE: 422,
-  UNAUTHORIZED: 401,
-  FORBIDDEN: 403,
-  ARGS_INVALID: 422,
-  CONFIG_INVALID: 422,
-  BUNDLE_INVALID: 422,
-  SERVICE_UNREACHABLE: 503,
-};
+export type { ErrorCode } from "./errors-data.ts";
 
 /** An expected error: shown to the user as message + hint, never with a stack. */
 export class AgentcliError extends Error {
@@ -63,11 +34,38 @@ export class AgentcliError extends Error {
     this.code = code;
     this.hint = opts.hint;
     this.diagnostics = opts.diagnostics ?? [];
-    this.status = opts.status ?? STATUS[code] ?? 400;
+    this.status = opts.status ?? ERROR_CODES[code].status;
   }
 }
 
-/** Creates a user error from the catalogue. */
+/** What a user error may carry besides its message and hint. */
+export interface ErrorExtras {
+  diagnostics?: Diagnostic[];
+  status?: number;
+  cause?: unknown;
+}
+
+/**
+ * A user error from a catalogue entry of `errors-data.ts` and its values (checked by type:
+ * an entry whose message and hint take no values takes none).
+ *
+ * @example
+ * throw agentcliError(EnvInvalid, { action: "start the server", name, value, problem: "is not a role", fix: "Use api, worker or all." });
+ */
+export function agentcliError<E extends ErrorData>(
+  entry: E,
+  ...[values, extras]: {} extends ErrorValues<E> ? [values?: ErrorValues<E>, extras?: ErrorExtras] : [values: ErrorValues<E>, extras?: ErrorExtras]
+): AgentcliError {
+  const text = (t: string | ((v: never) => string) | undefined) => (typeof t === "function" ? (t as (v: unknown) => string)(values ?? {}) : t);
+  return new AgentcliError(entry.code, { ...extras, message: text(entry.message) ?? "", hint: text(entry.hint) || undefined });
+}
+
+/** The exit code of the CLI for a user error: 2 for a wrong command line, 1 otherwise. */
+export function exitCodeOf(err: AgentcliError): 1 | 2 {
+  return ERROR_CODES[err.code].exit;
+}
+
+/** Creates a user error with its message and hint written at the call site (prefer {@link agentcliError}). */
 export function userError(
   code: ErrorCode,
   opts: { message: string; hint?: string; diagnostics?: Diagnostic[]; status?: number; cause?: unknown },
@@ -129,5 +127,5 @@ export function fromSystemError(err: unknown): AgentcliError | null {
   if (!(err instanceof Error) || typeof e.code !== "string" || !SYSTEM_PHRASES[e.code] || typeof e.path !== "string") return null;
   const verbs: Record<string, string> = { open: "open", mkdir: "create the folder", rename: "write", write: "write", read: "read", unlink: "remove", rmdir: "remove", scandir: "list", stat: "read", lstat: "read" };
   const action = verbs[e.syscall ?? ""] ?? "use";
-  return userError("FILE_FAILED", { message: `Cannot ${action} "${e.path}": ${systemErrorPhrase(err)}`, hint: "Check the path and its permissions, then run the command again.", cause: err });
+  return agentcliError(FileFailed, { action, path: e.path, reason: systemErrorPhrase(err) }, { cause: err });
 }

@@ -3,7 +3,9 @@
  * one options object, and declares how it runs:
  * - "first": plugins are asked in order; the first non-null answer wins (who handles this?).
  * - "sequential": each plugin transforms the previous result (config, bundle).
- * - "parallel": every plugin is notified at once; results are ignored.
+ *
+ * A provider's "first" hook is asked of the plugin whose spec declares the provider's key
+ * (`PluginDriver.provider(kind, key)`): a plugin does not compare names itself.
  *
  * A plugin is a plain object made with {@link definePlugin}; providers also declare what
  * config validation needs as data (credential variables, packages, capabilities).
@@ -14,7 +16,7 @@
  *   kind: "sandbox",
  *   sandbox: { provider: "my_sandbox", env: ["MY_SANDBOX_KEY"], partnerPackage: "my-sandbox-sdk",
  *              capabilities: { persistentFiles: true, network: true, gpu: false } },
- *   hooks: { "sandbox:create": async (opts) => (opts.provider === "my_sandbox" ? connect(opts) : null) },
+ *   hooks: { "sandbox:create": async (opts) => connect(opts) },
  * });
  * (The sandbox contract, with a full example, is in ./sandbox-contract.ts.)
  */
@@ -144,7 +146,7 @@ export interface Hooks {
 }
 
 export type HookName = keyof Hooks;
-export type HookMode = "first" | "sequential" | "parallel";
+export type HookMode = "first" | "sequential";
 
 /** How each hook runs; the driver reads this, the type above says it. */
 export const HOOK_MODES: { readonly [K in HookName]: HookMode } = {

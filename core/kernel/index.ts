@@ -6,6 +6,8 @@
 export { concatBytes } from "./bytes.ts";
 export { errorText } from "./error-text.ts";
 export * from "./errors.ts";
+export * from "./errors-data.ts";
+export { conflict, idTaken, notFound, unprocessable } from "./request-errors.ts";
 export * from "./hooks.ts";
 export { clientErrorReporter, consoleLog, redactingLog, silentLog } from "./log.ts";
 export type { ServerLog } from "./log.ts";

@@ -7,10 +7,63 @@
  * const user = await driver.runFirst("auth:authenticate", { request, provider: "identity_a", env, dev: false });
  */
 import { AgentcliError, userError } from "./errors.ts";
-import { HOOK_MODES, type HookName, type Hooks, type Plugin, type PluginKind } from "./hooks.ts";
+import {
+  HOOK_MODES,
+  type DeployTargetSpec,
+  type HookName,
+  type Hooks,
+  type IdentityProviderSpec,
+  type ModelProviderSpec,
+  type Plugin,
+  type SandboxProviderSpec,
+  type SandboxRuntimeSpec,
+} from "./hooks.ts";
 
 type HookArgs<K extends HookName> = Parameters<Hooks[K]>[0];
 type HookResult<K extends HookName> = Awaited<ReturnType<Hooks[K]>>;
+
+/** The provider spec each kind declares, by kind. */
+export interface ProviderSpecs {
+  model: ModelProviderSpec;
+  identity: IdentityProviderSpec;
+  sandbox: SandboxProviderSpec;
+  "sandbox-runtime": SandboxRuntimeSpec;
+  deploy: DeployTargetSpec;
+}
+
+/**
+ * The kinds a provider is chosen by: each spec kind, plus `memory` (a plugin with a
+ * `memory:backend` hook, chosen by its plugin name: `AGENTCLI_MEMORY`).
+ */
+export type ProviderKind = keyof ProviderSpecs | "memory";
+
+/**
+ * The key a plugin's spec declares, the one the driver chooses it by: a model's `prefix`, an
+ * identity's or a sandbox's `provider`, a sandbox runtime's `name`, a deploy target's `target`.
+ * Null for a plugin without a spec (kind "extension").
+ */
+export function providerKey(p: Plugin): { kind: keyof ProviderSpecs; key: string } | null {
+  switch (p.kind) {
+    case "model": return { kind: "model", key: p.model.prefix };
+    case "identity": return { kind: "identity", key: p.identity.provider };
+    case "sandbox": return { kind: "sandbox", key: p.sandbox.provider };
+    case "sandbox-runtime": return { kind: "sandbox-runtime", key: p.sandboxRuntime.name };
+    case "deploy": return { kind: "deploy", key: p.deploy.target };
+    default: return null;
+  }
+}
+
+function specOf<K extends keyof ProviderSpecs>(p: Plugin, kind: K): ProviderSpecs[K] | undefined {
+  if (p.kind !== kind) return undefined;
+  switch (p.kind) {
+    case "model": return p.model as ProviderSpecs[K];
+    case "identity": return p.identity as ProviderSpecs[K];
+    case "sandbox": return p.sandbox as ProviderSpecs[K];
+    case "sandbox-runtime": return p.sandboxRuntime as ProviderSpecs[K];
+    case "deploy": return p.deploy as ProviderSpecs[K];
+    default: return undefined;
+  }
+}
 
 export class PluginDriver {
   readonly plugins: readonly Plugin[];
@@ -19,8 +72,52 @@ export class PluginDriver {
     this.plugins = plugins;
   }
 
-  byKind<K extends PluginKind>(kind: K): Array<Extract<Plugin, { kind: K }>> {
-    return this.plugins.filter((p): p is Extract<Plugin, { kind: K }> => p.kind === kind);
+  /** Every spec of a provider kind, in registration order (`specs("model")` lists the model providers). */
+  specs<K extends keyof ProviderSpecs>(kind: K): Array<ProviderSpecs[K]> {
+    return this.plugins.flatMap((p) => specOf(p, kind) ?? []);
+  }
+
+  /** The spec that declares `key` for its kind (`spec("sandbox", "sandbox_a")`), or undefined. */
+  spec<K extends keyof ProviderSpecs>(kind: K, key: string): ProviderSpecs[K] | undefined {
+    const plugin = this.provider(kind, key);
+    return plugin ? specOf(plugin, kind) : undefined;
+  }
+
+  /**
+   * The plugin chosen for a provider: the one whose spec declares `key` (validation makes it
+   * unique), or for `memory` the plugin named `key` that has a `memory:backend` hook.
+   */
+  provider(kind: ProviderKind, key: string): Plugin | undefined {
+    if (kind === "memory") return this.plugins.find((p) => p.name === key && p.hooks?.["memory:backend"]);
+    return this.plugins.find((p) => {
+      const declared = providerKey(p);
+      return declared !== null && declared.kind === kind && declared.key === key;
+    });
+  }
+
+  /**
+   * Runs a "first" hook for one provider: on the plugin {@link provider} chooses, so no plugin
+   * compares names itself. When that plugin has no such hook (a spec-only plugin, or none
+   * declares `key`), plugins without a spec (kind "extension") are asked in order, as with
+   * {@link runFirst}. Null when nothing answers.
+   */
+  async runProvider<K extends HookName>(hook: K, kind: ProviderKind, key: string, args: HookArgs<K>): Promise<NonNullable<HookResult<K>> | null> {
+    assertMode(hook, "first");
+    const chosen = this.provider(kind, key);
+    if (chosen?.hooks?.[hook]) return this.#ask(chosen, hook, args);
+    for (const plugin of this.plugins) {
+      if (plugin.kind !== "extension" || plugin === chosen) continue;
+      const result = await this.#ask(plugin, hook, args);
+      if (result !== null) return result;
+    }
+    return null;
+  }
+
+  async #ask<K extends HookName>(plugin: Plugin, hook: K, args: HookArgs<K>): Promise<NonNullable<HookResult<K>> | null> {
+    const fn = plugin.hooks?.[hook];
+    if (!fn) return null;
+    const result = await callHook(plugin, hook, () => (fn as (a: HookArgs<K>) => unknown)(args));
+    return result === null || result === undefined ? null : (result as NonNullable<HookResult<K>>);
   }
 
   get(name: string): Plugin | undefined {
@@ -52,17 +149,6 @@ export class PluginDriver {
       if (carry && result !== undefined && result !== null) current = { ...current, [carry]: result };
     }
     return current;
-  }
-
-  /** "parallel" hooks: all plugins at once; the first failure is reported after all settle. */
-  async runParallel<K extends HookName>(hook: K, args: HookArgs<K>): Promise<void> {
-    assertMode(hook, "parallel");
-    const calls = this.plugins
-      .filter((p) => p.hooks?.[hook])
-      .map((p) => callHook(p, hook, () => (p.hooks![hook] as (a: HookArgs<K>) => unknown)(args)));
-    const settled = await Promise.allSettled(calls);
-    const failed = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");
-    if (failed) throw failed.reason;
   }
 }
 

@@ -1,13 +1,30 @@
 /**
  * Validates plugin objects on registration: shape, kind, hook names, duplicate names and
  * duplicate providers. Third-party plugins go through the same check as built-in ones.
+ *
+ * The schema below and the `Plugin` type of ./hooks.ts say one shape: `SchemaIsPlugin`
+ * fails to compile when either gains, loses or retypes a field the other lacks, so a parsed
+ * plugin is a `Plugin` without a cast.
  */
 import { z } from "zod";
 import { userError, type Diagnostic } from "./errors.ts";
-import { HOOK_MODES, type Plugin } from "./hooks.ts";
+import {
+  HOOK_MODES,
+  type HookName,
+  type Hooks,
+  type IdentityProviderSpec,
+  type IdentityUiSpec,
+  type ModelProviderSpec,
+  type Plugin,
+  type SandboxRuntimeSpec,
+} from "./hooks.ts";
+import { providerKey } from "./plugin-driver.ts";
 
-const fn = z.custom<(...args: unknown[]) => unknown>((v) => typeof v === "function", { message: "must be a function" });
-const hooksSchema = z.strictObject(Object.fromEntries(Object.keys(HOOK_MODES).map((k) => [k, fn.optional()])));
+/** A function field, typed as the `Plugin` type declares it (zod checks only that it is a function). */
+const fn = <T>() => z.custom<T>((v) => typeof v === "function", { message: "must be a function" });
+const hooksSchema = z.strictObject(
+  Object.fromEntries(Object.keys(HOOK_MODES).map((k) => [k, fn<unknown>().optional()])) as { [K in HookName]: z.ZodOptional<z.ZodCustom<Hooks[K], Hooks[K]>> },
+);
 const common = { version: z.string().min(1).optional(), name: z.string().regex(/^[a-z0-9][a-z0-9_.@/-]*$/, "must be lower-case letters, digits, _ . @ / -"), description: z.string().optional(), hooks: hooksSchema.optional() };
 const capabilities = z.strictObject({ persistentFiles: z.boolean(), network: z.boolean(), gpu: z.boolean() });
 const envList = z.array(z.string().regex(/^[A-Z_][A-Z0-9_]*$/, "must be an environment variable name"));
@@ -23,8 +40,8 @@ const pluginSchema = z.discriminatedUnion("kind", [
       integrationPackage: z.string().min(1),
       defaultModel: z.string().min(1),
       defaultRank: z.number().int().positive().optional(),
-      createChatModel: fn.optional(),
-      createEmbeddings: fn.optional(),
+      createChatModel: fn<NonNullable<ModelProviderSpec["createChatModel"]>>().optional(),
+      createEmbeddings: fn<NonNullable<ModelProviderSpec["createEmbeddings"]>>().optional(),
     }),
   }),
   z.strictObject({
@@ -38,8 +55,8 @@ const pluginSchema = z.discriminatedUnion("kind", [
       perUser: z.boolean(),
       public: z.boolean().optional(),
       posture: z.string().min(1),
-      postDeploy: fn.optional(),
-      ui: z.strictObject({ module: z.union([z.string().min(1), fn]), settings: fn.optional() }).optional(),
+      postDeploy: fn<NonNullable<IdentityProviderSpec["postDeploy"]>>().optional(),
+      ui: z.strictObject({ module: z.union([z.string().min(1), fn<() => string | Promise<string>>()]), settings: fn<NonNullable<IdentityUiSpec["settings"]>>().optional() }).optional(),
     }),
   }),
   z.strictObject({
@@ -63,13 +80,19 @@ const pluginSchema = z.discriminatedUnion("kind", [
       name: z.string().regex(/^[a-z][a-z0-9_-]*$/),
       capabilities,
       workdir: z.string().startsWith("/").optional(),
-      check: fn.optional(),
-      warnings: fn.optional(),
+      check: fn<NonNullable<SandboxRuntimeSpec["check"]>>().optional(),
+      warnings: fn<NonNullable<SandboxRuntimeSpec["warnings"]>>().optional(),
     }),
   }),
   z.strictObject({ ...common, kind: z.literal("deploy"), deploy: z.strictObject({ target: z.string().regex(/^[a-z][a-z0-9_-]*$/, "must be lower-case letters, digits, _ -"), env: envList, envReason: z.string().min(1).optional(), sandboxAccess: z.strictObject({ providers: z.array(z.string().min(1)), how: z.string().min(1) }).optional() }) }),
   z.strictObject({ ...common, kind: z.literal("extension") }),
 ]);
+
+/** True when A and B are assignable both ways. */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+/** Compiles only while the schema and the `Plugin` type agree (see the top of this file). */
+const schemaIsPlugin: Same<z.infer<typeof pluginSchema>, Plugin> = true;
+void schemaIsPlugin;
 
 /** Checks a list of plugins; throws one error listing every problem. */
 export function validatePlugins(plugins: readonly unknown[], sources: readonly string[]): Plugin[] {
@@ -94,7 +117,7 @@ export function validatePlugins(plugins: readonly unknown[], sources: readonly s
       }
       return;
     }
-    const plugin = parsed.data as Plugin;
+    const plugin: Plugin = parsed.data;
     const prior = seenNames.get(plugin.name);
     if (prior) {
       problems.push({ file: source, message: `plugin "${plugin.name}" is registered twice (also by ${prior})`, hint: "Give the plugin a unique name, or load it once." });
@@ -119,12 +142,6 @@ export function validatePlugins(plugins: readonly unknown[], sources: readonly s
 }
 
 function providerOf(p: Plugin): string | null {
-  switch (p.kind) {
-    case "model": return `model:${p.model.prefix}`;
-    case "identity": return `identity:${p.identity.provider}`;
-    case "sandbox": return `sandbox:${p.sandbox.provider}`;
-    case "sandbox-runtime": return `sandbox-runtime:${p.sandboxRuntime.name}`;
-    case "deploy": return `deploy:${p.deploy.target}`;
-    default: return null;
-  }
+  const declared = providerKey(p);
+  return declared ? `${declared.kind}:${declared.key}` : null;
 }

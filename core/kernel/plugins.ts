@@ -9,7 +9,8 @@
 import { isAbsolute, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { existsSync } from "node:fs";
-import { userError } from "./errors.ts";
+import { agentcliError } from "./errors.ts";
+import { PluginFileMissing, PluginLoadFailed, PluginNoDefaultExport, PluginPathEmpty } from "./errors-data.ts";
 import { PluginDriver } from "./plugin-driver.ts";
 import { validatePlugins } from "./plugin-validate.ts";
 import type { Plugin } from "./hooks.ts";
@@ -22,25 +23,22 @@ export async function loadPlugins(builtins: readonly Plugin[], opts: { paths?: r
   const sources: string[] = builtins.map((p) => `built-in plugin "${p.name}"`);
   for (const p of opts.paths ?? []) {
     if (!p) {
-      throw userError("PLUGIN_INVALID", { message: `Cannot load plugin: empty path`, hint: `Pass a file: --plugin ./my-plugin.js` });
+      throw agentcliError(PluginPathEmpty);
     }
     const file = isAbsolute(p) ? p : resolve(cwd, p);
     if (!existsSync(file)) {
-      throw userError("PLUGIN_INVALID", { message: `Cannot load plugin "${p}": no such file`, hint: `Check the path given to --plugin or AGENTCLI_PLUGINS.` });
+      throw agentcliError(PluginFileMissing, { path: p });
     }
     if (file.endsWith(".ts")) await loadTypeScriptAsEsm();
     let mod: Record<string, unknown>;
     try {
       mod = await import(pathToFileURL(file).href);
     } catch (err) {
-      throw userError("PLUGIN_INVALID", {
-        message: `Cannot load plugin "${p}": ${err instanceof Error ? err.message : String(err)}`,
-        hint: "A plugin file is an ES module whose default export is a plugin (see docs/plugins.md, section The plugin object).",
-      });
+      throw agentcliError(PluginLoadFailed, { path: p, reason: err instanceof Error ? err.message : String(err) });
     }
     const exported = mod.default ?? mod.plugins;
     if (exported === undefined) {
-      throw userError("PLUGIN_INVALID", { message: `Cannot load plugin "${p}": it has no default export`, hint: "Export the plugin: export default definePlugin({ ... })." });
+      throw agentcliError(PluginNoDefaultExport, { path: p });
     }
     for (const plugin of Array.isArray(exported) ? exported : [exported]) {
       raw.push(plugin);

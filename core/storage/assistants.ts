@@ -3,7 +3,7 @@
  */
 import type { AtRestEncryption } from "./encryption.ts";
 import type { SqlDriver, SqlExecutor } from "./sql.ts";
-import { userError } from "../kernel/errors.ts";
+import { agentcliError, SearchEncrypted } from "../kernel/index.ts";
 import { type Assistant, iso, type Json, type Scope, sortClause } from "./records.ts";
 
 interface AssistantRow extends Omit<Assistant, "created_at" | "updated_at"> {
@@ -116,10 +116,7 @@ export class AssistantStore {
   #refuseSealedFilter(metadata: Json | undefined): void {
     const keys = this.#enc?.filteredKeys(metadata) ?? [];
     if (keys.length) {
-      throw userError("UNPROCESSABLE", {
-        message: `Cannot search assistants by metadata key ${keys.map((k) => `"${k}"`).join(", ")}: encrypted at rest (LANGGRAPH_AES_JSON_KEYS), so not searchable`,
-        hint: "Filter on metadata keys that are not listed in LANGGRAPH_AES_JSON_KEYS.",
-      });
+      throw agentcliError(SearchEncrypted, { what: "assistants", by: `metadata key ${keys.map((k) => `"${k}"`).join(", ")}`, keys: "LANGGRAPH_AES_JSON_KEYS" });
     }
   }
 

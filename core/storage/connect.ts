@@ -3,7 +3,7 @@
  * (`AGENTCLI_CONNECT_TIMEOUT_SECONDS`), then a clear error that names the variable and the
  * address, never the credentials.
  */
-import { userError, type AgentcliError } from "../kernel/errors.ts";
+import { type AgentcliError, agentcliError, ServiceUnreachable } from "../kernel/index.ts";
 
 /** Default seconds a server keeps trying to reach PostgreSQL and Redis at start. */
 export const DEFAULT_CONNECT_TIMEOUT_SECONDS = 30;
@@ -53,9 +53,9 @@ function unreachable(target: ConnectTarget, err: unknown, elapsedMs: number): Ag
     password = decodeURIComponent(new URL(target.url).password);
   } catch { /* no password to hide */ }
   if (password) reason = reason.replaceAll(password, "***");
-  return userError("SERVICE_UNREACHABLE", {
-    message: `Cannot connect to ${target.service} at ${addressOf(target.url)} (${target.variable}): ${reason} (tried for ${Math.round(elapsedMs / 1000)} s)`,
-    hint: `Check that ${target.service} is running and reachable from here and that ${target.variable} is right; AGENTCLI_CONNECT_TIMEOUT_SECONDS (default ${DEFAULT_CONNECT_TIMEOUT_SECONDS}) sets how long the start-up keeps trying.`,
-    cause: err,
-  });
+  return agentcliError(
+    ServiceUnreachable,
+    { service: target.service, address: addressOf(target.url), variable: target.variable, reason, seconds: Math.round(elapsedMs / 1000), fallback: DEFAULT_CONNECT_TIMEOUT_SECONDS },
+    { cause: err },
+  );
 }

@@ -5,7 +5,7 @@
  * moves `next_run_date` on before it commits. With encryption at rest, the payload (the runs'
  * input and config) and the creator are sealed, as are the metadata keys of `LANGGRAPH_AES_JSON_KEYS`.
  */
-import { userError } from "../kernel/errors.ts";
+import { agentcliError, SearchEncrypted } from "../kernel/index.ts";
 import type { AtRestEncryption } from "./encryption.ts";
 import type { SqlDriver, SqlExecutor } from "./sql.ts";
 import { iso, type Json, ownerClause, type Scope, sortClause } from "./records.ts";
@@ -114,10 +114,7 @@ export class CronStore {
     const where: string[] = [];
     const sealed = this.#enc?.filteredKeys(f.metadata) ?? [];
     if (sealed.length) {
-      throw userError("UNPROCESSABLE", {
-        message: `Cannot search crons by metadata key ${sealed.map((k) => `"${k}"`).join(", ")}: encrypted at rest (LANGGRAPH_AES_JSON_KEYS), so not searchable`,
-        hint: "Filter on metadata keys that are not listed in LANGGRAPH_AES_JSON_KEYS.",
-      });
+      throw agentcliError(SearchEncrypted, { what: "crons", by: `metadata key ${sealed.map((k) => `"${k}"`).join(", ")}`, keys: "LANGGRAPH_AES_JSON_KEYS" });
     }
     if (f.assistant_id) where.push(`assistant_id = $${params.push(f.assistant_id)}`);
     if (f.thread_id) where.push(`thread_id = $${params.push(f.thread_id)}`);

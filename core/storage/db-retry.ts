@@ -8,7 +8,7 @@
  * answers 503 with `Retry-After`, never a bare 500.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import { userError, type AgentcliError } from "../kernel/errors.ts";
+import { agentcliError, type AgentcliError, DatabaseUnreachable } from "../kernel/index.ts";
 
 /** Default seconds background work retries a statement while the database is unreachable. */
 export const DEFAULT_DB_RETRY_SECONDS = 60;
@@ -43,11 +43,11 @@ export function isTransientDbError(err: unknown): boolean {
 
 /** The 503 a statement fails with once its retry time is up. */
 export function databaseUnavailable(err: unknown, waitedMs: number): AgentcliError {
-  return userError("SERVICE_UNREACHABLE", {
-    message: `The database is unreachable (${(err as Error)?.message || String(err)}; retried for ${Math.round(waitedMs / 100) / 10} s)`,
-    hint: `Retry in ${DB_RETRY_AFTER_SECONDS} s; the server keeps trying to reach PostgreSQL (AGENTCLI_DB_RETRY_SECONDS sets how long background work waits).`,
-    cause: err,
-  });
+  return agentcliError(
+    DatabaseUnreachable,
+    { reason: (err as Error)?.message || String(err), seconds: Math.round(waitedMs / 100) / 10, retryAfter: DB_RETRY_AFTER_SECONDS },
+    { cause: err },
+  );
 }
 
 /**

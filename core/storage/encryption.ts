@@ -21,7 +21,7 @@
  */
 import { Buffer } from "node:buffer";
 import { type CipherGCM, type CipherGCMTypes, createCipheriv, createDecipheriv, createHash, type DecipherGCM, randomBytes } from "node:crypto";
-import { userError } from "../kernel/errors.ts";
+import { AesKeyLength, agentcliError, EnvMismatch } from "../kernel/index.ts";
 
 const VERSION = 1;
 const ID_BYTES = 8;
@@ -158,25 +158,27 @@ export function encryptionFromEnv(env: Record<string, string | undefined>): AtRe
   if (!current) {
     if (previous.length || jsonKeys.length) {
       const name = previous.length ? "LANGGRAPH_AES_PREVIOUS_KEYS" : "LANGGRAPH_AES_JSON_KEYS";
-      throw userError("ARGS_INVALID", { message: `Cannot start with ${name}: LANGGRAPH_AES_KEY is not set`, hint: "Set LANGGRAPH_AES_KEY to the key new data is encrypted with (16, 24 or 32 bytes)." });
+      throw agentcliError(EnvMismatch, {
+        action: `start with ${name}`,
+        problem: "LANGGRAPH_AES_KEY is not set",
+        fix: "Set LANGGRAPH_AES_KEY to the key new data is encrypted with (16, 24 or 32 bytes).",
+      });
     }
     return null;
   }
   const keys = [["LANGGRAPH_AES_KEY", current] as const, ...previous.map((k, i) => [`LANGGRAPH_AES_PREVIOUS_KEYS (key ${i + 1})`, k] as const)].map(([name, text]) => {
     const bytes = new TextEncoder().encode(text);
     if (![16, 24, 32].includes(bytes.length)) {
-      throw userError("ARGS_INVALID", {
-        message: `Cannot start with ${name}: an AES key must be 16, 24 or 32 bytes (AES-128, -192 or -256), and this one is ${bytes.length}`,
-        hint: "Generate one with: openssl rand -hex 16   (32 hex characters: a 32-byte key).",
-      });
+      throw agentcliError(AesKeyLength, { action: `start with ${name}`, sizes: "16, 24 or 32 bytes (AES-128, -192 or -256)", length: bytes.length });
     }
     return bytes;
   });
   const system = jsonKeys.filter((k) => SYSTEM_KEYS.has(k));
   if (system.length) {
-    throw userError("ARGS_INVALID", {
-      message: `Cannot start with LANGGRAPH_AES_JSON_KEYS: ${system.map((k) => `"${k}"`).join(", ")} ${system.length > 1 ? "are system fields" : "is a system field"} the server reads and filters on`,
-      hint: `Remove it; these cannot be encrypted: ${[...SYSTEM_KEYS].join(", ")}.`,
+    throw agentcliError(EnvMismatch, {
+      action: "start with LANGGRAPH_AES_JSON_KEYS",
+      problem: `${system.map((k) => `"${k}"`).join(", ")} ${system.length > 1 ? "are system fields" : "is a system field"} the server reads and filters on`,
+      fix: `Remove it; these cannot be encrypted: ${[...SYSTEM_KEYS].join(", ")}.`,
     });
   }
   return new AtRestEncryption(keys, jsonKeys);

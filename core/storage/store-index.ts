@@ -17,7 +17,7 @@
  * @example
  * const index: StoreIndex = { model: "openai:text-embedding-3-small", fields: ["$"], embed: (texts) => embeddings.embedDocuments(texts) };
  */
-import { userError } from "../kernel/errors.ts";
+import { agentcliError, EmbeddingCount, EmbeddingFailed, StoreIndexField } from "../kernel/index.ts";
 import type { SqlExecutor } from "./sql.ts";
 
 /** How the store embeds: the model's name (`provider:model`), the default fields, the embedding function. */
@@ -153,10 +153,7 @@ export function textsToIndex(value: Record<string, unknown>, fields: string[], s
   for (const field of fields) {
     const texts = fieldTexts(value, field);
     if (texts.length === 0 && strict) {
-      throw userError("UNPROCESSABLE", {
-        message: `Invalid store index: field "${field}" is not in the item's value`,
-        hint: 'Name fields of the value: "$" (all of it), "a.b", "list[*].text"; or index: false.',
-      });
+      throw agentcliError(StoreIndexField, { field });
     }
     out.push(...texts);
   }
@@ -175,10 +172,10 @@ export async function embedAll(index: StoreIndex, texts: string[]): Promise<numb
   try {
     vectors = await index.embed(texts);
   } catch (err) {
-    throw userError("REMOTE_FAILED", { message: `Cannot embed for the store with "${index.model}": ${(err as Error).message}`, hint: "Check AGENTCLI_STORE_EMBEDDINGS and the provider's credentials and address.", status: 502 });
+    throw agentcliError(EmbeddingFailed, { model: index.model, reason: (err as Error).message }, { status: 502 });
   }
   if (vectors.length !== texts.length || vectors.some((v) => !Array.isArray(v) || v.length === 0)) {
-    throw userError("REMOTE_FAILED", { message: `Cannot embed for the store with "${index.model}": it returned ${vectors.length} vectors for ${texts.length} texts`, status: 502 });
+    throw agentcliError(EmbeddingCount, { model: index.model, vectors: vectors.length, texts: texts.length }, { status: 502 });
   }
   return vectors.map(normalize);
 }

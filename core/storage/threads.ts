@@ -2,7 +2,7 @@
  * Threads: a conversation's metadata, status and a copy of its latest state values and
  * interrupts (the checkpointer holds the full history).
  */
-import { userError } from "../kernel/errors.ts";
+import { agentcliError, SearchEncrypted } from "../kernel/index.ts";
 import type { AtRestEncryption } from "./encryption.ts";
 import type { SqlDriver, SqlExecutor } from "./sql.ts";
 import { iso, type Json, ownerClause, type Scope, sortClause, type Thread, type ThreadStatus } from "./records.ts";
@@ -87,10 +87,7 @@ export class ThreadStore {
     const where: string[] = [];
     const sealed = this.#enc ? [...this.#enc.filteredKeys(f.metadata).map((k) => `metadata key "${k}"`), ...(f.values && Object.keys(f.values).length ? ["values"] : [])] : [];
     if (sealed.length) {
-      throw userError("UNPROCESSABLE", {
-        message: `Cannot search threads by ${sealed.join(", ")}: encrypted at rest (LANGGRAPH_AES_KEY, LANGGRAPH_AES_JSON_KEYS), so not searchable`,
-        hint: "Filter on metadata keys that are not listed in LANGGRAPH_AES_JSON_KEYS.",
-      });
+      throw agentcliError(SearchEncrypted, { what: "threads", by: sealed.join(", "), keys: "LANGGRAPH_AES_KEY, LANGGRAPH_AES_JSON_KEYS" });
     }
     if (f.ids?.length) where.push(`thread_id = ANY($${params.push(f.ids)}::text[])`);
     if (f.metadata && Object.keys(f.metadata).length) where.push(`metadata @> $${params.push(JSON.stringify(f.metadata))}::jsonb`);

@@ -1,6 +1,6 @@
 /**
  * The conformance kit for deploy targets (`agentcli/testing`): the target ships a real bundle
- * (one `agentcli deploy` would send) and says so, answers null for other targets, never logs
+ * (one `agentcli deploy` would send) and says so, is chosen for its own target only, never logs
  * a secret, names a missing variable in a user error, and stops when aborted.
  * `start()` brings up what the target deploys to (a local stand-in of the service) and says
  * how to check that a deployment arrived.
@@ -62,8 +62,9 @@ export function deployTargetConformance(entry: DeployTargetEntry): void {
       dirs.push(projectDir);
       const lines: string[] = [];
       const bundle = await sampleBundle();
-      const result = await driver.runFirst("deploy:target", {
-        target: overrides.target ?? entry.target,
+      const target = overrides.target ?? entry.target;
+      const result = await driver.runProvider("deploy:target", "deploy", target, {
+        target,
         bundle,
         name: "conformance",
         secrets: [{ name: "CONFORMANCE_SECRET", value: SECRET }],
@@ -73,7 +74,7 @@ export function deployTargetConformance(entry: DeployTargetEntry): void {
         version: "0.0.0-conformance",
         log: { info: (m) => lines.push(m), warn: (m) => lines.push(m) },
         signal: overrides.signal,
-      }, { only: plugin!.name });
+      });
       return { result, bundle, lines, projectDir };
     };
     const withTarget = async (fn: (h: DeployTargetHarness) => Promise<void>) => {
@@ -99,7 +100,7 @@ export function deployTargetConformance(entry: DeployTargetEntry): void {
       assert.deepEqual(await h.received(result, { projectDir }), bundle, "the stand-in did not receive the bundle");
     }));
 
-    test("answers null for another target", () => withTarget(async (h) => {
+    test("is not chosen for another target", () => withTarget(async (h) => {
       const { result } = await deploy(h, { target: `not-${entry.target}` });
       assert.equal(result, null);
     }));

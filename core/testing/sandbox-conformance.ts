@@ -79,8 +79,8 @@ interface Server {
 export function sandboxConformance(opts: SandboxConformanceOptions): void {
   const plugins = [...opts.builtins, ...(opts.plugins ?? [])];
   const driver = new PluginDriver(plugins);
-  const runtimeSpec = opts.runtime ? driver.byKind("sandbox-runtime").find((p) => p.sandboxRuntime.name === opts.runtime)?.sandboxRuntime : undefined;
-  const providerSpec = driver.byKind("sandbox").find((p) => p.sandbox.provider === opts.provider)?.sandbox;
+  const runtimeSpec = opts.runtime ? driver.spec("sandbox-runtime", opts.runtime) : undefined;
+  const providerSpec = driver.spec("sandbox", opts.provider);
   const wd = opts.workdir ?? runtimeSpec?.workdir ?? providerSpec?.workdir ?? "/tmp";
   const hostIsolation = opts.hostIsolation ?? opts.runtime === "local";
   const canary = `canary-${crypto.randomUUID()}`;
@@ -138,10 +138,10 @@ export function sandboxConformance(opts: SandboxConformanceOptions): void {
   const sandboxRow = async (s: Server, key: string) =>
     await s.host.server.storage.sandboxes.list(key);
   const attach = async (s: Server, key: string, sandboxId: string): Promise<Sandbox> => {
-    const sandbox = await driver.runFirst("sandbox:create", {
+    const sandbox = await driver.runProvider("sandbox:create", opts.runtime ? "sandbox-runtime" : "sandbox", opts.runtime ?? opts.provider, {
       provider: opts.provider, key, scope: "thread", template: "t", image: "python:3", env: { ...opts.env }, sandboxId,
       host: { stateDir: `${s.dataDir}-sandboxes`, hiddenPaths: [] },
-    }, { where: (p) => (opts.runtime ? p.kind === "sandbox-runtime" && p.sandboxRuntime.name === opts.runtime : p.kind !== "sandbox-runtime") });
+    });
     assert.ok(sandbox, "the plugin answered sandbox:create");
     return sandbox;
   };

@@ -14,8 +14,7 @@ import { chmod, copyFile, mkdir, open, rename, rm, writeFile } from "node:fs/pro
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { stringify } from "yaml";
-import { definePlugin, type DeployResult } from "../../core/kernel/hooks.ts";
-import { userError } from "../../core/kernel/errors.ts";
+import { definePlugin, userError, type DeployResult } from "../../core/index.ts";
 
 /** The port the container serves on. */
 export const CONTAINER_PORT = 8000;
@@ -110,8 +109,7 @@ export default definePlugin({
   description: "Write a Docker build context: Dockerfile (the executable and the bundle) and compose.yaml with PostgreSQL and Redis",
   deploy: { target: "docker", env: [] },
   hooks: {
-    async "deploy:target"({ target, bundle, name, secrets, env, projectDir, executable, version, log }): Promise<DeployResult | null> {
-      if (target !== "docker") return null;
+    async "deploy:target"({ bundle, name, secrets, env, projectDir, executable, version, log }): Promise<DeployResult | null> {
       const exe = env.AGENTCLI_EXECUTABLE || executable;
       if (!exe) {
         throw userError("DEPLOY_FAILED", {

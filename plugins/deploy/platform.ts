@@ -9,8 +9,7 @@
  * elapsed, until `DEPLOYED` (or `INTERRUPTED`, superseded by a newer revision after it went
  * live: a warning); any other end is a user error with the reason and the logs.
  */
-import { definePlugin, type DeployResult, type HookLogger } from "../../core/kernel/hooks.ts";
-import { userError } from "../../core/kernel/errors.ts";
+import { definePlugin, userError, type DeployResult, type HookLogger } from "../../core/index.ts";
 
 const DEFAULT_URL = "http://127.0.0.1:8100";
 const POLL_MS = 500;
@@ -127,8 +126,7 @@ export default definePlugin({
     sandboxAccess: { providers: ["platform"], how: "the control plane gives each revision its own sandbox key (AGENTCLI_PLATFORM_SANDBOX_KEY)" },
   },
   hooks: {
-    async "deploy:target"({ target, bundle, name, secrets, env, log, signal }): Promise<DeployResult | null> {
-      if (target !== "platform") return null;
+    async "deploy:target"({ bundle, name, secrets, env, log, signal }): Promise<DeployResult | null> {
       const key = env.PLATFORM_API_KEY;
       if (!key) {
         throw userError("CREDENTIALS_MISSING", { message: "Cannot deploy: PLATFORM_API_KEY is not set", hint: 'Add PLATFORM_API_KEY=... to .env (a key from "agentcli platform admin create-key").' });

@@ -3,7 +3,7 @@
  * passes as the same `anonymous` caller with `isAuthenticated: false`, so per-user memory is
  * skipped; the UI's per-browser cookie scopes its thread picker for convenience, not security.
  */
-import { definePlugin } from "../../core/kernel/hooks.ts";
+import { definePlugin } from "../../core/index.ts";
 
 export default definePlugin({
   name: "anonymous",

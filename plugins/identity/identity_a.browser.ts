@@ -9,7 +9,7 @@
  * Shipped as text (`browserModule`): nothing from outside this function but types and
  * browser globals.
  */
-import type { AuthSnapshot, BrowserAuthFactory, SignedInUser } from "../../core/auth/browser.ts";
+import type { AuthSnapshot, BrowserAuthFactory, SignedInUser } from "../../core/index.ts";
 
 export const identityABrowser: BrowserAuthFactory = (settings, ctx) => {
   const STORAGE_KEY = "agentcli.identity_a.session";

@@ -8,11 +8,7 @@
  * would wrongly sign the user out of the UI); a token the server rejects is a 401.
  */
 import { decodeJwt } from "jose";
-import { definePlugin, type AuthUser, type Env } from "../../core/kernel/hooks.ts";
-import { bearerToken, missingBearer } from "../../core/auth/bearer.ts";
-import { identityUnavailable, unauthorized } from "../../core/auth/auth-error.ts";
-import { TokenCache } from "../../core/auth/token-cache.ts";
-import { browserModule } from "../../core/auth/browser.ts";
+import { definePlugin, bearerToken, missingBearer, identityUnavailable, unauthorized, TokenCache, browserModule, type AuthUser, type Env } from "../../core/index.ts";
 import { identityABrowser } from "./identity_a.browser.ts";
 
 const cache = new TokenCache({ ttlMs: 30_000, maxEntries: 2000 });

@@ -12,7 +12,7 @@
  * Shipped as text (`browserModule`): nothing from outside this function but types and
  * browser globals.
  */
-import type { AuthSnapshot, BrowserAuthFactory } from "../../core/auth/browser.ts";
+import type { AuthSnapshot, BrowserAuthFactory } from "../../core/index.ts";
 
 export const identityBBrowser: BrowserAuthFactory = (settings) => {
   interface Widget {

@@ -8,12 +8,7 @@
  * identity. A key set that cannot be fetched (and is not cached) fails closed with 503.
  */
 import { errors, jwtVerify, type JWTPayload } from "jose";
-import { definePlugin, type AuthUser, type Env } from "../../core/kernel/hooks.ts";
-import { bearerToken, missingBearer } from "../../core/auth/bearer.ts";
-import { identityUnavailable, unauthorized } from "../../core/auth/auth-error.ts";
-import { JwksKeyStore } from "../../core/auth/jwks.ts";
-import { sha256Hex } from "../../core/auth/constant-time.ts";
-import { browserModule } from "../../core/auth/browser.ts";
+import { definePlugin, bearerToken, missingBearer, identityUnavailable, unauthorized, JwksKeyStore, sha256Hex, browserModule, type AuthUser, type Env } from "../../core/index.ts";
 import { identityBBrowser } from "./identity_b.browser.ts";
 
 const DEFAULT_API_URL = "https://api.clerk.com";

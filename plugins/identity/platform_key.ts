@@ -4,9 +4,7 @@
  * Callers are one service principal (the deployment's owner), not distinct users: they share
  * the identity `platform-api-key`.
  */
-import { definePlugin } from "../../core/kernel/hooks.ts";
-import { constantTimeEqual } from "../../core/auth/constant-time.ts";
-import { identityUnavailable, unauthorized } from "../../core/auth/auth-error.ts";
+import { definePlugin, constantTimeEqual, identityUnavailable, unauthorized } from "../../core/index.ts";
 
 /** The identity of every caller holding the platform API key. */
 export const PLATFORM_SERVICE_IDENTITY = "platform-api-key";

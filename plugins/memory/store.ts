@@ -3,7 +3,7 @@
  * database (embedded PGlite, or PostgreSQL with `DATABASE_URL`), beside threads and runs, and
  * show in the Agent API's `/store`. Selected unless `AGENTCLI_MEMORY` names another plugin.
  */
-import { definePlugin } from "../../core/kernel/hooks.ts";
+import { definePlugin } from "../../core/index.ts";
 
 export default definePlugin({
   name: "memory-store",

@@ -1,5 +1,5 @@
 /** Model provider `anthropic:`: Anthropic Claude models. */
-import { definePlugin } from "../../core/kernel/hooks.ts";
+import { definePlugin } from "../../core/index.ts";
 
 export default definePlugin({
   name: "model-anthropic",

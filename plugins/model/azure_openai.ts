@@ -1,5 +1,5 @@
 /** Model provider `azure_openai:`: Azure OpenAI deployments (the model is the deployment name). */
-import { definePlugin } from "../../core/kernel/hooks.ts";
+import { definePlugin } from "../../core/index.ts";
 
 export default definePlugin({
   name: "model-azure_openai",

@@ -1,5 +1,5 @@
 /** Model provider `google_genai:`: Google Gemini models through the Gemini API key. */
-import { definePlugin } from "../../core/kernel/hooks.ts";
+import { definePlugin } from "../../core/index.ts";
 
 export default definePlugin({
   name: "model-google_genai",

@@ -1,5 +1,5 @@
 /** Model provider `google_vertexai:`: Google Gemini models on Vertex AI (application default credentials). */
-import { definePlugin } from "../../core/kernel/hooks.ts";
+import { definePlugin } from "../../core/index.ts";
 
 export default definePlugin({
   name: "model-google_vertexai",

@@ -1,5 +1,5 @@
 /** Model provider `ollama:`: Local models served by Ollama (OLLAMA_BASE_URL, default http://127.0.0.1:11434). */
-import { definePlugin } from "../../core/kernel/hooks.ts";
+import { definePlugin } from "../../core/index.ts";
 
 export default definePlugin({
   name: "model-ollama",

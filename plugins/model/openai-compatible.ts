@@ -3,7 +3,7 @@
  * (OpenAI itself, Groq, Mistral, NVIDIA NIM, OpenRouter): `ChatOpenAI` pointed at its base URL,
  * overridable with `<PREFIX>_BASE_URL` for proxies and local servers.
  */
-import { definePlugin, type Plugin } from "../../core/kernel/hooks.ts";
+import { definePlugin, type Plugin } from "../../core/index.ts";
 
 export interface OpenAICompatibleProvider {
   prefix: string;

@@ -16,7 +16,7 @@
 import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import process from "node:process";
-import type { Env } from "../../core/kernel/hooks.ts";
+import type { Env } from "../../core/index.ts";
 import type { Limits } from "./local-limits.ts";
 
 const CONTROLLERS = ["memory", "pids", "cpu"] as const;

@@ -7,7 +7,7 @@
  * @example
  * const limits = limitsOf(env); // throws a message naming the variable on a bad value
  */
-import type { Env } from "../../core/kernel/hooks.ts";
+import type { Env } from "../../core/index.ts";
 
 /** The limits of every local sandbox of one server. */
 export interface Limits {

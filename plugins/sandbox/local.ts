@@ -23,7 +23,7 @@ import { chmodSync, chownSync, closeSync, existsSync, mkdirSync, openSync, rmSyn
 import { dirname, join, resolve } from "node:path";
 import process from "node:process";
 import { constants } from "node:os";
-import { definePlugin, SandboxNotFoundError, type Env, type ExecuteResult, type Sandbox, type SandboxCreateOptions, type SandboxFileError } from "../../core/kernel/hooks.ts";
+import { definePlugin, SandboxNotFoundError, type Env, type ExecuteResult, type Sandbox, type SandboxCreateOptions, type SandboxFileError } from "../../core/index.ts";
 import { detectCgroups, openGroup, type CgroupSupport, type SandboxGroup } from "./local-cgroup.ts";
 import { limitNotes, limitsOf, type Limits } from "./local-limits.ts";
 import { watchWorkspace } from "./local-quota.ts";

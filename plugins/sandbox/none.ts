@@ -1,5 +1,5 @@
 /** Sandbox provider `none`: No sandbox: the agent has no execute tool. */
-import { definePlugin } from "../../core/kernel/hooks.ts";
+import { definePlugin } from "../../core/index.ts";
 
 export default definePlugin({
   name: "sandbox-none",

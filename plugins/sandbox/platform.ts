@@ -6,7 +6,7 @@
  * `AGENTCLI_PLATFORM_URL` with `PLATFORM_API_KEY`. `image` is the sandbox's image.
  */
 import { LangSmithCommandTimeoutError, LangSmithResourceNotFoundError, SandboxClient, type Sandbox as RemoteBox } from "langsmith/sandbox";
-import { definePlugin, SandboxNotFoundError, type ExecuteResult, type Sandbox, type SandboxCreateOptions } from "../../core/kernel/hooks.ts";
+import { definePlugin, SandboxNotFoundError, type ExecuteResult, type Sandbox, type SandboxCreateOptions } from "../../core/index.ts";
 
 const OUTPUT_LIMIT = 100 * 1024;
 
@@ -93,7 +93,6 @@ export default definePlugin({
   },
   hooks: {
     "sandbox:create": async (opts) => {
-      if (opts.provider !== "platform") return null;
       const client = connect(opts);
       if (opts.sandboxId) {
         try {

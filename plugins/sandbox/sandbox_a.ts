@@ -15,7 +15,7 @@
  */
 import { Buffer } from "node:buffer";
 import type { Daytona, Sandbox as DaytonaBox } from "@daytonaio/sdk";
-import { definePlugin, SandboxNotFoundError, type Env, type ExecuteResult, type Sandbox, type SandboxCreateOptions, type SandboxFileError } from "../../core/kernel/hooks.ts";
+import { definePlugin, SandboxNotFoundError, type Env, type ExecuteResult, type Sandbox, type SandboxCreateOptions, type SandboxFileError } from "../../core/index.ts";
 import { clip, vendorError, type VendorInfo } from "./vendor.ts";
 
 const PROVIDER = "sandbox_a";
@@ -246,6 +246,6 @@ export default definePlugin({
     capabilities: { persistentFiles: true, network: true, gpu: false },
   },
   hooks: {
-    "sandbox:create": (opts) => (opts.provider === PROVIDER ? create(opts) : null),
+    "sandbox:create": (opts) => create(opts),
   },
 });

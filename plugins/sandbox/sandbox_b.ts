@@ -20,7 +20,7 @@
  */
 import process from "node:process";
 import type * as Modal from "modal";
-import { definePlugin, SandboxNotFoundError, type Env, type ExecuteResult, type Sandbox, type SandboxCreateOptions, type SandboxFileError } from "../../core/kernel/hooks.ts";
+import { definePlugin, SandboxNotFoundError, type Env, type ExecuteResult, type Sandbox, type SandboxCreateOptions, type SandboxFileError } from "../../core/index.ts";
 import { clip, OUTPUT_LIMIT, scrub } from "./vendor.ts";
 
 const DEFAULT_SERVER_URL = "https://api.modal.com:443";
@@ -303,7 +303,6 @@ export default definePlugin({
   },
   hooks: {
     "sandbox:create": async (opts) => {
-      if (opts.provider !== "sandbox_b") return null;
       const c = await connect(opts.env);
       const sb = opts.sandboxId ? await attach(c, opts.sandboxId) : await create(c, opts);
       return wrap(c, sb);

@@ -19,7 +19,7 @@
 import { Buffer } from "node:buffer";
 import type Runloop from "@runloop/api-client";
 import type { DevboxView } from "@runloop/api-client/resources/devboxes/devboxes";
-import { definePlugin, SandboxNotFoundError, type Env, type ExecuteResult, type Sandbox, type SandboxCreateOptions, type SandboxFileError } from "../../core/kernel/hooks.ts";
+import { definePlugin, SandboxNotFoundError, type Env, type ExecuteResult, type Sandbox, type SandboxCreateOptions, type SandboxFileError } from "../../core/index.ts";
 import { clip, vendorError, type VendorInfo } from "./vendor.ts";
 
 const PROVIDER = "sandbox_c";
@@ -304,6 +304,6 @@ export default definePlugin({
     capabilities: { persistentFiles: true, network: true, gpu: false },
   },
   hooks: {
-    "sandbox:create": (opts) => (opts.provider === PROVIDER ? create(opts) : null),
+    "sandbox:create": (opts) => create(opts),
   },
 });

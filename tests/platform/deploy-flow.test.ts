@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { makeBundle, notABundle, startTestPlatform, until, type TestPlatform } from "./_harness.ts";
 import deployPlatform from "../../plugins/deploy/platform.ts";
 import { AgentcliError } from "../../core/kernel/errors.ts";
+import { PluginDriver } from "../../core/kernel/plugin-driver.ts";
 
 let t: TestPlatform;
 let base = "";
@@ -92,8 +93,11 @@ describe("the platform deploy target", () => {
   };
   const hook = deployPlatform.hooks["deploy:target"]!;
 
-  test("answers only for target platform", async () => {
-    assert.equal(await hook({ target: "elsewhere", bundle: new Uint8Array(), name: "x", secrets: [], env: {}, log: log() }), null);
+  test("is chosen only for target platform (the driver picks it by its declared target)", async () => {
+    const driver = new PluginDriver([deployPlatform]);
+    assert.equal(driver.provider("deploy", "platform"), deployPlatform);
+    const opts = { target: "elsewhere", bundle: new Uint8Array(), name: "x", secrets: [], env: {}, projectDir: ".", executable: null, version: "0", log: log() };
+    assert.equal(await driver.runProvider("deploy:target", "deploy", "elsewhere", opts), null);
   });
 
   test("needs PLATFORM_API_KEY, and names a refused key", async () => {

@@ -7,6 +7,7 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import platformSandbox from "../../plugins/sandbox/platform.ts";
 import { isSandboxNotFound, type SandboxCreateOptions } from "../../core/kernel/hooks.ts";
+import { PluginDriver } from "../../core/kernel/plugin-driver.ts";
 import { startTestPlatform, type TestPlatform } from "./_harness.ts";
 
 let t: TestPlatform;
@@ -21,7 +22,9 @@ after(async () => t?.close());
 
 test("the platform provider runs its sandboxes on the control plane at AGENTCLI_PLATFORM_URL", async () => {
   const env = { AGENTCLI_PLATFORM_URL: t.platform.listening!.url, PLATFORM_API_KEY: t.keyA };
-  assert.equal(await hook({ provider: "sandbox_a", key: "k", scope: "thread", template: "", image: "", env } as SandboxCreateOptions), null);
+  // The driver chooses the plugin by its declared provider: it is not asked for another one.
+  const driver = new PluginDriver([platformSandbox]);
+  assert.equal(await driver.runProvider("sandbox:create", "sandbox", "sandbox_a", { provider: "sandbox_a", key: "k", scope: "thread", template: "", image: "", env }), null);
   const box = (await open(env))!;
   assert.deepEqual(await box.execute("echo hi; exit 3"), { output: "hi\n", exitCode: 3, truncated: false });
   const timedOut = await box.execute("sleep 10", { timeoutMs: 1000 });

@@ -36,9 +36,7 @@ export const UP_ALLOWED: Record<string, string> = {
   "core/engine/runs/create.ts -> core/server/http/limits.ts":
     "admission bounds (tooManyRuns, checkMessages) live with the HTTP bounds; step 2 moves run admission into the engine",
   "core/engine/runs/create.ts -> core/server/http/errors.ts":
-    "status-carrying user errors (conflict, notFound, unprocessable); step 4 (the error catalogue) moves them into the kernel",
-  "core/engine/runs/webhooks.ts -> core/server/http/errors.ts": "same: unprocessable; step 4",
-  "core/engine/crons/schedule.ts -> core/server/http/errors.ts": "same: unprocessable; step 4",
+    "status-carrying user errors (conflict, notFound, unprocessable): step 4 made them kernel exports (kernel/request-errors.ts); create.ts imports them from core/kernel/index.ts when step 2 restructures it",
 };
 
 /** An import: the importing file and the file it names, both repo paths. */

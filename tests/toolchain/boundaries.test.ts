@@ -68,6 +68,12 @@ test("no new import into another layer's internals, nor from a built-in plugin p
   assert.deepEqual(debt.filter((e) => !reaches.has(e)), [], "paid: remove it from tests/toolchain/layer-debt.json");
 });
 
+test("a built-in plugin imports nothing of core but core/index.ts (what a third-party plugin can import); no debt is allowed", () => {
+  const reaches = internalReaches(edges()).filter((e) => e.startsWith("plugins/"));
+  assert.deepEqual(reaches, [], "import it from core/index.ts (the agentcli entry); when a plugin needs more, export it there as documented API");
+  assert.deepEqual(readDebt().filter((e) => e.startsWith("plugins/")), [], "tests/toolchain/layer-debt.json may not list a plugin's import");
+});
+
 test("the layer check sees what it is meant to see (planted imports are found)", () => {
   assert.equal(floorOf("core/kernel/hooks.ts"), 0);
   assert.deepEqual(upImports([{ from: "core/kernel/hooks.ts", to: "core/cli/dev.ts" }]), ["core/kernel/hooks.ts -> core/cli/dev.ts"]);

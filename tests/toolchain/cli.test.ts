@@ -207,7 +207,7 @@ test("deploy: a --platform-url that is not a URL is named as such; the default a
     assert.match(r.stderr, /--platform-url "notaurl" is not an http\(s\) URL/);
     assert.doesNotMatch(r.stderr, /Cannot reach|Invalid URL|platform serve/);
     const env = cli(["deploy"], { cwd: dir, env: { PLATFORM_API_KEY: "pk", AGENTCLI_PLATFORM_URL: "ftp:/x" } });
-    assert.equal(env.code, 2);
+    assert.equal(env.code, 1, "a bad environment variable is not a usage error: exit 1, not 2");
     assert.match(env.stderr, /AGENTCLI_PLATFORM_URL "ftp:\/x" is not an http\(s\) URL/);
     assert.match(cli(["deploy", "--help"], { cwd: dir }).stdout, /\$AGENTCLI_PLATFORM_URL, or http:\/\/127\.0\.0\.1:8100 when it is unset/);
   } finally {

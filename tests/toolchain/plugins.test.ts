@@ -26,6 +26,43 @@ test("first: the first non-null answer wins; sequential: each sees the last resu
   assert.equal((await d.runFirst("auth:authenticate", { request: new Request("http://x/"), provider: null, env: {}, dev: false }, { only: "c" }))?.identity, "u2");
 });
 
+test("provider: the driver chooses the plugin whose spec declares the key; a first hook is asked of it only", async () => {
+  const calls: string[] = [];
+  const box = (id: string) => ({ id, execute: async () => ({ output: "", exitCode: 0, truncated: false }), uploadFiles: async () => [], downloadFiles: async () => [], delete: async () => {} });
+  const sandbox = (provider: string) => definePlugin({
+    name: `sandbox-${provider}`,
+    kind: "sandbox",
+    sandbox: { provider, env: [], partnerPackage: null, defaultTemplate: "", capabilities: { persistentFiles: false, network: false, gpu: false } },
+    // No comparison of opts.provider: the driver chooses.
+    hooks: { "sandbox:create": () => (calls.push(provider), box(provider)) },
+  });
+  const target = (name: string) => definePlugin({
+    name: `deploy-${name}`,
+    kind: "deploy",
+    deploy: { target: name, env: [] },
+    hooks: { "deploy:target": () => (calls.push(name), { deploymentId: name, revisionId: "r", url: null, status: "ok" }) },
+  });
+  const d = new PluginDriver([sandbox("one"), sandbox("two"), target("left"), target("right")]);
+  const opts = (provider: string) => ({ provider, key: "k", scope: "thread" as const, template: "t", image: "i", env: {} });
+  assert.equal((await d.runProvider("sandbox:create", "sandbox", "two", opts("two")))?.id, "two");
+  assert.equal(await d.runProvider("sandbox:create", "sandbox", "three", opts("three")), null);
+  assert.equal(d.provider("deploy", "right")?.name, "deploy-right");
+  assert.equal(d.spec("sandbox", "one")?.provider, "one");
+  assert.deepEqual(d.specs("deploy").map((s) => s.target), ["left", "right"]);
+  assert.deepEqual(calls, ["two"]);
+  // A spec-only provider: plugins without a spec (kind "extension") are asked, the other providers are not.
+  const specOnly = definePlugin({ name: "spec-only", kind: "sandbox", sandbox: { provider: "mine", env: [], partnerPackage: null, defaultTemplate: "", capabilities: { persistentFiles: false, network: false, gpu: false } } });
+  const runtime = ext("runtime", { "sandbox:create": (o: { provider: string }) => (o.provider === "mine" ? box("ext") : null) });
+  const d2 = new PluginDriver([sandbox("one"), specOnly, runtime]);
+  calls.length = 0;
+  assert.equal((await d2.runProvider("sandbox:create", "sandbox", "mine", opts("mine")))?.id, "ext");
+  assert.deepEqual(calls, []);
+  // memory: by plugin name (AGENTCLI_MEMORY).
+  const mem = ext("my-memory", { "memory:backend": () => ({ get: async () => null, put: async () => {}, delete: async () => {}, list: async () => [] }) });
+  assert.equal(new PluginDriver([mem]).provider("memory", "my-memory"), mem);
+  assert.equal(new PluginDriver([ext("x", {})]).provider("memory", "x"), undefined);
+});
+
 test("a failing plugin is named with its hook; user errors keep their message", async () => {
   const d = new PluginDriver([ext("broken", { "sandbox:create": () => { throw new Error("boom"); } })]);
   await assert.rejects(d.runFirst("sandbox:create", { provider: "x", key: "k", scope: "thread", template: "t", image: "i", env: {} }), (e: AgentcliError) => {

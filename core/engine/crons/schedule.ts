@@ -7,7 +7,7 @@
  * nextFiring({ schedule: "30 9 * * 1-5", timezone: "America/New_York" }, new Date()); // the next weekday 09:30 in New York
  */
 import { Cron } from "croner";
-import { unprocessable } from "../../server/http/errors.ts";
+import { unprocessable } from "../../kernel/index.ts";
 
 export interface Schedule {
   schedule: string;

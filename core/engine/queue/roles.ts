@@ -6,7 +6,7 @@
  * control plane's Kubernetes manifests run the two as separate Deployments.
  */
 import { availableParallelism } from "node:os";
-import { userError } from "../../kernel/errors.ts";
+import { agentcliError, EnvNotInRange, userError } from "../../kernel/index.ts";
 import type { Env } from "../../kernel/hooks.ts";
 
 export type ServerRole = "api" | "worker" | "all";
@@ -32,7 +32,8 @@ function safeParallelism(): number {
 export function roleSetting(flag: string | undefined, env: Env): ServerRole {
   const [raw, from] = flag !== undefined ? [flag, "--role"] : [env.AGENTCLI_ROLE?.trim() || "all", "AGENTCLI_ROLE"];
   if ((SERVER_ROLES as readonly string[]).includes(raw)) return raw as ServerRole;
-  throw userError("ARGS_INVALID", {
+  // --role is the command line (exit 2); AGENTCLI_ROLE is the environment (exit 1).
+  throw userError(from === "--role" ? "ARGS_INVALID" : "ENV_INVALID", {
     message: `Cannot start the server: ${from} "${raw}" is not a role`,
     hint: `Use one of ${SERVER_ROLES.join(", ")}: api serves the Agent API only, worker runs the queue only, all does both (default).`,
   });
@@ -46,9 +47,12 @@ export function workersSetting(flag: number | undefined, env: Env, role: ServerR
   if (!raw) return defaultWorkers();
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 1 || n > 10_000) {
-    throw userError("ARGS_INVALID", {
-      message: `Cannot start the server: AGENTCLI_WORKERS="${raw}" is not a whole number from 1 to 10000`,
-      hint: `Set it to the runs this replica executes at once (default 4 per CPU: ${defaultWorkers()} here).`,
+    throw agentcliError(EnvNotInRange, {
+      name: "AGENTCLI_WORKERS",
+      value: raw,
+      min: 1,
+      max: 10_000,
+      fix: `Set it to the runs this replica executes at once (default 4 per CPU: ${defaultWorkers()} here).`,
     });
   }
   return n;

@@ -4,7 +4,7 @@
  * lock their rows with `SKIP LOCKED` (../../storage/ttl.ts), so each expired thread is deleted,
  * and its sandbox cleaned up, by one replica only.
  */
-import { userError } from "../../kernel/errors.ts";
+import { agentcliError, EnvInvalid, EnvNotInRange, EnvNotTrueFalse } from "../../kernel/index.ts";
 import type { ServerDeps } from "../../server/deps.ts";
 
 export interface TtlSettings {
@@ -25,7 +25,13 @@ function minutes(env: Record<string, string | undefined>, name: string, what: st
   if (!raw) return null;
   const n = Number(raw);
   if (!Number.isFinite(n) || n <= 0 || n > 525_600) {
-    throw userError("ARGS_INVALID", { message: `Cannot start the server: ${name}="${raw}" is not a number of minutes from 1 to 525600`, hint: `Set ${name} to the minutes after which ${what}, or leave it unset (no expiry).` });
+    throw agentcliError(EnvInvalid, {
+      action: "start the server",
+      name,
+      value: raw,
+      problem: "is not a number of minutes from 1 to 525600",
+      fix: `Set ${name} to the minutes after which ${what}, or leave it unset (no expiry).`,
+    });
   }
   return n;
 }
@@ -34,12 +40,22 @@ function minutes(env: Record<string, string | undefined>, name: string, what: st
 export function ttlFromEnv(env: Record<string, string | undefined>): TtlSettings {
   const refresh = env.AGENTCLI_STORE_TTL_REFRESH_ON_READ?.trim().toLowerCase() ?? "";
   if (refresh && !["true", "false", "1", "0"].includes(refresh)) {
-    throw userError("ARGS_INVALID", { message: `Cannot start the server: AGENTCLI_STORE_TTL_REFRESH_ON_READ="${env.AGENTCLI_STORE_TTL_REFRESH_ON_READ}" is not true or false`, hint: "Set it to false to keep reads from extending store items' TTL (default true)." });
+    throw agentcliError(EnvNotTrueFalse, {
+      name: "AGENTCLI_STORE_TTL_REFRESH_ON_READ",
+      value: env.AGENTCLI_STORE_TTL_REFRESH_ON_READ ?? "",
+      fix: "Set it to false to keep reads from extending store items' TTL (default true).",
+    });
   }
   const sweepRaw = env.AGENTCLI_TTL_SWEEP_SECONDS?.trim();
   const sweep = sweepRaw ? Number(sweepRaw) : 60;
   if (!Number.isInteger(sweep) || sweep < 1 || sweep > 86_400) {
-    throw userError("ARGS_INVALID", { message: `Cannot start the server: AGENTCLI_TTL_SWEEP_SECONDS="${sweepRaw}" is not a whole number from 1 to 86400`, hint: "Set it to the seconds between sweeps of expired threads and store items, or leave it unset (60)." });
+    throw agentcliError(EnvNotInRange, {
+      name: "AGENTCLI_TTL_SWEEP_SECONDS",
+      value: sweepRaw ?? "",
+      min: 1,
+      max: 86_400,
+      fix: "Set it to the seconds between sweeps of expired threads and store items, or leave it unset (60).",
+    });
   }
   return {
     threadTtlMinutes: minutes(env, "AGENTCLI_THREAD_TTL_MINUTES", "an idle thread is deleted"),

@@ -16,11 +16,10 @@
  * await hooks.check("https://example.com/hook"); // throws a 422 for a refused target
  */
 import { Buffer } from "node:buffer";
-import { userError } from "../../kernel/errors.ts";
+import { agentcliError, EnvNotInRange, EnvNotTrueFalse, unprocessable } from "../../kernel/index.ts";
 import { redact } from "../../kernel/redact.ts";
 import type { Storage } from "../../storage/storage.ts";
 import { VERSION } from "../../kernel/version.ts";
-import { unprocessable } from "../../server/http/errors.ts";
 import type { ServerLog } from "../../kernel/log.ts";
 
 export interface WebhookSettings {
@@ -46,7 +45,7 @@ function intSetting(env: Record<string, string | undefined>, name: string, fallb
   if (!raw) return fallback;
   const n = Number(raw);
   if (!Number.isInteger(n) || n < min || n > max) {
-    throw userError("ARGS_INVALID", { message: `Cannot start the server: ${name}="${raw}" is not a whole number from ${min} to ${max}`, hint: `Set ${name} to ${what}, or leave it unset (default ${fallback}).` });
+    throw agentcliError(EnvNotInRange, { name, value: raw, min, max, fix: `Set ${name} to ${what}, or leave it unset (default ${fallback}).` });
   }
   return n;
 }
@@ -55,9 +54,10 @@ function intSetting(env: Record<string, string | undefined>, name: string, fallb
 export function webhooksFromEnv(env: Record<string, string | undefined>, mode: "dev" | "serve"): WebhookSettings {
   const rawAllow = env.AGENTCLI_WEBHOOK_ALLOW_PRIVATE?.trim().toLowerCase() ?? "";
   if (rawAllow && !["true", "false", "1", "0"].includes(rawAllow)) {
-    throw userError("ARGS_INVALID", {
-      message: `Cannot start the server: AGENTCLI_WEBHOOK_ALLOW_PRIVATE="${env.AGENTCLI_WEBHOOK_ALLOW_PRIVATE}" is not true or false`,
-      hint: "Set it to true to let run webhooks reach private and loopback addresses (default false under serve).",
+    throw agentcliError(EnvNotTrueFalse, {
+      name: "AGENTCLI_WEBHOOK_ALLOW_PRIVATE",
+      value: env.AGENTCLI_WEBHOOK_ALLOW_PRIVATE ?? "",
+      fix: "Set it to true to let run webhooks reach private and loopback addresses (default false under serve).",
     });
   }
   return {

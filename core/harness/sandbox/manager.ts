@@ -19,7 +19,7 @@
 import { userError } from "../../kernel/errors.ts";
 import { secondsSetting } from "../../config/env-settings.ts";
 import { missingSandboxEnv } from "../../config/credentials.ts";
-import type { Env, HookLogger, Plugin } from "../../kernel/hooks.ts";
+import type { Env, HookLogger } from "../../kernel/hooks.ts";
 import type { PluginDriver } from "../../kernel/plugin-driver.ts";
 import type { SandboxRecords } from "../../storage/index.ts";
 import { isSandboxNotFound, type Sandbox, type SandboxCreateOptions, type SandboxScope } from "../../kernel/sandbox-contract.ts";
@@ -223,7 +223,7 @@ export class SandboxManager {
     const settings = this.#o.settings();
     const { provider } = settings;
     if (!runtime) {
-      const spec = driver.byKind("sandbox").find((p) => p.sandbox.provider === provider)?.sandbox;
+      const spec = driver.spec("sandbox", provider);
       const missing = missingSandboxEnv(spec, env);
       if (missing.length) {
         throw userError("PLUGIN_FAILED", {
@@ -232,10 +232,8 @@ export class SandboxManager {
         });
       }
     }
-    const where = runtime
-      ? (p: Plugin) => p.kind === "sandbox-runtime" && p.sandboxRuntime.name === runtime
-      : (p: Plugin) => p.kind !== "sandbox-runtime";
-    const sandbox = await driver.runFirst("sandbox:create", {
+    // The chosen runtime (--sandbox local) or the provider's own plugin answers.
+    const sandbox = await driver.runProvider("sandbox:create", runtime ? "sandbox-runtime" : "sandbox", runtime ?? provider, {
       provider,
       key: target.key,
       scope: target.scope,
@@ -244,7 +242,7 @@ export class SandboxManager {
       env,
       ...(sandboxId ? { sandboxId } : {}),
       host: this.#o.host ?? null,
-    }, { where });
+    });
     if (!sandbox) {
       throw userError("PLUGIN_FAILED", {
         message: runtime

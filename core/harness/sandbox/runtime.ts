@@ -9,8 +9,8 @@ import type { PluginDriver } from "../../kernel/plugin-driver.ts";
 
 /** The runtime spec of `name`; a user error when unknown or unable to run on this machine. */
 export async function selectSandboxRuntime(driver: PluginDriver, name: string, env: Env): Promise<SandboxRuntimeSpec> {
-  const runtimes = driver.byKind("sandbox-runtime").map((p) => p.sandboxRuntime);
-  const spec = runtimes.find((r) => r.name === name);
+  const runtimes = driver.specs("sandbox-runtime");
+  const spec = driver.spec("sandbox-runtime", name);
   if (!spec) {
     throw userError("ARGS_INVALID", {
       message: `Cannot use --sandbox "${name}": no such sandbox runtime`,
@@ -26,7 +26,7 @@ export async function selectSandboxRuntime(driver: PluginDriver, name: string, e
 /** Says, once at start, when the configured provider cannot work: its credentials are missing. */
 export function sandboxCredentialWarning(driver: PluginDriver, provider: string, env: Env): string | null {
   if (provider === "none") return null;
-  const spec = driver.byKind("sandbox").find((p) => p.sandbox.provider === provider)?.sandbox;
+  const spec = driver.spec("sandbox", provider);
   const missing = missingSandboxEnv(spec, env);
   if (!missing.length) return null;
   return `the sandbox provider "${provider}" needs ${missing.join(" and ")}, which ${missing.length > 1 ? "are" : "is"} not set: "execute" and the file tools will fail until you set ${missing.length > 1 ? "them" : "it"}, or run the sandboxes on this machine with --sandbox local`;

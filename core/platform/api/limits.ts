@@ -6,7 +6,7 @@
  * @example
  * const limits = platformLimits(process.env); // { maxBodyBytes: 1048576, ... }
  */
-import { userError } from "../../kernel/errors.ts";
+import { agentcliError, EnvInvalid } from "../../kernel/index.ts";
 
 export interface PlatformLimits {
   /** Largest JSON request body (413 above it). */
@@ -42,9 +42,12 @@ export function platformLimits(env: Record<string, string | undefined>): Platfor
     const n = Number(raw);
     const whole = s.unit === 1;
     if (!Number.isFinite(n) || n <= 0 || (whole && !Number.isInteger(n)) || n * s.unit > Number.MAX_SAFE_INTEGER) {
-      throw userError("ARGS_INVALID", {
-        message: `Cannot run "agentcli platform serve": ${s.env}="${raw}" is not a positive ${whole ? "whole number" : "number of MiB"}`,
-        hint: `Set ${s.env} to a positive ${whole ? "whole number" : "number of MiB"}, or unset it for the default (${s.default}).`,
+      throw agentcliError(EnvInvalid, {
+        action: 'run "agentcli platform serve"',
+        name: s.env,
+        value: raw,
+        problem: `is not a positive ${whole ? "whole number" : "number of MiB"}`,
+        fix: `Set ${s.env} to a positive ${whole ? "whole number" : "number of MiB"}, or unset it for the default (${s.default}).`,
       });
     }
     out[key] = Math.floor(n * s.unit);

@@ -31,15 +31,15 @@ export class LocalBoxRuntime implements BoxRuntime {
     this.#stateDir = join(resolve(opts.dataDir), "sandboxes");
     this.#hidden = [resolve(opts.dataDir)];
     this.#env = opts.env;
-    const spec = opts.driver.byKind("sandbox-runtime").find((p) => p.sandboxRuntime.name === "local")?.sandboxRuntime;
+    const spec = opts.driver.spec("sandbox-runtime", "local");
     this.workdir = spec?.workdir ?? "/workspace";
   }
 
   async #open(box: { id: string; image?: string }, ref: string | null): Promise<Sandbox> {
-    const sandbox = await this.#driver.runFirst("sandbox:create", {
+    const sandbox = await this.#driver.runProvider("sandbox:create", "sandbox-runtime", "local", {
       provider: "platform", key: `platform:${box.id}`, scope: "thread", template: "", image: box.image ?? "", env: this.#env,
       ...(ref ? { sandboxId: ref } : {}), host: { stateDir: this.#stateDir, hiddenPaths: this.#hidden },
-    }, { where: (p) => p.kind === "sandbox-runtime" && p.sandboxRuntime.name === "local" });
+    });
     if (!sandbox) throw new Error("the local sandbox runtime (plugin sandbox-local) is not installed");
     return sandbox;
   }

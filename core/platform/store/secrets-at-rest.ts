@@ -13,7 +13,7 @@
 import { chmod, readFile, writeFile } from "node:fs/promises";
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
-import { userError } from "../../kernel/errors.ts";
+import { AesKeyLength, agentcliError } from "../../kernel/index.ts";
 import { AtRestEncryption } from "../../storage/encryption.ts";
 
 type Secret = { name: string; value: string };
@@ -50,10 +50,7 @@ export async function platformEncryption(dataDir: string, env: Record<string, st
 function keyBytes(variable: string, text: string): Uint8Array {
   const bytes = new TextEncoder().encode(text);
   if (![16, 24, 32].includes(bytes.length)) {
-    throw userError("ARGS_INVALID", {
-      message: `Cannot start the control plane with ${variable}: an AES key must be 16, 24 or 32 bytes, and this one is ${bytes.length}`,
-      hint: "Generate one with: openssl rand -hex 16   (32 hex characters: a 32-byte key).",
-    });
+    throw agentcliError(AesKeyLength, { action: `start the control plane with ${variable}`, sizes: "16, 24 or 32 bytes", length: bytes.length });
   }
   return bytes;
 }

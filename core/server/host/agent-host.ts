@@ -282,7 +282,7 @@ async function start(opts: HostOptions, runTimeout: number, limits: Partial<Serv
     const graphs: Record<string, () => Promise<unknown>> = {
       agent: async () => {
         const { createAgentGraph } = await import("../../harness/index.ts");
-        const workdir = runtime ? runtime.workdir : opts.driver.byKind("sandbox").find((p) => p.sandbox.provider === bundle.config.sandbox.provider)?.sandbox.workdir;
+        const workdir = runtime ? runtime.workdir : opts.driver.spec("sandbox", bundle.config.sandbox.provider)?.workdir;
         const g = await createAgentGraph({ bundle, driver: opts.driver, env, checkpointer: storage.checkpointer, store: storage.store, log: opts.log, sandboxes, sandboxWorkdir: workdir, mcp });
         live.push(g);
         await mcp.sweep();

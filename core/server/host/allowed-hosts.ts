@@ -15,7 +15,7 @@
  * hostAllowed(hosts, "evil.example:2024"); // false
  * hostAllowed(hosts, "localhost:2024"); // true
  */
-import { userError } from "../../kernel/errors.ts";
+import { agentcliError, EnvListEntryInvalid } from "../../kernel/index.ts";
 
 /** The environment variable that lists the allowed host names. */
 export const ALLOWED_HOSTS_VARIABLE = "AGENTCLI_ALLOWED_HOSTS";
@@ -57,9 +57,11 @@ export function allowedHostsFromEnv(env: Record<string, string | undefined>, opt
   for (const entry of entries) {
     const name = entry.startsWith(".") ? entry.slice(1) : entry;
     if (!/^[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*$/.test(name)) {
-      throw userError("ARGS_INVALID", {
-        message: `Cannot start the server: ${ALLOWED_HOSTS_VARIABLE} has "${entry}", which is not a host name`,
-        hint: "List host names without scheme, port or path, separated by commas: agent.example.com for that name, .example.com for example.com and its subdomains, * for any.",
+      throw agentcliError(EnvListEntryInvalid, {
+        name: ALLOWED_HOSTS_VARIABLE,
+        entry,
+        expected: "a host name",
+        fix: "List host names without scheme, port or path, separated by commas: agent.example.com for that name, .example.com for example.com and its subdomains, * for any.",
       });
     }
     (entry.startsWith(".") ? domains : names).push(name);

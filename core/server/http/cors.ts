@@ -10,7 +10,7 @@
  */
 import type { MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
-import { userError } from "../../kernel/errors.ts";
+import { agentcliError, EnvListEntryInvalid, EnvMismatch, EnvNotTrueFalse } from "../../kernel/index.ts";
 
 export interface CorsSettings {
   /** Exact origins allowed, or `*` for any. */
@@ -42,24 +42,28 @@ export function corsFromEnv(env: Record<string, string | undefined>, mode: "dev"
   const origins = list(env.CORS_ALLOW_ORIGINS).map((o) => (o === "*" ? o : o.replace(/\/+$/, "")));
   for (const o of origins) {
     if (o !== "*" && !/^https?:\/\/[^/\s]+$/.test(o)) {
-      throw userError("ARGS_INVALID", {
-        message: `Cannot start the server: CORS_ALLOW_ORIGINS has "${o}", which is not an origin`,
-        hint: "List origins as scheme://host[:port] separated by commas (e.g. https://app.example.com,http://localhost:3000), or *.",
+      throw agentcliError(EnvListEntryInvalid, {
+        name: "CORS_ALLOW_ORIGINS",
+        entry: o,
+        expected: "an origin",
+        fix: "List origins as scheme://host[:port] separated by commas (e.g. https://app.example.com,http://localhost:3000), or *.",
       });
     }
   }
   const rawCred = env.CORS_ALLOW_CREDENTIALS?.trim().toLowerCase() ?? "";
   if (rawCred && !["true", "false", "1", "0"].includes(rawCred)) {
-    throw userError("ARGS_INVALID", {
-      message: `Cannot start the server: CORS_ALLOW_CREDENTIALS="${env.CORS_ALLOW_CREDENTIALS}" is not true or false`,
-      hint: "Set it to true to let browsers send cookies and Authorization to the server from allowed origins (default false).",
+    throw agentcliError(EnvNotTrueFalse, {
+      name: "CORS_ALLOW_CREDENTIALS",
+      value: env.CORS_ALLOW_CREDENTIALS ?? "",
+      fix: "Set it to true to let browsers send cookies and Authorization to the server from allowed origins (default false).",
     });
   }
   const credentials = rawCred === "true" || rawCred === "1";
   if (credentials && origins.includes("*")) {
-    throw userError("ARGS_INVALID", {
-      message: "Cannot start the server: CORS_ALLOW_ORIGINS is * while CORS_ALLOW_CREDENTIALS is true (any website could act with a visitor's credentials)",
-      hint: "List the allowed origins in CORS_ALLOW_ORIGINS instead of *, or leave CORS_ALLOW_CREDENTIALS unset.",
+    throw agentcliError(EnvMismatch, {
+      action: "start the server",
+      problem: "CORS_ALLOW_ORIGINS is * while CORS_ALLOW_CREDENTIALS is true (any website could act with a visitor's credentials)",
+      fix: "List the allowed origins in CORS_ALLOW_ORIGINS instead of *, or leave CORS_ALLOW_CREDENTIALS unset.",
     });
   }
   const headers = list(env.CORS_ALLOW_HEADERS);

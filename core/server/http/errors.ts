@@ -6,30 +6,12 @@
 import { authChallenge } from "../../auth/auth-error.ts";
 import type { Context } from "hono";
 import { z } from "zod";
-import { AgentcliError, userError } from "../../kernel/errors.ts";
+import { AgentcliError, unprocessable, userError } from "../../kernel/index.ts";
 import { checkJsonText } from "./json-guard.ts";
 import { DB_RETRY_AFTER_SECONDS, isTransientDbError } from "../../storage/db-retry.ts";
 import { clientErrorReporter, type ServerLog } from "../../kernel/log.ts";
 
-export function notFound(thing: string, id: string): AgentcliError {
-  return userError("NOT_FOUND", { message: `${thing} "${id}" not found`, hint: `Check the ${thing.toLowerCase()} id.` });
-}
-
-export function conflict(message: string, hint?: string): AgentcliError {
-  return userError("CONFLICT", { message, hint });
-}
-
-/**
- * Creating a resource with a chosen id that is in use. Ids are one namespace for everyone, so
- * this is the same 409 whoever holds the id (another user's resource is never shown).
- */
-export function idTaken(thing: string, id: string): AgentcliError {
-  return conflict(`Cannot create ${thing} "${id}": the id is taken`, `Leave out the ${thing} id to get a new random one.`);
-}
-
-export function unprocessable(message: string): AgentcliError {
-  return userError("UNPROCESSABLE", { message });
-}
+export { conflict, idTaken, notFound, unprocessable } from "../../kernel/index.ts";
 
 /** Parses a value with a zod schema, or throws a 422 naming what is wrong. */
 export function parseBody<T extends z.ZodType>(schema: T, value: unknown): z.output<T> {

@@ -8,7 +8,7 @@
  * const limits = limitsFromEnv(process.env); // throws a user error naming a malformed variable
  * const server = await createAgentServer({ graphs, limits });
  */
-import { AgentcliError, userError } from "../../kernel/errors.ts";
+import { agentcliError, AgentcliError, EnvInvalid, userError } from "../../kernel/index.ts";
 import { checkMessageShape } from "./message-shape.ts";
 
 export interface ServerLimits {
@@ -60,9 +60,12 @@ export function limitsFromEnv(env: Record<string, string | undefined>): Partial<
     if (!raw) continue;
     const n = Number(raw);
     if (!Number.isFinite(n) || n < 0 || (n === 0 && !s.zeroMeansNone)) {
-      throw userError("ARGS_INVALID", {
-        message: `Cannot start the server: ${s.env}="${raw}" is not a ${s.zeroMeansNone ? "" : "positive "}number of ${s.unitName}`,
-        hint: `Set it to a number of ${s.unitName} (default ${s.default}${s.zeroMeansNone ? "; 0 for no limit" : ""}).`,
+      throw agentcliError(EnvInvalid, {
+        action: "start the server",
+        name: s.env,
+        value: raw,
+        problem: `is not a ${s.zeroMeansNone ? "" : "positive "}number of ${s.unitName}`,
+        fix: `Set it to a number of ${s.unitName} (default ${s.default}${s.zeroMeansNone ? "; 0 for no limit" : ""}).`,
       });
     }
     out[s.key] = Math.floor(n * s.unit);
