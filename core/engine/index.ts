@@ -24,3 +24,4 @@ export type { AppEnv } from "./runs/scope.ts";
 export { DEFAULT_WEBHOOKS, WebhookSender, isHttpUrl, webhooksFromEnv } from "./runs/webhooks.ts";
 export type { Resolver, WebhookSettings } from "./runs/webhooks.ts";
 export type { RunTracer } from "./tracing/tracing.ts";
+export type { CheckpointRef, RunConfigInput, RunCreateBody } from "./runs/input.ts";

@@ -143,19 +143,19 @@ export function defaultAssistantId(name: string): string {
 export async function createAgentServer(opts: AgentServerOptions): Promise<AgentServer> {
   const log = redactingLog(opts.log ?? consoleLog());
   const role: ServerRole = opts.role ?? "all";
-  const ownStorage = !opts.storage || !("sql" in opts.storage);
+  const ownStorage = !opts.storage || !("runs" in opts.storage);
   const storage = ownStorage ? await openStorage((opts.storage ?? {}) as StorageOptions) : (opts.storage as Storage);
   let remote: RemoteBus | null = null;
   try {
     const pgUrl = opts.databaseUrl ?? (ownStorage ? (opts.storage as StorageOptions | undefined)?.url : undefined);
     if (opts.redisUrl) remote = await (await import("../engine/broker/redis-bus.ts")).openRedisBus(opts.redisUrl, log, { connectWithinMs: opts.connectWithinMs });
-    else if (pgUrl && storage.sql.kind === "postgres") remote = await (await import("../engine/broker/pg-bus.ts")).openPostgresBus(pgUrl, log);
+    else if (pgUrl && storage.kind === "postgres") remote = await (await import("../engine/broker/pg-bus.ts")).openPostgresBus(pgUrl, log);
   } catch (err) {
     if (ownStorage) await storage.close();
     throw err;
   }
   if (opts.runLeaseSeconds && opts.runLeaseSeconds > 0) storage.runs.leaseSeconds = opts.runLeaseSeconds;
-  const broker = new RunBroker({ log: storage.events, remote, exclusive: storage.sql.kind === "pglite" });
+  const broker = new RunBroker({ log: storage.events, remote, exclusive: storage.kind === "pglite" });
   const graphs = new GraphRegistry(opts.graphs, { checkpointer: storage.checkpointer, store: storage.store });
   const limits: ServerLimits = { ...DEFAULT_LIMITS, ...opts.limits, ...(opts.maxBodyBytes ? { maxBodyBytes: opts.maxBodyBytes } : {}) };
   const webhooks = new WebhookSender({ ...DEFAULT_WEBHOOKS, ...opts.webhooks }, { storage, log, resolve: opts.webhookResolver });
@@ -165,7 +165,7 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
     graphs,
     log,
     concurrency: role === "api" ? 0 : opts.workers ?? 8,
-    exclusive: storage.sql.kind === "pglite",
+    exclusive: storage.kind === "pglite",
     runTimeoutMs: (opts.runTimeoutSeconds ?? 0) * 1000,
     maxRunningPerOwner: limits.maxRunningPerOwner,
     onThreadDeleted: opts.onThreadDeleted,
@@ -235,7 +235,7 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
       version: VERSION,
       agentcli: VERSION,
       graphs: graphs.ids(),
-      storage: storage.sql.kind,
+      storage: storage.kind,
       redis: Boolean(remote),
       role,
       workers: role === "api" ? 0 : opts.workers ?? 8,

@@ -2,7 +2,7 @@
  * Assistants: a graph plus config, context and metadata, versioned on every update.
  */
 import type { AtRestEncryption } from "./encryption.ts";
-import type { SqlDriver } from "./sql.ts";
+import type { SqlDriver, SqlExecutor } from "./sql.ts";
 import { agentcliError, SearchEncrypted } from "../kernel/index.ts";
 import { type Assistant, iso, type Json, type Scope, sortClause } from "./records.ts";
 
@@ -236,6 +236,12 @@ export class AssistantStore {
   }
 
   /** The system assistant of a graph created by the server (by graph id or by name). */
+  /** The graph of an assistant (in `tx` when given), or null when it no longer exists. */
+  async graphOf(id: string, tx: SqlExecutor = this.#sql): Promise<string | null> {
+    const { rows } = await tx.query<{ graph_id: string }>("SELECT graph_id FROM assistants WHERE assistant_id = $1", [id]);
+    return rows[0]?.graph_id ?? null;
+  }
+
   async findByGraphOrName(key: string): Promise<Assistant | null> {
     const { rows } = await this.#sql.query<AssistantRow>(
       `SELECT * FROM assistants WHERE (graph_id = $1 OR name = $1) AND ${SYSTEM} ORDER BY (graph_id = $1) DESC, created_at LIMIT 1`,

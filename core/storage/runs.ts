@@ -234,6 +234,29 @@ export class RunStore {
     return rows.map((r) => this.#toRun(r));
   }
 
+  /** Every pending and running run, or only those of `owner` (a user's metadata `owner`). */
+  async inflightAll(owner?: string | null): Promise<Run[]> {
+    const params: unknown[] = [];
+    const { rows } = await this.#sql.query<RunRow>(
+      `SELECT * FROM runs WHERE status IN ('pending', 'running')${owner ? ` AND metadata->>'owner' = $${params.push(owner)}` : ""}`,
+      params,
+    );
+    return rows.map((r) => this.#toRun(r));
+  }
+
+  /** Records how a running run is being cancelled (`interrupt` or `rollback`), for whoever ends it. */
+  async setCancelReason(runId: string, action: string): Promise<void> {
+    await this.#sql.query("UPDATE runs SET cancel_reason = $2 WHERE run_id = $1 AND status = 'running'", [runId, action]);
+  }
+
+  /** Records the outcome of a run's webhook in its metadata (`webhook_delivery`). */
+  async recordWebhookDelivery(runId: string, outcome: object): Promise<void> {
+    await this.#sql.query(
+      "UPDATE runs SET metadata = metadata || jsonb_build_object('webhook_delivery', $2::jsonb) WHERE run_id = $1",
+      [runId, JSON.stringify(outcome)],
+    );
+  }
+
   async get(runId: string, threadId?: string | null, scope?: Scope): Promise<Run | null> {
     const params: unknown[] = [runId];
     const where = ["run_id = $1"];
@@ -254,9 +277,10 @@ export class RunStore {
     return rows.map((r) => this.#toRun(r));
   }
 
-  async delete(runId: string): Promise<boolean> {
-    const { rowCount } = await this.#sql.query("DELETE FROM runs WHERE run_id = $1", [runId]);
-    await this.#sql.query("DELETE FROM run_events WHERE run_id = $1", [runId]);
+  /** Deletes a run and its stream log (in `tx` when given). */
+  async delete(runId: string, tx: SqlExecutor = this.#sql): Promise<boolean> {
+    const { rowCount } = await tx.query("DELETE FROM runs WHERE run_id = $1", [runId]);
+    await tx.query("DELETE FROM run_events WHERE run_id = $1", [runId]);
     return rowCount > 0;
   }
 

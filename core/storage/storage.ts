@@ -16,12 +16,23 @@ import type { StoreIndex } from "./store-index.ts";
 import { SERVER_MIGRATIONS, SERVER_TEMPLATE } from "./migrations.ts";
 import { RunEventLog } from "./run-events.ts";
 import { RunStore } from "./runs.ts";
-import { migrate, openSql, type OpenSqlOptions, type SqlDriver } from "./sql.ts";
+import { SandboxRecords } from "./sandboxes.ts";
+import { migrate, openSql, type OpenSqlOptions, type SqlDriver, type SqlExecutor } from "./sql.ts";
 import { SqlStore } from "./store.ts";
 import { ThreadStore } from "./threads.ts";
+import { TtlStore } from "./ttl.ts";
+
+/**
+ * A transaction of {@link Storage.transaction}: pass it to the stores' methods that take `tx`
+ * so their statements run in it. (Only core/storage/ writes SQL.)
+ */
+export type StorageTx = SqlExecutor;
 
 export interface Storage {
-  readonly sql: SqlDriver;
+  /** The SQL engine: embedded PGlite (one process owns it) or a shared PostgreSQL. */
+  readonly kind: SqlDriver["kind"];
+  /** Runs `fn` in one transaction (commits when it resolves, rolls back when it throws). */
+  transaction<T>(fn: (tx: StorageTx) => Promise<T>): Promise<T>;
   readonly assistants: AssistantStore;
   readonly threads: ThreadStore;
   readonly runs: RunStore;
@@ -29,6 +40,10 @@ export interface Storage {
   readonly events: RunEventLog;
   readonly checkpointer: SqlCheckpointSaver;
   readonly store: SqlStore;
+  /** The sandbox of each scope key (the sandbox manager's table). */
+  readonly sandboxes: SandboxRecords;
+  /** Store items' and threads' time-to-live, and their sweeps. */
+  readonly ttl: TtlStore;
   /** The encryption at rest in use (`LANGGRAPH_AES_KEY`), or null. */
   readonly encryption: AtRestEncryption | null;
   close(): Promise<void>;
@@ -59,8 +74,9 @@ export async function createStorage(sql: SqlDriver, opts: { encryption?: AtRestE
   await migrate(sql, "server", SERVER_MIGRATIONS);
   const encryption = opts.encryption ?? null;
   const checkpointer = new SqlCheckpointSaver(sql, { encryption });
-  return {
-    sql,
+  const storage: Storage = {
+    kind: sql.kind,
+    transaction: (fn) => sql.transaction(fn),
     assistants: new AssistantStore(sql, { encryption }),
     threads: new ThreadStore(sql, { encryption }),
     runs: new RunStore(sql, { encryption }),
@@ -68,10 +84,27 @@ export async function createStorage(sql: SqlDriver, opts: { encryption?: AtRestE
     events: new RunEventLog(sql, { encryption }),
     checkpointer,
     store: new SqlStore(sql, { encryption, index: opts.storeIndex }),
+    ttl: new TtlStore(sql),
+    sandboxes: new SandboxRecords(sql),
     encryption,
     close: async () => {
       await checkpointer.flush().catch(() => {});
       await sql.close();
     },
   };
+  drivers.set(storage, sql);
+  return storage;
+}
+
+const drivers = new WeakMap<Storage, SqlDriver>();
+
+/**
+ * The SQL driver under a storage, for tests that set up or check rows directly (and for
+ * `createStorage` over the same driver). Not part of core/storage/'s public face
+ * (./index.ts): the other layers ask the stores.
+ */
+export function sqlOf(storage: Storage): SqlDriver {
+  const sql = drivers.get(storage);
+  if (!sql) throw new Error("sqlOf: not a storage made by openStorage/createStorage");
+  return sql;
 }

@@ -133,6 +133,26 @@ export class ThreadStore {
     return rowCount > 0;
   }
 
+  /** Locks a thread's row until `tx` ends (`FOR UPDATE`); false when there is no such thread. */
+  async lock(id: string, tx: SqlExecutor): Promise<boolean> {
+    const { rows } = await tx.query("SELECT 1 FROM threads WHERE thread_id = $1 FOR UPDATE", [id]);
+    return rows.length > 0;
+  }
+
+  /** An assistant's threads: those its runs ran on, and those whose metadata names it (any owner). */
+  async ofAssistant(assistantId: string): Promise<string[]> {
+    const { rows } = await this.#sql.query<{ thread_id: string }>(
+      "SELECT DISTINCT thread_id FROM runs WHERE assistant_id = $1 UNION SELECT thread_id FROM threads WHERE metadata->>'assistant_id' = $1",
+      [assistantId],
+    );
+    return rows.map((r) => r.thread_id);
+  }
+
+  /** Marks a thread `error` with `error` (its run died with the process that ran it). */
+  async setError(id: string, error: unknown): Promise<void> {
+    await this.#sql.query("UPDATE threads SET status = 'error', error = $2::jsonb, updated_at = now() WHERE thread_id = $1", [id, JSON.stringify(error)]);
+  }
+
   async setStatus(id: string, status: ThreadStatus, tx: SqlExecutor = this.#sql): Promise<void> {
     await tx.query("UPDATE threads SET status = $2, updated_at = now() WHERE thread_id = $1", [id, status]);
   }

@@ -8,12 +8,36 @@
  */
 import type { SqlExecutor } from "./sql.ts";
 
+/** The TTLs of store items and threads, and their sweeps (`storage.ttl`). */
+export class TtlStore {
+  readonly #sql: SqlExecutor;
+  constructor(sql: SqlExecutor) {
+    this.#sql = sql;
+  }
+  /** Sets a just-written item's TTL: minutes, null for never, undefined for the server's default. */
+  setItem(namespace: string[], key: string, ttl: number | null | undefined): Promise<void> {
+    return setItemTtl(this.#sql, namespace, key, ttl);
+  }
+  /** Pushes the expiry of items that have a TTL to a full TTL from now (a read with `refresh_ttl`). */
+  refreshItems(items: Array<{ namespace: string[]; key: string }>, defaultMinutes: number | null): Promise<void> {
+    return refreshItemTtl(this.#sql, items, defaultMinutes);
+  }
+  /** Deletes up to `batch` expired store items; resolves how many. */
+  sweepItems(defaultMinutes: number | null, batch?: number): Promise<number> {
+    return sweepItems(this.#sql, defaultMinutes, batch);
+  }
+  /** Deletes up to `batch` expired threads without runs in flight (see {@link sweepThreads}); resolves their ids. */
+  sweepThreads(defaultMinutes: number | null, batch?: number): Promise<string[]> {
+    return sweepThreads(this.#sql, defaultMinutes, batch);
+  }
+}
+
 /** SQL of an item's effective expiry, with the default TTL (minutes, or null) as parameter `$n`. */
 const itemExpiry = (n: number) =>
   `GREATEST(expires_at, updated_at + NULLIF(COALESCE(ttl_minutes, $${n}::float8), 0) * interval '1 minute')`;
 
 /** Sets a just-written item's TTL: minutes, null for never, undefined for the server's default. */
-export async function setItemTtl(sql: SqlExecutor, namespace: string[], key: string, ttl: number | null | undefined): Promise<void> {
+async function setItemTtl(sql: SqlExecutor, namespace: string[], key: string, ttl: number | null | undefined): Promise<void> {
   await sql.query(
     "UPDATE store_items SET ttl_minutes = $3, expires_at = NULL WHERE namespace = $1 AND key = $2",
     [namespace, key, ttl === null ? 0 : (ttl ?? null)],
@@ -21,7 +45,7 @@ export async function setItemTtl(sql: SqlExecutor, namespace: string[], key: str
 }
 
 /** Pushes the expiry of items that have a TTL to a full TTL from now (a read with `refresh_ttl`). */
-export async function refreshItemTtl(sql: SqlExecutor, items: Array<{ namespace: string[]; key: string }>, defaultMinutes: number | null): Promise<void> {
+async function refreshItemTtl(sql: SqlExecutor, items: Array<{ namespace: string[]; key: string }>, defaultMinutes: number | null): Promise<void> {
   if (items.length === 0) return;
   await sql.query(
     `UPDATE store_items s SET expires_at = now() + NULLIF(COALESCE(s.ttl_minutes, $2::float8), 0) * interval '1 minute'
@@ -32,7 +56,7 @@ export async function refreshItemTtl(sql: SqlExecutor, items: Array<{ namespace:
 }
 
 /** Deletes up to `batch` expired store items; resolves how many. */
-export async function sweepItems(sql: SqlExecutor, defaultMinutes: number | null, batch = 1000): Promise<number> {
+async function sweepItems(sql: SqlExecutor, defaultMinutes: number | null, batch = 1000): Promise<number> {
   const { rowCount } = await sql.query(
     `DELETE FROM store_items WHERE (namespace, key) IN (
        SELECT namespace, key FROM store_items WHERE ${itemExpiry(1)} < now() LIMIT $2 FOR UPDATE SKIP LOCKED
@@ -47,7 +71,7 @@ export async function sweepItems(sql: SqlExecutor, defaultMinutes: number | null
  * (by cascade), the runs' stream logs and their crons; resolves their ids, whose checkpoints
  * and sandboxes the caller deletes next.
  */
-export async function sweepThreads(sql: SqlExecutor, defaultMinutes: number | null, batch = 100): Promise<string[]> {
+async function sweepThreads(sql: SqlExecutor, defaultMinutes: number | null, batch = 100): Promise<string[]> {
   const { rows } = await sql.query<{ thread_id: string }>(
     `WITH gone AS (
        DELETE FROM threads WHERE thread_id IN (

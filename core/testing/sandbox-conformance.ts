@@ -136,7 +136,7 @@ export function sandboxConformance(opts: SandboxConformanceOptions): void {
   const exec = (command: string, timeout?: number) => ({ name: "execute", args: { command, ...(timeout ? { timeout } : {}) } });
   const newThread = async (s: Server) => (await s.client.threads.create()).thread_id;
   const sandboxRow = async (s: Server, key: string) =>
-    (await s.host.server.storage.sql.query<{ sandbox_id: string }>("SELECT sandbox_id FROM sandboxes WHERE scope_key = $1", [key])).rows;
+    await s.host.server.storage.sandboxes.list(key);
   const attach = async (s: Server, key: string, sandboxId: string): Promise<Sandbox> => {
     const sandbox = await driver.runProvider("sandbox:create", opts.runtime ? "sandbox-runtime" : "sandbox", opts.runtime ?? opts.provider, {
       provider: opts.provider, key, scope: "thread", template: "t", image: "python:3", env: { ...opts.env }, sandboxId,
@@ -327,7 +327,7 @@ export function sandboxConformance(opts: SandboxConformanceOptions): void {
       await turn(shared, t1, [exec(`echo shared-file > ${wd}/shared.txt`)]);
       const [out] = await turn(shared, t2, [exec(`cat ${wd}/shared.txt`)]);
       assert.match(out, /shared-file/);
-      const { rows } = await shared.host.server.storage.sql.query<{ scope_key: string }>("SELECT scope_key FROM sandboxes");
+      const rows = await shared.host.server.storage.sandboxes.list();
       assert.equal(rows.length, 1);
       assert.match(rows[0]!.scope_key, /^assistant:/);
       await shared.stop();

@@ -11,6 +11,7 @@ import { definePlugin, SandboxNotFoundError, type Sandbox } from "../../core/ker
 import { PluginDriver } from "../../core/kernel/plugin-driver.ts";
 import { SandboxManager } from "../../core/harness/sandbox/manager.ts";
 import { openSql, type SqlDriver } from "../../core/storage/sql.ts";
+import { SandboxRecords } from "../../core/storage/sandboxes.ts";
 import { createStorage, type Storage } from "../../core/storage/storage.ts";
 
 const PG_URL = process.env.AGENTCLI_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
@@ -119,7 +120,7 @@ for (const engine of engines) {
     const managers: SandboxManager[] = [];
     const manager = (env: Record<string, string> = {}) => {
       const m = new SandboxManager({
-        sql,
+        records: new SandboxRecords(sql),
         driver: new PluginDriver([provider.plugin]),
         env: { SANDBOX_A_API_KEY: "k", AGENTCLI_SANDBOX_IDLE_SECONDS: "0", ...env },
         runtime: null,

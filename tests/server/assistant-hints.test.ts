@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { after, before, mock, test } from "node:test";
 import { pgSchema, startTestServer, type TestServer } from "./_harness.ts";
+import { sqlOf } from "../../core/storage/storage.ts";
 
 let a: TestServer;
 let b: TestServer;
@@ -24,7 +25,7 @@ after(async () => {
 
 /** Statements `server` sends that look an assistant up on their own. */
 function lookups(server: TestServer): { count: () => number; restore: () => void } {
-  const sql = server.server.storage.sql;
+  const sql = sqlOf(server.server.storage);
   let n = 0;
   const original = sql.query.bind(sql) as (...args: unknown[]) => unknown;
   const m = mock.method(sql, "query", (text: string, ...rest: unknown[]) => {

@@ -16,6 +16,7 @@ import type { SqlExecutor } from "../../core/storage/sql.ts";
 import { encryptionFromEnv } from "../../core/storage/encryption.ts";
 import { openSql } from "../../core/storage/sql.ts";
 import { pgSchema, startTestServer, type TestServer, until } from "./_harness.ts";
+import { sqlOf } from "../../core/storage/storage.ts";
 
 const INPUT = { messages: [{ role: "user", content: "tick" }] };
 
@@ -119,27 +120,27 @@ describe("crons", () => {
   test("a thread cron fires a run on its thread; the next firing moves on", async () => {
     const th = await client.threads.create();
     const cron = await client.crons.createForThread(th.thread_id, "echo", { schedule: "0 0 1 1 *", input: INPUT });
-    await makeDue(t.server.storage.sql, cron.cron_id);
-    const run = await until("the firing's run", async () => (await runsOf(t.server.storage.sql, cron.cron_id)).find((r) => r.status === "success"));
+    await makeDue(sqlOf(t.server.storage), cron.cron_id);
+    const run = await until("the firing's run", async () => (await runsOf(sqlOf(t.server.storage), cron.cron_id)).find((r) => r.status === "success"));
     assert.equal(run.thread_id, th.thread_id);
     const state = await client.threads.getState<{ messages: Array<{ content: string }> }>(th.thread_id);
     assert.equal(state.values.messages.at(-1)!.content, "echo: tick");
     const [after] = await client.crons.search({ threadId: th.thread_id });
     assert.ok(new Date(after!.next_run_date!).getTime() > Date.now());
-    assert.equal((await runsOf(t.server.storage.sql, cron.cron_id)).length, 1);
+    assert.equal((await runsOf(sqlOf(t.server.storage), cron.cron_id)).length, 1);
   });
 
   test("a stateless cron runs on a new thread, deleted after the run (on_run_completed) unless kept", async () => {
     const gone = await client.crons.create("echo", { schedule: "0 0 1 1 *", input: INPUT });
     const seen = deleted.length;
-    await makeDue(t.server.storage.sql, gone.cron_id);
+    await makeDue(sqlOf(t.server.storage), gone.cron_id);
     const threadId = await until("the thread's deletion", async () => deleted[seen]);
     await assert.rejects(client.threads.get(threadId), /404/);
-    assert.equal((await runsOf(t.server.storage.sql, gone.cron_id)).length, 0);
+    assert.equal((await runsOf(sqlOf(t.server.storage), gone.cron_id)).length, 0);
 
     const kept = await client.crons.create("echo", { schedule: "0 0 1 1 *", input: INPUT, onRunCompleted: "keep" });
-    await makeDue(t.server.storage.sql, kept.cron_id);
-    const run = await until("the kept run", async () => (await runsOf(t.server.storage.sql, kept.cron_id)).find((r) => r.status === "success"));
+    await makeDue(sqlOf(t.server.storage), kept.cron_id);
+    const run = await until("the kept run", async () => (await runsOf(sqlOf(t.server.storage), kept.cron_id)).find((r) => r.status === "success"));
     const thread = await client.threads.get(run.thread_id);
     assert.equal(thread.metadata.cron_id, kept.cron_id);
     assert.equal((thread.values as { messages: unknown[] }).messages.length, 2);
@@ -149,9 +150,9 @@ describe("crons", () => {
   test("past end_time: the due firing is skipped and the cron has no next run", async () => {
     const th = await client.threads.create();
     const cron = await client.crons.createForThread(th.thread_id, "echo", { schedule: "0 0 1 1 *", input: INPUT, endTime: "2999-01-01T00:00:00Z" });
-    await t.server.storage.sql.query("UPDATE crons SET end_time = now() - interval '1 minute', next_run_date = now() - interval '1 second' WHERE cron_id = $1", [cron.cron_id]);
+    await sqlOf(t.server.storage).query("UPDATE crons SET end_time = now() - interval '1 minute', next_run_date = now() - interval '1 second' WHERE cron_id = $1", [cron.cron_id]);
     await until("the cron's end", async () => (await client.crons.search({ threadId: th.thread_id }))[0]?.next_run_date === null);
-    assert.equal((await runsOf(t.server.storage.sql, cron.cron_id)).length, 0);
+    assert.equal((await runsOf(sqlOf(t.server.storage), cron.cron_id)).length, 0);
   });
 });
 
@@ -164,13 +165,13 @@ describe("crons with encryption at rest", () => {
       const th = await t.client.threads.create();
       const cron = await t.client.crons.createForThread(th.thread_id, "echo", { schedule: "0 0 1 1 *", input: { messages: [{ role: "user", content: secret }] }, metadata: { note: secret } });
       assert.equal(cron.metadata.note, secret);
-      const { rows } = await t.server.storage.sql.query<{ row: string }>("SELECT row_to_json(c)::text AS row FROM crons c");
+      const { rows } = await sqlOf(t.server.storage).query<{ row: string }>("SELECT row_to_json(c)::text AS row FROM crons c");
       assert.equal(rows.length, 1);
       assert.ok(!rows[0]!.row.includes(secret), rows[0]!.row);
       assert.deepEqual(((await t.client.crons.search())[0]!.payload as { input: unknown }).input, { messages: [{ role: "user", content: secret }] });
       await assert.rejects(t.client.crons.search({ metadata: { note: secret } }), /422/);
-      await makeDue(t.server.storage.sql, cron.cron_id);
-      await until("the firing", async () => (await runsOf(t.server.storage.sql, cron.cron_id)).find((r) => r.status === "success"));
+      await makeDue(sqlOf(t.server.storage), cron.cron_id);
+      await until("the firing", async () => (await runsOf(sqlOf(t.server.storage), cron.cron_id)).find((r) => r.status === "success"));
       const state = await t.client.threads.getState<{ messages: Array<{ content: string }> }>(th.thread_id);
       assert.equal(state.values.messages.at(-1)!.content, `echo: ${secret}`);
     } finally {
@@ -193,11 +194,11 @@ describe("crons across restarts", () => {
       await sql.close();
       t = await startTestServer({ storage: { dataDir: join(dir, "db") }, cronPollMs: 50 });
       try {
-        await until("the catch-up run", async () => (await runsOf(t.server.storage.sql, cron.cron_id)).find((r) => r.status === "success"));
+        await until("the catch-up run", async () => (await runsOf(sqlOf(t.server.storage), cron.cron_id)).find((r) => r.status === "success"));
         const [c] = await t.client.crons.search({ threadId: th.thread_id });
         const next = new Date(c!.next_run_date!);
         assert.ok(next.getTime() > Date.now() && next.getUTCMinutes() % 5 === 0);
-        assert.equal((await runsOf(t.server.storage.sql, cron.cron_id)).length, 1);
+        assert.equal((await runsOf(sqlOf(t.server.storage), cron.cron_id)).length, 1);
       } finally {
         await t.close();
       }
@@ -226,14 +227,14 @@ describe("crons with two servers on one PostgreSQL", () => {
     const crons = [];
     for (let i = 0; i < 8; i++) crons.push(await (i % 2 ? a : b).client.crons.create("echo", { schedule: "0 0 1 1 *", input: INPUT, onRunCompleted: "keep" }));
     for (const round of [1, 2]) {
-      await a.server.storage.sql.query("UPDATE crons SET next_run_date = now() - interval '1 second'");
+      await sqlOf(a.server.storage).query("UPDATE crons SET next_run_date = now() - interval '1 second'");
       for (const c of crons) {
-        await until(`firing ${round} of ${c.cron_id}`, async () => (await runsOf(a.server.storage.sql, c.cron_id)).filter((r) => r.status === "success").length >= round);
+        await until(`firing ${round} of ${c.cron_id}`, async () => (await runsOf(sqlOf(a.server.storage), c.cron_id)).filter((r) => r.status === "success").length >= round);
       }
       // Both schedulers have had many looks at the table since: no second run of a firing.
       const before = Date.now();
       await until("both schedulers to poll again", async () => Date.now() - before > 200 && (await a.server.storage.crons.nextDue())! > 0);
-      for (const c of crons) assert.equal((await runsOf(b.server.storage.sql, c.cron_id)).length, round, `cron ${c.cron_id} after firing ${round}`);
+      for (const c of crons) assert.equal((await runsOf(sqlOf(b.server.storage), c.cron_id)).length, round, `cron ${c.cron_id} after firing ${round}`);
     }
   });
 });

@@ -16,6 +16,7 @@ import { AtRestEncryption, encryptionFromEnv } from "../../core/storage/encrypti
 import type { StorageOptions } from "../../core/storage/storage.ts";
 import { filesContaining } from "../_plaintext.ts";
 import { startTestServer, type TestServer } from "./_harness.ts";
+import { sqlOf } from "../../core/storage/storage.ts";
 
 const onPostgres = process.env.AGENTCLI_TEST_SERVER_ON_POSTGRES === "1";
 const KEY = "0123456789abcdef0123456789abcdef";
@@ -32,7 +33,7 @@ function newDataDir(): string {
 
 /** Tables of the server's schema with a row holding `needle` (bytea read as UTF-8). */
 async function rowsContaining(t: TestServer, needle: string): Promise<string[]> {
-  const sql = t.server.storage.sql;
+  const sql = sqlOf(t.server.storage);
   const { rows: tables } = await sql.query<{ table_name: string }>(
     "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'",
   );

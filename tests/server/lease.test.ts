@@ -7,6 +7,7 @@ import { after, before, describe, test } from "node:test";
 import { LeaseStore, replicaId } from "../../core/storage/lease.ts";
 import { openStorage, type Storage } from "../../core/storage/storage.ts";
 import { openSql } from "../../core/storage/sql.ts";
+import { sqlOf } from "../../core/storage/storage.ts";
 
 const PG_URL = process.env.AGENTCLI_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 
@@ -33,9 +34,9 @@ for (const engine of ["pglite", "postgres"] as const) {
     });
 
     test("one holder at a time; renewed by its holder; taken once expired; released", async () => {
-      const a = new LeaseStore(storage.sql, "a");
-      const b = new LeaseStore(storage.sql, "b");
-      assert.equal(new LeaseStore(storage.sql).holder, replicaId());
+      const a = new LeaseStore(sqlOf(storage), "a");
+      const b = new LeaseStore(sqlOf(storage), "b");
+      assert.equal(new LeaseStore(sqlOf(storage)).holder, replicaId());
       assert.equal(await a.acquire("sweep", 60_000), true);
       assert.equal(await b.acquire("sweep", 60_000), false, "held by a");
       assert.equal(await a.acquire("sweep", 60_000), true, "a extends its own");

@@ -13,6 +13,7 @@ import { openRedisBus } from "../../core/engine/broker/redis-bus.ts";
 import { newSender, type RemoteBus, signalBody, signalPayload } from "../../core/engine/broker/broker.ts";
 import { silentLog } from "../../core/kernel/log.ts";
 import { pgSchema, startTestServer, type TestServer } from "./_harness.ts";
+import { sqlOf } from "../../core/storage/storage.ts";
 
 const REDIS_URL = process.env.AGENTCLI_TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 
@@ -20,7 +21,7 @@ const input = { messages: [{ role: "user", content: "x" }] };
 
 /** Which replica's store holds (or last held) a run's lease. */
 async function holderOf(s: TestServer, runId: string): Promise<string | null> {
-  const { rows } = await s.server.storage.sql.query<{ lease_holder: string | null }>("SELECT lease_holder FROM runs WHERE run_id = $1", [runId]);
+  const { rows } = await sqlOf(s.server.storage).query<{ lease_holder: string | null }>("SELECT lease_holder FROM runs WHERE run_id = $1", [runId]);
   return rows[0]?.lease_holder ?? null;
 }
 

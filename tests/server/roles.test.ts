@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { defaultWorkers, roleSetting, workersSetting } from "../../core/engine/queue/roles.ts";
 import { FIXTURES, pgSchema, startTestServer, type TestServer } from "./_harness.ts";
+import { sqlOf } from "../../core/storage/storage.ts";
 
 const graphs = { ...FIXTURES, steps: async () => (await import("../fixtures/graphs/steps.ts")).graph };
 
@@ -66,7 +67,7 @@ test("a stopping replica hands back a run it cannot finish in time: another resu
   for await (const e of api.client.runs.joinStream(th.thread_id, run.run_id, { streamMode: ["custom"] })) if (e.event === "custom") break;
   worker = await startTestServer({ storage: { url: schema.url }, graphs, role: "worker", workers: 4, runLeaseSeconds: 1 });
   await extra.server.close({ graceMs: 50 });
-  const { rows } = await api.server.storage.sql.query<{ lease_holder: string; expired: boolean }>(
+  const { rows } = await sqlOf(api.server.storage).query<{ lease_holder: string; expired: boolean }>(
     "SELECT lease_holder, lease_until < now() AS expired FROM runs WHERE run_id = $1",
     [run.run_id],
   );

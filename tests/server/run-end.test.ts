@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { FIXTURES, pgSchema, startTestServer, type TestServer } from "./_harness.ts";
+import { sqlOf } from "../../core/storage/storage.ts";
 
 const GRAPHS = {
   ...FIXTURES,
@@ -89,7 +90,7 @@ describe("a run whose end cannot be recorded as usual", () => {
     await t.client.runs.wait(stranded.thread_id, "echo", { input: { messages: [{ role: "user", content: "hi" }] } });
     await assert.rejects(t.client.runs.wait(failed.thread_id, "unreadable", { input: { messages: [{ role: "user", content: "hi" }] } }));
     // As the server before this fix left them: `busy`, their runs ended.
-    await t.server.storage.sql.query("UPDATE threads SET status = 'busy' WHERE thread_id = ANY($1::text[])", [[stranded.thread_id, failed.thread_id]]);
+    await sqlOf(t.server.storage).query("UPDATE threads SET status = 'busy' WHERE thread_id = ANY($1::text[])", [[stranded.thread_id, failed.thread_id]]);
     assert.equal((await t.client.threads.get(stranded.thread_id)).status, "busy");
     await t.close();
     t = await start();

@@ -12,6 +12,7 @@ import { SERVER_MIGRATIONS } from "../../core/storage/migrations.ts";
 import { migrate, openSql, type SqlDriver, type SqlExecutor } from "../../core/storage/sql.ts";
 import { createStorage, type Storage } from "../../core/storage/storage.ts";
 import { graph as interruptGraph } from "../fixtures/graphs/interrupt.ts";
+import { sqlOf } from "../../core/storage/storage.ts";
 
 const PG_URL = process.env.AGENTCLI_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 
@@ -66,8 +67,8 @@ for (const engine of engines) {
     });
 
     test("migrations are idempotent", async () => {
-      await createStorage(storage.sql);
-      const { rows } = await storage.sql.query<{ n: string }>("SELECT count(*) AS n FROM agentcli_migrations WHERE scope = 'server'");
+      await createStorage(sqlOf(storage));
+      const { rows } = await sqlOf(storage).query<{ n: string }>("SELECT count(*) AS n FROM agentcli_migrations WHERE scope = 'server'");
       assert.equal(Number(rows[0]!.n), SERVER_MIGRATIONS.length);
     });
 
@@ -103,13 +104,13 @@ for (const engine of engines) {
 
     test("a claim reads the thread's metadata with the run (keys sealed at rest opened), so the executor need not", async () => {
       const { encryptionFromEnv } = await import("../../core/storage/encryption.ts");
-      const sealed = await createStorage(storage.sql, { encryption: encryptionFromEnv({ LANGGRAPH_AES_KEY: "0123456789abcdef0123456789abcdef", LANGGRAPH_AES_JSON_KEYS: "secret_note" }) });
+      const sealed = await createStorage(sqlOf(storage), { encryption: encryptionFromEnv({ LANGGRAPH_AES_KEY: "0123456789abcdef0123456789abcdef", LANGGRAPH_AES_JSON_KEYS: "secret_note" }) });
       const tid = crypto.randomUUID();
       const metadata = { secret_note: "hidden", visible: "yes" };
       await sealed.threads.create({ thread_id: tid, metadata });
       const rid = crypto.randomUUID();
       await sealed.runs.insert({ run_id: rid, thread_id: tid, assistant_id: "a", metadata: {}, kwargs: {}, multitask_strategy: "enqueue" });
-      const { rows } = await storage.sql.query<{ m: string }>("SELECT metadata->>'secret_note' AS m FROM threads WHERE thread_id = $1", [tid]);
+      const { rows } = await sqlOf(storage).query<{ m: string }>("SELECT metadata->>'secret_note' AS m FROM threads WHERE thread_id = $1", [tid]);
       assert.notEqual(rows[0]!.m, "hidden", "the key is sealed in the row");
       const claimed = await sealed.runs.claim(rid);
       assert.equal(claimed?.run_id, rid);
@@ -128,7 +129,7 @@ for (const engine of engines) {
       assert.equal(created.run?.status, "running");
       assert.equal(created.threadEmpty, true);
       let queries = 0;
-      const counting: SqlExecutor = { query: (text, params) => (queries++, storage.sql.query(text, params)) };
+      const counting: SqlExecutor = { query: (text, params) => (queries++, sqlOf(storage).query(text, params)) };
       const saver = new SqlCheckpointSaver(counting);
       saver.expectEmpty(r1, tid);
       const runConfig = { configurable: { thread_id: tid, checkpoint_ns: "", run_id: r1 } };
@@ -206,11 +207,11 @@ for (const engine of engines) {
       await graph.invoke({ big: "x".repeat(10_000) }, config);
       await storage.checkpointer.flush();
       // `big` is written by the input only: one stored value however many checkpoints follow.
-      const { rows } = await storage.sql.query<{ channel: string; n: string }>(
+      const { rows } = await sqlOf(storage).query<{ channel: string; n: string }>(
         "SELECT channel, count(*) AS n FROM checkpoint_blobs WHERE thread_id = $1 GROUP BY channel", [thread],
       );
       assert.equal(Number(rows.find((r) => r.channel === "big")!.n), 1);
-      const { rows: cps } = await storage.sql.query<{ n: string; max: number }>(
+      const { rows: cps } = await sqlOf(storage).query<{ n: string; max: number }>(
         "SELECT count(*) AS n, max(octet_length(checkpoint)) AS max FROM checkpoints WHERE thread_id = $1", [thread],
       );
       assert.ok(Number(cps[0]!.n) >= 3 && Number(cps[0]!.max) < 2_000, JSON.stringify(cps));
@@ -230,14 +231,14 @@ for (const engine of engines) {
       assert.deepEqual((await graph.getState({ configurable: { thread_id: copy } })).values, (await graph.getState(config)).values);
       await storage.checkpointer.deleteThread(copy);
       await storage.checkpointer.deleteThread(thread);
-      const { rows: left } = await storage.sql.query("SELECT 1 FROM checkpoint_blobs WHERE thread_id = $1", [thread]);
+      const { rows: left } = await sqlOf(storage).query("SELECT 1 FROM checkpoint_blobs WHERE thread_id = $1", [thread]);
       assert.equal(left.length, 0);
     });
 
     test("checkpointer: state history reads a page in one query", async () => {
       const { Command } = await import("@langchain/langgraph");
       let queries = 0;
-      const counting: SqlExecutor = { query: (text, params) => (queries++, storage.sql.query(text, params)) };
+      const counting: SqlExecutor = { query: (text, params) => (queries++, sqlOf(storage).query(text, params)) };
       const saver = new SqlCheckpointSaver(counting);
       interruptGraph.checkpointer = saver;
       const config = { configurable: { thread_id: crypto.randomUUID() } };
@@ -261,7 +262,7 @@ for (const engine of engines) {
     test("checkpointer: flushWith writes the pending checkpoints inside the caller's statement; a failed one keeps them for the next flush", async () => {
       const { emptyCheckpoint } = await import("@langchain/langgraph-checkpoint");
       let queries = 0;
-      const counting: SqlExecutor = { query: (text, params) => (queries++, storage.sql.query(text, params)) };
+      const counting: SqlExecutor = { query: (text, params) => (queries++, sqlOf(storage).query(text, params)) };
       const saver = new SqlCheckpointSaver(counting);
       const config = { configurable: { thread_id: crypto.randomUUID(), checkpoint_ns: "" } };
       const first = { ...emptyCheckpoint(), id: crypto.randomUUID() };
@@ -273,7 +274,7 @@ for (const engine of engines) {
         const params: unknown[] = [marker];
         const parts = batch(params);
         // The caller's own statement ($1 is its parameter), with the batch as CTEs after it.
-        await storage.sql.query(`WITH ${parts.map((p, i) => `w${i} AS (${p})`).join(", ")} SELECT $1::text AS marker`, params);
+        await sqlOf(storage).query(`WITH ${parts.map((p, i) => `w${i} AS (${p})`).join(", ")} SELECT $1::text AS marker`, params);
       });
       assert.equal(queries, 0, "the saver ran no statement of its own");
       assert.equal((await saver.getTuple(config))?.checkpoint.id, first.id);

@@ -20,6 +20,7 @@ import { EMBEDDING_DIMS } from "../../core/testing/model-server/embeddings.ts";
 import { builtinPlugins } from "../../plugins/registry.ts";
 import { startModelServer, type ModelServer } from "../fixtures/model-server/server.ts";
 import { pgSchema, startTestServer, type TestServer } from "./_harness.ts";
+import { sqlOf } from "../../core/storage/storage.ts";
 
 let models: ModelServer;
 before(async () => {
@@ -37,7 +38,7 @@ const onPostgres = process.env.AGENTCLI_TEST_SERVER_ON_POSTGRES === "1";
 /** The engine expected: pgvector on PGlite always; on PostgreSQL when pgvector is installed (required in CI). */
 async function expectedEngine(t: TestServer): Promise<"pgvector" | "sql"> {
   if (!onPostgres) return "pgvector";
-  const { rows } = await t.server.storage.sql.query("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'");
+  const { rows } = await sqlOf(t.server.storage).query("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'");
   if (process.env.CI) assert.ok(rows.length, "pgvector is installed on CI's PostgreSQL (scripts/test-env.sh)");
   return rows.length ? "pgvector" : "sql";
 }
@@ -95,7 +96,7 @@ for (const encrypted of [false, true]) {
 
     test("with pgvector, the embeddings' dimension has an HNSW index and the nearest-vectors scan can use it", async (ctx) => {
       if (await expectedEngine(t) !== "pgvector") return ctx.skip("no pgvector on this PostgreSQL");
-      const sql = t.server.storage.sql;
+      const sql = sqlOf(t.server.storage);
       const { rows } = await sql.query<{ indexdef: string }>("SELECT indexdef FROM pg_indexes WHERE indexname = $1 AND schemaname = current_schema()", [`store_vectors_hnsw_${EMBEDDING_DIMS}`]);
       assert.match(rows[0]?.indexdef ?? "", new RegExp(`USING hnsw .*vector\\(${EMBEDDING_DIMS}\\).*vector_cosine_ops.*WHERE \\(array_length\\(embedding, 1\\) = ${EMBEDDING_DIMS}\\)`));
       const support = await vectorSupport(sql);
@@ -136,7 +137,7 @@ if (onPostgres) {
         assert.deepEqual(filtered.items.map((i) => i.key), ["k2"]);
         const info = await (await fetch(`${t.url}/info`)).json() as { store_search: unknown };
         assert.deepEqual(info.store_search, { query: "vector", model: "openai:text-embedding-3-small", engine: "sql" });
-        const { rows } = await t.server.storage.sql.query("SELECT 1 FROM pg_extension WHERE extname = 'vector'");
+        const { rows } = await sqlOf(t.server.storage).query("SELECT 1 FROM pg_extension WHERE extname = 'vector'");
         assert.equal(rows.length, 0, "the extension was not created");
       } finally {
         await t?.close();
@@ -161,13 +162,13 @@ describe("pgvector's HNSW index in use", () => {
     const t = await startTestServer({ storage: { ...storage, storeIndex: await indexed() } });
     try {
       if (await expectedEngine(t) !== "pgvector") return ctx.skip("no pgvector on this PostgreSQL");
-      if (!onPostgres) await t.server.storage.sql.query("SET enable_seqscan = off");
+      if (!onPostgres) await sqlOf(t.server.storage).query("SET enable_seqscan = off");
       // 50 items nearer the query than any of the 5 the filter lets through: more than the
       // 40 candidates (hnsw.ef_search) an HNSW scan yields before it iterates.
       for (let i = 0; i < 50; i++) await t.client.store.putItem(["many"], `near-${i}`, { text: `cat on the mat w${i}`, tag: "pets" }, { index: ["text"] });
       for (let i = 0; i < 5; i++) await t.client.store.putItem(["many"], `far-${i}`, { text: `the stock market x${i}`, tag: "news" }, { index: ["text"] });
-      const support = await vectorSupport(t.server.storage.sql);
-      const { rows } = await t.server.storage.sql.query<{ "QUERY PLAN": string }>(
+      const support = await vectorSupport(sqlOf(t.server.storage));
+      const { rows } = await sqlOf(t.server.storage).query<{ "QUERY PLAN": string }>(
         `EXPLAIN ${nearestVectorsSql(support, { param: "$3", dims: EMBEDDING_DIMS, where: ["namespace[1:$2] = $1::text[]"], limit: "$4" })}`,
         [["many"], 1, `[${new Array(EMBEDDING_DIMS).fill(1).join(",")}]`, 100],
       );

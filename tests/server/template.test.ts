@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { SERVER_MIGRATIONS, SERVER_TEMPLATE } from "../../core/storage/migrations.ts";
-import { openStorage } from "../../core/storage/storage.ts";
+import { openStorage, sqlOf } from "../../core/storage/storage.ts";
 import { createPgliteTemplate, parseTar, restoreTemplate, saveTemplate, TEMPLATES_KEPT, templateCachePath } from "../../core/storage/template.ts";
 import { gunzipSync } from "node:zlib";
 
@@ -47,9 +47,9 @@ test("the first new database writes the template; the next ones are restored fro
   const second = await openStorage({ dataDir });
   assert.equal(existsSync(join(dataDir, "PG_VERSION")), true);
   assert.deepEqual(readdirSync(dir).filter((f) => f.endsWith(".restoring")), [], "no half-restored directory left behind");
-  const { rows } = await second.sql.query<{ version: number }>("SELECT version FROM agentcli_migrations WHERE scope = 'server'");
+  const { rows } = await sqlOf(second).query<{ version: number }>("SELECT version FROM agentcli_migrations WHERE scope = 'server'");
   assert.deepEqual(rows.map((r) => Number(r.version)).sort((a, b) => a - b), SERVER_MIGRATIONS.map((m) => m.version));
-  await second.sql.query("SELECT 1 FROM checkpoint_blobs LIMIT 1"); // the latest schema
+  await sqlOf(second).query("SELECT 1 FROM checkpoint_blobs LIMIT 1"); // the latest schema
   const t = await second.threads.create({ thread_id: crypto.randomUUID(), metadata: { n: 1 } });
   await second.store.put(["u"], "k", { v: 1 });
   await second.close();
@@ -86,7 +86,7 @@ test("createPgliteTemplate (the executable's asset) is a migrated database that 
   const dataDir = join(dir, "d");
   await restoreTemplate(gz, dataDir);
   const s = await openStorage({ dataDir, template: false });
-  const { rows } = await s.sql.query<{ n: string }>("SELECT count(*) AS n FROM agentcli_migrations WHERE scope = 'server'");
+  const { rows } = await sqlOf(s).query<{ n: string }>("SELECT count(*) AS n FROM agentcli_migrations WHERE scope = 'server'");
   assert.equal(Number(rows[0]!.n), SERVER_MIGRATIONS.length);
   await s.assistants.create({ assistant_id: "a1", graph_id: "g", config: {}, metadata: {}, name: "n", description: null });
   assert.equal((await s.assistants.get("a1"))?.name, "n");

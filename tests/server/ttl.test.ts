@@ -10,6 +10,7 @@ import { after, before, describe, test } from "node:test";
 import { ttlFromEnv } from "../../core/engine/queue/ttl-sweeper.ts";
 import type { SqlExecutor } from "../../core/storage/sql.ts";
 import { pgSchema, startTestServer, type TestServer } from "./_harness.ts";
+import { sqlOf } from "../../core/storage/storage.ts";
 
 const INPUT = { messages: [{ role: "user", content: "hi" }] };
 
@@ -33,7 +34,7 @@ describe("TTLs with no server defaults", () => {
   });
 
   test("an expired thread goes with its runs, events, checkpoints, crons and sandbox; others stay", async () => {
-    const sql = t.server.storage.sql;
+    const sql = sqlOf(t.server.storage);
     const th = await t.client.threads.create({ ttl: { ttl: 10, strategy: "delete" } });
     const run = await t.client.runs.create(th.thread_id, "echo", { input: INPUT });
     await t.client.runs.join(th.thread_id, run.run_id);
@@ -56,7 +57,7 @@ describe("TTLs with no server defaults", () => {
   });
 
   test("a run on a thread renews it; PATCH sets a ttl; a thread with a run in flight is never swept", async () => {
-    const sql = t.server.storage.sql;
+    const sql = sqlOf(t.server.storage);
     const th = await t.client.threads.create({ ttl: 5 });
     await age(sql, "threads", 6, "thread_id = $1", [th.thread_id]);
     await t.client.runs.wait(th.thread_id, "echo", { input: INPUT });
@@ -72,7 +73,7 @@ describe("TTLs with no server defaults", () => {
   });
 
   test("store items expire after their ttl unless a read refreshes it; ttl null never expires", async () => {
-    const sql = t.server.storage.sql;
+    const sql = sqlOf(t.server.storage);
     await t.client.store.putItem(["ttl"], "short", { v: 1 }, { ttl: 1 });
     await t.client.store.putItem(["ttl"], "read", { v: 2 }, { ttl: 1 });
     await t.client.store.putItem(["ttl"], "searched", { v: 3 }, { ttl: 1 });
@@ -111,7 +112,7 @@ describe("TTLs with server defaults (AGENTCLI_THREAD_TTL_MINUTES, AGENTCLI_STORE
   });
 
   test("threads and items without their own ttl expire after the default; their own ttl wins", async () => {
-    const sql = t.server.storage.sql;
+    const sql = sqlOf(t.server.storage);
     const plain = await t.client.threads.create();
     const own = await t.client.threads.create({ ttl: 120 });
     await age(sql, "threads", 31, "thread_id = ANY($1)", [[plain.thread_id, own.thread_id]]);
@@ -153,7 +154,7 @@ describe("TTL sweeps of two servers on one PostgreSQL", () => {
   test("each expired thread is deleted, and its sandbox cleaned up, once", async () => {
     const ids: string[] = [];
     for (let i = 0; i < 150; i++) ids.push((await a.client.threads.create({ ttl: 1 })).thread_id);
-    await age(a.server.storage.sql, "threads", 2, "true", []);
+    await age(sqlOf(a.server.storage), "threads", 2, "true", []);
     const [x, y] = await Promise.all([a.server.sweepExpired(), b.server.sweepExpired()]);
     assert.deepEqual([...x.threads, ...y.threads].sort(), [...ids].sort());
     assert.deepEqual([...deleted].sort(), [...ids].sort());

@@ -12,6 +12,7 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import { after, before, describe, test } from "node:test";
 import { isPrivateAddress, type Resolver, webhooksFromEnv, type WebhookDelivery } from "../../core/engine/runs/webhooks.ts";
 import { startTestServer, type TestServer, until } from "./_harness.ts";
+import { sqlOf } from "../../core/storage/storage.ts";
 
 const SECRET = "webhook-test-secret";
 const INPUT = { messages: [{ role: "user", content: "hook" }] };
@@ -135,7 +136,7 @@ describe("run webhooks", () => {
     const th = await t.client.threads.create();
     const cron = await t.client.crons.createForThread(th.thread_id, "echo", { schedule: "0 0 1 1 *", input: INPUT, webhook: `${rx.url}/cron` });
     assert.equal(cron.payload.webhook, `${rx.url}/cron`);
-    await t.server.storage.sql.query("UPDATE crons SET next_run_date = now() - interval '1 second' WHERE cron_id = $1", [cron.cron_id]);
+    await sqlOf(t.server.storage).query("UPDATE crons SET next_run_date = now() - interval '1 second' WHERE cron_id = $1", [cron.cron_id]);
     const fromCron = await until("the cron run's delivery", async () => rx.got.find((g) => g.path === "/cron"));
     assert.equal((fromCron.body.metadata as { cron_id: string }).cron_id, cron.cron_id);
   });

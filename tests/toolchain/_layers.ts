@@ -33,9 +33,6 @@ export const UP_ALLOWED: Record<string, string> = {
     "the run service takes the whole ServerDeps; step 2 (the run service) gives it an options object of its own",
   "core/engine/crons/scheduler.ts -> core/server/deps.ts": "same as runs/create.ts: ServerDeps; step 2",
   "core/engine/queue/ttl-sweeper.ts -> core/server/deps.ts": "same: ServerDeps; step 2",
-  "core/engine/runs/create.ts -> core/server/http/schemas.ts":
-    "the run service reads the parsed request body type (RunCreateBody); step 2 moves the run's input type into the engine",
-  "core/engine/crons/scheduler.ts -> core/server/http/schemas.ts": "same: RunCreateBody; step 2",
   "core/engine/runs/create.ts -> core/server/http/limits.ts":
     "admission bounds (tooManyRuns, checkMessages) live with the HTTP bounds; step 2 moves run admission into the engine",
   "core/engine/runs/create.ts -> core/server/http/errors.ts":

@@ -14,7 +14,7 @@ import type { Run } from "../../storage/records.ts";
 import { nextFiring } from "./schedule.ts";
 import type { ServerDeps } from "../../server/deps.ts";
 import { cancelRun, runKwargs } from "../runs/create.ts";
-import type { RunCreateBody } from "../../server/http/schemas.ts";
+import type { RunCreateBody } from "../runs/input.ts";
 import { ownedMetadata } from "../runs/scope.ts";
 
 /** The longest a scheduler sleeps between looks at the table (crons created on other replicas). */
@@ -42,7 +42,7 @@ interface Firing {
 /** Takes and fires one due cron in one transaction; null when none is due. */
 export async function fireOneDue(deps: ServerDeps): Promise<Firing | null> {
   const { storage, log } = deps;
-  return await storage.sql.transaction(async (tx) => {
+  return await storage.transaction(async (tx) => {
     const cron = await storage.crons.takeDue(tx);
     if (!cron) return null;
     const due = cron.next_run_date!;
@@ -52,8 +52,7 @@ export async function fireOneDue(deps: ServerDeps): Promise<Firing | null> {
       return { cron, run: null, cancel: [] };
     };
     if (cron.end_time && Date.parse(due) > Date.parse(cron.end_time)) return { cron, run: null, cancel: [] };
-    const { rows: assistants } = await tx.query<{ graph_id: string }>("SELECT graph_id FROM assistants WHERE assistant_id = $1", [cron.assistant_id]);
-    const graphId = assistants[0]?.graph_id;
+    const graphId = await storage.assistants.graphOf(cron.assistant_id, tx);
     if (!graphId) return skip(`its assistant "${cron.assistant_id}" no longer exists`);
     const user = cron.auth_user as AuthUser | null;
     const body = cron.payload as Partial<RunCreateBody>;
@@ -74,8 +73,7 @@ export async function fireOneDue(deps: ServerDeps): Promise<Firing | null> {
       await storage.threads.create({ thread_id: threadId, metadata: ownedMetadata(user, { ...patch, cron_id: cron.cron_id }) }, tx);
       return { cron, run: await storage.runs.insert(input, tx), cancel: [] };
     }
-    const { rows: thread } = await tx.query("SELECT 1 FROM threads WHERE thread_id = $1 FOR UPDATE", [threadId]);
-    if (!thread.length) return skip(`its thread "${threadId}" no longer exists`);
+    if (!(await storage.threads.lock(threadId, tx))) return skip(`its thread "${threadId}" no longer exists`);
     const inflight = await storage.runs.inflight(threadId, tx);
     if (inflight.length && strategy === "reject") return skip(`thread "${threadId}" has a run in progress (multitask_strategy "reject")`);
     const run = await storage.runs.insert(input, tx, patch);

@@ -333,12 +333,11 @@ async function finishRun(
     finalValues = output !== null && !r.errorOut ? output : values;
     if (r.rollback) {
       await broker.takeUnflushed(run.run_id);
-      await storage.sql.transaction(async (tx) => {
+      await storage.transaction(async (tx) => {
         const inflight = (await storage.runs.inflight(run.thread_id, tx)).filter((x) => x.run_id !== run.run_id);
         others = inflight.length > 0;
         await storage.threads.saveState(run.thread_id, { ...end, status: others ? "busy" : threadStatus }, tx);
-        await tx.query("DELETE FROM runs WHERE run_id = $1", [run.run_id]);
-        await tx.query("DELETE FROM run_events WHERE run_id = $1", [run.run_id]);
+        await storage.runs.delete(run.run_id, tx);
       });
     } else {
       // One statement: the run's checkpoints not yet written, its last events, the thread's

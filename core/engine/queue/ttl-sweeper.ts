@@ -5,7 +5,6 @@
  * and its sandbox cleaned up, by one replica only.
  */
 import { agentcliError, EnvInvalid, EnvNotInRange, EnvNotTrueFalse } from "../../kernel/index.ts";
-import { sweepItems, sweepThreads } from "../../storage/ttl.ts";
 import type { ServerDeps } from "../../server/deps.ts";
 
 export interface TtlSettings {
@@ -91,7 +90,7 @@ export class TtlSweeper {
     const { storage, log } = this.#deps;
     const threads: string[] = [];
     while (true) {
-      const batch = await sweepThreads(storage.sql, this.settings.threadTtlMinutes);
+      const batch = await storage.ttl.sweepThreads(this.settings.threadTtlMinutes);
       for (const id of batch) {
         await storage.checkpointer.deleteThread(id);
         await this.#deps.onThreadDeleted?.(id).catch((err) => log.warn(`expired thread "${id}" was deleted, but not everything of it: ${(err as Error).message}`));
@@ -101,7 +100,7 @@ export class TtlSweeper {
     }
     let items = 0;
     while (true) {
-      const n = await sweepItems(storage.sql, this.settings.storeTtlMinutes);
+      const n = await storage.ttl.sweepItems(this.settings.storeTtlMinutes);
       items += n;
       if (n < 1000) break;
     }

@@ -93,10 +93,7 @@ export class WorkerPool {
     const error = { error: "ServerStopped", message: "The server stopped while this run was running; start the run again." };
     for (const run of await this.#deps.storage.runs.recoverOrphans(true)) {
       this.#deps.log.warn(`run ${run.run_id} was running when the server stopped; marked "error"`);
-      await this.#deps.storage.sql.query(
-        "UPDATE threads SET status = 'error', error = $2::jsonb, updated_at = now() WHERE thread_id = $1",
-        [run.thread_id, JSON.stringify(error)],
-      );
+      await this.#deps.storage.threads.setError(run.thread_id, error);
       // Its stream ends with an `error` event (after what was logged), never a silent close.
       const logged = await this.#deps.storage.events.read(run.run_id);
       await this.#deps.storage.events.append(run.run_id, [{ id: (logged.at(-1)?.id ?? 0) + 1, event: "error", data: JSON.stringify(error) }]);

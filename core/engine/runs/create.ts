@@ -10,7 +10,7 @@ import { type ServerDeps, resolveAssistant } from "../../server/deps.ts";
 import { currentCheck } from "../../storage/assistants.ts";
 import type { RunKwargs } from "../executor/executor.ts";
 import { conflict, idTaken, notFound, unprocessable } from "../../server/http/errors.ts";
-import type { RunCreateBody } from "../../server/http/schemas.ts";
+import type { RunCreateBody } from "./input.ts";
 import { checkMessages, tooManyRuns } from "../../server/http/limits.ts";
 import { ownedMetadata, ownerOf, scopedConfig } from "./scope.ts";
 
@@ -113,9 +113,8 @@ async function createRunOnce(deps: ServerDeps, user: AuthUser | null, b: RunCrea
   }
   // A new thread (stateless run, or `if_not_exists: "create"`).
   await checkQueued();
-  const run = await storage.sql.transaction(async (tx) => {
-    const { rows } = await tx.query<{ metadata: Record<string, unknown> }>("SELECT metadata FROM threads WHERE thread_id = $1 FOR UPDATE", [tid]);
-    if (rows[0]) throw idTaken("thread", tid); // created meanwhile (a concurrent request), or another owner's
+  const run = await storage.transaction(async (tx) => {
+    if (await storage.threads.lock(tid, tx)) throw idTaken("thread", tid); // created meanwhile (a concurrent request), or another owner's
     const meta = ownedMetadata(user, { graph_id: assistant.graph_id, assistant_id: assistant.assistant_id });
     await storage.threads.create({ thread_id: tid, metadata: meta }, tx);
     return storage.runs.insert(input, tx, {});
@@ -189,6 +188,6 @@ export async function cancelRun(deps: ServerDeps, run: Run, action: CancelAction
       return;
     }
   }
-  await storage.sql.query("UPDATE runs SET cancel_reason = $2 WHERE run_id = $1 AND status = 'running'", [run.run_id, action]);
+  await storage.runs.setCancelReason(run.run_id, action);
   broker.cancel(run.run_id, action);
 }

@@ -279,10 +279,7 @@ export class WebhookSender {
     }
     outcome.at = new Date().toISOString();
     if (outcome.status !== "delivered") this.#deps.log.warn(`run ${runId}: webhook ${shown(url)} ${outcome.status} after ${outcome.attempts} attempt(s): ${outcome.error}`);
-    await this.#deps.storage.sql.query(
-      "UPDATE runs SET metadata = metadata || jsonb_build_object('webhook_delivery', $2::jsonb) WHERE run_id = $1",
-      [runId, JSON.stringify(outcome)],
-    ).catch(() => {}); // a stateless run may be gone with its thread
+    await this.#deps.storage.runs.recordWebhookDelivery(runId, outcome).catch(() => {}); // a stateless run may be gone with its thread
   }
 
   /** Waits `ms`; false when the sender stopped meanwhile. */

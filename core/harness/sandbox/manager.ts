@@ -13,7 +13,7 @@
  *   next use; deleting a thread deletes its sandbox.
  *
  * @example
- * const sandboxes = new SandboxManager({ sql: storage.sql, driver, env, runtime: "local", host, settings: () => config.sandbox });
+ * const sandboxes = new SandboxManager({ records: storage.sandboxes, driver, env, runtime: "local", host, settings: () => config.sandbox });
  * const { sandbox, notice } = await sandboxes.acquire({ key: "thread:t1", scope: "thread", threadId: "t1" });
  */
 import { userError } from "../../kernel/errors.ts";
@@ -21,7 +21,7 @@ import { secondsSetting } from "../../config/env-settings.ts";
 import { missingSandboxEnv } from "../../config/credentials.ts";
 import type { Env, HookLogger } from "../../kernel/hooks.ts";
 import type { PluginDriver } from "../../kernel/plugin-driver.ts";
-import type { SqlExecutor } from "../../storage/sql.ts";
+import type { SandboxRecords } from "../../storage/index.ts";
 import { isSandboxNotFound, type Sandbox, type SandboxCreateOptions, type SandboxScope } from "../../kernel/sandbox-contract.ts";
 
 /** How long a `creating` claim holds before another process may take the key over. */
@@ -51,7 +51,8 @@ export interface SandboxLease {
 }
 
 export interface SandboxManagerOptions {
-  sql: SqlExecutor;
+  /** The mappings' table (core/storage/sandboxes.ts). */
+  records: SandboxRecords;
   driver: PluginDriver;
   env: Env;
   /** The runtime chosen with `--sandbox` ("local"), or null: the provider's plugin. */
@@ -60,14 +61,6 @@ export interface SandboxManagerOptions {
   /** The agent's `[sandbox]` (read on every use: a dev reload may change it). */
   settings: () => SandboxSettings;
   log?: HookLogger;
-}
-
-interface Row {
-  scope_key: string;
-  sandbox_id: string | null;
-  status: "creating" | "ready" | "stopped";
-  thread_id: string | null;
-  claim_live: boolean;
 }
 
 interface Open {
@@ -113,10 +106,7 @@ export class SandboxManager {
       const open = await p;
       // One round trip per use: keeps the idle clock, and notices a sandbox that another
       // replica stopped, recreated or deleted meanwhile.
-      const live = (await this.#o.sql.query(
-        "UPDATE sandboxes SET last_used_at = now() WHERE scope_key = $1 AND backend = $2 AND sandbox_id = $3 AND status = 'ready' RETURNING 1",
-        [target.key, backend, open.sandbox.id],
-      )).rowCount > 0;
+      const live = await this.#o.records.touch(target.key, backend, open.sandbox.id);
       if (!live && attempt < 3) {
         if (this.#open.get(ck) === p) this.#open.delete(ck);
         await open.sandbox.close?.().catch(() => {});
@@ -134,16 +124,12 @@ export class SandboxManager {
     const ck = `${backend}\u0000${target.key}`;
     this.#open.delete(ck);
     this.#notices.set(ck, vanishedNotice(target));
-    await this.#o.sql.query("DELETE FROM sandboxes WHERE scope_key = $1 AND backend = $2 AND sandbox_id = $3", [target.key, backend, sandboxId]);
+    await this.#o.records.forget(target.key, backend, sandboxId);
   }
 
   /** Deletes the sandboxes of a thread at the provider, then their rows. Never throws for the provider. */
   async deleteThread(threadId: string): Promise<void> {
-    const { rows } = await this.#o.sql.query<{ scope_key: string; backend: string; sandbox_id: string | null }>(
-      "SELECT scope_key, backend, sandbox_id FROM sandboxes WHERE thread_id = $1",
-      [threadId],
-    );
-    for (const row of rows) {
+    for (const row of await this.#o.records.ofThread(threadId)) {
       this.#open.delete(`${row.backend}\u0000${row.scope_key}`);
       if (row.sandbox_id && row.backend === this.#backend()) {
         try {
@@ -155,18 +141,14 @@ export class SandboxManager {
       } else if (row.sandbox_id) {
         this.#o.log?.warn(`Sandbox "${row.sandbox_id}" of thread "${threadId}" belongs to "${row.backend}", which this server does not run: delete it there.`);
       }
-      await this.#o.sql.query("DELETE FROM sandboxes WHERE scope_key = $1 AND backend = $2", [row.scope_key, row.backend]);
+      await this.#o.records.forgetKey(row.scope_key, row.backend);
     }
   }
 
   /** Stops the sandboxes unused for `idleMs` (one replica wins each); returns how many. */
   async stopIdle(idleMs: number): Promise<number> {
     const backend = this.#backend();
-    const { rows } = await this.#o.sql.query<{ scope_key: string; sandbox_id: string; thread_id: string | null }>(
-      `UPDATE sandboxes SET status = 'stopped' WHERE backend = $1 AND status = 'ready' AND last_used_at < now() - ($2 * interval '1 millisecond')
-       RETURNING scope_key, sandbox_id, thread_id`,
-      [backend, idleMs],
-    );
+    const rows = await this.#o.records.stopIdle(backend, idleMs);
     for (const row of rows) {
       const open = this.#open.get(`${backend}\u0000${row.scope_key}`);
       this.#open.delete(`${backend}\u0000${row.scope_key}`);
@@ -175,7 +157,7 @@ export class SandboxManager {
         await sandbox.stop?.();
         await sandbox.close?.();
       } catch (err) {
-        if (isSandboxNotFound(err)) await this.#o.sql.query("DELETE FROM sandboxes WHERE scope_key = $1 AND backend = $2 AND sandbox_id = $3", [row.scope_key, backend, row.sandbox_id]);
+        if (isSandboxNotFound(err)) await this.#o.records.forget(row.scope_key, backend, row.sandbox_id);
         else this.#o.log?.warn(`Cannot stop idle sandbox "${row.sandbox_id}": ${(err as Error).message}`);
       }
     }
@@ -191,24 +173,20 @@ export class SandboxManager {
   }
 
   async #resolve(backend: string, target: SandboxTarget, notice: string | null): Promise<Open> {
-    const sql = this.#o.sql;
+    const records = this.#o.records;
     for (;;) {
-      const { rows } = await sql.query<Row>(
-        "SELECT scope_key, sandbox_id, status, thread_id, (claimed_until > now()) AS claim_live FROM sandboxes WHERE scope_key = $1 AND backend = $2",
-        [target.key, backend],
-      );
-      const row = rows[0];
+      const row = await records.get(target.key, backend);
       if (row?.sandbox_id && row.status !== "creating") {
         try {
           const sandbox = await this.#hook(target, row.sandbox_id);
           if (row.status === "stopped") {
             await sandbox.resume?.();
-            await sql.query("UPDATE sandboxes SET status = 'ready', last_used_at = now() WHERE scope_key = $1 AND backend = $2 AND sandbox_id = $3", [target.key, backend, row.sandbox_id]);
+            await records.resumed(target.key, backend, row.sandbox_id);
           }
           return { sandbox, notice };
         } catch (err) {
           if (!isSandboxNotFound(err)) throw err;
-          await sql.query("DELETE FROM sandboxes WHERE scope_key = $1 AND backend = $2 AND sandbox_id = $3", [target.key, backend, row.sandbox_id]);
+          await records.forget(target.key, backend, row.sandbox_id);
           notice = vanishedNotice(target);
           continue;
         }
@@ -218,23 +196,11 @@ export class SandboxManager {
         continue;
       }
       const token = crypto.randomUUID();
-      const claimed = await sql.query(
-        `INSERT INTO sandboxes (scope_key, backend, status, thread_id, claim_token, claimed_until)
-         VALUES ($1, $2, 'creating', $3, $4, now() + ($5 * interval '1 millisecond'))
-         ON CONFLICT (scope_key, backend) DO UPDATE SET claim_token = EXCLUDED.claim_token, claimed_until = EXCLUDED.claimed_until
-           WHERE sandboxes.status = 'creating' AND sandboxes.claimed_until <= now()
-         RETURNING 1`,
-        [target.key, backend, target.threadId, token, CREATE_LEASE_MS],
-      );
-      if (claimed.rowCount === 0) continue;
+      if (!(await records.claim(target.key, backend, target.threadId, token, CREATE_LEASE_MS))) continue;
       let sandbox: Sandbox | null = null;
       try {
         sandbox = await this.#hook(target, undefined);
-        const done = await sql.query(
-          "UPDATE sandboxes SET sandbox_id = $4, status = 'ready', claim_token = NULL, claimed_until = NULL, last_used_at = now() WHERE scope_key = $1 AND backend = $2 AND claim_token = $3",
-          [target.key, backend, token, sandbox.id],
-        );
-        if (done.rowCount === 0) {
+        if (!(await records.created(target.key, backend, token, sandbox.id))) {
           throw userError("PLUGIN_FAILED", {
             message: `Cannot create the sandbox of "${target.key}": it was deleted (with its thread) while being created`,
             hint: "Start a new thread.",
@@ -242,7 +208,7 @@ export class SandboxManager {
         }
         return { sandbox, notice };
       } catch (err) {
-        await sql.query("DELETE FROM sandboxes WHERE scope_key = $1 AND backend = $2 AND claim_token = $3", [target.key, backend, token]).catch(() => {});
+        await records.unclaim(target.key, backend, token).catch(() => {});
         if (sandbox) {
           await sandbox.delete().catch((e) => this.#o.log?.warn(`Cannot delete sandbox "${sandbox!.id}" after a failed creation: ${(e as Error).message}`));
         }

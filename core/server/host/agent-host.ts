@@ -266,7 +266,7 @@ async function start(opts: HostOptions, runTimeout: number, limits: Partial<Serv
   const { SandboxManager } = await import("../../harness/sandbox/manager.ts");
   const sandboxDir = opts.env.AGENTCLI_SANDBOX_DIR ? resolve(opts.env.AGENTCLI_SANDBOX_DIR) : (opts.sandboxDir ?? `${opts.dataDir}-sandboxes`);
   const sandboxes = new SandboxManager({
-    sql: storage.sql,
+    records: storage.sandboxes,
     driver: opts.driver,
     env: opts.env,
     runtime: runtime?.name ?? null,

@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { STREAM_MODES } from "../../engine/executor/stream-modes.ts";
 import { isHttpUrl } from "../../engine/runs/webhooks.ts";
+import type { RunCreateBody } from "../../engine/index.ts";
 
 const obj = z.record(z.string(), z.unknown());
 
@@ -154,7 +155,15 @@ export const runCreate = z.object({
   if_not_exists: opt(z.enum(["create", "reject"])),
   langsmith_tracer: unsupported("LangSmith tracing is not configured on this server"),
 });
-export type RunCreateBody = z.output<typeof runCreate>;
+/**
+ * The run service's input type (core/engine/runs/input.ts): what the parser gives is one
+ * (checked here: the same fields, each of a type the engine accepts).
+ */
+export type { RunCreateBody };
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const runCreateFields: Same<keyof z.output<typeof runCreate>, keyof RunCreateBody> = true;
+const runCreateGivesTheEngines = (parsed: z.output<typeof runCreate>): RunCreateBody => parsed;
+void runCreateFields, void runCreateGivesTheEngines;
 
 export const runsCancelMany = z.object({
   thread_id: opt(z.string()),

@@ -79,13 +79,9 @@ export function assistantRoutes(deps: ServerDeps): Hono<AppEnv> {
     const a = await writable(deps, c, "delete");
     if (c.req.query("delete_threads") === "true") {
       // The assistant's threads: those its runs ran on, and those whose metadata names it.
-      const { rows } = await storage.sql.query<{ thread_id: string }>(
-        "SELECT DISTINCT thread_id FROM runs WHERE assistant_id = $1 UNION SELECT thread_id FROM threads WHERE metadata->>'assistant_id' = $1",
-        [a.assistant_id],
-      );
-      for (const r of rows) {
+      for (const threadId of await storage.threads.ofAssistant(a.assistant_id)) {
         // Only the caller's own threads: another user's thread is not theirs to delete.
-        if (await storage.threads.delete(r.thread_id, scopeOf(c))) await storage.checkpointer.deleteThread(r.thread_id);
+        if (await storage.threads.delete(threadId, scopeOf(c))) await storage.checkpointer.deleteThread(threadId);
       }
     }
     await storage.assistants.delete(a.assistant_id);

@@ -137,13 +137,7 @@ export function runRoutes(deps: ServerDeps): Hono<AppEnv> {
       await getThread(deps, c, b.thread_id);
       runs = await storage.runs.inflight(b.thread_id);
     } else {
-      const params: unknown[] = [];
-      const owner = scopeOf(c).owner;
-      const { rows } = await storage.sql.query<{ run_id: string }>(
-        `SELECT run_id FROM runs WHERE status IN ('pending', 'running')${owner ? ` AND metadata->>'owner' = $${params.push(owner)}` : ""}`,
-        params,
-      );
-      for (const r of rows) runs.push((await storage.runs.get(r.run_id))!);
+      runs = await storage.runs.inflightAll(scopeOf(c).owner);
     }
     if (b.status && b.status !== "all") runs = runs.filter((r) => r.status === b.status);
     for (const r of runs) if (!FINAL.includes(r.status)) await cancelRun(deps, r, action);

@@ -7,7 +7,6 @@
  */
 import { Hono } from "hono";
 import type { Item } from "@langchain/langgraph-checkpoint";
-import { refreshItemTtl, setItemTtl } from "../../storage/ttl.ts";
 import type { ServerDeps } from "../deps.ts";
 import { jsonBody, parseBody, unprocessable } from "../http/errors.ts";
 import * as s from "../http/schemas.ts";
@@ -41,7 +40,7 @@ export function storeRoutes(deps: ServerDeps): Hono<AppEnv> {
     if (b.namespace.length === 0) throw unprocessable("Invalid request: namespace must not be empty");
     const ns = userNamespace(userOf(c), b.namespace);
     await store.put(ns, b.key, b.value, b.index ?? undefined);
-    await setItemTtl(deps.storage.sql, ns, b.key, b.ttl);
+    await deps.storage.ttl.setItem(ns, b.key, b.ttl);
     return c.body(null, 204);
   });
 
@@ -53,7 +52,7 @@ export function storeRoutes(deps: ServerDeps): Hono<AppEnv> {
     const item = await store.get(userNamespace(user, ns), key);
     // A missing item is `null`, which the SDK's `store.getItem` expects (LangGraph's server does the same).
     if (!item) return c.json(null);
-    if (refreshFlag(c.req.query("refresh_ttl"), deps)) await refreshItemTtl(deps.storage.sql, [item], deps.ttl.storeTtlMinutes);
+    if (refreshFlag(c.req.query("refresh_ttl"), deps)) await deps.storage.ttl.refreshItems([item], deps.ttl.storeTtlMinutes);
     return c.json(itemToWire(item, ownerOf(user) ? 1 : 0));
   });
 
@@ -67,7 +66,7 @@ export function storeRoutes(deps: ServerDeps): Hono<AppEnv> {
     const b = parseBody(s.storeSearch, await jsonBody(c));
     const user = userOf(c);
     const items = await store.search(userNamespace(user, b.namespace_prefix ?? []), { filter: b.filter, limit: b.limit, offset: b.offset, query: b.query });
-    if (b.refresh_ttl ?? deps.ttl.refreshOnRead) await refreshItemTtl(deps.storage.sql, items, deps.ttl.storeTtlMinutes);
+    if (b.refresh_ttl ?? deps.ttl.refreshOnRead) await deps.storage.ttl.refreshItems(items, deps.ttl.storeTtlMinutes);
     return c.json({ items: items.map((i) => itemToWire(i, ownerOf(user) ? 1 : 0)) });
   });
 

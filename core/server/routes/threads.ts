@@ -78,7 +78,7 @@ export function threadRoutes(deps: ServerDeps): Hono<AppEnv> {
       throw idTaken("thread", id);
     }
     // The embedded engine is this process's alone: the new thread's first read needs no query.
-    if (storage.sql.kind === "pglite") storage.checkpointer.markEmpty(id);
+    if (storage.kind === "pglite") storage.checkpointer.markEmpty(id);
     if (b.supersteps?.length) {
       const graph = await threadGraph(deps, created);
       if (!graph) throw conflict(`Cannot apply supersteps to thread "${id}": no graph`, 'Set "graph_id" in the thread metadata.');
