@@ -6,62 +6,13 @@
  * themselves in process.)
  */
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { cpSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { spawnSync } from "node:child_process";
+
 import { join } from "node:path";
-import { after, before, test } from "node:test";
-import { freePort } from "../../core/platform/compute/revision-process.ts";
+import { test } from "node:test";
+import { CLI, launchKit } from "./_launch.ts";
 
-const ROOT = new URL("../..", import.meta.url).pathname;
-const CLI = join(ROOT, "bin/agentcli.js");
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-let work = "";
-let project = "";
-const running: ChildProcess[] = [];
-
-before(() => {
-  work = mkdtempSync(join(tmpdir(), "agentcli-cors-"));
-  project = join(work, "project");
-  cpSync(join(ROOT, "examples/research"), project, { recursive: true, filter: (src) => !src.includes(".agentcli") && !src.endsWith(".env") });
-});
-after(async () => {
-  for (const p of running) {
-    if (p.exitCode !== null || p.signalCode !== null) continue;
-    const exited = new Promise((r) => p.once("exit", r));
-    p.kill("SIGTERM");
-    await exited;
-  }
-  rmSync(work, { recursive: true, force: true });
-});
-
-const baseEnv = (extra: Record<string, string>) => ({ PATH: process.env.PATH ?? "", HOME: work, NO_COLOR: "1", ...extra });
-
-/** Starts the CLI with `args` and waits for `/ok`; the output so far is in `out()`. */
-async function start(args: string[], env: Record<string, string>): Promise<{ url: string; out: () => string; stop: () => Promise<void> }> {
-  const port = await freePort();
-  let out = "";
-  const proc = spawn(process.execPath, [CLI, ...args, "--port", String(port)], { cwd: project, env: baseEnv(env), stdio: ["ignore", "pipe", "pipe"] });
-  running.push(proc);
-  proc.stdout!.on("data", (d: Buffer) => (out += d));
-  proc.stderr!.on("data", (d: Buffer) => (out += d));
-  const url = `http://127.0.0.1:${port}`;
-  for (;;) {
-    if (proc.exitCode !== null) throw new Error(`exited ${proc.exitCode} before it served:\n${out}`);
-    try {
-      if ((await fetch(`${url}/ok`)).ok) break;
-    } catch { /* not listening yet */ }
-    await sleep(200);
-  }
-  const stop = async () => {
-    if (proc.exitCode !== null || proc.signalCode !== null) return;
-    const exited = new Promise((r) => proc.once("exit", r));
-    proc.kill("SIGTERM");
-    await exited;
-  };
-  return { url, out: () => out, stop };
-}
+const kit = launchKit("agentcli-cors-");
 
 async function preflight(url: string, origin: string): Promise<Response> {
   return await fetch(`${url}/threads`, {
@@ -77,7 +28,7 @@ async function assertAllowed(url: string, origin: string, allowed: boolean): Pro
 }
 
 test("dev: loopback origins and the listed ones are allowed, others refused", async () => {
-  const dev = await start(["dev"], { CORS_ALLOW_ORIGINS: "https://app.example" });
+  const dev = await kit.start(["dev"], { CORS_ALLOW_ORIGINS: "https://app.example" });
   await assertAllowed(dev.url, "http://localhost:5173", true);
   await assertAllowed(dev.url, "https://app.example", true);
   await assertAllowed(dev.url, "https://evil.example", false);
@@ -85,9 +36,9 @@ test("dev: loopback origins and the listed ones are allowed, others refused", as
 });
 
 test("serve: only the listed origins, not loopback ones", async () => {
-  const deploy = spawnSync(process.execPath, [CLI, "deploy", "--dry-run"], { cwd: project, env: baseEnv({}), encoding: "utf8" });
+  const deploy = spawnSync(process.execPath, [CLI, "deploy", "--dry-run"], { cwd: kit.project, env: kit.env({}), encoding: "utf8" });
   assert.equal(deploy.status, 0, deploy.stderr);
-  const serve = await start(["serve", join(project, ".agentcli/bundle.tgz"), "--data-dir", join(work, "data")], {
+  const serve = await kit.start(["serve", join(kit.project, ".agentcli/bundle.tgz"), "--data-dir", join(kit.work, "data")], {
     PLATFORM_API_KEY: "cors-test-key",
     CORS_ALLOW_ORIGINS: "https://app.example",
   });
@@ -102,8 +53,8 @@ test("serve: only the listed origins, not loopback ones", async () => {
 
 for (const cmd of ["dev", "serve"]) {
   test(`${cmd}: an invalid CORS_ALLOW_ORIGINS stops it at start, naming the variable`, () => {
-    const args = cmd === "dev" ? ["dev"] : ["serve", join(project, ".agentcli/bundle.tgz"), "--data-dir", join(work, "data-bad")];
-    const res = spawnSync(process.execPath, [CLI, ...args, "--port", "0"], { cwd: project, env: baseEnv({ PLATFORM_API_KEY: "k", CORS_ALLOW_ORIGINS: "app.example" }), encoding: "utf8" });
+    const args = cmd === "dev" ? ["dev"] : ["serve", join(kit.project, ".agentcli/bundle.tgz"), "--data-dir", join(kit.work, "data-bad")];
+    const res = spawnSync(process.execPath, [CLI, ...args, "--port", "0"], { cwd: kit.project, env: kit.env({ PLATFORM_API_KEY: "k", CORS_ALLOW_ORIGINS: "app.example" }), encoding: "utf8" });
     assert.notEqual(res.status, 0, res.stdout + res.stderr);
     assert.match(res.stderr, /CORS_ALLOW_ORIGINS has "app\.example", which is not an origin/);
     assert.doesNotMatch(res.stderr, /\n\s+at /, "no stack trace");
