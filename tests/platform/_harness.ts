@@ -10,6 +10,7 @@ import { gzipSync } from "node:zlib";
 import { openPlatform, type Platform, type PlatformOptions } from "../../core/platform/server.ts";
 import { createApiKey, createTenant } from "../../core/platform/store/tenancy.ts";
 import { packTar } from "../../core/bundle/tar.ts";
+import type { ComputeDriver, RolloutRequest } from "../../core/platform/compute/contract.ts";
 
 export interface TestPlatform {
   platform: Platform;
@@ -112,4 +113,28 @@ export async function makeBundle(opts: { name?: string; agentsMd?: string; agent
   } finally {
     removeProject(dir);
   }
+}
+
+/**
+ * Compute that runs nothing and records every rollout it is asked for: the control plane's
+ * own flow (builds, statuses, secrets) without processes. `during` runs a step inside the next
+ * rollout of the deployment so named; `fail` makes a rollout fail with its message.
+ */
+export class RecordingCompute implements ComputeDriver {
+  readonly kind = "recording";
+  rollouts: RolloutRequest[] = [];
+  during = new Map<string, (req: RolloutRequest) => Promise<void>>();
+  fail: (req: RolloutRequest) => string | null = () => null;
+  async provision(): Promise<void> {}
+  async rollout(req: RolloutRequest): Promise<{ url: string | null }> {
+    const failure = this.fail(req);
+    if (failure) throw new Error(failure);
+    const during = this.during.get(req.deployment.name);
+    this.during.delete(req.deployment.name);
+    await during?.(req);
+    this.rollouts.push(req);
+    return { url: null };
+  }
+  async teardown(): Promise<void> {}
+  async close(): Promise<void> {}
 }

@@ -10,21 +10,8 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { after, before, test } from "node:test";
-import type { ComputeDriver, RolloutRequest } from "../../core/platform/compute/contract.ts";
 import { CLI, makeProject, removeProject } from "../toolchain/_project.ts";
-import { startTestPlatform, type TestPlatform } from "./_harness.ts";
-
-class RecordingCompute implements ComputeDriver {
-  readonly kind = "recording";
-  rollouts: RolloutRequest[] = [];
-  async provision(): Promise<void> {}
-  async rollout(req: RolloutRequest): Promise<{ url: string | null }> {
-    this.rollouts.push(req);
-    return { url: null };
-  }
-  async teardown(): Promise<void> {}
-  async close(): Promise<void> {}
-}
+import { RecordingCompute, startTestPlatform, type TestPlatform } from "./_harness.ts";
 
 const compute = new RecordingCompute();
 let t: TestPlatform;

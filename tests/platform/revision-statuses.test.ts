@@ -8,30 +8,12 @@
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import type { ComputeDriver, RolloutRequest } from "../../core/platform/compute/contract.ts";
 import { PLATFORM_MIGRATIONS } from "../../core/platform/store/migrations.ts";
 import deployPlatform from "../../plugins/deploy/platform.ts";
-import { makeBundle, startTestPlatform, until, type TestPlatform } from "./_harness.ts";
-
-class RecordingCompute implements ComputeDriver {
-  readonly kind = "recording";
-  rollouts: RolloutRequest[] = [];
-  /** Runs during the next rollout of the deployment so named, before it reports healthy. */
-  during = new Map<string, (req: RolloutRequest) => Promise<void>>();
-  async provision(): Promise<void> {}
-  async rollout(req: RolloutRequest): Promise<{ url: string | null }> {
-    if (req.imageUri?.endsWith(":broken")) throw new Error("the container never became healthy");
-    const during = this.during.get(req.deployment.name);
-    this.during.delete(req.deployment.name);
-    await during?.(req);
-    this.rollouts.push(req);
-    return { url: null };
-  }
-  async teardown(): Promise<void> {}
-  async close(): Promise<void> {}
-}
+import { makeBundle, RecordingCompute, startTestPlatform, type TestPlatform, until } from "./_harness.ts";
 
 const compute = new RecordingCompute();
+compute.fail = (req) => (req.imageUri?.endsWith(":broken") ? "the container never became healthy" : null);
 let t: TestPlatform;
 let base = "";
 before(async () => {

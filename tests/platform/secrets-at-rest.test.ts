@@ -9,21 +9,9 @@ import assert from "node:assert/strict";
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import type { ComputeDriver, RolloutRequest } from "../../core/platform/compute/contract.ts";
 import { platformEncryption, SECRETS_KEY_FILE } from "../../core/platform/store/secrets-at-rest.ts";
 import { filesContaining } from "../_plaintext.ts";
-import { startTestPlatform, until, type TestPlatform } from "./_harness.ts";
-
-class RecordingCompute implements ComputeDriver {
-  readonly kind = "recording";
-  rollouts: RolloutRequest[] = [];
-  async provision(): Promise<void> {}
-  async rollout(req: RolloutRequest): Promise<{ url: string | null }> {
-    this.rollouts.push(req);
-    return { url: null };
-  }
-  async teardown(): Promise<void> {}
-}
+import { RecordingCompute, startTestPlatform, type TestPlatform, until } from "./_harness.ts";
 
 const compute = new RecordingCompute();
 let t: TestPlatform;
