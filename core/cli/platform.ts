@@ -5,7 +5,6 @@
  */
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import process from "node:process";
 import { userError } from "../kernel/errors.ts";
 import { lockHolder } from "../storage/lock.ts";
 import type { CliContext } from "./context.ts";

@@ -54,6 +54,8 @@ export interface ErrorExtras {
  */
 export function agentcliError<E extends ErrorData>(
   entry: E,
+  // `{}` here is the type-level test "every value is optional", not an object type.
+  // deno-lint-ignore ban-types
   ...[values, extras]: {} extends ErrorValues<E> ? [values?: ErrorValues<E>, extras?: ErrorExtras] : [values: ErrorValues<E>, extras?: ErrorExtras]
 ): AgentcliError {
   const text = (t: string | ((v: never) => string) | undefined) => (typeof t === "function" ? (t as (v: unknown) => string)(values ?? {}) : t);

@@ -64,7 +64,7 @@ export async function startTestPlatform(opts: Partial<PlatformOptions> = {}): Pr
     let parsed: unknown = text;
     try {
       parsed = text ? JSON.parse(text) : null;
-    } catch {}
+    } catch { /* not JSON: the body stays null */ }
     return { status: res.status, body: parsed, headers: res.headers };
   };
   return {

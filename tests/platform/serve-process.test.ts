@@ -74,7 +74,7 @@ function processesWith(text: string): number[] {
     if (!/^\d+$/.test(entry)) continue;
     try {
       if (readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0").some((a) => a.includes(text))) pids.push(Number(entry));
-    } catch {}
+    } catch { /* the process ended meanwhile */ }
   }
   return pids;
 }

@@ -61,6 +61,7 @@ const request = fc.record({
   query: hostileQuery(["limit", "offset", "wait", "action", "namespace", "key", "cancel_on_disconnect", "status", "subgraphs"]),
   body: hostileBody(fields),
   contentType: fc.oneof({ weight: 5, arbitrary: fc.constant("application/json") }, fc.constantFrom("application/json; charset=latin1", "text/plain", "application/json\u0000")),
+  // deno-lint-ignore no-control-regex
   lastEventId: fc.option(hostileString().map((s) => s.replace(/[\r\n\u0000-\u001f\u007f-\uffff]/g, "?")), { nil: undefined }),
 });
 

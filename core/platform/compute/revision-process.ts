@@ -81,7 +81,7 @@ export async function stopRecorded(pidFile: string, graceMs = STOP_GRACE_MS): Pr
   const signal = (sig: NodeJS.Signals) => {
     try {
       process.kill(rec.pid, sig);
-    } catch {}
+    } catch { /* already gone */ }
   };
   signal("SIGTERM");
   const deadline = Date.now() + graceMs;
@@ -161,7 +161,7 @@ export class RevisionProcess {
       child.once("exit", () => {
         try {
           if ((JSON.parse(readFileSync(pidFile, "utf8")) as PidRecord).pid === rec.pid) rmSync(pidFile, { force: true });
-        } catch {}
+        } catch { /* no pid file, or not ours to remove */ }
       });
     }
     const onData = (buf: Buffer) => {

@@ -12,6 +12,8 @@ import { userError } from "../../kernel/errors.ts";
 /** Nesting deeper than this is refused (state, metadata and store values are far shallower). */
 export const MAX_JSON_DEPTH = 100;
 
+// NUL is what this pattern is for: PostgreSQL text and JSON refuse it.
+// deno-lint-ignore no-control-regex
 const BAD_TEXT = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** What is wrong with a string, or null: a NUL character or an unpaired surrogate. */

@@ -50,7 +50,14 @@ async function awaitOutput(deps: ServerDeps, run: Run, signal?: AbortSignal): Pr
   return interrupts.length ? { ...(t?.values as object), __interrupt__: interrupts } : (t?.values ?? null);
 }
 
-function streamRun(deps: ServerDeps, c: Context<AppEnv>, run: Run, afterId: number, cancelOnDisconnect: boolean, modes?: string[]): Response {
+/** How a run's events are streamed: from which event on, whether a disconnect cancels it, which modes. */
+interface StreamRunOptions {
+  afterId: number;
+  cancelOnDisconnect: boolean;
+  modes?: string[];
+}
+
+function streamRun(deps: ServerDeps, run: Run, { afterId, cancelOnDisconnect, modes }: StreamRunOptions): Response {
   return sseResponse(follow(deps, run, afterId), {
     headers: { "Content-Location": runPath(run), Location: `${runPath(run)}/stream` },
     modes,
@@ -76,7 +83,7 @@ export function runRoutes(deps: ServerDeps): Hono<AppEnv> {
   const stream = async (c: Context<AppEnv>, threadId: string | null) => {
     const body = parseBody(s.runCreate, await jsonBody(c));
     const run = await createRun(deps, userOf(c), body, threadId);
-    return streamRun(deps, c, run, 0, body.on_disconnect === "cancel");
+    return streamRun(deps, run, { afterId: 0, cancelOnDisconnect: body.on_disconnect === "cancel" });
   };
   const wait = async (c: Context<AppEnv>, threadId: string | null) => {
     const body = parseBody(s.runCreate, await jsonBody(c));
@@ -199,7 +206,7 @@ export function runRoutes(deps: ServerDeps): Hono<AppEnv> {
     }
     const cancel = c.req.query("cancel_on_disconnect") === "1" || c.req.query("cancel_on_disconnect") === "true";
     const modes = c.req.queries("stream_mode");
-    return streamRun(deps, c, run, lastEventId(c.req.header("Last-Event-ID")), cancel, modes);
+    return streamRun(deps, run, { afterId: lastEventId(c.req.header("Last-Event-ID")), cancelOnDisconnect: cancel, modes });
   };
   app.get("/threads/:thread_id/runs/:run_id/stream", joinStream);
   app.get("/runs/:run_id/stream", joinStream);
@@ -209,7 +216,7 @@ export function runRoutes(deps: ServerDeps): Hono<AppEnv> {
     const runs = await storage.runs.inflight(t.thread_id);
     const run = runs.at(-1) ?? (await storage.runs.list(t.thread_id, { limit: 1, offset: 0 }))[0];
     if (!run) throw notFound("Run on thread", t.thread_id);
-    return streamRun(deps, c, run, lastEventId(c.req.header("Last-Event-ID")), false, c.req.queries("stream_mode"));
+    return streamRun(deps, run, { afterId: lastEventId(c.req.header("Last-Event-ID")), cancelOnDisconnect: false, modes: c.req.queries("stream_mode") });
   });
 
   app.post("/threads/:thread_id/runs/:run_id/cancel", async (c) => {
