@@ -30,7 +30,9 @@ const arg = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1
 const port = Number(arg("--port"));
 const processes = Number(arg("--processes") ?? 1);
 const mode = arg("--mode") ?? "none";
-if (!["none", "memory", "durable", "postgres"].includes(mode)) throw new Error(`--mode: none, memory, durable or postgres, not "${mode}"`);
+if (!["none", "memory", "durable", "postgres"].includes(mode)) {
+  throw new Error(`--mode: none, memory, durable or postgres, not "${mode}"`);
+}
 if (mode === "postgres" && !process.env.DATABASE_URL) throw new Error("--mode postgres: set DATABASE_URL");
 
 type Msg = { getType(): string; content: unknown; id?: string };
@@ -39,11 +41,21 @@ type Handlers = { createThread(id: string): Promise<void>; wait: Invoke; close()
 
 async function handlers(): Promise<Handlers> {
   const { graph } = await import("./graph.ts");
-  if (mode === "none") return { createThread: async () => {}, wait: (_t, input) => graph.invoke(input as never), close: async () => {} };
+  if (mode === "none") {
+    return {
+      createThread: async () => {},
+      wait: (_t, input) => graph.invoke(input as never),
+      close: async () => {},
+    };
+  }
   if (mode === "memory") {
     const { MemorySaver } = await import("@langchain/langgraph");
     graph.checkpointer = new MemorySaver();
-    return { createThread: async () => {}, wait: (thread_id, input) => graph.invoke(input as never, { configurable: { thread_id } }), close: async () => {} };
+    return {
+      createThread: async () => {},
+      wait: (thread_id, input) => graph.invoke(input as never, { configurable: { thread_id } }),
+      close: async () => {},
+    };
   }
   const { openStorage } = await import("../core/storage/storage.ts");
   const dir = mode === "durable" ? mkdtempSync(join(tmpdir(), "agentcli-ceiling-db-")) : null;
@@ -57,14 +69,28 @@ async function handlers(): Promise<Handlers> {
     async wait(threadId, input) {
       const runId = randomUUID();
       const { run, threadEmpty } = await storage.runs.createOnThread(
-        { run_id: runId, thread_id: threadId, assistant_id: "bench", metadata: {}, kwargs: { input } as never, multitask_strategy: "enqueue" },
+        {
+          run_id: runId,
+          thread_id: threadId,
+          assistant_id: "bench",
+          metadata: {},
+          kwargs: { input } as never,
+          multitask_strategy: "enqueue",
+        },
         { owner: null, claim: true, threadPatch: {} },
       );
       if (run?.status !== "running") throw new Error("the run was not inserted claimed");
       if (threadEmpty) storage.checkpointer.expectEmpty(runId, threadId);
       const out = await graph.invoke(input as never, { configurable: { thread_id: threadId, run_id: runId } });
       const values = { messages: out.messages.map(wire) };
-      await storage.checkpointer.flushWith((batch) => storage.runs.complete(run, { status: "success", values, interrupts: {}, threadStatus: "idle", error: null }, [], batch));
+      await storage.checkpointer.flushWith((batch) =>
+        storage.runs.complete(
+          run,
+          { status: "success", values, interrupts: {}, threadStatus: "idle", error: null },
+          [],
+          batch,
+        )
+      );
       return out;
     },
     async close() {
@@ -78,7 +104,9 @@ const wire = (m: Msg) => ({ type: m.getType(), content: m.content, id: m.id });
 
 if (processes > 1 && cluster.isPrimary) {
   let listening = 0;
-  for (let i = 0; i < processes; i++) cluster.fork().on("listening", () => ++listening === processes && process.stdout.write("ready\n"));
+  for (let i = 0; i < processes; i++) {
+    cluster.fork().on("listening", () => ++listening === processes && process.stdout.write("ready\n"));
+  }
   process.on("SIGTERM", () => {
     for (const w of Object.values(cluster.workers ?? {})) w?.kill("SIGTERM");
     process.exit(0);
@@ -97,12 +125,22 @@ if (processes > 1 && cluster.isPrimary) {
       try {
         if (req.method === "GET" && req.url === "/ok") return send(200, { ok: true });
         // The one assistant the load runs (bench/replicas.ts looks it up).
-        if (req.method === "POST" && req.url === "/assistants/search") return send(200, [{ assistant_id: "bench", graph_id: "bench", config: {}, metadata: {}, name: "bench" }]);
+        if (req.method === "POST" && req.url === "/assistants/search") {
+          return send(200, [{ assistant_id: "bench", graph_id: "bench", config: {}, metadata: {}, name: "bench" }]);
+        }
         if (req.method === "POST" && req.url === "/threads") {
           const id = randomUUID();
           await h.createThread(id);
           const now = new Date().toISOString();
-          return send(200, { thread_id: id, created_at: now, updated_at: now, metadata: {}, status: "idle", values: null, interrupts: {} });
+          return send(200, {
+            thread_id: id,
+            created_at: now,
+            updated_at: now,
+            metadata: {},
+            status: "idle",
+            values: null,
+            interrupts: {},
+          });
         }
         const m = /^\/threads\/([^/]+)\/runs\/wait$/.exec(req.url ?? "");
         if (req.method === "POST" && m) {

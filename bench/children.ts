@@ -19,7 +19,8 @@ export const ROOT = new URL("..", import.meta.url).pathname;
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The p-th percentile of `xs`. */
-export const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
+export const pct = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
 
 /** The one user message every benchmark run sends. */
 export const input = { messages: [{ role: "user", content: "hi" }] };
@@ -29,7 +30,12 @@ export const input = { messages: [{ role: "user", content: "hi" }] };
  * runs in all; each run's output is checked (the input and one answer). The client must allow
  * that many requests at once (`callerOptions.maxConcurrency`: the SDK's default is 4).
  */
-export async function runLoad(client: Client, assistantId: string, clients: number, total: number): Promise<{ runs: number; rps: number; p50: number; p99: number }> {
+export async function runLoad(
+  client: Client,
+  assistantId: string,
+  clients: number,
+  total: number,
+): Promise<{ runs: number; rps: number; p50: number; p99: number }> {
   const lat: number[] = [];
   let next = 0;
   const t0 = performance.now();
@@ -37,12 +43,22 @@ export async function runLoad(client: Client, assistantId: string, clients: numb
     while (next++ < total) {
       const s = performance.now();
       const th = await client.threads.create();
-      const out = await client.runs.wait(th.thread_id, assistantId, { input }) as { messages?: unknown[]; __error__?: unknown };
-      if (!out || out.__error__ || (out.messages?.length ?? 0) !== 2) throw new Error(`unexpected run output: ${JSON.stringify(out).slice(0, 300)}`);
+      const out = await client.runs.wait(th.thread_id, assistantId, { input }) as {
+        messages?: unknown[];
+        __error__?: unknown;
+      };
+      if (!out || out.__error__ || (out.messages?.length ?? 0) !== 2) {
+        throw new Error(`unexpected run output: ${JSON.stringify(out).slice(0, 300)}`);
+      }
       lat.push(performance.now() - s);
     }
   }));
-  return { runs: lat.length, rps: (lat.length / (performance.now() - t0)) * 1000, p50: pct(lat, 50), p99: pct(lat, 99) };
+  return {
+    runs: lat.length,
+    rps: (lat.length / (performance.now() - t0)) * 1000,
+    p50: pct(lat, 50),
+    p99: pct(lat, 99),
+  };
 }
 
 /** Waits for the first `200` from `GET /ok`; returns the milliseconds since `t0`. */
@@ -96,7 +112,12 @@ export function machineCpu(): { busy: number; total: number } {
 
 /** Writes the benchmark project (agent.toml, AGENTS.md) into `dir`; `anonymous` auth unless `auth` is false. */
 export function writeBenchProject(dir: string, auth = true): void {
-  writeFileSync(join(dir, "agent.toml"), `[agent]\nname = "bench-project"\ndescription = "benchmark project"\n${auth ? `\n[auth]\nprovider = "anonymous"\n` : ""}`);
+  writeFileSync(
+    join(dir, "agent.toml"),
+    `[agent]\nname = "bench-project"\ndescription = "benchmark project"\n${
+      auth ? `\n[auth]\nprovider = "anonymous"\n` : ""
+    }`,
+  );
   writeFileSync(join(dir, "AGENTS.md"), "You are a benchmark agent.\n");
 }
 
@@ -104,7 +125,15 @@ export function writeBenchProject(dir: string, auth = true): void {
 export function startAgentcliDev(port: number, dir: string, env: NodeJS.ProcessEnv, args: string[] = []): ChildProcess {
   writeBenchProject(dir);
   return spawn(process.execPath, [
-    join(ROOT, "bin/agentcli.js"), "dev", "--config", join(dir, "agent.toml"), "--port", String(port), "--host", "127.0.0.1", ...args,
+    join(ROOT, "bin/agentcli.js"),
+    "dev",
+    "--config",
+    join(dir, "agent.toml"),
+    "--port",
+    String(port),
+    "--host",
+    "127.0.0.1",
+    ...args,
   ], { stdio: ["ignore", "ignore", process.env.BENCH_VERBOSE ? "inherit" : "ignore"], cwd: dir, env, detached: true });
 }
 
@@ -113,9 +142,24 @@ export function startAgentcliDev(port: number, dir: string, env: NodeJS.ProcessE
  * bench/graph.ts as the graph "bench", in `dir`.
  */
 export function startPeer(port: number, dir: string, env: NodeJS.ProcessEnv): ChildProcess {
-  writeFileSync(join(dir, "langgraph.json"), JSON.stringify({ node_version: "22", graphs: { bench: `./${relative(dir, join(ROOT, "bench/graph.ts"))}:graph` }, dependencies: ["."] }));
+  writeFileSync(
+    join(dir, "langgraph.json"),
+    JSON.stringify({
+      node_version: "22",
+      graphs: { bench: `./${relative(dir, join(ROOT, "bench/graph.ts"))}:graph` },
+      dependencies: ["."],
+    }),
+  );
   return spawn(join(ROOT, "node_modules/.bin/langgraphjs"), [
-    "dev", "--port", String(port), "--host", "127.0.0.1", "--no-browser", "--no-reload", "--config", join(dir, "langgraph.json"),
+    "dev",
+    "--port",
+    String(port),
+    "--host",
+    "127.0.0.1",
+    "--no-browser",
+    "--no-reload",
+    "--config",
+    join(dir, "langgraph.json"),
   ], {
     stdio: ["ignore", "ignore", process.env.BENCH_VERBOSE ? "inherit" : "ignore"],
     cwd: dir,
@@ -127,15 +171,21 @@ export function startPeer(port: number, dir: string, env: NodeJS.ProcessEnv): Ch
 /** Stops a process group: SIGTERM, then SIGKILL after `graceMs`; resolves once it exited. */
 export async function stopTree(proc: ChildProcess, graceMs = 500): Promise<void> {
   const exited = proc.exitCode !== null ? Promise.resolve() : new Promise<void>((r) => proc.once("exit", () => r()));
-  try { process.kill(-proc.pid!, "SIGTERM"); } catch { /* gone */ }
+  try {
+    process.kill(-proc.pid!, "SIGTERM");
+  } catch { /* gone */ }
   await Promise.race([exited, sleep(graceMs)]);
-  try { process.kill(-proc.pid!, "SIGKILL"); } catch { /* gone */ }
+  try {
+    process.kill(-proc.pid!, "SIGKILL");
+  } catch { /* gone */ }
   await Promise.race([exited, sleep(2000)]);
 }
 
 /** Starts the benchmark model server ("ok" for every request, at once or after `delayMs`); its OpenAI base URL. */
 export async function startModel(delayMs = 0): Promise<{ url: string; proc: ChildProcess }> {
-  const proc = spawn(process.execPath, [join(ROOT, "bench/model.ts"), "--delay-ms", String(delayMs)], { stdio: ["ignore", "pipe", "inherit"] });
+  const proc = spawn(process.execPath, [join(ROOT, "bench/model.ts"), "--delay-ms", String(delayMs)], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   const line = await new Promise<string>((resolve, reject) => {
     createInterface({ input: proc.stdout! }).once("line", resolve);
     proc.once("exit", (code) => reject(new Error(`model server exited (${code})`)));

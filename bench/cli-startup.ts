@@ -5,7 +5,7 @@
  * Aim (issue 2): the executable's `--version` within 1.5x of `node -e 0`.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, cpSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -43,4 +43,6 @@ rows.push(["node bin/agentcli.js deploy --dry-run", median([node22, cli, "deploy
 rmSync(project, { recursive: true, force: true });
 
 console.log(`median of ${runs} runs`);
-for (const [name, ms] of rows) console.log(`${name.padEnd(42)} ${ms.toFixed(1).padStart(8)} ms   ${(ms / baseline).toFixed(2)}x baseline`);
+for (const [name, ms] of rows) {
+  console.log(`${name.padEnd(42)} ${ms.toFixed(1).padStart(8)} ms   ${(ms / baseline).toFixed(2)}x baseline`);
+}

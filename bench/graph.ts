@@ -17,4 +17,5 @@ async function respond(state: typeof MessagesAnnotation.State) {
   return { messages: [await model.invoke(state.messages)] };
 }
 
-export const graph = new StateGraph(MessagesAnnotation).addNode("respond", respond).addEdge("__start__", "respond").compile();
+export const graph = new StateGraph(MessagesAnnotation).addNode("respond", respond).addEdge("__start__", "respond")
+  .compile();

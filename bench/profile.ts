@@ -25,7 +25,13 @@ const windowUs: [bigint, bigint] = [0n, 0n];
 const model = await startModel();
 const dir = mkdtempSync(join(tmpdir(), "agentcli-bench-"));
 const port = await freePort("127.0.0.1");
-const env = { ...process.env, OPENAI_BASE_URL: model.url, OPENAI_API_KEY: "bench", NO_COLOR: "1", ...(args.includes("--no-prof") ? {} : { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profDir}` }) };
+const env = {
+  ...process.env,
+  OPENAI_BASE_URL: model.url,
+  OPENAI_API_KEY: "bench",
+  NO_COLOR: "1",
+  ...(args.includes("--no-prof") ? {} : { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profDir}` }),
+};
 const proc = startAgentcliDev(port, dir, env, ["--graph", `bench=${join(ROOT, "bench/graph.ts")}`]);
 const url = `http://127.0.0.1:${port}`;
 try {
@@ -40,7 +46,11 @@ try {
   const r = await load(CLIENTS, RUNS);
   windowUs[1] = process.hrtime.bigint() / 1000n;
   const c1 = treeStats(proc.pid!).cpuMs;
-  console.log(`${RUNS} runs at ${CLIENTS} clients: ${(RUNS / (performance.now() - t0) * 1000).toFixed(1)} runs/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, server CPU ${((c1 - c0) / RUNS).toFixed(2)} ms/run`);
+  console.log(
+    `${RUNS} runs at ${CLIENTS} clients: ${(RUNS / (performance.now() - t0) * 1000).toFixed(1)} runs/s, p50 ${
+      r.p50.toFixed(1)
+    } ms, p99 ${r.p99.toFixed(1)} ms, server CPU ${((c1 - c0) / RUNS).toFixed(2)} ms/run`,
+  );
 } finally {
   await stopTree(proc, 10_000);
   model.proc.kill("SIGTERM");
@@ -67,14 +77,30 @@ for (const f of readdirSync(profDir).filter((f) => f.endsWith(".cpuprofile"))) {
     total += dt;
     const u = n.callFrame.url;
     const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(u);
-    const bucket = m ? m[1]! : u.startsWith("file://") ? u.replace(`file://${ROOT}`, "") : u ? u.replace(/^node:/, "node:") : `(${n.callFrame.functionName || "anonymous"})`;
+    const bucket = m
+      ? m[1]!
+      : u.startsWith("file://")
+      ? u.replace(`file://${ROOT}`, "")
+      : u
+      ? u.replace(/^node:/, "node:")
+      : `(${n.callFrame.functionName || "anonymous"})`;
     buckets.set(bucket, (buckets.get(bucket) ?? 0) + dt);
-    const fn = `${n.callFrame.functionName || "(anon)"} ${u.replace(/.*node_modules\//, "").replace(`file://${ROOT}`, "")}:${n.callFrame.lineNumber + 1}`;
+    const fn = `${n.callFrame.functionName || "(anon)"} ${
+      u.replace(/.*node_modules\//, "").replace(`file://${ROOT}`, "")
+    }:${n.callFrame.lineNumber + 1}`;
     fns.set(fn, (fns.get(fn) ?? 0) + dt);
   });
   console.log(`\n${f}: ${(total / 1000).toFixed(0)} ms sampled`);
-  for (const [k, v] of [...buckets].sort((x, y) => y[1] - x[1]).slice(0, TOP)) console.log(`${((v / total) * 100).toFixed(1).padStart(5)}%  ${(v / 1000 / RUNS).toFixed(3).padStart(6)} ms/run  ${k}`);
+  for (const [k, v] of [...buckets].sort((x, y) => y[1] - x[1]).slice(0, TOP)) {
+    console.log(
+      `${((v / total) * 100).toFixed(1).padStart(5)}%  ${(v / 1000 / RUNS).toFixed(3).padStart(6)} ms/run  ${k}`,
+    );
+  }
   console.log("\nfunctions:");
-  for (const [k, v] of [...fns].sort((x, y) => y[1] - x[1]).slice(0, TOP)) console.log(`${((v / total) * 100).toFixed(1).padStart(5)}%  ${(v / 1000 / RUNS).toFixed(3).padStart(6)} ms/run  ${k}`);
+  for (const [k, v] of [...fns].sort((x, y) => y[1] - x[1]).slice(0, TOP)) {
+    console.log(
+      `${((v / total) * 100).toFixed(1).padStart(5)}%  ${(v / 1000 / RUNS).toFixed(3).padStart(6)} ms/run  ${k}`,
+    );
+  }
 }
 console.log(`\nprofiles in ${profDir}`);

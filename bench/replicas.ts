@@ -26,7 +26,19 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { Client } from "@langchain/langgraph-sdk";
 import { freePort } from "../core/platform/compute/revision-process.ts";
-import { input, machineCpu, pct, ROOT, runLoad, sleep, startModel, stopTree, treeStats, waitOk, writeBenchProject } from "./children.ts";
+import {
+  input,
+  machineCpu,
+  pct,
+  ROOT,
+  runLoad,
+  sleep,
+  startModel,
+  stopTree,
+  treeStats,
+  waitOk,
+  writeBenchProject,
+} from "./children.ts";
 
 const args = process.argv.slice(2);
 const arg = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
@@ -35,7 +47,9 @@ const REPLICAS = list(arg("--replicas") ?? "1,3");
 const CLIENTS = list(arg("--clients") ?? "32,128");
 // 8 runs per client: a load of a few seconds at least (4 made 128 runs at 32 clients, ~2 s, whose runs/s moved with the machine's every hiccup).
 const RUNS_PER_CLIENT = Number(arg("--runs-per-client") ?? 8) || 8;
-const MODES = (arg("--mode") ?? "both") === "both" ? ["postgres", "redis"] as const : [arg("--mode") as "postgres" | "redis"];
+const MODES = (arg("--mode") ?? "both") === "both"
+  ? ["postgres", "redis"] as const
+  : [arg("--mode") as "postgres" | "redis"];
 const MODEL_MS = Number(arg("--model-ms") ?? 200);
 const WORKERS = arg("--workers");
 const FIRST_EVENT_SAMPLES = 21;
@@ -52,16 +66,23 @@ const PROXY = arg("--proxy") ?? (HAPROXY ? "haproxy" : "node");
 if (PROXY !== "node" && PROXY !== "haproxy") throw new Error(`--proxy: node or haproxy, not "${PROXY}"`);
 /** HAProxy's choice of replica per request: the next one (`roundrobin`, the default) or the one with the fewest open requests (`leastconn`). */
 const BALANCE = arg("--balance") ?? "roundrobin";
-if (BALANCE !== "roundrobin" && BALANCE !== "leastconn") throw new Error(`--balance: roundrobin or leastconn, not "${BALANCE}"`);
+if (BALANCE !== "roundrobin" && BALANCE !== "leastconn") {
+  throw new Error(`--balance: roundrobin or leastconn, not "${BALANCE}"`);
+}
 if (BALANCE !== "roundrobin" && PROXY !== "haproxy") throw new Error("--balance leastconn: with --proxy haproxy only");
-if (PROXY === "haproxy" && !HAPROXY) throw new Error("--proxy haproxy: haproxy is not installed (apt-get install haproxy), or use --proxy node");
-const PG_URL = process.env.AGENTCLI_BENCH_DATABASE_URL ?? process.env.AGENTCLI_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
-const REDIS_URL = process.env.AGENTCLI_BENCH_REDIS_URL ?? process.env.AGENTCLI_TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
+if (PROXY === "haproxy" && !HAPROXY) {
+  throw new Error("--proxy haproxy: haproxy is not installed (apt-get install haproxy), or use --proxy node");
+}
+const PG_URL = process.env.AGENTCLI_BENCH_DATABASE_URL ?? process.env.AGENTCLI_TEST_DATABASE_URL ??
+  "postgres://postgres@127.0.0.1:5432/test";
+const REDIS_URL = process.env.AGENTCLI_BENCH_REDIS_URL ?? process.env.AGENTCLI_TEST_REDIS_URL ??
+  "redis://127.0.0.1:6379";
 const KEY = "bench-key";
 const GRAPH = join(ROOT, "bench/graph.ts");
 
-if (MODES.some((m) => m !== "postgres" && m !== "redis")) throw new Error(`--mode: postgres, redis or both, not "${arg("--mode")}"`);
-
+if (MODES.some((m) => m !== "postgres" && m !== "redis")) {
+  throw new Error(`--mode: postgres, redis or both, not "${arg("--mode")}"`);
+}
 
 /**
  * CPU time (ms) used so far by every process whose command is `comm` (PostgreSQL's
@@ -90,20 +111,39 @@ function cpuDelta(before: Map<number, number>, after: Map<number, number>): numb
 /** The bench project's bundle (`deploy --dry-run`), built once through the real CLI. */
 function buildBundle(dir: string): string {
   writeBenchProject(dir, false); // `serve` refuses anonymous access: the platform API key
-  const deploy = spawnSync(process.execPath, [join(ROOT, "bin/agentcli.js"), "deploy", "--dry-run", "--config", join(dir, "agent.toml")], { cwd: dir, env: process.env, encoding: "utf8" });
+  const deploy = spawnSync(process.execPath, [
+    join(ROOT, "bin/agentcli.js"),
+    "deploy",
+    "--dry-run",
+    "--config",
+    join(dir, "agent.toml"),
+  ], { cwd: dir, env: process.env, encoding: "utf8" });
   if (deploy.status !== 0) throw new Error(`deploy --dry-run failed: ${deploy.stderr}`);
   return join(dir, ".agentcli/bundle.tgz");
 }
 
-interface Replica { proc: ChildProcess; url: string }
+interface Replica {
+  proc: ChildProcess;
+  url: string;
+}
 
 async function startReplica(bundle: string, dir: string, env: NodeJS.ProcessEnv): Promise<Replica> {
   const port = await freePort("127.0.0.1");
   const proc = spawn(process.execPath, [
     ...(process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
     ...(process.env.BENCH_REPLICA_NODE_FLAGS ? process.env.BENCH_REPLICA_NODE_FLAGS.split(" ") : []),
-    ...(SERVER === "ceiling" ? [join(ROOT, "bench/ceiling-server.ts"), "--mode", "postgres", "--port", String(port)] : [join(ROOT, "bin/agentcli.js"), "serve", bundle, "--port", String(port), "--host", "127.0.0.1", "--graph", `bench=${GRAPH}`,
-    ...(WORKERS ? ["--workers", WORKERS] : [])]),
+    ...(SERVER === "ceiling" ? [join(ROOT, "bench/ceiling-server.ts"), "--mode", "postgres", "--port", String(port)] : [
+      join(ROOT, "bin/agentcli.js"),
+      "serve",
+      bundle,
+      "--port",
+      String(port),
+      "--host",
+      "127.0.0.1",
+      "--graph",
+      `bench=${GRAPH}`,
+      ...(WORKERS ? ["--workers", WORKERS] : []),
+    ]),
   ], { stdio: ["ignore", "ignore", process.env.BENCH_VERBOSE ? "inherit" : "ignore"], cwd: dir, env, detached: true });
   const url = `http://127.0.0.1:${port}`;
   await waitOk(url, performance.now(), proc);
@@ -118,7 +158,10 @@ async function startReplica(bundle: string, dir: string, env: NodeJS.ProcessEnv)
  */
 async function startProxy(urls: string[]): Promise<{ url: string; proc: ChildProcess }> {
   if (PROXY === "haproxy") return startHaproxy(urls);
-  const proc = spawn(process.execPath, [join(ROOT, "bench/proxy.ts"), ...urls.map((u) => new URL(u).port)], { stdio: ["ignore", "pipe", "inherit"], detached: true });
+  const proc = spawn(process.execPath, [join(ROOT, "bench/proxy.ts"), ...urls.map((u) => new URL(u).port)], {
+    stdio: ["ignore", "pipe", "inherit"],
+    detached: true,
+  });
   const line = await new Promise<string>((resolve, reject) => {
     createInterface({ input: proc.stdout! }).once("line", resolve);
     proc.once("exit", (code) => reject(new Error(`proxy exited (${code})`)));
@@ -129,14 +172,28 @@ async function startProxy(urls: string[]): Promise<{ url: string; proc: ChildPro
 async function startHaproxy(urls: string[]): Promise<{ url: string; proc: ChildProcess }> {
   const port = await freePort("127.0.0.1");
   const cfg = join(mkdtempSync(join(tmpdir(), "agentcli-bench-haproxy-")), "haproxy.cfg");
-  writeFileSync(cfg, [
-    "global", "  maxconn 4096", "  nbthread 1",
-    "defaults", "  mode http", "  timeout connect 5s", "  timeout client 600s", "  timeout server 600s", "  option http-keep-alive",
-    "frontend bench", `  bind 127.0.0.1:${port}`, "  default_backend replicas",
-    "backend replicas", `  balance ${BALANCE}`, "  http-reuse always",
-    ...urls.map((u, i) => `  server r${i} 127.0.0.1:${new URL(u).port}`),
-    "",
-  ].join("\n"));
+  writeFileSync(
+    cfg,
+    [
+      "global",
+      "  maxconn 4096",
+      "  nbthread 1",
+      "defaults",
+      "  mode http",
+      "  timeout connect 5s",
+      "  timeout client 600s",
+      "  timeout server 600s",
+      "  option http-keep-alive",
+      "frontend bench",
+      `  bind 127.0.0.1:${port}`,
+      "  default_backend replicas",
+      "backend replicas",
+      `  balance ${BALANCE}`,
+      "  http-reuse always",
+      ...urls.map((u, i) => `  server r${i} 127.0.0.1:${new URL(u).port}`),
+      "",
+    ].join("\n"),
+  );
   const proc = spawn(HAPROXY!, ["-f", cfg, "-db"], { stdio: ["ignore", "ignore", "inherit"], detached: true });
   const url = `http://127.0.0.1:${port}`;
   await waitOk(url, performance.now(), proc);
@@ -144,7 +201,8 @@ async function startHaproxy(urls: string[]): Promise<{ url: string; proc: ChildP
 }
 
 /** The SDK's client sends at most 4 requests at once unless told otherwise: the bench's clients are concurrent. */
-const clientOf = (url: string) => new Client({ apiUrl: url, apiKey: KEY, callerOptions: { maxRetries: 0, maxConcurrency: Infinity } });
+const clientOf = (url: string) =>
+  new Client({ apiUrl: url, apiKey: KEY, callerOptions: { maxRetries: 0, maxConcurrency: Infinity } });
 
 const load = runLoad;
 
@@ -169,15 +227,37 @@ async function joinTimes(a: Client, on: Client, assistantId: string): Promise<{ 
 }
 
 interface LoadResult {
-  mode: string; replicas: number; clients: number; runs: number; rps: number; p50: number; p99: number;
+  mode: string;
+  replicas: number;
+  clients: number;
+  runs: number;
+  rps: number;
+  p50: number;
+  p99: number;
   /** CPU per run: the replicas' process trees, PostgreSQL's processes (all of them), the bench's clients + proxy + model. */
-  cpuMsPerRun: number; pgCpuMsPerRun: number; harnessCpuMsPerRun: number; proxyCpuMsPerRun: number;
+  cpuMsPerRun: number;
+  pgCpuMsPerRun: number;
+  harnessCpuMsPerRun: number;
+  proxyCpuMsPerRun: number;
   /** Share of the machine's CPU time busy during the load (every process, other users' too), and per run. */
-  machineBusy: number; machineBusyMsPerRun: number; loadavg: number;
+  machineBusy: number;
+  machineBusyMsPerRun: number;
+  loadavg: number;
 }
-interface JoinResult { mode: string; same: { first: number; end: number }; cross: { first: number; end: number } }
+interface JoinResult {
+  mode: string;
+  same: { first: number; end: number };
+  cross: { first: number; end: number };
+}
 
-async function measure(mode: "postgres" | "redis", n: number, bundle: string, dir: string, model: string, modelProc: ChildProcess) {
+async function measure(
+  mode: "postgres" | "redis",
+  n: number,
+  bundle: string,
+  dir: string,
+  model: string,
+  modelProc: ChildProcess,
+) {
   const { openSql } = await import("../core/storage/sql.ts");
   const schema = `agentcli_bench_replicas_${process.pid}_${mode}_${n}`;
   const admin = await openSql({ url: PG_URL, poolSize: 1 });
@@ -209,17 +289,23 @@ async function measure(mode: "postgres" | "redis", n: number, bundle: string, di
     await load(client, assistantId, 8 * n, 40 * n);
     await sleep(1000);
     for (const clients of CLIENTS) {
-      const harness = () => process.cpuUsage().user / 1000 + process.cpuUsage().system / 1000 + treeStats(modelProc.pid!).cpuMs;
+      const harness = () =>
+        process.cpuUsage().user / 1000 + process.cpuUsage().system / 1000 + treeStats(modelProc.pid!).cpuMs;
       const proxyCpu = () => treeStats(proxy!.proc.pid!).cpuMs;
       const cpu0 = replicas.reduce((s, r) => s + treeStats(r.proc.pid!).cpuMs, 0);
       const pg0 = cpuByPid("postgres"), h0 = harness(), p0 = proxyCpu(), m0 = machineCpu();
       const w0 = process.hrtime.bigint() / 1000n; // the profiles' clock (monotonic, microseconds)
       const r = await load(client, assistantId, clients, clients * RUNS_PER_CLIENT);
-      if (process.env.BENCH_CPU_PROF) process.stderr.write(`  load window (monotonic us): ${w0} ${process.hrtime.bigint() / 1000n}\n`);
+      if (process.env.BENCH_CPU_PROF) {
+        process.stderr.write(`  load window (monotonic us): ${w0} ${process.hrtime.bigint() / 1000n}\n`);
+      }
       const m1 = machineCpu(), h1 = harness(), p1 = proxyCpu(), pg1 = cpuByPid("postgres");
       const cpu1 = replicas.reduce((s, r) => s + treeStats(r.proc.pid!).cpuMs, 0);
       loads.push({
-        mode, replicas: n, clients, ...r,
+        mode,
+        replicas: n,
+        clients,
+        ...r,
         cpuMsPerRun: (cpu1 - cpu0) / r.runs,
         pgCpuMsPerRun: cpuDelta(pg0, pg1) / r.runs,
         harnessCpuMsPerRun: (h1 - h0) / r.runs,
@@ -228,7 +314,9 @@ async function measure(mode: "postgres" | "redis", n: number, bundle: string, di
         machineBusyMsPerRun: ((m1.busy - m0.busy) * 10) / r.runs,
         loadavg: Number(loadavg()[0]!.toFixed(1)),
       });
-      process.stderr.write(`  ${mode}, ${n} replica(s), ${clients} clients: ${r.rps.toFixed(1)} runs/s, p99 ${r.p99.toFixed(0)} ms\n`);
+      process.stderr.write(
+        `  ${mode}, ${n} replica(s), ${clients} clients: ${r.rps.toFixed(1)} runs/s, p99 ${r.p99.toFixed(0)} ms\n`,
+      );
       await sleep(500);
     }
     if (n >= 2 && SERVER === "serve") {
@@ -243,7 +331,10 @@ async function measure(mode: "postgres" | "redis", n: number, bundle: string, di
         same.push(await joinTimes(a, a, assistantId));
         cross.push(await joinTimes(a, b, assistantId));
       }
-      const med = (xs: Array<{ first: number; end: number }>) => ({ first: pct(xs.map((x) => x.first), 50), end: pct(xs.map((x) => x.end), 50) });
+      const med = (xs: Array<{ first: number; end: number }>) => ({
+        first: pct(xs.map((x) => x.first), 50),
+        end: pct(xs.map((x) => x.end), 50),
+      });
       join = { mode, same: med(same), cross: med(cross) };
     }
   } finally {
@@ -265,7 +356,9 @@ try {
   const bundle = buildBundle(dir);
   for (const mode of MODES) {
     for (const n of REPLICAS) {
-      process.stderr.write(`measuring ${n} replica(s), signals over ${mode === "redis" ? "Redis" : "PostgreSQL LISTEN/NOTIFY"}...\n`);
+      process.stderr.write(
+        `measuring ${n} replica(s), signals over ${mode === "redis" ? "Redis" : "PostgreSQL LISTEN/NOTIFY"}...\n`,
+      );
       const r = await measure(mode, n, bundle, dir, model.url, model.proc);
       loads.push(...r.loads);
       if (r.join) joins.push(r.join);
@@ -277,36 +370,97 @@ try {
 }
 
 const lo = Math.min(...REPLICAS), hi = Math.max(...REPLICAS);
-const scaling = MODES.flatMap((mode) => CLIENTS.map((clients) => {
-  const one = loads.find((l) => l.mode === mode && l.replicas === lo && l.clients === clients);
-  const many = loads.find((l) => l.mode === mode && l.replicas === hi && l.clients === clients);
-  return { mode, clients, ratio: one && many && lo !== hi ? many.rps / one.rps : null, p99: many?.p99 ?? null };
-}));
+const scaling = MODES.flatMap((mode) =>
+  CLIENTS.map((clients) => {
+    const one = loads.find((l) => l.mode === mode && l.replicas === lo && l.clients === clients);
+    const many = loads.find((l) => l.mode === mode && l.replicas === hi && l.clients === clients);
+    return { mode, clients, ratio: one && many && lo !== hi ? many.rps / one.rps : null, p99: many?.p99 ?? null };
+  })
+);
 const loadEnd = loadavg().map((l) => Number(l.toFixed(1)));
 const workers = WORKERS ? Number(WORKERS) : `default (4 per CPU: ${Math.min(64, Math.max(4, 4 * cpus().length))})`;
 if (args.includes("--json")) {
-  console.log(JSON.stringify({
-    date: new Date().toISOString(), cpus: cpus().length, loadavg: { start: loadStart, end: loadEnd }, node: process.versions.node,
-    modelMs: MODEL_MS, workers, runsPerClient: RUNS_PER_CLIENT, proxy: PROXY, balance: BALANCE, server: SERVER, loads, joins,
-    ratios: { replicas: scaling, crossVsSameFirstEvent: joins.map((j) => ({ mode: j.mode, ratio: j.cross.first / j.same.first })) },
-  }, null, 2));
+  console.log(JSON.stringify(
+    {
+      date: new Date().toISOString(),
+      cpus: cpus().length,
+      loadavg: { start: loadStart, end: loadEnd },
+      node: process.versions.node,
+      modelMs: MODEL_MS,
+      workers,
+      runsPerClient: RUNS_PER_CLIENT,
+      proxy: PROXY,
+      balance: BALANCE,
+      server: SERVER,
+      loads,
+      joins,
+      ratios: {
+        replicas: scaling,
+        crossVsSameFirstEvent: joins.map((j) => ({ mode: j.mode, ratio: j.cross.first / j.same.first })),
+      },
+    },
+    null,
+    2,
+  ));
 } else {
   const f = (n: number) => (n >= 100 ? n.toFixed(0) : n.toFixed(1));
   const signals = (m: string) => (m === "redis" ? "Redis" : "LISTEN/NOTIFY");
-  console.log(`${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC, ${cpus().length} x ${cpus()[0]?.model ?? "cpu"}, load average ${loadStart.join(" ")} at the start, ${loadEnd.join(" ")} at the end, Node ${process.versions.node}`);
-  console.log(`${SERVER === "ceiling" ? "replicas: bench/ceiling-server.ts --mode postgres (agentcli's storage alone, no worker limit)" : "replicas: agentcli serve"}; model answers after ${MODEL_MS} ms; workers per replica: ${SERVER === "ceiling" ? "unbounded" : workers}; ${RUNS_PER_CLIENT} runs per client; load balancer: ${PROXY === "haproxy" ? `HAProxy (${BALANCE})` : "bench/proxy.ts (Node)"}`);
-  console.log("\nCPU per run: of the replicas, of PostgreSQL (all its processes), of the load balancer, of the bench (clients, model), of the whole machine (other users' work included).");
-  console.log("| signals | replicas | clients | runs/s | p50 | p99 | CPU: replicas | PostgreSQL | proxy | bench | machine | machine busy | load |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+  console.log(
+    `${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC, ${cpus().length} x ${
+      cpus()[0]?.model ?? "cpu"
+    }, load average ${loadStart.join(" ")} at the start, ${
+      loadEnd.join(" ")
+    } at the end, Node ${process.versions.node}`,
+  );
+  console.log(
+    `${
+      SERVER === "ceiling"
+        ? "replicas: bench/ceiling-server.ts --mode postgres (agentcli's storage alone, no worker limit)"
+        : "replicas: agentcli serve"
+    }; model answers after ${MODEL_MS} ms; workers per replica: ${
+      SERVER === "ceiling" ? "unbounded" : workers
+    }; ${RUNS_PER_CLIENT} runs per client; load balancer: ${
+      PROXY === "haproxy" ? `HAProxy (${BALANCE})` : "bench/proxy.ts (Node)"
+    }`,
+  );
+  console.log(
+    "\nCPU per run: of the replicas, of PostgreSQL (all its processes), of the load balancer, of the bench (clients, model), of the whole machine (other users' work included).",
+  );
+  console.log(
+    "| signals | replicas | clients | runs/s | p50 | p99 | CPU: replicas | PostgreSQL | proxy | bench | machine | machine busy | load |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+  );
   for (const l of loads) {
-    console.log(`| ${signals(l.mode)} | ${l.replicas} | ${l.clients} | ${f(l.rps)} | ${f(l.p50)} ms | ${f(l.p99)} ms | ${f(l.cpuMsPerRun)} ms | ${f(l.pgCpuMsPerRun)} ms | ${f(l.proxyCpuMsPerRun)} ms | ${f(l.harnessCpuMsPerRun)} ms | ${f(l.machineBusyMsPerRun)} ms | ${(l.machineBusy * 100).toFixed(0)}% | ${l.loadavg} |`);
+    console.log(
+      `| ${signals(l.mode)} | ${l.replicas} | ${l.clients} | ${f(l.rps)} | ${f(l.p50)} ms | ${f(l.p99)} ms | ${
+        f(l.cpuMsPerRun)
+      } ms | ${f(l.pgCpuMsPerRun)} ms | ${f(l.proxyCpuMsPerRun)} ms | ${f(l.harnessCpuMsPerRun)} ms | ${
+        f(l.machineBusyMsPerRun)
+      } ms | ${(l.machineBusy * 100).toFixed(0)}% | ${l.loadavg} |`,
+    );
   }
   if (lo !== hi) {
     console.log(`\n| signals | clients | runs/s, ${hi} vs ${lo} replica(s) | p99 at ${hi} |\n|---|---:|---:|---:|`);
-    for (const s of scaling) console.log(`| ${signals(s.mode)} | ${s.clients} | ${s.ratio === null ? "-" : `${s.ratio.toFixed(2)}x`} | ${s.p99 === null ? "-" : `${f(s.p99)} ms`} |`);
+    for (const s of scaling) {
+      console.log(
+        `| ${signals(s.mode)} | ${s.clients} | ${s.ratio === null ? "-" : `${s.ratio.toFixed(2)}x`} | ${
+          s.p99 === null ? "-" : `${f(s.p99)} ms`
+        } |`,
+      );
+    }
   }
   if (joins.length) {
-    console.log(`\nA run created on replica A, its stream joined on A (same) or on B (cross), medians of ${FIRST_EVENT_SAMPLES}:`);
-    console.log("| signals | first event, same | first event, cross | ratio cross/same | stream end, same | stream end, cross |\n|---|---:|---:|---:|---:|---:|");
-    for (const j of joins) console.log(`| ${signals(j.mode)} | ${f(j.same.first)} ms | ${f(j.cross.first)} ms | ${(j.cross.first / j.same.first).toFixed(2)}x | ${f(j.same.end)} ms | ${f(j.cross.end)} ms |`);
+    console.log(
+      `\nA run created on replica A, its stream joined on A (same) or on B (cross), medians of ${FIRST_EVENT_SAMPLES}:`,
+    );
+    console.log(
+      "| signals | first event, same | first event, cross | ratio cross/same | stream end, same | stream end, cross |\n|---|---:|---:|---:|---:|---:|",
+    );
+    for (const j of joins) {
+      console.log(
+        `| ${signals(j.mode)} | ${f(j.same.first)} ms | ${f(j.cross.first)} ms | ${
+          (j.cross.first / j.same.first).toFixed(2)
+        }x | ${f(j.same.end)} ms | ${f(j.cross.end)} ms |`,
+      );
+    }
   }
 }

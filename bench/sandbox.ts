@@ -57,10 +57,20 @@ try {
   for (let i = 0; i < n; i++) {
     bashTimes.push(await time(bash));
     let box: Awaited<ReturnType<typeof local.hooks["sandbox:create"]>>;
-    first.push(await time(async () => {
-      box = await local.hooks["sandbox:create"]({ provider: "sandbox_a", key: `thread:${i}`, scope: "thread", template: "t", image: "i", env: {}, host });
-      await box!.execute(COMMAND);
-    }));
+    first.push(
+      await time(async () => {
+        box = await local.hooks["sandbox:create"]({
+          provider: "sandbox_a",
+          key: `thread:${i}`,
+          scope: "thread",
+          template: "t",
+          image: "i",
+          env: {},
+          host,
+        });
+        await box!.execute(COMMAND);
+      }),
+    );
     warm.push(await time(() => box!.execute(COMMAND)));
     await box!.delete();
   }
@@ -72,14 +82,32 @@ try {
   const model = await startModelServer();
   const dir = join(root, "project");
   mkdirSync(join(dir, "skills", "hello"), { recursive: true });
-  writeFileSync(join(dir, "agent.toml"), '[agent]\nname = "bench"\nmodel = "openai:gpt-test"\n\n[sandbox]\nprovider = "sandbox_a"\n');
+  writeFileSync(
+    join(dir, "agent.toml"),
+    '[agent]\nname = "bench"\nmodel = "openai:gpt-test"\n\n[sandbox]\nprovider = "sandbox_a"\n',
+  );
   writeFileSync(join(dir, "AGENTS.md"), "Bench.\n");
-  writeFileSync(join(dir, "skills", "hello", "SKILL.md"), "---\nname: hello\ndescription: Says hello.\n---\nRun echo.\n");
+  writeFileSync(
+    join(dir, "skills", "hello", "SKILL.md"),
+    "---\nname: hello\ndescription: Says hello.\n---\nRun echo.\n",
+  );
   const driver = new PluginDriver(builtinPlugins);
   const env = { OPENAI_API_KEY: "k", OPENAI_BASE_URL: model.openaiBaseUrl, AGENTCLI_SANDBOX_IDLE_SECONDS: "0" };
   const project = await loadProject(join(dir, "agent.toml"), { driver, env, requireEnv: false, cwd: dir });
   const bundle = await readBundle((await buildBundle(project, { driver, version: "bench" })).bytes);
-  const server = await hostBundle({ bundle, driver, env: project.env, mode: "dev", dataDir: join(root, "db"), port: 0, host: "127.0.0.1", log: silentLog, sandboxRuntime: "local", sandboxDir: join(root, "sandboxes"), privatePaths: [dir] });
+  const server = await hostBundle({
+    bundle,
+    driver,
+    env: project.env,
+    mode: "dev",
+    dataDir: join(root, "db"),
+    port: 0,
+    host: "127.0.0.1",
+    log: silentLog,
+    sandboxRuntime: "local",
+    sandboxDir: join(root, "sandboxes"),
+    privatePaths: [dir],
+  });
   try {
     const client = new Client({ apiUrl: `http://127.0.0.1:${server.listening.port}` });
     const run = (thread: string) => {
@@ -89,7 +117,9 @@ try {
     // The baseline run has the same shape (one tool call, two model calls) with a tool that
     // does not touch the sandbox.
     const noTool = (thread: string) => {
-      model.script({ toolCalls: [{ name: "write_todos", args: { todos: [{ content: "bench", status: "completed" }] } }] }, { text: "done" });
+      model.script({
+        toolCalls: [{ name: "write_todos", args: { todos: [{ content: "bench", status: "completed" }] } }],
+      }, { text: "done" });
       return client.runs.wait(thread, "agent", { input: { messages: [{ role: "user", content: "go" }] } });
     };
     await run((await client.threads.create()).thread_id); // warm-up: graph and modules loaded
@@ -117,14 +147,36 @@ try {
 const r = results;
 const rows: Array<[string, number, string]> = [
   ["bash -c (baseline)", r.bash_ms!, "1.0x"],
-  ["runtime: new sandbox + first execute", r.runtime_first_execute_ms!, `${(r.runtime_first_execute_ms! / r.bash_ms!).toFixed(1)}x bash`],
-  ["runtime: warm execute", r.runtime_warm_execute_ms!, `${(r.runtime_warm_execute_ms! / r.bash_ms!).toFixed(1)}x bash`],
+  [
+    "runtime: new sandbox + first execute",
+    r.runtime_first_execute_ms!,
+    `${(r.runtime_first_execute_ms! / r.bash_ms!).toFixed(1)}x bash`,
+  ],
+  [
+    "runtime: warm execute",
+    r.runtime_warm_execute_ms!,
+    `${(r.runtime_warm_execute_ms! / r.bash_ms!).toFixed(1)}x bash`,
+  ],
   ["server: run with write_todos (baseline)", r.server_run_without_tool_ms!, ""],
-  ["server: run with execute, new thread", r.server_first_execute_run_ms!, `+${(r.server_first_execute_run_ms! - r.server_run_without_tool_ms!).toFixed(1)} ms = ${((r.server_first_execute_run_ms! - r.server_run_without_tool_ms!) / r.bash_ms!).toFixed(1)}x bash`],
-  ["server: run with execute, warm thread", r.server_warm_execute_run_ms!, `+${(r.server_warm_execute_run_ms! - r.server_run_without_tool_ms!).toFixed(1)} ms = ${((r.server_warm_execute_run_ms! - r.server_run_without_tool_ms!) / r.bash_ms!).toFixed(1)}x bash`],
+  [
+    "server: run with execute, new thread",
+    r.server_first_execute_run_ms!,
+    `+${(r.server_first_execute_run_ms! - r.server_run_without_tool_ms!).toFixed(1)} ms = ${
+      ((r.server_first_execute_run_ms! - r.server_run_without_tool_ms!) / r.bash_ms!).toFixed(1)
+    }x bash`,
+  ],
+  [
+    "server: run with execute, warm thread",
+    r.server_warm_execute_run_ms!,
+    `+${(r.server_warm_execute_run_ms! - r.server_run_without_tool_ms!).toFixed(1)} ms = ${
+      ((r.server_warm_execute_run_ms! - r.server_run_without_tool_ms!) / r.bash_ms!).toFixed(1)
+    }x bash`,
+  ],
 ];
 if (json) console.log(JSON.stringify(results));
 else {
-  console.log(`local sandbox runtime (bubblewrap), "${COMMAND}", medians of ${n} (server: ${Math.max(5, Math.floor(n / 2))})`);
+  console.log(
+    `local sandbox runtime (bubblewrap), "${COMMAND}", medians of ${n} (server: ${Math.max(5, Math.floor(n / 2))})`,
+  );
   for (const [name, ms, ratio] of rows) console.log(`${name.padEnd(40)} ${ms.toFixed(1).padStart(8)} ms   ${ratio}`);
 }

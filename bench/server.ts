@@ -22,7 +22,20 @@ import { freePort } from "../core/platform/compute/revision-process.ts";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@langchain/langgraph-sdk";
-import { input, pct, ROOT, runLoad, sleep, startAgentcliDev, startModel, startPeer, stopTree, treeStats, waitOk, writeBenchProject } from "./children.ts";
+import {
+  input,
+  pct,
+  ROOT,
+  runLoad,
+  sleep,
+  startAgentcliDev,
+  startModel,
+  startPeer,
+  stopTree,
+  treeStats,
+  waitOk,
+  writeBenchProject,
+} from "./children.ts";
 
 const args = process.argv.slice(2);
 const arg = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
@@ -47,7 +60,8 @@ const ours: Target = {
  * schema of AGENTCLI_BENCH_DATABASE_URL, default the tests' local server), with the platform
  * API key posture `serve` requires; skipped when PostgreSQL cannot be reached.
  */
-const PG_URL = process.env.AGENTCLI_BENCH_DATABASE_URL ?? process.env.AGENTCLI_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+const PG_URL = process.env.AGENTCLI_BENCH_DATABASE_URL ?? process.env.AGENTCLI_TEST_DATABASE_URL ??
+  "postgres://postgres@127.0.0.1:5432/test";
 const SERVE_KEY = "bench-key";
 const served: Target & { prepare(): Promise<() => Promise<void>> } = {
   name: "agentcli serve (PostgreSQL)",
@@ -65,17 +79,35 @@ const served: Target & { prepare(): Promise<() => Promise<void>> } = {
   },
   setup(dir, env) {
     writeBenchProject(dir, false); // `serve` refuses anonymous access: the platform API key
-    const deploy = spawnSync(process.execPath, [join(ROOT, "bin/agentcli.js"), "deploy", "--dry-run", "--config", join(dir, "agent.toml")], { cwd: dir, env, encoding: "utf8" });
+    const deploy = spawnSync(process.execPath, [
+      join(ROOT, "bin/agentcli.js"),
+      "deploy",
+      "--dry-run",
+      "--config",
+      join(dir, "agent.toml"),
+    ], { cwd: dir, env, encoding: "utf8" });
     if (deploy.status !== 0) throw new Error(`deploy --dry-run failed: ${deploy.stderr}`);
   },
   start(port, dir, env) {
     const sep = PG_URL.includes("?") ? "&" : "?";
     return spawn(process.execPath, [
-      join(ROOT, "bin/agentcli.js"), "serve", join(dir, ".agentcli/bundle.tgz"), "--port", String(port), "--host", "127.0.0.1", "--graph", `bench=${GRAPH}`,
+      join(ROOT, "bin/agentcli.js"),
+      "serve",
+      join(dir, ".agentcli/bundle.tgz"),
+      "--port",
+      String(port),
+      "--host",
+      "127.0.0.1",
+      "--graph",
+      `bench=${GRAPH}`,
     ], {
       stdio: ["ignore", "ignore", process.env.BENCH_VERBOSE ? "inherit" : "ignore"],
       cwd: dir,
-      env: { ...env, PLATFORM_API_KEY: SERVE_KEY, DATABASE_URL: `${PG_URL}${sep}options=${encodeURIComponent(`-c search_path=${this.schema}`)}` },
+      env: {
+        ...env,
+        PLATFORM_API_KEY: SERVE_KEY,
+        DATABASE_URL: `${PG_URL}${sep}options=${encodeURIComponent(`-c search_path=${this.schema}`)}`,
+      },
       detached: true,
     });
   },
@@ -117,7 +149,11 @@ async function measure(target: Target, env: NodeJS.ProcessEnv) {
     const url = `http://127.0.0.1:${port}`;
     const startup = await waitOk(url, t0, proc);
     // The SDK's Client sends at most 4 requests at once unless told otherwise: 32 clients must be 32.
-    const client = new Client({ apiUrl: url, apiKey: target === served ? SERVE_KEY : null, callerOptions: { maxRetries: 0, maxConcurrency: Infinity } });
+    const client = new Client({
+      apiUrl: url,
+      apiKey: target === served ? SERVE_KEY : null,
+      callerOptions: { maxRetries: 0, maxConcurrency: Infinity },
+    });
     const found = await client.assistants.search({ graphId: "bench", limit: 10 });
     if (found.length !== 1) throw new Error(`expected one assistant of graph "bench", found ${found.length}`);
     assistantId = found[0]!.assistant_id;
@@ -131,7 +167,13 @@ async function measure(target: Target, env: NodeJS.ProcessEnv) {
     const cpu2 = treeStats(proc.pid!).cpuMs;
     const sse = await firstEvent(client, 11);
     // The server's CPU time per run (user + system of its process tree), at 1 and at 32 clients.
-    return { startup, rss, one: { ...one, cpuMsPerRun: (cpu1 - cpu0) / RUNS }, many: { ...many, cpuMsPerRun: (cpu2 - cpu1) / (RUNS * 4) }, sse };
+    return {
+      startup,
+      rss,
+      one: { ...one, cpuMsPerRun: (cpu1 - cpu0) / RUNS },
+      many: { ...many, cpuMsPerRun: (cpu2 - cpu1) / (RUNS * 4) },
+      sse,
+    };
   } finally {
     await stopTree(proc);
     rmSync(dir, { recursive: true, force: true });
@@ -149,8 +191,16 @@ async function startupOnly(runs: number, env: NodeJS.ProcessEnv): Promise<void> 
   const example = (name: string, cmd: string[]): Target => ({
     name,
     start: (port, dir, env) => {
-      cpSync(join(ROOT, "examples/research"), dir, { recursive: true, filter: (p) => !p.includes("/.agentcli") && !p.endsWith("/.env") });
-      return spawn(cmd[0]!, [...cmd.slice(1), "dev", "--config", join(dir, "agent.toml"), "--port", String(port)], { stdio: ["ignore", "ignore", process.env.BENCH_VERBOSE ? "inherit" : "ignore"], cwd: dir, env, detached: true });
+      cpSync(join(ROOT, "examples/research"), dir, {
+        recursive: true,
+        filter: (p) => !p.includes("/.agentcli") && !p.endsWith("/.env"),
+      });
+      return spawn(cmd[0]!, [...cmd.slice(1), "dev", "--config", join(dir, "agent.toml"), "--port", String(port)], {
+        stdio: ["ignore", "ignore", process.env.BENCH_VERBOSE ? "inherit" : "ignore"],
+        cwd: dir,
+        env,
+        detached: true,
+      });
     },
   });
   const targets = [
@@ -169,7 +219,11 @@ async function startupOnly(runs: number, env: NodeJS.ProcessEnv): Promise<void> 
       const proc = t.start(port, dir, env);
       try {
         ok.push(await waitOk(`http://127.0.0.1:${port}`, t0, proc));
-        const res = await fetch(`http://127.0.0.1:${port}/assistants/search`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+        const res = await fetch(`http://127.0.0.1:${port}/assistants/search`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: "{}",
+        });
         if (!res.ok) throw new Error(`${t.name}: /assistants/search answered ${res.status}`);
         api.push(performance.now() - t0);
       } finally {
@@ -181,9 +235,19 @@ async function startupOnly(runs: number, env: NodeJS.ProcessEnv): Promise<void> 
   }
   if (args.includes("--json")) console.log(JSON.stringify(rows, null, 2));
   const base = rows.at(-1)!;
-  console.log(`${new Date().toISOString().slice(0, 10)}, ${cpus().length} x ${cpus()[0]?.model ?? "cpu"}, load ${loadavg()[0]!.toFixed(1)}, Node ${process.versions.node}, median of ${runs} starts (ratio: the peer's time / ours)`);
+  console.log(
+    `${new Date().toISOString().slice(0, 10)}, ${cpus().length} x ${cpus()[0]?.model ?? "cpu"}, load ${
+      loadavg()[0]!.toFixed(1)
+    }, Node ${process.versions.node}, median of ${runs} starts (ratio: the peer's time / ours)`,
+  );
   console.log("| server | first /ok | ratio | first API answer | ratio |\n|---|---:|---:|---:|---:|");
-  for (const r of rows) console.log(`| ${r.name} | ${r.ok.toFixed(0)} ms | ${(base.ok / r.ok).toFixed(1)}x | ${r.api.toFixed(0)} ms | ${(base.api / r.api).toFixed(1)}x |`);
+  for (const r of rows) {
+    console.log(
+      `| ${r.name} | ${r.ok.toFixed(0)} ms | ${(base.ok / r.ok).toFixed(1)}x | ${r.api.toFixed(0)} ms | ${
+        (base.api / r.api).toFixed(1)
+      }x |`,
+    );
+  }
 }
 
 if (args.includes("--startup")) {
@@ -196,13 +260,19 @@ const env = { ...process.env, OPENAI_BASE_URL: model.url, OPENAI_API_KEY: "bench
 const results: Record<string, Result> = {};
 try {
   for (const t of [ours, served, peer]) {
-    if (ONLY && !t.name.startsWith(ONLY === "ours" ? "agentcli dev" : ONLY === "serve" ? "agentcli serve" : "langgraph")) continue;
+    if (
+      ONLY && !t.name.startsWith(ONLY === "ours" ? "agentcli dev" : ONLY === "serve" ? "agentcli serve" : "langgraph")
+    ) continue;
     let drop: (() => Promise<void>) | null = null;
     if (t === served) {
       try {
         drop = await served.prepare();
       } catch (err) {
-        process.stderr.write(`skipping ${t.name}: cannot reach PostgreSQL at ${PG_URL.replace(/\/\/[^@/]*@/, "//")} (${(err as Error).message})\n`);
+        process.stderr.write(
+          `skipping ${t.name}: cannot reach PostgreSQL at ${PG_URL.replace(/\/\/[^@/]*@/, "//")} (${
+            (err as Error).message
+          })\n`,
+        );
         continue;
       }
     }
@@ -237,16 +307,44 @@ const ratioOf = (ours: Result | undefined, get: (r: Result) => number, better: "
 const loadAvg = loadavg().map((l) => Number(l.toFixed(1)));
 if (args.includes("--json")) {
   // For machines: every figure of each server, and each metric's ratio to the peer's (>1: agentcli better).
-  const ratios = (r: Result | undefined) => Object.fromEntries(rows.map(([label, get, better]) => [label, ratioOf(r, get, better)]));
-  console.log(JSON.stringify({ date: new Date().toISOString(), cpus: cpus().length, loadavg: loadAvg, node: process.versions.node, runs: RUNS, results, ratios: ratios(a), serveRatios: ratios(c) }, null, 2));
+  const ratios = (r: Result | undefined) =>
+    Object.fromEntries(rows.map(([label, get, better]) => [label, ratioOf(r, get, better)]));
+  console.log(
+    JSON.stringify(
+      {
+        date: new Date().toISOString(),
+        cpus: cpus().length,
+        loadavg: loadAvg,
+        node: process.versions.node,
+        runs: RUNS,
+        results,
+        ratios: ratios(a),
+        serveRatios: ratios(c),
+      },
+      null,
+      2,
+    ),
+  );
 } else {
   const f = (n: number) => (n >= 100 ? n.toFixed(0) : n.toFixed(1));
-  const cell = (r: Result | undefined, get: (r: Result) => number, unit: string) => (r ? `${f(get(r))}${unit ? ` ${unit}` : ""}` : "-");
+  const cell = (
+    r: Result | undefined,
+    get: (r: Result) => number,
+    unit: string,
+  ) => (r ? `${f(get(r))}${unit ? ` ${unit}` : ""}` : "-");
   const x = (n: number | null) => (n === null ? "-" : `${n.toFixed(1)}x`);
-  console.log(`${new Date().toISOString().slice(0, 10)}, ${cpus().length} x ${cpus()[0]?.model ?? "cpu"}, load average ${loadAvg.join(" ")}, Node ${process.versions.node}, ${RUNS} runs at 1 client, ${RUNS * 4} at 32`);
+  console.log(
+    `${new Date().toISOString().slice(0, 10)}, ${cpus().length} x ${cpus()[0]?.model ?? "cpu"}, load average ${
+      loadAvg.join(" ")
+    }, Node ${process.versions.node}, ${RUNS} runs at 1 client, ${RUNS * 4} at 32`,
+  );
   console.log(`| metric | ${ours.name} | ${served.name} | ${peer.name} | ratio dev | ratio serve |`);
   console.log("|---|---:|---:|---:|---:|---:|");
   for (const [label, get, better, unit] of rows) {
-    console.log(`| ${label} | ${cell(a, get, unit)} | ${cell(c, get, unit)} | ${cell(b, get, unit)} | ${x(ratioOf(a, get, better))} | ${x(ratioOf(c, get, better))} |`);
+    console.log(
+      `| ${label} | ${cell(a, get, unit)} | ${cell(c, get, unit)} | ${cell(b, get, unit)} | ${
+        x(ratioOf(a, get, better))
+      } | ${x(ratioOf(c, get, better))} |`,
+    );
   }
 }

@@ -56,9 +56,12 @@ export async function measureStorage(lengths: number[] = LENGTHS): Promise<Threa
         threads.push({ id: th.thread_id, turns });
         for (let i = 0; i < turns; i++) {
           const content = `turn ${i}: ${"lorem ipsum ".repeat(MESSAGE_BYTES / 12)}`.slice(0, MESSAGE_BYTES);
-          const out = await client.runs.wait(th.thread_id, assistant.assistant_id, { input: { messages: [{ role: "user", content }] } }) as
-            { messages?: unknown[]; __error__?: unknown };
-          if (!out || out.__error__ || (out.messages?.length ?? 0) < 2 * (i + 1)) throw new Error(`unexpected run output: ${JSON.stringify(out).slice(0, 300)}`);
+          const out = await client.runs.wait(th.thread_id, assistant.assistant_id, {
+            input: { messages: [{ role: "user", content }] },
+          }) as { messages?: unknown[]; __error__?: unknown };
+          if (!out || out.__error__ || (out.messages?.length ?? 0) < 2 * (i + 1)) {
+            throw new Error(`unexpected run output: ${JSON.stringify(out).slice(0, 300)}`);
+          }
         }
         process.stderr.write(`  ${turns} turns done\n`);
       }
@@ -69,19 +72,36 @@ export async function measureStorage(lengths: number[] = LENGTHS): Promise<Threa
     try {
       const out: ThreadStorage[] = [];
       for (const t of threads) {
-        const one = async (text: string) => Number((await sql.query<{ n: string | null }>(text, [t.id])).rows[0]?.n ?? 0);
+        const one = async (text: string) =>
+          Number((await sql.query<{ n: string | null }>(text, [t.id])).rows[0]?.n ?? 0);
         const checkpoints = await one("SELECT count(*) AS n FROM checkpoints WHERE thread_id = $1");
         // Databases from before incremental checkpoints (to measure the old layout) have no
         // checkpoint_blobs and no channel_versions.
-        const hasBlobs = (await sql.query("SELECT 1 FROM information_schema.tables WHERE table_name = 'checkpoint_blobs'")).rows.length > 0;
+        const hasBlobs =
+          (await sql.query("SELECT 1 FROM information_schema.tables WHERE table_name = 'checkpoint_blobs'")).rows
+            .length > 0;
         const checkpointBytes = await one(
-          `SELECT sum(octet_length(checkpoint) + octet_length(metadata) + octet_length(metadata_json::text)${hasBlobs ? " + coalesce(octet_length(channel_versions::text), 0)" : ""}) AS n
+          `SELECT sum(octet_length(checkpoint) + octet_length(metadata) + octet_length(metadata_json::text)${
+            hasBlobs ? " + coalesce(octet_length(channel_versions::text), 0)" : ""
+          }) AS n
            FROM checkpoints WHERE thread_id = $1`,
         );
-        const valueBytes = hasBlobs ? await one("SELECT sum(coalesce(octet_length(blob), 0)) AS n FROM checkpoint_blobs WHERE thread_id = $1") : 0;
-        const writeBytes = await one("SELECT sum(octet_length(value)) AS n FROM checkpoint_writes WHERE thread_id = $1");
+        const valueBytes = hasBlobs
+          ? await one("SELECT sum(coalesce(octet_length(blob), 0)) AS n FROM checkpoint_blobs WHERE thread_id = $1")
+          : 0;
+        const writeBytes = await one(
+          "SELECT sum(octet_length(value)) AS n FROM checkpoint_writes WHERE thread_id = $1",
+        );
         const totalBytes = checkpointBytes + valueBytes + writeBytes;
-        out.push({ turns: t.turns, checkpoints, checkpointBytes, valueBytes, writeBytes, totalBytes, bytesPerTurn: totalBytes / t.turns });
+        out.push({
+          turns: t.turns,
+          checkpoints,
+          checkpointBytes,
+          valueBytes,
+          writeBytes,
+          totalBytes,
+          bytesPerTurn: totalBytes / t.turns,
+        });
       }
       return out;
     } finally {
@@ -95,7 +115,9 @@ export async function measureStorage(lengths: number[] = LENGTHS): Promise<Threa
 }
 
 if (import.meta.main) {
-  process.stderr.write(`measuring checkpoint storage (${LENGTHS.join(", ")} turns of a ${MESSAGE_BYTES} B message)...\n`);
+  process.stderr.write(
+    `measuring checkpoint storage (${LENGTHS.join(", ")} turns of a ${MESSAGE_BYTES} B message)...\n`,
+  );
   const rows = await measureStorage();
   const first = rows[0]!;
   const last = rows.at(-1)!;
@@ -107,8 +129,16 @@ if (import.meta.main) {
     console.log(`| turns | checkpoints | checkpoint rows | channel values | writes | total | per turn |`);
     console.log("|---:|---:|---:|---:|---:|---:|---:|");
     for (const r of rows) {
-      console.log(`| ${r.turns} | ${r.checkpoints} | ${kb(r.checkpointBytes)} | ${kb(r.valueBytes)} | ${kb(r.writeBytes)} | ${kb(r.totalBytes)} | ${kb(r.bytesPerTurn)} |`);
+      console.log(
+        `| ${r.turns} | ${r.checkpoints} | ${kb(r.checkpointBytes)} | ${kb(r.valueBytes)} | ${kb(r.writeBytes)} | ${
+          kb(r.totalBytes)
+        } | ${kb(r.bytesPerTurn)} |`,
+      );
     }
-    console.log(`bytes per turn, ${last.turns} turns vs ${first.turns}: ${growth.toFixed(2)}x (flat within 20%: ${growth <= 1.2 ? "yes" : "no"})`);
+    console.log(
+      `bytes per turn, ${last.turns} turns vs ${first.turns}: ${growth.toFixed(2)}x (flat within 20%: ${
+        growth <= 1.2 ? "yes" : "no"
+      })`,
+    );
   }
 }

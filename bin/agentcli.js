@@ -73,7 +73,9 @@ function execTunedServer(argv) {
     if (env[name] === undefined) (env[name] = value), set.push(name);
   }
   const semi = (a) => a.startsWith("--max-semi-space-size");
-  if (!process.execArgv.some(semi) && !(env.NODE_OPTIONS ?? "").split(/\s+/).some(semi)) flags.push("--max-semi-space-size=8");
+  if (!process.execArgv.some(semi) && !(env.NODE_OPTIONS ?? "").split(/\s+/).some(semi)) {
+    flags.push("--max-semi-space-size=8");
+  }
   if (set.length === 0 && flags.length === 0) return false;
   env[TUNED] = set.join(",");
   process.execve(process.execPath, [process.execPath, ...flags, ...process.execArgv, ...process.argv.slice(1)], env);

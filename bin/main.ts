@@ -12,12 +12,24 @@ import { invocationCommand } from "../core/cli/invocation.ts";
 const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandModule> }> = {
   init: { summary: "Scaffold a new agent project", load: () => import("../core/cli/init.ts") },
   dev: { summary: "Bundle and run the project locally, reloading on change", load: () => import("../core/cli/dev.ts") },
-  deploy: { summary: "Bundle and deploy the project (beta); --dry-run to check it", load: () => import("../core/cli/deploy.ts") },
+  deploy: {
+    summary: "Bundle and deploy the project (beta); --dry-run to check it",
+    load: () => import("../core/cli/deploy.ts"),
+  },
   serve: { summary: "Serve a bundle in production (what deployments run)", load: () => import("../core/cli/serve.ts") },
-  platform: { summary: "Run and administer the self-hosted control plane", load: () => import("../core/cli/platform.ts") },
+  platform: {
+    summary: "Run and administer the self-hosted control plane",
+    load: () => import("../core/cli/platform.ts"),
+  },
   schema: { summary: "Print the JSON Schema of agent.toml", load: () => import("../core/cli/schema.ts") },
-  plugins: { summary: "List the plugins of this agentcli: name, version, kind, hook points", load: () => import("../core/cli/plugins.ts") },
-  build: { summary: "Build a single executable with extra plugins compiled in (from a checkout)", load: () => import("../core/cli/build.ts") },
+  plugins: {
+    summary: "List the plugins of this agentcli: name, version, kind, hook points",
+    load: () => import("../core/cli/plugins.ts"),
+  },
+  build: {
+    summary: "Build a single executable with extra plugins compiled in (from a checkout)",
+    load: () => import("../core/cli/build.ts"),
+  },
 };
 
 /** Exit status of a usage error (an unknown command or option, a value a flag cannot take); other user errors exit 1, bugs 70. */
@@ -66,7 +78,11 @@ export async function main(argv: string[]): Promise<number> {
   }
   const command = COMMANDS[name];
   if (!command) {
-    process.stderr.write(`error: Cannot run "agentcli ${name}": unknown command\nhint: Commands are ${Object.keys(COMMANDS).map((c) => `"${c}"`).join(", ")}; see "agentcli --help".\n`);
+    process.stderr.write(
+      `error: Cannot run "agentcli ${name}": unknown command\nhint: Commands are ${
+        Object.keys(COMMANDS).map((c) => `"${c}"`).join(", ")
+      }; see "agentcli --help".\n`,
+    );
     return EXIT_USAGE;
   }
   const envPlugins = (process.env.AGENTCLI_PLUGINS ?? "").split(":").filter(Boolean);
@@ -107,7 +123,11 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`${formatUserError(known)}\n`);
       return exitCodeOf(known);
     }
-    process.stderr.write(`agentcli ${VERSION} hit a bug; please report it with the trace below.\n${err instanceof Error ? err.stack : String(err)}\n`);
+    process.stderr.write(
+      `agentcli ${VERSION} hit a bug; please report it with the trace below.\n${
+        err instanceof Error ? err.stack : String(err)
+      }\n`,
+    );
     return 70;
   } finally {
     process.off("SIGINT", onSignal);

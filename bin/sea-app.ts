@@ -48,7 +48,11 @@ export function loadApp(): Record<string, unknown> {
     cachedData: cache ? Buffer.from(cache.buffer, cache.byteOffset, cache.byteLength) : undefined,
     importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
   });
-  if (process.env.AGENTCLI_DEBUG_CODE_CACHE) process.stderr.write(`app.cjs code cache ${cache ? (script.cachedDataRejected ? "rejected" : "used") : "absent"}\n`);
+  if (process.env.AGENTCLI_DEBUG_CODE_CACHE) {
+    process.stderr.write(
+      `app.cjs code cache ${cache ? (script.cachedDataRejected ? "rejected" : "used") : "absent"}\n`,
+    );
+  }
   const mod = { exports: {} as Record<string, unknown> };
   const fn = script.runInThisContext() as (...args: unknown[]) => void;
   fn(mod.exports, createRequire(process.execPath), mod, process.execPath, dirname(process.execPath));

@@ -17,7 +17,7 @@ import { builtinPlugins } from "../plugins/registry.ts";
 export * from "../core/testing/index.ts";
 export { startModelServer } from "../core/testing/model-server/server.ts";
 export type { ModelServer, RecordedRequest, ScriptedReply } from "../core/testing/model-server/server.ts";
-export type { ScriptedModelServer, SandboxConformanceOptions } from "../core/testing/sandbox-conformance.ts";
+export type { SandboxConformanceOptions, ScriptedModelServer } from "../core/testing/sandbox-conformance.ts";
 
 export interface SandboxProviderEntry extends Partial<Omit<SandboxConformanceOptions, "builtins" | "plugins">> {
   /** The sandbox plugin under test; absent for a built-in provider. */
@@ -35,7 +35,9 @@ export interface SandboxProviderEntry extends Partial<Omit<SandboxConformanceOpt
 export function sandboxProviderConformance(entry: SandboxProviderEntry): void {
   const spec = entry.plugin?.kind === "sandbox" ? entry.plugin.sandbox : undefined;
   const provider = entry.provider ?? spec?.provider;
-  if (!provider) throw new Error("sandboxProviderConformance: pass a sandbox plugin, or the provider name of a built-in one");
+  if (!provider) {
+    throw new Error("sandboxProviderConformance: pass a sandbox plugin, or the provider name of a built-in one");
+  }
   sandboxConformance({
     ...entry,
     name: entry.name ?? entry.plugin?.name ?? provider,

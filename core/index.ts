@@ -16,9 +16,9 @@
  */
 export { definePlugin, HOOK_MODES, isSandboxNotFound, SandboxNotFoundError } from "./kernel/hooks.ts";
 export type * from "./kernel/hooks.ts";
-export { AgentcliError, userError, isUserError } from "./kernel/errors.ts";
+export { AgentcliError, isUserError, userError } from "./kernel/errors.ts";
 export type { Diagnostic, ErrorCode } from "./kernel/errors.ts";
-export { unauthorized, forbidden, identityUnavailable } from "./auth/auth-error.ts";
+export { forbidden, identityUnavailable, unauthorized } from "./auth/auth-error.ts";
 export { bearerToken, missingBearer } from "./auth/bearer.ts";
 export { constantTimeEqual, sha256Hex } from "./auth/constant-time.ts";
 export { TokenCache } from "./auth/token-cache.ts";
@@ -26,6 +26,12 @@ export type { TokenCacheOptions } from "./auth/token-cache.ts";
 export { JwksKeyStore } from "./auth/jwks.ts";
 export type { JwksKeyStoreOptions } from "./auth/jwks.ts";
 export { browserModule } from "./auth/browser.ts";
-export type { AuthSnapshot, BrowserAuthContext, BrowserAuthDriver, BrowserAuthFactory, SignedInUser } from "./auth/browser.ts";
+export type {
+  AuthSnapshot,
+  BrowserAuthContext,
+  BrowserAuthDriver,
+  BrowserAuthFactory,
+  SignedInUser,
+} from "./auth/browser.ts";
 export type { AgentConfig } from "./config/schema.ts";
 export { VERSION } from "./kernel/version.ts";

@@ -22,9 +22,18 @@ export const SEA_FUSE = "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2";
 /** Injects `blob` into the executable `exe` (a copy of `target`'s Node binary), in place. */
 export function injectBlob(target: Target, exe: string, blob: string): void {
   if (target.format === "macho") removeSignature(exe);
-  const args = [join(root, "node_modules/postject/dist/cli.js"), exe, "NODE_SEA_BLOB", blob, "--sentinel-fuse", SEA_FUSE];
+  const args = [
+    join(root, "node_modules/postject/dist/cli.js"),
+    exe,
+    "NODE_SEA_BLOB",
+    blob,
+    "--sentinel-fuse",
+    SEA_FUSE,
+  ];
   if (target.format === "macho") args.push("--macho-segment-name", "NODE_SEA");
   execFileSync(process.execPath, args, { stdio: "inherit" });
   // On a Mac, the ad-hoc signature an Apple-silicon executable needs to start at all.
-  if (target.format === "macho" && process.platform === "darwin") execFileSync("codesign", ["--sign", "-", exe], { stdio: "inherit" });
+  if (target.format === "macho" && process.platform === "darwin") {
+    execFileSync("codesign", ["--sign", "-", exe], { stdio: "inherit" });
+  }
 }

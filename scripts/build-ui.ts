@@ -68,5 +68,7 @@ async function listFiles(dir: string): Promise<string[]> {
 
 if (import.meta.url === `file://${process.argv[1]}` || process.argv[1] === fileURLToPath(import.meta.url)) {
   const manifest = await buildUi();
-  process.stdout.write(`built the chat UI: ${manifest.files.length} files in ${relative(process.cwd(), UI_DIST_DIR) || "."}\n`);
+  process.stdout.write(
+    `built the chat UI: ${manifest.files.length} files in ${relative(process.cwd(), UI_DIST_DIR) || "."}\n`,
+  );
 }

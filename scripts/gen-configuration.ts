@@ -6,7 +6,7 @@
  *   node scripts/gen-configuration.ts
  */
 import { writeFileSync } from "node:fs";
-import { SETTING_GROUPS, SETTINGS, type SettingGroup } from "../core/config/settings-catalogue.ts";
+import { SETTING_GROUPS, type SettingGroup, SETTINGS } from "../core/config/settings-catalogue.ts";
 
 /** The text of docs/configuration.md. */
 export function configurationMarkdown(): string {

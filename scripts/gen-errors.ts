@@ -6,7 +6,7 @@
  *   node scripts/gen-errors.ts
  */
 import { writeFileSync } from "node:fs";
-import { ERROR_CODES, ERRORS, type ErrorCode } from "../core/kernel/errors-data.ts";
+import { ERROR_CODES, type ErrorCode, ERRORS } from "../core/kernel/errors-data.ts";
 
 /**
  * A stand-in for one value: it prints as `{key}`, answers string methods as that text, and
@@ -18,7 +18,8 @@ function placeholder(key: string): unknown {
     get(list, prop) {
       if (prop === Symbol.toPrimitive || prop === "toString") return () => text;
       if (typeof prop === "string" && !(prop in list) && prop in String.prototype) {
-        return (...args: unknown[]) => (String.prototype[prop as keyof string] as (...a: unknown[]) => unknown).apply(text, args);
+        return (...args: unknown[]) =>
+          (String.prototype[prop as keyof string] as (...a: unknown[]) => unknown).apply(text, args);
       }
       return Reflect.get(list, prop);
     },
@@ -44,7 +45,7 @@ export function errorsMarkdown(): string {
     "Every error agentcli shows a user carries a code. The CLI prints the message and a hint",
     "(`error: ...` then `hint: ...`) and exits with the code's exit code: 2 only when the command",
     "line itself is wrong, 1 otherwise (70 is a bug: please report it). The Agent API answers with",
-    "the code's HTTP status and `{ \"detail\": message, \"hint\": hint, \"code\": code }`.",
+    'the code\'s HTTP status and `{ "detail": message, "hint": hint, "code": code }`.',
     "",
     "## Codes",
     "",

@@ -44,7 +44,9 @@ for (const [where, entry] of Object.entries(lock.packages)) {
     added++;
   }
 }
-const sorted = Object.fromEntries(Object.entries(lock.packages).sort(([a], [b]) => (a === "" ? -1 : b === "" ? 1 : a < b ? -1 : a > b ? 1 : 0)));
+const sorted = Object.fromEntries(
+  Object.entries(lock.packages).sort(([a], [b]) => (a === "" ? -1 : b === "" ? 1 : a < b ? -1 : a > b ? 1 : 0)),
+);
 lock.packages = sorted;
 writeFileSync(path, JSON.stringify(lock, null, 2) + "\n");
 console.log(`lockfile-platforms: added ${added} optional platform entr${added === 1 ? "y" : "ies"} to ${path}`);

@@ -35,21 +35,28 @@ interface LoadCommand {
   size: number;
 }
 
-function header(buf: Buffer): { cputype: number; filetype: number; ncmds: number; sizeofcmds: number; commands: LoadCommand[] } {
-  if (buf.length < HEADER_SIZE || buf.readUInt32LE(0) !== MH_MAGIC_64) throw new Error("not a 64-bit little-endian Mach-O file");
+function header(
+  buf: Buffer,
+): { cputype: number; filetype: number; ncmds: number; sizeofcmds: number; commands: LoadCommand[] } {
+  if (buf.length < HEADER_SIZE || buf.readUInt32LE(0) !== MH_MAGIC_64) {
+    throw new Error("not a 64-bit little-endian Mach-O file");
+  }
   const ncmds = buf.readUInt32LE(16);
   const sizeofcmds = buf.readUInt32LE(20);
   const commands: LoadCommand[] = [];
   for (let i = 0, offset = HEADER_SIZE; i < ncmds; i++) {
     const size = buf.readUInt32LE(offset + 4);
-    if (size < 8 || offset + size > HEADER_SIZE + sizeofcmds) throw new Error(`Mach-O load command ${i} runs past the load commands`);
+    if (size < 8 || offset + size > HEADER_SIZE + sizeofcmds) {
+      throw new Error(`Mach-O load command ${i} runs past the load commands`);
+    }
     commands.push({ cmd: buf.readUInt32LE(offset), offset, size });
     offset += size;
   }
   return { cputype: buf.readUInt32LE(4), filetype: buf.readUInt32LE(12), ncmds, sizeofcmds, commands };
 }
 
-const segmentName = (buf: Buffer, c: LoadCommand) => buf.subarray(c.offset + 8, c.offset + 24).toString("latin1").replace(/\0+$/, "");
+const segmentName = (buf: Buffer, c: LoadCommand) =>
+  buf.subarray(c.offset + 8, c.offset + 24).toString("latin1").replace(/\0+$/, "");
 
 /** The header, segments and signature state of a 64-bit Mach-O file. */
 export function readMachO(buf: Buffer): MachOInfo {

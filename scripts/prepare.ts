@@ -17,4 +17,6 @@ try {
 } catch { /* not linked yet */ }
 symlinkSync("../../bin/agentcli.js", join(bin, "agentcli"));
 const { files } = await buildUi({ quiet: true });
-process.stdout.write(`prepare: built the chat UI (${files.length} files in dist/ui/), linked node_modules/.bin/agentcli\n`);
+process.stdout.write(
+  `prepare: built the chat UI (${files.length} files in dist/ui/), linked node_modules/.bin/agentcli\n`,
+);

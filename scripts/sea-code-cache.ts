@@ -19,8 +19,16 @@ if (!input || !output) throw new Error("usage: node scripts/sea-code-cache.ts <a
 (globalThis as Record<symbol, unknown>)[Symbol.for(SHARED_KEY)] = SHARED_MODULES;
 const script = new vm.Script(wrapApp(readFileSync(input, "utf8")), { filename: "agentcli:app.cjs" });
 const mod = { exports: {} as Record<string, unknown> };
-(script.runInThisContext() as (...args: unknown[]) => void)(mod.exports, createRequire(input), mod, input, dirname(input));
+(script.runInThisContext() as (...args: unknown[]) => void)(
+  mod.exports,
+  createRequire(input),
+  mod,
+  input,
+  dirname(input),
+);
 const cache = script.createCachedData();
 writeFileSync(output, cache);
-console.log(`code cache: ${(cache.length / 1024 / 1024).toFixed(1)} MB for ${Object.keys(mod.exports).length} commands`);
+console.log(
+  `code cache: ${(cache.length / 1024 / 1024).toFixed(1)} MB for ${Object.keys(mod.exports).length} commands`,
+);
 process.exit(0);

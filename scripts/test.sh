@@ -13,8 +13,12 @@ node_bin=node_modules/.bin/node
 if [ ! -f dist/ui/manifest.json ] || [ -n "$(find ui -newer dist/ui/manifest.json -not -path '*/node_modules/*' -print -quit)" ]; then
   "$node_bin" scripts/build-ui.ts
 fi
-# The linter (deno lint, rules in deno.json) over the whole tree, before any suite: seconds.
-if [ "$#" -eq 0 ]; then node_modules/.bin/deno lint --quiet || { echo "deno lint found problems (rules: deno.json)" >&2; exit 1; }; fi
+# The formatter's check and the linter (deno fmt, deno lint; settings in deno.json) over the
+# whole tree, before any suite: seconds.
+if [ "$#" -eq 0 ]; then
+  node_modules/.bin/deno fmt --check --quiet || { echo "deno fmt: files above are not formatted; run npx deno fmt" >&2; exit 1; }
+  node_modules/.bin/deno lint --quiet || { echo "deno lint found problems (rules: deno.json)" >&2; exit 1; }
+fi
 if [ "$#" -gt 0 ]; then files=("$@"); else mapfile -t files < <(find tests -name '*.test.ts' -not -path '*/fixtures/*' | sort); fi
 export AGENTCLI_TEST_DATABASE_URL="${AGENTCLI_TEST_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/test}"
 export AGENTCLI_TEST_REDIS_URL="${AGENTCLI_TEST_REDIS_URL:-redis://127.0.0.1:6379}"

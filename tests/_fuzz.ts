@@ -35,8 +35,31 @@ export function hostileString(): fc.Arbitrary<string> {
   return fc.oneof(
     fc.string({ maxLength: 24 }),
     fc.string({ unit: "binary", maxLength: 24 }),
-    fc.constantFrom("\u0000", "a\u0000b", "\ud800", "x\udfffy", "%", "%zz", "%00", "%E0%A4%A", "%ff%fe", "../..", "..%2f..%2f", "\r\nX-Injected: 1", "null", "undefined", "NaN", "-1", "1e400", "0x10", " ", ""),
-    fc.tuple(fc.constantFrom("a", "\u0000", "é", "\ud83d\ude00"), fc.integer({ min: 100, max: 5000 })).map(([c, n]) => c.repeat(n)),
+    fc.constantFrom(
+      "\u0000",
+      "a\u0000b",
+      "\ud800",
+      "x\udfffy",
+      "%",
+      "%zz",
+      "%00",
+      "%E0%A4%A",
+      "%ff%fe",
+      "../..",
+      "..%2f..%2f",
+      "\r\nX-Injected: 1",
+      "null",
+      "undefined",
+      "NaN",
+      "-1",
+      "1e400",
+      "0x10",
+      " ",
+      "",
+    ),
+    fc.tuple(fc.constantFrom("a", "\u0000", "é", "\ud83d\ude00"), fc.integer({ min: 100, max: 5000 })).map(([c, n]) =>
+      c.repeat(n)
+    ),
   );
 }
 
@@ -45,7 +68,21 @@ export function hostileNumber(): fc.Arbitrary<unknown> {
   return fc.oneof(
     fc.integer(),
     fc.double(),
-    fc.constantFrom(0, -1, 0.5, 2 ** 31, 2 ** 31 - 1, 2_147_484, 2 ** 53, Number.MAX_SAFE_INTEGER, 1e308, -1e308, "1", "Infinity", "NaN"),
+    fc.constantFrom(
+      0,
+      -1,
+      0.5,
+      2 ** 31,
+      2 ** 31 - 1,
+      2_147_484,
+      2 ** 53,
+      Number.MAX_SAFE_INTEGER,
+      1e308,
+      -1e308,
+      "1",
+      "Infinity",
+      "NaN",
+    ),
   );
 }
 
@@ -70,15 +107,34 @@ export function hostileJson(): fc.Arbitrary<unknown> {
  * dropped, or replaced by a hostile value, so the handler gets past the first type check.
  */
 export function mutatedObject(shape: Record<string, fc.Arbitrary<unknown>>): fc.Arbitrary<Record<string, unknown>> {
-  const fields = Object.fromEntries(Object.entries(shape).map(([k, good]) => [k, fc.option(fc.oneof({ weight: 3, arbitrary: good }, { weight: 2, arbitrary: hostileJson() }), { nil: undefined })]));
-  return fc.record(fields, { requiredKeys: [] }).map((o) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)));
+  const fields = Object.fromEntries(
+    Object.entries(shape).map((
+      [k, good],
+    ) => [
+      k,
+      fc.option(fc.oneof({ weight: 3, arbitrary: good }, { weight: 2, arbitrary: hostileJson() }), { nil: undefined }),
+    ]),
+  );
+  return fc.record(fields, { requiredKeys: [] }).map((o) =>
+    Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined))
+  );
 }
 
 /** A request body: hostile JSON, a mutated object, or raw bytes (invalid UTF-8, truncated JSON, NUL). */
 export function hostileBody(shape?: Record<string, fc.Arbitrary<unknown>>): fc.Arbitrary<string | Uint8Array> {
   const arbs: Array<fc.Arbitrary<string | Uint8Array>> = [
     hostileJson().map((v) => JSON.stringify(v) ?? "null"),
-    fc.constantFrom("", "{", "[", "{\"a\":", "nul", "{\"a\":1}garbage", "\u0000", "{\"\\u0000\":\"\\u0000\"}", "{\"a\":\"\\ud800\"}"),
+    fc.constantFrom(
+      "",
+      "{",
+      "[",
+      '{"a":',
+      "nul",
+      '{"a":1}garbage',
+      "\u0000",
+      '{"\\u0000":"\\u0000"}',
+      '{"a":"\\ud800"}',
+    ),
     fc.uint8Array({ maxLength: 64 }),
     fc.constant(Uint8Array.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0xc3, 0x28, 0x22, 0x7d])),
   ];
@@ -90,15 +146,39 @@ export function hostileBody(shape?: Record<string, fc.Arbitrary<unknown>>): fc.A
 export function hostileSegment(good: fc.Arbitrary<string> = fc.uuid()): fc.Arbitrary<string> {
   return fc.oneof(
     { weight: 2, arbitrary: good },
-    fc.constantFrom("%", "%zz", "%00", "%E0%A4%A", "%ff", "%2F", "..", "%2e%2e", "a%00b", "x".repeat(3000), "-1", "null"),
+    fc.constantFrom(
+      "%",
+      "%zz",
+      "%00",
+      "%E0%A4%A",
+      "%ff",
+      "%2F",
+      "..",
+      "%2e%2e",
+      "a%00b",
+      "x".repeat(3000),
+      "-1",
+      "null",
+    ),
     fc.string({ maxLength: 12 }).map((s) => encodeURIComponent(s.replace(/[\ud800-\udfff]/g, ""))),
   );
 }
 
 /** A raw query string (without `?`): valid pairs, bad escapes, repeated keys, NUL. */
 export function hostileQuery(keys: string[] = []): fc.Arbitrary<string> {
-  const key = keys.length ? fc.oneof(fc.constantFrom(...keys), fc.string({ maxLength: 6 }).map(encodeURIComponent)) : fc.string({ maxLength: 6 }).map(encodeURIComponent);
-  const val = fc.oneof(fc.string({ maxLength: 12 }).map((s) => { try { return encodeURIComponent(s); } catch { return "x"; } }), fc.constantFrom("%", "%zz", "%00", "-1", "1e400", "99999999999999999999", "true", "", "%ff"));
+  const key = keys.length
+    ? fc.oneof(fc.constantFrom(...keys), fc.string({ maxLength: 6 }).map(encodeURIComponent))
+    : fc.string({ maxLength: 6 }).map(encodeURIComponent);
+  const val = fc.oneof(
+    fc.string({ maxLength: 12 }).map((s) => {
+      try {
+        return encodeURIComponent(s);
+      } catch {
+        return "x";
+      }
+    }),
+    fc.constantFrom("%", "%zz", "%00", "-1", "1e400", "99999999999999999999", "true", "", "%ff"),
+  );
   return fc.array(fc.tuple(key, val), { maxLength: 4 }).map((pairs) => pairs.map(([k, v]) => `${k}=${v}`).join("&"));
 }
 
@@ -138,9 +218,13 @@ export interface RawResponse {
 export function rawHttp(port: number, req: RawRequest): Promise<RawResponse> {
   const body = typeof req.body === "string" ? Buffer.from(req.body, "utf8") : req.body ? Buffer.from(req.body) : null;
   const headers: Record<string, string> = { host: `127.0.0.1:${port}`, connection: "close", ...req.headers };
-  if (body && !Object.keys(headers).some((h) => h.toLowerCase() === "content-type")) headers["content-type"] = "application/json";
+  if (body && !Object.keys(headers).some((h) => h.toLowerCase() === "content-type")) {
+    headers["content-type"] = "application/json";
+  }
   if (body) headers["content-length"] = String(body.length);
-  const head = `${req.method} ${req.target} HTTP/1.1\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}`).join("\r\n")}\r\n\r\n`;
+  const head = `${req.method} ${req.target} HTTP/1.1\r\n${
+    Object.entries(headers).map(([k, v]) => `${k}: ${v}`).join("\r\n")
+  }\r\n\r\n`;
   return new Promise((resolve, reject) => {
     const sock = connect(port, "127.0.0.1");
     const chunks: Buffer[] = [];
@@ -183,7 +267,10 @@ export function rawHttp(port: number, req: RawRequest): Promise<RawResponse> {
 
 /** Fails (with the request and response) when the server answered 5xx or not at all. */
 export function assertNot5xx(res: RawResponse, what: string): void {
-  assert.ok(res.status >= 100 && res.status < 500, `${what} answered ${res.status || "nothing"}: ${res.body.slice(0, 500)}`);
+  assert.ok(
+    res.status >= 100 && res.status < 500,
+    `${what} answered ${res.status || "nothing"}: ${res.body.slice(0, 500)}`,
+  );
 }
 
 export { fc };

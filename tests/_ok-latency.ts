@@ -8,7 +8,10 @@
  * const m = await okLatencyDuring(url, () => fetch(`${url}/big`, { method: "PUT", body }));
  * assert.ok(m.during.length >= 2 && m.worst < m.took * 0.9);
  */
-export async function okLatencyDuring<T>(baseUrl: string, work: () => Promise<T>): Promise<{ result: T; took: number; during: number[]; worst: number; idleMedian: number }> {
+export async function okLatencyDuring<T>(
+  baseUrl: string,
+  work: () => Promise<T>,
+): Promise<{ result: T; took: number; during: number[]; worst: number; idleMedian: number }> {
   const ping = async () => {
     const s = performance.now();
     await (await fetch(`${baseUrl}/ok`)).text();
@@ -27,7 +30,13 @@ export async function okLatencyDuring<T>(baseUrl: string, work: () => Promise<T>
   const start = performance.now();
   try {
     const result = await work();
-    return { result, took: performance.now() - start, during, worst: Math.max(...during), idleMedian: idle.sort((a, b) => a - b)[10]! };
+    return {
+      result,
+      took: performance.now() - start,
+      during,
+      worst: Math.max(...during),
+      idleMedian: idle.sort((a, b) => a - b)[10]!,
+    };
   } finally {
     done = true;
     await pinger;

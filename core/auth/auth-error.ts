@@ -12,10 +12,16 @@ import { AgentcliError, userError } from "../kernel/errors.ts";
 const challenges = new WeakMap<AgentcliError, string>();
 
 /** A 401: the request carries no credentials, or ones that do not hold. */
-export function unauthorized(message: string, opts: { hint?: string; bearer?: boolean; error?: "invalid_token" | "invalid_request" } = {}): AgentcliError {
+export function unauthorized(
+  message: string,
+  opts: { hint?: string; bearer?: boolean; error?: "invalid_token" | "invalid_request" } = {},
+): AgentcliError {
   const err = userError("UNAUTHORIZED", {
     message,
-    hint: opts.hint ?? (opts.bearer ? "Send 'Authorization: Bearer <access token>' with a valid session token of the identity provider." : undefined),
+    hint: opts.hint ??
+      (opts.bearer
+        ? "Send 'Authorization: Bearer <access token>' with a valid session token of the identity provider."
+        : undefined),
     status: 401,
   });
   if (opts.bearer) {

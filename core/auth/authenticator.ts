@@ -41,13 +41,15 @@ export function identityPluginFor(driver: PluginDriver, provider: string | null)
       message: provider === null
         ? `Cannot set up authentication: no plugin provides the platform default "${PLATFORM_DEFAULT_PROVIDER}"`
         : `Cannot set up authentication: no identity plugin provides "${provider}"`,
-      hint: provider === null ? "Register plugins/identity/platform_key.ts, or add an [auth] section." : `Use one of ${known} in [auth].provider, or load the plugin that provides it.`,
+      hint: provider === null
+        ? "Register plugins/identity/platform_key.ts, or add an [auth] section."
+        : `Use one of ${known} in [auth].provider, or load the plugin that provides it.`,
     });
   }
   if (!plugin.hooks?.["auth:authenticate"]) {
     throw userError("PLUGIN_INVALID", {
       message: `Cannot set up authentication: identity plugin "${plugin.name}" has no "auth:authenticate" hook`,
-      hint: "An identity plugin must implement hooks[\"auth:authenticate\"].",
+      hint: 'An identity plugin must implement hooks["auth:authenticate"].',
     });
   }
   return plugin;
@@ -64,7 +66,9 @@ export function createAuthenticator(opts: AuthenticatorOptions): Authenticate {
   const missing = plugin.identity.env.filter((name) => !env[name]?.trim());
   if (missing.length > 0 && !bypass) {
     throw userError("CREDENTIALS_MISSING", {
-      message: `Cannot start the agent server with auth "${plugin.identity.provider}": ${missing.map((m) => `"${m}"`).join(", ")} ${missing.length === 1 ? "is" : "are"} not set`,
+      message: `Cannot start the agent server with auth "${plugin.identity.provider}": ${
+        missing.map((m) => `"${m}"`).join(", ")
+      } ${missing.length === 1 ? "is" : "are"} not set`,
       hint: `Set ${missing.join(", ")} in the project's .env or the deployment's secrets.`,
     });
   }
@@ -72,10 +76,19 @@ export function createAuthenticator(opts: AuthenticatorOptions): Authenticate {
   return async (request) => {
     if (isPublicPath(new URL(request.url).pathname)) return null;
     if (bypass && !hasCredentials(request)) return devBypassUser(request);
-    const user = await driver.runProvider("auth:authenticate", "identity", plugin.identity.provider, { request, provider, env, dev: mode === "dev" });
-    if (!user) throw unauthorized(`Cannot authenticate request: ${plugin.identity.provider} did not accept it`, { bearer });
+    const user = await driver.runProvider("auth:authenticate", "identity", plugin.identity.provider, {
+      request,
+      provider,
+      env,
+      dev: mode === "dev",
+    });
+    if (!user) {
+      throw unauthorized(`Cannot authenticate request: ${plugin.identity.provider} did not accept it`, { bearer });
+    }
     if (typeof user.identity !== "string" || user.identity.trim() === "") {
-      throw unauthorized(`Cannot authenticate request: ${plugin.identity.provider} returned no user identity`, { bearer });
+      throw unauthorized(`Cannot authenticate request: ${plugin.identity.provider} returned no user identity`, {
+        bearer,
+      });
     }
     return plugin.identity.perUser ? user : { ...user, shared: true };
   };

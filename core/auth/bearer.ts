@@ -14,7 +14,10 @@ export function bearerToken(request: Request): string | null {
   if (header === null || header.trim() === "") return null;
   const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header.trim());
   if (!match || !TOKEN_RE.test(match[1]!)) {
-    throw unauthorized("Cannot authenticate request: the Authorization header is not 'Bearer <token>'", { bearer: true, error: "invalid_request" });
+    throw unauthorized("Cannot authenticate request: the Authorization header is not 'Bearer <token>'", {
+      bearer: true,
+      error: "invalid_request",
+    });
   }
   return match[1]!;
 }

@@ -77,6 +77,8 @@ export type BrowserAuthFactory = (settings: Record<string, unknown>, ctx: Browse
 export function browserModule(factory: BrowserAuthFactory): string {
   const source = factory.toString().trim();
   // A method shorthand (`{ make(s, c) {...} }.make`) is not an expression on its own.
-  if (!/^function\b/.test(source) && /^[A-Za-z_$][\w$]*\s*\(/.test(source)) return `export default function ${source}\n`;
+  if (!/^function\b/.test(source) && /^[A-Za-z_$][\w$]*\s*\(/.test(source)) {
+    return `export default function ${source}\n`;
+  }
   return `export default (${source});\n`;
 }

@@ -36,14 +36,21 @@ export function hasCredentials(request: Request): boolean {
 export function devBypassUser(request: Request): AuthUser {
   const asked = request.headers.get(DEV_USER_HEADER)?.trim();
   if (asked !== undefined && asked !== "" && !DEV_USER_RE.test(asked)) {
-    throw unauthorized(`Cannot authenticate request: "${DEV_USER_HEADER}" must be 1-128 letters, digits or ._@+- characters`);
+    throw unauthorized(
+      `Cannot authenticate request: "${DEV_USER_HEADER}" must be 1-128 letters, digits or ._@+- characters`,
+    );
   }
   const identity = asked || DEFAULT_DEV_USER;
   return { identity, isAuthenticated: true, displayName: `${identity} (development bypass)`, permissions: ["dev"] };
 }
 
 /** The line `agentcli dev` prints at start about auth, or null when there is nothing to say. */
-export function devAuthBanner(config: AgentConfig, env: Env, mode: "dev" | "serve", identity: { public?: boolean } | null = null): string | null {
+export function devAuthBanner(
+  config: AgentConfig,
+  env: Env,
+  mode: "dev" | "serve",
+  identity: { public?: boolean } | null = null,
+): string | null {
   const provider = config.auth?.provider ?? null;
   // A public provider needs no credentials: there is nothing to bypass.
   if (mode !== "dev" || identity?.public) return null;

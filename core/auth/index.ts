@@ -2,7 +2,14 @@
 export { createAuthenticator, identityPluginFor, PLATFORM_DEFAULT_PROVIDER } from "./authenticator.ts";
 export type { Authenticate, AuthenticatorOptions } from "./authenticator.ts";
 export { isPublicPath } from "./public-paths.ts";
-export { authChallenge, authErrorResponse, forbidden, identityUnavailable, isAuthError, unauthorized } from "./auth-error.ts";
+export {
+  authChallenge,
+  authErrorResponse,
+  forbidden,
+  identityUnavailable,
+  isAuthError,
+  unauthorized,
+} from "./auth-error.ts";
 export { bearerToken, missingBearer } from "./bearer.ts";
 export { constantTimeEqual, sha256Hex } from "./constant-time.ts";
 export { TokenCache } from "./token-cache.ts";

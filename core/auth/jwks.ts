@@ -13,8 +13,14 @@
  * await jwtVerify(token, store.getKey, { algorithms: ["RS256"] });
  */
 import {
-  createLocalJWKSet, createRemoteJWKSet, customFetch, errors,
-  type CryptoKey, type FlattenedJWSInput, type JSONWebKeySet, type JWSHeaderParameters,
+  createLocalJWKSet,
+  createRemoteJWKSet,
+  type CryptoKey,
+  customFetch,
+  errors,
+  type FlattenedJWSInput,
+  type JSONWebKeySet,
+  type JWSHeaderParameters,
 } from "jose";
 import { identityUnavailable } from "./auth-error.ts";
 
@@ -90,9 +96,14 @@ export class JwksKeyStore {
 
   /** jose's fetch, with errors that say which key set failed and how (a 503 each). */
   async #fetch(url: string, init: RequestInit, label: string): Promise<Response> {
-    const hint = `Check that the ${label} key set at ${url} is reachable and that its credential is right; requests are refused until it is.`;
+    const hint =
+      `Check that the ${label} key set at ${url} is reachable and that its credential is right; requests are refused until it is.`;
     const fail = (what: string, cause?: unknown) => {
-      const err = identityUnavailable(`Cannot authenticate request: the ${label} key set at ${url} ${what}`, hint, cause);
+      const err = identityUnavailable(
+        `Cannot authenticate request: the ${label} key set at ${url} ${what}`,
+        hint,
+        cause,
+      );
       unavailable.add(err);
       return err;
     };
@@ -112,7 +123,9 @@ export class JwksKeyStore {
     } catch (err) {
       throw fail("is not JSON", err);
     }
-    if (!body || typeof body !== "object" || !Array.isArray((body as { keys?: unknown }).keys)) throw fail('has no "keys" array');
+    if (!body || typeof body !== "object" || !Array.isArray((body as { keys?: unknown }).keys)) {
+      throw fail('has no "keys" array');
+    }
     this.#lastGood = createLocalJWKSet(body as JSONWebKeySet);
     return Response.json(body);
   }

@@ -50,7 +50,9 @@ export class TokenCache {
   async set(token: string, user: AuthUser, opts: { scope?: string; expSeconds?: number | null } = {}): Promise<void> {
     const now = this.#now();
     let expiresAt = now + this.#ttlMs;
-    if (typeof opts.expSeconds === "number" && Number.isFinite(opts.expSeconds)) expiresAt = Math.min(expiresAt, opts.expSeconds * 1000);
+    if (typeof opts.expSeconds === "number" && Number.isFinite(opts.expSeconds)) {
+      expiresAt = Math.min(expiresAt, opts.expSeconds * 1000);
+    }
     if (expiresAt <= now) return;
     const key = await sha256Hex(`${opts.scope ?? ""}\n${token}`);
     this.#entries.delete(key);

@@ -14,12 +14,15 @@ import type { PluginDriver } from "../kernel/plugin-driver.ts";
 import type { AgentConfig } from "../config/schema.ts";
 import type { LoadedProject } from "../config/load.ts";
 import { packTar, unpackTar } from "./tar.ts";
-import { BUNDLE_FORMAT, type Bundle, type BundleManifest } from "./types.ts";
+import { type Bundle, BUNDLE_FORMAT, type BundleManifest } from "./types.ts";
 
 const MCP_ADAPTER_PACKAGE = "@modelcontextprotocol/sdk";
 
 /** What a deployment of this config needs: plugins and packages (subagent models included). */
-export function requirements(config: AgentConfig, driver: PluginDriver): { plugins: Set<string>; packages: Set<string> } {
+export function requirements(
+  config: AgentConfig,
+  driver: PluginDriver,
+): { plugins: Set<string>; packages: Set<string> } {
   const plugins = new Set<string>();
   const packages = new Set<string>(["@langchain/langgraph", "deepagents"]);
   const models = [config.agent.model, ...config.subagents.map((s) => s.model)].filter((m): m is string => Boolean(m));
@@ -41,11 +44,16 @@ export function requirements(config: AgentConfig, driver: PluginDriver): { plugi
 }
 
 /** Packs a loaded project into a bundle archive. */
-export async function buildBundle(project: LoadedProject, opts: { driver: PluginDriver; version: string }): Promise<{ bytes: Uint8Array; manifest: BundleManifest }> {
+export async function buildBundle(
+  project: LoadedProject,
+  opts: { driver: PluginDriver; version: string },
+): Promise<{ bytes: Uint8Array; manifest: BundleManifest }> {
   const files = new Map(project.files);
   const requires = requirements(project.config, opts.driver);
   // Spec 2.1: when an mcp.json is present, the MCP adapter library is a dependency.
-  if ([...files.keys()].some((p) => p === "mcp.json" || p.endsWith("/mcp.json"))) requires.packages.add(MCP_ADAPTER_PACKAGE);
+  if ([...files.keys()].some((p) => p === "mcp.json" || p.endsWith("/mcp.json"))) {
+    requires.packages.add(MCP_ADAPTER_PACKAGE);
+  }
   await opts.driver.runSequential("bundle:build", { files, requires, config: project.config });
   const archive = new Map<string, Uint8Array>();
   const enc = new TextEncoder();
@@ -77,9 +85,12 @@ export const DEFAULT_MAX_UNPACKED_BYTES = 1024 * 1024 * 1024;
  * Reads and verifies a bundle archive; a damaged or foreign file is a clear error, and so is
  * one that unpacks to more than `maxUnpackedBytes` (decompression stops there).
  */
-export async function readBundle(bytes: Uint8Array, source = "bundle", opts: { maxUnpackedBytes?: number } = {}): Promise<Bundle> {
-  const fail = (state: string) =>
-    agentcliError(BundleInvalid, { source, problem: state });
+export async function readBundle(
+  bytes: Uint8Array,
+  source = "bundle",
+  opts: { maxUnpackedBytes?: number } = {},
+): Promise<Bundle> {
+  const fail = (state: string) => agentcliError(BundleInvalid, { source, problem: state });
   let entries: Map<string, Uint8Array>;
   try {
     const max = opts.maxUnpackedBytes ?? DEFAULT_MAX_UNPACKED_BYTES;
@@ -87,7 +98,9 @@ export async function readBundle(bytes: Uint8Array, source = "bundle", opts: { m
     try {
       tar = new Uint8Array(gunzipSync(bytes, { maxOutputLength: max }));
     } catch (err) {
-      if ((err as { code?: string }).code === "ERR_BUFFER_TOO_LARGE") throw new Error(`it unpacks to more than ${max} bytes`);
+      if ((err as { code?: string }).code === "ERR_BUFFER_TOO_LARGE") {
+        throw new Error(`it unpacks to more than ${max} bytes`);
+      }
       throw err;
     }
     entries = unpackTar(tar);
@@ -130,7 +143,9 @@ export function canonicalJson(value: unknown): string {
 function sortKeys(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(sortKeys);
   if (v && typeof v === "object") {
-    return Object.fromEntries(Object.keys(v as object).sort().map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]));
+    return Object.fromEntries(
+      Object.keys(v as object).sort().map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]),
+    );
   }
   return v;
 }

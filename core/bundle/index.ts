@@ -4,5 +4,5 @@
  * Layer order (docs/architecture.md): kernel -> config, bundle, auth, storage -> harness, engine -> server, platform -> testing -> cli.
  */
 export { buildBundle, readBundle } from "./bundle.ts";
-export { TarRefused, TarScanner, fitsTar, packTar } from "./tar.ts";
+export { fitsTar, packTar, TarRefused, TarScanner } from "./tar.ts";
 export type { Bundle, BundleManifest } from "./types.ts";

@@ -105,9 +105,15 @@ function readHeader(h: Uint8Array): TarEntry {
   const refused = REFUSED_TYPES[type];
   if (refused) {
     const link = field(157, 100);
-    throw new Error(`entry ${shown} is ${refused}${link && (type === "1" || type === "2") ? ` to ${JSON.stringify(link)}` : ""}; only regular files are allowed`);
+    throw new Error(
+      `entry ${shown} is ${refused}${
+        link && (type === "1" || type === "2") ? ` to ${JSON.stringify(link)}` : ""
+      }; only regular files are allowed`,
+    );
   }
-  if (type !== "0" && type !== "5") throw new Error(`entry ${shown} has the unsupported type "${type}"; only regular files are allowed`);
+  if (type !== "0" && type !== "5") {
+    throw new Error(`entry ${shown} has the unsupported type "${type}"; only regular files are allowed`);
+  }
   const segments = path.split("/");
   if (!path || path.startsWith("/") || /^[A-Za-z]:/.test(path) || segments.includes("..") || path.includes("\\")) {
     throw new Error(`unsafe path ${shown} in archive (absolute, "..", or empty)`);
@@ -174,7 +180,9 @@ export class TarScanner {
 
   push(chunk: Uint8Array): void {
     this.bytes += chunk.length;
-    if (this.bytes > this.limits.maxBytes) throw new TarRefused("bytes", `it unpacks to more than ${this.limits.maxBytes} bytes`);
+    if (this.bytes > this.limits.maxBytes) {
+      throw new TarRefused("bytes", `it unpacks to more than ${this.limits.maxBytes} bytes`);
+    }
     let off = 0;
     while (off < chunk.length && !this.ended) {
       if (this.skip > 0) {
@@ -199,8 +207,12 @@ export class TarScanner {
       } catch (err) {
         throw new TarRefused("invalid", (err as Error).message);
       }
-      if (++this.entries > this.limits.maxEntries) throw new TarRefused("entries", `it holds more than ${this.limits.maxEntries} entries`);
-      if (this.seen.has(entry.path)) throw new TarRefused("invalid", `entry ${JSON.stringify(entry.path)} appears twice`);
+      if (++this.entries > this.limits.maxEntries) {
+        throw new TarRefused("entries", `it holds more than ${this.limits.maxEntries} entries`);
+      }
+      if (this.seen.has(entry.path)) {
+        throw new TarRefused("invalid", `entry ${JSON.stringify(entry.path)} appears twice`);
+      }
       this.seen.add(entry.path);
       this.skip = Math.ceil(entry.size / BLOCK) * BLOCK;
     }
@@ -208,7 +220,9 @@ export class TarScanner {
 
   /** Ends the stream: throws when it stopped inside an entry or before the end-of-archive marker. */
   finish(): { entries: number; bytes: number } {
-    if (!this.ended) throw new TarRefused("invalid", "the archive is truncated (it ends before its end-of-archive marker)");
+    if (!this.ended) {
+      throw new TarRefused("invalid", "the archive is truncated (it ends before its end-of-archive marker)");
+    }
     return { entries: this.entries, bytes: this.bytes };
   }
 }

@@ -9,7 +9,15 @@ import { userError } from "../kernel/errors.ts";
 export type FlagSpec =
   | { type: "boolean"; short?: string; description: string }
   | { type: "string"; short?: string; description: string; placeholder?: string; default?: string; multiple?: boolean }
-  | { type: "int"; short?: string; description: string; placeholder?: string; default?: number; min?: number; max?: number };
+  | {
+    type: "int";
+    short?: string;
+    description: string;
+    placeholder?: string;
+    default?: number;
+    min?: number;
+    max?: number;
+  };
 
 export type FlagValues<F extends Record<string, FlagSpec>> = {
   [K in keyof F]: F[K] extends { type: "boolean" } ? boolean
@@ -21,7 +29,12 @@ export type FlagValues<F extends Record<string, FlagSpec>> = {
 };
 
 /** `--config <path>`: the project's agent.toml (dev, deploy). */
-export const CONFIG_FLAG = { type: "string", placeholder: "<path>", default: "agent.toml", description: "The project's agent.toml, or its directory (then <dir>/agent.toml)" } as const;
+export const CONFIG_FLAG = {
+  type: "string",
+  placeholder: "<path>",
+  default: "agent.toml",
+  description: "The project's agent.toml, or its directory (then <dir>/agent.toml)",
+} as const;
 
 /** `--port <int>` with a command's default. */
 export function portFlag<D extends number>(defaultPort: D, description = "Port to listen on") {
@@ -37,7 +50,8 @@ export function hostFlag<D extends string>(defaultHost: D) {
 export const SANDBOX_FLAG = {
   type: "string",
   placeholder: "<runtime>",
-  description: "Run the agent's sandboxes with this runtime instead of the [sandbox] provider: \"local\" runs them on this machine with bubblewrap (bwrap)",
+  description:
+    'Run the agent\'s sandboxes with this runtime instead of the [sandbox] provider: "local" runs them on this machine with bubblewrap (bwrap)',
 } as const;
 
 /** `--graph <id>=<module>[:<export>]` (repeatable): extra graph modules served beside the agent (dev, serve). */
@@ -45,7 +59,8 @@ export const GRAPH_FLAG = {
   type: "string",
   multiple: true,
   placeholder: "<id>=<module>[:<export>]",
-  description: "Also serve a graph, as langgraph.json names one: a module exporting (as `graph`, default, or <export>) a compiled graph, a StateGraph, or a (async) factory taking the run config; repeatable",
+  description:
+    "Also serve a graph, as langgraph.json names one: a module exporting (as `graph`, default, or <export>) a compiled graph, a StateGraph, or a (async) factory taking the run config; repeatable",
 } as const;
 
 /** `--replace-agent`: lets `--graph agent=<module>` replace the project's agent graph. */
@@ -120,7 +135,12 @@ export function parseArgs<F extends Record<string, FlagSpec>>(
     if (f.type === "int") {
       const n = Number(value);
       if (!/^-?\d+$/.test(value) || (f.min !== undefined && n < f.min) || (f.max !== undefined && n > f.max)) {
-        throw badValue(spec.name, flagLabel, value, `an integer${f.min !== undefined ? ` from ${f.min}` : ""}${f.max !== undefined ? ` to ${f.max}` : ""}`);
+        throw badValue(
+          spec.name,
+          flagLabel,
+          value,
+          `an integer${f.min !== undefined ? ` from ${f.min}` : ""}${f.max !== undefined ? ` to ${f.max}` : ""}`,
+        );
       }
       flags[name] = n;
     } else if (f.multiple) (flags[name] as string[]).push(value);
@@ -129,7 +149,10 @@ export function parseArgs<F extends Record<string, FlagSpec>>(
   if (!help) {
     for (const p of spec.positionals ?? []) {
       if (p.required && positionals.length === 0) {
-        throw userError("ARGS_INVALID", { message: `Cannot run "agentcli ${spec.name}": missing <${p.name}>`, hint: `Usage: ${spec.usage}` });
+        throw userError("ARGS_INVALID", {
+          message: `Cannot run "agentcli ${spec.name}": missing <${p.name}>`,
+          hint: `Usage: ${spec.usage}`,
+        });
       }
     }
     const max = spec.positionals?.length ?? 0;

@@ -10,24 +10,36 @@ import { existsSync, readFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import { join, resolve } from "node:path";
 import { userError } from "../kernel/errors.ts";
-import { parseArgs, renderHelp, type CommandSpec } from "./args.ts";
+import { type CommandSpec, parseArgs, renderHelp } from "./args.ts";
 import type { CliContext } from "./context.ts";
 
 const spec = {
   name: "build",
   usage: "agentcli --plugin <package or path>... build --output <file> [--target <platform>]",
-  summary: "Build a single executable (for this machine, or --target) with the plugins named by --plugin compiled in. Runs from a checkout of agentcli's sources.",
+  summary:
+    "Build a single executable (for this machine, or --target) with the plugins named by --plugin compiled in. Runs from a checkout of agentcli's sources.",
   flags: {
     output: { type: "string", placeholder: "<file>", description: "Where to write the executable (required)" },
-    target: { type: "string", placeholder: "<platform>", description: "linux-x64, linux-arm64, darwin-arm64, darwin-x64 or win-x64 (default: this machine's)" },
+    target: {
+      type: "string",
+      placeholder: "<platform>",
+      description: "linux-x64, linux-arm64, darwin-arm64, darwin-x64 or win-x64 (default: this machine's)",
+    },
   },
-} satisfies CommandSpec<{ output: { type: "string"; placeholder: string; description: string }; target: { type: "string"; placeholder: string; description: string } }>;
+} satisfies CommandSpec<
+  {
+    output: { type: "string"; placeholder: string; description: string };
+    target: { type: "string"; placeholder: string; description: string };
+  }
+>;
 
 /** A `--plugin` value: a file (absolute path), or an installed package (resolved from `cwd`, with its version). */
 function resolvePlugin(value: string, cwd: string): { spec: string; resolveDir: string; version?: string } {
   const file = resolve(cwd, value);
   if (existsSync(file)) return { spec: file, resolveDir: cwd };
-  const pkgDir = [cwd, ...parents(cwd)].map((d) => join(d, "node_modules", value)).find((d) => existsSync(join(d, "package.json")));
+  const pkgDir = [cwd, ...parents(cwd)].map((d) => join(d, "node_modules", value)).find((d) =>
+    existsSync(join(d, "package.json"))
+  );
   if (!pkgDir || value.startsWith(".") || value.startsWith("/")) {
     throw userError("ARGS_INVALID", {
       message: `Cannot build: plugin "${value}" is neither a file nor an installed package`,
@@ -47,32 +59,56 @@ function parents(dir: string): string[] {
 export async function run(argv: string[], ctx: CliContext): Promise<number> {
   const { flags, help } = parseArgs(spec, argv);
   if (help) return ctx.io.out(renderHelp(spec)), 0;
-  if (!flags.output) throw userError("ARGS_INVALID", { message: 'Cannot run "agentcli build": --output is required', hint: "agentcli --plugin ./my-plugin.ts build --output ./agentcli-custom" });
+  if (!flags.output) {
+    throw userError("ARGS_INVALID", {
+      message: 'Cannot run "agentcli build": --output is required',
+      hint: "agentcli --plugin ./my-plugin.ts build --output ./agentcli-custom",
+    });
+  }
   // A computed specifier keeps the bundlers of the package and the executable away from it.
   const script = new URL("../../scripts/build-sea.ts", import.meta.url);
   if (!existsSync(script)) {
     throw userError("ARGS_INVALID", {
-      message: 'Cannot run "agentcli build": it compiles agentcli\'s sources, and this agentcli has none (an executable or the npm package)',
-      hint: "Run it from a checkout of agentcli: npm ci, then node bin/agentcli.js --plugin <plugin> build --output <file>.",
+      message:
+        'Cannot run "agentcli build": it compiles agentcli\'s sources, and this agentcli has none (an executable or the npm package)',
+      hint:
+        "Run it from a checkout of agentcli: npm ci, then node bin/agentcli.js --plugin <plugin> build --output <file>.",
     });
   }
-  const { parseTargets, hostTarget } = (await import(new URL("../../scripts/build-targets.ts", import.meta.url).href)) as typeof import("../../scripts/build-targets.ts");
+  const { parseTargets, hostTarget } = (await import(
+    new URL("../../scripts/build-targets.ts", import.meta.url).href
+  )) as typeof import("../../scripts/build-targets.ts");
   const targets = parseTargets(flags.target ? [flags.target] : []);
-  if (targets.length > 1) throw userError("ARGS_INVALID", { message: `Cannot run "agentcli build": --target "${flags.target}" names ${targets.length} platforms, and build writes one executable`, hint: "Run build once per platform, each with its own --target and --output." });
+  if (targets.length > 1) {
+    throw userError("ARGS_INVALID", {
+      message:
+        `Cannot run "agentcli build": --target "${flags.target}" names ${targets.length} platforms, and build writes one executable`,
+      hint: "Run build once per platform, each with its own --target and --output.",
+    });
+  }
   const target = targets[0] ?? hostTarget() ?? undefined;
   const plugins = ctx.pluginPaths.map((p) => resolvePlugin(p, ctx.cwd));
   const output = resolve(ctx.cwd, flags.output);
   const { buildExecutable } = (await import(script.href)) as typeof import("../../scripts/build-sea.ts");
   await buildExecutable({ output, plugins, target });
   if (target && target.name !== hostTarget()?.name) {
-    ctx.io.out(`Built ${flags.output} for ${target.name} with ${plugins.length} extra plugin${plugins.length === 1 ? "" : "s"} (not started here: another platform's executable; run "${target.format === "pe" ? flags.output : `./${flags.output}`} plugins" there to list them).`);
+    ctx.io.out(
+      `Built ${flags.output} for ${target.name} with ${plugins.length} extra plugin${
+        plugins.length === 1 ? "" : "s"
+      } (not started here: another platform's executable; run "${
+        target.format === "pe" ? flags.output : `./${flags.output}`
+      } plugins" there to list them).`,
+    );
     return 0;
   }
   // The new executable loads and validates its plugins like any start: a bad plugin fails here.
   try {
     ctx.io.out(execFileSync(output, ["plugins"], { encoding: "utf8", env: { PATH: "/usr/bin:/bin" } }));
   } catch (err) {
-    throw userError("PLUGIN_INVALID", { message: `Cannot build "${flags.output}": the new executable refuses its plugins`, hint: String((err as { stderr?: string }).stderr ?? err) });
+    throw userError("PLUGIN_INVALID", {
+      message: `Cannot build "${flags.output}": the new executable refuses its plugins`,
+      hint: String((err as { stderr?: string }).stderr ?? err),
+    });
   }
   ctx.io.out(`Built ${flags.output} with ${plugins.length} extra plugin${plugins.length === 1 ? "" : "s"}.`);
   return 0;

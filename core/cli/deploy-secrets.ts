@@ -54,7 +54,15 @@ function runtimeUse(name: string, config: AgentConfig, driver: PluginDriver, tar
  * The secrets of a deployment of `config` to `target`: `.env` values (`dotenv`) minus target
  * credentials nothing needs, plus needed ones taken from the environment (`env`).
  */
-export function planSecrets(opts: { config: AgentConfig; driver: PluginDriver; target: DeployTargetSpec; dotenv: Record<string, string>; env: Env }): SecretPlan {
+export function planSecrets(
+  opts: {
+    config: AgentConfig;
+    driver: PluginDriver;
+    target: DeployTargetSpec;
+    dotenv: Record<string, string>;
+    env: Env;
+  },
+): SecretPlan {
   const { config, driver, target } = opts;
   const values = new Map(Object.entries(opts.dotenv).filter(([, v]) => v !== ""));
   const notes: SecretNote[] = [];
@@ -70,9 +78,21 @@ export function planSecrets(opts: { config: AgentConfig; driver: PluginDriver; t
     if (!values.has(name)) continue;
     names.delete(name);
     values.delete(name);
-    const sandbox = target.sandboxAccess?.providers.includes(config.sandbox.provider) ? `; ${target.sandboxAccess.how}` : "";
-    notes.push({ name, shipped: false, reason: `kept out of the deployment: it is the deploy target's credential (${target.envReason ?? target.target}) and nothing in this project needs it at run time${sandbox}` });
+    const sandbox = target.sandboxAccess?.providers.includes(config.sandbox.provider)
+      ? `; ${target.sandboxAccess.how}`
+      : "";
+    notes.push({
+      name,
+      shipped: false,
+      reason: `kept out of the deployment: it is the deploy target's credential (${
+        target.envReason ?? target.target
+      }) and nothing in this project needs it at run time${sandbox}`,
+    });
   }
   const sorted = [...names].sort();
-  return { names: sorted, secrets: sorted.filter((n) => values.has(n)).map((name) => ({ name, value: values.get(name)! })), notes };
+  return {
+    names: sorted,
+    secrets: sorted.filter((n) => values.has(n)).map((name) => ({ name, value: values.get(name)! })),
+    notes,
+  };
 }

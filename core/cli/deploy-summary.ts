@@ -19,7 +19,9 @@ export interface DeploySummary {
   sandbox: AgentConfig["sandbox"];
   frontend: AgentConfig["frontend"];
   skills: string[];
-  subagents: Array<{ name: string; description: string; model: string; skills: string[]; mcp_servers: string[] | null }>;
+  subagents: Array<
+    { name: string; description: string; model: string; skills: string[]; mcp_servers: string[] | null }
+  >;
   mcp_servers: Array<{ name: string; transport: string; url: string }>;
   approvals: string[];
   /** Exactly the secrets the deployment will store, by name. */
@@ -33,7 +35,9 @@ export interface DeploySummary {
 }
 
 export function authPosture(config: AgentConfig, driver: PluginDriver): string {
-  if (!config.auth) return "platform API key: every request must carry 'x-api-key: <PLATFORM_API_KEY>' (no [auth] section)";
+  if (!config.auth) {
+    return "platform API key: every request must carry 'x-api-key: <PLATFORM_API_KEY>' (no [auth] section)";
+  }
   return driver.spec("identity", config.auth.provider)?.posture ?? `provider "${config.auth.provider}"`;
 }
 
@@ -84,12 +88,22 @@ export function renderSummary(s: DeploySummary): string {
     `Agent:       ${s.agent.name}${s.agent.description ? ` - ${s.agent.description}` : ""}`,
     `Model:       ${s.model ?? "not chosen: no model credentials are set (see below)"}`,
     `Auth:        ${s.auth.posture}`,
-    `Sandbox:     ${s.sandbox.provider === "none" ? "none (no execute tool)" : `${s.sandbox.provider}, one per ${s.sandbox.scope}, image ${s.sandbox.image}, template ${s.sandbox.template}`}`,
-    ...(s.sandbox.provider === "none" ? [] : [`             (with --sandbox local, dev and serve run it with bubblewrap: the host's root filesystem, read-only, stands in for image ${s.sandbox.image})`]),
+    `Sandbox:     ${
+      s.sandbox.provider === "none"
+        ? "none (no execute tool)"
+        : `${s.sandbox.provider}, one per ${s.sandbox.scope}, image ${s.sandbox.image}, template ${s.sandbox.template}`
+    }`,
+    ...(s.sandbox.provider === "none" ? [] : [
+      `             (with --sandbox local, dev and serve run it with bubblewrap: the host's root filesystem, read-only, stands in for image ${s.sandbox.image})`,
+    ]),
     `Frontend:    ${s.frontend.enabled ? `chat UI at /app ("${s.frontend.app_name}")` : "off"}`,
     `Skills:      ${list(s.skills)}`,
     `Subagents:   ${s.subagents.length ? "" : "none"}`,
-    ...s.subagents.map((a) => `  - ${a.name} (model: ${a.model}; skills: ${list(a.skills)}; tools: ${a.mcp_servers ? `own MCP: ${list(a.mcp_servers)}` : "inherited"})`),
+    ...s.subagents.map((a) =>
+      `  - ${a.name} (model: ${a.model}; skills: ${list(a.skills)}; tools: ${
+        a.mcp_servers ? `own MCP: ${list(a.mcp_servers)}` : "inherited"
+      })`
+    ),
     `MCP servers: ${s.mcp_servers.length ? "" : "none"}`,
     ...s.mcp_servers.map((m) => `  - ${m.name} (${m.transport}) ${m.url}`),
     `Approvals:   ${list(s.approvals)}`,

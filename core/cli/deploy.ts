@@ -7,7 +7,7 @@ import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { dirname, join, relative } from "node:path";
 import { userError } from "../kernel/errors.ts";
-import { CONFIG_FLAG, parseArgs, renderHelp, type CommandSpec } from "./args.ts";
+import { type CommandSpec, CONFIG_FLAG, parseArgs, renderHelp } from "./args.ts";
 import type { CliContext } from "./context.ts";
 import type { Env } from "../kernel/hooks.ts";
 
@@ -17,18 +17,30 @@ export const DEFAULT_PLATFORM_URL = "http://127.0.0.1:8100";
 const spec = {
   name: "deploy",
   usage: "agentcli deploy [--config <path>] [--target <name>] [--dry-run] [--json] [--yes] [--platform-url <url>]",
-  summary: "Bundle the project and deploy it as a new revision (beta). --dry-run validates, bundles and prints a summary without touching the network.",
+  summary:
+    "Bundle the project and deploy it as a new revision (beta). --dry-run validates, bundles and prints a summary without touching the network.",
   flags: {
     config: CONFIG_FLAG,
-    target: { type: "string", placeholder: "<name>", default: "platform", description: 'Deploy target plugin: "platform" (a control plane), "docker" (a build context), or a plugin\'s' },
+    target: {
+      type: "string",
+      placeholder: "<name>",
+      default: "platform",
+      description: 'Deploy target plugin: "platform" (a control plane), "docker" (a build context), or a plugin\'s',
+    },
     dryRun: { type: "boolean", description: "Validate and bundle, print a summary; no network" },
     json: { type: "boolean", description: "With --dry-run: print the summary as JSON (for CI)" },
     yes: { type: "boolean", description: "Confirm pushing a public (anonymous) deployment without a prompt" },
-    platformUrl: { type: "string", placeholder: "<url>", description: `Control plane address (default: $AGENTCLI_PLATFORM_URL, or ${DEFAULT_PLATFORM_URL} when it is unset)` },
+    platformUrl: {
+      type: "string",
+      placeholder: "<url>",
+      description:
+        `Control plane address (default: $AGENTCLI_PLATFORM_URL, or ${DEFAULT_PLATFORM_URL} when it is unset)`,
+    },
   },
 } satisfies CommandSpec<Record<string, import("./args.ts").FlagSpec>>;
 
-export const BETA_NOTICE = "agentcli deploy is in beta: APIs, the config format and behavior may change between releases.";
+export const BETA_NOTICE =
+  "agentcli deploy is in beta: APIs, the config format and behavior may change between releases.";
 
 export async function run(argv: string[], ctx: CliContext): Promise<number> {
   const { flags, help } = parseArgs(spec, argv);
@@ -40,7 +52,12 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
   ]);
   const config = flags.config as string;
   const dryRun = Boolean(flags.dryRun);
-  if (flags.json && !dryRun) throw userError("ARGS_INVALID", { message: 'Cannot run "agentcli deploy": --json goes with --dry-run', hint: "agentcli deploy --dry-run --json" });
+  if (flags.json && !dryRun) {
+    throw userError("ARGS_INVALID", {
+      message: 'Cannot run "agentcli deploy": --json goes with --dry-run',
+      hint: "agentcli deploy --dry-run --json",
+    });
+  }
   if (!flags.json) ctx.io.err(BETA_NOTICE);
   if (flags.platformUrl !== undefined) checkPlatformUrl(flags.platformUrl as string, "--platform-url");
   const driver = await loadPlugins(await ctx.builtinPlugins(), { paths: ctx.pluginPaths, cwd: ctx.cwd });
@@ -50,13 +67,22 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
   const target = driver.provider("deploy", targetName);
   if (target?.kind !== "deploy") {
     const known = driver.specs("deploy").map((s) => `"${s.target}"`).join(", ");
-    throw userError("ARGS_INVALID", { message: `Cannot deploy: no deploy target "${targetName}"`, hint: `Use --target with one of ${known}, or load the plugin that provides it with --plugin.` });
+    throw userError("ARGS_INVALID", {
+      message: `Cannot deploy: no deploy target "${targetName}"`,
+      hint: `Use --target with one of ${known}, or load the plugin that provides it with --plugin.`,
+    });
   }
   // The deploy target's own variables (PLATFORM_API_KEY): a dry run lists them with the project's.
   const missingTarget = target.deploy.env.filter((v) => !project.env[v]);
   // Exactly what the deployment will store: the dry run lists these names, a real deploy ships these values.
   const { planSecrets } = await import("./deploy-secrets.ts");
-  const plan = planSecrets({ config: project.config, driver, target: target.deploy, dotenv: project.secrets, env: project.env });
+  const plan = planSecrets({
+    config: project.config,
+    driver,
+    target: target.deploy,
+    dotenv: project.secrets,
+    env: project.env,
+  });
   const { bytes, manifest } = await buildBundle(project, { driver, version: ctx.version });
   const bundlePath = join(project.root, ".agentcli", "bundle.tgz");
   writeAtomic(bundlePath, bytes);
@@ -65,17 +91,39 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
 
   if (dryRun) {
     const { makeSummary, renderSummary } = await import("./deploy-summary.ts");
-    const summary = makeSummary({ config: project.config, manifest, driver, target: { name: targetName, description: target.description ?? target.name }, bundlePath: shownPath, bundleBytes: bytes.length, bundleSha256: sha256, secrets: plan, missingEnv: [...project.missingEnv, ...(missingTarget.length ? [{ variables: missingTarget, reason: target.deploy.envReason ?? `the deploy target "${targetName}"` }] : [])], warnings: project.warnings });
-    ctx.io.out(flags.json ? JSON.stringify(summary, null, 2) : `Dry run: nothing was deployed.\n\n${renderSummary(summary)}`);
+    const summary = makeSummary({
+      config: project.config,
+      manifest,
+      driver,
+      target: { name: targetName, description: target.description ?? target.name },
+      bundlePath: shownPath,
+      bundleBytes: bytes.length,
+      bundleSha256: sha256,
+      secrets: plan,
+      missingEnv: [
+        ...project.missingEnv,
+        ...(missingTarget.length
+          ? [{ variables: missingTarget, reason: target.deploy.envReason ?? `the deploy target "${targetName}"` }]
+          : []),
+      ],
+      warnings: project.warnings,
+    });
+    ctx.io.out(
+      flags.json ? JSON.stringify(summary, null, 2) : `Dry run: nothing was deployed.\n\n${renderSummary(summary)}`,
+    );
     return 0;
   }
 
   for (const w of project.warnings) ctx.io.err(`warning: ${w.file}${w.line ? `:${w.line}` : ""}: ${w.message}`);
-  if (!flags.platformUrl && project.env.AGENTCLI_PLATFORM_URL) checkPlatformUrl(project.env.AGENTCLI_PLATFORM_URL, "AGENTCLI_PLATFORM_URL");
+  if (!flags.platformUrl && project.env.AGENTCLI_PLATFORM_URL) {
+    checkPlatformUrl(project.env.AGENTCLI_PLATFORM_URL, "AGENTCLI_PLATFORM_URL");
+  }
   if (missingTarget.length) {
     throw userError("CREDENTIALS_MISSING", {
       message: `Cannot deploy: ${missingTarget.join(", ")} ${missingTarget.length > 1 ? "are" : "is"} not set`,
-      hint: `Add ${missingTarget.map((v) => `${v}=...`).join(", ")} to .env beside agent.toml or the environment${target.deploy.envReason ? ` (${target.deploy.envReason})` : ""}.`,
+      hint: `Add ${missingTarget.map((v) => `${v}=...`).join(", ")} to .env beside agent.toml or the environment${
+        target.deploy.envReason ? ` (${target.deploy.envReason})` : ""
+      }.`,
     });
   }
   const authProvider = project.config.auth?.provider ?? null;
@@ -84,11 +132,16 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
     if (!ctx.io.interactive) {
       const perUser = driver.specs("identity").filter((s) => s.perUser).map((s) => s.provider);
       throw userError("CONFIRMATION_REQUIRED", {
-        message: `Cannot deploy: [auth] provider = "${authProvider}" makes the deployment public, and there is no terminal to confirm it`,
-        hint: `Pass --yes to confirm a public deployment non-interactively${perUser.length ? `, or configure ${perUser.join(" / ")}` : ""}.`,
+        message:
+          `Cannot deploy: [auth] provider = "${authProvider}" makes the deployment public, and there is no terminal to confirm it`,
+        hint: `Pass --yes to confirm a public deployment non-interactively${
+          perUser.length ? `, or configure ${perUser.join(" / ")}` : ""
+        }.`,
       });
     }
-    const ok = await ctx.io.confirm(`[auth] provider = "${authProvider}": anyone with the URL will be able to call this agent. Push it?`);
+    const ok = await ctx.io.confirm(
+      `[auth] provider = "${authProvider}": anyone with the URL will be able to call this agent. Push it?`,
+    );
     if (!ok) {
       ctx.io.err("Not deployed.");
       return 1;
@@ -109,9 +162,14 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
     signal: ctx.shutdownSignal,
   });
   if (!result) {
-    throw userError("DEPLOY_FAILED", { message: `Cannot deploy: the plugin "${target.name}" did not handle the deploy target "${targetName}"`, hint: `Its "deploy:target" hook answered null; report it to the plugin's author.` });
+    throw userError("DEPLOY_FAILED", {
+      message: `Cannot deploy: the plugin "${target.name}" did not handle the deploy target "${targetName}"`,
+      hint: `Its "deploy:target" hook answered null; report it to the plugin's author.`,
+    });
   }
-  ctx.io.out(`Deployed "${project.config.agent.name}" to ${targetName}: revision ${result.revisionId} is ${result.status}.`);
+  ctx.io.out(
+    `Deployed "${project.config.agent.name}" to ${targetName}: revision ${result.revisionId} is ${result.status}.`,
+  );
   if (result.url) ctx.io.out(`URL: ${result.url}`);
   for (const line of result.nextSteps ?? []) ctx.io.out(line);
   if (result.url) {
@@ -131,7 +189,9 @@ function checkPlatformUrl(value: string, from: string): void {
     // --platform-url is the command line (exit 2); AGENTCLI_PLATFORM_URL is the environment (exit 1).
     throw userError(from === "--platform-url" ? "ARGS_INVALID" : "ENV_INVALID", {
       message: `Cannot deploy: ${from} "${value}" is not an http(s) URL`,
-      hint: `Give the control plane's address, e.g. ${from === "--platform-url" ? "--platform-url " : "AGENTCLI_PLATFORM_URL="}${DEFAULT_PLATFORM_URL}.`,
+      hint: `Give the control plane's address, e.g. ${
+        from === "--platform-url" ? "--platform-url " : "AGENTCLI_PLATFORM_URL="
+      }${DEFAULT_PLATFORM_URL}.`,
     });
   }
 }

@@ -5,20 +5,36 @@
  */
 import { chmodSync, type FSWatcher, mkdirSync, readdirSync, statSync, watch } from "node:fs";
 import { join, relative } from "node:path";
-import { isUserError, formatUserError } from "../kernel/errors.ts";
-import { CONFIG_FLAG, GRAPH_FLAG, REPLACE_AGENT_FLAG, SANDBOX_FLAG, hostFlag, parseArgs, portFlag, renderHelp, type CommandSpec, type FlagSpec } from "./args.ts";
+import { formatUserError, isUserError } from "../kernel/errors.ts";
+import {
+  type CommandSpec,
+  CONFIG_FLAG,
+  type FlagSpec,
+  GRAPH_FLAG,
+  hostFlag,
+  parseArgs,
+  portFlag,
+  renderHelp,
+  REPLACE_AGENT_FLAG,
+  SANDBOX_FLAG,
+} from "./args.ts";
 import type { CliContext } from "./context.ts";
 import type { GraphModule } from "../server/host/agent-host.ts";
 
 const spec = {
   name: "dev",
-  usage: "agentcli dev [--config <path>] [--port <int>] [--host <addr>] [--allow-blocking] [--graph <id>=<module>[:<export>]] [--replace-agent] [--sandbox <runtime>]",
-  summary: "Bundle the project and run it locally: the Agent API, and the chat UI at /app. Reloads when project files change.",
+  usage:
+    "agentcli dev [--config <path>] [--port <int>] [--host <addr>] [--allow-blocking] [--graph <id>=<module>[:<export>]] [--replace-agent] [--sandbox <runtime>]",
+  summary:
+    "Bundle the project and run it locally: the Agent API, and the chat UI at /app. Reloads when project files change.",
   flags: {
     config: CONFIG_FLAG,
     port: portFlag(2024),
     host: hostFlag("127.0.0.1"),
-    allowBlocking: { type: "boolean", description: "Do not warn when a run blocks the event loop (synchronous work in tools or graphs)" },
+    allowBlocking: {
+      type: "boolean",
+      description: "Do not warn when a run blocks the event loop (synchronous work in tools or graphs)",
+    },
     graph: GRAPH_FLAG,
     sandbox: SANDBOX_FLAG,
     replaceAgent: REPLACE_AGENT_FLAG,
@@ -47,14 +63,21 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
     const { describeMissing } = await import("../config/credentials.ts");
     return { loadPlugins, loadProject, buildBundle, readBundle, consoleLog, describeMissing };
   })();
-  const { loadPlugins, loadProject, buildBundle, readBundle, consoleLog, describeMissing } = await loaded.catch(async (err) => {
-    await early.listening.close();
-    throw err;
-  });
+  const { loadPlugins, loadProject, buildBundle, readBundle, consoleLog, describeMissing } = await loaded.catch(
+    async (err) => {
+      await early.listening.close();
+      throw err;
+    },
+  );
   const log = consoleLog("dev");
   let driver: Awaited<ReturnType<typeof loadPlugins>>;
   const build = async () => {
-    const project = await loadProject(flags.config as string, { driver, env: ctx.env, requireEnv: false, cwd: ctx.cwd });
+    const project = await loadProject(flags.config as string, {
+      driver,
+      env: ctx.env,
+      requireEnv: false,
+      cwd: ctx.cwd,
+    });
     const { bytes } = await buildBundle(project, { driver, version: ctx.version });
     return { project, bundle: await readBundle(bytes) };
   };
@@ -63,8 +86,17 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
     // --sandbox <runtime> runs the sandboxes instead of the [sandbox] provider: its keys are not needed here.
     const runtime = flags.sandbox as string | undefined;
     for (const m of p.missingEnv) {
-      if (runtime && m.sandbox) log.info(`--sandbox ${runtime} runs the sandboxes: ${describeMissing(m)} is not needed by dev (deploy refuses without it)`);
-      else log.warn(`${describeMissing(m, "sentence")}: runs will fail until you add it to ${relative(ctx.cwd, join(p.root, ".env")) || ".env"} (deploy refuses without it)`);
+      if (runtime && m.sandbox) {
+        log.info(
+          `--sandbox ${runtime} runs the sandboxes: ${
+            describeMissing(m)
+          } is not needed by dev (deploy refuses without it)`,
+        );
+      } else {log.warn(
+          `${describeMissing(m, "sentence")}: runs will fail until you add it to ${
+            relative(ctx.cwd, join(p.root, ".env")) || ".env"
+          } (deploy refuses without it)`,
+        );}
     }
   };
   let project: Awaited<ReturnType<typeof build>>["project"];
@@ -79,7 +111,10 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
     openDataFolder(join(project.root, ".agentcli"));
     if (!project.env.DATABASE_URL) {
       // A new project's database is restored from its template while the server's modules load.
-      const [{ prepareDataDir }, { SERVER_TEMPLATE }] = await Promise.all([import("../storage/template.ts"), import("../storage/migrations.ts")]);
+      const [{ prepareDataDir }, { SERVER_TEMPLATE }] = await Promise.all([
+        import("../storage/template.ts"),
+        import("../storage/migrations.ts"),
+      ]);
       void prepareDataDir(dataDir, SERVER_TEMPLATE);
     }
   } catch (err) {
@@ -107,7 +142,9 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   let reloading = Promise.resolve();
   const onChange = (file: string | null) => {
-    if (file && (file.startsWith(".agentcli") || file.split("/").some((s) => s.startsWith(".") && s !== ".env"))) return;
+    if (file && (file.startsWith(".agentcli") || file.split("/").some((s) => s.startsWith(".") && s !== ".env"))) {
+      return;
+    }
     clearTimeout(timer);
     timer = setTimeout(() => {
       reloading = reloading.then(async () => {
@@ -120,7 +157,11 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
           if (!isUserError(err)) throw err;
           // Not the one-shot "run the command again" hint: dev keeps serving and reloads on save.
           const hint = err.code === "CONFIG_INVALID" ? null : err.hint;
-          log.error(`${formatUserError(err, { label: false, hint })}\nStill serving the last good version; fix the project and save to reload.`);
+          log.error(
+            `${
+              formatUserError(err, { label: false, hint })
+            }\nStill serving the last good version; fix the project and save to reload.`,
+          );
         }
       }).catch((err) => log.error("reload failed", err));
     }, 150);
@@ -133,11 +174,18 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
   API:  ${base}   (assistant "${bundle.config.agent.name}", graph "agent")
   UI:   ${base}/app
   Docs: ${base}/openapi.json
-  Data: ${relative(ctx.cwd, join(project.root, ".agentcli")) || ".agentcli"}${project.env.DATABASE_URL ? " (PostgreSQL from DATABASE_URL)" : ""}
+  Data: ${relative(ctx.cwd, join(project.root, ".agentcli")) || ".agentcli"}${
+    project.env.DATABASE_URL ? " (PostgreSQL from DATABASE_URL)" : ""
+  }
 Watching ${relative(ctx.cwd, project.root) || "."} for changes. Press Ctrl+C to stop.`);
   const { devAuthBanner } = await import("../auth/index.ts");
   const authProvider = bundle.config.auth?.provider ?? null;
-  const banner = devAuthBanner(bundle.config, project.env, "dev", (authProvider === null ? undefined : driver.spec("identity", authProvider)) ?? null);
+  const banner = devAuthBanner(
+    bundle.config,
+    project.env,
+    "dev",
+    (authProvider === null ? undefined : driver.spec("identity", authProvider)) ?? null,
+  );
   if (banner) log.info(banner);
 
   await new Promise<void>((resolve) => {
@@ -160,11 +208,20 @@ Watching ${relative(ctx.cwd, project.root) || "."} for changes. Press Ctrl+C to 
  * doing. `running` says whether such runs execute now. A stall counts only when the main thread
  * itself ran for at least half the threshold meanwhile (where the runtime can tell).
  */
-export function monitorBlocking(log: { warn(m: string): void }, runs: () => { active: number; started: number }, thresholdMs = BLOCKING_THRESHOLD_MS): () => void {
+export function monitorBlocking(
+  log: { warn(m: string): void },
+  runs: () => { active: number; started: number },
+  thresholdMs = BLOCKING_THRESHOLD_MS,
+): () => void {
   const interval = 100;
   // The main thread's own CPU time (Node 22.19+; absent under Deno): a stall in which the thread
   // barely ran was the machine (other processes, a busy CI runner), not synchronous work here.
-  const threadCpu = typeof process.threadCpuUsage === "function" ? () => { const u = process.threadCpuUsage(); return (u.user + u.system) / 1000; } : null;
+  const threadCpu = typeof process.threadCpuUsage === "function"
+    ? () => {
+      const u = process.threadCpuUsage();
+      return (u.user + u.system) / 1000;
+    }
+    : null;
   let last = performance.now();
   let lastCpu = threadCpu?.() ?? 0;
   let lastWarned = -Infinity;
@@ -182,7 +239,11 @@ export function monitorBlocking(log: { warn(m: string): void }, runs: () => { ac
     before = after;
     if (lag > thresholdMs && worked && duringRun && now - lastWarned > 5_000) {
       lastWarned = now;
-      log.warn(`the event loop was blocked for ${Math.round(lag)} ms during a run: synchronous work in a tool or graph stalls every request and stream. Make it async, or pass --allow-blocking to silence this.`);
+      log.warn(
+        `the event loop was blocked for ${
+          Math.round(lag)
+        } ms during a run: synchronous work in a tool or graph stalls every request and stream. Make it async, or pass --allow-blocking to silence this.`,
+      );
     }
   }, interval);
   (t as { unref?: () => void }).unref?.();
@@ -212,7 +273,11 @@ function watchProject(root: string, onChange: (file: string | null) => void): { 
     if (skip(name) || watchers.has(name)) return;
     try {
       if (!statSync(join(root, name)).isDirectory()) return;
-      const w = watch(join(root, name), { recursive: true }, (_e, file) => onChange(file ? join(name, String(file)) : name));
+      const w = watch(
+        join(root, name),
+        { recursive: true },
+        (_e, file) => onChange(file ? join(name, String(file)) : name),
+      );
       w.on("error", () => {
         w.close();
         watchers.delete(name);

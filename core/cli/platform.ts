@@ -8,30 +8,54 @@ import { join, resolve } from "node:path";
 import { userError } from "../kernel/errors.ts";
 import { lockHolder } from "../storage/lock.ts";
 import type { CliContext } from "./context.ts";
-import { hostFlag, parseArgs, portFlag, renderHelp, type CommandSpec, type FlagSpec } from "./args.ts";
+import { type CommandSpec, type FlagSpec, hostFlag, parseArgs, portFlag, renderHelp } from "./args.ts";
 import { scaffoldFiles } from "./scaffold.ts";
-import { RESEARCH_TEMPLATE, type AgentTemplate } from "../platform/reconciler/templates.ts";
+import { type AgentTemplate, RESEARCH_TEMPLATE } from "../platform/reconciler/templates.ts";
 
 const SERVE = {
   name: "platform serve",
-  usage: "agentcli platform serve [--port <int>] [--host <addr>] [--data-dir <dir>] [--mode cloud|self-hosted] [--public-url <url>]",
-  summary: "Run the control plane (REST API of deployments, revisions, listeners) and its local listener.\nStorage: PostgreSQL from $DATABASE_URL, otherwise an embedded database in --data-dir (then \"platform admin\" runs only while this is stopped).\nOn first start it creates the tenant \"default\" and prints its API key once.\nPlugins it is started with (--plugin, AGENTCLI_PLUGINS) build revisions and load in the local listener's revision processes.\nLimits: AGENTCLI_PLATFORM_MAX_BODY_MB (1), AGENTCLI_PLATFORM_MAX_UPLOAD_MB (256), AGENTCLI_PLATFORM_MAX_UNPACKED_MB (512), AGENTCLI_PLATFORM_MAX_ARCHIVE_ENTRIES (10000).",
+  usage:
+    "agentcli platform serve [--port <int>] [--host <addr>] [--data-dir <dir>] [--mode cloud|self-hosted] [--public-url <url>]",
+  summary:
+    'Run the control plane (REST API of deployments, revisions, listeners) and its local listener.\nStorage: PostgreSQL from $DATABASE_URL, otherwise an embedded database in --data-dir (then "platform admin" runs only while this is stopped).\nOn first start it creates the tenant "default" and prints its API key once.\nPlugins it is started with (--plugin, AGENTCLI_PLUGINS) build revisions and load in the local listener\'s revision processes.\nLimits: AGENTCLI_PLATFORM_MAX_BODY_MB (1), AGENTCLI_PLATFORM_MAX_UPLOAD_MB (256), AGENTCLI_PLATFORM_MAX_UNPACKED_MB (512), AGENTCLI_PLATFORM_MAX_ARCHIVE_ENTRIES (10000).',
   flags: {
     port: portFlag(8100),
     host: hostFlag("127.0.0.1"),
     dataDir: { type: "string", placeholder: "<dir>", description: "Data folder", default: ".agentcli-platform" },
-    mode: { type: "string", placeholder: "cloud|self-hosted", description: "Which sources are accepted (cloud: repohost, internal_*; self-hosted: external_container)", default: "cloud" },
-    publicUrl: { type: "string", placeholder: "<url>", description: "Address clients and k8s clusters reach this server at (upload URLs, bundle downloads)" },
+    mode: {
+      type: "string",
+      placeholder: "cloud|self-hosted",
+      description: "Which sources are accepted (cloud: repohost, internal_*; self-hosted: external_container)",
+      default: "cloud",
+    },
+    publicUrl: {
+      type: "string",
+      placeholder: "<url>",
+      description: "Address clients and k8s clusters reach this server at (upload URLs, bundle downloads)",
+    },
   },
 } satisfies CommandSpec<Record<string, FlagSpec>>;
 
 const ADMIN_FLAGS = {
-  dataDir: { type: "string", placeholder: "<dir>", description: "Data folder of the control plane", default: ".agentcli-platform" },
+  dataDir: {
+    type: "string",
+    placeholder: "<dir>",
+    description: "Data folder of the control plane",
+    default: ".agentcli-platform",
+  },
   tenant: { type: "string", placeholder: "<id|name>", description: "Tenant the resource belongs to" },
   user: { type: "string", placeholder: "<id>", description: "User the key (or token) belongs to", default: "admin" },
   kind: { type: "string", placeholder: "repohost|forge", description: "Integration kind" },
-  apiUrl: { type: "string", placeholder: "<url>", description: "API address of the integration (repohost default https://api.github.com)" },
-  tokenEnv: { type: "string", placeholder: "<VAR>", description: "Environment variable holding the integration's access token" },
+  apiUrl: {
+    type: "string",
+    placeholder: "<url>",
+    description: "API address of the integration (repohost default https://api.github.com)",
+  },
+  tokenEnv: {
+    type: "string",
+    placeholder: "<VAR>",
+    description: "Environment variable holding the integration's access token",
+  },
   providerId: { type: "string", placeholder: "<id>", description: "Token provider" },
   label: { type: "string", placeholder: "<text>", description: "provider_account_label of the token" },
   scope: { type: "string", placeholder: "<scope>", description: "Token scope (repeatable)", multiple: true },
@@ -39,17 +63,31 @@ const ADMIN_FLAGS = {
   default: { type: "boolean", description: "Make the token the default for its provider" },
   computeType: { type: "string", placeholder: "k8s|local", description: "Listener compute type", default: "k8s" },
   computeId: { type: "string", placeholder: "<id>", description: "Listener compute id (for k8s, the cluster name)" },
-  namespace: { type: "string", placeholder: "<ns>", description: "k8s namespace the listener may use (repeatable)", multiple: true },
-  kubeconfig: { type: "string", placeholder: "<file>", description: "Kubeconfig the control plane applies k8s manifests with" },
+  namespace: {
+    type: "string",
+    placeholder: "<ns>",
+    description: "k8s namespace the listener may use (repeatable)",
+    multiple: true,
+  },
+  kubeconfig: {
+    type: "string",
+    placeholder: "<file>",
+    description: "Kubeconfig the control plane applies k8s manifests with",
+  },
   listener: { type: "string", placeholder: "<id>", description: "Listener id" },
 } satisfies Record<string, FlagSpec>;
 
 const ADMIN = {
   name: "platform admin",
-  usage: "agentcli platform admin <create-tenant <name>|list-tenants|create-key|revoke-key <id>|create-integration|create-token|create-listener|set-kubeconfig> [options]",
-  summary: "Administer the control plane's database (run it where the server's data folder or $DATABASE_URL is).\nThe embedded database (no $DATABASE_URL) opens in one process at a time: stop \"agentcli platform serve\" first.",
+  usage:
+    "agentcli platform admin <create-tenant <name>|list-tenants|create-key|revoke-key <id>|create-integration|create-token|create-listener|set-kubeconfig> [options]",
+  summary:
+    "Administer the control plane's database (run it where the server's data folder or $DATABASE_URL is).\nThe embedded database (no $DATABASE_URL) opens in one process at a time: stop \"agentcli platform serve\" first.",
   flags: ADMIN_FLAGS,
-  positionals: [{ name: "action", description: "What to do", required: true }, { name: "arg", description: "Argument of the action" }],
+  positionals: [{ name: "action", description: "What to do", required: true }, {
+    name: "arg",
+    description: "Argument of the action",
+  }],
 } satisfies CommandSpec<typeof ADMIN_FLAGS>;
 
 export async function run(argv: string[], ctx: CliContext): Promise<number> {
@@ -57,17 +95,25 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
   if (sub === "serve") return serve(rest, ctx);
   if (sub === "admin") return admin(rest, ctx);
   if (!sub || sub === "--help" || sub === "-h") {
-    ctx.io.out(`Run and administer the control plane.\n\nUsage:\n  ${SERVE.usage}\n  ${ADMIN.usage}\n\nSee "agentcli platform serve --help" and "agentcli platform admin --help".`);
+    ctx.io.out(
+      `Run and administer the control plane.\n\nUsage:\n  ${SERVE.usage}\n  ${ADMIN.usage}\n\nSee "agentcli platform serve --help" and "agentcli platform admin --help".`,
+    );
     return sub ? 0 : 1;
   }
-  throw userError("ARGS_INVALID", { message: `Cannot run "agentcli platform ${sub}": unknown subcommand`, hint: `Use "agentcli platform serve" or "agentcli platform admin".` });
+  throw userError("ARGS_INVALID", {
+    message: `Cannot run "agentcli platform ${sub}": unknown subcommand`,
+    hint: `Use "agentcli platform serve" or "agentcli platform admin".`,
+  });
 }
 
 async function serve(argv: string[], ctx: CliContext): Promise<number> {
   const { flags, help } = parseArgs(SERVE, argv);
   if (help) return ctx.io.out(renderHelp(SERVE)), 0;
   if (flags.mode !== "cloud" && flags.mode !== "self-hosted") {
-    throw userError("ARGS_INVALID", { message: `Cannot run "agentcli platform serve": --mode "${flags.mode}" is not "cloud" or "self-hosted"`, hint: "Pass --mode cloud or --mode self-hosted." });
+    throw userError("ARGS_INVALID", {
+      message: `Cannot run "agentcli platform serve": --mode "${flags.mode}" is not "cloud" or "self-hosted"`,
+      hint: "Pass --mode cloud or --mode self-hosted.",
+    });
   }
   const { platformLimits } = await import("../platform/api/limits.ts");
   const limits = platformLimits(ctx.env);
@@ -81,11 +127,15 @@ async function serve(argv: string[], ctx: CliContext): Promise<number> {
   const other = ctx.env.DATABASE_URL ? null : lockHolder(join(dataDir, "db"));
   if (other) {
     throw userError("CONFLICT", {
-      message: `Cannot run "agentcli platform serve" on "${dataDir}": another one (pid ${other}) is running on its embedded database`,
+      message:
+        `Cannot run "agentcli platform serve" on "${dataDir}": another one (pid ${other}) is running on its embedded database`,
       hint: "Stop that one first, or give this one another --data-dir.",
     });
   }
-  const settings = (await import("../server/host/listen-settings.ts")).listenSettings(ctx.env, { mode: "platform", bind: flags.host });
+  const settings = (await import("../server/host/listen-settings.ts")).listenSettings(ctx.env, {
+    mode: "platform",
+    bind: flags.host,
+  });
   // The control plane answers to the name of its --public-url (revisions on a cluster reach it there).
   if (flags.publicUrl && !settings.allowedHosts.any) settings.allowedHosts.names.push(publicHostName(flags.publicUrl));
   let platform: Awaited<ReturnType<typeof import("../platform/server.ts").openPlatform>> | null = null;
@@ -94,9 +144,17 @@ async function serve(argv: string[], ctx: CliContext): Promise<number> {
     // Binds the port first: a taken port stops it before the database, revisions or the default tenant.
     platform = await openPlatform({
       listen: { port: flags.port, host: flags.host, settings },
-      dataDir, databaseUrl: ctx.env.DATABASE_URL || undefined, mode: flags.mode, publicUrl: flags.publicUrl, plugins, limits,
-      sandboxDriver: await (await import("../kernel/plugins.ts")).loadPlugins(await ctx.builtinPlugins(), { paths: plugins }),
-      builders: projectBuilders({ ...ctx, pluginPaths: plugins }), localHost: flags.host === "0.0.0.0" ? "127.0.0.1" : flags.host,
+      dataDir,
+      databaseUrl: ctx.env.DATABASE_URL || undefined,
+      mode: flags.mode,
+      publicUrl: flags.publicUrl,
+      plugins,
+      limits,
+      sandboxDriver: await (await import("../kernel/plugins.ts")).loadPlugins(await ctx.builtinPlugins(), {
+        paths: plugins,
+      }),
+      builders: projectBuilders({ ...ctx, pluginPaths: plugins }),
+      localHost: flags.host === "0.0.0.0" ? "127.0.0.1" : flags.host,
       onError: (err) => ctx.io.err(`platform: ${err instanceof Error ? err.stack ?? err.message : String(err)}`),
     });
     const db = platform.sql;
@@ -111,11 +169,19 @@ async function serve(argv: string[], ctx: CliContext): Promise<number> {
         if ((await listTenants(db)).some((x) => x.name === "default")) return null;
         throw err;
       });
-      if (created) ctx.io.err(`Created tenant "default" (${created.tenant.id}). Its API key, shown only now:\n  ${created.key}\nUse it as PLATFORM_API_KEY.`);
+      if (created) {
+        ctx.io.err(
+          `Created tenant "default" (${created.tenant.id}). Its API key, shown only now:\n  ${created.key}\nUse it as PLATFORM_API_KEY.`,
+        );
+      }
     }
     const { url } = platform.listening!;
-    ctx.io.err(`Control plane (${flags.mode}) listening on ${url} (data: ${ctx.env.DATABASE_URL ? "PostgreSQL" : dataDir})`);
-    await new Promise<void>((r) => (ctx.shutdownSignal.aborted ? r() : ctx.shutdownSignal.addEventListener("abort", () => r(), { once: true })));
+    ctx.io.err(
+      `Control plane (${flags.mode}) listening on ${url} (data: ${ctx.env.DATABASE_URL ? "PostgreSQL" : dataDir})`,
+    );
+    await new Promise<void>((
+      r,
+    ) => (ctx.shutdownSignal.aborted ? r() : ctx.shutdownSignal.addEventListener("abort", () => r(), { once: true })));
     ctx.io.err("Stopping the control plane...");
     return 0;
   } finally {
@@ -128,7 +194,10 @@ function publicHostName(url: string): string {
   try {
     return new URL(url).hostname.toLowerCase().replace(/^\[(.*)\]$/, "$1");
   } catch {
-    throw userError("ARGS_INVALID", { message: `Cannot run "agentcli platform serve": --public-url "${url}" is not a URL`, hint: "Pass the address clients reach the control plane at, e.g. --public-url https://agents.example.com." });
+    throw userError("ARGS_INVALID", {
+      message: `Cannot run "agentcli platform serve": --public-url "${url}" is not a URL`,
+      hint: "Pass the address clients reach the control plane at, e.g. --public-url https://agents.example.com.",
+    });
   }
 }
 
@@ -144,7 +213,16 @@ const ACTIONS: Record<string, { arg?: string; needs: Array<keyof typeof ADMIN_FL
   "set-kubeconfig": { needs: ["listener", "kubeconfig"] },
 };
 
-const FLAG_NAMES: Record<string, string> = { tenant: "--tenant", kind: "--kind", tokenEnv: "--token-env", providerId: "--provider-id", computeId: "--compute-id", listener: "--listener", kubeconfig: "--kubeconfig", apiUrl: "--api-url" };
+const FLAG_NAMES: Record<string, string> = {
+  tenant: "--tenant",
+  kind: "--kind",
+  tokenEnv: "--token-env",
+  providerId: "--provider-id",
+  computeId: "--compute-id",
+  listener: "--listener",
+  kubeconfig: "--kubeconfig",
+  apiUrl: "--api-url",
+};
 
 async function admin(argv: string[], ctx: CliContext): Promise<number> {
   const { flags, positionals, help } = parseArgs(ADMIN, argv);
@@ -160,12 +238,21 @@ async function admin(argv: string[], ctx: CliContext): Promise<number> {
   for (const name of spec.needs) if (!flags[name]) throw cannot(`${FLAG_NAMES[name]} is required`);
   let token = "";
   if (action === "create-integration") {
-    if (flags.kind !== "repohost" && flags.kind !== "forge") throw cannot(`--kind "${flags.kind}" is not "repohost" or "forge"`);
+    if (flags.kind !== "repohost" && flags.kind !== "forge") {
+      throw cannot(`--kind "${flags.kind}" is not "repohost" or "forge"`);
+    }
     if (flags.kind === "forge" && !flags.apiUrl) throw cannot("--api-url is required for a forge integration");
     token = ctx.env[flags.tokenEnv!] ?? "";
-    if (!token) throw userError("CREDENTIALS_MISSING", { message: `Cannot create integration: ${flags.tokenEnv} is not set`, hint: `Export the access token as ${flags.tokenEnv}.` });
+    if (!token) {
+      throw userError("CREDENTIALS_MISSING", {
+        message: `Cannot create integration: ${flags.tokenEnv} is not set`,
+        hint: `Export the access token as ${flags.tokenEnv}.`,
+      });
+    }
   }
-  if (action === "create-listener" && flags.computeType !== "k8s" && flags.computeType !== "local") throw cannot(`--compute-type "${flags.computeType}" is not "k8s" or "local"`);
+  if (action === "create-listener" && flags.computeType !== "k8s" && flags.computeType !== "local") {
+    throw cannot(`--compute-type "${flags.computeType}" is not "k8s" or "local"`);
+  }
   let kubeconfig: string | null = null;
   if (flags.kubeconfig && (action === "create-listener" || action === "set-kubeconfig")) {
     try {
@@ -178,8 +265,10 @@ async function admin(argv: string[], ctx: CliContext): Promise<number> {
   const running = ctx.env.DATABASE_URL ? null : lockHolder(join(dataDir, "db"));
   if (running) {
     throw userError("CONFLICT", {
-      message: `Cannot open the control plane's embedded database in "${dataDir}": "agentcli platform serve" (pid ${running}) is running on it, and the embedded database opens in one process at a time`,
-      hint: "Stop \"agentcli platform serve\" and run the admin command again, or run the control plane on PostgreSQL (DATABASE_URL, for both) so admin commands run beside it.",
+      message:
+        `Cannot open the control plane's embedded database in "${dataDir}": "agentcli platform serve" (pid ${running}) is running on it, and the embedded database opens in one process at a time`,
+      hint:
+        'Stop "agentcli platform serve" and run the admin command again, or run the control plane on PostgreSQL (DATABASE_URL, for both) so admin commands run beside it.',
     });
   }
   const { openSql, migrate } = await import("../storage/sql.ts");
@@ -213,21 +302,31 @@ async function admin(argv: string[], ctx: CliContext): Promise<number> {
         const apiUrl = flags.apiUrl ?? "https://api.github.com";
         const row = await t.createIntegration(sql, { tenantId: (await tenant()).id, kind, apiUrl, token });
         ctx.io.out(`integration ${row.id}`);
-        ctx.io.err(`Push webhook: POST <control plane>/v1/integrations/${row.id}/webhook, secret ${row.webhook_secret}`);
+        ctx.io.err(
+          `Push webhook: POST <control plane>/v1/integrations/${row.id}/webhook, secret ${row.webhook_secret}`,
+        );
         return 0;
       }
       case "create-token": {
         const row = await t.createToken(sql, {
-          tenantId: (await tenant()).id, ownerUserId: flags.user, providerId: flags.providerId!, label: flags.label,
-          scopes: flags.scope, isDefault: flags.default, expiresAt: flags.expiresInDays ? new Date(Date.now() + flags.expiresInDays * 86_400_000) : null,
+          tenantId: (await tenant()).id,
+          ownerUserId: flags.user,
+          providerId: flags.providerId!,
+          label: flags.label,
+          scopes: flags.scope,
+          isDefault: flags.default,
+          expiresAt: flags.expiresInDays ? new Date(Date.now() + flags.expiresInDays * 86_400_000) : null,
         });
         ctx.io.out(`token ${row.id}`);
         return 0;
       }
       case "create-listener": {
         const row = await t.createListener(sql, {
-          tenantId: (await tenant()).id, computeType: flags.computeType, computeId: flags.computeId!,
-          computeConfig: flags.computeType === "k8s" ? { k8s_namespaces: flags.namespace } : {}, version: null,
+          tenantId: (await tenant()).id,
+          computeType: flags.computeType,
+          computeId: flags.computeId!,
+          computeConfig: flags.computeType === "k8s" ? { k8s_namespaces: flags.namespace } : {},
+          version: null,
         });
         if (kubeconfig !== null) await t.setListenerKubeconfig(sql, row.id, kubeconfig);
         ctx.io.out(`listener ${row.id}`);
@@ -247,7 +346,8 @@ async function admin(argv: string[], ctx: CliContext): Promise<number> {
 export function platformTemplates(version: string): AgentTemplate[] {
   const starter: AgentTemplate = {
     name: "starter",
-    description: 'The project "agentcli init" creates: AGENTS.md, a review skill, no MCP servers; clients call it with x-api-key (set the PLATFORM_API_KEY secret) and it needs a model key secret',
+    description:
+      'The project "agentcli init" creates: AGENTS.md, a review skill, no MCP servers; clients call it with x-api-key (set the PLATFORM_API_KEY secret) and it needs a model key secret',
     requiredSecrets: ["PLATFORM_API_KEY"],
     // .env holds the local secrets of a project; a deployment's come from its `secrets`.
     files: (agentName) => scaffoldFiles(agentName, version).filter((f) => f.path !== ".env"),
@@ -265,7 +365,11 @@ export function projectBuilders(ctx: Pick<CliContext, "pluginPaths" | "version" 
       const driver = await loadPlugins(await ctx.builtinPlugins(), { paths: ctx.pluginPaths });
       const missing = manifest.requires.plugins.filter((name) => !driver.get(name));
       if (!missing.length) return null;
-      return `bundle "${manifest.name}" needs the plugin${missing.length > 1 ? "s" : ""} ${missing.map((m) => `"${m}"`).join(", ")}, which this control plane does not have; start "agentcli platform serve" with --plugin <file> (or AGENTCLI_PLUGINS) for ${missing.length > 1 ? "them" : "it"}, or deploy without ${missing.length > 1 ? "them" : "it"}`;
+      return `bundle "${manifest.name}" needs the plugin${missing.length > 1 ? "s" : ""} ${
+        missing.map((m) => `"${m}"`).join(", ")
+      }, which this control plane does not have; start "agentcli platform serve" with --plugin <file> (or AGENTCLI_PLUGINS) for ${
+        missing.length > 1 ? "them" : "it"
+      }, or deploy without ${missing.length > 1 ? "them" : "it"}`;
     },
     async buildProject(opts: { dir: string; configPath: string; log: (message: string) => void }): Promise<Uint8Array> {
       const { loadPlugins } = await import("../kernel/plugins.ts");

@@ -1,5 +1,5 @@
 /** `agentcli schema`: prints the JSON Schema of agent.toml (what editors use to complete and check it). */
-import { parseArgs, renderHelp, type CommandSpec } from "./args.ts";
+import { type CommandSpec, parseArgs, renderHelp } from "./args.ts";
 import type { CliContext } from "./context.ts";
 
 const spec = {

@@ -9,23 +9,51 @@ import { readFileSync } from "node:fs";
 import process from "node:process";
 import { resolve } from "node:path";
 import { userError } from "../kernel/errors.ts";
-import { GRAPH_FLAG, REPLACE_AGENT_FLAG, SANDBOX_FLAG, hostFlag, parseArgs, portFlag, renderHelp, type CommandSpec, type FlagSpec } from "./args.ts";
+import {
+  type CommandSpec,
+  type FlagSpec,
+  GRAPH_FLAG,
+  hostFlag,
+  parseArgs,
+  portFlag,
+  renderHelp,
+  REPLACE_AGENT_FLAG,
+  SANDBOX_FLAG,
+} from "./args.ts";
 import type { CliContext } from "./context.ts";
 
 const spec = {
   name: "serve",
-  usage: "agentcli serve <bundle> [--port <int>] [--host <addr>] [--data-dir <dir>] [--graph <id>=<module>[:<export>]] [--replace-agent] [--sandbox <runtime>] [--role api|worker|all] [--workers <int>]",
-  summary: "Serve a bundle (from `agentcli deploy`, at .agentcli/bundle.tgz) in production. Secrets come from the environment.\nWith AGENTCLI_EXIT_WITH_PARENT=1 it shuts down when its standard input closes (its parent died).",
+  usage:
+    "agentcli serve <bundle> [--port <int>] [--host <addr>] [--data-dir <dir>] [--graph <id>=<module>[:<export>]] [--replace-agent] [--sandbox <runtime>] [--role api|worker|all] [--workers <int>]",
+  summary:
+    "Serve a bundle (from `agentcli deploy`, at .agentcli/bundle.tgz) in production. Secrets come from the environment.\nWith AGENTCLI_EXIT_WITH_PARENT=1 it shuts down when its standard input closes (its parent died).",
   positionals: [{ name: "bundle", description: "The bundle file (.tgz)", required: true }],
   flags: {
     port: portFlag(2024, "Port to listen on (also $PORT)"),
     host: hostFlag("127.0.0.1"),
-    dataDir: { type: "string", placeholder: "<dir>", default: "./agentcli-data", description: "Embedded database folder (ignored with DATABASE_URL)" },
+    dataDir: {
+      type: "string",
+      placeholder: "<dir>",
+      default: "./agentcli-data",
+      description: "Embedded database folder (ignored with DATABASE_URL)",
+    },
     graph: GRAPH_FLAG,
     sandbox: SANDBOX_FLAG,
     replaceAgent: REPLACE_AGENT_FLAG,
-    role: { type: "string", placeholder: "api|worker|all", description: "What this replica does: api (the Agent API, no runs), worker (runs the queue; only /ok and /info), all (default; also $AGENTCLI_ROLE)" },
-    workers: { type: "int", placeholder: "<int>", min: 1, max: 10000, description: "Runs executed at once (default 4 per CPU, 4 to 64; also $AGENTCLI_WORKERS)" },
+    role: {
+      type: "string",
+      placeholder: "api|worker|all",
+      description:
+        "What this replica does: api (the Agent API, no runs), worker (runs the queue; only /ok and /info), all (default; also $AGENTCLI_ROLE)",
+    },
+    workers: {
+      type: "int",
+      placeholder: "<int>",
+      min: 1,
+      max: 10000,
+      description: "Runs executed at once (default 4 per CPU, 4 to 64; also $AGENTCLI_WORKERS)",
+    },
   },
 } satisfies CommandSpec<Record<string, FlagSpec>>;
 
@@ -37,7 +65,10 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
   try {
     bytes = new Uint8Array(readFileSync(file));
   } catch {
-    throw userError("BUNDLE_INVALID", { message: `Cannot read bundle "${positionals[0]}": no such file`, hint: 'Build one with "agentcli deploy --dry-run" (it writes .agentcli/bundle.tgz).' });
+    throw userError("BUNDLE_INVALID", {
+      message: `Cannot read bundle "${positionals[0]}": no such file`,
+      hint: 'Build one with "agentcli deploy --dry-run" (it writes .agentcli/bundle.tgz).',
+    });
   }
   const [{ loadPlugins }, { readBundle }, { hostBundle, parseGraphFlags }, { consoleLog }] = await Promise.all([
     import("../kernel/plugins.ts"),
@@ -48,7 +79,9 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
   const log = consoleLog("serve");
   const bundle = await readBundle(bytes, `bundle "${positionals[0]}"`);
   const driver = await loadPlugins(await ctx.builtinPlugins(), { paths: ctx.pluginPaths, cwd: ctx.cwd });
-  const port = argv.some((a) => a === "--port" || a.startsWith("--port=")) ? (flags.port as number) : Number(ctx.env.PORT ?? flags.port);
+  const port = argv.some((a) => a === "--port" || a.startsWith("--port="))
+    ? (flags.port as number)
+    : Number(ctx.env.PORT ?? flags.port);
   const host = await hostBundle({
     bundle,
     driver,

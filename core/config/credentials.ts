@@ -21,13 +21,17 @@ const isSet = (env: Env, name: string) => Boolean(env[name]);
 
 /** The model providers that take part in choosing a default model, by their `defaultRank`. */
 export function defaultModelChain(driver: PluginDriver): ModelProviderSpec[] {
-  return driver.specs("model").filter((m) => m.defaultRank !== undefined).sort((a, b) => a.defaultRank! - b.defaultRank!);
+  return driver.specs("model").filter((m) => m.defaultRank !== undefined).sort((a, b) =>
+    a.defaultRank! - b.defaultRank!
+  );
 }
 
 /** The first provider of the default chain whose credentials are set, as `provider:model`. */
 export function defaultModel(driver: PluginDriver, env: Env): string | null {
   for (const spec of defaultModelChain(driver)) {
-    if (spec.env.every((v) => isSet(env, v)) && !(spec.unlessEnv ?? []).some((v) => isSet(env, v))) return `${spec.prefix}:${spec.defaultModel}`;
+    if (spec.env.every((v) => isSet(env, v)) && !(spec.unlessEnv ?? []).some((v) => isSet(env, v))) {
+      return `${spec.prefix}:${spec.defaultModel}`;
+    }
   }
   return null;
 }
@@ -47,7 +51,10 @@ export function missingForModel(driver: PluginDriver, model: string, env: Env): 
 }
 
 /** The variables a sandbox provider needs that are not set: none when one of its `envStandIns` is set. */
-export function missingSandboxEnv(spec: Pick<SandboxProviderSpec, "env" | "envStandIns"> | undefined, env: Env): string[] {
+export function missingSandboxEnv(
+  spec: Pick<SandboxProviderSpec, "env" | "envStandIns"> | undefined,
+  env: Env,
+): string[] {
   if (!spec || (spec.envStandIns ?? []).some((v) => isSet(env, v))) return [];
   return spec.env.filter((v) => !isSet(env, v));
 }

@@ -27,7 +27,12 @@ export function parseDotenv(text: string, file: string): { values: Record<string
     if (!line.trim() || line.trim().startsWith("#")) continue;
     const m = ASSIGNMENT.exec(line);
     if (!m) {
-      problems.push({ file, line: lineNo, message: "not a KEY=value line", hint: "Write each variable as NAME=value; start comments with #." });
+      problems.push({
+        file,
+        line: lineNo,
+        message: "not a KEY=value line",
+        hint: "Write each variable as NAME=value; start comments with #.",
+      });
       continue;
     }
     const key = m[1]!;
@@ -41,13 +46,23 @@ export function parseDotenv(text: string, file: string): { values: Record<string
       const after = close === -1 ? "" : joined.slice(close + 1).split("\n")[0]!;
       const spanned = close === -1 ? 0 : joined.slice(0, close).split("\n").length - 1;
       if (close === -1 || (spanned > 0 && !/^[ \t]*(#.*)?$/.test(after))) {
-        problems.push({ file, line: lineNo, message: `the value of ${key} has no closing ${quote}`, hint: `Close the quote: ${key}=${quote}...${quote}` });
+        problems.push({
+          file,
+          line: lineNo,
+          message: `the value of ${key} has no closing ${quote}`,
+          hint: `Close the quote: ${key}=${quote}...${quote}`,
+        });
         // Never closed: the rest of the file is what the value was meant to hold, not more lines to report.
         if (close === -1) break;
         continue;
       }
       if (!/^[ \t]*(#.*)?$/.test(after)) {
-        problems.push({ file, line: lineNo + spanned, message: `the value of ${key} has text after its closing ${quote}`, hint: `Put the whole value inside the quotes, or start a comment with " #".` });
+        problems.push({
+          file,
+          line: lineNo + spanned,
+          message: `the value of ${key} has text after its closing ${quote}`,
+          hint: `Put the whole value inside the quotes, or start a comment with " #".`,
+        });
         i += spanned;
         continue;
       }
@@ -58,13 +73,23 @@ export function parseDotenv(text: string, file: string): { values: Record<string
       value = rest.replace(/#.*$/, "").trim();
     }
     if (value.includes("\u0000")) {
-      problems.push({ file, line: lineNo, message: `the value of ${key} contains a NUL character`, hint: "Remove it: environment variables cannot hold NUL." });
+      problems.push({
+        file,
+        line: lineNo,
+        message: `the value of ${key} contains a NUL character`,
+        hint: "Remove it: environment variables cannot hold NUL.",
+      });
       continue;
     }
     // A placeholder (`KEY=` as `init` writes it) may be filled in by a later line; two different values are ambiguous.
     const prior = firstLine.get(key);
     if (prior !== undefined && values[key] !== "" && value !== "" && values[key] !== value) {
-      problems.push({ file, line: lineNo, message: `${key} is set twice to different values (first on line ${prior})`, hint: `Keep one ${key}= line.` });
+      problems.push({
+        file,
+        line: lineNo,
+        message: `${key} is set twice to different values (first on line ${prior})`,
+        hint: `Keep one ${key}= line.`,
+      });
       continue;
     }
     if (prior === undefined || value !== "") {

@@ -43,7 +43,13 @@ export function switchSetting(env: Env, name: string, dflt: boolean, meaning: st
  * @example
  * const perClient = countSetting(env, "AGENTCLI_MAX_CONNECTIONS_PER_CLIENT", 128, "connections one client address may hold at once", { zero: "no bound" });
  */
-export function countSetting(env: Env, name: string, dflt: number, meaning: string, opts: { zero?: string } = {}): number {
+export function countSetting(
+  env: Env,
+  name: string,
+  dflt: number,
+  meaning: string,
+  opts: { zero?: string } = {},
+): number {
   const raw = env[name]?.trim();
   if (!raw) return dflt;
   const n = Number(raw);

@@ -12,7 +12,10 @@ export function agentTomlJsonSchema(driver: PluginDriver, version: string): Reco
   const suggest = (values: string[]) => ({ anyOf: [{ enum: values }, { type: "string" }] });
   Object.assign(props.sandbox.properties.provider, suggest(driver.specs("sandbox").map((s) => s.provider)));
   delete props.sandbox.properties.provider.type;
-  Object.assign(props.auth.properties.provider, suggest(driver.specs("identity").map((s) => s.provider).filter((p) => p !== "platform_key")));
+  Object.assign(
+    props.auth.properties.provider,
+    suggest(driver.specs("identity").map((s) => s.provider).filter((p) => p !== "platform_key")),
+  );
   delete props.auth.properties.provider.type;
   props.agent.properties.model.examples = driver.specs("model").map((s) => `${s.prefix}:${s.defaultModel}`);
   return {

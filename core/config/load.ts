@@ -11,7 +11,15 @@ import { dirname, join, resolve } from "node:path";
 import { existsSync, statSync } from "node:fs";
 import { parse as parseToml, TomlError } from "smol-toml";
 import type { z } from "zod";
-import { agentcliError, ConfigInvalid, ConfigInvalidByPlugins, ConfigNotFound, ConfigUnreadable, type Diagnostic, EnvInvalid } from "../kernel/index.ts";
+import {
+  agentcliError,
+  ConfigInvalid,
+  ConfigInvalidByPlugins,
+  ConfigNotFound,
+  ConfigUnreadable,
+  type Diagnostic,
+  EnvInvalid,
+} from "../kernel/index.ts";
 import type { Env } from "../kernel/hooks.ts";
 import type { PluginDriver } from "../kernel/plugin-driver.ts";
 import { parseDotenv } from "./dotenv.ts";
@@ -21,10 +29,26 @@ import { parseApprovals } from "./approvals.ts";
 import { DEFAULT_BUNDLE_MAX_MB, ProjectFiles } from "./project-files.ts";
 import { PLATFORM_DEFAULT_PROVIDER } from "../auth/authenticator.ts";
 import { locateTomlKey, tomlSyntaxMessage } from "./toml-locate.ts";
-import { defaultChainVariables, defaultModel, describeMissing, missingForModel, missingForProvider, missingSandboxEnv, type MissingEnv } from "./credentials.ts";
 import {
-  agentTomlSchema, ALLOWED_SECTIONS, MODEL_RE, DEFAULT_FRONTEND_PROMPTS, DEFAULT_FRONTEND_SUBTITLE, DEFAULT_SANDBOX_TEMPLATE, subagentTomlSchema,
-  type AgentConfig, type McpServerConfig, type SubagentConfig,
+  defaultChainVariables,
+  defaultModel,
+  describeMissing,
+  type MissingEnv,
+  missingForModel,
+  missingForProvider,
+  missingSandboxEnv,
+} from "./credentials.ts";
+import {
+  type AgentConfig,
+  agentTomlSchema,
+  ALLOWED_SECTIONS,
+  DEFAULT_FRONTEND_PROMPTS,
+  DEFAULT_FRONTEND_SUBTITLE,
+  DEFAULT_SANDBOX_TEMPLATE,
+  type McpServerConfig,
+  MODEL_RE,
+  type SubagentConfig,
+  subagentTomlSchema,
 } from "./schema.ts";
 
 export interface LoadedProject {
@@ -78,8 +102,13 @@ export async function loadProject(configPath: string, opts: LoadOptions): Promis
   const dotenv = files.readText(".env");
   const secrets = dotenv === null ? {} : parseDotenv(dotenv, files.display(".env"));
   if (dotenv !== null) (secrets as { problems: Diagnostic[] }).problems.forEach(report);
-  const secretValues = dotenv === null ? {} : Object.fromEntries(Object.entries((secrets as { values: Record<string, string> }).values).filter(([, v]) => v !== ""));
-  const env: Env = { ...secretValues, ...Object.fromEntries(Object.entries(opts.env).filter(([, v]) => v !== undefined)) };
+  const secretValues = dotenv === null ? {} : Object.fromEntries(
+    Object.entries((secrets as { values: Record<string, string> }).values).filter(([, v]) => v !== ""),
+  );
+  const env: Env = {
+    ...secretValues,
+    ...Object.fromEntries(Object.entries(opts.env).filter(([, v]) => v !== undefined)),
+  };
 
   const bundleFiles = new Map<string, Uint8Array>();
   const take = (path: string) => {
@@ -91,8 +120,13 @@ export async function loadProject(configPath: string, opts: LoadOptions): Promis
   if (tomlBytes) bundleFiles.set("agent.toml", tomlBytes);
   const toml = parseTomlFile(tomlText, files.display(configName), agentTomlSchema, report);
 
-  if (!files.exists("AGENTS.md")) report({ file: files.display("AGENTS.md"), message: "is missing: the agent's instructions are required", hint: "Create AGENTS.md beside agent.toml with the system prompt." });
-  else take("AGENTS.md");
+  if (!files.exists("AGENTS.md")) {
+    report({
+      file: files.display("AGENTS.md"),
+      message: "is missing: the agent's instructions are required",
+      hint: "Create AGENTS.md beside agent.toml with the system prompt.",
+    });
+  } else take("AGENTS.md");
 
   const sandboxProviders = opts.driver.specs("sandbox");
   // The platform-key plugin is the default without [auth], not a choice for [auth].provider.
@@ -103,23 +137,57 @@ export async function loadProject(configPath: string, opts: LoadOptions): Promis
   const checkModel = (model: string | undefined, file: string, text: string) => {
     if (!model || !MODEL_RE.test(model)) return; // the schema reports the format
     const prefix = model.slice(0, model.indexOf(":"));
-    if (!modelPrefixes.includes(prefix)) report({ file, line: locateTomlKey(text, ["agent", "model"]), message: `[agent].model "${model}" uses unknown provider "${prefix}"`, hint: `Known providers: ${modelPrefixes.join(", ")}; or load a model plugin with --plugin.` });
+    if (!modelPrefixes.includes(prefix)) {
+      report({
+        file,
+        line: locateTomlKey(text, ["agent", "model"]),
+        message: `[agent].model "${model}" uses unknown provider "${prefix}"`,
+        hint: `Known providers: ${modelPrefixes.join(", ")}; or load a model plugin with --plugin.`,
+      });
+    }
   };
 
   // Provider checks read the raw document too, so they are reported alongside schema errors.
-  const raw = toml.raw as { agent?: Record<string, unknown>; sandbox?: Record<string, unknown>; auth?: Record<string, unknown>; frontend?: Record<string, unknown> } | null;
+  const raw = toml.raw as {
+    agent?: Record<string, unknown>;
+    sandbox?: Record<string, unknown>;
+    auth?: Record<string, unknown>;
+    frontend?: Record<string, unknown>;
+  } | null;
   const str = (v: unknown) => (typeof v === "string" ? v : undefined);
   checkModel(str(raw?.agent?.model), tomlFile, tomlText);
   const rawSandboxProvider = str(raw?.sandbox?.provider) ?? "none";
   const sandboxSpec = sandboxProviders.find((p) => p.provider === rawSandboxProvider);
-  if (!sandboxSpec) report({ file: tomlFile, line: locateTomlKey(tomlText, ["sandbox", "provider"]), message: `[sandbox].provider "${rawSandboxProvider}" is not a known sandbox provider`, hint: `Use one of ${sandboxProviders.map((p) => `"${p.provider}"`).join(", ")}.` });
-  else if (sandboxSpec.beta) warnings.push({ file: tomlFile, line: locateTomlKey(tomlText, ["sandbox", "provider"]), message: `sandbox provider "${sandboxSpec.provider}" is in private beta` });
+  if (!sandboxSpec) {
+    report({
+      file: tomlFile,
+      line: locateTomlKey(tomlText, ["sandbox", "provider"]),
+      message: `[sandbox].provider "${rawSandboxProvider}" is not a known sandbox provider`,
+      hint: `Use one of ${sandboxProviders.map((p) => `"${p.provider}"`).join(", ")}.`,
+    });
+  } else if (sandboxSpec.beta) {
+    warnings.push({
+      file: tomlFile,
+      line: locateTomlKey(tomlText, ["sandbox", "provider"]),
+      message: `sandbox provider "${sandboxSpec.provider}" is in private beta`,
+    });
+  }
   const rawAuthProvider = str(raw?.auth?.provider);
   if (rawAuthProvider && !identityProviders.some((p) => p.provider === rawAuthProvider)) {
-    report({ file: tomlFile, line: locateTomlKey(tomlText, ["auth", "provider"]), message: `[auth].provider "${rawAuthProvider}" is not a known identity provider`, hint: `Use one of ${identityProviders.map((p) => `"${p.provider}"`).join(", ")}.` });
+    report({
+      file: tomlFile,
+      line: locateTomlKey(tomlText, ["auth", "provider"]),
+      message: `[auth].provider "${rawAuthProvider}" is not a known identity provider`,
+      hint: `Use one of ${identityProviders.map((p) => `"${p.provider}"`).join(", ")}.`,
+    });
   }
   if (raw?.frontend?.enabled === true && raw.auth === undefined) {
-    report({ file: tomlFile, line: locateTomlKey(tomlText, ["frontend", "enabled"]) ?? locateTomlKey(tomlText, ["frontend"]), message: "[frontend].enabled = true requires an [auth] section", hint: `Add [auth] with provider = one of ${identityProviders.map((p) => `"${p.provider}"`).join(", ")}.` });
+    report({
+      file: tomlFile,
+      line: locateTomlKey(tomlText, ["frontend", "enabled"]) ?? locateTomlKey(tomlText, ["frontend"]),
+      message: "[frontend].enabled = true requires an [auth] section",
+      hint: `Add [auth] with provider = one of ${identityProviders.map((p) => `"${p.provider}"`).join(", ")}.`,
+    });
   }
 
   const t = toml.data;
@@ -143,21 +211,53 @@ export async function loadProject(configPath: string, opts: LoadOptions): Promis
 
   const skills = loadSkills(files, "skills", report);
   for (const s of skills) files.walk(s.path).forEach(take);
-  if (files.exists("skills") && !files.isDirectory("skills")) report({ file: files.display("skills"), message: "must be a directory", hint: "Put skills in skills/<name>/SKILL.md." });
+  if (files.exists("skills") && !files.isDirectory("skills")) {
+    report({
+      file: files.display("skills"),
+      message: "must be a directory",
+      hint: "Put skills in skills/<name>/SKILL.md.",
+    });
+  }
 
   const userEnabled = files.isDirectory("user");
   if (userEnabled) files.walk("user").forEach(take);
-  if (files.kind("user") === "file") report({ file: files.display("user"), message: "must be a directory", hint: "Make user/ a folder (optionally with user/AGENTS.md as the template of each user's memory)." });
-  if (files.kind("user/AGENTS.md") === "directory") report({ file: files.display("user/AGENTS.md"), message: "is a directory; a file is expected here", hint: "Make user/AGENTS.md a file: the template of each user's memory." });
-  if (files.kind("subagents") === "file") report({ file: files.display("subagents"), message: "must be a directory", hint: "Put each subagent in its own folder: subagents/<name>/agent.toml and AGENTS.md." });
+  if (files.kind("user") === "file") {
+    report({
+      file: files.display("user"),
+      message: "must be a directory",
+      hint: "Make user/ a folder (optionally with user/AGENTS.md as the template of each user's memory).",
+    });
+  }
+  if (files.kind("user/AGENTS.md") === "directory") {
+    report({
+      file: files.display("user/AGENTS.md"),
+      message: "is a directory; a file is expected here",
+      hint: "Make user/AGENTS.md a file: the template of each user's memory.",
+    });
+  }
+  if (files.kind("subagents") === "file") {
+    report({
+      file: files.display("subagents"),
+      message: "must be a directory",
+      hint: "Put each subagent in its own folder: subagents/<name>/agent.toml and AGENTS.md.",
+    });
+  }
 
   const approvalsText = files.readText("approvals.toml");
-  const approvals = approvalsText === null
-    ? []
-    : parseApprovals(approvalsText, files.display("approvals.toml"), { mcpServers: Object.keys(mcp), sandbox: sandbox.provider !== "none" }, report);
+  const approvals = approvalsText === null ? [] : parseApprovals(approvalsText, files.display("approvals.toml"), {
+    mcpServers: Object.keys(mcp),
+    sandbox: sandbox.provider !== "none",
+  }, report);
   if (approvalsText !== null) take("approvals.toml");
 
-  const subagents = loadSubagents(files, { report, env, mcpServers: Object.keys(mcp), sandbox: sandbox.provider !== "none", checkModel, take });
+  const subagents = loadSubagents(files, {
+    report,
+    env,
+    mcpServers: Object.keys(mcp),
+    sandbox: sandbox.provider !== "none",
+    checkModel,
+    take,
+  });
 
   // Credentials and provider variables (spec 2.6).
   const missingEnv: MissingEnv[] = [];
@@ -167,27 +267,45 @@ export async function loadProject(configPath: string, opts: LoadOptions): Promis
     if (model) need(missingForModel(opts.driver, model, env));
     else {
       model = defaultModel(opts.driver, env);
-      if (!model) missingEnv.push({ variables: defaultChainVariables(opts.driver), anyOf: true, reason: "a default model ([agent].model is not set)" });
+      if (!model) {
+        missingEnv.push({
+          variables: defaultChainVariables(opts.driver),
+          anyOf: true,
+          reason: "a default model ([agent].model is not set)",
+        });
+      }
     }
     for (const sa of subagents) if (sa.model) need(missingForModel(opts.driver, sa.model, env));
     const sandboxSpec = sandboxProviders.find((p) => p.provider === sandbox.provider);
-    const sandboxMissing = sandboxSpec ? missingForProvider(missingSandboxEnv(sandboxSpec, env), `sandbox provider "${sandbox.provider}"`, env) : null;
+    const sandboxMissing = sandboxSpec
+      ? missingForProvider(missingSandboxEnv(sandboxSpec, env), `sandbox provider "${sandbox.provider}"`, env)
+      : null;
     if (sandboxMissing) need({ ...sandboxMissing, sandbox: true });
     const identitySpec = auth && identityProviders.find((p) => p.provider === auth!.provider);
     if (identitySpec) {
       need(missingForProvider(identitySpec.env, `[auth] provider "${identitySpec.provider}"`, env));
-      if (frontend.enabled) need(missingForProvider(identitySpec.frontendEnv, `the frontend's "${identitySpec.provider}" sign-in`, env));
+      if (frontend.enabled) {
+        need(missingForProvider(identitySpec.frontendEnv, `the frontend's "${identitySpec.provider}" sign-in`, env));
+      }
     }
   }
   const dotenvName = files.display(".env");
   for (const m of missingEnv) {
-    const d: Diagnostic = { file: dotenvName, message: describeMissing(m, "sentence"), hint: `Add ${m.anyOf ? "one of them" : m.variables.map((v) => `${v}=...`).join(", ")} to ${dotenvName} or the environment.` };
+    const d: Diagnostic = {
+      file: dotenvName,
+      message: describeMissing(m, "sentence"),
+      hint: `Add ${
+        m.anyOf ? "one of them" : m.variables.map((v) => `${v}=...`).join(", ")
+      } to ${dotenvName} or the environment.`,
+    };
     if (opts.requireEnv) problems.push(d);
   }
 
   problems.push(...files.problems);
   if (problems.length) {
-    throw agentcliError(ConfigInvalid, { path: files.display(configName), count: problems.length }, { diagnostics: problems });
+    throw agentcliError(ConfigInvalid, { path: files.display(configName), count: problems.length }, {
+      diagnostics: problems,
+    });
   }
 
   let config: AgentConfig = {
@@ -202,10 +320,17 @@ export async function loadProject(configPath: string, opts: LoadOptions): Promis
     subagents,
   };
   const hookProblems: Diagnostic[] = [];
-  const after = await opts.driver.runSequential("config:load", { config, projectDir: root, env, report: (d) => hookProblems.push(d) }, "config");
+  const after = await opts.driver.runSequential("config:load", {
+    config,
+    projectDir: root,
+    env,
+    report: (d) => hookProblems.push(d),
+  }, "config");
   config = after.config;
   if (hookProblems.length) {
-    throw agentcliError(ConfigInvalidByPlugins, { path: files.display(configName), count: hookProblems.length }, { diagnostics: hookProblems });
+    throw agentcliError(ConfigInvalidByPlugins, { path: files.display(configName), count: hookProblems.length }, {
+      diagnostics: hookProblems,
+    });
   }
   return { root, configPath: absConfig, config, files: bundleFiles, secrets: secretValues, env, warnings, missingEnv };
 }
@@ -235,13 +360,25 @@ function isDirectory(path: string): boolean {
   }
 }
 
-function parseTomlFile<S extends z.ZodType>(text: string, file: string, schema: S, report: (d: Diagnostic) => void, kind: "agent" | "subagent" = "agent"): { data: z.output<S> | null; raw: unknown } {
+function parseTomlFile<S extends z.ZodType>(
+  text: string,
+  file: string,
+  schema: S,
+  report: (d: Diagnostic) => void,
+  kind: "agent" | "subagent" = "agent",
+): { data: z.output<S> | null; raw: unknown } {
   let doc: unknown;
   try {
     doc = parseToml(text);
   } catch (err) {
     const e = err as TomlError;
-    report({ file, line: e.line, column: e.column, message: `is not valid TOML: ${tomlSyntaxMessage(e, text)}`, hint: "Fix the TOML syntax at that line." });
+    report({
+      file,
+      line: e.line,
+      column: e.column,
+      message: `is not valid TOML: ${tomlSyntaxMessage(e, text)}`,
+      hint: "Fix the TOML syntax at that line.",
+    });
     return { data: null, raw: null };
   }
   const parsed = schema.safeParse(doc);
@@ -256,42 +393,74 @@ function parseTomlFile<S extends z.ZodType>(text: string, file: string, schema: 
             file,
             line: locateTomlKey(text, [key]),
             message: `unknown section [${key}]`,
-            hint: meant ? `Section names are lower-case: write [${meant}].` : kind === "subagent"
-              ? `A subagent's agent.toml allows only [agent] (name, description, model)${(ALLOWED_SECTIONS as readonly string[]).includes(key) ? `; [${key}] is set in the main agent's agent.toml and applies to its subagents` : ""}. Remove [${key}].`
+            hint: meant
+              ? `Section names are lower-case: write [${meant}].`
+              : kind === "subagent"
+              ? `A subagent's agent.toml allows only [agent] (name, description, model)${
+                (ALLOWED_SECTIONS as readonly string[]).includes(key)
+                  ? `; [${key}] is set in the main agent's agent.toml and applies to its subagents`
+                  : ""
+              }. Remove [${key}].`
               : `Allowed sections: ${ALLOWED_SECTIONS.map((s) => `[${s}]`).join(", ")}.`,
           });
         } else {
           const shape = sectionKeys(schema, String(path[0]));
-          report({ file, line: locateTomlKey(text, [...path, key]), message: `unknown key "${key}" in [${path.join(".")}]`, hint: shape ? `Allowed keys in [${path[0]}]: ${shape.join(", ")}.` : "Remove it." });
+          report({
+            file,
+            line: locateTomlKey(text, [...path, key]),
+            message: `unknown key "${key}" in [${path.join(".")}]`,
+            hint: shape ? `Allowed keys in [${path[0]}]: ${shape.join(", ")}.` : "Remove it.",
+          });
         }
       }
       continue;
     }
-    const where = path.length === 0 ? "the file" : `[${path[0]}]${path.slice(1).map((p) => (typeof p === "number" ? `[${p}]` : `.${p}`)).join("")}`;
+    const where = path.length === 0
+      ? "the file"
+      : `[${path[0]}]${path.slice(1).map((p) => (typeof p === "number" ? `[${p}]` : `.${p}`)).join("")}`;
     const line = locateTomlKey(text, path) ?? locateTomlKey(text, path.slice(0, 1));
     const value = valueAt(doc, path);
     const key = String(path.filter((p) => typeof p === "string").at(-1) ?? "");
     // `[Agent]` is reported once, as an unknown section that means [agent].
-    const caseVariant = path.length === 1 && doc !== null && typeof doc === "object" && Object.keys(doc).some((k) => k !== path[0] && k.toLowerCase() === path[0]);
+    const caseVariant = path.length === 1 && doc !== null && typeof doc === "object" &&
+      Object.keys(doc).some((k) => k !== path[0] && k.toLowerCase() === path[0]);
     if (issue.code === "invalid_type" && value === undefined && caseVariant) continue;
     if (issue.code === "invalid_type" && value === undefined) {
       report({
         file,
         line,
         message: `${where} ${issue.message.startsWith("is required") ? issue.message : "is required"}`,
-        hint: path.length === 1 ? `Add a [${path[0]}] section.` : `Add ${path.slice(1).join(".")} = ... under [${path[0]}].`,
+        hint: path.length === 1
+          ? `Add a [${path[0]}] section.`
+          : `Add ${path.slice(1).join(".")} = ... under [${path[0]}].`,
       });
     } else if (issue.code === "invalid_type") {
       const expected = String((issue as { expected?: unknown }).expected ?? "");
-      report({ file, line, message: `${where} must be ${TOML_TYPE_NAMES[expected] ?? expected} (got ${tomlTypeOf(value)})`, hint: typeHint(expected, key, path, kind) });
+      report({
+        file,
+        line,
+        message: `${where} must be ${TOML_TYPE_NAMES[expected] ?? expected} (got ${tomlTypeOf(value)})`,
+        hint: typeHint(expected, key, path, kind),
+      });
     } else {
-      report({ file, line, message: `${where} ${issue.message.replace(/^Invalid input: /, "")}`, hint: `Change the value of ${path.slice(1).join(".") || path[0]}.` });
+      report({
+        file,
+        line,
+        message: `${where} ${issue.message.replace(/^Invalid input: /, "")}`,
+        hint: `Change the value of ${path.slice(1).join(".") || path[0]}.`,
+      });
     }
   }
   return { data: null, raw: doc };
 }
 
-const TOML_TYPE_NAMES: Record<string, string> = { string: "a string", boolean: "a boolean (true or false)", array: "an array", object: "a table", number: "a number" };
+const TOML_TYPE_NAMES: Record<string, string> = {
+  string: "a string",
+  boolean: "a boolean (true or false)",
+  array: "an array",
+  object: "a table",
+  number: "a number",
+};
 
 function valueAt(doc: unknown, path: readonly (string | number)[]): unknown {
   let v: unknown = doc;
@@ -314,20 +483,35 @@ function tomlTypeOf(v: unknown): string {
   return typeof v;
 }
 
-function typeHint(expected: string, key: string, path: readonly (string | number)[], kind: "agent" | "subagent"): string {
-  if (typeof path.at(-1) === "number") return `Each item of ${key} must be ${TOML_TYPE_NAMES[expected] ?? expected}, e.g. ${key} = ["...", "..."].`;
-  if (path.length === 1) return `Write [${key}] as a section header on its own line, with its keys below it${kind === "subagent" ? " (name, description, model)" : ""}.`;
+function typeHint(
+  expected: string,
+  key: string,
+  path: readonly (string | number)[],
+  kind: "agent" | "subagent",
+): string {
+  if (typeof path.at(-1) === "number") {
+    return `Each item of ${key} must be ${TOML_TYPE_NAMES[expected] ?? expected}, e.g. ${key} = ["...", "..."].`;
+  }
+  if (path.length === 1) {
+    return `Write [${key}] as a section header on its own line, with its keys below it${
+      kind === "subagent" ? " (name, description, model)" : ""
+    }.`;
+  }
   switch (expected) {
-    case "string": return `Put the value in quotes: ${key} = "..." under [${path[0]}].`;
-    case "boolean": return `Write true or false without quotes: ${key} = true under [${path[0]}].`;
-    case "array": return `Write a list: ${key} = ["...", "..."] under [${path[0]}].`;
-    default: return `Change the value of ${key} under [${path[0]}].`;
+    case "string":
+      return `Put the value in quotes: ${key} = "..." under [${path[0]}].`;
+    case "boolean":
+      return `Write true or false without quotes: ${key} = true under [${path[0]}].`;
+    case "array":
+      return `Write a list: ${key} = ["...", "..."] under [${path[0]}].`;
+    default:
+      return `Change the value of ${key} under [${path[0]}].`;
   }
 }
 
-
 function sectionKeys(schema: z.ZodType, section: string): string[] | null {
-  const shape = (schema as unknown as { shape?: Record<string, { unwrap?: () => { shape?: object }; shape?: object }> }).shape;
+  const shape =
+    (schema as unknown as { shape?: Record<string, { unwrap?: () => { shape?: object }; shape?: object }> }).shape;
   const sec = shape?.[section];
   const inner = sec?.shape ?? sec?.unwrap?.().shape;
   return inner ? Object.keys(inner) : null;
@@ -349,40 +533,85 @@ function loadSubagents(
   for (const entry of files.list("subagents")) {
     const dir = `subagents/${entry.name}`;
     if (!entry.isDirectory) {
-      ctx.report({ file: files.display(dir), message: "is not a subagent directory", hint: "Each subagent is a folder: subagents/<name>/agent.toml and AGENTS.md." });
+      ctx.report({
+        file: files.display(dir),
+        message: "is not a subagent directory",
+        hint: "Each subagent is a folder: subagents/<name>/agent.toml and AGENTS.md.",
+      });
       continue;
     }
     const tomlPath = `${dir}/agent.toml`;
     const hasToml = files.exists(tomlPath);
     const hasPrompt = files.exists(`${dir}/AGENTS.md`);
     if (!hasToml || !hasPrompt) {
-      const missing = [!hasToml && "agent.toml", !hasPrompt && "AGENTS.md (the subagent's system prompt)"].filter(Boolean).join(" and no ");
-      ctx.report({ file: files.display(dir), message: `has no ${missing}`, hint: `Add ${[!hasToml && `${tomlPath} with [agent] name and description`, !hasPrompt && `${dir}/AGENTS.md`].filter(Boolean).join(" and ")}.` });
+      const missing = [!hasToml && "agent.toml", !hasPrompt && "AGENTS.md (the subagent's system prompt)"].filter(
+        Boolean,
+      ).join(" and no ");
+      ctx.report({
+        file: files.display(dir),
+        message: `has no ${missing}`,
+        hint: `Add ${
+          [!hasToml && `${tomlPath} with [agent] name and description`, !hasPrompt && `${dir}/AGENTS.md`].filter(
+            Boolean,
+          ).join(" and ")
+        }.`,
+      });
     }
-    if (files.kind(`${dir}/skills`) === "file") ctx.report({ file: files.display(`${dir}/skills`), message: "must be a directory", hint: `Put the subagent's skills in ${dir}/skills/<name>/SKILL.md.` });
+    if (files.kind(`${dir}/skills`) === "file") {
+      ctx.report({
+        file: files.display(`${dir}/skills`),
+        message: "must be a directory",
+        hint: `Put the subagent's skills in ${dir}/skills/<name>/SKILL.md.`,
+      });
+    }
     const text = files.readText(tomlPath);
     if (text === null) continue;
-    const { data: parsed, raw } = parseTomlFile(text, files.display(tomlPath), subagentTomlSchema, ctx.report, "subagent");
+    const { data: parsed, raw } = parseTomlFile(
+      text,
+      files.display(tomlPath),
+      subagentTomlSchema,
+      ctx.report,
+      "subagent",
+    );
     // Names are checked for uniqueness even when a file has other problems: every problem in one run.
     const rawName = (raw as { agent?: { name?: unknown } } | null)?.agent?.name;
     const name = parsed?.agent.name ?? (typeof rawName === "string" && rawName ? rawName : null);
     if (name === null) continue;
     const prior = byName.get(name);
     if (prior) {
-      ctx.report({ file: files.display(tomlPath), line: locateTomlKey(text, ["agent", "name"]), message: `subagent name "${name}" is already used by ${prior}`, hint: "Subagent names must be unique; rename one of them." });
+      ctx.report({
+        file: files.display(tomlPath),
+        line: locateTomlKey(text, ["agent", "name"]),
+        message: `subagent name "${name}" is already used by ${prior}`,
+        hint: "Subagent names must be unique; rename one of them.",
+      });
       continue;
     }
     byName.set(name, files.display(tomlPath));
     if (!parsed) continue;
     ctx.checkModel(parsed.agent.model, files.display(tomlPath), text);
     const mcpText = files.readText(`${dir}/mcp.json`);
-    const mcp: Record<string, McpServerConfig> | null = mcpText === null ? null : parseMcpJson(mcpText, files.display(`${dir}/mcp.json`), ctx.env, ctx.report);
+    const mcp: Record<string, McpServerConfig> | null = mcpText === null
+      ? null
+      : parseMcpJson(mcpText, files.display(`${dir}/mcp.json`), ctx.env, ctx.report);
     const skills = loadSkills(files, `${dir}/skills`, ctx.report);
     const approvalsText = files.readText(`${dir}/approvals.toml`);
-    const approvals = approvalsText === null ? null : parseApprovals(approvalsText, files.display(`${dir}/approvals.toml`), { mcpServers: Object.keys(mcp ?? {}).length ? Object.keys(mcp!) : ctx.mcpServers, sandbox: ctx.sandbox }, ctx.report);
+    const approvals = approvalsText === null
+      ? null
+      : parseApprovals(approvalsText, files.display(`${dir}/approvals.toml`), {
+        mcpServers: Object.keys(mcp ?? {}).length ? Object.keys(mcp!) : ctx.mcpServers,
+        sandbox: ctx.sandbox,
+      }, ctx.report);
     for (const f of ["agent.toml", "AGENTS.md", "mcp.json", "approvals.toml"]) ctx.take(`${dir}/${f}`);
     for (const s of skills) files.walk(s.path).forEach(ctx.take);
-    out.push({ name, description: parsed.agent.description, model: parsed.agent.model ?? null, skills, mcp, approvals });
+    out.push({
+      name,
+      description: parsed.agent.description,
+      model: parsed.agent.model ?? null,
+      skills,
+      mcp,
+      approvals,
+    });
   }
   return out;
 }

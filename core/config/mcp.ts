@@ -13,24 +13,53 @@ const VAR_RE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 const SERVER_KEYS = new Set(["transport", "type", "url", "headers", "timeout"]);
 
 /** Parses and checks one `mcp.json`; problems go to `report`. */
-export function parseMcpJson(text: string, file: string, env: Env, report: (d: Diagnostic) => void): Record<string, McpServerConfig> {
+export function parseMcpJson(
+  text: string,
+  file: string,
+  env: Env,
+  report: (d: Diagnostic) => void,
+): Record<string, McpServerConfig> {
   let doc: unknown;
   try {
     doc = JSON.parse(text);
   } catch (err) {
     const pos = /position (\d+)/.exec((err as Error).message);
     const line = pos ? text.slice(0, Number(pos[1])).split("\n").length : undefined;
-    report({ file, line, message: `is not valid JSON: ${(err as Error).message}`, hint: 'Write {"mcpServers": {}} for no servers.' });
+    report({
+      file,
+      line,
+      message: `is not valid JSON: ${(err as Error).message}`,
+      hint: 'Write {"mcpServers": {}} for no servers.',
+    });
     return {};
   }
   if (!isObject(doc) || !isObject(doc.mcpServers)) {
-    report({ file, line: 1, message: 'must be an object with "mcpServers"', hint: '{"mcpServers": {"<name>": {"transport": "http", "url": "https://..."}}}' });
+    report({
+      file,
+      line: 1,
+      message: 'must be an object with "mcpServers"',
+      hint: '{"mcpServers": {"<name>": {"transport": "http", "url": "https://..."}}}',
+    });
     return {};
   }
   const dup = duplicateKey(text);
-  if (dup) report({ file, line: dup.line, message: `key "${dup.key}" appears twice in one object`, hint: "Keep one of them (JSON keeps only the last, silently)." });
+  if (dup) {
+    report({
+      file,
+      line: dup.line,
+      message: `key "${dup.key}" appears twice in one object`,
+      hint: "Keep one of them (JSON keeps only the last, silently).",
+    });
+  }
   const extra = Object.keys(doc).filter((k) => k !== "mcpServers");
-  if (extra.length) report({ file, line: lineOfKey(text, extra[0]!), message: `unknown key${extra.length > 1 ? "s" : ""} ${extra.map((k) => `"${k}"`).join(", ")}`, hint: 'Only "mcpServers" is allowed at the top level.' });
+  if (extra.length) {
+    report({
+      file,
+      line: lineOfKey(text, extra[0]!),
+      message: `unknown key${extra.length > 1 ? "s" : ""} ${extra.map((k) => `"${k}"`).join(", ")}`,
+      hint: 'Only "mcpServers" is allowed at the top level.',
+    });
+  }
   const servers: Record<string, McpServerConfig> = {};
   for (const [name, raw] of Object.entries(doc.mcpServers)) {
     const line = lineOfKey(text, name);
@@ -44,21 +73,38 @@ export function parseMcpJson(text: string, file: string, env: Env, report: (d: D
       continue;
     }
     if (raw.transport !== undefined && raw.type !== undefined && raw.transport !== raw.type) {
-      at(`"transport" ("${String(raw.transport)}") and "type" ("${String(raw.type)}") disagree`, 'Keep one of them: "transport": "http" or "sse".');
+      at(
+        `"transport" ("${String(raw.transport)}") and "type" ("${String(raw.type)}") disagree`,
+        'Keep one of them: "transport": "http" or "sse".',
+      );
       continue;
     }
     const transportRaw = raw.transport ?? raw.type ?? (raw.command !== undefined ? "stdio" : undefined);
     if (transportRaw === "stdio") {
-      at('uses the "stdio" transport, which deployments do not support', 'Run the tool server over HTTP and set "transport": "http" (or "sse") with its "url".');
+      at(
+        'uses the "stdio" transport, which deployments do not support',
+        'Run the tool server over HTTP and set "transport": "http" (or "sse") with its "url".',
+      );
       continue;
     }
-    const transport = transportRaw === "streamable_http" || transportRaw === "streamable-http" || transportRaw === "streamableHttp" ? "http" : transportRaw;
+    const transport =
+      transportRaw === "streamable_http" || transportRaw === "streamable-http" || transportRaw === "streamableHttp"
+        ? "http"
+        : transportRaw;
     if (transport !== "http" && transport !== "sse") {
-      at(transportRaw === undefined ? 'has no "transport"' : `transport "${String(transportRaw)}" is not supported`, 'Set "transport" to "http" or "sse".');
+      at(
+        transportRaw === undefined ? 'has no "transport"' : `transport "${String(transportRaw)}" is not supported`,
+        'Set "transport" to "http" or "sse".',
+      );
       continue;
     }
     const unknown = Object.keys(raw).filter((k) => !SERVER_KEYS.has(k));
-    if (unknown.length) at(`unknown key${unknown.length > 1 ? "s" : ""} ${unknown.map((k) => `"${k}"`).join(", ")}`, `Allowed keys: ${[...SERVER_KEYS].join(", ")}.`);
+    if (unknown.length) {
+      at(
+        `unknown key${unknown.length > 1 ? "s" : ""} ${unknown.map((k) => `"${k}"`).join(", ")}`,
+        `Allowed keys: ${[...SERVER_KEYS].join(", ")}.`,
+      );
+    }
     if (typeof raw.url !== "string" || !raw.url) {
       at('has no "url"', 'Add "url": "https://host/mcp".');
       continue;
@@ -68,7 +114,10 @@ export function parseMcpJson(text: string, file: string, env: Env, report: (d: D
       at('"headers" must be an object of strings', '"headers": {"Authorization": "Bearer ${TOKEN}"}');
       continue;
     }
-    if (raw.timeout !== undefined && (typeof raw.timeout !== "number" || !Number.isFinite(raw.timeout) || raw.timeout <= 0)) {
+    if (
+      raw.timeout !== undefined &&
+      (typeof raw.timeout !== "number" || !Number.isFinite(raw.timeout) || raw.timeout <= 0)
+    ) {
       at('"timeout" must be a positive number of seconds', '"timeout": 30');
       continue;
     }
@@ -76,14 +125,24 @@ export function parseMcpJson(text: string, file: string, env: Env, report: (d: D
     const expandedUrl = expandVars(raw.url, env, missing);
     for (const v of Object.values((headers as Record<string, string>) ?? {})) expandVars(v, env, missing);
     if (missing.size) {
-      at(`references ${[...missing].map((v) => `\${${v}}`).join(", ")}, which ${missing.size > 1 ? "are" : "is"} not set`, `Set ${[...missing].join(", ")} in .env beside agent.toml or in the environment.`);
+      at(
+        `references ${[...missing].map((v) => `\${${v}}`).join(", ")}, which ${
+          missing.size > 1 ? "are" : "is"
+        } not set`,
+        `Set ${[...missing].join(", ")} in .env beside agent.toml or in the environment.`,
+      );
       continue;
     }
     if (!/^https?:\/\/[^\s]+$/.test(expandedUrl) || !URL.canParse(expandedUrl)) {
       at(`url "${raw.url}" is not an http(s) URL`, 'Use the server\'s full address, e.g. "https://host/mcp".');
       continue;
     }
-    servers[name] = { transport, url: raw.url, ...(headers ? { headers: headers as Record<string, string> } : {}), ...(raw.timeout ? { timeout: raw.timeout as number } : {}) };
+    servers[name] = {
+      transport,
+      url: raw.url,
+      ...(headers ? { headers: headers as Record<string, string> } : {}),
+      ...(raw.timeout ? { timeout: raw.timeout as number } : {}),
+    };
   }
   return servers;
 }

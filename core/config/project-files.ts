@@ -6,7 +6,18 @@
  * looping link, a device, FIFO or socket (never opened: reading one can block forever), a
  * directory where a file belongs, text that is not UTF-8, and files beyond the size limit.
  */
-import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readSync, realpathSync, statSync, constants as fsConstants, type Stats } from "node:fs";
+import {
+  closeSync,
+  constants as fsConstants,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readSync,
+  realpathSync,
+  type Stats,
+  statSync,
+} from "node:fs";
 import { join, relative, sep } from "node:path";
 import { fitsTar } from "../bundle/tar.ts";
 import type { Diagnostic } from "../kernel/errors.ts";
@@ -41,7 +52,9 @@ export class ProjectFiles {
 
   display(path: string): string {
     const rel = relative(this.shownFrom, join(this.root, path));
-    return rel.startsWith("..") && rel.split("/").filter((s) => s === "..").length > 2 ? join(this.root, path) : rel || ".";
+    return rel.startsWith("..") && rel.split("/").filter((s) => s === "..").length > 2
+      ? join(this.root, path)
+      : rel || ".";
   }
 
   private refuse(path: string, message: string, hint: string, line?: number): "refused" {
@@ -68,19 +81,43 @@ export class ProjectFiles {
         st = statSync(target);
       } catch (err) {
         const loop = (err as NodeJS.ErrnoException).code === "ELOOP";
-        return { kind: this.refuse(path, loop ? "is a symbolic link that loops" : "is a broken symbolic link", "Remove the link, or point it at a file inside the project.") };
+        return {
+          kind: this.refuse(
+            path,
+            loop ? "is a symbolic link that loops" : "is a broken symbolic link",
+            "Remove the link, or point it at a file inside the project.",
+          ),
+        };
       }
       const inside = relative(this.realRoot, target);
       if (inside === ".." || inside.startsWith(`..${sep}`) || inside.startsWith(sep)) {
-        return { kind: this.refuse(path, `is a symbolic link to "${target}", outside the project`, "Copy the file into the project instead of linking to it (a bundle carries only the project's own files).") };
+        return {
+          kind: this.refuse(
+            path,
+            `is a symbolic link to "${target}", outside the project`,
+            "Copy the file into the project instead of linking to it (a bundle carries only the project's own files).",
+          ),
+        };
       }
       if (inside.split(sep).some((s) => s.startsWith("."))) {
-        return { kind: this.refuse(path, `is a symbolic link to "${inside}", a dotfile (dotfiles such as .env never go into a bundle)`, "Remove the link; secrets travel as deployment secrets, not as files.") };
+        return {
+          kind: this.refuse(
+            path,
+            `is a symbolic link to "${inside}", a dotfile (dotfiles such as .env never go into a bundle)`,
+            "Remove the link; secrets travel as deployment secrets, not as files.",
+          ),
+        };
       }
     }
     if (st.isDirectory()) return { kind: "directory", stats: st };
     if (st.isFile()) return { kind: "file", stats: st };
-    return { kind: this.refuse(path, "is not a regular file (a device, FIFO or socket)", "Remove it from the project; only regular files and directories can be bundled.") };
+    return {
+      kind: this.refuse(
+        path,
+        "is not a regular file (a device, FIFO or socket)",
+        "Remove it from the project; only regular files and directories can be bundled.",
+      ),
+    };
   }
 
   kind(path: string): FileKind {
@@ -102,7 +139,9 @@ export class ProjectFiles {
    */
   readBytes(path: string): Uint8Array | null {
     const { kind, stats } = this.stat(path);
-    if (kind === "directory") this.refuse(path, "is a directory; a file is expected here", "Replace the directory with a file of that name.");
+    if (kind === "directory") {
+      this.refuse(path, "is a directory; a file is expected here", "Replace the directory with a file of that name.");
+    }
     if (kind !== "file") return null;
     if (stats!.size > this.maxBytes) return this.tooLarge(path, stats!.size), null;
     // Opened without following a swapped-in link or blocking on a FIFO, and checked again once open.
@@ -151,7 +190,12 @@ export class ProjectFiles {
   readForBundle(path: string): Uint8Array | null {
     if (this.overBudget) return null;
     if (!fitsTar(`project/${path}`)) {
-      return this.refuse(path, "has a path too long for a bundle (at most 100 bytes per file name and 155 for its folders)", "Shorten the file or folder names."), null;
+      return this.refuse(
+        path,
+        "has a path too long for a bundle (at most 100 bytes per file name and 155 for its folders)",
+        "Shorten the file or folder names.",
+      ),
+        null;
     }
     const bytes = this.readBytes(path);
     if (bytes === null) return null;
@@ -166,10 +210,13 @@ export class ProjectFiles {
 
   private tooLarge(path: string, size: number, cumulative = false): void {
     const mib = (n: number) => `${+(n / 1024 / 1024).toFixed(1)} MiB`;
-    this.refuse(path, cumulative
-      ? `brings the project's files over the bundle limit of ${mib(this.maxBytes)} (this file is ${mib(size)})`
-      : `is ${mib(size)}, over the bundle limit of ${mib(this.maxBytes)}`,
-    "Keep large data out of the project (fetch it at run time, or put it in a sandbox image), or raise AGENTCLI_BUNDLE_MAX_MB.");
+    this.refuse(
+      path,
+      cumulative
+        ? `brings the project's files over the bundle limit of ${mib(this.maxBytes)} (this file is ${mib(size)})`
+        : `is ${mib(size)}, over the bundle limit of ${mib(this.maxBytes)}`,
+      "Keep large data out of the project (fetch it at run time, or put it in a sandbox image), or raise AGENTCLI_BUNDLE_MAX_MB.",
+    );
   }
 
   /** Entries of a directory, sorted, dotfiles skipped; empty when it does not exist. Refused entries are problems, not listed. */
@@ -196,7 +243,9 @@ export class ProjectFiles {
     } catch {
       return [];
     }
-    if (seen.has(real)) return this.refuse(dir, "is a symbolic link to a directory already included (a loop)", "Remove the link."), [];
+    if (seen.has(real)) {
+      return this.refuse(dir, "is a symbolic link to a directory already included (a loop)", "Remove the link."), [];
+    }
     seen.add(real);
     const out: string[] = [];
     for (const e of this.list(dir)) {

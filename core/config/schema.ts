@@ -21,7 +21,10 @@ export const MODEL_RE = /^[a-z][a-z0-9_-]*:\S+$/;
 const NAME_RE = /^[A-Za-z0-9](?:[A-Za-z0-9 _.-]*[A-Za-z0-9])?$/;
 
 export const agentSection = z.strictObject({
-  name: z.string({ error: "is required: the agent's name" }).min(1, "must not be empty").max(100).regex(NAME_RE, "may contain letters, digits, spaces, '_', '.', '-' and must start and end with a letter or digit")
+  name: z.string({ error: "is required: the agent's name" }).min(1, "must not be empty").max(100).regex(
+    NAME_RE,
+    "may contain letters, digits, spaces, '_', '.', '-' and must start and end with a letter or digit",
+  )
     .describe("Name of the deployed agent; used as the assistant identifier on the platform."),
   description: z.string().optional().describe("Human-readable description."),
   model: z.string().regex(MODEL_RE, 'must be "provider:model", e.g. "openai:gpt-5"').optional()
@@ -29,23 +32,36 @@ export const agentSection = z.strictObject({
 });
 
 export const sandboxSection = z.strictObject({
-  provider: z.string().default("none").describe('Sandbox provider: "none", "sandbox_a", "sandbox_b", "sandbox_c", "platform" (private beta), or a plugin\'s.'),
-  template: z.string().min(1, "must not be empty (omit it for the provider's default)").optional().describe("Provider-specific template name."),
-  image: z.string().min(1, 'must not be empty (omit it for "python:3")').default("python:3").describe("Base container image of the sandbox."),
+  provider: z.string().default("none").describe(
+    'Sandbox provider: "none", "sandbox_a", "sandbox_b", "sandbox_c", "platform" (private beta), or a plugin\'s.',
+  ),
+  template: z.string().min(1, "must not be empty (omit it for the provider's default)").optional().describe(
+    "Provider-specific template name.",
+  ),
+  image: z.string().min(1, 'must not be empty (omit it for "python:3")').default("python:3").describe(
+    "Base container image of the sandbox.",
+  ),
   scope: z.enum(["thread", "assistant"], { error: 'must be "thread" or "assistant"' }).default("thread")
     .describe("thread: one sandbox per conversation; assistant: one sandbox shared by all conversations."),
 });
 
 export const authSection = z.strictObject({
-  provider: z.string({ error: 'is required in [auth]: one of "identity_a", "identity_b", "anonymous"' }).min(1, 'must not be empty: one of "identity_a", "identity_b", "anonymous"')
+  provider: z.string({ error: 'is required in [auth]: one of "identity_a", "identity_b", "anonymous"' }).min(
+    1,
+    'must not be empty: one of "identity_a", "identity_b", "anonymous"',
+  )
     .describe('Identity provider: "identity_a", "identity_b", "anonymous", or a plugin\'s.'),
 });
 
 export const frontendSection = z.strictObject({
   enabled: z.boolean().default(false).describe("Bundle the prebuilt chat UI at /app."),
-  app_name: z.string().min(1, "must not be empty (omit it to use [agent].name)").optional().describe("Display name in header and browser tab (default: [agent].name)."),
+  app_name: z.string().min(1, "must not be empty (omit it to use [agent].name)").optional().describe(
+    "Display name in header and browser tab (default: [agent].name).",
+  ),
   subtitle: z.string().optional().describe("Shown under the app name and on the empty state."),
-  prompts: z.array(z.string().min(1, "must not be empty")).optional().describe("Suggestion chips shown when there are no messages."),
+  prompts: z.array(z.string().min(1, "must not be empty")).optional().describe(
+    "Suggestion chips shown when there are no messages.",
+  ),
 });
 
 /** `agent.toml` of the main agent. */
@@ -60,7 +76,10 @@ export const agentTomlSchema = z.strictObject({
 export const subagentTomlSchema = z.strictObject({
   agent: z.strictObject({
     name: agentSection.shape.name,
-    description: z.string({ error: "is required: the main agent reads it to decide when to delegate" }).trim().min(1, "must not be empty: the main agent reads it to decide when to delegate"),
+    description: z.string({ error: "is required: the main agent reads it to decide when to delegate" }).trim().min(
+      1,
+      "must not be empty: the main agent reads it to decide when to delegate",
+    ),
     model: agentSection.shape.model,
   }),
 });

@@ -15,19 +15,32 @@ export function loadSkills(files: ProjectFiles, dir: string, report: (d: Diagnos
   for (const entry of files.list(dir)) {
     const path = `${dir}/${entry.name}`;
     if (!entry.isDirectory) {
-      report({ file: files.display(path), message: "is not a skill directory", hint: `Put each skill in its own folder: ${dir}/<name>/SKILL.md.` });
+      report({
+        file: files.display(path),
+        message: "is not a skill directory",
+        hint: `Put each skill in its own folder: ${dir}/<name>/SKILL.md.`,
+      });
       continue;
     }
     const skillFile = `${path}/SKILL.md`;
     if (!files.exists(skillFile)) {
-      report({ file: files.display(path), message: "has no SKILL.md", hint: `Add ${skillFile} with frontmatter "name" and "description".` });
+      report({
+        file: files.display(path),
+        message: "has no SKILL.md",
+        hint: `Add ${skillFile} with frontmatter "name" and "description".`,
+      });
       continue;
     }
     const text = files.readText(skillFile);
     if (text === null) continue;
     const fm = /^---\r?\n([\s\S]*?)\r?\n---\r?(\n|$)/.exec(text);
     if (!fm) {
-      report({ file: files.display(skillFile), line: 1, message: "has no YAML frontmatter", hint: 'Start the file with:\n---\nname: <name>\ndescription: <when to use this skill>\n---' });
+      report({
+        file: files.display(skillFile),
+        line: 1,
+        message: "has no YAML frontmatter",
+        hint: "Start the file with:\n---\nname: <name>\ndescription: <when to use this skill>\n---",
+      });
       continue;
     }
     let meta: unknown;
@@ -48,7 +61,12 @@ export function loadSkills(files: ProjectFiles, dir: string, report: (d: Diagnos
       continue;
     }
     if (meta !== null && meta !== undefined && (typeof meta !== "object" || Array.isArray(meta))) {
-      report({ file: files.display(skillFile), line: 2, message: "frontmatter must be a mapping of keys (name, description), not a list or a single value", hint: `Write:\n---\nname: ${entry.name}\ndescription: <when to use this skill>\n---` });
+      report({
+        file: files.display(skillFile),
+        line: 2,
+        message: "frontmatter must be a mapping of keys (name, description), not a list or a single value",
+        hint: `Write:\n---\nname: ${entry.name}\ndescription: <when to use this skill>\n---`,
+      });
       continue;
     }
     const m = (meta ?? {}) as Record<string, unknown>;
@@ -58,20 +76,45 @@ export function loadSkills(files: ProjectFiles, dir: string, report: (d: Diagnos
     };
     let ok = true;
     if (typeof m.name !== "string" || !m.name) {
-      report({ file: files.display(skillFile), line: lineOf("name"), message: 'frontmatter has no "name"', hint: `Add: name: ${entry.name}` });
+      report({
+        file: files.display(skillFile),
+        line: lineOf("name"),
+        message: 'frontmatter has no "name"',
+        hint: `Add: name: ${entry.name}`,
+      });
       ok = false;
     } else if (!SKILL_NAME.test(m.name) || m.name.length > 64) {
-      report({ file: files.display(skillFile), line: lineOf("name"), message: `skill name "${m.name}" must be lower-case letters, digits and single hyphens, at most 64 characters`, hint: `Use e.g. name: ${entry.name.toLowerCase().replace(/[^a-z0-9]+/g, "-")}` });
+      report({
+        file: files.display(skillFile),
+        line: lineOf("name"),
+        message: `skill name "${m.name}" must be lower-case letters, digits and single hyphens, at most 64 characters`,
+        hint: `Use e.g. name: ${entry.name.toLowerCase().replace(/[^a-z0-9]+/g, "-")}`,
+      });
       ok = false;
     } else if (m.name !== entry.name) {
-      report({ file: files.display(skillFile), line: lineOf("name"), message: `skill name "${m.name}" does not match its folder "${entry.name}"`, hint: `Rename the folder to "${m.name}" or set name: ${entry.name}` });
+      report({
+        file: files.display(skillFile),
+        line: lineOf("name"),
+        message: `skill name "${m.name}" does not match its folder "${entry.name}"`,
+        hint: `Rename the folder to "${m.name}" or set name: ${entry.name}`,
+      });
       ok = false;
     }
     if (typeof m.description !== "string" || !m.description.trim()) {
-      report({ file: files.display(skillFile), line: lineOf("description"), message: 'frontmatter has no "description"', hint: "Add: description: <what the skill does and when to use it>" });
+      report({
+        file: files.display(skillFile),
+        line: lineOf("description"),
+        message: 'frontmatter has no "description"',
+        hint: "Add: description: <what the skill does and when to use it>",
+      });
       ok = false;
     } else if (m.description.length > 1024) {
-      report({ file: files.display(skillFile), line: lineOf("description"), message: "description is longer than 1024 characters", hint: "Shorten it; put details in the body of SKILL.md." });
+      report({
+        file: files.display(skillFile),
+        line: lineOf("description"),
+        message: "description is longer than 1024 characters",
+        hint: "Shorten it; put details in the body of SKILL.md.",
+      });
       ok = false;
     }
     if (ok) skills.push({ name: m.name as string, description: (m.description as string).trim(), path });

@@ -22,7 +22,9 @@ export function locateTomlKey(text: string, path: readonly (string | number)[]):
       continue;
     }
     const kv = /^("?)([A-Za-z0-9_-]+)\1\s*=/.exec(line);
-    if (kv && keys.length === table.length + 1 && sameStart(keys, table) && kv[2] === keys[keys.length - 1]) return i + 1;
+    if (kv && keys.length === table.length + 1 && sameStart(keys, table) && kv[2] === keys[keys.length - 1]) {
+      return i + 1;
+    }
     if (kv && table.length === 0 && keys.length >= 1 && kv[2] === keys[0]) best ??= i + 1;
   }
   return tableLine ?? best;

@@ -27,7 +27,11 @@ export interface ToolOrigin {
  * Resolves `approvals.toml` entries (`execute`, `write_file`, `<server>/<tool>`,
  * `<server>/*`) to the names of tools the model sees; entries matching nothing are warned.
  */
-export function resolveApprovals(patterns: readonly string[], tools: readonly ToolOrigin[], warn: (msg: string) => void): Set<string> {
+export function resolveApprovals(
+  patterns: readonly string[],
+  tools: readonly ToolOrigin[],
+  warn: (msg: string) => void,
+): Set<string> {
   const names = new Set<string>();
   for (const pattern of patterns) {
     const slash = pattern.indexOf("/");
@@ -67,7 +71,9 @@ export function approvalMiddleware(gated: ReadonlySet<string>) {
       hook: async (state) => {
         const last = [...state.messages].reverse().find((m) => AIMessage.isInstance(m)) as AIMessage | undefined;
         const calls = (last?.tool_calls ?? []) as ToolCallLike[];
-        const answered = new Set(state.messages.filter((m) => ToolMessage.isInstance(m)).map((m) => (m as ToolMessage).tool_call_id));
+        const answered = new Set(
+          state.messages.filter((m) => ToolMessage.isInstance(m)).map((m) => (m as ToolMessage).tool_call_id),
+        );
         const pending = calls.filter((c) => gated.has(c.name) && !answered.has(c.id ?? ""));
         if (!last || pending.length === 0) return undefined;
         const response = interrupt({
@@ -76,7 +82,9 @@ export function approvalMiddleware(gated: ReadonlySet<string>) {
         }) as { decisions?: Decision[] } | undefined;
         const decisions = response?.decisions;
         if (!Array.isArray(decisions) || decisions.length !== pending.length) {
-          throw new Error(`Cannot resume the run: expected {"decisions": [...]} with ${pending.length} decision(s), one per action request`);
+          throw new Error(
+            `Cannot resume the run: expected {"decisions": [...]} with ${pending.length} decision(s), one per action request`,
+          );
         }
         const revised = new Map<string, ToolCallLike>();
         const rejections: ToolMessage[] = [];
@@ -92,11 +100,19 @@ export function approvalMiddleware(gated: ReadonlySet<string>) {
             return;
           }
           if (d.type === "reject") {
-            const message = typeof d.message === "string" && d.message ? d.message : `The user rejected the call of "${call.name}".`;
-            rejections.push(new ToolMessage({ content: message, name: call.name, tool_call_id: call.id ?? "", status: "error" }));
+            const message = typeof d.message === "string" && d.message
+              ? d.message
+              : `The user rejected the call of "${call.name}".`;
+            rejections.push(
+              new ToolMessage({ content: message, name: call.name, tool_call_id: call.id ?? "", status: "error" }),
+            );
             return;
           }
-          throw new Error(`Cannot resume the run: decision ${i} has type ${JSON.stringify(d.type)}; use "approve", "edit" or "reject"`);
+          throw new Error(
+            `Cannot resume the run: decision ${i} has type ${
+              JSON.stringify(d.type)
+            }; use "approve", "edit" or "reject"`,
+          );
         });
         const updated = new AIMessage({
           content: last.content,
@@ -107,7 +123,8 @@ export function approvalMiddleware(gated: ReadonlySet<string>) {
           usage_metadata: last.usage_metadata,
           tool_calls: calls.map((c) => revised.get(c.id ?? "") ?? c),
         });
-        const allRejected = rejections.length > 0 && calls.every((c) => answered.has(c.id ?? "") || rejections.some((r) => r.tool_call_id === c.id));
+        const allRejected = rejections.length > 0 &&
+          calls.every((c) => answered.has(c.id ?? "") || rejections.some((r) => r.tool_call_id === c.id));
         return { messages: [updated, ...rejections], ...(allRejected ? { jumpTo: "model" as const } : {}) };
       },
     },

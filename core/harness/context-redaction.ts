@@ -9,7 +9,12 @@ import { redact } from "../kernel/redact.ts";
 
 function redactContent(content: ToolMessage["content"]): ToolMessage["content"] {
   if (typeof content === "string") return redact(content);
-  return content.map((part) => (part && typeof part === "object" && "text" in part && typeof part.text === "string" ? { ...part, text: redact(part.text) } : part)) as ToolMessage["content"];
+  return content.map((
+    part,
+  ) => (part && typeof part === "object" && "text" in part && typeof part.text === "string"
+    ? { ...part, text: redact(part.text) }
+    : part)
+  ) as ToolMessage["content"];
 }
 
 function redacted(message: BaseMessage): BaseMessage {

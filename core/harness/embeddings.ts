@@ -31,14 +31,22 @@ export function storeIndexFromEnv(env: Env, driver: PluginDriver): StoreIndex | 
     const able = providers.filter((p) => p.createEmbeddings).map((p) => p.prefix);
     throw agentcliError(EnvMismatch, {
       action: `start with AGENTCLI_STORE_EMBEDDINGS="${spec}"`,
-      problem: colon <= 0 || !model ? "it is not provider:model" : !provider ? `no model provider plugin handles "${prefix}"` : `the "${prefix}" provider serves no embeddings`,
-      fix: `Name an embedding model as provider:model with one of ${able.map((p) => `"${p}"`).join(", ") || "no provider loaded"}, e.g. "openai:text-embedding-3-small".`,
+      problem: colon <= 0 || !model
+        ? "it is not provider:model"
+        : !provider
+        ? `no model provider plugin handles "${prefix}"`
+        : `the "${prefix}" provider serves no embeddings`,
+      fix: `Name an embedding model as provider:model with one of ${
+        able.map((p) => `"${p}"`).join(", ") || "no provider loaded"
+      }, e.g. "openai:text-embedding-3-small".`,
     });
   }
   const missing = provider.env.filter((v) => !env[v]);
   if (missing.length) {
     throw userError("CREDENTIALS_MISSING", {
-      message: `Cannot start with AGENTCLI_STORE_EMBEDDINGS="${spec}": ${missing.join(" and ")} ${missing.length > 1 ? "are" : "is"} not set`,
+      message: `Cannot start with AGENTCLI_STORE_EMBEDDINGS="${spec}": ${missing.join(" and ")} ${
+        missing.length > 1 ? "are" : "is"
+      } not set`,
       hint: `The "${prefix}" provider needs ${provider.env.join(", ")}.`,
     });
   }

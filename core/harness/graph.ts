@@ -4,15 +4,15 @@
  * `execute` when a sandbox is configured, summarization and large-result eviction,
  * approval gates), on LangChain's `createAgent` with the `deepagents` middleware.
  */
-import { createAgent, todoListMiddleware, createMiddleware, SystemMessage, type AgentMiddleware } from "langchain";
+import { type AgentMiddleware, createAgent, createMiddleware, SystemMessage, todoListMiddleware } from "langchain";
 import {
-  StateBackend,
   createFilesystemMiddleware,
   createPatchToolCallsMiddleware,
   createSkillsMiddleware,
   createSubAgentMiddleware,
   createSummarizationMiddleware,
   type FsToolName,
+  StateBackend,
   type SubAgent,
 } from "deepagents";
 import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkpoint";
@@ -109,17 +109,35 @@ export async function createAgentGraph(opts: AgentGraphOptions): Promise<AgentGr
         cleanups.push(own.close);
         manager = own.manager;
       }
-      sandboxBackend = new PluginSandboxBackend({ manager, settings: () => config.sandbox, defaultAssistantId, seedFiles: skillSeedFiles(bundle.files) });
+      sandboxBackend = new PluginSandboxBackend({
+        manager,
+        settings: () => config.sandbox,
+        defaultAssistantId,
+        seedFiles: skillSeedFiles(bundle.files),
+      });
     }
     const fallback = sandboxBackend ?? new StateBackend();
     const sandboxTools = (skills: boolean): AgentMiddleware[] =>
-      sandboxBackend ? [executeMiddleware({ backend: sandboxBackend, workdir: opts.sandboxWorkdir, skills }) as unknown as AgentMiddleware] : [];
+      sandboxBackend
+        ? [
+          executeMiddleware({
+            backend: sandboxBackend,
+            workdir: opts.sandboxWorkdir,
+            skills,
+          }) as unknown as AgentMiddleware,
+        ]
+        : [];
     const mainMcp = await mcp.connect(config.mcp, env, "mcp.json", reserved);
     toolSets.push(mainMcp);
     mainMcp.warnings.forEach(warn);
     // /memories/, seeding and the preloaded instructions use the memory plugin's store.
     const memory = await memoryStore({ driver, env, store, assistantId: defaultAssistantId });
-    const backend = createMemoryBackend({ store: memory, defaultAssistantId, subagents: config.subagents.map((s) => s.name), fallback });
+    const backend = createMemoryBackend({
+      store: memory,
+      defaultAssistantId,
+      subagents: config.subagents.map((s) => s.name),
+      fallback,
+    });
     const common = { store: memory, bundle, defaultAssistantId, onWarning: runtimeWarn };
 
     const subagents: SubAgent[] = [];
@@ -135,7 +153,11 @@ export async function createAgentGraph(opts: AgentGraphOptions): Promise<AgentGr
       }
       const subBuiltins = fileTools.map((name) => ({ name }));
       // Inherited tools keep their gates: a subagent must not be a way around an approval.
-      const gated = resolveApprovals(sub.approvals ?? config.approvals, [...subBuiltins, ...origins], sub.approvals ? warn : () => {});
+      const gated = resolveApprovals(
+        sub.approvals ?? config.approvals,
+        [...subBuiltins, ...origins],
+        sub.approvals ? warn : () => {},
+      );
       const middleware: AgentMiddleware[] = [
         contextRedactionMiddleware(),
         modelSelectionMiddleware({ model: sub.model ?? config.agent.model, driver, env }),
@@ -144,12 +166,20 @@ export async function createAgentGraph(opts: AgentGraphOptions): Promise<AgentGr
         ...sandboxTools(sub.skills.length > 0),
         createSummarizationMiddleware({ backend }),
         createPatchToolCallsMiddleware(),
-        ...(sub.skills.length > 0 ? [createSkillsMiddleware({ backend, sources: [`/memories/subagents/${sub.name}/skills/`] })] : []),
+        ...(sub.skills.length > 0
+          ? [createSkillsMiddleware({ backend, sources: [`/memories/subagents/${sub.name}/skills/`] })]
+          : []),
         ...unavailableNote(sub.mcp ? toolSets.at(-1)!.unavailable : mainMcp.unavailable),
         ...(gated.size > 0 ? [approvalMiddleware(gated)] : []),
         toolErrorsMiddleware(),
       ] as AgentMiddleware[];
-      subagents.push({ name: sub.name, description: sub.description, model: new PendingChatModel({}), tools: tools as never, middleware });
+      subagents.push({
+        name: sub.name,
+        description: sub.description,
+        model: new PendingChatModel({}),
+        tools: tools as never,
+        middleware,
+      });
     }
 
     const mainOrigins: ToolOrigin[] = [...builtins.map((name) => ({ name })), ...mainMcp.origins];
@@ -163,7 +193,14 @@ export async function createAgentGraph(opts: AgentGraphOptions): Promise<AgentGr
       createFilesystemMiddleware({ backend, permissions: mainAgentPermissions(), tools: FILE_TOOLS }),
       ...sandboxTools(config.skills.length > 0),
       ...(hasSubagents
-        ? [createSubAgentMiddleware({ defaultModel: new PendingChatModel({}), defaultTools: [], subagents, generalPurposeAgent: false })]
+        ? [
+          createSubAgentMiddleware({
+            defaultModel: new PendingChatModel({}),
+            defaultTools: [],
+            subagents,
+            generalPurposeAgent: false,
+          }),
+        ]
         : []),
       createSummarizationMiddleware({ backend }),
       createPatchToolCallsMiddleware(),
@@ -192,10 +229,13 @@ function unavailableNote(unavailable: McpToolSet["unavailable"]): AgentMiddlewar
   if (unavailable.length === 0) return [];
   const text = [
     "## Unavailable tools",
-    ...unavailable.map((u) => `- The MCP server "${u.server}" could not be reached (${u.reason}); its tools cannot be used in this conversation. Say so if the user needs them.`),
+    ...unavailable.map((u) =>
+      `- The MCP server "${u.server}" could not be reached (${u.reason}); its tools cannot be used in this conversation. Say so if the user needs them.`
+    ),
   ].join("\n");
   return [createMiddleware({
     name: "AgentcliUnavailableTools",
-    wrapModelCall: (request, handler) => handler({ ...request, systemMessage: request.systemMessage.concat(new SystemMessage(text)) }),
+    wrapModelCall: (request, handler) =>
+      handler({ ...request, systemMessage: request.systemMessage.concat(new SystemMessage(text)) }),
   }) as unknown as AgentMiddleware];
 }

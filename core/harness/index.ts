@@ -1,4 +1,4 @@
 /** The agent harness: the deep agent of a bundle, for `dev` and `serve`. */
-export { createAgentGraph, type AgentGraph, type AgentGraphOptions } from "./graph.ts";
-export { resolveModelSpec, createChatModel } from "./model.ts";
+export { type AgentGraph, type AgentGraphOptions, createAgentGraph } from "./graph.ts";
+export { createChatModel, resolveModelSpec } from "./model.ts";
 export { ALLOWED_DECISIONS } from "./approvals.ts";

@@ -64,8 +64,12 @@ export function subagentInstructionsMiddleware(opts: Common & { name: string }) 
     wrapModelCall: async (request, handler) => {
       const assistantId = assistantIdOf(currentConfig(), opts.defaultAssistantId);
       const instructions = await readText(opts.store, subagentNamespace(assistantId, opts.name), "/AGENTS.md");
-      const note = `Your own memory is /memories/subagents/${opts.name}/ (read and write); nothing else under /memories is visible to you.`;
-      return handler({ ...request, systemMessage: prepend([instructions ?? "", note].filter(Boolean).join("\n\n"), request.systemMessage) });
+      const note =
+        `Your own memory is /memories/subagents/${opts.name}/ (read and write); nothing else under /memories is visible to you.`;
+      return handler({
+        ...request,
+        systemMessage: prepend([instructions ?? "", note].filter(Boolean).join("\n\n"), request.systemMessage),
+      });
     },
   });
 }

@@ -18,7 +18,12 @@ import type { McpToolSet } from "./mcp.ts";
 
 /** How a graph gets its MCP tool sets: `connectMcpServers`'s signature; `close()` on the result releases it. */
 export interface McpConnector {
-  connect(servers: Record<string, McpServerConfig>, env: Env, file: string, reserved?: ReadonlySet<string>): Promise<McpToolSet>;
+  connect(
+    servers: Record<string, McpServerConfig>,
+    env: Env,
+    file: string,
+    reserved?: ReadonlySet<string>,
+  ): Promise<McpToolSet>;
 }
 
 export interface McpPool extends McpConnector {
@@ -48,7 +53,9 @@ export function mcpPool(): McpPool {
     },
     async connect(servers, env, file, reserved = new Set()) {
       // A digest, so the environment's secret values are not kept as map keys.
-      const key = createHash("sha256").update(JSON.stringify([servers, file, [...reserved].sort(), Object.entries(env).sort()])).digest("hex");
+      const key = createHash("sha256").update(
+        JSON.stringify([servers, file, [...reserved].sort(), Object.entries(env).sort()]),
+      ).digest("hex");
       let entry = entries.get(key);
       if (!entry) {
         // The MCP client stack loads with the first connection, not with the server.

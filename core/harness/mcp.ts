@@ -48,26 +48,36 @@ export async function connectMcpServers(
   const clients: Client[] = [];
   const found: Array<{ server: string; tool: DynamicStructuredTool }> = [];
   const unavailable: McpToolSet["unavailable"] = [];
-  await Promise.all(Object.entries(servers).map(async ([server, cfg]) => {
-    try {
-      const client = await connect(server, cfg, env, file);
-      clients.push(client);
-      // The adapter lists without a deadline of its own: a server that connects and then hangs is unavailable.
-      const tools = await withDeadline(loadMcpTools(server, client, {
-        throwOnLoadError: true,
-        defaultToolTimeout: (cfg.timeout ?? DEFAULT_TIMEOUT_S) * 1000,
-        afterToolCall: ({ result }) => ({ result: [asText(result[0]), result[1]] }),
-      }), CONNECT_TIMEOUT_MS, `listing its tools took more than ${CONNECT_TIMEOUT_MS / 1000} s`);
-      for (const tool of tools) found.push({ server, tool });
-    } catch (err) {
-      unavailable.push({ server, reason: err instanceof Error ? err.message : String(err) });
-    }
-  }));
+  await Promise.all(
+    Object.entries(servers).map(async ([server, cfg]) => {
+      try {
+        const client = await connect(server, cfg, env, file);
+        clients.push(client);
+        // The adapter lists without a deadline of its own: a server that connects and then hangs is unavailable.
+        const tools = await withDeadline(
+          loadMcpTools(server, client, {
+            throwOnLoadError: true,
+            defaultToolTimeout: (cfg.timeout ?? DEFAULT_TIMEOUT_S) * 1000,
+            afterToolCall: ({ result }) => ({ result: [asText(result[0]), result[1]] }),
+          }),
+          CONNECT_TIMEOUT_MS,
+          `listing its tools took more than ${CONNECT_TIMEOUT_MS / 1000} s`,
+        );
+        for (const tool of tools) found.push({ server, tool });
+      } catch (err) {
+        unavailable.push({ server, reason: err instanceof Error ? err.message : String(err) });
+      }
+    }),
+  );
   const counts = new Map<string, number>([...reserved].map((n) => [n, 1]));
   for (const f of found) counts.set(f.tool.name, (counts.get(f.tool.name) ?? 0) + 1);
   const tools: StructuredToolInterface[] = [];
   const origins: ToolOrigin[] = [];
-  for (const { server, tool } of found.sort((a, b) => a.server.localeCompare(b.server) || a.tool.name.localeCompare(b.tool.name))) {
+  for (
+    const { server, tool } of found.sort((a, b) =>
+      a.server.localeCompare(b.server) || a.tool.name.localeCompare(b.tool.name)
+    )
+  ) {
     const mcpName = tool.name;
     const name = counts.get(mcpName)! > 1 ? `${server}_${mcpName}` : mcpName;
     tool.name = name;
@@ -80,7 +90,9 @@ export async function connectMcpServers(
     tools,
     origins,
     unavailable,
-    warnings: unavailable.map((u) => `Cannot use MCP server "${u.server}" of ${file}: ${u.reason}. Its tools are unavailable until it can be reached and the agent restarts.`),
+    warnings: unavailable.map((u) =>
+      `Cannot use MCP server "${u.server}" of ${file}: ${u.reason}. Its tools are unavailable until it can be reached and the agent restarts.`
+    ),
     close: async () => {
       await Promise.allSettled(clients.map((c) => c.close()));
     },
@@ -90,8 +102,11 @@ export async function connectMcpServers(
 async function connect(server: string, cfg: McpServerConfig, env: Env, file: string): Promise<Client> {
   const url = new URL(expandEnv(cfg.url, env, `the url of MCP server "${server}" in ${file}`));
   const headers: Record<string, string> = {};
-  for (const [k, v] of Object.entries(cfg.headers ?? {})) headers[k] = expandEnv(v, env, `header "${k}" of MCP server "${server}" in ${file}`);
-  const withHeaders: typeof fetch = (input, init) => fetch(input, { ...init, headers: { ...Object.fromEntries(new Headers(init?.headers).entries()), ...headers } });
+  for (const [k, v] of Object.entries(cfg.headers ?? {})) {
+    headers[k] = expandEnv(v, env, `header "${k}" of MCP server "${server}" in ${file}`);
+  }
+  const withHeaders: typeof fetch = (input, init) =>
+    fetch(input, { ...init, headers: { ...Object.fromEntries(new Headers(init?.headers).entries()), ...headers } });
   const transport = cfg.transport === "sse"
     ? new SSEClientTransport(url, { requestInit: { headers }, fetch: withHeaders })
     : new StreamableHTTPClientTransport(url, { requestInit: { headers }, fetch: withHeaders });
@@ -100,7 +115,11 @@ async function connect(server: string, cfg: McpServerConfig, env: Env, file: str
     await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
   } catch (err) {
     await client.close().catch(() => {});
-    throw new Error(`cannot connect to ${url.origin}${url.pathname} (${cfg.transport}): ${err instanceof Error ? err.message : String(err)}`);
+    throw new Error(
+      `cannot connect to ${url.origin}${url.pathname} (${cfg.transport}): ${
+        err instanceof Error ? err.message : String(err)
+      }`,
+    );
   }
   return client;
 }

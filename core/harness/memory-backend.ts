@@ -4,7 +4,7 @@
  * A store failure, or user memory without an authenticated user, is a result error the
  * model sees, never a crash.
  */
-import { CompositeBackend, StoreBackend, type BackendProtocolV2 } from "deepagents";
+import { type BackendProtocolV2, CompositeBackend, StoreBackend } from "deepagents";
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { getConfig } from "@langchain/langgraph";

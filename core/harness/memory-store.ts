@@ -47,10 +47,18 @@ export class MemoryBackendStore extends BaseStore {
 
   async #run(op: Operation): Promise<unknown> {
     const now = new Date(0);
-    const item = (namespace: string[], key: string, value: Record<string, unknown>): Item => ({ namespace, key, value, createdAt: now, updatedAt: now });
+    const item = (namespace: string[], key: string, value: Record<string, unknown>): Item => ({
+      namespace,
+      key,
+      value,
+      createdAt: now,
+      updatedAt: now,
+    });
     try {
       if ("namespacePrefix" in op) {
-        if (op.query || (op.filter && Object.keys(op.filter).length)) throw new Error("memory plugins do not search by query or filter");
+        if (op.query || (op.filter && Object.keys(op.filter).length)) {
+          throw new Error("memory plugins do not search by query or filter");
+        }
         const rows = await this.#backend.list(op.namespacePrefix, { limit: op.limit ?? 10, offset: op.offset ?? 0 });
         return rows.map((r) => item(op.namespacePrefix, r.key, r.value));
       }
@@ -66,7 +74,9 @@ export class MemoryBackendStore extends BaseStore {
       throw new Error("memory plugins do not list namespaces");
     } catch (err) {
       throw userError("PLUGIN_FAILED", {
-        message: `Cannot use the memory of plugin "${this.#plugin}": ${err instanceof Error ? err.message : String(err)}`,
+        message: `Cannot use the memory of plugin "${this.#plugin}": ${
+          err instanceof Error ? err.message : String(err)
+        }`,
         status: 500,
         cause: err,
       });
@@ -75,20 +85,32 @@ export class MemoryBackendStore extends BaseStore {
 }
 
 /** The store behind `/memories/`: from the memory plugin `AGENTCLI_MEMORY` selects (default: the server's own store). */
-export async function memoryStore(opts: { driver: PluginDriver; env: Env; store: BaseStore; assistantId: string }): Promise<BaseStore> {
+export async function memoryStore(
+  opts: { driver: PluginDriver; env: Env; store: BaseStore; assistantId: string },
+): Promise<BaseStore> {
   const name = opts.env.AGENTCLI_MEMORY?.trim() || DEFAULT_MEMORY_PLUGIN;
   const plugin = opts.driver.get(name);
   if (!plugin?.hooks?.["memory:backend"]) {
-    const known = opts.driver.plugins.filter((p) => p.hooks?.["memory:backend"]).map((p) => `"${p.name}"`).join(", ") || "none";
+    const known = opts.driver.plugins.filter((p) => p.hooks?.["memory:backend"]).map((p) => `"${p.name}"`).join(", ") ||
+      "none";
     throw userError("CONFIG_INVALID", {
-      message: `Cannot set up memory: ${plugin ? `plugin "${name}" has no "memory:backend" hook` : `no plugin "${name}"`} (AGENTCLI_MEMORY)`,
+      message: `Cannot set up memory: ${
+        plugin ? `plugin "${name}" has no "memory:backend" hook` : `no plugin "${name}"`
+      } (AGENTCLI_MEMORY)`,
       hint: `Set AGENTCLI_MEMORY to a memory plugin (${known}), or load it with --plugin.`,
     });
   }
   const serverStore = storeAsMemoryBackend(opts.store);
-  const backend = await opts.driver.runProvider("memory:backend", "memory", name, { assistantId: opts.assistantId, env: opts.env, serverStore });
+  const backend = await opts.driver.runProvider("memory:backend", "memory", name, {
+    assistantId: opts.assistantId,
+    env: opts.env,
+    serverStore,
+  });
   if (!backend) {
-    throw userError("CONFIG_INVALID", { message: `Cannot set up memory: plugin "${name}" gave no memory backend`, hint: "Its \"memory:backend\" hook answered null; report it to the plugin's author." });
+    throw userError("CONFIG_INVALID", {
+      message: `Cannot set up memory: plugin "${name}" gave no memory backend`,
+      hint: 'Its "memory:backend" hook answered null; report it to the plugin\'s author.',
+    });
   }
   return backend === serverStore ? opts.store : new MemoryBackendStore(backend, name);
 }

@@ -48,7 +48,9 @@ export async function createChatModel(spec: string, driver: PluginDriver, env: E
   const missing = provider.env.filter((v) => !env[v]);
   if (missing.length > 0) {
     throw userError("CREDENTIALS_MISSING", {
-      message: `Cannot run the agent: ${missing.join(" and ")} ${missing.length > 1 ? "are" : "is"} not set; add ${missing.length > 1 ? "them" : "it"} to .env`,
+      message: `Cannot run the agent: ${missing.join(" and ")} ${missing.length > 1 ? "are" : "is"} not set; add ${
+        missing.length > 1 ? "them" : "it"
+      } to .env`,
       hint: `The model "${spec}" needs ${provider.env.join(", ")}.`,
       status: 422,
     });
@@ -79,7 +81,8 @@ export class PendingChatModel extends BaseChatModel {
 export function modelSelectionMiddleware(opts: { model: string | null; driver: PluginDriver; env: Env }) {
   let resolved: Promise<BaseChatModel> | null = null;
   const load = () => {
-    resolved ??= (async () => createChatModel(resolveModelSpec(opts.model, opts.driver, opts.env), opts.driver, opts.env))();
+    resolved ??=
+      (async () => createChatModel(resolveModelSpec(opts.model, opts.driver, opts.env), opts.driver, opts.env))();
     resolved.catch(() => {
       resolved = null;
     });

@@ -47,8 +47,11 @@ type Configurable = Record<string, unknown>;
 export function assistantIdOf(config: RunnableConfig | undefined, fallback: string): string {
   const fromConfigurable = (config?.configurable as Configurable | undefined)?.assistant_id;
   const fromMetadata = (config?.metadata as Configurable | undefined)?.assistant_id;
-  const id = typeof fromConfigurable === "string" && fromConfigurable ? fromConfigurable
-    : typeof fromMetadata === "string" && fromMetadata ? fromMetadata : fallback;
+  const id = typeof fromConfigurable === "string" && fromConfigurable
+    ? fromConfigurable
+    : typeof fromMetadata === "string" && fromMetadata
+    ? fromMetadata
+    : fallback;
   return id;
 }
 

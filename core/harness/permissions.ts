@@ -22,7 +22,11 @@ export function mainAgentPermissions(): FilesystemPermission[] {
 /** Rules of a subagent: its own namespace only; the rest of `/memories` is invisible. */
 export function subagentPermissions(name: string): FilesystemPermission[] {
   return [
-    { operations: ["read", "write"], paths: [`/memories/subagents/${name}`, `/memories/subagents/${name}/**`], mode: "allow" },
+    {
+      operations: ["read", "write"],
+      paths: [`/memories/subagents/${name}`, `/memories/subagents/${name}/**`],
+      mode: "allow",
+    },
     { operations: ["read", "write"], paths: ["/memories", "/memories/**"], mode: "deny" },
   ];
 }

@@ -50,7 +50,12 @@ export async function seedAssistantMemory(store: BaseStore, bundle: Bundle, assi
 }
 
 /** Creates `/memories/user/AGENTS.md` for a user on first interaction; never overwrites. */
-export async function ensureUserMemory(store: BaseStore, bundle: Bundle, assistantId: string, userId: string): Promise<void> {
+export async function ensureUserMemory(
+  store: BaseStore,
+  bundle: Bundle,
+  assistantId: string,
+  userId: string,
+): Promise<void> {
   const ns = userNamespace(assistantId, userId);
   if (await store.get(ns, "/AGENTS.md")) return;
   const template = bundle.files.get("user/AGENTS.md");
@@ -58,8 +63,14 @@ export async function ensureUserMemory(store: BaseStore, bundle: Bundle, assista
   await store.put(ns, "/AGENTS.md", fileValue("/AGENTS.md", content, null));
 }
 
-function seedTarget(path: string, assistantId: string, subagents: Set<string>): { namespace: string[]; key: string } | null {
-  if (path === "AGENTS.md" || path.startsWith("skills/")) return { namespace: sharedNamespace(assistantId), key: `/${path}` };
+function seedTarget(
+  path: string,
+  assistantId: string,
+  subagents: Set<string>,
+): { namespace: string[]; key: string } | null {
+  if (path === "AGENTS.md" || path.startsWith("skills/")) {
+    return { namespace: sharedNamespace(assistantId), key: `/${path}` };
+  }
   const m = /^subagents\/([^/]+)\/(AGENTS\.md|skills\/.+)$/.exec(path);
   if (m && subagents.has(m[1])) return { namespace: subagentNamespace(assistantId, m[1]), key: `/${m[2]}` };
   return null;
@@ -78,7 +89,7 @@ async function seedEntry(store: BaseStore, entry: SeedEntry): Promise<void> {
 
 async function removeStaleSeeds(store: BaseStore, namespace: string[], keep: Set<string>): Promise<void> {
   const stale: string[] = [];
-  for (let offset = 0; ; offset += 100) {
+  for (let offset = 0;; offset += 100) {
     const items = await store.search(namespace, { limit: 100, offset });
     for (const item of items) {
       if (item.namespace.join("/") !== namespace.join("/") || keep.has(item.key)) continue;

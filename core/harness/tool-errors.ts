@@ -47,7 +47,9 @@ export function toolErrorMessage(toolName: string, err: unknown): string {
   const message = inner instanceof Error ? inner.message : String(inner);
   if (message.startsWith(SCHEMA_MISMATCH)) {
     const issues = schemaIssues(message.slice(SCHEMA_MISMATCH.length));
-    return `Invalid arguments for ${toolName}: ${issues || "they do not match the tool's schema"}. Call it again with arguments that match its schema.`;
+    return `Invalid arguments for ${toolName}: ${
+      issues || "they do not match the tool's schema"
+    }. Call it again with arguments that match its schema.`;
   }
   const hint = inner instanceof AgentcliError && inner.hint ? `\n${inner.hint}` : "";
   return `Error: ${errorText(inner) || "the tool failed"}${hint}`;

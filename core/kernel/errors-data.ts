@@ -24,26 +24,74 @@ export interface ErrorCodeInfo {
 
 /** The error codes, in the order docs/errors.md lists them. */
 export const ERROR_CODES = {
-  ARGS_INVALID: { exit: 2, status: 422, meaning: "The command line is wrong: an unknown command, a missing or bad flag or argument." },
-  ENV_INVALID: { exit: 1, status: 422, meaning: "An environment variable has a bad value, or variables that go together are not all set." },
+  ARGS_INVALID: {
+    exit: 2,
+    status: 422,
+    meaning: "The command line is wrong: an unknown command, a missing or bad flag or argument.",
+  },
+  ENV_INVALID: {
+    exit: 1,
+    status: 422,
+    meaning: "An environment variable has a bad value, or variables that go together are not all set.",
+  },
   CONFIG_NOT_FOUND: { exit: 1, status: 400, meaning: "No agent.toml in this folder or above it." },
-  CONFIG_INVALID: { exit: 1, status: 422, meaning: "A project file (agent.toml, .env, mcp.json, skills, ...) is malformed." },
+  CONFIG_INVALID: {
+    exit: 1,
+    status: 422,
+    meaning: "A project file (agent.toml, .env, mcp.json, skills, ...) is malformed.",
+  },
   PROJECT_EXISTS: { exit: 1, status: 400, meaning: "`agentcli init` would overwrite files of an existing project." },
   PLUGIN_INVALID: { exit: 1, status: 400, meaning: "A plugin does not load or does not have the shape of a plugin." },
-  PLUGIN_FAILED: { exit: 1, status: 400, meaning: "A plugin loaded but failed while it ran, or cannot run on this machine." },
-  BUNDLE_INVALID: { exit: 1, status: 422, meaning: "A bundle (the packed project a deployment runs) is malformed or too large." },
-  CONFIRMATION_REQUIRED: { exit: 1, status: 400, meaning: "The command would change something that asks for an explicit yes (--yes)." },
-  CREDENTIALS_MISSING: { exit: 1, status: 400, meaning: "A credential (an API key, a token) the command needs is not set." },
+  PLUGIN_FAILED: {
+    exit: 1,
+    status: 400,
+    meaning: "A plugin loaded but failed while it ran, or cannot run on this machine.",
+  },
+  BUNDLE_INVALID: {
+    exit: 1,
+    status: 422,
+    meaning: "A bundle (the packed project a deployment runs) is malformed or too large.",
+  },
+  CONFIRMATION_REQUIRED: {
+    exit: 1,
+    status: 400,
+    meaning: "The command would change something that asks for an explicit yes (--yes).",
+  },
+  CREDENTIALS_MISSING: {
+    exit: 1,
+    status: 400,
+    meaning: "A credential (an API key, a token) the command needs is not set.",
+  },
   PORT_IN_USE: { exit: 1, status: 400, meaning: "The port to listen on is taken by another process." },
-  NOT_FOUND: { exit: 1, status: 404, meaning: "The thing asked for (a thread, a run, an assistant, a deployment, ...) does not exist." },
-  CONFLICT: { exit: 1, status: 409, meaning: "The request conflicts with the current state (it exists already, it is busy)." },
+  NOT_FOUND: {
+    exit: 1,
+    status: 404,
+    meaning: "The thing asked for (a thread, a run, an assistant, a deployment, ...) does not exist.",
+  },
+  CONFLICT: {
+    exit: 1,
+    status: 409,
+    meaning: "The request conflicts with the current state (it exists already, it is busy).",
+  },
   UNPROCESSABLE: { exit: 1, status: 422, meaning: "The request is well-formed but its values cannot be used." },
   UNAUTHORIZED: { exit: 1, status: 401, meaning: "No credentials, or credentials that are not valid." },
   FORBIDDEN: { exit: 1, status: 403, meaning: "Valid credentials that do not allow this." },
   DEPLOY_FAILED: { exit: 1, status: 400, meaning: "A deployment did not build, start or become ready." },
-  REMOTE_FAILED: { exit: 1, status: 400, meaning: "A remote service (the control plane, a registry, a model provider) answered with an error." },
-  FILE_FAILED: { exit: 1, status: 400, meaning: "A file or folder cannot be read or written (permissions, a full disk, ...)." },
-  SERVICE_UNREACHABLE: { exit: 1, status: 503, meaning: "A service the server needs (PostgreSQL, Redis, ...) cannot be reached." },
+  REMOTE_FAILED: {
+    exit: 1,
+    status: 400,
+    meaning: "A remote service (the control plane, a registry, a model provider) answered with an error.",
+  },
+  FILE_FAILED: {
+    exit: 1,
+    status: 400,
+    meaning: "A file or folder cannot be read or written (permissions, a full disk, ...).",
+  },
+  SERVICE_UNREACHABLE: {
+    exit: 1,
+    status: 503,
+    meaning: "A service the server needs (PostgreSQL, Redis, ...) cannot be reached.",
+  },
 } as const satisfies Record<string, ErrorCodeInfo>;
 
 /** One of {@link ERROR_CODES}. */
@@ -75,7 +123,8 @@ export const EnvNotSeconds = {
   name: "EnvNotSeconds",
   code: "ENV_INVALID",
   title: "A variable that takes a number of seconds has something else.",
-  message: (v: { name: string; value: string }) => `Cannot start the server: ${v.name}="${v.value}" is not a number of seconds`,
+  message: (v: { name: string; value: string }) =>
+    `Cannot start the server: ${v.name}="${v.value}" is not a number of seconds`,
   hint: (v: { meaning: string; fallback: number }) => `Set it to the seconds ${v.meaning}; default ${v.fallback}.`,
 } as const satisfies ErrorData;
 
@@ -84,7 +133,8 @@ export const EnvNotSwitch = {
   name: "EnvNotSwitch",
   code: "ENV_INVALID",
   title: "An on/off variable is neither on nor off.",
-  message: (v: { name: string; value: string }) => `Cannot start the server: ${v.name}="${v.value}" is neither on nor off`,
+  message: (v: { name: string; value: string }) =>
+    `Cannot start the server: ${v.name}="${v.value}" is neither on nor off`,
   hint: (v: { meaning: string; fallback: 0 | 1 }) => `Set it to 1 or 0: whether ${v.meaning}; default ${v.fallback}.`,
 } as const satisfies ErrorData;
 
@@ -95,7 +145,8 @@ export const EnvNotCount = {
   title: "A variable that takes a whole number has something else.",
   message: (v: { name: string; value: string; zero?: string }) =>
     `Cannot start the server: ${v.name}="${v.value}" is not a ${v.zero ? "whole number" : "positive whole number"}`,
-  hint: (v: { meaning: string; zero?: string; fallback: number }) => `Set it to the ${v.meaning}${v.zero ? ` (0: ${v.zero})` : ""}; default ${v.fallback}.`,
+  hint: (v: { meaning: string; zero?: string; fallback: number }) =>
+    `Set it to the ${v.meaning}${v.zero ? ` (0: ${v.zero})` : ""}; default ${v.fallback}.`,
 } as const satisfies ErrorData;
 
 /**
@@ -106,7 +157,8 @@ export const EnvInvalid = {
   name: "EnvInvalid",
   code: "ENV_INVALID",
   title: "An environment variable has a value agentcli cannot use.",
-  message: (v: { action: string; name: string; value: string; problem: string }) => `Cannot ${v.action}: ${v.name}="${v.value}" ${v.problem}`,
+  message: (v: { action: string; name: string; value: string; problem: string }) =>
+    `Cannot ${v.action}: ${v.name}="${v.value}" ${v.problem}`,
   hint: (v: { fix: string }) => v.fix,
 } as const satisfies ErrorData;
 
@@ -115,7 +167,8 @@ export const EnvNotTrueFalse = {
   name: "EnvNotTrueFalse",
   code: "ENV_INVALID",
   title: "A true/false variable is neither.",
-  message: (v: { name: string; value: string }) => `Cannot start the server: ${v.name}="${v.value}" is not true or false`,
+  message: (v: { name: string; value: string }) =>
+    `Cannot start the server: ${v.name}="${v.value}" is not true or false`,
   hint: (v: { fix: string }) => v.fix,
 } as const satisfies ErrorData;
 
@@ -134,7 +187,8 @@ export const EnvListEntryInvalid = {
   name: "EnvListEntryInvalid",
   code: "ENV_INVALID",
   title: "A list variable has an entry of the wrong form.",
-  message: (v: { name: string; entry: string; expected: string }) => `Cannot start the server: ${v.name} has "${v.entry}", which is not ${v.expected}`,
+  message: (v: { name: string; entry: string; expected: string }) =>
+    `Cannot start the server: ${v.name} has "${v.entry}", which is not ${v.expected}`,
   hint: (v: { fix: string }) => v.fix,
 } as const satisfies ErrorData;
 
@@ -152,7 +206,8 @@ export const AesKeyLength = {
   name: "AesKeyLength",
   code: "ENV_INVALID",
   title: "An encryption key is not 16, 24 or 32 bytes long.",
-  message: (v: { action: string; length: number; sizes: string }) => `Cannot ${v.action}: an AES key must be ${v.sizes}, and this one is ${v.length}`,
+  message: (v: { action: string; length: number; sizes: string }) =>
+    `Cannot ${v.action}: an AES key must be ${v.sizes}, and this one is ${v.length}`,
   hint: "Generate one with: openssl rand -hex 16   (32 hex characters: a 32-byte key).",
 } as const satisfies ErrorData;
 
@@ -165,7 +220,9 @@ export const ConfigNotFound = {
   title: "The project's agent.toml does not exist.",
   message: (v: { path: string }) => `Cannot load project: "${v.path}" does not exist`,
   hint: (v: { given: boolean }) =>
-    v.given ? "Check the --config path: an agent.toml, or the project directory that holds one." : 'Run "agentcli init" to create a project, or pass --config <path> to an existing agent.toml.',
+    v.given
+      ? "Check the --config path: an agent.toml, or the project directory that holds one."
+      : 'Run "agentcli init" to create a project, or pass --config <path> to an existing agent.toml.',
 } as const satisfies ErrorData;
 
 /** The path of agent.toml is there but is not a file agentcli can read (a folder, a device). */
@@ -181,9 +238,12 @@ export const ConfigUnreadable = {
 export const ConfigInvalid = {
   name: "ConfigInvalid",
   code: "CONFIG_INVALID",
-  title: "A project's files have problems (agent.toml, .env, mcp.json, skills, ...); each is listed with its file and line.",
-  message: (v: { path: string; count: number }) => `Cannot load project "${v.path}": ${v.count} problem${v.count > 1 ? "s" : ""}`,
-  hint: (v: { count: number }) => `Fix the problem${v.count > 1 ? "s" : ""} above and run the command again; nothing was written.`,
+  title:
+    "A project's files have problems (agent.toml, .env, mcp.json, skills, ...); each is listed with its file and line.",
+  message: (v: { path: string; count: number }) =>
+    `Cannot load project "${v.path}": ${v.count} problem${v.count > 1 ? "s" : ""}`,
+  hint: (v: { count: number }) =>
+    `Fix the problem${v.count > 1 ? "s" : ""} above and run the command again; nothing was written.`,
 } as const satisfies ErrorData;
 
 /** Problems a plugin's hook found in the project (listed as diagnostics). */
@@ -191,7 +251,8 @@ export const ConfigInvalidByPlugins = {
   name: "ConfigInvalidByPlugins",
   code: "CONFIG_INVALID",
   title: "Plugins found problems in the project; each is listed with its file.",
-  message: (v: { path: string; count: number }) => `Cannot load project "${v.path}": ${v.count} problem${v.count > 1 ? "s" : ""} reported by plugins`,
+  message: (v: { path: string; count: number }) =>
+    `Cannot load project "${v.path}": ${v.count} problem${v.count > 1 ? "s" : ""} reported by plugins`,
 } as const satisfies ErrorData;
 
 /** `${VAR}` references (in mcp.json, ...) to variables that are not set (HTTP 422 when a request meets it). */
@@ -200,7 +261,9 @@ export const VariablesNotSet = {
   code: "CREDENTIALS_MISSING",
   title: "A `${VAR}` reference names a variable that is not set.",
   message: (v: { where: string; names: string[] }) =>
-    `Cannot expand ${v.where}: ${v.names.map((m) => `\${${m}}`).join(", ")} ${v.names.length > 1 ? "are" : "is"} not set`,
+    `Cannot expand ${v.where}: ${v.names.map((m) => `\${${m}}`).join(", ")} ${
+      v.names.length > 1 ? "are" : "is"
+    } not set`,
   hint: (v: { names: string[] }) => `Add ${v.names.join(", ")} to .env (or the deployment's secrets).`,
 } as const satisfies ErrorData;
 
@@ -241,7 +304,8 @@ export const PluginLoadFailed = {
   code: "PLUGIN_INVALID",
   title: "A plugin file does not load as an ES module.",
   message: (v: { path: string; reason: string }) => `Cannot load plugin "${v.path}": ${v.reason}`,
-  hint: "A plugin file is an ES module whose default export is a plugin (see docs/plugins.md, section The plugin object).",
+  hint:
+    "A plugin file is an ES module whose default export is a plugin (see docs/plugins.md, section The plugin object).",
 } as const satisfies ErrorData;
 
 /** A plugin module without a default export. */
@@ -260,7 +324,8 @@ export const SearchEncrypted = {
   name: "SearchEncrypted",
   code: "UNPROCESSABLE",
   title: "A search filters on fields that are encrypted at rest.",
-  message: (v: { what: string; by: string; keys: string }) => `Cannot search ${v.what} by ${v.by}: encrypted at rest (${v.keys}), so not searchable`,
+  message: (v: { what: string; by: string; keys: string }) =>
+    `Cannot search ${v.what} by ${v.by}: encrypted at rest (${v.keys}), so not searchable`,
   hint: "Filter on metadata keys that are not listed in LANGGRAPH_AES_JSON_KEYS.",
 } as const satisfies ErrorData;
 
@@ -287,7 +352,8 @@ export const EmbeddingCount = {
   name: "EmbeddingCount",
   code: "REMOTE_FAILED",
   title: "The store's embedding model did not return one vector per text.",
-  message: (v: { model: string; vectors: number; texts: number }) => `Cannot embed for the store with "${v.model}": it returned ${v.vectors} vectors for ${v.texts} texts`,
+  message: (v: { model: string; vectors: number; texts: number }) =>
+    `Cannot embed for the store with "${v.model}": it returned ${v.vectors} vectors for ${v.texts} texts`,
 } as const satisfies ErrorData;
 
 /** PostgreSQL or Redis cannot be reached at start-up within AGENTCLI_CONNECT_TIMEOUT_SECONDS. */
@@ -306,7 +372,8 @@ export const DatabaseUnreachable = {
   name: "DatabaseUnreachable",
   code: "SERVICE_UNREACHABLE",
   title: "The database dropped away while the server runs.",
-  message: (v: { reason: string; seconds: number }) => `The database is unreachable (${v.reason}; retried for ${v.seconds} s)`,
+  message: (v: { reason: string; seconds: number }) =>
+    `The database is unreachable (${v.reason}; retried for ${v.seconds} s)`,
   hint: (v: { retryAfter: number }) =>
     `Retry in ${v.retryAfter} s; the server keeps trying to reach PostgreSQL (AGENTCLI_DB_RETRY_SECONDS sets how long background work waits).`,
 } as const satisfies ErrorData;

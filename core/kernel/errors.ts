@@ -8,7 +8,7 @@
  * throw agentcliError(EnvNotSeconds, { name, value: raw, meaning, fallback: 30 });
  * throw userError("CONFIG_INVALID", { message: `Cannot load "agent.toml": ...`, hint: "..." }); // not yet in the catalogue
  */
-import { ERROR_CODES, FileFailed, type ErrorCode, type ErrorData, type ErrorValues } from "./errors-data.ts";
+import { ERROR_CODES, type ErrorCode, type ErrorData, type ErrorValues, FileFailed } from "./errors-data.ts";
 
 /** One problem found in a project, tied to a file (and line when there is one). */
 export interface Diagnostic {
@@ -28,7 +28,10 @@ export class AgentcliError extends Error {
   readonly diagnostics: Diagnostic[];
   readonly status: number;
 
-  constructor(code: ErrorCode, opts: { message: string; hint?: string; diagnostics?: Diagnostic[]; status?: number; cause?: unknown }) {
+  constructor(
+    code: ErrorCode,
+    opts: { message: string; hint?: string; diagnostics?: Diagnostic[]; status?: number; cause?: unknown },
+  ) {
     super(opts.message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = "AgentcliError";
     this.code = code;
@@ -56,10 +59,17 @@ export function agentcliError<E extends ErrorData>(
   entry: E,
   // `{}` here is the type-level test "every value is optional", not an object type.
   // deno-lint-ignore ban-types
-  ...[values, extras]: {} extends ErrorValues<E> ? [values?: ErrorValues<E>, extras?: ErrorExtras] : [values: ErrorValues<E>, extras?: ErrorExtras]
+  ...[values, extras]: {} extends ErrorValues<E> ? [values?: ErrorValues<E>, extras?: ErrorExtras]
+    : [values: ErrorValues<E>, extras?: ErrorExtras]
 ): AgentcliError {
-  const text = (t: string | ((v: never) => string) | undefined) => (typeof t === "function" ? (t as (v: unknown) => string)(values ?? {}) : t);
-  return new AgentcliError(entry.code, { ...extras, message: text(entry.message) ?? "", hint: text(entry.hint) || undefined });
+  const text = (
+    t: string | ((v: never) => string) | undefined,
+  ) => (typeof t === "function" ? (t as (v: unknown) => string)(values ?? {}) : t);
+  return new AgentcliError(entry.code, {
+    ...extras,
+    message: text(entry.message) ?? "",
+    hint: text(entry.hint) || undefined,
+  });
 }
 
 /** The exit code of the CLI for a user error: 2 for a wrong command line, 1 otherwise. */
@@ -126,8 +136,21 @@ export function systemErrorPhrase(err: unknown): string {
  */
 export function fromSystemError(err: unknown): AgentcliError | null {
   const e = err as NodeJS.ErrnoException;
-  if (!(err instanceof Error) || typeof e.code !== "string" || !SYSTEM_PHRASES[e.code] || typeof e.path !== "string") return null;
-  const verbs: Record<string, string> = { open: "open", mkdir: "create the folder", rename: "write", write: "write", read: "read", unlink: "remove", rmdir: "remove", scandir: "list", stat: "read", lstat: "read" };
+  if (!(err instanceof Error) || typeof e.code !== "string" || !SYSTEM_PHRASES[e.code] || typeof e.path !== "string") {
+    return null;
+  }
+  const verbs: Record<string, string> = {
+    open: "open",
+    mkdir: "create the folder",
+    rename: "write",
+    write: "write",
+    read: "read",
+    unlink: "remove",
+    rmdir: "remove",
+    scandir: "list",
+    stat: "read",
+    lstat: "read",
+  };
   const action = verbs[e.syscall ?? ""] ?? "use";
   return agentcliError(FileFailed, { action, path: e.path, reason: systemErrorPhrase(err) }, { cause: err });
 }

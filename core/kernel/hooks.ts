@@ -67,7 +67,10 @@ export interface MemoryBackend {
   /** Removes; removing what is not there is not an error. */
   delete(namespace: string[], key: string): Promise<void>;
   /** The entries of exactly this namespace, in a stable order (by key), a page at a time. */
-  list(namespace: string[], page: { limit: number; offset: number }): Promise<Array<{ key: string; value: Record<string, unknown> }>>;
+  list(
+    namespace: string[],
+    page: { limit: number; offset: number },
+  ): Promise<Array<{ key: string; value: Record<string, unknown> }>>;
 }
 
 /** What a deploy target reports back; `deploy` prints it. */
@@ -116,14 +119,21 @@ export interface HookLogger {
 /** Every hook point, by name. Each takes one options object. */
 export interface Hooks {
   /** sequential: adjust or check the parsed config; report problems instead of throwing. */
-  "config:load": (opts: { config: AgentConfig; projectDir: string; env: Env; report: (d: Diagnostic) => void }) =>
-    AgentConfig | void | Promise<AgentConfig | void>;
+  "config:load": (
+    opts: { config: AgentConfig; projectDir: string; env: Env; report: (d: Diagnostic) => void },
+  ) => AgentConfig | void | Promise<AgentConfig | void>;
   /** sequential: add files to the bundle or requirements to its manifest. */
-  "bundle:build": (opts: { files: Map<string, Uint8Array>; requires: { plugins: Set<string>; packages: Set<string> }; config: AgentConfig }) =>
-    void | Promise<void>;
+  "bundle:build": (
+    opts: {
+      files: Map<string, Uint8Array>;
+      requires: { plugins: Set<string>; packages: Set<string> };
+      config: AgentConfig;
+    },
+  ) => void | Promise<void>;
   /** first: authenticate a request to a deployed agent; null means "not mine". Throw a 401 user error to refuse. */
-  "auth:authenticate": (opts: { request: Request; provider: string | null; env: Env; dev: boolean }) =>
-    AuthUser | null | undefined | Promise<AuthUser | null | undefined>;
+  "auth:authenticate": (
+    opts: { request: Request; provider: string | null; env: Env; dev: boolean },
+  ) => AuthUser | null | undefined | Promise<AuthUser | null | undefined>;
   /**
    * first: create the sandbox of a thread or an assistant, or attach to it again when
    * `sandboxId` is set (the server keeps the mapping). Answer null when the provider is not
@@ -135,14 +145,17 @@ export interface Hooks {
    * store behind `/memories/` and user memory, once per agent graph (each `dev` reload).
    * `serverStore` is the agent server's own database (PGlite or PostgreSQL).
    */
-  "memory:backend": (opts: { assistantId: string; env: Env; serverStore: MemoryBackend }) =>
-    MemoryBackend | null | undefined | Promise<MemoryBackend | null | undefined>;
+  "memory:backend": (
+    opts: { assistantId: string; env: Env; serverStore: MemoryBackend },
+  ) => MemoryBackend | null | undefined | Promise<MemoryBackend | null | undefined>;
   /**
    * first: ship a bundle to the deploy target `target` (`agentcli deploy --target`); null
    * means "not mine". Called once per `deploy` (never on `--dry-run`), after validation, the
    * bundle build and the anonymous-auth confirmation. Throw a user error to fail the deploy.
    */
-  "deploy:target": (opts: DeployTargetOptions) => DeployResult | null | undefined | Promise<DeployResult | null | undefined>;
+  "deploy:target": (
+    opts: DeployTargetOptions,
+  ) => DeployResult | null | undefined | Promise<DeployResult | null | undefined>;
 }
 
 export type HookName = keyof Hooks;

@@ -17,6 +17,6 @@ export { loadPlugins } from "./plugins.ts";
 export { redactProcessOutput } from "./redact-stdio.ts";
 export { redact, redactingStream, registerSecrets, secretValues } from "./redact.ts";
 export * from "./runtime.ts";
-export { SANDBOX_SKILLS_DIR, isSandboxNotFound } from "./sandbox-contract.ts";
+export { isSandboxNotFound, SANDBOX_SKILLS_DIR } from "./sandbox-contract.ts";
 export type { ExecuteResult, Sandbox, SandboxCreateOptions, SandboxScope } from "./sandbox-contract.ts";
 export * from "./version.ts";

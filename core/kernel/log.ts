@@ -15,7 +15,8 @@ export function consoleLog(prefix = "agentcli"): ServerLog {
   return {
     info: (m) => console.error(`[${prefix}] ${m}`),
     warn: (m) => console.error(`[${prefix}] warning: ${m}`),
-    error: (m, e) => console.error(`[${prefix}] error: ${m}${e instanceof Error ? `\n${e.stack}` : e ? ` ${String(e)}` : ""}`),
+    error: (m, e) =>
+      console.error(`[${prefix}] error: ${m}${e instanceof Error ? `\n${e.stack}` : e ? ` ${String(e)}` : ""}`),
   };
 }
 
@@ -36,7 +37,10 @@ export function redactingLog(log: ServerLog): ServerLog {
  * one line, at most one every `intervalMs`, with how many were left out since: a flood of
  * slow clients costs a few lines, never a stack trace each.
  */
-export function clientErrorReporter(log: Pick<ServerLog, "warn"> | undefined, intervalMs = 10_000): (what: string) => void {
+export function clientErrorReporter(
+  log: Pick<ServerLog, "warn"> | undefined,
+  intervalMs = 10_000,
+): (what: string) => void {
   let last = -Infinity;
   let skipped = 0;
   return (what) => {

@@ -8,8 +8,8 @@
  */
 import { AgentcliError, userError } from "./errors.ts";
 import {
-  HOOK_MODES,
   type DeployTargetSpec,
+  HOOK_MODES,
   type HookName,
   type Hooks,
   type IdentityProviderSpec,
@@ -44,24 +44,36 @@ export type ProviderKind = keyof ProviderSpecs | "memory";
  */
 export function providerKey(p: Plugin): { kind: keyof ProviderSpecs; key: string } | null {
   switch (p.kind) {
-    case "model": return { kind: "model", key: p.model.prefix };
-    case "identity": return { kind: "identity", key: p.identity.provider };
-    case "sandbox": return { kind: "sandbox", key: p.sandbox.provider };
-    case "sandbox-runtime": return { kind: "sandbox-runtime", key: p.sandboxRuntime.name };
-    case "deploy": return { kind: "deploy", key: p.deploy.target };
-    default: return null;
+    case "model":
+      return { kind: "model", key: p.model.prefix };
+    case "identity":
+      return { kind: "identity", key: p.identity.provider };
+    case "sandbox":
+      return { kind: "sandbox", key: p.sandbox.provider };
+    case "sandbox-runtime":
+      return { kind: "sandbox-runtime", key: p.sandboxRuntime.name };
+    case "deploy":
+      return { kind: "deploy", key: p.deploy.target };
+    default:
+      return null;
   }
 }
 
 function specOf<K extends keyof ProviderSpecs>(p: Plugin, kind: K): ProviderSpecs[K] | undefined {
   if (p.kind !== kind) return undefined;
   switch (p.kind) {
-    case "model": return p.model as ProviderSpecs[K];
-    case "identity": return p.identity as ProviderSpecs[K];
-    case "sandbox": return p.sandbox as ProviderSpecs[K];
-    case "sandbox-runtime": return p.sandboxRuntime as ProviderSpecs[K];
-    case "deploy": return p.deploy as ProviderSpecs[K];
-    default: return undefined;
+    case "model":
+      return p.model as ProviderSpecs[K];
+    case "identity":
+      return p.identity as ProviderSpecs[K];
+    case "sandbox":
+      return p.sandbox as ProviderSpecs[K];
+    case "sandbox-runtime":
+      return p.sandboxRuntime as ProviderSpecs[K];
+    case "deploy":
+      return p.deploy as ProviderSpecs[K];
+    default:
+      return undefined;
   }
 }
 
@@ -101,7 +113,12 @@ export class PluginDriver {
    * declares `key`), plugins without a spec (kind "extension") are asked in order, as with
    * {@link runFirst}. Null when nothing answers.
    */
-  async runProvider<K extends HookName>(hook: K, kind: ProviderKind, key: string, args: HookArgs<K>): Promise<NonNullable<HookResult<K>> | null> {
+  async runProvider<K extends HookName>(
+    hook: K,
+    kind: ProviderKind,
+    key: string,
+    args: HookArgs<K>,
+  ): Promise<NonNullable<HookResult<K>> | null> {
     assertMode(hook, "first");
     const chosen = this.provider(kind, key);
     if (chosen?.hooks?.[hook]) return this.#ask(chosen, hook, args);
@@ -113,7 +130,11 @@ export class PluginDriver {
     return null;
   }
 
-  async #ask<K extends HookName>(plugin: Plugin, hook: K, args: HookArgs<K>): Promise<NonNullable<HookResult<K>> | null> {
+  async #ask<K extends HookName>(
+    plugin: Plugin,
+    hook: K,
+    args: HookArgs<K>,
+  ): Promise<NonNullable<HookResult<K>> | null> {
     const fn = plugin.hooks?.[hook];
     if (!fn) return null;
     const result = await callHook(plugin, hook, () => (fn as (a: HookArgs<K>) => unknown)(args));
@@ -125,7 +146,11 @@ export class PluginDriver {
   }
 
   /** "first" hooks: the first plugin that answers non-null wins; `only` restricts to one plugin, `where` to some. */
-  async runFirst<K extends HookName>(hook: K, args: HookArgs<K>, opts: { only?: string; where?: (plugin: Plugin) => boolean } = {}): Promise<NonNullable<HookResult<K>> | null> {
+  async runFirst<K extends HookName>(
+    hook: K,
+    args: HookArgs<K>,
+    opts: { only?: string; where?: (plugin: Plugin) => boolean } = {},
+  ): Promise<NonNullable<HookResult<K>> | null> {
     assertMode(hook, "first");
     for (const plugin of this.plugins) {
       if (opts.only && plugin.name !== opts.only) continue;
@@ -165,7 +190,12 @@ async function callHook(plugin: Plugin, hook: HookName, call: () => unknown): Pr
     // A refusal made with another copy of agentcli (a plugin's own dependency) is still a refusal.
     const status = (err as { status?: unknown } | null)?.status;
     if (status === 401 || status === 403) {
-      throw userError(status === 401 ? "UNAUTHORIZED" : "FORBIDDEN", { message: reason, hint: (err as { hint?: string }).hint, status, cause: err });
+      throw userError(status === 401 ? "UNAUTHORIZED" : "FORBIDDEN", {
+        message: reason,
+        hint: (err as { hint?: string }).hint,
+        status,
+        cause: err,
+      });
     }
     // A crash: over HTTP a 500 whose body names nothing (core/server/http/errors.ts logs this message).
     throw userError("PLUGIN_FAILED", {

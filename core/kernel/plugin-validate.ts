@@ -7,7 +7,7 @@
  * plugin is a `Plugin` without a cast.
  */
 import { z } from "zod";
-import { userError, type Diagnostic } from "./errors.ts";
+import { type Diagnostic, userError } from "./errors.ts";
 import {
   HOOK_MODES,
   type HookName,
@@ -23,9 +23,16 @@ import { providerKey } from "./plugin-driver.ts";
 /** A function field, typed as the `Plugin` type declares it (zod checks only that it is a function). */
 const fn = <T>() => z.custom<T>((v) => typeof v === "function", { message: "must be a function" });
 const hooksSchema = z.strictObject(
-  Object.fromEntries(Object.keys(HOOK_MODES).map((k) => [k, fn<unknown>().optional()])) as { [K in HookName]: z.ZodOptional<z.ZodCustom<Hooks[K], Hooks[K]>> },
+  Object.fromEntries(Object.keys(HOOK_MODES).map((k) => [k, fn<unknown>().optional()])) as {
+    [K in HookName]: z.ZodOptional<z.ZodCustom<Hooks[K], Hooks[K]>>;
+  },
 );
-const common = { version: z.string().min(1).optional(), name: z.string().regex(/^[a-z0-9][a-z0-9_.@/-]*$/, "must be lower-case letters, digits, _ . @ / -"), description: z.string().optional(), hooks: hooksSchema.optional() };
+const common = {
+  version: z.string().min(1).optional(),
+  name: z.string().regex(/^[a-z0-9][a-z0-9_.@/-]*$/, "must be lower-case letters, digits, _ . @ / -"),
+  description: z.string().optional(),
+  hooks: hooksSchema.optional(),
+};
 const capabilities = z.strictObject({ persistentFiles: z.boolean(), network: z.boolean(), gpu: z.boolean() });
 const envList = z.array(z.string().regex(/^[A-Z_][A-Z0-9_]*$/, "must be an environment variable name"));
 
@@ -56,7 +63,10 @@ const pluginSchema = z.discriminatedUnion("kind", [
       public: z.boolean().optional(),
       posture: z.string().min(1),
       postDeploy: fn<NonNullable<IdentityProviderSpec["postDeploy"]>>().optional(),
-      ui: z.strictObject({ module: z.union([z.string().min(1), fn<() => string | Promise<string>>()]), settings: fn<NonNullable<IdentityUiSpec["settings"]>>().optional() }).optional(),
+      ui: z.strictObject({
+        module: z.union([z.string().min(1), fn<() => string | Promise<string>>()]),
+        settings: fn<NonNullable<IdentityUiSpec["settings"]>>().optional(),
+      }).optional(),
     }),
   }),
   z.strictObject({
@@ -84,7 +94,16 @@ const pluginSchema = z.discriminatedUnion("kind", [
       warnings: fn<NonNullable<SandboxRuntimeSpec["warnings"]>>().optional(),
     }),
   }),
-  z.strictObject({ ...common, kind: z.literal("deploy"), deploy: z.strictObject({ target: z.string().regex(/^[a-z][a-z0-9_-]*$/, "must be lower-case letters, digits, _ -"), env: envList, envReason: z.string().min(1).optional(), sandboxAccess: z.strictObject({ providers: z.array(z.string().min(1)), how: z.string().min(1) }).optional() }) }),
+  z.strictObject({
+    ...common,
+    kind: z.literal("deploy"),
+    deploy: z.strictObject({
+      target: z.string().regex(/^[a-z][a-z0-9_-]*$/, "must be lower-case letters, digits, _ -"),
+      env: envList,
+      envReason: z.string().min(1).optional(),
+      sandboxAccess: z.strictObject({ providers: z.array(z.string().min(1)), how: z.string().min(1) }).optional(),
+    }),
+  }),
   z.strictObject({ ...common, kind: z.literal("extension") }),
 ]);
 
@@ -104,23 +123,34 @@ export function validatePlugins(plugins: readonly unknown[], sources: readonly s
     const source = sources[i] ?? "<plugin>";
     const parsed = pluginSchema.safeParse(raw);
     if (!parsed.success) {
-      const label = typeof raw === "object" && raw && "name" in raw ? `plugin "${String((raw as { name: unknown }).name)}"` : "plugin";
+      const label = typeof raw === "object" && raw && "name" in raw
+        ? `plugin "${String((raw as { name: unknown }).name)}"`
+        : "plugin";
       for (const issue of parsed.error.issues) {
         const path = issue.path.join(".") || "(root)";
-        const message =
-          issue.code === "unrecognized_keys"
-            ? `${label}: unknown key${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => `"${k}"`).join(", ")}${path === "(root)" ? "" : ` in "${path}"`}`
-            : issue.code === "invalid_union" && path === "kind"
-              ? `${label}: "kind" must be one of "model", "identity", "sandbox", "sandbox-runtime", "deploy", "extension"`
-              : `${label}: "${path}" ${issue.message}`;
-        problems.push({ file: source, message, hint: "See docs/plugins.md, section The plugin object, for the plugin shape." });
+        const message = issue.code === "unrecognized_keys"
+          ? `${label}: unknown key${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => `"${k}"`).join(", ")}${
+            path === "(root)" ? "" : ` in "${path}"`
+          }`
+          : issue.code === "invalid_union" && path === "kind"
+          ? `${label}: "kind" must be one of "model", "identity", "sandbox", "sandbox-runtime", "deploy", "extension"`
+          : `${label}: "${path}" ${issue.message}`;
+        problems.push({
+          file: source,
+          message,
+          hint: "See docs/plugins.md, section The plugin object, for the plugin shape.",
+        });
       }
       return;
     }
     const plugin: Plugin = parsed.data;
     const prior = seenNames.get(plugin.name);
     if (prior) {
-      problems.push({ file: source, message: `plugin "${plugin.name}" is registered twice (also by ${prior})`, hint: "Give the plugin a unique name, or load it once." });
+      problems.push({
+        file: source,
+        message: `plugin "${plugin.name}" is registered twice (also by ${prior})`,
+        hint: "Give the plugin a unique name, or load it once.",
+      });
       return;
     }
     seenNames.set(plugin.name, source);
@@ -128,7 +158,13 @@ export function validatePlugins(plugins: readonly unknown[], sources: readonly s
     if (providerKey) {
       const other = seenProviders.get(providerKey);
       if (other) {
-        problems.push({ file: source, message: `plugin "${plugin.name}" declares ${providerKey.replace(":", ' provider "')}" which plugin "${other}" already provides`, hint: "Each provider name may be declared by one plugin only." });
+        problems.push({
+          file: source,
+          message: `plugin "${plugin.name}" declares ${
+            providerKey.replace(":", ' provider "')
+          }" which plugin "${other}" already provides`,
+          hint: "Each provider name may be declared by one plugin only.",
+        });
         return;
       }
       seenProviders.set(providerKey, plugin.name);
@@ -136,7 +172,10 @@ export function validatePlugins(plugins: readonly unknown[], sources: readonly s
     valid.push(plugin);
   });
   if (problems.length) {
-    throw userError("PLUGIN_INVALID", { message: `Cannot register plugins: ${problems.length} problem${problems.length > 1 ? "s" : ""}`, diagnostics: problems });
+    throw userError("PLUGIN_INVALID", {
+      message: `Cannot register plugins: ${problems.length} problem${problems.length > 1 ? "s" : ""}`,
+      diagnostics: problems,
+    });
   }
   return valid;
 }

@@ -17,7 +17,10 @@ import type { Plugin } from "./hooks.ts";
 import { loadTypeScriptAsEsm } from "./runtime.ts";
 
 /** Loads the built-in plus third-party plugins and returns the driver. */
-export async function loadPlugins(builtins: readonly Plugin[], opts: { paths?: readonly string[]; cwd?: string } = {}): Promise<PluginDriver> {
+export async function loadPlugins(
+  builtins: readonly Plugin[],
+  opts: { paths?: readonly string[]; cwd?: string } = {},
+): Promise<PluginDriver> {
   const cwd = opts.cwd ?? ".";
   const raw: unknown[] = [...builtins];
   const sources: string[] = builtins.map((p) => `built-in plugin "${p.name}"`);

@@ -55,7 +55,8 @@ const SHAPES = new RegExp(
 
 /** `Bearer <token>` and `api_key: <value>`-style pairs: the label stays, the value goes. */
 // (Values stop at a backslash too: redacting inside JSON text must never eat an escape.)
-const PAIRS = /(\bBearer\s+)[A-Za-z0-9._~+/=-]{12,}|(\b(?:api[_-]?key|x-api-key|apikey|access[_-]?token|secret|password|authorization)\b["']?\s*[:=]\s*["']?)[^\s"',;&})\]\\]{8,}/gi;
+const PAIRS =
+  /(\bBearer\s+)[A-Za-z0-9._~+/=-]{12,}|(\b(?:api[_-]?key|x-api-key|apikey|access[_-]?token|secret|password|authorization)\b["']?\s*[:=]\s*["']?)[^\s"',;&})\]\\]{8,}/gi;
 
 const registered = new Set<string>();
 
@@ -163,7 +164,7 @@ function redactRegistered(text: string): string {
   let out = "";
   let done = 0;
   let h = hashAt(text, 0);
-  for (let p = 0; p + WINDOW <= text.length; ) {
+  for (let p = 0; p + WINDOW <= text.length;) {
     let best: [number, number] | null = null;
     const f = Math.imul(h, 0x9e3779b1) >>> 12;
     if (filter[f >> 3]! & (1 << (f & 7))) {
@@ -183,7 +184,9 @@ function redactRegistered(text: string): string {
       if (p + WINDOW <= text.length) h = hashAt(text, p);
       continue;
     }
-    if (p + WINDOW < text.length) h = (Math.imul(h, BASE) - Math.imul(text.charCodeAt(p), BASE_POW) + text.charCodeAt(p + WINDOW)) | 0;
+    if (p + WINDOW < text.length) {
+      h = (Math.imul(h, BASE) - Math.imul(text.charCodeAt(p), BASE_POW) + text.charCodeAt(p + WINDOW)) | 0;
+    }
     p++;
   }
   return done === 0 ? text : out + text.slice(done);
@@ -191,7 +194,10 @@ function redactRegistered(text: string): string {
 
 /** The text with every registered secret (and its fragments and encodings) and credential-shaped string replaced by {@link REDACTED}. */
 export function redact(text: string): string {
-  return redactRegistered(text).replace(SHAPES, REDACTED).replace(PAIRS, (_m, bearer: string | undefined, label: string | undefined) => `${bearer ?? label}${REDACTED}`);
+  return redactRegistered(text).replace(SHAPES, REDACTED).replace(
+    PAIRS,
+    (_m, bearer: string | undefined, label: string | undefined) => `${bearer ?? label}${REDACTED}`,
+  );
 }
 
 /** An error's message and stack redacted (a copy; the original is left as it is). */

@@ -29,12 +29,19 @@ export async function loadTypeScriptAsEsm(): Promise<void> {
   if (typeScriptAsEsm || "Deno" in globalThis) return;
   typeScriptAsEsm = true;
   type Resolved = { url: string; format?: string | null };
-  const mod = (await import("node:module")) as { registerHooks?: (hooks: { resolve: (specifier: string, context: unknown, next: (s: string, c: unknown) => Resolved) => Resolved }) => unknown };
+  const mod = (await import("node:module")) as {
+    registerHooks?: (
+      hooks: { resolve: (specifier: string, context: unknown, next: (s: string, c: unknown) => Resolved) => Resolved },
+    ) => unknown;
+  };
   // Node < 22.15 has no synchronous hooks; it still loads the plugin, with its warning.
   mod.registerHooks?.({
     resolve(specifier, context, next) {
       const resolved = next(specifier, context);
-      if (!resolved.format && resolved.url.startsWith("file:") && resolved.url.endsWith(".ts") && !resolved.url.includes("/node_modules/")) {
+      if (
+        !resolved.format && resolved.url.startsWith("file:") && resolved.url.endsWith(".ts") &&
+        !resolved.url.includes("/node_modules/")
+      ) {
         return { ...resolved, format: "module-typescript" };
       }
       return resolved;
@@ -61,7 +68,9 @@ export function selfInvocation(): string[] {
   const proc = (globalThis as { process?: { execPath: string; argv: string[]; execArgv: string[] } }).process!;
   if (isCompiled()) return [proc.execPath];
   // From sources this file is core/kernel/runtime.ts; in the npm package it is a chunk in dist/lib/.
-  const entry = new URL(import.meta.url.includes("/dist/lib/") ? "../../bin/agentcli.js" : "../../bin/agentcli.js", import.meta.url).pathname;
+  const entry =
+    new URL(import.meta.url.includes("/dist/lib/") ? "../../bin/agentcli.js" : "../../bin/agentcli.js", import.meta.url)
+      .pathname;
   return [proc.execPath, ...proc.execArgv, entry];
 }
 

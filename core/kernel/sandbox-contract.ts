@@ -106,9 +106,13 @@ export interface Sandbox {
   /** Runs `command` with a POSIX shell (`bash -c` where present), in the sandbox's working directory. */
   execute(command: string, opts?: ExecuteOptions): Promise<ExecuteResult>;
   /** Writes files (creating parent directories), binary-safe; partial success per file. */
-  uploadFiles(files: Array<{ path: string; content: Uint8Array }>): Promise<Array<{ path: string; error: SandboxFileError | null }>>;
+  uploadFiles(
+    files: Array<{ path: string; content: Uint8Array }>,
+  ): Promise<Array<{ path: string; error: SandboxFileError | null }>>;
   /** Reads files, binary-safe; partial success per file. */
-  downloadFiles(paths: string[]): Promise<Array<{ path: string; content: Uint8Array | null; error: SandboxFileError | null }>>;
+  downloadFiles(
+    paths: string[],
+  ): Promise<Array<{ path: string; content: Uint8Array | null; error: SandboxFileError | null }>>;
   /** Deletes the sandbox and its files at the provider. Deleting a sandbox that is already gone is not an error. */
   delete(): Promise<void>;
   /** Optional: releases the sandbox's compute while keeping its files (called after the idle time). */

@@ -9,7 +9,13 @@ import { randomUUID } from "node:crypto";
 import type { SqlDriver, SqlExecutor } from "../storage/sql.ts";
 import { conflict, invalid, notFound } from "./api/api-error.ts";
 import type { DeploymentRow } from "./api/resources.ts";
-import type { DeploymentCreateBody, DeploymentPatchBody, Source, SourceConfig, SourceRevisionConfig } from "./api/schema.ts";
+import type {
+  DeploymentCreateBody,
+  DeploymentPatchBody,
+  Source,
+  SourceConfig,
+  SourceRevisionConfig,
+} from "./api/schema.ts";
 import { checkSource, type PlatformMode } from "./api/source-rules.ts";
 import { getDeployment, getRevision, insertDeployment, insertRevision, updateDeployment } from "./store/deployments.ts";
 import { getListener } from "./store/tenancy.ts";
@@ -35,26 +41,48 @@ async function isRemote(db: SqlExecutor, tenantId: string, sc: SourceConfig): Pr
 }
 
 /** Creates a deployment; returns it and the id of its first revision (null for an `internal_source` awaiting its upload). */
-export async function createDeployment(ctx: DeploymentContext, body: DeploymentCreateBody & { tag_value_ids?: string[] }): Promise<{ deployment: DeploymentRow; revisionId: string | null }> {
+export async function createDeployment(
+  ctx: DeploymentContext,
+  body: DeploymentCreateBody & { tag_value_ids?: string[] },
+): Promise<{ deployment: DeploymentRow; revisionId: string | null }> {
   const sourceConfig = stripNullish(body.source_config) as SourceConfig;
   const sourceRevisionConfig = stripNullish(body.source_revision_config) as SourceRevisionConfig;
   const makesRevision = !(body.source === "internal_source" && !sourceRevisionConfig.source_tarball_path);
   return ctx.sql.transaction(async (tx) => {
     const errors = await checkSource({
-      db: tx, tenantId: ctx.tenantId, mode: ctx.mode, templates: ctx.templates, source: body.source,
-      revisionSource: makesRevision ? body.source : null, sourceConfig, sourceRevisionConfig,
-      secretReferences: body.secret_references, secrets: body.secrets ?? [], creating: true,
+      db: tx,
+      tenantId: ctx.tenantId,
+      mode: ctx.mode,
+      templates: ctx.templates,
+      source: body.source,
+      revisionSource: makesRevision ? body.source : null,
+      sourceConfig,
+      sourceRevisionConfig,
+      secretReferences: body.secret_references,
+      secrets: body.secrets ?? [],
+      creating: true,
     });
     const sealed = sealSecrets(ctx.encryption, body.secrets ?? []);
     if (errors.length) throw invalid(errors);
-    const dup = await tx.query("SELECT id FROM platform_deployments WHERE tenant_id = $1 AND name = $2", [ctx.tenantId, body.name]);
+    const dup = await tx.query("SELECT id FROM platform_deployments WHERE tenant_id = $1 AND name = $2", [
+      ctx.tenantId,
+      body.name,
+    ]);
     if (dup.rows.length) throw conflict(`Cannot create deployment "${body.name}": a deployment with this name exists`);
     const id = randomUUID();
     const remote = await isRemote(tx, ctx.tenantId, sourceConfig);
     await insertDeployment(tx, {
-      id, tenantId: ctx.tenantId, name: body.name, source: body.source, sourceConfig, sourceRevisionConfig,
-      secrets: sealed, secretReferences: body.secret_references ?? null, imageVersion: body.image_version ?? null,
-      remoteReconciled: remote, tagValueIds: body.tag_value_ids ?? [],
+      id,
+      tenantId: ctx.tenantId,
+      name: body.name,
+      source: body.source,
+      sourceConfig,
+      sourceRevisionConfig,
+      secrets: sealed,
+      secretReferences: body.secret_references ?? null,
+      imageVersion: body.image_version ?? null,
+      remoteReconciled: remote,
+      tagValueIds: body.tag_value_ids ?? [],
     });
     await tx.query(
       `INSERT INTO platform_tracing_projects (id, tenant_id, name, deployment_id) VALUES ($1, $2, $3, $4)
@@ -64,7 +92,15 @@ export async function createDeployment(ctx: DeploymentContext, body: DeploymentC
     let revisionId: string | null = null;
     if (makesRevision) {
       revisionId = randomUUID();
-      await insertRevision(tx, { id: revisionId, deploymentId: id, tenantId: ctx.tenantId, source: body.source, sourceRevisionConfig, secrets: sealed, remoteReconciled: remote });
+      await insertRevision(tx, {
+        id: revisionId,
+        deploymentId: id,
+        tenantId: ctx.tenantId,
+        source: body.source,
+        sourceRevisionConfig,
+        secrets: sealed,
+        remoteReconciled: remote,
+      });
       await updateDeployment(tx, id, { latest_revision_id: revisionId });
     }
     return { deployment: (await getDeployment(tx, ctx.tenantId, id))!, revisionId };
@@ -72,26 +108,36 @@ export async function createDeployment(ctx: DeploymentContext, body: DeploymentC
 }
 
 function sameSecrets(a: Array<{ name: string; value: string }>, b: Array<{ name: string; value: string }>): boolean {
-  const key = (s: Array<{ name: string; value: string }>) => JSON.stringify([...s].sort((x, y) => x.name.localeCompare(y.name)));
+  const key = (s: Array<{ name: string; value: string }>) =>
+    JSON.stringify([...s].sort((x, y) => x.name.localeCompare(y.name)));
   return key(a) === key(b);
 }
 
 function sameConfig(a: SourceRevisionConfig, b: SourceRevisionConfig): boolean {
-  const norm = (c: SourceRevisionConfig) => JSON.stringify(Object.entries(stripNullish(c)).filter(([k]) => k !== "repo_commit_sha").sort());
+  const norm = (c: SourceRevisionConfig) =>
+    JSON.stringify(Object.entries(stripNullish(c)).filter(([k]) => k !== "repo_commit_sha").sort());
   return norm(a) === norm(b);
 }
 
 /** Patches a deployment; a new revision is made when the revision config or the secrets change. */
-export async function patchDeployment(ctx: DeploymentContext, id: string, body: DeploymentPatchBody & { tag_value_ids?: string[] }): Promise<{ deployment: DeploymentRow; revisionId: string | null }> {
+export async function patchDeployment(
+  ctx: DeploymentContext,
+  id: string,
+  body: DeploymentPatchBody & { tag_value_ids?: string[] },
+): Promise<{ deployment: DeploymentRow; revisionId: string | null }> {
   return ctx.sql.transaction(async (tx) => {
     const current = await getDeployment(tx, ctx.tenantId, id);
     if (!current) throw notFound("deployment", id);
-    if (current.status === "AWAITING_DELETE") throw conflict(`Cannot patch deployment "${current.name}": it is being deleted`);
+    if (current.status === "AWAITING_DELETE") {
+      throw conflict(`Cannot patch deployment "${current.name}": it is being deleted`);
+    }
     const sourceConfig = body.source_config
       ? stripNullish({ ...current.source_config, ...body.source_config }) as SourceConfig
       : current.source_config;
     const revisionSource: Source = body.revision_source ?? current.source;
-    const base: SourceRevisionConfig = revisionSource === (await latestSource(tx, current)) ? current.source_revision_config : {};
+    const base: SourceRevisionConfig = revisionSource === (await latestSource(tx, current))
+      ? current.source_revision_config
+      : {};
     const { repo_commit_sha: _sha, ...baseInput } = base;
     const sourceRevisionConfig = body.source_revision_config
       ? stripNullish({ ...baseInput, ...body.source_revision_config }) as SourceRevisionConfig
@@ -99,19 +145,39 @@ export async function patchDeployment(ctx: DeploymentContext, id: string, body: 
     const secrets = body.secrets ?? openSecrets(ctx.encryption, current.secrets);
     const sealed = body.secrets ? sealSecrets(ctx.encryption, body.secrets) : current.secrets;
     const configChanged = body.source_revision_config != null && !sameConfig(sourceRevisionConfig, base);
-    const makesRevision = configChanged || (body.secrets != null && !sameSecrets(secrets, openSecrets(ctx.encryption, current.secrets))) ||
+    const makesRevision = configChanged ||
+      (body.secrets != null && !sameSecrets(secrets, openSecrets(ctx.encryption, current.secrets))) ||
       (body.revision_source != null && body.revision_source !== current.source && body.source_revision_config != null);
-    const secretReferences = body.secret_references !== undefined && body.secret_references !== null ? body.secret_references : current.secret_references;
+    const secretReferences = body.secret_references !== undefined && body.secret_references !== null
+      ? body.secret_references
+      : current.secret_references;
     const errors = await checkSource({
-      db: tx, tenantId: ctx.tenantId, mode: ctx.mode, templates: ctx.templates, source: current.source,
-      revisionSource: makesRevision ? revisionSource : null, sourceConfig, sourceRevisionConfig, secretReferences, secrets, creating: false,
+      db: tx,
+      tenantId: ctx.tenantId,
+      mode: ctx.mode,
+      templates: ctx.templates,
+      source: current.source,
+      revisionSource: makesRevision ? revisionSource : null,
+      sourceConfig,
+      sourceRevisionConfig,
+      secretReferences,
+      secrets,
+      creating: false,
     });
     if (errors.length) throw invalid(errors);
     const remote = await isRemote(tx, ctx.tenantId, sourceConfig);
     let revisionId: string | null = null;
     if (makesRevision) {
       revisionId = randomUUID();
-      await insertRevision(tx, { id: revisionId, deploymentId: id, tenantId: ctx.tenantId, source: revisionSource, sourceRevisionConfig, secrets: sealed, remoteReconciled: remote });
+      await insertRevision(tx, {
+        id: revisionId,
+        deploymentId: id,
+        tenantId: ctx.tenantId,
+        source: revisionSource,
+        sourceRevisionConfig,
+        secrets: sealed,
+        remoteReconciled: remote,
+      });
     }
     await updateDeployment(tx, id, {
       source_config: sourceConfig,
@@ -133,24 +199,43 @@ async function latestSource(db: SqlExecutor, d: DeploymentRow): Promise<Source> 
 }
 
 /** Rolls back: a new revision with an earlier revision's source, config and secrets (its build is reused when kept). */
-export async function redeployRevision(ctx: DeploymentContext, id: string, revisionId: string): Promise<{ deployment: DeploymentRow; revisionId: string }> {
+export async function redeployRevision(
+  ctx: DeploymentContext,
+  id: string,
+  revisionId: string,
+): Promise<{ deployment: DeploymentRow; revisionId: string }> {
   return ctx.sql.transaction(async (tx) => {
     const current = await getDeployment(tx, ctx.tenantId, id);
     if (!current) throw notFound("deployment", id);
-    if (current.status === "AWAITING_DELETE") throw conflict(`Cannot redeploy deployment "${current.name}": it is being deleted`);
+    if (current.status === "AWAITING_DELETE") {
+      throw conflict(`Cannot redeploy deployment "${current.name}": it is being deleted`);
+    }
     const earlier = await getRevision(tx, id, revisionId);
     if (!earlier) throw notFound("revision", revisionId);
     // DEPLOYED (serving) or superseded after serving (INTERRUPTED with deployed_at).
     if (!earlier.deployed_at) {
-      throw conflict(`Cannot redeploy revision "${revisionId}": it is ${earlier.status} and never served; only a revision that reached DEPLOYED (serving now, or superseded since) can be rolled back to`);
+      throw conflict(
+        `Cannot redeploy revision "${revisionId}": it is ${earlier.status} and never served; only a revision that reached DEPLOYED (serving now, or superseded since) can be rolled back to`,
+      );
     }
     const newId = randomUUID();
     await insertRevision(tx, {
-      id: newId, deploymentId: id, tenantId: ctx.tenantId, source: earlier.source,
-      sourceRevisionConfig: earlier.source_revision_config, secrets: earlier.secrets, remoteReconciled: earlier.remote_reconciled,
+      id: newId,
+      deploymentId: id,
+      tenantId: ctx.tenantId,
+      source: earlier.source,
+      sourceRevisionConfig: earlier.source_revision_config,
+      secrets: earlier.secrets,
+      remoteReconciled: earlier.remote_reconciled,
     });
-    if (earlier.artifact_path) await tx.query("UPDATE platform_revisions SET artifact_path = $2 WHERE id = $1", [newId, earlier.artifact_path]);
-    await updateDeployment(tx, id, { latest_revision_id: newId, source_revision_config: earlier.source_revision_config, secrets: earlier.secrets });
+    if (earlier.artifact_path) {
+      await tx.query("UPDATE platform_revisions SET artifact_path = $2 WHERE id = $1", [newId, earlier.artifact_path]);
+    }
+    await updateDeployment(tx, id, {
+      latest_revision_id: newId,
+      source_revision_config: earlier.source_revision_config,
+      secrets: earlier.secrets,
+    });
     return { deployment: (await getDeployment(tx, ctx.tenantId, id))!, revisionId: newId };
   });
 }

@@ -28,7 +28,10 @@ interface UpstreamRepo {
 
 const MAX_PAGES = 50;
 
-export async function listRepositories(integration: IntegrationRow, opts: { fetch?: typeof fetch; signal?: AbortSignal } = {}): Promise<RepositoryListing[]> {
+export async function listRepositories(
+  integration: IntegrationRow,
+  opts: { fetch?: typeof fetch; signal?: AbortSignal } = {},
+): Promise<RepositoryListing[]> {
   const doFetch = opts.fetch ?? fetch;
   const forge = integration.kind === "forge";
   const perPage = forge ? 50 : 100;
@@ -53,7 +56,9 @@ export async function listRepositories(integration: IntegrationRow, opts: { fetc
       throw upstream(integration, `the ${integration.kind} API answered ${res.status}${hint}`);
     }
     const items = (await res.json().catch(() => null)) as UpstreamRepo[] | null;
-    if (!Array.isArray(items)) throw upstream(integration, "the API answered something that is not a list of repositories");
+    if (!Array.isArray(items)) {
+      throw upstream(integration, "the API answered something that is not a list of repositories");
+    }
     for (const r of items) {
       out.push({
         host_integration_id: integration.id,
@@ -70,5 +75,8 @@ export async function listRepositories(integration: IntegrationRow, opts: { fetc
 }
 
 function upstream(integration: IntegrationRow, state: string) {
-  return userError("REMOTE_FAILED", { message: `Cannot list repositories of integration "${integration.id}": ${state}`, status: 502 });
+  return userError("REMOTE_FAILED", {
+    message: `Cannot list repositories of integration "${integration.id}": ${state}`,
+    status: 502,
+  });
 }

@@ -118,7 +118,10 @@ export async function openPlatform(opts: PlatformOptions): Promise<Platform> {
     const host = opts.listen.host ?? "127.0.0.1";
     const { listen } = await import("../server/host/node.ts");
     const l = await listen({ fetch: (req: Request, ...rest: unknown[]) => gate.then((f) => f(req, ...rest)) }, {
-      ...opts.listen.settings, port: opts.listen.port, host, upgrade: (req, socket, head) => (upgrade ? upgrade(req, socket, head) : socket.destroy()),
+      ...opts.listen.settings,
+      port: opts.listen.port,
+      host,
+      upgrade: (req, socket, head) => (upgrade ? upgrade(req, socket, head) : socket.destroy()),
     });
     // Requests still waiting when the start fails get a 503 (the listener closes right after).
     stopListening = async () => {
@@ -134,19 +137,45 @@ export async function openPlatform(opts: PlatformOptions): Promise<Platform> {
     cleanups.push(() => sql.close());
     await migrate(sql, "platform", PLATFORM_MIGRATIONS); // safe with replicas starting together
     const onError = opts.onError ?? ((err: unknown) => console.error("platform:", err));
-    const local = new LocalCompute({ dataDir: join(opts.dataDir, "deployments"), host: opts.localHost ?? "127.0.0.1", databaseUrl: opts.databaseUrl ?? null, plugins: opts.plugins, command: opts.localCommand });
+    const local = new LocalCompute({
+      dataDir: join(opts.dataDir, "deployments"),
+      host: opts.localHost ?? "127.0.0.1",
+      databaseUrl: opts.databaseUrl ?? null,
+      plugins: opts.plugins,
+      command: opts.localCommand,
+    });
     const bundleSecret = await setting(sql, "bundle_secret", () => randomBytes(32).toString("hex"));
     // Reads `services.publicUrl` at rollout time (it may be set after the server starts listening).
     const k8s = new K8sCompute({
-      bundleAccess: (deploymentId, revisionId) => (services.publicUrl ? { url: bundleUrl(services.publicUrl, deploymentId, revisionId), token: bundleToken(bundleSecret, deploymentId) } : null),
+      bundleAccess: (
+        deploymentId,
+        revisionId,
+      ) => (services.publicUrl
+        ? {
+          url: bundleUrl(services.publicUrl, deploymentId, revisionId),
+          token: bundleToken(bundleSecret, deploymentId),
+        }
+        : null),
     });
     cleanups.push(() => local.close(), () => k8s.close());
     const computeFor = opts.computeFor ?? ((l: ListenerRow | null) => (l?.compute_type === "k8s" ? k8s : local));
     const sandboxes = new SandboxService({
-      sql, local: new LocalBoxRuntime({ driver: opts.sandboxDriver ?? await loadPlugins([]), dataDir: opts.dataDir, env: sandboxEnv() }), onError, sweepMs: opts.sandboxSweepMs,
+      sql,
+      local: new LocalBoxRuntime({
+        driver: opts.sandboxDriver ?? await loadPlugins([]),
+        dataDir: opts.dataDir,
+        env: sandboxEnv(),
+      }),
+      onError,
+      sweepMs: opts.sandboxSweepMs,
       onListener: async (listenerId) => {
-        const l = (await sql.query<ListenerRow>("SELECT * FROM platform_listeners WHERE id = $1", [listenerId])).rows[0];
-        if (!l?.kubeconfig) throw new Error(`listener ${listenerId} has no kubeconfig; run "agentcli platform admin set-kubeconfig --listener ${listenerId} --kubeconfig <file>"`);
+        const l =
+          (await sql.query<ListenerRow>("SELECT * FROM platform_listeners WHERE id = $1", [listenerId])).rows[0];
+        if (!l?.kubeconfig) {
+          throw new Error(
+            `listener ${listenerId} has no kubeconfig; run "agentcli platform admin set-kubeconfig --listener ${listenerId} --kubeconfig <file>"`,
+          );
+        }
         const namespace = (l.compute_config.k8s_namespaces as string[] | undefined)?.[0] ?? "default";
         return new K8sBoxRuntime({ kube: KubeClient.fromKubeconfig(l.kubeconfig), namespace, ...opts.sandboxK8sWait });
       },
@@ -155,8 +184,15 @@ export async function openPlatform(opts: PlatformOptions): Promise<Platform> {
     const sandboxKeySecret = await setting(sql, "sandbox_key_secret", () => randomBytes(32).toString("hex"));
     const encryption = await platformEncryption(opts.dataDir, opts.env ?? process.env);
     const reconciler = new Reconciler({
-      sql, encryption, dataDir: opts.dataDir, computeFor, builders: opts.builders ?? {}, onError,
-      shared: Boolean(opts.databaseUrl), leaseMs: opts.reconcile?.leaseMs, pollMs: opts.reconcile?.pollMs,
+      sql,
+      encryption,
+      dataDir: opts.dataDir,
+      computeFor,
+      builders: opts.builders ?? {},
+      onError,
+      shared: Boolean(opts.databaseUrl),
+      leaseMs: opts.reconcile?.leaseMs,
+      pollMs: opts.reconcile?.pollMs,
       // Revisions reach this control plane for their `platform` sandboxes: on the local listener
       // at its own address, on a cluster at --public-url (without one they get no address).
       platformEnv: async (d, listener) => {
@@ -164,7 +200,10 @@ export async function openPlatform(opts: PlatformOptions): Promise<Platform> {
         // Spans of the deployment's runs go to its tracing project (spec 2.9: named after it).
         const project = { name: "AGENTCLI_TRACING_PROJECT", value: d.name };
         if (!url) return [project];
-        return [project, { name: "AGENTCLI_PLATFORM_URL", value: url }, { name: "AGENTCLI_PLATFORM_SANDBOX_KEY", value: await deploymentApiKey(sql, sandboxKeySecret, d) }];
+        return [project, { name: "AGENTCLI_PLATFORM_URL", value: url }, {
+          name: "AGENTCLI_PLATFORM_SANDBOX_KEY",
+          value: await deploymentApiKey(sql, sandboxKeySecret, d),
+        }];
       },
       onTeardown: async (d) => {
         await sandboxes.deleteForDeployment(sql, d.id);
@@ -203,10 +242,12 @@ export async function openPlatform(opts: PlatformOptions): Promise<Platform> {
           s.once("error", reject);
         });
         server.on("upgrade", upgrade!);
-        cleanups.push(() => new Promise<void>((r) => {
-          (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
-          server.close(() => r());
-        }));
+        cleanups.push(() =>
+          new Promise<void>((r) => {
+            (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+            server.close(() => r());
+          })
+        );
         const address = server.address();
         const actual = typeof address === "object" && address ? address.port : port;
         localUrl ??= hostUrl(reachable(host), actual);

@@ -22,7 +22,7 @@ import type { IdleCollector } from "../engine/queue/idle-gc.ts";
 import { assistantRoutes } from "./routes/assistants.ts";
 import { CronScheduler } from "../engine/crons/scheduler.ts";
 import { cronRoutes } from "./routes/crons.ts";
-import { RunBroker, type RemoteBus } from "../engine/broker/broker.ts";
+import { type RemoteBus, RunBroker } from "../engine/broker/broker.ts";
 import type { ServerDeps } from "./deps.ts";
 import { type GraphLoaders, GraphRegistry } from "../engine/executor/graphs.ts";
 import { errorHandler } from "./http/errors.ts";
@@ -148,8 +148,13 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
   let remote: RemoteBus | null = null;
   try {
     const pgUrl = opts.databaseUrl ?? (ownStorage ? (opts.storage as StorageOptions | undefined)?.url : undefined);
-    if (opts.redisUrl) remote = await (await import("../engine/broker/redis-bus.ts")).openRedisBus(opts.redisUrl, log, { connectWithinMs: opts.connectWithinMs });
-    else if (pgUrl && storage.kind === "postgres") remote = await (await import("../engine/broker/pg-bus.ts")).openPostgresBus(pgUrl, log);
+    if (opts.redisUrl) {
+      remote = await (await import("../engine/broker/redis-bus.ts")).openRedisBus(opts.redisUrl, log, {
+        connectWithinMs: opts.connectWithinMs,
+      });
+    } else if (pgUrl && storage.kind === "postgres") {
+      remote = await (await import("../engine/broker/pg-bus.ts")).openPostgresBus(pgUrl, log);
+    }
   } catch (err) {
     if (ownStorage) await storage.close();
     throw err;
@@ -157,8 +162,16 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
   if (opts.runLeaseSeconds && opts.runLeaseSeconds > 0) storage.runs.leaseSeconds = opts.runLeaseSeconds;
   const broker = new RunBroker({ log: storage.events, remote, exclusive: storage.kind === "pglite" });
   const graphs = new GraphRegistry(opts.graphs, { checkpointer: storage.checkpointer, store: storage.store });
-  const limits: ServerLimits = { ...DEFAULT_LIMITS, ...opts.limits, ...(opts.maxBodyBytes ? { maxBodyBytes: opts.maxBodyBytes } : {}) };
-  const webhooks = new WebhookSender({ ...DEFAULT_WEBHOOKS, ...opts.webhooks }, { storage, log, resolve: opts.webhookResolver });
+  const limits: ServerLimits = {
+    ...DEFAULT_LIMITS,
+    ...opts.limits,
+    ...(opts.maxBodyBytes ? { maxBodyBytes: opts.maxBodyBytes } : {}),
+  };
+  const webhooks = new WebhookSender({ ...DEFAULT_WEBHOOKS, ...opts.webhooks }, {
+    storage,
+    log,
+    resolve: opts.webhookResolver,
+  });
   const workers = new WorkerPool({
     storage,
     broker,
@@ -174,7 +187,18 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
     idle: opts.idle,
     affinitySeconds: opts.queueAffinitySeconds ?? DEFAULT_QUEUE_AFFINITY_SECONDS,
   });
-  const deps: ServerDeps = { storage, broker, graphs, workers, log, limits, onThreadDeleted: opts.onThreadDeleted, heartbeatMs: opts.heartbeatMs ?? 15_000, webhooks, ttl: { ...DEFAULT_TTL, ...opts.ttl } };
+  const deps: ServerDeps = {
+    storage,
+    broker,
+    graphs,
+    workers,
+    log,
+    limits,
+    onThreadDeleted: opts.onThreadDeleted,
+    heartbeatMs: opts.heartbeatMs ?? 15_000,
+    webhooks,
+    ttl: { ...DEFAULT_TTL, ...opts.ttl },
+  };
 
   const crons = new CronScheduler(deps, { pollMs: opts.cronPollMs });
   const sweeper = new TtlSweeper(deps, deps.ttl);
@@ -210,7 +234,11 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
   app.use(bodyLimit({
     maxSize: limits.maxBodyBytes,
     onError: () => {
-      throw overLimit("maxBodyBytes", limits, "the request body is larger than allowed (large files belong in a sandbox or the store)");
+      throw overLimit(
+        "maxBodyBytes",
+        limits,
+        "the request body is larger than allowed (large files belong in a sandbox or the store)",
+      );
     },
   }));
   // A request waits out a database restart only briefly, then answers 503 with Retry-After.
@@ -223,10 +251,19 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
       path = decodeURIComponent(new URL(c.req.url).pathname);
       query = Object.values(c.req.queries()).flat();
     } catch {
-      throw userError("UNPROCESSABLE", { message: "Invalid request: the URL has a malformed percent-escape (a % not followed by two hex digits of valid UTF-8)", hint: "Encode ids and query values with encodeURIComponent." });
+      throw userError("UNPROCESSABLE", {
+        message:
+          "Invalid request: the URL has a malformed percent-escape (a % not followed by two hex digits of valid UTF-8)",
+        hint: "Encode ids and query values with encodeURIComponent.",
+      });
     }
     const problem = badText(path) ?? query.map(badText).find(Boolean) ?? null;
-    if (problem) throw userError("UNPROCESSABLE", { message: `Invalid request: the URL ${problem}`, hint: "Remove the character from the id or query." });
+    if (problem) {
+      throw userError("UNPROCESSABLE", {
+        message: `Invalid request: the URL ${problem}`,
+        hint: "Remove the character from the id or query.",
+      });
+    }
     await next();
   });
   app.get("/ok", (c) => c.json({ ok: true }));
@@ -247,7 +284,13 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
     }));
   // A queue worker replica answers probes and /info only; the API is served by api replicas.
   if (role === "worker") {
-    app.use(async (c) => c.json({ detail: `This replica only runs the queue (role "worker"): send ${c.req.method} ${new URL(c.req.url).pathname} to an API replica` }, 404));
+    app.use(async (c) =>
+      c.json({
+        detail: `This replica only runs the queue (role "worker"): send ${c.req.method} ${
+          new URL(c.req.url).pathname
+        } to an API replica`,
+      }, 404)
+    );
   }
   const extraPaths = [...(opts.ui ? ["/app"] : []), ...(opts.extraRoutes ?? []).map((r) => r.path)];
   app.get("/openapi.json", async (c) => {
@@ -291,7 +334,9 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
       await workers.stop(closeOpts?.graceMs);
       await webhooks.stop();
       await broker.close();
-      await opts.tracer?.close().catch((err) => log.warn(`tracing: the last spans could not be exported: ${(err as Error).message}`));
+      await opts.tracer?.close().catch((err) =>
+        log.warn(`tracing: the last spans could not be exported: ${(err as Error).message}`)
+      );
       if (ownStorage) await storage.close();
     },
   };

@@ -35,7 +35,11 @@ export interface ServerDeps {
  * (`assistant_id: "agent"` works as in LangGraph Platform), among those `scope` sees: another
  * user's assistant is the same 404 as an unknown one.
  */
-export async function resolveAssistant(deps: ServerDeps, id: string, scope: AssistantScope | undefined): Promise<Assistant> {
+export async function resolveAssistant(
+  deps: ServerDeps,
+  id: string,
+  scope: AssistantScope | undefined,
+): Promise<Assistant> {
   const a = await deps.storage.assistants.resolve(id, scope);
   if (!a) throw notFound("Assistant", id);
   return a;

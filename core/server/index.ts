@@ -7,10 +7,14 @@ export { resolveAssistant } from "./deps.ts";
 export type { ServerDeps } from "./deps.ts";
 export { hostBundle } from "./host/agent-host.ts";
 export type { GraphModule, Host } from "./host/agent-host.ts";
-export { DEFAULT_MAX_CONNECTIONS_PER_CLIENT, MAX_CONNECTIONS_PER_CLIENT_VARIABLE, limitConnectionsPerClient } from "./host/client-connections.ts";
+export {
+  DEFAULT_MAX_CONNECTIONS_PER_CLIENT,
+  limitConnectionsPerClient,
+  MAX_CONNECTIONS_PER_CLIENT_VARIABLE,
+} from "./host/client-connections.ts";
 export type { ListenSettings } from "./host/listen-settings.ts";
 export { conflict, idTaken, notFound, unprocessable } from "./http/errors.ts";
-export { MAX_JSON_DEPTH, badText } from "./http/json-guard.ts";
+export { badText, MAX_JSON_DEPTH } from "./http/json-guard.ts";
 export { checkMessages, tooManyRuns } from "./http/limits.ts";
 export type { RunCreateBody } from "./http/schemas.ts";
 export { apiDocsRoutes } from "./routes/api-docs.ts";

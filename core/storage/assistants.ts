@@ -11,7 +11,11 @@ interface AssistantRow extends Omit<Assistant, "created_at" | "updated_at"> {
   updated_at: Date;
 }
 
-const toAssistant = (r: AssistantRow): Assistant => ({ ...r, created_at: iso(r.created_at), updated_at: iso(r.updated_at) });
+const toAssistant = (r: AssistantRow): Assistant => ({
+  ...r,
+  created_at: iso(r.created_at),
+  updated_at: iso(r.updated_at),
+});
 
 export interface AssistantInput {
   assistant_id: string;
@@ -77,8 +81,12 @@ function hintKey(key: string, scope: AssistantScope | undefined): string {
 export function currentCheck(hint: AssistantHint, params: unknown[]): string {
   const key = `$${params.push(hint.key)}::text`;
   const vis = visible(hint.scope, params);
-  return `((SELECT assistant_id || ':' || xmin::text FROM assistants WHERE (assistant_id = ${key} OR ((graph_id = ${key} OR name = ${key}) AND ${SYSTEM}))${vis ? ` AND ${vis}` : ""}
-     ORDER BY (assistant_id = ${key}) DESC, (graph_id = ${key}) DESC, created_at LIMIT 1) IS NOT DISTINCT FROM $${params.push(`${hint.assistant.assistant_id}:${hint.version}`)}::text)`;
+  return `((SELECT assistant_id || ':' || xmin::text FROM assistants WHERE (assistant_id = ${key} OR ((graph_id = ${key} OR name = ${key}) AND ${SYSTEM}))${
+    vis ? ` AND ${vis}` : ""
+  }
+     ORDER BY (assistant_id = ${key}) DESC, (graph_id = ${key}) DESC, created_at LIMIT 1) IS NOT DISTINCT FROM $${
+    params.push(`${hint.assistant.assistant_id}:${hint.version}`)
+  }::text)`;
 }
 
 /** Assistant records and their versions. */
@@ -116,7 +124,11 @@ export class AssistantStore {
   #refuseSealedFilter(metadata: Json | undefined): void {
     const keys = this.#enc?.filteredKeys(metadata) ?? [];
     if (keys.length) {
-      throw agentcliError(SearchEncrypted, { what: "assistants", by: `metadata key ${keys.map((k) => `"${k}"`).join(", ")}`, keys: "LANGGRAPH_AES_JSON_KEYS" });
+      throw agentcliError(SearchEncrypted, {
+        what: "assistants",
+        by: `metadata key ${keys.map((k) => `"${k}"`).join(", ")}`,
+        keys: "LANGGRAPH_AES_JSON_KEYS",
+      });
     }
   }
 
@@ -137,7 +149,15 @@ export class AssistantStore {
       const { rows } = await tx.query<AssistantRow>(
         `INSERT INTO assistants (assistant_id, graph_id, config, context, metadata, name, description)
          VALUES ($1, $2, $3::jsonb, $4::jsonb, $5::jsonb, $6, $7) ON CONFLICT (assistant_id) DO NOTHING RETURNING *`,
-        [a.assistant_id, a.graph_id, JSON.stringify(a.config ?? {}), JSON.stringify(a.context ?? null), this.#metadata(a.metadata), a.name, a.description ?? null],
+        [
+          a.assistant_id,
+          a.graph_id,
+          JSON.stringify(a.config ?? {}),
+          JSON.stringify(a.context ?? null),
+          this.#metadata(a.metadata),
+          a.name,
+          a.description ?? null,
+        ],
       );
       if (!rows[0]) return null;
       await tx.query(
@@ -161,14 +181,23 @@ export class AssistantStore {
          WHERE assistant_id = $1 AND metadata->>'created_by' = 'system' AND description IS DISTINCT FROM $2 RETURNING version`,
         [id, description],
       );
-      if (rows[0]) await tx.query("UPDATE assistant_versions SET description = $2 WHERE assistant_id = $1 AND version = $3", [id, description, rows[0].version]);
+      if (rows[0]) {
+        await tx.query("UPDATE assistant_versions SET description = $2 WHERE assistant_id = $1 AND version = $3", [
+          id,
+          description,
+          rows[0].version,
+        ]);
+      }
     }));
   }
 
   async get(id: string, scope?: AssistantScope): Promise<Assistant | null> {
     const params: unknown[] = [id];
     const vis = visible(scope, params);
-    const { rows } = await this.#sql.query<AssistantRow>(`SELECT * FROM assistants WHERE assistant_id = $1${vis ? ` AND ${vis}` : ""}`, params);
+    const { rows } = await this.#sql.query<AssistantRow>(
+      `SELECT * FROM assistants WHERE assistant_id = $1${vis ? ` AND ${vis}` : ""}`,
+      params,
+    );
     return rows[0] ? this.#toAssistant(rows[0]) : null;
   }
 
@@ -193,7 +222,9 @@ export class AssistantStore {
     const params: unknown[] = [key];
     const vis = visible(scope, params);
     const { rows } = await this.#sql.query<AssistantRow>(
-      `SELECT * FROM assistants WHERE (assistant_id = $1 OR ((graph_id = $1 OR name = $1) AND ${SYSTEM}))${vis ? ` AND ${vis}` : ""}
+      `SELECT * FROM assistants WHERE (assistant_id = $1 OR ((graph_id = $1 OR name = $1) AND ${SYSTEM}))${
+        vis ? ` AND ${vis}` : ""
+      }
        ORDER BY (assistant_id = $1) DESC, (graph_id = $1) DESC, created_at LIMIT 1`,
       params,
     );
@@ -207,7 +238,10 @@ export class AssistantStore {
    * {@link currentCheck} in the statement that uses the assistant, and resolve again if that
    * says it is not current), else a fresh lookup that is remembered.
    */
-  async resolveHint(key: string, scope?: AssistantScope): Promise<{ assistant: Assistant | null; hint: AssistantHint | null }> {
+  async resolveHint(
+    key: string,
+    scope?: AssistantScope,
+  ): Promise<{ assistant: Assistant | null; hint: AssistantHint | null }> {
     if (!this.#hints) return { assistant: await this.resolve(key, scope), hint: null };
     const cacheKey = hintKey(key, scope);
     const known = this.#hints.get(cacheKey);
@@ -215,7 +249,9 @@ export class AssistantStore {
     const params: unknown[] = [key];
     const vis = visible(scope, params);
     const { rows } = await this.#sql.query<AssistantRow & { row_version: string }>(
-      `SELECT *, xmin::text AS row_version FROM assistants WHERE (assistant_id = $1 OR ((graph_id = $1 OR name = $1) AND ${SYSTEM}))${vis ? ` AND ${vis}` : ""}
+      `SELECT *, xmin::text AS row_version FROM assistants WHERE (assistant_id = $1 OR ((graph_id = $1 OR name = $1) AND ${SYSTEM}))${
+        vis ? ` AND ${vis}` : ""
+      }
        ORDER BY (assistant_id = $1) DESC, (graph_id = $1) DESC, created_at LIMIT 1`,
       params,
     );
@@ -238,7 +274,9 @@ export class AssistantStore {
   /** The system assistant of a graph created by the server (by graph id or by name). */
   /** The graph of an assistant (in `tx` when given), or null when it no longer exists. */
   async graphOf(id: string, tx: SqlExecutor = this.#sql): Promise<string | null> {
-    const { rows } = await tx.query<{ graph_id: string }>("SELECT graph_id FROM assistants WHERE assistant_id = $1", [id]);
+    const { rows } = await tx.query<{ graph_id: string }>("SELECT graph_id FROM assistants WHERE assistant_id = $1", [
+      id,
+    ]);
     return rows[0]?.graph_id ?? null;
   }
 
@@ -257,16 +295,28 @@ export class AssistantStore {
     if (vis) where.push(vis);
     if (f.graph_id) where.push(`graph_id = $${params.push(f.graph_id)}`);
     if (f.name) where.push(`name ILIKE $${params.push(`%${f.name}%`)}`);
-    if (f.metadata && Object.keys(f.metadata).length) where.push(`metadata @> $${params.push(JSON.stringify(f.metadata))}::jsonb`);
+    if (f.metadata && Object.keys(f.metadata).length) {
+      where.push(`metadata @> $${params.push(JSON.stringify(f.metadata))}::jsonb`);
+    }
     return where.length ? `WHERE ${where.join(" AND ")}` : "";
   }
 
-  async search(f: AssistantFilter & { limit: number; offset: number; sort_by?: string; sort_order?: string }, scope?: AssistantScope): Promise<Assistant[]> {
+  async search(
+    f: AssistantFilter & { limit: number; offset: number; sort_by?: string; sort_order?: string },
+    scope?: AssistantScope,
+  ): Promise<Assistant[]> {
     const params: unknown[] = [];
     const where = this.#where(f, scope, params);
-    const order = sortClause(f.sort_by, f.sort_order, ["assistant_id", "graph_id", "name", "created_at", "updated_at"], "created_at");
+    const order = sortClause(
+      f.sort_by,
+      f.sort_order,
+      ["assistant_id", "graph_id", "name", "created_at", "updated_at"],
+      "created_at",
+    );
     const { rows } = await this.#sql.query<AssistantRow>(
-      `SELECT * FROM assistants ${where} ORDER BY ${order}, assistant_id LIMIT $${params.push(f.limit)} OFFSET $${params.push(f.offset)}`,
+      `SELECT * FROM assistants ${where} ORDER BY ${order}, assistant_id LIMIT $${params.push(f.limit)} OFFSET $${
+        params.push(f.offset)
+      }`,
       params,
     );
     return rows.map((r) => this.#toAssistant(r));
@@ -274,7 +324,10 @@ export class AssistantStore {
 
   async count(f: AssistantFilter, scope?: AssistantScope): Promise<number> {
     const params: unknown[] = [];
-    const { rows } = await this.#sql.query<{ n: string }>(`SELECT count(*) AS n FROM assistants ${this.#where(f, scope, params)}`, params);
+    const { rows } = await this.#sql.query<{ n: string }>(
+      `SELECT count(*) AS n FROM assistants ${this.#where(f, scope, params)}`,
+      params,
+    );
     return Number(rows[0]?.n ?? 0);
   }
 
@@ -282,10 +335,16 @@ export class AssistantStore {
   async update(id: string, patch: Partial<Omit<AssistantInput, "assistant_id">>): Promise<Assistant | null> {
     this.#changed();
     return this.#after(this.#sql.transaction(async (tx) => {
-      const { rows: cur } = await tx.query<AssistantRow>("SELECT * FROM assistants WHERE assistant_id = $1 FOR UPDATE", [id]);
+      const { rows: cur } = await tx.query<AssistantRow>(
+        "SELECT * FROM assistants WHERE assistant_id = $1 FOR UPDATE",
+        [id],
+      );
       const a = cur[0];
       if (!a) return null;
-      const { rows: mv } = await tx.query<{ v: number }>("SELECT max(version) AS v FROM assistant_versions WHERE assistant_id = $1", [id]);
+      const { rows: mv } = await tx.query<{ v: number }>(
+        "SELECT max(version) AS v FROM assistant_versions WHERE assistant_id = $1",
+        [id],
+      );
       const version = Number(mv[0]?.v ?? a.version) + 1;
       const next = {
         graph_id: patch.graph_id ?? a.graph_id,
@@ -298,12 +357,30 @@ export class AssistantStore {
       await tx.query(
         `INSERT INTO assistant_versions (assistant_id, version, graph_id, config, context, metadata, name, description)
          VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6::jsonb, $7, $8)`,
-        [id, version, next.graph_id, JSON.stringify(next.config), JSON.stringify(next.context ?? null), this.#metadata(next.metadata), next.name, next.description],
+        [
+          id,
+          version,
+          next.graph_id,
+          JSON.stringify(next.config),
+          JSON.stringify(next.context ?? null),
+          this.#metadata(next.metadata),
+          next.name,
+          next.description,
+        ],
       );
       const { rows } = await tx.query<AssistantRow>(
         `UPDATE assistants SET graph_id = $2, config = $3::jsonb, context = $4::jsonb, metadata = $5::jsonb, name = $6, description = $7,
          version = $8, updated_at = now() WHERE assistant_id = $1 RETURNING *`,
-        [id, next.graph_id, JSON.stringify(next.config), JSON.stringify(next.context ?? null), this.#metadata(next.metadata), next.name, next.description, version],
+        [
+          id,
+          next.graph_id,
+          JSON.stringify(next.config),
+          JSON.stringify(next.context ?? null),
+          this.#metadata(next.metadata),
+          next.name,
+          next.description,
+          version,
+        ],
       );
       return this.#toAssistant(rows[0]!);
     }));
@@ -315,15 +392,26 @@ export class AssistantStore {
     return rowCount > 0;
   }
 
-  async versions(id: string, f: { metadata?: Json; limit: number; offset: number }): Promise<Array<Omit<Assistant, "updated_at">>> {
+  async versions(
+    id: string,
+    f: { metadata?: Json; limit: number; offset: number },
+  ): Promise<Array<Omit<Assistant, "updated_at">>> {
     this.#refuseSealedFilter(f.metadata);
     const params: unknown[] = [id];
-    const meta = f.metadata && Object.keys(f.metadata).length ? ` AND metadata @> $${params.push(JSON.stringify(f.metadata))}::jsonb` : "";
+    const meta = f.metadata && Object.keys(f.metadata).length
+      ? ` AND metadata @> $${params.push(JSON.stringify(f.metadata))}::jsonb`
+      : "";
     const { rows } = await this.#sql.query<AssistantRow>(
-      `SELECT * FROM assistant_versions WHERE assistant_id = $1${meta} ORDER BY version DESC LIMIT $${params.push(f.limit)} OFFSET $${params.push(f.offset)}`,
+      `SELECT * FROM assistant_versions WHERE assistant_id = $1${meta} ORDER BY version DESC LIMIT $${
+        params.push(f.limit)
+      } OFFSET $${params.push(f.offset)}`,
       params,
     );
-    return rows.map((r) => ({ ...r, metadata: this.#enc ? this.#enc.openKeys(r.metadata) : r.metadata, created_at: iso(r.created_at) }));
+    return rows.map((r) => ({
+      ...r,
+      metadata: this.#enc ? this.#enc.openKeys(r.metadata) : r.metadata,
+      created_at: iso(r.created_at),
+    }));
   }
 
   /** Makes an earlier version the latest; null when the assistant or version does not exist. */

@@ -116,7 +116,9 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
   /** Deserializes a stored value, decrypting an encrypted one (values written without a key stay readable). */
   async #load(type: string, data: Uint8Array | string): Promise<any> {
     if (!type.endsWith("+aes")) return this.serde.loadsTyped(type, toBytes(data));
-    if (!this.#encryption) throw new Error("Cannot read a checkpoint: it is encrypted and LANGGRAPH_AES_KEY is not set");
+    if (!this.#encryption) {
+      throw new Error("Cannot read a checkpoint: it is encrypted and LANGGRAPH_AES_KEY is not set");
+    }
     return this.serde.loadsTyped(type.slice(0, -4), this.#encryption.open(toBytes(data)));
   }
 
@@ -146,7 +148,7 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
     if (this.#timer) return;
     this.#timer = setTimeout(() => {
       this.#timer = null;
-      this.flush().catch(() => { /* kept: retried by the next flush, which reports it */ });
+      this.flush().catch(() => {/* kept: retried by the next flush, which reports it */});
     }, FLUSH_MS);
     (this.#timer as { unref?: () => void }).unref?.();
   }
@@ -157,7 +159,9 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
       if (!batch) return;
       const params: unknown[] = [];
       const parts = batch(params);
-      const text = parts.length === 1 ? parts[0]! : `WITH ${parts.map((p, i) => `w${i} AS (${p})`).join(", ")} SELECT 1`;
+      const text = parts.length === 1
+        ? parts[0]!
+        : `WITH ${parts.map((p, i) => `w${i} AS (${p})`).join(", ")} SELECT 1`;
       await this.#sql.query(text, params);
     });
   }
@@ -193,22 +197,35 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
         list.map((row) => `(${row.map((v, i) => `$${params.push(v)}${casts[i] ?? ""}`).join(", ")})`).join(", ");
       const parts: string[] = [];
       if (checkpoints.size) {
-        parts.push(`INSERT INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata, metadata_json, channel_versions)
+        parts.push(
+          `INSERT INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata, metadata_json, channel_versions)
          VALUES ${rows([...checkpoints.values()], ["", "", "", "", "", "", "", "::jsonb", "::jsonb"])}
          ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id) DO UPDATE SET parent_checkpoint_id = EXCLUDED.parent_checkpoint_id, type = EXCLUDED.type,
-           checkpoint = EXCLUDED.checkpoint, metadata = EXCLUDED.metadata, metadata_json = EXCLUDED.metadata_json, channel_versions = EXCLUDED.channel_versions`);
+           checkpoint = EXCLUDED.checkpoint, metadata = EXCLUDED.metadata, metadata_json = EXCLUDED.metadata_json, channel_versions = EXCLUDED.channel_versions`,
+        );
       }
       // A (channel, version) holds one value for good: a second put of it changes nothing.
       if (blobs.size) {
-        parts.push(`INSERT INTO checkpoint_blobs (thread_id, checkpoint_ns, channel, version, type, blob, base) VALUES ${rows([...blobs.values()])}
-         ON CONFLICT (thread_id, checkpoint_ns, channel, version) DO NOTHING`);
+        parts.push(
+          `INSERT INTO checkpoint_blobs (thread_id, checkpoint_ns, channel, version, type, blob, base) VALUES ${
+            rows([...blobs.values()])
+          }
+         ON CONFLICT (thread_id, checkpoint_ns, channel, version) DO NOTHING`,
+        );
       }
       const special = [...writes.values()].filter((w) => w.special).map((w) => w.params);
       const regular = [...writes.values()].filter((w) => !w.special).map((w) => w.params);
-      const writesInsert = "INSERT INTO checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value, task_path) VALUES";
+      const writesInsert =
+        "INSERT INTO checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value, task_path) VALUES";
       const key = "(thread_id, checkpoint_ns, checkpoint_id, task_id, idx)";
       // Special channels (errors, interrupts) replace; regular writes keep the first copy.
-      if (special.length) parts.push(`${writesInsert} ${rows(special)} ON CONFLICT ${key} DO UPDATE SET channel = EXCLUDED.channel, type = EXCLUDED.type, value = EXCLUDED.value, task_path = EXCLUDED.task_path`);
+      if (special.length) {
+        parts.push(
+          `${writesInsert} ${
+            rows(special)
+          } ON CONFLICT ${key} DO UPDATE SET channel = EXCLUDED.channel, type = EXCLUDED.type, value = EXCLUDED.value, task_path = EXCLUDED.task_path`,
+        );
+      }
       if (regular.length) parts.push(`${writesInsert} ${rows(regular)} ON CONFLICT ${key} DO NOTHING`);
       return parts;
     };
@@ -273,7 +290,9 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
   }
 
   #openMetadata(metadata: CheckpointMetadata): CheckpointMetadata {
-    return this.#encryption && metadata ? this.#encryption.openKeys(metadata as Record<string, unknown>) as CheckpointMetadata : metadata;
+    return this.#encryption && metadata
+      ? this.#encryption.openKeys(metadata as Record<string, unknown>) as CheckpointMetadata
+      : metadata;
   }
 
   async *list(config: RunnableConfig, options?: CheckpointListOptions): AsyncGenerator<CheckpointTuple> {
@@ -291,7 +310,12 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
     for (const t of tuples) yield t;
   }
 
-  async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, newVersions?: ChannelVersions): Promise<RunnableConfig> {
+  async put(
+    config: RunnableConfig,
+    checkpoint: Checkpoint,
+    metadata: CheckpointMetadata,
+    newVersions?: ChannelVersions,
+  ): Promise<RunnableConfig> {
     const threadId = config.configurable?.thread_id as string | undefined;
     if (threadId !== undefined) this.#empty.delete(threadId);
     if (threadId === undefined) throw new Error('Cannot save a checkpoint: the config has no "thread_id"');
@@ -313,8 +337,14 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
     };
     const [[type, bytes], [, metaBytes], blobs] = await Promise.all([
       this.#dump(stored),
-      this.serde.dumpsTyped(this.#encryption ? this.#encryption.sealKeys(metadata as Record<string, unknown>) : metadata),
-      Promise.all(Object.entries(changed).map(([channel, version]) => this.#blobRow(threadId, ns, channel, String(version), values, channel in values))),
+      this.serde.dumpsTyped(
+        this.#encryption ? this.#encryption.sealKeys(metadata as Record<string, unknown>) : metadata,
+      ),
+      Promise.all(
+        Object.entries(changed).map(([channel, version]) =>
+          this.#blobRow(threadId, ns, channel, String(version), values, channel in values)
+        ),
+      ),
     ]);
     // The first put of a (channel, version) wins, as in the table.
     for (const blob of blobs) {
@@ -335,13 +365,21 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
    * channel (the same item objects, in order: reducers append new objects and never change
    * a stored one in place); else the whole value.
    */
-  async #blobRow(threadId: string, ns: string, channel: string, version: string, values: Record<string, unknown>, has: boolean): Promise<unknown[]> {
+  async #blobRow(
+    threadId: string,
+    ns: string,
+    channel: string,
+    version: string,
+    values: Record<string, unknown>,
+    has: boolean,
+  ): Promise<unknown[]> {
     if (!has) return [threadId, ns, channel, version, "empty", null, null];
     const value = values[channel];
     if (Array.isArray(value)) {
       const key = JSON.stringify([threadId, ns, channel]);
       const prev = this.#lists.get(key);
-      const appended = prev && prev.version !== version && prev.depth < MAX_CHAIN && value.length >= prev.items.length &&
+      const appended = prev && prev.version !== version && prev.depth < MAX_CHAIN &&
+        value.length >= prev.items.length &&
         prev.items.every((item, i) => value[i] === item);
       this.#remember(key, { version, items: value.slice(), depth: appended ? prev.depth + 1 : 0 });
       if (appended) {
@@ -358,7 +396,9 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
     if (threadId !== undefined) this.#empty.delete(threadId);
     const ns = (config.configurable?.checkpoint_ns as string | undefined) ?? "";
     const checkpointId = config.configurable?.checkpoint_id as string | undefined;
-    if (threadId === undefined || checkpointId === undefined) throw new Error('Cannot save writes: the config has no "thread_id" or "checkpoint_id"');
+    if (threadId === undefined || checkpointId === undefined) {
+      throw new Error('Cannot save writes: the config has no "thread_id" or "checkpoint_id"');
+    }
     if (writes.length === 0) return;
     const special = writes.every(([channel]) => channel in WRITES_IDX_MAP);
     for (const [i, [channel, value]] of writes.entries()) {
@@ -367,7 +407,10 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
       const key = JSON.stringify([threadId, ns, checkpointId, taskId, idx]);
       // Special channels (errors, interrupts) replace; regular writes keep the first copy.
       if (special || !this.#writes.has(key)) {
-        this.#writes.set(key, { params: [threadId, ns, checkpointId, taskId, idx, channel, type, bytes, taskPath ?? ""], special });
+        this.#writes.set(key, {
+          params: [threadId, ns, checkpointId, taskId, idx, channel, type, bytes, taskPath ?? ""],
+          special,
+        });
       }
     }
     this.#schedule();
@@ -391,9 +434,15 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
   async keepLatest(threadId: string): Promise<void> {
     await this.flush();
     this.#forget(threadId);
-    const latest = "(SELECT max(l.checkpoint_id) FROM checkpoints l WHERE l.thread_id = $1 AND l.checkpoint_ns = x.checkpoint_ns)";
-    await this.#sql.query(`DELETE FROM checkpoint_writes x WHERE x.thread_id = $1 AND x.checkpoint_id IS DISTINCT FROM ${latest}`, [threadId]);
-    await this.#sql.query(`DELETE FROM checkpoints x WHERE x.thread_id = $1 AND x.checkpoint_id <> ${latest}`, [threadId]);
+    const latest =
+      "(SELECT max(l.checkpoint_id) FROM checkpoints l WHERE l.thread_id = $1 AND l.checkpoint_ns = x.checkpoint_ns)";
+    await this.#sql.query(
+      `DELETE FROM checkpoint_writes x WHERE x.thread_id = $1 AND x.checkpoint_id IS DISTINCT FROM ${latest}`,
+      [threadId],
+    );
+    await this.#sql.query(`DELETE FROM checkpoints x WHERE x.thread_id = $1 AND x.checkpoint_id <> ${latest}`, [
+      threadId,
+    ]);
     await this.#dropUnreferencedValues(threadId);
   }
 
@@ -462,7 +511,9 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
     const { rows } = await this.#sql.query<ReadRow>(
       `WITH RECURSIVE c AS (
          SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata, channel_versions
-         FROM checkpoints ${filter} ORDER BY checkpoint_id DESC, thread_id DESC, checkpoint_ns DESC${limit === null ? "" : ` LIMIT ${limit}`}
+         FROM checkpoints ${filter} ORDER BY checkpoint_id DESC, thread_id DESC, checkpoint_ns DESC${
+        limit === null ? "" : ` LIMIT ${limit}`
+      }
        ), k (thread_id, checkpoint_ns, channel, version) AS (
          SELECT c.thread_id, c.checkpoint_ns, v.key, v.value FROM c, jsonb_each_text(c.channel_versions) v
          UNION
@@ -494,21 +545,26 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
       }
     }
     // The order of the checkpoint query (the union drops it).
-    checkpoints.sort((x, y) => cmp(y.checkpoint_id!, x.checkpoint_id!) || cmp(y.thread_id, x.thread_id) || cmp(y.checkpoint_ns, x.checkpoint_ns));
+    checkpoints.sort((x, y) =>
+      cmp(y.checkpoint_id!, x.checkpoint_id!) || cmp(y.thread_id, x.thread_id) || cmp(y.checkpoint_ns, x.checkpoint_ns)
+    );
     // Each stored version is decoded once; an appended one is its base's value plus its items.
     const values = new Map<string, Promise<{ value: unknown; depth: number } | undefined>>();
     const value = (key: string, seen = 0): Promise<{ value: unknown; depth: number } | undefined> => {
       let v = values.get(key);
       if (!v) {
         const r = blobs.get(key);
-        values.set(key, v = (async () => {
-          if (!r || r.type === "empty" || seen > MAX_CHAIN * 2) return undefined;
-          const own = await this.#load(r.type!, r.data!);
-          if (r.base === null) return { value: own, depth: 0 };
-          const base = await value(JSON.stringify([r.thread_id, r.checkpoint_ns, r.a, r.base]), seen + 1);
-          if (!base || !Array.isArray(base.value) || !Array.isArray(own)) return undefined;
-          return { value: base.value.concat(own), depth: base.depth + 1 };
-        })());
+        values.set(
+          key,
+          v = (async () => {
+            if (!r || r.type === "empty" || seen > MAX_CHAIN * 2) return undefined;
+            const own = await this.#load(r.type!, r.data!);
+            if (r.base === null) return { value: own, depth: 0 };
+            const base = await value(JSON.stringify([r.thread_id, r.checkpoint_ns, r.a, r.base]), seen + 1);
+            if (!base || !Array.isArray(base.value) || !Array.isArray(own)) return undefined;
+            return { value: base.value.concat(own), depth: base.depth + 1 };
+          })(),
+        );
       }
       return v;
     };
@@ -523,23 +579,39 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
           channelValues[channel] = v.value;
           // What a run goes on from: its next version of this list may append to it.
           if (checkpoints.length === 1 && Array.isArray(v.value)) {
-            this.#remember(JSON.stringify([row.thread_id, row.checkpoint_ns, channel]), { version: String(version), items: v.value.slice(), depth: v.depth });
+            this.#remember(JSON.stringify([row.thread_id, row.checkpoint_ns, channel]), {
+              version: String(version),
+              items: v.value.slice(),
+              depth: v.depth,
+            });
           }
         }
         checkpoint.channel_values = channelValues;
       }
       const own = (writes.get(JSON.stringify([row.thread_id, row.checkpoint_ns, row.checkpoint_id])) ?? [])
-        .sort((x, y) => compareWritesSortKeys([x.task_path ?? "", x.a!, Number(x.idx)], [y.task_path ?? "", y.a!, Number(y.idx)]));
+        .sort((x, y) =>
+          compareWritesSortKeys([x.task_path ?? "", x.a!, Number(x.idx)], [y.task_path ?? "", y.a!, Number(y.idx)])
+        );
       const pendingWrites = await Promise.all(
         own.map(async (w) => [w.a!, w.b!, await this.#load(w.type!, w.data!)] as CheckpointPendingWrite),
       );
       const tuple: CheckpointTuple = {
-        config: { configurable: { thread_id: row.thread_id, checkpoint_ns: row.checkpoint_ns, checkpoint_id: row.checkpoint_id } },
+        config: {
+          configurable: {
+            thread_id: row.thread_id,
+            checkpoint_ns: row.checkpoint_ns,
+            checkpoint_id: row.checkpoint_id,
+          },
+        },
         checkpoint,
         metadata: this.#openMetadata(await this.serde.loadsTyped("json", toBytes(row.meta!))),
         pendingWrites,
       };
-      if (row.a) tuple.parentConfig = { configurable: { thread_id: row.thread_id, checkpoint_ns: row.checkpoint_ns, checkpoint_id: row.a } };
+      if (row.a) {
+        tuple.parentConfig = {
+          configurable: { thread_id: row.thread_id, checkpoint_ns: row.checkpoint_ns, checkpoint_id: row.a },
+        };
+      }
       return tuple;
     }));
     await this.#migratePendingSends(tuples);
@@ -561,16 +633,23 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
        WHERE w.channel = $4`,
       [keys.map((k) => k.thread_id), keys.map((k) => k.checkpoint_ns ?? ""), keys.map((k) => k.checkpoint_id), TASKS],
     );
-    rows.sort((x, y) => compareWritesSortKeys([x.task_path ?? "", x.a!, Number(x.idx)], [y.task_path ?? "", y.a!, Number(y.idx)]));
+    rows.sort((x, y) =>
+      compareWritesSortKeys([x.task_path ?? "", x.a!, Number(x.idx)], [y.task_path ?? "", y.a!, Number(y.idx)])
+    );
     for (const t of old) {
       const p = t.parentConfig!.configurable!;
       const sends = await Promise.all(
-        rows.filter((r) => r.thread_id === p.thread_id && r.checkpoint_ns === (p.checkpoint_ns ?? "") && r.checkpoint_id === p.checkpoint_id)
+        rows.filter((r) =>
+          r.thread_id === p.thread_id && r.checkpoint_ns === (p.checkpoint_ns ?? "") &&
+          r.checkpoint_id === p.checkpoint_id
+        )
           .map((r) => this.#load(r.type!, r.data!)),
       );
       const versions = Object.values(t.checkpoint.channel_versions);
       t.checkpoint.channel_values[TASKS] = sends;
-      t.checkpoint.channel_versions[TASKS] = versions.length > 0 ? maxChannelVersion(...versions) : this.getNextVersion(undefined);
+      t.checkpoint.channel_versions[TASKS] = versions.length > 0
+        ? maxChannelVersion(...versions)
+        : this.getNextVersion(undefined);
     }
   }
 }

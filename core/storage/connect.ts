@@ -35,7 +35,7 @@ export function addressOf(url: string): string {
 export async function connectWithin<T>(target: ConnectTarget, attempt: (timeoutMs: number) => Promise<T>): Promise<T> {
   const started = Date.now();
   const deadline = started + target.withinMs;
-  for (let delay = 250; ; delay = Math.min(delay * 2, 2000)) {
+  for (let delay = 250;; delay = Math.min(delay * 2, 2000)) {
     try {
       // One attempt (no retry time) keeps the driver's own timeout; a retried one is bounded.
       return await attempt(target.withinMs > 0 ? Math.max(2000, Math.min(10_000, deadline - Date.now())) : 0);
@@ -55,7 +55,14 @@ function unreachable(target: ConnectTarget, err: unknown, elapsedMs: number): Ag
   if (password) reason = reason.replaceAll(password, "***");
   return agentcliError(
     ServiceUnreachable,
-    { service: target.service, address: addressOf(target.url), variable: target.variable, reason, seconds: Math.round(elapsedMs / 1000), fallback: DEFAULT_CONNECT_TIMEOUT_SECONDS },
+    {
+      service: target.service,
+      address: addressOf(target.url),
+      variable: target.variable,
+      reason,
+      seconds: Math.round(elapsedMs / 1000),
+      fallback: DEFAULT_CONNECT_TIMEOUT_SECONDS,
+    },
     { cause: err },
   );
 }

@@ -69,10 +69,22 @@ export interface CronFilter {
   metadata?: Json;
 }
 
-export const CRON_SORT_COLUMNS = ["cron_id", "assistant_id", "thread_id", "created_at", "updated_at", "next_run_date"] as const;
+export const CRON_SORT_COLUMNS = [
+  "cron_id",
+  "assistant_id",
+  "thread_id",
+  "created_at",
+  "updated_at",
+  "next_run_date",
+] as const;
 
 /** The columns a cron update may set. */
-export type CronPatch = Partial<Pick<CronRecord, "schedule" | "timezone" | "end_time" | "payload" | "metadata" | "on_run_completed" | "enabled" | "next_run_date">>;
+export type CronPatch = Partial<
+  Pick<
+    CronRecord,
+    "schedule" | "timezone" | "end_time" | "payload" | "metadata" | "on_run_completed" | "enabled" | "next_run_date"
+  >
+>;
 
 /** Cron records and the due-firing claim. */
 export class CronStore {
@@ -96,8 +108,19 @@ export class CronStore {
       `INSERT INTO crons (cron_id, assistant_id, thread_id, user_id, auth_user, schedule, timezone, end_time, payload, metadata, on_run_completed, enabled, next_run_date)
        VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, $8, $9::jsonb, $10::jsonb, $11, $12, $13) RETURNING *`,
       [
-        c.cron_id, c.assistant_id, c.thread_id, c.user_id, this.#seal("auth_user", c.auth_user), c.schedule, c.timezone, c.end_time,
-        this.#seal("payload", c.payload), this.#seal("metadata", c.metadata), c.on_run_completed, c.enabled, c.next_run_date,
+        c.cron_id,
+        c.assistant_id,
+        c.thread_id,
+        c.user_id,
+        this.#seal("auth_user", c.auth_user),
+        c.schedule,
+        c.timezone,
+        c.end_time,
+        this.#seal("payload", c.payload),
+        this.#seal("metadata", c.metadata),
+        c.on_run_completed,
+        c.enabled,
+        c.next_run_date,
       ],
     );
     return this.#toRecord(rows[0]!);
@@ -106,7 +129,10 @@ export class CronStore {
   async get(id: string, scope?: Scope, tx: SqlExecutor = this.#sql): Promise<CronRecord | null> {
     const params: unknown[] = [id];
     const owner = ownerClause(scope, params);
-    const { rows } = await tx.query<CronRow>(`SELECT * FROM crons WHERE cron_id = $1${owner ? ` AND ${owner}` : ""}`, params);
+    const { rows } = await tx.query<CronRow>(
+      `SELECT * FROM crons WHERE cron_id = $1${owner ? ` AND ${owner}` : ""}`,
+      params,
+    );
     return rows[0] ? this.#toRecord(rows[0]) : null;
   }
 
@@ -114,23 +140,34 @@ export class CronStore {
     const where: string[] = [];
     const sealed = this.#enc?.filteredKeys(f.metadata) ?? [];
     if (sealed.length) {
-      throw agentcliError(SearchEncrypted, { what: "crons", by: `metadata key ${sealed.map((k) => `"${k}"`).join(", ")}`, keys: "LANGGRAPH_AES_JSON_KEYS" });
+      throw agentcliError(SearchEncrypted, {
+        what: "crons",
+        by: `metadata key ${sealed.map((k) => `"${k}"`).join(", ")}`,
+        keys: "LANGGRAPH_AES_JSON_KEYS",
+      });
     }
     if (f.assistant_id) where.push(`assistant_id = $${params.push(f.assistant_id)}`);
     if (f.thread_id) where.push(`thread_id = $${params.push(f.thread_id)}`);
     if (f.enabled !== undefined) where.push(`enabled = $${params.push(f.enabled)}`);
-    if (f.metadata && Object.keys(f.metadata).length) where.push(`metadata @> $${params.push(JSON.stringify(f.metadata))}::jsonb`);
+    if (f.metadata && Object.keys(f.metadata).length) {
+      where.push(`metadata @> $${params.push(JSON.stringify(f.metadata))}::jsonb`);
+    }
     const owner = ownerClause(scope, params);
     if (owner) where.push(owner);
     return where.length ? `WHERE ${where.join(" AND ")}` : "";
   }
 
-  async search(f: CronFilter & { limit: number; offset: number; sort_by?: string; sort_order?: string }, scope?: Scope): Promise<CronRecord[]> {
+  async search(
+    f: CronFilter & { limit: number; offset: number; sort_by?: string; sort_order?: string },
+    scope?: Scope,
+  ): Promise<CronRecord[]> {
     const params: unknown[] = [];
     const where = this.#where(f, scope, params);
     const order = sortClause(f.sort_by, f.sort_order, CRON_SORT_COLUMNS, "created_at");
     const { rows } = await this.#sql.query<CronRow>(
-      `SELECT * FROM crons ${where} ORDER BY ${order}, cron_id LIMIT $${params.push(f.limit)} OFFSET $${params.push(f.offset)}`,
+      `SELECT * FROM crons ${where} ORDER BY ${order}, cron_id LIMIT $${params.push(f.limit)} OFFSET $${
+        params.push(f.offset)
+      }`,
       params,
     );
     return rows.map(this.#toRecord);
@@ -138,7 +175,10 @@ export class CronStore {
 
   async count(f: CronFilter, scope?: Scope): Promise<number> {
     const params: unknown[] = [];
-    const { rows } = await this.#sql.query<{ n: string }>(`SELECT count(*) AS n FROM crons ${this.#where(f, scope, params)}`, params);
+    const { rows } = await this.#sql.query<{ n: string }>(
+      `SELECT count(*) AS n FROM crons ${this.#where(f, scope, params)}`,
+      params,
+    );
     return Number(rows[0]?.n ?? 0);
   }
 
@@ -149,11 +189,15 @@ export class CronStore {
     for (const [k, v] of Object.entries(patch)) {
       if (v === undefined) continue;
       const json = k === "payload" || k === "metadata";
-      sets.push(`${k} = $${params.push(json ? this.#seal(k as "payload" | "metadata", v) : v)}${json ? "::jsonb" : ""}`);
+      sets.push(
+        `${k} = $${params.push(json ? this.#seal(k as "payload" | "metadata", v) : v)}${json ? "::jsonb" : ""}`,
+      );
     }
     const owner = ownerClause(scope, params);
     const { rows } = await tx.query<CronRow>(
-      `UPDATE crons SET ${[...sets, "updated_at = now()"].join(", ")} WHERE cron_id = $1${owner ? ` AND ${owner}` : ""} RETURNING *`,
+      `UPDATE crons SET ${[...sets, "updated_at = now()"].join(", ")} WHERE cron_id = $1${
+        owner ? ` AND ${owner}` : ""
+      } RETURNING *`,
       params,
     );
     return rows[0] ? this.#toRecord(rows[0]) : null;
@@ -162,7 +206,10 @@ export class CronStore {
   async delete(id: string, scope?: Scope): Promise<boolean> {
     const params: unknown[] = [id];
     const owner = ownerClause(scope, params);
-    const { rowCount } = await this.#sql.query(`DELETE FROM crons WHERE cron_id = $1${owner ? ` AND ${owner}` : ""}`, params);
+    const { rowCount } = await this.#sql.query(
+      `DELETE FROM crons WHERE cron_id = $1${owner ? ` AND ${owner}` : ""}`,
+      params,
+    );
     return rowCount > 0;
   }
 

@@ -8,7 +8,7 @@
  * answers 503 with `Retry-After`, never a bare 500.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import { agentcliError, type AgentcliError, DatabaseUnreachable } from "../kernel/index.ts";
+import { type AgentcliError, agentcliError, DatabaseUnreachable } from "../kernel/index.ts";
 
 /** Default seconds background work retries a statement while the database is unreachable. */
 export const DEFAULT_DB_RETRY_SECONDS = 60;
@@ -30,8 +30,25 @@ export function withBackgroundRetry<T>(fn: () => T): T {
 }
 
 /** SQLSTATE classes and codes of a database that is (re)starting or gone, and socket errors. */
-const TRANSIENT_CODES = new Set(["57P01", "57P02", "57P03", "08000", "08001", "08003", "08004", "08006", "ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH", "ENOTFOUND", "EAI_AGAIN"]);
-const TRANSIENT_MESSAGE = /Connection terminated|connection error|timeout exceeded when trying to connect|Client was closed and is not queryable|not queryable/i;
+const TRANSIENT_CODES = new Set([
+  "57P01",
+  "57P02",
+  "57P03",
+  "08000",
+  "08001",
+  "08003",
+  "08004",
+  "08006",
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "EPIPE",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+]);
+const TRANSIENT_MESSAGE =
+  /Connection terminated|connection error|timeout exceeded when trying to connect|Client was closed and is not queryable|not queryable/i;
 
 /** Whether `err` means the database is unreachable for now (worth retrying), not that the statement is wrong. */
 export function isTransientDbError(err: unknown): boolean {
@@ -45,7 +62,11 @@ export function isTransientDbError(err: unknown): boolean {
 export function databaseUnavailable(err: unknown, waitedMs: number): AgentcliError {
   return agentcliError(
     DatabaseUnreachable,
-    { reason: (err as Error)?.message || String(err), seconds: Math.round(waitedMs / 100) / 10, retryAfter: DB_RETRY_AFTER_SECONDS },
+    {
+      reason: (err as Error)?.message || String(err),
+      seconds: Math.round(waitedMs / 100) / 10,
+      retryAfter: DB_RETRY_AFTER_SECONDS,
+    },
     { cause: err },
   );
 }
@@ -57,7 +78,7 @@ export function databaseUnavailable(err: unknown, waitedMs: number): AgentcliErr
 export async function retryTransient<T>(defaultMs: number, attempt: () => Promise<T>): Promise<T> {
   const limit = budget.getStore() ?? defaultMs;
   const started = Date.now();
-  for (let delay = 100; ; delay = Math.min(delay * 2, 2000)) {
+  for (let delay = 100;; delay = Math.min(delay * 2, 2000)) {
     try {
       return await attempt();
     } catch (err) {

@@ -20,7 +20,15 @@
  * const sealed = enc?.sealJson({ secret: 1 });
  */
 import { Buffer } from "node:buffer";
-import { type CipherGCM, type CipherGCMTypes, createCipheriv, createDecipheriv, createHash, type DecipherGCM, randomBytes } from "node:crypto";
+import {
+  type CipherGCM,
+  type CipherGCMTypes,
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  type DecipherGCM,
+  randomBytes,
+} from "node:crypto";
 import { AesKeyLength, agentcliError, EnvMismatch } from "../kernel/index.ts";
 
 const VERSION = 1;
@@ -34,9 +42,20 @@ const TEXT_MARK = "aes:";
 
 /** Metadata keys the server itself reads and filters on: never encrypted. */
 const SYSTEM_KEYS = new Set([
-  "owner", "graph_id", "assistant_id", "thread_id", "run_id", "created_by",
-  "langgraph_version", "langgraph_api_version", "langgraph_plan", "langgraph_host", "langgraph_api_url",
-  "langgraph_request_id", "langgraph_auth_user_id", "langgraph_auth_permissions",
+  "owner",
+  "graph_id",
+  "assistant_id",
+  "thread_id",
+  "run_id",
+  "created_by",
+  "langgraph_version",
+  "langgraph_api_version",
+  "langgraph_plan",
+  "langgraph_host",
+  "langgraph_api_url",
+  "langgraph_request_id",
+  "langgraph_auth_user_id",
+  "langgraph_auth_permissions",
 ]);
 
 interface Key {
@@ -57,8 +76,14 @@ export class AtRestEncryption {
     if (keys.length === 0) throw new Error("AtRestEncryption needs a key");
     for (const raw of keys) {
       const bytes = Buffer.from(raw);
-      if (![16, 24, 32].includes(bytes.length)) throw new Error(`An AES key must be 16, 24 or 32 bytes, not ${bytes.length}`);
-      const key = { id: createHash("sha256").update(bytes).digest().subarray(0, ID_BYTES), bytes, algorithm: `aes-${bytes.length * 8}-gcm` as CipherGCMTypes };
+      if (![16, 24, 32].includes(bytes.length)) {
+        throw new Error(`An AES key must be 16, 24 or 32 bytes, not ${bytes.length}`);
+      }
+      const key = {
+        id: createHash("sha256").update(bytes).digest().subarray(0, ID_BYTES),
+        bytes,
+        algorithm: `aes-${bytes.length * 8}-gcm` as CipherGCMTypes,
+      };
       if (!this.#keys.has(key.id.toString("hex"))) this.#keys.set(key.id.toString("hex"), key);
     }
     this.#current = this.#keys.values().next().value!;
@@ -77,11 +102,15 @@ export class AtRestEncryption {
   /** Decrypts an envelope; throws when no configured key made it or it was altered. */
   open(envelope: Uint8Array): Uint8Array {
     const b = Buffer.from(envelope.buffer, envelope.byteOffset, envelope.byteLength);
-    if (b.length < HEADER + TAG_BYTES || b[0] !== VERSION) throw new Error("Cannot decrypt a stored value: it is not an agentcli envelope");
+    if (b.length < HEADER + TAG_BYTES || b[0] !== VERSION) {
+      throw new Error("Cannot decrypt a stored value: it is not an agentcli envelope");
+    }
     const id = b.subarray(1, 1 + ID_BYTES).toString("hex");
     const k = this.#keys.get(id);
     if (!k) {
-      throw new Error(`Cannot decrypt a stored value: it was encrypted with a key that is not configured (key id ${id}); add that key to LANGGRAPH_AES_PREVIOUS_KEYS`);
+      throw new Error(
+        `Cannot decrypt a stored value: it was encrypted with a key that is not configured (key id ${id}); add that key to LANGGRAPH_AES_PREVIOUS_KEYS`,
+      );
     }
     const decipher: DecipherGCM = createDecipheriv(k.algorithm, k.bytes, b.subarray(1 + ID_BYTES, HEADER));
     decipher.setAuthTag(b.subarray(b.length - TAG_BYTES));
@@ -90,7 +119,9 @@ export class AtRestEncryption {
 
   /** A JSON value as the jsonb envelope `{"$aes": "<base64>"}`. */
   sealJson(value: unknown): { [JSON_MARK]: string } {
-    return { [JSON_MARK]: Buffer.from(this.seal(new TextEncoder().encode(JSON.stringify(value ?? null)))).toString("base64") };
+    return {
+      [JSON_MARK]: Buffer.from(this.seal(new TextEncoder().encode(JSON.stringify(value ?? null)))).toString("base64"),
+    };
   }
 
   /** Opens a jsonb envelope; any other value (written before encryption was on) is returned as is. */
@@ -106,7 +137,9 @@ export class AtRestEncryption {
 
   /** Opens `aes:<base64>` text; other text is returned as is. */
   openText(text: string): string {
-    return text.startsWith(TEXT_MARK) ? new TextDecoder().decode(this.open(Buffer.from(text.slice(TEXT_MARK.length), "base64"))) : text;
+    return text.startsWith(TEXT_MARK)
+      ? new TextDecoder().decode(this.open(Buffer.from(text.slice(TEXT_MARK.length), "base64")))
+      : text;
   }
 
   /** Metadata with the values of `jsonKeys` sealed (the keys stay, so JSONB merges still work). */
@@ -141,7 +174,8 @@ export class AtRestEncryption {
 
 /** True for the jsonb envelope. */
 export function isSealedJson(value: unknown): value is { [JSON_MARK]: string } {
-  return value !== null && typeof value === "object" && !Array.isArray(value) && typeof (value as Record<string, unknown>)[JSON_MARK] === "string" &&
+  return value !== null && typeof value === "object" && !Array.isArray(value) &&
+    typeof (value as Record<string, unknown>)[JSON_MARK] === "string" &&
     Object.keys(value).length === 1;
 }
 
@@ -166,10 +200,17 @@ export function encryptionFromEnv(env: Record<string, string | undefined>): AtRe
     }
     return null;
   }
-  const keys = [["LANGGRAPH_AES_KEY", current] as const, ...previous.map((k, i) => [`LANGGRAPH_AES_PREVIOUS_KEYS (key ${i + 1})`, k] as const)].map(([name, text]) => {
+  const keys = [
+    ["LANGGRAPH_AES_KEY", current] as const,
+    ...previous.map((k, i) => [`LANGGRAPH_AES_PREVIOUS_KEYS (key ${i + 1})`, k] as const),
+  ].map(([name, text]) => {
     const bytes = new TextEncoder().encode(text);
     if (![16, 24, 32].includes(bytes.length)) {
-      throw agentcliError(AesKeyLength, { action: `start with ${name}`, sizes: "16, 24 or 32 bytes (AES-128, -192 or -256)", length: bytes.length });
+      throw agentcliError(AesKeyLength, {
+        action: `start with ${name}`,
+        sizes: "16, 24 or 32 bytes (AES-128, -192 or -256)",
+        length: bytes.length,
+      });
     }
     return bytes;
   });
@@ -177,7 +218,9 @@ export function encryptionFromEnv(env: Record<string, string | undefined>): AtRe
   if (system.length) {
     throw agentcliError(EnvMismatch, {
       action: "start with LANGGRAPH_AES_JSON_KEYS",
-      problem: `${system.map((k) => `"${k}"`).join(", ")} ${system.length > 1 ? "are system fields" : "is a system field"} the server reads and filters on`,
+      problem: `${system.map((k) => `"${k}"`).join(", ")} ${
+        system.length > 1 ? "are system fields" : "is a system field"
+      } the server reads and filters on`,
       fix: `Remove it; these cannot be encrypted: ${[...SYSTEM_KEYS].join(", ")}.`,
     });
   }

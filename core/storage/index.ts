@@ -8,7 +8,14 @@ export type { AssistantScope } from "./assistants.ts";
 export { DEFAULT_CONNECT_TIMEOUT_SECONDS } from "./connect.ts";
 export { cronToWire } from "./crons.ts";
 export type { CronPatch, CronRecord } from "./crons.ts";
-export { DB_RETRY_AFTER_SECONDS, DEFAULT_DB_RETRY_SECONDS, REQUEST_RETRY_MS, isTransientDbError, withBackgroundRetry, withDbRetryBudget } from "./db-retry.ts";
+export {
+  DB_RETRY_AFTER_SECONDS,
+  DEFAULT_DB_RETRY_SECONDS,
+  isTransientDbError,
+  REQUEST_RETRY_MS,
+  withBackgroundRetry,
+  withDbRetryBudget,
+} from "./db-retry.ts";
 export { AtRestEncryption } from "./encryption.ts";
 export { lockHolder, processAlive } from "./lock.ts";
 export { SERVER_MIGRATIONS, SERVER_TEMPLATE } from "./migrations.ts";

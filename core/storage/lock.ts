@@ -9,7 +9,17 @@
  * const lock = lockDataDir(".agentcli/db"); // throws DataDirLockedError when another process holds it
  * try { ... } finally { lock.release(); }
  */
-import { closeSync, existsSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
 import { dirname, resolve } from "node:path";
 import process from "node:process";
 import { AgentcliError } from "../kernel/errors.ts";

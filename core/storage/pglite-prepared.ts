@@ -34,7 +34,10 @@ interface PGliteInternals {
   _checkReady(): Promise<void>;
   _runExclusiveTransaction<T>(fn: () => Promise<T>): Promise<T>;
   _runExclusiveQuery<T>(fn: () => Promise<T>): Promise<T>;
-  execProtocolStream(message: Uint8Array, options: { syncToFs?: boolean }): Promise<Parameters<typeof parse.parseResults>[0]>;
+  execProtocolStream(
+    message: Uint8Array,
+    options: { syncToFs?: boolean },
+  ): Promise<Parameters<typeof parse.parseResults>[0]>;
   syncToFs(): Promise<void>;
 }
 
@@ -94,7 +97,12 @@ export class PreparedStatements {
       return serialize ? serialize(p) : String(p);
     });
     const messages = await db.execProtocolStream(
-      Buffer.concat([ser.bind({ statement: st.name, values }), ser.describe({ type: "P" }), ser.execute({}), ser.sync()]),
+      Buffer.concat([
+        ser.bind({ statement: st.name, values }),
+        ser.describe({ type: "P" }),
+        ser.execute({}),
+        ser.sync(),
+      ]),
       { syncToFs: false },
     );
     return parse.parseResults(messages, db.parsers)[0] as Results<T>;
@@ -104,7 +112,10 @@ export class PreparedStatements {
     const name = `agentcli_${++this.#counter}`;
     const close = this.#toClose.map((n) => ser.close({ type: "S", name: n }));
     this.#toClose = [];
-    const messages = await this.#db.execProtocolStream(Buffer.concat([...close, ser.parse({ name, text }), ser.describe({ type: "S", name }), ser.sync()]), { syncToFs: false });
+    const messages = await this.#db.execProtocolStream(
+      Buffer.concat([...close, ser.parse({ name, text }), ser.describe({ type: "S", name }), ser.sync()]),
+      { syncToFs: false },
+    );
     const described = messages.find((m) => m.name === "parameterDescription") as { dataTypeIDs?: number[] } | undefined;
     const st = { name, types: described?.dataTypeIDs ?? [] };
     this.#statements.set(text, st);

@@ -63,7 +63,12 @@ export function ownerClause(scope: Scope | undefined, params: unknown[], column 
   return `${column}->>'owner' = $${params.length}`;
 }
 
-export function sortClause(sortBy: string | undefined, order: string | undefined, allowed: readonly string[], fallback: string): string {
+export function sortClause(
+  sortBy: string | undefined,
+  order: string | undefined,
+  allowed: readonly string[],
+  fallback: string,
+): string {
   const col = sortBy && allowed.includes(sortBy) ? sortBy : fallback;
   return `${col} ${order === "asc" ? "ASC" : "DESC"}`;
 }

@@ -26,9 +26,15 @@ export class RunEventLog {
   async append(runId: string, events: readonly RunEvent[]): Promise<void> {
     if (events.length === 0) return;
     const params: unknown[] = [runId];
-    const values = events.map((e) => `($1, $${params.push(e.id)}, $${params.push(e.event)}, $${params.push(this.#enc ? this.#enc.sealText(e.data) : e.data)})`);
+    const values = events.map((e) =>
+      `($1, $${params.push(e.id)}, $${params.push(e.event)}, $${
+        params.push(this.#enc ? this.#enc.sealText(e.data) : e.data)
+      })`
+    );
     await this.#sql.query(
-      `INSERT INTO run_events (run_id, seq, event, data) VALUES ${values.join(", ")} ON CONFLICT (run_id, seq) DO NOTHING`,
+      `INSERT INTO run_events (run_id, seq, event, data) VALUES ${
+        values.join(", ")
+      } ON CONFLICT (run_id, seq) DO NOTHING`,
       params,
     );
   }
@@ -39,6 +45,10 @@ export class RunEventLog {
       "SELECT seq, event, data FROM run_events WHERE run_id = $1 AND seq > $2 ORDER BY seq",
       [runId, afterId],
     );
-    return rows.map((r) => ({ id: Number(r.seq), event: r.event, data: this.#enc ? this.#enc.openText(r.data) : r.data }));
+    return rows.map((r) => ({
+      id: Number(r.seq),
+      event: r.event,
+      data: this.#enc ? this.#enc.openText(r.data) : r.data,
+    }));
   }
 }

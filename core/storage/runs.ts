@@ -8,7 +8,15 @@ import type { AtRestEncryption } from "./encryption.ts";
 import type { RunEvent } from "./run-events.ts";
 import type { SqlDriver, SqlExecutor } from "./sql.ts";
 import { replicaId } from "./lease.ts";
-import { iso, type Json, type MultitaskStrategy, ownerClause, type Run, type RunStatus, type Scope } from "./records.ts";
+import {
+  iso,
+  type Json,
+  type MultitaskStrategy,
+  ownerClause,
+  type Run,
+  type RunStatus,
+  type Scope,
+} from "./records.ts";
 
 interface RunRow extends Omit<Run, "created_at" | "updated_at"> {
   created_at: Date;
@@ -91,7 +99,10 @@ export class RunStore {
   /** A run's metadata and kwargs as stored (JSON text): sealed with encryption at rest. */
   #stored(r: RunInput): [string, string] {
     const e = this.#enc;
-    return [JSON.stringify(e ? e.sealKeys(r.metadata) : r.metadata), JSON.stringify(e ? e.sealJson(r.kwargs) : r.kwargs)];
+    return [
+      JSON.stringify(e ? e.sealKeys(r.metadata) : r.metadata),
+      JSON.stringify(e ? e.sealJson(r.kwargs) : r.kwargs),
+    ];
   }
 
   /** A thread metadata patch as stored. */
@@ -101,7 +112,9 @@ export class RunStore {
 
   /** The stored form of a JSON state column (values, interrupts, error). */
   #state(value: unknown): string {
-    return JSON.stringify(this.#enc && value !== null && value !== undefined ? this.#enc.sealJson(value) : value ?? null);
+    return JSON.stringify(
+      this.#enc && value !== null && value !== undefined ? this.#enc.sealJson(value) : value ?? null,
+    );
   }
 
   #toRun(r: RunRow): Run {
@@ -113,9 +126,18 @@ export class RunStore {
    * and merges the patch into the thread's metadata.
    */
   async insert(r: RunInput, tx: SqlExecutor = this.#sql, threadPatch?: Json): Promise<Run> {
-    const params = [r.run_id, r.thread_id, r.assistant_id, ...this.#stored(r), r.multitask_strategy, r.after_seconds ?? 0];
+    const params = [
+      r.run_id,
+      r.thread_id,
+      r.assistant_id,
+      ...this.#stored(r),
+      r.multitask_strategy,
+      r.after_seconds ?? 0,
+    ];
     const busy = threadPatch
-      ? `WITH busy AS (UPDATE threads SET status = 'busy', metadata = metadata || $${params.push(this.#patch(threadPatch))}::jsonb, updated_at = now() WHERE thread_id = $2) `
+      ? `WITH busy AS (UPDATE threads SET status = 'busy', metadata = metadata || $${
+        params.push(this.#patch(threadPatch))
+      }::jsonb, updated_at = now() WHERE thread_id = $2) `
       : "";
     const { rows } = await tx.query<RunRow>(
       `${busy}INSERT INTO runs (run_id, thread_id, assistant_id, metadata, kwargs, multitask_strategy, not_before)
@@ -141,7 +163,11 @@ export class RunStore {
   async createOnThread(
     r: RunInput,
     opts: {
-      owner: string | null; claim: boolean; threadPatch: Json; maxRunningPerOwner?: number; queued?: { identity: string; max: number } | null;
+      owner: string | null;
+      claim: boolean;
+      threadPatch: Json;
+      maxRunningPerOwner?: number;
+      queued?: { identity: string; max: number } | null;
       /** Seconds a run queued (not claimed) on a free thread is kept for this store's claims (see {@link claim}); 0: none. */
       affinitySeconds?: number;
       /**
@@ -151,13 +177,35 @@ export class RunStore {
        */
       assistantCurrent?: (params: unknown[]) => string;
     },
-  ): Promise<{ thread: { metadata: Json; busy: boolean } | null; run: Run | null; overQueued?: number; affine?: boolean; assistantStale?: boolean; threadEmpty?: boolean }> {
+  ): Promise<
+    {
+      thread: { metadata: Json; busy: boolean } | null;
+      run: Run | null;
+      overQueued?: number;
+      affine?: boolean;
+      assistantStale?: boolean;
+      threadEmpty?: boolean;
+    }
+  > {
     const params = [
-      r.run_id, r.thread_id, r.assistant_id, ...this.#stored(r), r.multitask_strategy, r.after_seconds ?? 0,
-      opts.claim, opts.owner, this.leaseSeconds, this.#patch(opts.threadPatch), opts.maxRunningPerOwner ?? 0, this.holder,
-      opts.queued?.identity ?? null, opts.queued?.max ?? 0, opts.affinitySeconds ?? 0,
+      r.run_id,
+      r.thread_id,
+      r.assistant_id,
+      ...this.#stored(r),
+      r.multitask_strategy,
+      r.after_seconds ?? 0,
+      opts.claim,
+      opts.owner,
+      this.leaseSeconds,
+      this.#patch(opts.threadPatch),
+      opts.maxRunningPerOwner ?? 0,
+      this.holder,
+      opts.queued?.identity ?? null,
+      opts.queued?.max ?? 0,
+      opts.affinitySeconds ?? 0,
     ];
-    const underCap = "($12::int = 0 OR $9::text IS NULL OR (SELECT count(*) FROM runs o WHERE o.status = 'running' AND o.metadata->>'owner' = $9::text) < $12::int)";
+    const underCap =
+      "($12::int = 0 OR $9::text IS NULL OR (SELECT count(*) FROM runs o WHERE o.status = 'running' AND o.metadata->>'owner' = $9::text) < $12::int)";
     const now = `($8::boolean AND NOT ok.busy AND $7::float8 <= 0 AND ${underCap})`;
     // Queued on a free thread, not delayed: held for this replica's workers a moment (see claim).
     const affine = `($16::float8 > 0 AND NOT ${now} AND NOT ok.busy AND $7::float8 <= 0)`;
@@ -166,7 +214,7 @@ export class RunStore {
     // Concurrent creations on one thread queue on the row lock; a statement that waited still
     // sees the runs as of its start, so it may try to start a second running run, which the
     // unique index refuses. Then it runs again, now seeing the other run (busy).
-    for (let attempt = 1; ; attempt++) {
+    for (let attempt = 1;; attempt++) {
       try {
         return await this.#createOnThread(params, sql);
       } catch (err) {
@@ -178,8 +226,25 @@ export class RunStore {
   async #createOnThread(
     params: unknown[],
     { now, affine, current }: { now: string; affine: string; current: string },
-  ): Promise<{ thread: { metadata: Json; busy: boolean } | null; run: Run | null; overQueued?: number; affine?: boolean; assistantStale?: boolean; threadEmpty?: boolean }> {
-    const { rows } = await this.#sql.query<RunRow & { thread_metadata: Json | null; thread_busy: boolean | null; queued: string | null; assistant_current: boolean; thread_empty: boolean | null }>(
+  ): Promise<
+    {
+      thread: { metadata: Json; busy: boolean } | null;
+      run: Run | null;
+      overQueued?: number;
+      affine?: boolean;
+      assistantStale?: boolean;
+      threadEmpty?: boolean;
+    }
+  > {
+    const { rows } = await this.#sql.query<
+      RunRow & {
+        thread_metadata: Json | null;
+        thread_busy: boolean | null;
+        queued: string | null;
+        assistant_current: boolean;
+        thread_empty: boolean | null;
+      }
+    >(
       `WITH t AS (
          SELECT thread_id, metadata, EXISTS (SELECT 1 FROM runs x WHERE x.thread_id = threads.thread_id AND x.status IN ('pending', 'running')) AS busy,
            ${current} AS assistant_current,
@@ -221,7 +286,10 @@ export class RunStore {
 
   /** How many runs of an owner are waiting (pending). */
   async pendingOf(owner: string): Promise<number> {
-    const { rows } = await this.#sql.query<{ n: string }>("SELECT count(*) AS n FROM runs WHERE status = 'pending' AND metadata->>'owner' = $1", [owner]);
+    const { rows } = await this.#sql.query<{ n: string }>(
+      "SELECT count(*) AS n FROM runs WHERE status = 'pending' AND metadata->>'owner' = $1",
+      [owner],
+    );
     return Number(rows[0]?.n ?? 0);
   }
 
@@ -238,7 +306,9 @@ export class RunStore {
   async inflightAll(owner?: string | null): Promise<Run[]> {
     const params: unknown[] = [];
     const { rows } = await this.#sql.query<RunRow>(
-      `SELECT * FROM runs WHERE status IN ('pending', 'running')${owner ? ` AND metadata->>'owner' = $${params.push(owner)}` : ""}`,
+      `SELECT * FROM runs WHERE status IN ('pending', 'running')${
+        owner ? ` AND metadata->>'owner' = $${params.push(owner)}` : ""
+      }`,
       params,
     );
     return rows.map((r) => this.#toRun(r));
@@ -246,7 +316,10 @@ export class RunStore {
 
   /** Records how a running run is being cancelled (`interrupt` or `rollback`), for whoever ends it. */
   async setCancelReason(runId: string, action: string): Promise<void> {
-    await this.#sql.query("UPDATE runs SET cancel_reason = $2 WHERE run_id = $1 AND status = 'running'", [runId, action]);
+    await this.#sql.query("UPDATE runs SET cancel_reason = $2 WHERE run_id = $1 AND status = 'running'", [
+      runId,
+      action,
+    ]);
   }
 
   /** Records the outcome of a run's webhook in its metadata (`webhook_delivery`). */
@@ -271,7 +344,9 @@ export class RunStore {
     const params: unknown[] = [threadId];
     const status = f.status ? ` AND status = $${params.push(f.status)}` : "";
     const { rows } = await this.#sql.query<RunRow>(
-      `SELECT * FROM runs WHERE thread_id = $1${status} ORDER BY seq DESC LIMIT $${params.push(f.limit)} OFFSET $${params.push(f.offset)}`,
+      `SELECT * FROM runs WHERE thread_id = $1${status} ORDER BY seq DESC LIMIT $${params.push(f.limit)} OFFSET $${
+        params.push(f.offset)
+      }`,
       params,
     );
     return rows.map((r) => this.#toRun(r));
@@ -293,16 +368,25 @@ export class RunStore {
    * {@link createOnThread}: `lease_holder` and `lease_until` of a pending run) is claimed
    * only by that replica until `lease_until`, by any replica after. Null when none.
    */
-  async claim(runId?: string, opts: { maxRunningPerOwner?: number; recentOwners?: string[] } = {}): Promise<ClaimedRun | null> {
+  async claim(
+    runId?: string,
+    opts: { maxRunningPerOwner?: number; recentOwners?: string[] } = {},
+  ): Promise<ClaimedRun | null> {
     const params: unknown[] = [this.leaseSeconds, this.holder];
-    const recent = `array_position($${params.push(opts.recentOwners ?? [])}::text[], r.metadata->>'owner') DESC NULLS FIRST`;
+    const recent = `array_position($${
+      params.push(opts.recentOwners ?? [])
+    }::text[], r.metadata->>'owner') DESC NULLS FIRST`;
     const only = runId ? ` AND r.run_id = $${params.push(runId)}` : "";
     // Runs executing per owner, counted once (not once per pending run: the queue can be long).
     const running = "coalesce(k.n, 0)";
-    const cap = opts.maxRunningPerOwner ? ` AND (r.metadata->>'owner' IS NULL OR ${running} < $${params.push(opts.maxRunningPerOwner)})` : "";
+    const cap = opts.maxRunningPerOwner
+      ? ` AND (r.metadata->>'owner' IS NULL OR ${running} < $${params.push(opts.maxRunningPerOwner)})`
+      : "";
     try {
       // The claim also logs the run's first stream event (`metadata`), in the same statement.
-      const { rows } = await this.#sql.query<RunRow & { assistant: ClaimedRun["assistant"]; thread_metadata: Json | null; thread_empty: boolean }>(
+      const { rows } = await this.#sql.query<
+        RunRow & { assistant: ClaimedRun["assistant"]; thread_metadata: Json | null; thread_empty: boolean }
+      >(
         `WITH k AS (
            SELECT metadata->>'owner' AS owner, count(*) AS n FROM runs WHERE status = 'running' GROUP BY 1
          ), c AS (
@@ -349,18 +433,40 @@ export class RunStore {
    */
   async complete(
     run: { run_id: string; thread_id: string },
-    end: { status: RunStatus; values: unknown; interrupts: Record<string, unknown[]>; threadStatus: string; error: unknown },
+    end: {
+      status: RunStatus;
+      values: unknown;
+      interrupts: Record<string, unknown[]>;
+      threadStatus: string;
+      error: unknown;
+    },
     events: readonly RunEvent[],
     checkpoints: ((params: unknown[]) => string[]) | null = null,
   ): Promise<{ busy: boolean; lost: boolean }> {
-    const params: unknown[] = [run.run_id, run.thread_id, end.status, this.#state(end.values), this.#state(end.interrupts), end.threadStatus, this.#state(end.error), this.holder];
-    const values = events.map((e) => `($1, $${params.push(e.id)}::int, $${params.push(e.event)}, $${params.push(this.#enc ? this.#enc.sealText(e.data) : e.data)})`);
+    const params: unknown[] = [
+      run.run_id,
+      run.thread_id,
+      end.status,
+      this.#state(end.values),
+      this.#state(end.interrupts),
+      end.threadStatus,
+      this.#state(end.error),
+      this.holder,
+    ];
+    const values = events.map((e) =>
+      `($1, $${params.push(e.id)}::int, $${params.push(e.event)}, $${
+        params.push(this.#enc ? this.#enc.sealText(e.data) : e.data)
+      })`
+    );
     // The checkpointer's pending writes (see SqlCheckpointSaver.flushWith), in the same statement.
     const saved = (checkpoints?.(params) ?? []).map((w, i) => `cp${i} AS (${w}), `).join("");
     // A run another replica holds now (it took the run over) is left to that replica.
-    const lost = "EXISTS (SELECT 1 FROM runs l WHERE l.run_id = $1 AND l.status = 'running' AND l.lease_holder IS DISTINCT FROM $8 AND l.lease_holder IS NOT NULL)";
+    const lost =
+      "EXISTS (SELECT 1 FROM runs l WHERE l.run_id = $1 AND l.status = 'running' AND l.lease_holder IS DISTINCT FROM $8 AND l.lease_holder IS NOT NULL)";
     const log = values.length
-      ? `ev AS (INSERT INTO run_events (run_id, seq, event, data) SELECT * FROM (VALUES ${values.join(", ")}) v WHERE NOT ${lost} ON CONFLICT (run_id, seq) DO NOTHING), `
+      ? `ev AS (INSERT INTO run_events (run_id, seq, event, data) SELECT * FROM (VALUES ${
+        values.join(", ")
+      }) v WHERE NOT ${lost} ON CONFLICT (run_id, seq) DO NOTHING), `
       : "";
     const { rows } = await this.#sql.query<{ busy: boolean | null; lost: boolean }>(
       `WITH ${saved}${log}r AS (
@@ -447,7 +553,9 @@ export class RunStore {
    * `resumed_at` merged into its metadata. Null when there is none.
    */
   async takeOver(): Promise<TakenRun | null> {
-    const { rows } = await this.#sql.query<RunRow & { assistant: ClaimedRun["assistant"]; previous_holder: string | null }>(
+    const { rows } = await this.#sql.query<
+      RunRow & { assistant: ClaimedRun["assistant"]; previous_holder: string | null }
+    >(
       `WITH old AS (
          SELECT run_id, lease_holder FROM runs WHERE status = 'running' AND lease_until < now() AND lease_holder IS DISTINCT FROM $2
            ORDER BY lease_until LIMIT 1 FOR UPDATE SKIP LOCKED

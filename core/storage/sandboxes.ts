@@ -46,12 +46,19 @@ export class SandboxRecords {
 
   /** Marks a resumed sandbox ready (and used now). */
   async resumed(key: string, backend: string, sandboxId: string): Promise<void> {
-    await this.#sql.query("UPDATE sandboxes SET status = 'ready', last_used_at = now() WHERE scope_key = $1 AND backend = $2 AND sandbox_id = $3", [key, backend, sandboxId]);
+    await this.#sql.query(
+      "UPDATE sandboxes SET status = 'ready', last_used_at = now() WHERE scope_key = $1 AND backend = $2 AND sandbox_id = $3",
+      [key, backend, sandboxId],
+    );
   }
 
   /** Forgets one sandbox of a key (it vanished at the provider). */
   async forget(key: string, backend: string, sandboxId: string): Promise<void> {
-    await this.#sql.query("DELETE FROM sandboxes WHERE scope_key = $1 AND backend = $2 AND sandbox_id = $3", [key, backend, sandboxId]);
+    await this.#sql.query("DELETE FROM sandboxes WHERE scope_key = $1 AND backend = $2 AND sandbox_id = $3", [
+      key,
+      backend,
+      sandboxId,
+    ]);
   }
 
   /** Forgets a key's mapping on a backend, whatever its sandbox. */
@@ -69,7 +76,10 @@ export class SandboxRecords {
   }
 
   /** Marks `stopped` the ready sandboxes of a backend unused for `idleMs`; returns them (one replica gets each). */
-  async stopIdle(backend: string, idleMs: number): Promise<Array<{ scope_key: string; sandbox_id: string; thread_id: string | null }>> {
+  async stopIdle(
+    backend: string,
+    idleMs: number,
+  ): Promise<Array<{ scope_key: string; sandbox_id: string; thread_id: string | null }>> {
     const { rows } = await this.#sql.query<{ scope_key: string; sandbox_id: string; thread_id: string | null }>(
       `UPDATE sandboxes SET status = 'stopped' WHERE backend = $1 AND status = 'ready' AND last_used_at < now() - ($2 * interval '1 millisecond')
        RETURNING scope_key, sandbox_id, thread_id`,
@@ -105,14 +115,20 @@ export class SandboxRecords {
 
   /** Drops a claim whose creation failed. */
   async unclaim(key: string, backend: string, token: string): Promise<void> {
-    await this.#sql.query("DELETE FROM sandboxes WHERE scope_key = $1 AND backend = $2 AND claim_token = $3", [key, backend, token]);
+    await this.#sql.query("DELETE FROM sandboxes WHERE scope_key = $1 AND backend = $2 AND claim_token = $3", [
+      key,
+      backend,
+      token,
+    ]);
   }
 
   /** The sandboxes created for a key (any backend), or for every key when none is given: for tests and operators. */
   async list(key?: string): Promise<Array<{ scope_key: string; sandbox_id: string }>> {
     const params = key === undefined ? [] : [key];
     const { rows } = await this.#sql.query<{ scope_key: string; sandbox_id: string }>(
-      `SELECT scope_key, sandbox_id FROM sandboxes WHERE sandbox_id IS NOT NULL${key === undefined ? "" : " AND scope_key = $1"}`,
+      `SELECT scope_key, sandbox_id FROM sandboxes WHERE sandbox_id IS NOT NULL${
+        key === undefined ? "" : " AND scope_key = $1"
+      }`,
       params,
     );
     return rows;

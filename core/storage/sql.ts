@@ -66,7 +66,9 @@ const BASE_TEMPLATE: TemplateSpec = { name: "base", migrations: {} };
 
 /** Opens the SQL engine chosen by the options. */
 export async function openSql(opts: OpenSqlOptions = {}): Promise<SqlDriver> {
-  return opts.url ? openPostgres(opts.url, opts.poolSize ?? 10, opts.connect, opts.retryMs, opts.prepare ?? true) : openEmbedded(opts.dataDir, opts.template === false ? null : opts.template ?? BASE_TEMPLATE);
+  return opts.url
+    ? openPostgres(opts.url, opts.poolSize ?? 10, opts.connect, opts.retryMs, opts.prepare ?? true)
+    : openEmbedded(opts.dataDir, opts.template === false ? null : opts.template ?? BASE_TEMPLATE);
 }
 
 /**
@@ -99,7 +101,11 @@ async function openEmbedded(dataDir: string | undefined, template: TemplateSpec 
 }
 
 async function openEmbeddedUnlocked(dataDir: string | undefined, template: TemplateSpec | null): Promise<SqlDriver> {
-  const [{ existsSync, mkdirSync, rmSync }, { join }, tpl] = await Promise.all([import("node:fs"), import("node:path"), import("./template.ts")]);
+  const [{ existsSync, mkdirSync, rmSync }, { join }, tpl] = await Promise.all([
+    import("node:fs"),
+    import("node:path"),
+    import("./template.ts"),
+  ]);
   if (dataDir) {
     const restored = template ? await tpl.takePreparedDataDir(dataDir, template) : false;
     if (existsSync(join(dataDir, "PG_VERSION"))) {
@@ -137,7 +143,8 @@ async function openEmbeddedUnlocked(dataDir: string | undefined, template: Templ
  * work first yields one turn of the event loop.
  */
 let lastYield = 0;
-const turn: (resume: () => void) => void = (globalThis as { setImmediate?: (f: () => void) => void }).setImmediate ?? ((f) => setTimeout(f, 0));
+const turn: (resume: () => void) => void = (globalThis as { setImmediate?: (f: () => void) => void }).setImmediate ??
+  ((f) => setTimeout(f, 0));
 async function yieldNow(): Promise<void> {
   const now = performance.now();
   if (now - lastYield < 10) return;
@@ -148,8 +155,15 @@ async function yieldNow(): Promise<void> {
 /** The PostgreSQL type oid of bytea. */
 const BYTEA_OID = 17;
 
-async function openPglite(dataDir: string | undefined, load: Uint8Array | undefined, initdb: boolean): Promise<SqlDriver> {
-  const [{ PGlite }, { pgliteVectorExtension }] = await Promise.all([import("@electric-sql/pglite"), import("./pglite-vector.ts")]);
+async function openPglite(
+  dataDir: string | undefined,
+  load: Uint8Array | undefined,
+  initdb: boolean,
+): Promise<SqlDriver> {
+  const [{ PGlite }, { pgliteVectorExtension }] = await Promise.all([
+    import("@electric-sql/pglite"),
+    import("./pglite-vector.ts"),
+  ]);
   await preferBaselineWasm(processEnv());
   const wasm = embeddedAsset("pglite.wasm");
   const initdbWasm = initdb ? embeddedAsset("initdb.wasm") : null;
@@ -249,10 +263,25 @@ export class StatementNames {
   }
 }
 
-async function openPostgres(url: string, poolSize: number, connect?: { withinMs: number; variable: string }, retryMs?: number, prepare = true): Promise<SqlDriver> {
-  const [pg, { connectWithin }, { retryTransient, isTransientDbError, DEFAULT_DB_RETRY_SECONDS }] = await Promise.all([import("pg").then((m) => m.default), import("./connect.ts"), import("./db-retry.ts")]);
+async function openPostgres(
+  url: string,
+  poolSize: number,
+  connect?: { withinMs: number; variable: string },
+  retryMs?: number,
+  prepare = true,
+): Promise<SqlDriver> {
+  const [pg, { connectWithin }, { retryTransient, isTransientDbError, DEFAULT_DB_RETRY_SECONDS }] = await Promise.all([
+    import("pg").then((m) => m.default),
+    import("./connect.ts"),
+    import("./db-retry.ts"),
+  ]);
   const retryFor = retryMs ?? DEFAULT_DB_RETRY_SECONDS * 1000;
-  const pool = await connectWithin({ service: "PostgreSQL", variable: connect?.variable ?? "DATABASE_URL", url, withinMs: connect?.withinMs ?? 0 }, async (timeoutMs) => {
+  const pool = await connectWithin({
+    service: "PostgreSQL",
+    variable: connect?.variable ?? "DATABASE_URL",
+    url,
+    withinMs: connect?.withinMs ?? 0,
+  }, async (timeoutMs) => {
     // An unanswered connect (a dropped packet, a host that is down) ends after `timeoutMs`.
     const p = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: timeoutMs });
     p.on("error", () => {});
@@ -266,7 +295,11 @@ async function openPostgres(url: string, poolSize: number, connect?: { withinMs:
     return p;
   });
   const names = prepare ? new StatementNames() : null;
-  type PgQueryable = { query: (q: { text: string; values?: unknown[]; name?: string }) => Promise<{ rows: unknown[]; rowCount: number | null }> };
+  type PgQueryable = {
+    query: (
+      q: { text: string; values?: unknown[]; name?: string },
+    ) => Promise<{ rows: unknown[]; rowCount: number | null }>;
+  };
   const wrap = (client: PgQueryable): SqlExecutor => ({
     query: async <T>(text: string, params?: unknown[]) => {
       const name = names?.nameOf(text);
@@ -290,23 +323,24 @@ async function openPostgres(url: string, poolSize: number, connect?: { withinMs:
     // A restart or failover of the database is waited out (./db-retry.ts); a whole
     // transaction is run again, never a statement inside one (its connection is gone).
     query: (text, params) => retryTransient(retryFor, () => direct.query(text, params)),
-    transaction: <T>(fn: (tx: SqlExecutor) => Promise<T>) => retryTransient(retryFor, async () => {
-      const client = await pool.connect();
-      let broken: unknown = null;
-      try {
-        await client.query("BEGIN");
-        const result = await fn(wrap(client));
-        await client.query("COMMIT");
-        return result;
-      } catch (err) {
-        broken = err;
-        await client.query("ROLLBACK").catch(() => {});
-        throw err;
-      } finally {
-        // A connection that failed is not handed out again.
-        client.release(broken && isTransientDbError(broken) ? (broken as Error) : undefined);
-      }
-    }),
+    transaction: <T>(fn: (tx: SqlExecutor) => Promise<T>) =>
+      retryTransient(retryFor, async () => {
+        const client = await pool.connect();
+        let broken: unknown = null;
+        try {
+          await client.query("BEGIN");
+          const result = await fn(wrap(client));
+          await client.query("COMMIT");
+          return result;
+        } catch (err) {
+          broken = err;
+          await client.query("ROLLBACK").catch(() => {});
+          throw err;
+        } finally {
+          // A connection that failed is not handed out again.
+          client.release(broken && isTransientDbError(broken) ? (broken as Error) : undefined);
+        }
+      }),
     close: async () => {
       if (closed) return;
       closed = true;
@@ -335,12 +369,18 @@ export async function migrate(sql: SqlDriver, scope: string, migrations: readonl
     await tx.query(
       `CREATE TABLE IF NOT EXISTS agentcli_migrations (scope text NOT NULL, version integer NOT NULL, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (scope, version))`,
     );
-    const { rows } = await tx.query<{ version: number }>("SELECT version FROM agentcli_migrations WHERE scope = $1", [scope]);
+    const { rows } = await tx.query<{ version: number }>("SELECT version FROM agentcli_migrations WHERE scope = $1", [
+      scope,
+    ]);
     const done = new Set(rows.map((r) => Number(r.version)));
     for (const m of sorted) {
       if (done.has(m.version)) continue;
       for (const statement of splitStatements(m.up)) await tx.query(statement);
-      await tx.query("INSERT INTO agentcli_migrations (scope, version, name) VALUES ($1, $2, $3)", [scope, m.version, m.name]);
+      await tx.query("INSERT INTO agentcli_migrations (scope, version, name) VALUES ($1, $2, $3)", [
+        scope,
+        m.version,
+        m.name,
+      ]);
     }
   });
 }

@@ -70,7 +70,10 @@ export async function openStorage(opts: StorageOptions = {}): Promise<Storage> {
 }
 
 /** Wraps an open SQL driver (migrating it); closing the storage closes the driver. */
-export async function createStorage(sql: SqlDriver, opts: { encryption?: AtRestEncryption | null; storeIndex?: StoreIndex | null } = {}): Promise<Storage> {
+export async function createStorage(
+  sql: SqlDriver,
+  opts: { encryption?: AtRestEncryption | null; storeIndex?: StoreIndex | null } = {},
+): Promise<Storage> {
   await migrate(sql, "server", SERVER_MIGRATIONS);
   const encryption = opts.encryption ?? null;
   const checkpointer = new SqlCheckpointSaver(sql, { encryption });

@@ -43,7 +43,9 @@ export const HNSW_MAX_DIMENSIONS = 2000;
 /** Uses pgvector when the database offers it (creating the extension), else SQL over `real[]`. */
 export async function vectorSupport(sql: SqlExecutor): Promise<VectorSupport> {
   const installed = async () => {
-    const { rows } = await sql.query<{ schema: string }>("SELECT quote_ident(n.nspname) AS schema FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'vector'");
+    const { rows } = await sql.query<{ schema: string }>(
+      "SELECT quote_ident(n.nspname) AS schema FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'vector'",
+    );
     return rows[0] ? { engine: "pgvector" as const, schema: rows[0].schema } : null;
   };
   try {
@@ -74,10 +76,15 @@ export async function ensureVectorIndex(sql: SqlExecutor, support: VectorSupport
   const name = `store_vectors_hnsw_${dims}`;
   try {
     await sql.query(
-      `CREATE INDEX IF NOT EXISTS ${name} ON store_vectors USING hnsw ((${asVector(support, "embedding", dims)}) ${support.schema}.vector_cosine_ops) WHERE array_length(embedding, 1) = ${dims}`,
+      `CREATE INDEX IF NOT EXISTS ${name} ON store_vectors USING hnsw ((${
+        asVector(support, "embedding", dims)
+      }) ${support.schema}.vector_cosine_ops) WHERE array_length(embedding, 1) = ${dims}`,
     );
   } catch (err) {
-    const { rows } = await sql.query("SELECT 1 FROM pg_indexes WHERE indexname = $1 AND schemaname = current_schema()", [name]);
+    const { rows } = await sql.query(
+      "SELECT 1 FROM pg_indexes WHERE indexname = $1 AND schemaname = current_schema()",
+      [name],
+    );
     if (!rows[0]) throw err;
   }
 }
@@ -92,8 +99,13 @@ function asVector(support: VectorSupport, expr: string, dims: number): string {
  * `(namespace, key, distance)`, joined to `store_items i` so `where` (the prefix and the
  * filter) applies inside the index scan; at most `limit` rows.
  */
-export function nearestVectorsSql(support: VectorSupport, opts: { param: string; dims: number; where: string[]; limit: string }): string {
-  const distance = `(${asVector(support, "v.embedding", opts.dims)}) OPERATOR(${support.schema}.<=>) ${asVector(support, opts.param, opts.dims)}`;
+export function nearestVectorsSql(
+  support: VectorSupport,
+  opts: { param: string; dims: number; where: string[]; limit: string },
+): string {
+  const distance = `(${asVector(support, "v.embedding", opts.dims)}) OPERATOR(${support.schema}.<=>) ${
+    asVector(support, opts.param, opts.dims)
+  }`;
   return `SELECT v.namespace, v.key, ${distance} AS distance
     FROM store_vectors v JOIN store_items i USING (namespace, key)
     WHERE ${["array_length(v.embedding, 1) = " + opts.dims, ...opts.where].join(" AND ")}
@@ -108,7 +120,9 @@ export function candidateCount(limit: number, offset: number): number {
 /** SQL of an item's best similarity to the query vector `param` (normalized), over `store_vectors v` of `dims` dimensions. */
 export function similarityExpr(support: VectorSupport, param: string, dims: number): string {
   return support.engine === "pgvector"
-    ? `max(1 - ((${asVector(support, "v.embedding", dims)}) OPERATOR(${support.schema}.<=>) ${asVector(support, param, dims)}))`
+    ? `max(1 - ((${asVector(support, "v.embedding", dims)}) OPERATOR(${support.schema}.<=>) ${
+      asVector(support, param, dims)
+    }))`
     : `max((SELECT sum(a * b) FROM unnest(v.embedding, ${param}::real[]) AS t (a, b)))`;
 }
 
@@ -126,7 +140,9 @@ export function fieldTexts(value: unknown, path: string): Array<[string, string]
     if (!m) return [];
     const next: Array<[string, unknown]> = [];
     for (const [label, v] of current) {
-      let items: Array<[string, unknown]> = m[1] ? [[label ? `${label}.${m[1]}` : m[1], isObject(v) ? v[m[1]] : undefined]] : [[label, v]];
+      let items: Array<[string, unknown]> = m[1]
+        ? [[label ? `${label}.${m[1]}` : m[1], isObject(v) ? v[m[1]] : undefined]]
+        : [[label, v]];
       for (const [, sel] of m[2]!.matchAll(/\[(\*|\d+)\]/g)) {
         items = items.flatMap(([l, x]): Array<[string, unknown]> =>
           !Array.isArray(x) ? [] : sel === "*" ? x.map((e, i) => [`${l}[${i}]`, e]) : [[`${l}[${sel}]`, x[Number(sel)]]]
@@ -136,7 +152,9 @@ export function fieldTexts(value: unknown, path: string): Array<[string, string]
     }
     current = next;
   }
-  return current.filter(([, v]) => v !== undefined && v !== null).map(([l, v]) => [l, typeof v === "string" ? v : JSON.stringify(v)]);
+  return current.filter(([, v]) => v !== undefined && v !== null).map((
+    [l, v],
+  ) => [l, typeof v === "string" ? v : JSON.stringify(v)]);
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -175,7 +193,9 @@ export async function embedAll(index: StoreIndex, texts: string[]): Promise<numb
     throw agentcliError(EmbeddingFailed, { model: index.model, reason: (err as Error).message }, { status: 502 });
   }
   if (vectors.length !== texts.length || vectors.some((v) => !Array.isArray(v) || v.length === 0)) {
-    throw agentcliError(EmbeddingCount, { model: index.model, vectors: vectors.length, texts: texts.length }, { status: 502 });
+    throw agentcliError(EmbeddingCount, { model: index.model, vectors: vectors.length, texts: texts.length }, {
+      status: 502,
+    });
   }
   return vectors.map(normalize);
 }

@@ -103,7 +103,10 @@ export class SqlStore extends BaseStore {
   }
 
   async #get(op: GetOperation): Promise<Item | null> {
-    const { rows } = await this.#sql.query<ItemRow>("SELECT * FROM store_items WHERE namespace = $1 AND key = $2", [op.namespace, op.key]);
+    const { rows } = await this.#sql.query<ItemRow>("SELECT * FROM store_items WHERE namespace = $1 AND key = $2", [
+      op.namespace,
+      op.key,
+    ]);
     return rows[0] ? this.#toItem(rows[0]) : null;
   }
 
@@ -112,7 +115,11 @@ export class SqlStore extends BaseStore {
       await this.#sql.query("DELETE FROM store_items WHERE namespace = $1 AND key = $2", [op.namespace, op.key]);
       return;
     }
-    const params: unknown[] = [op.namespace, op.key, JSON.stringify(this.#encryption ? this.#encryption.sealJson(op.value) : op.value)];
+    const params: unknown[] = [
+      op.namespace,
+      op.key,
+      JSON.stringify(this.#encryption ? this.#encryption.sealJson(op.value) : op.value),
+    ];
     const upsert = `INSERT INTO store_items (namespace, key, value) VALUES ($1, $2, $3::jsonb)
        ON CONFLICT (namespace, key) DO UPDATE SET value = EXCLUDED.value, updated_at = now()`;
     if (!this.#index) {
@@ -120,10 +127,15 @@ export class SqlStore extends BaseStore {
       return;
     }
     // The item and its vectors change in one statement: its fields' vectors, and none for fields no longer indexed.
-    const texts = op.index === false ? [] : textsToIndex(op.value, op.index ?? this.#index.fields, op.index !== undefined);
+    const texts = op.index === false
+      ? []
+      : textsToIndex(op.value, op.index ?? this.#index.fields, op.index !== undefined);
     const vectors = texts.length ? await embedAll(this.#index, texts.map(([, t]) => t)) : [];
     for (const dims of new Set(vectors.map((v) => v.length))) await this.#ensureIndex(dims);
-    params.push(texts.map(([field]) => field), JSON.stringify(texts.map(([field], i) => ({ field, embedding: vectors[i] }))));
+    params.push(
+      texts.map(([field]) => field),
+      JSON.stringify(texts.map(([field], i) => ({ field, embedding: vectors[i] }))),
+    );
     await this.#sql.query(
       `WITH i AS (${upsert} RETURNING namespace, key),
        d AS (DELETE FROM store_vectors WHERE namespace = $1 AND key = $2 AND NOT (field = ANY($4::text[])))
@@ -174,7 +186,12 @@ export class SqlStore extends BaseStore {
     let rows: Array<ItemRow & { score: number }>;
     if (support.engine === "pgvector" && !sealed) {
       await this.#ensureIndex(dims);
-      const nearest = nearestVectorsSql(support, { param: q, dims, where, limit: `$${params.push(candidateCount(limit, offset))}` });
+      const nearest = nearestVectorsSql(support, {
+        param: q,
+        dims,
+        where,
+        limit: `$${params.push(candidateCount(limit, offset))}`,
+      });
       const text = `SELECT i.*, s.score FROM store_items i
          JOIN (SELECT c.namespace, c.key, max(1 - c.distance) AS score FROM (${nearest}) c GROUP BY c.namespace, c.key) s USING (namespace, key)
          ORDER BY s.score DESC, i.updated_at DESC, i.key LIMIT $${params.push(limit)} OFFSET $${params.push(offset)}`;
@@ -214,7 +231,9 @@ export class SqlStore extends BaseStore {
     let skipped = 0;
     for (const row of rows) {
       const item = this.#toItem(row);
-      if (!matchesFilter(item.value, op.filter) || (query && !JSON.stringify(item.value).toLowerCase().includes(query))) continue;
+      if (
+        !matchesFilter(item.value, op.filter) || (query && !JSON.stringify(item.value).toLowerCase().includes(query))
+      ) continue;
       if (skipped++ < offset) continue;
       out.push(item);
       if (out.length >= limit) break;
@@ -247,7 +266,9 @@ export class SqlStore extends BaseStore {
 /** Adds a search filter's conditions on `value` (equality or `$eq`/`$ne`/`$gt`/`$gte`/`$lt`/`$lte`) to a WHERE list. */
 function filterClauses(filter: Record<string, unknown> | undefined, where: string[], params: unknown[]): void {
   for (const [field, cond] of Object.entries(filter ?? {})) {
-    const ops = cond !== null && typeof cond === "object" && !Array.isArray(cond) && Object.keys(cond).every((k) => k in OPERATORS)
+    const ops = cond !== null && typeof cond === "object" && !Array.isArray(cond) && Object.keys(cond).every((k) =>
+        k in OPERATORS
+      )
       ? Object.entries(cond as Record<string, unknown>)
       : [["$eq", cond] as [string, unknown]];
     for (const [operator, value] of ops) {
@@ -271,18 +292,26 @@ function filterClauses(filter: Record<string, unknown> | undefined, where: strin
 /** The SQL filter's semantics (equality of JSON values, comparison of numbers or strings), on a decrypted value. */
 export function matchesFilter(value: Record<string, unknown>, filter: Record<string, unknown> | undefined): boolean {
   for (const [field, cond] of Object.entries(filter ?? {})) {
-    const ops = cond !== null && typeof cond === "object" && !Array.isArray(cond) && Object.keys(cond).every((k) => k in OPERATORS)
+    const ops = cond !== null && typeof cond === "object" && !Array.isArray(cond) && Object.keys(cond).every((k) =>
+        k in OPERATORS
+      )
       ? Object.entries(cond as Record<string, unknown>)
       : [["$eq", cond] as [string, unknown]];
     let actual: unknown = value;
-    for (const part of field.split(".")) actual = actual !== null && typeof actual === "object" ? (actual as Record<string, unknown>)[part] : undefined;
+    for (const part of field.split(".")) {
+      actual = actual !== null && typeof actual === "object" ? (actual as Record<string, unknown>)[part] : undefined;
+    }
     for (const [operator, expected] of ops) {
       const sqlOp = OPERATORS[operator]!;
       if (sqlOp === "=" || sqlOp === "<>") {
         if ((sqlOp === "=") !== (actual !== undefined && sameJson(actual, expected))) return false;
         continue;
       }
-      if (typeof expected === "number" ? typeof actual !== "number" : typeof expected !== "string" || actual === undefined || actual === null) return false;
+      if (
+        typeof expected === "number"
+          ? typeof actual !== "number"
+          : typeof expected !== "string" || actual === undefined || actual === null
+      ) return false;
       const e = expected as number | string;
       const a = typeof e === "number" ? actual as number : typeof actual === "string" ? actual : JSON.stringify(actual);
       const ok = sqlOp === ">" ? a > e : sqlOp === ">=" ? a >= e : sqlOp === "<" ? a < e : a <= e;
@@ -294,10 +323,13 @@ export function matchesFilter(value: Record<string, unknown>, filter: Record<str
 
 function sameJson(a: unknown, b: unknown): boolean {
   if (a === b) return true;
-  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return false;
+  if (
+    typeof a !== "object" || typeof b !== "object" || a === null || b === null || Array.isArray(a) !== Array.isArray(b)
+  ) return false;
   const ka = Object.keys(a);
   const kb = Object.keys(b);
-  return ka.length === kb.length && ka.every((k) => sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+  return ka.length === kb.length &&
+    ka.every((k) => sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
 }
 
 function toItem(row: ItemRow): SearchItem {

@@ -43,7 +43,10 @@ function installedPgliteVersion(): string | null {
   pgliteVersion = null;
   try {
     const entry = createRequire(import.meta.url).resolve("@electric-sql/pglite");
-    const pkg = JSON.parse(readFileSync(join(dirname(entry), "..", "package.json"), "utf8")) as { name?: string; version?: string };
+    const pkg = JSON.parse(readFileSync(join(dirname(entry), "..", "package.json"), "utf8")) as {
+      name?: string;
+      version?: string;
+    };
     if (pkg.name === "@electric-sql/pglite" && pkg.version) pgliteVersion = pkg.version;
   } catch { /* bundled: no package.json to read */ }
   return pgliteVersion;
@@ -65,7 +68,10 @@ export function templateCachePath(spec: TemplateSpec): string | null {
   }
   // Inside a bundle PGlite's version is unknown: the build's own version stands for it.
   const version = installedPgliteVersion() ?? `agentcli${VERSION}`;
-  const hash = createHash("sha256").update(JSON.stringify([TEMPLATE_FORMAT, spec.migrations])).digest("hex").slice(0, 12);
+  const hash = createHash("sha256").update(JSON.stringify([TEMPLATE_FORMAT, spec.migrations])).digest("hex").slice(
+    0,
+    12,
+  );
   return join(base, "agentcli", `pglite-${version}-${spec.name}-${hash}.tar.gz`);
 }
 
@@ -102,17 +108,28 @@ export async function saveTemplate(spec: TemplateSpec, gz: Uint8Array): Promise<
     await rename(tmp, path);
     const dir = dirname(path);
     const mine = new RegExp(`^pglite-.+-${spec.name.replace(/[^A-Za-z0-9_]/g, "\\$&")}-[0-9a-f]{12}\\.tar\\.gz$`);
-    const files = await Promise.all((await readdir(dir)).filter((f) => mine.test(f)).map(async (f) => ({ f, mtime: (await stat(join(dir, f))).mtimeMs })));
+    const files = await Promise.all(
+      (await readdir(dir)).filter((f) => mine.test(f)).map(async (f) => ({
+        f,
+        mtime: (await stat(join(dir, f))).mtimeMs,
+      })),
+    );
     files.sort((a, b) => b.mtime - a.mtime || (a.f < b.f ? -1 : 1));
     // A start reading one being removed just runs initdb (findTemplate treats a missing file as none).
-    await Promise.all(files.slice(TEMPLATES_KEPT).filter((x) => join(dir, x.f) !== path).map((x) => rm(join(dir, x.f), { force: true })));
+    await Promise.all(
+      files.slice(TEMPLATES_KEPT).filter((x) => join(dir, x.f) !== path).map((x) =>
+        rm(join(dir, x.f), { force: true })
+      ),
+    );
   } catch { /* read-only home, full disk: the next start just runs initdb again */ }
 }
 
 /** Gzips a tar (off the main thread). */
 export async function gzip(bytes: Uint8Array): Promise<Uint8Array> {
   const zlib = await import("node:zlib");
-  return new Promise((resolve, reject) => zlib.gzip(bytes, { level: 6 }, (err, out) => (err ? reject(err) : resolve(new Uint8Array(out)))));
+  return new Promise((resolve, reject) =>
+    zlib.gzip(bytes, { level: 6 }, (err, out) => (err ? reject(err) : resolve(new Uint8Array(out))))
+  );
 }
 
 export interface TarEntry {
@@ -160,7 +177,12 @@ export function parseTar(tar: Uint8Array): TarEntry[] {
     const name = longName ?? (prefix ? `${prefix}/${text(header, 0, 100)}` : text(header, 0, 100));
     longName = null;
     if (type !== "0" && type !== "5" && type !== "7") continue;
-    out.push({ path: name, type: type === "5" ? "dir" : "file", mode: octal(header, 100, 8) || (type === "5" ? 0o700 : 0o600), data });
+    out.push({
+      path: name,
+      type: type === "5" ? "dir" : "file",
+      mode: octal(header, 100, 8) || (type === "5" ? 0o700 : 0o600),
+      data,
+    });
   }
   return out;
 }
@@ -174,12 +196,23 @@ type ZlibMod = typeof import("node:zlib");
  * modules and the tar parser come in as arguments): extracts into a sibling directory, then
  * renames it into place, so a crash never leaves half a database.
  */
-function restoreSync(gz: Uint8Array, dataDir: string, fs: FsMod, path: PathMod, zlib: ZlibMod, untar: typeof parseTar, id: string): void {
+function restoreSync(
+  gz: Uint8Array,
+  dataDir: string,
+  fs: FsMod,
+  path: PathMod,
+  zlib: ZlibMod,
+  untar: typeof parseTar,
+  id: string,
+): void {
   // Into one buffer of the tar's size (gzip's trailer holds it): zlib's default 16 KB pieces,
   // freed on a worker, stay in that thread's malloc arena (~40 MB of resident memory for good).
-  const size = gz.length >= 4 ? new DataView(gz.buffer, gz.byteOffset, gz.byteLength).getUint32(gz.length - 4, true) : 0;
+  const size = gz.length >= 4
+    ? new DataView(gz.buffer, gz.byteOffset, gz.byteLength).getUint32(gz.length - 4, true)
+    : 0;
   const entries = untar(new Uint8Array(zlib.gunzipSync(gz, { chunkSize: Math.max(64 * 1024, size + 1) })));
-  const marker = entries.filter((e) => /(^|\/)PG_VERSION$/.test(e.path)).sort((a, b) => a.path.length - b.path.length)[0];
+  const marker =
+    entries.filter((e) => /(^|\/)PG_VERSION$/.test(e.path)).sort((a, b) => a.path.length - b.path.length)[0];
   if (!marker) throw new Error("the database template holds no PG_VERSION");
   const root = marker.path.slice(0, -"PG_VERSION".length);
   const tmp = `${dataDir}.${id}.restoring`;

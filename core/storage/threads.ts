@@ -54,7 +54,13 @@ export class ThreadStore {
     const t = toThread(r);
     const e = this.#enc;
     if (!e) return t;
-    return { ...t, metadata: e.openKeys(t.metadata), values: e.openJson(t.values), interrupts: e.openJson(t.interrupts) ?? {}, error: e.openJson(t.error) };
+    return {
+      ...t,
+      metadata: e.openKeys(t.metadata),
+      values: e.openJson(t.values),
+      interrupts: e.openJson(t.interrupts) ?? {},
+      error: e.openJson(t.error),
+    };
   }
 
   /** Metadata as stored (JSON text): the `LANGGRAPH_AES_JSON_KEYS` values sealed. */
@@ -64,11 +70,16 @@ export class ThreadStore {
 
   /** The stored form of a JSON state column (values, interrupts, error). */
   #state(value: unknown): string {
-    return JSON.stringify(this.#enc && value !== null && value !== undefined ? this.#enc.sealJson(value) : value ?? null);
+    return JSON.stringify(
+      this.#enc && value !== null && value !== undefined ? this.#enc.sealJson(value) : value ?? null,
+    );
   }
 
   /** Inserts a thread (deleted `ttl_minutes` after its last update, see ../engine/queue/ttl-sweeper.ts); returns null when the id is taken. */
-  async create(t: { thread_id: string; metadata: Json; ttl_minutes?: number }, tx: SqlExecutor = this.#sql): Promise<Thread | null> {
+  async create(
+    t: { thread_id: string; metadata: Json; ttl_minutes?: number },
+    tx: SqlExecutor = this.#sql,
+  ): Promise<Thread | null> {
     const { rows } = await tx.query<ThreadRow>(
       "INSERT INTO threads (thread_id, metadata, ttl_minutes) VALUES ($1, $2::jsonb, $3) ON CONFLICT (thread_id) DO NOTHING RETURNING *",
       [t.thread_id, this.#metadata(t.metadata), t.ttl_minutes ?? null],
@@ -79,31 +90,58 @@ export class ThreadStore {
   async get(id: string, scope?: Scope, tx: SqlExecutor = this.#sql): Promise<Thread | null> {
     const params: unknown[] = [id];
     const owner = ownerClause(scope, params);
-    const { rows } = await tx.query<ThreadRow>(`SELECT * FROM threads WHERE thread_id = $1${owner ? ` AND ${owner}` : ""}`, params);
+    const { rows } = await tx.query<ThreadRow>(
+      `SELECT * FROM threads WHERE thread_id = $1${owner ? ` AND ${owner}` : ""}`,
+      params,
+    );
     return rows[0] ? this.#toThread(rows[0]) : null;
   }
 
   #where(f: ThreadFilter, scope: Scope | undefined, params: unknown[]): string {
     const where: string[] = [];
-    const sealed = this.#enc ? [...this.#enc.filteredKeys(f.metadata).map((k) => `metadata key "${k}"`), ...(f.values && Object.keys(f.values).length ? ["values"] : [])] : [];
+    const sealed = this.#enc
+      ? [
+        ...this.#enc.filteredKeys(f.metadata).map((k) => `metadata key "${k}"`),
+        ...(f.values && Object.keys(f.values).length ? ["values"] : []),
+      ]
+      : [];
     if (sealed.length) {
-      throw agentcliError(SearchEncrypted, { what: "threads", by: sealed.join(", "), keys: "LANGGRAPH_AES_KEY, LANGGRAPH_AES_JSON_KEYS" });
+      throw agentcliError(SearchEncrypted, {
+        what: "threads",
+        by: sealed.join(", "),
+        keys: "LANGGRAPH_AES_KEY, LANGGRAPH_AES_JSON_KEYS",
+      });
     }
     if (f.ids?.length) where.push(`thread_id = ANY($${params.push(f.ids)}::text[])`);
-    if (f.metadata && Object.keys(f.metadata).length) where.push(`metadata @> $${params.push(JSON.stringify(f.metadata))}::jsonb`);
-    if (f.values && Object.keys(f.values).length) where.push(`state_values @> $${params.push(JSON.stringify(f.values))}::jsonb`);
+    if (f.metadata && Object.keys(f.metadata).length) {
+      where.push(`metadata @> $${params.push(JSON.stringify(f.metadata))}::jsonb`);
+    }
+    if (f.values && Object.keys(f.values).length) {
+      where.push(`state_values @> $${params.push(JSON.stringify(f.values))}::jsonb`);
+    }
     if (f.status) where.push(`status = $${params.push(f.status)}`);
     const owner = ownerClause(scope, params);
     if (owner) where.push(owner);
     return where.length ? `WHERE ${where.join(" AND ")}` : "";
   }
 
-  async search(f: ThreadFilter & { limit: number; offset: number; sort_by?: string; sort_order?: string }, scope?: Scope): Promise<Thread[]> {
+  async search(
+    f: ThreadFilter & { limit: number; offset: number; sort_by?: string; sort_order?: string },
+    scope?: Scope,
+  ): Promise<Thread[]> {
     const params: unknown[] = [];
     const where = this.#where(f, scope, params);
-    const order = sortClause(f.sort_by, f.sort_order, ["thread_id", "status", "created_at", "updated_at", "state_updated_at"], "created_at");
+    const order = sortClause(f.sort_by, f.sort_order, [
+      "thread_id",
+      "status",
+      "created_at",
+      "updated_at",
+      "state_updated_at",
+    ], "created_at");
     const { rows } = await this.#sql.query<ThreadRow>(
-      `SELECT * FROM threads ${where} ORDER BY ${order}, thread_id LIMIT $${params.push(f.limit)} OFFSET $${params.push(f.offset)}`,
+      `SELECT * FROM threads ${where} ORDER BY ${order}, thread_id LIMIT $${params.push(f.limit)} OFFSET $${
+        params.push(f.offset)
+      }`,
       params,
     );
     return rows.map((r) => this.#toThread(r));
@@ -111,7 +149,10 @@ export class ThreadStore {
 
   async count(f: ThreadFilter, scope?: Scope): Promise<number> {
     const params: unknown[] = [];
-    const { rows } = await this.#sql.query<{ n: string }>(`SELECT count(*) AS n FROM threads ${this.#where(f, scope, params)}`, params);
+    const { rows } = await this.#sql.query<{ n: string }>(
+      `SELECT count(*) AS n FROM threads ${this.#where(f, scope, params)}`,
+      params,
+    );
     return Number(rows[0]?.n ?? 0);
   }
 
@@ -120,7 +161,9 @@ export class ThreadStore {
     const params: unknown[] = [id, this.#metadata(metadata), ttlMinutes ?? null];
     const owner = ownerClause(scope, params);
     const { rows } = await this.#sql.query<ThreadRow>(
-      `UPDATE threads SET metadata = metadata || $2::jsonb, ttl_minutes = COALESCE($3::float8, ttl_minutes), updated_at = now() WHERE thread_id = $1${owner ? ` AND ${owner}` : ""} RETURNING *`,
+      `UPDATE threads SET metadata = metadata || $2::jsonb, ttl_minutes = COALESCE($3::float8, ttl_minutes), updated_at = now() WHERE thread_id = $1${
+        owner ? ` AND ${owner}` : ""
+      } RETURNING *`,
       params,
     );
     return rows[0] ? this.#toThread(rows[0]) : null;
@@ -129,7 +172,10 @@ export class ThreadStore {
   async delete(id: string, scope?: Scope): Promise<boolean> {
     const params: unknown[] = [id];
     const owner = ownerClause(scope, params);
-    const { rowCount } = await this.#sql.query(`DELETE FROM threads WHERE thread_id = $1${owner ? ` AND ${owner}` : ""}`, params);
+    const { rowCount } = await this.#sql.query(
+      `DELETE FROM threads WHERE thread_id = $1${owner ? ` AND ${owner}` : ""}`,
+      params,
+    );
     return rowCount > 0;
   }
 
@@ -150,7 +196,10 @@ export class ThreadStore {
 
   /** Marks a thread `error` with `error` (its run died with the process that ran it). */
   async setError(id: string, error: unknown): Promise<void> {
-    await this.#sql.query("UPDATE threads SET status = 'error', error = $2::jsonb, updated_at = now() WHERE thread_id = $1", [id, JSON.stringify(error)]);
+    await this.#sql.query(
+      "UPDATE threads SET status = 'error', error = $2::jsonb, updated_at = now() WHERE thread_id = $1",
+      [id, JSON.stringify(error)],
+    );
   }
 
   async setStatus(id: string, status: ThreadStatus, tx: SqlExecutor = this.#sql): Promise<void> {
@@ -194,7 +243,14 @@ export class ThreadStore {
     await tx.query(
       `UPDATE threads SET state_values = $2::jsonb, interrupts = $3::jsonb, status = $4, error = $5::jsonb,
        config = COALESCE($6::jsonb, config), updated_at = now(), state_updated_at = now() WHERE thread_id = $1`,
-      [id, this.#state(s.values), this.#state(s.interrupts), s.status, this.#state(s.error), s.config ? JSON.stringify(s.config) : null],
+      [
+        id,
+        this.#state(s.values),
+        this.#state(s.interrupts),
+        s.status,
+        this.#state(s.error),
+        s.config ? JSON.stringify(s.config) : null,
+      ],
     );
   }
 }

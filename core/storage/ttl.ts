@@ -37,7 +37,12 @@ const itemExpiry = (n: number) =>
   `GREATEST(expires_at, updated_at + NULLIF(COALESCE(ttl_minutes, $${n}::float8), 0) * interval '1 minute')`;
 
 /** Sets a just-written item's TTL: minutes, null for never, undefined for the server's default. */
-async function setItemTtl(sql: SqlExecutor, namespace: string[], key: string, ttl: number | null | undefined): Promise<void> {
+async function setItemTtl(
+  sql: SqlExecutor,
+  namespace: string[],
+  key: string,
+  ttl: number | null | undefined,
+): Promise<void> {
   await sql.query(
     "UPDATE store_items SET ttl_minutes = $3, expires_at = NULL WHERE namespace = $1 AND key = $2",
     [namespace, key, ttl === null ? 0 : (ttl ?? null)],
@@ -45,7 +50,11 @@ async function setItemTtl(sql: SqlExecutor, namespace: string[], key: string, tt
 }
 
 /** Pushes the expiry of items that have a TTL to a full TTL from now (a read with `refresh_ttl`). */
-async function refreshItemTtl(sql: SqlExecutor, items: Array<{ namespace: string[]; key: string }>, defaultMinutes: number | null): Promise<void> {
+async function refreshItemTtl(
+  sql: SqlExecutor,
+  items: Array<{ namespace: string[]; key: string }>,
+  defaultMinutes: number | null,
+): Promise<void> {
   if (items.length === 0) return;
   await sql.query(
     `UPDATE store_items s SET expires_at = now() + NULLIF(COALESCE(s.ttl_minutes, $2::float8), 0) * interval '1 minute'

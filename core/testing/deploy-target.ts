@@ -57,7 +57,10 @@ export function deployTargetConformance(entry: DeployTargetEntry): void {
     const spec = plugin!.kind === "deploy" ? plugin!.deploy : null;
 
     const dirs: string[] = [];
-    const deploy = async (h: DeployTargetHarness, overrides: { env?: Env; target?: string; signal?: AbortSignal } = {}) => {
+    const deploy = async (
+      h: DeployTargetHarness,
+      overrides: { env?: Env; target?: string; signal?: AbortSignal } = {},
+    ) => {
       const projectDir = await mkdtemp(join(tmpdir(), "agentcli-deploy-conformance-"));
       dirs.push(projectDir);
       const lines: string[] = [];
@@ -88,45 +91,59 @@ export function deployTargetConformance(entry: DeployTargetEntry): void {
     };
 
     test("declares the deploy target", () => {
-      assert.equal(spec?.target, entry.target, `the plugin's kind must be "deploy" with deploy.target "${entry.target}"`);
+      assert.equal(
+        spec?.target,
+        entry.target,
+        `the plugin's kind must be "deploy" with deploy.target "${entry.target}"`,
+      );
       assert.equal(typeof plugin!.hooks?.["deploy:target"], "function", 'hooks["deploy:target"] must ship the bundle');
     });
 
-    test("ships the bundle and reports the deployment", () => withTarget(async (h) => {
-      const { result, bundle, projectDir } = await deploy(h);
-      assert.ok(result, "the hook answered null for its own target");
-      for (const field of ["deploymentId", "revisionId", "status"] as const) assert.equal(typeof result[field], "string", `${field} must be a string`);
-      assert.ok(result.url === null || typeof result.url === "string", "url is a string or null");
-      assert.deepEqual(await h.received(result, { projectDir }), bundle, "the stand-in did not receive the bundle");
-    }));
+    test("ships the bundle and reports the deployment", () =>
+      withTarget(async (h) => {
+        const { result, bundle, projectDir } = await deploy(h);
+        assert.ok(result, "the hook answered null for its own target");
+        for (const field of ["deploymentId", "revisionId", "status"] as const) {
+          assert.equal(typeof result[field], "string", `${field} must be a string`);
+        }
+        assert.ok(result.url === null || typeof result.url === "string", "url is a string or null");
+        assert.deepEqual(await h.received(result, { projectDir }), bundle, "the stand-in did not receive the bundle");
+      }));
 
-    test("is not chosen for another target", () => withTarget(async (h) => {
-      const { result } = await deploy(h, { target: `not-${entry.target}` });
-      assert.equal(result, null);
-    }));
+    test("is not chosen for another target", () =>
+      withTarget(async (h) => {
+        const { result } = await deploy(h, { target: `not-${entry.target}` });
+        assert.equal(result, null);
+      }));
 
-    test("never logs a secret value", () => withTarget(async (h) => {
-      const { result, lines } = await deploy(h);
-      assert.ok(!lines.join("\n").includes(SECRET), "a log line holds the secret");
-      assert.ok(!JSON.stringify(result).includes(SECRET), "the result holds the secret");
-    }));
+    test("never logs a secret value", () =>
+      withTarget(async (h) => {
+        const { result, lines } = await deploy(h);
+        assert.ok(!lines.join("\n").includes(SECRET), "a log line holds the secret");
+        assert.ok(!JSON.stringify(result).includes(SECRET), "the result holds the secret");
+      }));
 
-    test("a missing variable is a user error naming it", () => withTarget(async (h) => {
-      for (const variable of spec?.env ?? []) {
-        await assert.rejects(deploy(h, { env: { ...h.env, [variable]: undefined } }), (err: Error) => {
-          assert.ok(err instanceof AgentcliError && err.code !== "PLUGIN_FAILED", `expected a user error, got: ${err.message}`);
-          assert.match(err.message, new RegExp(variable));
-          return true;
-        });
-      }
-    }));
+    test("a missing variable is a user error naming it", () =>
+      withTarget(async (h) => {
+        for (const variable of spec?.env ?? []) {
+          await assert.rejects(deploy(h, { env: { ...h.env, [variable]: undefined } }), (err: Error) => {
+            assert.ok(
+              err instanceof AgentcliError && err.code !== "PLUGIN_FAILED",
+              `expected a user error, got: ${err.message}`,
+            );
+            assert.match(err.message, new RegExp(variable));
+            return true;
+          });
+        }
+      }));
 
     if (entry.waits) {
-      test("stops when aborted", () => withTarget(async (h) => {
-        const abort = new AbortController();
-        abort.abort();
-        await assert.rejects(deploy(h, { signal: abort.signal }), (err: Error) => err instanceof AgentcliError);
-      }));
+      test("stops when aborted", () =>
+        withTarget(async (h) => {
+          const abort = new AbortController();
+          abort.abort();
+          await assert.rejects(deploy(h, { signal: abort.signal }), (err: Error) => err instanceof AgentcliError);
+        }));
     }
   });
 }

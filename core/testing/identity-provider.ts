@@ -14,7 +14,7 @@ import assert from "node:assert/strict";
 import type { Env, Plugin } from "../kernel/hooks.ts";
 import { PluginDriver } from "../kernel/plugin-driver.ts";
 import { AgentcliError } from "../kernel/errors.ts";
-import { authErrorResponse, createAuthenticator, type Authenticate } from "../auth/index.ts";
+import { type Authenticate, authErrorResponse, createAuthenticator } from "../auth/index.ts";
 import { minimalConfig } from "./config.ts";
 
 export interface ProviderHarness {
@@ -25,7 +25,9 @@ export interface ProviderHarness {
   /** A well-formed token whose signature (or server-side check) does not hold. */
   forgedToken(): Promise<string>;
   /** Provider-specific tokens or settings that must be refused with `status`. */
-  extraCases?: Array<{ name: string; status: 401 | 503; make(h: ProviderHarness): Promise<{ token: string; env?: Env }> }>;
+  extraCases?: Array<
+    { name: string; status: 401 | 503; make(h: ProviderHarness): Promise<{ token: string; env?: Env }> }
+  >;
   /** Stops the identity server; returns a token whose check needs it (nothing cached). */
   takeDown(): Promise<{ token: string; env?: Env }>;
   close(): Promise<void>;
@@ -37,14 +39,23 @@ export interface IdentityProviderEntry {
   start(): Promise<ProviderHarness>;
 }
 
-async function refusal(authenticate: Authenticate, headers: Record<string, string>, path = "/threads/search"): Promise<{ status: number; body: { detail?: string }; challenge: string | null; message: string }> {
+async function refusal(
+  authenticate: Authenticate,
+  headers: Record<string, string>,
+  path = "/threads/search",
+): Promise<{ status: number; body: { detail?: string }; challenge: string | null; message: string }> {
   try {
     const user = await authenticate(new Request(`http://agent.test${path}`, { method: "POST", headers }));
     assert.fail(`expected a refusal, got user ${JSON.stringify(user)}`);
   } catch (err) {
     if (!(err instanceof AgentcliError)) throw err;
     const res = authErrorResponse(err);
-    return { status: res.status, body: await res.json() as { detail?: string }, challenge: res.headers.get("www-authenticate"), message: err.message + (err.hint ?? "") };
+    return {
+      status: res.status,
+      body: await res.json() as { detail?: string },
+      challenge: res.headers.get("www-authenticate"),
+      message: err.message + (err.hint ?? ""),
+    };
   }
 }
 
@@ -66,7 +77,9 @@ export function identityProviderConformance(entry: IdentityProviderEntry): void 
 
     it("accepts a valid token and maps it to the user's identity", async () => {
       const alice = await h.user("alice");
-      const user = await auth()(new Request("http://agent.test/threads", { headers: { authorization: `Bearer ${alice.token}` } }));
+      const user = await auth()(
+        new Request("http://agent.test/threads", { headers: { authorization: `Bearer ${alice.token}` } }),
+      );
       assert.equal(user?.identity, alice.identity);
       assert.equal(user?.isAuthenticated, true);
     });
@@ -75,8 +88,12 @@ export function identityProviderConformance(entry: IdentityProviderEntry): void 
       const [a, b] = [await h.user("ann"), await h.user("bob")];
       assert.notEqual(a.identity, b.identity);
       const authenticate = auth();
-      const ua = await authenticate(new Request("http://agent.test/threads", { headers: { authorization: `Bearer ${a.token}` } }));
-      const ub = await authenticate(new Request("http://agent.test/threads", { headers: { authorization: `Bearer ${b.token}` } }));
+      const ua = await authenticate(
+        new Request("http://agent.test/threads", { headers: { authorization: `Bearer ${a.token}` } }),
+      );
+      const ub = await authenticate(
+        new Request("http://agent.test/threads", { headers: { authorization: `Bearer ${b.token}` } }),
+      );
       assert.deepEqual([ua?.identity, ub?.identity], [a.identity, b.identity]);
     });
 
@@ -118,7 +135,17 @@ export function identityProviderConformance(entry: IdentityProviderEntry): void 
 
     it("never asks for credentials on public paths", async () => {
       const authenticate = auth();
-      for (const path of ["/ok", "/info", "/openapi.json", "/app", "/app/", "/app/assets/index-1a2b.js", "/.well-known/agent-card.json"]) {
+      for (
+        const path of [
+          "/ok",
+          "/info",
+          "/openapi.json",
+          "/app",
+          "/app/",
+          "/app/assets/index-1a2b.js",
+          "/.well-known/agent-card.json",
+        ]
+      ) {
         assert.equal(await authenticate(new Request(`http://agent.test${path}`)), null, path);
       }
       for (const path of ["/okay", "/threads", "/store/items", "/apps", "/mcp"]) {
@@ -135,7 +162,11 @@ export function identityProviderConformance(entry: IdentityProviderEntry): void 
     it("dev bypass: no credentials -> the dev user; credentials are still verified", async () => {
       const authenticate = auth("dev");
       assert.equal((await authenticate(new Request("http://agent.test/threads")))?.identity, "dev-user");
-      assert.equal((await authenticate(new Request("http://agent.test/threads", { headers: { "x-agentcli-dev-user": "dev-2" } })))?.identity, "dev-2");
+      assert.equal(
+        (await authenticate(new Request("http://agent.test/threads", { headers: { "x-agentcli-dev-user": "dev-2" } })))
+          ?.identity,
+        "dev-2",
+      );
       assert.equal((await refusal(authenticate, { authorization: `Bearer ${await h.forgedToken()}` })).status, 401);
       const off = await refusal(auth("dev", { ...h.env, AGENTCLI_DEV_AUTH_BYPASS: "0" }), {});
       assert.equal(off.status, 401);

@@ -6,7 +6,12 @@
 export { identityProviderConformance } from "./identity-provider.ts";
 export type { IdentityProviderEntry, ProviderHarness as IdentityProviderHarness } from "./identity-provider.ts";
 export { modelProviderConformance } from "./model-provider.ts";
-export type { ModelProviderEntry, ModelProviderHarness, ScriptedModelReply, SeenModelRequest } from "./model-provider.ts";
+export type {
+  ModelProviderEntry,
+  ModelProviderHarness,
+  ScriptedModelReply,
+  SeenModelRequest,
+} from "./model-provider.ts";
 export { deployTargetConformance } from "./deploy-target.ts";
 export type { DeployTargetEntry, DeployTargetHarness } from "./deploy-target.ts";
 export { minimalConfig } from "./config.ts";

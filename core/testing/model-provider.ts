@@ -25,7 +25,9 @@ export interface ScriptedModelReply {
 /** A request the fake provider server received, in one shape across wire protocols. */
 export interface SeenModelRequest {
   stream: boolean;
-  messages: Array<{ role: "user" | "assistant" | "tool"; content: string; toolCalls?: Array<{ name: string; args: unknown }> }>;
+  messages: Array<
+    { role: "user" | "assistant" | "tool"; content: string; toolCalls?: Array<{ name: string; args: unknown }> }
+  >;
   /** Names of the tools offered to the model. */
   tools: string[];
 }
@@ -48,12 +50,22 @@ export interface ModelProviderEntry {
 /** The shape LangChain chat models share; the kit needs no LangChain import of its own. */
 interface ChatModelLike {
   stream(messages: unknown[]): Promise<AsyncIterable<{ content: unknown }>>;
-  bindTools?(tools: unknown[]): { invoke(messages: unknown[]): Promise<{ content: unknown; tool_calls?: Array<{ name: string; args: unknown; id?: string }> }> };
+  bindTools?(
+    tools: unknown[],
+  ): {
+    invoke(
+      messages: unknown[],
+    ): Promise<{ content: unknown; tool_calls?: Array<{ name: string; args: unknown; id?: string }> }>;
+  };
 }
 
 const weatherTool = {
   type: "function" as const,
-  function: { name: "get_weather", description: "Weather of a city", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } },
+  function: {
+    name: "get_weather",
+    description: "Weather of a city",
+    parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+  },
 };
 
 /** Registers the suite for one model provider plugin. */
@@ -78,47 +90,55 @@ export function modelProviderConformance(entry: ModelProviderEntry): void {
       }
     };
 
-    test("streams text token by token", () => withServer(async (h) => {
-      h.script({ text: "The quick brown fox jumps." });
-      const model = (await createChatModel(entry.model, driver, h.env)) as unknown as ChatModelLike;
-      const parts: string[] = [];
-      for await (const chunk of await model.stream([{ role: "user", content: "say something" }])) {
-        if (typeof chunk.content === "string" && chunk.content) parts.push(chunk.content);
-      }
-      assert.equal(parts.join(""), "The quick brown fox jumps.");
-      assert.ok(parts.length > 1, `expected several chunks, got ${parts.length}`);
-      const req = h.lastRequest();
-      assert.equal(req?.stream, true);
-      assert.equal(req?.messages.at(-1)?.content, "say something");
-    }));
+    test("streams text token by token", () =>
+      withServer(async (h) => {
+        h.script({ text: "The quick brown fox jumps." });
+        const model = (await createChatModel(entry.model, driver, h.env)) as unknown as ChatModelLike;
+        const parts: string[] = [];
+        for await (const chunk of await model.stream([{ role: "user", content: "say something" }])) {
+          if (typeof chunk.content === "string" && chunk.content) parts.push(chunk.content);
+        }
+        assert.equal(parts.join(""), "The quick brown fox jumps.");
+        assert.ok(parts.length > 1, `expected several chunks, got ${parts.length}`);
+        const req = h.lastRequest();
+        assert.equal(req?.stream, true);
+        assert.equal(req?.messages.at(-1)?.content, "say something");
+      }));
 
-    test("calls a tool and uses its result", () => withServer(async (h) => {
-      h.script({ toolCalls: [{ name: "get_weather", args: { city: "Lyon" } }] }, { text: "It is sunny in Lyon." });
-      const model = (await createChatModel(entry.model, driver, h.env)) as unknown as ChatModelLike;
-      assert.equal(typeof model.bindTools, "function", "the chat model must support bindTools");
-      const bound = model.bindTools!([weatherTool]);
-      const question = { role: "user", content: "weather in Lyon?" };
-      const first = await bound.invoke([question]);
-      assert.equal(first.tool_calls?.length, 1);
-      assert.equal(first.tool_calls![0]!.name, "get_weather");
-      assert.deepEqual(first.tool_calls![0]!.args, { city: "Lyon" });
-      assert.deepEqual(h.lastRequest()?.tools, ["get_weather"]);
-      const result = { role: "tool", content: "sunny, 24C", tool_call_id: first.tool_calls![0]!.id ?? "", name: "get_weather" };
-      const second = await bound.invoke([question, first, result]);
-      assert.equal(second.content, "It is sunny in Lyon.");
-      const seen = h.lastRequest()!;
-      assert.equal(seen.messages.find((m) => m.toolCalls)?.toolCalls?.[0]?.name, "get_weather");
-      assert.match(seen.messages.find((m) => m.role === "tool")?.content ?? "", /sunny, 24C/);
-    }));
+    test("calls a tool and uses its result", () =>
+      withServer(async (h) => {
+        h.script({ toolCalls: [{ name: "get_weather", args: { city: "Lyon" } }] }, { text: "It is sunny in Lyon." });
+        const model = (await createChatModel(entry.model, driver, h.env)) as unknown as ChatModelLike;
+        assert.equal(typeof model.bindTools, "function", "the chat model must support bindTools");
+        const bound = model.bindTools!([weatherTool]);
+        const question = { role: "user", content: "weather in Lyon?" };
+        const first = await bound.invoke([question]);
+        assert.equal(first.tool_calls?.length, 1);
+        assert.equal(first.tool_calls![0]!.name, "get_weather");
+        assert.deepEqual(first.tool_calls![0]!.args, { city: "Lyon" });
+        assert.deepEqual(h.lastRequest()?.tools, ["get_weather"]);
+        const result = {
+          role: "tool",
+          content: "sunny, 24C",
+          tool_call_id: first.tool_calls![0]!.id ?? "",
+          name: "get_weather",
+        };
+        const second = await bound.invoke([question, first, result]);
+        assert.equal(second.content, "It is sunny in Lyon.");
+        const seen = h.lastRequest()!;
+        assert.equal(seen.messages.find((m) => m.toolCalls)?.toolCalls?.[0]?.name, "get_weather");
+        assert.match(seen.messages.find((m) => m.role === "tool")?.content ?? "", /sunny, 24C/);
+      }));
 
-    test("a missing credential is a clear error naming the variable", () => withServer(async (h) => {
-      for (const variable of spec?.env ?? []) {
-        const env = { ...h.env, [variable]: undefined };
-        await assert.rejects(createChatModel(entry.model, driver, env), (err: Error) => {
-          assert.match(err.message, new RegExp(`^Cannot run the agent: .*${variable}.* not set; add`));
-          return true;
-        });
-      }
-    }));
+    test("a missing credential is a clear error naming the variable", () =>
+      withServer(async (h) => {
+        for (const variable of spec?.env ?? []) {
+          const env = { ...h.env, [variable]: undefined };
+          await assert.rejects(createChatModel(entry.model, driver, env), (err: Error) => {
+            assert.match(err.message, new RegExp(`^Cannot run the agent: .*${variable}.* not set; add`));
+            return true;
+          });
+        }
+      }));
   });
 }

@@ -22,7 +22,7 @@ import { join } from "node:path";
 import { Client } from "@langchain/langgraph-sdk";
 import { loadProject } from "../config/load.ts";
 import { buildBundle, readBundle } from "../bundle/bundle.ts";
-import { hostBundle, type Host } from "../server/host/agent-host.ts";
+import { type Host, hostBundle } from "../server/host/agent-host.ts";
 import { PluginDriver } from "../kernel/plugin-driver.ts";
 import { silentLog } from "../kernel/log.ts";
 import { isSandboxNotFound, type Sandbox, type SandboxScope } from "../kernel/sandbox-contract.ts";
@@ -34,7 +34,9 @@ import type { ServerLog } from "../kernel/log.ts";
 /** What the suite needs of a scripted model server (./model-server/server.ts, the default, is one). */
 export interface ScriptedModelServer {
   openaiBaseUrl: string;
-  script(...replies: Array<{ text?: string; toolCalls?: Array<{ name: string; args: Record<string, unknown> }> }>): void;
+  script(
+    ...replies: Array<{ text?: string; toolCalls?: Array<{ name: string; args: Record<string, unknown> }> }>
+  ): void;
   close(): Promise<void>;
 }
 
@@ -93,22 +95,48 @@ export function sandboxConformance(opts: SandboxConformanceOptions): void {
   const project = (scope: SandboxScope) => {
     const dir = join(root, `project-${scope}`);
     mkdirSync(join(dir, "skills", "hello", "scripts"), { recursive: true });
-    writeFileSync(join(dir, "agent.toml"), `[agent]\nname = "conformance-${scope}"\nmodel = "openai:gpt-test"\n\n[sandbox]\nprovider = "${opts.provider}"\nscope = "${scope}"\n`);
+    writeFileSync(
+      join(dir, "agent.toml"),
+      `[agent]\nname = "conformance-${scope}"\nmodel = "openai:gpt-test"\n\n[sandbox]\nprovider = "${opts.provider}"\nscope = "${scope}"\n`,
+    );
     writeFileSync(join(dir, "AGENTS.md"), "You run commands in a sandbox.\n");
-    writeFileSync(join(dir, "skills", "hello", "SKILL.md"), "---\nname: hello\ndescription: Greets from a script.\n---\nRun scripts/hello.sh.\n");
-    writeFileSync(join(dir, "skills", "hello", "scripts", "hello.sh"), "echo \"hello from the skill, $1\"\n");
+    writeFileSync(
+      join(dir, "skills", "hello", "SKILL.md"),
+      "---\nname: hello\ndescription: Greets from a script.\n---\nRun scripts/hello.sh.\n",
+    );
+    writeFileSync(join(dir, "skills", "hello", "scripts", "hello.sh"), 'echo "hello from the skill, $1"\n');
     writeFileSync(join(dir, ".env"), `${CANARY}=${canary}\n`);
     return dir;
   };
 
-  const start = async (scope: SandboxScope, dataDir = join(root, `data-${scope}-${servers.length}`), extra: { env?: Record<string, string>; log?: ServerLog } = {}): Promise<Server> => {
+  const start = async (
+    scope: SandboxScope,
+    dataDir = join(root, `data-${scope}-${servers.length}`),
+    extra: { env?: Record<string, string>; log?: ServerLog } = {},
+  ): Promise<Server> => {
     const dir = project(scope);
-    const env = { OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: model.openaiBaseUrl, ...opts.env, ...extra.env, [CANARY]: canary, AGENTCLI_SANDBOX_IDLE_SECONDS: "0" };
+    const env = {
+      OPENAI_API_KEY: "test-key",
+      OPENAI_BASE_URL: model.openaiBaseUrl,
+      ...opts.env,
+      ...extra.env,
+      [CANARY]: canary,
+      AGENTCLI_SANDBOX_IDLE_SECONDS: "0",
+    };
     const loaded = await loadProject(join(dir, "agent.toml"), { driver, env, requireEnv: false, cwd: dir });
     const bundle = await readBundle((await buildBundle(loaded, { driver, version: "conformance" })).bytes);
     const host = await hostBundle({
-      bundle, driver, env: loaded.env, mode: "dev", dataDir, port: 0, host: "127.0.0.1", log: extra.log ?? silentLog,
-      sandboxRuntime: opts.runtime ?? null, sandboxDir: `${dataDir}-sandboxes`, privatePaths: [dir],
+      bundle,
+      driver,
+      env: loaded.env,
+      mode: "dev",
+      dataDir,
+      port: 0,
+      host: "127.0.0.1",
+      log: extra.log ?? silentLog,
+      sandboxRuntime: opts.runtime ?? null,
+      sandboxDir: `${dataDir}-sandboxes`,
+      privatePaths: [dir],
     });
     const server: Server = {
       host,
@@ -124,24 +152,46 @@ export function sandboxConformance(opts: SandboxConformanceOptions): void {
   };
 
   /** One run: the model makes these tool calls one after another, then answers; returns the tool results. */
-  const turn = async (s: Server, threadId: string, calls: Array<{ name: string; args: Record<string, unknown> }>): Promise<string[]> => {
+  const turn = async (
+    s: Server,
+    threadId: string,
+    calls: Array<{ name: string; args: Record<string, unknown> }>,
+  ): Promise<string[]> => {
     model.script(...calls.map((c) => ({ toolCalls: [c] })), { text: "done" });
-    const state = (await s.client.runs.wait(threadId, "agent", { input: { messages: [{ role: "user", content: "go" }] } })) as { messages?: Array<{ type: string; content: unknown }> };
+    const state =
+      (await s.client.runs.wait(threadId, "agent", { input: { messages: [{ role: "user", content: "go" }] } })) as {
+        messages?: Array<{ type: string; content: unknown }>;
+      };
     const messages = state.messages ?? [];
     const lastHuman = messages.map((m) => m.type).lastIndexOf("human");
-    const tools = messages.slice(lastHuman + 1).filter((m) => m.type === "tool").map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)));
+    const tools = messages.slice(lastHuman + 1).filter((m) => m.type === "tool").map((
+      m,
+    ) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)));
     assert.equal(tools.length, calls.length, `expected ${calls.length} tool results, got ${JSON.stringify(tools)}`);
     return tools;
   };
-  const exec = (command: string, timeout?: number) => ({ name: "execute", args: { command, ...(timeout ? { timeout } : {}) } });
+  const exec = (command: string, timeout?: number) => ({
+    name: "execute",
+    args: { command, ...(timeout ? { timeout } : {}) },
+  });
   const newThread = async (s: Server) => (await s.client.threads.create()).thread_id;
-  const sandboxRow = async (s: Server, key: string) =>
-    await s.host.server.storage.sandboxes.list(key);
+  const sandboxRow = async (s: Server, key: string) => await s.host.server.storage.sandboxes.list(key);
   const attach = async (s: Server, key: string, sandboxId: string): Promise<Sandbox> => {
-    const sandbox = await driver.runProvider("sandbox:create", opts.runtime ? "sandbox-runtime" : "sandbox", opts.runtime ?? opts.provider, {
-      provider: opts.provider, key, scope: "thread", template: "t", image: "python:3", env: { ...opts.env }, sandboxId,
-      host: { stateDir: `${s.dataDir}-sandboxes`, hiddenPaths: [] },
-    });
+    const sandbox = await driver.runProvider(
+      "sandbox:create",
+      opts.runtime ? "sandbox-runtime" : "sandbox",
+      opts.runtime ?? opts.provider,
+      {
+        provider: opts.provider,
+        key,
+        scope: "thread",
+        template: "t",
+        image: "python:3",
+        env: { ...opts.env },
+        sandboxId,
+        host: { stateDir: `${s.dataDir}-sandboxes`, hiddenPaths: [] },
+      },
+    );
     assert.ok(sandbox, "the plugin answered sandbox:create");
     return sandbox;
   };
@@ -155,7 +205,11 @@ export function sandboxConformance(opts: SandboxConformanceOptions): void {
         workdir: wd,
         start: async (env, warn) => {
           const s = await start("thread", undefined, { env, log: { ...silentLog, warn } });
-          return { threadId: () => newThread(s), turn: (threadId, calls) => turn(s, threadId, calls), stop: () => s.stop() };
+          return {
+            threadId: () => newThread(s),
+            turn: (threadId, calls) => turn(s, threadId, calls),
+            stop: () => s.stop(),
+          };
         },
       });
     }
@@ -278,7 +332,9 @@ export function sandboxConformance(opts: SandboxConformanceOptions): void {
       test("isolation from this machine: the data dir, the project and its .env are invisible", async () => {
         const projectDir = join(root, "project-thread");
         const [out] = await turn(main, threadA, [
-          exec(`ls ${main.dataDir} 2>&1; cat ${projectDir}/.env 2>&1; ls ${main.dataDir}-sandboxes 2>&1; ls ${root} 2>&1; echo end`),
+          exec(
+            `ls ${main.dataDir} 2>&1; cat ${projectDir}/.env 2>&1; ls ${main.dataDir}-sandboxes 2>&1; ls ${root} 2>&1; echo end`,
+          ),
         ]);
         assert.doesNotMatch(out, new RegExp(canary));
         assert.doesNotMatch(out, /PG_VERSION|local-[0-9a-f]{8}/);

@@ -62,12 +62,18 @@ export function limitCases(harness: LimitHarness): void {
     });
 
     test("memory: the sandbox's processes together stay under AGENTCLI_SANDBOX_MEMORY_MB", async () => {
-      const [single, together] = await run("python3 -c 'b = b\"x\" * (256 << 20); print(\"allocated\")'", THREE_OF_40_MB);
+      const [single, together] = await run('python3 -c \'b = b"x" * (256 << 20); print("allocated")\'', THREE_OF_40_MB);
       assert.doesNotMatch(single, /allocated/);
       assert.match(single, /exit code [1-9]/);
       if (whole) {
-        assert.ok((together.match(/HELD-40MB/g) ?? []).length < 3, `three processes of 40 MB cannot all live in 64 MB: ${together}`);
-        assert.match(together, /Sandbox limit: the sandbox's processes together reached its memory limit of 64 MB \(AGENTCLI_SANDBOX_MEMORY_MB\)/);
+        assert.ok(
+          (together.match(/HELD-40MB/g) ?? []).length < 3,
+          `three processes of 40 MB cannot all live in 64 MB: ${together}`,
+        );
+        assert.match(
+          together,
+          /Sandbox limit: the sandbox's processes together reached its memory limit of 64 MB \(AGENTCLI_SANDBOX_MEMORY_MB\)/,
+        );
       } else {
         assert.match(single, /Sandbox limits on this server hold per process[^\]]*64 MB of address space/);
       }
@@ -75,11 +81,18 @@ export function limitCases(harness: LimitHarness): void {
 
     test("processes: a fork storm stops at AGENTCLI_SANDBOX_MAX_PROCESSES", async () => {
       // The storm runs in a subshell (bash gives up at a fork it cannot make); counted with builtins only.
-      const [out] = await run("(for i in $(seq 40); do sleep 30 & echo $! >> /tmp/pids; done) 2>/dev/null; n=0; while read -r p; do kill $p; n=$((n + 1)); done < /tmp/pids; echo started=$n; exit 7");
+      const [out] = await run(
+        "(for i in $(seq 40); do sleep 30 & echo $! >> /tmp/pids; done) 2>/dev/null; n=0; while read -r p; do kill $p; n=$((n + 1)); done < /tmp/pids; echo started=$n; exit 7",
+      );
       const count = Number(/started=(\d+)/.exec(out)?.[1]);
       assert.ok(count > 0 && count < 16, `fewer than 16 background processes started (saw ${count}): ${out}`);
       assert.match(out, /exit code 7/);
-      if (whole) assert.match(out, /Sandbox limit: the sandbox reached its limit of 16 processes and threads \(AGENTCLI_SANDBOX_MAX_PROCESSES\)/);
+      if (whole) {
+        assert.match(
+          out,
+          /Sandbox limit: the sandbox reached its limit of 16 processes and threads \(AGENTCLI_SANDBOX_MAX_PROCESSES\)/,
+        );
+      }
     });
 
     test("/tmp holds at most AGENTCLI_SANDBOX_TMP_MB", async () => {
@@ -105,17 +118,25 @@ export function limitCases(harness: LimitHarness): void {
 
     test("CPU: a busy loop gets about AGENTCLI_SANDBOX_CPUS of a CPU (with a cgroup)", async () => {
       // The command measures itself: CPU seconds used over the wall seconds it spun (a ratio, no time limit).
-      const [out] = await run(`s=$(date +%s%N); timeout 2 sh -c 'while :; do :; done'; e=$(date +%s%N); times > /tmp/times; set -- $(tail -1 /tmp/times); echo "cpu=$1 wall=$(( (e - s) / 1000000 ))ms"`);
+      const [out] = await run(
+        `s=$(date +%s%N); timeout 2 sh -c 'while :; do :; done'; e=$(date +%s%N); times > /tmp/times; set -- $(tail -1 /tmp/times); echo "cpu=$1 wall=$(( (e - s) / 1000000 ))ms"`,
+      );
       const m = /cpu=(\d+)m([\d.]+)s wall=(\d+)ms/.exec(out);
       assert.ok(m, out);
       const ratio = (Number(m[1]) * 60 + Number(m[2])) / (Number(m[3]) / 1000);
       if (whole) assert.ok(ratio < 0.3, `0.1 CPU allowed, used ${ratio.toFixed(2)}: ${out}`);
-      else assert.ok(warnings.some((w) => /its CPU are not bounded/.test(w)), `the start-up warning says CPU is not bounded: ${warnings.join("\n")}`);
+      else {assert.ok(
+          warnings.some((w) => /its CPU are not bounded/.test(w)),
+          `the start-up warning says CPU is not bounded: ${warnings.join("\n")}`,
+        );}
     });
 
     test("the server said at start what it enforces when it has no cgroup", () => {
       if (whole) assert.deepEqual(warnings.filter((w) => /cgroup/.test(w)), []);
-      else assert.match(warnings.join("\n"), /local sandboxes get no cgroup here \(.+\), so their limits hold per process only/);
+      else {assert.match(
+          warnings.join("\n"),
+          /local sandboxes get no cgroup here \(.+\), so their limits hold per process only/,
+        );}
     });
   });
 }

@@ -9,7 +9,7 @@
  * elapsed, until `DEPLOYED` (or `INTERRUPTED`, superseded by a newer revision after it went
  * live: a warning); any other end is a user error with the reason and the logs.
  */
-import { definePlugin, userError, type DeployResult, type HookLogger } from "../../core/index.ts";
+import { definePlugin, type DeployResult, type HookLogger, userError } from "../../core/index.ts";
 
 const DEFAULT_URL = "http://127.0.0.1:8100";
 const POLL_MS = 500;
@@ -35,8 +35,10 @@ function client(base: string, key: string, signal?: AbortSignal): Client {
       } catch (err) {
         if (signal?.aborted) throw interrupted();
         throw userError("REMOTE_FAILED", {
-          message: `Cannot reach the control plane at "${base}": ${err instanceof Error ? (err.cause as Error | undefined)?.message ?? err.message : String(err)}`,
-          hint: "Start it with \"agentcli platform serve\", or point AGENTCLI_PLATFORM_URL / --platform-url at it.",
+          message: `Cannot reach the control plane at "${base}": ${
+            err instanceof Error ? (err.cause as Error | undefined)?.message ?? err.message : String(err)
+          }`,
+          hint: 'Start it with "agentcli platform serve", or point AGENTCLI_PLATFORM_URL / --platform-url at it.',
         });
       }
       const text = await res.text();
@@ -45,9 +47,14 @@ function client(base: string, key: string, signal?: AbortSignal): Client {
       const detail = (parsed as { detail?: unknown } | null)?.detail;
       const reason = Array.isArray(detail)
         ? detail.map((d: { loc?: unknown[]; msg?: string }) => `${(d.loc ?? []).join(".")}: ${d.msg}`).join("; ")
-        : typeof detail === "string" ? detail : `HTTP ${res.status}`;
+        : typeof detail === "string"
+        ? detail
+        : `HTTP ${res.status}`;
       if (res.status === 401) {
-        throw userError("UNAUTHORIZED", { message: `Cannot deploy: the control plane at "${base}" refused PLATFORM_API_KEY (${reason})`, hint: 'Create a key with "agentcli platform admin create-key --tenant <tenant>" and set PLATFORM_API_KEY.' });
+        throw userError("UNAUTHORIZED", {
+          message: `Cannot deploy: the control plane at "${base}" refused PLATFORM_API_KEY (${reason})`,
+          hint: 'Create a key with "agentcli platform admin create-key --tenant <tenant>" and set PLATFORM_API_KEY.',
+        });
       }
       throw userError("DEPLOY_FAILED", { message: `Cannot ${method} ${path}: ${reason}`, status: res.status });
     },
@@ -63,7 +70,10 @@ function safeJson(text: string): unknown {
 }
 
 function interrupted() {
-  return userError("DEPLOY_FAILED", { message: "Cannot follow the deploy: interrupted", hint: "The revision keeps going on the control plane; check it there." });
+  return userError("DEPLOY_FAILED", {
+    message: "Cannot follow the deploy: interrupted",
+    hint: "The revision keeps going on the control plane; check it there.",
+  });
 }
 
 interface Deployment {
@@ -80,8 +90,11 @@ interface Revision {
 }
 
 async function findOrCreate(api: Client, name: string, log: HookLogger): Promise<Deployment> {
-  for (let offset = 0; ;) {
-    const page = await api.call<{ resources: Deployment[]; offset: number }>("GET", `/v2/deployments?name_contains=${encodeURIComponent(name)}&limit=100&offset=${offset}`);
+  for (let offset = 0;;) {
+    const page = await api.call<{ resources: Deployment[]; offset: number }>(
+      "GET",
+      `/v2/deployments?name_contains=${encodeURIComponent(name)}&limit=100&offset=${offset}`,
+    );
     const found = page.resources.find((d) => d.name === name);
     if (found) return found;
     if (page.resources.length < 100) break;
@@ -92,15 +105,33 @@ async function findOrCreate(api: Client, name: string, log: HookLogger): Promise
 }
 
 async function upload(api: Client, deployment: Deployment, bundle: Uint8Array, signal?: AbortSignal): Promise<string> {
-  const { upload_url, object_path } = await api.call<{ upload_url: string; object_path: string }>("POST", `/v2/deployments/${deployment.id}/upload-url`);
-  const res = await fetch(upload_url, { method: "PUT", body: bundle as Uint8Array<ArrayBuffer>, headers: { "content-type": "application/octet-stream" }, signal }).catch((err: Error) => {
+  const { upload_url, object_path } = await api.call<{ upload_url: string; object_path: string }>(
+    "POST",
+    `/v2/deployments/${deployment.id}/upload-url`,
+  );
+  const res = await fetch(upload_url, {
+    method: "PUT",
+    body: bundle as Uint8Array<ArrayBuffer>,
+    headers: { "content-type": "application/octet-stream" },
+    signal,
+  }).catch((err: Error) => {
     throw userError("REMOTE_FAILED", { message: `Cannot upload the bundle: ${err.message}` });
   });
-  if (!res.ok) throw userError("REMOTE_FAILED", { message: `Cannot upload the bundle: HTTP ${res.status} ${(await res.text()).slice(0, 200)}` });
+  if (!res.ok) {
+    throw userError("REMOTE_FAILED", {
+      message: `Cannot upload the bundle: HTTP ${res.status} ${(await res.text()).slice(0, 200)}`,
+    });
+  }
   return object_path;
 }
 
-async function follow(api: Client, deploymentId: string, revisionId: string, log: HookLogger, signal?: AbortSignal): Promise<Revision> {
+async function follow(
+  api: Client,
+  deploymentId: string,
+  revisionId: string,
+  log: HookLogger,
+  signal?: AbortSignal,
+): Promise<Revision> {
   const started = Date.now();
   let last = "";
   for (;;) {
@@ -123,13 +154,19 @@ export default definePlugin({
     target: "platform",
     env: ["PLATFORM_API_KEY"],
     envReason: 'the control plane: an API key from "agentcli platform admin create-key"',
-    sandboxAccess: { providers: ["platform"], how: "the control plane gives each revision its own sandbox key (AGENTCLI_PLATFORM_SANDBOX_KEY)" },
+    sandboxAccess: {
+      providers: ["platform"],
+      how: "the control plane gives each revision its own sandbox key (AGENTCLI_PLATFORM_SANDBOX_KEY)",
+    },
   },
   hooks: {
     async "deploy:target"({ bundle, name, secrets, env, log, signal }): Promise<DeployResult | null> {
       const key = env.PLATFORM_API_KEY;
       if (!key) {
-        throw userError("CREDENTIALS_MISSING", { message: "Cannot deploy: PLATFORM_API_KEY is not set", hint: 'Add PLATFORM_API_KEY=... to .env (a key from "agentcli platform admin create-key").' });
+        throw userError("CREDENTIALS_MISSING", {
+          message: "Cannot deploy: PLATFORM_API_KEY is not set",
+          hint: 'Add PLATFORM_API_KEY=... to .env (a key from "agentcli platform admin create-key").',
+        });
       }
       const base = (env.AGENTCLI_PLATFORM_URL || DEFAULT_URL).replace(/\/+$/, "");
       const api = client(base, key, signal);
@@ -148,13 +185,22 @@ export default definePlugin({
       const r = await follow(api, deployment.id, revisionId, log, signal);
       // It went live, and a newer revision (another deploy, a secrets patch) replaced it before we looked.
       const superseded = r.status === "INTERRUPTED" && /^superseded by revision /.test(r.status_message ?? "");
-      if (superseded) log.warn(`revision ${revisionId} went live and was then ${r.status_message} (made since this deploy started)`);
+      if (superseded) {
+        log.warn(`revision ${revisionId} went live and was then ${r.status_message} (made since this deploy started)`);
+      }
       if (r.status !== "DEPLOYED" && !superseded) {
-        const logs = await api.call<{ logs: Array<{ kind: string; message: string }> }>("GET", `/v2/deployments/${deployment.id}/revisions/${revisionId}/logs`).catch(() => ({ logs: [] }));
+        const logs = await api.call<{ logs: Array<{ kind: string; message: string }> }>(
+          "GET",
+          `/v2/deployments/${deployment.id}/revisions/${revisionId}/logs`,
+        ).catch(() => ({ logs: [] }));
         const tail = logs.logs.slice(-30).map((l) => `  [${l.kind}] ${l.message}`).join("\n");
         throw userError("DEPLOY_FAILED", {
-          message: `Cannot deploy "${name}": revision ${revisionId} ended ${r.status}${r.status_message ? `: ${r.status_message}` : ""}${tail ? `\nlogs:\n${tail}` : ""}`,
-          hint: r.status === "BUILD_FAILED" ? "Fix the project (run \"agentcli deploy --dry-run\" to check it) and deploy again." : "The previous revision, if any, keeps serving; fix the cause and deploy again.",
+          message: `Cannot deploy "${name}": revision ${revisionId} ended ${r.status}${
+            r.status_message ? `: ${r.status_message}` : ""
+          }${tail ? `\nlogs:\n${tail}` : ""}`,
+          hint: r.status === "BUILD_FAILED"
+            ? 'Fix the project (run "agentcli deploy --dry-run" to check it) and deploy again.'
+            : "The previous revision, if any, keeps serving; fix the cause and deploy again.",
         });
       }
       const final = await api.call<Deployment>("GET", `/v2/deployments/${deployment.id}`);

@@ -16,7 +16,8 @@ export default definePlugin({
     signIn: "none",
     perUser: false,
     public: true,
-    posture: "PUBLIC (anonymous): anyone with the deployment URL can call the API, no header required; the UI scopes its thread picker by a per-browser cookie, which is UX only, not security; per-user memory is skipped",
+    posture:
+      "PUBLIC (anonymous): anyone with the deployment URL can call the API, no header required; the UI scopes its thread picker by a per-browser cookie, which is UX only, not security; per-user memory is skipped",
   },
   hooks: {
     "auth:authenticate": () => ({ identity: "anonymous", isAuthenticated: false, displayName: "Anonymous" }),

@@ -99,7 +99,9 @@ export const identityABrowser: BrowserAuthFactory = (settings, ctx) => {
   const refresh = async (): Promise<string | null> => {
     if (!session?.refresh_token) return null;
     try {
-      const body = await call("/auth/v1/token?grant_type=refresh_token", { body: { refresh_token: session.refresh_token } });
+      const body = await call("/auth/v1/token?grant_type=refresh_token", {
+        body: { refresh_token: session.refresh_token },
+      });
       const next = toSession(body);
       if (next && !next.user.id) next.user = session.user;
       save(next);
@@ -121,7 +123,8 @@ export const identityABrowser: BrowserAuthFactory = (settings, ctx) => {
     const pending: Session = {
       access_token: fragToken,
       refresh_token: fragment.get("refresh_token") ?? "",
-      expires_at: Number(fragment.get("expires_at")) || Math.floor(Date.now() / 1000) + (Number(fragment.get("expires_in")) || 3600),
+      expires_at: Number(fragment.get("expires_at")) ||
+        Math.floor(Date.now() / 1000) + (Number(fragment.get("expires_in")) || 3600),
       user: { id: "" },
     };
     recovering = fragment.get("type") === "recovery";
@@ -142,7 +145,11 @@ export const identityABrowser: BrowserAuthFactory = (settings, ctx) => {
   }
 
   /** A DOM element with attributes (`on*` functions become listeners) and children. */
-  const h = (tag: string, attrs: Record<string, unknown> = {}, ...children: Array<Node | string | null | false>): HTMLElement => {
+  const h = (
+    tag: string,
+    attrs: Record<string, unknown> = {},
+    ...children: Array<Node | string | null | false>
+  ): HTMLElement => {
     const el = document.createElement(tag);
     for (const [k, v] of Object.entries(attrs)) {
       if (v === undefined || v === null || v === false) continue;
@@ -159,36 +166,61 @@ export const identityABrowser: BrowserAuthFactory = (settings, ctx) => {
   };
 
   type Mode = "sign_in" | "sign_up" | "recover";
-  const TITLES: Record<Mode, string> = { sign_in: "Sign in", sign_up: "Create your account", recover: "Reset your password" };
+  const TITLES: Record<Mode, string> = {
+    sign_in: "Sign in",
+    sign_up: "Create your account",
+    recover: "Reset your password",
+  };
   const SUBMIT: Record<Mode, string> = { sign_in: "Sign in", sign_up: "Sign up", recover: "Send reset link" };
 
   /** Email/password sign-in, sign-up and password reset (or the new-password form after a recovery link). */
-  const mountSignIn = (root: HTMLElement): (() => void) => {
+  const mountSignIn = (root: HTMLElement): () => void => {
     let mode: Mode = "sign_in";
     let info: string | null = null;
     let error: string | null = null;
     let email = "";
 
     const renderNewPassword = () => {
-      const input = h("input", { id: "new-password", type: "password", autocomplete: "new-password", minlength: 6, required: true, autofocus: true }) as HTMLInputElement;
-      const button = h("button", { type: "submit", class: "btn btn-primary btn-block" }, "Save password") as HTMLButtonElement;
-      const form = h("form", {
-        class: "auth-form",
-        onSubmit: async (e: Event) => {
-          e.preventDefault();
-          button.disabled = true;
-          try {
-            if (!session) throw new Error("Your recovery link has expired. Request a new one.");
-            await call("/auth/v1/user", { method: "PUT", body: { password: input.value }, token: session.access_token });
-            recovering = false;
-            save(session);
-          } catch (err) {
-            error = err instanceof Error ? err.message : String(err);
-            render();
-          }
+      const input = h("input", {
+        id: "new-password",
+        type: "password",
+        autocomplete: "new-password",
+        minlength: 6,
+        required: true,
+        autofocus: true,
+      }) as HTMLInputElement;
+      const button = h(
+        "button",
+        { type: "submit", class: "btn btn-primary btn-block" },
+        "Save password",
+      ) as HTMLButtonElement;
+      const form = h(
+        "form",
+        {
+          class: "auth-form",
+          onSubmit: async (e: Event) => {
+            e.preventDefault();
+            button.disabled = true;
+            try {
+              if (!session) throw new Error("Your recovery link has expired. Request a new one.");
+              await call("/auth/v1/user", {
+                method: "PUT",
+                body: { password: input.value },
+                token: session.access_token,
+              });
+              recovering = false;
+              save(session);
+            } catch (err) {
+              error = err instanceof Error ? err.message : String(err);
+              render();
+            }
+          },
         },
-      }, h("h2", {}, "Choose a new password"), error ? h("p", { class: "auth-error", role: "alert" }, error) : null,
-      field(input, "New password"), button);
+        h("h2", {}, "Choose a new password"),
+        error ? h("p", { class: "auth-error", role: "alert" }, error) : null,
+        field(input, "New password"),
+        button,
+      );
       root.replaceChildren(form);
       input.focus();
     };
@@ -200,13 +232,28 @@ export const identityABrowser: BrowserAuthFactory = (settings, ctx) => {
         error = null;
         render();
       };
-      const emailInput = h("input", { id: "email", type: "email", autocomplete: "email", required: true, value: email }) as HTMLInputElement;
-      emailInput.addEventListener("input", () => { email = emailInput.value; });
+      const emailInput = h("input", {
+        id: "email",
+        type: "email",
+        autocomplete: "email",
+        required: true,
+        value: email,
+      }) as HTMLInputElement;
+      emailInput.addEventListener("input", () => {
+        email = emailInput.value;
+      });
       const password = mode === "recover" ? null : h("input", {
-        id: "password", type: "password", autocomplete: mode === "sign_up" ? "new-password" : "current-password", required: true,
+        id: "password",
+        type: "password",
+        autocomplete: mode === "sign_up" ? "new-password" : "current-password",
+        required: true,
         minlength: mode === "sign_up" ? 6 : undefined,
       }) as HTMLInputElement;
-      const button = h("button", { type: "submit", class: "btn btn-primary btn-block" }, SUBMIT[mode]) as HTMLButtonElement;
+      const button = h(
+        "button",
+        { type: "submit", class: "btn btn-primary btn-block" },
+        SUBMIT[mode],
+      ) as HTMLButtonElement;
       const submit = async (e: Event) => {
         e.preventDefault();
         button.disabled = true;
@@ -216,13 +263,19 @@ export const identityABrowser: BrowserAuthFactory = (settings, ctx) => {
         const address = emailInput.value.trim();
         try {
           if (mode === "sign_in") {
-            const next = toSession(await call("/auth/v1/token?grant_type=password", { body: { email: address, password: password!.value } }));
+            const next = toSession(
+              await call("/auth/v1/token?grant_type=password", { body: { email: address, password: password!.value } }),
+            );
             if (!next) throw new Error("The sign-in service did not return a session.");
             save(next);
             return;
           }
           if (mode === "sign_up") {
-            const next = toSession(await call(`/auth/v1/signup?redirect_to=${encodeURIComponent(redirectTo)}`, { body: { email: address, password: password!.value } }));
+            const next = toSession(
+              await call(`/auth/v1/signup?redirect_to=${encodeURIComponent(redirectTo)}`, {
+                body: { email: address, password: password!.value },
+              }),
+            );
             if (next) return save(next);
             info = `We sent a confirmation link to ${address}. Open it to finish signing up.`;
           } else {
@@ -235,16 +288,33 @@ export const identityABrowser: BrowserAuthFactory = (settings, ctx) => {
         }
         render();
       };
-      const form = h("form", { class: "auth-form", "aria-labelledby": "auth-title", "data-testid": "sign-in-form", onSubmit: submit },
+      const form = h(
+        "form",
+        { class: "auth-form", "aria-labelledby": "auth-title", "data-testid": "sign-in-form", onSubmit: submit },
         h("h2", { id: "auth-title" }, TITLES[mode]),
         info ? h("p", { class: "auth-info", role: "status" }, info) : null,
         error ? h("p", { class: "auth-error", role: "alert", "data-testid": "auth-error" }, error) : null,
         field(emailInput, "Email"),
-        password ? field(password, "Password", mode === "sign_in" ? h("button", { type: "button", class: "link", onClick: switchTo("recover") }, "Forgot password?") : null) : null,
+        password
+          ? field(
+            password,
+            "Password",
+            mode === "sign_in"
+              ? h("button", { type: "button", class: "link", onClick: switchTo("recover") }, "Forgot password?")
+              : null,
+          )
+          : null,
         button,
-        h("p", { class: "auth-switch muted" }, ...(mode === "sign_in"
-          ? ["No account? ", h("button", { type: "button", class: "link", onClick: switchTo("sign_up") }, "Sign up")]
-          : ["Have an account? ", h("button", { type: "button", class: "link", onClick: switchTo("sign_in") }, "Sign in")])),
+        h(
+          "p",
+          { class: "auth-switch muted" },
+          ...(mode === "sign_in"
+            ? ["No account? ", h("button", { type: "button", class: "link", onClick: switchTo("sign_up") }, "Sign up")]
+            : [
+              "Have an account? ",
+              h("button", { type: "button", class: "link", onClick: switchTo("sign_in") }, "Sign in"),
+            ]),
+        ),
       );
       root.replaceChildren(form);
       emailInput.focus();
@@ -262,7 +332,9 @@ export const identityABrowser: BrowserAuthFactory = (settings, ctx) => {
     async token() {
       if (!session) return null;
       if (session.expires_at - 30 > Date.now() / 1000) return session.access_token;
-      refreshing ??= refresh().finally(() => { refreshing = null; });
+      refreshing ??= refresh().finally(() => {
+        refreshing = null;
+      });
       return refreshing;
     },
     expire(message) {

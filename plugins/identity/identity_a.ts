@@ -8,7 +8,17 @@
  * would wrongly sign the user out of the UI); a token the server rejects is a 401.
  */
 import { decodeJwt } from "jose";
-import { definePlugin, bearerToken, missingBearer, identityUnavailable, unauthorized, TokenCache, browserModule, type AuthUser, type Env } from "../../core/index.ts";
+import {
+  type AuthUser,
+  bearerToken,
+  browserModule,
+  definePlugin,
+  type Env,
+  identityUnavailable,
+  missingBearer,
+  TokenCache,
+  unauthorized,
+} from "../../core/index.ts";
 import { identityABrowser } from "./identity_a.browser.ts";
 
 const cache = new TokenCache({ ttlMs: 30_000, maxEntries: 2000 });
@@ -36,10 +46,14 @@ async function verify(token: string, env: Env): Promise<AuthUser> {
   if (cached) return cached;
   const exp = tokenExp(token);
   if (exp !== null && exp * 1000 + 5_000 <= Date.now()) {
-    throw unauthorized("Cannot authenticate request: the session token has expired", { bearer: true, error: "invalid_token" });
+    throw unauthorized("Cannot authenticate request: the session token has expired", {
+      bearer: true,
+      error: "invalid_token",
+    });
   }
   const where = `${base}/auth/v1/user`;
-  const hint = `Check that the identity server at ${base} is up and that IDENTITY_A_PUBLISHABLE_DEFAULT_KEY is its publishable key; requests are refused until it answers.`;
+  const hint =
+    `Check that the identity server at ${base} is up and that IDENTITY_A_PUBLISHABLE_DEFAULT_KEY is its publishable key; requests are refused until it answers.`;
   let res: Response;
   try {
     res = await fetch(where, {
@@ -47,22 +61,38 @@ async function verify(token: string, env: Env): Promise<AuthUser> {
       signal: AbortSignal.timeout(TIMEOUT_MS),
     });
   } catch (err) {
-    throw identityUnavailable(`Cannot authenticate request: the identity_a server at ${base} is unreachable`, hint, err);
+    throw identityUnavailable(
+      `Cannot authenticate request: the identity_a server at ${base} is unreachable`,
+      hint,
+      err,
+    );
   }
   const body = await res.json().catch(() => null) as Record<string, unknown> | null;
   if (res.status === 401 || res.status === 403 || res.status === 400 || res.status === 404 || res.status === 422) {
     const said = String(body?.message ?? body?.msg ?? body?.error ?? "");
     if (/api ?key/i.test(said)) {
-      throw identityUnavailable(`Cannot authenticate request: the identity_a server at ${base} rejects IDENTITY_A_PUBLISHABLE_DEFAULT_KEY`, hint);
+      throw identityUnavailable(
+        `Cannot authenticate request: the identity_a server at ${base} rejects IDENTITY_A_PUBLISHABLE_DEFAULT_KEY`,
+        hint,
+      );
     }
-    throw unauthorized("Cannot authenticate request: the session token is invalid or expired", { bearer: true, error: "invalid_token" });
+    throw unauthorized("Cannot authenticate request: the session token is invalid or expired", {
+      bearer: true,
+      error: "invalid_token",
+    });
   }
   if (!res.ok || !body) {
-    throw identityUnavailable(`Cannot authenticate request: the identity_a server at ${base} answered HTTP ${res.status}`, hint);
+    throw identityUnavailable(
+      `Cannot authenticate request: the identity_a server at ${base} answered HTTP ${res.status}`,
+      hint,
+    );
   }
   const id = body.id;
   if (typeof id !== "string" || id.trim() === "") {
-    throw unauthorized("Cannot authenticate request: the identity server returned no user id for this token", { bearer: true, error: "invalid_token" });
+    throw unauthorized("Cannot authenticate request: the identity server returned no user id for this token", {
+      bearer: true,
+      error: "invalid_token",
+    });
   }
   const meta = (body.user_metadata ?? {}) as Record<string, unknown>;
   const name = meta.full_name ?? meta.name;
@@ -87,14 +117,18 @@ export default definePlugin({
     frontendEnv: [],
     signIn: "email-password",
     perUser: true,
-    posture: "per-user authentication with identity_a: requests carry 'Authorization: Bearer <session access token>'; threads, runs, store and memory are private to each user",
+    posture:
+      "per-user authentication with identity_a: requests carry 'Authorization: Bearer <session access token>'; threads, runs, store and memory are private to each user",
     postDeploy: ({ url }) => [
       `identity_a: add the redirect URL pattern "${url.origin}/app/**" to the allowed redirect URLs of your identity_a project ` +
-        `(once per deployment URL), so sign-in redirects, password-reset and email-confirmation links return to the app.`,
+      `(once per deployment URL), so sign-in redirects, password-reset and email-confirmation links return to the app.`,
     ],
     ui: {
       module: browserModule(identityABrowser),
-      settings: (env) => ({ url: (env.IDENTITY_A_URL ?? "").trim(), publishable_key: (env.IDENTITY_A_PUBLISHABLE_DEFAULT_KEY ?? "").trim() }),
+      settings: (env) => ({
+        url: (env.IDENTITY_A_URL ?? "").trim(),
+        publishable_key: (env.IDENTITY_A_PUBLISHABLE_DEFAULT_KEY ?? "").trim(),
+      }),
     },
   },
   hooks: {

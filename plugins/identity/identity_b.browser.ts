@@ -39,27 +39,44 @@ export const identityBBrowser: BrowserAuthFactory = (settings) => {
   const sync = () => {
     const u = widget?.user;
     if (u && widget?.session) {
-      set({ status: "signed_in", user: { id: u.id, email: u.primaryEmailAddress?.emailAddress, name: u.fullName ?? undefined }, message: null });
+      set({
+        status: "signed_in",
+        user: { id: u.id, email: u.primaryEmailAddress?.emailAddress, name: u.fullName ?? undefined },
+        message: null,
+      });
     } else {
       set({ status: "signed_out", user: null });
     }
   };
 
-  const loadScript = (src: string, attrs: Record<string, string>) => new Promise<void>((resolve, reject) => {
-    const el = document.createElement("script");
-    el.src = src;
-    el.async = true;
-    el.crossOrigin = "anonymous";
-    for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v);
-    el.onload = () => resolve();
-    el.onerror = () => reject(new Error(`Cannot load the sign-in widget from ${new URL(src, location.href).host}: the script did not load.`));
-    document.head.append(el);
-  });
+  const loadScript = (src: string, attrs: Record<string, string>) =>
+    new Promise<void>((resolve, reject) => {
+      const el = document.createElement("script");
+      el.src = src;
+      el.async = true;
+      el.crossOrigin = "anonymous";
+      for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v);
+      el.onload = () => resolve();
+      el.onerror = () =>
+        reject(
+          new Error(
+            `Cannot load the sign-in widget from ${new URL(src, location.href).host}: the script did not load.`,
+          ),
+        );
+      document.head.append(el);
+    });
 
   (async () => {
-    if (!scriptUrl) throw new Error("Cannot load the sign-in widget: no widget script URL is configured (IDENTITY_B_PUBLISHABLE_KEY is missing or malformed).");
+    if (!scriptUrl) {
+      throw new Error(
+        "Cannot load the sign-in widget: no widget script URL is configured (IDENTITY_B_PUBLISHABLE_KEY is missing or malformed).",
+      );
+    }
     const prefix = widgetGlobal.toLowerCase();
-    await loadScript(scriptUrl, { "data-publishable-key": publishableKey, [`data-${prefix}-publishable-key`]: publishableKey });
+    await loadScript(scriptUrl, {
+      "data-publishable-key": publishableKey,
+      [`data-${prefix}-publishable-key`]: publishableKey,
+    });
     const g = (window as unknown as Record<string, unknown>)[widgetGlobal];
     if (!g) throw new Error(`Cannot start the sign-in widget: the script loaded but did not define "${widgetGlobal}".`);
     widget = (typeof g === "function" ? new (g as new (key: string) => Widget)(publishableKey) : g) as Widget;

@@ -7,8 +7,19 @@
  * `azp` must be one of them; when `IDENTITY_B_ISSUER` is set, `iss` must equal it. `sub` is the
  * identity. A key set that cannot be fetched (and is not cached) fails closed with 503.
  */
-import { errors, jwtVerify, type JWTPayload } from "jose";
-import { definePlugin, bearerToken, missingBearer, identityUnavailable, unauthorized, JwksKeyStore, sha256Hex, browserModule, type AuthUser, type Env } from "../../core/index.ts";
+import { errors, type JWTPayload, jwtVerify } from "jose";
+import {
+  type AuthUser,
+  bearerToken,
+  browserModule,
+  definePlugin,
+  type Env,
+  identityUnavailable,
+  JwksKeyStore,
+  missingBearer,
+  sha256Hex,
+  unauthorized,
+} from "../../core/index.ts";
 import { identityBBrowser } from "./identity_b.browser.ts";
 
 const DEFAULT_API_URL = "https://api.clerk.com";
@@ -80,18 +91,34 @@ async function verify(token: string, env: Env): Promise<AuthUser> {
     }));
   } catch (err) {
     if (err instanceof errors.JWTExpired) throw invalid("the session token has expired");
-    if (err instanceof errors.JWTClaimValidationFailed) throw invalid(`the session token's "${err.claim}" claim does not hold`);
-    if (err instanceof errors.JWKSNoMatchingKey) throw invalid("the session token is signed by a key identity_b does not publish");
-    if (err instanceof errors.JWSSignatureVerificationFailed) throw invalid("the session token's signature does not verify");
+    if (err instanceof errors.JWTClaimValidationFailed) {
+      throw invalid(`the session token's "${err.claim}" claim does not hold`);
+    }
+    if (err instanceof errors.JWKSNoMatchingKey) {
+      throw invalid("the session token is signed by a key identity_b does not publish");
+    }
+    if (err instanceof errors.JWSSignatureVerificationFailed) {
+      throw invalid("the session token's signature does not verify");
+    }
     if (err instanceof errors.JOSEError) throw invalid("the session token is not a valid JWT");
     throw err;
   }
-  const parties = (env.IDENTITY_B_AUTHORIZED_PARTIES ?? "").split(",").map((p) => p.trim().replace(/\/+$/, "")).filter(Boolean);
+  const parties = (env.IDENTITY_B_AUTHORIZED_PARTIES ?? "").split(",").map((p) => p.trim().replace(/\/+$/, "")).filter(
+    Boolean,
+  );
   if (parties.length > 0) {
     const azp = typeof payload.azp === "string" ? payload.azp.replace(/\/+$/, "") : null;
-    if (azp === null || !parties.includes(azp)) throw invalid(`the session token was issued to ${azp === null ? "no authorized party" : `"${azp}"`}, which is not in IDENTITY_B_AUTHORIZED_PARTIES`);
+    if (azp === null || !parties.includes(azp)) {
+      throw invalid(
+        `the session token was issued to ${
+          azp === null ? "no authorized party" : `"${azp}"`
+        }, which is not in IDENTITY_B_AUTHORIZED_PARTIES`,
+      );
+    }
   }
-  if (typeof payload.sub !== "string" || payload.sub.trim() === "") throw invalid('the session token has no "sub" claim');
+  if (typeof payload.sub !== "string" || payload.sub.trim() === "") {
+    throw invalid('the session token has no "sub" claim');
+  }
   const email = payload.email;
   const name = payload.name;
   return {
@@ -113,17 +140,22 @@ export default definePlugin({
     frontendEnv: ["IDENTITY_B_PUBLISHABLE_KEY"],
     signIn: "widget",
     perUser: true,
-    posture: "per-user authentication with identity_b: requests carry 'Authorization: Bearer <session token>'; threads, runs, store and memory are private to each user",
+    posture:
+      "per-user authentication with identity_b: requests carry 'Authorization: Bearer <session token>'; threads, runs, store and memory are private to each user",
     postDeploy: ({ url }) => [
       `identity_b: add "${url.host}" to the allowed domains of your identity_b application (once per deployment URL), ` +
-        `so sign-in redirects and links return to the app. Development instances allow localhost automatically.`,
+      `so sign-in redirects and links return to the app. Development instances allow localhost automatically.`,
       `identity_b: if IDENTITY_B_AUTHORIZED_PARTIES is set, add "${url.origin}" to it.`,
     ],
     ui: {
       module: browserModule(identityBBrowser),
       settings: (env) => {
         const key = (env.IDENTITY_B_PUBLISHABLE_KEY ?? "").trim();
-        return { publishable_key: key, script_url: identityBScriptUrl(key, env), widget_global: env.IDENTITY_B_WIDGET_GLOBAL?.trim() || DEFAULT_WIDGET_GLOBAL };
+        return {
+          publishable_key: key,
+          script_url: identityBScriptUrl(key, env),
+          widget_global: env.IDENTITY_B_WIDGET_GLOBAL?.trim() || DEFAULT_WIDGET_GLOBAL,
+        };
       },
     },
   },

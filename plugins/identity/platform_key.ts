@@ -4,7 +4,7 @@
  * Callers are one service principal (the deployment's owner), not distinct users: they share
  * the identity `platform-api-key`.
  */
-import { definePlugin, constantTimeEqual, identityUnavailable, unauthorized } from "../../core/index.ts";
+import { constantTimeEqual, definePlugin, identityUnavailable, unauthorized } from "../../core/index.ts";
 
 /** The identity of every caller holding the platform API key. */
 export const PLATFORM_SERVICE_IDENTITY = "platform-api-key";
@@ -19,7 +19,8 @@ export default definePlugin({
     frontendEnv: [],
     signIn: "none",
     perUser: false,
-    posture: "platform API key: every request carries 'x-api-key: <PLATFORM_API_KEY>'; all callers act as one service identity",
+    posture:
+      "platform API key: every request carries 'x-api-key: <PLATFORM_API_KEY>'; all callers act as one service identity",
   },
   hooks: {
     "auth:authenticate": async ({ request, env }) => {
@@ -32,10 +33,14 @@ export default definePlugin({
       }
       const given = request.headers.get("x-api-key");
       if (given === null || given.trim() === "") {
-        throw unauthorized("Cannot authenticate request: no 'x-api-key' header", { hint: "Send the platform API key in the 'x-api-key' header." });
+        throw unauthorized("Cannot authenticate request: no 'x-api-key' header", {
+          hint: "Send the platform API key in the 'x-api-key' header.",
+        });
       }
       if (!(await constantTimeEqual(given.trim(), expected))) {
-        throw unauthorized("Cannot authenticate request: the 'x-api-key' header is not the platform API key", { hint: "Send the platform API key (PLATFORM_API_KEY) in the 'x-api-key' header." });
+        throw unauthorized("Cannot authenticate request: the 'x-api-key' header is not the platform API key", {
+          hint: "Send the platform API key (PLATFORM_API_KEY) in the 'x-api-key' header.",
+        });
       }
       return { identity: PLATFORM_SERVICE_IDENTITY, isAuthenticated: true, displayName: "Platform API key" };
     },

@@ -31,13 +31,22 @@ export function openAICompatiblePlugin(p: OpenAICompatibleProvider): Plugin {
       createChatModel: async ({ model, env }) => {
         const { ChatOpenAI } = await import("@langchain/openai");
         const baseURL = env[baseUrlVar] || p.baseUrl;
-        return new ChatOpenAI({ model, apiKey: env[p.apiKeyVar], useResponsesApi: false, configuration: baseURL ? { baseURL } : undefined });
+        return new ChatOpenAI({
+          model,
+          apiKey: env[p.apiKeyVar],
+          useResponsesApi: false,
+          configuration: baseURL ? { baseURL } : undefined,
+        });
       },
       // The same wire's `/embeddings`, for the store's semantic search.
       createEmbeddings: async ({ model, env }) => {
         const { OpenAIEmbeddings } = await import("@langchain/openai");
         const baseURL = env[baseUrlVar] || p.baseUrl;
-        return new OpenAIEmbeddings({ model, apiKey: env[p.apiKeyVar], configuration: baseURL ? { baseURL } : undefined });
+        return new OpenAIEmbeddings({
+          model,
+          apiKey: env[p.apiKeyVar],
+          configuration: baseURL ? { baseURL } : undefined,
+        });
       },
     },
   });

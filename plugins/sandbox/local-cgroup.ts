@@ -43,7 +43,9 @@ function mounts(): Mount[] {
     if (!right) continue;
     const f = left.split(" ");
     const [type, , superOptions] = right.split(" ");
-    if (type === "cgroup" || type === "cgroup2") out.push({ root: f[3], point: f[4].replace(/\\040/g, " "), type, options: superOptions.split(",") });
+    if (type === "cgroup" || type === "cgroup2") {
+      out.push({ root: f[3], point: f[4].replace(/\\040/g, " "), type, options: superOptions.split(",") });
+    }
   }
   return out;
 }
@@ -58,7 +60,8 @@ function ownGroups(): Map<string, string> {
   return out;
 }
 
-const within = (m: Mount, own: string) => join(m.point, m.root !== "/" && own.startsWith(m.root) ? own.slice(m.root.length) : own);
+const within = (m: Mount, own: string) =>
+  join(m.point, m.root !== "/" && own.startsWith(m.root) ? own.slice(m.root.length) : own);
 
 /** Makes `<dir>/agentcli-sandboxes` (v2: with the controllers enabled for its children); throws when the kernel refuses. */
 function ensureParent(parent: string, v2: boolean): void {
@@ -118,7 +121,7 @@ const errText = (err: unknown) => (err as NodeJS.ErrnoException).code ?? (err as
 export function detectCgroups(env: Env): CgroupSupport {
   const key = env.AGENTCLI_SANDBOX_CGROUP?.trim() ?? "";
   let found = cache.get(key);
-  if (!found) cache.set(key, (found = detect(key)));
+  if (!found) cache.set(key, found = detect(key));
   return found;
 }
 const cache = new Map<string, CgroupSupport>();
@@ -135,7 +138,9 @@ function detect(setting: string): CgroupSupport {
   const reasons: string[] = [];
   const v2 = all.find((m) => m.type === "cgroup2");
   if (v2) {
-    const dir = setting ? (isAbsolute(setting) && setting.startsWith(v2.point) ? setting : join(v2.point, setting)) : within(v2, own.get("0") ?? "/");
+    const dir = setting
+      ? (isAbsolute(setting) && setting.startsWith(v2.point) ? setting : join(v2.point, setting))
+      : within(v2, own.get("0") ?? "/");
     let available: string[] = [];
     try {
       available = readFileSync(join(dir, "cgroup.controllers"), "utf8").trim().split(/\s+/);
@@ -143,8 +148,9 @@ function detect(setting: string): CgroupSupport {
       reasons.push(`cgroup v2 group ${dir} cannot be read (${errText(err)})`);
     }
     const missing = CONTROLLERS.filter((c) => !available.includes(c));
-    if (available.length && missing.length) reasons.push(`cgroup v2 group ${dir} has no ${missing.join(", ")} controller`);
-    else if (available.length) {
+    if (available.length && missing.length) {
+      reasons.push(`cgroup v2 group ${dir} has no ${missing.join(", ")} controller`);
+    } else if (available.length) {
       try {
         return { kind: "v2", parent: probe(dir, true) };
       } catch (err) {
@@ -158,7 +164,12 @@ function detect(setting: string): CgroupSupport {
       }
     }
   }
-  if (setting) return { kind: "none", reason: reasons.join("; ") || `AGENTCLI_SANDBOX_CGROUP="${setting}": no cgroup v2 file system is mounted` };
+  if (setting) {
+    return {
+      kind: "none",
+      reason: reasons.join("; ") || `AGENTCLI_SANDBOX_CGROUP="${setting}": no cgroup v2 file system is mounted`,
+    };
+  }
   const parents: Partial<Record<Controller, string>> = {};
   for (const c of CONTROLLERS) {
     const m = all.find((x) => x.type === "cgroup" && x.options.includes(c));
@@ -238,7 +249,9 @@ export function openGroup(support: Exclude<CgroupSupport, { kind: "none" }>, id:
     }
   };
   try {
-    for (const p of support.kind === "v2" ? [support.parent] : CONTROLLERS.map((c) => support.parents[c])) ensureParent(p, support.kind === "v2");
+    for (const p of support.kind === "v2" ? [support.parent] : CONTROLLERS.map((c) => support.parents[c])) {
+      ensureParent(p, support.kind === "v2");
+    }
     if (support.kind === "v2") {
       const dir = join(support.parent, id);
       if (!existsSync(dir)) mkdirSync(dir);
@@ -278,7 +291,10 @@ export function openGroup(support: Exclude<CgroupSupport, { kind: "none" }>, id:
       add(pid) {
         for (const d of dirs) writeFileSync(join(d, "cgroup.procs"), String(pid));
       },
-      counters: () => ({ oomKills: counter(read(files.memory), "oom_kill"), pidsRefused: counter(read(files.pids), "max") }),
+      counters: () => ({
+        oomKills: counter(read(files.memory), "oom_kill"),
+        pidsRefused: counter(read(files.pids), "max"),
+      }),
       async release() {
         if (--shared.users > 0) return;
         open.delete(key);

@@ -43,7 +43,9 @@ export function limitsOf(env: Env): Limits {
     const raw = env[name]?.trim();
     if (!raw) return dflt;
     const n = Number(raw);
-    if (!Number.isFinite(n) || n <= 0) throw new Error(`${name}="${raw}" is not a positive number: set it to the ${meaning} (default ${dflt})`);
+    if (!Number.isFinite(n) || n <= 0) {
+      throw new Error(`${name}="${raw}" is not a positive number: set it to the ${meaning} (default ${dflt})`);
+    }
     return n;
   };
   return {
@@ -67,11 +69,25 @@ export interface LimitHits {
 /** The note that tells the model (and the user reading the tool result) which limit a command hit. */
 export function limitNotes(limits: Limits, hits: LimitHits, output: string, exitCode: number | null): string[] {
   const notes: string[] = [];
-  if (hits.memory) notes.push(`[Sandbox limit: the sandbox's processes together reached its memory limit of ${limits.memoryMb} MB (AGENTCLI_SANDBOX_MEMORY_MB) and the kernel killed one (exit code 137 is SIGKILL). Use less memory at once, e.g. process data in parts.]`);
-  if (hits.processes) notes.push(`[Sandbox limit: the sandbox reached its limit of ${limits.processes} processes and threads (AGENTCLI_SANDBOX_MAX_PROCESSES); new ones could not start ("Resource temporarily unavailable").]`);
-  if (hits.workspace || exitCode === 153 || /File size limit exceeded/.test(output)) {
-    notes.push(`[Sandbox limit: /workspace holds at most ${limits.workspaceMb} MB (AGENTCLI_SANDBOX_WORKSPACE_MB) and no file may be larger: the command was stopped or its writes failed. Remove files you no longer need to make room.]`);
+  if (hits.memory) {
+    notes.push(
+      `[Sandbox limit: the sandbox's processes together reached its memory limit of ${limits.memoryMb} MB (AGENTCLI_SANDBOX_MEMORY_MB) and the kernel killed one (exit code 137 is SIGKILL). Use less memory at once, e.g. process data in parts.]`,
+    );
   }
-  if (/No space left on device/.test(output)) notes.push(`[Sandbox limit: /tmp and /dev/shm hold at most ${limits.tmpMb} MB each (AGENTCLI_SANDBOX_TMP_MB); write large files under /workspace instead.]`);
+  if (hits.processes) {
+    notes.push(
+      `[Sandbox limit: the sandbox reached its limit of ${limits.processes} processes and threads (AGENTCLI_SANDBOX_MAX_PROCESSES); new ones could not start ("Resource temporarily unavailable").]`,
+    );
+  }
+  if (hits.workspace || exitCode === 153 || /File size limit exceeded/.test(output)) {
+    notes.push(
+      `[Sandbox limit: /workspace holds at most ${limits.workspaceMb} MB (AGENTCLI_SANDBOX_WORKSPACE_MB) and no file may be larger: the command was stopped or its writes failed. Remove files you no longer need to make room.]`,
+    );
+  }
+  if (/No space left on device/.test(output)) {
+    notes.push(
+      `[Sandbox limit: /tmp and /dev/shm hold at most ${limits.tmpMb} MB each (AGENTCLI_SANDBOX_TMP_MB); write large files under /workspace instead.]`,
+    );
+  }
   return notes;
 }

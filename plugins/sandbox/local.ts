@@ -19,13 +19,31 @@
  */
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { chmodSync, chownSync, closeSync, existsSync, mkdirSync, openSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import process from "node:process";
 import { constants } from "node:os";
-import { definePlugin, SandboxNotFoundError, type Env, type ExecuteResult, type Sandbox, type SandboxCreateOptions, type SandboxFileError } from "../../core/index.ts";
-import { detectCgroups, openGroup, type CgroupSupport, type SandboxGroup } from "./local-cgroup.ts";
-import { limitNotes, limitsOf, type Limits } from "./local-limits.ts";
+import {
+  definePlugin,
+  type Env,
+  type ExecuteResult,
+  type Sandbox,
+  type SandboxCreateOptions,
+  type SandboxFileError,
+  SandboxNotFoundError,
+} from "../../core/index.ts";
+import { type CgroupSupport, detectCgroups, openGroup, type SandboxGroup } from "./local-cgroup.ts";
+import { limitNotes, type Limits, limitsOf } from "./local-limits.ts";
 import { watchWorkspace } from "./local-quota.ts";
 
 const SYSTEM_DIRS = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt"];
@@ -41,8 +59,22 @@ const asRoot = () => process.getuid?.() === 0;
 
 /** The bwrap argv of one command in a sandbox (its directories come as descriptors 3 and 4, see {@link runBwrap}). */
 function bwrapArgs(hidden: string[], limits: Limits, grouped: boolean, script: string, args: string[]): string[] {
-  const argv = ["--unshare-all", ...(limits.network ? ["--share-net"] : []), "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--clearenv"];
-  const env = { PATH: "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", HOME: "/workspace", LANG: "C.UTF-8", TMPDIR: "/tmp", USER: "sandbox" };
+  const argv = [
+    "--unshare-all",
+    ...(limits.network ? ["--share-net"] : []),
+    "--die-with-parent",
+    "--new-session",
+    "--cap-drop",
+    "ALL",
+    "--clearenv",
+  ];
+  const env = {
+    PATH: "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+    HOME: "/workspace",
+    LANG: "C.UTF-8",
+    TMPDIR: "/tmp",
+    USER: "sandbox",
+  };
   for (const [k, v] of Object.entries(env)) argv.push("--setenv", k, v);
   for (const d of SYSTEM_DIRS) argv.push("--ro-bind-try", d, d);
   for (const f of SECRET_FILES) if (existsSync(f)) argv.push("--ro-bind", "/dev/null", f);
@@ -96,7 +128,9 @@ async function runBwrap(id: string, dir: string, argv: string[], opts: RunOption
   try {
     fds = [openSync(join(dir, "workspace"), "r"), openSync(join(dir, "skills"), "r")];
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") throw new SandboxNotFoundError(id, `Local sandbox "${id}" no longer exists (its directory ${dir} is gone)`);
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") {
+      throw new SandboxNotFoundError(id, `Local sandbox "${id}" no longer exists (its directory ${dir} is gone)`);
+    }
     throw err;
   }
   let group: SandboxGroup | null = null;
@@ -120,9 +154,17 @@ async function runBwrap(id: string, dir: string, argv: string[], opts: RunOption
   }
 }
 
-function spawnBwrap(workspace: string, argv: string[], fds: number[], group: SandboxGroup | null, opts: RunOptions): Promise<Spawned> {
+function spawnBwrap(
+  workspace: string,
+  argv: string[],
+  fds: number[],
+  group: SandboxGroup | null,
+  opts: RunOptions,
+): Promise<Spawned> {
   return new Promise<Spawned>((resolve, reject) => {
-    const stdio = [opts.stdin ? "pipe" : "ignore", "pipe", "pipe", ...fds, ...(group ? ["pipe"] : [])] as Array<"pipe" | "ignore" | number>;
+    const stdio = [opts.stdin ? "pipe" : "ignore", "pipe", "pipe", ...fds, ...(group ? ["pipe"] : [])] as Array<
+      "pipe" | "ignore" | number
+    >;
     const child = spawn(group ? "/bin/sh" : "bwrap", group ? ["-c", JOIN_THEN_BWRAP, "sh", ...argv] : argv, {
       stdio,
       detached: true,
@@ -180,7 +222,13 @@ function spawnBwrap(workspace: string, argv: string[], fds: number[], group: San
       // bwrap's own failures (a mount it cannot make) come on its stderr: the command's went to stdout.
       if (code === 1 && stderr.startsWith("bwrap:")) return reject(new Error(stderr.trim()));
       const exitCode = timedOut ? null : signal ? 128 + (constants.signals[signal] ?? 0) : code;
-      resolve({ stdout: new Uint8Array(Buffer.concat(chunks)), total, exitCode, timedOut, hits: { memory: false, processes: false, workspace: workspaceOver } });
+      resolve({
+        stdout: new Uint8Array(Buffer.concat(chunks)),
+        total,
+        exitCode,
+        timedOut,
+        hits: { memory: false, processes: false, workspace: workspaceOver },
+      });
     });
     if (opts.stdin) {
       child.stdin!.on("error", () => {});
@@ -189,9 +237,16 @@ function spawnBwrap(workspace: string, argv: string[], fds: number[], group: San
   });
 }
 
-const UPLOAD = `p="$1"; case "$p" in /*) ;; *) exit 10;; esac; [ -d "$p" ] && exit 11; d="\${p%/*}"; if [ -n "$d" ]; then mkdir -p -- "$d" 2>/dev/null || exit 12; fi; cat > "$p" 2>/dev/null || exit 12`;
-const DOWNLOAD = `p="$1"; case "$p" in /*) ;; *) exit 10;; esac; [ -d "$p" ] && exit 11; [ -e "$p" ] || exit 13; [ -r "$p" ] || exit 12; exec cat -- "$p"`;
-const FILE_ERRORS: Record<number, SandboxFileError> = { 10: "invalid_path", 11: "is_directory", 12: "permission_denied", 13: "file_not_found" };
+const UPLOAD =
+  `p="$1"; case "$p" in /*) ;; *) exit 10;; esac; [ -d "$p" ] && exit 11; d="\${p%/*}"; if [ -n "$d" ]; then mkdir -p -- "$d" 2>/dev/null || exit 12; fi; cat > "$p" 2>/dev/null || exit 12`;
+const DOWNLOAD =
+  `p="$1"; case "$p" in /*) ;; *) exit 10;; esac; [ -d "$p" ] && exit 11; [ -e "$p" ] || exit 13; [ -r "$p" ] || exit 12; exec cat -- "$p"`;
+const FILE_ERRORS: Record<number, SandboxFileError> = {
+  10: "invalid_path",
+  11: "is_directory",
+  12: "permission_denied",
+  13: "file_not_found",
+};
 
 function localSandbox(id: string, dir: string, opts: SandboxCreateOptions): Sandbox {
   const limits = limitsOf(opts.env);
@@ -199,18 +254,34 @@ function localSandbox(id: string, dir: string, opts: SandboxCreateOptions): Sand
   const grouped = cgroups.kind !== "none";
   const hidden = opts.host?.hiddenPaths ?? [];
   const fileOp = async (script: string, path: string, stdin?: Uint8Array) => {
-    const r = await runBwrap(id, dir, bwrapArgs(hidden, limits, grouped, script, [path]), { stdin, maxBytes: MAX_DOWNLOAD_BYTES, timeoutMs: DEFAULT_TIMEOUT_MS, limits, cgroups });
+    const r = await runBwrap(id, dir, bwrapArgs(hidden, limits, grouped, script, [path]), {
+      stdin,
+      maxBytes: MAX_DOWNLOAD_BYTES,
+      timeoutMs: DEFAULT_TIMEOUT_MS,
+      limits,
+      cgroups,
+    });
     return { ...r, error: r.exitCode === 0 ? null : (FILE_ERRORS[r.exitCode ?? -1] ?? "permission_denied") };
   };
   return {
     id,
     async execute(command, { timeoutMs = DEFAULT_TIMEOUT_MS } = {}): Promise<ExecuteResult> {
-      const r = await runBwrap(id, dir, bwrapArgs(hidden, limits, grouped, command, []), { maxBytes: limits.outputBytes, timeoutMs, limits, cgroups });
+      const r = await runBwrap(id, dir, bwrapArgs(hidden, limits, grouped, command, []), {
+        maxBytes: limits.outputBytes,
+        timeoutMs,
+        limits,
+        cgroups,
+      });
       let output = new TextDecoder().decode(r.stdout);
       const notes = r.timedOut ? [] : limitNotes(limits, r.hits, output, r.exitCode);
       if (!grouped && !r.timedOut && looksLimited(r.exitCode, output)) notes.push(perProcessNote(limits, cgroups));
       if (notes.length) output = [output.replace(/\n$/, ""), ...notes].filter(Boolean).join("\n");
-      return { output, exitCode: r.exitCode, truncated: r.total > r.stdout.length, ...(r.timedOut ? { timedOut: true } : {}) };
+      return {
+        output,
+        exitCode: r.exitCode,
+        truncated: r.total > r.stdout.length,
+        ...(r.timedOut ? { timedOut: true } : {}),
+      };
     },
     async uploadFiles(files) {
       const out: Array<{ path: string; error: SandboxFileError | null }> = [];
@@ -221,7 +292,11 @@ function localSandbox(id: string, dir: string, opts: SandboxCreateOptions): Sand
       const out: Array<{ path: string; content: Uint8Array | null; error: SandboxFileError | null }> = [];
       for (const path of paths) {
         const r = await fileOp(DOWNLOAD, path);
-        out.push({ path, content: r.error ? null : r.stdout, error: r.error ?? (r.total > r.stdout.length ? "permission_denied" : null) });
+        out.push({
+          path,
+          content: r.error ? null : r.stdout,
+          error: r.error ?? (r.total > r.stdout.length ? "permission_denied" : null),
+        });
       }
       return out;
     },
@@ -232,12 +307,21 @@ function localSandbox(id: string, dir: string, opts: SandboxCreateOptions): Sand
 }
 
 function createLocal(opts: SandboxCreateOptions): Sandbox {
-  if (!opts.host) throw new Error("the local sandbox runtime needs a directory on this machine (it runs only inside agentcli dev or serve)");
+  if (!opts.host) {
+    throw new Error(
+      "the local sandbox runtime needs a directory on this machine (it runs only inside agentcli dev or serve)",
+    );
+  }
   const root = sandboxRoot(opts.host.stateDir);
   if (opts.sandboxId) {
     if (!/^local-[0-9a-f-]{36}$/.test(opts.sandboxId)) throw new SandboxNotFoundError(opts.sandboxId);
     const dir = join(root, opts.sandboxId);
-    if (!existsSync(join(dir, "workspace"))) throw new SandboxNotFoundError(opts.sandboxId, `Local sandbox "${opts.sandboxId}" no longer exists (its directory ${dir} is gone)`);
+    if (!existsSync(join(dir, "workspace"))) {
+      throw new SandboxNotFoundError(
+        opts.sandboxId,
+        `Local sandbox "${opts.sandboxId}" no longer exists (its directory ${dir} is gone)`,
+      );
+    }
     return localSandbox(opts.sandboxId, dir, opts);
   }
   const id = `local-${crypto.randomUUID()}`;
@@ -246,8 +330,11 @@ function createLocal(opts: SandboxCreateOptions): Sandbox {
   try {
     mkdirSync(join(dir, "workspace"), { recursive: true, mode: 0o700 });
     mkdirSync(join(dir, "skills"), { mode: 0o700 });
-    writeFileSync(join(dir, "sandbox.json"), JSON.stringify({ key: opts.key, provider: opts.provider, created_at: new Date().toISOString() }) + "\n");
-    if (asRoot()) for (const d of [dir, join(dir, "workspace"), join(dir, "skills")]) chownSync(d, NOBODY, NOBODY);
+    writeFileSync(
+      join(dir, "sandbox.json"),
+      JSON.stringify({ key: opts.key, provider: opts.provider, created_at: new Date().toISOString() }) + "\n",
+    );
+    if (asRoot()) { for (const d of [dir, join(dir, "workspace"), join(dir, "skills")]) chownSync(d, NOBODY, NOBODY); }
   } catch (err) {
     rmSync(dir, { recursive: true, force: true });
     throw err;
@@ -276,7 +363,7 @@ export function sandboxRoot(stateDir: string): string {
 
 /** Whether every existing ancestor of `dir` can be entered by other users. */
 function reachableByNobody(dir: string): boolean {
-  for (let d = resolve(dir); ; d = dirname(d)) {
+  for (let d = resolve(dir);; d = dirname(d)) {
     if (existsSync(d) && (statSync(d).mode & 0o001) === 0) return false;
     if (d === dirname(d)) return true;
   }
@@ -285,7 +372,8 @@ function reachableByNobody(dir: string): boolean {
 /** Whether a failed command may have run into a memory or process limit (killed, or out of memory or processes). */
 function looksLimited(exitCode: number | null, output: string): boolean {
   if (exitCode === 0) return false;
-  return exitCode === null || exitCode >= 128 || /Cannot allocate memory|MemoryError|out of memory|Resource temporarily unavailable/i.test(output);
+  return exitCode === null || exitCode >= 128 ||
+    /Cannot allocate memory|MemoryError|out of memory|Resource temporarily unavailable/i.test(output);
 }
 
 /** Appended, when the limits hold per process only, to a result that looks like it ran into one. */
@@ -314,19 +402,27 @@ async function checkBwrap(env: Env): Promise<{ message: string; hint: string } |
   } catch (err) {
     return { message: (err as Error).message, hint: "Fix the variable in the environment (or .env)." };
   }
-  const install = "Install bubblewrap: apt-get install bubblewrap (Debian, Ubuntu), dnf install bubblewrap (Fedora), pacman -S bubblewrap (Arch).";
+  const install =
+    "Install bubblewrap: apt-get install bubblewrap (Debian, Ubuntu), dnf install bubblewrap (Fedora), pacman -S bubblewrap (Arch).";
   const trial = await new Promise<{ code: number | null; err: string; missing: boolean }>((resolve) => {
-    const child = spawn("bwrap", ["--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "--", "/bin/true"], { stdio: ["ignore", "ignore", "pipe"], ...(asRoot() ? { uid: NOBODY, gid: NOBODY } : {}) });
+    const child = spawn("bwrap", ["--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "--", "/bin/true"], {
+      stdio: ["ignore", "ignore", "pipe"],
+      ...(asRoot() ? { uid: NOBODY, gid: NOBODY } : {}),
+    });
     let err = "";
     child.stderr!.on("data", (b: Buffer) => (err += b.toString()));
-    child.on("error", (e: NodeJS.ErrnoException) => resolve({ code: null, err: e.message, missing: e.code === "ENOENT" }));
+    child.on(
+      "error",
+      (e: NodeJS.ErrnoException) => resolve({ code: null, err: e.message, missing: e.code === "ENOENT" }),
+    );
     child.on("close", (code) => resolve({ code, err, missing: false }));
   });
   if (trial.missing) return { message: "bubblewrap (the bwrap program) is not installed", hint: install };
   if (trial.code !== 0) {
     return {
       message: `bwrap cannot create a sandbox here: ${trial.err.trim() || `exit code ${trial.code}`}`,
-      hint: "bwrap needs unprivileged user namespaces: enable them (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu 24.04+ allow bwrap in AppArmor, or set kernel.apparmor_restrict_unprivileged_userns=0).",
+      hint:
+        "bwrap needs unprivileged user namespaces: enable them (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu 24.04+ allow bwrap in AppArmor, or set kernel.apparmor_restrict_unprivileged_userns=0).",
     };
   }
   return null;

@@ -5,15 +5,30 @@
  * `AGENTCLI_PLATFORM_SANDBOX_KEY`, set by the control plane); `agentcli dev` uses
  * `AGENTCLI_PLATFORM_URL` with `PLATFORM_API_KEY`. `image` is the sandbox's image.
  */
-import { LangSmithCommandTimeoutError, LangSmithResourceNotFoundError, SandboxClient, type Sandbox as RemoteBox } from "langsmith/sandbox";
-import { definePlugin, SandboxNotFoundError, type ExecuteResult, type Sandbox, type SandboxCreateOptions } from "../../core/index.ts";
+import {
+  LangSmithCommandTimeoutError,
+  LangSmithResourceNotFoundError,
+  type Sandbox as RemoteBox,
+  SandboxClient,
+} from "langsmith/sandbox";
+import {
+  definePlugin,
+  type ExecuteResult,
+  type Sandbox,
+  type SandboxCreateOptions,
+  SandboxNotFoundError,
+} from "../../core/index.ts";
 
 const OUTPUT_LIMIT = 100 * 1024;
 
 function connect(opts: SandboxCreateOptions): SandboxClient {
   const url = opts.env.AGENTCLI_PLATFORM_URL?.trim();
   const key = opts.env.AGENTCLI_PLATFORM_SANDBOX_KEY?.trim() || opts.env.PLATFORM_API_KEY?.trim();
-  if (!url) throw new Error("Cannot reach the platform's sandboxes: AGENTCLI_PLATFORM_URL is not set (the control plane's address)");
+  if (!url) {
+    throw new Error(
+      "Cannot reach the platform's sandboxes: AGENTCLI_PLATFORM_URL is not set (the control plane's address)",
+    );
+  }
   if (!key) throw new Error("Cannot reach the platform's sandboxes: PLATFORM_API_KEY is not set");
   return new SandboxClient({ apiEndpoint: `${url.replace(/\/+$/, "")}/v2/sandboxes`, apiKey: key, maxRetries: 2 });
 }
@@ -22,7 +37,9 @@ function wrap(box: RemoteBox, client: SandboxClient): Sandbox {
   // A command goes over a WebSocket, whose refused upgrade (404 for a sandbox deleted behind
   // our back) is a connection error, not a not-found: ask the API whether the sandbox is still there.
   const gone = async (err: unknown) => {
-    if (err instanceof LangSmithResourceNotFoundError) return /sandbox/i.test(err.message) ? new SandboxNotFoundError(box.name) : err;
+    if (err instanceof LangSmithResourceNotFoundError) {
+      return /sandbox/i.test(err.message) ? new SandboxNotFoundError(box.name) : err;
+    }
     try {
       await client.getSandbox(box.name);
     } catch (check) {
@@ -36,10 +53,21 @@ function wrap(box: RemoteBox, client: SandboxClient): Sandbox {
       let out = "";
       const seconds = timeoutMs ? Math.max(1, Math.ceil(timeoutMs / 1000)) : 120;
       try {
-        const r = await box.run(command, { timeout: seconds, onStdout: (d) => (out += d), onStderr: (d) => (out += d) });
+        const r = await box.run(command, {
+          timeout: seconds,
+          onStdout: (d) => (out += d),
+          onStderr: (d) => (out += d),
+        });
         return { output: out.slice(0, OUTPUT_LIMIT), exitCode: r.exit_code, truncated: out.length > OUTPUT_LIMIT };
       } catch (err) {
-        if (err instanceof LangSmithCommandTimeoutError) return { output: out.slice(0, OUTPUT_LIMIT), exitCode: null, truncated: out.length > OUTPUT_LIMIT, timedOut: true };
+        if (err instanceof LangSmithCommandTimeoutError) {
+          return {
+            output: out.slice(0, OUTPUT_LIMIT),
+            exitCode: null,
+            truncated: out.length > OUTPUT_LIMIT,
+            timedOut: true,
+          };
+        }
         throw await gone(err);
       }
     },
@@ -62,7 +90,11 @@ function wrap(box: RemoteBox, client: SandboxClient): Sandbox {
           out.push({ path, content: await box.read(path), error: null });
         } catch (err) {
           const msg = String((err as Error).message);
-          out.push({ path, content: null, error: /directory/.test(msg) ? "is_directory" as const : "file_not_found" as const });
+          out.push({
+            path,
+            content: null,
+            error: /directory/.test(msg) ? "is_directory" as const : "file_not_found" as const,
+          });
         }
       }
       return out;

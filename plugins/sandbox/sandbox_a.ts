@@ -15,7 +15,15 @@
  */
 import { Buffer } from "node:buffer";
 import type { Daytona, Sandbox as DaytonaBox } from "@daytonaio/sdk";
-import { definePlugin, SandboxNotFoundError, type Env, type ExecuteResult, type Sandbox, type SandboxCreateOptions, type SandboxFileError } from "../../core/index.ts";
+import {
+  definePlugin,
+  type Env,
+  type ExecuteResult,
+  type Sandbox,
+  type SandboxCreateOptions,
+  type SandboxFileError,
+  SandboxNotFoundError,
+} from "../../core/index.ts";
 import { clip, vendorError, type VendorInfo } from "./vendor.ts";
 
 const PROVIDER = "sandbox_a";
@@ -45,14 +53,23 @@ const statusOf = (err: unknown): number | undefined => (err as { statusCode?: nu
 
 async function client(env: Env): Promise<Daytona> {
   const key = env.SANDBOX_A_API_KEY?.trim();
-  if (!key) throw new Error("Cannot use the Daytona sandbox: SANDBOX_A_API_KEY is not set. Set it in the project's .env (or the server's environment).");
+  if (!key) {
+    throw new Error(
+      "Cannot use the Daytona sandbox: SANDBOX_A_API_KEY is not set. Set it in the project's .env (or the server's environment).",
+    );
+  }
   const v = vendorOf(env);
   const ck = `${v.url}\u0000${key}\u0000${env.SANDBOX_A_TARGET ?? ""}`;
   let c = clients.get(ck);
   if (!c) {
     const { Daytona } = await sdk();
     // Polling instead of the SDK's event socket: one plain HTTP API, no long-lived connection.
-    c = new Daytona({ apiKey: key, apiUrl: v.url, ...(env.SANDBOX_A_TARGET?.trim() ? { target: env.SANDBOX_A_TARGET.trim() } : {}), useDeprecatedPolling: true });
+    c = new Daytona({
+      apiKey: key,
+      apiUrl: v.url,
+      ...(env.SANDBOX_A_TARGET?.trim() ? { target: env.SANDBOX_A_TARGET.trim() } : {}),
+      useDeprecatedPolling: true,
+    });
     clients.set(ck, c);
   }
   return c;
@@ -67,9 +84,13 @@ export function daytonaCommand(command: string): string {
 function fileError(err: unknown): SandboxFileError | null {
   const e = err as { statusCode?: number; code?: string; message?: string };
   const msg = String(e?.message ?? "");
-  if (e?.code === "FILE_NOT_FOUND" || (e?.statusCode === 404 && /no such file|file not found/i.test(msg))) return "file_not_found";
+  if (e?.code === "FILE_NOT_FOUND" || (e?.statusCode === 404 && /no such file|file not found/i.test(msg))) {
+    return "file_not_found";
+  }
   if (/is a directory/i.test(msg)) return "is_directory";
-  if (e?.code === "FILE_ACCESS_DENIED" || e?.statusCode === 403 || /permission denied/i.test(msg)) return "permission_denied";
+  if (e?.code === "FILE_ACCESS_DENIED" || e?.statusCode === 403 || /permission denied/i.test(msg)) {
+    return "permission_denied";
+  }
   if (e?.code === "INVALID_FILE_PATH") return "invalid_path";
   return null;
 }
@@ -155,11 +176,20 @@ function wrap(box: DaytonaBox, env: Env): Sandbox {
       const got = await use("Cannot read files", () => box.fs.downloadFiles(paths.map((source) => ({ source }))));
       return paths.map((path, i) => {
         const r = got[i]!;
-        if (!r.error && r.result !== undefined) return { path, content: new Uint8Array(typeof r.result === "string" ? Buffer.from(r.result) : r.result), error: null };
+        if (!r.error && r.result !== undefined) {
+          return {
+            path,
+            content: new Uint8Array(typeof r.result === "string" ? Buffer.from(r.result) : r.result),
+            error: null,
+          };
+        }
         const details = r.errorDetails;
-        const error: SandboxFileError = details?.statusCode === 404 || /not found|no such file/i.test(r.error ?? "") ? "file_not_found"
-          : /directory/i.test(r.error ?? "") ? "is_directory"
-          : details?.statusCode === 403 || /permission/i.test(r.error ?? "") ? "permission_denied"
+        const error: SandboxFileError = details?.statusCode === 404 || /not found|no such file/i.test(r.error ?? "")
+          ? "file_not_found"
+          : /directory/i.test(r.error ?? "")
+          ? "is_directory"
+          : details?.statusCode === 403 || /permission/i.test(r.error ?? "")
+          ? "permission_denied"
           : "invalid_path";
         return { path, content: null, error };
       });
@@ -168,7 +198,9 @@ function wrap(box: DaytonaBox, env: Env): Sandbox {
       try {
         await box.delete(START_TIMEOUT_S);
       } catch (err) {
-        if (statusOf(err) !== 404) throw vendorError(v, `Cannot delete the Daytona sandbox "${id}"`, err, statusOf(err));
+        if (statusOf(err) !== 404) {
+          throw vendorError(v, `Cannot delete the Daytona sandbox "${id}"`, err, statusOf(err));
+        }
       }
     },
     async stop() {
@@ -224,11 +256,17 @@ async function create(opts: SandboxCreateOptions): Promise<Sandbox> {
     for (const b of leftovers) await b.delete().catch(() => {});
     const status = statusOf(err);
     const msg = String((err as Error)?.message ?? "");
-    if (fromSnapshot && status !== undefined && status < 500 && /snapshot/i.test(msg) && status !== 401 && status !== 403) {
-      throw new Error(`Cannot create the Daytona sandbox: Daytona has no snapshot "${opts.template}" ([sandbox].template) (${status} ${msg}). Create the snapshot in Daytona (dashboard, Snapshots), fix [sandbox].template, or remove it to create sandboxes from [sandbox].image.`);
+    if (
+      fromSnapshot && status !== undefined && status < 500 && /snapshot/i.test(msg) && status !== 401 && status !== 403
+    ) {
+      throw new Error(
+        `Cannot create the Daytona sandbox: Daytona has no snapshot "${opts.template}" ([sandbox].template) (${status} ${msg}). Create the snapshot in Daytona (dashboard, Snapshots), fix [sandbox].template, or remove it to create sandboxes from [sandbox].image.`,
+      );
     }
     if (!fromSnapshot && (leftovers.length || /build|pull|image/i.test(msg)) && status !== 401 && status !== 403) {
-      throw new Error(`Cannot create the Daytona sandbox: Daytona could not build it from image "${opts.image}" ([sandbox].image): ${msg}. Use an image Daytona can pull (a public registry image such as python:3), or name a Daytona snapshot in [sandbox].template.`);
+      throw new Error(
+        `Cannot create the Daytona sandbox: Daytona could not build it from image "${opts.image}" ([sandbox].image): ${msg}. Use an image Daytona can pull (a public registry image such as python:3), or name a Daytona snapshot in [sandbox].template.`,
+      );
     }
     throw vendorError(v, "Cannot create the Daytona sandbox", err, status);
   }

@@ -20,7 +20,15 @@
  */
 import process from "node:process";
 import type * as Modal from "modal";
-import { definePlugin, SandboxNotFoundError, type Env, type ExecuteResult, type Sandbox, type SandboxCreateOptions, type SandboxFileError } from "../../core/index.ts";
+import {
+  definePlugin,
+  type Env,
+  type ExecuteResult,
+  type Sandbox,
+  type SandboxCreateOptions,
+  type SandboxFileError,
+  SandboxNotFoundError,
+} from "../../core/index.ts";
 import { clip, OUTPUT_LIMIT, scrub } from "./vendor.ts";
 
 const DEFAULT_SERVER_URL = "https://api.modal.com:443";
@@ -35,7 +43,14 @@ const SHELL = ["sh", "-c", 'if command -v bash >/dev/null 2>&1; then exec bash -
 const TOKEN_VARS = "SANDBOX_B_TOKEN_ID and SANDBOX_B_TOKEN_SECRET";
 
 /** gRPC status codes (nice-grpc's `Status`) the SDK's errors carry. */
-const Code = { NOT_FOUND: 5, PERMISSION_DENIED: 7, RESOURCE_EXHAUSTED: 8, FAILED_PRECONDITION: 9, UNAVAILABLE: 14, UNAUTHENTICATED: 16 } as const;
+const Code = {
+  NOT_FOUND: 5,
+  PERMISSION_DENIED: 7,
+  RESOURCE_EXHAUSTED: 8,
+  FAILED_PRECONDITION: 9,
+  UNAVAILABLE: 14,
+  UNAUTHENTICATED: 16,
+} as const;
 
 let sdk: Promise<typeof Modal> | undefined;
 const loadSdk = () => (sdk ??= import("modal"));
@@ -56,7 +71,11 @@ async function connect(env: Env): Promise<Connection> {
   const tokenSecret = env.SANDBOX_B_TOKEN_SECRET?.trim();
   const missing = [!tokenId && "SANDBOX_B_TOKEN_ID", !tokenSecret && "SANDBOX_B_TOKEN_SECRET"].filter(Boolean);
   if (missing.length) {
-    throw new Error(`Cannot reach Modal (sandbox_b): ${missing.join(" and ")} ${missing.length > 1 ? "are" : "is"} not set. Create a token with "modal token new" (or at https://modal.com/settings/tokens) and set ${TOKEN_VARS}.`);
+    throw new Error(
+      `Cannot reach Modal (sandbox_b): ${missing.join(" and ")} ${
+        missing.length > 1 ? "are" : "is"
+      } not set. Create a token with "modal token new" (or at https://modal.com/settings/tokens) and set ${TOKEN_VARS}.`,
+    );
   }
   const serverUrl = env.SANDBOX_B_SERVER_URL?.trim() || DEFAULT_SERVER_URL;
   let url: URL | null = null;
@@ -66,7 +85,9 @@ async function connect(env: Env): Promise<Connection> {
     // reported below
   }
   if (!url || (url.protocol !== "https:" && url.protocol !== "http:")) {
-    throw new Error(`SANDBOX_B_SERVER_URL="${serverUrl}" is not an http(s) URL (Modal's API address; leave it unset for ${DEFAULT_SERVER_URL})`);
+    throw new Error(
+      `SANDBOX_B_SERVER_URL="${serverUrl}" is not an http(s) URL (Modal's API address; leave it unset for ${DEFAULT_SERVER_URL})`,
+    );
   }
   const environment = env.SANDBOX_B_ENVIRONMENT?.trim() || undefined;
   const modal = await loadSdk();
@@ -74,7 +95,10 @@ async function connect(env: Env): Promise<Connection> {
   const key = JSON.stringify([tokenId, tokenSecret, serverUrl, environment ?? ""]);
   let client = clients.get(key);
   if (!client) {
-    const sink = (msg: string, args: unknown[]) => console.error(redact(`modal: ${msg} ${args.map((a) => (a instanceof Error ? a.message : String(a))).join(" ")}`.trim()));
+    const sink = (msg: string, args: unknown[]) =>
+      console.error(
+        redact(`modal: ${msg} ${args.map((a) => (a instanceof Error ? a.message : String(a))).join(" ")}`.trim()),
+      );
     const logger: Modal.Logger = { debug() {}, info() {}, warn() {}, error: (msg, ...args) => sink(msg, args) };
     // The SDK takes its server address only from MODAL_SERVER_URL (or ~/.modal.toml) when a
     // client is constructed; the constructor is synchronous, so the variable is set for it alone.
@@ -96,7 +120,10 @@ interface GrpcError {
   details: string;
 }
 const grpcError = (err: unknown): GrpcError | null =>
-  err instanceof Error && typeof (err as Partial<GrpcError>).code === "number" && typeof (err as Partial<GrpcError>).details === "string" ? (err as unknown as GrpcError) : null;
+  err instanceof Error && typeof (err as Partial<GrpcError>).code === "number" &&
+    typeof (err as Partial<GrpcError>).details === "string"
+    ? (err as unknown as GrpcError)
+    : null;
 
 /** A clear error for a failure of Modal's API, naming what to fix; never the token. */
 function explain(c: Connection, err: unknown, doing: string): Error {
@@ -104,18 +131,22 @@ function explain(c: Connection, err: unknown, doing: string): Error {
   const detail = c.redact(g?.details || (err instanceof Error ? err.message : String(err)));
   let message: string;
   if (g?.code === Code.UNAUTHENTICATED || g?.code === Code.PERMISSION_DENIED) {
-    message = `Modal rejected the token while ${doing}: ${detail}. Check ${TOKEN_VARS} (a token of your Modal workspace, from "modal token new").`;
+    message =
+      `Modal rejected the token while ${doing}: ${detail}. Check ${TOKEN_VARS} (a token of your Modal workspace, from "modal token new").`;
   } else if (g?.code === Code.RESOURCE_EXHAUSTED || err instanceof c.modal.ResourceExhaustedError) {
-    message = `Modal refused while ${doing}: quota exceeded (${detail}). Wait for running sandboxes to end, terminate unused ones (modal sandbox list), or raise your workspace's limits.`;
+    message =
+      `Modal refused while ${doing}: quota exceeded (${detail}). Wait for running sandboxes to end, terminate unused ones (modal sandbox list), or raise your workspace's limits.`;
   } else if (g?.code === Code.UNAVAILABLE) {
-    message = `Cannot reach Modal at ${c.serverUrl} while ${doing}: ${detail}. Check the network, or SANDBOX_B_SERVER_URL if you set it.`;
+    message =
+      `Cannot reach Modal at ${c.serverUrl} while ${doing}: ${detail}. Check the network, or SANDBOX_B_SERVER_URL if you set it.`;
   } else {
     message = `Modal failed while ${doing}: ${detail}`;
   }
   return new Error(message);
 }
 
-const isNotFound = (c: Connection, err: unknown) => err instanceof c.modal.NotFoundError || grpcError(err)?.code === Code.NOT_FOUND;
+const isNotFound = (c: Connection, err: unknown) =>
+  err instanceof c.modal.NotFoundError || grpcError(err)?.code === Code.NOT_FOUND;
 
 /** Creates the sandbox of a scope key in the App `template`, from the registry image `image`. */
 async function create(c: Connection, opts: SandboxCreateOptions): Promise<Modal.Sandbox> {
@@ -125,7 +156,11 @@ async function create(c: Connection, opts: SandboxCreateOptions): Promise<Modal.
     app = await c.client.apps.fromName(template, { createIfMissing: template === DEFAULT_TEMPLATE });
   } catch (err) {
     if (isNotFound(c, err)) {
-      throw new Error(`Modal has no App "${template}" ([sandbox].template names the Modal App sandboxes are created in): create or deploy it in your workspace${c.client.profile.environment ? ` (environment "${c.client.profile.environment}", SANDBOX_B_ENVIRONMENT)` : ""}, or remove template to use "${DEFAULT_TEMPLATE}", which is created on first use.`);
+      throw new Error(
+        `Modal has no App "${template}" ([sandbox].template names the Modal App sandboxes are created in): create or deploy it in your workspace${
+          c.client.profile.environment ? ` (environment "${c.client.profile.environment}", SANDBOX_B_ENVIRONMENT)` : ""
+        }, or remove template to use "${DEFAULT_TEMPLATE}", which is created on first use.`,
+      );
     }
     throw explain(c, err, `looking up the App "${template}"`);
   }
@@ -134,15 +169,26 @@ async function create(c: Connection, opts: SandboxCreateOptions): Promise<Modal.
     await image.build(app);
   } catch (err) {
     if (grpcError(err)) throw explain(c, err, `building the image "${opts.image}"`);
-    const why = (err as Error).message.replace(/^Image build for \S+ failed with the exception:\s*/, "").replace(/\s+/g, " ").trim();
-    throw new Error(`Modal could not build [sandbox].image "${opts.image}": ${c.redact(why)}. Use an image name a registry serves (for example python:3), with its tag.`);
+    const why = (err as Error).message.replace(/^Image build for \S+ failed with the exception:\s*/, "").replace(
+      /\s+/g,
+      " ",
+    ).trim();
+    throw new Error(
+      `Modal could not build [sandbox].image "${opts.image}": ${
+        c.redact(why)
+      }. Use an image name a registry serves (for example python:3), with its tag.`,
+    );
   }
   let sb: Modal.Sandbox;
   try {
     sb = await c.client.sandboxes.create(app, image, {
       timeoutMs: LIFETIME_MS,
       idleTimeoutMs: IDLE_TIMEOUT_MS,
-      tags: { "agentcli.deployment": opts.env.AGENTCLI_DEPLOYMENT_ID?.trim() || "local", "agentcli.scope": opts.scope, "agentcli.scope-key": opts.key },
+      tags: {
+        "agentcli.deployment": opts.env.AGENTCLI_DEPLOYMENT_ID?.trim() || "local",
+        "agentcli.scope": opts.scope,
+        "agentcli.scope-key": opts.key,
+      },
     });
   } catch (err) {
     throw explain(c, err, "creating a sandbox");
@@ -170,7 +216,10 @@ async function attach(c: Connection, id: string): Promise<Modal.Sandbox> {
   }
   if (exit !== null) {
     sb.detach();
-    throw new SandboxNotFoundError(id, `Modal sandbox "${id}" has ended (exit code ${exit}: it was terminated, went idle or reached its lifetime)`);
+    throw new SandboxNotFoundError(
+      id,
+      `Modal sandbox "${id}" has ended (exit code ${exit}: it was terminated, went idle or reached its lifetime)`,
+    );
   }
   return sb;
 }
@@ -216,7 +265,9 @@ function wrap(c: Connection, sb: Modal.Sandbox): Sandbox {
         readError = err;
       });
       let timer: ReturnType<typeof setTimeout> | undefined;
-      const expired = new Promise<"expired">((resolve) => (timer = setTimeout(() => resolve("expired"), limitMs + 5000)));
+      const expired = new Promise<"expired">((
+        resolve,
+      ) => (timer = setTimeout(() => resolve("expired"), limitMs + 5000)));
       let exit: number | "expired";
       try {
         exit = await Promise.race([proc.wait(), expired]);
@@ -232,7 +283,7 @@ function wrap(c: Connection, sb: Modal.Sandbox): Sandbox {
       }
       // Killed at the limit: Modal reports the kill as an exit status (137).
       const timedOut = exit === "expired" || Date.now() - started >= limitMs;
-      if (timedOut) for (const r of readers) r.cancel().catch(() => {});
+      if (timedOut) { for (const r of readers) r.cancel().catch(() => {}); }
       else {
         await drained;
         if (readError) throw await gone(readError);
@@ -281,7 +332,9 @@ function wrap(c: Connection, sb: Modal.Sandbox): Sandbox {
     const m = c.modal;
     if (err instanceof m.SandboxFilesystemNotFoundError) return "file_not_found";
     if (err instanceof m.SandboxFilesystemIsADirectoryError) return "is_directory";
-    if (err instanceof m.SandboxFilesystemPermissionError || err instanceof m.SandboxFilesystemFileTooLargeError) return "permission_denied";
+    if (err instanceof m.SandboxFilesystemPermissionError || err instanceof m.SandboxFilesystemFileTooLargeError) {
+      return "permission_denied";
+    }
     if (err instanceof m.SandboxFilesystemNotADirectoryError || err instanceof m.InvalidError) return "invalid_path";
     if (err instanceof m.SandboxFilesystemError) return "permission_denied";
     throw await gone(err);

@@ -19,7 +19,15 @@
 import { Buffer } from "node:buffer";
 import type Runloop from "@runloop/api-client";
 import type { DevboxView } from "@runloop/api-client/resources/devboxes/devboxes";
-import { definePlugin, SandboxNotFoundError, type Env, type ExecuteResult, type Sandbox, type SandboxCreateOptions, type SandboxFileError } from "../../core/index.ts";
+import {
+  definePlugin,
+  type Env,
+  type ExecuteResult,
+  type Sandbox,
+  type SandboxCreateOptions,
+  type SandboxFileError,
+  SandboxNotFoundError,
+} from "../../core/index.ts";
 import { clip, vendorError, type VendorInfo } from "./vendor.ts";
 
 const PROVIDER = "sandbox_c";
@@ -56,7 +64,11 @@ const statusOf = (err: unknown): number | undefined => {
 
 async function client(env: Env): Promise<Runloop> {
   const key = env.SANDBOX_C_API_KEY?.trim();
-  if (!key) throw new Error("Cannot use the Runloop sandbox: SANDBOX_C_API_KEY is not set. Set it in the project's .env (or the server's environment).");
+  if (!key) {
+    throw new Error(
+      "Cannot use the Runloop sandbox: SANDBOX_C_API_KEY is not set. Set it in the project's .env (or the server's environment).",
+    );
+  }
   const v = vendorOf(env);
   const ck = `${v.url}\u0000${key}`;
   let c = clients.get(ck);
@@ -147,8 +159,15 @@ function wrap(rl: Runloop, devbox: DevboxView, env: Env): Sandbox {
       const deadline = Date.now() + timeoutMs;
       // stderr joins stdout, in order, as the contract wants one combined output.
       const wrapped = `exec 2>&1\n${command}`;
-      let ex = await use("Cannot run the command", () =>
-        rl.devboxes.execute(id, { command: wrapped, last_n: LAST_N, optimistic_timeout: Math.max(1, Math.min(25, Math.ceil(timeoutMs / 1000))) }));
+      let ex = await use(
+        "Cannot run the command",
+        () =>
+          rl.devboxes.execute(id, {
+            command: wrapped,
+            last_n: LAST_N,
+            optimistic_timeout: Math.max(1, Math.min(25, Math.ceil(timeoutMs / 1000))),
+          }),
+      );
       while (ex.status !== "completed") {
         const left = deadline - Date.now();
         if (left <= 0) {
@@ -156,7 +175,11 @@ function wrap(rl: Runloop, devbox: DevboxView, env: Env): Sandbox {
           return { ...clip(killed?.stdout ?? ""), exitCode: null, timedOut: true };
         }
         try {
-          ex = await rl.devboxes.waitForCommand(id, ex.execution_id, { statuses: ["completed"], last_n: LAST_N }, { timeout: left + 30_000, maxRetries: 0, signal: AbortSignal.timeout(left) });
+          ex = await rl.devboxes.waitForCommand(id, ex.execution_id, { statuses: ["completed"], last_n: LAST_N }, {
+            timeout: left + 30_000,
+            maxRetries: 0,
+            signal: AbortSignal.timeout(left),
+          });
         } catch (err) {
           // 408: the long poll ended with the command still running; an abort: our deadline.
           if (statusOf(err) === 408 || (err as Error)?.name === "APIUserAbortError" || Date.now() >= deadline) continue;
@@ -165,14 +188,21 @@ function wrap(rl: Runloop, devbox: DevboxView, env: Env): Sandbox {
         }
       }
       const out = clip(ex.stdout ?? "");
-      return { output: out.output, exitCode: ex.exit_status ?? null, truncated: out.truncated || Boolean(ex.stdout_truncated) };
+      return {
+        output: out.output,
+        exitCode: ex.exit_status ?? null,
+        truncated: out.truncated || Boolean(ex.stdout_truncated),
+      };
     },
     async uploadFiles(files) {
       const { toFile } = await sdk();
       const out: Array<{ path: string; error: SandboxFileError | null }> = [];
       for (const f of files) {
         const r = await fileOp("Cannot write a file", async () => {
-          await rl.devboxes.uploadFile(id, { path: f.path, file: await toFile(Buffer.from(f.content), f.path.split("/").pop() || "file") });
+          await rl.devboxes.uploadFile(id, {
+            path: f.path,
+            file: await toFile(Buffer.from(f.content), f.path.split("/").pop() || "file"),
+          });
           return null;
         });
         out.push({ path: f.path, error: r });
@@ -182,7 +212,10 @@ function wrap(rl: Runloop, devbox: DevboxView, env: Env): Sandbox {
     async downloadFiles(paths) {
       const out: Array<{ path: string; content: Uint8Array | null; error: SandboxFileError | null }> = [];
       for (const path of paths) {
-        const r = await fileOp("Cannot read a file", async () => new Uint8Array(await (await rl.devboxes.downloadFile(id, { path })).arrayBuffer()));
+        const r = await fileOp(
+          "Cannot read a file",
+          async () => new Uint8Array(await (await rl.devboxes.downloadFile(id, { path })).arrayBuffer()),
+        );
         out.push(typeof r === "string" ? { path, content: null, error: r } : { path, content: r, error: null });
       }
       return out;
@@ -248,7 +281,9 @@ async function findOrBuild(rl: Runloop, image: string, name: string): Promise<st
     if (statusOf(err) !== undefined) throw err;
     const b = await rl.blueprints.retrieve(id).catch(() => null);
     throw new Error(
-      `Cannot create the Runloop devbox: Runloop could not build a blueprint from image "${image}" ([sandbox].image)${b ? ` (blueprint ${b.id}: ${b.status}${b.failure_reason ? `, ${b.failure_reason}` : ""})` : ""}. ` +
+      `Cannot create the Runloop devbox: Runloop could not build a blueprint from image "${image}" ([sandbox].image)${
+        b ? ` (blueprint ${b.id}: ${b.status}${b.failure_reason ? `, ${b.failure_reason}` : ""})` : ""
+      }. ` +
         `Use an image Runloop can pull (a public registry image such as python:3), or name a built Runloop blueprint in [sandbox].template.`,
     );
   }
@@ -270,14 +305,22 @@ async function create(opts: SandboxCreateOptions): Promise<Sandbox> {
   const fromBlueprint = opts.template !== DEFAULT_TEMPLATE;
   let created: DevboxView | null = null;
   try {
-    const source = fromBlueprint ? { blueprint_name: opts.template } : { blueprint_id: await imageBlueprint(rl, opts.image) };
+    const source = fromBlueprint
+      ? { blueprint_name: opts.template }
+      : { blueprint_id: await imageBlueprint(rl, opts.image) };
     created = await rl.devboxes.create({
       ...source,
       name: `agentcli-${opts.key.replace(/[^A-Za-z0-9_-]+/g, "-")}`,
-      metadata: { "agentcli.deployment": opts.env.AGENTCLI_DEPLOYMENT_ID?.trim() || "local", "agentcli.scope": opts.scope, "agentcli.scope-key": opts.key },
+      metadata: {
+        "agentcli.deployment": opts.env.AGENTCLI_DEPLOYMENT_ID?.trim() || "local",
+        "agentcli.scope": opts.scope,
+        "agentcli.scope-key": opts.key,
+      },
       launch_parameters: { after_idle: { idle_time_seconds: IDLE_SUSPEND_S, on_idle: "suspend" } },
     });
-    const d = created.status === "running" ? created : await rl.devboxes.awaitRunning(created.id, { longPoll: { timeoutMs: START_TIMEOUT_MS } });
+    const d = created.status === "running"
+      ? created
+      : await rl.devboxes.awaitRunning(created.id, { longPoll: { timeoutMs: START_TIMEOUT_MS } });
     return wrap(rl, d, opts.env);
   } catch (err) {
     // A devbox that failed to start still counts at Runloop: shut it down.
@@ -285,7 +328,9 @@ async function create(opts: SandboxCreateOptions): Promise<Sandbox> {
     const status = statusOf(err);
     const msg = String((err as Error)?.message ?? "");
     if (fromBlueprint && (status === 400 || status === 404) && /blueprint/i.test(msg)) {
-      throw new Error(`Cannot create the Runloop devbox: Runloop has no built blueprint "${opts.template}" ([sandbox].template) (${msg}). Build the blueprint in Runloop, fix [sandbox].template, or remove it to create devboxes from [sandbox].image.`);
+      throw new Error(
+        `Cannot create the Runloop devbox: Runloop has no built blueprint "${opts.template}" ([sandbox].template) (${msg}). Build the blueprint in Runloop, fix [sandbox].template, or remove it to create devboxes from [sandbox].image.`,
+      );
     }
     if (status === undefined && /could not build a blueprint/.test(msg)) throw err;
     throw vendorError(v, "Cannot create the Runloop devbox", err, status);

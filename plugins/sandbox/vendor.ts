@@ -25,7 +25,9 @@ export interface VendorInfo {
 
 /** Cuts `output` to {@link OUTPUT_LIMIT} characters. */
 export function clip(output: string): { output: string; truncated: boolean } {
-  return output.length > OUTPUT_LIMIT ? { output: output.slice(0, OUTPUT_LIMIT), truncated: true } : { output, truncated: false };
+  return output.length > OUTPUT_LIMIT
+    ? { output: output.slice(0, OUTPUT_LIMIT), truncated: true }
+    : { output, truncated: false };
 }
 
 /** Removes the secrets from `text`. */
@@ -43,14 +45,20 @@ export function scrub(text: string, secrets: readonly string[]): string {
  */
 export function vendorError(v: VendorInfo, doing: string, err: unknown, status: number | undefined): Error {
   // Some SDKs start their message with the status (Runloop's "403 ..."): said once.
-  const raw = scrub(String((err as Error)?.message ?? err).replace(/\s+/g, " ").trim(), v.secrets).replace(status === undefined ? /^$/ : new RegExp(`^${status}\\s+`), "");
+  const raw = scrub(String((err as Error)?.message ?? err).replace(/\s+/g, " ").trim(), v.secrets).replace(
+    status === undefined ? /^$/ : new RegExp(`^${status}\\s+`),
+    "",
+  );
   let message: string;
   if (status === 401) {
-    message = `${doing}: ${v.name} refused the API key in ${v.keyVar} (401 ${raw}). Set ${v.keyVar} to a valid key (create one at ${v.keysUrl}).`;
+    message =
+      `${doing}: ${v.name} refused the API key in ${v.keyVar} (401 ${raw}). Set ${v.keyVar} to a valid key (create one at ${v.keysUrl}).`;
   } else if ((status === 403 || status === 429 || status === 400) && /quota|limit|exceed|too many|maximum/i.test(raw)) {
-    message = `${doing}: ${v.name} quota exceeded (${status} ${raw}). Delete or stop sandboxes you no longer need (agentcli stops idle ones after AGENTCLI_SANDBOX_IDLE_SECONDS), or raise the limits of your ${v.name} plan.`;
+    message =
+      `${doing}: ${v.name} quota exceeded (${status} ${raw}). Delete or stop sandboxes you no longer need (agentcli stops idle ones after AGENTCLI_SANDBOX_IDLE_SECONDS), or raise the limits of your ${v.name} plan.`;
   } else if (status === 403) {
-    message = `${doing}: ${v.name} denied the request (403 ${raw}). Check that the key in ${v.keyVar} has the permissions to manage sandboxes.`;
+    message =
+      `${doing}: ${v.name} denied the request (403 ${raw}). Check that the key in ${v.keyVar} has the permissions to manage sandboxes.`;
   } else if (status === undefined && isConnectionError(err)) {
     message = `${doing}: cannot reach ${v.name} at ${v.url} (${raw}). Check the network, or ${v.urlVar} if you set it.`;
   } else if (status === undefined) {
@@ -67,8 +75,14 @@ export function vendorError(v: VendorInfo, doing: string, err: unknown, status: 
 function isConnectionError(err: unknown): boolean {
   for (let e = err, depth = 0; e && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
     const { name = "", code = "", message = "" } = e as { name?: string; code?: string; message?: string };
-    if (/Connection/.test(name) || /^(ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ECONNABORTED|ERR_HTTP2_\w+)$/.test(code)) return true;
-    if (/ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ECONNRESET|socket hang up|fetch failed|Connection error/i.test(message)) return true;
+    if (
+      /Connection/.test(name) ||
+      /^(ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ECONNABORTED|ERR_HTTP2_\w+)$/
+        .test(code)
+    ) return true;
+    if (/ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ECONNRESET|socket hang up|fetch failed|Connection error/i.test(message)) {
+      return true;
+    }
   }
   return false;
 }

@@ -22,7 +22,10 @@ async function openDriver(): Promise<{ sql: SqlDriver; drop?: () => Promise<void
   await admin.query(`CREATE SCHEMA ${schema}`);
   await admin.close();
   const sep = baseUrl.includes("?") ? "&" : "?";
-  const sql = await openSql({ url: `${baseUrl}${sep}options=${encodeURIComponent(`-c search_path=${schema}`)}`, poolSize: 4 });
+  const sql = await openSql({
+    url: `${baseUrl}${sep}options=${encodeURIComponent(`-c search_path=${schema}`)}`,
+    poolSize: 4,
+  });
   return {
     sql,
     drop: async () => {

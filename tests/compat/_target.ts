@@ -5,7 +5,7 @@
  * same graph files, from a `langgraph.json` written to a temporary directory. Every test
  * runs unchanged against both, so each expectation is LangGraph's behaviour, not a guess.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
@@ -44,10 +44,12 @@ export async function startTarget(): Promise<Target> {
 }
 
 async function startOurs(): Promise<Target> {
-  const graphs = Object.fromEntries(Object.entries(COMPAT_GRAPHS).map(([id, spec]) => {
-    const [file, name] = spec.split(":") as [string, string];
-    return [id, async () => (await import(join(GRAPH_DIR, file)))[name]];
-  }));
+  const graphs = Object.fromEntries(
+    Object.entries(COMPAT_GRAPHS).map(([id, spec]) => {
+      const [file, name] = spec.split(":") as [string, string];
+      return [id, async () => (await import(join(GRAPH_DIR, file)))[name]];
+    }),
+  );
   const t = await startTestServer({ graphs });
   return { name: "ours", url: t.url, client: t.client, close: () => t.close() };
 }
@@ -55,14 +57,35 @@ async function startOurs(): Promise<Target> {
 async function startPeer(): Promise<Target> {
   const dir = await mkdtemp(join(tmpdir(), "agentcli-compat-peer-"));
   // The peer resolves graph paths against the config's directory: relative paths only.
-  const graphs = Object.fromEntries(Object.entries(COMPAT_GRAPHS).map(([id, spec]) => [id, `./${relative(dir, join(GRAPH_DIR, spec))}`]));
-  await writeFile(join(dir, "langgraph.json"), JSON.stringify({ node_version: "22", graphs, dependencies: ["."] }, null, 2));
+  const graphs = Object.fromEntries(
+    Object.entries(COMPAT_GRAPHS).map(([id, spec]) => [id, `./${relative(dir, join(GRAPH_DIR, spec))}`]),
+  );
+  await writeFile(
+    join(dir, "langgraph.json"),
+    JSON.stringify({ node_version: "22", graphs, dependencies: ["."] }, null, 2),
+  );
   await writeFile(join(dir, "package.json"), JSON.stringify({ name: "compat-peer", private: true, type: "module" }));
   const port = await freePort("127.0.0.1");
   const bin = resolve(import.meta.dirname, "../../node_modules/.bin/langgraphjs");
-  const child: ChildProcess = spawn(bin, ["dev", "--port", String(port), "--host", "127.0.0.1", "--no-browser", "--no-reload", "--config", join(dir, "langgraph.json")], {
+  const child: ChildProcess = spawn(bin, [
+    "dev",
+    "--port",
+    String(port),
+    "--host",
+    "127.0.0.1",
+    "--no-browser",
+    "--no-reload",
+    "--config",
+    join(dir, "langgraph.json"),
+  ], {
     cwd: dir,
-    env: { ...process.env, LANGGRAPH_CLI_NO_ANALYTICS: "1", BROWSER: "none", LANGSMITH_TRACING: "false", PATH: `${resolve(import.meta.dirname, "../../node_modules/.bin")}:${process.env.PATH}` },
+    env: {
+      ...process.env,
+      LANGGRAPH_CLI_NO_ANALYTICS: "1",
+      BROWSER: "none",
+      LANGSMITH_TRACING: "false",
+      PATH: `${resolve(import.meta.dirname, "../../node_modules/.bin")}:${process.env.PATH}`,
+    },
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });
@@ -86,7 +109,7 @@ async function startPeer(): Promise<Target> {
     await rm(dir, { recursive: true, force: true });
   };
   // The peer compiles the graphs with its own loader first: give it time, no wall-clock assertion.
-  for (let i = 0; ; i++) {
+  for (let i = 0;; i++) {
     if (child.exitCode !== null) {
       await stop();
       throw new Error(`langgraph-cli dev exited (${child.exitCode}):\n${output}`);
@@ -101,5 +124,10 @@ async function startPeer(): Promise<Target> {
     await new Promise((r) => setTimeout(r, 250));
   }
   if (process.env.AGENTCLI_COMPAT_PEER_LOG) child.stdout?.pipe(process.stderr);
-  return { name: "peer", url, client: new Client({ apiUrl: url, apiKey: null, callerOptions: { maxRetries: 0 } }), close: stop };
+  return {
+    name: "peer",
+    url,
+    client: new Client({ apiUrl: url, apiKey: null, callerOptions: { maxRetries: 0 } }),
+    close: stop,
+  };
 }

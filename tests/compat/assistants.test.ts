@@ -20,10 +20,14 @@ describe("graph exports", () => {
   test("an async factory is called per run with the run config", async () => {
     const mine = await t.client.assistants.create({ graphId: "factory", name: "compat-factory" });
     const th = await t.client.threads.create();
-    assert.deepEqual(await t.client.runs.wait(th.thread_id, mine.assistant_id, { input: {} }), { made_for: mine.assistant_id });
+    assert.deepEqual(await t.client.runs.wait(th.thread_id, mine.assistant_id, { input: {} }), {
+      made_for: mine.assistant_id,
+    });
     const other = await t.client.assistants.create({ graphId: "factory", name: "compat-factory-2" });
     const th2 = await t.client.threads.create();
-    assert.deepEqual(await t.client.runs.wait(th2.thread_id, other.assistant_id, { input: {} }), { made_for: other.assistant_id });
+    assert.deepEqual(await t.client.runs.wait(th2.thread_id, other.assistant_id, { input: {} }), {
+      made_for: other.assistant_id,
+    });
     assert.deepEqual((await t.client.threads.getState(th.thread_id)).values, { made_for: mine.assistant_id });
   });
 });

@@ -79,44 +79,64 @@ describe("strict resume", () => {
   // without strict resume does); we honour it, as the Agent Server does, and report it in /info.
   const ours = { skip: PEER ? "langgraph-cli dev ignores strict_resume" : false };
 
-  test("a strict resume with no waiting interrupt fails with UnknownInterruptError and leaves the thread as it was", ours, async () => {
-    const info = (await (await fetch(`${t.url}/info`)).json()) as { flags: Record<string, unknown> };
-    assert.equal(info.flags.strict_resume, true);
-    const th = await t.client.threads.create();
-    await t.client.runs.wait(th.thread_id, "chain", { input: {} });
-    const before = await t.client.threads.getState(th.thread_id);
-    const run = await t.client.runs.create(th.thread_id, "chain", { command: { resume: "late" }, strictResume: true });
-    await t.client.runs.join(th.thread_id, run.run_id);
-    const done = await t.client.runs.get(th.thread_id, run.run_id);
-    assert.equal(done.status, "error");
-    const events = await collect(t.client.runs.joinStream(th.thread_id, run.run_id));
-    const err = events.find((e) => e.event === "error")?.data as { error: string; message: string };
-    assert.equal(err.error, "UnknownInterruptError", JSON.stringify(events));
-    assert.match(err.message, /No interrupt is waiting/);
-    const now = await t.client.threads.getState(th.thread_id);
-    assert.equal(now.checkpoint.checkpoint_id, before.checkpoint.checkpoint_id);
-    assert.deepEqual(now.values, before.values);
-    assert.equal((await t.client.threads.get(th.thread_id)).status, "idle");
-  });
+  test(
+    "a strict resume with no waiting interrupt fails with UnknownInterruptError and leaves the thread as it was",
+    ours,
+    async () => {
+      const info = (await (await fetch(`${t.url}/info`)).json()) as { flags: Record<string, unknown> };
+      assert.equal(info.flags.strict_resume, true);
+      const th = await t.client.threads.create();
+      await t.client.runs.wait(th.thread_id, "chain", { input: {} });
+      const before = await t.client.threads.getState(th.thread_id);
+      const run = await t.client.runs.create(th.thread_id, "chain", {
+        command: { resume: "late" },
+        strictResume: true,
+      });
+      await t.client.runs.join(th.thread_id, run.run_id);
+      const done = await t.client.runs.get(th.thread_id, run.run_id);
+      assert.equal(done.status, "error");
+      const events = await collect(t.client.runs.joinStream(th.thread_id, run.run_id));
+      const err = events.find((e) => e.event === "error")?.data as { error: string; message: string };
+      assert.equal(err.error, "UnknownInterruptError", JSON.stringify(events));
+      assert.match(err.message, /No interrupt is waiting/);
+      const now = await t.client.threads.getState(th.thread_id);
+      assert.equal(now.checkpoint.checkpoint_id, before.checkpoint.checkpoint_id);
+      assert.deepEqual(now.values, before.values);
+      assert.equal((await t.client.threads.get(th.thread_id)).status, "idle");
+    },
+  );
 
-  test("a strict resume map naming an interrupt that is not waiting fails, naming it; the waiting one resumes", ours, async () => {
-    const th = await t.client.threads.create();
-    await t.client.runs.wait(th.thread_id, "hitl", { input: {} });
-    const before = await t.client.threads.getState(th.thread_id);
-    const id = before.tasks[0]!.interrupts[0]!.id!;
-    const stale = "0".repeat(32);
-    const run = await t.client.runs.create(th.thread_id, "hitl", { command: { resume: { [stale]: "yes" } }, strictResume: true });
-    await t.client.runs.join(th.thread_id, run.run_id);
-    assert.equal((await t.client.runs.get(th.thread_id, run.run_id)).status, "error");
-    const events = await collect(t.client.runs.joinStream(th.thread_id, run.run_id));
-    const err = events.find((e) => e.event === "error")?.data as { error: string; message: string };
-    assert.equal(err.error, "UnknownInterruptError");
-    assert.ok(err.message.includes(stale) && err.message.includes(id), err.message);
-    assert.equal((await t.client.threads.getState(th.thread_id)).checkpoint.checkpoint_id, before.checkpoint.checkpoint_id);
-    assert.equal((await t.client.threads.get(th.thread_id)).status, "interrupted");
-    const out = await t.client.runs.wait(th.thread_id, "hitl", { command: { resume: { [id]: "yes" } }, strictResume: true });
-    assert.deepEqual(out, { answer: "yes", log: ["asked", "routed", "approved"] });
-  });
+  test(
+    "a strict resume map naming an interrupt that is not waiting fails, naming it; the waiting one resumes",
+    ours,
+    async () => {
+      const th = await t.client.threads.create();
+      await t.client.runs.wait(th.thread_id, "hitl", { input: {} });
+      const before = await t.client.threads.getState(th.thread_id);
+      const id = before.tasks[0]!.interrupts[0]!.id!;
+      const stale = "0".repeat(32);
+      const run = await t.client.runs.create(th.thread_id, "hitl", {
+        command: { resume: { [stale]: "yes" } },
+        strictResume: true,
+      });
+      await t.client.runs.join(th.thread_id, run.run_id);
+      assert.equal((await t.client.runs.get(th.thread_id, run.run_id)).status, "error");
+      const events = await collect(t.client.runs.joinStream(th.thread_id, run.run_id));
+      const err = events.find((e) => e.event === "error")?.data as { error: string; message: string };
+      assert.equal(err.error, "UnknownInterruptError");
+      assert.ok(err.message.includes(stale) && err.message.includes(id), err.message);
+      assert.equal(
+        (await t.client.threads.getState(th.thread_id)).checkpoint.checkpoint_id,
+        before.checkpoint.checkpoint_id,
+      );
+      assert.equal((await t.client.threads.get(th.thread_id)).status, "interrupted");
+      const out = await t.client.runs.wait(th.thread_id, "hitl", {
+        command: { resume: { [id]: "yes" } },
+        strictResume: true,
+      });
+      assert.deepEqual(out, { answer: "yes", log: ["asked", "routed", "approved"] });
+    },
+  );
 
   test("without strict_resume a resume with no waiting interrupt is not refused", async () => {
     const th = await t.client.threads.create();
@@ -147,7 +167,9 @@ describe("subgraphs", () => {
 
   test("stream_subgraphs names events by namespace", async () => {
     const th = await t.client.threads.create();
-    const events = await collect(t.client.runs.stream(th.thread_id, "parent", { input: {}, streamMode: ["updates"], streamSubgraphs: true }));
+    const events = await collect(
+      t.client.runs.stream(th.thread_id, "parent", { input: {}, streamMode: ["updates"], streamSubgraphs: true }),
+    );
     assert.ok(events.some((e) => e.event.startsWith("updates|child:")), events.map((e) => e.event).join(","));
   });
 });
@@ -156,10 +178,16 @@ describe("recursion_limit", () => {
   test("config.recursion_limit bounds the run's steps", async () => {
     const th = await t.client.threads.create();
     // The SDK's wait raises the run's error.
-    await assert.rejects(t.client.runs.wait(th.thread_id, "loop", { input: { until: 10 }, config: { recursion_limit: 3 } }), /GraphRecursionError/);
+    await assert.rejects(
+      t.client.runs.wait(th.thread_id, "loop", { input: { until: 10 }, config: { recursion_limit: 3 } }),
+      /GraphRecursionError/,
+    );
     assert.equal((await t.client.threads.get(th.thread_id)).status, "error");
     const th2 = await t.client.threads.create();
-    const ok = await t.client.runs.wait(th2.thread_id, "loop", { input: { until: 30 }, config: { recursion_limit: 40 } });
+    const ok = await t.client.runs.wait(th2.thread_id, "loop", {
+      input: { until: 30 },
+      config: { recursion_limit: 40 },
+    });
     assert.equal((ok as { count: number }).count, 30);
   });
 });

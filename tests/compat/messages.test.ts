@@ -16,7 +16,11 @@ const READABLE: unknown[] = [
   { role: "user", content: [{ type: "text", text: "b" }] },
   { role: "assistant", content: "", tool_calls: [{ id: "call_1", name: "search", args: { q: "x" } }] },
   { role: "tool", content: "found", tool_call_id: "call_1" },
-  { type: "ai", content: "", tool_calls: [{ id: "call_2", type: "function", function: { name: "search", arguments: "{\"q\":\"y\"}" } }] },
+  {
+    type: "ai",
+    content: "",
+    tool_calls: [{ id: "call_2", type: "function", function: { name: "search", arguments: '{"q":"y"}' } }],
+  },
   { type: "tool", content: [{ type: "text", text: "found too" }], tool_call_id: "call_2", name: "search" },
   ["assistant", "ok"],
   "plain text",
@@ -34,7 +38,9 @@ describe("input message forms", () => {
 
   test("every form runs, read as the message type it names", async () => {
     const thread = await t.client.threads.create();
-    const out = (await t.client.runs.wait(thread.thread_id, "chat", { input: { messages: READABLE } })) as { messages: Array<{ type: string; content: unknown }> };
+    const out = (await t.client.runs.wait(thread.thread_id, "chat", { input: { messages: READABLE } })) as {
+      messages: Array<{ type: string; content: unknown }>;
+    };
     assert.equal(out.messages.at(-1)!.content, "system,human,human,ai,tool,ai,tool,ai,human,human");
     const [run] = await t.client.runs.list(thread.thread_id);
     assert.equal(run!.status, "success");

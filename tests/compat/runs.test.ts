@@ -38,7 +38,11 @@ describe("cancel and join", () => {
 
   test("join-stream ids count from 0 and Last-Event-ID resumes after that id; join returns the final values", async () => {
     const th = await t.client.threads.create();
-    const run = await t.client.runs.create(th.thread_id, "loop", { input: { until: 4, ms: 300 }, streamMode: ["updates"], streamResumable: true });
+    const run = await t.client.runs.create(th.thread_id, "loop", {
+      input: { until: 4, ms: 300 },
+      streamMode: ["updates"],
+      streamResumable: true,
+    });
     const first: Array<{ id?: string; event: string }> = [];
     for await (const e of t.client.runs.joinStream(th.thread_id, run.run_id, { lastEventId: "-1" })) {
       first.push(e);
@@ -61,7 +65,8 @@ describe("multitask strategies", () => {
   test("reject refuses a second run while one is in flight", async () => {
     const th = await t.client.threads.create();
     const first = await t.client.runs.create(th.thread_id, "loop", { input: { until: 100, ms: 50 } });
-    const err = await t.client.runs.create(th.thread_id, "loop", { input: { until: 1 }, multitaskStrategy: "reject" }).catch((e) => e);
+    const err = await t.client.runs.create(th.thread_id, "loop", { input: { until: 1 }, multitaskStrategy: "reject" })
+      .catch((e) => e);
     // LangGraph Platform answers 409; LangGraph.js's dev server 422. We answer as the Platform.
     assert.equal(status(err), t.name === "peer" ? 422 : 409);
     await t.client.runs.cancel(th.thread_id, first.run_id, true);
@@ -76,14 +81,20 @@ describe("multitask strategies", () => {
 
     const c = await t.client.runs.create(th.thread_id, "loop", { input: { count: 0, until: 100, ms: 100 } });
     await waitStatus(th.thread_id, c.run_id, ["running"]);
-    const d = await t.client.runs.create(th.thread_id, "loop", { input: { count: 0, until: 1, ms: 0 }, multitaskStrategy: "interrupt" });
+    const d = await t.client.runs.create(th.thread_id, "loop", {
+      input: { count: 0, until: 1, ms: 0 },
+      multitaskStrategy: "interrupt",
+    });
     await t.client.runs.join(th.thread_id, d.run_id);
     assert.equal((await t.client.runs.get(th.thread_id, c.run_id)).status, "interrupted");
     assert.equal((await t.client.runs.get(th.thread_id, d.run_id)).status, "success");
 
     const e = await t.client.runs.create(th.thread_id, "loop", { input: { count: 0, until: 100, ms: 100 } });
     await waitStatus(th.thread_id, e.run_id, ["running"]);
-    const f = await t.client.runs.create(th.thread_id, "loop", { input: { count: 0, until: 1, ms: 0 }, multitaskStrategy: "rollback" });
+    const f = await t.client.runs.create(th.thread_id, "loop", {
+      input: { count: 0, until: 1, ms: 0 },
+      multitaskStrategy: "rollback",
+    });
     await t.client.runs.join(th.thread_id, f.run_id);
     if (t.name === "peer") {
       // LangGraph.js's dev server marks a running run cancelled by "rollback" as "error" and
@@ -109,6 +120,8 @@ describe("threads by assistant", () => {
     assert.deepEqual(found.map((x) => x.thread_id).sort(), [th.thread_id, tagged.thread_id].sort());
     assert.equal((await t.client.threads.get(th.thread_id)).metadata?.graph_id, "chain");
     await t.client.assistants.delete(assistant.assistant_id, { deleteThreads: true });
-    for (const id of [th.thread_id, tagged.thread_id]) assert.equal(status(await t.client.threads.get(id).catch((e) => e)), 404);
+    for (const id of [th.thread_id, tagged.thread_id]) {
+      assert.equal(status(await t.client.threads.get(id).catch((e) => e)), 404);
+    }
   });
 });

@@ -44,9 +44,15 @@ describe("history", () => {
     await t.client.runs.wait(th.thread_id, "chain", { input: {} });
     const all = await t.client.threads.getHistory(th.thread_id, { limit: 10 });
     const two = await t.client.threads.getHistory(th.thread_id, { limit: 2 });
-    assert.deepEqual(two.map((s) => s.checkpoint.checkpoint_id), all.slice(0, 2).map((s) => s.checkpoint.checkpoint_id));
+    assert.deepEqual(
+      two.map((s) => s.checkpoint.checkpoint_id),
+      all.slice(0, 2).map((s) => s.checkpoint.checkpoint_id),
+    );
     // LangGraph.js's server takes `before` as a checkpoint id (the SDK's type says a config; both servers take the id).
-    const older = await t.client.threads.getHistory(th.thread_id, { limit: 10, before: all[1]!.checkpoint.checkpoint_id as never });
+    const older = await t.client.threads.getHistory(th.thread_id, {
+      limit: 10,
+      before: all[1]!.checkpoint.checkpoint_id as never,
+    });
     assert.deepEqual(older.map((s) => s.checkpoint.checkpoint_id), all.slice(2).map((s) => s.checkpoint.checkpoint_id));
     assert.equal(all[0]!.parent_checkpoint?.checkpoint_id, all[1]!.checkpoint.checkpoint_id);
   });
@@ -58,7 +64,10 @@ describe("runs from a checkpoint", () => {
     await t.client.runs.wait(th.thread_id, "chain", { input: {} });
     const history = await t.client.threads.getHistory(th.thread_id);
     const afterA = history.find((s) => (s.values as { log?: string[] }).log?.join() === "a")!;
-    const out = await t.client.runs.wait(th.thread_id, "chain", { input: null, checkpointId: afterA.checkpoint.checkpoint_id! });
+    const out = await t.client.runs.wait(th.thread_id, "chain", {
+      input: null,
+      checkpointId: afterA.checkpoint.checkpoint_id!,
+    });
     assert.deepEqual(out, { log: ["a", "b", "c"] });
   });
 
@@ -87,7 +96,10 @@ describe("copy and state updates", () => {
     assert.equal((copy.metadata as Record<string, unknown>).label, "orig");
     const state = await t.client.threads.getState(copy.thread_id);
     assert.deepEqual(state.values, { log: ["a", "b", "c"] });
-    assert.equal((await t.client.threads.getHistory(copy.thread_id)).length, (await t.client.threads.getHistory(th.thread_id)).length);
+    assert.equal(
+      (await t.client.threads.getHistory(copy.thread_id)).length,
+      (await t.client.threads.getHistory(th.thread_id)).length,
+    );
     const out = await t.client.runs.wait(copy.thread_id, "chain", { input: {} });
     assert.deepEqual(out, { log: ["a", "b", "c", "a", "b", "c"] });
   });

@@ -26,7 +26,9 @@ describe("stream modes", () => {
     })) as Ev[];
     assert.equal(events[0]!.event, "metadata");
     const custom = of(events, "custom").map((e) => e.data);
-    assert.deepEqual(custom.sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))), [{ working: "x" }, { working: "y" }]);
+    assert.deepEqual(custom.sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))), [{ working: "x" }, {
+      working: "y",
+    }]);
     const updates = of(events, "updates").map((e) => Object.keys(e.data as object)[0]);
     assert.deepEqual(updates, ["plan", "work", "work", "chat"]);
     const last = of(events, "values").at(-1)!.data as { results: string[]; reply: string };
@@ -38,12 +40,18 @@ describe("stream modes", () => {
 
   test("messages-tuple streams [message chunk, metadata]; messages streams partial messages with their metadata", async () => {
     const th = await t.client.threads.create();
-    const tuple = await collect(t.client.runs.stream(th.thread_id, "tools", { input: { topics: ["m"] }, streamMode: ["messages-tuple"] })) as Ev[];
-    const chunks = of(tuple, "messages").map((e) => e.data as [{ content: string; type: string }, Record<string, unknown>]);
+    const tuple = await collect(
+      t.client.runs.stream(th.thread_id, "tools", { input: { topics: ["m"] }, streamMode: ["messages-tuple"] }),
+    ) as Ev[];
+    const chunks = of(tuple, "messages").map((e) =>
+      e.data as [{ content: string; type: string }, Record<string, unknown>]
+    );
     assert.ok(chunks.length > 0, JSON.stringify(tuple.map((e) => e.event)));
     assert.equal(chunks.map(([m]) => m.content).join(""), "hello from the model");
     assert.equal(chunks[0]![1].langgraph_node, "chat");
-    const legacy = await collect(t.client.runs.stream(th.thread_id, "tools", { input: { topics: ["m"] }, streamMode: ["messages"] })) as Ev[];
+    const legacy = await collect(
+      t.client.runs.stream(th.thread_id, "tools", { input: { topics: ["m"] }, streamMode: ["messages"] }),
+    ) as Ev[];
     const names = new Set(legacy.map((e) => e.event));
     assert.ok(names.has("messages/metadata") && names.has("messages/partial"), [...names].join(","));
     const partial = of(legacy, "messages/partial").at(-1)!.data as Array<{ content: string }>;
@@ -52,8 +60,12 @@ describe("stream modes", () => {
 
   test("debug: checkpoint events carry checkpoint and parent_checkpoint references, no raw parentConfig", async () => {
     const th = await t.client.threads.create();
-    const events = await collect(t.client.runs.stream(th.thread_id, "chain", { input: {}, streamMode: ["debug"] })) as Ev[];
-    const debug = of(events, "debug").map((e) => e.data as { type: string; step: number; payload: Record<string, unknown> });
+    const events = await collect(
+      t.client.runs.stream(th.thread_id, "chain", { input: {}, streamMode: ["debug"] }),
+    ) as Ev[];
+    const debug = of(events, "debug").map((e) =>
+      e.data as { type: string; step: number; payload: Record<string, unknown> }
+    );
     assert.deepEqual([...new Set(debug.map((d) => d.type))].sort(), ["checkpoint", "task", "task_result"]);
     const cps = debug.filter((d) => d.type === "checkpoint").map((d) => d.payload);
     assert.equal(cps.length, 5);
@@ -65,18 +77,28 @@ describe("stream modes", () => {
       assert.ok(Array.isArray(cp.next) && Array.isArray(cp.tasks));
     }
     assert.equal(cps[0]!.parent_checkpoint, null);
-    assert.equal((cps[1]!.parent_config as { configurable: { checkpoint_id: string } }).configurable.checkpoint_id, (cps[0]!.checkpoint as { checkpoint_id: string }).checkpoint_id);
-    assert.equal((cps[1]!.parent_checkpoint as { checkpoint_id: string }).checkpoint_id, (cps[0]!.checkpoint as { checkpoint_id: string }).checkpoint_id);
+    assert.equal(
+      (cps[1]!.parent_config as { configurable: { checkpoint_id: string } }).configurable.checkpoint_id,
+      (cps[0]!.checkpoint as { checkpoint_id: string }).checkpoint_id,
+    );
+    assert.equal(
+      (cps[1]!.parent_checkpoint as { checkpoint_id: string }).checkpoint_id,
+      (cps[0]!.checkpoint as { checkpoint_id: string }).checkpoint_id,
+    );
     assert.deepEqual(cps.at(-1)!.values, { log: ["a", "b", "c"] });
   });
 
   test("tasks and checkpoints modes", async () => {
     const th = await t.client.threads.create();
-    const events = await collect(t.client.runs.stream(th.thread_id, "chain", { input: {}, streamMode: ["tasks", "checkpoints"] })) as Ev[];
+    const events = await collect(
+      t.client.runs.stream(th.thread_id, "chain", { input: {}, streamMode: ["tasks", "checkpoints"] }),
+    ) as Ev[];
     const tasks = of(events, "tasks").map((e) => e.data as { name: string; result?: unknown; input?: unknown });
     assert.deepEqual(tasks.filter((x) => "input" in x).map((x) => x.name), ["a", "b", "c"]);
     assert.deepEqual(tasks.filter((x) => "result" in x).map((x) => x.name), ["a", "b", "c"]);
-    const cps = of(events, "checkpoints").map((e) => e.data as { values: unknown; next: string[]; metadata: { step: number } });
+    const cps = of(events, "checkpoints").map((e) =>
+      e.data as { values: unknown; next: string[]; metadata: { step: number } }
+    );
     assert.deepEqual(cps.map((c) => c.metadata.step), [-1, 0, 1, 2, 3]);
     assert.deepEqual(cps.at(-1)!.values, { log: ["a", "b", "c"] });
     assert.deepEqual(cps.map((c) => c.next), [["__start__"], ["a"], ["b"], ["c"], []]);
@@ -84,7 +106,9 @@ describe("stream modes", () => {
 
   test("events mode streams LangChain callback events", async () => {
     const th = await t.client.threads.create();
-    const events = await collect(t.client.runs.stream(th.thread_id, "chain", { input: {}, streamMode: ["events"] })) as Ev[];
+    const events = await collect(
+      t.client.runs.stream(th.thread_id, "chain", { input: {}, streamMode: ["events"] }),
+    ) as Ev[];
     const kinds = new Set(of(events, "events").map((e) => (e.data as { event: string }).event));
     assert.ok(kinds.has("on_chain_start") && kinds.has("on_chain_end"), [...kinds].join(","));
     const names = new Set(of(events, "events").map((e) => (e.data as { name: string }).name));

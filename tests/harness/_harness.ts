@@ -5,15 +5,18 @@ import { PluginDriver } from "../../core/kernel/plugin-driver.ts";
 import { builtinPlugins } from "../../plugins/registry.ts";
 import type { Plugin } from "../../core/kernel/hooks.ts";
 import type { AgentConfig } from "../../core/config/schema.ts";
-import { createAgentGraph, type AgentGraph } from "../../core/harness/index.ts";
-import { startModelServer, type ModelServer } from "../fixtures/model-server/server.ts";
+import { type AgentGraph, createAgentGraph } from "../../core/harness/index.ts";
+import { type ModelServer, startModelServer } from "../fixtures/model-server/server.ts";
 import { makeBundle } from "./_bundle.ts";
 
 export interface Harness extends AgentGraph {
   server: ModelServer;
   store: BaseStore;
   /** Runs one turn; returns the final state. */
-  run(text: string, configurable: Record<string, unknown>): Promise<{ messages: Array<{ content: unknown; getType(): string; status?: string; name?: string }> }>;
+  run(
+    text: string,
+    configurable: Record<string, unknown>,
+  ): Promise<{ messages: Array<{ content: unknown; getType(): string; status?: string; name?: string }> }>;
   /** Closes graph and model server. */
   dispose(): Promise<void>;
 }
@@ -39,7 +42,8 @@ export async function startHarness(opts: {
     ...built,
     server,
     store,
-    run: (text, configurable) => built.graph.invoke({ messages: [{ role: "user", content: text }] }, { configurable }) as never,
+    run: (text, configurable) =>
+      built.graph.invoke({ messages: [{ role: "user", content: text }] }, { configurable }) as never,
     dispose: async () => {
       await built.close();
       if (!opts.server) await server.close();

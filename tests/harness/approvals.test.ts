@@ -2,12 +2,12 @@
  * Approval gates: a gated tool interrupts with `{ action_requests, review_configs }` and
  * resumes with `{ decisions }`; approve, edit and reject behave as documented.
  */
-import { test, before, after } from "node:test";
+import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { Command } from "@langchain/langgraph";
 import { makeConfig, userConfigurable } from "./_bundle.ts";
-import { startHarness, type Harness } from "./_harness.ts";
-import { startMcpServers, type McpServers } from "../fixtures/mcp-servers/server.ts";
+import { type Harness, startHarness } from "./_harness.ts";
+import { type McpServers, startMcpServers } from "../fixtures/mcp-servers/server.ts";
 
 let h: Harness;
 let mcp: McpServers;
@@ -37,9 +37,15 @@ test("a gated tool interrupts before running, with the action to approve", async
   const { out, state } = await startGated("ap0", { file_path: "/report.md", content: "draft" });
   const value = (out as { __interrupt__?: Array<{ value: unknown }> }).__interrupt__?.[0]?.value as Record<string, any>;
   assert.ok(value, "the run was interrupted");
-  assert.deepEqual(value.action_requests.map((a: any) => [a.name, a.args]), [["write_file", { file_path: "/report.md", content: "draft" }]]);
+  assert.deepEqual(value.action_requests.map((a: any) => [a.name, a.args]), [["write_file", {
+    file_path: "/report.md",
+    content: "draft",
+  }]]);
   assert.equal(typeof value.action_requests[0].description, "string");
-  assert.deepEqual(value.review_configs, [{ action_name: "write_file", allowed_decisions: ["approve", "edit", "reject"] }]);
+  assert.deepEqual(value.review_configs, [{
+    action_name: "write_file",
+    allowed_decisions: ["approve", "edit", "reject"],
+  }]);
   assert.equal((state.values as any).files?.["/report.md"], undefined, "nothing was written before approval");
 });
 
@@ -54,9 +60,17 @@ test("approve runs the tool as called", async () => {
 test("edit runs the tool with the edited arguments", async () => {
   await startGated("ap2", { file_path: "/report.md", content: "draft" });
   h.server.script({ text: "written" });
-  await h.graph.invoke(new Command({
-    resume: { decisions: [{ type: "edit", edited_action: { name: "write_file", args: { file_path: "/final.md", content: "edited" } } }] },
-  }), cfg("ap2"));
+  await h.graph.invoke(
+    new Command({
+      resume: {
+        decisions: [{
+          type: "edit",
+          edited_action: { name: "write_file", args: { file_path: "/final.md", content: "edited" } },
+        }],
+      },
+    }),
+    cfg("ap2"),
+  );
   const files = ((await h.graph.getState(cfg("ap2"))).values as any).files;
   assert.equal(files["/final.md"].content, "edited");
   assert.equal(files["/report.md"], undefined);
@@ -65,7 +79,10 @@ test("edit runs the tool with the edited arguments", async () => {
 test("reject does not run the tool and tells the model why", async () => {
   await startGated("ap3", { to: "boss@example.com", body: "I quit" }, "send_email");
   h.server.script({ text: "ok, not sent" });
-  const out = await h.graph.invoke(new Command({ resume: { decisions: [{ type: "reject", message: "Do not email my boss." }] } }), cfg("ap3"));
+  const out = await h.graph.invoke(
+    new Command({ resume: { decisions: [{ type: "reject", message: "Do not email my boss." }] } }),
+    cfg("ap3"),
+  );
   assert.deepEqual(mcp.sent, []);
   const tool = (out as any).messages.find((m: any) => m.getType() === "tool");
   assert.equal(tool.content, "Do not email my boss.");

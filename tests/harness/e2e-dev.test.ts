@@ -3,15 +3,15 @@
  * memory file in one thread and reads it back in another; a second user does not see it.
  * Users come from the development auth bypass header (`x-agentcli-dev-user`).
  */
-import { test, before, after } from "node:test";
+import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { freePort } from "../../core/platform/compute/revision-process.ts";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@langchain/langgraph-sdk";
-import { startModelServer, type ModelServer } from "../fixtures/model-server/server.ts";
+import { type ModelServer, startModelServer } from "../fixtures/model-server/server.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 let model: ModelServer;
@@ -26,7 +26,15 @@ before(async () => {
   cpSync(join(ROOT, "tests/fixtures/projects/memory"), dir, { recursive: true });
   const port = await freePort("127.0.0.1");
   url = `http://127.0.0.1:${port}`;
-  child = spawn(process.execPath, [join(ROOT, "bin/main.ts"), "dev", "--config", join(dir, "agent.toml"), "--port", String(port), "--allow-blocking"], {
+  child = spawn(process.execPath, [
+    join(ROOT, "bin/main.ts"),
+    "dev",
+    "--config",
+    join(dir, "agent.toml"),
+    "--port",
+    String(port),
+    "--allow-blocking",
+  ], {
     cwd: dir,
     env: { ...process.env, OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: model.openaiBaseUrl, BROWSER: "none" },
     stdio: ["ignore", "pipe", "pipe"],
@@ -58,12 +66,23 @@ function clientFor(user: string): Client {
 async function turn(user: string, text: string): Promise<Record<string, unknown>> {
   const client = clientFor(user);
   const thread = await client.threads.create();
-  return (await client.runs.wait(thread.thread_id, "agent", { input: { messages: [{ role: "user", content: text }] } })) as Record<string, unknown>;
+  return (await client.runs.wait(thread.thread_id, "agent", {
+    input: { messages: [{ role: "user", content: text }] },
+  })) as Record<string, unknown>;
 }
 
 test("a user memory written in one thread is read in the next; another user does not see it", async () => {
   model.script(
-    { toolCalls: [{ name: "edit_file", args: { file_path: "/memories/user/AGENTS.md", old_string: "User notes:", new_string: "User notes:\n- name is Ada" } }] },
+    {
+      toolCalls: [{
+        name: "edit_file",
+        args: {
+          file_path: "/memories/user/AGENTS.md",
+          old_string: "User notes:",
+          new_string: "User notes:\n- name is Ada",
+        },
+      }],
+    },
     { text: "Nice to meet you, Ada." },
   );
   await turn("ada", "my name is Ada");

@@ -12,12 +12,12 @@ import { join } from "node:path";
 import { Client } from "@langchain/langgraph-sdk";
 import { loadProject } from "../../core/config/load.ts";
 import { buildBundle, readBundle } from "../../core/bundle/bundle.ts";
-import { hostBundle, type Host } from "../../core/server/host/agent-host.ts";
+import { type Host, hostBundle } from "../../core/server/host/agent-host.ts";
 import { PluginDriver } from "../../core/kernel/plugin-driver.ts";
 import { silentLog } from "../../core/kernel/log.ts";
 import { builtinPlugins } from "../../plugins/registry.ts";
-import { startMcpServers, type McpServers } from "../fixtures/mcp-servers/server.ts";
-import { startModelServer, type ModelServer } from "../fixtures/model-server/server.ts";
+import { type McpServers, startMcpServers } from "../fixtures/mcp-servers/server.ts";
+import { type ModelServer, startModelServer } from "../fixtures/model-server/server.ts";
 
 const driver = new PluginDriver(builtinPlugins);
 let mcp: McpServers;
@@ -49,7 +49,9 @@ async function bundle(files: Record<string, string>) {
 async function runOnce(client: Client, to: string): Promise<void> {
   model.script({ toolCalls: [{ name: "send_email", args: { to, body: "hi" } }] }, { text: "sent" });
   const thread = await client.threads.create();
-  const state = await client.runs.wait(thread.thread_id, "agent", { input: { messages: [{ role: "user", content: "mail" }] } }) as { messages: Array<{ content: unknown }> };
+  const state = await client.runs.wait(thread.thread_id, "agent", {
+    input: { messages: [{ role: "user", content: "mail" }] },
+  }) as { messages: Array<{ content: unknown }> };
   assert.equal(state.messages.at(-1)?.content, "sent");
   assert.equal(mcp.sent.at(-1)?.to, to, "the MCP tool was called");
 }
@@ -58,7 +60,17 @@ const mailOnly = (url: string) => JSON.stringify({ mcpServers: { mail: { transpo
 
 test("a reload keeps unchanged MCP connections, closes replaced ones, and shutdown closes the rest", async () => {
   const first = await bundle({ "AGENTS.md": "v1\n", "mcp.json": mailOnly(mcp.sseUrl) });
-  host = await hostBundle({ bundle: first.bundle, driver, env: first.env, mode: "dev", dataDir: join(dir, "data"), port: 0, host: "127.0.0.1", log: silentLog, sandboxDir: join(dir, "sandboxes") });
+  host = await hostBundle({
+    bundle: first.bundle,
+    driver,
+    env: first.env,
+    mode: "dev",
+    dataDir: join(dir, "data"),
+    port: 0,
+    host: "127.0.0.1",
+    log: silentLog,
+    sandboxDir: join(dir, "sandboxes"),
+  });
   const client = new Client({ apiUrl: `http://127.0.0.1:${host.listening.port}`, callerOptions: { maxRetries: 0 } });
 
   await runOnce(client, "a@example.com");

@@ -1,9 +1,9 @@
 /** MCP tools over Streamable HTTP and SSE: listed, called, results used; failures reported. */
-import { test, before, after } from "node:test";
+import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { makeConfig, userConfigurable } from "./_bundle.ts";
-import { startHarness, type Harness } from "./_harness.ts";
-import { startMcpServers, type McpServers } from "../fixtures/mcp-servers/server.ts";
+import { type Harness, startHarness } from "./_harness.ts";
+import { type McpServers, startMcpServers } from "../fixtures/mcp-servers/server.ts";
 
 let mcp: McpServers;
 const harnesses: Harness[] = [];
@@ -50,7 +50,10 @@ test("an unreachable server and an unset variable are warnings at start and told
   const h = await startHarness({ config, files: { "AGENTS.md": "Agent" } });
   harnesses.push(h);
   assert.equal(h.warnings.length, 2);
-  assert.match(h.warnings.find((w) => w.includes('"down"'))!, /Cannot use MCP server "down" of mcp\.json: cannot connect/);
+  assert.match(
+    h.warnings.find((w) => w.includes('"down"'))!,
+    /Cannot use MCP server "down" of mcp\.json: cannot connect/,
+  );
   assert.match(h.warnings.find((w) => w.includes('"keyed"'))!, /\$\{MISSING_TOKEN\} is not set/);
   h.server.script({ text: "the fact service is down" });
   await h.run("look something up", { thread_id: "m2" });
@@ -77,7 +80,9 @@ test("a server that goes down after start is a tool error naming the tool; the r
   harnesses.push(h);
   assert.deepEqual(h.warnings, []);
   await gone.close();
-  h.server.script({ toolCalls: [{ name: "lookup_fact", args: { topic: "tides" } }] }, { text: "the fact service is down" });
+  h.server.script({ toolCalls: [{ name: "lookup_fact", args: { topic: "tides" } }] }, {
+    text: "the fact service is down",
+  });
   const out = await h.run("why tides?", { thread_id: "m4" });
   const tool = out.messages.find((m) => m.getType() === "tool")!;
   assert.equal(tool.status, "error");

@@ -13,20 +13,27 @@ import { join } from "node:path";
 import { Client } from "@langchain/langgraph-sdk";
 import { loadProject } from "../../core/config/load.ts";
 import { buildBundle, readBundle } from "../../core/bundle/bundle.ts";
-import { hostBundle, type Host } from "../../core/server/host/agent-host.ts";
+import { type Host, hostBundle } from "../../core/server/host/agent-host.ts";
 import { definePlugin } from "../../core/kernel/hooks.ts";
 import { PluginDriver } from "../../core/kernel/plugin-driver.ts";
 import type { Sandbox } from "../../core/kernel/sandbox-contract.ts";
 import { silentLog } from "../../core/kernel/log.ts";
 import { builtinPlugins } from "../../plugins/registry.ts";
-import { startModelServer, type ModelServer } from "../fixtures/model-server/server.ts";
+import { type ModelServer, startModelServer } from "../fixtures/model-server/server.ts";
 
 const calls = { created: 0, attached: 0, closed: 0, executed: [] as string[] };
 
 const counting = definePlugin({
   name: "sandbox-counting",
   kind: "sandbox",
-  sandbox: { provider: "counting", env: [], partnerPackage: null, defaultTemplate: "default", workdir: "/workspace", capabilities: { persistentFiles: true, network: false, gpu: false } },
+  sandbox: {
+    provider: "counting",
+    env: [],
+    partnerPackage: null,
+    defaultTemplate: "default",
+    workdir: "/workspace",
+    capabilities: { persistentFiles: true, network: false, gpu: false },
+  },
   hooks: {
     "sandbox:create": async ({ provider, sandboxId }) => {
       if (provider !== "counting") return null;
@@ -44,10 +51,18 @@ const counting = definePlugin({
           return list.map((f) => ({ path: f.path, error: null }));
         },
         async downloadFiles(paths) {
-          return paths.map((path) => ({ path, content: files.get(path) ?? null, error: files.has(path) ? null : "file_not_found" as const }));
+          return paths.map((path) => ({
+            path,
+            content: files.get(path) ?? null,
+            error: files.has(path) ? null : "file_not_found" as const,
+          }));
         },
-        async delete() { files.clear(); },
-        async close() { calls.closed++; },
+        async delete() {
+          files.clear();
+        },
+        async close() {
+          calls.closed++;
+        },
       };
       return box;
     },
@@ -72,7 +87,10 @@ after(async () => {
 });
 
 async function bundle(agentsMd: string) {
-  writeFileSync(join(dir, "agent.toml"), '[agent]\nname = "closer"\nmodel = "openai:gpt-test"\n\n[sandbox]\nprovider = "counting"\n');
+  writeFileSync(
+    join(dir, "agent.toml"),
+    '[agent]\nname = "closer"\nmodel = "openai:gpt-test"\n\n[sandbox]\nprovider = "counting"\n',
+  );
   writeFileSync(join(dir, "AGENTS.md"), agentsMd);
   const loaded = await loadProject(join(dir, "agent.toml"), { driver, env: {}, requireEnv: false, cwd: dir });
   return { bundle: await readBundle((await buildBundle(loaded, { driver, version: "test" })).bytes), env: loaded.env };
@@ -80,14 +98,26 @@ async function bundle(agentsMd: string) {
 
 async function execute(client: Client, threadId: string, command: string): Promise<void> {
   model.script({ toolCalls: [{ name: "execute", args: { command } }] }, { text: "done" });
-  const state = await client.runs.wait(threadId, "agent", { input: { messages: [{ role: "user", content: "run it" }] } }) as { messages: Array<{ content: unknown }> };
+  const state = await client.runs.wait(threadId, "agent", {
+    input: { messages: [{ role: "user", content: "run it" }] },
+  }) as { messages: Array<{ content: unknown }> };
   assert.equal(state.messages.at(-1)?.content, "done");
   assert.equal(calls.executed.at(-1), command, "the command ran in the plugin's sandbox");
 }
 
 test("reloads never close a sandbox; shutdown closes each open one once", async () => {
   const first = await bundle("v1\n");
-  host = await hostBundle({ bundle: first.bundle, driver, env: first.env, mode: "dev", dataDir: join(dir, "data"), port: 0, host: "127.0.0.1", log: silentLog, sandboxDir: join(dir, "sandboxes") });
+  host = await hostBundle({
+    bundle: first.bundle,
+    driver,
+    env: first.env,
+    mode: "dev",
+    dataDir: join(dir, "data"),
+    port: 0,
+    host: "127.0.0.1",
+    log: silentLog,
+    sandboxDir: join(dir, "sandboxes"),
+  });
   const client = new Client({ apiUrl: `http://127.0.0.1:${host.listening.port}`, callerOptions: { maxRetries: 0 } });
   const thread = await client.threads.create();
 

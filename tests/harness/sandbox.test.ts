@@ -2,11 +2,11 @@
  * `execute`: offered only with a sandbox; runs through the `sandbox:create` hook (one
  * sandbox per thread); with no plugin answering for the provider it is a clear tool error.
  */
-import { test, after } from "node:test";
+import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { definePlugin, type Sandbox } from "../../core/kernel/hooks.ts";
 import { makeConfig, makeSubagent, userConfigurable } from "./_bundle.ts";
-import { startHarness, type Harness } from "./_harness.ts";
+import { type Harness, startHarness } from "./_harness.ts";
 import { PluginDriver } from "../../core/kernel/plugin-driver.ts";
 import { builtinPlugins } from "../../plugins/registry.ts";
 import { sandboxCredentialWarning } from "../../core/harness/sandbox/runtime.ts";
@@ -21,7 +21,13 @@ const myBox = { ...sandbox, provider: "my_box" };
 const myBoxSpec = definePlugin({
   name: "sandbox-my_box",
   kind: "sandbox",
-  sandbox: { provider: "my_box", env: ["MY_BOX_KEY"], partnerPackage: null, defaultTemplate: "agentcli-default", capabilities: { persistentFiles: true, network: false, gpu: false } },
+  sandbox: {
+    provider: "my_box",
+    env: ["MY_BOX_KEY"],
+    partnerPackage: null,
+    defaultTemplate: "agentcli-default",
+    capabilities: { persistentFiles: true, network: false, gpu: false },
+  },
 });
 
 test("no sandbox: no execute tool", async () => {
@@ -44,7 +50,12 @@ test("a vendor sandbox without its credentials: execute is a tool error naming t
 });
 
 test("a vendor sandbox without a runtime: execute is a tool error naming the missing runtime", async () => {
-  const h = await startHarness({ config: makeConfig({ sandbox: myBox }), files: { "AGENTS.md": "A" }, plugins: [myBoxSpec], env: { MY_BOX_KEY: "k" } });
+  const h = await startHarness({
+    config: makeConfig({ sandbox: myBox }),
+    files: { "AGENTS.md": "A" },
+    plugins: [myBoxSpec],
+    env: { MY_BOX_KEY: "k" },
+  });
   harnesses.push(h);
   h.server.script({ toolCalls: [{ name: "execute", args: { command: "echo hi" } }] }, { text: "cannot run" });
   const out = await h.run("run echo", { thread_id: "e1", ...userConfigurable("alice") });
@@ -67,20 +78,29 @@ test("a plugin runtime: one sandbox per thread, reused across turns", async () =
           id: key,
           execute: async (command) => ({ output: `[${key}] ran: ${command}`, exitCode: 0, truncated: false }),
           uploadFiles: async (files) => files.map((f) => ({ path: f.path, error: null })),
-          downloadFiles: async (paths) => paths.map((path) => ({ path, content: null, error: "file_not_found" as const })),
+          downloadFiles: async (paths) =>
+            paths.map((path) => ({ path, content: null, error: "file_not_found" as const })),
           delete: async () => {},
         };
         return box;
       },
     },
   });
-  const h = await startHarness({ config: makeConfig({ sandbox: myBox }), files: { "AGENTS.md": "A" }, plugins: [myBoxSpec, plugin], env: { MY_BOX_KEY: "k" } });
+  const h = await startHarness({
+    config: makeConfig({ sandbox: myBox }),
+    files: { "AGENTS.md": "A" },
+    plugins: [myBoxSpec, plugin],
+    env: { MY_BOX_KEY: "k" },
+  });
   harnesses.push(h);
   for (const [thread, turn] of [["e2", 1], ["e2", 2], ["e3", 1]] as const) {
     h.server.script({ toolCalls: [{ name: "execute", args: { command: `echo ${turn}` } }] }, { text: "done" });
     const out = await h.run("run", { thread_id: thread });
     const tool = out.messages.filter((m) => m.getType() === "tool").at(-1)!;
-    assert.match(String(tool.content), new RegExp(`\\[thread:${thread}\\] ran: echo ${turn}\n\\[Command succeeded with exit code 0\\]`));
+    assert.match(
+      String(tool.content),
+      new RegExp(`\\[thread:${thread}\\] ran: echo ${turn}\n\\[Command succeeded with exit code 0\\]`),
+    );
   }
   assert.deepEqual(created, ["thread:e2", "thread:e3"]);
 });
@@ -92,19 +112,27 @@ test("a subagent runs commands in the thread's sandbox; its skills are copied un
     name: "test-sandbox-subagent",
     kind: "extension",
     hooks: {
-      "sandbox:create": ({ provider, key }) => provider !== "my_box" ? null : {
-        id: `box-${key}`,
-        execute: async (command) => (runs.push(`${key} ${command}`), { output: "ok", exitCode: 0, truncated: false }),
-        uploadFiles: async (files) => files.map((f) => (uploads.push(f.path), { path: f.path, error: null })),
-        downloadFiles: async (paths) => paths.map((path) => ({ path, content: null, error: "file_not_found" as const })),
-        delete: async () => {},
-      },
+      "sandbox:create": ({ provider, key }) =>
+        provider !== "my_box" ? null : {
+          id: `box-${key}`,
+          execute: async (command) => (runs.push(`${key} ${command}`), { output: "ok", exitCode: 0, truncated: false }),
+          uploadFiles: async (files) => files.map((f) => (uploads.push(f.path), { path: f.path, error: null })),
+          downloadFiles: async (paths) =>
+            paths.map((path) => ({ path, content: null, error: "file_not_found" as const })),
+          delete: async () => {},
+        },
     },
   });
   const config = makeConfig({
     sandbox: myBox,
     skills: [{ name: "review", description: "Review", path: "skills/review" }],
-    subagents: [makeSubagent({ name: "runner", description: "Runs things", skills: [{ name: "lint", description: "Lint", path: "subagents/runner/skills/lint" }] })],
+    subagents: [
+      makeSubagent({
+        name: "runner",
+        description: "Runs things",
+        skills: [{ name: "lint", description: "Lint", path: "subagents/runner/skills/lint" }],
+      }),
+    ],
   });
   const h = await startHarness({
     config,
@@ -121,7 +149,10 @@ test("a subagent runs commands in the thread's sandbox; its skills are copied un
   harnesses.push(h);
   h.server.script(
     { when: "MARKER-MAIN", toolCalls: [{ name: "task", args: { subagent_type: "runner", description: "Lint it" } }] },
-    { when: "MARKER-RUNNER", toolCalls: [{ name: "execute", args: { command: "bash /skills/subagents/runner/lint/scripts/lint.sh" } }] },
+    {
+      when: "MARKER-RUNNER",
+      toolCalls: [{ name: "execute", args: { command: "bash /skills/subagents/runner/lint/scripts/lint.sh" } }],
+    },
     { when: "MARKER-RUNNER", text: "linted" },
     { when: "MARKER-MAIN", text: "done" },
   );
@@ -129,12 +160,22 @@ test("a subagent runs commands in the thread's sandbox; its skills are copied un
   const runner = h.server.requests.filter((r) => r.system.includes("MARKER-RUNNER"));
   assert.ok(runner[0]!.tools.includes("execute"));
   assert.deepEqual(runs, ["thread:sub1 bash /skills/subagents/runner/lint/scripts/lint.sh"]);
-  assert.deepEqual(uploads.sort(), ["/skills/review/SKILL.md", "/skills/subagents/runner/lint/SKILL.md", "/skills/subagents/runner/lint/scripts/lint.sh"]);
+  assert.deepEqual(uploads.sort(), [
+    "/skills/review/SKILL.md",
+    "/skills/subagents/runner/lint/SKILL.md",
+    "/skills/subagents/runner/lint/scripts/lint.sh",
+  ]);
 });
 
 test("at start, a provider without its credentials is a warning naming the variables (serve; dev lists them with the other missing ones)", () => {
   const driver = new PluginDriver(builtinPlugins);
-  assert.match(sandboxCredentialWarning(driver, "sandbox_b", {}) ?? "", /needs SANDBOX_B_TOKEN_ID and SANDBOX_B_TOKEN_SECRET, which are not set[\s\S]*--sandbox local/);
-  assert.equal(sandboxCredentialWarning(driver, "sandbox_b", { SANDBOX_B_TOKEN_ID: "i", SANDBOX_B_TOKEN_SECRET: "s" }), null);
+  assert.match(
+    sandboxCredentialWarning(driver, "sandbox_b", {}) ?? "",
+    /needs SANDBOX_B_TOKEN_ID and SANDBOX_B_TOKEN_SECRET, which are not set[\s\S]*--sandbox local/,
+  );
+  assert.equal(
+    sandboxCredentialWarning(driver, "sandbox_b", { SANDBOX_B_TOKEN_ID: "i", SANDBOX_B_TOKEN_SECRET: "s" }),
+    null,
+  );
   assert.equal(sandboxCredentialWarning(driver, "none", {}), null);
 });

@@ -3,10 +3,10 @@
  * main agent's), writes only to its own namespace, cannot see the rest of /memories, and its
  * activity streams as subgraph events.
  */
-import { test, before, after } from "node:test";
+import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { makeConfig, makeSubagent, REVIEW_SKILL, userConfigurable } from "./_bundle.ts";
-import { contentOf, startHarness, type Harness } from "./_harness.ts";
+import { contentOf, type Harness, startHarness } from "./_harness.ts";
 import { subagentNamespace } from "../../core/harness/namespaces.ts";
 
 const CRITIQUE_SKILL = `---
@@ -22,7 +22,11 @@ before(async () => {
   const config = makeConfig({
     skills: [{ name: "review", description: "Review", path: "skills/review" }],
     subagents: [
-      makeSubagent({ name: "critic", description: "Critiques drafts (MARKER-CRITIC-DESC)", skills: [{ name: "critique", description: "Critique", path: "subagents/critic/skills/critique" }] }),
+      makeSubagent({
+        name: "critic",
+        description: "Critiques drafts (MARKER-CRITIC-DESC)",
+        skills: [{ name: "critique", description: "Critique", path: "subagents/critic/skills/critique" }],
+      }),
       makeSubagent({ name: "scout", description: "Finds sources" }),
     ],
   });
@@ -43,26 +47,55 @@ after(async () => {
 
 test("the main agent delegates; the subagent uses its own skill and writes to its namespace", async () => {
   h.server.script(
-    { when: "MARKER-MAIN", toolCalls: [{ name: "task", args: { subagent_type: "critic", description: "Critique the draft on tides" } }] },
-    { when: "MARKER-CRITIC", toolCalls: [{ name: "read_file", args: { file_path: "/memories/subagents/critic/skills/critique/SKILL.md", limit: 1000 } }] },
-    { when: "MARKER-CRITIC", toolCalls: [{ name: "write_file", args: { file_path: "/memories/subagents/critic/notes.md", content: "tides draft: weak premise" } }] },
+    {
+      when: "MARKER-MAIN",
+      toolCalls: [{ name: "task", args: { subagent_type: "critic", description: "Critique the draft on tides" } }],
+    },
+    {
+      when: "MARKER-CRITIC",
+      toolCalls: [{
+        name: "read_file",
+        args: { file_path: "/memories/subagents/critic/skills/critique/SKILL.md", limit: 1000 },
+      }],
+    },
+    {
+      when: "MARKER-CRITIC",
+      toolCalls: [{
+        name: "write_file",
+        args: { file_path: "/memories/subagents/critic/notes.md", content: "tides draft: weak premise" },
+      }],
+    },
     { when: "MARKER-CRITIC", toolCalls: [{ name: "read_file", args: { file_path: "/memories/AGENTS.md" } }] },
-    { when: "MARKER-CRITIC", toolCalls: [{ name: "write_file", args: { file_path: "/memories/user/x.md", content: "x" } }] },
+    {
+      when: "MARKER-CRITIC",
+      toolCalls: [{ name: "write_file", args: { file_path: "/memories/user/x.md", content: "x" } }],
+    },
     { when: "MARKER-CRITIC", text: "CRITIQUE-RESULT: premise two is weak" },
-    { when: "MARKER-MAIN", toolCalls: [{ name: "write_file", args: { file_path: "/memories/subagents/critic/notes.md", content: "overwritten" } }] },
+    {
+      when: "MARKER-MAIN",
+      toolCalls: [{
+        name: "write_file",
+        args: { file_path: "/memories/subagents/critic/notes.md", content: "overwritten" },
+      }],
+    },
     { when: "MARKER-MAIN", text: "The critic found a weak premise." },
   );
   const namespaces = new Set<string>();
   let final: any;
-  for await (const [ns, chunk] of await h.graph.stream(
-    { messages: [{ role: "user", content: "critique my draft" }] },
-    { configurable: { thread_id: "s1", ...userConfigurable("alice") }, streamMode: "updates", subgraphs: true },
-  ) as AsyncIterable<[string[], Record<string, any>]>) {
+  for await (
+    const [ns, chunk] of await h.graph.stream(
+      { messages: [{ role: "user", content: "critique my draft" }] },
+      { configurable: { thread_id: "s1", ...userConfigurable("alice") }, streamMode: "updates", subgraphs: true },
+    ) as AsyncIterable<[string[], Record<string, any>]>
+  ) {
     namespaces.add(ns.join("|"));
     final = chunk;
   }
   assert.deepEqual(h.server.pending(), [], "every scripted reply was used");
-  assert.ok([...namespaces].some((n) => n.startsWith("tools:")), `subagent events stream as a subgraph: ${[...namespaces].join(", ")}`);
+  assert.ok(
+    [...namespaces].some((n) => n.startsWith("tools:")),
+    `subagent events stream as a subgraph: ${[...namespaces].join(", ")}`,
+  );
 
   const main = h.server.requests.filter((r) => r.system.includes("MARKER-MAIN"));
   const critic = h.server.requests.filter((r) => r.system.includes("MARKER-CRITIC"));
@@ -78,7 +111,10 @@ test("the main agent delegates; the subagent uses its own skill and writes to it
   assert.match(toolResults[0], /CRITIQUE-BODY/);
   assert.match(toolResults[2], /permission denied for read on \/memories\/AGENTS\.md/);
   assert.match(toolResults[3], /permission denied for write on \/memories\/user\/x\.md/);
-  assert.equal(contentOf(await h.store.get(subagentNamespace("research", "critic"), "/notes.md")), "tides draft: weak premise");
+  assert.equal(
+    contentOf(await h.store.get(subagentNamespace("research", "critic"), "/notes.md")),
+    "tides draft: weak premise",
+  );
 
   const mainTools = main.at(-1)!.messages.filter((m) => m.role === "tool").map((m) => m.content);
   assert.match(mainTools[0], /CRITIQUE-RESULT/);
@@ -87,9 +123,17 @@ test("the main agent delegates; the subagent uses its own skill and writes to it
 });
 
 test("the main agent can read a subagent's memory", async () => {
-  await h.store.put(subagentNamespace("research", "scout"), "/sources.md", { content: "SOURCE-LIST", mimeType: "text/markdown", created_at: "", modified_at: "" });
+  await h.store.put(subagentNamespace("research", "scout"), "/sources.md", {
+    content: "SOURCE-LIST",
+    mimeType: "text/markdown",
+    created_at: "",
+    modified_at: "",
+  });
   h.server.script(
-    { when: "MARKER-MAIN", toolCalls: [{ name: "read_file", args: { file_path: "/memories/subagents/scout/sources.md" } }] },
+    {
+      when: "MARKER-MAIN",
+      toolCalls: [{ name: "read_file", args: { file_path: "/memories/subagents/scout/sources.md" } }],
+    },
     { when: "MARKER-MAIN", text: "read" },
   );
   const out = await h.run("what did the scout find?", { thread_id: "s2", ...userConfigurable("alice") });

@@ -27,7 +27,9 @@ export const GRAPHS: AgentServerOptions["graphs"] = {
 };
 
 /** Starts an agent server whose requests go through `createAuthenticator` for `provider`. */
-export async function startAuthedServer(opts: { provider: string | null; env: Env; mode?: "dev" | "serve"; extra?: Partial<AgentServerOptions> }): Promise<AuthedServer> {
+export async function startAuthedServer(
+  opts: { provider: string | null; env: Env; mode?: "dev" | "serve"; extra?: Partial<AgentServerOptions> },
+): Promise<AuthedServer> {
   const authenticate = createAuthenticator({
     driver: new PluginDriver([identityA, identityB, anonymous, platformKey]),
     config: testConfig(opts.provider),
@@ -38,7 +40,8 @@ export async function startAuthedServer(opts: { provider: string | null; env: En
   return {
     url: t.url,
     server: t.server,
-    client: (headers = {}, apiKey = null) => new Client({ apiUrl: t.url, apiKey, defaultHeaders: headers, callerOptions: { maxRetries: 0 } }),
+    client: (headers = {}, apiKey = null) =>
+      new Client({ apiUrl: t.url, apiKey, defaultHeaders: headers, callerOptions: { maxRetries: 0 } }),
     close: () => t.close(),
   };
 }

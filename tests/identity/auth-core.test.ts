@@ -12,7 +12,14 @@ import { definePlugin } from "../../core/kernel/hooks.ts";
 import { PluginDriver } from "../../core/kernel/plugin-driver.ts";
 import { builtinPlugins } from "../../plugins/registry.ts";
 import {
-  authErrorResponse, constantTimeEqual, createAuthenticator, devAuthBanner, isPublicPath, JwksKeyStore, postDeploySetup, TokenCache,
+  authErrorResponse,
+  constantTimeEqual,
+  createAuthenticator,
+  devAuthBanner,
+  isPublicPath,
+  JwksKeyStore,
+  postDeploySetup,
+  TokenCache,
 } from "../../core/auth/index.ts";
 import anonymous from "../../plugins/identity/anonymous.ts";
 import platformKey from "../../plugins/identity/platform_key.ts";
@@ -20,12 +27,47 @@ import identityA from "../../plugins/identity/identity_a.ts";
 import { statusOf, testConfig } from "./config.ts";
 import { startJwksServer } from "../fixtures/identity-servers/jwks.ts";
 
-const req = (path: string, headers: Record<string, string> = {}) => new Request(`http://agent.test${path}`, { headers });
+const req = (path: string, headers: Record<string, string> = {}) =>
+  new Request(`http://agent.test${path}`, { headers });
 
 describe("public paths", () => {
   it("are exactly the health, metadata, UI shell, API reference, favicon and well-known paths", () => {
-    for (const p of ["/ok", "/info", "/openapi.json", "/app", "/app/", "/app/index.html", "/app/assets/x.js", "/docs", "/docs/", "/docs/init.js", "/favicon.ico", "/.well-known/agent-card.json"]) assert.ok(isPublicPath(p), p);
-    for (const p of ["/", "/ok/", "/okay", "/info/x", "/threads", "/runs", "/assistants/search", "/store/items", "/application", "/mcp", "/a2a", "/app%2F..%2Fthreads", "/docs%2F..%2Fthreads", "/documents", "/favicon.ico/x", "/.well-known"]) assert.ok(!isPublicPath(p), p);
+    for (
+      const p of [
+        "/ok",
+        "/info",
+        "/openapi.json",
+        "/app",
+        "/app/",
+        "/app/index.html",
+        "/app/assets/x.js",
+        "/docs",
+        "/docs/",
+        "/docs/init.js",
+        "/favicon.ico",
+        "/.well-known/agent-card.json",
+      ]
+    ) assert.ok(isPublicPath(p), p);
+    for (
+      const p of [
+        "/",
+        "/ok/",
+        "/okay",
+        "/info/x",
+        "/threads",
+        "/runs",
+        "/assistants/search",
+        "/store/items",
+        "/application",
+        "/mcp",
+        "/a2a",
+        "/app%2F..%2Fthreads",
+        "/docs%2F..%2Fthreads",
+        "/documents",
+        "/favicon.ico/x",
+        "/.well-known",
+      ]
+    ) assert.ok(!isPublicPath(p), p);
   });
 });
 
@@ -73,12 +115,19 @@ describe("JwksKeyStore", () => {
   // jose's remote key set reads Date.now(): the test clock is node:test's mocked Date.
   beforeEach(() => mock.timers.enable({ apis: ["Date"], now: 1_000_000 }));
   afterEach(() => mock.timers.reset());
-  after(async () => { for (const s of servers) await s.close(); });
+  after(async () => {
+    for (const s of servers) await s.close();
+  });
 
   it("refetches on an unknown key id at most once per cooldown, and on age", async () => {
     const s = await startJwksServer();
     servers.push(s);
-    const store = new JwksKeyStore({ url: s.jwksUrl, headers: { authorization: `Bearer ${s.secretKey}` }, cooldownMs: 30_000, maxAgeMs: 600_000 });
+    const store = new JwksKeyStore({
+      url: s.jwksUrl,
+      headers: { authorization: `Bearer ${s.secretKey}` },
+      cooldownMs: 30_000,
+      maxAgeMs: 600_000,
+    });
     const keyFor = (kid: string) => store.getKey({ alg: "RS256", kid }, { payload: "", signature: "" });
     await keyFor(s.currentKid);
     await keyFor(s.currentKid);
@@ -99,15 +148,25 @@ describe("JwksKeyStore", () => {
 
   it("keeps serving the last good key set while the provider is down, without retrying within the cooldown", async () => {
     const s = await startJwksServer();
-    const store = new JwksKeyStore({ url: s.jwksUrl, headers: { authorization: `Bearer ${s.secretKey}` }, maxAgeMs: 1_000, cooldownMs: 30_000 });
+    const store = new JwksKeyStore({
+      url: s.jwksUrl,
+      headers: { authorization: `Bearer ${s.secretKey}` },
+      maxAgeMs: 1_000,
+      cooldownMs: 30_000,
+    });
     const kid = s.currentKid;
     await store.getKey({ alg: "RS256", kid }, { payload: "", signature: "" });
     await s.close();
     mock.timers.tick(5_000);
     assert.ok(await store.getKey({ alg: "RS256", kid }, { payload: "", signature: "" }));
-    await assert.rejects(store.getKey({ alg: "RS256", kid: "ins_unknown" }, { payload: "", signature: "" }), { code: "ERR_JWKS_NO_MATCHING_KEY" });
+    await assert.rejects(store.getKey({ alg: "RS256", kid: "ins_unknown" }, { payload: "", signature: "" }), {
+      code: "ERR_JWKS_NO_MATCHING_KEY",
+    });
     const fresh = new JwksKeyStore({ url: s.jwksUrl, headers: {} });
-    await assert.rejects(fresh.getKey({ alg: "RS256", kid }, { payload: "", signature: "" }), (e: unknown) => e instanceof AgentcliError && e.status === 503 && /key set at .* is unreachable/.test(e.message));
+    await assert.rejects(
+      fresh.getKey({ alg: "RS256", kid }, { payload: "", signature: "" }),
+      (e: unknown) => e instanceof AgentcliError && e.status === 503 && /key set at .* is unreachable/.test(e.message),
+    );
   });
 
   it("names the key set and its HTTP status when the credential is refused", async () => {
@@ -116,7 +175,9 @@ describe("JwksKeyStore", () => {
     const store = new JwksKeyStore({ url: s.jwksUrl, headers: { authorization: "Bearer wrong" }, label: "identity_b" });
     await assert.rejects(
       store.getKey({ alg: "RS256", kid: s.currentKid }, { payload: "", signature: "" }),
-      (e: unknown) => e instanceof AgentcliError && e.status === 503 && e.message.includes(`identity_b key set at ${s.jwksUrl} answered HTTP 401`) && !e.message.includes("wrong"),
+      (e: unknown) =>
+        e instanceof AgentcliError && e.status === 503 &&
+        e.message.includes(`identity_b key set at ${s.jwksUrl} answered HTTP 401`) && !e.message.includes("wrong"),
     );
   });
 });
@@ -125,25 +186,61 @@ describe("createAuthenticator", () => {
   const driver = new PluginDriver([identityA, anonymous, platformKey]);
 
   it("refuses to start when the provider has no plugin or its credentials are missing", () => {
-    assert.throws(() => createAuthenticator({ driver, config: testConfig("identity_z"), env: {}, mode: "serve" }), { code: "CONFIG_INVALID" });
-    assert.throws(() => createAuthenticator({ driver, config: testConfig("identity_a"), env: {}, mode: "serve" }), { code: "CREDENTIALS_MISSING", message: /IDENTITY_A_URL/ });
-    assert.throws(() => createAuthenticator({ driver, config: testConfig(null), env: {}, mode: "serve" }), { code: "CREDENTIALS_MISSING", message: /PLATFORM_API_KEY/ });
-    assert.throws(() => createAuthenticator({ driver: new PluginDriver([anonymous]), config: testConfig(null), env: { PLATFORM_API_KEY: "k" }, mode: "serve" }), { code: "CONFIG_INVALID" });
-    assert.doesNotThrow(() => createAuthenticator({ driver, config: testConfig("identity_a"), env: {}, mode: "dev" }), "dev with the bypass starts without credentials");
+    assert.throws(() => createAuthenticator({ driver, config: testConfig("identity_z"), env: {}, mode: "serve" }), {
+      code: "CONFIG_INVALID",
+    });
+    assert.throws(() => createAuthenticator({ driver, config: testConfig("identity_a"), env: {}, mode: "serve" }), {
+      code: "CREDENTIALS_MISSING",
+      message: /IDENTITY_A_URL/,
+    });
+    assert.throws(() => createAuthenticator({ driver, config: testConfig(null), env: {}, mode: "serve" }), {
+      code: "CREDENTIALS_MISSING",
+      message: /PLATFORM_API_KEY/,
+    });
+    assert.throws(
+      () =>
+        createAuthenticator({
+          driver: new PluginDriver([anonymous]),
+          config: testConfig(null),
+          env: { PLATFORM_API_KEY: "k" },
+          mode: "serve",
+        }),
+      { code: "CONFIG_INVALID" },
+    );
+    assert.doesNotThrow(
+      () => createAuthenticator({ driver, config: testConfig("identity_a"), env: {}, mode: "dev" }),
+      "dev with the bypass starts without credentials",
+    );
   });
 
   it("asks only the configured provider's plugin", async () => {
-    const greedy = definePlugin({ name: "greedy", kind: "extension", hooks: { "auth:authenticate": () => ({ identity: "intruder", isAuthenticated: true }) } });
-    const authenticate = createAuthenticator({ driver: new PluginDriver([greedy, platformKey]), config: testConfig(null), env: { PLATFORM_API_KEY: "k-1" }, mode: "serve" });
+    const greedy = definePlugin({
+      name: "greedy",
+      kind: "extension",
+      hooks: { "auth:authenticate": () => ({ identity: "intruder", isAuthenticated: true }) },
+    });
+    const authenticate = createAuthenticator({
+      driver: new PluginDriver([greedy, platformKey]),
+      config: testConfig(null),
+      env: { PLATFORM_API_KEY: "k-1" },
+      mode: "serve",
+    });
     assert.equal(await statusOf(authenticate(req("/threads"))), 401);
     assert.equal((await authenticate(req("/threads", { "x-api-key": "k-1" })))?.identity, "platform-api-key");
   });
 
   it("without [auth]: x-api-key must equal PLATFORM_API_KEY", async () => {
-    const authenticate = createAuthenticator({ driver, config: testConfig(null), env: { PLATFORM_API_KEY: "pk_live_123" }, mode: "serve" });
+    const authenticate = createAuthenticator({
+      driver,
+      config: testConfig(null),
+      env: { PLATFORM_API_KEY: "pk_live_123" },
+      mode: "serve",
+    });
     const user = await authenticate(req("/threads", { "x-api-key": "pk_live_123" }));
     assert.deepEqual([user?.identity, user?.isAuthenticated], ["platform-api-key", true]);
-    const refused: Array<Record<string, string>> = [{}, { "x-api-key": "" }, { "x-api-key": "pk_live_12" }, { "x-api-key": "pk_live_1234" }, { authorization: "Bearer pk_live_123" }];
+    const refused: Array<Record<string, string>> = [{}, { "x-api-key": "" }, { "x-api-key": "pk_live_12" }, {
+      "x-api-key": "pk_live_1234",
+    }, { authorization: "Bearer pk_live_123" }];
     for (const headers of refused) {
       try {
         await authenticate(req("/threads", headers));
@@ -166,7 +263,12 @@ describe("createAuthenticator", () => {
     assert.equal((await dev(req("/threads")))?.identity, "dev-user");
     assert.equal(await statusOf(dev(req("/threads", { "x-api-key": "wrong" }))), 401);
     assert.equal(await statusOf(dev(req("/threads", { "x-agentcli-dev-user": "bad id with spaces" }))), 401);
-    const serve = createAuthenticator({ driver, config: testConfig(null), env: { PLATFORM_API_KEY: "k", AGENTCLI_DEV_AUTH_BYPASS: "1" }, mode: "serve" });
+    const serve = createAuthenticator({
+      driver,
+      config: testConfig(null),
+      env: { PLATFORM_API_KEY: "k", AGENTCLI_DEV_AUTH_BYPASS: "1" },
+      mode: "serve",
+    });
     assert.equal(await statusOf(serve(req("/threads", { "x-agentcli-dev-user": "dev-user" }))), 401);
   });
 

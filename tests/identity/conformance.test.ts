@@ -26,8 +26,19 @@ identityProviderConformance({
       expiredToken: async () => s.issueToken((await user("late")).identity, { expiresIn: -120 }),
       forgedToken: async () => s.forgeToken((await user("forger")).identity),
       extraCases: [
-        { name: "token of a deleted user", status: 401, make: async () => ({ token: await s.issueToken(crypto.randomUUID()) }) },
-        { name: "server rejects our publishable key", status: 503, make: async () => ({ token: (await user("k")).token, env: { ...env, IDENTITY_A_PUBLISHABLE_DEFAULT_KEY: "sb_publishable_wrong" } }) },
+        {
+          name: "token of a deleted user",
+          status: 401,
+          make: async () => ({ token: await s.issueToken(crypto.randomUUID()) }),
+        },
+        {
+          name: "server rejects our publishable key",
+          status: 503,
+          make: async () => ({
+            token: (await user("k")).token,
+            env: { ...env, IDENTITY_A_PUBLISHABLE_DEFAULT_KEY: "sb_publishable_wrong" },
+          }),
+        },
       ],
       async takeDown() {
         const { token } = await user("down");
@@ -44,7 +55,11 @@ identityProviderConformance({
   plugin: identityB,
   async start() {
     const s = await startJwksServer({ azp: "http://localhost:3000" });
-    const env = { IDENTITY_B_SECRET_KEY: s.secretKey, IDENTITY_B_JWKS_URL: s.jwksUrl, IDENTITY_B_AUTHORIZED_PARTIES: "http://localhost:3000,https://agent.example.com" };
+    const env = {
+      IDENTITY_B_SECRET_KEY: s.secretKey,
+      IDENTITY_B_JWKS_URL: s.jwksUrl,
+      IDENTITY_B_AUTHORIZED_PARTIES: "http://localhost:3000,https://agent.example.com",
+    };
     const now = () => Math.floor(Date.now() / 1000);
     return {
       env,
@@ -52,12 +67,38 @@ identityProviderConformance({
       expiredToken: () => s.sign("user_late", { iat: now() - 600, nbf: now() - 600, exp: now() - 120 }),
       forgedToken: () => s.forge("user_forger"),
       extraCases: [
-        { name: "azp not an authorized party", status: 401, make: async () => ({ token: await s.sign("user_x", { azp: "https://evil.example" }) }) },
-        { name: "no azp while authorized parties are set", status: 401, make: async () => ({ token: await s.sign("user_x", { azp: undefined }) }) },
-        { name: "not valid yet (nbf in a minute)", status: 401, make: async () => ({ token: await s.sign("user_x", { nbf: now() + 60 }) }) },
+        {
+          name: "azp not an authorized party",
+          status: 401,
+          make: async () => ({ token: await s.sign("user_x", { azp: "https://evil.example" }) }),
+        },
+        {
+          name: "no azp while authorized parties are set",
+          status: 401,
+          make: async () => ({ token: await s.sign("user_x", { azp: undefined }) }),
+        },
+        {
+          name: "not valid yet (nbf in a minute)",
+          status: 401,
+          make: async () => ({ token: await s.sign("user_x", { nbf: now() + 60 }) }),
+        },
         { name: "no sub", status: 401, make: async () => ({ token: await s.sign("", {}) }) },
-        { name: "wrong issuer when IDENTITY_B_ISSUER is set", status: 401, make: async () => ({ token: await s.sign("user_x", { iss: "https://other.example" }), env: { ...env, IDENTITY_B_ISSUER: s.url } }) },
-        { name: "secret key rejected by the JWKS endpoint", status: 503, make: async () => ({ token: await s.sign("user_x"), env: { ...env, IDENTITY_B_SECRET_KEY: "sk_test_wrong" } }) },
+        {
+          name: "wrong issuer when IDENTITY_B_ISSUER is set",
+          status: 401,
+          make: async () => ({
+            token: await s.sign("user_x", { iss: "https://other.example" }),
+            env: { ...env, IDENTITY_B_ISSUER: s.url },
+          }),
+        },
+        {
+          name: "secret key rejected by the JWKS endpoint",
+          status: 503,
+          make: async () => ({
+            token: await s.sign("user_x"),
+            env: { ...env, IDENTITY_B_SECRET_KEY: "sk_test_wrong" },
+          }),
+        },
       ],
       async takeDown() {
         const token = await s.sign("user_down");

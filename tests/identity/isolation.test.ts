@@ -9,8 +9,8 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { Client } from "@langchain/langgraph-sdk";
-import { startJwksServer, type JwksServer } from "../fixtures/identity-servers/jwks.ts";
-import { startAuthedServer, statusOf, type AuthedServer } from "./_agent-server.ts";
+import { type JwksServer, startJwksServer } from "../fixtures/identity-servers/jwks.ts";
+import { type AuthedServer, startAuthedServer, statusOf } from "./_agent-server.ts";
 
 const ALICE = "user_alice";
 const BOB = "user_bob";
@@ -28,7 +28,10 @@ describe("isolation between two users (identity_b)", () => {
 
   before(async () => {
     idp = await startJwksServer();
-    srv = await startAuthedServer({ provider: "identity_b", env: { IDENTITY_B_SECRET_KEY: idp.secretKey, IDENTITY_B_JWKS_URL: idp.jwksUrl } });
+    srv = await startAuthedServer({
+      provider: "identity_b",
+      env: { IDENTITY_B_SECRET_KEY: idp.secretKey, IDENTITY_B_JWKS_URL: idp.jwksUrl },
+    });
     const tokenFor = async (sub: string) => idp.sign(sub, { exp: Math.floor(Date.now() / 1000) + 3600 });
     const aliceHeaders = { authorization: `Bearer ${await tokenFor(ALICE)}` };
     const bobHeaders = { authorization: `Bearer ${await tokenFor(BOB)}` };
@@ -42,7 +45,8 @@ describe("isolation between two users (identity_b)", () => {
     await finished(alice, aliceThread, done.run_id);
     aliceDoneRun = done.run_id;
     alicePendingThread = (await alice.threads.create()).thread_id;
-    alicePendingRun = (await alice.runs.create(alicePendingThread, "slow", { input: { ms: 60_000 }, afterSeconds: 3600 })).run_id;
+    alicePendingRun =
+      (await alice.runs.create(alicePendingThread, "slow", { input: { ms: 60_000 }, afterSeconds: 3600 })).run_id;
     await alice.store.putItem(["notes"], "diary", { text: "alice's secret" });
   });
   after(async () => {
@@ -60,11 +64,13 @@ describe("isolation between two users (identity_b)", () => {
   it("injects the authenticated user into config.configurable, overriding the client's", async () => {
     const t = await alice.threads.create();
     const seen: unknown[] = [];
-    for await (const ev of alice.runs.stream(t.thread_id, "echo", {
-      input: hi,
-      streamMode: "custom",
-      config: { configurable: { graph_auth_user_id: BOB, langgraph_auth_user_id: BOB } },
-    })) if (ev.event === "custom") seen.push((ev.data as { user?: unknown }).user);
+    for await (
+      const ev of alice.runs.stream(t.thread_id, "echo", {
+        input: hi,
+        streamMode: "custom",
+        config: { configurable: { graph_auth_user_id: BOB, langgraph_auth_user_id: BOB } },
+      })
+    ) if (ev.event === "custom") seen.push((ev.data as { user?: unknown }).user);
     assert.deepEqual(seen, [ALICE]);
   });
 
@@ -145,7 +151,9 @@ describe("isolation between two users (identity_b)", () => {
     const mine = await alice.store.getItem(["notes"], "diary");
     assert.deepEqual(mine?.value, { text: "alice's secret" });
     assert.deepEqual(mine?.namespace, ["notes"]);
-    assert.deepEqual((await alice.store.searchItems(["notes"])).items.map((i) => i.value), [{ text: "alice's secret" }]);
+    assert.deepEqual((await alice.store.searchItems(["notes"])).items.map((i) => i.value), [{
+      text: "alice's secret",
+    }]);
     assert.deepEqual((await alice.store.listNamespaces()).namespaces, [["notes"]]);
     assert.deepEqual((await bob.store.getItem(["notes"], "diary"))?.value, { text: "bob's" });
   });
@@ -155,11 +163,18 @@ describe("isolation between two users (identity_b)", () => {
     const bobThread = (await bob.threads.create()).thread_id;
     assert.equal(await statusOf(bob.runs.create(bobThread, a.assistant_id, { input: hi })), 404);
     assert.equal(await statusOf(bob.assistants.get(a.assistant_id)), 404);
-    assert.equal((await bob.assistants.search({ graphId: "echo" })).some((x) => x.assistant_id === a.assistant_id), false);
+    assert.equal(
+      (await bob.assistants.search({ graphId: "echo" })).some((x) => x.assistant_id === a.assistant_id),
+      false,
+    );
     const run = await bob.runs.create(bobThread, "echo", { input: hi });
     await finished(bob, bobThread, run.run_id);
     await alice.assistants.delete(a.assistant_id, { deleteThreads: true });
-    assert.equal((await bob.threads.get(bobThread)).thread_id, bobThread, "bob's thread must survive alice's delete_threads");
+    assert.equal(
+      (await bob.threads.get(bobThread)).thread_id,
+      bobThread,
+      "bob's thread must survive alice's delete_threads",
+    );
   });
 });
 

@@ -7,14 +7,15 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { PluginDriver } from "../../core/kernel/plugin-driver.ts";
-import { createAuthenticator, type Authenticate } from "../../core/auth/index.ts";
+import { type Authenticate, createAuthenticator } from "../../core/auth/index.ts";
 import identityA from "../../plugins/identity/identity_a.ts";
 import identityB from "../../plugins/identity/identity_b.ts";
-import { startGoTrue, type GoTrueServer } from "../fixtures/identity-servers/gotrue.ts";
-import { startJwksServer, type JwksServer } from "../fixtures/identity-servers/jwks.ts";
+import { type GoTrueServer, startGoTrue } from "../fixtures/identity-servers/gotrue.ts";
+import { type JwksServer, startJwksServer } from "../fixtures/identity-servers/jwks.ts";
 import { statusOf, testConfig } from "./config.ts";
 
-const bearer = (token: string) => new Request("http://agent.test/threads", { headers: { authorization: `Bearer ${token}` } });
+const bearer = (token: string) =>
+  new Request("http://agent.test/threads", { headers: { authorization: `Bearer ${token}` } });
 
 describe("identity_a", () => {
   let s: GoTrueServer;
@@ -22,9 +23,16 @@ describe("identity_a", () => {
   before(async () => {
     s = await startGoTrue();
     const env = { IDENTITY_A_URL: `${s.url}/`, IDENTITY_A_PUBLISHABLE_DEFAULT_KEY: s.publishableKey };
-    authenticate = createAuthenticator({ driver: new PluginDriver([identityA]), config: testConfig("identity_a"), env, mode: "serve" });
+    authenticate = createAuthenticator({
+      driver: new PluginDriver([identityA]),
+      config: testConfig("identity_a"),
+      env,
+      mode: "serve",
+    });
   });
-  after(async () => { await s.close(); });
+  after(async () => {
+    await s.close();
+  });
 
   it("signs in with the provider's password grant and verifies the session access token", async () => {
     s.createUser("carol@example.com", "pw-carol");
@@ -68,12 +76,21 @@ describe("identity_b", () => {
   before(async () => {
     s = await startJwksServer();
     env = { IDENTITY_B_SECRET_KEY: s.secretKey, IDENTITY_B_API_URL: s.url };
-    authenticate = createAuthenticator({ driver: new PluginDriver([identityB]), config: testConfig("identity_b"), env, mode: "serve" });
+    authenticate = createAuthenticator({
+      driver: new PluginDriver([identityB]),
+      config: testConfig("identity_b"),
+      env,
+      mode: "serve",
+    });
   });
-  after(async () => { await s.close(); });
+  after(async () => {
+    await s.close();
+  });
 
   it("finds the JWKS at {IDENTITY_B_API_URL}/v1/jwks and checks no azp when no parties are set", async () => {
-    const user = await authenticate(bearer(await s.sign("user_frank", { azp: "https://anywhere.example", email: "f@example.com" })));
+    const user = await authenticate(
+      bearer(await s.sign("user_frank", { azp: "https://anywhere.example", email: "f@example.com" })),
+    );
     assert.deepEqual([user?.identity, user?.email], ["user_frank", "f@example.com"]);
   });
 

@@ -10,9 +10,9 @@ import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { Hono } from "hono";
 import type { Env } from "../../core/kernel/hooks.ts";
-import { startGoTrue, type GoTrueServer } from "../fixtures/identity-servers/gotrue.ts";
-import { startJwksServer, type JwksServer } from "../fixtures/identity-servers/jwks.ts";
-import { startAuthedServer, statusOf, type AuthedServer } from "./_agent-server.ts";
+import { type GoTrueServer, startGoTrue } from "../fixtures/identity-servers/gotrue.ts";
+import { type JwksServer, startJwksServer } from "../fixtures/identity-servers/jwks.ts";
+import { type AuthedServer, startAuthedServer, statusOf } from "./_agent-server.ts";
 
 const T = "00000000-0000-4000-8000-000000000001";
 const R = "00000000-0000-4000-8000-000000000002";
@@ -21,30 +21,68 @@ const run = { assistant_id: A, input: {} };
 
 /** Every endpoint of the Agent API and the store, plus an unknown path. */
 const ENDPOINTS: Array<[string, string, unknown?]> = [
-  ["POST", "/assistants", { graph_id: A }], ["POST", "/assistants/search", {}], ["POST", "/assistants/count", {}],
-  ["GET", `/assistants/${A}`], ["PATCH", `/assistants/${A}`, {}], ["DELETE", `/assistants/${A}`],
-  ["GET", `/assistants/${A}/graph`], ["GET", `/assistants/${A}/schemas`], ["GET", `/assistants/${A}/subgraphs`],
-  ["POST", `/assistants/${A}/versions`, {}], ["POST", `/assistants/${A}/latest`, { version: 1 }],
-  ["POST", "/threads", {}], ["POST", "/threads/search", {}], ["POST", "/threads/count", {}], ["POST", "/threads/prune", { thread_ids: [T] }],
-  ["GET", `/threads/${T}`], ["PATCH", `/threads/${T}`, { metadata: {} }], ["DELETE", `/threads/${T}`], ["POST", `/threads/${T}/copy`],
-  ["GET", `/threads/${T}/state`], ["POST", `/threads/${T}/state`, { values: {} }], ["PATCH", `/threads/${T}/state`, { metadata: {} }],
-  ["GET", `/threads/${T}/state/${R}`], ["POST", `/threads/${T}/state/checkpoint`, { checkpoint: {} }],
-  ["GET", `/threads/${T}/history`], ["POST", `/threads/${T}/history`, {}], ["GET", `/threads/${T}/stream`],
-  ["POST", `/threads/${T}/runs`, run], ["POST", `/threads/${T}/runs/stream`, run], ["POST", `/threads/${T}/runs/wait`, run],
-  ["GET", `/threads/${T}/runs`], ["GET", `/threads/${T}/runs/${R}`], ["DELETE", `/threads/${T}/runs/${R}`],
-  ["GET", `/threads/${T}/runs/${R}/join`], ["GET", `/threads/${T}/runs/${R}/stream`], ["POST", `/threads/${T}/runs/${R}/cancel`],
-  ["POST", "/runs", run], ["POST", "/runs/stream", run], ["POST", "/runs/wait", run], ["POST", "/runs/batch", [run]],
-  ["POST", "/runs/cancel", { run_ids: [R] }], ["GET", `/runs/${R}/stream`],
-  ["PUT", "/store/items", { namespace: ["n"], key: "k", value: {} }], ["GET", "/store/items?namespace=n&key=k"],
-  ["DELETE", "/store/items", { namespace: ["n"], key: "k" }], ["POST", "/store/items/search", {}], ["POST", "/store/namespaces", {}],
+  ["POST", "/assistants", { graph_id: A }],
+  ["POST", "/assistants/search", {}],
+  ["POST", "/assistants/count", {}],
+  ["GET", `/assistants/${A}`],
+  ["PATCH", `/assistants/${A}`, {}],
+  ["DELETE", `/assistants/${A}`],
+  ["GET", `/assistants/${A}/graph`],
+  ["GET", `/assistants/${A}/schemas`],
+  ["GET", `/assistants/${A}/subgraphs`],
+  ["POST", `/assistants/${A}/versions`, {}],
+  ["POST", `/assistants/${A}/latest`, { version: 1 }],
+  ["POST", "/threads", {}],
+  ["POST", "/threads/search", {}],
+  ["POST", "/threads/count", {}],
+  ["POST", "/threads/prune", { thread_ids: [T] }],
+  ["GET", `/threads/${T}`],
+  ["PATCH", `/threads/${T}`, { metadata: {} }],
+  ["DELETE", `/threads/${T}`],
+  ["POST", `/threads/${T}/copy`],
+  ["GET", `/threads/${T}/state`],
+  ["POST", `/threads/${T}/state`, { values: {} }],
+  ["PATCH", `/threads/${T}/state`, { metadata: {} }],
+  ["GET", `/threads/${T}/state/${R}`],
+  ["POST", `/threads/${T}/state/checkpoint`, { checkpoint: {} }],
+  ["GET", `/threads/${T}/history`],
+  ["POST", `/threads/${T}/history`, {}],
+  ["GET", `/threads/${T}/stream`],
+  ["POST", `/threads/${T}/runs`, run],
+  ["POST", `/threads/${T}/runs/stream`, run],
+  ["POST", `/threads/${T}/runs/wait`, run],
+  ["GET", `/threads/${T}/runs`],
+  ["GET", `/threads/${T}/runs/${R}`],
+  ["DELETE", `/threads/${T}/runs/${R}`],
+  ["GET", `/threads/${T}/runs/${R}/join`],
+  ["GET", `/threads/${T}/runs/${R}/stream`],
+  ["POST", `/threads/${T}/runs/${R}/cancel`],
+  ["POST", "/runs", run],
+  ["POST", "/runs/stream", run],
+  ["POST", "/runs/wait", run],
+  ["POST", "/runs/batch", [run]],
+  ["POST", "/runs/cancel", { run_ids: [R] }],
+  ["GET", `/runs/${R}/stream`],
+  ["PUT", "/store/items", { namespace: ["n"], key: "k", value: {} }],
+  ["GET", "/store/items?namespace=n&key=k"],
+  ["DELETE", "/store/items", { namespace: ["n"], key: "k" }],
+  ["POST", "/store/items/search", {}],
+  ["POST", "/store/namespaces", {}],
   ["GET", "/no-such-endpoint"],
 ];
 const PUBLIC = ["/ok", "/info", "/openapi.json"];
 
 /** Extra components, mounted the way MCP and A2A are: they must sit behind auth too. */
-const extraRoutes = ["/mcp", "/a2a"].map((path) => ({ path, app: new Hono().all("*", (c) => c.json({ reached: true })) }));
+const extraRoutes = ["/mcp", "/a2a"].map((path) => ({
+  path,
+  app: new Hono().all("*", (c) => c.json({ reached: true })),
+}));
 
-async function send(url: string, [method, path, body]: [string, string, unknown?], headers: Record<string, string> = {}): Promise<Response> {
+async function send(
+  url: string,
+  [method, path, body]: [string, string, unknown?],
+  headers: Record<string, string> = {},
+): Promise<Response> {
   return fetch(`${url}${path}`, {
     method,
     headers: { ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
@@ -63,8 +101,11 @@ async function assertAllRefused(url: string, headers: Record<string, string>): P
     try {
       detail = (JSON.parse(text) as { detail?: unknown }).detail;
     } catch { /* reported below */ }
-    if (res.status !== 401 || typeof detail !== "string") wrong.push(`${ep[0]} ${ep[1]} -> ${res.status} ${text.slice(0, 60)}`);
-    else if (!(res.headers.get("www-authenticate") ?? "").startsWith("Bearer")) unchallenged.push(`${ep[0]} ${ep[1]}`);
+    if (res.status !== 401 || typeof detail !== "string") {
+      wrong.push(`${ep[0]} ${ep[1]} -> ${res.status} ${text.slice(0, 60)}`);
+    } else if (!(res.headers.get("www-authenticate") ?? "").startsWith("Bearer")) {
+      unchallenged.push(`${ep[0]} ${ep[1]}`);
+    }
   }
   assert.deepEqual(wrong, [], `endpoints not refused with 401:\n${wrong.join("\n")}`);
   return unchallenged;
@@ -79,7 +120,11 @@ describe("identity_a: no credentials, no access", () => {
   let srv: AuthedServer;
   before(async () => {
     idp = await startGoTrue();
-    srv = await startAuthedServer({ provider: "identity_a", env: { IDENTITY_A_URL: idp.url, IDENTITY_A_PUBLISHABLE_DEFAULT_KEY: idp.publishableKey }, extra: { extraRoutes } });
+    srv = await startAuthedServer({
+      provider: "identity_a",
+      env: { IDENTITY_A_URL: idp.url, IDENTITY_A_PUBLISHABLE_DEFAULT_KEY: idp.publishableKey },
+      extra: { extraRoutes },
+    });
   });
   after(async () => {
     await srv?.close();
@@ -89,7 +134,9 @@ describe("identity_a: no credentials, no access", () => {
   it("refuses every endpoint without a token, with a malformed header and with a forged token", async () => {
     await assertAllRefused(srv.url, {});
     await assertAllRefused(srv.url, { authorization: "Basic YWxpY2U6cHc=" });
-    await assertAllRefused(srv.url, { authorization: `Bearer ${await idp.forgeToken(idp.createUser("eve@example.com"))}` });
+    await assertAllRefused(srv.url, {
+      authorization: `Bearer ${await idp.forgeToken(idp.createUser("eve@example.com"))}`,
+    });
   });
 
   it("challenges with WWW-Authenticate: Bearer on every 401", async () => {
@@ -99,7 +146,11 @@ describe("identity_a: no credentials, no access", () => {
   it("puts extra components (MCP, A2A) mounted with extraRoutes behind auth too", async () => {
     const reached: string[] = [];
     for (const path of ["/mcp", "/a2a/tasks"]) {
-      const res = await fetch(`${srv.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+      const res = await fetch(`${srv.url}${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: "{}",
+      });
       if (res.status !== 401) reached.push(`POST ${path} -> ${res.status} ${(await res.text()).slice(0, 40)}`);
       else await res.body?.cancel();
     }
@@ -131,7 +182,9 @@ describe("identity_b: no credentials, no access; the dev bypass is inert under s
 
   it("refuses every endpoint without a token, with an expired one, and with the dev-user header", async () => {
     await assertAllRefused(srv.url, {});
-    await assertAllRefused(srv.url, { authorization: `Bearer ${await idp.sign("user_x", { exp: Math.floor(Date.now() / 1000) - 600 })}` });
+    await assertAllRefused(srv.url, {
+      authorization: `Bearer ${await idp.sign("user_x", { exp: Math.floor(Date.now() / 1000) - 600 })}`,
+    });
     await assertAllRefused(srv.url, { "x-agentcli-dev-user": "dev-user" });
     await assertPublicOpen(srv.url);
   });
@@ -153,7 +206,11 @@ describe("identity_b: no credentials, no access; the dev bypass is inert under s
 describe("no [auth]: the platform API key", () => {
   let srv: AuthedServer;
   before(async () => {
-    srv = await startAuthedServer({ provider: null, env: { PLATFORM_API_KEY: "pk-test-4f1c" }, extra: { extraRoutes } });
+    srv = await startAuthedServer({
+      provider: null,
+      env: { PLATFORM_API_KEY: "pk-test-4f1c" },
+      extra: { extraRoutes },
+    });
   });
   after(async () => {
     await srv?.close();
@@ -187,6 +244,9 @@ describe("anonymous: everyone in, as one unauthenticated caller", () => {
   it("needs no header", async () => {
     const t = await srv.client().threads.create();
     assert.equal(t.metadata?.owner, undefined); // an unauthenticated caller owns nothing
-    assert.equal((await srv.client({ "x-agentcli-dev-user": "someone" }).threads.get(t.thread_id)).thread_id, t.thread_id);
+    assert.equal(
+      (await srv.client({ "x-agentcli-dev-user": "someone" }).threads.get(t.thread_id)).thread_id,
+      t.thread_id,
+    );
   });
 });

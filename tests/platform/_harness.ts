@@ -20,7 +20,11 @@ export interface TestPlatform {
   keyB: string;
   tenantA: string;
   tenantB: string;
-  call(method: string, path: string, opts?: { key?: string | null; body?: unknown; raw?: string }): Promise<{ status: number; body: any; headers: Headers }>;
+  call(
+    method: string,
+    path: string,
+    opts?: { key?: string | null; body?: unknown; raw?: string },
+  ): Promise<{ status: number; body: any; headers: Headers }>;
   close(): Promise<void>;
 }
 
@@ -45,7 +49,14 @@ export async function startTestPlatform(opts: Partial<PlatformOptions> = {}): Pr
   const { loadPlugins } = await import("../../core/kernel/plugins.ts");
   const { builtinPlugins } = await import("../../plugins/registry.ts");
   const sandboxDriver = await loadPlugins(builtinPlugins);
-  const platform = await openPlatform({ dataDir, mode: "cloud", databaseUrl, onError: () => {}, sandboxDriver, ...opts });
+  const platform = await openPlatform({
+    dataDir,
+    mode: "cloud",
+    databaseUrl,
+    onError: () => {},
+    sandboxDriver,
+    ...opts,
+  });
   const a = await createTenant(platform.sql, `tenant-a-${Date.now()}-${Math.random()}`);
   const b = await createTenant(platform.sql, `tenant-b-${Date.now()}-${Math.random()}`);
   const keyA = (await createApiKey(platform.sql, { tenantId: a.id, userId: "alice" })).key;
@@ -68,7 +79,14 @@ export async function startTestPlatform(opts: Partial<PlatformOptions> = {}): Pr
     return { status: res.status, body: parsed, headers: res.headers };
   };
   return {
-    platform, dataDir, keyA, keyA2, keyB, tenantA: a.id, tenantB: b.id, call,
+    platform,
+    dataDir,
+    keyA,
+    keyA2,
+    keyB,
+    tenantA: a.id,
+    tenantB: b.id,
+    call,
     async close() {
       await platform.close();
       await dropSchema();
@@ -78,7 +96,12 @@ export async function startTestPlatform(opts: Partial<PlatformOptions> = {}): Pr
 }
 
 /** Polls `fn` until it returns a truthy value; gives up after `attempts` tries. */
-export async function until<T>(fn: () => Promise<T | null | undefined | false>, what = "condition", attempts = 1200, intervalMs = 100): Promise<T> {
+export async function until<T>(
+  fn: () => Promise<T | null | undefined | false>,
+  what = "condition",
+  attempts = 1200,
+  intervalMs = 100,
+): Promise<T> {
   for (let i = 0; i < attempts; i++) {
     const v = await fn();
     if (v) return v;
@@ -96,7 +119,9 @@ export function notABundle(): Uint8Array {
  * Bundles a small valid project (the toolchain's own loader and bundler); `agentsMd` varies
  * the content, `agentToml` replaces the config, `plugins` are third-party plugin files.
  */
-export async function makeBundle(opts: { name?: string; agentsMd?: string; agentToml?: string; plugins?: string[] } = {}): Promise<Uint8Array> {
+export async function makeBundle(
+  opts: { name?: string; agentsMd?: string; agentToml?: string; plugins?: string[] } = {},
+): Promise<Uint8Array> {
   const { makeProject, removeProject } = await import("../toolchain/_project.ts");
   const { loadPlugins } = await import("../../core/kernel/plugins.ts");
   const { builtinPlugins } = await import("../../plugins/registry.ts");
@@ -108,7 +133,12 @@ export async function makeBundle(opts: { name?: string; agentsMd?: string; agent
   });
   try {
     const driver = await loadPlugins(builtinPlugins, { paths: opts.plugins ?? [], cwd: dir });
-    const project = await loadProject(join(dir, "agent.toml"), { driver, env: { OPENAI_API_KEY: "sk-test" }, requireEnv: false, cwd: dir });
+    const project = await loadProject(join(dir, "agent.toml"), {
+      driver,
+      env: { OPENAI_API_KEY: "sk-test" },
+      requireEnv: false,
+      cwd: dir,
+    });
     return (await buildBundle(project, { driver, version: "0.0.0-test" })).bytes;
   } finally {
     removeProject(dir);

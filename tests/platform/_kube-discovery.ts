@@ -4,7 +4,10 @@
  * REST resource there. Shared by the local API-server stand-ins of the platform tests.
  */
 const RESOURCES: Record<string, Array<[kind: string, plural: string]>> = {
-  "/api/v1": [["Secret", "secrets"], ["Service", "services"], ["ConfigMap", "configmaps"], ["Pod", "pods"], ["PersistentVolumeClaim", "persistentvolumeclaims"]],
+  "/api/v1": [["Secret", "secrets"], ["Service", "services"], ["ConfigMap", "configmaps"], ["Pod", "pods"], [
+    "PersistentVolumeClaim",
+    "persistentvolumeclaims",
+  ]],
   "/apis/apps/v1": [["Deployment", "deployments"], ["StatefulSet", "statefulsets"]],
   "/apis/autoscaling/v2": [["HorizontalPodAutoscaler", "horizontalpodautoscalers"]],
   "/apis/networking.k8s.io/v1": [["NetworkPolicy", "networkpolicies"]],
@@ -19,7 +22,11 @@ export function discoveryDocument(path: string): Record<string, unknown> | null 
     apiVersion: "v1",
     groupVersion: path.replace(/^\/apis?\//, ""),
     resources: kinds.map(([kind, name]) => ({
-      name, singularName: kind.toLowerCase(), namespaced: true, kind, verbs: ["create", "delete", "get", "list", "patch", "update", "watch"],
+      name,
+      singularName: kind.toLowerCase(),
+      namespaced: true,
+      kind,
+      verbs: ["create", "delete", "get", "list", "patch", "update", "watch"],
     })),
   };
 }

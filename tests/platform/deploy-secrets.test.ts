@@ -24,10 +24,16 @@ before(async () => {
 after(() => t?.close());
 
 /** The CLI as a process (asynchronous: the control plane answers from this process meanwhile). */
-function cli(args: string[], cwd: string, env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+function cli(
+  args: string[],
+  cwd: string,
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [CLI, ...args], {
-      cwd, env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", AGENTCLI_PLATFORM_URL: base, ...env }, stdio: ["ignore", "pipe", "pipe"],
+      cwd,
+      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", AGENTCLI_PLATFORM_URL: base, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
     });
     let stdout = "";
     let stderr = "";
@@ -49,10 +55,18 @@ async function dryRunThenDeploy(files: Record<string, string>, env: Record<strin
     const real = await cli(["deploy", ...extra], dir, env);
     assert.equal(real.code, 0, real.stdout + real.stderr);
     const name = files["agent.toml"]!.match(/name = "([^"]+)"/)![1]!;
-    const d = (await t.call("GET", `/v2/deployments?name_contains=${name}`)).body.resources.find((x: { name: string }) => x.name === name);
+    const d = (await t.call("GET", `/v2/deployments?name_contains=${name}`)).body.resources.find((
+      x: { name: string },
+    ) => x.name === name);
     const rollout = compute.rollouts.find((r) => r.deployment.id === d.id)!;
     assert.ok(rollout, "the revision was rolled out");
-    return { text: text.stdout, summary, stored: d.secrets.map((s: { name: string }) => s.name).sort(), rollout, output: text.stdout + text.stderr + json.stdout + real.stdout + real.stderr };
+    return {
+      text: text.stdout,
+      summary,
+      stored: d.secrets.map((s: { name: string }) => s.name).sort(),
+      rollout,
+      output: text.stdout + text.stderr + json.stdout + real.stdout + real.stderr,
+    };
   } finally {
     removeProject(dir);
   }
@@ -65,34 +79,63 @@ test("no [auth]: the control-plane key is needed (x-api-key), listed with the re
     { "agent.toml": '[agent]\nname = "keyed"\nmodel = "openai:gpt-5"\n', ".env": DOTENV },
     { PLATFORM_API_KEY: t.keyA },
   );
-  assert.match(r.text, /Secrets: +OPENAI_API_KEY, OPENAI_BASE_URL, PLATFORM_API_KEY \(stored as the deployment's secrets; values never printed\)/);
-  assert.match(r.text, /\n {2}- PLATFORM_API_KEY: no \[auth\] section: the deployed agent checks each request's x-api-key against it/);
+  assert.match(
+    r.text,
+    /Secrets: +OPENAI_API_KEY, OPENAI_BASE_URL, PLATFORM_API_KEY \(stored as the deployment's secrets; values never printed\)/,
+  );
+  assert.match(
+    r.text,
+    /\n {2}- PLATFORM_API_KEY: no \[auth\] section: the deployed agent checks each request's x-api-key against it/,
+  );
   assert.deepEqual(r.summary.secrets, ["OPENAI_API_KEY", "OPENAI_BASE_URL", "PLATFORM_API_KEY"]);
-  assert.deepEqual(r.summary.secret_notes.map((n: { name: string; shipped: boolean }) => [n.name, n.shipped]), [["PLATFORM_API_KEY", true]]);
+  assert.deepEqual(r.summary.secret_notes.map((n: { name: string; shipped: boolean }) => [n.name, n.shipped]), [[
+    "PLATFORM_API_KEY",
+    true,
+  ]]);
   assert.deepEqual(r.stored, r.summary.secrets, "the deployment stores exactly what the dry run listed");
   assert.ok(!r.output.includes(t.keyA) && !r.output.includes("sk-dotenv-value"), "a secret value was printed");
 });
 
 test("[auth] set: the control-plane key in .env is kept out of the deployment, and the dry run says why", async () => {
   const r = await dryRunThenDeploy(
-    { "agent.toml": '[agent]\nname = "unkeyed"\nmodel = "openai:gpt-5"\n[auth]\nprovider = "anonymous"\n', ".env": `${DOTENV}PLATFORM_API_KEY=${t.keyA}\n` },
+    {
+      "agent.toml": '[agent]\nname = "unkeyed"\nmodel = "openai:gpt-5"\n[auth]\nprovider = "anonymous"\n',
+      ".env": `${DOTENV}PLATFORM_API_KEY=${t.keyA}\n`,
+    },
     {},
     ["--yes"],
   );
   assert.match(r.text, /Secrets: +OPENAI_API_KEY, OPENAI_BASE_URL \(/);
-  assert.match(r.text, /\n {2}- PLATFORM_API_KEY \(in \.env\): kept out of the deployment: it is the deploy target's credential \(the control plane: .*\) and nothing in this project needs it at run time/);
+  assert.match(
+    r.text,
+    /\n {2}- PLATFORM_API_KEY \(in \.env\): kept out of the deployment: it is the deploy target's credential \(the control plane: .*\) and nothing in this project needs it at run time/,
+  );
   assert.deepEqual(r.summary.secrets, ["OPENAI_API_KEY", "OPENAI_BASE_URL"]);
-  assert.deepEqual(r.stored, ["OPENAI_API_KEY", "OPENAI_BASE_URL"], "the deployment stores exactly what the dry run listed");
-  assert.ok(!r.rollout.secrets.some((s) => s.name === "PLATFORM_API_KEY" || s.value === t.keyA), "the revision never receives the control-plane key");
+  assert.deepEqual(
+    r.stored,
+    ["OPENAI_API_KEY", "OPENAI_BASE_URL"],
+    "the deployment stores exactly what the dry run listed",
+  );
+  assert.ok(
+    !r.rollout.secrets.some((s) => s.name === "PLATFORM_API_KEY" || s.value === t.keyA),
+    "the revision never receives the control-plane key",
+  );
 });
 
-test("[sandbox] provider = \"platform\": the revision gets its own sandbox key, not the tenant's", async () => {
+test('[sandbox] provider = "platform": the revision gets its own sandbox key, not the tenant\'s', async () => {
   const r = await dryRunThenDeploy(
-    { "agent.toml": '[agent]\nname = "boxed"\nmodel = "openai:gpt-5"\n[sandbox]\nprovider = "platform"\n[auth]\nprovider = "anonymous"\n', ".env": `${DOTENV}PLATFORM_API_KEY=${t.keyA}\n` },
+    {
+      "agent.toml":
+        '[agent]\nname = "boxed"\nmodel = "openai:gpt-5"\n[sandbox]\nprovider = "platform"\n[auth]\nprovider = "anonymous"\n',
+      ".env": `${DOTENV}PLATFORM_API_KEY=${t.keyA}\n`,
+    },
     {},
     ["--yes"],
   );
-  assert.match(r.text, /- PLATFORM_API_KEY \(in \.env\): kept out of the deployment: .*; the control plane gives each revision its own sandbox key \(AGENTCLI_PLATFORM_SANDBOX_KEY\)/);
+  assert.match(
+    r.text,
+    /- PLATFORM_API_KEY \(in \.env\): kept out of the deployment: .*; the control plane gives each revision its own sandbox key \(AGENTCLI_PLATFORM_SANDBOX_KEY\)/,
+  );
   assert.deepEqual(r.stored, ["OPENAI_API_KEY", "OPENAI_BASE_URL"]);
   assert.deepEqual(r.stored, r.summary.secrets);
   const given = new Map(r.rollout.secrets.map((s) => [s.name, s.value]));

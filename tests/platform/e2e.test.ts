@@ -12,7 +12,7 @@
  */
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -33,7 +33,11 @@ let dataDir = "";
 let project = "";
 
 async function api(method: string, path: string, body?: unknown): Promise<any> {
-  const res = await fetch(`${base}${path}`, { method, headers: { "x-api-key": key, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { "x-api-key": key, "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   return { status: res.status, body: await res.json() };
 }
 
@@ -41,11 +45,23 @@ async function api(method: string, path: string, body?: unknown): Promise<any> {
 function deploy(version: string, before: string[] = []): Promise<{ code: number | null; output: string }> {
   writeFileSync(join(project, "AGENTS.md"), `# ${version}\n`);
   const skill = join(project, "skills/review/SKILL.md");
-  writeFileSync(skill, readFileSync(skill, "utf8").replace(/^description: .*$/m, `description: Review a draft, ${version}.`));
+  writeFileSync(
+    skill,
+    readFileSync(skill, "utf8").replace(/^description: .*$/m, `description: Review a draft, ${version}.`),
+  );
   return new Promise((resolve) => {
     // --yes: the example is [auth] provider = "anonymous", which asks for a confirmation.
-    const child = spawn(process.execPath, [join(ROOT, "bin/agentcli.js"), ...before, "deploy", "--platform-url", base, "--yes"], {
-      cwd: project, env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", PLATFORM_API_KEY: key }, stdio: ["ignore", "pipe", "pipe"],
+    const child = spawn(process.execPath, [
+      join(ROOT, "bin/agentcli.js"),
+      ...before,
+      "deploy",
+      "--platform-url",
+      base,
+      "--yes",
+    ], {
+      cwd: project,
+      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", PLATFORM_API_KEY: key },
+      stdio: ["ignore", "pipe", "pipe"],
     });
     let out = "";
     child.stdout.on("data", (d) => (out += d));
@@ -63,13 +79,32 @@ async function startServer(databaseUrl?: string): Promise<void> {
   // A model key is needed to deploy; no model is called here.
   writeFileSync(join(project, ".env"), "OPENAI_API_KEY=sk-e2e-not-a-real-key\n");
   const port = await freePort("127.0.0.1");
-  server = spawn(process.execPath, [join(ROOT, "bin/agentcli.js"), "platform", "serve", "--port", String(port), "--data-dir", dataDir], {
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) }, stdio: ["ignore", "pipe", "pipe"],
+  server = spawn(process.execPath, [
+    join(ROOT, "bin/agentcli.js"),
+    "platform",
+    "serve",
+    "--port",
+    String(port),
+    "--data-dir",
+    dataDir,
+  ], {
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? "/tmp",
+      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    },
+    stdio: ["ignore", "pipe", "pipe"],
   });
   server.stdout!.on("data", (d) => (output += d));
   server.stderr!.on("data", (d) => (output += d));
   base = `http://127.0.0.1:${port}`;
-  key = await until(async () => output.match(/\n\s+(acp_[A-Za-z0-9_-]+)\n/)?.[1] ?? (server!.exitCode !== null ? Promise.reject(new Error(output)) : null), "bootstrap key", 600);
+  key = await until(
+    async () =>
+      output.match(/\n\s+(acp_[A-Za-z0-9_-]+)\n/)?.[1] ??
+        (server!.exitCode !== null ? Promise.reject(new Error(output)) : null),
+    "bootstrap key",
+    600,
+  );
   await until(async () => (await fetch(`${base}/ok`).then((r) => r.ok, () => false)), "control plane /ok", 600);
 }
 
@@ -121,7 +156,11 @@ async function scenario(storage?: (deploymentId: string, present: boolean) => Pr
     for (let i = 0; polling; i++) {
       try {
         const r = i % 2
-          ? await fetch(`${url}/assistants/search`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })
+          ? await fetch(`${url}/assistants/search`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: "{}",
+          })
           : await fetch(`${url}/ok`);
         await r.body?.cancel();
         if (r.status === 200) ok++;
@@ -143,18 +182,29 @@ async function scenario(storage?: (deploymentId: string, present: boolean) => Pr
   const revisions = (await api("GET", `/v2/deployments/${deployment.id}/revisions`)).body.resources;
   assert.equal(revisions.length, 2, "each deploy makes a revision");
   const superseded = revisions.find((r: { id: string }) => r.id === firstRevision);
-  assert.deepEqual([superseded.status, superseded.status_message], ["INTERRUPTED", `superseded by revision ${afterSecond.active_revision_id}`], "only the serving revision is DEPLOYED");
+  assert.deepEqual([superseded.status, superseded.status_message], [
+    "INTERRUPTED",
+    `superseded by revision ${afterSecond.active_revision_id}`,
+  ], "only the serving revision is DEPLOYED");
   assert.equal(await liveSkill(url), "Review a draft, Version two.", "the new revision serves");
 
   const upload = (await api("POST", `/v2/deployments/${deployment.id}/upload-url`)).body;
-  assert.equal((await fetch(upload.upload_url, { method: "PUT", body: notABundle() as Uint8Array<ArrayBuffer> })).status, 200);
-  const broken = (await api("PATCH", `/v2/deployments/${deployment.id}`, { source_revision_config: { source_tarball_path: upload.object_path } })).body;
+  assert.equal(
+    (await fetch(upload.upload_url, { method: "PUT", body: notABundle() as Uint8Array<ArrayBuffer> })).status,
+    200,
+  );
+  const broken = (await api("PATCH", `/v2/deployments/${deployment.id}`, {
+    source_revision_config: { source_tarball_path: upload.object_path },
+  })).body;
   const brokenRev = await until(async () => {
     const r = (await api("GET", `/v2/deployments/${deployment.id}/revisions/${broken.latest_revision_id}`)).body;
     return ["BUILD_FAILED", "DEPLOYED"].includes(r.status) ? r : null;
   }, "broken build");
   assert.equal(brokenRev.status, "BUILD_FAILED");
-  assert.equal((await api("GET", `/v2/deployments/${deployment.id}`)).body.active_revision_id, afterSecond.active_revision_id);
+  assert.equal(
+    (await api("GET", `/v2/deployments/${deployment.id}`)).body.active_revision_id,
+    afterSecond.active_revision_id,
+  );
   assert.equal((await fetch(`${url}/ok`)).status, 200);
 
   const rollback = await api("POST", `/v2/deployments/${deployment.id}/revisions/${firstRevision}/redeploy`);
@@ -166,24 +216,47 @@ async function scenario(storage?: (deploymentId: string, present: boolean) => Pr
   assert.equal(rolled.status, "DEPLOYED", rolled.status_message);
   assert.equal((await api("GET", `/v2/deployments/${deployment.id}`)).body.active_revision_id, rollback.body.id);
   assert.equal((await fetch(`${url}/ok`)).status, 200);
-  assert.equal(await liveSkill(url), "Review a draft, Version one.", "the rollback serves the first revision's content");
-  const bundle = await fetch(`${base}/v2/deployments/${deployment.id}/revisions/${rollback.body.id}/bundle`, { headers: { "x-api-key": key } });
+  assert.equal(
+    await liveSkill(url),
+    "Review a draft, Version one.",
+    "the rollback serves the first revision's content",
+  );
+  const bundle = await fetch(`${base}/v2/deployments/${deployment.id}/revisions/${rollback.body.id}/bundle`, {
+    headers: { "x-api-key": key },
+  });
   assert.equal(bundle.status, 200);
   const { readBundle } = await import("../../core/bundle/bundle.ts");
   const { bundleText } = await import("../../core/bundle/types.ts");
-  assert.equal(bundleText(await readBundle(new Uint8Array(await bundle.arrayBuffer())), "AGENTS.md"), "# Version one\n", "the rollback reuses the first revision's build");
+  assert.equal(
+    bundleText(await readBundle(new Uint8Array(await bundle.arrayBuffer())), "AGENTS.md"),
+    "# Version one\n",
+    "the rollback reuses the first revision's build",
+  );
 
   // A project using a third-party sandbox plugin (loaded with --plugin) the control plane does not have.
-  writeFileSync(join(project, "box.mjs"), `export default { name: "my-sandbox", kind: "sandbox", sandbox: { provider: "my_box", env: ["MY_BOX_KEY"], partnerPackage: "my-box", defaultTemplate: "t", capabilities: { persistentFiles: true, network: false, gpu: false } } };`);
-  writeFileSync(join(project, "agent.toml"), `${readFileSync(join(project, "agent.toml"), "utf8")}\n[sandbox]\nprovider = "my_box"\n`);
+  writeFileSync(
+    join(project, "box.mjs"),
+    `export default { name: "my-sandbox", kind: "sandbox", sandbox: { provider: "my_box", env: ["MY_BOX_KEY"], partnerPackage: "my-box", defaultTemplate: "t", capabilities: { persistentFiles: true, network: false, gpu: false } } };`,
+  );
+  writeFileSync(
+    join(project, "agent.toml"),
+    `${readFileSync(join(project, "agent.toml"), "utf8")}\n[sandbox]\nprovider = "my_box"\n`,
+  );
   writeFileSync(join(project, ".env"), "OPENAI_API_KEY=sk-e2e-not-a-real-key\nMY_BOX_KEY=box-secret\n");
   const failing = await deploy("Version three", ["--plugin", "box.mjs"]);
   assert.notEqual(failing.code, 0, failing.output);
   assert.match(failing.output, /BUILD_FAILED/);
-  assert.match(failing.output, /ended BUILD_FAILED: bundle "research-assistant" needs the plugin "my-sandbox", which this control plane does not have/);
+  assert.match(
+    failing.output,
+    /ended BUILD_FAILED: bundle "research-assistant" needs the plugin "my-sandbox", which this control plane does not have/,
+  );
   assert.match(failing.output, /logs:\n\s+\[build\] unpacking upload/, "the build logs are shown");
   assert.ok(!failing.output.includes("box-secret"));
-  assert.equal((await api("GET", `/v2/deployments/${deployment.id}`)).body.active_revision_id, rollback.body.id, "the live revision keeps serving");
+  assert.equal(
+    (await api("GET", `/v2/deployments/${deployment.id}`)).body.active_revision_id,
+    rollback.body.id,
+    "the live revision keeps serving",
+  );
   assert.equal(await liveSkill(url), "Review a draft, Version one.");
 
   // Delete: teardown stops the revision, drops its storage, and the URL goes away.
@@ -214,8 +287,14 @@ test("PostgreSQL (a schema per deployment, old and new revisions overlap): the s
   try {
     await startServer(url.toString());
     await scenario(async (id, present) => {
-      const { rows } = await admin.query("SELECT 1 FROM information_schema.schemata WHERE schema_name = $1", [`agentcli_d_${id.replace(/-/g, "")}`]);
-      assert.equal(rows.length, present ? 1 : 0, present ? "the deployment's schema exists" : "teardown dropped the deployment's schema");
+      const { rows } = await admin.query("SELECT 1 FROM information_schema.schemata WHERE schema_name = $1", [
+        `agentcli_d_${id.replace(/-/g, "")}`,
+      ]);
+      assert.equal(
+        rows.length,
+        present ? 1 : 0,
+        present ? "the deployment's schema exists" : "teardown dropped the deployment's schema",
+      );
     });
   } finally {
     await stopServer();
@@ -224,21 +303,31 @@ test("PostgreSQL (a schema per deployment, old and new revisions overlap): the s
   }
 });
 
-test("a deployment with [sandbox] provider = \"platform\" runs execute in a sandbox of the control plane it was deployed to", async () => {
+test('a deployment with [sandbox] provider = "platform" runs execute in a sandbox of the control plane it was deployed to', async () => {
   const model = await startModelServer();
   await startServer();
   try {
-    writeFileSync(join(project, "agent.toml"), `${readFileSync(join(project, "agent.toml"), "utf8")}\n[sandbox]\nprovider = "platform"\n`);
-    writeFileSync(join(project, ".env"), `OPENAI_API_KEY=sk-e2e-not-a-real-key\nOPENAI_BASE_URL=${model.openaiBaseUrl}\n`);
+    writeFileSync(
+      join(project, "agent.toml"),
+      `${readFileSync(join(project, "agent.toml"), "utf8")}\n[sandbox]\nprovider = "platform"\n`,
+    );
+    writeFileSync(
+      join(project, ".env"),
+      `OPENAI_API_KEY=sk-e2e-not-a-real-key\nOPENAI_BASE_URL=${model.openaiBaseUrl}\n`,
+    );
     const deployed = await deploy("Sandboxed");
     assert.equal(deployed.code, 0, deployed.output + output);
     const url = deployed.output.match(/URL: (\S+)/)?.[1];
     assert.ok(url, deployed.output);
-    model.script({ toolCalls: [{ name: "execute", args: { command: "echo made-in-$(pwd) > note.txt; cat note.txt" } }] }, { text: "done" });
+    model.script({
+      toolCalls: [{ name: "execute", args: { command: "echo made-in-$(pwd) > note.txt; cat note.txt" } }],
+    }, { text: "done" });
     const client = new Client({ apiUrl: url });
     const [assistant] = await client.assistants.search({ limit: 1 });
     const thread = await client.threads.create();
-    const state = await client.runs.wait(thread.thread_id, assistant!.assistant_id, { input: { messages: [{ role: "user", content: "run it" }] } }) as { messages: Array<{ type: string; content: unknown }> };
+    const state = await client.runs.wait(thread.thread_id, assistant!.assistant_id, {
+      input: { messages: [{ role: "user", content: "run it" }] },
+    }) as { messages: Array<{ type: string; content: unknown }> };
     const tool = state.messages.find((m) => m.type === "tool");
     assert.match(String(tool?.content), /made-in-\/workspace/, JSON.stringify(state.messages));
     const boxes = (await api("GET", "/v2/sandboxes/boxes")).body.sandboxes as Array<{ name: string }>;
@@ -246,7 +335,11 @@ test("a deployment with [sandbox] provider = \"platform\" runs execute in a sand
     const deployment = (await api("GET", "/v2/deployments?name_contains=research-assistant")).body.resources[0];
     assert.equal((await api("DELETE", `/v2/deployments/${deployment.id}`)).status, 202);
     await until(async () => (await api("GET", `/v2/deployments/${deployment.id}`)).status === 404, "deletion");
-    assert.deepEqual((await api("GET", "/v2/sandboxes/boxes")).body.sandboxes, [], "deleting the deployment deletes its sandboxes");
+    assert.deepEqual(
+      (await api("GET", "/v2/sandboxes/boxes")).body.sandboxes,
+      [],
+      "deleting the deployment deletes its sandboxes",
+    );
   } finally {
     await stopServer();
     await model.close();

@@ -1,6 +1,6 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { startTestPlatform, until, type TestPlatform } from "./_harness.ts";
+import { startTestPlatform, type TestPlatform, until } from "./_harness.ts";
 
 let t: TestPlatform;
 const ids: Record<string, string> = {};
@@ -10,7 +10,9 @@ let listenerId = "";
 
 before(async () => {
   t = await startTestPlatform();
-  listenerId = (await t.call("POST", "/v2/listeners", { body: { compute_type: "k8s", compute_id: "list-cluster", compute_config: { k8s_namespaces: ["a"] } } })).body.id;
+  listenerId = (await t.call("POST", "/v2/listeners", {
+    body: { compute_type: "k8s", compute_id: "list-cluster", compute_config: { k8s_namespaces: ["a"] } },
+  })).body.id;
   const specs: Array<[string, Record<string, unknown>]> = [
     ["alpha-one", { source_config: { deployment_type: "prod" }, image_version: "1.0", tag_value_ids: [TAG1] }],
     ["alpha-two", { source_config: { deployment_type: "dev" }, image_version: "2.0", tag_value_ids: [TAG2] }],
@@ -19,12 +21,18 @@ before(async () => {
     ["gamma", {}],
   ];
   for (const [name, extra] of specs) {
-    const body = JSON.parse(JSON.stringify({ name, source: "internal_container", source_revision_config: { image_uri: "a:1" }, ...extra }).replace("LISTENER", listenerId));
+    const body = JSON.parse(
+      JSON.stringify({ name, source: "internal_container", source_revision_config: { image_uri: "a:1" }, ...extra })
+        .replace("LISTENER", listenerId),
+    );
     const r = await t.call("POST", "/v2/deployments", { body });
     assert.equal(r.status, 201, JSON.stringify(r.body));
     ids[name] = r.body.id;
   }
-  await until(async () => (await t.call("GET", "/v2/deployments?status=READY&limit=100")).body.resources.length === 5, "all READY");
+  await until(
+    async () => (await t.call("GET", "/v2/deployments?status=READY&limit=100")).body.resources.length === 5,
+    "all READY",
+  );
 });
 after(async () => {
   await t?.close();
@@ -69,7 +77,9 @@ test("each filter, alone and with paging", async () => {
   assert.equal((await names("remote_reconciled=false")).length, 4);
   assert.equal((await names("status=READY")).length, 5);
   assert.deepEqual(await names("status=UNUSED,AWAITING_DELETE"), []);
-  assert.deepEqual(await names("name_contains=one&deployment_type=prod&image_version=1.0&remote_reconciled=false"), ["alpha-one"]);
+  assert.deepEqual(await names("name_contains=one&deployment_type=prod&image_version=1.0&remote_reconciled=false"), [
+    "alpha-one",
+  ]);
   const page1 = await t.call("GET", "/v2/deployments?deployment_type=prod&limit=1");
   const page2 = await t.call("GET", `/v2/deployments?deployment_type=prod&limit=1&offset=${page1.body.offset}`);
   const page3 = await t.call("GET", `/v2/deployments?deployment_type=prod&limit=1&offset=${page2.body.offset}`);
@@ -78,7 +88,19 @@ test("each filter, alone and with paging", async () => {
 });
 
 test("invalid list parameters are 422 naming the parameter", async () => {
-  for (const q of ["limit=0", "limit=101", "limit=x", "offset=-1", "status=NOPE", "remote_reconciled=maybe", "deployment_type=huge", "deployment_ids=nope", "tag_value_ids=nope"]) {
+  for (
+    const q of [
+      "limit=0",
+      "limit=101",
+      "limit=x",
+      "offset=-1",
+      "status=NOPE",
+      "remote_reconciled=maybe",
+      "deployment_type=huge",
+      "deployment_ids=nope",
+      "tag_value_ids=nope",
+    ]
+  ) {
     const r = await t.call("GET", `/v2/deployments?${q}`);
     assert.equal(r.status, 422, q);
     assert.deepEqual(r.body.detail[0].loc, ["query", q.split("=")[0]]);
@@ -104,28 +126,59 @@ async function allPages(path: string, field: "name" | "id" = "name"): Promise<st
 
 test("paging with each filter: one page at a time yields exactly the unpaged result, newest first", async () => {
   const filters = [
-    "name_contains=one", "status=READY", "status=READY,UNUSED", "remote_reconciled=true", "remote_reconciled=false",
-    `tag_value_ids=${TAG1}`, `tag_value_ids=${TAG1},${TAG2}`, "image_version=1.0", "deployment_type=prod", "deployment_type=dev",
-    `deployment_ids=${ids.gamma},${ids["alpha-two"]},${ids["beta-one"]}`, "name_contains=a&deployment_type=prod&remote_reconciled=false",
+    "name_contains=one",
+    "status=READY",
+    "status=READY,UNUSED",
+    "remote_reconciled=true",
+    "remote_reconciled=false",
+    `tag_value_ids=${TAG1}`,
+    `tag_value_ids=${TAG1},${TAG2}`,
+    "image_version=1.0",
+    "deployment_type=prod",
+    "deployment_type=dev",
+    `deployment_ids=${ids.gamma},${ids["alpha-two"]},${ids["beta-one"]}`,
+    "name_contains=a&deployment_type=prod&remote_reconciled=false",
   ];
   for (const f of filters) {
-    const unpaged = (await t.call("GET", `/v2/deployments?${f}&limit=100`)).body.resources.map((d: { name: string }) => d.name);
+    const unpaged = (await t.call("GET", `/v2/deployments?${f}&limit=100`)).body.resources.map((d: { name: string }) =>
+      d.name
+    );
     assert.ok(unpaged.length > 0, `${f} matches something`);
     assert.deepEqual(await allPages(`/v2/deployments?${f}`), unpaged, f);
   }
-  const newestFirst = (await t.call("GET", "/v2/deployments?limit=100")).body.resources.map((d: { name: string }) => d.name);
+  const newestFirst = (await t.call("GET", "/v2/deployments?limit=100")).body.resources.map((d: { name: string }) =>
+    d.name
+  );
   assert.deepEqual(newestFirst, ["gamma", "beta-two", "beta-one", "alpha-two", "alpha-one"]);
 });
 
 test("revisions: paging with each filter yields exactly the unpaged result", async () => {
   const id = ids.gamma!;
   for (let i = 2; i <= 4; i++) {
-    const p = await t.call("PATCH", `/v2/deployments/${id}`, { body: { source_revision_config: { image_uri: `a:${i}` } } });
+    const p = await t.call("PATCH", `/v2/deployments/${id}`, {
+      body: { source_revision_config: { image_uri: `a:${i}` } },
+    });
     assert.equal(p.status, 200);
   }
-  await until(async () => (await t.call("GET", `/v2/deployments/${id}/revisions?status=DEPLOY_FAILED,SKIPPED&limit=100`)).body.resources.length === 4, "revisions settled");
-  for (const f of ["", "status=DEPLOY_FAILED", "status=SKIPPED", "status=DEPLOY_FAILED,SKIPPED", "remote_reconciled=false", "status=DEPLOY_FAILED&remote_reconciled=false"]) {
-    const unpaged = (await t.call("GET", `/v2/deployments/${id}/revisions?${f}&limit=100`)).body.resources.map((r: { id: string }) => r.id);
+  await until(
+    async () =>
+      (await t.call("GET", `/v2/deployments/${id}/revisions?status=DEPLOY_FAILED,SKIPPED&limit=100`)).body.resources
+        .length === 4,
+    "revisions settled",
+  );
+  for (
+    const f of [
+      "",
+      "status=DEPLOY_FAILED",
+      "status=SKIPPED",
+      "status=DEPLOY_FAILED,SKIPPED",
+      "remote_reconciled=false",
+      "status=DEPLOY_FAILED&remote_reconciled=false",
+    ]
+  ) {
+    const unpaged = (await t.call("GET", `/v2/deployments/${id}/revisions?${f}&limit=100`)).body.resources.map((
+      r: { id: string },
+    ) => r.id);
     // SKIPPED depends on how fast the reconciler took the patches; the others always match.
     if (!f.startsWith("status=SKIPPED")) assert.ok(unpaged.length > 0, `${f} matches something`);
     assert.deepEqual(await allPages(`/v2/deployments/${id}/revisions?${f}`, "id"), unpaged, f);

@@ -24,31 +24,50 @@ let key = "";
 let bundle: Uint8Array;
 
 async function call(method: string, path: string, body?: unknown): Promise<any> {
-  const res = await platform.app.request(path, { method, headers: { "x-api-key": key, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await platform.app.request(path, {
+    method,
+    headers: { "x-api-key": key, "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   return { status: res.status, body: await res.json() };
 }
 
 async function upload(deploymentId: string): Promise<string> {
   const u = await call("POST", `/v2/deployments/${deploymentId}/upload-url`);
   const target = new URL(u.body.upload_url);
-  const put = await platform.app.request(target.pathname + target.search, { method: "PUT", body: bundle as Uint8Array<ArrayBuffer> });
+  const put = await platform.app.request(target.pathname + target.search, {
+    method: "PUT",
+    body: bundle as Uint8Array<ArrayBuffer>,
+  });
   assert.equal(put.status, 200);
   return u.body.object_path;
 }
 
 async function final(deploymentId: string, revisionId: string) {
-  return until(async () => {
-    const r = await call("GET", `/v2/deployments/${deploymentId}/revisions/${revisionId}`);
-    return ["DEPLOYED", "DEPLOY_FAILED", "BUILD_FAILED", "INTERRUPTED"].includes(r.body.status) ? r.body : null;
-  }, "the revision to end", 1800);
+  return until(
+    async () => {
+      const r = await call("GET", `/v2/deployments/${deploymentId}/revisions/${revisionId}`);
+      return ["DEPLOYED", "DEPLOY_FAILED", "BUILD_FAILED", "INTERRUPTED"].includes(r.body.status) ? r.body : null;
+    },
+    "the revision to end",
+    1800,
+  );
 }
 
 async function logs(deploymentId: string, revisionId: string): Promise<string> {
-  return (await call("GET", `/v2/deployments/${deploymentId}/revisions/${revisionId}/logs?kind=deploy`)).body.logs.map((l: { message: string }) => l.message).join("\n");
+  return (await call("GET", `/v2/deployments/${deploymentId}/revisions/${revisionId}/logs?kind=deploy`)).body.logs.map((
+    l: { message: string },
+  ) => l.message).join("\n");
 }
 
 const HELD_SERVE = fileURLToPath(new URL("./_held-serve.ts", import.meta.url));
-const open = () => openPlatform({ dataDir, mode: "cloud", onError: () => {}, localCommand: [process.execPath, ...process.execArgv, HELD_SERVE] });
+const open = () =>
+  openPlatform({
+    dataDir,
+    mode: "cloud",
+    onError: () => {},
+    localCommand: [process.execPath, ...process.execArgv, HELD_SERVE],
+  });
 
 before(async () => {
   dataDir = await mkdtemp(join(tmpdir(), "agentcli-platform-local-"));
@@ -70,7 +89,10 @@ let live = "";
 test("a killed revision process is restarted and serves again at the same URL", async () => {
   const c = await call("POST", "/v2/deployments", { name: "local-1", source: "internal_source" });
   deploymentId = c.body.id;
-  const p = await call("PATCH", `/v2/deployments/${deploymentId}`, { source_revision_config: { source_tarball_path: await upload(deploymentId) }, secrets: [{ name: "PLATFORM_API_KEY", value: "agent-key" }] });
+  const p = await call("PATCH", `/v2/deployments/${deploymentId}`, {
+    source_revision_config: { source_tarball_path: await upload(deploymentId) },
+    secrets: [{ name: "PLATFORM_API_KEY", value: "agent-key" }],
+  });
   const rev = await final(deploymentId, p.body.latest_revision_id);
   assert.equal(rev.status, "DEPLOYED", rev.status_message);
   live = rev.id;
@@ -100,7 +122,11 @@ test("an unhealthy revision ends DEPLOY_FAILED with the reason; the previous one
   assert.match(await logs(deploymentId, rev.id), /DEPLOY_FAILED/);
   const d = (await call("GET", `/v2/deployments/${deploymentId}`)).body;
   assert.equal(d.active_revision_id, live);
-  const res = await fetch(`${url}/assistants/search`, { method: "POST", headers: { "x-api-key": "agent-key", "content-type": "application/json" }, body: "{}" });
+  const res = await fetch(`${url}/assistants/search`, {
+    method: "POST",
+    headers: { "x-api-key": "agent-key", "content-type": "application/json" },
+    body: "{}",
+  });
   assert.equal(res.status, 200);
   await res.body?.cancel();
 });
@@ -108,13 +134,15 @@ test("an unhealthy revision ends DEPLOY_FAILED with the reason; the previous one
 test("a rollout cut short by a control-plane stop ends INTERRUPTED; after a restart the previous revision serves at the same URL", async () => {
   // The new revision's process is held before it can answer /ok: the stop lands mid-health-check.
   const hold = join(dataDir, "hold-health-check");
-  const p = await call("PATCH", `/v2/deployments/${deploymentId}`, { secrets: [{ name: "PLATFORM_API_KEY", value: "agent-key-2" }, { name: "AGENTCLI_TEST_HOLD", value: hold }] });
+  const p = await call("PATCH", `/v2/deployments/${deploymentId}`, {
+    secrets: [{ name: "PLATFORM_API_KEY", value: "agent-key-2" }, { name: "AGENTCLI_TEST_HOLD", value: hold }],
+  });
   const cut = p.body.latest_revision_id;
   await until(async () => existsSync(`${hold}.waiting`), "the new revision to be held at its health check");
   assert.equal((await call("GET", `/v2/deployments/${deploymentId}/revisions/${cut}`)).body.status, "DEPLOYING");
   await platform.close();
   assert.ok(!existsSync(hold), "the held revision was never released");
-  assert.notEqual((await fetch(`${url}/ok`).then((r) => r.status, () => 0)), 200, "stopped with the control plane");
+  assert.notEqual(await fetch(`${url}/ok`).then((r) => r.status, () => 0), 200, "stopped with the control plane");
 
   platform = await open();
   const r = (await call("GET", `/v2/deployments/${deploymentId}/revisions/${cut}`)).body;
@@ -123,10 +151,17 @@ test("a rollout cut short by a control-plane stop ends INTERRUPTED; after a rest
   const d = (await call("GET", `/v2/deployments/${deploymentId}`)).body;
   assert.equal(d.active_revision_id, live, "the previous revision stays active");
   assert.equal(d.url, url, "the stable URL survives a restart");
-  await until(async () => (await fetch(`${url}/ok`).then((x) => x.status, () => 0)) === 200, "the restored revision to answer");
+  await until(
+    async () => (await fetch(`${url}/ok`).then((x) => x.status, () => 0)) === 200,
+    "the restored revision to answer",
+  );
   const client = new Client({ apiUrl: url, defaultHeaders: { "x-api-key": "agent-key" } });
   assert.ok((await client.assistants.search({ limit: 5 })).length >= 1, "the previous revision (its secrets) serves");
-  const refused = await fetch(`${url}/assistants/search`, { method: "POST", headers: { "x-api-key": "agent-key-2", "content-type": "application/json" }, body: "{}" });
+  const refused = await fetch(`${url}/assistants/search`, {
+    method: "POST",
+    headers: { "x-api-key": "agent-key-2", "content-type": "application/json" },
+    body: "{}",
+  });
   assert.equal(refused.status, 401, "not the interrupted one");
   await refused.body?.cancel();
 });

@@ -9,7 +9,7 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import type { ComputeDriver, RolloutRequest } from "../../core/platform/compute/contract.ts";
 import type { SqlResult } from "../../core/storage/sql.ts";
-import { startTestPlatform, until, type TestPlatform } from "./_harness.ts";
+import { startTestPlatform, type TestPlatform, until } from "./_harness.ts";
 
 class HeldCompute implements ComputeDriver {
   readonly kind = "held";
@@ -52,11 +52,20 @@ after(async () => {
 });
 
 test("wait=: a waiting reader receives lines appended after it started waiting; at its timeout it returns with nothing new", async () => {
-  const created = await t.call("POST", "/v2/deployments", { body: { name: "logs-follow", source: "internal_container", source_revision_config: { image_uri: "registry.example/agent:1" } } });
+  const created = await t.call("POST", "/v2/deployments", {
+    body: {
+      name: "logs-follow",
+      source: "internal_container",
+      source_revision_config: { image_uri: "registry.example/agent:1" },
+    },
+  });
   assert.equal(created.status, 201, JSON.stringify(created.body));
   const revisionId: string = created.body.latest_revision_id;
   const logsPath = `/v2/deployments/${created.body.id}/revisions/${revisionId}/logs`;
-  const rollout = await until(async () => compute.rollouts.find((r) => r.revision.id === revisionId), "the rollout to start");
+  const rollout = await until(
+    async () => compute.rollouts.find((r) => r.revision.id === revisionId),
+    "the rollout to start",
+  );
 
   // The reader waits (kind=deploy: nothing of that kind is written before the rollout logs).
   let emptyReads = 0;
@@ -70,7 +79,10 @@ test("wait=: a waiting reader receives lines appended after it started waiting; 
   rollout.log("deploy", "health check: waiting for /ok");
   const got = await reader;
   assert.equal(got.status, 200);
-  assert.deepEqual(got.body.logs.map((l: { kind: string; message: string }) => [l.kind, l.message]), [["deploy", "health check: waiting for /ok"]]);
+  assert.deepEqual(got.body.logs.map((l: { kind: string; message: string }) => [l.kind, l.message]), [[
+    "deploy",
+    "health check: waiting for /ok",
+  ]]);
   assert.equal(got.body.after, got.body.logs[0].id);
   assert.equal(got.body.status, "DEPLOYING");
 
@@ -85,13 +97,20 @@ test("wait=: a waiting reader receives lines appended after it started waiting; 
 
   // A line of another kind does not end a wait for deploy lines; the cursor without a kind gets it.
   rollout.log("build", "a build line");
-  const build = await until(async () => (await t.call("GET", `${logsPath}?after=${got.body.after}`)).body.logs[0], "the build line");
+  const build = await until(
+    async () => (await t.call("GET", `${logsPath}?after=${got.body.after}`)).body.logs[0],
+    "the build line",
+  );
   assert.equal(build.message, "a build line");
   assert.deepEqual((await t.call("GET", `${logsPath}?kind=deploy&after=${got.body.after}&wait=1`)).body.logs, []);
 
   // A finished revision answers at once, even with a long wait and nothing new.
   compute.release();
-  await until(async () => (await t.call("GET", `/v2/deployments/${created.body.id}/revisions/${revisionId}`)).body.status === "DEPLOYED", "DEPLOYED");
+  await until(
+    async () =>
+      (await t.call("GET", `/v2/deployments/${created.body.id}/revisions/${revisionId}`)).body.status === "DEPLOYED",
+    "DEPLOYED",
+  );
   const done = await t.call("GET", `${logsPath}?kind=deploy&wait=30`);
   const last = done.body.logs.at(-1).id;
   emptyReads = 0;
@@ -102,8 +121,17 @@ test("wait=: a waiting reader receives lines appended after it started waiting; 
 });
 
 test("wait= must be a number of seconds", async () => {
-  const created = await t.call("POST", "/v2/deployments", { body: { name: "logs-wait-bad", source: "internal_container", source_revision_config: { image_uri: "registry.example/agent:1" } } });
-  const bad = await t.call("GET", `/v2/deployments/${created.body.id}/revisions/${created.body.latest_revision_id}/logs?wait=soon`);
+  const created = await t.call("POST", "/v2/deployments", {
+    body: {
+      name: "logs-wait-bad",
+      source: "internal_container",
+      source_revision_config: { image_uri: "registry.example/agent:1" },
+    },
+  });
+  const bad = await t.call(
+    "GET",
+    `/v2/deployments/${created.body.id}/revisions/${created.body.latest_revision_id}/logs?wait=soon`,
+  );
   assert.equal(bad.status, 422);
   assert.deepEqual(bad.body.detail[0].loc, ["query", "wait"]);
 });

@@ -14,7 +14,18 @@ type Doc = {
   openapi: string;
   info: { title: string };
   components: { securitySchemes: Record<string, { in?: string; name?: string }> };
-  paths: Record<string, Record<string, { security?: unknown[]; requestBody?: { content: Record<string, { schema: { properties: Record<string, unknown>; required?: string[] } }> } }>>;
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        security?: unknown[];
+        requestBody?: {
+          content: Record<string, { schema: { properties: Record<string, unknown>; required?: string[] } }>;
+        };
+      }
+    >
+  >;
 };
 
 let p: TestPlatform;
@@ -32,27 +43,48 @@ after(async () => {
 test("an OpenAPI 3.1 document of the control plane, authenticated by X-Api-Key", () => {
   assert.equal(doc.openapi, "3.1.0");
   assert.match(doc.info.title, /control plane/);
-  assert.deepEqual(doc.components.securitySchemes.apiKey, { type: "apiKey", in: "header", name: "X-Api-Key", description: "A control-plane API key of your tenant." });
+  assert.deepEqual(doc.components.securitySchemes.apiKey, {
+    type: "apiKey",
+    in: "header",
+    name: "X-Api-Key",
+    description: "A control-plane API key of your tenant.",
+  });
 });
 
 test("every route the control plane serves (method and path) is an operation of /openapi.json", () => {
   const served = p.platform.app.routes
     .filter((r) => r.method !== "ALL")
-    .map((r) => `${r.method.toLowerCase()} ${r.path.replace(/:\w+/g, "{}").replace(/\*$/, "{}").replace(/(.)\/$/, "$1")}`);
+    .map((r) =>
+      `${r.method.toLowerCase()} ${r.path.replace(/:\w+/g, "{}").replace(/\*$/, "{}").replace(/(.)\/$/, "$1")}`
+    );
   assert.ok(served.length > 30, `the control plane lists its routes (${served.length})`);
-  const documented = new Set(Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item).map((m) => `${m} ${path.replace(/\{\w+\}/g, "{}")}`)));
+  const documented = new Set(
+    Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.keys(item).map((m) => `${m} ${path.replace(/\{\w+\}/g, "{}")}`)
+    ),
+  );
   const missing = [...new Set(served)].filter((r) => !documented.has(r));
-  assert.deepEqual(missing, [], "routes served but not in /openapi.json (add them to OPERATIONS in core/platform/api/openapi.ts)");
+  assert.deepEqual(
+    missing,
+    [],
+    "routes served but not in /openapi.json (add them to OPERATIONS in core/platform/api/openapi.ts)",
+  );
 });
 
 test("a body's documented schema is the JSON Schema of the zod schema that validates it", () => {
   const create = doc.paths["/v2/deployments"]!.post!.requestBody!.content["application/json"]!.schema;
   assert.deepEqual(Object.keys(create.properties).sort(), Object.keys(DEPLOYMENT_BODIES.CreateBody.shape).sort());
-  const required = Object.entries(DEPLOYMENT_BODIES.CreateBody.shape).filter(([, v]) => !(v as z.ZodType).safeParse(undefined).success).map(([k]) => k).sort();
+  const required = Object.entries(DEPLOYMENT_BODIES.CreateBody.shape).filter(([, v]) =>
+    !(v as z.ZodType).safeParse(undefined).success
+  ).map(([k]) => k).sort();
   assert.deepEqual([...(create.required ?? [])].sort(), required);
   const listener = doc.paths["/v2/listeners/{listener_id}"]!.patch!.requestBody!.content["application/json"]!.schema;
   assert.deepEqual(Object.keys(listener.properties).sort(), Object.keys(ListenerPatchBody.shape).sort());
-  assert.equal(doc.paths["/v2/deployments"]!.get!.security, undefined, "the API's operations take the document's X-Api-Key");
+  assert.equal(
+    doc.paths["/v2/deployments"]!.get!.security,
+    undefined,
+    "the API's operations take the document's X-Api-Key",
+  );
   assert.deepEqual(doc.paths["/docs"]!.get!.security, [], "the reference is public");
 });
 

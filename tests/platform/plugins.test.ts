@@ -7,7 +7,7 @@
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,7 +18,8 @@ import { makeBundle, until } from "./_harness.ts";
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
 /** A plugin file that appends `<name> <deployment id or ->` to plugins/loaded.txt when imported. */
-const pluginFile = (name: string, plugin: string) => `import { appendFileSync } from "node:fs";
+const pluginFile = (name: string, plugin: string) =>
+  `import { appendFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 appendFileSync(fileURLToPath(new URL("loaded.txt", import.meta.url)), "${name} " + (process.env.AGENTCLI_DEPLOYMENT_ID ?? "-") + "\\n");
 export default ${plugin};
@@ -43,7 +44,11 @@ let base = "";
 let key = "";
 
 async function api(method: string, path: string, body?: unknown): Promise<any> {
-  const res = await fetch(`${base}${path}`, { method, headers: { "x-api-key": key, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { "x-api-key": key, "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   return { status: res.status, body: await res.json() };
 }
 
@@ -53,7 +58,17 @@ before(async () => {
   writeFileSync(join(work, "plugins/header-idp.mjs"), pluginFile("header-idp", IDENTITY));
   writeFileSync(join(work, "plugins/marker.mjs"), pluginFile("marker", `{ name: "marker", kind: "extension" }`));
   const port = await freePort("127.0.0.1");
-  server = spawn(process.execPath, [join(ROOT, "bin/agentcli.js"), "--plugin", "plugins/header-idp.mjs", "platform", "serve", "--port", String(port), "--data-dir", "data"], {
+  server = spawn(process.execPath, [
+    join(ROOT, "bin/agentcli.js"),
+    "--plugin",
+    "plugins/header-idp.mjs",
+    "platform",
+    "serve",
+    "--port",
+    String(port),
+    "--data-dir",
+    "data",
+  ], {
     cwd: work,
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", AGENTCLI_PLUGINS: "plugins/marker.mjs" },
     stdio: ["ignore", "pipe", "pipe"],
@@ -61,7 +76,13 @@ before(async () => {
   server.stdout!.on("data", (d) => (output += d));
   server.stderr!.on("data", (d) => (output += d));
   base = `http://127.0.0.1:${port}`;
-  key = await until(async () => output.match(/\n\s+(acp_[A-Za-z0-9_-]+)\n/)?.[1] ?? (server!.exitCode !== null ? Promise.reject(new Error(output)) : null), "bootstrap key", 600);
+  key = await until(
+    async () =>
+      output.match(/\n\s+(acp_[A-Za-z0-9_-]+)\n/)?.[1] ??
+        (server!.exitCode !== null ? Promise.reject(new Error(output)) : null),
+    "bootstrap key",
+    600,
+  );
   await until(async () => (await fetch(`${base}/ok`).then((r) => r.ok, () => false)), "control plane /ok", 600);
 });
 
@@ -85,20 +106,41 @@ test("the control plane's --plugin and AGENTCLI_PLUGINS files load in its revisi
   const u = await api("POST", `/v2/deployments/${id}/upload-url`);
   const put = await fetch(u.body.upload_url, { method: "PUT", body: bundle as Uint8Array<ArrayBuffer> });
   assert.equal(put.status, 200);
-  const p = await api("PATCH", `/v2/deployments/${id}`, { source_revision_config: { source_tarball_path: u.body.object_path }, secrets: [{ name: "OPENAI_API_KEY", value: "sk-test" }] });
-  const rev = await until(async () => {
-    const r = await api("GET", `/v2/deployments/${id}/revisions/${p.body.latest_revision_id}`);
-    return ["DEPLOYED", "DEPLOY_FAILED", "BUILD_FAILED", "INTERRUPTED"].includes(r.body.status) ? r.body : null;
-  }, "the revision to end", 1800);
-  const deployLogs = async () => (await api("GET", `/v2/deployments/${id}/revisions/${rev.id}/logs`)).body.logs.map((l: { message: string }) => l.message).join("\n");
+  const p = await api("PATCH", `/v2/deployments/${id}`, {
+    source_revision_config: { source_tarball_path: u.body.object_path },
+    secrets: [{ name: "OPENAI_API_KEY", value: "sk-test" }],
+  });
+  const rev = await until(
+    async () => {
+      const r = await api("GET", `/v2/deployments/${id}/revisions/${p.body.latest_revision_id}`);
+      return ["DEPLOYED", "DEPLOY_FAILED", "BUILD_FAILED", "INTERRUPTED"].includes(r.body.status) ? r.body : null;
+    },
+    "the revision to end",
+    1800,
+  );
+  const deployLogs = async () =>
+    (await api("GET", `/v2/deployments/${id}/revisions/${rev.id}/logs`)).body.logs.map((l: { message: string }) =>
+      l.message
+    ).join("\n");
   assert.equal(rev.status, "DEPLOYED", `${rev.status_message}\n${await deployLogs()}`);
 
   const loaded = readFileSync(join(work, "plugins/loaded.txt"), "utf8").split("\n");
-  assert.ok(loaded.includes(`header-idp ${id}`), `the --plugin file loaded in the revision process:\n${loaded.join("\n")}`);
-  assert.ok(loaded.includes(`marker ${id}`), `the AGENTCLI_PLUGINS file loaded in the revision process:\n${loaded.join("\n")}`);
+  assert.ok(
+    loaded.includes(`header-idp ${id}`),
+    `the --plugin file loaded in the revision process:\n${loaded.join("\n")}`,
+  );
+  assert.ok(
+    loaded.includes(`marker ${id}`),
+    `the AGENTCLI_PLUGINS file loaded in the revision process:\n${loaded.join("\n")}`,
+  );
 
   const url: string = (await api("GET", `/v2/deployments/${id}`)).body.url;
-  const search = (headers: Record<string, string>) => fetch(`${url}/assistants/search`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: "{}" });
+  const search = (headers: Record<string, string>) =>
+    fetch(`${url}/assistants/search`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...headers },
+      body: "{}",
+    });
   const allowed = await search({ "x-test-user": "alice" });
   assert.equal(allowed.status, 200, "the plugin's auth hook accepts its header");
   assert.ok(((await allowed.json()) as unknown[]).length >= 1);
@@ -108,8 +150,20 @@ test("the control plane's --plugin and AGENTCLI_PLUGINS files load in its revisi
 });
 
 test("a --plugin file that does not exist stops platform serve at once with a clear error", async () => {
-  const child = spawn(process.execPath, [join(ROOT, "bin/agentcli.js"), "--plugin", "plugins/missing.mjs", "platform", "serve", "--port", "0", "--data-dir", "data-missing"], {
-    cwd: work, env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp" }, stdio: ["ignore", "pipe", "pipe"],
+  const child = spawn(process.execPath, [
+    join(ROOT, "bin/agentcli.js"),
+    "--plugin",
+    "plugins/missing.mjs",
+    "platform",
+    "serve",
+    "--port",
+    "0",
+    "--data-dir",
+    "data-missing",
+  ], {
+    cwd: work,
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp" },
+    stdio: ["ignore", "pipe", "pipe"],
   });
   let err = "";
   child.stderr.on("data", (d) => (err += d));

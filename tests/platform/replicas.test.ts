@@ -73,15 +73,28 @@ async function instance(name: string, url: string): Promise<Platform> {
   const compute = new RecordingCompute(name);
   // Renewed every leaseMs / 3: 4 s lets a loaded machine stall a renewal by over 2 s before a
   // healthy replica's lease is lost (900 ms lost it under CI's load and failed the first test).
-  return openPlatform({ dataDir, databaseUrl: url, mode: "cloud", computeFor: () => compute, onError: () => {}, reconcile: { leaseMs: 4000, pollMs: 100 } });
+  return openPlatform({
+    dataDir,
+    databaseUrl: url,
+    mode: "cloud",
+    computeFor: () => compute,
+    onError: () => {},
+    reconcile: { leaseMs: 4000, pollMs: 100 },
+  });
 }
 
 async function call(p: Platform, method: string, path: string, body?: unknown): Promise<any> {
-  const res = await p.app.request(path, { method, headers: { "x-api-key": key, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await p.app.request(path, {
+    method,
+    headers: { "x-api-key": key, "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   return { status: res.status, body: await res.json() };
 }
 
-async function revisions(deploymentId: string): Promise<Array<{ id: string; status: string; status_message: string | null }>> {
+async function revisions(
+  deploymentId: string,
+): Promise<Array<{ id: string; status: string; status_message: string | null }>> {
   return (await call(a, "GET", `/v2/deployments/${deploymentId}/revisions?limit=100`)).body.resources;
 }
 
@@ -109,14 +122,20 @@ after(async () => {
 test("two replicas told about the same changes never roll out one revision twice, nor one deployment twice at once", async () => {
   const ids: string[] = [];
   for (let i = 0; i < 5; i++) {
-    const c = await call(a, "POST", "/v2/deployments", { name: `rep-${i}`, source: "internal_container", source_revision_config: { image_uri: `r/a:${i}` } });
+    const c = await call(a, "POST", "/v2/deployments", {
+      name: `rep-${i}`,
+      source: "internal_container",
+      source_revision_config: { image_uri: `r/a:${i}` },
+    });
     assert.equal(c.status, 201, JSON.stringify(c.body));
     ids.push(c.body.id);
     b.services.reconciler.notify(c.body.id);
   }
   for (let round = 1; round <= 2; round++) {
     for (const id of ids) {
-      const p = await call(b, "PATCH", `/v2/deployments/${id}`, { source_revision_config: { image_uri: `r/a:${round}-${id.slice(0, 4)}` } });
+      const p = await call(b, "PATCH", `/v2/deployments/${id}`, {
+        source_revision_config: { image_uri: `r/a:${round}-${id.slice(0, 4)}` },
+      });
       assert.equal(p.status, 200, JSON.stringify(p.body));
       a.services.reconciler.notify(id);
     }
@@ -136,7 +155,10 @@ test("two replicas told about the same changes never roll out one revision twice
     for (const [i, r] of revs.entries()) {
       // Rolled out once and since replaced by a newer one: INTERRUPTED, naming it (only the newest stays DEPLOYED).
       const superseded = r.status === "INTERRUPTED" && /^superseded by revision /.test(r.status_message ?? "");
-      assert.ok((r.status === "DEPLOYED" && i === 0) || r.status === "SKIPPED" || superseded, `${r.id}: ${r.status} ${r.status_message}`);
+      assert.ok(
+        (r.status === "DEPLOYED" && i === 0) || r.status === "SKIPPED" || superseded,
+        `${r.id}: ${r.status} ${r.status_message}`,
+      );
       assert.equal(deployedCount.get(r.id) ?? 0, r.status === "DEPLOYED" || superseded ? 1 : 0);
     }
   }
@@ -145,7 +167,11 @@ test("two replicas told about the same changes never roll out one revision twice
 });
 
 test("a rollout left by a replica that stopped is INTERRUPTED once its lease expires; the next revision rolls out", async () => {
-  const c = await call(a, "POST", "/v2/deployments", { name: "rep-orphan", source: "internal_container", source_revision_config: { image_uri: "r/o:1" } });
+  const c = await call(a, "POST", "/v2/deployments", {
+    name: "rep-orphan",
+    source: "internal_container",
+    source_revision_config: { image_uri: "r/o:1" },
+  });
   const id = c.body.id;
   await until(async () => (await revisions(id))[0]?.status === "DEPLOYED", "first revision DEPLOYED");
   // A replica that died mid-rollout: its lease is still valid for a moment, its revision is DEPLOYING.
@@ -158,19 +184,29 @@ test("a rollout left by a replica that stopped is INTERRUPTED once its lease exp
   const orphan = p.body.latest_revision_id;
   await admin.query(`UPDATE ${schema}.platform_revisions SET status = 'DEPLOYING' WHERE id = $1`, [orphan]);
   a.services.reconciler.notify(id);
-  const ended = await until(async () => (await revisions(id)).find((r) => r.id === orphan && r.status !== "DEPLOYING"), "the orphan to be taken over");
+  const ended = await until(
+    async () => (await revisions(id)).find((r) => r.id === orphan && r.status !== "DEPLOYING"),
+    "the orphan to be taken over",
+  );
   assert.equal(ended.status, "INTERRUPTED");
   assert.match(ended.status_message ?? "", /control plane stopped/);
   assert.ok(!rollouts.some((r) => r.revision === orphan), "nobody rolled out the revision the ghost held");
   const logs = await call(a, "GET", `/v2/deployments/${id}/revisions/${orphan}/logs`);
   assert.ok(logs.body.logs.some((l: { message: string }) => /INTERRUPTED/.test(l.message)));
   const next = await call(a, "PATCH", `/v2/deployments/${id}`, { source_revision_config: { image_uri: "r/o:3" } });
-  await until(async () => (await revisions(id)).find((r) => r.id === next.body.latest_revision_id && r.status === "DEPLOYED"), "the next revision DEPLOYED");
+  await until(
+    async () => (await revisions(id)).find((r) => r.id === next.body.latest_revision_id && r.status === "DEPLOYED"),
+    "the next revision DEPLOYED",
+  );
   assert.equal((await call(b, "GET", `/v2/deployments/${id}`)).body.active_revision_id, next.body.latest_revision_id);
 });
 
 test("a replica whose lease is taken stops its rollout: the revision ends INTERRUPTED and never becomes active", async () => {
-  const c = await call(a, "POST", "/v2/deployments", { name: "rep-stolen", source: "internal_container", source_revision_config: { image_uri: "r/s:1" } });
+  const c = await call(a, "POST", "/v2/deployments", {
+    name: "rep-stolen",
+    source: "internal_container",
+    source_revision_config: { image_uri: "r/s:1" },
+  });
   const id = c.body.id;
   await until(async () => (await revisions(id))[0]?.status === "DEPLOYED", "first revision DEPLOYED");
   const first = (await call(a, "GET", `/v2/deployments/${id}`)).body.active_revision_id;
@@ -179,11 +215,20 @@ test("a replica whose lease is taken stops its rollout: the revision ends INTERR
   const held = p.body.latest_revision_id;
   await until(async () => rollouts.some((r) => r.revision === held), "the rollout to start");
   // Another holder takes the lease (as one would after this replica stalled past its expiry).
-  await admin.query(`UPDATE ${schema}.platform_reconcile_leases SET holder = 'thief', expires_at = now() + interval '1 second' WHERE deployment_id = $1`, [id]);
-  const ended = await until(async () => (await revisions(id)).find((r) => r.id === held && FINAL.includes(r.status)), "the stalled rollout to stop");
+  await admin.query(
+    `UPDATE ${schema}.platform_reconcile_leases SET holder = 'thief', expires_at = now() + interval '1 second' WHERE deployment_id = $1`,
+    [id],
+  );
+  const ended = await until(
+    async () => (await revisions(id)).find((r) => r.id === held && FINAL.includes(r.status)),
+    "the stalled rollout to stop",
+  );
   assert.equal(ended.status, "INTERRUPTED");
   assert.equal((await call(a, "GET", `/v2/deployments/${id}`)).body.active_revision_id, first);
   holdForever.delete(id);
   const next = await call(b, "PATCH", `/v2/deployments/${id}`, { source_revision_config: { image_uri: "r/s:3" } });
-  await until(async () => (await revisions(id)).find((r) => r.id === next.body.latest_revision_id && r.status === "DEPLOYED"), "the next revision DEPLOYED");
+  await until(
+    async () => (await revisions(id)).find((r) => r.id === next.body.latest_revision_id && r.status === "DEPLOYED"),
+    "the next revision DEPLOYED",
+  );
 });

@@ -31,14 +31,22 @@ async function settled(deploymentId: string, revisionId: string) {
   }, `revision ${revisionId} ends`);
 }
 async function image(id: string, tag: string): Promise<string> {
-  const p = await t.call("PATCH", `/v2/deployments/${id}`, { body: { source_revision_config: { image_uri: `registry.example/agent:${tag}` } } });
+  const p = await t.call("PATCH", `/v2/deployments/${id}`, {
+    body: { source_revision_config: { image_uri: `registry.example/agent:${tag}` } },
+  });
   assert.equal(p.status, 200, JSON.stringify(p.body));
   return p.body.latest_revision_id;
 }
 const status = async (id: string, rid: string) => (await t.call("GET", `/v2/deployments/${id}/revisions/${rid}`)).body;
 
 test("a superseded revision is INTERRUPTED naming its successor; only the serving one is DEPLOYED", async () => {
-  const d = await t.call("POST", "/v2/deployments", { body: { name: "statuses", source: "internal_container", source_revision_config: { image_uri: "registry.example/agent:1" } } });
+  const d = await t.call("POST", "/v2/deployments", {
+    body: {
+      name: "statuses",
+      source: "internal_container",
+      source_revision_config: { image_uri: "registry.example/agent:1" },
+    },
+  });
   assert.equal(d.status, 201, JSON.stringify(d.body));
   const id: string = d.body.id;
   const first: string = d.body.latest_revision_id;
@@ -50,9 +58,18 @@ test("a superseded revision is INTERRUPTED naming its successor; only the servin
   assert.equal(old.status, "INTERRUPTED");
   assert.equal(old.status_message, `superseded by revision ${second}`);
   const logs = (await t.call("GET", `/v2/deployments/${id}/revisions/${first}/logs`)).body.logs;
-  assert.ok(logs.some((l: { message: string }) => l.message === `INTERRUPTED: superseded by revision ${second}, which now serves`), JSON.stringify(logs));
+  assert.ok(
+    logs.some((l: { message: string }) =>
+      l.message === `INTERRUPTED: superseded by revision ${second}, which now serves`
+    ),
+    JSON.stringify(logs),
+  );
   const deployed = await t.call("GET", `/v2/deployments/${id}/revisions?status=DEPLOYED`);
-  assert.deepEqual(deployed.body.resources.map((r: { id: string }) => r.id), [second], "only the serving revision is DEPLOYED");
+  assert.deepEqual(
+    deployed.body.resources.map((r: { id: string }) => r.id),
+    [second],
+    "only the serving revision is DEPLOYED",
+  );
   assert.equal((await t.call("GET", `/v2/deployments/${id}`)).body.active_revision_id, second);
 
   // A failed rollout supersedes nothing: the serving revision stays DEPLOYED.
@@ -69,30 +86,50 @@ test("a superseded revision is INTERRUPTED naming its successor; only the servin
   // A revision that never served cannot be rolled back to.
   const refused = await t.call("POST", `/v2/deployments/${id}/revisions/${broken}/redeploy`);
   assert.equal(refused.status, 409);
-  assert.match(refused.body.detail, /it is DEPLOY_FAILED and never served; only a revision that reached DEPLOYED \(serving now, or superseded since\) can be rolled back to/);
+  assert.match(
+    refused.body.detail,
+    /it is DEPLOY_FAILED and never served; only a revision that reached DEPLOYED \(serving now, or superseded since\) can be rolled back to/,
+  );
 });
 
 test("upgrading a control plane that left several revisions DEPLOYED keeps only the active one DEPLOYED", async () => {
-  const d = await t.call("POST", "/v2/deployments", { body: { name: "upgraded", source: "internal_container", source_revision_config: { image_uri: "registry.example/agent:1" } } });
+  const d = await t.call("POST", "/v2/deployments", {
+    body: {
+      name: "upgraded",
+      source: "internal_container",
+      source_revision_config: { image_uri: "registry.example/agent:1" },
+    },
+  });
   const id: string = d.body.id;
   const first: string = d.body.latest_revision_id;
   await settled(id, first);
   const second = await image(id, "2");
   await settled(id, second);
   // The state the old code left: both DEPLOYED, no deployed_at.
-  await t.platform.sql.query("UPDATE platform_revisions SET status = 'DEPLOYED', status_message = NULL, deployed_at = NULL WHERE deployment_id = $1", [id]);
-  for (const statement of PLATFORM_MIGRATIONS.find((m) => m.version === 6)!.up.split(/;\s*\n/)) await t.platform.sql.query(statement);
+  await t.platform.sql.query(
+    "UPDATE platform_revisions SET status = 'DEPLOYED', status_message = NULL, deployed_at = NULL WHERE deployment_id = $1",
+    [id],
+  );
+  for (const statement of PLATFORM_MIGRATIONS.find((m) => m.version === 6)!.up.split(/;\s*\n/)) {
+    await t.platform.sql.query(statement);
+  }
   assert.equal((await status(id, second)).status, "DEPLOYED");
   assert.equal((await status(id, first)).status, "INTERRUPTED");
   assert.equal((await status(id, first)).status_message, `superseded by revision ${second}`);
-  assert.equal((await t.call("POST", `/v2/deployments/${id}/revisions/${first}/redeploy`)).status, 201, "it served, so rollback may return to it");
+  assert.equal(
+    (await t.call("POST", `/v2/deployments/${id}/revisions/${first}/redeploy`)).status,
+    201,
+    "it served, so rollback may return to it",
+  );
 });
 
 test("deploy succeeds, with a warning, when its revision went live and a newer one replaced it before deploy looked", async () => {
   // During this deploy's rollout a secrets patch makes a newer revision, which rolls out right after it.
   let newer = "";
   compute.during.set("raced", async (req) => {
-    const p = await t.call("PATCH", `/v2/deployments/${req.deployment.id}`, { body: { secrets: [{ name: "A", value: "newer" }] } });
+    const p = await t.call("PATCH", `/v2/deployments/${req.deployment.id}`, {
+      body: { secrets: [{ name: "A", value: "newer" }] },
+    });
     assert.equal(p.status, 200, JSON.stringify(p.body));
     newer = p.body.latest_revision_id;
   });
@@ -103,21 +140,45 @@ test("deploy succeeds, with a warning, when its revision went live and a newer o
   sql.query = (async (text: string, params?: unknown[]) => {
     const res = await query(text, params) as { rows: Array<{ id?: string; status?: string }> };
     const row = res.rows[0];
-    if (!newer || row?.status !== "DEPLOYED" || row.id === newer || !/FROM platform_revisions WHERE/.test(text) || !text.includes("id = $2")) return res;
-    await until(async () => (await query("SELECT status FROM platform_revisions WHERE id = $1", [newer]) as { rows: Array<{ status: string }> }).rows[0]?.status === "DEPLOYED", "the newer revision serves");
+    if (
+      !newer || row?.status !== "DEPLOYED" || row.id === newer || !/FROM platform_revisions WHERE/.test(text) ||
+      !text.includes("id = $2")
+    ) return res;
+    await until(
+      async () =>
+        (await query("SELECT status FROM platform_revisions WHERE id = $1", [newer]) as {
+          rows: Array<{ status: string }>;
+        }).rows[0]?.status === "DEPLOYED",
+      "the newer revision serves",
+    );
     return query(text, params);
   }) as typeof sql.query;
   const lines: string[] = [];
   try {
     const result = await deployPlatform.hooks["deploy:target"]!({
-      target: "platform", bundle: await makeBundle({ name: "raced" }), name: "raced", secrets: [],
-      env: { AGENTCLI_PLATFORM_URL: base, PLATFORM_API_KEY: t.keyA }, projectDir: "/nonexistent", executable: null, version: "0",
+      target: "platform",
+      bundle: await makeBundle({ name: "raced" }),
+      name: "raced",
+      secrets: [],
+      env: { AGENTCLI_PLATFORM_URL: base, PLATFORM_API_KEY: t.keyA },
+      projectDir: "/nonexistent",
+      executable: null,
+      version: "0",
       log: { info: (m) => void lines.push(m), warn: (m) => void lines.push(`warn: ${m}`) },
     });
     assert.ok(result, "the platform target answered");
     assert.equal(result.status, "INTERRUPTED");
-    assert.equal((await t.call("GET", `/v2/deployments/${result.deploymentId}`)).body.active_revision_id, newer, "the newer revision serves");
-    assert.ok(lines.includes(`warn: revision ${result.revisionId} went live and was then superseded by revision ${newer} (made since this deploy started)`), lines.join("\n"));
+    assert.equal(
+      (await t.call("GET", `/v2/deployments/${result.deploymentId}`)).body.active_revision_id,
+      newer,
+      "the newer revision serves",
+    );
+    assert.ok(
+      lines.includes(
+        `warn: revision ${result.revisionId} went live and was then superseded by revision ${newer} (made since this deploy started)`,
+      ),
+      lines.join("\n"),
+    );
   } finally {
     sql.query = query;
   }

@@ -11,8 +11,12 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { LangSmithSandbox } from "deepagents";
 import {
-  LangSmithCommandTimeoutError, LangSmithResourceNotFoundError, LangSmithSandboxAuthenticationError, LangSmithValidationError,
-  SandboxClient, type Sandbox,
+  LangSmithCommandTimeoutError,
+  LangSmithResourceNotFoundError,
+  LangSmithSandboxAuthenticationError,
+  LangSmithValidationError,
+  type Sandbox,
+  SandboxClient,
 } from "langsmith/sandbox";
 import WebSocket from "ws";
 import { startTestPlatform, type TestPlatform } from "./_harness.ts";
@@ -23,7 +27,8 @@ let a: SandboxClient;
 let b: SandboxClient;
 let box: Sandbox;
 
-const client = (apiKey: string | undefined) => new SandboxClient({ apiEndpoint: `${url}/v2/sandboxes`, apiKey, maxRetries: 0 });
+const client = (apiKey: string | undefined) =>
+  new SandboxClient({ apiEndpoint: `${url}/v2/sandboxes`, apiKey, maxRetries: 0 });
 
 before(async () => {
   process.env.AGENTCLI_TEST_SERVER_SECRET = "do-not-leak";
@@ -56,7 +61,11 @@ describe("the langsmith/sandbox client", () => {
 
   test("accepts env, cwd and another shell", async () => {
     const seen: string[] = [];
-    const r = await box.run('for i in 1 2; do echo "$GREETING $i"; done; pwd', { env: { GREETING: "it's me" }, cwd: "/tmp", onStdout: (d) => seen.push(d) });
+    const r = await box.run('for i in 1 2; do echo "$GREETING $i"; done; pwd', {
+      env: { GREETING: "it's me" },
+      cwd: "/tmp",
+      onStdout: (d) => seen.push(d),
+    });
     assert.equal(r.stdout, "it's me 1\nit's me 2\n/tmp\n");
     assert.equal(seen.join(""), r.stdout);
     assert.equal((await box.run("echo $0", { shell: "/bin/sh" })).stdout, "/bin/sh\n");
@@ -81,7 +90,9 @@ describe("the langsmith/sandbox client", () => {
 
   test("the blocking HTTP execute answers the same", async () => {
     const res = await fetch(`${box.dataplane_url}/execute`, {
-      method: "POST", headers: { "x-api-key": t.keyA, "content-type": "application/json" }, body: JSON.stringify({ command: "echo http; exit 4" }),
+      method: "POST",
+      headers: { "x-api-key": t.keyA, "content-type": "application/json" },
+      body: JSON.stringify({ command: "echo http; exit 4" }),
     });
     assert.equal(res.status, 200);
     assert.deepEqual(await res.json(), { stdout: "http\n", stderr: "", exit_code: 4 });
@@ -97,7 +108,10 @@ describe("the langsmith/sandbox client", () => {
   });
 
   test("reading a missing file or a folder is a clear error", async () => {
-    await assert.rejects(box.read("/workspace/nope.txt"), (e: Error) => e instanceof LangSmithResourceNotFoundError && /no such file/.test(e.message));
+    await assert.rejects(
+      box.read("/workspace/nope.txt"),
+      (e: Error) => e instanceof LangSmithResourceNotFoundError && /no such file/.test(e.message),
+    );
     await assert.rejects(box.read("/workspace"), /is a directory/);
     await assert.rejects(box.write("/proc/nope/x", "x"), /Cannot write/);
   });
@@ -114,7 +128,13 @@ describe("the langsmith/sandbox client", () => {
     const other = await a.createSandbox({ name: "box-a2" });
     try {
       await other.run("echo mine > secret.txt");
-      const r = await box.run(`env; echo ---; ls ${join(t.dataDir, "sandboxes")} 2>&1; ls ${t.dataDir} 2>&1; echo ---; (exec 3<>/dev/tcp/127.0.0.1/${new URL(url).port}) 2>&1 || echo no-network`);
+      const r = await box.run(
+        `env; echo ---; ls ${
+          join(t.dataDir, "sandboxes")
+        } 2>&1; ls ${t.dataDir} 2>&1; echo ---; (exec 3<>/dev/tcp/127.0.0.1/${
+          new URL(url).port
+        }) 2>&1 || echo no-network`,
+      );
       assert.doesNotMatch(r.stdout, /do-not-leak|AGENTCLI_TEST_SERVER_SECRET/);
       assert.doesNotMatch(r.stdout, new RegExp(other.id));
       assert.doesNotMatch(r.stdout, /secret\.txt/);
@@ -132,14 +152,23 @@ describe("the langsmith/sandbox client", () => {
     await assert.rejects(a.createSandbox({ name: "box-a" }), /exists/);
     await renamed.delete();
     await assert.rejects(a.getSandbox("renamed"), LangSmithResourceNotFoundError);
-    const ref = (await t.platform.sql.query<{ runtime_ref: string }>("SELECT runtime_ref FROM platform_sandboxes WHERE id = $1", [tmp.id])).rows[0];
+    const ref =
+      (await t.platform.sql.query<{ runtime_ref: string }>("SELECT runtime_ref FROM platform_sandboxes WHERE id = $1", [
+        tmp.id,
+      ])).rows[0];
     assert.equal(ref, undefined);
-    assert.deepEqual(readdirSync(join(t.dataDir, "sandboxes")).filter((d) => !d.startsWith(".")).length, (await a.listSandboxes()).length);
+    assert.deepEqual(
+      readdirSync(join(t.dataDir, "sandboxes")).filter((d) => !d.startsWith(".")).length,
+      (await a.listSandboxes()).length,
+    );
   });
 
   test("an idle sandbox is stopped by the sweep and comes back on use", async () => {
     const idle = await a.createSandbox({ name: "idle", idleTtlSeconds: 60 });
-    await t.platform.sql.query("UPDATE platform_sandboxes SET last_used_at = now() - interval '2 minutes' WHERE id = $1", [idle.id]);
+    await t.platform.sql.query(
+      "UPDATE platform_sandboxes SET last_used_at = now() - interval '2 minutes' WHERE id = $1",
+      [idle.id],
+    );
     await t.platform.services.sandboxes.sweep();
     assert.equal((await a.getSandbox("idle")).status, "stopped");
     assert.equal((await box.run("echo ok")).exit_code, 0);
@@ -208,10 +237,14 @@ describe("tenancy, auth and bad input", () => {
     await assert.rejects(b.getSandbox("box-a"), LangSmithResourceNotFoundError);
     await assert.rejects(b.deleteSandbox("box-a"), LangSmithResourceNotFoundError);
     const res = await fetch(`${box.dataplane_url}/execute`, {
-      method: "POST", headers: { "x-api-key": t.keyB, "content-type": "application/json" }, body: JSON.stringify({ command: "ls" }),
+      method: "POST",
+      headers: { "x-api-key": t.keyB, "content-type": "application/json" },
+      body: JSON.stringify({ command: "ls" }),
     });
     assert.equal(res.status, 404);
-    const dl = await fetch(`${box.dataplane_url}/download?path=/workspace/kept.txt`, { headers: { "x-api-key": t.keyB } });
+    const dl = await fetch(`${box.dataplane_url}/download?path=/workspace/kept.txt`, {
+      headers: { "x-api-key": t.keyB },
+    });
     assert.equal(dl.status, 404);
     const status = await wsStatus(box.dataplane_url!, t.keyB);
     assert.equal(status, 404);
@@ -224,9 +257,19 @@ describe("tenancy, auth and bad input", () => {
   });
 
   test("a missing or wrong key is a 401 with a message", async () => {
-    await assert.rejects(client(undefined).listSandboxes(), (e: Error) => e instanceof LangSmithSandboxAuthenticationError && /X-Api-Key header is missing/.test(e.message));
-    await assert.rejects(client("acp_wrong").getSandbox("box-a"), (e: Error) => e instanceof LangSmithSandboxAuthenticationError && /not valid/.test(e.message));
-    const res = await fetch(`${box.dataplane_url}/execute`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    await assert.rejects(
+      client(undefined).listSandboxes(),
+      (e: Error) => e instanceof LangSmithSandboxAuthenticationError && /X-Api-Key header is missing/.test(e.message),
+    );
+    await assert.rejects(
+      client("acp_wrong").getSandbox("box-a"),
+      (e: Error) => e instanceof LangSmithSandboxAuthenticationError && /not valid/.test(e.message),
+    );
+    const res = await fetch(`${box.dataplane_url}/execute`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{}",
+    });
     assert.equal(res.status, 401);
     assert.match((await res.json()).detail, /X-Api-Key/);
     assert.equal(await wsStatus(box.dataplane_url!, undefined), 401);
@@ -234,16 +277,29 @@ describe("tenancy, auth and bad input", () => {
   });
 
   test("bad input is a 4xx naming the field", async () => {
-    await assert.rejects(a.createSandbox({ name: "no spaces allowed" }), (e: Error) => e instanceof LangSmithValidationError && /name/.test(e.message));
+    await assert.rejects(
+      a.createSandbox({ name: "no spaces allowed" }),
+      (e: Error) => e instanceof LangSmithValidationError && /name/.test(e.message),
+    );
     const call = (path: string, body: string, init: RequestInit = {}) =>
-      fetch(`${url}${path}`, { method: "POST", headers: { "x-api-key": t.keyA, "content-type": "application/json" }, body, ...init });
+      fetch(`${url}${path}`, {
+        method: "POST",
+        headers: { "x-api-key": t.keyA, "content-type": "application/json" },
+        body,
+        ...init,
+      });
     const cases: Array<[string, string, number, RegExp]> = [
       ["/v2/sandboxes/boxes", "{nope", 422, /not valid JSON/],
       ["/v2/sandboxes/boxes", JSON.stringify({ flavour: "x" }), 422, /flavour/],
       ["/v2/sandboxes/boxes", JSON.stringify({ idle_ttl_seconds: 61 }), 422, /multiple of 60/],
       ["/v2/sandboxes/boxes", JSON.stringify({ snapshot_id: "s" }), 404, /snapshot \\"s\\" not found/],
       ["/v2/sandboxes/boxes", JSON.stringify({ snapshot_name: "py", image: "x" }), 422, /snapshot's image/],
-      ["/v2/sandboxes/snapshots", JSON.stringify({ name: "r", docker_image: "x", registry_id: "z" }), 422, /registry_id/],
+      [
+        "/v2/sandboxes/snapshots",
+        JSON.stringify({ name: "r", docker_image: "x", registry_id: "z" }),
+        422,
+        /registry_id/,
+      ],
       [`/v2/sandboxes/dataplane/${box.id}/execute`, JSON.stringify({ cmd: "ls" }), 422, /command/],
       [`/v2/sandboxes/dataplane/${box.id}/upload?path=/tmp/x`, "not multipart", 422, /multipart/],
       [`/v2/sandboxes/dataplane/${box.id}/upload`, "", 422, /path/],
@@ -260,7 +316,9 @@ describe("tenancy, auth and bad input", () => {
 /** The HTTP status a WebSocket upgrade to `execute/ws` gets (101 when accepted). */
 function wsStatus(dataplaneUrl: string, key: string | undefined): Promise<number> {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(`${dataplaneUrl.replace(/^http/, "ws")}/execute/ws`, { headers: key ? { "x-api-key": key } : {} });
+    const ws = new WebSocket(`${dataplaneUrl.replace(/^http/, "ws")}/execute/ws`, {
+      headers: key ? { "x-api-key": key } : {},
+    });
     ws.on("open", () => {
       ws.close();
       resolve(101);

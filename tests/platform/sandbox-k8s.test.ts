@@ -8,17 +8,22 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { PersistentVolumeClaim, Pod } from "kubernetes-models/v1";
 import { NetworkPolicy } from "kubernetes-models/networking.k8s.io/v1";
-import { SandboxClient, LangSmithCommandTimeoutError } from "langsmith/sandbox";
+import { LangSmithCommandTimeoutError, SandboxClient } from "langsmith/sandbox";
 import { renderSandboxManifests, sandboxPodName } from "../../core/platform/sandboxes/k8s.ts";
 import { createListener, setListenerKubeconfig } from "../../core/platform/store/tenancy.ts";
-import { startKubeStandIn, type KubeStandIn } from "./_kube-sandbox.ts";
+import { type KubeStandIn, startKubeStandIn } from "./_kube-sandbox.ts";
 import { startTestPlatform, type TestPlatform } from "./_harness.ts";
 
 describe("sandbox manifests", () => {
   test("claim, network policy and pod pass the Kubernetes schemas", () => {
     const objects = renderSandboxManifests({
-      id: "0b7c2f3e-1d2c-4e5f-8a9b-0c1d2e3f4a5b", tenantId: "t", image: "python:3.12", namespace: "boxes",
-      memBytes: 512 * 2 ** 20, vcpus: 2, fsCapacityBytes: 3 * 2 ** 30,
+      id: "0b7c2f3e-1d2c-4e5f-8a9b-0c1d2e3f4a5b",
+      tenantId: "t",
+      image: "python:3.12",
+      namespace: "boxes",
+      memBytes: 512 * 2 ** 20,
+      vcpus: 2,
+      fsCapacityBytes: 3 * 2 ** 30,
     });
     const models: Record<string, new (o: any) => { validate(): void }> = { Pod, PersistentVolumeClaim, NetworkPolicy };
     assert.deepEqual(objects.map((o) => o.kind), ["PersistentVolumeClaim", "NetworkPolicy", "Pod"]);
@@ -42,19 +47,32 @@ describe("sandboxes as pods on a k8s listener", () => {
   before(async () => {
     kube = await startKubeStandIn();
     t = await startTestPlatform({ listen: { port: 0 }, sandboxSweepMs: 0 });
-    const l = await createListener(t.platform.sql, { tenantId: t.tenantA, computeType: "k8s", computeId: "cluster", computeConfig: { k8s_namespaces: ["boxes"] }, version: null });
+    const l = await createListener(t.platform.sql, {
+      tenantId: t.tenantA,
+      computeType: "k8s",
+      computeId: "cluster",
+      computeConfig: { k8s_namespaces: ["boxes"] },
+      version: null,
+    });
     await setListenerKubeconfig(t.platform.sql, l.id, kube.kubeconfig);
     listenerId = l.id;
-    client = new SandboxClient({ apiEndpoint: `${t.platform.listening!.url}/v2/sandboxes`, apiKey: t.keyA, maxRetries: 0 });
+    client = new SandboxClient({
+      apiEndpoint: `${t.platform.listening!.url}/v2/sandboxes`,
+      apiKey: t.keyA,
+      maxRetries: 0,
+    });
   });
   after(async () => {
     await t?.close();
     await kube?.close();
   });
 
-  const create = (body: unknown, key = t.keyA) => fetch(`${t.platform.listening!.url}/v2/sandboxes/boxes`, {
-    method: "POST", headers: { "x-api-key": key, "content-type": "application/json" }, body: JSON.stringify(body),
-  });
+  const create = (body: unknown, key = t.keyA) =>
+    fetch(`${t.platform.listening!.url}/v2/sandboxes/boxes`, {
+      method: "POST",
+      headers: { "x-api-key": key, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
 
   test("a sandbox is a pod from its image; commands and binary files go through pods/exec", async () => {
     const res = await create({ name: "pod-box", image: "python:3.12", listener_id: listenerId });
@@ -63,7 +81,9 @@ describe("sandboxes as pods on a k8s listener", () => {
     const pod = kube.objects.get(`/api/v1/namespaces/boxes/pods/${sandboxPodName(created.id)}`);
     assert.equal(pod.spec.containers[0].image, "python:3.12");
     assert.ok(kube.objects.has(`/api/v1/namespaces/boxes/persistentvolumeclaims/${sandboxPodName(created.id)}`));
-    assert.ok(kube.objects.has(`/apis/networking.k8s.io/v1/namespaces/boxes/networkpolicies/${sandboxPodName(created.id)}`));
+    assert.ok(
+      kube.objects.has(`/apis/networking.k8s.io/v1/namespaces/boxes/networkpolicies/${sandboxPodName(created.id)}`),
+    );
 
     const box = await client.getSandbox("pod-box");
     // The stand-in runs commands on the local runtime, whose output carries stderr within stdout.
@@ -78,7 +98,11 @@ describe("sandboxes as pods on a k8s listener", () => {
 
     await client.stopSandbox("pod-box");
     assert.equal(kube.objects.has(`/api/v1/namespaces/boxes/pods/${sandboxPodName(created.id)}`), false);
-    assert.deepEqual(await box.read("/workspace/in/data.bin"), bytes, "files survive a stop: the claim is kept and a new pod mounts it");
+    assert.deepEqual(
+      await box.read("/workspace/in/data.bin"),
+      bytes,
+      "files survive a stop: the claim is kept and a new pod mounts it",
+    );
     assert.ok(kube.objects.has(`/api/v1/namespaces/boxes/pods/${sandboxPodName(created.id)}`));
 
     await box.delete();

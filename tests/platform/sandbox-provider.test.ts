@@ -13,7 +13,17 @@ import { startTestPlatform, type TestPlatform } from "./_harness.ts";
 let t: TestPlatform;
 const hook = platformSandbox.hooks!["sandbox:create"]!;
 const open = (env: Record<string, string>, extra: Partial<SandboxCreateOptions> = {}) =>
-  hook({ provider: "platform", key: "thread:t1", scope: "thread", template: "agentcli-default", image: "python:3", env, ...extra } as SandboxCreateOptions);
+  hook(
+    {
+      provider: "platform",
+      key: "thread:t1",
+      scope: "thread",
+      template: "agentcli-default",
+      image: "python:3",
+      env,
+      ...extra,
+    } as SandboxCreateOptions,
+  );
 
 before(async () => {
   t = await startTestPlatform({ listen: { port: 0 }, sandboxSweepMs: 0 });
@@ -24,13 +34,26 @@ test("the platform provider runs its sandboxes on the control plane at AGENTCLI_
   const env = { AGENTCLI_PLATFORM_URL: t.platform.listening!.url, PLATFORM_API_KEY: t.keyA };
   // The driver chooses the plugin by its declared provider: it is not asked for another one.
   const driver = new PluginDriver([platformSandbox]);
-  assert.equal(await driver.runProvider("sandbox:create", "sandbox", "sandbox_a", { provider: "sandbox_a", key: "k", scope: "thread", template: "", image: "", env }), null);
+  assert.equal(
+    await driver.runProvider("sandbox:create", "sandbox", "sandbox_a", {
+      provider: "sandbox_a",
+      key: "k",
+      scope: "thread",
+      template: "",
+      image: "",
+      env,
+    }),
+    null,
+  );
   const box = (await open(env))!;
   assert.deepEqual(await box.execute("echo hi; exit 3"), { output: "hi\n", exitCode: 3, truncated: false });
   const timedOut = await box.execute("sleep 10", { timeoutMs: 1000 });
   assert.equal(timedOut.timedOut, true);
   const bytes = new Uint8Array([0, 255, 10, 13, 128]);
-  assert.deepEqual(await box.uploadFiles([{ path: "/workspace/b.bin", content: bytes }]), [{ path: "/workspace/b.bin", error: null }]);
+  assert.deepEqual(await box.uploadFiles([{ path: "/workspace/b.bin", content: bytes }]), [{
+    path: "/workspace/b.bin",
+    error: null,
+  }]);
   const again = (await open(env, { sandboxId: box.id }))!;
   const [file, missing] = await again.downloadFiles(["/workspace/b.bin", "/workspace/none"]);
   assert.deepEqual([...file!.content!], [...bytes]);
@@ -40,5 +63,8 @@ test("the platform provider runs its sandboxes on the control plane at AGENTCLI_
   await box.delete();
   await assert.rejects(open(env, { sandboxId: box.id }), (e: unknown) => isSandboxNotFound(e));
   await assert.rejects(open({ PLATFORM_API_KEY: t.keyA }), /AGENTCLI_PLATFORM_URL is not set/);
-  await assert.rejects(open({ AGENTCLI_PLATFORM_URL: t.platform.listening!.url, AGENTCLI_PLATFORM_SANDBOX_KEY: "acp_wrong" }), /not valid/);
+  await assert.rejects(
+    open({ AGENTCLI_PLATFORM_URL: t.platform.listening!.url, AGENTCLI_PLATFORM_SANDBOX_KEY: "acp_wrong" }),
+    /not valid/,
+  );
 });

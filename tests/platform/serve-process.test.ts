@@ -10,7 +10,7 @@
  */
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
@@ -39,9 +39,22 @@ function alive(pid: number): boolean {
 }
 
 /** Starts `agentcli platform serve`; `output` collects its stdout and stderr. */
-function platformServe(port: number, dataDir: string): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, [join(ROOT, "bin/agentcli.js"), "platform", "serve", "--port", String(port), "--data-dir", dataDir], {
-    cwd: work, env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp" }, stdio: ["ignore", "pipe", "pipe"],
+function platformServe(
+  port: number,
+  dataDir: string,
+): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, [
+    join(ROOT, "bin/agentcli.js"),
+    "platform",
+    "serve",
+    "--port",
+    String(port),
+    "--data-dir",
+    dataDir,
+  ], {
+    cwd: work,
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp" },
+    stdio: ["ignore", "pipe", "pipe"],
   });
   started.push(child);
   let out = "";
@@ -54,7 +67,9 @@ function platformServe(port: number, dataDir: string): { child: ChildProcess; ou
 /** Runs agentcli to its end. */
 function agentcli(args: string[]): Promise<{ code: number | null; output: string }> {
   const child = spawn(process.execPath, [join(ROOT, "bin/agentcli.js"), ...args], {
-    cwd: work, env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp" }, stdio: ["ignore", "pipe", "pipe"],
+    cwd: work,
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp" },
+    stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
   child.stdout.on("data", (d) => (output += d));
@@ -63,7 +78,11 @@ function agentcli(args: string[]): Promise<{ code: number | null; output: string
 }
 
 async function ready(s: ReturnType<typeof platformServe>, base: string): Promise<void> {
-  await until(async () => (s.child.exitCode !== null ? Promise.reject(new Error(s.output())) : /listening on/.test(s.output())), "listening", 600);
+  await until(
+    async () => (s.child.exitCode !== null ? Promise.reject(new Error(s.output())) : /listening on/.test(s.output())),
+    "listening",
+    600,
+  );
   assert.equal((await fetch(`${base}/ok`)).status, 200);
 }
 
@@ -73,7 +92,9 @@ function processesWith(text: string): number[] {
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0").some((a) => a.includes(text))) pids.push(Number(entry));
+      if (readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0").some((a) => a.includes(text))) {
+        pids.push(Number(entry));
+      }
     } catch { /* the process ended meanwhile */ }
   }
   return pids;
@@ -81,7 +102,9 @@ function processesWith(text: string): number[] {
 
 test("a taken port: a user error naming --port, exit 1, and no tenant created; the next start that listens prints the key; admin beside a running embedded server", async () => {
   const blocker: Server = createServer();
-  const port = await new Promise<number>((r) => blocker.listen(0, "127.0.0.1", () => r((blocker.address() as { port: number }).port)));
+  const port = await new Promise<number>((r) =>
+    blocker.listen(0, "127.0.0.1", () => r((blocker.address() as { port: number }).port))
+  );
   try {
     const s = platformServe(port, "taken");
     assert.equal(await s.exited, 1, s.output());
@@ -94,7 +117,11 @@ test("a taken port: a user error naming --port, exit 1, and no tenant created; t
   const free = await freePort("127.0.0.1");
   const s = platformServe(free, "taken");
   await ready(s, `http://127.0.0.1:${free}`);
-  assert.match(s.output(), /Created tenant "default"[^\n]*\n\s+acp_[A-Za-z0-9_-]+\n/, "the key is shown by the first start that listens");
+  assert.match(
+    s.output(),
+    /Created tenant "default"[^\n]*\n\s+acp_[A-Za-z0-9_-]+\n/,
+    "the key is shown by the first start that listens",
+  );
 
   // While it runs on the embedded database: a wrong admin command is reported as such, a right
   // one says to stop the server (or use DATABASE_URL), and a second server is refused.
@@ -110,7 +137,11 @@ test("a taken port: a user error naming --port, exit 1, and no tenant created; t
   const twice = await agentcli(["platform", "serve", "--port", "0", "--data-dir", "taken"]);
   assert.equal(twice.code, 1);
   assert.match(twice.output, /another one \(pid \d+\) is running on its embedded database/);
-  assert.equal((await fetch(`http://127.0.0.1:${free}/ok`)).status, 200, "the refused second server left the first one alone");
+  assert.equal(
+    (await fetch(`http://127.0.0.1:${free}/ok`)).status,
+    200,
+    "the refused second server left the first one alone",
+  );
 
   s.child.kill("SIGTERM");
   assert.equal(await s.exited, 0);
@@ -128,20 +159,34 @@ test("a revision process binds 127.0.0.1, exits when its control plane is SIGKIL
   const key = first.output().match(/\n\s+(acp_[A-Za-z0-9_-]+)\n/)?.[1];
   assert.ok(key, first.output());
   const api = async (method: string, path: string, body?: unknown): Promise<any> => {
-    const res = await fetch(`${base}${path}`, { method, headers: { "x-api-key": key, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: { "x-api-key": key, "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     return { status: res.status, body: await res.json() };
   };
   const c = await api("POST", "/v2/deployments", { name: "orphan-check", source: "internal_source" });
   assert.equal(c.status, 201, JSON.stringify(c.body));
   const id: string = c.body.id;
   const u = await api("POST", `/v2/deployments/${id}/upload-url`);
-  const put = await fetch(u.body.upload_url, { method: "PUT", body: (await makeBundle({ name: "orphan-check" })) as Uint8Array<ArrayBuffer> });
+  const put = await fetch(u.body.upload_url, {
+    method: "PUT",
+    body: (await makeBundle({ name: "orphan-check" })) as Uint8Array<ArrayBuffer>,
+  });
   assert.equal(put.status, 200);
-  const p = await api("PATCH", `/v2/deployments/${id}`, { source_revision_config: { source_tarball_path: u.body.object_path }, secrets: [{ name: "OPENAI_API_KEY", value: "sk-test" }, { name: "PLATFORM_API_KEY", value: "orphan-check-key" }] });
-  const rev = await until(async () => {
-    const r = await api("GET", `/v2/deployments/${id}/revisions/${p.body.latest_revision_id}`);
-    return ["DEPLOYED", "DEPLOY_FAILED", "BUILD_FAILED", "INTERRUPTED"].includes(r.body.status) ? r.body : null;
-  }, "the revision to end", 1800);
+  const p = await api("PATCH", `/v2/deployments/${id}`, {
+    source_revision_config: { source_tarball_path: u.body.object_path },
+    secrets: [{ name: "OPENAI_API_KEY", value: "sk-test" }, { name: "PLATFORM_API_KEY", value: "orphan-check-key" }],
+  });
+  const rev = await until(
+    async () => {
+      const r = await api("GET", `/v2/deployments/${id}/revisions/${p.body.latest_revision_id}`);
+      return ["DEPLOYED", "DEPLOY_FAILED", "BUILD_FAILED", "INTERRUPTED"].includes(r.body.status) ? r.body : null;
+    },
+    "the revision to end",
+    1800,
+  );
   assert.equal(rev.status, "DEPLOYED", rev.status_message);
   const url: string = (await api("GET", `/v2/deployments/${id}`)).body.url;
   assert.equal((await fetch(`${url}/ok`)).status, 200);
@@ -164,7 +209,11 @@ test("a revision process binds 127.0.0.1, exits when its control plane is SIGKIL
   const again = JSON.parse(readFileSync(pidFile, "utf8"));
   assert.equal(again.parent, second.child.pid);
   assert.notEqual(again.pid, recorded.pid);
-  assert.deepEqual(processesWith(deploymentData), [again.pid], "exactly one process serves the deployment's data folder");
+  assert.deepEqual(
+    processesWith(deploymentData),
+    [again.pid],
+    "exactly one process serves the deployment's data folder",
+  );
   second.child.kill("SIGTERM");
   assert.equal(await second.exited, 0);
   await until(async () => !alive(again.pid), "the revision process to stop with the control plane", 600);

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadProject } from "../../core/config/load.ts";
 import { buildBundle, readBundle } from "../../core/bundle/bundle.ts";
-import { hostBundle, type Host } from "../../core/server/host/agent-host.ts";
+import { type Host, hostBundle } from "../../core/server/host/agent-host.ts";
 import { PluginDriver } from "../../core/kernel/plugin-driver.ts";
 import { silentLog } from "../../core/kernel/log.ts";
 import { builtinPlugins } from "../../plugins/registry.ts";
@@ -22,7 +22,11 @@ export interface HostedProject {
 }
 
 /** Hosts `tests/fixtures/projects/<name>` with `env` (mode "serve" unless given). */
-export async function hostProject(name: string, env: Record<string, string>, mode: "dev" | "serve" = "serve"): Promise<HostedProject> {
+export async function hostProject(
+  name: string,
+  env: Record<string, string>,
+  mode: "dev" | "serve" = "serve",
+): Promise<HostedProject> {
   const dir = join(ROOT, "tests/fixtures/projects", name);
   const driver = new PluginDriver([...builtinPlugins]);
   const project = await loadProject(join(dir, "agent.toml"), { driver, env, requireEnv: false, cwd: dir });
@@ -31,7 +35,16 @@ export async function hostProject(name: string, env: Record<string, string>, mod
   const dataDir = mkdtempSync(join(tmpdir(), `agentcli-protocols-${name}-`));
   let host: Host;
   try {
-    host = await hostBundle({ bundle, driver, env: project.env, mode, dataDir, port: 0, host: "127.0.0.1", log: silentLog });
+    host = await hostBundle({
+      bundle,
+      driver,
+      env: project.env,
+      mode,
+      dataDir,
+      port: 0,
+      host: "127.0.0.1",
+      log: silentLog,
+    });
   } catch (err) {
     rmSync(dataDir, { recursive: true, force: true });
     throw err;

@@ -5,12 +5,18 @@
  */
 import { Client as McpClient } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, type Client as A2AClient } from "@a2a-js/sdk/client";
-import { Role, type Message } from "@a2a-js/sdk";
+import {
+  type Client as A2AClient,
+  ClientFactory,
+  ClientFactoryOptions,
+  DefaultAgentCardResolver,
+  JsonRpcTransportFactory,
+} from "@a2a-js/sdk/client";
+import { type Message, Role } from "@a2a-js/sdk";
 import { MessagesAnnotation, StateGraph } from "@langchain/langgraph";
 import { protocolRoutes } from "../../core/server/protocols/routes.ts";
-import { startGoTrue, type GoTrueServer } from "../fixtures/identity-servers/gotrue.ts";
-import { GRAPHS, startAuthedServer, type AuthedServer } from "../identity/_agent-server.ts";
+import { type GoTrueServer, startGoTrue } from "../fixtures/identity-servers/gotrue.ts";
+import { type AuthedServer, GRAPHS, startAuthedServer } from "../identity/_agent-server.ts";
 
 export type Provider = "anonymous" | "identity_a";
 
@@ -60,7 +66,7 @@ export async function startProtocolServer(provider: Provider): Promise<ProtocolS
     async headersFor(user) {
       if (!idp) return {};
       let id = users.get(user);
-      if (!id) users.set(user, (id = idp.createUser(`${user}@example.com`)));
+      if (!id) users.set(user, id = idp.createUser(`${user}@example.com`));
       return { authorization: `Bearer ${await idp.issueToken(id)}` };
     },
     async close() {
@@ -87,13 +93,20 @@ export function fetchWith(headers: Record<string, string>): typeof fetch {
 }
 
 /** An A2A client built from an assistant's card (`?assistant_id=`, or the default card). */
-export async function connectA2A(url: string, headers: Record<string, string> = {}, assistant?: string): Promise<A2AClient> {
+export async function connectA2A(
+  url: string,
+  headers: Record<string, string> = {},
+  assistant?: string,
+): Promise<A2AClient> {
   const fetchImpl = fetchWith(headers);
   const factory = new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
     transports: [new JsonRpcTransportFactory({ fetchImpl })],
     cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
   }));
-  return factory.createFromUrl(url, `/.well-known/agent-card.json${assistant ? `?assistant_id=${encodeURIComponent(assistant)}` : ""}`);
+  return factory.createFromUrl(
+    url,
+    `/.well-known/agent-card.json${assistant ? `?assistant_id=${encodeURIComponent(assistant)}` : ""}`,
+  );
 }
 
 /** A user message in the SDK's shape. */
@@ -104,8 +117,12 @@ export function userMessage(text: string, opts: { contextId?: string; taskId?: s
     taskId: opts.taskId ?? "",
     role: Role.ROLE_USER,
     parts: [
-      ...(text ? [{ content: { $case: "text" as const, value: text }, metadata: undefined, filename: "", mediaType: "" }] : []),
-      ...(opts.data !== undefined ? [{ content: { $case: "data" as const, value: opts.data }, metadata: undefined, filename: "", mediaType: "" }] : []),
+      ...(text
+        ? [{ content: { $case: "text" as const, value: text }, metadata: undefined, filename: "", mediaType: "" }]
+        : []),
+      ...(opts.data !== undefined
+        ? [{ content: { $case: "data" as const, value: opts.data }, metadata: undefined, filename: "", mediaType: "" }]
+        : []),
     ],
     metadata: undefined,
     extensions: [],

@@ -8,8 +8,8 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { Client } from "@langchain/langgraph-sdk";
-import { startModelServer, type ModelServer } from "../fixtures/model-server/server.ts";
-import { hostProject, type HostedProject } from "./_host.ts";
+import { type ModelServer, startModelServer } from "../fixtures/model-server/server.ts";
+import { type HostedProject, hostProject } from "./_host.ts";
 
 const KEY = "helper-key-0123456789";
 let model: ModelServer;
@@ -20,7 +20,11 @@ before(async () => {
   model = await startModelServer();
   const modelEnv = { OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: model.openaiBaseUrl };
   helper = await hostProject("protocols-helper", { ...modelEnv, PLATFORM_API_KEY: KEY });
-  delegator = await hostProject("protocols-delegator", { ...modelEnv, HELPER_MCP_URL: `${helper.url}/mcp`, HELPER_API_KEY: KEY });
+  delegator = await hostProject("protocols-delegator", {
+    ...modelEnv,
+    HELPER_MCP_URL: `${helper.url}/mcp`,
+    HELPER_API_KEY: KEY,
+  });
 });
 
 after(async () => {
@@ -37,7 +41,9 @@ test("an agent whose mcp.json points at another deployment's /mcp delegates to i
   );
   const a = new Client({ apiUrl: delegator.url });
   const thread = await a.threads.create();
-  const out = await a.runs.wait(thread.thread_id, "delegator", { input: { messages: [{ role: "user", content: "Capital of France?" }] } }) as { messages: Array<{ type: string; content: unknown; name?: string }> };
+  const out = await a.runs.wait(thread.thread_id, "delegator", {
+    input: { messages: [{ role: "user", content: "Capital of France?" }] },
+  }) as { messages: Array<{ type: string; content: unknown; name?: string }> };
   assert.equal(out.messages.at(-1)!.content, "The helper says the capital of France is Paris.");
   const toolMessage = out.messages.find((m) => m.type === "tool");
   assert.equal(toolMessage?.name, "helper");
@@ -56,6 +62,10 @@ test("an agent whose mcp.json points at another deployment's /mcp delegates to i
   assert.deepEqual(model.pending(), []);
 
   // Without the key the helper refuses the MCP endpoint like the rest of its API.
-  const res = await fetch(`${helper.url}/mcp`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: "{}" });
+  const res = await fetch(`${helper.url}/mcp`, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+    body: "{}",
+  });
   assert.equal(res.status, 401);
 });

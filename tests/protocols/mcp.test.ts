@@ -8,7 +8,7 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { connectMcp, startProtocolServer, type Provider, type ProtocolServer } from "./_setup.ts";
+import { connectMcp, type ProtocolServer, type Provider, startProtocolServer } from "./_setup.ts";
 
 const text = (r: CallToolResult) => r.content.map((c) => (c.type === "text" ? c.text : "")).join("");
 
@@ -32,7 +32,11 @@ for (const provider of ["anonymous", "identity_a"] as Provider[]) {
         assert.equal(echo.description, "Repeats what you say.");
         assert.deepEqual(echo.inputSchema.required, ["message"]);
         assert.deepEqual(Object.keys(echo.inputSchema.properties ?? {}).sort(), ["message", "thread_id"]);
-        assert.deepEqual(Object.keys((echo.outputSchema?.properties ?? {}) as object).sort(), ["answer", "run_id", "thread_id"]);
+        assert.deepEqual(Object.keys((echo.outputSchema?.properties ?? {}) as object).sort(), [
+          "answer",
+          "run_id",
+          "thread_id",
+        ]);
       } finally {
         await client.close();
       }
@@ -47,7 +51,10 @@ for (const provider of ["anonymous", "identity_a"] as Provider[]) {
         assert.equal(text(first), "echo: hello");
         const { thread_id, run_id } = first.structuredContent as { thread_id: string; run_id: string };
 
-        const second = await client.callTool({ name: "echo", arguments: { message: "again", thread_id } }) as CallToolResult;
+        const second = await client.callTool({
+          name: "echo",
+          arguments: { message: "again", thread_id },
+        }) as CallToolResult;
         assert.equal(text(second), "echo: again");
         assert.equal((second.structuredContent as { thread_id: string }).thread_id, thread_id);
 
@@ -63,7 +70,10 @@ for (const provider of ["anonymous", "identity_a"] as Provider[]) {
           // Another user cannot continue (or see) it.
           const bob = await connectMcp(srv.url, await srv.headersFor("bob"));
           try {
-            const denied = await bob.callTool({ name: "echo", arguments: { message: "mine now", thread_id } }) as CallToolResult;
+            const denied = await bob.callTool({
+              name: "echo",
+              arguments: { message: "mine now", thread_id },
+            }) as CallToolResult;
             assert.equal(denied.isError, true);
             assert.match(text(denied), /not found/);
           } finally {
@@ -141,15 +151,27 @@ for (const provider of ["anonymous", "identity_a"] as Provider[]) {
     it("a request whose params do not fit the method is -32602 with a short line naming the fields, not a schema dump", async () => {
       const headers = await srv.headersFor("ada");
       const post = async (body: unknown) => {
-        const res = await fetch(`${srv.url}/mcp`, { method: "POST", headers: { ...headers, "content-type": "application/json", accept: "application/json, text/event-stream" }, body: JSON.stringify(body) });
+        const res = await fetch(`${srv.url}/mcp`, {
+          method: "POST",
+          headers: { ...headers, "content-type": "application/json", accept: "application/json, text/event-stream" },
+          body: JSON.stringify(body),
+        });
         assert.equal(res.status, 200);
         return await res.json() as { id: unknown; error?: { code: number; message: string } };
       };
       const cases: Array<[string, unknown, RegExp]> = [
-        ["initialize", {}, /^Invalid params for initialize: "params\.protocolVersion" is missing \(expected string\); "params\.capabilities" is missing \(expected object\); "params\.clientInfo" is missing \(expected object\)$/],
+        [
+          "initialize",
+          {},
+          /^Invalid params for initialize: "params\.protocolVersion" is missing \(expected string\); "params\.capabilities" is missing \(expected object\); "params\.clientInfo" is missing \(expected object\)$/,
+        ],
         ["initialize", undefined, /^Invalid params for initialize: "params" is missing \(expected object\)$/],
         ["tools/call", {}, /^Invalid params for tools\/call: "params\.name" is missing \(expected string\)$/],
-        ["tools/list", { cursor: 5 }, /^Invalid params for tools\/list: "params\.cursor": expected string, received number$/],
+        [
+          "tools/list",
+          { cursor: 5 },
+          /^Invalid params for tools\/list: "params\.cursor": expected string, received number$/,
+        ],
       ];
       for (const [method, params, expected] of cases) {
         const r = await post({ jsonrpc: "2.0", id: 9, method, ...(params === undefined ? {} : { params }) });
@@ -162,7 +184,12 @@ for (const provider of ["anonymous", "identity_a"] as Provider[]) {
       const ok = await fetch(`${srv.url}/mcp`, {
         method: "POST",
         headers: { ...headers, "content-type": "application/json", accept: "application/json, text/event-stream" },
-        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } }),
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+        }),
       });
       assert.match(await ok.text(), /"serverInfo":\{"name":"agentcli"/);
     });
@@ -215,8 +242,15 @@ for (const provider of ["anonymous", "identity_a"] as Provider[]) {
     if (provider === "identity_a") {
       it("refuses calls without a valid token with 401, like the Agent API", async () => {
         await assert.rejects(connectMcp(srv.url), (err: Error) => /401|Unauthorized|authenticate/i.test(String(err)));
-        await assert.rejects(connectMcp(srv.url, { authorization: "Bearer not-a-token" }), (err: Error) => /401|Unauthorized|authenticate/i.test(String(err)));
-        const res = await fetch(`${srv.url}/mcp`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: "{}" });
+        await assert.rejects(
+          connectMcp(srv.url, { authorization: "Bearer not-a-token" }),
+          (err: Error) => /401|Unauthorized|authenticate/i.test(String(err)),
+        );
+        const res = await fetch(`${srv.url}/mcp`, {
+          method: "POST",
+          headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+          body: "{}",
+        });
         assert.equal(res.status, 401);
         assert.match(res.headers.get("www-authenticate") ?? "", /^Bearer/);
         assert.equal(typeof ((await res.json()) as { detail?: unknown }).detail, "string");

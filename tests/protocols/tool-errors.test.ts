@@ -8,25 +8,31 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { Client } from "@langchain/langgraph-sdk";
-import { TaskState, type Task } from "@a2a-js/sdk";
+import { type Task, TaskState } from "@a2a-js/sdk";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { startModelServer, type ModelServer } from "../fixtures/model-server/server.ts";
-import { hostProject, type HostedProject } from "./_host.ts";
+import { type ModelServer, startModelServer } from "../fixtures/model-server/server.ts";
+import { type HostedProject, hostProject } from "./_host.ts";
 import { connectA2A, connectMcp, userMessage } from "./_setup.ts";
 
 const KEY = "helper-key-0123456789";
 const ROOT = new URL("../../", import.meta.url).pathname;
 const HEADERS = { "x-api-key": KEY };
-const INVALID = "Invalid arguments for read_file: file_path: expected string, received number. Call it again with arguments that match its schema.";
+const INVALID =
+  "Invalid arguments for read_file: file_path: expected string, received number. Call it again with arguments that match its schema.";
 /** An upstream error message that quotes its own stack, as some libraries' messages do. */
-const STACKY = `upstream exploded\n    at handler (file:///srv/vendor/node_modules/sdk/index.js:10:5)\n    at ${ROOT}core/x.ts:1:1`;
+const STACKY =
+  `upstream exploded\n    at handler (file:///srv/vendor/node_modules/sdk/index.js:10:5)\n    at ${ROOT}core/x.ts:1:1`;
 
 let model: ModelServer;
 let helper: HostedProject;
 
 before(async () => {
   model = await startModelServer();
-  helper = await hostProject("protocols-helper", { OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: model.openaiBaseUrl, PLATFORM_API_KEY: KEY });
+  helper = await hostProject("protocols-helper", {
+    OPENAI_API_KEY: "test-key",
+    OPENAI_BASE_URL: model.openaiBaseUrl,
+    PLATFORM_API_KEY: KEY,
+  });
 });
 after(async () => {
   await helper?.close();
@@ -45,13 +51,19 @@ function leaks(text: string): string[] {
 }
 
 async function post(path: string, body: unknown): Promise<string> {
-  const res = await fetch(`${helper.url}${path}`, { method: "POST", headers: { "content-type": "application/json", ...HEADERS }, body: JSON.stringify(body) });
+  const res = await fetch(`${helper.url}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...HEADERS },
+    body: JSON.stringify(body),
+  });
   return res.text();
 }
 
 async function everything(threadId: string): Promise<string> {
   const parts: string[] = [];
-  for (const path of [`/threads/${threadId}`, `/threads/${threadId}/state`, `/threads/${threadId}/runs`]) parts.push(await (await fetch(`${helper.url}${path}`, { headers: HEADERS })).text());
+  for (const path of [`/threads/${threadId}`, `/threads/${threadId}/state`, `/threads/${threadId}/runs`]) {
+    parts.push(await (await fetch(`${helper.url}${path}`, { headers: HEADERS })).text());
+  }
   parts.push(await post(`/threads/${threadId}/history`, {}));
   return parts.join("\n");
 }
@@ -88,7 +100,11 @@ test("an upstream error that quotes a stack: the run's error, its stream, MCP an
   const client = new Client({ apiUrl: helper.url, apiKey: KEY });
 
   const thread = await client.threads.create();
-  const stream = await post(`/threads/${thread.thread_id}/runs/stream`, { assistant_id: "helper", input: { messages: [{ role: "user", content: "hi" }] }, stream_mode: ["values", "events", "debug"] });
+  const stream = await post(`/threads/${thread.thread_id}/runs/stream`, {
+    assistant_id: "helper",
+    input: { messages: [{ role: "user", content: "hi" }] },
+    stream_mode: ["values", "events", "debug"],
+  });
   assert.match(stream, /event: error[\s\S]*upstream exploded/);
   assert.deepEqual(leaks(stream), [], "stream");
   const all = await everything(thread.thread_id);
@@ -107,7 +123,12 @@ test("an upstream error that quotes a stack: the run's error, its stream, MCP an
   }
 
   const a2a = await connectA2A(helper.url, HEADERS);
-  const task = await a2a.sendMessage({ message: userMessage("hi"), configuration: undefined, metadata: undefined, tenant: "" }) as Task;
+  const task = await a2a.sendMessage({
+    message: userMessage("hi"),
+    configuration: undefined,
+    metadata: undefined,
+    tenant: "",
+  }) as Task;
   assert.equal(task.status?.state, TaskState.TASK_STATE_FAILED);
   assert.match(JSON.stringify(task), /upstream exploded/);
   assert.deepEqual(leaks(JSON.stringify(task)), [], "A2A");

@@ -11,7 +11,7 @@ import { sandboxConformance } from "../../core/testing/sandbox-conformance.ts";
 import { startModelServer } from "../fixtures/model-server/server.ts";
 import { builtinPlugins } from "../../plugins/registry.ts";
 import sandboxA from "../../plugins/sandbox/sandbox_a.ts";
-import { startDaytonaStandIn, type DaytonaStandIn } from "../fixtures/sandbox-vendors/daytona/server.ts";
+import { type DaytonaStandIn, startDaytonaStandIn } from "../fixtures/sandbox-vendors/daytona/server.ts";
 import { keyStaysOutOfToolResults } from "../fixtures/sandbox-vendors/key-leak.ts";
 import { isSandboxNotFound, type Sandbox, type SandboxCreateOptions } from "../../core/kernel/hooks.ts";
 
@@ -30,12 +30,23 @@ sandboxConformance({
 
 const hook = sandboxA.hooks!["sandbox:create"]!;
 const create = (o: Partial<SandboxCreateOptions> & { env: Record<string, string> }) =>
-  hook({ provider: "sandbox_a", key: "thread:t-1", scope: "thread", template: "agentcli-default", image: "python:3", ...o }) as Promise<Sandbox>;
+  hook({
+    provider: "sandbox_a",
+    key: "thread:t-1",
+    scope: "thread",
+    template: "agentcli-default",
+    image: "python:3",
+    ...o,
+  }) as Promise<Sandbox>;
 const envOf = (s: DaytonaStandIn, key = KEY) => ({ SANDBOX_A_API_KEY: key, SANDBOX_A_API_URL: s.apiUrl });
 
 describe("sandbox_a (Daytona): labels, mapping and failures", () => {
   test("sandboxes are labelled with the deployment, scope and scope key, and can be listed by them with the SDK", async () => {
-    const box = await create({ key: "assistant:a-42", scope: "assistant", env: { ...envOf(standIn), AGENTCLI_DEPLOYMENT_ID: "dep-7" } });
+    const box = await create({
+      key: "assistant:a-42",
+      scope: "assistant",
+      env: { ...envOf(standIn), AGENTCLI_DEPLOYMENT_ID: "dep-7" },
+    });
     const meta = standIn.sandboxes.get(box.id)!;
     assert.equal(meta.labels["agentcli.deployment"], "dep-7");
     assert.equal(meta.labels["agentcli.scope"], "assistant");
@@ -52,9 +63,14 @@ describe("sandbox_a (Daytona): labels, mapping and failures", () => {
     assert.equal(standIn.sandboxes.get(fromImage.id)!.snapshot, null);
     const fromSnapshot = await create({ template: "agentcli-snapshot", env: envOf(standIn) });
     assert.equal(standIn.sandboxes.get(fromSnapshot.id)!.snapshot, "agentcli-snapshot");
-    const body = standIn.requests.filter((r) => r.method === "POST" && r.path === "/api/sandbox").map((r) => JSON.parse(r.body));
+    const body = standIn.requests.filter((r) => r.method === "POST" && r.path === "/api/sandbox").map((r) =>
+      JSON.parse(r.body)
+    );
     assert.ok(body.some((b) => /^FROM python:3\n/.test(b.buildInfo?.dockerfileContent ?? "")));
-    assert.equal((await fromSnapshot.execute("echo quoted 'it''s' \"a b\"; echo $((6*7))")).output, "quoted its a b\n42\n");
+    assert.equal(
+      (await fromSnapshot.execute("echo quoted 'it''s' \"a b\"; echo $((6*7))")).output,
+      "quoted its a b\n42\n",
+    );
     await fromImage.delete();
     await fromSnapshot.delete();
   });
@@ -69,12 +85,18 @@ describe("sandbox_a (Daytona): labels, mapping and failures", () => {
   });
 
   test("an unknown snapshot is a start-up error naming [sandbox].template", async () => {
-    await assert.rejects(create({ template: "no-such-snapshot", env: envOf(standIn) }), /no snapshot "no-such-snapshot" \(\[sandbox\]\.template\)/);
+    await assert.rejects(
+      create({ template: "no-such-snapshot", env: envOf(standIn) }),
+      /no snapshot "no-such-snapshot" \(\[sandbox\]\.template\)/,
+    );
   });
 
   test("an image Daytona cannot pull: a clear error, and the failed sandbox is deleted (no leak)", async () => {
     const before = standIn.sandboxes.size;
-    await assert.rejects(create({ image: "no-such/image:1", env: envOf(standIn) }), /could not build it from image "no-such\/image:1" \(\[sandbox\]\.image\)[\s\S]*manifest unknown/);
+    await assert.rejects(
+      create({ image: "no-such/image:1", env: envOf(standIn) }),
+      /could not build it from image "no-such\/image:1" \(\[sandbox\]\.image\)[\s\S]*manifest unknown/,
+    );
     const made = [...standIn.sandboxes.values()].slice(before);
     assert.equal(made.length, 1);
     assert.equal(made[0]!.state, "destroyed");
@@ -84,7 +106,10 @@ describe("sandbox_a (Daytona): labels, mapping and failures", () => {
     const small = await startDaytonaStandIn({ apiKey: KEY, cpuQuota: 1 });
     try {
       const first = await create({ env: envOf(small) });
-      await assert.rejects(create({ key: "thread:t-2", env: envOf(small) }), /Daytona quota exceeded \(403 Total CPU limit exceeded/);
+      await assert.rejects(
+        create({ key: "thread:t-2", env: envOf(small) }),
+        /Daytona quota exceeded \(403 Total CPU limit exceeded/,
+      );
       await first.delete();
     } finally {
       await small.close();
@@ -92,7 +117,10 @@ describe("sandbox_a (Daytona): labels, mapping and failures", () => {
   });
 
   test("an unreachable API names SANDBOX_A_API_URL", async () => {
-    await assert.rejects(create({ env: { SANDBOX_A_API_KEY: KEY, SANDBOX_A_API_URL: "http://127.0.0.1:9/api" } }), /cannot reach Daytona at http:\/\/127\.0\.0\.1:9\/api[\s\S]*SANDBOX_A_API_URL/);
+    await assert.rejects(
+      create({ env: { SANDBOX_A_API_KEY: KEY, SANDBOX_A_API_URL: "http://127.0.0.1:9/api" } }),
+      /cannot reach Daytona at http:\/\/127\.0\.0\.1:9\/api[\s\S]*SANDBOX_A_API_URL/,
+    );
   });
 
   test("a sandbox deleted in Daytona behind our back is reported as gone (the server then makes a new one, with a note)", async () => {

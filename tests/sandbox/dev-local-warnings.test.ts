@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { Client } from "@langchain/langgraph-sdk";
 import { freePort } from "../../core/platform/compute/revision-process.ts";
 import { makeProject, removeProject } from "../toolchain/_project.ts";
-import { startModelServer, type ModelServer } from "../fixtures/model-server/server.ts";
+import { type ModelServer, startModelServer } from "../fixtures/model-server/server.ts";
 
 const CLI = new URL("../../bin/agentcli.js", import.meta.url).pathname;
 let model: ModelServer;
@@ -22,7 +22,10 @@ let dir: string;
 let boxes: string;
 before(async () => {
   model = await startModelServer();
-  dir = makeProject({ "agent.toml": '[agent]\nname = "boxed"\nmodel = "openai:gpt-5"\n\n[sandbox]\nprovider = "sandbox_a"\n', ".env": "" });
+  dir = makeProject({
+    "agent.toml": '[agent]\nname = "boxed"\nmodel = "openai:gpt-5"\n\n[sandbox]\nprovider = "sandbox_a"\n',
+    ".env": "",
+  });
   // Tests run as root, so sandboxes run as "nobody", who must be able to enter their directory.
   boxes = mkdtempSync(join(tmpdir(), "agentcli-dev-boxes-"));
   chmodSync(boxes, 0o711);
@@ -38,7 +41,13 @@ async function withDev(args: string[], body: (url: string) => Promise<void>): Pr
   const port = await freePort("127.0.0.1");
   const child = spawn(process.execPath, [CLI, "dev", "--port", String(port), "--allow-blocking", ...args], {
     cwd: dir,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: model.openaiBaseUrl, AGENTCLI_SANDBOX_DIR: boxes },
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? "/tmp",
+      OPENAI_API_KEY: "test-key",
+      OPENAI_BASE_URL: model.openaiBaseUrl,
+      AGENTCLI_SANDBOX_DIR: boxes,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";
@@ -69,11 +78,16 @@ test("dev --sandbox local: no missing-key warning, and a run's execute succeeds"
     model.script({ toolCalls: [{ name: "execute", args: { command: "echo made-in-$((6*7))" } }] }, { text: "done" });
     const client = new Client({ apiUrl: url });
     const thread = await client.threads.create();
-    const state = (await client.runs.wait(thread.thread_id, "agent", { input: { messages: [{ role: "user", content: "run it" }] } })) as { messages: Array<{ type: string; content: unknown }> };
+    const state = (await client.runs.wait(thread.thread_id, "agent", {
+      input: { messages: [{ role: "user", content: "run it" }] },
+    })) as { messages: Array<{ type: string; content: unknown }> };
     const tool = state.messages.find((m) => m.type === "tool");
     assert.match(String(tool?.content), /made-in-42/, JSON.stringify(state.messages));
   });
   assert.doesNotMatch(out, /warning: .*SANDBOX_A_API_KEY/, out);
   assert.doesNotMatch(out, /runs will fail/, out);
-  assert.match(out, /--sandbox local runs the sandboxes: SANDBOX_A_API_KEY \(for sandbox provider "sandbox_a"\) is not needed by dev \(deploy refuses without it\)/);
+  assert.match(
+    out,
+    /--sandbox local runs the sandboxes: SANDBOX_A_API_KEY \(for sandbox provider "sandbox_a"\) is not needed by dev \(deploy refuses without it\)/,
+  );
 });

@@ -7,14 +7,14 @@
  */
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { Client } from "@langchain/langgraph-sdk";
-import { startModelServer, type ModelServer } from "../../core/testing/model-server/server.ts";
+import { type ModelServer, startModelServer } from "../../core/testing/model-server/server.ts";
 import { sandboxRoot } from "../../plugins/sandbox/local.ts";
 import { CLI } from "../toolchain/_project.ts";
 
@@ -27,7 +27,10 @@ after(async () => {
 function newProject(parent: string): string {
   const dir = join(parent, "project");
   mkdirSync(join(dir, "skills"), { recursive: true });
-  writeFileSync(join(dir, "agent.toml"), '[agent]\nname = "fresh"\nmodel = "openai:gpt-test"\n\n[sandbox]\nprovider = "sandbox_a"\n');
+  writeFileSync(
+    join(dir, "agent.toml"),
+    '[agent]\nname = "fresh"\nmodel = "openai:gpt-test"\n\n[sandbox]\nprovider = "sandbox_a"\n',
+  );
   writeFileSync(join(dir, "AGENTS.md"), "Run commands.\n");
   return dir;
 }
@@ -45,12 +48,22 @@ async function dev(dir: string, model: ModelServer): Promise<{ client: Client; o
   let out = "";
   const proc: ChildProcess = spawn(process.execPath, [CLI, "dev", "--sandbox", "local", "--port", String(port)], {
     cwd: dir,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", NO_COLOR: "1", OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: model.openaiBaseUrl },
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? "/tmp",
+      NO_COLOR: "1",
+      OPENAI_API_KEY: "test-key",
+      OPENAI_BASE_URL: model.openaiBaseUrl,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   proc.stdout!.on("data", (d: Buffer) => (out += d));
   proc.stderr!.on("data", (d: Buffer) => (out += d));
-  cleanups.push(() => new Promise<void>((resolve) => (proc.exitCode !== null ? resolve() : (proc.once("exit", () => resolve()), proc.kill("SIGTERM")))));
+  cleanups.push(() =>
+    new Promise<void>((
+      resolve,
+    ) => (proc.exitCode !== null ? resolve() : (proc.once("exit", () => resolve()), proc.kill("SIGTERM"))))
+  );
   for (;;) {
     if (proc.exitCode !== null) throw new Error(`agentcli dev exited ${proc.exitCode}:\n${out}`);
     try {
@@ -60,13 +73,19 @@ async function dev(dir: string, model: ModelServer): Promise<{ client: Client; o
     }
     await new Promise((r) => setTimeout(r, 200));
   }
-  return { client: new Client({ apiUrl: `http://127.0.0.1:${port}`, callerOptions: { maxRetries: 0 } }), output: () => out };
+  return {
+    client: new Client({ apiUrl: `http://127.0.0.1:${port}`, callerOptions: { maxRetries: 0 } }),
+    output: () => out,
+  };
 }
 
 async function executeOnce(client: Client, model: ModelServer, command: string): Promise<string> {
   model.script({ toolCalls: [{ name: "execute", args: { command } }] }, { text: "done" });
   const thread = await client.threads.create();
-  const state = (await client.runs.wait(thread.thread_id, "agent", { input: { messages: [{ role: "user", content: "go" }] } })) as { messages?: Array<{ type: string; content: unknown }> };
+  const state =
+    (await client.runs.wait(thread.thread_id, "agent", { input: { messages: [{ role: "user", content: "go" }] } })) as {
+      messages?: Array<{ type: string; content: unknown }>;
+    };
   const tool = (state.messages ?? []).find((m) => m.type === "tool");
   assert.ok(tool, `a tool result: ${JSON.stringify(state.messages)}`);
   return String(tool.content);
@@ -84,7 +103,11 @@ test("dev --sandbox local on a new project: execute works with no setting", asyn
   assert.match(out, /hello from \d+/);
   assert.match(out, /\[Command succeeded with exit code 0\]/);
   assert.ok(existsSync(join(dir, ".agentcli", "sandboxes")), "the sandboxes are in the project's .agentcli/");
-  assert.equal(statSync(join(dir, ".agentcli")).mode & 0o777, 0o711, ".agentcli/ can be entered, not listed, by other users");
+  assert.equal(
+    statSync(join(dir, ".agentcli")).mode & 0o777,
+    0o711,
+    ".agentcli/ can be entered, not listed, by other users",
+  );
 });
 
 test("dev --sandbox local on a new project under a directory others cannot enter (like /root)", async () => {

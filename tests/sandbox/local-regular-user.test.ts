@@ -18,27 +18,53 @@ const asRoot = process.getuid?.() === 0;
 
 /** The first directory on the way to `path` that other users cannot enter, or null. */
 function closedAncestor(path: string): string | null {
-  for (let d = dirname(realpathSync(path)); ; d = dirname(d)) {
+  for (let d = dirname(realpathSync(path));; d = dirname(d)) {
     if ((statSync(d).mode & 0o001) === 0) return d;
     if (d === dirname(d)) return null;
   }
 }
 
-test("as a regular user: the local runtime's conformance suite and its own tests pass", { skip: !asRoot && "running as a regular user already: local.test.ts and local-runtime.test.ts are this run" }, async () => {
+test("as a regular user: the local runtime's conformance suite and its own tests pass", {
+  skip: !asRoot && "running as a regular user already: local.test.ts and local-runtime.test.ts are this run",
+}, async () => {
   for (const path of [process.cwd(), process.execPath]) {
     const closed = closedAncestor(path);
-    assert.equal(closed, null, `uid ${REGULAR} cannot enter ${closed}, so it cannot run ${path}: check the repository out where every user can read it (or run the tests as a regular user)`);
+    assert.equal(
+      closed,
+      null,
+      `uid ${REGULAR} cannot enter ${closed}, so it cannot run ${path}: check the repository out where every user can read it (or run the tests as a regular user)`,
+    );
   }
   const home = mkdtempSync(join(tmpdir(), "agentcli-regular-user-"));
   chmodSync(home, 0o777);
   try {
-    const files = ["tests/sandbox/local.test.ts", "tests/sandbox/local-runtime.test.ts", "tests/sandbox/local-dev-new-project.test.ts"];
+    const files = [
+      "tests/sandbox/local.test.ts",
+      "tests/sandbox/local-runtime.test.ts",
+      "tests/sandbox/local-dev-new-project.test.ts",
+    ];
     // One process for the files (no isolation): its report is plain TAP on stdout, read below.
-    const isolation = process.allowedNodeEnvironmentFlags.has("--test-isolation") ? "--test-isolation=none" : "--experimental-test-isolation=none";
-    const args = [`--reuid=${REGULAR}`, `--regid=${REGULAR}`, "--clear-groups", "--", process.execPath, "--test", isolation, "--test-reporter=tap", ...files];
+    const isolation = process.allowedNodeEnvironmentFlags.has("--test-isolation")
+      ? "--test-isolation=none"
+      : "--experimental-test-isolation=none";
+    const args = [
+      `--reuid=${REGULAR}`,
+      `--regid=${REGULAR}`,
+      "--clear-groups",
+      "--",
+      process.execPath,
+      "--test",
+      isolation,
+      "--test-reporter=tap",
+      ...files,
+    ];
     // Without NODE_TEST_CONTEXT the child is a test run of its own, not a part of this one.
     const { NODE_TEST_CONTEXT: _, ...env } = process.env;
-    const child = spawn("setpriv", args, { cwd: process.cwd(), env: { ...env, HOME: home, TMPDIR: home }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn("setpriv", args, {
+      cwd: process.cwd(),
+      env: { ...env, HOME: home, TMPDIR: home },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let out = "";
     child.stdout.on("data", (b: Buffer) => (out += b.toString()));
     child.stderr.on("data", (b: Buffer) => (out += b.toString()));

@@ -21,7 +21,15 @@ after(async () => {
 });
 
 async function box(env: Record<string, string> = {}): Promise<Sandbox> {
-  const sandbox = await local.hooks["sandbox:create"]({ provider: "sandbox_a", key: `thread:${boxes.length}`, scope: "thread", template: "t", image: "python:3", env, host: { stateDir: join(root, "sandboxes"), hiddenPaths: [] } });
+  const sandbox = await local.hooks["sandbox:create"]({
+    provider: "sandbox_a",
+    key: `thread:${boxes.length}`,
+    scope: "thread",
+    template: "t",
+    image: "python:3",
+    env,
+    host: { stateDir: join(root, "sandboxes"), hiddenPaths: [] },
+  });
   boxes.push(sandbox!);
   return sandbox!;
 }
@@ -43,7 +51,10 @@ test("memory: an allocation past AGENTCLI_SANDBOX_MEMORY_MB fails inside the san
 
 test("processes: a fork storm stops at AGENTCLI_SANDBOX_MAX_PROCESSES", async () => {
   const s = await box({ AGENTCLI_SANDBOX_MAX_PROCESSES: "16" });
-  const r = await s.execute("for i in $(seq 40); do sleep 3 & done 2>&1 | head -1; sleep 0.2; ls /proc | grep -c '^[0-9]'", { timeoutMs: 30_000 });
+  const r = await s.execute(
+    "for i in $(seq 40); do sleep 3 & done 2>&1 | head -1; sleep 0.2; ls /proc | grep -c '^[0-9]'",
+    { timeoutMs: 30_000 },
+  );
   const count = Number(r.output.split("\n").filter((l) => /^\d+$/.test(l)).at(-1));
   assert.ok(count <= 17, `at most 16 processes ran (saw ${count}): ${r.output}`);
 });
@@ -78,21 +89,39 @@ test("a sandbox whose directory is gone is reported as not found", async () => {
   rmSync(join(root, "sandboxes", s.id), { recursive: true, force: true });
   await assert.rejects(s.execute("true"), { name: "SandboxNotFoundError" });
   await assert.rejects(
-    async () => local.hooks["sandbox:create"]({ provider: "x", key: "k", scope: "thread", template: "t", image: "i", env: {}, sandboxId: s.id, host: { stateDir: join(root, "sandboxes"), hiddenPaths: [] } }),
+    async () =>
+      local.hooks["sandbox:create"]({
+        provider: "x",
+        key: "k",
+        scope: "thread",
+        template: "t",
+        image: "i",
+        env: {},
+        sandboxId: s.id,
+        host: { stateDir: join(root, "sandboxes"), hiddenPaths: [] },
+      }),
     { name: "SandboxNotFoundError" },
   );
 });
 
 test("--sandbox local is refused when bwrap is missing (with the install command) or a limit is not a number", () => {
-  const dir = makeProject({ "agent.toml": '[agent]\nname = "fixture"\nmodel = "openai:gpt-5"\n[sandbox]\nprovider = "sandbox_a"\n' });
+  const dir = makeProject({
+    "agent.toml": '[agent]\nname = "fixture"\nmodel = "openai:gpt-5"\n[sandbox]\nprovider = "sandbox_a"\n',
+  });
   try {
     const r = cli(["dev", "--sandbox", "local", "--port", "0"], { cwd: dir, env: { PATH: "/nonexistent" } });
     assert.equal(r.code, 1);
     assert.match(r.output, /Cannot use --sandbox "local": bubblewrap \(the bwrap program\) is not installed/);
     assert.match(r.output, /apt-get install bubblewrap/);
-    const badLimit = cli(["dev", "--sandbox", "local", "--port", "0"], { cwd: dir, env: { AGENTCLI_SANDBOX_CPUS: "lots" } });
+    const badLimit = cli(["dev", "--sandbox", "local", "--port", "0"], {
+      cwd: dir,
+      env: { AGENTCLI_SANDBOX_CPUS: "lots" },
+    });
     assert.equal(badLimit.code, 1);
-    assert.match(badLimit.output, /Cannot use --sandbox "local": AGENTCLI_SANDBOX_CPUS="lots" is not a positive number: set it to the CPUs a sandbox may use together .*\(default 1\)/);
+    assert.match(
+      badLimit.output,
+      /Cannot use --sandbox "local": AGENTCLI_SANDBOX_CPUS="lots" is not a positive number: set it to the CPUs a sandbox may use together .*\(default 1\)/,
+    );
     assert.doesNotMatch(badLimit.output, /\n\s+at /, "no stack trace");
     const unknown = cli(["dev", "--sandbox", "cloud", "--port", "0"], { cwd: dir });
     assert.equal(unknown.code, 2, "an unknown runtime is a usage error");

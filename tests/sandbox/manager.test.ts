@@ -7,7 +7,7 @@
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { definePlugin, SandboxNotFoundError, type Sandbox } from "../../core/kernel/hooks.ts";
+import { definePlugin, type Sandbox, SandboxNotFoundError } from "../../core/kernel/hooks.ts";
 import { PluginDriver } from "../../core/kernel/plugin-driver.ts";
 import { SandboxManager } from "../../core/harness/sandbox/manager.ts";
 import { openSql, type SqlDriver } from "../../core/storage/sql.ts";
@@ -54,8 +54,14 @@ function recordingProvider() {
             if (box().stopped) throw new Error("execute on a stopped sandbox");
             return { output: `ran ${command}`, exitCode: 0, truncated: false };
           },
-          uploadFiles: async (files) => files.map((f) => (box().files.set(f.path, f.content), { path: f.path, error: null })),
-          downloadFiles: async (paths) => paths.map((p) => ({ path: p, content: box().files.get(p) ?? null, error: box().files.has(p) ? null : "file_not_found" as const })),
+          uploadFiles: async (files) =>
+            files.map((f) => (box().files.set(f.path, f.content), { path: f.path, error: null })),
+          downloadFiles: async (paths) =>
+            paths.map((p) => ({
+              path: p,
+              content: box().files.get(p) ?? null,
+              error: box().files.has(p) ? null : "file_not_found" as const,
+            })),
           delete: async () => {
             calls.push(`delete ${id}`);
             live.delete(id!);
@@ -72,7 +78,12 @@ function recordingProvider() {
         if (failNext === "after") {
           // The sandbox exists at the provider, then something fails: the manager must delete it.
           failNext = null;
-          return { ...sandbox, get id(): string { throw new Error("lost the id"); } } as Sandbox;
+          return {
+            ...sandbox,
+            get id(): string {
+              throw new Error("lost the id");
+            },
+          } as Sandbox;
         }
         return sandbox;
       },
@@ -131,7 +142,11 @@ for (const engine of engines) {
       return m;
     };
     const target = (thread: string) => ({ key: `thread:${thread}`, scope: "thread" as const, threadId: thread });
-    const rows = async (thread: string) => (await sql.query<{ sandbox_id: string | null; status: string }>("SELECT sandbox_id, status FROM sandboxes WHERE scope_key = $1", [`thread:${thread}`])).rows;
+    const rows = async (thread: string) =>
+      (await sql.query<{ sandbox_id: string | null; status: string }>(
+        "SELECT sandbox_id, status FROM sandboxes WHERE scope_key = $1",
+        [`thread:${thread}`],
+      )).rows;
 
     before(async () => {
       sql = await engine.open();
@@ -145,7 +160,12 @@ for (const engine of engines) {
 
     test("concurrent first uses of a new scope, on two replicas, create one sandbox", async () => {
       const [a, b] = [manager(), manager()];
-      const leases = await Promise.all([a.acquire(target("c1")), b.acquire(target("c1")), a.acquire(target("c1")), b.acquire(target("c1"))]);
+      const leases = await Promise.all([
+        a.acquire(target("c1")),
+        b.acquire(target("c1")),
+        a.acquire(target("c1")),
+        b.acquire(target("c1")),
+      ]);
       assert.equal(new Set(leases.map((l) => l.sandbox.id)).size, 1);
       assert.equal(provider.calls.filter((c) => c === "create thread:c1").length, 1);
       assert.deepEqual(await rows("c1"), [{ sandbox_id: leases[0]!.sandbox.id, status: "ready" }]);
@@ -201,7 +221,9 @@ for (const engine of engines) {
     });
 
     test("a stale creation claim (its creator died) is taken over", async () => {
-      await sql.query("INSERT INTO sandboxes (scope_key, backend, status, thread_id, claim_token, claimed_until) VALUES ('thread:dead', 'sandbox_a', 'creating', 'dead', 'gone', now() - interval '1 second')");
+      await sql.query(
+        "INSERT INTO sandboxes (scope_key, backend, status, thread_id, claim_token, claimed_until) VALUES ('thread:dead', 'sandbox_a', 'creating', 'dead', 'gone', now() - interval '1 second')",
+      );
       const { sandbox } = await manager().acquire(target("dead"));
       assert.deepEqual(await rows("dead"), [{ sandbox_id: sandbox.id, status: "ready" }]);
     });
@@ -213,7 +235,10 @@ for (const engine of engines) {
       const other = manager();
       const lease = await other.acquire(target("v1"));
       assert.notEqual(lease.sandbox.id, sandbox.id);
-      assert.match(lease.notice ?? "", /no longer existed at the provider[\s\S]*files written to the old sandbox are gone/);
+      assert.match(
+        lease.notice ?? "",
+        /no longer existed at the provider[\s\S]*files written to the old sandbox are gone/,
+      );
       assert.equal((await other.acquire(target("v1"))).notice, null);
     });
 

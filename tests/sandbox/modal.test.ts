@@ -11,12 +11,12 @@ import { startModelServer } from "../fixtures/model-server/server.ts";
 import { builtinPlugins } from "../../plugins/registry.ts";
 import sandboxB from "../../plugins/sandbox/sandbox_b.ts";
 import { isSandboxNotFound, type Sandbox, type SandboxCreateOptions } from "../../core/kernel/hooks.ts";
-import { startModalStandIn, type ModalStandIn } from "../fixtures/sandbox-vendors/modal/server.ts";
+import { type ModalStandIn, startModalStandIn } from "../fixtures/sandbox-vendors/modal/server.ts";
 import { cli, makeProject, removeProject } from "../toolchain/_project.ts";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createServer, type AddressInfo } from "node:net";
+import { type AddressInfo, createServer } from "node:net";
 import { Client } from "@langchain/langgraph-sdk";
 import { PluginDriver } from "../../core/kernel/plugin-driver.ts";
 import { loadProject } from "../../core/config/load.ts";
@@ -25,7 +25,11 @@ import { hostBundle } from "../../core/server/host/agent-host.ts";
 
 const modal = await startModalStandIn();
 after(() => modal.close());
-const env = { SANDBOX_B_TOKEN_ID: modal.tokenId, SANDBOX_B_TOKEN_SECRET: modal.tokenSecret, SANDBOX_B_SERVER_URL: modal.url };
+const env = {
+  SANDBOX_B_TOKEN_ID: modal.tokenId,
+  SANDBOX_B_TOKEN_SECRET: modal.tokenSecret,
+  SANDBOX_B_SERVER_URL: modal.url,
+};
 
 sandboxConformance({
   name: "sandbox_b (Modal SDK against the Modal stand-in)",
@@ -39,7 +43,14 @@ sandboxConformance({
 });
 
 const create = (over: Partial<SandboxCreateOptions> & { env: Record<string, string> }) =>
-  sandboxB.hooks!["sandbox:create"]!({ provider: "sandbox_b", key: "thread:t1", scope: "thread", template: "agentcli-default", image: "python:3", ...over }) as Promise<Sandbox>;
+  sandboxB.hooks!["sandbox:create"]!({
+    provider: "sandbox_b",
+    key: "thread:t1",
+    scope: "thread",
+    template: "agentcli-default",
+    image: "python:3",
+    ...over,
+  }) as Promise<Sandbox>;
 /** The message of what `fn` throws. */
 const failure = async (fn: () => Promise<unknown>): Promise<string> => {
   try {
@@ -58,33 +69,55 @@ describe("sandbox_b: Modal's failures are clear errors naming what to fix", () =
     secrets.push(modal.tokenSecret, strict.tokenSecret, "as-wrong-secret-value", "ak-wrong-id-value");
   });
   after(() => strict.close());
-  const strictEnv = () => ({ SANDBOX_B_TOKEN_ID: strict.tokenId, SANDBOX_B_TOKEN_SECRET: strict.tokenSecret, SANDBOX_B_SERVER_URL: strict.url });
+  const strictEnv = () => ({
+    SANDBOX_B_TOKEN_ID: strict.tokenId,
+    SANDBOX_B_TOKEN_SECRET: strict.tokenSecret,
+    SANDBOX_B_SERVER_URL: strict.url,
+  });
   const noSecret = (message: string) => {
     for (const s of secrets) assert.ok(!message.includes(s), `"${message}" shows a token`);
   };
 
   test("a missing token names both variables", async () => {
-    const message = await failure(() => create({ env: { SANDBOX_B_TOKEN_ID: "ak-x", SANDBOX_B_SERVER_URL: strict.url } }));
+    const message = await failure(() =>
+      create({ env: { SANDBOX_B_TOKEN_ID: "ak-x", SANDBOX_B_SERVER_URL: strict.url } })
+    );
     assert.match(message, /SANDBOX_B_TOKEN_SECRET is not set/);
-    assert.match(await failure(() => create({ env: {} })), /SANDBOX_B_TOKEN_ID and SANDBOX_B_TOKEN_SECRET are not set.*modal token new/);
+    assert.match(
+      await failure(() => create({ env: {} })),
+      /SANDBOX_B_TOKEN_ID and SANDBOX_B_TOKEN_SECRET are not set.*modal token new/,
+    );
   });
 
   test("a wrong token: Modal's refusal names the variables, and never shows the token (which the server echoed)", async () => {
-    const message = await failure(() => create({ env: { SANDBOX_B_TOKEN_ID: "ak-wrong-id-value", SANDBOX_B_TOKEN_SECRET: "as-wrong-secret-value", SANDBOX_B_SERVER_URL: strict.url } }));
+    const message = await failure(() =>
+      create({
+        env: {
+          SANDBOX_B_TOKEN_ID: "ak-wrong-id-value",
+          SANDBOX_B_TOKEN_SECRET: "as-wrong-secret-value",
+          SANDBOX_B_SERVER_URL: strict.url,
+        },
+      })
+    );
     assert.match(message, /Modal rejected the token.*Check SANDBOX_B_TOKEN_ID and SANDBOX_B_TOKEN_SECRET/);
     assert.match(message, /\[redacted\]/);
     noSecret(message);
   });
 
   test("a bad or unreachable SANDBOX_B_SERVER_URL is named", async () => {
-    assert.match(await failure(() => create({ env: { ...strictEnv(), SANDBOX_B_SERVER_URL: "api.modal.com" } })), /SANDBOX_B_SERVER_URL="api\.modal\.com" is not an http\(s\) URL/);
+    assert.match(
+      await failure(() => create({ env: { ...strictEnv(), SANDBOX_B_SERVER_URL: "api.modal.com" } })),
+      /SANDBOX_B_SERVER_URL="api\.modal\.com" is not an http\(s\) URL/,
+    );
     const closed = await new Promise<number>((resolve) => {
       const s = createServer().listen(0, "127.0.0.1", () => {
         const { port } = s.address() as AddressInfo;
         s.close(() => resolve(port));
       });
     });
-    const message = await failure(() => create({ env: { ...strictEnv(), SANDBOX_B_SERVER_URL: `http://127.0.0.1:${closed}` } }));
+    const message = await failure(() =>
+      create({ env: { ...strictEnv(), SANDBOX_B_SERVER_URL: `http://127.0.0.1:${closed}` } })
+    );
     assert.match(message, new RegExp(`Cannot reach Modal at http://127\\.0\\.0\\.1:${closed}.*SANDBOX_B_SERVER_URL`));
     noSecret(message);
   });
@@ -99,14 +132,24 @@ describe("sandbox_b: Modal's failures are clear errors naming what to fix", () =
 
   test("quota exceeded; a sandbox Modal ended behind our back is not found (the server recreates it)", async () => {
     const first = await create({ env: strictEnv(), template: "my-app" });
-    assert.deepEqual(strict.tagsOf(first.id), { "agentcli.deployment": "local", "agentcli.scope": "thread", "agentcli.scope-key": "thread:t1" });
+    assert.deepEqual(strict.tagsOf(first.id), {
+      "agentcli.deployment": "local",
+      "agentcli.scope": "thread",
+      "agentcli.scope-key": "thread:t1",
+    });
     const quota = await failure(() => create({ env: strictEnv(), template: "my-app" }));
     assert.match(quota, /quota exceeded.*limit of 1 running sandboxes/);
     noSecret(quota);
     await strict.terminate(first.id);
     await assert.rejects(first.execute("true"), (err: unknown) => isSandboxNotFound(err));
-    await assert.rejects(create({ env: strictEnv(), sandboxId: first.id }), (err: unknown) => isSandboxNotFound(err) && /has ended/.test((err as Error).message));
-    await assert.rejects(create({ env: strictEnv(), sandboxId: "sb-v2-unknown" }), (err: unknown) => isSandboxNotFound(err));
+    await assert.rejects(
+      create({ env: strictEnv(), sandboxId: first.id }),
+      (err: unknown) => isSandboxNotFound(err) && /has ended/.test((err as Error).message),
+    );
+    await assert.rejects(
+      create({ env: strictEnv(), sandboxId: "sb-v2-unknown" }),
+      (err: unknown) => isSandboxNotFound(err),
+    );
     // The slot is free again.
     const second = await create({ env: strictEnv(), template: "my-app" });
     assert.deepEqual(strict.running(), [second.id]);
@@ -124,19 +167,41 @@ test("a refused token through the server: the tool result names the variables; n
   const consoleError = console.error;
   console.error = capture;
   try {
-    writeFileSync(join(dir, "agent.toml"), '[agent]\nname = "modal-token"\nmodel = "openai:gpt-test"\n\n[sandbox]\nprovider = "sandbox_b"\n');
+    writeFileSync(
+      join(dir, "agent.toml"),
+      '[agent]\nname = "modal-token"\nmodel = "openai:gpt-test"\n\n[sandbox]\nprovider = "sandbox_b"\n',
+    );
     writeFileSync(join(dir, "AGENTS.md"), "Run commands.\n");
     const driver = new PluginDriver([...builtinPlugins]);
-    const envOf = { OPENAI_API_KEY: "k", OPENAI_BASE_URL: model.openaiBaseUrl, ...env, SANDBOX_B_TOKEN_SECRET: wrongSecret };
+    const envOf = {
+      OPENAI_API_KEY: "k",
+      OPENAI_BASE_URL: model.openaiBaseUrl,
+      ...env,
+      SANDBOX_B_TOKEN_SECRET: wrongSecret,
+    };
     const project = await loadProject(join(dir, "agent.toml"), { driver, env: envOf, requireEnv: false, cwd: dir });
     const bundle = await readBundle((await buildBundle(project, { driver, version: "test" })).bytes);
     const log = { info: capture, warn: capture, error: capture };
-    const host = await hostBundle({ bundle, driver, env: project.env, mode: "dev", dataDir: join(dir, "data"), port: 0, host: "127.0.0.1", log });
+    const host = await hostBundle({
+      bundle,
+      driver,
+      env: project.env,
+      mode: "dev",
+      dataDir: join(dir, "data"),
+      port: 0,
+      host: "127.0.0.1",
+      log,
+    });
     try {
-      const client = new Client({ apiUrl: `http://127.0.0.1:${host.listening.port}`, callerOptions: { maxRetries: 0 } });
+      const client = new Client({
+        apiUrl: `http://127.0.0.1:${host.listening.port}`,
+        callerOptions: { maxRetries: 0 },
+      });
       const thread = await client.threads.create();
       model.script({ toolCalls: [{ name: "execute", args: { command: "echo hi" } }] }, { text: "done" });
-      const state = (await client.runs.wait(thread.thread_id, "agent", { input: { messages: [{ role: "user", content: "go" }] } })) as { messages: Array<{ type: string; content: unknown }> };
+      const state = (await client.runs.wait(thread.thread_id, "agent", {
+        input: { messages: [{ role: "user", content: "go" }] },
+      })) as { messages: Array<{ type: string; content: unknown }> };
       const tool = JSON.stringify(state.messages.filter((m) => m.type === "tool"));
       assert.match(tool, /Modal rejected the token.*SANDBOX_B_TOKEN_ID and SANDBOX_B_TOKEN_SECRET/);
       for (const secret of [wrongSecret, modal.tokenId]) {
@@ -164,11 +229,17 @@ describe("sandbox_b in deploy", () => {
       assert.equal(dry.code, 0, dry.stderr);
       const summary = JSON.parse(dry.stdout) as { missing_env: string[] } & Record<string, unknown>;
       assert.match(JSON.stringify(summary), /"modal"/);
-      assert.ok(summary.missing_env.some((m) => /SANDBOX_B_TOKEN_ID.*SANDBOX_B_TOKEN_SECRET/.test(m)), JSON.stringify(summary.missing_env));
+      assert.ok(
+        summary.missing_env.some((m) => /SANDBOX_B_TOKEN_ID.*SANDBOX_B_TOKEN_SECRET/.test(m)),
+        JSON.stringify(summary.missing_env),
+      );
       const text = cli(["deploy", "--dry-run"], { cwd: dir });
       assert.match(text.stdout, /\bmodal\b/);
       assert.match(text.stdout, /A real deploy would refuse[\s\S]*SANDBOX_B_TOKEN_ID/);
-      const real = cli(["deploy"], { cwd: dir, env: { PLATFORM_API_KEY: "k", AGENTCLI_PLATFORM_URL: "http://127.0.0.1:9" } });
+      const real = cli(["deploy"], {
+        cwd: dir,
+        env: { PLATFORM_API_KEY: "k", AGENTCLI_PLATFORM_URL: "http://127.0.0.1:9" },
+      });
       assert.notEqual(real.code, 0);
       assert.match(real.stderr, /SANDBOX_B_TOKEN_ID, SANDBOX_B_TOKEN_SECRET/);
     } finally {

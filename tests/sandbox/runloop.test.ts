@@ -11,7 +11,7 @@ import { sandboxConformance } from "../../core/testing/sandbox-conformance.ts";
 import { startModelServer } from "../fixtures/model-server/server.ts";
 import { builtinPlugins } from "../../plugins/registry.ts";
 import sandboxC, { imageBlueprintName } from "../../plugins/sandbox/sandbox_c.ts";
-import { startRunloopStandIn, type RunloopStandIn } from "../fixtures/sandbox-vendors/runloop/server.ts";
+import { type RunloopStandIn, startRunloopStandIn } from "../fixtures/sandbox-vendors/runloop/server.ts";
 import { keyStaysOutOfToolResults } from "../fixtures/sandbox-vendors/key-leak.ts";
 import { isSandboxNotFound, type Sandbox, type SandboxCreateOptions } from "../../core/kernel/hooks.ts";
 
@@ -30,21 +30,39 @@ sandboxConformance({
 
 const hook = sandboxC.hooks!["sandbox:create"]!;
 const create = (o: Partial<SandboxCreateOptions> & { env: Record<string, string> }) =>
-  hook({ provider: "sandbox_c", key: "thread:t-1", scope: "thread", template: "agentcli-default", image: "python:3", ...o }) as Promise<Sandbox>;
+  hook({
+    provider: "sandbox_c",
+    key: "thread:t-1",
+    scope: "thread",
+    template: "agentcli-default",
+    image: "python:3",
+    ...o,
+  }) as Promise<Sandbox>;
 const envOf = (s: RunloopStandIn, key = KEY) => ({ SANDBOX_C_API_KEY: key, SANDBOX_C_API_URL: s.url });
 
 describe("sandbox_c (Runloop): metadata, mapping and failures", () => {
   test("devboxes carry the deployment, scope and scope key as metadata, and suspend when idle instead of shutting down", async () => {
-    const box = await create({ key: "assistant:a-42", scope: "assistant", env: { ...envOf(standIn), AGENTCLI_DEPLOYMENT_ID: "dep-7" } });
+    const box = await create({
+      key: "assistant:a-42",
+      scope: "assistant",
+      env: { ...envOf(standIn), AGENTCLI_DEPLOYMENT_ID: "dep-7" },
+    });
     const d = standIn.devboxes.get(box.id)!;
-    assert.deepEqual(d.metadata, { "agentcli.deployment": "dep-7", "agentcli.scope": "assistant", "agentcli.scope-key": "assistant:a-42" });
+    assert.deepEqual(d.metadata, {
+      "agentcli.deployment": "dep-7",
+      "agentcli.scope": "assistant",
+      "agentcli.scope-key": "assistant:a-42",
+    });
     assert.deepEqual(d.launch_parameters.after_idle, { idle_time_seconds: 3600, on_idle: "suspend" });
     await box.delete();
     assert.equal(standIn.devboxes.get(box.id)!.status, "shutdown");
   });
 
   test("template names a blueprint; the default template uses the blueprint built from the image, once (also for concurrent creations)", async () => {
-    const [a, b] = await Promise.all([create({ image: "node:22", env: envOf(standIn) }), create({ image: "node:22", key: "thread:t-2", env: envOf(standIn) })]);
+    const [a, b] = await Promise.all([
+      create({ image: "node:22", env: envOf(standIn) }),
+      create({ image: "node:22", key: "thread:t-2", env: envOf(standIn) }),
+    ]);
     const built = [...standIn.blueprints.values()].filter((x) => x.name === imageBlueprintName("node:22"));
     assert.equal(built.length, 1);
     assert.equal(built[0]!.dockerfile, "FROM node:22\n");
@@ -67,12 +85,18 @@ describe("sandbox_c (Runloop): metadata, mapping and failures", () => {
   });
 
   test("an unknown blueprint is a start-up error naming [sandbox].template", async () => {
-    await assert.rejects(create({ template: "no-such-blueprint", env: envOf(standIn) }), /no built blueprint "no-such-blueprint" \(\[sandbox\]\.template\)/);
+    await assert.rejects(
+      create({ template: "no-such-blueprint", env: envOf(standIn) }),
+      /no built blueprint "no-such-blueprint" \(\[sandbox\]\.template\)/,
+    );
   });
 
   test("an image Runloop cannot pull: a clear error naming [sandbox].image", async () => {
     const before = standIn.devboxes.size;
-    await assert.rejects(create({ image: "no-such/image:1", env: envOf(standIn) }), /could not build a blueprint from image "no-such\/image:1" \(\[sandbox\]\.image\)[\s\S]*build_failed/);
+    await assert.rejects(
+      create({ image: "no-such/image:1", env: envOf(standIn) }),
+      /could not build a blueprint from image "no-such\/image:1" \(\[sandbox\]\.image\)[\s\S]*build_failed/,
+    );
     assert.equal(standIn.devboxes.size, before, "no devbox was made");
   });
 
@@ -80,7 +104,10 @@ describe("sandbox_c (Runloop): metadata, mapping and failures", () => {
     const small = await startRunloopStandIn({ apiKey: KEY, maxDevboxes: 1 });
     try {
       const first = await create({ env: envOf(small) });
-      await assert.rejects(create({ key: "thread:t-2", env: envOf(small) }), /Runloop quota exceeded \(403 Devbox limit exceeded/);
+      await assert.rejects(
+        create({ key: "thread:t-2", env: envOf(small) }),
+        /Runloop quota exceeded \(403 Devbox limit exceeded/,
+      );
       await first.delete();
     } finally {
       await small.close();
@@ -88,7 +115,10 @@ describe("sandbox_c (Runloop): metadata, mapping and failures", () => {
   });
 
   test("an unreachable API names SANDBOX_C_API_URL", async () => {
-    await assert.rejects(create({ env: { SANDBOX_C_API_KEY: KEY, SANDBOX_C_API_URL: "http://127.0.0.1:9" } }), /cannot reach Runloop at http:\/\/127\.0\.0\.1:9[\s\S]*SANDBOX_C_API_URL/);
+    await assert.rejects(
+      create({ env: { SANDBOX_C_API_KEY: KEY, SANDBOX_C_API_URL: "http://127.0.0.1:9" } }),
+      /cannot reach Runloop at http:\/\/127\.0\.0\.1:9[\s\S]*SANDBOX_C_API_URL/,
+    );
   });
 
   test("a devbox shut down behind our back is reported as gone (the server then makes a new one, with a note)", async () => {

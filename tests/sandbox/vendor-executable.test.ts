@@ -41,7 +41,10 @@ async function vendors() {
   cleanups.push(() => daytona.close(), () => runloop.close(), () => modal.close());
   return {
     sandbox_a: { package: "@daytonaio/sdk", env: { SANDBOX_A_API_KEY: KEY, SANDBOX_A_API_URL: daytona.apiUrl } },
-    sandbox_b: { package: "modal", env: { SANDBOX_B_TOKEN_ID: modal.tokenId, SANDBOX_B_TOKEN_SECRET: KEY, SANDBOX_B_SERVER_URL: modal.url } },
+    sandbox_b: {
+      package: "modal",
+      env: { SANDBOX_B_TOKEN_ID: modal.tokenId, SANDBOX_B_TOKEN_SECRET: KEY, SANDBOX_B_SERVER_URL: modal.url },
+    },
     sandbox_c: { package: "@runloop/api-client", env: { SANDBOX_C_API_KEY: KEY, SANDBOX_C_API_URL: runloop.url } },
   };
 }
@@ -50,10 +53,16 @@ function project(provider: string): string {
   const dir = mkdtempSync(join(tmpdir(), `agentcli-exe-${provider}-`));
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
   mkdirSync(join(dir, "skills", "hello", "scripts"), { recursive: true });
-  writeFileSync(join(dir, "agent.toml"), `[agent]\nname = "exe-${provider}"\nmodel = "openai:gpt-test"\n\n[sandbox]\nprovider = "${provider}"\n`);
+  writeFileSync(
+    join(dir, "agent.toml"),
+    `[agent]\nname = "exe-${provider}"\nmodel = "openai:gpt-test"\n\n[sandbox]\nprovider = "${provider}"\n`,
+  );
   writeFileSync(join(dir, "AGENTS.md"), "You run commands in a sandbox.\n");
-  writeFileSync(join(dir, "skills", "hello", "SKILL.md"), "---\nname: hello\ndescription: Greets.\n---\nRun scripts/hello.sh.\n");
-  writeFileSync(join(dir, "skills", "hello", "scripts", "hello.sh"), "echo \"hello from the skill, $1\"\n");
+  writeFileSync(
+    join(dir, "skills", "hello", "SKILL.md"),
+    "---\nname: hello\ndescription: Greets.\n---\nRun scripts/hello.sh.\n",
+  );
+  writeFileSync(join(dir, "skills", "hello", "scripts", "hello.sh"), 'echo "hello from the skill, $1"\n');
   return dir;
 }
 
@@ -70,44 +79,77 @@ async function serve(dir: string, port: number, env: Record<string, string>): Pr
   proc.stdout!.on("data", (d: Buffer) => (out += d));
   proc.stderr!.on("data", (d: Buffer) => (out += d));
   proc.once("exit", () => (printed += out));
-  cleanups.push(() => new Promise<void>((resolve) => (proc.exitCode !== null ? resolve() : (proc.once("exit", () => resolve()), proc.kill("SIGTERM")))));
+  cleanups.push(() =>
+    new Promise<void>((
+      resolve,
+    ) => (proc.exitCode !== null ? resolve() : (proc.once("exit", () => resolve()), proc.kill("SIGTERM"))))
+  );
   for (;;) {
     if (proc.exitCode !== null) throw new Error(`dist/agentcli dev exited ${proc.exitCode}:\n${out}`);
     try {
-      if ((await fetch(`http://127.0.0.1:${port}/assistants/search`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })).ok) return proc;
+      if (
+        (await fetch(`http://127.0.0.1:${port}/assistants/search`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: "{}",
+        })).ok
+      ) return proc;
     } catch { /* not yet */ }
     await new Promise((r) => setTimeout(r, 200));
   }
 }
 
-test("dist/agentcli runs the vendor sandboxes with the SDKs it contains (upload, execute, download) and names them in deploy --dry-run", { skip }, async () => {
-  const model = await startModelServer();
-  cleanups.push(() => model.close());
-  for (const [provider, v] of Object.entries(await vendors())) {
-    const dir = project(provider);
-    const dry = spawnSync(EXE, ["deploy", "--dry-run", "--json"], { cwd: dir, env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", OPENAI_API_KEY: "k", ...v.env }, encoding: "utf8" });
-    assert.equal(dry.status, 0, dry.stderr);
-    printed += dry.stdout + dry.stderr;
-    assert.ok(JSON.parse(dry.stdout).requires.packages.includes(v.package), dry.stdout);
+test(
+  "dist/agentcli runs the vendor sandboxes with the SDKs it contains (upload, execute, download) and names them in deploy --dry-run",
+  { skip },
+  async () => {
+    const model = await startModelServer();
+    cleanups.push(() => model.close());
+    for (const [provider, v] of Object.entries(await vendors())) {
+      const dir = project(provider);
+      const dry = spawnSync(EXE, ["deploy", "--dry-run", "--json"], {
+        cwd: dir,
+        env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", OPENAI_API_KEY: "k", ...v.env },
+        encoding: "utf8",
+      });
+      assert.equal(dry.status, 0, dry.stderr);
+      printed += dry.stdout + dry.stderr;
+      assert.ok(JSON.parse(dry.stdout).requires.packages.includes(v.package), dry.stdout);
 
-    const port = await freePort("127.0.0.1");
-    await serve(dir, port, { OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: model.openaiBaseUrl, ...v.env });
-    const client = new Client({ apiUrl: `http://127.0.0.1:${port}`, callerOptions: { maxRetries: 0 } });
-    const thread = (await client.threads.create()).thread_id;
-    model.script(
-      { toolCalls: [{ name: "write_file", args: { file_path: "/workspace/w.txt", content: `written by ${provider}\n` } }] },
-      { toolCalls: [{ name: "execute", args: { command: "cat /workspace/w.txt && bash /skills/hello/scripts/hello.sh exe" } }] },
-      { toolCalls: [{ name: "read_file", args: { file_path: "/workspace/w.txt" } }] },
-      { text: "done" },
-    );
-    const state = (await client.runs.wait(thread, "agent", { input: { messages: [{ role: "user", content: "go" }] } })) as { messages: Array<{ type: string; content: unknown }> };
-    const tools = state.messages.filter((m) => m.type === "tool").map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)));
-    assert.equal(tools.length, 3, JSON.stringify(tools));
-    assert.match(tools[1]!, new RegExp(`written by ${provider}\\nhello from the skill, exe`));
-    assert.match(tools[2]!, new RegExp(`written by ${provider}`));
-    assert.ok(!JSON.stringify(state).includes(KEY), "the key is not in the thread");
-  }
-});
+      const port = await freePort("127.0.0.1");
+      await serve(dir, port, { OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: model.openaiBaseUrl, ...v.env });
+      const client = new Client({ apiUrl: `http://127.0.0.1:${port}`, callerOptions: { maxRetries: 0 } });
+      const thread = (await client.threads.create()).thread_id;
+      model.script(
+        {
+          toolCalls: [{
+            name: "write_file",
+            args: { file_path: "/workspace/w.txt", content: `written by ${provider}\n` },
+          }],
+        },
+        {
+          toolCalls: [{
+            name: "execute",
+            args: { command: "cat /workspace/w.txt && bash /skills/hello/scripts/hello.sh exe" },
+          }],
+        },
+        { toolCalls: [{ name: "read_file", args: { file_path: "/workspace/w.txt" } }] },
+        { text: "done" },
+      );
+      const state =
+        (await client.runs.wait(thread, "agent", { input: { messages: [{ role: "user", content: "go" }] } })) as {
+          messages: Array<{ type: string; content: unknown }>;
+        };
+      const tools = state.messages.filter((m) => m.type === "tool").map((
+        m,
+      ) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)));
+      assert.equal(tools.length, 3, JSON.stringify(tools));
+      assert.match(tools[1]!, new RegExp(`written by ${provider}\\nhello from the skill, exe`));
+      assert.match(tools[2]!, new RegExp(`written by ${provider}`));
+      assert.ok(!JSON.stringify(state).includes(KEY), "the key is not in the thread");
+    }
+  },
+);
 
 test("the vendor keys never appear in what the executables printed", { skip }, async () => {
   for (const c of cleanups.splice(0).reverse()) await c();

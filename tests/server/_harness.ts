@@ -4,7 +4,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { Client } from "@langchain/langgraph-sdk";
-import { createAgentServer, type AgentServer, type AgentServerOptions } from "../../core/server/app.ts";
+import { type AgentServer, type AgentServerOptions, createAgentServer } from "../../core/server/app.ts";
 import { listen, type Listening } from "../../core/server/host/node.ts";
 import { consoleLog, silentLog } from "../../core/kernel/log.ts";
 import { openSql } from "../../core/storage/sql.ts";
@@ -38,14 +38,24 @@ export async function startTestServer(opts: Partial<AgentServerOptions> = {}): P
     const admin = await openSql({ url: base });
     await admin.query(`CREATE SCHEMA ${schema}`);
     await admin.close();
-    opts = { ...opts, storage: { ...(opts.storage as object | undefined), url: `${base}${base.includes("?") ? "&" : "?"}options=${encodeURIComponent(`-c search_path=${schema}`)}` } };
+    opts = {
+      ...opts,
+      storage: {
+        ...(opts.storage as object | undefined),
+        url: `${base}${base.includes("?") ? "&" : "?"}options=${encodeURIComponent(`-c search_path=${schema}`)}`,
+      },
+    };
     dropSchema = async () => {
       const a = await openSql({ url: base });
       await a.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
       await a.close();
     };
   }
-  const server = await createAgentServer({ graphs: FIXTURES, log: process.env.AGENTCLI_TEST_LOG ? consoleLog("test") : silentLog, ...opts });
+  const server = await createAgentServer({
+    graphs: FIXTURES,
+    log: process.env.AGENTCLI_TEST_LOG ? consoleLog("test") : silentLog,
+    ...opts,
+  });
   let listening: Listening;
   try {
     listening = await listen(server, { port: 0, host: "127.0.0.1" });
@@ -98,7 +108,12 @@ export function spawnServer(script: string, args: string[]): Promise<{ proc: Chi
     proc.stdout!.on("data", (d) => {
       out += d;
       const m = /PORT (\d+)/.exec(out);
-      if (m) resolve({ proc, client: new Client({ apiUrl: `http://127.0.0.1:${m[1]}`, apiKey: null, callerOptions: { maxRetries: 0 } }) });
+      if (m) {
+        resolve({
+          proc,
+          client: new Client({ apiUrl: `http://127.0.0.1:${m[1]}`, apiKey: null, callerOptions: { maxRetries: 0 } }),
+        });
+      }
     });
     proc.once("exit", (code) => reject(new Error(`server exited early (${code})`)));
   });
@@ -115,7 +130,7 @@ export function stopProcess(proc: ChildProcess | undefined, signal: NodeJS.Signa
 
 /** Polls `f` until it answers something truthy, and returns that (the suite's timeout bounds the wait). */
 export async function until<T>(what: string, f: () => Promise<T | null | undefined | false>): Promise<T> {
-  for (let i = 0; ; i++) {
+  for (let i = 0;; i++) {
     const v = await f();
     if (v) return v;
     if (i > 3000) throw new Error(`gave up waiting for ${what}`);

@@ -42,10 +42,18 @@ test("/docs is public: the reference page loads Swagger UI from this server, on 
 });
 
 test("the API behind the reference still needs credentials", async () => {
-  const res = await fetch(`${t.url}/threads/search`, { method: "POST", body: "{}", headers: { "content-type": "application/json" } });
+  const res = await fetch(`${t.url}/threads/search`, {
+    method: "POST",
+    body: "{}",
+    headers: { "content-type": "application/json" },
+  });
   assert.equal(res.status, 401);
   await res.arrayBuffer();
-  const ok = await fetch(`${t.url}/threads/search`, { method: "POST", body: "{}", headers: { "content-type": "application/json", authorization: "Bearer alice" } });
+  const ok = await fetch(`${t.url}/threads/search`, {
+    method: "POST",
+    body: "{}",
+    headers: { "content-type": "application/json", authorization: "Bearer alice" },
+  });
   assert.equal(ok.status, 200);
   await ok.arrayBuffer();
 });
@@ -67,6 +75,8 @@ test("/docs serves only its own files: unknown names and other paths are 404s, n
 });
 
 test("/openapi.json lists /docs and /favicon.ico as public operations", async () => {
-  const doc = await (await fetch(`${t.url}/openapi.json`)).json() as { paths: Record<string, { get?: { security?: unknown[] } }> };
+  const doc = await (await fetch(`${t.url}/openapi.json`)).json() as {
+    paths: Record<string, { get?: { security?: unknown[] } }>;
+  };
   for (const p of ["/docs", "/docs/{file}", "/favicon.ico"]) assert.deepEqual(doc.paths[p]?.get?.security, [], p);
 });

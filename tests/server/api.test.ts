@@ -43,7 +43,11 @@ describe("assistants", () => {
       const slow = await other.client.assistants.search({ graphId: "slow" });
       assert.equal(slow.length, 1);
       assert.equal(slow[0]!.name, "slow graph");
-      assert.equal((await other.client.assistants.get("slow")).graph_id, "slow", "a graph id resolves to that graph's assistant");
+      assert.equal(
+        (await other.client.assistants.get("slow")).graph_id,
+        "slow",
+        "a graph id resolves to that graph's assistant",
+      );
       assert.equal((await other.client.assistants.search({ graphId: "echo" }))[0]!.name, "slow");
     } finally {
       await other.close();
@@ -51,7 +55,12 @@ describe("assistants", () => {
   });
 
   test("create, search, count, patch (versions), set latest, graph, schemas, delete", async () => {
-    const a = await t.client.assistants.create({ graphId: "echo", name: "mine", metadata: { team: "x" }, config: { configurable: { k: 1 } } });
+    const a = await t.client.assistants.create({
+      graphId: "echo",
+      name: "mine",
+      metadata: { team: "x" },
+      config: { configurable: { k: 1 } },
+    });
     assert.equal(a.version, 1);
     const found = await t.client.assistants.search({ metadata: { team: "x" } });
     assert.deepEqual(found.map((f) => f.assistant_id), [a.assistant_id]);
@@ -68,7 +77,11 @@ describe("assistants", () => {
     const schemas = await t.client.assistants.getSchemas(a.assistant_id);
     assert.ok("messages" in ((schemas.state_schema as { properties: object }).properties));
     await assert.rejects(t.client.assistants.create({ graphId: "echo", assistantId: a.assistant_id }), /409/);
-    const same = await t.client.assistants.create({ graphId: "echo", assistantId: a.assistant_id, ifExists: "do_nothing" });
+    const same = await t.client.assistants.create({
+      graphId: "echo",
+      assistantId: a.assistant_id,
+      ifExists: "do_nothing",
+    });
     assert.equal(same.assistant_id, a.assistant_id);
     await t.client.assistants.delete(a.assistant_id);
     await assert.rejects(t.client.assistants.get(a.assistant_id), /404/);
@@ -76,7 +89,11 @@ describe("assistants", () => {
 
   test("unknown graph is a 404, invalid body a 422", async () => {
     await assert.rejects(t.client.assistants.create({ graphId: "nope" }), /404/);
-    const res = await fetch(`${t.url}/assistants`, { method: "POST", body: JSON.stringify({ graph_id: 5 }), headers: { "content-type": "application/json" } });
+    const res = await fetch(`${t.url}/assistants`, {
+      method: "POST",
+      body: JSON.stringify({ graph_id: 5 }),
+      headers: { "content-type": "application/json" },
+    });
     assert.equal(res.status, 422);
     assert.match((await res.json()).detail, /graph_id/);
   });
@@ -112,11 +129,17 @@ describe("threads", () => {
     const state = await t.client.threads.getState<{ messages: unknown[] }>(th.thread_id);
     assert.equal(state.values.messages.length, 4);
     const older = history.find((h) => (h.values as { messages?: unknown[] }).messages?.length === 2)!;
-    const atCp = await t.client.threads.getState<{ messages: unknown[] }>(th.thread_id, older.checkpoint.checkpoint_id!);
+    const atCp = await t.client.threads.getState<{ messages: unknown[] }>(
+      th.thread_id,
+      older.checkpoint.checkpoint_id!,
+    );
     assert.equal(atCp.values.messages.length, 2);
     const atCp2 = await t.client.threads.getState<{ messages: unknown[] }>(th.thread_id, older.checkpoint);
     assert.equal(atCp2.values.messages.length, 2);
-    const upd = await t.client.threads.updateState(th.thread_id, { values: { messages: [{ role: "user", content: "added" }] }, asNode: "respond" });
+    const upd = await t.client.threads.updateState(th.thread_id, {
+      values: { messages: [{ role: "user", content: "added" }] },
+      asNode: "respond",
+    });
     assert.ok(upd.checkpoint.checkpoint_id);
     const after = await t.client.threads.get<{ messages: Array<{ content: string }> }>(th.thread_id);
     assert.equal(after.values.messages.at(-1)!.content, "added");
@@ -134,7 +157,9 @@ describe("threads", () => {
 describe("runs", () => {
   test("wait returns the final values; background run, join, get, list, delete", async () => {
     const th = await t.client.threads.create();
-    const out = (await t.client.runs.wait(th.thread_id, "echo", { input: hi("hello") })) as { messages: Array<{ type: string; content: string }> };
+    const out = (await t.client.runs.wait(th.thread_id, "echo", { input: hi("hello") })) as {
+      messages: Array<{ type: string; content: string }>;
+    };
     assert.deepEqual(out.messages.map((m) => [m.type, m.content]), [["human", "hello"], ["ai", "echo: hello"]]);
     const run = await t.client.runs.create(th.thread_id, "echo", { input: hi("bg"), metadata: { tag: 1 } });
     assert.ok(["pending", "running", "success"].includes(run.status));
@@ -158,12 +183,17 @@ describe("runs", () => {
 
   test("stateless wait, stream and batch leave no thread behind", async () => {
     const before = await t.client.threads.count();
-    const out = (await t.client.runs.wait(null, "echo", { input: hi("stateless") })) as { messages: Array<{ content: string }> };
+    const out = (await t.client.runs.wait(null, "echo", { input: hi("stateless") })) as {
+      messages: Array<{ content: string }>;
+    };
     assert.equal(out.messages[1]!.content, "echo: stateless");
     const events = [];
     for await (const e of t.client.runs.stream(null, "echo", { input: hi("s") })) events.push(e.event);
     assert.equal(events[0], "metadata");
-    const batch = await t.client.runs.createBatch([{ assistantId: "echo", input: hi("b1") }, { assistantId: "echo", input: hi("b2") }]);
+    const batch = await t.client.runs.createBatch([{ assistantId: "echo", input: hi("b1") }, {
+      assistantId: "echo",
+      input: hi("b2"),
+    }]);
     assert.equal(batch.length, 2);
     for (const r of batch) await t.client.runs.join(r.thread_id, r.run_id).catch(() => {});
     await new Promise((r) => setTimeout(r, 100));
@@ -172,7 +202,10 @@ describe("runs", () => {
 
   test("a failing graph ends the run in error with the message reaching the client", async () => {
     const th = await t.client.threads.create();
-    await assert.rejects(t.client.runs.wait(th.thread_id, "slow", { input: { fail: true } }), /slow graph failed on purpose/);
+    await assert.rejects(
+      t.client.runs.wait(th.thread_id, "slow", { input: { fail: true } }),
+      /slow graph failed on purpose/,
+    );
     const [run] = await t.client.runs.list(th.thread_id);
     assert.equal(run!.status, "error");
     assert.equal((await t.client.threads.get(th.thread_id)).status, "error");
@@ -191,7 +224,11 @@ describe("runs", () => {
       body: JSON.stringify({ assistant_id: "echo", stream_mode: ["bogus"] }),
     });
     assert.equal(res.status, 422);
-    const bad = await fetch(`${t.url}/threads`, { method: "POST", headers: { "content-type": "application/json" }, body: "{not json" });
+    const bad = await fetch(`${t.url}/threads`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{not json",
+    });
     assert.equal(bad.status, 422);
   });
 });

@@ -50,7 +50,10 @@ test("a run on an existing thread uses the assistant looked up before, with no l
     // Changed on a, acknowledged: b's next run must use the new graph, not the one it remembers.
     await a.client.assistants.update(assistant.assistant_id, { graphId: "slow" });
     const t3 = await b.client.threads.create();
-    const out = (await b.client.runs.wait(t3.thread_id, assistant.assistant_id, { input: { ms: 10 } })) as Record<string, unknown>;
+    const out = (await b.client.runs.wait(t3.thread_id, assistant.assistant_id, { input: { ms: 10 } })) as Record<
+      string,
+      unknown
+    >;
     assert.equal(out.steps, 1, `ran the graph the assistant has now ("slow"), not "echo": ${JSON.stringify(out)}`);
     assert.equal((await b.client.threads.get(t3.thread_id)).metadata.graph_id, "slow");
     assert.equal(spy.count(), 1, "looked up again once it was found not current");

@@ -23,7 +23,13 @@ before(async () => {
       return { identity: name, isAuthenticated: true };
     },
   });
-  const make = (name: string) => new Client({ apiUrl: t.url, apiKey: null, defaultHeaders: { Authorization: `Bearer ${name}` }, callerOptions: { maxRetries: 0 } });
+  const make = (name: string) =>
+    new Client({
+      apiUrl: t.url,
+      apiKey: null,
+      defaultHeaders: { Authorization: `Bearer ${name}` },
+      callerOptions: { maxRetries: 0 },
+    });
   alice = make("alice");
   bob = make("bob");
 });
@@ -55,11 +61,13 @@ describe("auth scoping", () => {
   test("the user reaches the graph; client-supplied auth keys are stripped", async () => {
     const th = await alice.threads.create();
     const events = [];
-    for await (const e of alice.runs.stream(th.thread_id, "echo", {
-      input: { messages: [{ role: "user", content: "who" }] },
-      streamMode: "custom",
-      config: { configurable: { graph_auth_user_id: "mallory", langgraph_auth_user_id: "mallory" } },
-    })) events.push(e);
+    for await (
+      const e of alice.runs.stream(th.thread_id, "echo", {
+        input: { messages: [{ role: "user", content: "who" }] },
+        streamMode: "custom",
+        config: { configurable: { graph_auth_user_id: "mallory", langgraph_auth_user_id: "mallory" } },
+      })
+    ) events.push(e);
     const custom = events.find((e) => e.event === "custom")!.data as { user: string };
     assert.equal(custom.user, "alice");
     const [run] = await alice.runs.list(th.thread_id);
@@ -83,7 +91,9 @@ describe("auth scoping", () => {
     await alice.store.putItem(["alice", "x"], "k", { v: 1 });
     const item = await alice.store.getItem(["alice", "x"], "k");
     assert.deepEqual(item?.namespace, ["alice", "x"]);
-    assert.ok((await alice.store.listNamespaces({ prefix: ["alice"] })).namespaces.some((n) => n.join("/") === "alice/x"));
+    assert.ok(
+      (await alice.store.listNamespaces({ prefix: ["alice"] })).namespaces.some((n) => n.join("/") === "alice/x"),
+    );
     assert.equal(await alice.store.getItem(["x"], "k"), null);
     assert.deepEqual((await t.server.storage.store.get(["alice", "alice", "x"], "k"))?.value, { v: 1 });
     // What a graph writes at [identity, ...ns] the user reads at ns.
@@ -95,11 +105,15 @@ describe("auth scoping", () => {
   test("debug checkpoint events carry no auth user object", async () => {
     const th = await alice.threads.create();
     const events = [];
-    for await (const e of alice.runs.stream(th.thread_id, "echo", { input: { messages: [{ role: "user", content: "hi" }] }, streamMode: ["debug", "tasks", "checkpoints"] })) events.push(e);
+    for await (
+      const e of alice.runs.stream(th.thread_id, "echo", {
+        input: { messages: [{ role: "user", content: "hi" }] },
+        streamMode: ["debug", "tasks", "checkpoints"],
+      })
+    ) events.push(e);
     const text = JSON.stringify(events);
     assert.ok(events.some((e) => e.event === "debug" && (e.data as { type: string }).type === "checkpoint"));
     assert.doesNotMatch(text, /langgraph_auth_user"|langgraph_auth_permissions|isAuthenticated/);
     assert.match(text, /"graph_auth_user_id":"alice"/); // the id, as LangGraph's server shows it
   });
 });
-

@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, before, test } from "node:test";
-import { RunBroker, type RemoteBus } from "../../core/engine/broker/broker.ts";
+import { type RemoteBus, RunBroker } from "../../core/engine/broker/broker.ts";
 import { openRedisBus } from "../../core/engine/broker/redis-bus.ts";
 import { openPostgresBus } from "../../core/engine/broker/pg-bus.ts";
 import { silentLog } from "../../core/kernel/log.ts";
@@ -93,7 +93,7 @@ export async function noMissedWakeups(openBus: () => Promise<RemoteBus>): Promis
     const follow = b.follow(runId, { status: async () => (statusReads++, "running") });
     const got: RunEvent[] = [];
     const consumed = (async () => {
-      for (let r = await follow.next(); ; r = await follow.next()) {
+      for (let r = await follow.next();; r = await follow.next()) {
         if (r.done) return r.value;
         got.push(r.value);
       }
@@ -165,31 +165,35 @@ test("postgres: an event too large for NOTIFY reaches the follower through the l
   }
 });
 
-test("postgres: a run running on another replica is followed from its stored events at once, not after waiting for it to start here", { timeout: 60_000 }, async () => {
-  const [busA, busB] = await Promise.all([openPostgresBus(url, silentLog), openPostgresBus(url, silentLog)]);
-  const a = new RunBroker({ log: storage.events, remote: busA });
-  // Any wait for the run to start on B, or for a poll, hangs the test.
-  const b = new RunBroker({ log: storage.events, remote: busB, pollMs: 3_600_000, startWaitMs: 3_600_000 });
-  try {
-    const runId = randomUUID();
-    a.start(runId);
-    a.publish(runId, "metadata", { run_id: runId });
-    a.publish(runId, "values", { n: 2 });
-    await a.flush(runId);
-    // The model is thinking: nothing more is published for now, so only the log has these.
-    const follow = b.follow(runId, { status: async () => "running", knownStatus: "running" });
-    const first = await follow.next();
-    const second = await follow.next();
-    assert.deepEqual([first.value, second.value].map((e) => (e as RunEvent).id), [1, 2]);
-    a.finish(runId, { status: "success", output: null });
-    const end = await follow.next();
-    assert.equal(end.done, true);
-    assert.equal((end.value as { status: string }).status, "success");
-  } finally {
-    await a.close();
-    await b.close();
-  }
-});
+test(
+  "postgres: a run running on another replica is followed from its stored events at once, not after waiting for it to start here",
+  { timeout: 60_000 },
+  async () => {
+    const [busA, busB] = await Promise.all([openPostgresBus(url, silentLog), openPostgresBus(url, silentLog)]);
+    const a = new RunBroker({ log: storage.events, remote: busA });
+    // Any wait for the run to start on B, or for a poll, hangs the test.
+    const b = new RunBroker({ log: storage.events, remote: busB, pollMs: 3_600_000, startWaitMs: 3_600_000 });
+    try {
+      const runId = randomUUID();
+      a.start(runId);
+      a.publish(runId, "metadata", { run_id: runId });
+      a.publish(runId, "values", { n: 2 });
+      await a.flush(runId);
+      // The model is thinking: nothing more is published for now, so only the log has these.
+      const follow = b.follow(runId, { status: async () => "running", knownStatus: "running" });
+      const first = await follow.next();
+      const second = await follow.next();
+      assert.deepEqual([first.value, second.value].map((e) => (e as RunEvent).id), [1, 2]);
+      a.finish(runId, { status: "success", output: null });
+      const end = await follow.next();
+      assert.equal(end.done, true);
+      assert.equal((end.value as { status: string }).status, "success");
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  },
+);
 
 /**
  * A follower on B of a run that starts on A only after B has read the (empty) log: A knows
@@ -207,7 +211,7 @@ async function followedBeforeStart(openBus: () => Promise<RemoteBus>): Promise<v
     const follow = b.follow(runId, { status: async () => (statusReads++, readOnce.open(), "pending") });
     const got: RunEvent[] = [];
     const consumed = (async () => {
-      for (let r = await follow.next(); ; r = await follow.next()) {
+      for (let r = await follow.next();; r = await follow.next()) {
         if (r.done) return r.value;
         got.push(r.value);
       }
@@ -227,13 +231,21 @@ async function followedBeforeStart(openBus: () => Promise<RemoteBus>): Promise<v
   }
 }
 
-test("redis: a follower that came before its run started gets every event over the bus", { timeout: 60_000 }, async () => {
-  await followedBeforeStart(() => openRedisBus(REDIS_URL, silentLog));
-});
+test(
+  "redis: a follower that came before its run started gets every event over the bus",
+  { timeout: 60_000 },
+  async () => {
+    await followedBeforeStart(() => openRedisBus(REDIS_URL, silentLog));
+  },
+);
 
-test("postgres: a follower that came before its run started gets every event over the bus", { timeout: 60_000 }, async () => {
-  await followedBeforeStart(() => openPostgresBus(url, silentLog));
-});
+test(
+  "postgres: a follower that came before its run started gets every event over the bus",
+  { timeout: 60_000 },
+  async () => {
+    await followedBeforeStart(() => openPostgresBus(url, silentLog));
+  },
+);
 
 /**
  * A follower subscribes to a run on the bus only when it must follow it elsewhere: a run that
@@ -254,7 +266,7 @@ async function subscribesOnlyWhenRemote(openBus: () => Promise<RemoteBus>): Prom
   const b = new RunBroker({ log: storage.events, remote: counting, pollMs: 3_600_000 });
   const drain = async (it: AsyncGenerator<RunEvent, unknown>) => {
     const ids: number[] = [];
-    for (let r = await it.next(); ; r = await it.next()) {
+    for (let r = await it.next();; r = await it.next()) {
       if (r.done) return { ids, end: r.value };
       ids.push(r.value.id);
     }
@@ -296,10 +308,14 @@ async function subscribesOnlyWhenRemote(openBus: () => Promise<RemoteBus>): Prom
   }
 }
 
-test("redis: a follower subscribes on the bus only for a run that does not run (or wait) on its replica", { timeout: 60_000 }, async () => {
+test("redis: a follower subscribes on the bus only for a run that does not run (or wait) on its replica", {
+  timeout: 60_000,
+}, async () => {
   await subscribesOnlyWhenRemote(() => openRedisBus(REDIS_URL, silentLog));
 });
 
-test("postgres: a follower subscribes on the bus only for a run that does not run (or wait) on its replica", { timeout: 60_000 }, async () => {
+test("postgres: a follower subscribes on the bus only for a run that does not run (or wait) on its replica", {
+  timeout: 60_000,
+}, async () => {
   await subscribesOnlyWhenRemote(() => openPostgresBus(url, silentLog));
 });

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { request } from "node:http";
 import { connect, type Socket } from "node:net";
 import { after, before, test } from "node:test";
-import { createAgentServer, type AgentServer } from "../../core/server/app.ts";
+import { type AgentServer, createAgentServer } from "../../core/server/app.ts";
 import { clientKey } from "../../core/server/host/client-connections.ts";
 import { listenSettings } from "../../core/server/host/listen-settings.ts";
 import { listen } from "../../core/server/host/node.ts";
@@ -28,7 +28,10 @@ after(async () => {
 function idle(port: number): Promise<{ socket: Socket; answer: () => string; closed: Promise<void> }> {
   return new Promise((resolve) => {
     let answer = "";
-    const socket = connect({ port, host: "127.0.0.1", localAddress: "127.0.0.1" }, () => resolve({ socket, answer: () => answer, closed }));
+    const socket = connect(
+      { port, host: "127.0.0.1", localAddress: "127.0.0.1" },
+      () => resolve({ socket, answer: () => answer, closed }),
+    );
     const closed = new Promise<void>((r) => socket.on("close", () => r()));
     socket.on("data", (d) => (answer += d));
     socket.on("error", () => {});
@@ -38,7 +41,14 @@ function idle(port: number): Promise<{ socket: Socket; answer: () => string; clo
 /** GET /ok from 127.0.0.2. */
 function okFromOtherClient(port: number): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: "127.0.0.1", port, path: "/ok", localAddress: "127.0.0.2", agent: false, timeout: 5000 }, (res) => {
+    const req = request({
+      host: "127.0.0.1",
+      port,
+      path: "/ok",
+      localAddress: "127.0.0.2",
+      agent: false,
+      timeout: 5000,
+    }, (res) => {
       res.resume();
       res.on("end", () => resolve(res.statusCode ?? 0));
     });
@@ -49,7 +59,13 @@ function okFromOtherClient(port: number): Promise<number> {
 }
 
 test("one client holding idle sockets cannot make /ok fail for another client", async () => {
-  const open = await listen(server, { port: 0, host: "127.0.0.1", log, maxConnections: 20, maxConnectionsPerClient: 5 });
+  const open = await listen(server, {
+    port: 0,
+    host: "127.0.0.1",
+    log,
+    maxConnections: 20,
+    maxConnectionsPerClient: 5,
+  });
   try {
     const socks = await Promise.all(Array.from({ length: 30 }, () => idle(open.port)));
     assert.equal(await okFromOtherClient(open.port), 200, "/ok answers another client");
@@ -102,10 +118,20 @@ test("client addresses: IPv4-mapped as IPv4, IPv6 per /64", () => {
 
 test("AGENTCLI_MAX_CONNECTIONS_PER_CLIENT: default 128, 0 for no bound, a bad value names the variable", () => {
   assert.equal(listenSettings({}, { mode: "serve", bind: "127.0.0.1" }).maxConnectionsPerClient, 128);
-  assert.equal(listenSettings({ AGENTCLI_MAX_CONNECTIONS_PER_CLIENT: "0" }, { mode: "serve", bind: "127.0.0.1" }).maxConnectionsPerClient, 0);
+  assert.equal(
+    listenSettings({ AGENTCLI_MAX_CONNECTIONS_PER_CLIENT: "0" }, { mode: "serve", bind: "127.0.0.1" })
+      .maxConnectionsPerClient,
+    0,
+  );
   assert.equal(listenSettings({}, { mode: "serve", bind: "127.0.0.1" }).maxConnections, 1000);
   for (const bad of ["-1", "many", "1.5"]) {
-    assert.throws(() => listenSettings({ AGENTCLI_MAX_CONNECTIONS_PER_CLIENT: bad }, { mode: "serve", bind: "127.0.0.1" }), /AGENTCLI_MAX_CONNECTIONS_PER_CLIENT=".*" is not a whole number/);
+    assert.throws(
+      () => listenSettings({ AGENTCLI_MAX_CONNECTIONS_PER_CLIENT: bad }, { mode: "serve", bind: "127.0.0.1" }),
+      /AGENTCLI_MAX_CONNECTIONS_PER_CLIENT=".*" is not a whole number/,
+    );
   }
-  assert.throws(() => listenSettings({ AGENTCLI_MAX_CONNECTIONS: "0" }, { mode: "serve", bind: "127.0.0.1" }), /AGENTCLI_MAX_CONNECTIONS="0" is not a positive whole number/);
+  assert.throws(
+    () => listenSettings({ AGENTCLI_MAX_CONNECTIONS: "0" }, { mode: "serve", bind: "127.0.0.1" }),
+    /AGENTCLI_MAX_CONNECTIONS="0" is not a positive whole number/,
+  );
 });

@@ -22,13 +22,32 @@ const bundlePath = join(dir, "bundle.tgz");
 after(() => rmSync(dir, { recursive: true, force: true }));
 before(async () => {
   const driver = new PluginDriver([...builtinPlugins]);
-  const project = await loadProject(join(PROJECT, "agent.toml"), { driver, env: { OPENAI_API_KEY: "test-key" }, requireEnv: false, cwd: PROJECT });
+  const project = await loadProject(join(PROJECT, "agent.toml"), {
+    driver,
+    env: { OPENAI_API_KEY: "test-key" },
+    requireEnv: false,
+    cwd: PROJECT,
+  });
   writeFileSync(bundlePath, (await buildBundle(project, { driver, version: "test" })).bytes);
 });
 
 function serve(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
-  const child = spawn(process.execPath, [join(ROOT, "bin/agentcli.js"), "serve", bundlePath, "--port", "0", "--data-dir", join(dir, "data")], {
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", OPENAI_API_KEY: "test-key", PLATFORM_API_KEY: "test-platform-key", AGENTCLI_CONNECT_TIMEOUT_SECONDS: "1", ...env },
+  const child = spawn(process.execPath, [
+    join(ROOT, "bin/agentcli.js"),
+    "serve",
+    bundlePath,
+    "--port",
+    "0",
+    "--data-dir",
+    join(dir, "data"),
+  ], {
+    env: {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      OPENAI_API_KEY: "test-key",
+      PLATFORM_API_KEY: "test-platform-key",
+      AGENTCLI_CONNECT_TIMEOUT_SECONDS: "1",
+      ...env,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stderr = "";
@@ -37,16 +56,22 @@ function serve(env: Record<string, string>): Promise<{ code: number | null; stde
   return new Promise((resolve) => child.once("exit", (code) => resolve({ code, stderr })));
 }
 
-test("an unreachable PostgreSQL fails the start with the variable and address, not the password", { timeout: 120_000 }, async () => {
-  const port = await freePort("127.0.0.1");
-  const { code, stderr } = await serve({ DATABASE_URL: `postgres://postgres:s3cret-pw@127.0.0.1:${port}/test` });
-  assert.equal(code, 1, stderr);
-  assert.match(stderr, new RegExp(`Cannot connect to PostgreSQL at 127\\.0\\.0\\.1:${port}/test \\(DATABASE_URL\\)`));
-  assert.match(stderr, /AGENTCLI_CONNECT_TIMEOUT_SECONDS/);
-  assert.ok(!stderr.includes("s3cret-pw"), stderr);
-});
+test(
+  "an unreachable PostgreSQL fails the start with the variable and address, not the password",
+  { timeout: 120_000 },
+  async () => {
+    const port = await freePort("127.0.0.1");
+    const { code, stderr } = await serve({ DATABASE_URL: `postgres://postgres:s3cret-pw@127.0.0.1:${port}/test` });
+    assert.equal(code, 1, stderr);
+    assert.match(stderr, new RegExp(`Cannot connect to PostgreSQL at 127\\.0\\.0\\.1:${port}/test \\(DATABASE_URL\\)`));
+    assert.match(stderr, /AGENTCLI_CONNECT_TIMEOUT_SECONDS/);
+    assert.ok(!stderr.includes("s3cret-pw"), stderr);
+  },
+);
 
-test("an unreachable Redis fails the start (it used to hang) with the variable and address, not the password", { timeout: 120_000 }, async () => {
+test("an unreachable Redis fails the start (it used to hang) with the variable and address, not the password", {
+  timeout: 120_000,
+}, async () => {
   const port = await freePort("127.0.0.1");
   const { code, stderr } = await serve({ REDIS_URL: `redis://:s3cret-pw@127.0.0.1:${port}` });
   assert.equal(code, 1, stderr);

@@ -26,7 +26,10 @@ test("SIGKILL mid-run loses nothing acknowledged and leaves no run stuck", { tim
     const done = await first.client.runs.wait(th.thread_id, "slow", { input: { ms: 1 } });
     assert.equal((done as { steps: number }).steps, 1);
     await first.client.store.putItem(["mem"], "k", { v: 1 });
-    const running = await first.client.runs.create(th.thread_id, "slow", { input: { ms: 60_000 }, streamMode: "custom" });
+    const running = await first.client.runs.create(th.thread_id, "slow", {
+      input: { ms: 60_000 },
+      streamMode: "custom",
+    });
     for await (const e of first.client.runs.joinStream(th.thread_id, running.run_id)) if (e.event === "custom") break;
     await kill(proc, "SIGKILL");
 

@@ -4,7 +4,7 @@
  * pid; once the holder closes, or dies, the folder opens again.
  */
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -62,7 +62,10 @@ describe("embedded data directory lock", () => {
     assert.equal(existsSync(`${dir}.lock`), false, "closing releases the lock");
     const second = await openStorage({ dataDir: dir });
     try {
-      assert.ok(await second.threads.get("00000000-0000-4000-8000-000000000001"), "the data written by the first is there");
+      assert.ok(
+        await second.threads.get("00000000-0000-4000-8000-000000000001"),
+        "the data written by the first is there",
+      );
     } finally {
       await second.close();
     }
@@ -104,14 +107,26 @@ describe("embedded data directory lock", () => {
   test("two hostBundle servers on one data dir: the second refuses; after the first closes a new one opens", async () => {
     const dataDir = join(root, "host");
     const driver = new PluginDriver([...builtinPlugins]);
-    const project = await loadProject(join(PROJECT, "agent.toml"), { driver, env: { OPENAI_API_KEY: "test-key", PLATFORM_API_KEY: "test-platform-key" }, requireEnv: false, cwd: PROJECT });
+    const project = await loadProject(join(PROJECT, "agent.toml"), {
+      driver,
+      env: { OPENAI_API_KEY: "test-key", PLATFORM_API_KEY: "test-platform-key" },
+      requireEnv: false,
+      cwd: PROJECT,
+    });
     const bundle = await readBundle((await buildBundle(project, { driver, version: "test" })).bytes);
-    const open = (mode: "dev" | "serve") => hostBundle({ bundle, driver, env: project.env, mode, dataDir, port: 0, host: "127.0.0.1", log: silentLog });
+    const open = (mode: "dev" | "serve") =>
+      hostBundle({ bundle, driver, env: project.env, mode, dataDir, port: 0, host: "127.0.0.1", log: silentLog });
     const first = await open("serve");
     try {
-      await assert.rejects(open("serve"), (err) => assertLocked(err, dataDir, process.pid) && /--data-dir/.test((err as AgentcliError).hint!));
+      await assert.rejects(
+        open("serve"),
+        (err) => assertLocked(err, dataDir, process.pid) && /--data-dir/.test((err as AgentcliError).hint!),
+      );
       // dev has no --data-dir: its hint says to use or stop the other server.
-      await assert.rejects(open("dev"), (err) => assertLocked(err, dataDir, process.pid) && /agentcli dev/.test((err as AgentcliError).hint!));
+      await assert.rejects(
+        open("dev"),
+        (err) => assertLocked(err, dataDir, process.pid) && /agentcli dev/.test((err as AgentcliError).hint!),
+      );
       const res = await fetch(`http://127.0.0.1:${first.listening.port}/ok`);
       assert.equal(res.status, 200, "the first server still serves");
     } finally {

@@ -70,52 +70,67 @@ after(async () => {
   await schema?.drop();
 });
 
-async function call(method: string, path: string, body?: unknown): Promise<{ status: number; retryAfter: string | null; json: any }> {
-  const res = await fetch(`${server.url}${path}`, { method, headers: { "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+async function call(
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; retryAfter: string | null; json: any }> {
+  const res = await fetch(`${server.url}${path}`, {
+    method,
+    headers: { "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   return { status: res.status, retryAfter: res.headers.get("retry-after"), json: await res.json().catch(() => null) };
 }
 
-test("a database outage under load: 503 + Retry-After meanwhile, no run lost or wrongly failed", { timeout: 180_000 }, async () => {
-  const acknowledged: Array<{ thread_id: string; run_id: string }> = [];
-  const create = async () => {
-    const th = await call("POST", "/threads", {});
-    if (th.status !== 200) return th;
-    const run = await call("POST", `/threads/${th.json.thread_id}/runs`, { assistant_id: "slow", input: { ms: 1500 } });
-    if (run.status === 200) acknowledged.push({ thread_id: th.json.thread_id, run_id: run.json.run_id });
-    return run;
-  };
-  for (let i = 0; i < 12; i++) assert.equal((await create()).status, 200);
-  await new Promise((r) => setTimeout(r, 300));
-  proxy.cut();
-  // Calls during the outage: refused with 503 and Retry-After (or served, when they came before the cut).
-  const during: Array<{ status: number; retryAfter: string | null; json: any }> = [];
-  const until = Date.now() + 4000;
-  while (Date.now() < until) {
-    during.push(await create());
-    during.push(await call("GET", `/threads/${acknowledged[0]!.thread_id}/runs/${acknowledged[0]!.run_id}`));
-  }
-  proxy.restore();
-  assert.ok(during.length > 0);
-  for (const r of during) {
-    assert.ok(r.status === 200 || r.status === 503, `status ${r.status}: ${JSON.stringify(r.json)}`);
-    if (r.status === 503) {
-      assert.equal(r.retryAfter, "5");
-      assert.equal(r.json.code, "SERVICE_UNREACHABLE");
+test(
+  "a database outage under load: 503 + Retry-After meanwhile, no run lost or wrongly failed",
+  { timeout: 180_000 },
+  async () => {
+    const acknowledged: Array<{ thread_id: string; run_id: string }> = [];
+    const create = async () => {
+      const th = await call("POST", "/threads", {});
+      if (th.status !== 200) return th;
+      const run = await call("POST", `/threads/${th.json.thread_id}/runs`, {
+        assistant_id: "slow",
+        input: { ms: 1500 },
+      });
+      if (run.status === 200) acknowledged.push({ thread_id: th.json.thread_id, run_id: run.json.run_id });
+      return run;
+    };
+    for (let i = 0; i < 12; i++) assert.equal((await create()).status, 200);
+    await new Promise((r) => setTimeout(r, 300));
+    proxy.cut();
+    // Calls during the outage: refused with 503 and Retry-After (or served, when they came before the cut).
+    const during: Array<{ status: number; retryAfter: string | null; json: any }> = [];
+    const until = Date.now() + 4000;
+    while (Date.now() < until) {
+      during.push(await create());
+      during.push(await call("GET", `/threads/${acknowledged[0]!.thread_id}/runs/${acknowledged[0]!.run_id}`));
     }
-  }
-  assert.ok(during.some((r) => r.status === 503), "the outage was seen");
-  // After it: every acknowledged run ends, and ends `success`.
-  let lost = 0;
-  let failed = 0;
-  for (const r of acknowledged) {
-    await server.client.runs.join(r.thread_id, r.run_id);
-    const run = await server.client.runs.get(r.thread_id, r.run_id).catch(() => null);
-    if (!run) lost++;
-    else if (run.status !== "success") failed++;
-  }
-  assert.deepEqual({ lost, failed }, { lost: 0, failed: 0 });
-  // The server works normally again (the bus too: a streamed run ends).
-  const th = await server.client.threads.create();
-  const out = (await server.client.runs.wait(th.thread_id, "slow", { input: { ms: 1 } })) as { steps: number };
-  assert.equal(out.steps, 1);
-});
+    proxy.restore();
+    assert.ok(during.length > 0);
+    for (const r of during) {
+      assert.ok(r.status === 200 || r.status === 503, `status ${r.status}: ${JSON.stringify(r.json)}`);
+      if (r.status === 503) {
+        assert.equal(r.retryAfter, "5");
+        assert.equal(r.json.code, "SERVICE_UNREACHABLE");
+      }
+    }
+    assert.ok(during.some((r) => r.status === 503), "the outage was seen");
+    // After it: every acknowledged run ends, and ends `success`.
+    let lost = 0;
+    let failed = 0;
+    for (const r of acknowledged) {
+      await server.client.runs.join(r.thread_id, r.run_id);
+      const run = await server.client.runs.get(r.thread_id, r.run_id).catch(() => null);
+      if (!run) lost++;
+      else if (run.status !== "success") failed++;
+    }
+    assert.deepEqual({ lost, failed }, { lost: 0, failed: 0 });
+    // The server works normally again (the bus too: a streamed run ends).
+    const th = await server.client.threads.create();
+    const out = (await server.client.runs.wait(th.thread_id, "slow", { input: { ms: 1 } })) as { steps: number };
+    assert.equal(out.steps, 1);
+  },
+);

@@ -40,8 +40,13 @@ async function rowsContaining(t: TestServer, needle: string): Promise<string[]> 
   const found: string[] = [];
   for (const { table_name } of tables) {
     const { rows } = await sql.query<Record<string, unknown>>(`SELECT * FROM "${table_name}"`);
-    const text = JSON.stringify(rows, (_k, v) => (v && typeof v === "object" && v.type === "Buffer" ? Buffer.from(v.data).toString("utf8") : v));
-    const raw = rows.some((r) => Object.values(r).some((v) => v instanceof Uint8Array && Buffer.from(v).includes(needle)));
+    const text = JSON.stringify(
+      rows,
+      (_k, v) => (v && typeof v === "object" && v.type === "Buffer" ? Buffer.from(v.data).toString("utf8") : v),
+    );
+    const raw = rows.some((r) =>
+      Object.values(r).some((v) => v instanceof Uint8Array && Buffer.from(v).includes(needle))
+    );
     if (text.includes(needle) || raw) found.push(table_name);
   }
   return found;
@@ -50,11 +55,16 @@ async function rowsContaining(t: TestServer, needle: string): Promise<string[]> 
 /** Writes the sentinel through a run, the store and a metadata key, and checks it reads back. */
 async function writeSentinel(t: TestServer, sentinel: string): Promise<string> {
   const thread = await t.client.threads.create({ metadata: { secret_note: `${sentinel}-meta`, visible: "yes" } });
-  await t.client.runs.wait(thread.thread_id, "echo", { input: { messages: [{ role: "user", content: `hello ${sentinel}` }] } });
+  await t.client.runs.wait(thread.thread_id, "echo", {
+    input: { messages: [{ role: "user", content: `hello ${sentinel}` }] },
+  });
   const state = await t.client.threads.getState<{ messages: Array<{ content: string }> }>(thread.thread_id);
   assert.deepEqual(state.values.messages.map((m) => m.content), [`hello ${sentinel}`, `echo: hello ${sentinel}`]);
   const [run] = await t.client.runs.list(thread.thread_id);
-  assert.equal((run!.kwargs as { input: { messages: Array<{ content: string }> } }).input.messages[0]!.content, `hello ${sentinel}`);
+  assert.equal(
+    (run!.kwargs as { input: { messages: Array<{ content: string }> } }).input.messages[0]!.content,
+    `hello ${sentinel}`,
+  );
   const streamed = [];
   for await (const chunk of t.client.runs.joinStream(thread.thread_id, run!.run_id)) streamed.push(chunk);
   assert.ok(JSON.stringify(streamed).includes(sentinel), "the stored stream log replays the sentinel");
@@ -100,7 +110,9 @@ describe("encryption at rest", () => {
     }
   });
 
-  test("rotation: data written with the previous key is read after the key changes", { skip: onPostgres && "the data directory is PGlite's" }, async () => {
+  test("rotation: data written with the previous key is read after the key changes", {
+    skip: onPostgres && "the data directory is PGlite's",
+  }, async () => {
     const dataDir = newDataDir();
     const oldKey = "old-key-16-bytes";
     let t = await start(encryptionFromEnv({ LANGGRAPH_AES_KEY: oldKey }), dataDir);
@@ -135,8 +147,14 @@ describe("encryption at rest", () => {
       }
       assert.fail("expected an error");
     };
-    assert.match(message({ LANGGRAPH_AES_KEY: "short" }), /LANGGRAPH_AES_KEY: an AES key must be 16, 24 or 32 bytes .* is 5/);
-    assert.match(message({ LANGGRAPH_AES_KEY: KEY, LANGGRAPH_AES_PREVIOUS_KEYS: "x".repeat(20) }), /LANGGRAPH_AES_PREVIOUS_KEYS \(key 1\).* is 20/);
+    assert.match(
+      message({ LANGGRAPH_AES_KEY: "short" }),
+      /LANGGRAPH_AES_KEY: an AES key must be 16, 24 or 32 bytes .* is 5/,
+    );
+    assert.match(
+      message({ LANGGRAPH_AES_KEY: KEY, LANGGRAPH_AES_PREVIOUS_KEYS: "x".repeat(20) }),
+      /LANGGRAPH_AES_PREVIOUS_KEYS \(key 1\).* is 20/,
+    );
     assert.match(message({ LANGGRAPH_AES_JSON_KEYS: "a" }), /LANGGRAPH_AES_KEY is not set/);
     assert.match(message({ LANGGRAPH_AES_KEY: KEY, LANGGRAPH_AES_JSON_KEYS: "owner,x" }), /"owner" is a system field/);
     assert.equal(encryptionFromEnv({}), null);

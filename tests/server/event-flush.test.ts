@@ -23,7 +23,10 @@ after(async () => {
 });
 
 /** The real event log, with the batches appended to it recorded. */
-function recordingLog(): { log: ConstructorParameters<typeof RunBroker>[0]["log"]; batches: Array<{ runId: string; events: RunEvent[] }> } {
+function recordingLog(): {
+  log: ConstructorParameters<typeof RunBroker>[0]["log"];
+  batches: Array<{ runId: string; events: RunEvent[] }>;
+} {
   const batches: Array<{ runId: string; events: RunEvent[] }> = [];
   return {
     batches,
@@ -60,7 +63,11 @@ for (const exclusive of [true, false]) {
       assert.equal(batches.length, 0, "not before the interval");
       broker.publish(runId, "values", { n: 2 });
       mock.timers.tick(1);
-      assert.deepEqual(batches.map((b) => b.events.map((e) => e.id)), [[2, 3]], "both events in one batch; the durable one not again");
+      assert.deepEqual(
+        batches.map((b) => b.events.map((e) => e.id)),
+        [[2, 3]],
+        "both events in one batch; the durable one not again",
+      );
     } finally {
       mock.timers.reset();
     }
@@ -87,7 +94,10 @@ function quietBus(): { bus: RemoteBus; followedFrom: (runId: string) => void } {
 test("shared database with a bus: a run followed only where it runs is logged every 250 ms; once a replica that does not run it follows it, within 25 ms", async () => {
   // Appends recorded only (they end at once, so the next batch is scheduled without real time passing).
   const batches: Array<{ runId: string; events: RunEvent[] }> = [];
-  const log = { append: async (runId: string, events: RunEvent[]) => void batches.push({ runId, events: [...events] }), read: async () => [] };
+  const log = {
+    append: async (runId: string, events: RunEvent[]) => void batches.push({ runId, events: [...events] }),
+    read: async () => [],
+  };
   const { bus, followedFrom } = quietBus();
   const broker = new RunBroker({ log, remote: bus });
   const runId = crypto.randomUUID();

@@ -31,7 +31,11 @@ async function server(opts: Parameters<typeof startTestServer>[0] = {}): Promise
 }
 
 async function call(t: TestServer, who: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${t.url}${path}`, { method, body: body === undefined ? undefined : JSON.stringify(body), headers: { authorization: `Bearer ${who}`, ...(body === undefined ? {} : { "content-type": "application/json" }) } });
+  const res = await fetch(`${t.url}${path}`, {
+    method,
+    body: body === undefined ? undefined : JSON.stringify(body),
+    headers: { authorization: `Bearer ${who}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+  });
   const text = await res.text();
   let json: any = null;
   try {
@@ -44,19 +48,31 @@ const say = (content: string) => ({ messages: [{ role: "user", content }] });
 
 describe("input bounds", () => {
   test("the variables parse, and a malformed one is an error naming it", () => {
-    assert.deepEqual(limitsFromEnv({ AGENTCLI_MAX_MESSAGE_KB: "2", AGENTCLI_MAX_RUNNING_RUNS_PER_USER: "0" }), { maxMessageBytes: 2048, maxRunningPerOwner: 0 });
-    assert.throws(() => limitsFromEnv({ AGENTCLI_MAX_MESSAGES: "lots" }), /AGENTCLI_MAX_MESSAGES="lots" is not a positive number of messages/);
+    assert.deepEqual(limitsFromEnv({ AGENTCLI_MAX_MESSAGE_KB: "2", AGENTCLI_MAX_RUNNING_RUNS_PER_USER: "0" }), {
+      maxMessageBytes: 2048,
+      maxRunningPerOwner: 0,
+    });
+    assert.throws(
+      () => limitsFromEnv({ AGENTCLI_MAX_MESSAGES: "lots" }),
+      /AGENTCLI_MAX_MESSAGES="lots" is not a positive number of messages/,
+    );
     assert.throws(() => limitsFromEnv({ AGENTCLI_MAX_BODY_MB: "0" }), /AGENTCLI_MAX_BODY_MB/);
   });
 
   test("a message too large, too many messages, a body too large: 413 naming the limit and its variable; nothing is created", async () => {
     const t = await server({ limits: { maxMessageBytes: 4096, maxMessages: 5, maxBodyBytes: 64 * 1024 } });
     const th = (await call(t, "ann", "POST", "/threads", {})).json.thread_id;
-    const big = await call(t, "ann", "POST", `/threads/${th}/runs`, { assistant_id: "echo", input: say("x".repeat(5000)) });
+    const big = await call(t, "ann", "POST", `/threads/${th}/runs`, {
+      assistant_id: "echo",
+      input: say("x".repeat(5000)),
+    });
     assert.equal(big.status, 413);
     assert.match(big.detail, /input\.messages\[0\] is 4\.9 KiB; the limit is 4 KiB/);
     assert.match(big.json.hint, /AGENTCLI_MAX_MESSAGE_KB/);
-    const many = await call(t, "ann", "POST", `/threads/${th}/runs/wait`, { assistant_id: "echo", input: { messages: Array.from({ length: 6 }, () => ({ role: "user", content: "hi" })) } });
+    const many = await call(t, "ann", "POST", `/threads/${th}/runs/wait`, {
+      assistant_id: "echo",
+      input: { messages: Array.from({ length: 6 }, () => ({ role: "user", content: "hi" })) },
+    });
     assert.equal(many.status, 413);
     assert.match(many.detail, /input\.messages has 6 messages; the limit is 5 messages/);
     assert.match(many.json.hint, /AGENTCLI_MAX_MESSAGES/);
@@ -67,13 +83,22 @@ describe("input bounds", () => {
     assert.match(body.json.hint, /AGENTCLI_MAX_BODY_MB/);
     assert.deepEqual((await call(t, "ann", "GET", `/threads/${th}/runs`)).json, []);
     // At the bound it goes through.
-    assert.equal((await call(t, "ann", "POST", `/threads/${th}/runs/wait`, { assistant_id: "echo", input: say("x".repeat(3900)) })).status, 200);
+    assert.equal(
+      (await call(t, "ann", "POST", `/threads/${th}/runs/wait`, { assistant_id: "echo", input: say("x".repeat(3900)) }))
+        .status,
+      200,
+    );
   });
 
   test("history answers stop at AGENTCLI_MAX_HISTORY_MB and continue with before", async () => {
     const t = await server({ limits: { maxHistoryBytes: 40 * 1024 } });
     const th = (await call(t, "ann", "POST", "/threads", {})).json.thread_id;
-    for (let i = 0; i < 4; i++) await call(t, "ann", "POST", `/threads/${th}/runs/wait`, { assistant_id: "echo", input: say(`${i}`.repeat(6000)) });
+    for (let i = 0; i < 4; i++) {
+      await call(t, "ann", "POST", `/threads/${th}/runs/wait`, {
+        assistant_id: "echo",
+        input: say(`${i}`.repeat(6000)),
+      });
+    }
     const all: string[] = [];
     let before: string | undefined;
     for (let page = 0; page < 20; page++) {
@@ -95,14 +120,23 @@ describe("input bounds", () => {
 
   test("one maximal request does not stall /ok", async () => {
     // A graph that answers "ok": what is measured is the server's own work on the input.
-    const t = await server({ graphs: { ...FIXTURES, short: async () => (await import("../fixtures/graphs/short-reply.ts")).graph } });
+    const t = await server({
+      graphs: { ...FIXTURES, short: async () => (await import("../fixtures/graphs/short-reply.ts")).graph },
+    });
     const th = (await call(t, "ann", "POST", "/threads", {})).json.thread_id;
     await call(t, "ann", "POST", `/threads/${th}/runs/wait`, { assistant_id: "short", input: say("warm up") });
     // The largest message the defaults accept (a little under AGENTCLI_MAX_MESSAGE_KB).
     const content = "x".repeat(DEFAULT_LIMITS.maxMessageBytes - 100);
-    const { result: res, took, during, worst, idleMedian: median } = await okLatencyDuring(t.url, () => call(t, "ann", "POST", `/threads/${th}/runs/wait`, { assistant_id: "short", input: say(content) }));
+    const { result: res, took, during, worst, idleMedian: median } = await okLatencyDuring(
+      t.url,
+      () => call(t, "ann", "POST", `/threads/${th}/runs/wait`, { assistant_id: "short", input: say(content) }),
+    );
     assert.equal(res.status, 200);
-    console.log(`# /ok idle median ${median.toFixed(1)} ms; during a ${took.toFixed(0)} ms maximal run: ${during.length} pings, worst ${worst.toFixed(1)} ms`);
+    console.log(
+      `# /ok idle median ${median.toFixed(1)} ms; during a ${
+        took.toFixed(0)
+      } ms maximal run: ${during.length} pings, worst ${worst.toFixed(1)} ms`,
+    );
     // /ok keeps being answered while the large run is processed, not only after it: pings
     // complete within it, and none waits for the whole of it. (Before the embedded engine
     // yielded between statements and bytea went through the native hex codec, a 1 MiB
@@ -130,7 +164,13 @@ describe("run quotas and fairness", () => {
     const created: number[] = [];
     for (let i = 0; i < 4; i++) {
       const th = (await call(t, "ann", "POST", "/threads", {})).json.thread_id;
-      created.push((await call(t, "ann", "POST", `/threads/${th}/runs`, { assistant_id: "slow", input: { ms: 60_000 }, after_seconds: 3600 })).status);
+      created.push(
+        (await call(t, "ann", "POST", `/threads/${th}/runs`, {
+          assistant_id: "slow",
+          input: { ms: 60_000 },
+          after_seconds: 3600,
+        })).status,
+      );
     }
     assert.deepEqual(created, [200, 200, 200, 429]);
     const th = (await call(t, "ann", "POST", "/threads", {})).json.thread_id;
@@ -144,9 +184,19 @@ describe("run quotas and fairness", () => {
     assert.equal((await call(t, "ann", "GET", `/threads/${th}`)).json.status, "idle");
     // A run on a new thread (stateless, or if_not_exists "create") is refused the same way.
     assert.equal((await call(t, "ann", "POST", "/runs/wait", { assistant_id: "echo", input: say("hi") })).status, 429);
-    assert.equal((await call(t, "ann", "POST", `/threads/${crypto.randomUUID()}/runs`, { assistant_id: "echo", input: say("hi"), if_not_exists: "create" })).status, 429);
+    assert.equal(
+      (await call(t, "ann", "POST", `/threads/${crypto.randomUUID()}/runs`, {
+        assistant_id: "echo",
+        input: say("hi"),
+        if_not_exists: "create",
+      })).status,
+      429,
+    );
     const other = (await call(t, "bo", "POST", "/threads", {})).json.thread_id;
-    assert.equal((await call(t, "bo", "POST", `/threads/${other}/runs/wait`, { assistant_id: "echo", input: say("hi") })).status, 200);
+    assert.equal(
+      (await call(t, "bo", "POST", `/threads/${other}/runs/wait`, { assistant_id: "echo", input: say("hi") })).status,
+      200,
+    );
   });
 
   test("one user's backlog does not starve another's run", async () => {
@@ -154,22 +204,34 @@ describe("run quotas and fairness", () => {
     const backlog: Array<{ th: string; run: string }> = [];
     for (let i = 0; i < 12; i++) {
       const th = (await call(t, "ann", "POST", "/threads", {})).json.thread_id;
-      backlog.push({ th, run: (await call(t, "ann", "POST", `/threads/${th}/runs`, { assistant_id: "slow", input: { ms: 300 } })).json.run_id });
+      backlog.push({
+        th,
+        run: (await call(t, "ann", "POST", `/threads/${th}/runs`, { assistant_id: "slow", input: { ms: 300 } })).json
+          .run_id,
+      });
     }
     const finished = async () => {
       let n = 0;
-      for (const b of backlog) if ((await call(t, "ann", "GET", `/threads/${b.th}/runs/${b.run}`)).json.status !== "pending") n++;
+      for (const b of backlog) {
+        if ((await call(t, "ann", "GET", `/threads/${b.th}/runs/${b.run}`)).json.status !== "pending") n++;
+      }
       return n;
     };
     const bobThread = (await call(t, "bo", "POST", "/threads", {})).json.thread_id;
     const startedBefore = await finished();
-    const bob = await call(t, "bo", "POST", `/threads/${bobThread}/runs/wait`, { assistant_id: "echo", input: say("me too") });
+    const bob = await call(t, "bo", "POST", `/threads/${bobThread}/runs/wait`, {
+      assistant_id: "echo",
+      input: say("me too"),
+    });
     assert.equal(bob.status, 200);
     const startedAfter = await finished();
     // First come first served would make bob wait for all of ann's waiting runs; taken fairly,
     // his run is next once the running one ends (one more of hers may start while we look).
     assert.ok(startedBefore < backlog.length - 3, `the backlog drained before bob came (${startedBefore} started)`);
-    assert.ok(startedAfter - startedBefore <= 2, `bob's run waited for ${startedAfter - startedBefore} of ann's runs to start`);
+    assert.ok(
+      startedAfter - startedBefore <= 2,
+      `bob's run waited for ${startedAfter - startedBefore} of ann's runs to start`,
+    );
     for (const b of backlog) await call(t, "ann", "POST", `/threads/${b.th}/runs/${b.run}/cancel`);
   });
 
@@ -178,16 +240,24 @@ describe("run quotas and fairness", () => {
     const runs: Array<{ th: string; run: string }> = [];
     for (let i = 0; i < 3; i++) {
       const th = (await call(t, "ann", "POST", "/threads", {})).json.thread_id;
-      runs.push({ th, run: (await call(t, "ann", "POST", `/threads/${th}/runs`, { assistant_id: "slow", input: { ms: 400 } })).json.run_id });
+      runs.push({
+        th,
+        run: (await call(t, "ann", "POST", `/threads/${th}/runs`, { assistant_id: "slow", input: { ms: 400 } })).json
+          .run_id,
+      });
     }
     const bobThread = (await call(t, "bo", "POST", "/threads", {})).json.thread_id;
     const bob = await call(t, "bo", "POST", `/threads/${bobThread}/runs`, { assistant_id: "slow", input: { ms: 400 } });
     let maxAnn = 0;
     let bobRan = false;
     for (let i = 0; i < 40; i++) {
-      const statuses = await Promise.all(runs.map(async (r) => (await call(t, "ann", "GET", `/threads/${r.th}/runs/${r.run}`)).json.status));
+      const statuses = await Promise.all(
+        runs.map(async (r) => (await call(t, "ann", "GET", `/threads/${r.th}/runs/${r.run}`)).json.status),
+      );
       maxAnn = Math.max(maxAnn, statuses.filter((s) => s === "running").length);
-      if ((await call(t, "bo", "GET", `/threads/${bobThread}/runs/${bob.json.run_id}`)).json.status !== "pending") bobRan = true;
+      if ((await call(t, "bo", "GET", `/threads/${bobThread}/runs/${bob.json.run_id}`)).json.status !== "pending") {
+        bobRan = true;
+      }
       if (statuses.every((s) => s === "success")) break;
       await new Promise((r) => setTimeout(r, 50));
     }

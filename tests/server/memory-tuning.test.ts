@@ -20,12 +20,24 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const EXE = join(ROOT, "dist/agentcli");
 
-async function startDev(env: Record<string, string>, cmd: string[] = [process.execPath, join(ROOT, "bin/agentcli.js")]): Promise<{ proc: ChildProcess; url: string; dir: string; output: () => string }> {
+async function startDev(
+  env: Record<string, string>,
+  cmd: string[] = [process.execPath, join(ROOT, "bin/agentcli.js")],
+): Promise<{ proc: ChildProcess; url: string; dir: string; output: () => string }> {
   const dir = mkdtempSync(join(tmpdir(), "agentcli-memtune-"));
   writeFileSync(join(dir, "agent.toml"), `[agent]\nname = "memtune"\n\n[auth]\nprovider = "anonymous"\n`);
   writeFileSync(join(dir, "AGENTS.md"), "Test agent.\n");
   const port = await freePort("127.0.0.1");
-  const proc = spawn(cmd[0]!, [...cmd.slice(1), "dev", "--config", join(dir, "agent.toml"), "--port", String(port), "--graph", `env=${join(ROOT, "tests/fixtures/graphs/env.ts")}`], {
+  const proc = spawn(cmd[0]!, [
+    ...cmd.slice(1),
+    "dev",
+    "--config",
+    join(dir, "agent.toml"),
+    "--port",
+    String(port),
+    "--graph",
+    `env=${join(ROOT, "tests/fixtures/graphs/env.ts")}`,
+  ], {
     cwd: dir,
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", NO_COLOR: "1", ...env },
     stdio: ["ignore", "pipe", "pipe"],
@@ -37,7 +49,13 @@ async function startDev(env: Record<string, string>, cmd: string[] = [process.ex
   for (;;) {
     if (proc.exitCode !== null) throw new Error(`dev exited ${proc.exitCode}:\n${out}`);
     try {
-      if ((await fetch(`${url}/assistants/search`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })).ok) break;
+      if (
+        (await fetch(`${url}/assistants/search`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: "{}",
+        })).ok
+      ) break;
     } catch { /* not yet */ }
     await sleep(100);
   }
@@ -57,31 +75,45 @@ async function runEnvGraph(url: string): Promise<string> {
   const client = new Client({ apiUrl: url, callerOptions: { maxRetries: 0 } });
   const [assistant] = await client.assistants.search({ graphId: "env" });
   const thread = await client.threads.create();
-  const out = await client.runs.wait(thread.thread_id, assistant!.assistant_id, { input: { messages: [{ role: "user", content: "env?" }] } }) as { messages: Array<{ content: string }> };
+  const out = await client.runs.wait(thread.thread_id, assistant!.assistant_id, {
+    input: { messages: [{ role: "user", content: "env?" }] },
+  }) as { messages: Array<{ content: string }> };
   return out.messages.at(-1)!.content;
 }
 
-test("dev starts again in place with the allocator and young-generation settings; its runs see the user's environment", { skip: process.platform !== "linux" ? "Linux only" : false }, async () => {
-  const s = await startDev({});
-  try {
-    // Same pid (the spawned one), new image: its command line and start-time environment carry the settings.
-    const cmdline = readFileSync(`/proc/${s.proc.pid}/cmdline`, "utf8").split("\0");
-    assert.ok(cmdline.includes("--max-semi-space-size=8"), `cmdline: ${cmdline.join(" ")}`);
-    const environ = readFileSync(`/proc/${s.proc.pid}/environ`, "utf8").split("\0");
-    assert.ok(environ.includes("MALLOC_ARENA_MAX=2"), "MALLOC_ARENA_MAX=2 at start");
-    assert.ok(environ.includes("MALLOC_MMAP_THRESHOLD_=131072"), "MALLOC_MMAP_THRESHOLD_ at start");
-    assert.equal(await runEnvGraph(s.url), "MALLOC_ARENA_MAX=- MALLOC_MMAP_THRESHOLD_=- AGENTCLI_MEMORY_TUNED=- AGENTCLI_MEMORY_TUNED_EXE=- NODE_OPTIONS=-");
-  } finally {
-    await stop(s);
-  }
-});
+test(
+  "dev starts again in place with the allocator and young-generation settings; its runs see the user's environment",
+  { skip: process.platform !== "linux" ? "Linux only" : false },
+  async () => {
+    const s = await startDev({});
+    try {
+      // Same pid (the spawned one), new image: its command line and start-time environment carry the settings.
+      const cmdline = readFileSync(`/proc/${s.proc.pid}/cmdline`, "utf8").split("\0");
+      assert.ok(cmdline.includes("--max-semi-space-size=8"), `cmdline: ${cmdline.join(" ")}`);
+      const environ = readFileSync(`/proc/${s.proc.pid}/environ`, "utf8").split("\0");
+      assert.ok(environ.includes("MALLOC_ARENA_MAX=2"), "MALLOC_ARENA_MAX=2 at start");
+      assert.ok(environ.includes("MALLOC_MMAP_THRESHOLD_=131072"), "MALLOC_MMAP_THRESHOLD_ at start");
+      assert.equal(
+        await runEnvGraph(s.url),
+        "MALLOC_ARENA_MAX=- MALLOC_MMAP_THRESHOLD_=- AGENTCLI_MEMORY_TUNED=- AGENTCLI_MEMORY_TUNED_EXE=- NODE_OPTIONS=-",
+      );
+    } finally {
+      await stop(s);
+    }
+  },
+);
 
-test("a value the user set is kept and passed on; AGENTCLI_MEMORY_TUNING=0 turns the start in place off", { skip: process.platform !== "linux" ? "Linux only" : false }, async () => {
+test("a value the user set is kept and passed on; AGENTCLI_MEMORY_TUNING=0 turns the start in place off", {
+  skip: process.platform !== "linux" ? "Linux only" : false,
+}, async () => {
   const own = await startDev({ MALLOC_ARENA_MAX: "4" });
   try {
     const environ = readFileSync(`/proc/${own.proc.pid}/environ`, "utf8").split("\0");
     assert.ok(environ.includes("MALLOC_ARENA_MAX=4"));
-    assert.equal(await runEnvGraph(own.url), "MALLOC_ARENA_MAX=4 MALLOC_MMAP_THRESHOLD_=- AGENTCLI_MEMORY_TUNED=- AGENTCLI_MEMORY_TUNED_EXE=- NODE_OPTIONS=-");
+    assert.equal(
+      await runEnvGraph(own.url),
+      "MALLOC_ARENA_MAX=4 MALLOC_MMAP_THRESHOLD_=- AGENTCLI_MEMORY_TUNED=- AGENTCLI_MEMORY_TUNED_EXE=- NODE_OPTIONS=-",
+    );
   } finally {
     await stop(own);
   }
@@ -89,28 +121,49 @@ test("a value the user set is kept and passed on; AGENTCLI_MEMORY_TUNING=0 turns
   try {
     const cmdline = readFileSync(`/proc/${off.proc.pid}/cmdline`, "utf8").split("\0");
     assert.ok(!cmdline.some((a) => a.startsWith("--max-semi-space-size")), `cmdline: ${cmdline.join(" ")}`);
-    assert.equal(await runEnvGraph(off.url), "MALLOC_ARENA_MAX=- MALLOC_MMAP_THRESHOLD_=- AGENTCLI_MEMORY_TUNED=- AGENTCLI_MEMORY_TUNED_EXE=- NODE_OPTIONS=-");
+    assert.equal(
+      await runEnvGraph(off.url),
+      "MALLOC_ARENA_MAX=- MALLOC_MMAP_THRESHOLD_=- AGENTCLI_MEMORY_TUNED=- AGENTCLI_MEMORY_TUNED_EXE=- NODE_OPTIONS=-",
+    );
   } finally {
     await stop(off);
   }
 });
 
-test("the executable (dist/agentcli) starts dev again in place with the allocator settings (not V8's flag: its code cache would be refused); its runs see the user's environment", { skip: process.platform !== "linux" ? "Linux only" : !existsSync(EXE) ? "dist/agentcli is not built (npm run build)" : false }, async () => {
-  const s = await startDev({ NODE_OPTIONS: "--no-warnings" }, [EXE]);
-  try {
-    const environ = readFileSync(`/proc/${s.proc.pid}/environ`, "utf8").split("\0");
-    assert.ok(environ.includes("MALLOC_ARENA_MAX=2"), "MALLOC_ARENA_MAX=2 at start");
-    assert.ok(environ.includes("MALLOC_MMAP_THRESHOLD_=131072"), "MALLOC_MMAP_THRESHOLD_ at start");
-    assert.ok(environ.includes("NODE_OPTIONS=--no-warnings"), "NODE_OPTIONS as given");
-    assert.equal(await runEnvGraph(s.url), "MALLOC_ARENA_MAX=- MALLOC_MMAP_THRESHOLD_=- AGENTCLI_MEMORY_TUNED=- AGENTCLI_MEMORY_TUNED_EXE=- NODE_OPTIONS=--no-warnings");
-  } finally {
-    await stop(s);
-  }
-});
+test(
+  "the executable (dist/agentcli) starts dev again in place with the allocator settings (not V8's flag: its code cache would be refused); its runs see the user's environment",
+  {
+    skip: process.platform !== "linux"
+      ? "Linux only"
+      : !existsSync(EXE)
+      ? "dist/agentcli is not built (npm run build)"
+      : false,
+  },
+  async () => {
+    const s = await startDev({ NODE_OPTIONS: "--no-warnings" }, [EXE]);
+    try {
+      const environ = readFileSync(`/proc/${s.proc.pid}/environ`, "utf8").split("\0");
+      assert.ok(environ.includes("MALLOC_ARENA_MAX=2"), "MALLOC_ARENA_MAX=2 at start");
+      assert.ok(environ.includes("MALLOC_MMAP_THRESHOLD_=131072"), "MALLOC_MMAP_THRESHOLD_ at start");
+      assert.ok(environ.includes("NODE_OPTIONS=--no-warnings"), "NODE_OPTIONS as given");
+      assert.equal(
+        await runEnvGraph(s.url),
+        "MALLOC_ARENA_MAX=- MALLOC_MMAP_THRESHOLD_=- AGENTCLI_MEMORY_TUNED=- AGENTCLI_MEMORY_TUNED_EXE=- NODE_OPTIONS=--no-warnings",
+      );
+    } finally {
+      await stop(s);
+    }
+  },
+);
 
 test("the idle collector collects after the quiet time, not while work runs; thorough at most once per interval, and only after runs", async () => {
   const calls: boolean[] = [];
-  const idle = await idleCollector({ env: {}, delayMs: 30, thoroughIntervalMs: 60_000, collect: (thorough) => calls.push(thorough) });
+  const idle = await idleCollector({
+    env: {},
+    delayMs: 30,
+    thoroughIntervalMs: 60_000,
+    collect: (thorough) => calls.push(thorough),
+  });
   idle.idle(); // the start: nothing ran yet
   await sleep(150);
   assert.deepEqual(calls, [false]);
@@ -130,7 +183,11 @@ test("the idle collector collects after the quiet time, not while work runs; tho
   idle.close();
   await sleep(150);
   assert.deepEqual(calls, [false, true, false], "none after close");
-  const off = await idleCollector({ env: { AGENTCLI_MEMORY_TUNING: "0" }, delayMs: 10, collect: (thorough) => calls.push(thorough) });
+  const off = await idleCollector({
+    env: { AGENTCLI_MEMORY_TUNING: "0" },
+    delayMs: 10,
+    collect: (thorough) => calls.push(thorough),
+  });
   off.busy();
   off.idle();
   await sleep(100);

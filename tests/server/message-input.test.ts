@@ -15,11 +15,18 @@ const BAD: Array<[unknown, RegExp]> = [
   [{ role: "bogus", content: "x" }, /input\.messages\[1\]\.role: "bogus" is not a message role; use one of "user"/],
   [{ type: 7, content: "x" }, /input\.messages\[1\]\.type: 7 is not a message type/],
   [{ role: "tool", content: "x" }, /input\.messages\[1\]\.tool_call_id: a tool message needs the id/],
-  [{ role: "assistant", content: "", tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: "{not json" } }] }, /input\.messages\[1\]\.tool_calls\[0\]\.function\.arguments: must be a JSON string/],
+  [{
+    role: "assistant",
+    content: "",
+    tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: "{not json" } }],
+  }, /input\.messages\[1\]\.tool_calls\[0\]\.function\.arguments: must be a JSON string/],
   [5, /input\.messages\[1\]: must be a message object, e\.g\. \{"role": "user", "content": "Hi"\}, not number/],
   [null, /input\.messages\[1\]: must be a message object.*not null/],
   [["bogus", "x"], /input\.messages\[1\]\[0\]: "bogus" is not a message role/],
-  [{ lc: 1, type: "constructor", id: ["langchain_core", "messages", "NoSuchMessage"], kwargs: { content: "x" } }, /input\.messages\[1\]: LangChain cannot read it as a chat message \(Unable to coerce message/],
+  [
+    { lc: 1, type: "constructor", id: ["langchain_core", "messages", "NoSuchMessage"], kwargs: { content: "x" } },
+    /input\.messages\[1\]: LangChain cannot read it as a chat message \(Unable to coerce message/,
+  ],
 ];
 
 const GOOD = { role: "user", content: "first" };
@@ -32,7 +39,11 @@ const READABLE: unknown[] = [
   { role: "user", content: [{ type: "text", text: "b" }] },
   { role: "assistant", content: "", tool_calls: [{ id: "call_1", name: "search", args: { q: "x" } }] },
   { role: "tool", content: "found", tool_call_id: "call_1" },
-  { type: "ai", content: "", tool_calls: [{ id: "call_2", type: "function", function: { name: "search", arguments: "{\"q\":\"y\"}" } }] },
+  {
+    type: "ai",
+    content: "",
+    tool_calls: [{ id: "call_2", type: "function", function: { name: "search", arguments: '{"q":"y"}' } }],
+  },
   { type: "tool", content: [{ type: "text", text: "found too" }], tool_call_id: "call_2", name: "search" },
   ["assistant", "ok"],
   "plain text is a human message",
@@ -43,15 +54,25 @@ const READABLE: unknown[] = [
   { role: "user", content: "last" },
 ];
 
-async function post(t: TestServer, path: string, body: unknown): Promise<{ status: number; body: { detail?: string; hint?: string } }> {
-  const res = await fetch(`${t.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+async function post(
+  t: TestServer,
+  path: string,
+  body: unknown,
+): Promise<{ status: number; body: { detail?: string; hint?: string } }> {
+  const res = await fetch(`${t.url}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, body: await res.json() as { detail?: string; hint?: string } };
 }
 
 describe("input messages", () => {
   let t: TestServer;
   before(async () => {
-    t = await startTestServer({ graphs: { ...FIXTURES, log: async () => (await import("../fixtures/graphs/log-messages.ts")).graph } });
+    t = await startTestServer({
+      graphs: { ...FIXTURES, log: async () => (await import("../fixtures/graphs/log-messages.ts")).graph },
+    });
   });
   after(async () => {
     await t.close();
@@ -82,12 +103,18 @@ describe("input messages", () => {
       const cmd = await post(t, `/threads/${tid}/runs/wait`, { assistant_id: "echo", command: { update: input } });
       assert.equal(cmd.status, 422);
       assert.match(cmd.body.detail!, new RegExp(expected.source.replace("input\\.", "command\\.update\\.")));
-      const batch = await post(t, "/runs/batch", [{ assistant_id: "echo", input: { messages: [GOOD] } }, { assistant_id: "echo", input }]);
+      const batch = await post(t, "/runs/batch", [{ assistant_id: "echo", input: { messages: [GOOD] } }, {
+        assistant_id: "echo",
+        input,
+      }]);
       assert.equal(batch.status, 422);
       assert.match(batch.body.detail!, new RegExp(expected.source.replace("input\\.", "\\[1\\]\\.input\\.")));
     }
     // Through the LangGraph SDK too: the error it raises says which message and field.
-    await assert.rejects(t.client.runs.wait(tid, "echo", { input: { messages: [{ foo: 1 }] } }), /422[\s\S]*input\.messages\[0\]: has no \\?"role\\?" or \\?"type\\?"/);
+    await assert.rejects(
+      t.client.runs.wait(tid, "echo", { input: { messages: [{ foo: 1 }] } }),
+      /422[\s\S]*input\.messages\[0\]: has no \\?"role\\?" or \\?"type\\?"/,
+    );
     // A message given alone (not in a list) is named without an index.
     const alone = await post(t, "/runs/wait", { assistant_id: "echo", input: { messages: { foo: 1 } } });
     assert.match(alone.body.detail!, /input\.messages: has no "role" or "type"/);
@@ -102,7 +129,9 @@ describe("input messages", () => {
     const thread = await t.client.threads.create();
     await t.client.runs.wait(thread.thread_id, "echo", { input: { messages: [GOOD] } });
     const before = await t.client.threads.getState(thread.thread_id);
-    const res = await post(t, `/threads/${thread.thread_id}/state`, { values: { messages: [{ role: "bogus", content: "x" }] } });
+    const res = await post(t, `/threads/${thread.thread_id}/state`, {
+      values: { messages: [{ role: "bogus", content: "x" }] },
+    });
     assert.equal(res.status, 422, JSON.stringify(res.body));
     assert.match(res.body.detail!, /values\.messages\[0\]\.role: "bogus" is not a message role/);
     const now = await t.client.threads.getState(thread.thread_id);
@@ -111,7 +140,9 @@ describe("input messages", () => {
 
   test("every form LangGraph's server reads still runs", async () => {
     const thread = await t.client.threads.create();
-    const out = (await t.client.runs.wait(thread.thread_id, "echo", { input: { messages: READABLE } })) as { messages: Array<{ type: string; content: unknown }> };
+    const out = (await t.client.runs.wait(thread.thread_id, "echo", { input: { messages: READABLE } })) as {
+      messages: Array<{ type: string; content: unknown }>;
+    };
     assert.equal(out.messages.length, READABLE.length + 1);
     assert.deepEqual(out.messages.slice(0, 4).map((m) => m.type), ["system", "system", "human", "human"]);
     assert.equal(out.messages.at(-1)!.content, "echo: last");
@@ -120,15 +151,23 @@ describe("input messages", () => {
     // A remove message (by id) is read too.
     const id = (state.values as { messages: Array<{ id: string }> }).messages[0]!.id;
     await t.client.threads.updateState(thread.thread_id, { values: { messages: [{ type: "remove", id }] } });
-    assert.equal(((await t.client.threads.getState(thread.thread_id)).values as { messages: unknown[] }).messages.length, READABLE.length);
+    assert.equal(
+      ((await t.client.threads.getState(thread.thread_id)).values as { messages: unknown[] }).messages.length,
+      READABLE.length,
+    );
   });
 
   test("a graph whose messages are not chat messages gets them as they are", async () => {
     const thread = await t.client.threads.create();
-    const out = (await t.client.runs.wait(thread.thread_id, "log", { input: { messages: [{ foo: 1 }, 5] } })) as { messages: unknown[] };
+    const out = (await t.client.runs.wait(thread.thread_id, "log", { input: { messages: [{ foo: 1 }, 5] } })) as {
+      messages: unknown[];
+    };
     assert.deepEqual(out.messages, [{ foo: 1 }, 5, { seen: 2 }]);
     await t.client.threads.updateState(thread.thread_id, { values: { messages: [{ bar: 2 }] } });
-    assert.deepEqual(((await t.client.threads.getState(thread.thread_id)).values as { messages: unknown[] }).messages.at(-1), { bar: 2 });
+    assert.deepEqual(
+      ((await t.client.threads.getState(thread.thread_id)).values as { messages: unknown[] }).messages.at(-1),
+      { bar: 2 },
+    );
     const batch = await post(t, "/runs/batch", [{ assistant_id: "log", input: { messages: [{ foo: 1 }] } }]);
     assert.equal(batch.status, 200, JSON.stringify(batch.body));
   });

@@ -36,7 +36,10 @@ describe("cancel", () => {
   test("cancel a pending run; cancelling a finished run is a no-op success (as LangGraph's server)", async () => {
     const th = await t.client.threads.create();
     const first = await t.client.runs.create(th.thread_id, "slow", { input: { ms: 60_000 } });
-    const second = await t.client.runs.create(th.thread_id, "slow", { input: { ms: 10 }, multitaskStrategy: "enqueue" });
+    const second = await t.client.runs.create(th.thread_id, "slow", {
+      input: { ms: 10 },
+      multitaskStrategy: "enqueue",
+    });
     assert.equal((await t.client.runs.get(th.thread_id, second.run_id)).status, "pending");
     await t.client.runs.cancel(th.thread_id, second.run_id);
     assert.equal((await t.client.runs.get(th.thread_id, second.run_id)).status, "interrupted");
@@ -59,7 +62,10 @@ describe("multitask strategies", () => {
   test("reject: a second run on a busy thread is a 409", async () => {
     const th = await t.client.threads.create();
     const run = await t.client.runs.create(th.thread_id, "slow", { input: { ms: 60_000 } });
-    await assert.rejects(t.client.runs.create(th.thread_id, "slow", { input: { ms: 1 }, multitaskStrategy: "reject" }), /409/);
+    await assert.rejects(
+      t.client.runs.create(th.thread_id, "slow", { input: { ms: 1 }, multitaskStrategy: "reject" }),
+      /409/,
+    );
     await t.client.runs.cancel(th.thread_id, run.run_id, true);
   });
 
@@ -67,7 +73,10 @@ describe("multitask strategies", () => {
     const th = await t.client.threads.create();
     const first = await t.client.runs.create(th.thread_id, "slow", { input: { ms: 60_000 } });
     await untilStatus(th.thread_id, first.run_id, "running");
-    const out = (await t.client.runs.wait(th.thread_id, "slow", { input: { ms: 10 }, multitaskStrategy: "interrupt" })) as { steps: number };
+    const out =
+      (await t.client.runs.wait(th.thread_id, "slow", { input: { ms: 10 }, multitaskStrategy: "interrupt" })) as {
+        steps: number;
+      };
     assert.equal(out.steps, 1);
     assert.equal((await t.client.runs.get(th.thread_id, first.run_id)).status, "interrupted");
   });
@@ -78,7 +87,10 @@ describe("multitask strategies", () => {
     const historyBefore = (await t.client.threads.getHistory(th.thread_id, { limit: 100 })).length;
     const first = await t.client.runs.create(th.thread_id, "slow", { input: { ms: 60_000 } });
     await untilStatus(th.thread_id, first.run_id, "running");
-    const second = await t.client.runs.create(th.thread_id, "slow", { input: { ms: 1 }, multitaskStrategy: "rollback" });
+    const second = await t.client.runs.create(th.thread_id, "slow", {
+      input: { ms: 1 },
+      multitaskStrategy: "rollback",
+    });
     await t.client.runs.join(th.thread_id, second.run_id);
     await assert.rejects(t.client.runs.get(th.thread_id, first.run_id), /404/);
     const runs = await t.client.runs.list(th.thread_id);
@@ -115,7 +127,14 @@ describe("disconnect", () => {
     const controller = new AbortController();
     let runId = "";
     try {
-      for await (const e of t.client.runs.stream(th.thread_id, "slow", { input: { ms: 60_000 }, streamMode: "custom", onDisconnect: "cancel", signal: controller.signal })) {
+      for await (
+        const e of t.client.runs.stream(th.thread_id, "slow", {
+          input: { ms: 60_000 },
+          streamMode: "custom",
+          onDisconnect: "cancel",
+          signal: controller.signal,
+        })
+      ) {
         if (e.event === "metadata") runId = (e.data as { run_id: string }).run_id;
         if (e.event === "custom") controller.abort();
       }
@@ -141,7 +160,9 @@ describe("run time limit", () => {
     try {
       const th = await s.client.threads.create();
       const run = await s.client.runs.create(th.thread_id, "slow", { input: { ms: 60_000 } });
-      const out = (await s.client.runs.join(th.thread_id, run.run_id)) as { __error__?: { error: string; message: string } };
+      const out = (await s.client.runs.join(th.thread_id, run.run_id)) as {
+        __error__?: { error: string; message: string };
+      };
       assert.equal((await s.client.runs.get(th.thread_id, run.run_id)).status, "timeout");
       assert.equal(out.__error__?.error, "TimeoutError");
       assert.match(out.__error__!.message, /time limit of 0\.3 s.*AGENTCLI_RUN_TIMEOUT_SECONDS/);
@@ -158,6 +179,9 @@ describe("run time limit", () => {
     assert.equal(runTimeoutSeconds({}), 3600);
     assert.equal(runTimeoutSeconds({ AGENTCLI_RUN_TIMEOUT_SECONDS: "0" }), 0);
     assert.equal(runTimeoutSeconds({ AGENTCLI_RUN_TIMEOUT_SECONDS: "90" }), 90);
-    assert.throws(() => runTimeoutSeconds({ AGENTCLI_RUN_TIMEOUT_SECONDS: "soon" }), /AGENTCLI_RUN_TIMEOUT_SECONDS="soon" is not a number of seconds/);
+    assert.throws(
+      () => runTimeoutSeconds({ AGENTCLI_RUN_TIMEOUT_SECONDS: "soon" }),
+      /AGENTCLI_RUN_TIMEOUT_SECONDS="soon" is not a number of seconds/,
+    );
   });
 });

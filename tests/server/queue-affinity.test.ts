@@ -21,7 +21,10 @@ const input = { messages: [{ role: "user", content: "x" }] };
 
 /** Which replica's store holds (or last held) a run's lease. */
 async function holderOf(s: TestServer, runId: string): Promise<string | null> {
-  const { rows } = await sqlOf(s.server.storage).query<{ lease_holder: string | null }>("SELECT lease_holder FROM runs WHERE run_id = $1", [runId]);
+  const { rows } = await sqlOf(s.server.storage).query<{ lease_holder: string | null }>(
+    "SELECT lease_holder FROM runs WHERE run_id = $1",
+    [runId],
+  );
   return rows[0]?.lease_holder ?? null;
 }
 
@@ -63,7 +66,11 @@ describe("queue affinity", () => {
       const out = (await a.client.runs.join(t2.thread_id, queued.run_id)) as { messages: unknown[] };
       assert.equal(out.messages.length, 2);
       assert.equal((await a.client.runs.get(t1.thread_id, busy.run_id)).status, "success");
-      assert.equal(await holderOf(a, queued.run_id), a.server.storage.runs.holder, "run by the replica it was queued on");
+      assert.equal(
+        await holderOf(a, queued.run_id),
+        a.server.storage.runs.holder,
+        "run by the replica it was queued on",
+      );
     });
 
     test("a replica that stops lets go of the runs it holds: another one takes them at once", async () => {
@@ -74,7 +81,11 @@ describe("queue affinity", () => {
       assert.equal(queued.status, "pending");
       aClosed = true;
       const closing = a.close(); // grace 200 ms: the slow run is handed back, the held run let go
-      await until("the held run ran on b", 10_000, async () => (await b.client.runs.get(t2.thread_id, queued.run_id)).status === "success");
+      await until(
+        "the held run ran on b",
+        10_000,
+        async () => (await b.client.runs.get(t2.thread_id, queued.run_id)).status === "success",
+      );
       assert.equal(await holderOf(b, queued.run_id), b.server.storage.runs.holder);
       await closing;
       await b.client.runs.cancel(t1.thread_id, busy.run_id);
@@ -127,7 +138,9 @@ describe("bus signals name their sender", () => {
   for (const mode of ["postgres", "redis"] as const) {
     test(`${mode}: a follow (and over PostgreSQL a wake-up) reaches the other replica, not the one that sent it`, async () => {
       const db = await pgSchema(`agentcli_affinity_sig_${mode}`);
-      const open = (): Promise<RemoteBus> => (mode === "postgres" ? openPostgresBus(db.url, silentLog) : openRedisBus(REDIS_URL, silentLog));
+      const open = (): Promise<
+        RemoteBus
+      > => (mode === "postgres" ? openPostgresBus(db.url, silentLog) : openRedisBus(REDIS_URL, silentLog));
       const [x, y] = await Promise.all([open(), open()]);
       try {
         // Redis channels are shared by every deployment on the server: only this test's run ids count there.

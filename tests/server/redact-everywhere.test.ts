@@ -19,13 +19,18 @@ import { after, before, test } from "node:test";
 import { Client as McpClient } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { freePort } from "../../core/platform/compute/revision-process.ts";
-import { startModelServer, type ModelServer } from "../fixtures/model-server/server.ts";
+import { type ModelServer, startModelServer } from "../fixtures/model-server/server.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const KEY = `sk-sentinel${crypto.randomUUID().replaceAll("-", "")}`;
 const b64 = (s: string) => Buffer.from(s).toString("base64");
 /** The forms a leak may take; any 16-character run of one is a leak. */
-const FORMS = [KEY, ...["", "x", "xy"].flatMap((pad) => [b64(pad + KEY), Buffer.from(pad + KEY).toString("base64url")]).map((s) => s.slice(4, -4))];
+const FORMS = [
+  KEY,
+  ...["", "x", "xy"].flatMap((pad) => [b64(pad + KEY), Buffer.from(pad + KEY).toString("base64url")]).map((s) =>
+    s.slice(4, -4)
+  ),
+];
 const RUNS = FORMS.flatMap((f) => Array.from({ length: f.length - 15 }, (_, i) => f.slice(i, i + 16)));
 const leaked = (text: string) => RUNS.filter((r) => text.includes(r));
 
@@ -44,7 +49,9 @@ const hooks: string[] = [];
 
 before(async () => {
   model = await startModelServer();
-  for (let i = 0; i < 40; i++) model.script({ when: "LEAK", text: OUTPUT }, { when: "FAIL", error: { status: 401, message: UPSTREAM } });
+  for (let i = 0; i < 40; i++) {
+    model.script({ when: "LEAK", text: OUTPUT }, { when: "FAIL", error: { status: 401, message: UPSTREAM } });
+  }
   receiver = createServer((req, res) => {
     let body = "";
     req.on("data", (d) => (body += d));
@@ -59,7 +66,15 @@ before(async () => {
   cpSync(join(ROOT, "tests/fixtures/projects/memory"), dir, { recursive: true });
   const port = await freePort("127.0.0.1");
   url = `http://127.0.0.1:${port}`;
-  child = spawn(process.execPath, [join(ROOT, "bin/main.ts"), "dev", "--config", join(dir, "agent.toml"), "--port", String(port), "--allow-blocking"], {
+  child = spawn(process.execPath, [
+    join(ROOT, "bin/main.ts"),
+    "dev",
+    "--config",
+    join(dir, "agent.toml"),
+    "--port",
+    String(port),
+    "--allow-blocking",
+  ], {
     cwd: dir,
     env: { ...process.env, OPENAI_API_KEY: KEY, OPENAI_BASE_URL: model.openaiBaseUrl, BROWSER: "none" },
     stdio: ["ignore", "pipe", "pipe"],
@@ -84,7 +99,11 @@ after(async () => {
 });
 
 async function call(method: string, path: string, body?: unknown): Promise<{ status: number; text: string }> {
-  const res = await fetch(`${url}${path}`, { method, headers: { "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(`${url}${path}`, {
+    method,
+    headers: { "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   return { status: res.status, text: await res.text() };
 }
 
@@ -98,16 +117,27 @@ const threads: Record<string, string> = {};
 const runs: Record<string, string> = {};
 
 test("run output and upstream errors: /runs/wait, /threads/{id}/runs/wait and every stream mode", async () => {
-  assistantId = (JSON.parse((await call("POST", "/assistants/search", {})).text) as Array<{ assistant_id: string }>)[0]!.assistant_id;
+  assistantId = (JSON.parse((await call("POST", "/assistants/search", {})).text) as Array<{ assistant_id: string }>)[0]!
+    .assistant_id;
   for (const what of ["LEAK", "FAIL"]) {
     const thread = JSON.parse((await call("POST", "/threads", {})).text).thread_id as string;
     threads[what] = thread;
-    const waited = await call("POST", `/threads/${thread}/runs/wait`, { assistant_id: assistantId, input: input(what) });
+    const waited = await call("POST", `/threads/${thread}/runs/wait`, {
+      assistant_id: assistantId,
+      input: input(what),
+    });
     if (what === "LEAK") assert.match(waited.text, /Here it is: \[redacted\]/, "the output itself still arrives");
     clean(`/threads/{id}/runs/wait ${what}`, waited.text);
-    clean(`/runs/wait ${what}`, (await call("POST", "/runs/wait", { assistant_id: assistantId, input: input(what) })).text);
+    clean(
+      `/runs/wait ${what}`,
+      (await call("POST", "/runs/wait", { assistant_id: assistantId, input: input(what) })).text,
+    );
     for (const mode of MODES) {
-      const streamed = await call("POST", `/threads/${thread}/runs/stream`, { assistant_id: assistantId, input: input(what), stream_mode: [mode] });
+      const streamed = await call("POST", `/threads/${thread}/runs/stream`, {
+        assistant_id: assistantId,
+        input: input(what),
+        stream_mode: [mode],
+      });
       assert.equal(streamed.status, 200, streamed.text);
       if (what === "FAIL") assert.match(streamed.text, /event: error/);
       clean(`stream ${mode} ${what}`, streamed.text);
@@ -119,11 +149,21 @@ test("run output and upstream errors: /runs/wait, /threads/{id}/runs/wait and ev
 });
 
 test("every GET route of /openapi.json, with real ids, and the POST routes that read state", async () => {
-  const doc = JSON.parse((await call("GET", "/openapi.json")).text) as { paths: Record<string, Record<string, unknown>> };
+  const doc = JSON.parse((await call("GET", "/openapi.json")).text) as {
+    paths: Record<string, Record<string, unknown>>;
+  };
   for (const what of ["LEAK", "FAIL"]) {
     const thread = threads[what]!;
-    const state = JSON.parse((await call("GET", `/threads/${thread}/state`)).text) as { checkpoint?: { checkpoint_id?: string } };
-    const ids: Record<string, string> = { assistant_id: assistantId, thread_id: thread, run_id: runs[what]!, checkpoint_id: state.checkpoint?.checkpoint_id ?? "", namespace: "agent" };
+    const state = JSON.parse((await call("GET", `/threads/${thread}/state`)).text) as {
+      checkpoint?: { checkpoint_id?: string };
+    };
+    const ids: Record<string, string> = {
+      assistant_id: assistantId,
+      thread_id: thread,
+      run_id: runs[what]!,
+      checkpoint_id: state.checkpoint?.checkpoint_id ?? "",
+      namespace: "agent",
+    };
     let served = 0;
     for (const [path, item] of Object.entries(doc.paths)) {
       // The thread's own stream waits for runs to come; it never ends on its own.
@@ -136,7 +176,12 @@ test("every GET route of /openapi.json, with real ids, and the POST routes that 
       served++;
     }
     assert.ok(served >= 15, `GET routes called: ${served}`);
-    for (const [path, body] of [[`/threads/${thread}/history`, {}], ["/threads/search", {}], [`/threads/${thread}/state/checkpoint`, { checkpoint: {} }], ["/runs/search", {}]] as const) {
+    for (
+      const [path, body] of [[`/threads/${thread}/history`, {}], ["/threads/search", {}], [
+        `/threads/${thread}/state/checkpoint`,
+        { checkpoint: {} },
+      ], ["/runs/search", {}]] as const
+    ) {
       const res = await call("POST", path, body);
       clean(`POST ${path} ${what}`, res.text);
     }
@@ -146,7 +191,19 @@ test("every GET route of /openapi.json, with real ids, and the POST routes that 
 test("A2A message/send and message/stream", async () => {
   for (const what of ["LEAK", "FAIL"]) {
     for (const method of ["message/send", "message/stream"]) {
-      const res = await call("POST", `/a2a/${assistantId}`, { jsonrpc: "2.0", id: 1, method, params: { message: { kind: "message", messageId: crypto.randomUUID(), role: "user", parts: [{ kind: "text", text: what }] } } });
+      const res = await call("POST", `/a2a/${assistantId}`, {
+        jsonrpc: "2.0",
+        id: 1,
+        method,
+        params: {
+          message: {
+            kind: "message",
+            messageId: crypto.randomUUID(),
+            role: "user",
+            parts: [{ kind: "text", text: what }],
+          },
+        },
+      });
       assert.ok(res.status < 500, res.text);
       if (what === "LEAK") assert.match(res.text, /\[redacted\]/, `${method}: ${res.text.slice(0, 500)}`);
       clean(`A2A ${method} ${what}`, res.text);
@@ -182,13 +239,21 @@ test("a webhook body", async () => {
 
 test("a tool result carrying the key reaches the model redacted", async () => {
   model.script(
-    { when: "CTX", toolCalls: [{ name: "write_file", args: { file_path: "/notes.md", content: `the key is ${KEY}` } }] },
-    { when: (r) => r.messages.at(-1)?.role === "tool" && !r.messages.some((m) => m.content.includes("the key is")), toolCalls: [{ name: "read_file", args: { file_path: "/notes.md" } }] },
+    {
+      when: "CTX",
+      toolCalls: [{ name: "write_file", args: { file_path: "/notes.md", content: `the key is ${KEY}` } }],
+    },
+    {
+      when: (r) => r.messages.at(-1)?.role === "tool" && !r.messages.some((m) => m.content.includes("the key is")),
+      toolCalls: [{ name: "read_file", args: { file_path: "/notes.md" } }],
+    },
     { when: (r) => r.messages.at(-1)?.role === "tool", text: "noted" },
   );
   const seen = model.requests.length;
   await call("POST", "/runs/wait", { assistant_id: assistantId, input: input("CTX") });
-  const context = model.requests.slice(seen).flatMap((r) => r.messages.filter((m) => m.role === "tool").map((m) => m.content)).join("\n");
+  const context = model.requests.slice(seen).flatMap((r) =>
+    r.messages.filter((m) => m.role === "tool").map((m) => m.content)
+  ).join("\n");
   assert.match(context, /the key is \[redacted\]/, `the model read the file back: ${context}`);
   clean("model context", context);
 });

@@ -10,12 +10,26 @@ import { test } from "node:test";
 import { Buffer } from "node:buffer";
 import { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
-import { MIN_FRAGMENT_LENGTH, redact, REDACTED, redactingStream, registerSecrets, secretValues } from "../../core/kernel/redact.ts";
+import {
+  MIN_FRAGMENT_LENGTH,
+  redact,
+  REDACTED,
+  redactingStream,
+  registerSecrets,
+  secretValues,
+} from "../../core/kernel/redact.ts";
 import { redactResponses } from "../../core/server/http/redact-responses.ts";
 
 const KEY = `sk-filter${crypto.randomUUID().replaceAll("-", "")}`;
 const QUOTED = `pw"with\\quote${crypto.randomUUID().slice(0, 8)}`;
-registerSecrets(secretValues({ OPENAI_API_KEY: KEY, MY_QUOTED_SECRET: QUOTED, DATABASE_URL: "postgres://app:dbpassword123456@db:5432/x", HOME: "/home/someone-long-enough" }));
+registerSecrets(
+  secretValues({
+    OPENAI_API_KEY: KEY,
+    MY_QUOTED_SECRET: QUOTED,
+    DATABASE_URL: "postgres://app:dbpassword123456@db:5432/x",
+    HOME: "/home/someone-long-enough",
+  }),
+);
 
 test("a registered key, its fragments and its encodings are redacted; ordinary text is not", () => {
   const b64 = (s: string) => Buffer.from(s).toString("base64");
@@ -34,11 +48,19 @@ test("a registered key, its fragments and its encodings are redacted; ordinary t
   for (const copy of copies) {
     const out = redact(`before ${copy} after`);
     assert.match(out, /\[redacted\]/, copy);
-    for (let i = 0; i + MIN_FRAGMENT_LENGTH <= KEY.length; i++) assert.ok(!out.includes(KEY.slice(i, i + MIN_FRAGMENT_LENGTH)), `${copy} -> ${out}`);
+    for (let i = 0; i + MIN_FRAGMENT_LENGTH <= KEY.length; i++) {
+      assert.ok(!out.includes(KEY.slice(i, i + MIN_FRAGMENT_LENGTH)), `${copy} -> ${out}`);
+    }
     assert.ok(!out.includes("dbpassword123456") && !out.includes(QUOTED));
   }
-  assert.equal(redact(`${KEY.slice(0, 15)} is too short a piece to tell`), `${KEY.slice(0, 15)} is too short a piece to tell`);
-  assert.equal(redact("an ordinary sentence with a task-id, /home/someone and 12345678"), "an ordinary sentence with a task-id, /home/someone and 12345678");
+  assert.equal(
+    redact(`${KEY.slice(0, 15)} is too short a piece to tell`),
+    `${KEY.slice(0, 15)} is too short a piece to tell`,
+  );
+  assert.equal(
+    redact("an ordinary sentence with a task-id, /home/someone and 12345678"),
+    "an ordinary sentence with a task-id, /home/someone and 12345678",
+  );
   assert.equal(redact(`{"a":"${KEY}"}`), `{"a":"${REDACTED}"}`, "JSON stays JSON");
 });
 
@@ -78,11 +100,15 @@ test("the middleware redacts JSON, text, error and SSE responses, and leaves bin
   app.get("/fail", () => {
     throw new Error(`upstream refused ${KEY}`);
   });
-  app.get("/sse", (c) => streamSSE(c, async (s) => {
-    await s.writeSSE({ event: "values", data: JSON.stringify({ k: KEY }) });
-    await s.writeSSE({ event: "end", data: "null" });
-  }));
-  app.get("/bin", () => new Response(new TextEncoder().encode(KEY), { headers: { "content-type": "application/octet-stream" } }));
+  app.get("/sse", (c) =>
+    streamSSE(c, async (s) => {
+      await s.writeSSE({ event: "values", data: JSON.stringify({ k: KEY }) });
+      await s.writeSSE({ event: "end", data: "null" });
+    }));
+  app.get(
+    "/bin",
+    () => new Response(new TextEncoder().encode(KEY), { headers: { "content-type": "application/octet-stream" } }),
+  );
   for (const path of ["/json", "/text", "/fail", "/sse"]) {
     const res = await app.request(path);
     const body = await res.text();

@@ -21,7 +21,9 @@ process.stdout.write(Buffer.from("plain\\n"));
 `;
 
 test("stdout: secrets in strings and UTF-8 bytes are redacted, other bytes pass unchanged", () => {
-  const r = spawnSync(process.execPath, ["--input-type=module", "-e", child], { cwd: new URL("../..", import.meta.url).pathname });
+  const r = spawnSync(process.execPath, ["--input-type=module", "-e", child], {
+    cwd: new URL("../..", import.meta.url).pathname,
+  });
   assert.equal(r.status, 0, r.stderr.toString());
   const out = r.stdout;
   assert.ok(!out.includes(Buffer.from("stdio-sentinel")), "the secret reached stdout");

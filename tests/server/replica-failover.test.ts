@@ -22,7 +22,8 @@ interface Replica {
   client: Client;
 }
 
-const startReplica = (url: string, redis: string | undefined): Promise<Replica> => spawnServer(CHILD, [url, redis ?? "-", "2", "1"]);
+const startReplica = (url: string, redis: string | undefined): Promise<Replica> =>
+  spawnServer(CHILD, [url, redis ?? "-", "2", "1"]);
 const stop = stopProcess;
 
 for (const mode of ["redis", "postgres"] as const) {
@@ -49,7 +50,10 @@ for (const mode of ["redis", "postgres"] as const) {
     /** The replica whose process holds a run's lease, and the other one. */
     async function holderOf(runId: string): Promise<{ holder: Replica; other: Replica }> {
       for (;;) {
-        const { rows } = await admin.query<{ h: string | null }>(`SELECT lease_holder AS h FROM ${schema}.runs WHERE run_id = $1`, [runId]);
+        const { rows } = await admin.query<{ h: string | null }>(
+          `SELECT lease_holder AS h FROM ${schema}.runs WHERE run_id = $1`,
+          [runId],
+        );
         const pid = Number(rows[0]?.h?.split(":")[1]);
         const holder = replicas.find((r) => r.proc.pid === pid);
         if (holder) return { holder, other: replicas.find((r) => r !== holder)! };
@@ -80,7 +84,9 @@ for (const mode of ["redis", "postgres"] as const) {
       const { holder, other } = await holderOf(run.run_id);
       const events: Array<{ event: string; data: any }> = [];
       let killed: Promise<void> | null = null;
-      for await (const e of other.client.runs.joinStream(th.thread_id, run.run_id, { streamMode: ["custom", "values"] })) {
+      for await (
+        const e of other.client.runs.joinStream(th.thread_id, run.run_id, { streamMode: ["custom", "values"] })
+      ) {
         events.push(e as { event: string; data: any });
         if (e.event === "custom" && !killed) killed = stop(holder.proc, "SIGKILL");
       }
@@ -89,7 +95,11 @@ for (const mode of ["redis", "postgres"] as const) {
       const names = events.map((e) => e.event);
       assert.ok(!names.includes("error"), `no error event: ${names.join(", ")}`);
       const resumed = events.filter((e) => e.event === "metadata" && e.data?.resumed === true);
-      assert.equal(resumed.length, 1, `the stream says the run resumed: ${JSON.stringify(events.map((e) => [e.event, e.data?.tick ?? e.data]))}`);
+      assert.equal(
+        resumed.length,
+        1,
+        `the stream says the run resumed: ${JSON.stringify(events.map((e) => [e.event, e.data?.tick ?? e.data]))}`,
+      );
       const last = events.filter((e) => e.event === "values").at(-1)!;
       // Resumed from the checkpoint after `first`: not started over.
       assert.deepEqual(last.data.log, ["first", "second"]);
@@ -97,7 +107,10 @@ for (const mode of ["redis", "postgres"] as const) {
       assert.equal(done.status, "success");
       assert.equal(done.metadata?.resumed, true);
       assert.equal((await other.client.threads.get(th.thread_id)).status, "idle");
-      assert.deepEqual(((await other.client.threads.getState(th.thread_id)).values as { log: string[] }).log, ["first", "second"]);
+      assert.deepEqual(((await other.client.threads.getState(th.thread_id)).values as { log: string[] }).log, [
+        "first",
+        "second",
+      ]);
       // The thread takes new runs on the survivor.
       const next = (await other.client.runs.wait(th.thread_id, "steps", { input: { ms: 1 } })) as { log: string[] };
       assert.deepEqual(next.log, ["first", "second", "first", "second"]);
@@ -114,9 +127,14 @@ for (const mode of ["redis", "postgres"] as const) {
          VALUES ($1, $2, $3, '{}', '{"input":{"ms":60000}}', 'running', $4, now() - interval '1 second', 'gone:1:x:1')`,
         [runId, th.thread_id, slow!.assistant_id, 3],
       );
-      await admin.query(`INSERT INTO ${schema}.run_events (run_id, seq, event, data) VALUES ($1, 1, 'metadata', '{}')`, [runId]);
+      await admin.query(
+        `INSERT INTO ${schema}.run_events (run_id, seq, event, data) VALUES ($1, 1, 'metadata', '{}')`,
+        [runId],
+      );
       const events: Array<{ event: string; data: any }> = [];
-      for await (const e of survivor.client.runs.joinStream(th.thread_id, runId)) events.push(e as { event: string; data: any });
+      for await (const e of survivor.client.runs.joinStream(th.thread_id, runId)) {
+        events.push(e as { event: string; data: any });
+      }
       assert.deepEqual(events.map((e) => e.event), ["metadata", "metadata", "error"]);
       assert.equal(events[2]!.data.error, "RunLost");
       assert.equal((await survivor.client.runs.get(th.thread_id, runId)).status, "error");

@@ -29,10 +29,18 @@ for (const mode of ["redis", "postgres"] as const) {
 
     test("a run started through one replica is streamed, joined and cancelled through another", async () => {
       const th = await b.client.threads.create();
-      const events = await collect(b.client.runs.stream(th.thread_id, "echo", { input: { messages: [{ role: "user", content: "x" }] }, streamMode: ["values"] }));
+      const events = await collect(
+        b.client.runs.stream(th.thread_id, "echo", {
+          input: { messages: [{ role: "user", content: "x" }] },
+          streamMode: ["values"],
+        }),
+      );
       assert.equal(events[0]!.event, "metadata");
       assert.ok(events.some((e) => e.event === "values"));
-      const out = (await b.client.runs.wait(th.thread_id, "echo", { input: { messages: [{ role: "user", content: "y" }] } })) as { messages: unknown[] };
+      const out =
+        (await b.client.runs.wait(th.thread_id, "echo", { input: { messages: [{ role: "user", content: "y" }] } })) as {
+          messages: unknown[];
+        };
       assert.equal(out.messages.length, 4);
       const run = await b.client.runs.create(th.thread_id, "slow", { input: { ms: 60_000 }, streamMode: "custom" });
       for await (const e of b.client.runs.joinStream(th.thread_id, run.run_id)) if (e.event === "custom") break;

@@ -16,15 +16,28 @@ after(async () => {
   await t?.close();
 });
 
-async function call(method: string, path: string, body?: string, type = "application/json"): Promise<{ status: number; detail: string }> {
-  const res = await fetch(`${t.url}${path}`, { method, body, headers: body === undefined ? {} : { "content-type": type } });
+async function call(
+  method: string,
+  path: string,
+  body?: string,
+  type = "application/json",
+): Promise<{ status: number; detail: string }> {
+  const res = await fetch(`${t.url}${path}`, {
+    method,
+    body,
+    headers: body === undefined ? {} : { "content-type": type },
+  });
   const json = (await res.json().catch(() => ({}))) as { detail?: string };
   return { status: res.status, detail: json.detail ?? "" };
 }
 
 test("NUL characters and unpaired surrogates are a 422 naming where they are, in bodies, ids and queries", async () => {
   const th = await t.client.threads.create();
-  const run = await call("POST", `/threads/${th.thread_id}/runs/wait`, JSON.stringify({ assistant_id: "echo", input: { messages: [{ role: "user", content: "a\u0000b" }] } }));
+  const run = await call(
+    "POST",
+    `/threads/${th.thread_id}/runs/wait`,
+    JSON.stringify({ assistant_id: "echo", input: { messages: [{ role: "user", content: "a\u0000b" }] } }),
+  );
   assert.equal(run.status, 422);
   assert.match(run.detail, /input\.messages\[0\]\.content contains a NUL character/);
   const meta = await call("POST", "/threads", '{"metadata":{"x":"\\ud800"}}');
@@ -63,12 +76,22 @@ test("state updates the graph refuses are a 422; unknown checkpoints are a 404",
   await t.client.runs.wait(th.thread_id, "echo", { input: { messages: [{ role: "user", content: "hi" }] } });
   const values = await call("POST", `/threads/${th.thread_id}/state`, '{"values":5}');
   assert.equal(values.status, 422, values.detail);
-  const node = await call("POST", `/threads/${th.thread_id}/state`, '{"values":{"messages":[]},"as_node":"nonexistent"}');
+  const node = await call(
+    "POST",
+    `/threads/${th.thread_id}/state`,
+    '{"values":{"messages":[]},"as_node":"nonexistent"}',
+  );
   assert.equal(node.status, 422, node.detail);
   assert.match(node.detail, /nonexistent/);
   assert.equal((await call("GET", `/threads/${th.thread_id}/state/abc`)).status, 404);
-  assert.equal((await call("POST", `/threads/${th.thread_id}/state/checkpoint`, '{"checkpoint":{"checkpoint_id":"abc"}}')).status, 404);
-  assert.equal((await call("POST", `/threads/${th.thread_id}/state`, '{"checkpoint_id":"zzz","values":{"messages":[]}}')).status, 404);
+  assert.equal(
+    (await call("POST", `/threads/${th.thread_id}/state/checkpoint`, '{"checkpoint":{"checkpoint_id":"abc"}}')).status,
+    404,
+  );
+  assert.equal(
+    (await call("POST", `/threads/${th.thread_id}/state`, '{"checkpoint_id":"zzz","values":{"messages":[]}}')).status,
+    404,
+  );
   // A real checkpoint still reads.
   const state = await t.client.threads.getState(th.thread_id);
   const cp = state.checkpoint.checkpoint_id!;

@@ -19,7 +19,13 @@ let worker: TestServer;
 before(async () => {
   schema = await pgSchema("agentcli_roles");
   api = await startTestServer({ storage: { url: schema.url }, graphs, role: "api", runLeaseSeconds: 1 });
-  worker = await startTestServer({ storage: { url: schema.url }, graphs, role: "worker", workers: 4, runLeaseSeconds: 1 });
+  worker = await startTestServer({
+    storage: { url: schema.url },
+    graphs,
+    role: "worker",
+    workers: 4,
+    runLeaseSeconds: 1,
+  });
 });
 
 after(async () => {
@@ -49,7 +55,11 @@ test("/info reports the role; the worker serves only /ok and /info; a run create
   const winfo = (await (await fetch(`${worker.url}/info`)).json()) as { role: string; workers: number };
   assert.deepEqual([winfo.role, winfo.workers], ["worker", 4]);
   assert.equal((await fetch(`${worker.url}/ok`)).status, 200);
-  const refused = await fetch(`${worker.url}/threads`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+  const refused = await fetch(`${worker.url}/threads`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: "{}",
+  });
   assert.equal(refused.status, 404);
   assert.match(((await refused.json()) as { detail: string }).detail, /only runs the queue/);
   const th = await api.client.threads.create();
@@ -61,17 +71,34 @@ test("a stopping replica hands back a run it cannot finish in time: another resu
   // Only `extra` runs the queue when the run starts; its lease (60 s) would keep it from
   // anyone else for a minute unless it is handed back.
   await worker.close();
-  const extra = await startTestServer({ storage: { url: schema.url }, graphs, role: "worker", workers: 4, runLeaseSeconds: 60 });
+  const extra = await startTestServer({
+    storage: { url: schema.url },
+    graphs,
+    role: "worker",
+    workers: 4,
+    runLeaseSeconds: 60,
+  });
   const th = await api.client.threads.create();
   const run = await api.client.runs.create(th.thread_id, "steps", { input: { ms: 1500 }, streamMode: ["custom"] });
-  for await (const e of api.client.runs.joinStream(th.thread_id, run.run_id, { streamMode: ["custom"] })) if (e.event === "custom") break;
-  worker = await startTestServer({ storage: { url: schema.url }, graphs, role: "worker", workers: 4, runLeaseSeconds: 1 });
+  for await (const e of api.client.runs.joinStream(th.thread_id, run.run_id, { streamMode: ["custom"] })) {
+    if (e.event === "custom") break;
+  }
+  worker = await startTestServer({
+    storage: { url: schema.url },
+    graphs,
+    role: "worker",
+    workers: 4,
+    runLeaseSeconds: 1,
+  });
   await extra.server.close({ graceMs: 50 });
   const { rows } = await sqlOf(api.server.storage).query<{ lease_holder: string; expired: boolean }>(
     "SELECT lease_holder, lease_until < now() AS expired FROM runs WHERE run_id = $1",
     [run.run_id],
   );
-  assert.ok(rows[0]!.expired || rows[0]!.lease_holder === worker.server.storage.runs.holder, `handed back: ${JSON.stringify(rows[0])}`);
+  assert.ok(
+    rows[0]!.expired || rows[0]!.lease_holder === worker.server.storage.runs.holder,
+    `handed back: ${JSON.stringify(rows[0])}`,
+  );
   const done = (await api.client.runs.join(th.thread_id, run.run_id)) as { log: string[] };
   assert.deepEqual(done.log, ["first", "second"]);
   const r = await api.client.runs.get(th.thread_id, run.run_id);

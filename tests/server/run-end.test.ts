@@ -49,16 +49,24 @@ describe("a run whose end cannot be recorded as usual", () => {
   test("a state that cannot be read back: the run ends error, the thread error, /state a 409 that says why", async () => {
     const thread = await t.client.threads.create();
     threads.unreadable = thread.thread_id;
-    await assert.rejects(t.client.runs.wait(thread.thread_id, "unreadable", { input: { messages: [{ role: "user", content: "hi" }] } }), /Unable to coerce message/);
+    await assert.rejects(
+      t.client.runs.wait(thread.thread_id, "unreadable", { input: { messages: [{ role: "user", content: "hi" }] } }),
+      /Unable to coerce message/,
+    );
     const [run] = await t.client.runs.list(thread.thread_id);
     assert.equal(run!.status, "error");
     assert.equal((await t.client.threads.get(thread.thread_id)).status, "error");
     const state = await readState(t, thread.thread_id);
     assert.equal(state.status, 409, JSON.stringify(state.body));
-    assert.match(String(state.body.detail), /^Cannot read the state of thread "[^"]+": its checkpoint holds a write the graph cannot apply \(Unable to coerce message/);
+    assert.match(
+      String(state.body.detail),
+      /^Cannot read the state of thread "[^"]+": its checkpoint holds a write the graph cannot apply \(Unable to coerce message/,
+    );
     assert.doesNotMatch(JSON.stringify(state.body), /\n\s+at |node_modules|Troubleshooting URL/);
     // A new run goes on from the last complete checkpoint, and the state reads again.
-    const out = (await t.client.runs.wait(thread.thread_id, "echo", { input: { messages: [{ role: "user", content: "again" }] } })) as { messages: Array<{ content: string }> };
+    const out = (await t.client.runs.wait(thread.thread_id, "echo", {
+      input: { messages: [{ role: "user", content: "again" }] },
+    })) as { messages: Array<{ content: string }> };
     assert.equal(out.messages.at(-1)!.content, "echo: again");
     assert.equal((await readState(t, thread.thread_id)).status, 200);
     assert.equal((await t.client.threads.get(thread.thread_id)).status, "idle");
@@ -67,10 +75,13 @@ describe("a run whose end cannot be recorded as usual", () => {
   test("a state storage refuses: the run ends error with a short message, the thread error, /state answers", async () => {
     const thread = await t.client.threads.create();
     threads.unstorable = thread.thread_id;
-    await assert.rejects(t.client.runs.wait(thread.thread_id, "unstorable", { input: { messages: [{ role: "user", content: "hi" }] } }), (err: Error) => {
-      assert.doesNotMatch(err.message, /\n\s+at |node_modules/);
-      return true;
-    });
+    await assert.rejects(
+      t.client.runs.wait(thread.thread_id, "unstorable", { input: { messages: [{ role: "user", content: "hi" }] } }),
+      (err: Error) => {
+        assert.doesNotMatch(err.message, /\n\s+at |node_modules/);
+        return true;
+      },
+    );
     const [run] = await t.client.runs.list(thread.thread_id);
     assert.equal(run!.status, "error");
     const after = await t.client.threads.get(thread.thread_id);
@@ -79,7 +90,10 @@ describe("a run whose end cannot be recorded as usual", () => {
     assert.notEqual(state.status, 500, JSON.stringify(state.body));
     assert.equal(after.error?.error, "RunNotRecorded");
     // The thread takes runs again (each ends the same way: its state still holds the NUL).
-    await assert.rejects(t.client.runs.wait(thread.thread_id, "unstorable", { input: null }), /RunNotRecorded|could not record/);
+    await assert.rejects(
+      t.client.runs.wait(thread.thread_id, "unstorable", { input: null }),
+      /RunNotRecorded|could not record/,
+    );
     assert.equal((await t.client.runs.list(thread.thread_id)).length, 2);
     assert.equal((await t.client.threads.get(thread.thread_id)).status, "error");
   });
@@ -88,9 +102,14 @@ describe("a run whose end cannot be recorded as usual", () => {
     const stranded = await t.client.threads.create();
     const failed = await t.client.threads.create();
     await t.client.runs.wait(stranded.thread_id, "echo", { input: { messages: [{ role: "user", content: "hi" }] } });
-    await assert.rejects(t.client.runs.wait(failed.thread_id, "unreadable", { input: { messages: [{ role: "user", content: "hi" }] } }));
+    await assert.rejects(
+      t.client.runs.wait(failed.thread_id, "unreadable", { input: { messages: [{ role: "user", content: "hi" }] } }),
+    );
     // As the server before this fix left them: `busy`, their runs ended.
-    await sqlOf(t.server.storage).query("UPDATE threads SET status = 'busy' WHERE thread_id = ANY($1::text[])", [[stranded.thread_id, failed.thread_id]]);
+    await sqlOf(t.server.storage).query("UPDATE threads SET status = 'busy' WHERE thread_id = ANY($1::text[])", [[
+      stranded.thread_id,
+      failed.thread_id,
+    ]]);
     assert.equal((await t.client.threads.get(stranded.thread_id)).status, "busy");
     await t.close();
     t = await start();
@@ -101,7 +120,9 @@ describe("a run whose end cannot be recorded as usual", () => {
     for (const id of [stranded.thread_id, failed.thread_id, threads.unreadable!, threads.unstorable!]) {
       assert.notEqual((await readState(t, id)).status, 500, id);
     }
-    const out = (await t.client.runs.wait(stranded.thread_id, "echo", { input: { messages: [{ role: "user", content: "back" }] } })) as { messages: Array<{ content: string }> };
+    const out = (await t.client.runs.wait(stranded.thread_id, "echo", {
+      input: { messages: [{ role: "user", content: "back" }] },
+    })) as { messages: Array<{ content: string }> };
     assert.equal(out.messages.at(-1)!.content, "echo: back");
   });
 });

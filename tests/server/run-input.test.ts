@@ -14,7 +14,9 @@ const INPUT_MESSAGE = /422[\s\S]*input: must be an object of the graph's state k
 describe("run input", () => {
   let t: TestServer;
   before(async () => {
-    t = await startTestServer({ graphs: { ...FIXTURES, unreadable: async () => (await import("../fixtures/graphs/unreadable-write.ts")).graph } });
+    t = await startTestServer({
+      graphs: { ...FIXTURES, unreadable: async () => (await import("../fixtures/graphs/unreadable-write.ts")).graph },
+    });
   });
   after(async () => {
     await t.close();
@@ -25,7 +27,11 @@ describe("run input", () => {
     for (const input of BAD_INPUTS) {
       // deno-lint-ignore no-explicit-any
       const payload = { input: input as any };
-      await assert.rejects(t.client.runs.wait(null, "echo", payload), INPUT_MESSAGE, `stateless wait ${JSON.stringify(input)}`);
+      await assert.rejects(
+        t.client.runs.wait(null, "echo", payload),
+        INPUT_MESSAGE,
+        `stateless wait ${JSON.stringify(input)}`,
+      );
       await assert.rejects(t.client.runs.wait(thread.thread_id, "echo", payload), INPUT_MESSAGE);
       await assert.rejects(t.client.runs.create(null, "echo", payload), INPUT_MESSAGE);
       await assert.rejects(t.client.runs.create(thread.thread_id, "echo", payload), INPUT_MESSAGE);
@@ -38,7 +44,10 @@ describe("run input", () => {
     // A batch is checked whole before any run starts; the error names the bad run.
     await assert.rejects(
       // deno-lint-ignore no-explicit-any
-      t.client.runs.createBatch([{ assistantId: "echo", input: { messages: [] } }, { assistantId: "echo", input: "x" as any }]),
+      t.client.runs.createBatch([{ assistantId: "echo", input: { messages: [] } }, {
+        assistantId: "echo",
+        input: "x" as any,
+      }]),
       /422[\s\S]*\[1\]\.input: must be an object/,
     );
     assert.deepEqual(await t.client.runs.list(thread.thread_id), [], "no run was created on the thread");
@@ -47,7 +56,9 @@ describe("run input", () => {
 
   test("an object input and a null input (no new input) still run", async () => {
     const thread = await t.client.threads.create();
-    const out = (await t.client.runs.wait(thread.thread_id, "echo", { input: { messages: [{ role: "user", content: "hi" }] } })) as { messages: Array<{ content: string }> };
+    const out = (await t.client.runs.wait(thread.thread_id, "echo", {
+      input: { messages: [{ role: "user", content: "hi" }] },
+    })) as { messages: Array<{ content: string }> };
     assert.equal(out.messages.at(-1)!.content, "echo: hi");
     const again = (await t.client.runs.wait(thread.thread_id, "echo", { input: null })) as { messages: unknown[] };
     assert.ok(Array.isArray(again.messages));
@@ -75,7 +86,9 @@ describe("run input", () => {
     // The stored run and thread say the same.
     const [run] = await t.client.runs.list(thread.thread_id);
     assert.equal(run!.status, "error");
-    const joined = (await t.client.runs.join(thread.thread_id, run!.run_id)) as { __error__?: { error: string; message: string } };
+    const joined = (await t.client.runs.join(thread.thread_id, run!.run_id)) as {
+      __error__?: { error: string; message: string };
+    };
     assert.ok(joined.__error__, JSON.stringify(joined));
     assert.doesNotMatch(joined.__error__.message, /Troubleshooting URL/);
   });

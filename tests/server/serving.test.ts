@@ -8,12 +8,16 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { connect, type Socket } from "node:net";
 import { after, before, test } from "node:test";
-import { createAgentServer, type AgentServer } from "../../core/server/app.ts";
+import { type AgentServer, createAgentServer } from "../../core/server/app.ts";
 import { listen, type Listening } from "../../core/server/host/node.ts";
 import { FIXTURES } from "./_harness.ts";
 
 const lines: string[] = [];
-const log = { info: (m: string) => lines.push(m), warn: (m: string) => lines.push(m), error: (m: string, e?: unknown) => lines.push(`${m} ${e instanceof Error ? e.stack : e ?? ""}`) };
+const log = {
+  info: (m: string) => lines.push(m),
+  warn: (m: string) => lines.push(m),
+  error: (m: string, e?: unknown) => lines.push(`${m} ${e instanceof Error ? e.stack : e ?? ""}`),
+};
 let server: AgentServer;
 let open: Listening;
 before(async () => {
@@ -46,14 +50,24 @@ async function ok(port: number): Promise<number> {
 test("slow headers and slow bodies are dropped with one rate-limited line, no stack traces; /ok keeps answering", async () => {
   const clients = [
     ...Array.from({ length: 25 }, () => slowClient(open.port, "POST /threads HTTP/1.1\r\nHost: x\r\nX-Slow: ")),
-    ...Array.from({ length: 25 }, () => slowClient(open.port, "POST /threads HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"metadata\":")),
+    ...Array.from(
+      { length: 25 },
+      () =>
+        slowClient(
+          open.port,
+          'POST /threads HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"metadata":',
+        ),
+    ),
   ];
   assert.equal(await ok(open.port), 200, "/ok answers while the slow clients hang on");
   const results = await Promise.all(clients);
   assert.ok(results.every((r) => r.closed), "every slow client was dropped");
   assert.ok(results.some((r) => /^HTTP\/1\.1 40[08]/.test(r.answer)), "they were told why (408/400)");
   assert.equal(await ok(open.port), 200);
-  assert.ok(lines.length >= 1 && lines.length <= 4, `${lines.length} log lines for 50 slow clients:\n${lines.join("\n")}`);
+  assert.ok(
+    lines.length >= 1 && lines.length <= 4,
+    `${lines.length} log lines for 50 slow clients:\n${lines.join("\n")}`,
+  );
   for (const l of lines) {
     assert.doesNotMatch(l, /\n\s+at /, "no stack trace");
     assert.match(l, /client error|the client went away/);
@@ -63,7 +77,11 @@ test("slow headers and slow bodies are dropped with one rate-limited line, no st
 test("connections beyond the limit are refused; the server serves again once they close", async () => {
   const limited = await listen(server, { port: 0, host: "127.0.0.1", maxConnections: 3, log });
   try {
-    const socks = await Promise.all(Array.from({ length: 3 }, () => new Promise<Socket>((r) => { const s = connect(limited.port, "127.0.0.1", () => r(s)); s.on("error", () => {}); })));
+    const socks = await Promise.all(Array.from({ length: 3 }, () =>
+      new Promise<Socket>((r) => {
+        const s = connect(limited.port, "127.0.0.1", () => r(s));
+        s.on("error", () => {});
+      })));
     await assert.rejects(fetch(`http://127.0.0.1:${limited.port}/ok`, { signal: AbortSignal.timeout(5000) }));
     for (const s of socks) s.destroy();
     await new Promise((r) => setTimeout(r, 100));

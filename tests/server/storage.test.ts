@@ -34,7 +34,9 @@ const engines: Engine[] = [
       const admin = await openSql({ url: PG_URL });
       await admin.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
       await admin.close();
-      return openSql({ url: `${PG_URL}${PG_URL.includes("?") ? "&" : "?"}options=${encodeURIComponent(`-c search_path=${schema}`)}` });
+      return openSql({
+        url: `${PG_URL}${PG_URL.includes("?") ? "&" : "?"}options=${encodeURIComponent(`-c search_path=${schema}`)}`,
+      });
     },
     cleanup: async () => {
       const admin = await openSql({ url: PG_URL });
@@ -45,7 +47,11 @@ const engines: Engine[] = [
       const admin = await openSql({ url: PG_URL });
       await admin.query(`CREATE SCHEMA IF NOT EXISTS ${schema}_fresh`);
       await admin.close();
-      return openSql({ url: `${PG_URL}${PG_URL.includes("?") ? "&" : "?"}options=${encodeURIComponent(`-c search_path=${schema}_fresh`)}` });
+      return openSql({
+        url: `${PG_URL}${PG_URL.includes("?") ? "&" : "?"}options=${
+          encodeURIComponent(`-c search_path=${schema}_fresh`)
+        }`,
+      });
     },
     dropFresh: async () => {
       const admin = await openSql({ url: PG_URL });
@@ -68,7 +74,9 @@ for (const engine of engines) {
 
     test("migrations are idempotent", async () => {
       await createStorage(sqlOf(storage));
-      const { rows } = await sqlOf(storage).query<{ n: string }>("SELECT count(*) AS n FROM agentcli_migrations WHERE scope = 'server'");
+      const { rows } = await sqlOf(storage).query<{ n: string }>(
+        "SELECT count(*) AS n FROM agentcli_migrations WHERE scope = 'server'",
+      );
       assert.equal(Number(rows[0]!.n), SERVER_MIGRATIONS.length);
     });
 
@@ -86,7 +94,15 @@ for (const engine of engines) {
     test("runs: one running per thread, pending claimed in order, orphans recovered", async () => {
       const tid = crypto.randomUUID();
       await storage.threads.create({ thread_id: tid, metadata: {} });
-      const mk = (id: string) => storage.runs.insert({ run_id: id, thread_id: tid, assistant_id: "a", metadata: {}, kwargs: {}, multitask_strategy: "enqueue" });
+      const mk = (id: string) =>
+        storage.runs.insert({
+          run_id: id,
+          thread_id: tid,
+          assistant_id: "a",
+          metadata: {},
+          kwargs: {},
+          multitask_strategy: "enqueue",
+        });
       const a = crypto.randomUUID(), b = crypto.randomUUID();
       await mk(a);
       await mk(b);
@@ -104,13 +120,28 @@ for (const engine of engines) {
 
     test("a claim reads the thread's metadata with the run (keys sealed at rest opened), so the executor need not", async () => {
       const { encryptionFromEnv } = await import("../../core/storage/encryption.ts");
-      const sealed = await createStorage(sqlOf(storage), { encryption: encryptionFromEnv({ LANGGRAPH_AES_KEY: "0123456789abcdef0123456789abcdef", LANGGRAPH_AES_JSON_KEYS: "secret_note" }) });
+      const sealed = await createStorage(sqlOf(storage), {
+        encryption: encryptionFromEnv({
+          LANGGRAPH_AES_KEY: "0123456789abcdef0123456789abcdef",
+          LANGGRAPH_AES_JSON_KEYS: "secret_note",
+        }),
+      });
       const tid = crypto.randomUUID();
       const metadata = { secret_note: "hidden", visible: "yes" };
       await sealed.threads.create({ thread_id: tid, metadata });
       const rid = crypto.randomUUID();
-      await sealed.runs.insert({ run_id: rid, thread_id: tid, assistant_id: "a", metadata: {}, kwargs: {}, multitask_strategy: "enqueue" });
-      const { rows } = await sqlOf(storage).query<{ m: string }>("SELECT metadata->>'secret_note' AS m FROM threads WHERE thread_id = $1", [tid]);
+      await sealed.runs.insert({
+        run_id: rid,
+        thread_id: tid,
+        assistant_id: "a",
+        metadata: {},
+        kwargs: {},
+        multitask_strategy: "enqueue",
+      });
+      const { rows } = await sqlOf(storage).query<{ m: string }>(
+        "SELECT metadata->>'secret_note' AS m FROM threads WHERE thread_id = $1",
+        [tid],
+      );
       assert.notEqual(rows[0]!.m, "hidden", "the key is sealed in the row");
       const claimed = await sealed.runs.claim(rid);
       assert.equal(claimed?.run_id, rid);
@@ -122,7 +153,14 @@ for (const engine of engines) {
       const { emptyCheckpoint } = await import("@langchain/langgraph-checkpoint");
       const tid = crypto.randomUUID();
       await storage.threads.create({ thread_id: tid, metadata: {} });
-      const input = (id: string) => ({ run_id: id, thread_id: tid, assistant_id: "a", metadata: {}, kwargs: {}, multitask_strategy: "enqueue" as const });
+      const input = (id: string) => ({
+        run_id: id,
+        thread_id: tid,
+        assistant_id: "a",
+        metadata: {},
+        kwargs: {},
+        multitask_strategy: "enqueue" as const,
+      });
       // Inserted claimed on a thread with no checkpoint.
       const r1 = crypto.randomUUID();
       const created = await storage.runs.createOnThread(input(r1), { owner: null, claim: true, threadPatch: {} });
@@ -133,7 +171,10 @@ for (const engine of engines) {
       const saver = new SqlCheckpointSaver(counting);
       saver.expectEmpty(r1, tid);
       const runConfig = { configurable: { thread_id: tid, checkpoint_ns: "", run_id: r1 } };
-      assert.equal(await saver.getTuple({ configurable: { thread_id: tid, checkpoint_ns: "", run_id: "another run" } }), undefined);
+      assert.equal(
+        await saver.getTuple({ configurable: { thread_id: tid, checkpoint_ns: "", run_id: "another run" } }),
+        undefined,
+      );
       assert.equal(queries, 1, "another run's read queries");
       queries = 0;
       assert.equal(await saver.getTuple(runConfig), undefined);
@@ -166,7 +207,11 @@ for (const engine of engines) {
 
     test("run events: append in batches, read after an id", async () => {
       const rid = crypto.randomUUID();
-      await storage.events.append(rid, [{ id: 1, event: "metadata", data: "{}" }, { id: 2, event: "values", data: '{"a":1}' }]);
+      await storage.events.append(rid, [{ id: 1, event: "metadata", data: "{}" }, {
+        id: 2,
+        event: "values",
+        data: '{"a":1}',
+      }]);
       await storage.events.append(rid, [{ id: 3, event: "values", data: '{"a":2}' }]);
       assert.deepEqual((await storage.events.read(rid, 1)).map((e) => e.id), [2, 3]);
     });
@@ -208,11 +253,13 @@ for (const engine of engines) {
       await storage.checkpointer.flush();
       // `big` is written by the input only: one stored value however many checkpoints follow.
       const { rows } = await sqlOf(storage).query<{ channel: string; n: string }>(
-        "SELECT channel, count(*) AS n FROM checkpoint_blobs WHERE thread_id = $1 GROUP BY channel", [thread],
+        "SELECT channel, count(*) AS n FROM checkpoint_blobs WHERE thread_id = $1 GROUP BY channel",
+        [thread],
       );
       assert.equal(Number(rows.find((r) => r.channel === "big")!.n), 1);
       const { rows: cps } = await sqlOf(storage).query<{ n: string; max: number }>(
-        "SELECT count(*) AS n, max(octet_length(checkpoint)) AS max FROM checkpoints WHERE thread_id = $1", [thread],
+        "SELECT count(*) AS n, max(octet_length(checkpoint)) AS max FROM checkpoints WHERE thread_id = $1",
+        [thread],
       );
       assert.ok(Number(cps[0]!.n) >= 3 && Number(cps[0]!.max) < 2_000, JSON.stringify(cps));
       // A fork from the first checkpoint after the input: the new branch's values get versions
@@ -228,10 +275,15 @@ for (const engine of engines) {
       assert.equal((await graph.getState(final.config)).values.big.length, 10_000);
       const copy = crypto.randomUUID();
       await storage.checkpointer.copyThread(thread, copy);
-      assert.deepEqual((await graph.getState({ configurable: { thread_id: copy } })).values, (await graph.getState(config)).values);
+      assert.deepEqual(
+        (await graph.getState({ configurable: { thread_id: copy } })).values,
+        (await graph.getState(config)).values,
+      );
       await storage.checkpointer.deleteThread(copy);
       await storage.checkpointer.deleteThread(thread);
-      const { rows: left } = await sqlOf(storage).query("SELECT 1 FROM checkpoint_blobs WHERE thread_id = $1", [thread]);
+      const { rows: left } = await sqlOf(storage).query("SELECT 1 FROM checkpoint_blobs WHERE thread_id = $1", [
+        thread,
+      ]);
       assert.equal(left.length, 0);
     });
 
@@ -274,20 +326,29 @@ for (const engine of engines) {
         const params: unknown[] = [marker];
         const parts = batch(params);
         // The caller's own statement ($1 is its parameter), with the batch as CTEs after it.
-        await sqlOf(storage).query(`WITH ${parts.map((p, i) => `w${i} AS (${p})`).join(", ")} SELECT $1::text AS marker`, params);
+        await sqlOf(storage).query(
+          `WITH ${parts.map((p, i) => `w${i} AS (${p})`).join(", ")} SELECT $1::text AS marker`,
+          params,
+        );
       });
       assert.equal(queries, 0, "the saver ran no statement of its own");
       assert.equal((await saver.getTuple(config))?.checkpoint.id, first.id);
       const second = { ...emptyCheckpoint(), id: crypto.randomUUID() };
       await saver.put(config, second, { source: "loop", step: 0, parents: {} }, {});
-      await assert.rejects(saver.flushWith(async (batch) => {
-        batch!([]);
-        throw new Error("the caller's statement failed");
-      }), /the caller's statement failed/);
+      await assert.rejects(
+        saver.flushWith(async (batch) => {
+          batch!([]);
+          throw new Error("the caller's statement failed");
+        }),
+        /the caller's statement failed/,
+      );
       queries = 0;
       await saver.flush();
       assert.equal(queries, 1, "kept, and written by the next flush");
-      assert.equal((await saver.getTuple({ configurable: { ...config.configurable, checkpoint_id: second.id } }))?.checkpoint.id, second.id);
+      assert.equal(
+        (await saver.getTuple({ configurable: { ...config.configurable, checkpoint_id: second.id } }))?.checkpoint.id,
+        second.id,
+      );
       await saver.flushWith(async (batch) => assert.equal(batch, null, "nothing pending"));
       await saver.deleteThread(config.configurable.thread_id);
     });
@@ -310,13 +371,31 @@ for (const engine of engines) {
           await sql.query(
             `INSERT INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata, metadata_json)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb)`,
-            [thread, c.checkpoint_ns ?? "", c.checkpoint_id, t.parentConfig?.configurable?.checkpoint_id ?? null, type, bytes, meta, new TextDecoder().decode(meta)],
+            [
+              thread,
+              c.checkpoint_ns ?? "",
+              c.checkpoint_id,
+              t.parentConfig?.configurable?.checkpoint_id ?? null,
+              type,
+              bytes,
+              meta,
+              new TextDecoder().decode(meta),
+            ],
           );
           for (const [i, [taskId, channel, value]] of (t.pendingWrites ?? []).entries()) {
             const [wt, wb] = await serde.dumpsTyped(value);
             await sql.query(
               "INSERT INTO checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-              [thread, c.checkpoint_ns ?? "", c.checkpoint_id, taskId, channel === "__interrupt__" ? -3 : i, channel, wt, wb],
+              [
+                thread,
+                c.checkpoint_ns ?? "",
+                c.checkpoint_id,
+                taskId,
+                channel === "__interrupt__" ? -3 : i,
+                channel,
+                wt,
+                wb,
+              ],
             );
           }
         }
@@ -382,16 +461,24 @@ test("postgres: statements are prepared by name unless told not to (AGENTCLI_PG_
     const sql = await openSql({ url: PG_URL, poolSize: 1, prepare });
     try {
       for (let i = 0; i < 3; i++) await sql.query("SELECT $1::int + 1 AS n", [i]);
-      const { rows } = await sql.query<{ name: string }>("SELECT name FROM pg_prepared_statements WHERE statement LIKE 'SELECT $1::int + 1%'");
+      const { rows } = await sql.query<{ name: string }>(
+        "SELECT name FROM pg_prepared_statements WHERE statement LIKE 'SELECT $1::int + 1%'",
+      );
       assert.equal(rows.length, prepare ? 1 : 0, `prepare: ${prepare}`);
     } finally {
       await sql.close();
     }
   }
   const { switchSetting } = await import("../../core/config/env-settings.ts");
-  assert.equal(switchSetting({ AGENTCLI_PG_PREPARED_STATEMENTS: "0" }, "AGENTCLI_PG_PREPARED_STATEMENTS", true, "x"), false);
+  assert.equal(
+    switchSetting({ AGENTCLI_PG_PREPARED_STATEMENTS: "0" }, "AGENTCLI_PG_PREPARED_STATEMENTS", true, "x"),
+    false,
+  );
   assert.equal(switchSetting({}, "AGENTCLI_PG_PREPARED_STATEMENTS", true, "x"), true);
-  assert.throws(() => switchSetting({ AGENTCLI_PG_PREPARED_STATEMENTS: "maybe" }, "AGENTCLI_PG_PREPARED_STATEMENTS", true, "x"), /AGENTCLI_PG_PREPARED_STATEMENTS="maybe" is neither on nor off/);
+  assert.throws(
+    () => switchSetting({ AGENTCLI_PG_PREPARED_STATEMENTS: "maybe" }, "AGENTCLI_PG_PREPARED_STATEMENTS", true, "x"),
+    /AGENTCLI_PG_PREPARED_STATEMENTS="maybe" is neither on nor off/,
+  );
 });
 
 test("postgres: a statement prepared by name still runs after its table changed shape (a migration by another replica)", async () => {
@@ -399,7 +486,10 @@ test("postgres: a statement prepared by name still runs after its table changed 
   const admin = await openSql({ url: PG_URL });
   await admin.query(`CREATE SCHEMA ${schema2}`);
   // One connection, so the statement is prepared on the connection that later sees the change.
-  const sql = await openSql({ url: `${PG_URL}${PG_URL.includes("?") ? "&" : "?"}options=${encodeURIComponent(`-c search_path=${schema2}`)}`, poolSize: 1 });
+  const sql = await openSql({
+    url: `${PG_URL}${PG_URL.includes("?") ? "&" : "?"}options=${encodeURIComponent(`-c search_path=${schema2}`)}`,
+    poolSize: 1,
+  });
   try {
     await sql.query("CREATE TABLE t (a int)");
     await sql.query("INSERT INTO t VALUES (1)");
@@ -424,9 +514,15 @@ test("migrations from processes starting together on one PostgreSQL apply once, 
   url.searchParams.set("options", `-c search_path=${schema}`);
   const replicas = await Promise.all(Array.from({ length: 4 }, () => openSql({ url: url.toString() })));
   try {
-    const migrations = [{ version: 1, name: "one", up: "CREATE TABLE race_items (id text PRIMARY KEY);" }, { version: 2, name: "two", up: "ALTER TABLE race_items ADD COLUMN note text;" }];
+    const migrations = [{ version: 1, name: "one", up: "CREATE TABLE race_items (id text PRIMARY KEY);" }, {
+      version: 2,
+      name: "two",
+      up: "ALTER TABLE race_items ADD COLUMN note text;",
+    }];
     await Promise.all(replicas.map((sql) => migrate(sql, "race", migrations)));
-    const { rows } = await admin.query<{ version: number }>(`SELECT version FROM ${schema}.agentcli_migrations WHERE scope = 'race' ORDER BY version`);
+    const { rows } = await admin.query<{ version: number }>(
+      `SELECT version FROM ${schema}.agentcli_migrations WHERE scope = 'race' ORDER BY version`,
+    );
     assert.deepEqual(rows.map((r) => Number(r.version)), [1, 2]);
     await admin.query(`INSERT INTO ${schema}.race_items (id, note) VALUES ('a', 'b')`);
   } finally {

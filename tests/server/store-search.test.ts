@@ -18,7 +18,7 @@ import { openSql } from "../../core/storage/sql.ts";
 import { nearestVectorsSql, vectorSupport } from "../../core/storage/store-index.ts";
 import { EMBEDDING_DIMS } from "../../core/testing/model-server/embeddings.ts";
 import { builtinPlugins } from "../../plugins/registry.ts";
-import { startModelServer, type ModelServer } from "../fixtures/model-server/server.ts";
+import { type ModelServer, startModelServer } from "../fixtures/model-server/server.ts";
 import { pgSchema, startTestServer, type TestServer } from "./_harness.ts";
 import { sqlOf } from "../../core/storage/storage.ts";
 
@@ -30,7 +30,12 @@ after(() => models?.close());
 
 async function indexed(env: Record<string, string> = {}) {
   const driver = await loadPlugins(builtinPlugins);
-  return storeIndexFromEnv({ AGENTCLI_STORE_EMBEDDINGS: "openai:text-embedding-3-small", OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: models.openaiBaseUrl, ...env }, driver);
+  return storeIndexFromEnv({
+    AGENTCLI_STORE_EMBEDDINGS: "openai:text-embedding-3-small",
+    OPENAI_API_KEY: "sk-test",
+    OPENAI_BASE_URL: models.openaiBaseUrl,
+    ...env,
+  }, driver);
 }
 
 const onPostgres = process.env.AGENTCLI_TEST_SERVER_ON_POSTGRES === "1";
@@ -44,17 +49,30 @@ async function expectedEngine(t: TestServer): Promise<"pgvector" | "sql"> {
 }
 
 async function putDocs(t: TestServer): Promise<void> {
-  await t.client.store.putItem(["docs", "a"], "k1", { text: "the cat sat on the mat", tag: "pets" }, { index: ["text"] });
-  await t.client.store.putItem(["docs", "a"], "k2", { text: "stock market prices fell sharply", tag: "news" }, { index: ["text"] });
+  await t.client.store.putItem(["docs", "a"], "k1", { text: "the cat sat on the mat", tag: "pets" }, {
+    index: ["text"],
+  });
+  await t.client.store.putItem(["docs", "a"], "k2", { text: "stock market prices fell sharply", tag: "news" }, {
+    index: ["text"],
+  });
   await t.client.store.putItem(["docs", "b"], "k3", { text: "a cat and a mat", tag: "news" }, { index: false });
-  await t.client.store.putItem(["docs", "b"], "k4", { title: "x", body: { parts: [{ t: "mat cat" }, { t: "dog" }] }, tag: "pets" }, { index: ["body.parts[*].t"] });
+  await t.client.store.putItem(["docs", "b"], "k4", {
+    title: "x",
+    body: { parts: [{ t: "mat cat" }, { t: "dog" }] },
+    tag: "pets",
+  }, { index: ["body.parts[*].t"] });
 }
 
 for (const encrypted of [false, true]) {
   describe(`semantic store search${encrypted ? " with encryption at rest" : ""}`, () => {
     let t: TestServer;
     before(async () => {
-      t = await startTestServer({ storage: { storeIndex: await indexed(), encryption: encrypted ? encryptionFromEnv({ LANGGRAPH_AES_KEY: "0123456789abcdef" }) : null } });
+      t = await startTestServer({
+        storage: {
+          storeIndex: await indexed(),
+          encryption: encrypted ? encryptionFromEnv({ LANGGRAPH_AES_KEY: "0123456789abcdef" }) : null,
+        },
+      });
       await putDocs(t);
     });
     after(() => t?.close());
@@ -75,37 +93,65 @@ for (const encrypted of [false, true]) {
     });
 
     test("only the named fields are embedded; a field not in the value is a 422 and writes nothing", async () => {
-      for (const text of ["the cat sat on the mat", "mat cat", "dog"]) assert.ok(models.embedded.includes(text), `"${text}" was embedded`);
-      assert.ok(!models.embedded.some((x) => x.includes("a cat and a mat")), "an item put with index: false is not embedded");
+      for (const text of ["the cat sat on the mat", "mat cat", "dog"]) {
+        assert.ok(models.embedded.includes(text), `"${text}" was embedded`);
+      }
+      assert.ok(
+        !models.embedded.some((x) => x.includes("a cat and a mat")),
+        "an item put with index: false is not embedded",
+      );
       await assert.rejects(
         t.client.store.putItem(["docs", "a"], "k5", { text: "x" }, { index: ["nope"] }),
         /HTTP 422: .*field \\"nope\\" is not in the item's value/,
       );
       assert.equal(await t.client.store.getItem(["docs", "a"], "k5"), null);
       // Re-indexing replaces an item's vectors: k1 no longer matches on its old text.
-      await t.client.store.putItem(["docs", "a"], "k1", { text: "quarterly earnings report", tag: "pets" }, { index: ["text"] });
+      await t.client.store.putItem(["docs", "a"], "k1", { text: "quarterly earnings report", tag: "pets" }, {
+        index: ["text"],
+      });
       const { items } = await t.client.store.searchItems(["docs"], { query: "cat on the mat" });
       assert.equal(items[0]!.key, "k4");
-      await t.client.store.putItem(["docs", "a"], "k1", { text: "the cat sat on the mat", tag: "pets" }, { index: ["text"] });
+      await t.client.store.putItem(["docs", "a"], "k1", { text: "the cat sat on the mat", tag: "pets" }, {
+        index: ["text"],
+      });
     });
 
     test("/info says query is vector search, with the model and the engine", async () => {
       const info = await (await fetch(`${t.url}/info`)).json() as { store_search: Record<string, unknown> };
-      assert.deepEqual(info.store_search, { query: "vector", model: "openai:text-embedding-3-small", engine: await expectedEngine(t) });
+      assert.deepEqual(info.store_search, {
+        query: "vector",
+        model: "openai:text-embedding-3-small",
+        engine: await expectedEngine(t),
+      });
     });
 
     test("with pgvector, the embeddings' dimension has an HNSW index and the nearest-vectors scan can use it", async (ctx) => {
       if (await expectedEngine(t) !== "pgvector") return ctx.skip("no pgvector on this PostgreSQL");
       const sql = sqlOf(t.server.storage);
-      const { rows } = await sql.query<{ indexdef: string }>("SELECT indexdef FROM pg_indexes WHERE indexname = $1 AND schemaname = current_schema()", [`store_vectors_hnsw_${EMBEDDING_DIMS}`]);
-      assert.match(rows[0]?.indexdef ?? "", new RegExp(`USING hnsw .*vector\\(${EMBEDDING_DIMS}\\).*vector_cosine_ops.*WHERE \\(array_length\\(embedding, 1\\) = ${EMBEDDING_DIMS}\\)`));
+      const { rows } = await sql.query<{ indexdef: string }>(
+        "SELECT indexdef FROM pg_indexes WHERE indexname = $1 AND schemaname = current_schema()",
+        [`store_vectors_hnsw_${EMBEDDING_DIMS}`],
+      );
+      assert.match(
+        rows[0]?.indexdef ?? "",
+        new RegExp(
+          `USING hnsw .*vector\\(${EMBEDDING_DIMS}\\).*vector_cosine_ops.*WHERE \\(array_length\\(embedding, 1\\) = ${EMBEDDING_DIMS}\\)`,
+        ),
+      );
       const support = await vectorSupport(sql);
       const query = `[${new Array(EMBEDDING_DIMS).fill(0).map((_, i) => (i === 0 ? 1 : 0)).join(",")}]`;
       const plan = await sql.transaction(async (tx) => {
         // Four rows: the planner would rather sort them; the index must still be a plan for the search's own statement.
         await tx.query("SET LOCAL enable_seqscan = off");
-        const nearest = nearestVectorsSql(support, { param: "$3", dims: EMBEDDING_DIMS, where: ["namespace[1:$2] = $1::text[]"], limit: "$4" });
-        return (await tx.query<{ "QUERY PLAN": string }>(`EXPLAIN ${nearest}`, [["docs"], 1, query, 10])).rows.map((r) => r["QUERY PLAN"]).join("\n");
+        const nearest = nearestVectorsSql(support, {
+          param: "$3",
+          dims: EMBEDDING_DIMS,
+          where: ["namespace[1:$2] = $1::text[]"],
+          limit: "$4",
+        });
+        return (await tx.query<{ "QUERY PLAN": string }>(`EXPLAIN ${nearest}`, [["docs"], 1, query, 10])).rows.map((
+          r,
+        ) => r["QUERY PLAN"]).join("\n");
       });
       assert.match(plan, new RegExp(`Index Scan using store_vectors_hnsw_${EMBEDDING_DIMS}`), plan);
     });
@@ -122,7 +168,9 @@ if (onPostgres) {
       const admin = await openSql({ url: base });
       let t: TestServer | undefined;
       try {
-        await admin.query("DO $$ BEGIN CREATE ROLE agentcli_novector LOGIN NOSUPERUSER; EXCEPTION WHEN duplicate_object THEN NULL; END $$");
+        await admin.query(
+          "DO $$ BEGIN CREATE ROLE agentcli_novector LOGIN NOSUPERUSER; EXCEPTION WHEN duplicate_object THEN NULL; END $$",
+        );
         await admin.query(`CREATE DATABASE ${db} OWNER agentcli_novector`);
         const url = new URL(base);
         url.username = "agentcli_novector";
@@ -133,7 +181,10 @@ if (onPostgres) {
         assert.deepEqual(items.map((i) => i.key), ["k1", "k4", "k2"]);
         const scores = items.map((i) => (i as { score?: number }).score!);
         assert.ok(scores[0]! > scores[1]! && scores[1]! > scores[2]!, `scores descend: ${scores}`);
-        const filtered = await t.client.store.searchItems(["docs"], { query: "cat on the mat", filter: { tag: "news" } });
+        const filtered = await t.client.store.searchItems(["docs"], {
+          query: "cat on the mat",
+          filter: { tag: "news" },
+        });
         assert.deepEqual(filtered.items.map((i) => i.key), ["k2"]);
         const info = await (await fetch(`${t.url}/info`)).json() as { store_search: unknown };
         assert.deepEqual(info.store_search, { query: "vector", model: "openai:text-embedding-3-small", engine: "sql" });
@@ -165,15 +216,34 @@ describe("pgvector's HNSW index in use", () => {
       if (!onPostgres) await sqlOf(t.server.storage).query("SET enable_seqscan = off");
       // 50 items nearer the query than any of the 5 the filter lets through: more than the
       // 40 candidates (hnsw.ef_search) an HNSW scan yields before it iterates.
-      for (let i = 0; i < 50; i++) await t.client.store.putItem(["many"], `near-${i}`, { text: `cat on the mat w${i}`, tag: "pets" }, { index: ["text"] });
-      for (let i = 0; i < 5; i++) await t.client.store.putItem(["many"], `far-${i}`, { text: `the stock market x${i}`, tag: "news" }, { index: ["text"] });
+      for (let i = 0; i < 50; i++) {
+        await t.client.store.putItem(["many"], `near-${i}`, { text: `cat on the mat w${i}`, tag: "pets" }, {
+          index: ["text"],
+        });
+      }
+      for (let i = 0; i < 5; i++) {
+        await t.client.store.putItem(["many"], `far-${i}`, { text: `the stock market x${i}`, tag: "news" }, {
+          index: ["text"],
+        });
+      }
       const support = await vectorSupport(sqlOf(t.server.storage));
       const { rows } = await sqlOf(t.server.storage).query<{ "QUERY PLAN": string }>(
-        `EXPLAIN ${nearestVectorsSql(support, { param: "$3", dims: EMBEDDING_DIMS, where: ["namespace[1:$2] = $1::text[]"], limit: "$4" })}`,
+        `EXPLAIN ${
+          nearestVectorsSql(support, {
+            param: "$3",
+            dims: EMBEDDING_DIMS,
+            where: ["namespace[1:$2] = $1::text[]"],
+            limit: "$4",
+          })
+        }`,
         [["many"], 1, `[${new Array(EMBEDDING_DIMS).fill(1).join(",")}]`, 100],
       );
       assert.match(rows.map((r) => r["QUERY PLAN"]).join("\n"), /Index Scan using store_vectors_hnsw_/);
-      const { items } = await t.client.store.searchItems(["many"], { query: "cat on the mat", filter: { tag: "news" }, limit: 5 });
+      const { items } = await t.client.store.searchItems(["many"], {
+        query: "cat on the mat",
+        filter: { tag: "news" },
+        limit: 5,
+      });
       assert.deepEqual(items.map((i) => i.key).sort(), ["far-0", "far-1", "far-2", "far-3", "far-4"]);
       const scores = items.map((i) => (i as { score?: number }).score!);
       assert.ok(scores.every((s, i) => s > 0 && (i === 0 || s <= scores[i - 1]!)), `scores descend: ${scores}`);
@@ -188,14 +258,19 @@ describe("pgvector's HNSW index in use", () => {
 
 describe("default index fields (AGENTCLI_STORE_INDEX_FIELDS)", () => {
   test("a put without index embeds the default fields; an item without them is stored, not ranked", async () => {
-    const t = await startTestServer({ storage: { storeIndex: await indexed({ AGENTCLI_STORE_INDEX_FIELDS: "text" }) } });
+    const t = await startTestServer({
+      storage: { storeIndex: await indexed({ AGENTCLI_STORE_INDEX_FIELDS: "text" }) },
+    });
     try {
       await t.client.store.putItem(["d"], "with", { text: "red apples", other: "zzz" });
       await t.client.store.putItem(["d"], "without", { note: "red apples" });
       assert.equal((await t.client.store.getItem(["d"], "without"))?.value.note, "red apples");
       const { items } = await t.client.store.searchItems(["d"], { query: "red apples" });
       assert.deepEqual(items.map((i) => i.key), ["with"]);
-      assert.ok(!models.embedded.includes("zzz") && models.embedded.includes("red apples"), "only the default field was embedded");
+      assert.ok(
+        !models.embedded.includes("zzz") && models.embedded.includes("red apples"),
+        "only the default field was embedded",
+      );
     } finally {
       await t.close();
     }
@@ -217,8 +292,14 @@ describe("store search without an embedding model", () => {
   });
 
   test("a bad AGENTCLI_STORE_EMBEDDINGS stops the start naming the variable", async () => {
-    await assert.rejects(indexed({ AGENTCLI_STORE_EMBEDDINGS: "nosuch:model" }), /AGENTCLI_STORE_EMBEDDINGS="nosuch:model": no model provider plugin handles "nosuch"/);
-    await assert.rejects(indexed({ AGENTCLI_STORE_EMBEDDINGS: "anthropic:claude" }), /the "anthropic" provider serves no embeddings/);
+    await assert.rejects(
+      indexed({ AGENTCLI_STORE_EMBEDDINGS: "nosuch:model" }),
+      /AGENTCLI_STORE_EMBEDDINGS="nosuch:model": no model provider plugin handles "nosuch"/,
+    );
+    await assert.rejects(
+      indexed({ AGENTCLI_STORE_EMBEDDINGS: "anthropic:claude" }),
+      /the "anthropic" provider serves no embeddings/,
+    );
     await assert.rejects(indexed({ AGENTCLI_STORE_EMBEDDINGS: "openai" }), /it is not provider:model/);
     await assert.rejects(indexed({ OPENAI_API_KEY: "" }), /OPENAI_API_KEY is not set/);
   });

@@ -11,7 +11,14 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { SERVER_MIGRATIONS, SERVER_TEMPLATE } from "../../core/storage/migrations.ts";
 import { openStorage, sqlOf } from "../../core/storage/storage.ts";
-import { createPgliteTemplate, parseTar, restoreTemplate, saveTemplate, TEMPLATES_KEPT, templateCachePath } from "../../core/storage/template.ts";
+import {
+  createPgliteTemplate,
+  parseTar,
+  restoreTemplate,
+  saveTemplate,
+  templateCachePath,
+  TEMPLATES_KEPT,
+} from "../../core/storage/template.ts";
 import { gunzipSync } from "node:zlib";
 
 let dir: string;
@@ -46,8 +53,14 @@ test("the first new database writes the template; the next ones are restored fro
   const dataDir = join(dir, "b");
   const second = await openStorage({ dataDir });
   assert.equal(existsSync(join(dataDir, "PG_VERSION")), true);
-  assert.deepEqual(readdirSync(dir).filter((f) => f.endsWith(".restoring")), [], "no half-restored directory left behind");
-  const { rows } = await sqlOf(second).query<{ version: number }>("SELECT version FROM agentcli_migrations WHERE scope = 'server'");
+  assert.deepEqual(
+    readdirSync(dir).filter((f) => f.endsWith(".restoring")),
+    [],
+    "no half-restored directory left behind",
+  );
+  const { rows } = await sqlOf(second).query<{ version: number }>(
+    "SELECT version FROM agentcli_migrations WHERE scope = 'server'",
+  );
   assert.deepEqual(rows.map((r) => Number(r.version)).sort((a, b) => a - b), SERVER_MIGRATIONS.map((m) => m.version));
   await sqlOf(second).query("SELECT 1 FROM checkpoint_blobs LIMIT 1"); // the latest schema
   const t = await second.threads.create({ thread_id: crypto.randomUUID(), metadata: { n: 1 } });
@@ -57,15 +70,15 @@ test("the first new database writes the template; the next ones are restored fro
   const reopened = await openStorage({ dataDir });
   assert.deepEqual((await reopened.threads.get(t!.thread_id))?.metadata, { n: 1 });
   assert.deepEqual((await reopened.store.get(["u"], "k"))?.value, { v: 1 });
-  assert.equal((await reopened.threads.count({})), 1, "a restored database holds only what was written to it");
+  assert.equal(await reopened.threads.count({}), 1, "a restored database holds only what was written to it");
   await reopened.close();
 });
 
 test("an in-memory database is seeded from the cached template too", async () => {
   const s = await openStorage();
-  assert.equal((await s.threads.count({})), 0);
+  assert.equal(await s.threads.count({}), 0);
   await s.threads.create({ thread_id: "x", metadata: {} });
-  assert.equal((await s.threads.count({})), 1);
+  assert.equal(await s.threads.count({}), 1);
   await s.close();
 });
 
@@ -74,7 +87,7 @@ test("a broken template never breaks opening: the database is made with initdb",
   const cache = templateCachePath(SERVER_TEMPLATE)!;
   writeFileSync(cache, new Uint8Array([1, 2, 3]));
   const s = await openStorage({ dataDir: join(dir, "c") });
-  assert.equal((await s.threads.count({})), 0);
+  assert.equal(await s.threads.count({}), 0);
   await s.close();
   await waitFor(() => statSync(cache).size > 1000); // rewritten from the new database
 });
@@ -86,9 +99,18 @@ test("createPgliteTemplate (the executable's asset) is a migrated database that 
   const dataDir = join(dir, "d");
   await restoreTemplate(gz, dataDir);
   const s = await openStorage({ dataDir, template: false });
-  const { rows } = await sqlOf(s).query<{ n: string }>("SELECT count(*) AS n FROM agentcli_migrations WHERE scope = 'server'");
+  const { rows } = await sqlOf(s).query<{ n: string }>(
+    "SELECT count(*) AS n FROM agentcli_migrations WHERE scope = 'server'",
+  );
   assert.equal(Number(rows[0]!.n), SERVER_MIGRATIONS.length);
-  await s.assistants.create({ assistant_id: "a1", graph_id: "g", config: {}, metadata: {}, name: "n", description: null });
+  await s.assistants.create({
+    assistant_id: "a1",
+    graph_id: "g",
+    config: {},
+    metadata: {},
+    name: "n",
+    description: null,
+  });
   assert.equal((await s.assistants.get("a1"))?.name, "n");
   await s.close();
 });
@@ -114,7 +136,11 @@ test("the cache keeps the last templates of a name (other PGlite versions or mig
   assert.deepEqual([...readFileSync(cache)], [31, 139, 1]);
   const kept = readdirSync(folder).filter((f) => /-server-/.test(f)).sort();
   assert.equal(kept.length, TEMPLATES_KEPT);
-  assert.deepEqual(kept, [cache, old[3]!, old[2]!].map((f) => f.slice(folder.length + 1)).sort(), "the newest ones stay");
+  assert.deepEqual(
+    kept,
+    [cache, old[3]!, old[2]!].map((f) => f.slice(folder.length + 1)).sort(),
+    "the newest ones stay",
+  );
   assert.equal(existsSync(base), true, "another template's files are not touched");
   assert.equal(existsSync(unrelated), true);
 });

@@ -15,7 +15,7 @@ import { ChatOpenAI } from "@langchain/openai";
 import { createAgent } from "langchain";
 import { z } from "zod";
 import { otlpTracesUrl, runTracerFromEnv } from "../../core/engine/tracing/tracing.ts";
-import { startModelServer, type ModelServer } from "../fixtures/model-server/server.ts";
+import { type ModelServer, startModelServer } from "../fixtures/model-server/server.ts";
 import { startTestServer, type TestServer } from "./_harness.ts";
 
 const API_KEY = "sk-tracing-secret-0123456789abcdef";
@@ -28,7 +28,7 @@ function fields(buf: Uint8Array): Field[] {
   let i = 0;
   const varint = (): bigint => {
     let v = 0n;
-    for (let shift = 0n; ; shift += 7n) {
+    for (let shift = 0n;; shift += 7n) {
       const b = buf[i++]!;
       v |= BigInt(b & 0x7f) << shift;
       if (b < 0x80) return v;
@@ -57,7 +57,15 @@ function attributes(buf: Uint8Array, no: number): Record<string, string | number
   for (const kv of subs(buf, no)) {
     const value = fields(subs(kv, 2)[0] ?? new Uint8Array())[0];
     if (!value) continue;
-    const v = value.no === 1 ? new TextDecoder().decode(value.bytes) : value.no === 2 ? value.int === 1n : value.no === 3 ? Number(value.int) : value.no === 4 ? Buffer.from(value.bytes!).readDoubleLE(0) : "?";
+    const v = value.no === 1
+      ? new TextDecoder().decode(value.bytes)
+      : value.no === 2
+      ? value.int === 1n
+      : value.no === 3
+      ? Number(value.int)
+      : value.no === 4
+      ? Buffer.from(value.bytes!).readDoubleLE(0)
+      : "?";
     out[text(kv, 1)] = v;
   }
   return out;
@@ -75,7 +83,16 @@ function decodeRequest(body: Uint8Array): DecodedSpan[] {
   for (const rs of subs(body, 1)) {
     const resource = attributes(subs(rs, 1)[0] ?? new Uint8Array(), 1);
     for (const ss of subs(rs, 2)) {
-      for (const s of subs(ss, 2)) spans.push({ traceId: hex(s, 1), spanId: hex(s, 2), parentId: hex(s, 4), name: text(s, 5), attrs: attributes(s, 9), resource });
+      for (const s of subs(ss, 2)) {
+        spans.push({
+          traceId: hex(s, 1),
+          spanId: hex(s, 2),
+          parentId: hex(s, 4),
+          name: text(s, 5),
+          attrs: attributes(s, 9),
+          resource,
+        });
+      }
     }
   }
   return spans;
@@ -92,22 +109,36 @@ before(async () => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
-      if (req.method === "POST" && req.url === "/v1/traces" && req.headers["content-type"] === "application/x-protobuf") bodies.push(new Uint8Array(Buffer.concat(chunks)));
+      if (
+        req.method === "POST" && req.url === "/v1/traces" && req.headers["content-type"] === "application/x-protobuf"
+      ) bodies.push(new Uint8Array(Buffer.concat(chunks)));
       res.writeHead(200, { "content-type": "application/x-protobuf" });
       res.end();
     });
   });
   await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
-  const model = () => new ChatOpenAI({ model: "gpt-test", apiKey: API_KEY, configuration: { baseURL: models.openaiBaseUrl } });
-  const lookup = tool(async ({ q }) => `result for ${q}`, { name: "lookup", description: "Looks something up", schema: z.object({ q: z.string() }) });
-  const task = tool(async ({ description }, config) => (await model().invoke(`subagent: ${description}`, config)).content as string, {
-    name: "task",
-    description: "Runs a subagent",
-    schema: z.object({ description: z.string(), subagent_type: z.string() }),
+  const model = () =>
+    new ChatOpenAI({ model: "gpt-test", apiKey: API_KEY, configuration: { baseURL: models.openaiBaseUrl } });
+  const lookup = tool(async ({ q }) => `result for ${q}`, {
+    name: "lookup",
+    description: "Looks something up",
+    schema: z.object({ q: z.string() }),
   });
+  const task = tool(
+    async ({ description }, config) => (await model().invoke(`subagent: ${description}`, config)).content as string,
+    {
+      name: "task",
+      description: "Runs a subagent",
+      schema: z.object({ description: z.string(), subagent_type: z.string() }),
+    },
+  );
   const graph = createAgent({ model: model(), tools: [lookup, task] });
   const tracer = await runTracerFromEnv(
-    { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`, OTEL_SERVICE_NAME: "svc-test", AGENTCLI_TRACING_PROJECT: "project-x" },
+    {
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`,
+      OTEL_SERVICE_NAME: "svc-test",
+      AGENTCLI_TRACING_PROJECT: "project-x",
+    },
     { agent: "agent" },
   );
   t = await startTestServer({ graphs: { agent: async () => graph }, tracer });
@@ -120,12 +151,20 @@ after(async () => {
 
 test("a run's spans reach the OTLP listener: run, model calls with tokens, tools, the subagent under task", async () => {
   models.script(
-    { toolCalls: [{ name: "lookup", args: { q: "zebras" } }, { name: "task", args: { description: "dig deeper", subagent_type: "researcher" } }], when: USER_TEXT },
+    {
+      toolCalls: [{ name: "lookup", args: { q: "zebras" } }, {
+        name: "task",
+        args: { description: "dig deeper", subagent_type: "researcher" },
+      }],
+      when: USER_TEXT,
+    },
     { text: "found it", when: "subagent: dig deeper" },
     { text: "all done", when: (r) => r.messages.some((m) => m.content.includes("found it")) },
   );
   const thread = await t.client.threads.create();
-  const run = await t.client.runs.create(thread.thread_id, "agent", { input: { messages: [{ role: "user", content: USER_TEXT }] } });
+  const run = await t.client.runs.create(thread.thread_id, "agent", {
+    input: { messages: [{ role: "user", content: USER_TEXT }] },
+  });
   await t.client.runs.join(thread.thread_id, run.run_id);
   assert.equal((await t.client.runs.get(thread.thread_id, run.run_id)).status, "success");
   const info = await (await fetch(`${t.url}/info`)).json() as { tracing: unknown };
@@ -159,7 +198,11 @@ test("a run's spans reach the OTLP listener: run, model calls with tokens, tools
   assert.ok(trace.some((s) => s.name === "execute_tool lookup"));
   const taskSpan = trace.find((s) => s.name === "execute_tool task");
   assert.equal(taskSpan?.attrs["agentcli.subagent"], "researcher");
-  assert.equal(chats.filter((c) => ancestors(c).includes(taskSpan!)).length, 1, "the subagent's model call is under the task span");
+  assert.equal(
+    chats.filter((c) => ancestors(c).includes(taskSpan!)).length,
+    1,
+    "the subagent's model call is under the task span",
+  );
 
   const raw = Buffer.concat(bodies.map((b) => Buffer.from(b)));
   assert.ok(!raw.includes(API_KEY), "no API key in any span");
@@ -172,14 +215,25 @@ test("with LANGSMITH_TRACING and LANGSMITH_API_KEY, runs trace to LangSmith thro
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
-      if (req.method === "POST") posts.push({ path: req.url ?? "", key: req.headers["x-api-key"] as string | undefined, body: Buffer.concat(chunks).toString("utf8") });
+      if (req.method === "POST") {
+        posts.push({
+          path: req.url ?? "",
+          key: req.headers["x-api-key"] as string | undefined,
+          body: Buffer.concat(chunks).toString("utf8"),
+        });
+      }
       res.writeHead(req.method === "POST" ? 202 : 200, { "content-type": "application/json" });
       res.end("{}");
     });
   });
   await new Promise<void>((r) => langsmith.listen(0, "127.0.0.1", r));
   const tracer = await runTracerFromEnv(
-    { LANGSMITH_TRACING: "true", LANGSMITH_API_KEY: "lsv2-test-key", LANGSMITH_ENDPOINT: `http://127.0.0.1:${(langsmith.address() as AddressInfo).port}`, LANGSMITH_PROJECT: "ls-project" },
+    {
+      LANGSMITH_TRACING: "true",
+      LANGSMITH_API_KEY: "lsv2-test-key",
+      LANGSMITH_ENDPOINT: `http://127.0.0.1:${(langsmith.address() as AddressInfo).port}`,
+      LANGSMITH_PROJECT: "ls-project",
+    },
     { agent: "agent" },
   );
   const s = await startTestServer({ tracer });
@@ -187,7 +241,9 @@ test("with LANGSMITH_TRACING and LANGSMITH_API_KEY, runs trace to LangSmith thro
     const info = await (await fetch(`${s.url}/info`)).json() as { tracing: unknown };
     assert.deepEqual(info.tracing, { exporter: "langsmith", project: "ls-project" });
     const thread = await s.client.threads.create();
-    const run = await s.client.runs.create(thread.thread_id, "echo", { input: { messages: [{ role: "user", content: "hi" }] } });
+    const run = await s.client.runs.create(thread.thread_id, "echo", {
+      input: { messages: [{ role: "user", content: "hi" }] },
+    });
     await s.client.runs.join(thread.thread_id, run.run_id);
   } finally {
     await s.close(); // waits for the pending trace batches
@@ -203,7 +259,10 @@ test("tracing is off without an endpoint, and OTEL_SDK_DISABLED / OTEL_TRACES_EX
   assert.equal(otlpTracesUrl({}), null);
   assert.equal(await runTracerFromEnv({}, { agent: "a" }), null);
   assert.equal(otlpTracesUrl({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://h:4318/" }), "http://h:4318/v1/traces");
-  assert.equal(otlpTracesUrl({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://h:4318", OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "http://t/x" }), "http://t/x");
+  assert.equal(
+    otlpTracesUrl({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://h:4318", OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "http://t/x" }),
+    "http://t/x",
+  );
   assert.equal(otlpTracesUrl({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://h:4318", OTEL_SDK_DISABLED: "true" }), null);
   assert.equal(otlpTracesUrl({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://h:4318", OTEL_TRACES_EXPORTER: "none" }), null);
 });

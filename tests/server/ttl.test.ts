@@ -14,12 +14,23 @@ import { sqlOf } from "../../core/storage/storage.ts";
 
 const INPUT = { messages: [{ role: "user", content: "hi" }] };
 
-async function age(sql: SqlExecutor, table: "threads" | "store_items", minutes: number, where: string, params: unknown[]): Promise<void> {
-  await sql.query(`UPDATE ${table} SET updated_at = now() - make_interval(secs => ${minutes * 60}) WHERE ${where}`, params);
+async function age(
+  sql: SqlExecutor,
+  table: "threads" | "store_items",
+  minutes: number,
+  where: string,
+  params: unknown[],
+): Promise<void> {
+  await sql.query(
+    `UPDATE ${table} SET updated_at = now() - make_interval(secs => ${minutes * 60}) WHERE ${where}`,
+    params,
+  );
 }
 
 async function count(sql: SqlExecutor, table: string, threadId: string): Promise<number> {
-  const { rows } = await sql.query<{ n: string }>(`SELECT count(*) AS n FROM ${table} WHERE thread_id = $1`, [threadId]);
+  const { rows } = await sql.query<{ n: string }>(`SELECT count(*) AS n FROM ${table} WHERE thread_id = $1`, [
+    threadId,
+  ]);
   return Number(rows[0]!.n);
 }
 
@@ -49,8 +60,16 @@ describe("TTLs with no server defaults", () => {
     assert.deepEqual((await t.server.sweepExpired()).threads, [th.thread_id]);
 
     await assert.rejects(t.client.threads.get(th.thread_id), /404/);
-    for (const table of ["runs", "checkpoints", "checkpoint_writes", "checkpoint_blobs", "crons"]) assert.equal(await count(sql, table, th.thread_id), 0, table);
-    assert.equal(Number((await sql.query<{ n: string }>("SELECT count(*) AS n FROM run_events WHERE run_id = $1", [run.run_id])).rows[0]!.n), 0);
+    for (const table of ["runs", "checkpoints", "checkpoint_writes", "checkpoint_blobs", "crons"]) {
+      assert.equal(await count(sql, table, th.thread_id), 0, table);
+    }
+    assert.equal(
+      Number(
+        (await sql.query<{ n: string }>("SELECT count(*) AS n FROM run_events WHERE run_id = $1", [run.run_id]))
+          .rows[0]!.n,
+      ),
+      0,
+    );
     assert.deepEqual(deleted, [th.thread_id]);
     assert.equal((await t.client.threads.get(keep.thread_id)).thread_id, keep.thread_id);
     assert.equal((await t.client.threads.get(young.thread_id)).thread_id, young.thread_id);
@@ -105,7 +124,13 @@ describe("TTLs with no server defaults", () => {
 describe("TTLs with server defaults (AGENTCLI_THREAD_TTL_MINUTES, AGENTCLI_STORE_TTL_MINUTES)", () => {
   let t: TestServer;
   before(async () => {
-    t = await startTestServer({ ttl: ttlFromEnv({ AGENTCLI_THREAD_TTL_MINUTES: "30", AGENTCLI_STORE_TTL_MINUTES: "60", AGENTCLI_STORE_TTL_REFRESH_ON_READ: "false" }) });
+    t = await startTestServer({
+      ttl: ttlFromEnv({
+        AGENTCLI_THREAD_TTL_MINUTES: "30",
+        AGENTCLI_STORE_TTL_MINUTES: "60",
+        AGENTCLI_STORE_TTL_REFRESH_ON_READ: "false",
+      }),
+    });
   });
   after(async () => {
     await t?.close();
@@ -127,10 +152,21 @@ describe("TTLs with server defaults (AGENTCLI_THREAD_TTL_MINUTES, AGENTCLI_STORE
   });
 
   test("settings: bad values stop the start with the variable named", () => {
-    assert.deepEqual(ttlFromEnv({}), { threadTtlMinutes: null, storeTtlMinutes: null, refreshOnRead: true, sweepMs: 60_000 });
+    assert.deepEqual(ttlFromEnv({}), {
+      threadTtlMinutes: null,
+      storeTtlMinutes: null,
+      refreshOnRead: true,
+      sweepMs: 60_000,
+    });
     assert.equal(ttlFromEnv({ AGENTCLI_TTL_SWEEP_SECONDS: "5" }).sweepMs, 5000);
-    assert.throws(() => ttlFromEnv({ AGENTCLI_THREAD_TTL_MINUTES: "-3" }), /AGENTCLI_THREAD_TTL_MINUTES="-3" is not a number of minutes/);
-    assert.throws(() => ttlFromEnv({ AGENTCLI_STORE_TTL_REFRESH_ON_READ: "sometimes" }), /AGENTCLI_STORE_TTL_REFRESH_ON_READ/);
+    assert.throws(
+      () => ttlFromEnv({ AGENTCLI_THREAD_TTL_MINUTES: "-3" }),
+      /AGENTCLI_THREAD_TTL_MINUTES="-3" is not a number of minutes/,
+    );
+    assert.throws(
+      () => ttlFromEnv({ AGENTCLI_STORE_TTL_REFRESH_ON_READ: "sometimes" }),
+      /AGENTCLI_STORE_TTL_REFRESH_ON_READ/,
+    );
     assert.throws(() => ttlFromEnv({ AGENTCLI_TTL_SWEEP_SECONDS: "0" }), /AGENTCLI_TTL_SWEEP_SECONDS="0"/);
   });
 });

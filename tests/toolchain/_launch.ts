@@ -41,7 +41,11 @@ export function launchKit(prefix: string) {
     async start(args: string[], env: Record<string, string>, path = "/ok"): Promise<Launched> {
       const port = await freePort();
       let out = "";
-      const proc = spawn(process.execPath, [CLI, ...args, "--port", String(port)], { cwd: kit.project, env: kit.env(env), stdio: ["ignore", "pipe", "pipe"] });
+      const proc = spawn(process.execPath, [CLI, ...args, "--port", String(port)], {
+        cwd: kit.project,
+        env: kit.env(env),
+        stdio: ["ignore", "pipe", "pipe"],
+      });
       running.push(proc);
       proc.stdout!.on("data", (d: Buffer) => (out += d));
       proc.stderr!.on("data", (d: Buffer) => (out += d));
@@ -60,7 +64,10 @@ export function launchKit(prefix: string) {
   before(() => {
     kit.work = mkdtempSync(join(tmpdir(), prefix));
     kit.project = join(kit.work, "project");
-    cpSync(join(ROOT, "examples/research"), kit.project, { recursive: true, filter: (src) => !src.includes(".agentcli") && !src.endsWith(".env") });
+    cpSync(join(ROOT, "examples/research"), kit.project, {
+      recursive: true,
+      filter: (src) => !src.includes(".agentcli") && !src.endsWith(".env"),
+    });
   });
   after(async () => {
     for (const p of running) await stopProcess(p);

@@ -15,9 +15,9 @@ const DEBT_FILE = join(ROOT, "tests/toolchain/layer-debt.json");
 /** The floors, bottom up. */
 export const LAYERS: string[][] = [
   ["core/kernel"],
-  ["core/config","core/bundle","core/auth","core/storage"],
-  ["core/harness","core/engine"],
-  ["core/server","core/platform"],
+  ["core/config", "core/bundle", "core/auth", "core/storage"],
+  ["core/harness", "core/engine"],
+  ["core/server", "core/platform"],
   ["core/testing"],
   ["core/cli"],
 ];
@@ -40,7 +40,10 @@ export const UP_ALLOWED: Record<string, string> = {
 };
 
 /** An import: the importing file and the file it names, both repo paths. */
-export interface Edge { from: string; to: string }
+export interface Edge {
+  from: string;
+  to: string;
+}
 
 const CODE = /\.(ts|tsx|mts|js|mjs)$/;
 
@@ -56,7 +59,8 @@ export function edges(): Edge[] {
     ts.preProcessFile(readFileSync(join(ROOT, from), "utf8"), true, true).importedFiles
       .map((i) => i.fileName)
       .filter((s) => s.startsWith("./") || s.startsWith("../"))
-      .map((s) => ({ from, to: relative(ROOT, resolve(ROOT, dirname(from), s)).split("\\").join("/") })));
+      .map((s) => ({ from, to: relative(ROOT, resolve(ROOT, dirname(from), s)).split("\\").join("/") }))
+  );
 }
 
 /** The layer folder of a repo path, or undefined outside core's layers. */

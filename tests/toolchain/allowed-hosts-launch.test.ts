@@ -18,9 +18,20 @@ import { CLI, launchKit } from "./_launch.ts";
 const kit = launchKit("agentcli-hosts-");
 
 /** `method path` with this Host header; resolves to the status and body. */
-function send(port: number, host: string, method = "POST", path = "/threads"): Promise<{ status: number; body: string }> {
+function send(
+  port: number,
+  host: string,
+  method = "POST",
+  path = "/threads",
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: "127.0.0.1", port, path, method, headers: { host, "content-type": "application/json" } }, (res) => {
+    const req = request({
+      host: "127.0.0.1",
+      port,
+      path,
+      method,
+      headers: { host, "content-type": "application/json" },
+    }, (res) => {
       let body = "";
       res.on("data", (d) => (body += d));
       res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
@@ -39,8 +50,16 @@ test("dev refuses a rebinding-style Host before the API runs, and serves loopbac
     assert.match(refused.body, /Cannot serve a request for host \\"evil\.example:\d+\\".*AGENTCLI_ALLOWED_HOSTS/);
     assert.equal((await send(dev.port, `localhost:${dev.port}`)).status, 200);
     assert.equal((await send(dev.port, `[::1]:${dev.port}`)).status, 200);
-    assert.equal((await send(dev.port, `api.dev.test:${dev.port}`)).status, 200, "the name the kit.project's .env lists");
-    assert.equal((await send(dev.port, `evil.example:${dev.port}`, "GET", "/ok")).status, 403, "even /ok is refused to a rebound name");
+    assert.equal(
+      (await send(dev.port, `api.dev.test:${dev.port}`)).status,
+      200,
+      "the name the kit.project's .env lists",
+    );
+    assert.equal(
+      (await send(dev.port, `evil.example:${dev.port}`, "GET", "/ok")).status,
+      403,
+      "even /ok is refused to a rebound name",
+    );
     await dev.stop();
   } finally {
     rmSync(join(kit.project, ".env"), { force: true });
@@ -48,9 +67,18 @@ test("dev refuses a rebinding-style Host before the API runs, and serves loopbac
 });
 
 test("serve on a loopback bind serves the names AGENTCLI_ALLOWED_HOSTS lists and refuses others", async () => {
-  const deploy = spawnSync(process.execPath, [CLI, "deploy", "--dry-run"], { cwd: kit.project, env: kit.env({}), encoding: "utf8" });
+  const deploy = spawnSync(process.execPath, [CLI, "deploy", "--dry-run"], {
+    cwd: kit.project,
+    env: kit.env({}),
+    encoding: "utf8",
+  });
   assert.equal(deploy.status, 0, deploy.stderr);
-  const serve = await kit.start(["serve", join(kit.project, ".agentcli/bundle.tgz"), "--data-dir", join(kit.work, "data")], { PLATFORM_API_KEY: "hosts-test-key", AGENTCLI_ALLOWED_HOSTS: "agents.example.com" });
+  const serve = await kit.start([
+    "serve",
+    join(kit.project, ".agentcli/bundle.tgz"),
+    "--data-dir",
+    join(kit.work, "data"),
+  ], { PLATFORM_API_KEY: "hosts-test-key", AGENTCLI_ALLOWED_HOSTS: "agents.example.com" });
   assert.equal((await send(serve.port, "agents.example.com")).status, 200);
   assert.equal((await send(serve.port, `127.0.0.1:${serve.port}`)).status, 200);
   assert.equal((await send(serve.port, "evil.example")).status, 403);
@@ -58,18 +86,32 @@ test("serve on a loopback bind serves the names AGENTCLI_ALLOWED_HOSTS lists and
 });
 
 test("platform serve on a loopback bind refuses other names", async () => {
-  const platform = await kit.start(["platform", "serve", "--data-dir", join(kit.work, "platform")], {}, "/v2/deployments");
+  const platform = await kit.start(
+    ["platform", "serve", "--data-dir", join(kit.work, "platform")],
+    {},
+    "/v2/deployments",
+  );
   assert.equal((await send(platform.port, "evil.example", "GET", "/v2/deployments")).status, 403);
   assert.equal((await send(platform.port, `localhost:${platform.port}`, "GET", "/v2/deployments")).status, 401);
   await platform.stop();
 });
 
-for (const [name, value, message] of [
-  ["AGENTCLI_ALLOWED_HOSTS", "https://agents.example.com", /AGENTCLI_ALLOWED_HOSTS has "https:\/\/agents\.example\.com", which is not a host name/],
-  ["AGENTCLI_MAX_CONNECTIONS_PER_CLIENT", "lots", /AGENTCLI_MAX_CONNECTIONS_PER_CLIENT="lots" is not a whole number/],
-] as const) {
+for (
+  const [name, value, message] of [
+    [
+      "AGENTCLI_ALLOWED_HOSTS",
+      "https://agents.example.com",
+      /AGENTCLI_ALLOWED_HOSTS has "https:\/\/agents\.example\.com", which is not a host name/,
+    ],
+    ["AGENTCLI_MAX_CONNECTIONS_PER_CLIENT", "lots", /AGENTCLI_MAX_CONNECTIONS_PER_CLIENT="lots" is not a whole number/],
+  ] as const
+) {
   test(`dev: an invalid ${name} stops it at start, naming the variable`, () => {
-    const res = spawnSync(process.execPath, [CLI, "dev", "--port", "0"], { cwd: kit.project, env: kit.env({ [name]: value }), encoding: "utf8" });
+    const res = spawnSync(process.execPath, [CLI, "dev", "--port", "0"], {
+      cwd: kit.project,
+      env: kit.env({ [name]: value }),
+      encoding: "utf8",
+    });
     assert.notEqual(res.status, 0, res.stdout + res.stderr);
     assert.match(res.stderr, message);
     assert.doesNotMatch(res.stderr, /\n\s+at /, "no stack trace");

@@ -24,7 +24,9 @@ const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 test("build compiles plugins into a single executable that lists and uses them", async () => {
   const dir = mkdtempSync(join(tmpdir(), "agentcli-build-"));
   try {
-    writeFileSync(join(dir, "echo-target.ts"), `import { definePlugin } from "agentcli";
+    writeFileSync(
+      join(dir, "echo-target.ts"),
+      `import { definePlugin } from "agentcli";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 
@@ -40,11 +42,18 @@ export default definePlugin({
     },
   },
 });
-`);
+`,
+    );
     const pkg = join(dir, "node_modules/agentcli-plugin-hello");
     mkdirSync(pkg, { recursive: true });
-    writeFileSync(join(pkg, "package.json"), JSON.stringify({ name: "agentcli-plugin-hello", version: "0.4.2", type: "module", exports: "./index.js" }));
-    writeFileSync(join(pkg, "index.js"), `export default { name: "hello", kind: "extension", hooks: { "bundle:build": ({ files }) => { files.set("HELLO.md", new TextEncoder().encode("hello\\n")); } } };\n`);
+    writeFileSync(
+      join(pkg, "package.json"),
+      JSON.stringify({ name: "agentcli-plugin-hello", version: "0.4.2", type: "module", exports: "./index.js" }),
+    );
+    writeFileSync(
+      join(pkg, "index.js"),
+      `export default { name: "hello", kind: "extension", hooks: { "bundle:build": ({ files }) => { files.set("HELLO.md", new TextEncoder().encode("hello\\n")); } } };\n`,
+    );
 
     // Each build with its own empty home and cache: nothing a build makes may come from an
     // earlier one, or from this machine's state.
@@ -53,7 +62,16 @@ export default definePlugin({
       const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, XDG_CACHE_HOME: join(home, "cache") };
       delete env.AGENTCLI_TEMPLATE_CACHE;
       try {
-        const r = spawnSync(join(ROOT, "node_modules/.bin/node"), [join(ROOT, "bin/agentcli.js"), "--plugin", "./echo-target.ts", "--plugin", "agentcli-plugin-hello", "build", "--output", output], { cwd: dir, encoding: "utf8", env });
+        const r = spawnSync(join(ROOT, "node_modules/.bin/node"), [
+          join(ROOT, "bin/agentcli.js"),
+          "--plugin",
+          "./echo-target.ts",
+          "--plugin",
+          "agentcli-plugin-hello",
+          "build",
+          "--output",
+          output,
+        ], { cwd: dir, encoding: "utf8", env });
         assert.equal(r.status, 0, r.stdout + r.stderr);
         assert.deepEqual(readdirSync(home), [], "the build keeps nothing in the home or cache folder");
         return r;
@@ -73,9 +91,16 @@ export default definePlugin({
     assert.equal(sha256(again), sha256(exe), "the build is deterministic");
     rmSync(again);
 
-    const plugins = JSON.parse(execFileSync(exe, ["plugins", "--json"], { cwd: dir, env: {}, encoding: "utf8" })) as Array<{ name: string; version: string; kind: string; hooks: string[] }>;
+    const plugins = JSON.parse(
+      execFileSync(exe, ["plugins", "--json"], { cwd: dir, env: {}, encoding: "utf8" }),
+    ) as Array<{ name: string; version: string; kind: string; hooks: string[] }>;
     const byName = new Map(plugins.map((p) => [p.name, p]));
-    assert.deepEqual(byName.get("hello"), { ...byName.get("hello"), version: "0.4.2", kind: "extension", hooks: ["bundle:build"] });
+    assert.deepEqual(byName.get("hello"), {
+      ...byName.get("hello"),
+      version: "0.4.2",
+      kind: "extension",
+      hooks: ["bundle:build"],
+    });
     assert.deepEqual(byName.get("deploy-echo")?.hooks, ["deploy:target"]);
     assert.ok(byName.has("openai") || byName.has("model-openai"), "the built-in plugins are still there");
 
@@ -91,7 +116,11 @@ export default definePlugin({
 
     const docker = spawnSync(exe, ["deploy", "--target", "docker"], { cwd: project, env: {}, encoding: "utf8" });
     assert.equal(docker.status, 0, docker.stdout + docker.stderr);
-    assert.deepEqual(readFileSync(join(project, ".agentcli/docker/agentcli")), readFileSync(exe), "the image gets this executable");
+    assert.deepEqual(
+      readFileSync(join(project, ".agentcli/docker/agentcli")),
+      readFileSync(exe),
+      "the image gets this executable",
+    );
 
     // `dev` with embedded storage, no Node and an empty home: the database is restored from the
     // template the build embedded (its system identifier holds the build's fixed clock,
@@ -99,7 +128,11 @@ export default definePlugin({
     const home = join(dir, "dev-home");
     mkdirSync(home);
     const port = await freePort("127.0.0.1");
-    const dev = spawn(exe, ["dev", "--port", String(port)], { cwd: project, env: { HOME: home }, stdio: ["ignore", "pipe", "pipe"] });
+    const dev = spawn(exe, ["dev", "--port", String(port)], {
+      cwd: project,
+      env: { HOME: home },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let out = "";
     dev.stdout.on("data", (d: Buffer) => (out += d));
     dev.stderr.on("data", (d: Buffer) => (out += d));
@@ -114,7 +147,11 @@ export default definePlugin({
       const thread = await client.threads.create({ metadata: { built: "twice" } });
       assert.equal((await client.threads.get(thread.thread_id)).metadata?.built, "twice");
       const control = readFileSync(join(project, ".agentcli/db/global/pg_control"));
-      assert.equal(control.readBigUInt64LE(0) >> 32n, BigInt(Date.UTC(2000, 0, 1) / 1000), "restored from the embedded template");
+      assert.equal(
+        control.readBigUInt64LE(0) >> 32n,
+        BigInt(Date.UTC(2000, 0, 1) / 1000),
+        "restored from the embedded template",
+      );
     } finally {
       dev.kill("SIGTERM");
       await exited;
@@ -127,7 +164,11 @@ export default definePlugin({
 test("build refuses a plugin that is neither a file nor an installed package, and needs --output", () => {
   const dir = mkdtempSync(join(tmpdir(), "agentcli-build-"));
   try {
-    const run = (args: string[]) => spawnSync(join(ROOT, "node_modules/.bin/node"), [join(ROOT, "bin/agentcli.js"), ...args], { cwd: dir, encoding: "utf8" });
+    const run = (args: string[]) =>
+      spawnSync(join(ROOT, "node_modules/.bin/node"), [join(ROOT, "bin/agentcli.js"), ...args], {
+        cwd: dir,
+        encoding: "utf8",
+      });
     const missing = run(["--plugin", "no-such-plugin", "build", "--output", "x"]);
     assert.equal(missing.status, 2, "a usage error");
     assert.match(missing.stderr, /Cannot build: plugin "no-such-plugin" is neither a file nor an installed package/);

@@ -2,7 +2,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { gzipSync, gunzipSync } from "node:zlib";
+import { gunzipSync, gzipSync } from "node:zlib";
 import { loadPlugins } from "../../core/kernel/plugins.ts";
 import { builtinPlugins } from "../../plugins/registry.ts";
 import { loadProject } from "../../core/config/load.ts";
@@ -14,7 +14,12 @@ import { makeProject, removeProject } from "./_project.ts";
 const driver = await loadPlugins(builtinPlugins);
 
 test("two bundles of the same project are byte-identical, also from separate copies", async () => {
-  const files = { "user/AGENTS.md": "Notes\n", "subagents/r/agent.toml": '[agent]\nname = "r"\ndescription = "d"\nmodel = "anthropic:claude-sonnet-4-5"\n', "subagents/r/AGENTS.md": "x\n", ".env": "OPENAI_API_KEY=a\nANTHROPIC_API_KEY=b\n" };
+  const files = {
+    "user/AGENTS.md": "Notes\n",
+    "subagents/r/agent.toml": '[agent]\nname = "r"\ndescription = "d"\nmodel = "anthropic:claude-sonnet-4-5"\n',
+    "subagents/r/AGENTS.md": "x\n",
+    ".env": "OPENAI_API_KEY=a\nANTHROPIC_API_KEY=b\n",
+  };
   const a = makeProject(files);
   const b = makeProject(files);
   try {
@@ -25,7 +30,13 @@ test("two bundles of the same project are byte-identical, also from separate cop
     const z = await buildBundle(pb, { driver, version: "1" });
     assert.deepEqual(x.bytes, y.bytes);
     assert.deepEqual(x.bytes, z.bytes);
-    assert.deepEqual(x.manifest.requires.packages, ["@langchain/anthropic", "@langchain/langgraph", "@langchain/openai", "@modelcontextprotocol/sdk", "deepagents"]);
+    assert.deepEqual(x.manifest.requires.packages, [
+      "@langchain/anthropic",
+      "@langchain/langgraph",
+      "@langchain/openai",
+      "@modelcontextprotocol/sdk",
+      "deepagents",
+    ]);
     assert.deepEqual(x.manifest.secrets, ["ANTHROPIC_API_KEY", "OPENAI_API_KEY"]);
     const read = await readBundle(x.bytes);
     assert.equal(read.config.agent.name, "fixture");
@@ -39,7 +50,11 @@ test("two bundles of the same project are byte-identical, also from separate cop
 
 test("a damaged or foreign bundle is a clear error", async () => {
   const bad = async (bytes: Uint8Array, re: RegExp) =>
-    assert.rejects(readBundle(bytes, "x.tgz"), (e: unknown) => e instanceof AgentcliError && re.test(e.message) && /agentcli deploy --dry-run/.test(e.hint ?? ""));
+    assert.rejects(
+      readBundle(bytes, "x.tgz"),
+      (e: unknown) =>
+        e instanceof AgentcliError && re.test(e.message) && /agentcli deploy --dry-run/.test(e.hint ?? ""),
+    );
   await bad(new TextEncoder().encode("not gzip"), /not a bundle archive/);
   await bad(gzipSync(packTar(new Map([["hello.txt", new Uint8Array([1])]]))), /no manifest\.json/);
   const dir = makeProject();

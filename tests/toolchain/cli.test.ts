@@ -1,12 +1,12 @@
 /** The CLI as a process: init, deploy --dry-run, errors, and secrets never printed. */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { VERSION } from "../../core/kernel/version.ts";
 import { execFileSync, spawn } from "node:child_process";
-import { cli, CLI, makeProject, removeProject } from "./_project.ts";
+import { CLI, cli, makeProject, removeProject } from "./_project.ts";
 
 const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"));
 
@@ -46,10 +46,18 @@ test("init creates exactly the spec's files and refuses to overwrite without --f
     assert.match(r.stdout, /Next steps/);
     const root = join(dir, "my-agent");
     assert.deepEqual(readdirSync(root).sort(), [".agentcli", ".env", "AGENTS.md", "agent.toml", "mcp.json", "skills"]);
-    assert.deepEqual(readdirSync(join(root, ".agentcli")), ["agent.schema.json"], "beside the spec's files, only agent.toml's schema in agentcli's own folder");
+    assert.deepEqual(
+      readdirSync(join(root, ".agentcli")),
+      ["agent.schema.json"],
+      "beside the spec's files, only agent.toml's schema in agentcli's own folder",
+    );
     assert.deepEqual(readdirSync(join(root, "skills")), ["review"]);
     assert.deepEqual(JSON.parse(readFileSync(join(root, "mcp.json"), "utf8")), { mcpServers: {} });
-    assert.match(readFileSync(join(root, "agent.toml"), "utf8"), /^#:schema \.\/\.agentcli\/agent\.schema\.json\n/, "the schema resolves offline, from the project");
+    assert.match(
+      readFileSync(join(root, "agent.toml"), "utf8"),
+      /^#:schema \.\/\.agentcli\/agent\.schema\.json\n/,
+      "the schema resolves offline, from the project",
+    );
     writeFileSync(join(root, "AGENTS.md"), "my edits");
     const again = cli(["init", "my-agent"], { cwd: dir });
     assert.equal(again.code, 1);
@@ -70,16 +78,28 @@ test("init creates exactly the spec's files and refuses to overwrite without --f
 
 test("deploy --dry-run prints the summary, secrets by name only, and --json for CI", () => {
   const dir = makeProject({
-    "agent.toml": '[agent]\nname = "fixture"\nmodel = "openai:gpt-5"\n[auth]\nprovider = "anonymous"\n[frontend]\nenabled = true\n',
+    "agent.toml":
+      '[agent]\nname = "fixture"\nmodel = "openai:gpt-5"\n[auth]\nprovider = "anonymous"\n[frontend]\nenabled = true\n',
     "subagents/researcher/agent.toml": '[agent]\nname = "researcher"\ndescription = "Finds sources."\n',
     "subagents/researcher/AGENTS.md": "You research.\n",
-    "mcp.json": '{"mcpServers": {"docs": {"transport": "http", "url": "https://docs.example/mcp", "headers": {"Authorization": "Bearer ${DOCS_TOKEN}"}}}}',
+    "mcp.json":
+      '{"mcpServers": {"docs": {"transport": "http", "url": "https://docs.example/mcp", "headers": {"Authorization": "Bearer ${DOCS_TOKEN}"}}}}',
     ".env": "OPENAI_API_KEY=sk-fixture-secret-value\nDOCS_TOKEN=docs-secret-token\n",
   });
   try {
     const r = cli(["deploy", "--dry-run"], { cwd: dir });
     assert.equal(r.code, 0, r.output);
-    for (const line of [/Model: +openai:gpt-5/, /Auth: +PUBLIC \(anonymous\).*UX only/, /Skills: +review/, /researcher \(model: inherited/, /docs \(http\) https:\/\/docs\.example\/mcp/, /Secrets: +DOCS_TOKEN, OPENAI_API_KEY/, /Bundle: +\.agentcli\/bundle\.tgz/]) {
+    for (
+      const line of [
+        /Model: +openai:gpt-5/,
+        /Auth: +PUBLIC \(anonymous\).*UX only/,
+        /Skills: +review/,
+        /researcher \(model: inherited/,
+        /docs \(http\) https:\/\/docs\.example\/mcp/,
+        /Secrets: +DOCS_TOKEN, OPENAI_API_KEY/,
+        /Bundle: +\.agentcli\/bundle\.tgz/,
+      ]
+    ) {
       assert.match(r.stdout, line);
     }
     const j = cli(["deploy", "--dry-run", "--json"], { cwd: dir });
@@ -91,10 +111,16 @@ test("deploy --dry-run prints the summary, secrets by name only, and --json for 
     assert.ok(summary.requires.packages.includes("@modelcontextprotocol/sdk"));
     assert.ok(summary.bundle.bytes > 0);
     for (const out of [r.output, j.output]) {
-      assert.ok(!out.includes("sk-fixture-secret-value") && !out.includes("docs-secret-token"), "a secret value was printed");
+      assert.ok(
+        !out.includes("sk-fixture-secret-value") && !out.includes("docs-secret-token"),
+        "a secret value was printed",
+      );
     }
     const bundle = readFileSync(join(dir, ".agentcli/bundle.tgz"));
-    assert.ok(!bundle.includes("sk-fixture-secret-value") && !bundle.includes("docs-secret-token"), "a secret value is inside the bundle");
+    assert.ok(
+      !bundle.includes("sk-fixture-secret-value") && !bundle.includes("docs-secret-token"),
+      "a secret value is inside the bundle",
+    );
   } finally {
     removeProject(dir);
   }
@@ -127,9 +153,14 @@ test("deploy refuses up front without credentials, naming each variable", () => 
 });
 
 test("anonymous deploy needs confirmation: refused without a terminal unless --yes", () => {
-  const dir = makeProject({ "agent.toml": '[agent]\nname = "x"\nmodel = "openai:gpt-5"\n[auth]\nprovider = "anonymous"\n' });
+  const dir = makeProject({
+    "agent.toml": '[agent]\nname = "x"\nmodel = "openai:gpt-5"\n[auth]\nprovider = "anonymous"\n',
+  });
   try {
-    const r = cli(["deploy"], { cwd: dir, env: { PLATFORM_API_KEY: "pk", AGENTCLI_PLATFORM_URL: "http://127.0.0.1:9" } });
+    const r = cli(["deploy"], {
+      cwd: dir,
+      env: { PLATFORM_API_KEY: "pk", AGENTCLI_PLATFORM_URL: "http://127.0.0.1:9" },
+    });
     assert.equal(r.code, 1);
     assert.match(r.stderr, /no terminal to confirm/);
     assert.match(r.stderr, /--yes/);
@@ -156,7 +187,11 @@ test("the shipped JSON Schema is generated from the validator's schema", () => {
   const r = cli(["schema"], { cwd: tmpdir() });
   assert.equal(r.code, 0, r.output);
   const shipped = readFileSync(new URL("../../schema/agent.schema.json", import.meta.url), "utf8");
-  assert.deepEqual(JSON.parse(r.stdout), JSON.parse(shipped), "schema/agent.schema.json is stale: run `npx agentcli schema > schema/agent.schema.json`");
+  assert.deepEqual(
+    JSON.parse(r.stdout),
+    JSON.parse(shipped),
+    "schema/agent.schema.json is stale: run `npx agentcli schema > schema/agent.schema.json`",
+  );
   const schema = JSON.parse(shipped);
   assert.deepEqual(Object.keys(schema.properties), ["agent", "sandbox", "auth", "frontend"]);
   assert.equal(schema.additionalProperties, false);
@@ -185,7 +220,10 @@ test("deploy --dry-run lists a missing PLATFORM_API_KEY under 'A real deploy wou
   try {
     const r = cli(["deploy", "--dry-run"], { cwd: dir });
     assert.equal(r.code, 0, r.output);
-    assert.match(r.stdout, /A real deploy would refuse: these variables are not set:\n {2}- PLATFORM_API_KEY \(for the control plane/);
+    assert.match(
+      r.stdout,
+      /A real deploy would refuse: these variables are not set:\n {2}- PLATFORM_API_KEY \(for the control plane/,
+    );
     const j = cli(["deploy", "--dry-run", "--json"], { cwd: dir });
     assert.equal(j.code, 0, j.output);
     assert.ok(JSON.parse(j.stdout).missing_env.some((m: string) => m.startsWith("PLATFORM_API_KEY ")), j.stdout);
@@ -209,14 +247,24 @@ test("deploy: a --platform-url that is not a URL is named as such; the default a
     const env = cli(["deploy"], { cwd: dir, env: { PLATFORM_API_KEY: "pk", AGENTCLI_PLATFORM_URL: "ftp:/x" } });
     assert.equal(env.code, 1, "a bad environment variable is not a usage error: exit 1, not 2");
     assert.match(env.stderr, /AGENTCLI_PLATFORM_URL "ftp:\/x" is not an http\(s\) URL/);
-    assert.match(cli(["deploy", "--help"], { cwd: dir }).stdout, /\$AGENTCLI_PLATFORM_URL, or http:\/\/127\.0\.0\.1:8100 when it is unset/);
+    assert.match(
+      cli(["deploy", "--help"], { cwd: dir }).stdout,
+      /\$AGENTCLI_PLATFORM_URL, or http:\/\/127\.0\.0\.1:8100 when it is unset/,
+    );
   } finally {
     removeProject(dir);
   }
 });
 
 test("-v/--version work before or after the command; -h stays the command's help", () => {
-  for (const args of [["init", "--version"], ["deploy", "-v"], ["-v", "deploy"], ["dev", "--config", "x.toml", "--version"], ["platform", "serve", "-v"]]) {
+  for (
+    const args of [["init", "--version"], ["deploy", "-v"], ["-v", "deploy"], [
+      "dev",
+      "--config",
+      "x.toml",
+      "--version",
+    ], ["platform", "serve", "-v"]]
+  ) {
     const dir = mkdtempSync(join(tmpdir(), "agentcli-version-"));
     try {
       const r = cli(args, { cwd: dir });
@@ -256,7 +304,9 @@ test("each command's usage line names every option its --help lists", () => {
     const r = cli([cmd, "--help"], { cwd: tmpdir() });
     assert.equal(r.code, 0, r.output);
     const usage = /^Usage: (.*)$/m.exec(r.stdout)![1]!;
-    const options = [...r.stdout.slice(r.stdout.indexOf("Options:")).matchAll(/^ {2}(?:-\w, )?(--[a-z-]+)/gm)].map((m) => m[1]!).filter((o) => o !== "--help");
+    const options = [...r.stdout.slice(r.stdout.indexOf("Options:")).matchAll(/^ {2}(?:-\w, )?(--[a-z-]+)/gm)].map((
+      m,
+    ) => m[1]!).filter((o) => o !== "--help");
     assert.ok(options.length > 0, cmd);
     for (const o of options) assert.ok(usage.includes(`[${o}`), `${cmd}: usage "${usage}" leaves out ${o}`);
   }
@@ -285,7 +335,11 @@ test("init on names and paths it cannot write: one-line errors, exit 2 (usage) o
     const ok = cli(["init", "trailing-dash-"], { cwd: dir });
     assert.equal(ok.code, 0, ok.output);
     assert.match(readFileSync(join(dir, "trailing-dash-", "agent.toml"), "utf8"), /name = "trailing-dash"/);
-    assert.equal(cli(["deploy", "--dry-run"], { cwd: join(dir, "trailing-dash-") }).code, 0, "the name init wrote is valid");
+    assert.equal(
+      cli(["deploy", "--dry-run"], { cwd: join(dir, "trailing-dash-") }).code,
+      0,
+      "the name init wrote is valid",
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -300,7 +354,11 @@ test("dev and deploy on bad --config paths and special files: one-line errors, e
       oneLineError(cli([...cmd, "--config", `${"c".repeat(300)}/agent.toml`], { cwd: dir }), 1, /does not exist/);
     }
     writeFileSync(join(dir, ".agentcli"), "a file where deploy writes its bundle folder");
-    oneLineError(cli(["deploy", "--dry-run"], { cwd: dir }), 1, /Cannot create the folder "[^"]*\.agentcli": a file of that name exists/);
+    oneLineError(
+      cli(["deploy", "--dry-run"], { cwd: dir }),
+      1,
+      /Cannot create the folder "[^"]*\.agentcli": a file of that name exists/,
+    );
     rmSync(join(dir, ".agentcli"));
     rmSync(join(dir, ".env"));
     execFileSync("mkfifo", [join(dir, ".env")]);
@@ -315,13 +373,22 @@ test("dev and deploy on bad --config paths and special files: one-line errors, e
 
 test("SIGTERM always ends the CLI: a command that ignores it is stopped after the grace period, a second signal at once", async () => {
   // A plugin whose config hook never settles: the command cannot finish on its own.
-  const dir = makeProject({ "hang.plugin.mjs": 'export default { name: "hang", kind: "extension", hooks: { "config:load": () => new Promise(() => setInterval(() => {}, 1000)) } };\n' });
+  const dir = makeProject({
+    "hang.plugin.mjs":
+      'export default { name: "hang", kind: "extension", hooks: { "config:load": () => new Promise(() => setInterval(() => {}, 1000)) } };\n',
+  });
   try {
     const run = (env: Record<string, string>) => {
-      const child = spawn(process.execPath, [CLI, "deploy", "--dry-run", "--plugin", "hang.plugin.mjs"], { cwd: dir, env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+      const child = spawn(process.execPath, [CLI, "deploy", "--dry-run", "--plugin", "hang.plugin.mjs"], {
+        cwd: dir,
+        env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...env },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
       let err = "";
       child.stderr.on("data", (d) => (err += d));
-      const exited = new Promise<{ code: number | null; err: string }>((r) => child.on("exit", (code) => r({ code, err })));
+      const exited = new Promise<{ code: number | null; err: string }>((r) =>
+        child.on("exit", (code) => r({ code, err }))
+      );
       return { child, exited, stderr: () => err };
     };
     const once = run({ AGENTCLI_STOP_GRACE_SECONDS: "1" });

@@ -35,16 +35,22 @@ test("every AGENTCLI_* variable of the code is in the settings catalogue", () =>
   assert.deepEqual(
     missing.map(([name]) => name),
     [],
-    `Add one line per variable to SETTINGS in core/config/settings-catalogue.ts, in its group, then run \`node scripts/gen-configuration.ts\`:\n${missing
-      .map(([name, file]) => `  setting("<group>", "${name}", "<default>", "<meaning>"),   // read in ${file}`)
-      .join("\n")}`,
+    `Add one line per variable to SETTINGS in core/config/settings-catalogue.ts, in its group, then run \`node scripts/gen-configuration.ts\`:\n${
+      missing
+        .map(([name, file]) => `  setting("<group>", "${name}", "<default>", "<meaning>"),   // read in ${file}`)
+        .join("\n")
+    }`,
   );
 });
 
 test("every AGENTCLI_* line of the catalogue names a variable the code still has", () => {
   const inCode = namesInCode();
   const stale = SETTINGS.filter((s) => s.name.startsWith("AGENTCLI_") && !inCode.has(s.name)).map((s) => s.name);
-  assert.deepEqual(stale, [], "Remove these lines from core/config/settings-catalogue.ts (no code reads them), then run `node scripts/gen-configuration.ts`");
+  assert.deepEqual(
+    stale,
+    [],
+    "Remove these lines from core/config/settings-catalogue.ts (no code reads them), then run `node scripts/gen-configuration.ts`",
+  );
 });
 
 test("each variable is catalogued once, with a default and a meaning", () => {
@@ -52,11 +58,17 @@ test("each variable is catalogued once, with a default and a meaning", () => {
   for (const s of SETTINGS) {
     assert.ok(!seen.has(s.name), `${s.name} is in core/config/settings-catalogue.ts twice`);
     seen.add(s.name);
-    assert.ok(s.default.trim() && s.meaning.trim(), `${s.name}: give its default and its meaning in core/config/settings-catalogue.ts`);
+    assert.ok(
+      s.default.trim() && s.meaning.trim(),
+      `${s.name}: give its default and its meaning in core/config/settings-catalogue.ts`,
+    );
   }
 });
 
 test("docs/configuration.md is what the catalogue generates", () => {
   const doc = readFileSync(join(ROOT, "docs/configuration.md"), "utf8");
-  assert.ok(doc === configurationMarkdown(), "docs/configuration.md is stale: run `node scripts/gen-configuration.ts` and commit the result");
+  assert.ok(
+    doc === configurationMarkdown(),
+    "docs/configuration.md is stale: run `node scripts/gen-configuration.ts` and commit the result",
+  );
 });

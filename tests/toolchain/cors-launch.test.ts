@@ -17,7 +17,11 @@ const kit = launchKit("agentcli-cors-");
 async function preflight(url: string, origin: string): Promise<Response> {
   return await fetch(`${url}/threads`, {
     method: "OPTIONS",
-    headers: { Origin: origin, "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "content-type" },
+    headers: {
+      Origin: origin,
+      "Access-Control-Request-Method": "POST",
+      "Access-Control-Request-Headers": "content-type",
+    },
   });
 }
 
@@ -36,16 +40,29 @@ test("dev: loopback origins and the listed ones are allowed, others refused", as
 });
 
 test("serve: only the listed origins, not loopback ones", async () => {
-  const deploy = spawnSync(process.execPath, [CLI, "deploy", "--dry-run"], { cwd: kit.project, env: kit.env({}), encoding: "utf8" });
+  const deploy = spawnSync(process.execPath, [CLI, "deploy", "--dry-run"], {
+    cwd: kit.project,
+    env: kit.env({}),
+    encoding: "utf8",
+  });
   assert.equal(deploy.status, 0, deploy.stderr);
-  const serve = await kit.start(["serve", join(kit.project, ".agentcli/bundle.tgz"), "--data-dir", join(kit.work, "data")], {
+  const serve = await kit.start([
+    "serve",
+    join(kit.project, ".agentcli/bundle.tgz"),
+    "--data-dir",
+    join(kit.work, "data"),
+  ], {
     PLATFORM_API_KEY: "cors-test-key",
     CORS_ALLOW_ORIGINS: "https://app.example",
   });
   await assertAllowed(serve.url, "https://app.example", true);
   await assertAllowed(serve.url, "http://localhost:5173", false);
   // The actual request from an allowed origin carries the header too (the example's identity provider is anonymous).
-  const res = await fetch(`${serve.url}/threads`, { method: "POST", headers: { Origin: "https://app.example", "Content-Type": "application/json" }, body: "{}" });
+  const res = await fetch(`${serve.url}/threads`, {
+    method: "POST",
+    headers: { Origin: "https://app.example", "Content-Type": "application/json" },
+    body: "{}",
+  });
   assert.equal(res.status, 200);
   assert.equal(res.headers.get("access-control-allow-origin"), "https://app.example");
   await serve.stop();
@@ -53,8 +70,14 @@ test("serve: only the listed origins, not loopback ones", async () => {
 
 for (const cmd of ["dev", "serve"]) {
   test(`${cmd}: an invalid CORS_ALLOW_ORIGINS stops it at start, naming the variable`, () => {
-    const args = cmd === "dev" ? ["dev"] : ["serve", join(kit.project, ".agentcli/bundle.tgz"), "--data-dir", join(kit.work, "data-bad")];
-    const res = spawnSync(process.execPath, [CLI, ...args, "--port", "0"], { cwd: kit.project, env: kit.env({ PLATFORM_API_KEY: "k", CORS_ALLOW_ORIGINS: "app.example" }), encoding: "utf8" });
+    const args = cmd === "dev"
+      ? ["dev"]
+      : ["serve", join(kit.project, ".agentcli/bundle.tgz"), "--data-dir", join(kit.work, "data-bad")];
+    const res = spawnSync(process.execPath, [CLI, ...args, "--port", "0"], {
+      cwd: kit.project,
+      env: kit.env({ PLATFORM_API_KEY: "k", CORS_ALLOW_ORIGINS: "app.example" }),
+      encoding: "utf8",
+    });
     assert.notEqual(res.status, 0, res.stdout + res.stderr);
     assert.match(res.stderr, /CORS_ALLOW_ORIGINS has "app\.example", which is not an origin/);
     assert.doesNotMatch(res.stderr, /\n\s+at /, "no stack trace");

@@ -20,4 +20,3 @@ deployTargetConformance({
     close: async () => {},
   }),
 });
-

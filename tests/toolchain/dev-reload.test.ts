@@ -26,7 +26,11 @@ test("a reload error names the problem without a doubled 'error:' or the one-sho
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const waitFor = (re: RegExp) =>
     new Promise<void>((resolve, reject) => {
-      const check = () => (re.test(out) ? resolve() : child.exitCode !== null ? reject(new Error(`dev exited:\n${out}`)) : waiters.push(check));
+      const check = () => (re.test(out)
+        ? resolve()
+        : child.exitCode !== null
+        ? reject(new Error(`dev exited:\n${out}`))
+        : waiters.push(check));
       check();
       void exited.then(check);
     });

@@ -9,7 +9,10 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
-const PAGES = ["README.md", ...readdirSync(join(ROOT, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)];
+const PAGES = [
+  "README.md",
+  ...readdirSync(join(ROOT, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`),
+];
 
 /** The ids GitHub gives a Markdown file's headings (lower case, punctuation dropped, spaces to `-`, repeats numbered). */
 export function headingIds(markdown: string): Set<string> {
@@ -61,5 +64,9 @@ test("relative links and anchors in README.md and docs/*.md resolve", () => {
       }
     }
   }
-  assert.deepEqual(broken, [], "Fix these links (a heading's id is its text in lower case, punctuation dropped, spaces as -)");
+  assert.deepEqual(
+    broken,
+    [],
+    "Fix these links (a heading's id is its text in lower case, punctuation dropped, spaces as -)",
+  );
 });

@@ -19,24 +19,37 @@ import { cli, makeProject, removeProject } from "./_project.ts";
 const ROOT = new URL("../..", import.meta.url).pathname;
 
 test("every entry of the catalogue is in ERRORS once, under the name it is exported as", () => {
-  const exported = Object.entries(catalogue).filter(([, v]) => typeof v === "object" && v !== null && "code" in v && "title" in v);
+  const exported = Object.entries(catalogue).filter(([, v]) =>
+    typeof v === "object" && v !== null && "code" in v && "title" in v
+  );
   assert.ok(exported.length >= 8, "the catalogue's entries are found");
   for (const [name, entry] of exported) {
-    assert.equal((entry as catalogue.ErrorData).name, name, `${name}: its name field says "${(entry as catalogue.ErrorData).name}"`);
-    assert.ok(catalogue.ERRORS.includes(entry as catalogue.ErrorData), `${name}: add it to ERRORS in core/kernel/errors-data.ts`);
+    assert.equal(
+      (entry as catalogue.ErrorData).name,
+      name,
+      `${name}: its name field says "${(entry as catalogue.ErrorData).name}"`,
+    );
+    assert.ok(
+      catalogue.ERRORS.includes(entry as catalogue.ErrorData),
+      `${name}: add it to ERRORS in core/kernel/errors-data.ts`,
+    );
   }
   assert.equal(new Set(catalogue.ERRORS.map((e) => e.name)).size, catalogue.ERRORS.length, "each name once in ERRORS");
-  for (const e of catalogue.ERRORS) assert.ok(e.code in catalogue.ERROR_CODES && e.title.trim(), `${e.name}: a known code and a title`);
+  for (const e of catalogue.ERRORS) {
+    assert.ok(e.code in catalogue.ERROR_CODES && e.title.trim(), `${e.name}: a known code and a title`);
+  }
 });
 
 test("only a wrong command line exits 2; a bad environment variable exits 1 with ENV_INVALID", () => {
   const usage = Object.entries(catalogue.ERROR_CODES).filter(([, info]) => info.exit === 2).map(([code]) => code);
   assert.deepEqual(usage, ["ARGS_INVALID"]);
-  for (const bad of [
-    () => secondsSetting({ AGENTCLI_X_SECONDS: "soon" }, "AGENTCLI_X_SECONDS", 30, "x waits"),
-    () => switchSetting({ AGENTCLI_X_ON: "maybe" }, "AGENTCLI_X_ON", true, "x is on"),
-    () => countSetting({ AGENTCLI_X_COUNT: "-1" }, "AGENTCLI_X_COUNT", 4, "xs at once"),
-  ]) {
+  for (
+    const bad of [
+      () => secondsSetting({ AGENTCLI_X_SECONDS: "soon" }, "AGENTCLI_X_SECONDS", 30, "x waits"),
+      () => switchSetting({ AGENTCLI_X_ON: "maybe" }, "AGENTCLI_X_ON", true, "x is on"),
+      () => countSetting({ AGENTCLI_X_COUNT: "-1" }, "AGENTCLI_X_COUNT", 4, "xs at once"),
+    ]
+  ) {
     assert.throws(bad, (err: unknown) => isUserError(err) && err.code === "ENV_INVALID" && exitCodeOf(err) === 1);
   }
   assert.throws(() => secondsSetting({ AGENTCLI_X_SECONDS: "soon" }, "AGENTCLI_X_SECONDS", 30, "x waits"), {
@@ -57,7 +70,10 @@ test("the CLI exits 1, not 2, for a bad environment variable, and names it witho
   try {
     const r = cli(["dev", "--port", "0"], { cwd: dir, env: { AGENTCLI_WORKERS: "lots" } });
     assert.equal(r.code, 1, r.output);
-    assert.match(r.stderr, /error: Cannot start the server: AGENTCLI_WORKERS="lots" is not a whole number from 1 to 10000/);
+    assert.match(
+      r.stderr,
+      /error: Cannot start the server: AGENTCLI_WORKERS="lots" is not a whole number from 1 to 10000/,
+    );
     assert.match(r.stderr, /hint: Set it to the runs this replica executes at once/);
     assert.doesNotMatch(r.output, /\n\s+at /, "no stack trace");
   } finally {
@@ -66,7 +82,13 @@ test("the CLI exits 1, not 2, for a bad environment variable, and names it witho
 });
 
 test("a catalogue entry renders its message and hint from the values", () => {
-  const err = agentcliError(catalogue.EnvNotInRange, { name: "AGENTCLI_N", value: "0", min: 1, max: 9, fix: "Set it to 1..9." });
+  const err = agentcliError(catalogue.EnvNotInRange, {
+    name: "AGENTCLI_N",
+    value: "0",
+    min: 1,
+    max: 9,
+    fix: "Set it to 1..9.",
+  });
   assert.equal(err.code, "ENV_INVALID");
   assert.equal(err.message, 'Cannot start the server: AGENTCLI_N="0" is not a whole number from 1 to 9');
   assert.equal(err.hint, "Set it to 1..9.");
@@ -74,14 +96,17 @@ test("a catalogue entry renders its message and hint from the values", () => {
 });
 
 test("an entry whose values are lists renders them, and a call site may set the status", () => {
-  assert.throws(() => expandEnv("${A}/${B}", { PATH: "/bin" }, 'the url of MCP server "docs" in mcp.json'), (err: unknown) => {
-    assert.ok(isUserError(err));
-    assert.equal(err.message, 'Cannot expand the url of MCP server "docs" in mcp.json: ${A}, ${B} are not set');
-    assert.equal(err.hint, "Add A, B to .env (or the deployment's secrets).");
-    assert.equal(err.code, "CREDENTIALS_MISSING");
-    assert.equal(err.status, 422);
-    return true;
-  });
+  assert.throws(
+    () => expandEnv("${A}/${B}", { PATH: "/bin" }, 'the url of MCP server "docs" in mcp.json'),
+    (err: unknown) => {
+      assert.ok(isUserError(err));
+      assert.equal(err.message, 'Cannot expand the url of MCP server "docs" in mcp.json: ${A}, ${B} are not set');
+      assert.equal(err.hint, "Add A, B to .env (or the deployment's secrets).");
+      assert.equal(err.code, "CREDENTIALS_MISSING");
+      assert.equal(err.status, 422);
+      return true;
+    },
+  );
 });
 
 test("a call site that passes the wrong values does not compile", () => {

@@ -28,7 +28,11 @@ function freePort(): Promise<number> {
 }
 
 test("README: `npm install -g .` puts agentcli on PATH; init, deploy --dry-run and dev work on a project outside the checkout", async () => {
-  assert.match(README, /^npm install -g \.(\s|$)/m, "README.md's install section no longer shows `npm install -g .` (update this test with it)");
+  assert.match(
+    README,
+    /^npm install -g \.(\s|$)/m,
+    "README.md's install section no longer shows `npm install -g .` (update this test with it)",
+  );
   const home = mkdtempSync(join(tmpdir(), "agentcli-install-"));
   const prefix = join(home, "npm-prefix");
   const work = join(home, "projects");
@@ -88,14 +92,26 @@ test("next steps name `agentcli` only when PATH finds this very agentcli, else i
   try {
     const script = join(ROOT, "bin", "agentcli.js");
     assert.equal(invocationCommand(script, { PATH: "/usr/bin:/bin" }), script);
-    assert.equal(invocationCommand(script, { PATH: join(ROOT, "bin") }), script, "a bin/ holding agentcli.js, not agentcli");
-    assert.equal(invocationCommand(join(ROOT, "node_modules", ".bin", "agentcli"), { PATH: join(ROOT, "node_modules", ".bin") }), script, "node_modules/.bin is on PATH only inside npm");
+    assert.equal(
+      invocationCommand(script, { PATH: join(ROOT, "bin") }),
+      script,
+      "a bin/ holding agentcli.js, not agentcli",
+    );
+    assert.equal(
+      invocationCommand(join(ROOT, "node_modules", ".bin", "agentcli"), { PATH: join(ROOT, "node_modules", ".bin") }),
+      script,
+      "node_modules/.bin is on PATH only inside npm",
+    );
     assert.equal(invocationCommand(join(ROOT, "bin", "main.ts"), {}), "agentcli", "Deno on the sources");
     const spaced = join(dir, "my tools");
     mkdirSync(spaced);
     spawnSync("ln", ["-s", script, join(spaced, "agentcli")]);
     assert.equal(invocationCommand(join(spaced, "agentcli"), { PATH: spaced }), "agentcli");
-    assert.equal(invocationCommand(join(spaced, "agentcli"), { PATH: "/usr/bin" }), script, "the real path, so a link removed later does not matter");
+    assert.equal(
+      invocationCommand(join(spaced, "agentcli"), { PATH: "/usr/bin" }),
+      script,
+      "the real path, so a link removed later does not matter",
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

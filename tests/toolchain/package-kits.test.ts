@@ -25,10 +25,24 @@ after(async () => {
 
 test("the model, identity and sandbox kits run against the package's plugins from the installed package", async () => {
   const { NODE_TEST_CONTEXT: _, ...env } = process.env;
-  const { stdout } = await run(NODE22, ["--test", "--test-reporter=tap", "kits.test.ts"], { cwd: project, env, maxBuffer: 16 * 1024 * 1024 })
+  const { stdout } = await run(NODE22, ["--test", "--test-reporter=tap", "kits.test.ts"], {
+    cwd: project,
+    env,
+    maxBuffer: 16 * 1024 * 1024,
+  })
     .catch((err: { stdout: string }) => ({ stdout: err.stdout }));
-  for (const suite of ["model provider conformance", "identity conformance: token_list", "sandbox conformance: sandbox-scratch"]) {
-    assert.match(stdout, new RegExp(`^ok \\d+ - ${suite}`, "m"), `${suite}:\n${stdout.split("\n").filter((l) => /not ok|Error|expected|actual/.test(l)).join("\n")}`);
+  for (
+    const suite of [
+      "model provider conformance",
+      "identity conformance: token_list",
+      "sandbox conformance: sandbox-scratch",
+    ]
+  ) {
+    assert.match(
+      stdout,
+      new RegExp(`^ok \\d+ - ${suite}`, "m"),
+      `${suite}:\n${stdout.split("\n").filter((l) => /not ok|Error|expected|actual/.test(l)).join("\n")}`,
+    );
   }
   assert.match(stdout, /# fail 0/);
 });

@@ -15,7 +15,7 @@ import { spawn } from "node:child_process";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { freePort } from "../../core/platform/compute/revision-process.ts";
-import { startModelServer, type ModelServer } from "../fixtures/model-server/server.ts";
+import { type ModelServer, startModelServer } from "../fixtures/model-server/server.ts";
 import { installPackage, NODE22, PLUGINS, ROOT, run, toolEnv } from "./_package.ts";
 
 /** The newest Node LTS line (even majors go LTS each October); its official binary from npm. */
@@ -36,12 +36,29 @@ after(async () => {
   if (work) await rm(work, { recursive: true, force: true });
 });
 
-
 test("the tarball holds the built library, its types, the CLI and the UI; no tests, .ci, bench or sources", () => {
-  for (const f of ["package.json", "bin/agentcli.js", "dist/lib/index.js", "dist/lib/index.d.ts", "dist/lib/index.js.map", "dist/lib/testing.js", "dist/lib/testing.d.ts", "dist/lib/cli.js", "dist/ui/index.html", "schema/agent.schema.json", "README.md", "docs/plugins.md"]) {
+  for (
+    const f of [
+      "package.json",
+      "bin/agentcli.js",
+      "dist/lib/index.js",
+      "dist/lib/index.d.ts",
+      "dist/lib/index.js.map",
+      "dist/lib/testing.js",
+      "dist/lib/testing.d.ts",
+      "dist/lib/cli.js",
+      "dist/ui/index.html",
+      "schema/agent.schema.json",
+      "README.md",
+      "docs/plugins.md",
+    ]
+  ) {
     assert.ok(packed.includes(f), `${f} is missing from the tarball`);
   }
-  const stray = packed.filter((f) => /^(tests|\.ci|bench|core|plugins|scripts|ui\/src|examples)\//.test(f) || f === "bin/main.ts" || f === "dist/agentcli");
+  const stray = packed.filter((f) =>
+    /^(tests|\.ci|bench|core|plugins|scripts|ui\/src|examples)\//.test(f) || f === "bin/main.ts" ||
+    f === "dist/agentcli"
+  );
   assert.deepEqual(stray, []);
 });
 
@@ -55,28 +72,62 @@ test("exports, types, files and engines: the package's public surface", async ()
 });
 
 test("a plugin of each kind, and the kits' test of them, type-check against the installed package with tsc (strict)", async () => {
-  await writeFile(join(project, "tsconfig.json"), JSON.stringify({
-    compilerOptions: { target: "ES2023", module: "NodeNext", moduleResolution: "NodeNext", strict: true, noEmit: true, skipLibCheck: false, types: ["node"], typeRoots: [join(ROOT, "node_modules/@types")], allowImportingTsExtensions: true },
-    files: [...PLUGINS, "kits.test"].map((p) => `${p}.ts`),
-  }, null, 2));
+  await writeFile(
+    join(project, "tsconfig.json"),
+    JSON.stringify(
+      {
+        compilerOptions: {
+          target: "ES2023",
+          module: "NodeNext",
+          moduleResolution: "NodeNext",
+          strict: true,
+          noEmit: true,
+          skipLibCheck: false,
+          types: ["node"],
+          typeRoots: [join(ROOT, "node_modules/@types")],
+          allowImportingTsExtensions: true,
+        },
+        files: [...PLUGINS, "kits.test"].map((p) => `${p}.ts`),
+      },
+      null,
+      2,
+    ),
+  );
   const tsc = join(ROOT, "node_modules/typescript/bin/tsc");
-  const r = await run(NODE22, [tsc, "-p", "tsconfig.json"], { cwd: project }).catch((err: { stdout: string; stderr: string }) => err);
+  const r = await run(NODE22, [tsc, "-p", "tsconfig.json"], { cwd: project }).catch((
+    err: { stdout: string; stderr: string },
+  ) => err);
   assert.equal((r as { stdout: string }).stdout.trim(), "", "tsc reported errors");
   // A wrong hook shape is a type error: the types are real, not `any`.
-  await writeFile(join(project, "wrong.ts"), `import { definePlugin } from "agentcli";\nexport default definePlugin({ name: "w", kind: "deploy", deploy: { target: "w", env: [] }, hooks: { "deploy:target": async () => 42 } });\n`);
-  await writeFile(join(project, "tsconfig.wrong.json"), JSON.stringify({ extends: "./tsconfig.json", files: ["wrong.ts"] }));
-  const wrong = await run(NODE22, [tsc, "-p", "tsconfig.wrong.json"], { cwd: project }).then(() => null, (err: { stdout: string }) => err.stdout);
+  await writeFile(
+    join(project, "wrong.ts"),
+    `import { definePlugin } from "agentcli";\nexport default definePlugin({ name: "w", kind: "deploy", deploy: { target: "w", env: [] }, hooks: { "deploy:target": async () => 42 } });\n`,
+  );
+  await writeFile(
+    join(project, "tsconfig.wrong.json"),
+    JSON.stringify({ extends: "./tsconfig.json", files: ["wrong.ts"] }),
+  );
+  const wrong = await run(NODE22, [tsc, "-p", "tsconfig.wrong.json"], { cwd: project }).then(
+    () => null,
+    (err: { stdout: string }) => err.stdout,
+  );
   assert.match(wrong ?? "", /wrong\.ts.*error TS/);
 });
 
 test("agentcli/testing resolves from the installed package", async () => {
-  const { stdout } = await run(NODE22, ["--input-type=module", "-e", `const t = await import("agentcli/testing"); const a = await import("agentcli"); console.log(Object.keys(t).sort().join(","), typeof a.definePlugin)`], { cwd: project });
+  const { stdout } = await run(NODE22, [
+    "--input-type=module",
+    "-e",
+    `const t = await import("agentcli/testing"); const a = await import("agentcli"); console.log(Object.keys(t).sort().join(","), typeof a.definePlugin)`,
+  ], { cwd: project });
   assert.match(stdout, /function/);
   assert.match(stdout, /identityProviderConformance/);
 });
 
 test("a conformance kit runs against a third-party plugin in a few lines (deployTargetConformance on the dir target)", async () => {
-  await writeFile(join(project, "deploy.conformance.test.ts"), `import { deployTargetConformance } from "agentcli/testing";
+  await writeFile(
+    join(project, "deploy.conformance.test.ts"),
+    `import { deployTargetConformance } from "agentcli/testing";
 import { mkdtempSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -91,10 +142,14 @@ deployTargetConformance({
     return { env: { DIR_TARGET_PATH: dir }, received: async (r) => new Uint8Array(await readFile(join(dir, r.deploymentId, "bundle.tgz"))), close: async () => {} };
   },
 });
-`);
+`,
+  );
   // A test run of its own, not a child of this one (NODE_TEST_CONTEXT would route its report here).
   const { NODE_TEST_CONTEXT: _, ...env } = process.env;
-  const { stdout } = await run(NODE22, ["--test", "--test-reporter=tap", "deploy.conformance.test.ts"], { cwd: project, env });
+  const { stdout } = await run(NODE22, ["--test", "--test-reporter=tap", "deploy.conformance.test.ts"], {
+    cwd: project,
+    env,
+  });
   assert.match(stdout, /# pass [1-9]/);
   assert.match(stdout, /# fail 0/);
 });
@@ -103,7 +158,14 @@ deployTargetConformance({
 async function ltsNode(): Promise<string> {
   const dir = join(work, "node-lts");
   await mkdir(dir, { recursive: true });
-  const { stdout } = await run("npm", ["pack", NODE_LTS_PACKAGE, "--prefer-offline", "--json", "--pack-destination", dir], { cwd: dir, env: toolEnv(), maxBuffer: 64 * 1024 * 1024 });
+  const { stdout } = await run("npm", [
+    "pack",
+    NODE_LTS_PACKAGE,
+    "--prefer-offline",
+    "--json",
+    "--pack-destination",
+    dir,
+  ], { cwd: dir, env: toolEnv(), maxBuffer: 64 * 1024 * 1024 });
   const [info] = JSON.parse(stdout.slice(stdout.indexOf("["))) as Array<{ filename: string }>;
   await run("tar", ["-xzf", join(dir, info!.filename), "-C", dir, "package/bin/node"]);
   return join(dir, "package/bin/node");
@@ -118,24 +180,52 @@ describe("agentcli dev --plugin from the installed package", () => {
       const agent = join(work, `agent-${label}`);
       const bin = join(project, "node_modules/.bin/agentcli");
       await run(node, [bin, "init", agent], { cwd: project });
-      await writeFile(join(agent, "agent.toml"), `[agent]\nname = "package-test"\nmodel = "proxy:gpt-test"\n\n[sandbox]\nprovider = "scratch"\n\n[auth]\nprovider = "token_list"\n`);
+      await writeFile(
+        join(agent, "agent.toml"),
+        `[agent]\nname = "package-test"\nmodel = "proxy:gpt-test"\n\n[sandbox]\nprovider = "scratch"\n\n[auth]\nprovider = "token_list"\n`,
+      );
       const port = await freePort("127.0.0.1");
-      const args = [bin, ...PLUGINS.flatMap((p) => ["--plugin", join(project, `${p}.ts`)]), "dev", "--config", agent, "--port", String(port)];
-      const env = { PATH: `${join(node, "..")}:${process.env.PATH}`, HOME: process.env.HOME ?? "/tmp", NO_COLOR: "1", PROXY_API_KEY: "k", PROXY_BASE_URL: modelServer.openaiBaseUrl, TOKEN_LIST_USERS: "tok-alice:alice,tok-bad:banned", AGENTCLI_MEMORY: "memory-map" };
+      const args = [
+        bin,
+        ...PLUGINS.flatMap((p) => ["--plugin", join(project, `${p}.ts`)]),
+        "dev",
+        "--config",
+        agent,
+        "--port",
+        String(port),
+      ];
+      const env = {
+        PATH: `${join(node, "..")}:${process.env.PATH}`,
+        HOME: process.env.HOME ?? "/tmp",
+        NO_COLOR: "1",
+        PROXY_API_KEY: "k",
+        PROXY_BASE_URL: modelServer.openaiBaseUrl,
+        TOKEN_LIST_USERS: "tok-alice:alice,tok-bad:banned",
+        AGENTCLI_MEMORY: "memory-map",
+      };
       const child = spawn(node, args, { cwd: project, env, stdio: ["ignore", "pipe", "pipe"] });
       let out = "";
-      child.stdout.on("data", (d: Buffer) => { out += d; });
-      child.stderr.on("data", (d: Buffer) => { out += d; });
+      child.stdout.on("data", (d: Buffer) => {
+        out += d;
+      });
+      child.stderr.on("data", (d: Buffer) => {
+        out += d;
+      });
       const url = `http://127.0.0.1:${port}`;
       try {
-        for (let i = 0; ; i++) {
+        for (let i = 0;; i++) {
           assert.equal(child.exitCode, null, `agentcli dev exited:\n${out}`);
           if (await fetch(`${url}/ok`).then((r) => r.ok, () => false)) break;
           await new Promise((r) => setTimeout(r, 200));
           assert.ok(i < 1500, `agentcli dev did not start:\n${out}`);
         }
         assert.doesNotMatch(out, /tsx|MODULE_TYPELESS_PACKAGE_JSON|ERR_UNSUPPORTED_NODE_MODULES_TYPE_STRIPPING/);
-        const search = (token: string) => fetch(`${url}/threads/search`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${token}` }, body: "{}" });
+        const search = (token: string) =>
+          fetch(`${url}/threads/search`, {
+            method: "POST",
+            headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+            body: "{}",
+          });
         const unknown = await search("tok-nobody");
         assert.equal(unknown.status, 401);
         assert.match(unknown.headers.get("www-authenticate") ?? "", /^Bearer/);

@@ -20,30 +20,63 @@ test("first: the first non-null answer wins; sequential: each sees the last resu
     ext("b", { "auth:authenticate": () => (calls.push("b"), { identity: "u1", isAuthenticated: true }) }),
     ext("c", { "auth:authenticate": () => (calls.push("c"), { identity: "u2", isAuthenticated: true }) }),
   ]);
-  const user = await d.runFirst("auth:authenticate", { request: new Request("http://x/"), provider: null, env: {}, dev: false });
+  const user = await d.runFirst("auth:authenticate", {
+    request: new Request("http://x/"),
+    provider: null,
+    env: {},
+    dev: false,
+  });
   assert.equal(user?.identity, "u1");
   assert.deepEqual(calls, ["a", "b"]);
-  assert.equal((await d.runFirst("auth:authenticate", { request: new Request("http://x/"), provider: null, env: {}, dev: false }, { only: "c" }))?.identity, "u2");
+  assert.equal(
+    (await d.runFirst("auth:authenticate", { request: new Request("http://x/"), provider: null, env: {}, dev: false }, {
+      only: "c",
+    }))?.identity,
+    "u2",
+  );
 });
 
 test("provider: the driver chooses the plugin whose spec declares the key; a first hook is asked of it only", async () => {
   const calls: string[] = [];
-  const box = (id: string) => ({ id, execute: async () => ({ output: "", exitCode: 0, truncated: false }), uploadFiles: async () => [], downloadFiles: async () => [], delete: async () => {} });
-  const sandbox = (provider: string) => definePlugin({
-    name: `sandbox-${provider}`,
-    kind: "sandbox",
-    sandbox: { provider, env: [], partnerPackage: null, defaultTemplate: "", capabilities: { persistentFiles: false, network: false, gpu: false } },
-    // No comparison of opts.provider: the driver chooses.
-    hooks: { "sandbox:create": () => (calls.push(provider), box(provider)) },
+  const box = (id: string) => ({
+    id,
+    execute: async () => ({ output: "", exitCode: 0, truncated: false }),
+    uploadFiles: async () => [],
+    downloadFiles: async () => [],
+    delete: async () => {},
   });
-  const target = (name: string) => definePlugin({
-    name: `deploy-${name}`,
-    kind: "deploy",
-    deploy: { target: name, env: [] },
-    hooks: { "deploy:target": () => (calls.push(name), { deploymentId: name, revisionId: "r", url: null, status: "ok" }) },
-  });
+  const sandbox = (provider: string) =>
+    definePlugin({
+      name: `sandbox-${provider}`,
+      kind: "sandbox",
+      sandbox: {
+        provider,
+        env: [],
+        partnerPackage: null,
+        defaultTemplate: "",
+        capabilities: { persistentFiles: false, network: false, gpu: false },
+      },
+      // No comparison of opts.provider: the driver chooses.
+      hooks: { "sandbox:create": () => (calls.push(provider), box(provider)) },
+    });
+  const target = (name: string) =>
+    definePlugin({
+      name: `deploy-${name}`,
+      kind: "deploy",
+      deploy: { target: name, env: [] },
+      hooks: {
+        "deploy:target": () => (calls.push(name), { deploymentId: name, revisionId: "r", url: null, status: "ok" }),
+      },
+    });
   const d = new PluginDriver([sandbox("one"), sandbox("two"), target("left"), target("right")]);
-  const opts = (provider: string) => ({ provider, key: "k", scope: "thread" as const, template: "t", image: "i", env: {} });
+  const opts = (provider: string) => ({
+    provider,
+    key: "k",
+    scope: "thread" as const,
+    template: "t",
+    image: "i",
+    env: {},
+  });
   assert.equal((await d.runProvider("sandbox:create", "sandbox", "two", opts("two")))?.id, "two");
   assert.equal(await d.runProvider("sandbox:create", "sandbox", "three", opts("three")), null);
   assert.equal(d.provider("deploy", "right")?.name, "deploy-right");
@@ -51,24 +84,50 @@ test("provider: the driver chooses the plugin whose spec declares the key; a fir
   assert.deepEqual(d.specs("deploy").map((s) => s.target), ["left", "right"]);
   assert.deepEqual(calls, ["two"]);
   // A spec-only provider: plugins without a spec (kind "extension") are asked, the other providers are not.
-  const specOnly = definePlugin({ name: "spec-only", kind: "sandbox", sandbox: { provider: "mine", env: [], partnerPackage: null, defaultTemplate: "", capabilities: { persistentFiles: false, network: false, gpu: false } } });
-  const runtime = ext("runtime", { "sandbox:create": (o: { provider: string }) => (o.provider === "mine" ? box("ext") : null) });
+  const specOnly = definePlugin({
+    name: "spec-only",
+    kind: "sandbox",
+    sandbox: {
+      provider: "mine",
+      env: [],
+      partnerPackage: null,
+      defaultTemplate: "",
+      capabilities: { persistentFiles: false, network: false, gpu: false },
+    },
+  });
+  const runtime = ext("runtime", {
+    "sandbox:create": (o: { provider: string }) => (o.provider === "mine" ? box("ext") : null),
+  });
   const d2 = new PluginDriver([sandbox("one"), specOnly, runtime]);
   calls.length = 0;
   assert.equal((await d2.runProvider("sandbox:create", "sandbox", "mine", opts("mine")))?.id, "ext");
   assert.deepEqual(calls, []);
   // memory: by plugin name (AGENTCLI_MEMORY).
-  const mem = ext("my-memory", { "memory:backend": () => ({ get: async () => null, put: async () => {}, delete: async () => {}, list: async () => [] }) });
+  const mem = ext("my-memory", {
+    "memory:backend": () => ({
+      get: async () => null,
+      put: async () => {},
+      delete: async () => {},
+      list: async () => [],
+    }),
+  });
   assert.equal(new PluginDriver([mem]).provider("memory", "my-memory"), mem);
   assert.equal(new PluginDriver([ext("x", {})]).provider("memory", "x"), undefined);
 });
 
 test("a failing plugin is named with its hook; user errors keep their message", async () => {
-  const d = new PluginDriver([ext("broken", { "sandbox:create": () => { throw new Error("boom"); } })]);
-  await assert.rejects(d.runFirst("sandbox:create", { provider: "x", key: "k", scope: "thread", template: "t", image: "i", env: {} }), (e: AgentcliError) => {
-    assert.match(e.message, /hook "sandbox:create" of plugin "broken": boom/);
-    return true;
-  });
+  const d = new PluginDriver([ext("broken", {
+    "sandbox:create": () => {
+      throw new Error("boom");
+    },
+  })]);
+  await assert.rejects(
+    d.runFirst("sandbox:create", { provider: "x", key: "k", scope: "thread", template: "t", image: "i", env: {} }),
+    (e: AgentcliError) => {
+      assert.match(e.message, /hook "sandbox:create" of plugin "broken": boom/);
+      return true;
+    },
+  );
   await assert.rejects(d.runSequential("auth:authenticate" as never, {} as never), /runs as "first"/);
 });
 
@@ -76,7 +135,10 @@ test("third-party plugins from a file: valid, unknown keys, duplicate names, wro
   const dir = mkdtempSync(join(tmpdir(), "agentcli-plugins-"));
   try {
     const file = (name: string, body: string) => (writeFileSync(join(dir, name), body), join(dir, name));
-    const good = file("good.mjs", `export default { name: "my-sandbox", kind: "sandbox", sandbox: { provider: "my_box", env: ["MY_BOX_KEY"], partnerPackage: "my-box", defaultTemplate: "t", capabilities: { persistentFiles: true, network: false, gpu: false } } };`);
+    const good = file(
+      "good.mjs",
+      `export default { name: "my-sandbox", kind: "sandbox", sandbox: { provider: "my_box", env: ["MY_BOX_KEY"], partnerPackage: "my-box", defaultTemplate: "t", capabilities: { persistentFiles: true, network: false, gpu: false } } };`,
+    );
     const d = await loadPlugins(builtinPlugins, { paths: [good] });
     assert.ok(d.get("my-sandbox"));
     const expectInvalid = async (paths: string[], re: RegExp) =>
@@ -85,11 +147,21 @@ test("third-party plugins from a file: valid, unknown keys, duplicate names, wro
         assert.match(e.diagnostics.map((x) => x.message).join("\n") || e.message, re);
         return true;
       });
-    await expectInvalid([file("keys.mjs", `export default { name: "x", kind: "extension", colour: 1 };`)], /unknown key "colour"/);
+    await expectInvalid(
+      [file("keys.mjs", `export default { name: "x", kind: "extension", colour: 1 };`)],
+      /unknown key "colour"/,
+    );
     await expectInvalid([file("kind.mjs", `export default { name: "x", kind: "database" };`)], /"kind" must be one of/);
     await expectInvalid([good, good], /registered twice/);
-    await expectInvalid([file("dup.mjs", `export default { name: "openai-2", kind: "model", model: { prefix: "openai", env: [], integrationPackage: "p", defaultModel: "m" } };`)], /already provides/);
-    await expectInvalid([file("hook.mjs", `export default { name: "x", kind: "extension", hooks: { "auth:login": () => null } };`)], /unknown key "auth:login"/);
+    await expectInvalid([
+      file(
+        "dup.mjs",
+        `export default { name: "openai-2", kind: "model", model: { prefix: "openai", env: [], integrationPackage: "p", defaultModel: "m" } };`,
+      ),
+    ], /already provides/);
+    await expectInvalid([
+      file("hook.mjs", `export default { name: "x", kind: "extension", hooks: { "auth:login": () => null } };`),
+    ], /unknown key "auth:login"/);
     await expectInvalid([join(dir, "missing.mjs")], /no such file/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -97,9 +169,15 @@ test("third-party plugins from a file: valid, unknown keys, duplicate names, wro
 });
 
 test("a plugin loaded with --plugin or AGENTCLI_PLUGINS extends what agent.toml accepts", () => {
-  const dir = makeProject({ "agent.toml": '[agent]\nname = "x"\nmodel = "openai:gpt-5"\n[sandbox]\nprovider = "my_box"\n', ".env": "OPENAI_API_KEY=k\nMY_BOX_KEY=s\n" });
+  const dir = makeProject({
+    "agent.toml": '[agent]\nname = "x"\nmodel = "openai:gpt-5"\n[sandbox]\nprovider = "my_box"\n',
+    ".env": "OPENAI_API_KEY=k\nMY_BOX_KEY=s\n",
+  });
   try {
-    writeFileSync(join(dir, "box.mjs"), `export default { name: "my-sandbox", kind: "sandbox", sandbox: { provider: "my_box", env: ["MY_BOX_KEY"], partnerPackage: "my-box", defaultTemplate: "t", capabilities: { persistentFiles: true, network: false, gpu: false } } };`);
+    writeFileSync(
+      join(dir, "box.mjs"),
+      `export default { name: "my-sandbox", kind: "sandbox", sandbox: { provider: "my_box", env: ["MY_BOX_KEY"], partnerPackage: "my-box", defaultTemplate: "t", capabilities: { persistentFiles: true, network: false, gpu: false } } };`,
+    );
     const without = cli(["deploy", "--dry-run"], { cwd: dir });
     assert.equal(without.code, 1);
     assert.match(without.stderr, /"my_box" is not a known sandbox provider/);
@@ -120,13 +198,27 @@ test("a plugin's refusal keeps its 401/403 (also from another copy of agentcli);
   const log = { info() {}, warn() {}, error: (m: string) => logged.push(m) };
   const foreignRefusal = Object.assign(new Error("Cannot authenticate request: banned"), { status: 403 });
   const d = new PluginDriver([
-    ext("refuses", { "auth:authenticate": ({ provider }: { provider: string | null }) => { if (provider === "refuses") throw foreignRefusal; return null; } }),
-    ext("crashes", { "auth:authenticate": () => { throw new TypeError("secret-detail is not a function"); } }),
+    ext("refuses", {
+      "auth:authenticate": ({ provider }: { provider: string | null }) => {
+        if (provider === "refuses") throw foreignRefusal;
+        return null;
+      },
+    }),
+    ext("crashes", {
+      "auth:authenticate": () => {
+        throw new TypeError("secret-detail is not a function");
+      },
+    }),
   ]);
   const app = new Hono();
   app.onError(errorHandler(log as never));
   app.get("/:provider", async (c) => {
-    await d.runFirst("auth:authenticate", { request: c.req.raw, provider: c.req.param("provider"), env: {}, dev: false });
+    await d.runFirst("auth:authenticate", {
+      request: c.req.raw,
+      provider: c.req.param("provider"),
+      env: {},
+      dev: false,
+    });
     return c.text("ok");
   });
   const refused = await app.request("/refuses");

@@ -11,7 +11,9 @@ import { tmpdir } from "node:os";
 import { test } from "node:test";
 import { cli } from "./_project.ts";
 
-const README = ["../../docs/commands.md", "../../docs/control-plane.md"].map((f) => readFileSync(new URL(f, import.meta.url), "utf8")).join("\n");
+const README = ["../../docs/commands.md", "../../docs/control-plane.md"].map((f) =>
+  readFileSync(new URL(f, import.meta.url), "utf8")
+).join("\n");
 
 interface Help {
   usage: string;
@@ -52,7 +54,11 @@ for (const args of [["init"], ["dev"], ["deploy"], ["serve"], ["platform", "serv
     for (const o of h.options) {
       const inUsage = new RegExp(`\\[${o.name}(?: ([^\\]]+))?\\]`).exec(h.usage);
       assert.ok(inUsage, `the usage line "${h.usage}" omits ${o.name}`);
-      assert.equal(inUsage[1] ?? null, o.placeholder, `${o.name}: the usage line says "${inUsage[1]}", the options list "${o.placeholder}"`);
+      assert.equal(
+        inUsage[1] ?? null,
+        o.placeholder,
+        `${o.name}: the usage line says "${inUsage[1]}", the options list "${o.placeholder}"`,
+      );
     }
     const text = section(h.usage);
     for (const o of h.options) {

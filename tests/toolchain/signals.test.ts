@@ -28,11 +28,19 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 function start(cmd: string[], project: string, port: number): { proc: ChildProcess; output: () => string } {
   let out = "";
   // npx resolves the project's own bin from the repository (its cwd); Node 22 first on PATH.
-  const proc = spawn(cmd[0]!, [...cmd.slice(1), "dev", "--config", join(project, "agent.toml"), "--port", String(port)], {
-    cwd: ROOT,
-    env: { PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ""}`, HOME: process.env.HOME ?? "/tmp", NO_COLOR: "1" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const proc = spawn(
+    cmd[0]!,
+    [...cmd.slice(1), "dev", "--config", join(project, "agent.toml"), "--port", String(port)],
+    {
+      cwd: ROOT,
+      env: {
+        PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ""}`,
+        HOME: process.env.HOME ?? "/tmp",
+        NO_COLOR: "1",
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   proc.stdout!.on("data", (d: Buffer) => (out += d));
   proc.stderr!.on("data", (d: Buffer) => (out += d));
   return { proc, output: () => out };
@@ -43,23 +51,33 @@ async function apiUp(port: number, proc: ChildProcess, output: () => string): Pr
     if (proc.exitCode !== null) throw new Error(`exited ${proc.exitCode} before it served:\n${output()}`);
     try {
       // An API request, not /ok: it waits for storage, so the data is open (and locked) after it.
-      const res = await fetch(`http://127.0.0.1:${port}/assistants/search`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+      const res = await fetch(`http://127.0.0.1:${port}/assistants/search`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: "{}",
+      });
       if (res.ok) return;
     } catch { /* not yet */ }
     await sleep(200);
   }
 }
 
-const portOpen = (port: number) => new Promise<boolean>((resolve) => {
-  const s = connect(port, "127.0.0.1");
-  s.once("connect", () => (s.destroy(), resolve(true)));
-  s.once("error", () => resolve(false));
-});
+const portOpen = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const s = connect(port, "127.0.0.1");
+    s.once("connect", () => (s.destroy(), resolve(true)));
+    s.once("error", () => resolve(false));
+  });
 
 for (const [mode, cmd] of Object.entries(MODES)) {
-  test(`${mode}: SIGTERM and SIGINT to its pid stop the server and release the data`, { skip: cmd[0] === EXE && !existsSync(EXE) ? "dist/agentcli is not built (npm run build)" : false }, async () => {
+  test(`${mode}: SIGTERM and SIGINT to its pid stop the server and release the data`, {
+    skip: cmd[0] === EXE && !existsSync(EXE) ? "dist/agentcli is not built (npm run build)" : false,
+  }, async () => {
     const project = mkdtempSync(join(tmpdir(), "agentcli-signals-"));
-    cpSync(join(ROOT, "examples/research"), project, { recursive: true, filter: (p) => !p.includes("/.agentcli") && !p.endsWith("/.env") });
+    cpSync(join(ROOT, "examples/research"), project, {
+      recursive: true,
+      filter: (p) => !p.includes("/.agentcli") && !p.endsWith("/.env"),
+    });
     try {
       for (const signal of ["SIGTERM", "SIGINT", null] as const) {
         const port = await freePort("127.0.0.1");
@@ -72,7 +90,11 @@ for (const [mode, cmd] of Object.entries(MODES)) {
           await exited;
           // Whatever npm started must be gone too: nothing serves the port any more.
           for (let i = 0; i < 100 && (await portOpen(port)); i++) await sleep(200);
-          assert.equal(await portOpen(port), false, `${mode}: the server still listens after ${signal} to pid ${proc.pid}:\n${output()}`);
+          assert.equal(
+            await portOpen(port),
+            false,
+            `${mode}: the server still listens after ${signal} to pid ${proc.pid}:\n${output()}`,
+          );
         } finally {
           if (proc.exitCode === null && proc.signalCode === null) {
             proc.kill("SIGTERM");

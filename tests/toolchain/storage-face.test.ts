@@ -24,7 +24,10 @@ function sources(dir: string): string[] {
 /** `file:line` of every statement line outside core/storage/. */
 function statements(files: string[]): string[] {
   return files.flatMap((file) =>
-    readFileSync(join(ROOT, file), "utf8").split("\n").flatMap((line, i) => (STATEMENT.test(line) && !/^\s*(\*|\/\/)/.test(line) ? [`${file}:${i + 1}: ${line.trim()}`] : []))
+    readFileSync(join(ROOT, file), "utf8").split("\n").flatMap((
+      line,
+      i,
+    ) => (STATEMENT.test(line) && !/^\s*(\*|\/\/)/.test(line) ? [`${file}:${i + 1}: ${line.trim()}`] : []))
   );
 }
 
@@ -50,10 +53,13 @@ test("an open storage has no `sql`; tests reach the driver through sqlOf", async
       return storage.threads.lock("t-face", tx);
     });
     assert.equal(created, true);
-    await assert.rejects(storage.transaction(async (tx) => {
-      await storage.threads.create({ thread_id: "t-rolled-back", metadata: {} }, tx);
-      throw new Error("roll back");
-    }), /roll back/);
+    await assert.rejects(
+      storage.transaction(async (tx) => {
+        await storage.threads.create({ thread_id: "t-rolled-back", metadata: {} }, tx);
+        throw new Error("roll back");
+      }),
+      /roll back/,
+    );
     assert.equal(await storage.threads.get("t-rolled-back"), null);
   } finally {
     await storage.close();

@@ -17,12 +17,20 @@ import { type ModelServer, startModelServer } from "../fixtures/model-server/ser
 
 const ROOT = new URL("../..", import.meta.url).pathname;
 const EXE = join(ROOT, "dist/agentcli");
-const DENO = [join(ROOT, "node_modules/@deno/linux-x64-glibc/deno"), join(ROOT, "node_modules/deno/deno")].find((p) => existsSync(p));
+const DENO = [join(ROOT, "node_modules/@deno/linux-x64-glibc/deno"), join(ROOT, "node_modules/deno/deno")].find((p) =>
+  existsSync(p)
+);
 
 const MODES: Record<string, { cmd: () => string[]; skip: string | false }> = {
   "node bin/agentcli.js dev": { cmd: () => [process.execPath, join(ROOT, "bin/agentcli.js")], skip: false },
-  "deno bin/main.ts dev": { cmd: () => [DENO!, "run", "-A", join(ROOT, "bin/main.ts")], skip: DENO ? false : "no deno binary in node_modules" },
-  "dist/agentcli dev": { cmd: () => [EXE], skip: existsSync(EXE) ? false : "dist/agentcli is not built (npm run build)" },
+  "deno bin/main.ts dev": {
+    cmd: () => [DENO!, "run", "-A", join(ROOT, "bin/main.ts")],
+    skip: DENO ? false : "no deno binary in node_modules",
+  },
+  "dist/agentcli dev": {
+    cmd: () => [EXE],
+    skip: existsSync(EXE) ? false : "dist/agentcli is not built (npm run build)",
+  },
 };
 
 let models: ModelServer;
@@ -38,7 +46,10 @@ for (const [mode, { cmd, skip }] of Object.entries(MODES)) {
     const work = mkdtempSync(join(tmpdir(), "agentcli-store-search-"));
     let proc: ChildProcess | undefined;
     try {
-      cpSync(join(ROOT, "examples/research"), join(work, "project"), { recursive: true, filter: (src) => !src.includes(".agentcli") && !src.endsWith(".env") });
+      cpSync(join(ROOT, "examples/research"), join(work, "project"), {
+        recursive: true,
+        filter: (src) => !src.includes(".agentcli") && !src.endsWith(".env"),
+      });
       let argv = cmd();
       if (argv[0] === EXE) {
         copyFileSync(EXE, join(work, "agentcli"));
@@ -74,7 +85,11 @@ for (const [mode, { cmd, skip }] of Object.entries(MODES)) {
       const { items } = await client.store.searchItems(["docs"], { query: "cat on the mat" });
       assert.deepEqual(items.map((i) => i.key), ["k1", "k3", "k2"], out);
       const info = await (await fetch(`http://127.0.0.1:${port}/info`)).json() as { store_search: unknown };
-      assert.deepEqual(info.store_search, { query: "vector", model: "openai:text-embedding-3-small", engine: "pgvector" });
+      assert.deepEqual(info.store_search, {
+        query: "vector",
+        model: "openai:text-embedding-3-small",
+        engine: "pgvector",
+      });
     } finally {
       if (proc && proc.exitCode === null) {
         const exited = new Promise((r) => proc!.once("exit", r));

@@ -4,7 +4,7 @@
  * Each start works on a fresh copy of the fixture in a temporary folder, so its data
  * (`.agentcli/`) starts empty and never leaks between runs or into the repository.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { cp, mkdtemp, rm } from "node:fs/promises";
 import { freePort } from "../../core/platform/compute/revision-process.ts";
 import { tmpdir } from "node:os";
@@ -15,9 +15,22 @@ const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
 /** Variables a developer's shell may carry that would change what a fixture does. */
 const SCRUBBED = [
-  "OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "GOOGLE_API_KEY", "GOOGLE_CLOUD_PROJECT", "NVIDIA_API_KEY",
-  "IDENTITY_A_URL", "IDENTITY_A_PUBLISHABLE_DEFAULT_KEY", "IDENTITY_B_SECRET_KEY", "IDENTITY_B_PUBLISHABLE_KEY",
-  "IDENTITY_B_JS_URL", "IDENTITY_B_API_URL", "IDENTITY_B_JWKS_URL", "AGENTCLI_DEV_AUTH_BYPASS", "DATABASE_URL", "REDIS_URL",
+  "OPENAI_API_KEY",
+  "OPENAI_BASE_URL",
+  "ANTHROPIC_API_KEY",
+  "GOOGLE_API_KEY",
+  "GOOGLE_CLOUD_PROJECT",
+  "NVIDIA_API_KEY",
+  "IDENTITY_A_URL",
+  "IDENTITY_A_PUBLISHABLE_DEFAULT_KEY",
+  "IDENTITY_B_SECRET_KEY",
+  "IDENTITY_B_PUBLISHABLE_KEY",
+  "IDENTITY_B_JS_URL",
+  "IDENTITY_B_API_URL",
+  "IDENTITY_B_JWKS_URL",
+  "AGENTCLI_DEV_AUTH_BYPASS",
+  "DATABASE_URL",
+  "REDIS_URL",
 ];
 
 export interface RunningAgent {
@@ -52,7 +65,11 @@ async function waitFor(url: string, child: ChildProcess, output: () => string, t
  * credentials, identity settings). `env` may be a function of the agent's URL (for settings
  * that name the app's own origin).
  */
-export async function startAgent(fixture: string, env: Record<string, string> | ((url: string) => Record<string, string>), args: string[] = []): Promise<RunningAgent> {
+export async function startAgent(
+  fixture: string,
+  env: Record<string, string> | ((url: string) => Record<string, string>),
+  args: string[] = [],
+): Promise<RunningAgent> {
   const port = await freePort("127.0.0.1");
   const url = `http://127.0.0.1:${port}`;
   const dir = await mkdtemp(join(tmpdir(), `agentcli-ui-${fixture}-`));
@@ -60,13 +77,25 @@ export async function startAgent(fixture: string, env: Record<string, string> | 
   const base: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !SCRUBBED.includes(k)) base[k] = v;
   let out = "";
-  const child = spawn(process.execPath, [`${ROOT}/bin/agentcli.js`, "dev", "--config", join(dir, "agent.toml"), "--port", String(port), ...args], {
+  const child = spawn(process.execPath, [
+    `${ROOT}/bin/agentcli.js`,
+    "dev",
+    "--config",
+    join(dir, "agent.toml"),
+    "--port",
+    String(port),
+    ...args,
+  ], {
     cwd: dir,
     env: { ...base, BROWSER: "none", NO_COLOR: "1", ...(typeof env === "function" ? env(url) : env) },
     stdio: ["ignore", "pipe", "pipe"],
   });
-  child.stdout!.on("data", (d: Buffer) => { out += d.toString(); });
-  child.stderr!.on("data", (d: Buffer) => { out += d.toString(); });
+  child.stdout!.on("data", (d: Buffer) => {
+    out += d.toString();
+  });
+  child.stderr!.on("data", (d: Buffer) => {
+    out += d.toString();
+  });
   const close = async () => {
     if (child.exitCode === null && child.signalCode === null) {
       const exited = new Promise<void>((r) => child.once("exit", () => r()));

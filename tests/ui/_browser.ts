@@ -6,7 +6,7 @@
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 
 export const SCREENSHOTS = fileURLToPath(new URL("../../artifacts/ui-screenshots/", import.meta.url));
 /** Screenshots the documentation shows (docs/chat-ui.md). */
@@ -36,8 +36,13 @@ export async function launchBrowser(): Promise<TestBrowser> {
     executablePath: CHROMIUM,
     headless: true,
     args: [
-      "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-      "--disable-component-update", "--disable-sync",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
     ],
     // Playwright gives every launch a fresh temporary profile (its own --user-data-dir).
   });
@@ -45,10 +50,15 @@ export async function launchBrowser(): Promise<TestBrowser> {
   return {
     browser,
     async context(opts = {}) {
-      const common = { colorScheme: opts.colorScheme ?? "light", ignoreHTTPSErrors: opts.ignoreHTTPSErrors ?? false } as const;
-      const ctx = await browser.newContext(opts.phone
-        ? { viewport: { width: 390, height: 780 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true, ...common }
-        : { viewport: { width: opts.width ?? 1360, height: opts.height ?? 860 }, ...common });
+      const common = {
+        colorScheme: opts.colorScheme ?? "light",
+        ignoreHTTPSErrors: opts.ignoreHTTPSErrors ?? false,
+      } as const;
+      const ctx = await browser.newContext(
+        opts.phone
+          ? { viewport: { width: 390, height: 780 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true, ...common }
+          : { viewport: { width: opts.width ?? 1360, height: opts.height ?? 860 }, ...common },
+      );
       contexts.push(ctx);
       return ctx;
     },

@@ -44,7 +44,9 @@ export async function startSlowProxy(target: string, delayMs = 0): Promise<SlowP
   const server = createServer(async (req, res) => {
     try {
       const headers: Record<string, string> = {};
-      for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string" && k !== "host" && k !== "content-length") headers[k] = v;
+      for (const [k, v] of Object.entries(req.headers)) {
+        if (typeof v === "string" && k !== "host" && k !== "content-length") headers[k] = v;
+      }
       const payload = req.method === "GET" ? undefined : await body(req);
       const text = payload?.toString("utf8") ?? "";
       const gateIndex = gates.findIndex((g) => g.when(text));
@@ -53,7 +55,11 @@ export async function startSlowProxy(target: string, delayMs = 0): Promise<SlowP
         gate.reach();
         await gate.released;
       }
-      const upstream = await fetch(`${target}${req.url}`, { method: req.method, headers, body: payload ? new Uint8Array(payload) : undefined });
+      const upstream = await fetch(`${target}${req.url}`, {
+        method: req.method,
+        headers,
+        body: payload ? new Uint8Array(payload) : undefined,
+      });
       const type = upstream.headers.get("content-type") ?? "";
       res.writeHead(upstream.status, { "content-type": type, "cache-control": "no-cache" });
       if (!type.includes("text/event-stream") || !upstream.body) {
@@ -88,16 +94,28 @@ export async function startSlowProxy(target: string, delayMs = 0): Promise<SlowP
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    get delayMs() { return state.delayMs; },
-    set delayMs(v: number) { state.delayMs = v; },
+    get delayMs() {
+      return state.delayMs;
+    },
+    set delayMs(v: number) {
+      state.delayMs = v;
+    },
     hold(when, opts = {}) {
       let reach!: () => void;
       let release!: () => void;
-      const reached = new Promise<void>((r) => { reach = r; });
-      const released = new Promise<void>((r) => { release = r; });
+      const reached = new Promise<void>((r) => {
+        reach = r;
+      });
+      const released = new Promise<void>((r) => {
+        release = r;
+      });
       gates.push({ when, afterEvents: opts.afterEvents ?? 0, reach, released });
       return { reached, release };
     },
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -24,7 +24,9 @@ before(async () => {
     authenticate: async (req) => {
       const auth = req.headers.get("authorization");
       seen.push(auth ?? "(none)");
-      if (auth !== "Bearer alice-token") throw userError("UNAUTHORIZED", { message: "Cannot authenticate the request: no valid bearer token" });
+      if (auth !== "Bearer alice-token") {
+        throw userError("UNAUTHORIZED", { message: "Cannot authenticate the request: no valid bearer token" });
+      }
       return { identity: "alice", isAuthenticated: true };
     },
   });
@@ -92,6 +94,7 @@ test("control plane: /docs shows its own API, generated from its schemas", async
   assert.match(text, /\/v2\/deployments/);
   assert.match(text, /\/v2\/listeners\/\{listener_id\}/);
   await page.locator("#operations-deployments-post_v2_deployments .opblock-summary").click();
-  await page.locator("#operations-deployments-post_v2_deployments").getByText("source_revision_config").first().waitFor();
+  await page.locator("#operations-deployments-post_v2_deployments").getByText("source_revision_config").first()
+    .waitFor();
   await docScreenshot(page, "api-reference-control-plane");
 });

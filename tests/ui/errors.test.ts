@@ -42,6 +42,10 @@ test("missing model credentials: the run error names the variable to set", async
   assert.match(text, /\.env/, "it says where to put it");
   assert.doesNotMatch(text, /at \S+\.ts:\d+|Traceback|Error: /, "no stack trace");
   await screenshot(page, "23-missing-credentials");
-  assert.equal(await page.evaluate(() => document.activeElement?.getAttribute("aria-label")), "Message", "the user can try again at once");
+  assert.equal(
+    await page.evaluate(() => document.activeElement?.getAttribute("aria-label")),
+    "Message",
+    "the user can try again at once",
+  );
   assert.equal(model.requests.length, 0, "the model server (reachable) was never called without a key");
 });

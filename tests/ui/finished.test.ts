@@ -42,9 +42,11 @@ async function ask(page: Page, text: string): Promise<void> {
 }
 
 const idle = (page: Page) => page.getByRole("button", { name: "Send" }).waitFor({ timeout: 60_000 });
-const lastAnswer = async (page: Page) => ((await page.getByTestId("msg-ai").last().locator(".markdown").textContent()) ?? "").trim();
+const lastAnswer = async (page: Page) =>
+  ((await page.getByTestId("msg-ai").last().locator(".markdown").textContent()) ?? "").trim();
 /** The user and assistant turns of the model's last request, as text. */
-const lastPrompt = () => model.requests.at(-1)!.messages.filter((m) => m.role !== "tool").map((m) => `${m.role}: ${m.content}`);
+const lastPrompt = () =>
+  model.requests.at(-1)!.messages.filter((m) => m.role !== "tool").map((m) => `${m.role}: ${m.content}`);
 
 async function desktop(opts: { dark?: boolean } = {}): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.context({ width: 1280, height: 800, colorScheme: opts.dark ? "dark" : "light" });
@@ -55,10 +57,17 @@ async function desktop(opts: { dark?: boolean } = {}): Promise<{ context: Browse
 test("the activity panel is closed while it has nothing to show, and opens when todos appear", async () => {
   const { context, page } = await desktop();
   await openApp(page);
-  assert.equal(await page.getByTestId("panel-toggle").getAttribute("aria-pressed"), "false", "no panel on an empty conversation");
+  assert.equal(
+    await page.getByTestId("panel-toggle").getAttribute("aria-pressed"),
+    "false",
+    "no panel on an empty conversation",
+  );
   assert.equal(await page.locator(".panel").count(), 0);
   const chat = await page.locator("main.main").boundingBox();
-  assert.ok(chat && chat.width >= 1280 - 272 - 1, `the chat has the whole width beside the sidebar (${chat?.width} px)`);
+  assert.ok(
+    chat && chat.width >= 1280 - 272 - 1,
+    `the chat has the whole width beside the sidebar (${chat?.width} px)`,
+  );
   await docScreenshot(page, "chat-empty-1280-light");
 
   model.script({ when: "Plain question", text: "A plain answer, no todos." });
@@ -68,16 +77,28 @@ test("the activity panel is closed while it has nothing to show, and opens when 
   assert.equal(await page.locator(".panel").count(), 0, "an answer without todos, files or subagents opens no panel");
 
   model.script(
-    { when: "Plan a trip", toolCalls: [{ name: "write_todos", args: { todos: [
-      { content: "Pick the dates", status: "completed" },
-      { content: "Book the train", status: "in_progress" },
-      { content: "Pack", status: "pending" },
-    ] } }] },
+    {
+      when: "Plan a trip",
+      toolCalls: [{
+        name: "write_todos",
+        args: {
+          todos: [
+            { content: "Pick the dates", status: "completed" },
+            { content: "Book the train", status: "in_progress" },
+            { content: "Pack", status: "pending" },
+          ],
+        },
+      }],
+    },
     { when: "Plan a trip", text: "The trip is planned: dates picked, the train next." },
   );
   await ask(page, "Plan a trip");
   await page.getByTestId("todos-panel").locator("li").nth(2).waitFor({ timeout: 60_000 });
-  assert.equal(await page.getByTestId("panel-toggle").getAttribute("aria-pressed"), "true", "todos open the panel by themselves");
+  assert.equal(
+    await page.getByTestId("panel-toggle").getAttribute("aria-pressed"),
+    "true",
+    "todos open the panel by themselves",
+  );
   await idle(page);
   await page.mouse.move(0, 0);
   await docScreenshot(page, "chat-todos-1280-light");
@@ -88,7 +109,11 @@ test("the activity panel is closed while it has nothing to show, and opens when 
   await page.reload();
   await page.getByTestId("msg-ai").last().waitFor();
   await page.getByTestId("todos-panel").waitFor({ timeout: 60_000 });
-  assert.equal(await page.getByTestId("panel-toggle").getAttribute("aria-pressed"), "true", "a conversation with todos opens with its panel");
+  assert.equal(
+    await page.getByTestId("panel-toggle").getAttribute("aria-pressed"),
+    "true",
+    "a conversation with todos opens with its panel",
+  );
   // A new chat starts without it.
   await page.getByTestId("new-chat").click();
   await page.getByTestId("empty-state").waitFor();
@@ -109,9 +134,17 @@ test("copy puts a message on the clipboard; retry runs the last question again o
   assert.equal(await page.evaluate(() => navigator.clipboard.readText()), "Name a color");
   const answer = page.getByTestId("msg-ai").last();
   await answer.getByRole("button", { name: "Copy message" }).click();
-  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), "**Blue**, first try.", "the answer is copied as its markdown");
+  assert.equal(
+    await page.evaluate(() => navigator.clipboard.readText()),
+    "**Blue**, first try.",
+    "the answer is copied as its markdown",
+  );
   await answer.getByRole("button", { name: "Copied" }).waitFor();
-  assert.equal(await page.getByRole("button", { name: "Retry" }).count(), 1, "retry is offered on the last answer only");
+  assert.equal(
+    await page.getByRole("button", { name: "Retry" }).count(),
+    1,
+    "retry is offered on the last answer only",
+  );
 
   model.script({ when: "Name a color", text: "Green, second try." });
   await page.getByRole("button", { name: "Retry" }).click();
@@ -144,7 +177,11 @@ test("edit-and-resend forks from the checkpoint before the message: later turns 
   await first.getByRole("button", { name: "Edit message" }).click();
   const editor = page.getByRole("textbox", { name: "Edit message" });
   assert.equal(await editor.inputValue(), "First question");
-  assert.equal(await page.evaluate(() => document.activeElement?.getAttribute("aria-label")), "Edit message", "the editor has focus");
+  assert.equal(
+    await page.evaluate(() => document.activeElement?.getAttribute("aria-label")),
+    "Edit message",
+    "the editor has focus",
+  );
   await editor.fill("First question, rephrased");
   await docScreenshot(page, "chat-edit-1280-dark");
   // Escape cancels without sending.
@@ -179,7 +216,11 @@ test("after an error, Retry in the notice runs the question again", async () => 
   await page.getByText("Yes, here now.").waitFor({ timeout: 60_000 });
   await idle(page);
   assert.equal(await page.getByTestId("run-error").count(), 0, "the error is gone");
-  assert.deepEqual(await page.getByTestId("msg-human").allTextContents(), ["Is anyone there?"], "the question is not repeated");
+  assert.deepEqual(
+    await page.getByTestId("msg-human").allTextContents(),
+    ["Is anyone there?"],
+    "the question is not repeated",
+  );
   assert.deepEqual(lastPrompt(), ["user: Is anyone there?"]);
   await context.close();
 });
@@ -187,7 +228,10 @@ test("after an error, Retry in the notice runs the question again", async () => 
 test("Stop: the run says it was stopped (not that the agent waits for input), also after a reload", async () => {
   const { context, page } = await desktop();
   await openApp(page);
-  model.script({ when: "Write a long essay", text: "Once upon a time, there was a very long essay that nobody finished reading." });
+  model.script({
+    when: "Write a long essay",
+    text: "Once upon a time, there was a very long essay that nobody finished reading.",
+  });
   const gate = proxy.hold((b) => b.includes("Write a long essay"), { afterEvents: 2 });
   await ask(page, "Write a long essay");
   await gate.reached;
@@ -218,7 +262,10 @@ test("the thread list: a new thread whose run is busy stays on top of one update
   const { context, page: first } = await desktop();
   await openApp(first);
   model.script(
-    { when: "Older thread", toolCalls: [{ name: "write_todos", args: { todos: [{ content: "Keep going", status: "in_progress" }] } }] },
+    {
+      when: "Older thread",
+      toolCalls: [{ name: "write_todos", args: { todos: [{ content: "Keep going", status: "in_progress" }] } }],
+    },
     { when: "Older thread", text: "The older thread is done." },
   );
   // The older thread's run is held after its first model call; it will write later.
@@ -251,8 +298,12 @@ test("the thread list: a new thread whose run is busy stays on top of one update
 test("favicon: /app links it and loads without a console error; /favicon.ico answers", async () => {
   const { context, page } = await desktop();
   const problems: string[] = [];
-  page.on("console", (m) => { if (m.type() === "error") problems.push(m.text()); });
-  page.on("response", (r) => { if (r.status() >= 400) problems.push(`${r.status()} ${r.url()}`); });
+  page.on("console", (m) => {
+    if (m.type() === "error") problems.push(m.text());
+  });
+  page.on("response", (r) => {
+    if (r.status() >= 400) problems.push(`${r.status()} ${r.url()}`);
+  });
   await openApp(page);
   const href = await page.locator('link[rel="icon"]').getAttribute("href");
   assert.equal(href, "/app/favicon.svg");
@@ -286,12 +337,18 @@ test("phone width, light and dark: a conversation with its message actions fits"
     const context = await browser.context({ phone: true, colorScheme: scheme });
     const page = await context.newPage();
     await openApp(page);
-    model.script({ when: `Hello in ${scheme}`, text: `Hello, small ${scheme} screen. Here is a list:\n\n- one\n- two` });
+    model.script({
+      when: `Hello in ${scheme}`,
+      text: `Hello, small ${scheme} screen. Here is a list:\n\n- one\n- two`,
+    });
     await ask(page, `Hello in ${scheme}`);
     await page.getByText(`Hello, small ${scheme} screen.`).waitFor({ timeout: 60_000 });
     await idle(page);
     assert.ok(await page.evaluate(() => document.documentElement.scrollWidth) <= 390, "no horizontal overflow");
-    assert.ok(await page.getByTestId("msg-ai").last().getByRole("button", { name: "Retry" }).isVisible(), "actions show without hover on a touch screen");
+    assert.ok(
+      await page.getByTestId("msg-ai").last().getByRole("button", { name: "Retry" }).isVisible(),
+      "actions show without hover on a touch screen",
+    );
     assert.equal(await page.locator(".panel").count(), 0, "no panel over the chat");
     await docScreenshot(page, `chat-phone-${scheme}`);
     await context.close();

@@ -8,10 +8,10 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
-import { startModelServer, type ModelServer } from "../fixtures/model-server/server.ts";
-import { startAgent, type RunningAgent } from "./_agent.ts";
+import { type ModelServer, startModelServer } from "../fixtures/model-server/server.ts";
+import { type RunningAgent, startAgent } from "./_agent.ts";
 import { launchBrowser, screenshot, type TestBrowser } from "./_browser.ts";
-import { startBrowserGoTrue, type BrowserGoTrue } from "../fixtures/identity-servers/gotrue-browser.ts";
+import { type BrowserGoTrue, startBrowserGoTrue } from "../fixtures/identity-servers/gotrue-browser.ts";
 
 let model: ModelServer;
 let gotrue: BrowserGoTrue;

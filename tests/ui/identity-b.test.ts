@@ -12,9 +12,9 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { Client } from "@langchain/langgraph-sdk";
 import type { Page } from "playwright-core";
-import { startModelServer, type ModelServer } from "../fixtures/model-server/server.ts";
+import { type ModelServer, startModelServer } from "../fixtures/model-server/server.ts";
 import { startWidgetProvider, type WidgetProvider } from "../fixtures/identity-servers/widget-provider.ts";
-import { startAgent, type RunningAgent } from "./_agent.ts";
+import { type RunningAgent, startAgent } from "./_agent.ts";
 import { launchBrowser, screenshot, type TestBrowser } from "./_browser.ts";
 
 let model: ModelServer;
@@ -74,8 +74,15 @@ async function threadTitlesOf(userId: string): Promise<string[]> {
 test("the widget loads from the publishable key's host; sign up, chat with its session token, reload, sign out", async () => {
   const html = await (await fetch(`${agent.url}/app`)).text();
   assert.doesNotMatch(html, new RegExp(provider.secretKey), "the secret key never reaches the page");
-  assert.ok(html.includes(JSON.stringify(provider.scriptUrl).slice(1, -1)), "the script URL comes from the publishable key");
-  const anonymous = await fetch(`${agent.url}/threads/search`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+  assert.ok(
+    html.includes(JSON.stringify(provider.scriptUrl).slice(1, -1)),
+    "the script URL comes from the publishable key",
+  );
+  const anonymous = await fetch(`${agent.url}/threads/search`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: "{}",
+  });
   assert.equal(anonymous.status, 401, "the API refuses calls without a session token");
 
   const page = await newPage();
@@ -83,7 +90,9 @@ test("the widget loads from the publishable key's host; sign up, chat with its s
   const apiAuth: Array<string | null> = [];
   page.on("request", (r) => {
     if (r.resourceType() === "script" && r.url().startsWith(provider.frontendApi)) scripts.push(r.url());
-    if (r.url().startsWith(`${agent.url}/threads`) || r.url().startsWith(`${agent.url}/runs`)) apiAuth.push(r.headers()["authorization"] ?? null);
+    if (r.url().startsWith(`${agent.url}/threads`) || r.url().startsWith(`${agent.url}/runs`)) {
+      apiAuth.push(r.headers()["authorization"] ?? null);
+    }
   });
   await page.goto(`${agent.url}/app`);
   await widget(page).getByRole("heading", { name: "Sign in to Widgets Inc." }).waitFor();
@@ -109,10 +118,17 @@ test("the widget loads from the publishable key's host; sign up, chat with its s
   await page.getByTestId("thread-list").getByRole("button", { name: "Hi from Lin" }).waitFor();
   assert.ok(apiAuth.length >= 2, `API calls were made (${apiAuth.length})`);
   assert.ok(apiAuth.every((h) => h?.startsWith("Bearer ey")), "every API call carries the widget's session token");
-  assert.ok(provider.tokensIssued > 0 && provider.backend.jwksCalls > 0, "tokens came from the provider and were verified with its JWKS");
+  assert.ok(
+    provider.tokensIssued > 0 && provider.backend.jwksCalls > 0,
+    "tokens came from the provider and were verified with its JWKS",
+  );
   const lin = provider.userId("lin@example.com")!;
   assert.deepEqual(await threadTitlesOf(lin), ["Hi from Lin"], "the server filed the thread under the token's user");
-  assert.deepEqual(await threadTitlesOf(provider.createUser("other@example.com", "another-password")), [], "another user does not see it");
+  assert.deepEqual(
+    await threadTitlesOf(provider.createUser("other@example.com", "another-password")),
+    [],
+    "another user does not see it",
+  );
   await screenshot(page, "20-identity-b-signed-in");
 
   await page.reload();
@@ -138,7 +154,9 @@ test("sign in (a wrong password first), the social login round trip, and passwor
   await signOut(page);
 
   // Social login: away to the provider's consent and back to the app, signed in.
-  const consent = page.waitForRequest((r) => r.url().startsWith(`${provider.frontendApi}/oauth/google`) && r.isNavigationRequest());
+  const consent = page.waitForRequest((r) =>
+    r.url().startsWith(`${provider.frontendApi}/oauth/google`) && r.isNavigationRequest()
+  );
   await widget(page).getByRole("button", { name: "Continue with Google" }).click();
   await consent;
   await page.getByTestId("signed-in-as").waitFor();
@@ -167,7 +185,10 @@ test("a widget script that cannot load shows a clear error, not the chat", async
   await page.goto(`${agent.url}/app`);
   const error = page.getByTestId("auth-load-error");
   await error.waitFor();
-  assert.match(await error.textContent() ?? "", new RegExp(`Cannot load the sign-in widget from ${new URL(provider.frontendApi).host.replace(/\./g, "\\.")}`));
+  assert.match(
+    await error.textContent() ?? "",
+    new RegExp(`Cannot load the sign-in widget from ${new URL(provider.frontendApi).host.replace(/\./g, "\\.")}`),
+  );
   assert.equal(await page.getByRole("textbox", { name: "Message" }).count(), 0);
   await screenshot(page, "22-identity-b-unavailable");
   await page.context().close();

@@ -15,7 +15,8 @@ import identityB, { identityBScriptUrl } from "../../plugins/identity/identity_b
 import { DEFAULT_FRONTEND_PROMPTS, DEFAULT_FRONTEND_SUBTITLE } from "../../core/config/schema.ts";
 import type { AgentConfig } from "../../core/config/schema.ts";
 
-const INDEX = `<!doctype html><html><head><title>Agent</title><!--agentcli:settings--></head><body><div id="root"></div></body></html>`;
+const INDEX =
+  `<!doctype html><html><head><title>Agent</title><!--agentcli:settings--></head><body><div id="root"></div></body></html>`;
 
 function memoryAssets(files: Record<string, string>): UiAssets {
   return { get: async (p) => (p in files ? new TextEncoder().encode(files[p]) : null) };
@@ -29,7 +30,14 @@ const settings: UiSettings = {
   auth: { provider: "anonymous", module: null, settings: {} },
 };
 
-function mounted(files = { "index.html": INDEX, "assets/app-abc123.js": "console.log(1)", "assets/app-abc123.css": "body{}", "favicon.svg": "<svg/>" }) {
+function mounted(
+  files = {
+    "index.html": INDEX,
+    "assets/app-abc123.js": "console.log(1)",
+    "assets/app-abc123.css": "body{}",
+    "favicon.svg": "<svg/>",
+  },
+) {
   const app = new Hono();
   app.route("/app", uiRoutes({ settings, assets: memoryAssets(files) }));
   return app;
@@ -51,7 +59,10 @@ test("index.html carries the settings as JSON that cannot break out of its scrip
     const html = await res.text();
     assert.equal((html.match(/<\/script>/g) ?? []).length, 1, "only the settings element closes a script");
     assert.deepEqual(settingsFrom(html), settings);
-    assert.match(html, /<title>Docs &lt;\/script&gt;&lt;script&gt;alert\(1\)&lt;\/script&gt; &amp; &quot;Co&quot;<\/title>/);
+    assert.match(
+      html,
+      /<title>Docs &lt;\/script&gt;&lt;script&gt;alert\(1\)&lt;\/script&gt; &amp; &quot;Co&quot;<\/title>/,
+    );
   }
   assert.doesNotMatch(scriptSafeJson({ a: "<&>\u2028" }), /[<>&\u2028]/);
 });
@@ -84,8 +95,26 @@ test("assets get their content type; hashed assets are cached for a year", async
 test("paths that try to leave the UI are refused", async () => {
   const seen: string[] = [];
   const app = new Hono();
-  app.route("/app", uiRoutes({ settings, assets: { get: async (p) => { seen.push(p); return p === "index.html" ? new TextEncoder().encode(INDEX) : null; } } }));
-  for (const path of ["/app/..%2Fpackage.json", "/app/assets/..%2F..%2Fetc%2Fpasswd", "/app/file:%2F%2F%2Fetc%2Fpasswd", "/app/%2Fetc%2Fpasswd"]) {
+  app.route(
+    "/app",
+    uiRoutes({
+      settings,
+      assets: {
+        get: async (p) => {
+          seen.push(p);
+          return p === "index.html" ? new TextEncoder().encode(INDEX) : null;
+        },
+      },
+    }),
+  );
+  for (
+    const path of [
+      "/app/..%2Fpackage.json",
+      "/app/assets/..%2F..%2Fetc%2Fpasswd",
+      "/app/file:%2F%2F%2Fetc%2Fpasswd",
+      "/app/%2Fetc%2Fpasswd",
+    ]
+  ) {
     const res = await app.request(path);
     assert.equal(res.status, 404, path);
   }
@@ -106,8 +135,18 @@ function config(auth: string | null, frontend: Partial<AgentConfig["frontend"]> 
     agent: { name: "research-bot", description: "", model: null },
     sandbox: { provider: "none", template: "t", image: "python:3", scope: "thread" },
     auth: auth ? { provider: auth } : null,
-    frontend: { enabled: true, app_name: "", subtitle: undefined as unknown as string, prompts: undefined as unknown as string[], ...frontend },
-    skills: [], user: { enabled: false }, mcp: {}, approvals: [], subagents: [],
+    frontend: {
+      enabled: true,
+      app_name: "",
+      subtitle: undefined as unknown as string,
+      prompts: undefined as unknown as string[],
+      ...frontend,
+    },
+    skills: [],
+    user: { enabled: false },
+    mcp: {},
+    approvals: [],
+    subagents: [],
   };
 }
 
@@ -132,22 +171,43 @@ test("settings: identity providers expose publishable values only", () => {
     IDENTITY_B_PUBLISHABLE_KEY: `pk_test_${btoa("clerk.example.com$")}`,
     IDENTITY_B_SECRET_KEY: "sk_test_secret",
   };
-  const a = uiSettings(config("identity_a"), env, { identity: { name: identityA.name, ...identityA.identity } as UiIdentity });
-  assert.deepEqual(a.auth, { provider: "identity_a", module: "/app/auth-driver.js", settings: { url: env.IDENTITY_A_URL, publishable_key: "sb_publishable_x" } });
-  const b = uiSettings(config("identity_b"), env, { identity: { name: identityB.name, ...identityB.identity } as UiIdentity });
+  const a = uiSettings(config("identity_a"), env, {
+    identity: { name: identityA.name, ...identityA.identity } as UiIdentity,
+  });
+  assert.deepEqual(a.auth, {
+    provider: "identity_a",
+    module: "/app/auth-driver.js",
+    settings: { url: env.IDENTITY_A_URL, publishable_key: "sb_publishable_x" },
+  });
+  const b = uiSettings(config("identity_b"), env, {
+    identity: { name: identityB.name, ...identityB.identity } as UiIdentity,
+  });
   assert.equal(b.auth.provider, "identity_b");
   assert.equal(b.auth.settings.script_url, "https://clerk.example.com/npm/@clerk/clerk-js@5/dist/clerk.browser.js");
   for (const s of [a, b]) assert.doesNotMatch(renderIndex(INDEX, s), /secret/);
-  assert.equal(identityBScriptUrl("pk_test_x", { IDENTITY_B_JS_URL: "http://127.0.0.1:9/w.js" }), "http://127.0.0.1:9/w.js");
+  assert.equal(
+    identityBScriptUrl("pk_test_x", { IDENTITY_B_JS_URL: "http://127.0.0.1:9/w.js" }),
+    "http://127.0.0.1:9/w.js",
+  );
   assert.equal(identityBScriptUrl("not-a-key", {}), null);
   // Another provider's plugin contributes nothing.
-  assert.deepEqual(uiSettings(config("identity_b"), env, { identity: { name: identityA.name, ...identityA.identity } as UiIdentity }).auth, { provider: "identity_b", module: null, settings: {} });
+  assert.deepEqual(
+    uiSettings(config("identity_b"), env, { identity: { name: identityA.name, ...identityA.identity } as UiIdentity })
+      .auth,
+    { provider: "identity_b", module: null, settings: {} },
+  );
   assert.deepEqual(uiSettings(config(null), {}).auth, { provider: "none", module: null, settings: {} });
 });
 
 function silentLog(): ServerLog & { errors: string[] } {
   const errors: string[] = [];
-  const log = { info() {}, warn() {}, error(msg: string, err?: unknown) { errors.push(`${msg}: ${err instanceof Error ? err.message : String(err)}`); } };
+  const log = {
+    info() {},
+    warn() {},
+    error(msg: string, err?: unknown) {
+      errors.push(`${msg}: ${err instanceof Error ? err.message : String(err)}`);
+    },
+  };
   return Object.assign(log as unknown as ServerLog, { errors });
 }
 
@@ -172,7 +232,15 @@ test("the identity plugin's browser module is served at /app/auth-driver.js; non
 
 test("a browser module that cannot be produced is a 503 naming nothing; the log names the plugin", async () => {
   const log = silentLog();
-  const identity: UiIdentity = { name: "idp-broken", provider: "broken", ui: { module: () => { throw new Error("bundle missing"); } } };
+  const identity: UiIdentity = {
+    name: "idp-broken",
+    provider: "broken",
+    ui: {
+      module: () => {
+        throw new Error("bundle missing");
+      },
+    },
+  };
   const app = new Hono();
   app.route("/app", uiRoutes({ settings, assets: memoryAssets({ "index.html": INDEX }), identity, log }));
   const res = await app.request("/app/auth-driver.js");
@@ -182,10 +250,18 @@ test("a browser module that cannot be produced is a 503 naming nothing; the log 
 });
 
 test("browserModule: arrow functions, function expressions and method shorthands become a default export", async () => {
-  const methods = { make(settings: Record<string, unknown>) { return { settings } as never; } };
-  const factories = [((s: Record<string, unknown>) => ({ s }) as never), function named(s: Record<string, unknown>) { return { s } as never; }, methods.make];
+  const methods = {
+    make(settings: Record<string, unknown>) {
+      return { settings } as never;
+    },
+  };
+  const factories = [(s: Record<string, unknown>) => ({ s }) as never, function named(s: Record<string, unknown>) {
+    return { s } as never;
+  }, methods.make];
   for (const f of factories) {
-    const mod = await import(`data:text/javascript,${encodeURIComponent(browserModule(f))}`) as { default: (s: unknown, c: unknown) => unknown };
+    const mod = await import(`data:text/javascript,${encodeURIComponent(browserModule(f))}`) as {
+      default: (s: unknown, c: unknown) => unknown;
+    };
     assert.equal(typeof mod.default, "function", browserModule(f));
     assert.ok(mod.default({ k: 1 }, {}), "callable");
   }

@@ -45,7 +45,12 @@ async function runApproved(page: Page, prompt: string, command: string, answer: 
 
 test("execute: approval shows the command; the card shows command, exit code and output", async () => {
   const page = await (await stack.browser.context()).newPage();
-  const card = await runApproved(page, "Count the files", "echo hello from the sandbox; exit 3", "The command failed with exit code 3.");
+  const card = await runApproved(
+    page,
+    "Count the files",
+    "echo hello from the sandbox; exit 3",
+    "The command failed with exit code 3.",
+  );
   assert.equal(await card.getByTestId("exec-exit").textContent(), "exit 3");
   await card.getByRole("button", { name: /execute/ }).click();
   assert.equal(await card.getByTestId("exec-command").textContent(), "echo hello from the sandbox; exit 3");

@@ -188,7 +188,15 @@ export class RunBroker {
    * `startWaitMs`: how long a follower of a pending run waits for it to start here before
    * reading storage.
    */
-  constructor(opts: { log: Pick<RunEventLog, "append" | "read">; remote?: RemoteBus | null; exclusive?: boolean; pollMs?: number; startWaitMs?: number }) {
+  constructor(
+    opts: {
+      log: Pick<RunEventLog, "append" | "read">;
+      remote?: RemoteBus | null;
+      exclusive?: boolean;
+      pollMs?: number;
+      startWaitMs?: number;
+    },
+  ) {
     this.#log = opts.log;
     this.#pollMs = opts.pollMs ?? REMOTE_POLL_MS;
     this.#startWaitMs = opts.startWaitMs ?? START_WAIT_MS;
@@ -250,7 +258,7 @@ export class RunBroker {
    */
   hold(runId: string, ms: number): void {
     const now = Date.now();
-    if (this.#held.size >= 10_000) for (const [id, until] of this.#held) if (until < now) this.#held.delete(id);
+    if (this.#held.size >= 10_000) { for (const [id, until] of this.#held) if (until < now) this.#held.delete(id); }
     if (this.#held.size < 10_000) this.#held.set(runId, now + ms);
   }
 
@@ -288,7 +296,11 @@ export class RunBroker {
    */
   publish(runId: string, event: string, data: unknown, opts: { durable?: boolean } = {}): void {
     const ch = this.#channel(runId);
-    const e: RunEvent = { id: ch.events.length + 1, event, data: typeof data === "string" ? data : JSON.stringify(data) };
+    const e: RunEvent = {
+      id: ch.events.length + 1,
+      event,
+      data: typeof data === "string" ? data : JSON.stringify(data),
+    };
     ch.events.push(e);
     if (!opts.durable) ch.unflushed.push(e);
     // Only when a replica that does not run it follows it: most runs are followed where they run.
@@ -442,9 +454,11 @@ export class RunBroker {
         if (ch.local) {
           // When the run is (or was) local, memory holds every event; durable ones too.
           if (ch.events.length && ch.events[0]!.id > last + 1) {
-            for (const e of await this.#log.read(runId, last)) if (e.id < ch.events[0]!.id) {
-              last = e.id;
-              yield e;
+            for (const e of await this.#log.read(runId, last)) {
+              if (e.id < ch.events[0]!.id) {
+                last = e.id;
+                yield e;
+              }
             }
           }
           while (last < ch.events.length) {
@@ -489,14 +503,20 @@ export class RunBroker {
             yield e;
           }
           if (end) {
-            for (const e of await this.#log.read(runId, last)) { last = e.id; yield e; }
+            for (const e of await this.#log.read(runId, last)) {
+              last = e.id;
+              yield e;
+            }
             return end;
           }
           for (const id of ahead.keys()) if (id <= last) ahead.delete(id);
           if (readStorage || ahead.size || !this.#remote) {
             readStorage = false;
             const status = await opts.status();
-            for (const e of await this.#log.read(runId, last)) { last = e.id; yield e; }
+            for (const e of await this.#log.read(runId, last)) {
+              last = e.id;
+              yield e;
+            }
             if (status === null || (status !== "pending" && status !== "running")) {
               if (ch.end) continue;
               return status ? { status, output: null } : null;

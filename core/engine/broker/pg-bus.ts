@@ -7,7 +7,15 @@
  */
 import { createHash } from "node:crypto";
 import { Buffer } from "node:buffer";
-import { BusSubscriptions, type CancelAction, newSender, type RemoteBus, type RunEnd, signalBody, signalPayload } from "./broker.ts";
+import {
+  BusSubscriptions,
+  type CancelAction,
+  newSender,
+  type RemoteBus,
+  type RunEnd,
+  signalBody,
+  signalPayload,
+} from "./broker.ts";
 import type { RunEvent } from "../../storage/run-events.ts";
 import type { ServerLog } from "../../kernel/log.ts";
 import { isTransientDbError } from "../../storage/db-retry.ts";
@@ -48,15 +56,17 @@ export async function openPostgresBus(url: string, log: ServerLog): Promise<Remo
   const wakeChannel = `${ns}_wake`;
   const cancelChannel = `${ns}_cancel`;
   const followChannel = `${ns}_follow`;
-  const runChannel = (runId: string) => `${ns}_r_${/^[\w-]{1,40}$/.test(runId) ? runId : createHash("sha256").update(runId).digest("hex").slice(0, 40)}`;
+  const runChannel = (runId: string) =>
+    `${ns}_r_${/^[\w-]{1,40}$/.test(runId) ? runId : createHash("sha256").update(runId).digest("hex").slice(0, 40)}`;
   const ident = (channel: string) => `"${channel.replaceAll('"', '""')}"`;
 
   // While the listening connection is being reopened (a database restart), a new channel is
   // listened to when it is back (reconnect listens to every channel); followers read storage
   // on their safety-net poll meanwhile.
-  const listenOrLater = (channel: string) => listener.query(`LISTEN ${ident(channel)}`).catch((err) => {
-    if (!isTransientDbError(err)) throw err;
-  });
+  const listenOrLater = (channel: string) =>
+    listener.query(`LISTEN ${ident(channel)}`).catch((err) => {
+      if (!isTransientDbError(err)) throw err;
+    });
   const runs = new BusSubscriptions(listenOrLater, (channel) => listener.query(`UNLISTEN ${ident(channel)}`));
   const cancelListeners: Array<(runId: string, action: CancelAction) => void> = [];
   const wakeListeners: Array<() => void> = [];
@@ -68,12 +78,11 @@ export async function openPostgresBus(url: string, log: ServerLog): Promise<Remo
   const onNotification = (n: { channel: string; payload?: string }) => {
     try {
       if (n.channel === wakeChannel) {
-        if (signalBody(self, n.payload ?? "") !== null) for (const fn of wakeListeners) fn();
+        if (signalBody(self, n.payload ?? "") !== null) { for (const fn of wakeListeners) fn(); }
       } else if (n.channel === followChannel) {
         const runId = signalBody(self, n.payload ?? "");
-        if (runId !== null) for (const fn of followListeners) fn(runId);
-      }
-      else if (n.channel === cancelChannel) {
+        if (runId !== null) { for (const fn of followListeners) fn(runId); }
+      } else if (n.channel === cancelChannel) {
         const { runId, action } = JSON.parse(n.payload ?? "") as { runId: string; action: CancelAction };
         for (const fn of cancelListeners) fn(runId, action);
       } else runs.deliver(n.channel, () => JSON.parse(n.payload ?? "") as Message);
@@ -108,14 +117,18 @@ export async function openPostgresBus(url: string, log: ServerLog): Promise<Remo
   listener.on("end", () => void (!closed && reconnect()));
 
   const notify = (channel: string, payload: string) =>
-    void notifier.query("SELECT pg_notify($1, $2)", [channel, payload]).catch((e: Error) => log.warn(`postgres bus: cannot notify: ${e.message}`));
+    void notifier.query("SELECT pg_notify($1, $2)", [channel, payload]).catch((e: Error) =>
+      log.warn(`postgres bus: cannot notify: ${e.message}`)
+    );
 
   return {
     publishEvent(runId, m) {
       let payload = JSON.stringify(m);
       if (Buffer.byteLength(payload) > MAX_PAYLOAD_BYTES) {
         // The follower reads the event (or the run's final values) from storage.
-        payload = JSON.stringify("end" in m ? { end: { status: m.end.status, output: null } } : { id: m.id, event: m.event });
+        payload = JSON.stringify(
+          "end" in m ? { end: { status: m.end.status, output: null } } : { id: m.id, event: m.event },
+        );
       }
       notify(runChannel(runId), payload);
     },

@@ -3,7 +3,15 @@
  * published on `agentcli:run:<id>`, cancellations on `agentcli:cancel`, worker wake-ups on
  * `agentcli:wake`, followers of runs another replica runs on `agentcli:follow`. Durable state stays in PostgreSQL; Redis only carries signals.
  */
-import { BusSubscriptions, type CancelAction, newSender, type RemoteBus, type RunEnd, signalBody, signalPayload } from "./broker.ts";
+import {
+  BusSubscriptions,
+  type CancelAction,
+  newSender,
+  type RemoteBus,
+  type RunEnd,
+  signalBody,
+  signalPayload,
+} from "./broker.ts";
 import type { RunEvent } from "../../storage/run-events.ts";
 import type { ServerLog } from "../../kernel/log.ts";
 
@@ -12,7 +20,11 @@ import type { ServerLog } from "../../kernel/log.ts";
  * `connectWithinMs` (default: one attempt), then a SERVICE_UNREACHABLE error naming
  * `REDIS_URL`; once connected, a lost connection is re-established without end.
  */
-export async function openRedisBus(url: string, log: ServerLog, opts: { connectWithinMs?: number } = {}): Promise<RemoteBus> {
+export async function openRedisBus(
+  url: string,
+  log: ServerLog,
+  opts: { connectWithinMs?: number } = {},
+): Promise<RemoteBus> {
   const [{ Redis }, { connectWithin }] = await Promise.all([import("ioredis"), import("../../storage/connect.ts")]);
   const open = (timeoutMs: number) => {
     let connected = false;
@@ -26,9 +38,17 @@ export async function openRedisBus(url: string, log: ServerLog, opts: { connectW
     let failure: Error | null = null;
     c.on("error", (e: Error) => (connected ? log.warn(`redis: ${e.message}`) : (failure = e)));
     // The connect promise only says "Connection is closed."; the error event says why.
-    return { c, ready: c.connect().then(() => void (connected = true), (err: Error) => Promise.reject(failure ?? err)) };
+    return {
+      c,
+      ready: c.connect().then(() => void (connected = true), (err: Error) => Promise.reject(failure ?? err)),
+    };
   };
-  const [pub, sub] = await connectWithin({ service: "Redis", variable: "REDIS_URL", url, withinMs: opts.connectWithinMs ?? 0 }, async (timeoutMs) => {
+  const [pub, sub] = await connectWithin({
+    service: "Redis",
+    variable: "REDIS_URL",
+    url,
+    withinMs: opts.connectWithinMs ?? 0,
+  }, async (timeoutMs) => {
     const both = [open(timeoutMs), open(timeoutMs)];
     try {
       await Promise.all(both.map((b) => b.ready));
@@ -48,12 +68,11 @@ export async function openRedisBus(url: string, log: ServerLog, opts: { connectW
   sub.on("message", (channel: string, message: string) => {
     try {
       if (channel === "agentcli:wake") {
-        if (signalBody(self, message) !== null) for (const fn of wakeListeners) fn();
+        if (signalBody(self, message) !== null) { for (const fn of wakeListeners) fn(); }
       } else if (channel === "agentcli:follow") {
         const runId = signalBody(self, message);
-        if (runId !== null) for (const fn of followListeners) fn(runId);
-      }
-      else if (channel === "agentcli:cancel") {
+        if (runId !== null) { for (const fn of followListeners) fn(runId); }
+      } else if (channel === "agentcli:cancel") {
         const { runId, action } = JSON.parse(message) as { runId: string; action: CancelAction };
         for (const fn of cancelListeners) fn(runId, action);
       } else runs.deliver(channel, () => JSON.parse(message) as RunEvent | { end: RunEnd });
@@ -64,7 +83,8 @@ export async function openRedisBus(url: string, log: ServerLog, opts: { connectW
   return {
     publishEvent: (runId, event) => void pub.publish(`agentcli:run:${runId}`, JSON.stringify(event)).catch(() => {}),
     subscribeRun: (runId, onMessage) => runs.subscribe(`agentcli:run:${runId}`, onMessage),
-    publishCancel: (runId, action) => void pub.publish("agentcli:cancel", JSON.stringify({ runId, action })).catch(() => {}),
+    publishCancel: (runId, action) =>
+      void pub.publish("agentcli:cancel", JSON.stringify({ runId, action })).catch(() => {}),
     onCancel: (fn) => void cancelListeners.push(fn),
     publishWake: () => void pub.publish("agentcli:wake", signalPayload(self, "1")).catch(() => {}),
     onWake: (fn) => void wakeListeners.push(fn),

@@ -17,13 +17,19 @@ export interface Schedule {
 function parse(s: Schedule): Cron {
   const fields = s.schedule.trim().split(/\s+/);
   if (fields.length !== 5) {
-    throw unprocessable(`Invalid cron schedule "${s.schedule}": it has ${fields.length} field${fields.length === 1 ? "" : "s"}; a schedule has five (minute hour day-of-month month day-of-week), e.g. "0 9 * * 1-5"`);
+    throw unprocessable(
+      `Invalid cron schedule "${s.schedule}": it has ${fields.length} field${
+        fields.length === 1 ? "" : "s"
+      }; a schedule has five (minute hour day-of-month month day-of-week), e.g. "0 9 * * 1-5"`,
+    );
   }
   if (s.timezone) {
     try {
       new Intl.DateTimeFormat("en-US", { timeZone: s.timezone });
     } catch {
-      throw unprocessable(`Invalid timezone "${s.timezone}": not an IANA timezone name (e.g. "UTC", "Europe/Paris", "America/New_York")`);
+      throw unprocessable(
+        `Invalid timezone "${s.timezone}": not an IANA timezone name (e.g. "UTC", "Europe/Paris", "America/New_York")`,
+      );
     }
   }
   try {

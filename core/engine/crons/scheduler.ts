@@ -57,7 +57,11 @@ export async function fireOneDue(deps: ServerDeps): Promise<Firing | null> {
     const user = cron.auth_user as AuthUser | null;
     const body = cron.payload as Partial<RunCreateBody>;
     const stateless = cron.thread_id === null;
-    const kwargs = runKwargs(user, { ...body, on_completion: stateless ? (cron.on_run_completed ?? "delete") : "keep" }, stateless);
+    const kwargs = runKwargs(
+      user,
+      { ...body, on_completion: stateless ? (cron.on_run_completed ?? "delete") : "keep" },
+      stateless,
+    );
     const threadId = cron.thread_id ?? crypto.randomUUID();
     const strategy = body.multitask_strategy ?? "enqueue";
     const input = {
@@ -70,12 +74,17 @@ export async function fireOneDue(deps: ServerDeps): Promise<Firing | null> {
     };
     const patch = { graph_id: graphId, assistant_id: cron.assistant_id };
     if (stateless) {
-      await storage.threads.create({ thread_id: threadId, metadata: ownedMetadata(user, { ...patch, cron_id: cron.cron_id }) }, tx);
+      await storage.threads.create({
+        thread_id: threadId,
+        metadata: ownedMetadata(user, { ...patch, cron_id: cron.cron_id }),
+      }, tx);
       return { cron, run: await storage.runs.insert(input, tx), cancel: [] };
     }
     if (!(await storage.threads.lock(threadId, tx))) return skip(`its thread "${threadId}" no longer exists`);
     const inflight = await storage.runs.inflight(threadId, tx);
-    if (inflight.length && strategy === "reject") return skip(`thread "${threadId}" has a run in progress (multitask_strategy "reject")`);
+    if (inflight.length && strategy === "reject") {
+      return skip(`thread "${threadId}" has a run in progress (multitask_strategy "reject")`);
+    }
     const run = await storage.runs.insert(input, tx, patch);
     return { cron, run, cancel: strategy === "interrupt" || strategy === "rollback" ? inflight : [] };
   });
@@ -138,7 +147,9 @@ export class CronScheduler {
   async #start(f: Firing): Promise<void> {
     const run = f.run!;
     this.#deps.broker.expect(run.run_id);
-    for (const r of f.cancel) await cancelRun(this.#deps, r, run.multitask_strategy === "rollback" ? "rollback" : "interrupt");
+    for (const r of f.cancel) {
+      await cancelRun(this.#deps, r, run.multitask_strategy === "rollback" ? "rollback" : "interrupt");
+    }
     this.#deps.workers.submit(run);
   }
 

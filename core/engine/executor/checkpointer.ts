@@ -25,7 +25,8 @@ const CHECKPOINT_KEYS = new Set(["checkpoint_ns", "checkpoint_id", "checkpoint_m
  */
 export function runMetadata(config: RunnableConfig, metadata: CheckpointMetadata): CheckpointMetadata {
   const fromConfigurable = Object.entries(config.configurable ?? {}).filter(([k, v]) =>
-    !k.startsWith("__") && !CHECKPOINT_KEYS.has(k) && (typeof v === "string" || typeof v === "number" || typeof v === "boolean")
+    !k.startsWith("__") && !CHECKPOINT_KEYS.has(k) &&
+    (typeof v === "string" || typeof v === "number" || typeof v === "boolean")
   );
   return { ...Object.fromEntries(fromConfigurable), ...(config.metadata ?? {}), ...metadata } as CheckpointMetadata;
 }
@@ -47,7 +48,12 @@ export class RunCheckpointer extends BaseCheckpointSaver {
     return this.inner.list(config, options);
   }
 
-  put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, newVersions: ChannelVersions): Promise<RunnableConfig> {
+  put(
+    config: RunnableConfig,
+    checkpoint: Checkpoint,
+    metadata: CheckpointMetadata,
+    newVersions: ChannelVersions,
+  ): Promise<RunnableConfig> {
     return this.inner.put(config, checkpoint, runMetadata(config, metadata), newVersions);
   }
 
@@ -59,7 +65,9 @@ export class RunCheckpointer extends BaseCheckpointSaver {
     return this.inner.deleteThread(threadId);
   }
 
-  override getDeltaChannelHistory(options: Parameters<BaseCheckpointSaver["getDeltaChannelHistory"]>[0]): ReturnType<BaseCheckpointSaver["getDeltaChannelHistory"]> {
+  override getDeltaChannelHistory(
+    options: Parameters<BaseCheckpointSaver["getDeltaChannelHistory"]>[0],
+  ): ReturnType<BaseCheckpointSaver["getDeltaChannelHistory"]> {
     return this.inner.getDeltaChannelHistory(options);
   }
 

@@ -28,9 +28,13 @@ export function configToCheckpoint(config: Config, opts: { task?: boolean } = {}
 
 /** A run config as a stream may show it: no callbacks, internal keys or auth objects. */
 export function publicConfig(config: Config): Config {
-  if (!config || typeof config !== "object" || !config.configurable || typeof config.configurable !== "object") return config;
+  if (!config || typeof config !== "object" || !config.configurable || typeof config.configurable !== "object") {
+    return config;
+  }
   const { callbacks: _callbacks, signal: _signal, ...rest } = config;
-  const configurable = Object.fromEntries(Object.entries(config.configurable).filter(([k]) => !k.startsWith("__") && !HIDDEN.has(k)));
+  const configurable = Object.fromEntries(
+    Object.entries(config.configurable).filter(([k]) => !k.startsWith("__") && !HIDDEN.has(k)),
+  );
   return { ...rest, configurable };
 }
 
@@ -38,9 +42,13 @@ export function publicConfig(config: Config): Config {
 export function debugTask(task: Record<string, unknown>): Record<string, unknown> {
   // A failed task's error, as LangGraph keeps it ({ message, name }), without stack frames, install paths or secrets.
   const error = task.error as { message?: unknown } | null | undefined;
-  if (error && typeof error === "object" && typeof error.message === "string") task = { ...task, error: { ...error, message: redact(errorText(error.message)) } };
+  if (error && typeof error === "object" && typeof error.message === "string") {
+    task = { ...task, error: { ...error, message: redact(errorText(error.message)) } };
+  }
   const state = task.state as Config;
-  const checkpoint = state && typeof state === "object" && state.configurable ? configToCheckpoint(state, { task: true }) : null;
+  const checkpoint = state && typeof state === "object" && state.configurable
+    ? configToCheckpoint(state, { task: true })
+    : null;
   if (!checkpoint) return task;
   const { state: _state, ...rest } = task;
   return { ...rest, checkpoint };

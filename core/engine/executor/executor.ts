@@ -50,7 +50,14 @@ export class RunTimedOut extends Error {
 export interface RunKwargs {
   input?: unknown;
   command?: { resume?: unknown; update?: unknown; goto?: unknown } | null;
-  config?: { configurable?: Record<string, unknown>; tags?: string[]; recursion_limit?: number; run_name?: string; max_concurrency?: number; [k: string]: unknown };
+  config?: {
+    configurable?: Record<string, unknown>;
+    tags?: string[];
+    recursion_limit?: number;
+    run_name?: string;
+    max_concurrency?: number;
+    [k: string]: unknown;
+  };
   context?: unknown;
   stream_mode?: StreamMode[];
   stream_subgraphs?: boolean;
@@ -99,10 +106,14 @@ export async function executeRun(deps: ExecutorDeps, run: ExecutableRun, resume:
   const timer = limit ? setTimeout(() => limit.abort(new RunTimedOut(deps.runTimeoutMs!)), deps.runTimeoutMs) : null;
   const signal = limit ? AbortSignal.any([cancelSignal, limit.signal]) : cancelSignal;
   // Every event is redacted: debug and events modes carry upstream errors verbatim.
-  const emit = (event: string, data: unknown) => broker.publish(run.run_id, event, redact(typeof data === "string" ? data : JSON.stringify(data)));
+  const emit = (event: string, data: unknown) =>
+    broker.publish(run.run_id, event, redact(typeof data === "string" ? data : JSON.stringify(data)));
   // Claiming the run logged this first event already; a resumed run says so on its stream.
-  if (resume.resumed) broker.publish(run.run_id, "metadata", `{"run_id":"${run.run_id}","attempt":${run.attempt},"resumed":true}`);
-  else broker.publish(run.run_id, "metadata", `{"run_id":"${run.run_id}","attempt":${run.attempt}}`, { durable: true });
+  if (resume.resumed) {
+    broker.publish(run.run_id, "metadata", `{"run_id":"${run.run_id}","attempt":${run.attempt},"resumed":true}`);
+  } else {broker.publish(run.run_id, "metadata", `{"run_id":"${run.run_id}","attempt":${run.attempt}}`, {
+      durable: true,
+    });}
   let status: RunStatus = "success";
   let errorOut: { error: string; message: string } | null = null;
   let rollback = false;
@@ -121,20 +132,25 @@ export async function executeRun(deps: ExecutorDeps, run: ExecutableRun, resume:
     const rConfig = kwargs.config ?? {};
     // A resumed run whose first replica checkpointed goes on from its latest checkpoint (no
     // input, no checkpoint_id); one that checkpointed nothing starts again from its input.
-    const fromCheckpoint = Boolean(resume.resumed) && ((await storage.checkpointer.getTuple(threadConfig))?.metadata as { run_id?: unknown } | undefined)?.run_id === run.run_id;
+    const fromCheckpoint = Boolean(resume.resumed) &&
+      ((await storage.checkpointer.getTuple(threadConfig))?.metadata as { run_id?: unknown } | undefined)?.run_id ===
+        run.run_id;
     const checkpointId = fromCheckpoint ? undefined : kwargs.checkpoint_id ?? kwargs.checkpoint?.checkpoint_id;
     const recursionLimit = rConfig.recursion_limit ?? aConfig.recursion_limit;
     const runName = rConfig.run_name ?? aConfig.run_name;
     const maxConcurrency = rConfig.max_concurrency ?? aConfig.max_concurrency;
     const { recursion_limit: _a, run_name: _an, max_concurrency: _am, ...aRest } = aConfig;
     const { recursion_limit: _r, run_name: _rn, max_concurrency: _rm, ...rRest } = rConfig;
-    const durability = kwargs.durability ?? (kwargs.checkpoint_during === undefined ? undefined : kwargs.checkpoint_during ? "async" : "exit");
+    const durability = kwargs.durability ??
+      (kwargs.checkpoint_during === undefined ? undefined : kwargs.checkpoint_during ? "async" : "exit");
     // As on LangGraph's server, the thread's and the run's metadata become the run's (and so
     // its checkpoints') metadata, beside the ids the checkpointer adds from `configurable`.
     const threadMetadata = run.threadMetadata ?? (await storage.threads.get(run.thread_id))?.metadata;
     const aContext = assistant.context;
     const rContext = kwargs.context;
-    const context = isPlainObject(aContext) && isPlainObject(rContext) ? { ...aContext, ...rContext } : rContext ?? aContext ?? undefined;
+    const context = isPlainObject(aContext) && isPlainObject(rContext)
+      ? { ...aContext, ...rContext }
+      : rContext ?? aContext ?? undefined;
     const base = {
       ...aRest,
       ...rRest,
@@ -159,12 +175,19 @@ export async function executeRun(deps: ExecutorDeps, run: ExecutableRun, resume:
     };
     graph = await graphs.get(assistant.graph_id, base);
     runEnded = graphs.runStarted(graph);
-    runTrace = deps.tracer?.startRun({ run_id: run.run_id, thread_id: run.thread_id, assistant_id: run.assistant_id, graph_id: assistant.graph_id, attempt: run.attempt }) ?? null;
+    runTrace = deps.tracer?.startRun({
+      run_id: run.run_id,
+      thread_id: run.thread_id,
+      assistant_id: run.assistant_id,
+      graph_id: assistant.graph_id,
+      attempt: run.attempt,
+    }) ?? null;
     if (resume.fail) throw Object.assign(new Error(resume.fail.message), { name: resume.fail.error });
     // The root "values" stream ends with the thread's state when the graph streams all of its
     // state channels; then the state need not be read back after the run. A run that may stop
     // at a static interrupt ends with its state read back (its `next`).
-    const streamsState = sameKeys(graph.outputChannels, graph.streamChannelsAsIs) && !kwargs.interrupt_before?.length && !kwargs.interrupt_after?.length &&
+    const streamsState = sameKeys(graph.outputChannels, graph.streamChannelsAsIs) && !kwargs.interrupt_before?.length &&
+      !kwargs.interrupt_after?.length &&
       !graph.interruptBefore?.length && !graph.interruptAfter?.length;
     const config = {
       ...base,
@@ -177,11 +200,17 @@ export async function executeRun(deps: ExecutorDeps, run: ExecutableRun, resume:
       interruptAfter: kwargs.interrupt_after,
     };
     if (kwargs.strict_resume && kwargs.command?.resume !== undefined) {
-      const at = { configurable: { thread_id: run.thread_id, ...(checkpointId ? { checkpoint_id: checkpointId } : {}) } };
+      const at = {
+        configurable: { thread_id: run.thread_id, ...(checkpointId ? { checkpoint_id: checkpointId } : {}) },
+      };
       refuseUnmatchedResume(await graph.getState(at), kwargs.command.resume);
     }
     const input = fromCheckpoint ? null : kwargs.command
-      ? new Command({ resume: kwargs.command.resume, update: kwargs.command.update as never, goto: kwargs.command.goto as never })
+      ? new Command({
+        resume: kwargs.command.resume,
+        update: kwargs.command.update as never,
+        goto: kwargs.command.goto as never,
+      })
       : kwargs.input ?? null;
     const translator = new ChunkTranslator(modes);
     const onChunk = (chunk: unknown) => {
@@ -195,8 +224,9 @@ export async function executeRun(deps: ExecutorDeps, run: ExecutableRun, resume:
     };
     if (modes.includes("events")) {
       for await (const ev of graph.streamEvents(input, { ...config, version: "v2" })) {
-        if (ev.event === "on_chain_stream" && (ev.parent_ids?.length ?? 0) === 0 && ev.run_id === run.run_id) onChunk(ev.data.chunk);
-        else emit("events", toWire(ev));
+        if (ev.event === "on_chain_stream" && (ev.parent_ids?.length ?? 0) === 0 && ev.run_id === run.run_id) {
+          onChunk(ev.data.chunk);
+        } else emit("events", toWire(ev));
       }
     } else {
       for await (const chunk of await graph.stream(input, config)) onChunk(chunk);
@@ -209,7 +239,9 @@ export async function executeRun(deps: ExecutorDeps, run: ExecutableRun, resume:
       if (timer) clearTimeout(timer);
       runEnded();
       storage.checkpointer.forgetRun(run.run_id);
-      log.warn(`run ${run.run_id}: another replica took it over (this one could not renew its lease in time); stopped here`);
+      log.warn(
+        `run ${run.run_id}: another replica took it over (this one could not renew its lease in time); stopped here`,
+      );
       runTrace?.end("handed_over");
       await broker.handOver(run.run_id);
       return;
@@ -233,7 +265,14 @@ export async function executeRun(deps: ExecutorDeps, run: ExecutableRun, resume:
   runEnded();
   storage.checkpointer.forgetRun(run.run_id);
   runTrace?.end(interrupted && status === "success" ? "interrupted" : status, errorOut?.message);
-  await finishRun(deps, run, { status, errorOut, rollback, graph, threadConfig, final: status === "success" && !interrupted ? final : null });
+  await finishRun(deps, run, {
+    status,
+    errorOut,
+    rollback,
+    graph,
+    threadConfig,
+    final: status === "success" && !interrupted ? final : null,
+  });
 }
 
 /**
@@ -254,20 +293,41 @@ export function graphError(err: unknown): { error: string; message: string } {
  * LangGraph decides one) names an interrupt that is not waiting, or when one value answers
  * several waiting interrupts (LangGraph's own strict mode refuses those too).
  */
-function refuseUnmatchedResume(snapshot: { tasks?: ReadonlyArray<{ interrupts?: ReadonlyArray<{ id?: string }> }> }, resume: unknown): void {
-  const pendingIds = [...new Set((snapshot.tasks ?? []).flatMap((t) => (t.interrupts ?? []).flatMap((i) => (i.id ? [i.id] : []))))].sort();
+function refuseUnmatchedResume(
+  snapshot: { tasks?: ReadonlyArray<{ interrupts?: ReadonlyArray<{ id?: string }> }> },
+  resume: unknown,
+): void {
+  const pendingIds = [
+    ...new Set((snapshot.tasks ?? []).flatMap((t) => (t.interrupts ?? []).flatMap((i) => (i.id ? [i.id] : [])))),
+  ].sort();
   const pending = new Set(pendingIds);
-  const ids = isPlainObject(resume) && Object.keys(resume).every((k) => /^[0-9a-f]{32}$/.test(k)) ? Object.keys(resume) : null;
-  if (ids?.length === 0) throw new UnknownInterruptError(`The resume map names no interrupt; waiting: ${pendingIds.join(", ") || "none"}`, { reason: "empty_map", pendingIds });
+  const ids = isPlainObject(resume) && Object.keys(resume).every((k) => /^[0-9a-f]{32}$/.test(k))
+    ? Object.keys(resume)
+    : null;
+  if (ids?.length === 0) {
+    throw new UnknownInterruptError(`The resume map names no interrupt; waiting: ${pendingIds.join(", ") || "none"}`, {
+      reason: "empty_map",
+      pendingIds,
+    });
+  }
   const unknown = (ids ?? []).filter((id) => !pending.has(id)).sort();
   if (!pendingIds.length) {
-    throw new UnknownInterruptError(`No interrupt is waiting on this thread${unknown.length ? `; the resume names ${unknown.join(", ")}` : ""}`, { reason: "not_pending", interruptIds: unknown, pendingIds });
+    throw new UnknownInterruptError(
+      `No interrupt is waiting on this thread${unknown.length ? `; the resume names ${unknown.join(", ")}` : ""}`,
+      { reason: "not_pending", interruptIds: unknown, pendingIds },
+    );
   }
   if (unknown.length) {
-    throw new UnknownInterruptError(`Unknown or already-consumed interrupt: ${unknown.join(", ")}; waiting: ${pendingIds.join(", ")}`, { reason: "not_pending", interruptIds: unknown, pendingIds });
+    throw new UnknownInterruptError(
+      `Unknown or already-consumed interrupt: ${unknown.join(", ")}; waiting: ${pendingIds.join(", ")}`,
+      { reason: "not_pending", interruptIds: unknown, pendingIds },
+    );
   }
   if (!ids && pendingIds.length > 1) {
-    throw new UnknownInterruptError(`Several interrupts are waiting (${pendingIds.join(", ")}); resume with a map keyed by their ids`, { reason: "ambiguous", pendingIds });
+    throw new UnknownInterruptError(
+      `Several interrupts are waiting (${pendingIds.join(", ")}); resume with a map keyed by their ids`,
+      { reason: "ambiguous", pendingIds },
+    );
   }
 }
 
@@ -317,13 +377,17 @@ async function finishRun(
       // ends the run: the thread keeps the values it had.
       const snapshot = await graph.getState(r.threadConfig).catch(async (err: unknown) => {
         const e = graphError(err);
-        log.warn(`run ${run.run_id}: cannot read the thread's state after the run (${e.error}: ${e.message}); it keeps its earlier values`);
+        log.warn(
+          `run ${run.run_id}: cannot read the thread's state after the run (${e.error}: ${e.message}); it keeps its earlier values`,
+        );
         return { values: (await storage.threads.get(run.thread_id))?.values ?? {}, next: [], tasks: [] };
       });
       values = toWire(snapshot.values ?? {});
       interrupts = interruptsByTask(snapshot);
       // Stopped before nodes still to run (an `interrupt()` or a static interrupt_before/after).
-      if ((snapshot.next?.length || Object.keys(interrupts).length) && (r.status === "success" || refused)) threadStatus = "interrupted";
+      if ((snapshot.next?.length || Object.keys(interrupts).length) && (r.status === "success" || refused)) {
+        threadStatus = "interrupted";
+      }
       if (!r.errorOut) {
         const all = Object.values(interrupts).flat();
         output = all.length ? { ...(values as object), __interrupt__: all } : values;
@@ -348,7 +412,9 @@ async function finishRun(
       });
       events = [];
       if (done.lost) {
-        log.warn(`run ${run.run_id}: another replica took it over before its end was recorded here; it records the end`);
+        log.warn(
+          `run ${run.run_id}: another replica took it over before its end was recorded here; it records the end`,
+        );
         await broker.handOver(run.run_id);
         return;
       }
@@ -358,7 +424,11 @@ async function finishRun(
     log.error(`run ${run.run_id}: cannot record the end of the run`, err);
     // The run and its thread still end (never a thread `busy` with no run in flight): if even
     // this fails, the next start frees the thread (WorkerPool.start).
-    const failure = r.errorOut ?? { error: "RunNotRecorded", message: "The run ended, but the server could not record its result (see the server log); start the run again." };
+    const failure = r.errorOut ??
+      {
+        error: "RunNotRecorded",
+        message: "The run ended, but the server could not record its result (see the server log); start the run again.",
+      };
     status = "error";
     output = { __error__: failure };
     await storage.events.append(run.run_id, events).catch(() => {});
@@ -372,13 +442,21 @@ async function finishRun(
   const webhook = (run.kwargs as RunKwargs).webhook;
   if (webhook && deps.webhooks) {
     const record = (await storage.runs.get(run.run_id).catch(() => null)) ?? { ...run, status };
-    deps.webhooks.deliver(run.run_id, webhook, { ...record, values: finalValues, error: r.errorOut ? `${r.errorOut.error}: ${r.errorOut.message}` : null });
+    deps.webhooks.deliver(run.run_id, webhook, {
+      ...record,
+      values: finalValues,
+      error: r.errorOut ? `${r.errorOut.error}: ${r.errorOut.message}` : null,
+    });
   }
   // Runs of this thread waiting behind this one can start now (here or on another replica).
   if (others) broker.wake({ broadcast: true });
   if ((run.kwargs as RunKwargs).temporary && (run.kwargs as RunKwargs).on_completion !== "keep") {
     await storage.threads.delete(run.thread_id).catch(() => {});
     await storage.checkpointer.deleteThread(run.thread_id).catch(() => {});
-    await deps.onThreadDeleted?.(run.thread_id).catch((err) => log.warn(`thread "${run.thread_id}" was deleted after its run, but not everything of it: ${(err as Error).message}`));
+    await deps.onThreadDeleted?.(run.thread_id).catch((err) =>
+      log.warn(
+        `thread "${run.thread_id}" was deleted after its run, but not everything of it: ${(err as Error).message}`,
+      )
+    );
   }
 }

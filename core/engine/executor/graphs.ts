@@ -36,9 +36,19 @@ export function graphExportKind(value: unknown): "compiled" | "builder" | "facto
     if (typeof v.stream === "function" && typeof v.getState === "function") return "compiled";
     if (typeof v.compile === "function") return "builder";
     const name = (value.constructor as { name?: string } | undefined)?.name;
-    return { found: `an object${name && name !== "Object" ? ` (${name})` : ""} with keys ${Object.keys(v).slice(0, 5).map((k) => `"${k}"`).join(", ") || "none"}` };
+    return {
+      found: `an object${name && name !== "Object" ? ` (${name})` : ""} with keys ${
+        Object.keys(v).slice(0, 5).map((k) => `"${k}"`).join(", ") || "none"
+      }`,
+    };
   }
-  return { found: value === undefined ? "nothing (undefined)" : value === null ? "null" : `a ${typeof value} (${JSON.stringify(value)?.slice(0, 40)})` };
+  return {
+    found: value === undefined
+      ? "nothing (undefined)"
+      : value === null
+      ? "null"
+      : `a ${typeof value} (${JSON.stringify(value)?.slice(0, 40)})`,
+  };
 }
 
 /** A compiled graph from a graph-like value (compiles a builder; unwraps `createAgent`'s wrapper). */
@@ -50,7 +60,9 @@ function compiled(value: unknown, where: string): CompiledGraph {
     return inner && graphExportKind(inner) === "compiled" && (value as { builder?: unknown }).builder ? inner : value;
   }
   throw userError("ARGS_INVALID", {
-    message: `Cannot serve graph "${where}": its factory returned ${kind === "factory" ? "a function" : kind.found}, not a graph`,
+    message: `Cannot serve graph "${where}": its factory returned ${
+      kind === "factory" ? "a function" : kind.found
+    }, not a graph`,
     hint: "A graph factory returns a compiled graph or a StateGraph (sync or async).",
   });
 }
@@ -62,7 +74,8 @@ function compiled(value: unknown, where: string): CompiledGraph {
 export function keepsChatMessages(graph: CompiledGraph): boolean {
   const operator = (graph?.channels?.messages as { operator?: unknown } | undefined)?.operator;
   // By name as well: a graph built with another copy of LangGraph has its own reducer function.
-  return operator === messagesStateReducer || (typeof operator === "function" && operator.name === "messagesStateReducer");
+  return operator === messagesStateReducer ||
+    (typeof operator === "function" && operator.name === "messagesStateReducer");
 }
 
 /** Lazily loaded graphs by id. */
@@ -118,13 +131,19 @@ export class GraphRegistry {
     if (!p) {
       const loader = this.#loaders[id];
       if (!loader) {
-        throw userError("NOT_FOUND", { message: `Cannot find graph "${id}": this server does not serve it`, hint: `Graphs served: ${this.ids().map((g) => `"${g}"`).join(", ")}.` });
+        throw userError("NOT_FOUND", {
+          message: `Cannot find graph "${id}": this server does not serve it`,
+          hint: `Graphs served: ${this.ids().map((g) => `"${g}"`).join(", ")}.`,
+        });
       }
       p = loader().then((value): Resolved => {
         const kind = graphExportKind(value);
         if (kind === "factory") return { factory: value as (config: FactoryConfig) => unknown };
         if (typeof kind === "object") {
-          throw userError("ARGS_INVALID", { message: `Cannot serve graph "${id}": its module exports ${kind.found}, not a graph`, hint: "Export a compiled graph, a StateGraph, or a function returning one." });
+          throw userError("ARGS_INVALID", {
+            message: `Cannot serve graph "${id}": its module exports ${kind.found}, not a graph`,
+            hint: "Export a compiled graph, a StateGraph, or a function returning one.",
+          });
         }
         return { graph: compiled(value, id) };
       });

@@ -3,11 +3,21 @@
  * dicts (`{ type: "ai", content, id, tool_calls, ... }`), interrupts as `{ id, value }`,
  * everything else as plain JSON.
  */
-import { isBaseMessage, type BaseMessage } from "@langchain/core/messages";
+import { type BaseMessage, isBaseMessage } from "@langchain/core/messages";
 
 const MESSAGE_FIELDS = [
-  "content", "id", "name", "additional_kwargs", "response_metadata", "tool_calls", "invalid_tool_calls",
-  "tool_call_chunks", "usage_metadata", "tool_call_id", "status", "artifact",
+  "content",
+  "id",
+  "name",
+  "additional_kwargs",
+  "response_metadata",
+  "tool_calls",
+  "invalid_tool_calls",
+  "tool_call_chunks",
+  "usage_metadata",
+  "tool_call_id",
+  "status",
+  "artifact",
 ] as const;
 
 /** A message as the Agent API dict. */
@@ -36,7 +46,9 @@ export function toWire(value: unknown, depth = 0): unknown {
     if (name === "Interrupt") return { value: toWire(rec.value, depth + 1), id: rec.id ?? null };
     if (name === "Command" || name === "Send") {
       const plain: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(rec)) if (k !== "lg_name" && k !== "lc_direct_tool_output" && v !== undefined) plain[k] = toWire(v, depth + 1);
+      for (const [k, v] of Object.entries(rec)) {
+        if (k !== "lg_name" && k !== "lc_direct_tool_output" && v !== undefined) plain[k] = toWire(v, depth + 1);
+      }
       return plain;
     }
     if (typeof (rec as { toJSON?: unknown }).toJSON === "function" && !("lc_serializable" in rec)) {
@@ -44,7 +56,9 @@ export function toWire(value: unknown, depth = 0): unknown {
     }
   }
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(rec)) if (v !== undefined && typeof v !== "function") out[k] = toWire(v, depth + 1);
+  for (const [k, v] of Object.entries(rec)) {
+    if (v !== undefined && typeof v !== "function") out[k] = toWire(v, depth + 1);
+  }
   return out;
 }
 

@@ -12,7 +12,12 @@ type Snapshot = any;
 function checkpointOf(config: Snapshot): Record<string, unknown> | null {
   const c = config?.configurable;
   if (!c) return null;
-  return { thread_id: c.thread_id, checkpoint_ns: c.checkpoint_ns ?? "", checkpoint_id: c.checkpoint_id ?? null, checkpoint_map: c.checkpoint_map ?? null };
+  return {
+    thread_id: c.thread_id,
+    checkpoint_ns: c.checkpoint_ns ?? "",
+    checkpoint_id: c.checkpoint_id ?? null,
+    checkpoint_map: c.checkpoint_map ?? null,
+  };
 }
 
 /** A LangGraph `StateSnapshot` as an Agent API `ThreadState`. */

@@ -3,11 +3,21 @@
  * (`values`, `updates`, `messages` for `messages-tuple`, `messages/partial|complete|metadata`
  * for `messages`, ...), with `|ns1|ns2` appended for subgraph namespaces.
  */
-import { AIMessageChunk, isBaseMessage, isBaseMessageChunk, type BaseMessage } from "@langchain/core/messages";
+import { AIMessageChunk, type BaseMessage, isBaseMessage, isBaseMessageChunk } from "@langchain/core/messages";
 import { debugChunk } from "./debug-events.ts";
 import { messageToWire, toWire } from "./serialize.ts";
 
-export const STREAM_MODES = ["values", "updates", "messages", "messages-tuple", "custom", "debug", "events", "tasks", "checkpoints"] as const;
+export const STREAM_MODES = [
+  "values",
+  "updates",
+  "messages",
+  "messages-tuple",
+  "custom",
+  "debug",
+  "events",
+  "tasks",
+  "checkpoints",
+] as const;
 export type StreamMode = (typeof STREAM_MODES)[number];
 export type LibStreamMode = "values" | "updates" | "messages" | "custom" | "debug" | "tasks" | "checkpoints";
 
@@ -41,7 +51,10 @@ export class ChunkTranslator {
     const suffix = ns.length ? `|${ns.join("|")}` : "";
     if (mode !== "messages") {
       if (!this.#modes.has(mode)) return;
-      emit(`${mode}${suffix}`, toWire(mode === "debug" || mode === "tasks" || mode === "checkpoints" ? debugChunk(mode, payload) : payload));
+      emit(
+        `${mode}${suffix}`,
+        toWire(mode === "debug" || mode === "tasks" || mode === "checkpoints" ? debugChunk(mode, payload) : payload),
+      );
       return;
     }
     const [message, metadata] = payload as [BaseMessage, Record<string, unknown>];
@@ -51,7 +64,9 @@ export class ChunkTranslator {
     const prev = this.#partial.get(id);
     if (!prev) emit(`messages/metadata${suffix}`, { [id]: { metadata: toWire(metadata) } });
     let merged: BaseMessage = message;
-    if (prev && isBaseMessageChunk(prev) && isBaseMessageChunk(message)) merged = (prev as AIMessageChunk).concat(message as AIMessageChunk);
+    if (prev && isBaseMessageChunk(prev) && isBaseMessageChunk(message)) {
+      merged = (prev as AIMessageChunk).concat(message as AIMessageChunk);
+    }
     this.#partial.set(id, merged);
     emit(`messages/${isBaseMessageChunk(message) ? "partial" : "complete"}${suffix}`, [messageToWire(merged)]);
   }

@@ -32,7 +32,9 @@ const DELAY_MS = 500;
 const THOROUGH_INTERVAL_MS = 30_000;
 
 /** The collector of this process; a no-op with `AGENTCLI_MEMORY_TUNING=0`, on Deno, or when V8 cannot be asked. */
-export async function idleCollector(opts: { env: Env; delayMs?: number; thoroughIntervalMs?: number; collect?: (thorough: boolean) => void }): Promise<IdleCollector> {
+export async function idleCollector(
+  opts: { env: Env; delayMs?: number; thoroughIntervalMs?: number; collect?: (thorough: boolean) => void },
+): Promise<IdleCollector> {
   if (opts.env.AGENTCLI_MEMORY_TUNING === "0" || "Deno" in globalThis) return NONE;
   const collect = opts.collect ?? await fullCollection();
   if (!collect) return NONE;
@@ -76,7 +78,9 @@ async function fullCollection(): Promise<((thorough: boolean) => void) | null> {
     try {
       type Gc = (o: { type: "major"; execution: "sync"; flavor?: "regular" | "last-resort" }) => void;
       const gc = runInNewContext("gc") as Gc | undefined;
-      return typeof gc === "function" ? (thorough) => gc({ type: "major", execution: "sync", flavor: thorough ? "last-resort" : "regular" }) : null;
+      return typeof gc === "function"
+        ? (thorough) => gc({ type: "major", execution: "sync", flavor: thorough ? "last-resort" : "regular" })
+        : null;
     } finally {
       setFlagsFromString("--no-expose-gc");
     }

@@ -35,7 +35,9 @@ export function roleSetting(flag: string | undefined, env: Env): ServerRole {
   // --role is the command line (exit 2); AGENTCLI_ROLE is the environment (exit 1).
   throw userError(from === "--role" ? "ARGS_INVALID" : "ENV_INVALID", {
     message: `Cannot start the server: ${from} "${raw}" is not a role`,
-    hint: `Use one of ${SERVER_ROLES.join(", ")}: api serves the Agent API only, worker runs the queue only, all does both (default).`,
+    hint: `Use one of ${
+      SERVER_ROLES.join(", ")
+    }: api serves the Agent API only, worker runs the queue only, all does both (default).`,
   });
 }
 

@@ -18,7 +18,12 @@ export interface TtlSettings {
   sweepMs: number;
 }
 
-export const DEFAULT_TTL: TtlSettings = { threadTtlMinutes: null, storeTtlMinutes: null, refreshOnRead: true, sweepMs: 60_000 };
+export const DEFAULT_TTL: TtlSettings = {
+  threadTtlMinutes: null,
+  storeTtlMinutes: null,
+  refreshOnRead: true,
+  sweepMs: 60_000,
+};
 
 function minutes(env: Record<string, string | undefined>, name: string, what: string): number | null {
   const raw = env[name]?.trim();
@@ -80,7 +85,9 @@ export class TtlSweeper {
   start(): void {
     this.#timer = setInterval(() => {
       if (this.#running) return;
-      this.#running = this.sweep().catch((err) => this.#deps.log.error("cannot sweep expired threads and store items", err)).finally(() => (this.#running = null));
+      this.#running = this.sweep().catch((err) =>
+        this.#deps.log.error("cannot sweep expired threads and store items", err)
+      ).finally(() => (this.#running = null));
     }, this.settings.sweepMs);
     (this.#timer as { unref?: () => void }).unref?.();
   }
@@ -93,7 +100,9 @@ export class TtlSweeper {
       const batch = await storage.ttl.sweepThreads(this.settings.threadTtlMinutes);
       for (const id of batch) {
         await storage.checkpointer.deleteThread(id);
-        await this.#deps.onThreadDeleted?.(id).catch((err) => log.warn(`expired thread "${id}" was deleted, but not everything of it: ${(err as Error).message}`));
+        await this.#deps.onThreadDeleted?.(id).catch((err) =>
+          log.warn(`expired thread "${id}" was deleted, but not everything of it: ${(err as Error).message}`)
+        );
       }
       threads.push(...batch);
       if (batch.length < 100) break;
@@ -104,7 +113,9 @@ export class TtlSweeper {
       items += n;
       if (n < 1000) break;
     }
-    if (threads.length || items) log.info(`deleted ${threads.length} expired thread(s) and ${items} expired store item(s)`);
+    if (threads.length || items) {
+      log.info(`deleted ${threads.length} expired thread(s) and ${items} expired store item(s)`);
+    }
     return { threads, items };
   }
 

@@ -90,13 +90,20 @@ export class WorkerPool {
 
   /** The embedded engine at start: every run left `running` died with the previous process. */
   async #failOrphans(): Promise<void> {
-    const error = { error: "ServerStopped", message: "The server stopped while this run was running; start the run again." };
+    const error = {
+      error: "ServerStopped",
+      message: "The server stopped while this run was running; start the run again.",
+    };
     for (const run of await this.#deps.storage.runs.recoverOrphans(true)) {
       this.#deps.log.warn(`run ${run.run_id} was running when the server stopped; marked "error"`);
       await this.#deps.storage.threads.setError(run.thread_id, error);
       // Its stream ends with an `error` event (after what was logged), never a silent close.
       const logged = await this.#deps.storage.events.read(run.run_id);
-      await this.#deps.storage.events.append(run.run_id, [{ id: (logged.at(-1)?.id ?? 0) + 1, event: "error", data: JSON.stringify(error) }]);
+      await this.#deps.storage.events.append(run.run_id, [{
+        id: (logged.at(-1)?.id ?? 0) + 1,
+        event: "error",
+        data: JSON.stringify(error),
+      }]);
       this.#deps.broker.finishRemote(run.run_id, { status: "error", output: { __error__: error } });
     }
   }
@@ -104,7 +111,9 @@ export class WorkerPool {
   /** Threads a run left `busy` with none in flight (its end could not be recorded) take runs again. */
   async #freeStranded(): Promise<void> {
     try {
-      for (const id of await this.#deps.storage.threads.freeStranded()) this.#deps.log.warn(`thread ${id} was busy with no run in flight; freed`);
+      for (const id of await this.#deps.storage.threads.freeStranded()) {
+        this.#deps.log.warn(`thread ${id} was busy with no run in flight; freed`);
+      }
     } catch (err) {
       this.#deps.log.error("cannot free threads left busy with no run in flight", err);
     }
@@ -117,7 +126,9 @@ export class WorkerPool {
     this.#ticking = true;
     try {
       // Runs whose lease another replica took (this one could not renew in time) stop here.
-      for (const id of await this.#deps.storage.runs.renewLeases([...this.#active.keys()])) this.#deps.broker.loseLease(id);
+      for (const id of await this.#deps.storage.runs.renewLeases([...this.#active.keys()])) {
+        this.#deps.broker.loseLease(id);
+      }
       if (!this.#deps.exclusive) await this.#takeOver();
     } catch (err) {
       if (!this.#stopped) this.#deps.log.error("cannot renew run leases", err);
@@ -135,7 +146,9 @@ export class WorkerPool {
       const run = await this.#deps.storage.runs.takeOver();
       if (!run) return;
       this.#execute(run, resumeOf(run));
-      this.#deps.log.warn(`run ${run.run_id}: its replica stopped renewing its lease; taken over here (attempt ${run.attempt})`);
+      this.#deps.log.warn(
+        `run ${run.run_id}: its replica stopped renewing its lease; taken over here (attempt ${run.attempt})`,
+      );
     }
   }
 
@@ -303,12 +316,18 @@ export class WorkerPool {
       try {
         if (await this.#deps.storage.runs.releaseQueued()) this.#deps.broker.wake({ remoteOnly: true });
       } catch (err) {
-        this.#deps.log.error("stopping: cannot let go of the runs queued here (the other replicas take them once their affinity ends)", err);
+        this.#deps.log.error(
+          "stopping: cannot let go of the runs queued here (the other replicas take them once their affinity ends)",
+          err,
+        );
       }
     }
     const all = Promise.allSettled([...this.#active.values()]);
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const timedOut = await Promise.race([all.then(() => false), new Promise<boolean>((r) => (timer = setTimeout(() => r(true), graceMs)))]);
+    const timedOut = await Promise.race([
+      all.then(() => false),
+      new Promise<boolean>((r) => (timer = setTimeout(() => r(true), graceMs))),
+    ]);
     if (timer) clearTimeout(timer);
     if (timedOut) {
       const held = [...this.#active.keys()];
@@ -317,7 +336,9 @@ export class WorkerPool {
         try {
           await this.#deps.storage.runs.handBack(held);
           handedBack = true;
-          this.#deps.log.info(`stopping: ${held.length} run(s) not finished in ${graceMs / 1000} s handed back to the other replicas`);
+          this.#deps.log.info(
+            `stopping: ${held.length} run(s) not finished in ${graceMs / 1000} s handed back to the other replicas`,
+          );
         } catch (err) {
           this.#deps.log.error("stopping: cannot hand runs back (they are taken over once their leases expire)", err);
         }
@@ -333,13 +354,17 @@ export class WorkerPool {
 
 /** How a taken-over run goes on: cancelled meanwhile, out of attempts, or resumed. */
 function resumeOf(run: TakenRun): ResumeOptions {
-  if (run.cancel_reason === "interrupt" || run.cancel_reason === "rollback") return { resumed: true, cancelled: run.cancel_reason };
+  if (run.cancel_reason === "interrupt" || run.cancel_reason === "rollback") {
+    return { resumed: true, cancelled: run.cancel_reason };
+  }
   if (run.attempt > MAX_RUN_ATTEMPTS) {
     return {
       resumed: true,
       fail: {
         error: "RunLost",
-        message: `The replicas running this run stopped ${run.attempt - 1} times before it ended; it is not resumed again. Start the run again.`,
+        message: `The replicas running this run stopped ${
+          run.attempt - 1
+        } times before it ended; it is not resumed again. Start the run again.`,
       },
     };
   }

@@ -6,7 +6,7 @@
 import type { AuthUser } from "../../kernel/hooks.ts";
 import type { Run } from "../../storage/records.ts";
 import type { CancelAction } from "../broker/broker.ts";
-import { type ServerDeps, resolveAssistant } from "../../server/deps.ts";
+import { resolveAssistant, type ServerDeps } from "../../server/deps.ts";
 import { currentCheck } from "../../storage/assistants.ts";
 import type { RunKwargs } from "../executor/executor.ts";
 import { conflict, idTaken, notFound, unprocessable } from "../../server/http/errors.ts";
@@ -15,7 +15,12 @@ import { checkMessages, tooManyRuns } from "../../server/http/limits.ts";
 import { ownedMetadata, ownerOf, scopedConfig } from "./scope.ts";
 
 /** Creates a run on `threadId` (or on a new temporary thread when null). */
-export async function createRun(deps: ServerDeps, user: AuthUser | null, b: RunCreateBody, threadId: string | null): Promise<Run> {
+export async function createRun(
+  deps: ServerDeps,
+  user: AuthUser | null,
+  b: RunCreateBody,
+  threadId: string | null,
+): Promise<Run> {
   // On an existing thread, the assistant as last looked up here (no query), checked by the
   // statement that creates the run: when another replica changed it, looked up again.
   for (let attempt = 0; attempt < 3 && threadId !== null; attempt++) {
@@ -26,10 +31,18 @@ export async function createRun(deps: ServerDeps, user: AuthUser | null, b: RunC
 }
 
 /** Null when `hinted` and the assistant remembered was not current (see AssistantStore.resolveHint). */
-async function createRunOnce(deps: ServerDeps, user: AuthUser | null, b: RunCreateBody, threadId: string | null, hinted: boolean): Promise<Run | null> {
+async function createRunOnce(
+  deps: ServerDeps,
+  user: AuthUser | null,
+  b: RunCreateBody,
+  threadId: string | null,
+  hinted: boolean,
+): Promise<Run | null> {
   const { storage } = deps;
   const scope = { owner: ownerOf(user) };
-  const { assistant: found, hint } = hinted ? await storage.assistants.resolveHint(b.assistant_id, scope) : { assistant: null, hint: null };
+  const { assistant: found, hint } = hinted
+    ? await storage.assistants.resolveHint(b.assistant_id, scope)
+    : { assistant: null, hint: null };
   const assistant = found ?? await resolveAssistant(deps, b.assistant_id, scope);
   const stateless = threadId === null;
   const tid = threadId ?? crypto.randomUUID();
@@ -39,7 +52,9 @@ async function createRunOnce(deps: ServerDeps, user: AuthUser | null, b: RunCrea
   if (b.webhook) await deps.webhooks.check(b.webhook);
   await checkRunTargets(deps, assistant.graph_id, b, threadId, user);
   // The per-user queue cap: on an existing thread, checked by the statement that creates the run.
-  const queuedCap = user && deps.limits.maxQueuedPerOwner > 0 ? { identity: user.identity, max: deps.limits.maxQueuedPerOwner } : null;
+  const queuedCap = user && deps.limits.maxQueuedPerOwner > 0
+    ? { identity: user.identity, max: deps.limits.maxQueuedPerOwner }
+    : null;
   const checkQueued = async () => {
     if (!queuedCap) return;
     const queued = await storage.runs.pendingOf(queuedCap.identity);
@@ -86,14 +101,23 @@ async function createRunOnce(deps: ServerDeps, user: AuthUser | null, b: RunCrea
     }
     if (run) deps.broker.expect(run.run_id);
     if (claim && run?.status !== "running") deps.workers.release();
-    if (overQueued !== undefined && thread && !(ownerOf(user) && thread.metadata.owner !== ownerOf(user))) throw tooManyRuns(deps.limits, overQueued);
+    if (overQueued !== undefined && thread && !(ownerOf(user) && thread.metadata.owner !== ownerOf(user))) {
+      throw tooManyRuns(deps.limits, overQueued);
+    }
     if (thread || b.if_not_exists !== "create") {
       if (!thread || !run) {
-        if (!thread || (ownerOf(user) && thread.metadata.owner !== ownerOf(user))) throw thread && b.if_not_exists === "create" ? idTaken("thread", tid) : notFound("Thread", tid);
-        throw conflict(`Cannot start a run on thread "${tid}": it has a run in progress`, 'Wait for it, or choose multitask_strategy "enqueue", "interrupt" or "rollback".');
+        if (!thread || (ownerOf(user) && thread.metadata.owner !== ownerOf(user))) {
+          throw thread && b.if_not_exists === "create" ? idTaken("thread", tid) : notFound("Thread", tid);
+        }
+        throw conflict(
+          `Cannot start a run on thread "${tid}": it has a run in progress`,
+          'Wait for it, or choose multitask_strategy "enqueue", "interrupt" or "rollback".',
+        );
       }
       if (thread.busy && (strategy === "interrupt" || strategy === "rollback")) {
-        for (const r of await storage.runs.inflight(tid)) if (r.run_id !== run.run_id) await cancelRun(deps, r, strategy);
+        for (const r of await storage.runs.inflight(tid)) {
+          if (r.run_id !== run.run_id) await cancelRun(deps, r, strategy);
+        }
       }
       if (run.status === "running") {
         deps.workers.startClaimed({
@@ -125,7 +149,11 @@ async function createRunOnce(deps: ServerDeps, user: AuthUser | null, b: RunCrea
 }
 
 /** What a run executes (`runs.kwargs`), from its request; a stateless run's thread is deleted after it unless `on_completion: "keep"`. */
-export function runKwargs(user: AuthUser | null, b: Omit<Partial<RunCreateBody>, "assistant_id">, stateless: boolean): RunKwargs {
+export function runKwargs(
+  user: AuthUser | null,
+  b: Omit<Partial<RunCreateBody>, "assistant_id">,
+  stateless: boolean,
+): RunKwargs {
   return {
     input: b.input ?? null,
     command: b.command ?? null,
@@ -152,19 +180,38 @@ export function runKwargs(user: AuthUser | null, b: Omit<Partial<RunCreateBody>,
  * checkpoint to start from (404; a run from a checkpoint that does not exist would start the
  * thread over and drop its earlier turns).
  */
-export async function checkRunTargets(deps: ServerDeps, graphId: string, b: RunCreateBody, threadId: string | null, user: AuthUser | null): Promise<void> {
+export async function checkRunTargets(
+  deps: ServerDeps,
+  graphId: string,
+  b: RunCreateBody,
+  threadId: string | null,
+  user: AuthUser | null,
+): Promise<void> {
   for (const field of ["interrupt_before", "interrupt_after"] as const) {
     const names = b[field];
     if (!Array.isArray(names) || names.length === 0) continue;
     const nodes = Object.keys((await deps.graphs.get(graphId)).nodes).filter((n) => n !== "__start__");
     const unknown = names.filter((n) => !nodes.includes(n));
-    if (unknown.length) throw unprocessable(`Invalid request: ${field} names ${unknown.map((n) => `"${n}"`).join(", ")}, not a node of graph "${graphId}" (its nodes: ${nodes.join(", ")}; or "*" for all)`);
+    if (unknown.length) {
+      throw unprocessable(
+        `Invalid request: ${field} names ${
+          unknown.map((n) => `"${n}"`).join(", ")
+        }, not a node of graph "${graphId}" (its nodes: ${nodes.join(", ")}; or "*" for all)`,
+      );
+    }
   }
   const checkpointId = b.checkpoint_id ?? b.checkpoint?.checkpoint_id;
   if (!checkpointId) return;
   // Only on the caller's own thread (another user's is the thread's 404, asked next).
   if (threadId !== null && !(await deps.storage.threads.get(threadId, { owner: ownerOf(user) }))) return;
-  const found = threadId !== null && await deps.storage.checkpointer.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: b.checkpoint?.checkpoint_ns ?? "", checkpoint_id: checkpointId } });
+  const found = threadId !== null &&
+    await deps.storage.checkpointer.getTuple({
+      configurable: {
+        thread_id: threadId,
+        checkpoint_ns: b.checkpoint?.checkpoint_ns ?? "",
+        checkpoint_id: checkpointId,
+      },
+    });
   if (!found) throw notFound("Checkpoint", checkpointId);
 }
 
@@ -176,7 +223,10 @@ export async function checkRunTargets(deps: ServerDeps, graphId: string, b: RunC
 export async function cancelRun(deps: ServerDeps, run: Run, action: CancelAction): Promise<void> {
   const { storage, broker } = deps;
   if (run.status === "pending") {
-    const done = await storage.runs.setStatus(run.run_id, "interrupted", { fromStatuses: ["pending"], cancelReason: action });
+    const done = await storage.runs.setStatus(run.run_id, "interrupted", {
+      fromStatuses: ["pending"],
+      cancelReason: action,
+    });
     if (done) {
       if (action === "rollback") await storage.runs.delete(run.run_id);
       const others = await storage.runs.inflight(run.thread_id);
@@ -184,7 +234,13 @@ export async function cancelRun(deps: ServerDeps, run: Run, action: CancelAction
       broker.finishRemote(run.run_id, { status: "interrupted", output: null });
       // It never ran, but it ended: its webhook hears so, with the thread's values as they are.
       const webhook = (done.kwargs as RunKwargs).webhook;
-      if (webhook) deps.webhooks.deliver(run.run_id, webhook, { ...done, values: (await storage.threads.get(run.thread_id))?.values ?? null, error: null });
+      if (webhook) {
+        deps.webhooks.deliver(run.run_id, webhook, {
+          ...done,
+          values: (await storage.threads.get(run.thread_id))?.values ?? null,
+          error: null,
+        });
+      }
       return;
     }
   }

@@ -38,7 +38,10 @@ export function scopeOf(c: Context<AppEnv>): Scope {
 }
 
 /** Client metadata with `owner` removed, then set to the user when there is one. */
-export function ownedMetadata(user: AuthUser | null, metadata: Record<string, unknown> | undefined): Record<string, unknown> {
+export function ownedMetadata(
+  user: AuthUser | null,
+  metadata: Record<string, unknown> | undefined,
+): Record<string, unknown> {
   const { owner: _drop, ...rest } = metadata ?? {};
   const owner = ownerOf(user);
   return owner ? { ...rest, owner } : rest;
@@ -51,7 +54,10 @@ export function patchMetadata(metadata: Record<string, unknown> | undefined): Re
 }
 
 /** A run config with client-supplied auth keys stripped and the real user injected. */
-export function scopedConfig<C extends { configurable?: Record<string, unknown> | undefined }>(user: AuthUser | null, config: C | undefined): C {
+export function scopedConfig<C extends { configurable?: Record<string, unknown> | undefined }>(
+  user: AuthUser | null,
+  config: C | undefined,
+): C {
   const configurable: Record<string, unknown> = { ...(config?.configurable ?? {}) };
   for (const k of AUTH_KEYS) delete configurable[k];
   if (user) {

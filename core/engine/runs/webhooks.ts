@@ -38,14 +38,32 @@ export interface WebhookSettings {
 /** The header carrying the body's signature. */
 export const SIGNATURE_HEADER = "X-Agentcli-Signature";
 
-export const DEFAULT_WEBHOOKS: WebhookSettings = { allowPrivate: false, timeoutMs: 10_000, maxAttempts: 5, backoffMs: 1000 };
+export const DEFAULT_WEBHOOKS: WebhookSettings = {
+  allowPrivate: false,
+  timeoutMs: 10_000,
+  maxAttempts: 5,
+  backoffMs: 1000,
+};
 
-function intSetting(env: Record<string, string | undefined>, name: string, fallback: number, min: number, max: number, what: string): number {
+function intSetting(
+  env: Record<string, string | undefined>,
+  name: string,
+  fallback: number,
+  min: number,
+  max: number,
+  what: string,
+): number {
   const raw = env[name]?.trim();
   if (!raw) return fallback;
   const n = Number(raw);
   if (!Number.isInteger(n) || n < min || n > max) {
-    throw agentcliError(EnvNotInRange, { name, value: raw, min, max, fix: `Set ${name} to ${what}, or leave it unset (default ${fallback}).` });
+    throw agentcliError(EnvNotInRange, {
+      name,
+      value: raw,
+      min,
+      max,
+      fix: `Set ${name} to ${what}, or leave it unset (default ${fallback}).`,
+    });
   }
   return n;
 }
@@ -63,7 +81,9 @@ export function webhooksFromEnv(env: Record<string, string | undefined>, mode: "
   return {
     secret: env.AGENTCLI_WEBHOOK_SECRET || undefined,
     allowPrivate: mode === "dev" || rawAllow === "true" || rawAllow === "1",
-    timeoutMs: intSetting(env, "AGENTCLI_WEBHOOK_TIMEOUT_SECONDS", 10, 1, 600, "the seconds one delivery attempt may take") * 1000,
+    timeoutMs:
+      intSetting(env, "AGENTCLI_WEBHOOK_TIMEOUT_SECONDS", 10, 1, 600, "the seconds one delivery attempt may take") *
+      1000,
     maxAttempts: intSetting(env, "AGENTCLI_WEBHOOK_MAX_ATTEMPTS", 5, 1, 20, "how many times a webhook is tried in all"),
     backoffMs: DEFAULT_WEBHOOKS.backoffMs,
   };
@@ -81,7 +101,8 @@ export function isHttpUrl(raw: string): boolean {
 
 function ipv4Private(ip: string): boolean {
   const [a, b] = ip.split(".").map(Number) as [number, number];
-  return a === 0 || a === 10 || a === 127 || (a === 100 && b >= 64 && b <= 127) || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) ||
+  return a === 0 || a === 10 || a === 127 || (a === 100 && b >= 64 && b <= 127) || (a === 169 && b === 254) ||
+    (a === 172 && b >= 16 && b <= 31) ||
     (a === 192 && b === 168) || (a === 192 && b === 0) || (a === 198 && (b === 18 || b === 19)) || a >= 224;
 }
 
@@ -103,7 +124,8 @@ export function isPrivateAddress(address: string): boolean {
   }
   if (ip === "::" || ip === "::1") return true;
   const first = parseInt(ip.split(":")[0] || "0", 16);
-  return (first & 0xfe00) === 0xfc00 || (first & 0xffc0) === 0xfe80 || (first & 0xff00) === 0xff00 || ip.startsWith("64:ff9b:") || ip.startsWith("2001:db8:");
+  return (first & 0xfe00) === 0xfc00 || (first & 0xffc0) === 0xfe80 || (first & 0xff00) === 0xff00 ||
+    ip.startsWith("64:ff9b:") || ip.startsWith("2001:db8:");
 }
 
 /** Resolves a host name to its addresses (`dns.lookup` with `all`; replaced in tests). */
@@ -117,7 +139,9 @@ const systemResolver: Resolver = async (host) => {
 /** Why a host is refused by name or as an address literal (no lookup), or null. */
 function literalRefusal(host: string): string | null {
   if (host === "localhost" || host.endsWith(".localhost")) return `its host "${host}" is loopback`;
-  if (/^[\d.]+$/.test(host) || host.includes(":")) return isPrivateAddress(host) ? `its address ${host} is private or loopback` : null;
+  if (/^[\d.]+$/.test(host) || host.includes(":")) {
+    return isPrivateAddress(host) ? `its address ${host} is private or loopback` : null;
+  }
   return null;
 }
 
@@ -146,13 +170,23 @@ class RefusedAddress extends Error {}
  * that could answer otherwise). Any private answer refuses the whole name.
  */
 function pinnedLookup(resolve: Resolver, allowPrivate: boolean) {
-  return (host: string, options: { all?: boolean; family?: number }, callback: (err: Error | null, address?: unknown, family?: number) => void): void => {
+  return (
+    host: string,
+    options: { all?: boolean; family?: number },
+    callback: (err: Error | null, address?: unknown, family?: number) => void,
+  ): void => {
     resolve(host).then((found) => {
       const family = options.family === 4 || options.family === 6 ? options.family : 0;
       const addresses = family ? found.filter((a) => a.family === family) : found;
       const bad = allowPrivate ? undefined : addresses.find((a) => isPrivateAddress(a.address));
-      if (bad) return callback(new RefusedAddress(`its host "${host}" resolves to ${bad.address}, a private or loopback address`));
-      if (!addresses.length) return callback(Object.assign(new Error(`cannot resolve "${host}"`), { code: "ENOTFOUND" }));
+      if (bad) {
+        return callback(
+          new RefusedAddress(`its host "${host}" resolves to ${bad.address}, a private or loopback address`),
+        );
+      }
+      if (!addresses.length) {
+        return callback(Object.assign(new Error(`cannot resolve "${host}"`), { code: "ENOTFOUND" }));
+      }
       if (options.all) callback(null, addresses);
       else callback(null, addresses[0]!.address, addresses[0]!.family);
     }, (err: Error) => callback(err));
@@ -163,7 +197,12 @@ function pinnedLookup(resolve: Resolver, allowPrivate: boolean) {
  * POSTs `body` to `url` over a connection whose host is resolved by `pinnedLookup`; resolves
  * with the answer's status (its body is discarded). Redirects are not followed.
  */
-async function post(url: URL, headers: Record<string, string>, body: string, opts: { signal: AbortSignal; resolve: Resolver; allowPrivate: boolean }): Promise<number> {
+async function post(
+  url: URL,
+  headers: Record<string, string>,
+  body: string,
+  opts: { signal: AbortSignal; resolve: Resolver; allowPrivate: boolean },
+): Promise<number> {
   const { request } = url.protocol === "https:" ? await import("node:https") : await import("node:http");
   return new Promise<number>((resolve, reject) => {
     const req = request(url, {
@@ -188,7 +227,9 @@ function shown(url: URL): string {
 
 async function sign(secret: string, body: string): Promise<string> {
   const enc = new TextEncoder();
-  const key = await crypto.subtle.importKey("raw", enc.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const key = await crypto.subtle.importKey("raw", enc.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, [
+    "sign",
+  ]);
   const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, enc.encode(body)));
   return `sha256=${Array.from(mac, (b) => b.toString(16).padStart(2, "0")).join("")}`;
 }
@@ -223,12 +264,20 @@ export class WebhookSender {
   async check(raw: string, field = "webhook"): Promise<void> {
     if (!isHttpUrl(raw)) throw unprocessable(`Invalid request: ${field} must be an http:// or https:// URL`);
     const why = await refusal(new URL(raw), this.settings.allowPrivate, this.#resolve);
-    if (why) throw unprocessable(`Invalid request: ${field} ${shown(new URL(raw))} is refused: ${why} (allow such targets with AGENTCLI_WEBHOOK_ALLOW_PRIVATE=true)`);
+    if (why) {
+      throw unprocessable(
+        `Invalid request: ${field} ${
+          shown(new URL(raw))
+        } is refused: ${why} (allow such targets with AGENTCLI_WEBHOOK_ALLOW_PRIVATE=true)`,
+      );
+    }
   }
 
   /** Sends `payload` (the run and its result) to `webhook` in the background. */
   deliver(runId: string, webhook: string, payload: Record<string, unknown>): void {
-    const p = this.#deliver(runId, webhook, payload).catch((err) => this.#deps.log.error(`run ${runId}: webhook delivery failed`, err));
+    const p = this.#deliver(runId, webhook, payload).catch((err) =>
+      this.#deps.log.error(`run ${runId}: webhook delivery failed`, err)
+    );
     this.#inflight.add(p);
     void p.finally(() => this.#inflight.delete(p));
   }
@@ -254,17 +303,26 @@ export class WebhookSender {
       }
       // The run's output and error leave the process here too: redacted like every response (core/kernel/redact.ts).
       const body = redact(JSON.stringify({ ...payload, webhook_sent_at: new Date().toISOString() }));
-      const headers: Record<string, string> = { "content-type": "application/json", "user-agent": `agentcli/${VERSION}` };
+      const headers: Record<string, string> = {
+        "content-type": "application/json",
+        "user-agent": `agentcli/${VERSION}`,
+      };
       if (settings.secret) headers[SIGNATURE_HEADER.toLowerCase()] = await sign(settings.secret, body);
       const timeout = AbortSignal.timeout(settings.timeoutMs);
       try {
-        const status = await post(url, headers, body, { signal: AbortSignal.any([timeout, this.#stop.signal]), resolve: this.#resolve, allowPrivate: settings.allowPrivate });
+        const status = await post(url, headers, body, {
+          signal: AbortSignal.any([timeout, this.#stop.signal]),
+          resolve: this.#resolve,
+          allowPrivate: settings.allowPrivate,
+        });
         outcome.response_status = status;
         if (status >= 200 && status < 300) {
           outcome = { ...outcome, status: "delivered", error: null };
           break;
         }
-        outcome.error = status >= 300 && status < 400 ? `answered ${status} (redirects are not followed)` : `answered ${status}`;
+        outcome.error = status >= 300 && status < 400
+          ? `answered ${status} (redirects are not followed)`
+          : `answered ${status}`;
         if (status !== 429 && status < 500) break;
       } catch (err) {
         const e = err as Error;
@@ -273,12 +331,18 @@ export class WebhookSender {
           outcome = { ...outcome, status: "refused", error: `refused: ${e.message}` };
           break;
         }
-        outcome.error = timeout.aborted && !this.#stop.signal.aborted ? `no answer within ${settings.timeoutMs / 1000} s` : `cannot connect: ${(e.cause as Error | undefined)?.message ?? e.message}`;
+        outcome.error = timeout.aborted && !this.#stop.signal.aborted
+          ? `no answer within ${settings.timeoutMs / 1000} s`
+          : `cannot connect: ${(e.cause as Error | undefined)?.message ?? e.message}`;
         if (this.#stop.signal.aborted) break;
       }
     }
     outcome.at = new Date().toISOString();
-    if (outcome.status !== "delivered") this.#deps.log.warn(`run ${runId}: webhook ${shown(url)} ${outcome.status} after ${outcome.attempts} attempt(s): ${outcome.error}`);
+    if (outcome.status !== "delivered") {
+      this.#deps.log.warn(
+        `run ${runId}: webhook ${shown(url)} ${outcome.status} after ${outcome.attempts} attempt(s): ${outcome.error}`,
+      );
+    }
     await this.#deps.storage.runs.recordWebhookDelivery(runId, outcome).catch(() => {}); // a stateless run may be gone with its thread
   }
 

@@ -25,15 +25,25 @@ export interface RunTracer {
   readonly project: string;
   /** Where spans go: "otlp", "langsmith" or both ("otlp+langsmith"). */
   readonly exporter: string;
-  startRun(run: { run_id: string; thread_id: string; assistant_id: string; graph_id: string; attempt: number }): RunTrace;
+  startRun(
+    run: { run_id: string; thread_id: string; assistant_id: string; graph_id: string; attempt: number },
+  ): RunTrace;
   flush(): Promise<void>;
   close(): Promise<void>;
 }
 
-export function createOtlpRunTracer(opts: { url: string; headers: Record<string, string>; serviceName: string; project: string }): RunTracer {
+export function createOtlpRunTracer(
+  opts: { url: string; headers: Record<string, string>; serviceName: string; project: string },
+): RunTracer {
   const provider = new TracerProvider({
-    resource: resourceFromAttributes({ "service.name": opts.serviceName, "service.version": VERSION, "agentcli.tracing_project": opts.project }),
-    spanProcessors: [new BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url: opts.url, headers: opts.headers }) })],
+    resource: resourceFromAttributes({
+      "service.name": opts.serviceName,
+      "service.version": VERSION,
+      "agentcli.tracing_project": opts.project,
+    }),
+    spanProcessors: [
+      new BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url: opts.url, headers: opts.headers }) }),
+    ],
   });
   const tracer = provider.getTracer("agentcli", VERSION);
   return {
@@ -43,8 +53,12 @@ export function createOtlpRunTracer(opts: { url: string; headers: Record<string,
       const root = tracer.startSpan(`run ${run.graph_id}`, {
         kind: SpanKind.INTERNAL,
         attributes: {
-          "agentcli.run_id": run.run_id, "agentcli.thread_id": run.thread_id, "agentcli.assistant_id": run.assistant_id,
-          "agentcli.graph_id": run.graph_id, "agentcli.run_attempt": run.attempt, "agentcli.tracing_project": opts.project,
+          "agentcli.run_id": run.run_id,
+          "agentcli.thread_id": run.thread_id,
+          "agentcli.assistant_id": run.assistant_id,
+          "agentcli.graph_id": run.graph_id,
+          "agentcli.run_attempt": run.attempt,
+          "agentcli.tracing_project": opts.project,
         },
       });
       const handler = new SpanCallbacks(tracer, trace.setSpan(context.active(), root));
@@ -68,8 +82,13 @@ export function createOtlpRunTracer(opts: { url: string; headers: Record<string,
  * the server's environment, not only the process's). Named as LangChain names it, so
  * LangChain adds no second one when the process environment enables tracing too.
  */
-export async function createLangSmithRunTracer(opts: { apiKey: string; apiUrl?: string; project: string }): Promise<RunTracer> {
-  const [{ LangChainTracer }, { Client }] = await Promise.all([import("@langchain/core/tracers/tracer_langchain"), import("langsmith")]);
+export async function createLangSmithRunTracer(
+  opts: { apiKey: string; apiUrl?: string; project: string },
+): Promise<RunTracer> {
+  const [{ LangChainTracer }, { Client }] = await Promise.all([
+    import("@langchain/core/tracers/tracer_langchain"),
+    import("langsmith"),
+  ]);
   const client = new Client({ apiKey: opts.apiKey, ...(opts.apiUrl ? { apiUrl: opts.apiUrl } : {}) });
   return {
     project: opts.project,
@@ -87,7 +106,10 @@ export function combineTracers(...tracers: RunTracer[]): RunTracer {
     exporter: tracers.map((t) => t.exporter).join("+"),
     startRun(run) {
       const traces = tracers.map((t) => t.startRun(run));
-      return { callbacks: traces.flatMap((t) => t.callbacks), end: (status, error) => traces.forEach((t) => t.end(status, error)) };
+      return {
+        callbacks: traces.flatMap((t) => t.callbacks),
+        end: (status, error) => traces.forEach((t) => t.end(status, error)),
+      };
     },
     flush: async () => void (await Promise.all(tracers.map((t) => t.flush()))),
     close: async () => void (await Promise.all(tracers.map((t) => t.close()))),
@@ -109,7 +131,13 @@ class SpanCallbacks extends BaseCallbackHandler {
     this.#root = root;
   }
 
-  #start(runId: string, parentRunId: string | undefined, name: string, kind: SpanKind, attributes: Record<string, string | number | boolean>): void {
+  #start(
+    runId: string,
+    parentRunId: string | undefined,
+    name: string,
+    kind: SpanKind,
+    attributes: Record<string, string | number | boolean>,
+  ): void {
     const parent = (parentRunId && this.#spans.get(parentRunId)?.ctx) || this.#root;
     const span = this.#tracer.startSpan(name, { kind, attributes }, parent);
     this.#spans.set(runId, { span, ctx: trace.setSpan(parent, span) });
@@ -120,7 +148,12 @@ class SpanCallbacks extends BaseCallbackHandler {
     if (!entry) return;
     this.#spans.delete(runId);
     if (attributes) entry.span.setAttributes(attributes);
-    if (error !== undefined) entry.span.setStatus({ code: SpanStatusCode.ERROR, message: redact(error instanceof Error ? error.message : String(error)) });
+    if (error !== undefined) {
+      entry.span.setStatus({
+        code: SpanStatusCode.ERROR,
+        message: redact(error instanceof Error ? error.message : String(error)),
+      });
+    }
     entry.span.end();
   }
 
@@ -129,7 +162,16 @@ class SpanCallbacks extends BaseCallbackHandler {
     for (const id of [...this.#spans.keys()].reverse()) this.#end(id);
   }
 
-  override handleChainStart(_chain: Serialized, _inputs: unknown, runId: string, runType?: string, _tags?: string[], metadata?: Record<string, unknown>, runName?: string, parentRunId?: string): void {
+  override handleChainStart(
+    _chain: Serialized,
+    _inputs: unknown,
+    runId: string,
+    runType?: string,
+    _tags?: string[],
+    metadata?: Record<string, unknown>,
+    runName?: string,
+    parentRunId?: string,
+  ): void {
     const attrs: Record<string, string | number> = { "agentcli.kind": runType ?? "chain" };
     if (typeof metadata?.langgraph_node === "string") attrs["agentcli.node"] = metadata.langgraph_node;
     if (typeof metadata?.langgraph_step === "number") attrs["agentcli.step"] = metadata.langgraph_step;
@@ -142,39 +184,73 @@ class SpanCallbacks extends BaseCallbackHandler {
     this.#end(runId, err);
   }
 
-  override handleChatModelStart(llm: Serialized, _messages: BaseMessage[][], runId: string, parentRunId?: string, extra?: Record<string, unknown>, _tags?: string[], metadata?: Record<string, unknown>, runName?: string): void {
+  override handleChatModelStart(
+    llm: Serialized,
+    _messages: BaseMessage[][],
+    runId: string,
+    parentRunId?: string,
+    extra?: Record<string, unknown>,
+    _tags?: string[],
+    metadata?: Record<string, unknown>,
+    runName?: string,
+  ): void {
     const params = (extra?.invocation_params ?? {}) as Record<string, unknown>;
     const model = String(params.model ?? params.model_name ?? metadata?.ls_model_name ?? runName ?? "model");
     const provider = String(metadata?.ls_provider ?? llm.id?.at(-1) ?? "unknown");
-    this.#start(runId, parentRunId, `chat ${model}`, SpanKind.CLIENT, { "gen_ai.operation.name": "chat", "gen_ai.request.model": model, "gen_ai.system": provider });
+    this.#start(runId, parentRunId, `chat ${model}`, SpanKind.CLIENT, {
+      "gen_ai.operation.name": "chat",
+      "gen_ai.request.model": model,
+      "gen_ai.system": provider,
+    });
   }
-  override handleLLMStart(llm: Serialized, _prompts: string[], runId: string, parentRunId?: string, extra?: Record<string, unknown>): void {
+  override handleLLMStart(
+    llm: Serialized,
+    _prompts: string[],
+    runId: string,
+    parentRunId?: string,
+    extra?: Record<string, unknown>,
+  ): void {
     this.handleChatModelStart(llm, [], runId, parentRunId, extra);
   }
   override handleLLMEnd(output: LLMResult, runId: string): void {
     const usage = { input: 0, output: 0 };
     let found = false;
     for (const g of output.generations.flat()) {
-      const u = (g as { message?: { usage_metadata?: { input_tokens?: number; output_tokens?: number } } }).message?.usage_metadata;
+      const u = (g as { message?: { usage_metadata?: { input_tokens?: number; output_tokens?: number } } }).message
+        ?.usage_metadata;
       if (u) {
         found = true;
         usage.input += u.input_tokens ?? 0;
         usage.output += u.output_tokens ?? 0;
       }
     }
-    const tu = (output.llmOutput as { tokenUsage?: { promptTokens?: number; completionTokens?: number } } | undefined)?.tokenUsage;
+    const tu = (output.llmOutput as { tokenUsage?: { promptTokens?: number; completionTokens?: number } } | undefined)
+      ?.tokenUsage;
     if (!found && tu) {
       found = true;
       usage.input = tu.promptTokens ?? 0;
       usage.output = tu.completionTokens ?? 0;
     }
-    this.#end(runId, undefined, found ? { "gen_ai.usage.input_tokens": usage.input, "gen_ai.usage.output_tokens": usage.output } : undefined);
+    this.#end(
+      runId,
+      undefined,
+      found ? { "gen_ai.usage.input_tokens": usage.input, "gen_ai.usage.output_tokens": usage.output } : undefined,
+    );
   }
   override handleLLMError(err: unknown, runId: string): void {
     this.#end(runId, err);
   }
 
-  override handleToolStart(_tool: Serialized, input: string, runId: string, parentRunId?: string, _tags?: string[], _metadata?: Record<string, unknown>, runName?: string, toolCallId?: string): void {
+  override handleToolStart(
+    _tool: Serialized,
+    input: string,
+    runId: string,
+    parentRunId?: string,
+    _tags?: string[],
+    _metadata?: Record<string, unknown>,
+    runName?: string,
+    toolCallId?: string,
+  ): void {
     const name = runName ?? "tool";
     const attrs: Record<string, string> = { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name };
     if (toolCallId) attrs["gen_ai.tool.call.id"] = toolCallId;

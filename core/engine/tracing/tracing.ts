@@ -20,7 +20,7 @@
  */
 import type { RunTracer } from "./run-tracer.ts";
 
-export type { RunTracer, RunTrace } from "./run-tracer.ts";
+export type { RunTrace, RunTracer } from "./run-tracer.ts";
 
 /** The OTLP traces URL the environment names, or null when tracing is off. */
 export function otlpTracesUrl(env: Record<string, string | undefined>): string | null {
@@ -39,7 +39,10 @@ export function langSmithEnabled(env: Record<string, string | undefined>): boole
 }
 
 /** A tracer for the server's runs when OTLP and/or LangSmith are configured (loading their SDKs then), else null. */
-export async function runTracerFromEnv(env: Record<string, string | undefined>, opts: { agent: string }): Promise<RunTracer | null> {
+export async function runTracerFromEnv(
+  env: Record<string, string | undefined>,
+  opts: { agent: string },
+): Promise<RunTracer | null> {
   const url = otlpTracesUrl(env);
   const langsmith = langSmithEnabled(env);
   if (!url && !langsmith) return null;

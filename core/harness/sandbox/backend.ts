@@ -12,7 +12,12 @@ import { BaseSandbox, type ExecuteResponse, type FileDownloadResponse, type File
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { currentConfig } from "../memory-backend.ts";
 import { assistantIdOf } from "../namespaces.ts";
-import { isSandboxNotFound, SANDBOX_SKILLS_DIR, type ExecuteResult, type Sandbox } from "../../kernel/sandbox-contract.ts";
+import {
+  type ExecuteResult,
+  isSandboxNotFound,
+  type Sandbox,
+  SANDBOX_SKILLS_DIR,
+} from "../../kernel/sandbox-contract.ts";
 import type { SandboxManager, SandboxSettings, SandboxTarget } from "./manager.ts";
 
 /** Default of the `execute` tool's `timeout` and of the file tools' commands, in seconds. */
@@ -32,7 +37,9 @@ export interface PluginSandboxBackendOptions {
 export function skillSeedFiles(files: ReadonlyMap<string, Uint8Array>): Array<{ path: string; content: Uint8Array }> {
   const out: Array<{ path: string; content: Uint8Array }> = [];
   for (const [path, content] of files) {
-    if (path.startsWith("skills/")) out.push({ path: `${SANDBOX_SKILLS_DIR}/${path.slice("skills/".length)}`, content });
+    if (path.startsWith("skills/")) {
+      out.push({ path: `${SANDBOX_SKILLS_DIR}/${path.slice("skills/".length)}`, content });
+    }
     const m = /^subagents\/([^/]+)\/skills\/(.+)$/.exec(path);
     if (m) out.push({ path: `${SANDBOX_SKILLS_DIR}/subagents/${m[1]}/${m[2]}`, content });
   }
@@ -53,7 +60,10 @@ export class PluginSandboxBackend extends BaseSandbox {
 
   /** Runs a command for the `execute` tool; a notice about a recreated sandbox comes first in `output`. */
   async run(command: string, opts: { timeoutMs?: number } = {}): Promise<ExecuteResult> {
-    const { value, notice } = await this.#with((s) => s.execute(command, { timeoutMs: opts.timeoutMs ?? this.#timeoutMs }), { retry: true });
+    const { value, notice } = await this.#with(
+      (s) => s.execute(command, { timeoutMs: opts.timeoutMs ?? this.#timeoutMs }),
+      { retry: true },
+    );
     return notice ? { ...value, output: `${notice}\n\n${value.output}` } : value;
   }
 
@@ -64,7 +74,9 @@ export class PluginSandboxBackend extends BaseSandbox {
   }
 
   async uploadFiles(files: Array<[string, Uint8Array]>): Promise<FileUploadResponse[]> {
-    const { value } = await this.#with((s) => s.uploadFiles(files.map(([path, content]) => ({ path, content }))), { retry: false });
+    const { value } = await this.#with((s) => s.uploadFiles(files.map(([path, content]) => ({ path, content }))), {
+      retry: false,
+    });
     return value;
   }
 
@@ -81,10 +93,14 @@ export class PluginSandboxBackend extends BaseSandbox {
   #target(): SandboxTarget {
     const config = currentConfig() as RunnableConfig | undefined;
     const scope = this.#o.settings().scope;
-    if (scope === "assistant") return { key: `assistant:${assistantIdOf(config, this.#o.defaultAssistantId)}`, scope, threadId: null };
+    if (scope === "assistant") {
+      return { key: `assistant:${assistantIdOf(config, this.#o.defaultAssistantId)}`, scope, threadId: null };
+    }
     const threadId = (config?.configurable as Record<string, unknown> | undefined)?.thread_id;
     if (typeof threadId !== "string" || !threadId) {
-      throw new Error('Cannot use the sandbox: this run has no thread (configurable.thread_id), and [sandbox].scope = "thread" needs one.');
+      throw new Error(
+        'Cannot use the sandbox: this run has no thread (configurable.thread_id), and [sandbox].scope = "thread" needs one.',
+      );
     }
     return { key: `thread:${threadId}`, scope, threadId };
   }
@@ -95,7 +111,11 @@ export class PluginSandboxBackend extends BaseSandbox {
     if (seeds.length && this.#seeded.get(target.key) !== lease.sandbox.id) {
       const results = await lease.sandbox.uploadFiles(seeds);
       const failed = results.filter((r) => r.error);
-      if (failed.length) throw new Error(`Cannot copy the skills into the sandbox: ${failed.map((f) => `${f.path} (${f.error})`).join(", ")}`);
+      if (failed.length) {
+        throw new Error(
+          `Cannot copy the skills into the sandbox: ${failed.map((f) => `${f.path} (${f.error})`).join(", ")}`,
+        );
+      }
       this.#seeded.set(target.key, lease.sandbox.id);
     }
     return lease;
@@ -106,10 +126,15 @@ export class PluginSandboxBackend extends BaseSandbox {
    * given a new one: with `retry`, `op` runs there and the notice is returned; otherwise the
    * call fails with the notice (the file tool reports it, nothing was done).
    */
-  async #with<T>(op: (s: Sandbox) => Promise<T>, opts: { retry: boolean }): Promise<{ value: T; notice: string | null }> {
+  async #with<T>(
+    op: (s: Sandbox) => Promise<T>,
+    opts: { retry: boolean },
+  ): Promise<{ value: T; notice: string | null }> {
     const target = this.#target();
     let lease = await this.#lease(target);
-    if (lease.notice && !opts.retry) throw new Error(`${lease.notice} Nothing was done; repeat the call if it still makes sense.`);
+    if (lease.notice && !opts.retry) {
+      throw new Error(`${lease.notice} Nothing was done; repeat the call if it still makes sense.`);
+    }
     try {
       return { value: await op(lease.sandbox), notice: lease.notice };
     } catch (err) {

@@ -9,16 +9,23 @@
 import { createMiddleware, SystemMessage, tool } from "langchain";
 import { z } from "zod";
 import { DEFAULT_EXECUTE_TIMEOUT_SECONDS, type PluginSandboxBackend } from "./backend.ts";
-import { SANDBOX_SKILLS_DIR, type ExecuteResult } from "../../kernel/sandbox-contract.ts";
+import { type ExecuteResult, SANDBOX_SKILLS_DIR } from "../../kernel/sandbox-contract.ts";
 
 export const MAX_EXECUTE_TIMEOUT_SECONDS = 3600;
 
 /** Formats a result as the model sees it: output, then the markers. */
 export function formatExecuteResult(r: ExecuteResult, timeoutSeconds: number): string {
   const parts = [r.output];
-  if (r.truncated) parts.push("[Output truncated: the command printed more than the sandbox returns; only the beginning is shown. Redirect long output to a file and read parts of it.]");
-  if (r.timedOut) parts.push(`[Command timed out after ${timeoutSeconds} s and was killed; pass a larger "timeout" (seconds, at most ${MAX_EXECUTE_TIMEOUT_SECONDS}) if it needs longer]`);
-  else if (r.exitCode === null) parts.push("[Command ended without an exit code]");
+  if (r.truncated) {
+    parts.push(
+      "[Output truncated: the command printed more than the sandbox returns; only the beginning is shown. Redirect long output to a file and read parts of it.]",
+    );
+  }
+  if (r.timedOut) {
+    parts.push(
+      `[Command timed out after ${timeoutSeconds} s and was killed; pass a larger "timeout" (seconds, at most ${MAX_EXECUTE_TIMEOUT_SECONDS}) if it needs longer]`,
+    );
+  } else if (r.exitCode === null) parts.push("[Command ended without an exit code]");
   else parts.push(`[Command ${r.exitCode === 0 ? "succeeded" : "failed"} with exit code ${r.exitCode}]`);
   return parts.filter((p, i) => i > 0 || p !== "").join("\n");
 }
@@ -29,7 +36,9 @@ export function formatExecuteResult(r: ExecuteResult, timeoutSeconds: number): s
  * @example
  * createAgent({ model, middleware: [executeMiddleware({ backend, defaultTimeoutSeconds: 120, workdir: "/workspace", skills: true })] });
  */
-export function executeMiddleware(opts: { backend: PluginSandboxBackend; defaultTimeoutSeconds?: number; workdir?: string; skills: boolean }) {
+export function executeMiddleware(
+  opts: { backend: PluginSandboxBackend; defaultTimeoutSeconds?: number; workdir?: string; skills: boolean },
+) {
   const fallback = opts.defaultTimeoutSeconds ?? DEFAULT_EXECUTE_TIMEOUT_SECONDS;
   const execute = tool(
     async ({ command, timeout }: { command: string; timeout?: number }) => {
@@ -45,20 +54,27 @@ export function executeMiddleware(opts: { backend: PluginSandboxBackend; default
       ].join("\n"),
       schema: z.object({
         command: z.string().min(1).describe("The shell command to run"),
-        timeout: z.number().int().min(1).max(MAX_EXECUTE_TIMEOUT_SECONDS).optional().describe(`Seconds before the command is killed (default ${fallback})`),
+        timeout: z.number().int().min(1).max(MAX_EXECUTE_TIMEOUT_SECONDS).optional().describe(
+          `Seconds before the command is killed (default ${fallback})`,
+        ),
       }),
     },
   );
   const note = [
     "## Sandbox",
     "The file tools (outside /memories/) and `execute` share one sandbox filesystem; files persist between turns of this conversation.",
-    opts.workdir ? `Commands run in ${opts.workdir}; create your files under ${opts.workdir} (other paths may be read-only).` : "",
-    opts.skills ? `The skills' files are also in the sandbox under ${SANDBOX_SKILLS_DIR}/ (e.g. ${SANDBOX_SKILLS_DIR}/<skill>/...), so their scripts can be run with execute.` : "",
+    opts.workdir
+      ? `Commands run in ${opts.workdir}; create your files under ${opts.workdir} (other paths may be read-only).`
+      : "",
+    opts.skills
+      ? `The skills' files are also in the sandbox under ${SANDBOX_SKILLS_DIR}/ (e.g. ${SANDBOX_SKILLS_DIR}/<skill>/...), so their scripts can be run with execute.`
+      : "",
     "/memories/ is durable memory kept outside the sandbox: commands cannot see it.",
   ].filter(Boolean).join("\n");
   return createMiddleware({
     name: "AgentcliExecute",
     tools: [execute],
-    wrapModelCall: (request, handler) => handler({ ...request, systemMessage: request.systemMessage.concat(new SystemMessage(note)) }),
+    wrapModelCall: (request, handler) =>
+      handler({ ...request, systemMessage: request.systemMessage.concat(new SystemMessage(note)) }),
   });
 }

@@ -22,7 +22,12 @@ import { missingSandboxEnv } from "../../config/credentials.ts";
 import type { Env, HookLogger } from "../../kernel/hooks.ts";
 import type { PluginDriver } from "../../kernel/plugin-driver.ts";
 import type { SandboxRecords } from "../../storage/index.ts";
-import { isSandboxNotFound, type Sandbox, type SandboxCreateOptions, type SandboxScope } from "../../kernel/sandbox-contract.ts";
+import {
+  isSandboxNotFound,
+  type Sandbox,
+  type SandboxCreateOptions,
+  type SandboxScope,
+} from "../../kernel/sandbox-contract.ts";
 
 /** How long a `creating` claim holds before another process may take the key over. */
 export const CREATE_LEASE_MS = 5 * 60_000;
@@ -70,7 +75,12 @@ interface Open {
 
 /** `AGENTCLI_SANDBOX_IDLE_SECONDS`: seconds unused before a sandbox is stopped (0: never). */
 export function sandboxIdleSeconds(env: Env): number {
-  return secondsSetting(env, "AGENTCLI_SANDBOX_IDLE_SECONDS", DEFAULT_IDLE_SECONDS, "a sandbox may stay unused before it is stopped (0: never)");
+  return secondsSetting(
+    env,
+    "AGENTCLI_SANDBOX_IDLE_SECONDS",
+    DEFAULT_IDLE_SECONDS,
+    "a sandbox may stay unused before it is stopped (0: never)",
+  );
 }
 
 export class SandboxManager {
@@ -96,7 +106,7 @@ export class SandboxManager {
   async acquire(target: SandboxTarget): Promise<SandboxLease> {
     const backend = this.#backend();
     const ck = `${backend}\u0000${target.key}`;
-    for (let attempt = 0; ; attempt++) {
+    for (let attempt = 0;; attempt++) {
       let p = this.#open.get(ck);
       if (!p) {
         p = this.#resolve(backend, target, this.#notices.get(ck) ?? null);
@@ -136,10 +146,16 @@ export class SandboxManager {
           const sandbox = await this.#hook({ key: row.scope_key, scope: "thread", threadId }, row.sandbox_id);
           await sandbox.delete();
         } catch (err) {
-          if (!isSandboxNotFound(err)) this.#o.log?.warn(`Cannot delete sandbox "${row.sandbox_id}" of thread "${threadId}": ${(err as Error).message}`);
+          if (!isSandboxNotFound(err)) {
+            this.#o.log?.warn(
+              `Cannot delete sandbox "${row.sandbox_id}" of thread "${threadId}": ${(err as Error).message}`,
+            );
+          }
         }
       } else if (row.sandbox_id) {
-        this.#o.log?.warn(`Sandbox "${row.sandbox_id}" of thread "${threadId}" belongs to "${row.backend}", which this server does not run: delete it there.`);
+        this.#o.log?.warn(
+          `Sandbox "${row.sandbox_id}" of thread "${threadId}" belongs to "${row.backend}", which this server does not run: delete it there.`,
+        );
       }
       await this.#o.records.forgetKey(row.scope_key, row.backend);
     }
@@ -153,7 +169,11 @@ export class SandboxManager {
       const open = this.#open.get(`${backend}\u0000${row.scope_key}`);
       this.#open.delete(`${backend}\u0000${row.scope_key}`);
       try {
-        const sandbox = open ? (await open).sandbox : await this.#hook({ key: row.scope_key, scope: row.thread_id ? "thread" : "assistant", threadId: row.thread_id }, row.sandbox_id);
+        const sandbox = open ? (await open).sandbox : await this.#hook({
+          key: row.scope_key,
+          scope: row.thread_id ? "thread" : "assistant",
+          threadId: row.thread_id,
+        }, row.sandbox_id);
         await sandbox.stop?.();
         await sandbox.close?.();
       } catch (err) {
@@ -202,7 +222,8 @@ export class SandboxManager {
         sandbox = await this.#hook(target, undefined);
         if (!(await records.created(target.key, backend, token, sandbox.id))) {
           throw userError("PLUGIN_FAILED", {
-            message: `Cannot create the sandbox of "${target.key}": it was deleted (with its thread) while being created`,
+            message:
+              `Cannot create the sandbox of "${target.key}": it was deleted (with its thread) while being created`,
             hint: "Start a new thread.",
           });
         }
@@ -210,7 +231,9 @@ export class SandboxManager {
       } catch (err) {
         await records.unclaim(target.key, backend, token).catch(() => {});
         if (sandbox) {
-          await sandbox.delete().catch((e) => this.#o.log?.warn(`Cannot delete sandbox "${sandbox!.id}" after a failed creation: ${(e as Error).message}`));
+          await sandbox.delete().catch((e) =>
+            this.#o.log?.warn(`Cannot delete sandbox "${sandbox!.id}" after a failed creation: ${(e as Error).message}`)
+          );
         }
         throw err;
       }
@@ -227,28 +250,38 @@ export class SandboxManager {
       const missing = missingSandboxEnv(spec, env);
       if (missing.length) {
         throw userError("PLUGIN_FAILED", {
-          message: `Cannot run commands in the "${provider}" sandbox: ${missing.map((m) => `"${m}"`).join(" and ")} ${missing.length > 1 ? "are" : "is"} not set`,
-          hint: `Set ${missing.join(" and ")} in the project's .env (or the server's environment), or run the sandboxes on this machine with --sandbox local.`,
+          message: `Cannot run commands in the "${provider}" sandbox: ${missing.map((m) => `"${m}"`).join(" and ")} ${
+            missing.length > 1 ? "are" : "is"
+          } not set`,
+          hint: `Set ${
+            missing.join(" and ")
+          } in the project's .env (or the server's environment), or run the sandboxes on this machine with --sandbox local.`,
         });
       }
     }
     // The chosen runtime (--sandbox local) or the provider's own plugin answers.
-    const sandbox = await driver.runProvider("sandbox:create", runtime ? "sandbox-runtime" : "sandbox", runtime ?? provider, {
-      provider,
-      key: target.key,
-      scope: target.scope,
-      template: settings.template,
-      image: settings.image,
-      env,
-      ...(sandboxId ? { sandboxId } : {}),
-      host: this.#o.host ?? null,
-    });
+    const sandbox = await driver.runProvider(
+      "sandbox:create",
+      runtime ? "sandbox-runtime" : "sandbox",
+      runtime ?? provider,
+      {
+        provider,
+        key: target.key,
+        scope: target.scope,
+        template: settings.template,
+        image: settings.image,
+        env,
+        ...(sandboxId ? { sandboxId } : {}),
+        host: this.#o.host ?? null,
+      },
+    );
     if (!sandbox) {
       throw userError("PLUGIN_FAILED", {
         message: runtime
           ? `Cannot run "execute": no sandbox runtime "${runtime}" is installed`
           : `Cannot run "execute": no runtime for sandbox provider "${provider}" is installed (no plugin answered "sandbox:create")`,
-        hint: `Load a plugin that provides the "${provider}" sandbox runtime with --plugin, run the sandboxes on this machine with --sandbox local, or set [sandbox].provider = "none".`,
+        hint:
+          `Load a plugin that provides the "${provider}" sandbox runtime with --plugin, run the sandboxes on this machine with --sandbox local, or set [sandbox].provider = "none".`,
       });
     }
     return sandbox;

@@ -14,12 +14,19 @@ export async function selectSandboxRuntime(driver: PluginDriver, name: string, e
   if (!spec) {
     throw userError("ARGS_INVALID", {
       message: `Cannot use --sandbox "${name}": no such sandbox runtime`,
-      hint: `Use one of ${runtimes.map((r) => `"${r.name}"`).join(", ") || "(none installed)"}, or leave --sandbox out to use the provider of [sandbox].`,
+      hint: `Use one of ${
+        runtimes.map((r) => `"${r.name}"`).join(", ") || "(none installed)"
+      }, or leave --sandbox out to use the provider of [sandbox].`,
     });
   }
   const problem = await spec.check?.({ env });
   // Not a usage error: the machine lacks something (exit 1, not 2).
-  if (problem) throw userError("PLUGIN_FAILED", { message: `Cannot use --sandbox "${name}": ${problem.message}`, hint: problem.hint });
+  if (problem) {
+    throw userError("PLUGIN_FAILED", {
+      message: `Cannot use --sandbox "${name}": ${problem.message}`,
+      hint: problem.hint,
+    });
+  }
   return spec;
 }
 
@@ -29,5 +36,9 @@ export function sandboxCredentialWarning(driver: PluginDriver, provider: string,
   const spec = driver.spec("sandbox", provider);
   const missing = missingSandboxEnv(spec, env);
   if (!missing.length) return null;
-  return `the sandbox provider "${provider}" needs ${missing.join(" and ")}, which ${missing.length > 1 ? "are" : "is"} not set: "execute" and the file tools will fail until you set ${missing.length > 1 ? "them" : "it"}, or run the sandboxes on this machine with --sandbox local`;
+  return `the sandbox provider "${provider}" needs ${missing.join(" and ")}, which ${
+    missing.length > 1 ? "are" : "is"
+  } not set: "execute" and the file tools will fail until you set ${
+    missing.length > 1 ? "them" : "it"
+  }, or run the sandboxes on this machine with --sandbox local`;
 }

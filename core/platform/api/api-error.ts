@@ -62,6 +62,8 @@ export function errorBody(err: unknown): { status: number; body: { detail: strin
   if (err instanceof RequestInvalid) return { status: 422, body: { detail: err.detail } };
   if (err instanceof AgentcliError) return { status: err.status, body: { detail: err.message } };
   // Two requests racing past the same uniqueness check: the database has the last word.
-  if ((err as { code?: unknown } | null)?.code === "23505") return { status: 409, body: { detail: "Cannot create the resource: one with the same unique name exists" } };
+  if ((err as { code?: unknown } | null)?.code === "23505") {
+    return { status: 409, body: { detail: "Cannot create the resource: one with the same unique name exists" } };
+  }
   return null;
 }

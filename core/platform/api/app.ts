@@ -26,7 +26,10 @@ import { authenticateKey } from "../store/tenancy.ts";
 import { uploadRoutes } from "../routes/uploads.ts";
 import { webhookRoutes } from "../routes/webhooks.ts";
 
-export function createPlatformApp(s: PlatformServices, opts: { onError?: (err: unknown) => void } = {}): Hono<PlatformEnv> {
+export function createPlatformApp(
+  s: PlatformServices,
+  opts: { onError?: (err: unknown) => void } = {},
+): Hono<PlatformEnv> {
   const app = new Hono<PlatformEnv>();
   app.onError((err, c) => {
     const known = errorBody(err);

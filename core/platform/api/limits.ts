@@ -36,7 +36,11 @@ export const DEFAULT_PLATFORM_LIMITS: PlatformLimits = Object.fromEntries(
 /** The limits set by the environment; an unparsable value is a user error naming the variable. */
 export function platformLimits(env: Record<string, string | undefined>): PlatformLimits {
   const out = { ...DEFAULT_PLATFORM_LIMITS };
-  for (const [key, s] of Object.entries(LIMIT_SETTINGS) as Array<[keyof PlatformLimits, (typeof LIMIT_SETTINGS)[keyof PlatformLimits]]>) {
+  for (
+    const [key, s] of Object.entries(LIMIT_SETTINGS) as Array<
+      [keyof PlatformLimits, (typeof LIMIT_SETTINGS)[keyof PlatformLimits]]
+    >
+  ) {
     const raw = env[s.env]?.trim();
     if (!raw) continue;
     const n = Number(raw);
@@ -47,7 +51,9 @@ export function platformLimits(env: Record<string, string | undefined>): Platfor
         name: s.env,
         value: raw,
         problem: `is not a positive ${whole ? "whole number" : "number of MiB"}`,
-        fix: `Set ${s.env} to a positive ${whole ? "whole number" : "number of MiB"}, or unset it for the default (${s.default}).`,
+        fix: `Set ${s.env} to a positive ${
+          whole ? "whole number" : "number of MiB"
+        }, or unset it for the default (${s.default}).`,
       });
     }
     out[key] = Math.floor(n * s.unit);

@@ -7,8 +7,8 @@
  * @example
  * app.get("/openapi.json", (c) => c.json(platformOpenApiDocument(VERSION)));
  */
-import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
-import { toJSONSchema, type core } from "zod";
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { type core, toJSONSchema } from "zod";
 import { DEPLOYMENT_BODIES } from "../routes/deployments.ts";
 import { SANDBOX_BODIES } from "../routes/sandboxes.ts";
 import { ListenerCreateBody, ListenerPatchBody, TokenMetadataBody } from "./schema.ts";
@@ -26,14 +26,25 @@ const OPERATIONS: Op[] = [
   ["post", "/v2/deployments", "Create a deployment (and its first revision)", DEPLOYMENT_BODIES.CreateBody],
   ["get", "/v2/deployments", "List deployments (name_contains, status, limit, offset)"],
   ["get", "/v2/deployments/{deployment_id}", "Get a deployment"],
-  ["patch", "/v2/deployments/{deployment_id}", "Update a deployment (a new revision when source_revision_config changes)", DEPLOYMENT_BODIES.PatchBody],
+  [
+    "patch",
+    "/v2/deployments/{deployment_id}",
+    "Update a deployment (a new revision when source_revision_config changes)",
+    DEPLOYMENT_BODIES.PatchBody,
+  ],
   ["delete", "/v2/deployments/{deployment_id}", "Delete a deployment"],
   ["post", "/v2/deployments/{deployment_id}/upload-url", "Get a signed URL to upload a bundle for the next revision"],
   ["get", "/v2/deployments/{deployment_id}/revisions", "List a deployment's revisions"],
   ["get", "/v2/deployments/{deployment_id}/revisions/{revision_id}", "Get a revision"],
   ["get", "/v2/deployments/{deployment_id}/revisions/{revision_id}/logs", "A revision's build and deploy logs"],
   ["post", "/v2/deployments/{deployment_id}/revisions/{revision_id}/redeploy", "Redeploy a revision"],
-  ["get", "/v2/deployments/{deployment_id}/revisions/{revision_id}/bundle", "Download a revision's bundle (API key or the revision's bundle token)", undefined, "signed"],
+  [
+    "get",
+    "/v2/deployments/{deployment_id}/revisions/{revision_id}/bundle",
+    "Download a revision's bundle (API key or the revision's bundle token)",
+    undefined,
+    "signed",
+  ],
   ["put", "/v2/uploads/{object_path}", "Upload a bundle to a signed URL from upload-url", undefined, "signed"],
   ["get", "/v2/listeners", "List listeners"],
   ["post", "/v2/listeners", "Create a listener", ListenerCreateBody],
@@ -44,8 +55,18 @@ const OPERATIONS: Op[] = [
   ["get", "/v2/templates", "List the templates internal_template deployments can name"],
   ["get", "/v2/templates/{name}", "Get a template"],
   ["get", "/v1/integrations/repohost/{integration_id}/repos", "Repositories available to deploy"],
-  ["get", "/v1/integrations/forge/repohost/{integration_id}/repos", "Repositories of a forge integration available to deploy"],
-  ["post", "/v1/integrations/{integration_id}/webhook", "Push webhook for build_on_push (signed with the integration's webhook secret)", undefined, "signed"],
+  [
+    "get",
+    "/v1/integrations/forge/repohost/{integration_id}/repos",
+    "Repositories of a forge integration available to deploy",
+  ],
+  [
+    "post",
+    "/v1/integrations/{integration_id}/webhook",
+    "Push webhook for build_on_push (signed with the integration's webhook secret)",
+    undefined,
+    "signed",
+  ],
   ["post", "/v2/sandboxes/boxes", "Create a sandbox", SANDBOX_BODIES.CreateBody],
   ["get", "/v2/sandboxes/boxes", "List sandboxes"],
   ["get", "/v2/sandboxes/boxes/{name}", "Get a sandbox"],
@@ -67,7 +88,15 @@ const OPERATIONS: Op[] = [
 
 const errorBody = (description: string) => ({
   description,
-  content: { "application/json": { schema: { type: "object" as const, properties: { detail: { description: "What is wrong and how to fix it: a message, or a list of fields" } }, required: ["detail"] } } },
+  content: {
+    "application/json": {
+      schema: {
+        type: "object" as const,
+        properties: { detail: { description: "What is wrong and how to fix it: a message, or a list of fields" } },
+        required: ["detail"],
+      },
+    },
+  },
 });
 
 function operation([method, path, summary, body, auth]: Op) {
@@ -96,7 +125,10 @@ function operation([method, path, summary, body, auth]: Op) {
  * are strict objects, whose "no other members" the route generator cannot express).
  */
 function bodySchema(body: core.$ZodType): never {
-  const { $schema: _, ...schema } = toJSONSchema(body, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
+  const { $schema: _, ...schema } = toJSONSchema(body, { io: "input", unrepresentable: "any" }) as Record<
+    string,
+    unknown
+  >;
   return schema as never;
 }
 

@@ -7,9 +7,9 @@
 import type { Context, MiddlewareHandler } from "hono";
 import type { z } from "zod";
 import { badText, MAX_JSON_DEPTH } from "../../server/http/json-guard.ts";
-import { invalid, invalidField, payloadTooLarge, type FieldError } from "./api-error.ts";
+import { type FieldError, invalid, invalidField, payloadTooLarge } from "./api-error.ts";
 import { describeLimit } from "./limits.ts";
-import { issuesToDetail, REVISION_STATUSES, DEPLOYMENT_STATUSES, DEPLOYMENT_TYPES } from "./schema.ts";
+import { DEPLOYMENT_STATUSES, DEPLOYMENT_TYPES, issuesToDetail, REVISION_STATUSES } from "./schema.ts";
 import { isUuid } from "../store/deployments.ts";
 
 /**
@@ -38,13 +38,19 @@ export function requestGuards(maxBodyBytes: number): MiddlewareHandler {
         name = decodeURIComponent(rawName.replace(/\+/g, " "));
         value = decodeURIComponent(rawValue.replace(/\+/g, " "));
       } catch {
-        throw invalidField(["query", rawName.length > 64 ? `${rawName.slice(0, 64)}...` : rawName], "is not valid percent-encoding", "query_invalid");
+        throw invalidField(
+          ["query", rawName.length > 64 ? `${rawName.slice(0, 64)}...` : rawName],
+          "is not valid percent-encoding",
+          "query_invalid",
+        );
       }
       const problem = badText(name) ?? badText(value);
       if (problem) throw invalidField(["query", badText(name) ? "(name)" : name], problem, "query_invalid");
     }
     const declared = Number(c.req.header("content-length") ?? "0");
-    if (!url.pathname.startsWith("/v2/uploads/") && !SANDBOX_UPLOAD.test(url.pathname) && declared > maxBodyBytes) throw bodyTooLarge(maxBodyBytes);
+    if (!url.pathname.startsWith("/v2/uploads/") && !SANDBOX_UPLOAD.test(url.pathname) && declared > maxBodyBytes) {
+      throw bodyTooLarge(maxBodyBytes);
+    }
     await next();
   };
 }
@@ -97,7 +103,9 @@ function unstorableText(value: unknown): FieldError | null {
       continue;
     }
     if (v === null || typeof v !== "object") continue;
-    if (loc.length > MAX_JSON_DEPTH) return { loc: loc.slice(0, 10), msg: `nests deeper than ${MAX_JSON_DEPTH} levels`, type: "too_deep" };
+    if (loc.length > MAX_JSON_DEPTH) {
+      return { loc: loc.slice(0, 10), msg: `nests deeper than ${MAX_JSON_DEPTH} levels`, type: "too_deep" };
+    }
     if (Array.isArray(v)) {
       v.forEach((item, i) => stack.push({ v: item, loc: [...loc, i] }));
       continue;
@@ -112,7 +120,11 @@ function unstorableText(value: unknown): FieldError | null {
 }
 
 /** Parses the JSON body; `immutable` fields present in it are refused with their own message. */
-export async function readBody<S extends z.ZodType>(c: Context, schema: S, immutable: readonly string[] = []): Promise<z.infer<S>> {
+export async function readBody<S extends z.ZodType>(
+  c: Context,
+  schema: S,
+  immutable: readonly string[] = [],
+): Promise<z.infer<S>> {
   const text = await readBodyText(c, (c.get("maxBodyBytes") as number | undefined) ?? Infinity);
   let raw: unknown;
   try {
@@ -120,12 +132,16 @@ export async function readBody<S extends z.ZodType>(c: Context, schema: S, immut
   } catch {
     throw invalidField(["body"], "is not valid JSON", "json_invalid");
   }
-  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) throw invalidField(["body"], "must be a JSON object", "type_error");
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
+    throw invalidField(["body"], "must be a JSON object", "type_error");
+  }
   const bad = unstorableText(raw);
   if (bad) throw invalid([bad]);
   const locked = immutable.filter((f) => f in (raw as Record<string, unknown>));
   if (locked.length) {
-    throw invalid(locked.map((f) => ({ loc: ["body", f], msg: `cannot be changed after creation`, type: "immutable" })));
+    throw invalid(
+      locked.map((f) => ({ loc: ["body", f], msg: `cannot be changed after creation`, type: "immutable" })),
+    );
   }
   const parsed = schema.safeParse(raw);
   if (!parsed.success) throw invalid(issuesToDetail(parsed.error.issues, "body"));
@@ -136,7 +152,13 @@ function intParam(c: Context, name: string, def: number, min: number, max: numbe
   const v = c.req.query(name);
   if (v === undefined || v === "") return def;
   const n = Number(v);
-  if (!/^\d+$/.test(v) || n < min || n > max) throw invalidField(["query", name], `must be an integer from ${min}${max === Infinity ? "" : ` to ${max}`}`, "int_parsing");
+  if (!/^\d+$/.test(v) || n < min || n > max) {
+    throw invalidField(
+      ["query", name],
+      `must be an integer from ${min}${max === Infinity ? "" : ` to ${max}`}`,
+      "int_parsing",
+    );
+  }
   return n;
 }
 
@@ -153,7 +175,9 @@ function listParam(c: Context, name: string, allowed?: readonly string[], uuid =
   if (v === undefined || v === "") return undefined;
   const items = v.split(",").map((s) => s.trim()).filter(Boolean);
   for (const item of items) {
-    if (allowed && !allowed.includes(item)) throw invalidField(["query", name], `"${item}" is not one of ${allowed.join(", ")}`, "enum");
+    if (allowed && !allowed.includes(item)) {
+      throw invalidField(["query", name], `"${item}" is not one of ${allowed.join(", ")}`, "enum");
+    }
     if (uuid && !isUuid(item)) throw invalidField(["query", name], `"${item}" is not a uuid`, "uuid_parsing");
   }
   return items;
@@ -183,5 +207,9 @@ export function deploymentFilters(c: Context) {
 
 /** Filters of `GET /v2/deployments/{id}/revisions`. */
 export function revisionFilters(c: Context) {
-  return { ...pageParams(c), status: listParam(c, "status", REVISION_STATUSES), remoteReconciled: boolParam(c, "remote_reconciled") };
+  return {
+    ...pageParams(c),
+    status: listParam(c, "status", REVISION_STATUSES),
+    remoteReconciled: boolParam(c, "remote_reconciled"),
+  };
 }

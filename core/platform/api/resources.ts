@@ -2,7 +2,14 @@
  * Rows of the control plane's tables mapped to the API resources of spec 2.9-2.14. Secret
  * values never leave the server: responses carry each secret's name with a redacted value.
  */
-import type { DeploymentStatus, RevisionStatus, SecretReference, Source, SourceConfig, SourceRevisionConfig } from "./schema.ts";
+import type {
+  DeploymentStatus,
+  RevisionStatus,
+  SecretReference,
+  Source,
+  SourceConfig,
+  SourceRevisionConfig,
+} from "./schema.ts";
 
 export const REDACTED = "********";
 
@@ -145,5 +152,11 @@ export function tokenResource(row: TokenRow) {
 
 /** Revision states after which nothing more happens to a revision. */
 export const TERMINAL_REVISION_STATUSES: ReadonlySet<RevisionStatus> = new Set([
-  "CREATE_FAILED", "BUILD_FAILED", "DEPLOY_FAILED", "DEPLOYED", "SKIPPED", "INTERRUPTED", "UNKNOWN",
+  "CREATE_FAILED",
+  "BUILD_FAILED",
+  "DEPLOY_FAILED",
+  "DEPLOYED",
+  "SKIPPED",
+  "INTERRUPTED",
+  "UNKNOWN",
 ]);

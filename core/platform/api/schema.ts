@@ -8,15 +8,32 @@
  */
 import { z } from "zod";
 
-export const SOURCES = ["repohost", "external_container", "internal_container", "internal_source", "internal_template"] as const;
+export const SOURCES = [
+  "repohost",
+  "external_container",
+  "internal_container",
+  "internal_source",
+  "internal_template",
+] as const;
 export type Source = (typeof SOURCES)[number];
 
 export const DEPLOYMENT_STATUSES = ["AWAITING_DATABASE", "READY", "UNUSED", "AWAITING_DELETE", "UNKNOWN"] as const;
 export type DeploymentStatus = (typeof DEPLOYMENT_STATUSES)[number];
 
 export const REVISION_STATUSES = [
-  "CREATING", "QUEUED", "AWAITING_BUILD", "BUILDING", "AWAITING_DEPLOY", "DEPLOYING",
-  "CREATE_FAILED", "BUILD_FAILED", "DEPLOY_FAILED", "DEPLOYED", "SKIPPED", "INTERRUPTED", "UNKNOWN",
+  "CREATING",
+  "QUEUED",
+  "AWAITING_BUILD",
+  "BUILDING",
+  "AWAITING_DEPLOY",
+  "DEPLOYING",
+  "CREATE_FAILED",
+  "BUILD_FAILED",
+  "DEPLOY_FAILED",
+  "DEPLOYED",
+  "SKIPPED",
+  "INTERRUPTED",
+  "UNKNOWN",
 ] as const;
 export type RevisionStatus = (typeof REVISION_STATUSES)[number];
 
@@ -35,7 +52,16 @@ const VolumeMount = z.strictObject({
   readOnly: z.boolean().optional(),
 });
 
-const VOLUME_KINDS = ["configMap", "secret", "emptyDir", "persistentVolumeClaim", "nfs", "projected", "downwardAPI", "csi"] as const;
+const VOLUME_KINDS = [
+  "configMap",
+  "secret",
+  "emptyDir",
+  "persistentVolumeClaim",
+  "nfs",
+  "projected",
+  "downwardAPI",
+  "csi",
+] as const;
 
 const Volume = z
   .strictObject({
@@ -61,7 +87,9 @@ const Container = z.strictObject({
   restartPolicy: z.string().optional(),
   command: z.array(z.string()).optional(),
   args: z.array(z.string()).optional(),
-  env: z.array(z.strictObject({ name: z.string().min(1), value: z.string().optional(), valueFrom: freeObject.optional() })).optional(),
+  env: z.array(
+    z.strictObject({ name: z.string().min(1), value: z.string().optional(), valueFrom: freeObject.optional() }),
+  ).optional(),
   envFrom: z.array(freeObject).optional(),
   resources: z.strictObject({ limits: freeObject.optional(), requests: freeObject.optional() }).optional(),
   volumeMounts: z.array(VolumeMount).optional(),
@@ -114,10 +142,17 @@ export const ResourceSpec = z
   })
   .superRefine((spec, ctx) => {
     const pairs: Array<[keyof typeof spec, keyof typeof spec]> = [
-      ["min_scale", "max_scale"], ["queue_min_scale", "queue_max_scale"], ["orchestrator_min_scale", "orchestrator_max_scale"],
-      ["cpu", "cpu_limit"], ["memory_mb", "memory_limit_mb"], ["queue_cpu", "queue_cpu_limit"],
-      ["queue_memory_mb", "queue_memory_limit_mb"], ["db_cpu", "db_cpu_limit"], ["db_memory_mb", "db_memory_limit_mb"],
-      ["redis_cpu", "redis_cpu_limit"], ["redis_memory_mb", "redis_memory_limit_mb"],
+      ["min_scale", "max_scale"],
+      ["queue_min_scale", "queue_max_scale"],
+      ["orchestrator_min_scale", "orchestrator_max_scale"],
+      ["cpu", "cpu_limit"],
+      ["memory_mb", "memory_limit_mb"],
+      ["queue_cpu", "queue_cpu_limit"],
+      ["queue_memory_mb", "queue_memory_limit_mb"],
+      ["db_cpu", "db_cpu_limit"],
+      ["db_memory_mb", "db_memory_limit_mb"],
+      ["redis_cpu", "redis_cpu_limit"],
+      ["redis_memory_mb", "redis_memory_limit_mb"],
     ];
     for (const [low, high] of pairs) {
       const a = spec[low] as number | undefined;
@@ -129,10 +164,14 @@ export const ResourceSpec = z
     const volumes = new Set((spec.volumes ?? []).map((v) => v.name));
     const mounts = [
       ...(spec.volume_mounts ?? []).map((m, i) => ({ m, path: ["volume_mounts", i, "name"] })),
-      ...[...(spec.init_containers ?? []), ...(spec.sidecars ?? [])].flatMap((c) => (c.volumeMounts ?? []).map((m) => ({ m, path: ["volumes"] }))),
+      ...[...(spec.init_containers ?? []), ...(spec.sidecars ?? [])].flatMap((c) =>
+        (c.volumeMounts ?? []).map((m) => ({ m, path: ["volumes"] }))
+      ),
     ];
     for (const { m, path } of mounts) {
-      if (!volumes.has(m.name)) ctx.addIssue({ code: "custom", path, message: `mounts volume "${m.name}", which is not in volumes` });
+      if (!volumes.has(m.name)) {
+        ctx.addIssue({ code: "custom", path, message: `mounts volume "${m.name}", which is not in volumes` });
+      }
     }
   });
 export type ResourceSpec = z.infer<typeof ResourceSpec>;
@@ -160,18 +199,32 @@ export const SourceRevisionConfigInput = z.strictObject({
   graph_config_path: z.string().min(1).nullish(),
   image_uri: z.string().min(1).nullish(),
   source_tarball_path: z.string().min(1).nullish(),
-  repo_commit_sha: z.never({ error: "is set by the control plane from repo_ref; it appears in responses only" }).optional(),
+  repo_commit_sha: z.never({ error: "is set by the control plane from repo_ref; it appears in responses only" })
+    .optional(),
 });
-export type SourceRevisionConfig = Omit<z.infer<typeof SourceRevisionConfigInput>, "repo_commit_sha"> & { repo_commit_sha?: string | null };
+export type SourceRevisionConfig = Omit<z.infer<typeof SourceRevisionConfigInput>, "repo_commit_sha"> & {
+  repo_commit_sha?: string | null;
+};
 
 const SECRET_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-export const Secrets = z.array(z.strictObject({ name: z.string().regex(SECRET_NAME, "must be an environment variable name"), value: z.string() }));
+export const Secrets = z.array(
+  z.strictObject({ name: z.string().regex(SECRET_NAME, "must be an environment variable name"), value: z.string() }),
+);
 export type Secret = z.infer<typeof Secrets>[number];
-export const SecretReferences = z.array(z.strictObject({ name: z.string().regex(SECRET_NAME), secret_name: z.string().min(1), secret_key: z.string().min(1) }));
+export const SecretReferences = z.array(
+  z.strictObject({
+    name: z.string().regex(SECRET_NAME),
+    secret_name: z.string().min(1),
+    secret_key: z.string().min(1),
+  }),
+);
 export type SecretReference = z.infer<typeof SecretReferences>[number];
 
 export const DeploymentCreateBody = z.strictObject({
-  name: z.string().min(1).max(128).regex(/^[A-Za-z0-9]([A-Za-z0-9._ -]*[A-Za-z0-9])?$/, "letters, digits, '.', '_', '-' and spaces, starting and ending with a letter or digit"),
+  name: z.string().min(1).max(128).regex(
+    /^[A-Za-z0-9]([A-Za-z0-9._ -]*[A-Za-z0-9])?$/,
+    "letters, digits, '.', '_', '-' and spaces, starting and ending with a letter or digit",
+  ),
   source: z.enum(SOURCES),
   source_config: SourceConfig.nullish(),
   source_revision_config: SourceRevisionConfigInput.nullish(),
@@ -212,7 +265,10 @@ export const TokenMetadataBody = z.strictObject({
 });
 
 /** Turns zod issues into the 422 `detail` list: `{loc, msg, type}`. */
-export function issuesToDetail(issues: readonly z.core.$ZodIssue[], root: string): Array<{ loc: Array<string | number>; msg: string; type: string }> {
+export function issuesToDetail(
+  issues: readonly z.core.$ZodIssue[],
+  root: string,
+): Array<{ loc: Array<string | number>; msg: string; type: string }> {
   return issues.map((i) => ({
     loc: [root, ...i.path.map((p) => (typeof p === "symbol" ? String(p) : p))],
     msg: i.message,

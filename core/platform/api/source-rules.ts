@@ -21,7 +21,12 @@ import type { AgentTemplate } from "../reconciler/templates.ts";
 
 export type PlatformMode = "self-hosted" | "cloud";
 
-const CLOUD_ONLY: ReadonlySet<Source> = new Set(["repohost", "internal_container", "internal_source", "internal_template"]);
+const CLOUD_ONLY: ReadonlySet<Source> = new Set([
+  "repohost",
+  "internal_container",
+  "internal_source",
+  "internal_template",
+]);
 
 /** Which sources a `source_config` / `source_revision_config` field belongs to (absent: all). */
 const CONFIG_OWNERS: Record<string, Source[]> = {
@@ -38,8 +43,12 @@ const REVISION_OWNERS: Record<string, Source[]> = {
 };
 
 export function sourceAllowed(source: Source, mode: PlatformMode): string | null {
-  if (mode === "self-hosted" && CLOUD_ONLY.has(source)) return `source "${source}" is only for cloud deployments; this control plane runs in self-hosted mode`;
-  if (mode === "cloud" && source === "external_container") return `source "external_container" is only for self-hosted deployments; this control plane runs in cloud mode`;
+  if (mode === "self-hosted" && CLOUD_ONLY.has(source)) {
+    return `source "${source}" is only for cloud deployments; this control plane runs in self-hosted mode`;
+  }
+  if (mode === "cloud" && source === "external_container") {
+    return `source "external_container" is only for self-hosted deployments; this control plane runs in cloud mode`;
+  }
   return null;
 }
 
@@ -66,7 +75,8 @@ export interface SourceCheck {
 /** Every rule broken by the effective configuration, as 422 field errors. */
 export async function checkSource(c: SourceCheck): Promise<FieldError[]> {
   const errors: FieldError[] = [];
-  const err = (loc: Array<string | number>, msg: string, type = "value_error") => errors.push({ loc: ["body", ...loc], msg, type });
+  const err = (loc: Array<string | number>, msg: string, type = "value_error") =>
+    errors.push({ loc: ["body", ...loc], msg, type });
   const modeProblem = sourceAllowed(c.source, c.mode);
   if (modeProblem) err(["source"], modeProblem, "source_not_allowed");
   if (c.revisionSource && c.revisionSource !== c.source) {
@@ -75,13 +85,21 @@ export async function checkSource(c: SourceCheck): Promise<FieldError[]> {
   }
   for (const [field, owners] of Object.entries(CONFIG_OWNERS)) {
     if (present((c.sourceConfig as Record<string, unknown>)[field]) && !owners.includes(c.source)) {
-      err(["source_config", field], `applies only to source ${owners.map((o) => `"${o}"`).join(", ")}, not "${c.source}"`, "field_not_allowed");
+      err(
+        ["source_config", field],
+        `applies only to source ${owners.map((o) => `"${o}"`).join(", ")}, not "${c.source}"`,
+        "field_not_allowed",
+      );
     }
   }
   const rs = c.revisionSource ?? c.source;
   for (const [field, owners] of Object.entries(REVISION_OWNERS)) {
     if (present((c.sourceRevisionConfig as Record<string, unknown>)[field]) && !owners.includes(rs)) {
-      err(["source_revision_config", field], `applies only to source ${owners.map((o) => `"${o}"`).join(", ")}, not "${rs}"`, "field_not_allowed");
+      err(
+        ["source_revision_config", field],
+        `applies only to source ${owners.map((o) => `"${o}"`).join(", ")}, not "${rs}"`,
+        "field_not_allowed",
+      );
     }
   }
   if (c.secretReferences?.length && c.source !== "external_container") {
@@ -90,23 +108,50 @@ export async function checkSource(c: SourceCheck): Promise<FieldError[]> {
   const sc = c.sourceConfig;
   const src = c.sourceRevisionConfig;
   if (c.source === "repohost") {
-    if (!present(sc.integration_id)) err(["source_config", "integration_id"], "is required for source \"repohost\" (the host_integration_id of a repository listing)", "missing");
-    else if (!(await getIntegration(c.db, c.tenantId, sc.integration_id!))) err(["source_config", "integration_id"], `integration "${sc.integration_id}" not found`, "not_found");
-    if (!present(sc.repo_url)) err(["source_config", "repo_url"], "is required for source \"repohost\" (the url of a repository listing)", "missing");
+    if (!present(sc.integration_id)) {
+      err(
+        ["source_config", "integration_id"],
+        'is required for source "repohost" (the host_integration_id of a repository listing)',
+        "missing",
+      );
+    } else if (!(await getIntegration(c.db, c.tenantId, sc.integration_id!))) {
+      err(["source_config", "integration_id"], `integration "${sc.integration_id}" not found`, "not_found");
+    }
+    if (!present(sc.repo_url)) {
+      err(
+        ["source_config", "repo_url"],
+        'is required for source "repohost" (the url of a repository listing)',
+        "missing",
+      );
+    }
   }
   if (c.source === "external_container" && !present(sc.listener_id)) {
-    err(["source_config", "listener_id"], "is required for source \"external_container\": name the listener that runs it", "missing");
+    err(
+      ["source_config", "listener_id"],
+      'is required for source "external_container": name the listener that runs it',
+      "missing",
+    );
   }
   if (c.source === "internal_template") {
-    const known = c.templates.length ? `one of ${c.templates.map((t) => `"${t.name}"`).join(", ")} (GET /v2/templates)` : "this control plane has no templates";
+    const known = c.templates.length
+      ? `one of ${c.templates.map((t) => `"${t.name}"`).join(", ")} (GET /v2/templates)`
+      : "this control plane has no templates";
     const template = present(sc.template) ? c.templates.find((t) => t.name === sc.template) : undefined;
-    if (!present(sc.template)) err(["source_config", "template"], `is required for source "internal_template": ${known}`, "missing");
-    else if (!template) err(["source_config", "template"], `unknown template "${sc.template}": ${known}`, "not_found");
-    else if (c.revisionSource) {
+    if (!present(sc.template)) {
+      err(["source_config", "template"], `is required for source "internal_template": ${known}`, "missing");
+    } else if (!template) {
+      err(["source_config", "template"], `unknown template "${sc.template}": ${known}`, "not_found");
+    } else if (c.revisionSource) {
       const names = new Set(c.secrets.filter((s) => s.value !== "").map((s) => s.name));
       const missing = template.requiredSecrets.filter((n) => !names.has(n));
       if (missing.length) {
-        err(["secrets"], `template "${template.name}" needs the secret${missing.length > 1 ? "s" : ""} ${missing.join(", ")}${missing.includes("PLATFORM_API_KEY") ? " (the key clients send as x-api-key to the deployed agent)" : ""}`, "missing");
+        err(
+          ["secrets"],
+          `template "${template.name}" needs the secret${missing.length > 1 ? "s" : ""} ${missing.join(", ")}${
+            missing.includes("PLATFORM_API_KEY") ? " (the key clients send as x-api-key to the deployed agent)" : ""
+          }`,
+          "missing",
+        );
       }
     }
   }
@@ -117,22 +162,48 @@ export async function checkSource(c: SourceCheck): Promise<FieldError[]> {
       const namespaces = (listener.compute_config.k8s_namespaces as string[] | null | undefined) ?? null;
       const ns = sc.listener_config?.k8s_namespace;
       if (ns && namespaces && namespaces.length && !namespaces.includes(ns)) {
-        err(["source_config", "listener_config", "k8s_namespace"], `"${ns}" is not one of the listener's k8s_namespaces (${namespaces.join(", ")})`);
+        err(
+          ["source_config", "listener_config", "k8s_namespace"],
+          `"${ns}" is not one of the listener's k8s_namespaces (${namespaces.join(", ")})`,
+        );
       }
     }
   }
   if (c.revisionSource) {
-    if (rs === "repohost" && !present(src.repo_ref)) err(["source_revision_config", "repo_ref"], "is required for source \"repohost\" (the default_branch of a repository listing)", "missing");
+    if (rs === "repohost" && !present(src.repo_ref)) {
+      err(
+        ["source_revision_config", "repo_ref"],
+        'is required for source "repohost" (the default_branch of a repository listing)',
+        "missing",
+      );
+    }
     if ((rs === "external_container" || rs === "internal_container") && !present(src.image_uri)) {
       err(["source_revision_config", "image_uri"], `is required for source "${rs}"`, "missing");
     }
     if (rs === "internal_source") {
       if (!present(src.source_tarball_path)) {
-        if (!c.creating) err(["source_revision_config", "source_tarball_path"], "is required for source \"internal_source\": upload the bundle first (POST /v2/deployments/{id}/upload-url)", "missing");
+        if (!c.creating) {
+          err(
+            ["source_revision_config", "source_tarball_path"],
+            'is required for source "internal_source": upload the bundle first (POST /v2/deployments/{id}/upload-url)',
+            "missing",
+          );
+        }
       } else {
         const object = await getObject(c.db, src.source_tarball_path!);
-        if (!object || object.tenant_id !== c.tenantId) err(["source_revision_config", "source_tarball_path"], `"${src.source_tarball_path}" is not an upload of this tenant`, "not_found");
-        else if (!object.bytes) err(["source_revision_config", "source_tarball_path"], `"${src.source_tarball_path}" has no bytes yet: PUT the bundle to its upload_url first`, "upload_incomplete");
+        if (!object || object.tenant_id !== c.tenantId) {
+          err(
+            ["source_revision_config", "source_tarball_path"],
+            `"${src.source_tarball_path}" is not an upload of this tenant`,
+            "not_found",
+          );
+        } else if (!object.bytes) {
+          err(
+            ["source_revision_config", "source_tarball_path"],
+            `"${src.source_tarball_path}" has no bytes yet: PUT the bundle to its upload_url first`,
+            "upload_incomplete",
+          );
+        }
       }
     }
   }

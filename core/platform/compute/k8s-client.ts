@@ -12,8 +12,13 @@
  */
 import type { Readable, Writable } from "node:stream";
 import {
-  ApiException, Exec, KubeConfig, KubernetesObjectApi, PatchStrategy,
-  type KubernetesObject, type V1Status,
+  ApiException,
+  Exec,
+  KubeConfig,
+  type KubernetesObject,
+  KubernetesObjectApi,
+  PatchStrategy,
+  type V1Status,
 } from "@kubernetes/client-node";
 // Not re-exported by the package's index; needed to give the handler our own streams.
 import { WebSocketHandler } from "@kubernetes/client-node/dist/web-socket-handler.js";
@@ -55,7 +60,9 @@ export class KubeClient {
 
   /** Creates an object; "exists" when the API answers 409 (it is there already). */
   async create(o: K8sObject): Promise<"created" | "exists"> {
-    const r = await this.#call(`create ${o.kind} "${o.metadata.name}"`, () => this.#api.create(o as KubernetesObject), [409]);
+    const r = await this.#call(`create ${o.kind} "${o.metadata.name}"`, () => this.#api.create(o as KubernetesObject), [
+      409,
+    ]);
     return r === 409 ? "exists" : "created";
   }
 
@@ -71,15 +78,28 @@ export class KubeClient {
   }
 
   /** Creates or updates every object, in order; returns what happened to each. */
-  async apply(objects: K8sObject[], log: (m: string) => void = () => {}): Promise<Array<{ kind: string; name: string; action: "created" | "updated" | "kept" }>> {
+  async apply(
+    objects: K8sObject[],
+    log: (m: string) => void = () => {},
+  ): Promise<Array<{ kind: string; name: string; action: "created" | "updated" | "kept" }>> {
     const out: Array<{ kind: string; name: string; action: "created" | "updated" | "kept" }> = [];
     for (const o of objects) {
       let action: "created" | "updated" | "kept" = "created";
       if ((await this.create(o)) === "exists") {
         if (o.metadata.annotations?.[CREATE_ONLY]) action = "kept";
         else {
-          await this.#call(`update ${o.kind} "${o.metadata.name}"`, () =>
-            this.#api.patch(o as KubernetesObject, undefined, undefined, undefined, undefined, PatchStrategy.MergePatch));
+          await this.#call(
+            `update ${o.kind} "${o.metadata.name}"`,
+            () =>
+              this.#api.patch(
+                o as KubernetesObject,
+                undefined,
+                undefined,
+                undefined,
+                undefined,
+                PatchStrategy.MergePatch,
+              ),
+          );
           action = "updated";
         }
       }
@@ -90,16 +110,28 @@ export class KubeClient {
   }
 
   /** Resolves once a Deployment runs its desired replicas of the newest template; polls `attempts` times. */
-  async waitForRollout(namespace: string, name: string, opts: { attempts?: number; intervalMs?: number; signal?: AbortSignal } = {}): Promise<void> {
+  async waitForRollout(
+    namespace: string,
+    name: string,
+    opts: { attempts?: number; intervalMs?: number; signal?: AbortSignal } = {},
+  ): Promise<void> {
     for (let i = 0; i < (opts.attempts ?? 600); i++) {
       if (opts.signal?.aborted) throw new Error("the rollout was interrupted");
-      const d = await this.read<KubernetesObject & { spec?: { replicas?: number }; status?: { observedGeneration?: number; updatedReplicas?: number; availableReplicas?: number } }>(
+      const d = await this.read<
+        KubernetesObject & {
+          spec?: { replicas?: number };
+          status?: { observedGeneration?: number; updatedReplicas?: number; availableReplicas?: number };
+        }
+      >(
         { apiVersion: "apps/v1", kind: "Deployment", metadata: { namespace, name } },
       );
       if (!d) throw new Error(`cannot read Deployment "${name}": the Kubernetes API answered 404`);
       const want = d.spec?.replicas ?? 1;
       const s = d.status ?? {};
-      if ((s.observedGeneration ?? 0) >= (d.metadata?.generation ?? 1) && (s.updatedReplicas ?? 0) >= want && (s.availableReplicas ?? 0) >= want) return;
+      if (
+        (s.observedGeneration ?? 0) >= (d.metadata?.generation ?? 1) && (s.updatedReplicas ?? 0) >= want &&
+        (s.availableReplicas ?? 0) >= want
+      ) return;
       await new Promise((res) => setTimeout(res, opts.intervalMs ?? 1000));
     }
     throw new Error(`Deployment "${name}" did not become available`);
@@ -112,16 +144,39 @@ export class KubeClient {
    * the open socket (it closes when the command ends).
    */
   async exec(namespace: string, pod: string, opts: {
-    container: string; argv: string[]; stdin: Readable; stdout: Writable; stderr: Writable; onStatus: (s: V1Status) => void;
+    container: string;
+    argv: string[];
+    stdin: Readable;
+    stdout: Writable;
+    stderr: Writable;
+    onStatus: (s: V1Status) => void;
   }): Promise<ExecSocket> {
     // Our own streams also for the handler's stream-close frames (its default is the process's stdio).
-    const handler = new WebSocketHandler(this.#kc, undefined, { stdin: opts.stdin as NodeJS.ReadStream, stdout: opts.stdout as NodeJS.WriteStream, stderr: opts.stderr as NodeJS.WriteStream });
+    const handler = new WebSocketHandler(this.#kc, undefined, {
+      stdin: opts.stdin as NodeJS.ReadStream,
+      stdout: opts.stdout as NodeJS.WriteStream,
+      stderr: opts.stderr as NodeJS.WriteStream,
+    });
     try {
-      return await new Exec(this.#kc, handler).exec(namespace, pod, opts.container, opts.argv, opts.stdout, opts.stderr, opts.stdin, false, opts.onStatus);
+      return await new Exec(this.#kc, handler).exec(
+        namespace,
+        pod,
+        opts.container,
+        opts.argv,
+        opts.stdout,
+        opts.stderr,
+        opts.stdin,
+        false,
+        opts.onStatus,
+      );
     } catch (err) {
       const message = (err as { message?: string })?.message ?? String(err);
       const status = /Unexpected server response: (\d+)/.exec(message)?.[1];
-      throw new Error(status ? `the Kubernetes API answered ${status}` : `cannot reach the Kubernetes API at ${this.#server}: ${message}`);
+      throw new Error(
+        status
+          ? `the Kubernetes API answered ${status}`
+          : `cannot reach the Kubernetes API at ${this.#server}: ${message}`,
+      );
     }
   }
 
@@ -145,7 +200,11 @@ export class KubeClient {
         const message = typeof body === "object" && body?.message ? `: ${body.message}` : "";
         throw new Error(`cannot ${action}: the Kubernetes API answered ${err.code}${message}`);
       }
-      throw new Error(`cannot ${action}: cannot reach the Kubernetes API at ${this.#server}: ${err instanceof Error ? err.message : String(err)}`);
+      throw new Error(
+        `cannot ${action}: cannot reach the Kubernetes API at ${this.#server}: ${
+          err instanceof Error ? err.message : String(err)
+        }`,
+      );
     }
   }
 }

@@ -32,7 +32,9 @@ export class K8sCompute implements ComputeDriver {
   private client(listener: ListenerRow | null): KubeClient {
     if (!listener) throw new Error("a k8s deployment needs source_config.listener_id");
     if (!listener.kubeconfig) {
-      throw new Error(`listener "${listener.compute_id}" has no kubeconfig; run "agentcli platform admin set-kubeconfig --listener ${listener.id} --kubeconfig <file>"`);
+      throw new Error(
+        `listener "${listener.compute_id}" has no kubeconfig; run "agentcli platform admin set-kubeconfig --listener ${listener.id} --kubeconfig <file>"`,
+      );
     }
     return KubeClient.fromKubeconfig(listener.kubeconfig);
   }
@@ -51,24 +53,46 @@ export class K8sCompute implements ComputeDriver {
     let bundle: { url: string; token: string } | null = null;
     if (!image) {
       bundle = this.opts.bundleAccess?.(req.deployment.id, req.revision.id) ?? null;
-      if (!bundle) throw new Error("this control plane has no public address for the cluster to fetch the bundle from; start it with --public-url <address the cluster reaches>");
+      if (!bundle) {
+        throw new Error(
+          "this control plane has no public address for the cluster to fetch the bundle from; start it with --public-url <address the cluster reaches>",
+        );
+      }
       image = RUNTIME_IMAGE;
     }
     const objects = renderManifests({
-      deployment: { id: req.deployment.id, name: req.deployment.name, resource_spec: req.deployment.source_config.resource_spec },
-      revisionId: req.revision.id, namespace, image, bundle, secrets: req.secrets, secretReferences: req.deployment.secret_references,
+      deployment: {
+        id: req.deployment.id,
+        name: req.deployment.name,
+        resource_spec: req.deployment.source_config.resource_spec,
+      },
+      revisionId: req.revision.id,
+      namespace,
+      image,
+      bundle,
+      secrets: req.secrets,
+      secretReferences: req.deployment.secret_references,
     });
     await kube.apply(objects, (m) => req.log("deploy", m));
     const app = appName(req.deployment);
     req.log("deploy", `waiting for Deployment ${namespace}/${app}-api to roll out`);
-    await kube.waitForRollout(namespace, `${app}-api`, { signal: req.signal, attempts: this.opts.waitAttempts, intervalMs: this.opts.waitIntervalMs });
+    await kube.waitForRollout(namespace, `${app}-api`, {
+      signal: req.signal,
+      attempts: this.opts.waitAttempts,
+      intervalMs: this.opts.waitIntervalMs,
+    });
     return { url: req.deployment.source_config.custom_url ?? `http://${app}.${namespace}.svc.cluster.local` };
   }
 
   async teardown(d: DeploymentRow, listener: ListenerRow | null): Promise<void> {
     if (!listener?.kubeconfig) return;
     const kube = this.client(listener);
-    const objects = renderManifests({ deployment: { id: d.id, name: d.name, resource_spec: d.source_config.resource_spec }, revisionId: "teardown", namespace: this.namespace(d, listener), image: "none", secrets: [],
+    const objects = renderManifests({
+      deployment: { id: d.id, name: d.name, resource_spec: d.source_config.resource_spec },
+      revisionId: "teardown",
+      namespace: this.namespace(d, listener),
+      image: "none",
+      secrets: [],
       // Renders the bundle's Secret too, so it is removed as well (absent ones are fine).
       bundle: { url: "http://teardown.invalid", token: "teardown" },
     });

@@ -5,7 +5,13 @@
  * a rollout drops no request. The proxy counts in-flight requests per target so an old
  * revision is stopped only once it has answered everything it took.
  */
-import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import {
+  createServer,
+  type IncomingMessage,
+  request as httpRequest,
+  type Server,
+  type ServerResponse,
+} from "node:http";
 import { DEFAULT_MAX_CONNECTIONS_PER_CLIENT, limitConnectionsPerClient } from "../../server/host/client-connections.ts";
 
 const WAIT_LIMIT_MS = 60_000;
@@ -109,7 +115,9 @@ export class RevisionProxy {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const target = await this.ready();
     if (!target) {
-      res.writeHead(503, { "content-type": "application/json" }).end(JSON.stringify({ detail: "The deployment has no healthy revision running; retry shortly" }));
+      res.writeHead(503, { "content-type": "application/json" }).end(
+        JSON.stringify({ detail: "The deployment has no healthy revision running; retry shortly" }),
+      );
       return;
     }
     this.inFlight.set(target, (this.inFlight.get(target) ?? 0) + 1);
@@ -119,11 +127,17 @@ export class RevisionProxy {
       done = true;
       const n = (this.inFlight.get(target) ?? 1) - 1;
       this.inFlight.set(target, n);
-      if (n === 0) for (const cb of this.drained.get(target)?.splice(0) ?? []) cb();
+      if (n === 0) { for (const cb of this.drained.get(target)?.splice(0) ?? []) cb(); }
     };
     const [host, port] = [target.slice(0, target.lastIndexOf(":")), Number(target.slice(target.lastIndexOf(":") + 1))];
     const upstream = httpRequest(
-      { host, port, method: req.method, path: req.url, headers: { ...req.headers, "x-forwarded-host": req.headers.host ?? "", "x-forwarded-proto": "http" } },
+      {
+        host,
+        port,
+        method: req.method,
+        path: req.url,
+        headers: { ...req.headers, "x-forwarded-host": req.headers.host ?? "", "x-forwarded-proto": "http" },
+      },
       (up) => {
         res.writeHead(up.statusCode ?? 502, up.headers);
         up.pipe(res);
@@ -133,8 +147,11 @@ export class RevisionProxy {
     );
     upstream.on("error", (err) => {
       finish();
-      if (!res.headersSent) res.writeHead(502, { "content-type": "application/json" }).end(JSON.stringify({ detail: `The revision did not answer: ${err.message}` }));
-      else res.destroy();
+      if (!res.headersSent) {
+        res.writeHead(502, { "content-type": "application/json" }).end(
+          JSON.stringify({ detail: `The revision did not answer: ${err.message}` }),
+        );
+      } else res.destroy();
     });
     res.on("close", () => {
       finish();

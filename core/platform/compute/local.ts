@@ -17,12 +17,15 @@
  */
 import process from "node:process";
 import { existsSync } from "node:fs";
-import { mkdir, readFile, readdir, rm, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { ComputeDriver, RolloutRequest } from "./contract.ts";
 import { RevisionProxy } from "./local-proxy.ts";
 import { countSetting } from "../../config/env-settings.ts";
-import { DEFAULT_MAX_CONNECTIONS_PER_CLIENT, MAX_CONNECTIONS_PER_CLIENT_VARIABLE } from "../../server/host/client-connections.ts";
+import {
+  DEFAULT_MAX_CONNECTIONS_PER_CLIENT,
+  MAX_CONNECTIONS_PER_CLIENT_VARIABLE,
+} from "../../server/host/client-connections.ts";
 import type { DeploymentRow } from "../api/resources.ts";
 import { RevisionProcess, stopRecorded } from "./revision-process.ts";
 
@@ -91,7 +94,15 @@ export class LocalCompute implements ComputeDriver {
     const again = this.deployments.get(d.id);
     if (again) return again;
     const portFile = join(this.dir(d), "port");
-    const proxy = new RevisionProxy({ maxConnectionsPerClient: countSetting(process.env, MAX_CONNECTIONS_PER_CLIENT_VARIABLE, DEFAULT_MAX_CONNECTIONS_PER_CLIENT, "most connections one client address may hold at once", { zero: "no bound" }) });
+    const proxy = new RevisionProxy({
+      maxConnectionsPerClient: countSetting(
+        process.env,
+        MAX_CONNECTIONS_PER_CLIENT_VARIABLE,
+        DEFAULT_MAX_CONNECTIONS_PER_CLIENT,
+        "most connections one client address may hold at once",
+        { zero: "no bound" },
+      ),
+    });
     let port = existsSync(portFile) ? Number(await readFile(portFile, "utf8")) : 0;
     try {
       port = await proxy.listen(port, this.opts.host);
@@ -134,7 +145,9 @@ export class LocalCompute implements ComputeDriver {
   async rollout(req: RolloutRequest): Promise<{ url: string | null }> {
     const d = req.deployment;
     if (!req.bundle) {
-      throw new Error(`the local listener runs agentcli bundles only; image "${req.imageUri}" needs a k8s listener (source_config.listener_id)`);
+      throw new Error(
+        `the local listener runs agentcli bundles only; image "${req.imageUri}" needs a k8s listener (source_config.listener_id)`,
+      );
     }
     const state = await this.ensureProxy(d);
     const revDir = join(this.dir(d), "revisions", req.revision.id);
@@ -142,8 +155,14 @@ export class LocalCompute implements ComputeDriver {
     const bundlePath = join(revDir, "bundle.tgz");
     await writeFile(bundlePath, req.bundle);
     const next = new RevisionProcess({
-      revisionId: req.revision.id, bundlePath, dataDir: join(this.dir(d), "data"), host: this.opts.host,
-      env: this.env(d, req.secrets), log: (line) => req.log("deploy", line), command: this.opts.command, pidFile: join(revDir, "serve.pid"),
+      revisionId: req.revision.id,
+      bundlePath,
+      dataDir: join(this.dir(d), "data"),
+      host: this.opts.host,
+      env: this.env(d, req.secrets),
+      log: (line) => req.log("deploy", line),
+      command: this.opts.command,
+      pidFile: join(revDir, "serve.pid"),
     });
     const old = state.current;
     const url = `http://${this.opts.host}:${state.port}`;

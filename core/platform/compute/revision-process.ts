@@ -9,7 +9,7 @@
  * again can stop one still running ({@link stopRecorded}) before it starts another on the same
  * data folder.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { processAlive } from "../../storage/lock.ts";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
@@ -124,7 +124,11 @@ export class RevisionProcess {
       if (signal?.aborted) throw new Error("the rollout was interrupted");
       if (!this.child || this.child.exitCode !== null || this.child.signalCode !== null) {
         const code = this.child?.exitCode ?? this.child?.signalCode;
-        throw new Error(`the revision process exited (${code}) before it was healthy${this.tail.length ? `: ${this.tail.slice(-5).join(" | ")}` : ""}`);
+        throw new Error(
+          `the revision process exited (${code}) before it was healthy${
+            this.tail.length ? `: ${this.tail.slice(-5).join(" | ")}` : ""
+          }`,
+        );
       }
       if (await this.probe()) {
         this.healthy = true;
@@ -149,9 +153,22 @@ export class RevisionProcess {
 
   private spawn(): void {
     const [cmd, ...pre] = this.opts.command ?? selfInvocation();
-    const args = [...pre, "serve", this.opts.bundlePath, "--host", this.opts.host, "--port", String(this.port), "--data-dir", this.opts.dataDir];
+    const args = [
+      ...pre,
+      "serve",
+      this.opts.bundlePath,
+      "--host",
+      this.opts.host,
+      "--port",
+      String(this.port),
+      "--data-dir",
+      this.opts.dataDir,
+    ];
     // stdin: a pipe nobody writes to; it closes when this process dies, and the child exits with it.
-    const child = spawn(cmd!, args, { env: { ...this.opts.env, AGENTCLI_EXIT_WITH_PARENT: "1" }, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(cmd!, args, {
+      env: { ...this.opts.env, AGENTCLI_EXIT_WITH_PARENT: "1" },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
     this.child = child;
     child.stdin!.on("error", () => {});
     const pidFile = this.opts.pidFile;
@@ -160,7 +177,9 @@ export class RevisionProcess {
       writeFileSync(pidFile, JSON.stringify(rec));
       child.once("exit", () => {
         try {
-          if ((JSON.parse(readFileSync(pidFile, "utf8")) as PidRecord).pid === rec.pid) rmSync(pidFile, { force: true });
+          if ((JSON.parse(readFileSync(pidFile, "utf8")) as PidRecord).pid === rec.pid) {
+            rmSync(pidFile, { force: true });
+          }
         } catch { /* no pid file, or not ours to remove */ }
       });
     }

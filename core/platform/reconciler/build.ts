@@ -32,7 +32,11 @@ export interface BuildResult {
 }
 
 /** Reads and validates bundle bytes; the reason of a failure becomes the build's. */
-export async function validateBundle(bytes: Uint8Array, log: (m: string) => void, check?: ProjectBuilders["checkBundle"]): Promise<void> {
+export async function validateBundle(
+  bytes: Uint8Array,
+  log: (m: string) => void,
+  check?: ProjectBuilders["checkBundle"],
+): Promise<void> {
   let mod: { readBundle: (b: Uint8Array) => unknown };
   let manifest: { name: string; requires: { plugins: string[] } } | undefined;
   try {
@@ -41,10 +45,16 @@ export async function validateBundle(bytes: Uint8Array, log: (m: string) => void
     throw new BuildFailure(`bundle reader unavailable: ${err instanceof Error ? err.message : String(err)}`);
   }
   try {
-    const bundle = (await mod.readBundle(bytes)) as { manifest: { name: string; agentcli: string; files: unknown[]; requires: { plugins: string[] } } };
+    const bundle = (await mod.readBundle(bytes)) as {
+      manifest: { name: string; agentcli: string; files: unknown[]; requires: { plugins: string[] } };
+    };
     const m = bundle.manifest;
     manifest = m;
-    log(`bundle "${m.name}" made by agentcli ${m.agentcli}: ${m.files.length} files, plugins ${m.requires.plugins.join(", ") || "(none)"}`);
+    log(
+      `bundle "${m.name}" made by agentcli ${m.agentcli}: ${m.files.length} files, plugins ${
+        m.requires.plugins.join(", ") || "(none)"
+      }`,
+    );
   } catch (err) {
     throw new BuildFailure(`invalid bundle: ${err instanceof Error ? err.message : String(err)}`);
   }
@@ -72,15 +82,24 @@ export async function buildRevision(opts: {
       return { bundle: bytes, imageUri: null };
     }
     case "repohost": {
-      const integration = opts.deployment.source_config.integration_id ? await getIntegrationById(opts.db, opts.deployment.source_config.integration_id) : null;
+      const integration = opts.deployment.source_config.integration_id
+        ? await getIntegrationById(opts.db, opts.deployment.source_config.integration_id)
+        : null;
       const repoUrl = opts.deployment.source_config.repo_url!;
       log(`cloning ${repoUrl} at "${rc.repo_ref}"`);
-      const checkout = await cloneAtRef({ repoUrl, ref: rc.repo_ref!, token: integration?.token ?? null, workDir: opts.workDir }).catch((err: Error) => {
+      const checkout = await cloneAtRef({
+        repoUrl,
+        ref: rc.repo_ref!,
+        token: integration?.token ?? null,
+        workDir: opts.workDir,
+      }).catch((err: Error) => {
         throw new BuildFailure(err.message);
       });
       try {
         log(`checked out commit ${checkout.sha}`);
-        if (!opts.builders.buildProject) throw new BuildFailure("this control plane has no project builder (start it with `agentcli platform serve`)");
+        if (!opts.builders.buildProject) {
+          throw new BuildFailure("this control plane has no project builder (start it with `agentcli platform serve`)");
+        }
         const configPath = rc.graph_config_path ?? "agent.toml";
         const bytes = await opts.builders.buildProject({ dir: checkout.dir, configPath, log }).catch((err: Error) => {
           throw err instanceof BuildFailure ? err : new BuildFailure(err.message);
@@ -95,7 +114,9 @@ export async function buildRevision(opts: {
       const name = opts.deployment.source_config.template!;
       const template = opts.builders.templates?.find((t) => t.name === name);
       if (!template) throw new BuildFailure(`this control plane has no template "${name}"`);
-      if (!opts.builders.buildProject) throw new BuildFailure("this control plane has no project builder (start it with `agentcli platform serve`)");
+      if (!opts.builders.buildProject) {
+        throw new BuildFailure("this control plane has no project builder (start it with `agentcli platform serve`)");
+      }
       await mkdir(opts.workDir, { recursive: true });
       const dir = await mkdtemp(join(opts.workDir, "template-"));
       try {
@@ -105,9 +126,11 @@ export async function buildRevision(opts: {
           await writeFile(join(dir, f.path), f.content);
         }
         log(`template "${name}": ${files.length} files`);
-        const bytes = await opts.builders.buildProject({ dir, configPath: join(dir, "agent.toml"), log }).catch((err: Error) => {
-          throw err instanceof BuildFailure ? err : new BuildFailure(err.message);
-        });
+        const bytes = await opts.builders.buildProject({ dir, configPath: join(dir, "agent.toml"), log }).catch(
+          (err: Error) => {
+            throw err instanceof BuildFailure ? err : new BuildFailure(err.message);
+          },
+        );
         await validateBundle(bytes, log, opts.builders.checkBundle);
         return { bundle: bytes, imageUri: null };
       } finally {

@@ -30,7 +30,16 @@ import { resolveRef } from "./git-source.ts";
 import type { DeploymentRow, ListenerRow, RevisionRow } from "../api/resources.ts";
 import type { RevisionStatus } from "../api/schema.ts";
 import {
-  appendLog, deleteDeploymentRow, getDeploymentById, getObject, getRevision, putObject, revisionsInStatus, setRevisionStatus, supersedeRevisions, updateDeployment,
+  appendLog,
+  deleteDeploymentRow,
+  getDeploymentById,
+  getObject,
+  getRevision,
+  putObject,
+  revisionsInStatus,
+  setRevisionStatus,
+  supersedeRevisions,
+  updateDeployment,
 } from "../store/deployments.ts";
 import { getIntegrationById, getListener } from "../store/tenancy.ts";
 import { acquireLease, clearLeases, deploymentsNeedingWork, releaseLease, renewLease } from "../store/leases.ts";
@@ -88,7 +97,9 @@ export class Reconciler {
   async start(): Promise<void> {
     const db = this.opts.sql;
     if (!this.opts.shared) await clearLeases(db);
-    const { rows } = await db.query<DeploymentRow>("SELECT * FROM platform_deployments WHERE active_revision_id IS NOT NULL AND status <> 'AWAITING_DELETE'");
+    const { rows } = await db.query<DeploymentRow>(
+      "SELECT * FROM platform_deployments WHERE active_revision_id IS NOT NULL AND status <> 'AWAITING_DELETE'",
+    );
     for (const d of rows) await this.restore(d).catch((err) => this.opts.onError?.(err));
     await this.poll();
     this.poller = setInterval(() => void this.poll(), this.opts.pollMs ?? 1000);
@@ -100,7 +111,9 @@ export class Reconciler {
     if (this.closed || this.polling) return;
     this.polling = true;
     try {
-      for (const id of await deploymentsNeedingWork(this.opts.sql, this.replicaId, ["CREATING", "QUEUED", ...IN_FLIGHT])) {
+      for (
+        const id of await deploymentsNeedingWork(this.opts.sql, this.replicaId, ["CREATING", "QUEUED", ...IN_FLIGHT])
+      ) {
         if (!this.running.has(id)) this.kick(id);
       }
     } catch (err) {
@@ -143,7 +156,10 @@ export class Reconciler {
           run.abort = new AbortController();
           // Another replica holds it: it carries the change out, or polling brings it back here once the lease is free.
           if (!(await acquireLease(db, deploymentId, this.replicaId, this.leaseMs))) return;
-          const heartbeat = setInterval(() => void this.renew(deploymentId, run), Math.max(50, Math.floor(this.leaseMs / 3)));
+          const heartbeat = setInterval(
+            () => void this.renew(deploymentId, run),
+            Math.max(50, Math.floor(this.leaseMs / 3)),
+          );
           try {
             await this.reconcile(deploymentId, run.abort.signal);
           } catch (err) {
@@ -167,7 +183,11 @@ export class Reconciler {
     try {
       const status = await renewLease(this.opts.sql, deploymentId, this.replicaId, this.leaseMs);
       if (status === null) {
-        this.opts.onError?.(new Error(`lost the reconcile lease of deployment ${deploymentId} to another replica; stopping its rollout here`));
+        this.opts.onError?.(
+          new Error(
+            `lost the reconcile lease of deployment ${deploymentId} to another replica; stopping its rollout here`,
+          ),
+        );
         run.abort.abort();
       } else if (status === "AWAITING_DELETE" && !run.abort.signal.aborted) {
         run.dirty = true;
@@ -184,7 +204,9 @@ export class Reconciler {
   }
 
   private async listenerOf(d: DeploymentRow): Promise<ListenerRow | null> {
-    return d.source_config.listener_id ? await getListener(this.opts.sql, d.tenant_id, d.source_config.listener_id) : null;
+    return d.source_config.listener_id
+      ? await getListener(this.opts.sql, d.tenant_id, d.source_config.listener_id)
+      : null;
   }
 
   private async reconcile(deploymentId: string, signal: AbortSignal): Promise<void> {
@@ -195,7 +217,9 @@ export class Reconciler {
     const compute = this.opts.computeFor(listener);
     if (d.status === "AWAITING_DELETE") {
       for (const r of await revisionsInStatus(db, ["CREATING", "QUEUED", ...IN_FLIGHT])) {
-        if (r.deployment_id === d.id) await setRevisionStatus(db, r.id, "INTERRUPTED", { message: "the deployment was deleted" });
+        if (r.deployment_id === d.id) {
+          await setRevisionStatus(db, r.id, "INTERRUPTED", { message: "the deployment was deleted" });
+        }
       }
       await compute.teardown(d, listener);
       await this.opts.onTeardown?.(d);
@@ -208,7 +232,10 @@ export class Reconciler {
       [d.id, IN_FLIGHT],
     );
     for (const r of orphans) {
-      await setRevisionStatus(db, r.id, "INTERRUPTED", { from: IN_FLIGHT, message: "the control plane stopped during this rollout; deploy again" });
+      await setRevisionStatus(db, r.id, "INTERRUPTED", {
+        from: IN_FLIGHT,
+        message: "the control plane stopped during this rollout; deploy again",
+      });
       await appendLog(db, r.id, "deploy", "INTERRUPTED: the control plane (replica) running this rollout stopped");
     }
     if (d.status === "AWAITING_DATABASE") {
@@ -222,12 +249,21 @@ export class Reconciler {
     if (!pending.length) return;
     const [newest, ...older] = pending;
     for (const r of older) {
-      await setRevisionStatus(db, r.id, "SKIPPED", { from: ["CREATING", "QUEUED"], message: `superseded by revision ${newest!.id} before it was built` });
+      await setRevisionStatus(db, r.id, "SKIPPED", {
+        from: ["CREATING", "QUEUED"],
+        message: `superseded by revision ${newest!.id} before it was built`,
+      });
     }
     await this.rollout(d, newest!, listener, compute, signal);
   }
 
-  private async rollout(d: DeploymentRow, r: RevisionRow, listener: ListenerRow | null, compute: ComputeDriver, signal: AbortSignal): Promise<void> {
+  private async rollout(
+    d: DeploymentRow,
+    r: RevisionRow,
+    listener: ListenerRow | null,
+    compute: ComputeDriver,
+    signal: AbortSignal,
+  ): Promise<void> {
     const db = this.opts.sql;
     // Lines are written one after another, so they keep their order on a pooled PostgreSQL.
     let written: Promise<void> = Promise.resolve();
@@ -246,10 +282,21 @@ export class Reconciler {
     try {
       if (r.status === "CREATING") {
         if (r.source === "repohost") {
-          const integration = d.source_config.integration_id ? await getIntegrationById(db, d.source_config.integration_id) : null;
-          const sha = await resolveRef({ repoUrl: d.source_config.repo_url!, ref: r.source_revision_config.repo_ref!, token: integration?.token ?? null });
+          const integration = d.source_config.integration_id
+            ? await getIntegrationById(db, d.source_config.integration_id)
+            : null;
+          const sha = await resolveRef({
+            repoUrl: d.source_config.repo_url!,
+            ref: r.source_revision_config.repo_ref!,
+            token: integration?.token ?? null,
+          });
           r.source_revision_config = { ...r.source_revision_config, repo_commit_sha: sha };
-          if (!(await setRevisionStatus(db, r.id, "CREATING", { from: [at], sourceRevisionConfig: r.source_revision_config }))) throw new Interrupted();
+          if (
+            !(await setRevisionStatus(db, r.id, "CREATING", {
+              from: [at],
+              sourceRevisionConfig: r.source_revision_config,
+            }))
+          ) throw new Interrupted();
           log("build", `ref "${r.source_revision_config.repo_ref}" is commit ${sha}`);
         }
         await step("QUEUED");
@@ -264,7 +311,14 @@ export class Reconciler {
         bundle = new Uint8Array(reused.bytes);
         log("build", `reusing the build "${r.artifact_path}"`);
       } else {
-        const built = await buildRevision({ db, deployment: d, revision: r, builders: this.opts.builders, workDir: join(this.opts.dataDir, "work"), log: (m) => log("build", m) });
+        const built = await buildRevision({
+          db,
+          deployment: d,
+          revision: r,
+          builders: this.opts.builders,
+          workDir: join(this.opts.dataDir, "work"),
+          log: (m) => log("build", m),
+        });
         bundle = built.bundle;
         imageUri = built.imageUri;
         if (bundle) {
@@ -273,7 +327,10 @@ export class Reconciler {
           await setRevisionStatus(db, r.id, "BUILDING", { from: [at], artifactPath });
         }
         if (built.commitSha) {
-          await setRevisionStatus(db, r.id, "BUILDING", { from: [at], sourceRevisionConfig: { ...r.source_revision_config, repo_commit_sha: built.commitSha } });
+          await setRevisionStatus(db, r.id, "BUILDING", {
+            from: [at],
+            sourceRevisionConfig: { ...r.source_revision_config, repo_commit_sha: built.commitSha },
+          });
         }
       }
       log("build", "build finished");
@@ -281,8 +338,20 @@ export class Reconciler {
       await step("AWAITING_DEPLOY");
       await step("DEPLOYING");
       const revision = (await getRevision(db, d.id, r.id))!;
-      const secrets = [...openSecrets(this.opts.encryption, r.secrets), ...(await this.opts.platformEnv?.(d, listener) ?? [])];
-      const { url } = await compute.rollout({ deployment: d, revision, listener, bundle, imageUri, secrets, log, signal });
+      const secrets = [
+        ...openSecrets(this.opts.encryption, r.secrets),
+        ...(await this.opts.platformEnv?.(d, listener) ?? []),
+      ];
+      const { url } = await compute.rollout({
+        deployment: d,
+        revision,
+        listener,
+        bundle,
+        imageUri,
+        secrets,
+        log,
+        signal,
+      });
       if (signal.aborted) throw new Interrupted();
       // The rollout's lines first, then DEPLOYED, the active revision and the last line in one
       // transaction: a reader that sees the revision final has every line of it, and the
@@ -302,7 +371,11 @@ export class Reconciler {
         return;
       }
       const reason = err instanceof Error ? err.message : String(err);
-      const status: RevisionStatus = stage === "create" ? "CREATE_FAILED" : stage === "build" ? "BUILD_FAILED" : "DEPLOY_FAILED";
+      const status: RevisionStatus = stage === "create"
+        ? "CREATE_FAILED"
+        : stage === "build"
+        ? "BUILD_FAILED"
+        : "DEPLOY_FAILED";
       await written;
       await appendLog(db, r.id, stage === "deploy" ? "deploy" : "build", `${status}: ${reason}`);
       await setRevisionStatus(db, r.id, status, { from: [at], message: reason });
@@ -320,8 +393,13 @@ export class Reconciler {
     const artifact = r.artifact_path ? await getObject(db, r.artifact_path) : null;
     const log = (kind: "build" | "deploy", message: string) => void appendLog(db, r.id, kind, message).catch(() => {});
     const restored = await compute.restore({
-      deployment: d, revision: r, listener, bundle: artifact?.bytes ? new Uint8Array(artifact.bytes) : null,
-      imageUri: r.source_revision_config.image_uri ?? null, secrets: [...openSecrets(this.opts.encryption, r.secrets), ...(await this.opts.platformEnv?.(d, listener) ?? [])], log,
+      deployment: d,
+      revision: r,
+      listener,
+      bundle: artifact?.bytes ? new Uint8Array(artifact.bytes) : null,
+      imageUri: r.source_revision_config.image_uri ?? null,
+      secrets: [...openSecrets(this.opts.encryption, r.secrets), ...(await this.opts.platformEnv?.(d, listener) ?? [])],
+      log,
     });
     if (restored) await updateDeployment(db, d.id, { url: restored.url });
   }

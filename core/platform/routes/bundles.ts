@@ -51,20 +51,29 @@ export function bundleDownload(s: PlatformServices) {
       }
       d = await getDeploymentById(s.sql, id);
     } else {
-      throw unauthorized("Cannot authenticate: send X-Api-Key, or Authorization: Bearer <the deployment's bundle token>");
+      throw unauthorized(
+        "Cannot authenticate: send X-Api-Key, or Authorization: Bearer <the deployment's bundle token>",
+      );
     }
     if (!d) throw notFound("deployment", id);
     const r = await getRevision(s.sql, d.id, revisionId);
     if (!r) throw notFound("revision", revisionId);
     const object = r.artifact_path ? await getObject(s.sql, r.artifact_path) : null;
     if (!object?.bytes) {
-      const why = r.source_revision_config.image_uri ? "it runs a container image" : `it is ${r.status} and has not been built`;
+      const why = r.source_revision_config.image_uri
+        ? "it runs a container image"
+        : `it is ${r.status} and has not been built`;
       throw userError("NOT_FOUND", { message: `revision "${r.id}" has no bundle: ${why}` });
     }
     const bytes = new Uint8Array(object.bytes);
     return new Response(bytes, {
       status: 200,
-      headers: { "content-type": "application/gzip", "content-length": String(bytes.byteLength), "x-agentcli-revision-id": r.id, "cache-control": "private, no-store" },
+      headers: {
+        "content-type": "application/gzip",
+        "content-length": String(bytes.byteLength),
+        "x-agentcli-revision-id": r.id,
+        "cache-control": "private, no-store",
+      },
     });
   };
 }

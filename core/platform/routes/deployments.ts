@@ -6,12 +6,19 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { conflict, invalidField, notFound } from "../api/api-error.ts";
 import type { PlatformEnv, PlatformServices } from "../api/context.ts";
-import { createDeployment, patchDeployment, redeployRevision, type DeploymentContext } from "../deployments.ts";
+import { createDeployment, type DeploymentContext, patchDeployment, redeployRevision } from "../deployments.ts";
 import { streamLogs } from "./logs.ts";
 import { deploymentFilters, readBody, revisionFilters } from "../api/request.ts";
 import { deploymentResource, revisionResource } from "../api/resources.ts";
 import { DeploymentCreateBody, DeploymentPatchBody } from "../api/schema.ts";
-import { getDeployment, getRevision, listDeployments, listRevisions, reserveObject, updateDeployment } from "../store/deployments.ts";
+import {
+  getDeployment,
+  getRevision,
+  listDeployments,
+  listRevisions,
+  reserveObject,
+  updateDeployment,
+} from "../store/deployments.ts";
 import { signUpload } from "./uploads.ts";
 
 const Tags = z.object({ tag_value_ids: z.array(z.uuid()).optional() });
@@ -22,7 +29,13 @@ export const DEPLOYMENT_BODIES = { CreateBody, PatchBody };
 
 export function deploymentRoutes(s: PlatformServices): Hono<PlatformEnv> {
   const app = new Hono<PlatformEnv>();
-  const ctx = (tenantId: string): DeploymentContext => ({ sql: s.sql, encryption: s.encryption, tenantId, mode: s.mode, templates: s.templates });
+  const ctx = (tenantId: string): DeploymentContext => ({
+    sql: s.sql,
+    encryption: s.encryption,
+    tenantId,
+    mode: s.mode,
+    templates: s.templates,
+  });
   const load = async (tenantId: string, id: string) => {
     const d = await getDeployment(s.sql, tenantId, id);
     if (!d) throw notFound("deployment", id);
@@ -42,17 +55,28 @@ export function deploymentRoutes(s: PlatformServices): Hono<PlatformEnv> {
     return c.json({ resources: rows.map(deploymentResource), offset: f.offset + rows.length });
   });
 
-  app.get("/:deployment_id", async (c) => c.json(deploymentResource(await load(c.var.caller.tenantId, c.req.param("deployment_id")))));
+  app.get(
+    "/:deployment_id",
+    async (c) => c.json(deploymentResource(await load(c.var.caller.tenantId, c.req.param("deployment_id")))),
+  );
 
   app.patch("/:deployment_id", async (c) => {
     const body = await readBody(c, PatchBody, ["name", "source", "id", "tenant_id"]);
     if (body.source_config?.template != null) {
       const current = await load(c.var.caller.tenantId, c.req.param("deployment_id"));
       if (body.source_config.template !== current.source_config.template) {
-        throw invalidField(["body", "source_config", "template"], "cannot be changed after creation; create a deployment from the other template", "immutable");
+        throw invalidField(
+          ["body", "source_config", "template"],
+          "cannot be changed after creation; create a deployment from the other template",
+          "immutable",
+        );
       }
     }
-    const { deployment, revisionId } = await patchDeployment(ctx(c.var.caller.tenantId), c.req.param("deployment_id"), body);
+    const { deployment, revisionId } = await patchDeployment(
+      ctx(c.var.caller.tenantId),
+      c.req.param("deployment_id"),
+      body,
+    );
     if (revisionId) s.reconciler.notify(deployment.id);
     return c.json(deploymentResource(deployment));
   });
@@ -96,7 +120,11 @@ export function deploymentRoutes(s: PlatformServices): Hono<PlatformEnv> {
   });
 
   app.post("/:deployment_id/revisions/:revision_id/redeploy", async (c) => {
-    const { deployment, revisionId } = await redeployRevision(ctx(c.var.caller.tenantId), c.req.param("deployment_id"), c.req.param("revision_id"));
+    const { deployment, revisionId } = await redeployRevision(
+      ctx(c.var.caller.tenantId),
+      c.req.param("deployment_id"),
+      c.req.param("revision_id"),
+    );
     s.reconciler.notify(deployment.id);
     return c.json(revisionResource((await getRevision(s.sql, deployment.id, revisionId))!), 201);
   });

@@ -12,7 +12,7 @@ import type { Context } from "hono";
 import { streamSSE } from "hono/streaming";
 import type { SqlDriver } from "../../storage/sql.ts";
 import { invalidField } from "../api/api-error.ts";
-import { TERMINAL_REVISION_STATUSES, type RevisionRow } from "../api/resources.ts";
+import { type RevisionRow, TERMINAL_REVISION_STATUSES } from "../api/resources.ts";
 import { getRevision, readLogs } from "../store/deployments.ts";
 
 const POLL_MS = 150;
@@ -22,14 +22,20 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function streamLogs(c: Context, sql: SqlDriver, revision: RevisionRow): Promise<Response> {
   const kind = c.req.query("kind") || undefined;
-  if (kind && kind !== "build" && kind !== "deploy") throw invalidField(["query", "kind"], `must be "build" or "deploy"`, "enum");
+  if (kind && kind !== "build" && kind !== "deploy") {
+    throw invalidField(["query", "kind"], `must be "build" or "deploy"`, "enum");
+  }
   const afterRaw = c.req.query("after") ?? "0";
-  if (!/^\d+$/.test(afterRaw) || !Number.isSafeInteger(Number(afterRaw))) throw invalidField(["query", "after"], "must be a log line id (an integer >= 0)", "int_parsing");
+  if (!/^\d+$/.test(afterRaw) || !Number.isSafeInteger(Number(afterRaw))) {
+    throw invalidField(["query", "after"], "must be a log line id (an integer >= 0)", "int_parsing");
+  }
   let after = Number(afterRaw);
   const follow = c.req.query("follow") === "true" || (c.req.header("accept") ?? "").includes("text/event-stream");
   if (!follow) {
     const waitRaw = c.req.query("wait") ?? "0";
-    if (!/^\d+(\.\d+)?$/.test(waitRaw)) throw invalidField(["query", "wait"], `must be a number of seconds (0 to ${MAX_WAIT_S})`, "float_parsing");
+    if (!/^\d+(\.\d+)?$/.test(waitRaw)) {
+      throw invalidField(["query", "wait"], `must be a number of seconds (0 to ${MAX_WAIT_S})`, "float_parsing");
+    }
     const deadline = Date.now() + Math.min(Number(waitRaw), MAX_WAIT_S) * 1000;
     const gone = c.req.raw.signal;
     let logs = await readLogs(sql, revision.id, { after, kind });
@@ -39,7 +45,12 @@ export async function streamLogs(c: Context, sql: SqlDriver, revision: RevisionR
       logs = await readLogs(sql, revision.id, { after, kind });
       current = (await getRevision(sql, revision.deployment_id, revision.id)) ?? current;
     }
-    return c.json({ logs, after: logs.at(-1)?.id ?? after, status: current.status, status_message: current.status_message });
+    return c.json({
+      logs,
+      after: logs.at(-1)?.id ?? after,
+      status: current.status,
+      status_message: current.status_message,
+    });
   }
   return streamSSE(c, async (stream) => {
     let lastStatus = "";
@@ -56,7 +67,10 @@ export async function streamLogs(c: Context, sql: SqlDriver, revision: RevisionR
       }
       if (current.status !== lastStatus) {
         lastStatus = current.status;
-        await stream.writeSSE({ event: "status", data: JSON.stringify({ status: current.status, status_message: current.status_message }) });
+        await stream.writeSSE({
+          event: "status",
+          data: JSON.stringify({ status: current.status, status_message: current.status_message }),
+        });
       }
       if (TERMINAL_REVISION_STATUSES.has(current.status) && !lines.length) break;
       await sleep(POLL_MS);

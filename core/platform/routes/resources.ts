@@ -4,25 +4,49 @@
  * `/v2/auth/tokens` (list is an extension; metadata patch is the spec's, owner only), and the
  * `/v1/integrations/.../repos` repository listings.
  */
-import { Hono, type Context } from "hono";
+import { type Context, Hono } from "hono";
 import { forbidden, invalid, invalidField, notFound } from "../api/api-error.ts";
 import type { PlatformEnv, PlatformServices } from "../api/context.ts";
 import { listRepositories } from "../repo-listings.ts";
 import { pageParams, readBody } from "../api/request.ts";
 import { listenerResource, tokenResource } from "../api/resources.ts";
-import { issuesToDetail, K8sComputeConfig, ListenerCreateBody, ListenerPatchBody, TokenMetadataBody } from "../api/schema.ts";
+import {
+  issuesToDetail,
+  K8sComputeConfig,
+  ListenerCreateBody,
+  ListenerPatchBody,
+  TokenMetadataBody,
+} from "../api/schema.ts";
 import { templateResource } from "../reconciler/templates.ts";
-import { createListener, getIntegration, getListener, getToken, listListeners, listTokens, patchListener, patchTokenMetadata } from "../store/tenancy.ts";
+import {
+  createListener,
+  getIntegration,
+  getListener,
+  getToken,
+  listListeners,
+  listTokens,
+  patchListener,
+  patchTokenMetadata,
+} from "../store/tenancy.ts";
 
 /** Validates `compute_config` by `compute_type`. */
 function computeConfig(type: string, raw: Record<string, unknown> | null | undefined): Record<string, unknown> {
   if (raw === null || raw === undefined) return {};
   if (type === "k8s") {
     const parsed = K8sComputeConfig.safeParse(raw);
-    if (!parsed.success) throw invalid(issuesToDetail(parsed.error.issues, "body").map((d) => ({ ...d, loc: ["body", "compute_config", ...d.loc.slice(1)] })));
+    if (!parsed.success) {
+      throw invalid(
+        issuesToDetail(parsed.error.issues, "body").map((d) => ({
+          ...d,
+          loc: ["body", "compute_config", ...d.loc.slice(1)],
+        })),
+      );
+    }
     return parsed.data;
   }
-  if (Object.keys(raw).length) throw invalidField(["body", "compute_config"], `compute_type "${type}" takes no compute_config`, "extra_forbidden");
+  if (Object.keys(raw).length) {
+    throw invalidField(["body", "compute_config"], `compute_type "${type}" takes no compute_config`, "extra_forbidden");
+  }
   return {};
 }
 
@@ -36,8 +60,11 @@ export function listenerRoutes(s: PlatformServices): Hono<PlatformEnv> {
   app.post("/", async (c) => {
     const body = await readBody(c, ListenerCreateBody);
     const row = await createListener(s.sql, {
-      tenantId: c.var.caller.tenantId, computeType: body.compute_type, computeId: body.compute_id,
-      computeConfig: computeConfig(body.compute_type, body.compute_config), version: body.version ?? null,
+      tenantId: c.var.caller.tenantId,
+      computeType: body.compute_type,
+      computeId: body.compute_id,
+      computeConfig: computeConfig(body.compute_type, body.compute_config),
+      version: body.version ?? null,
     });
     return c.json(listenerResource(row), 201);
   });
@@ -50,7 +77,9 @@ export function listenerRoutes(s: PlatformServices): Hono<PlatformEnv> {
     const row = await getListener(s.sql, c.var.caller.tenantId, c.req.param("listener_id"));
     if (!row) throw notFound("listener", c.req.param("listener_id"));
     const body = await readBody(c, ListenerPatchBody, ["compute_type", "compute_id", "id"]);
-    const cfg = body.compute_config === undefined || body.compute_config === null ? null : computeConfig(row.compute_type, body.compute_config);
+    const cfg = body.compute_config === undefined || body.compute_config === null
+      ? null
+      : computeConfig(row.compute_type, body.compute_config);
     return c.json(listenerResource(await patchListener(s.sql, row.id, { version: body.version, computeConfig: cfg })));
   });
   return app;
@@ -74,7 +103,10 @@ export function templateRoutes(s: PlatformServices): Hono<PlatformEnv> {
 
 export function tokenRoutes(s: PlatformServices): Hono<PlatformEnv> {
   const app = new Hono<PlatformEnv>();
-  app.get("/", async (c) => c.json((await listTokens(s.sql, c.var.caller.tenantId, c.var.caller.userId)).map(tokenResource)));
+  app.get(
+    "/",
+    async (c) => c.json((await listTokens(s.sql, c.var.caller.tenantId, c.var.caller.userId)).map(tokenResource)),
+  );
   app.patch("/:token_id/metadata", async (c) => {
     const token = await getToken(s.sql, c.var.caller.tenantId, c.req.param("token_id"));
     if (!token) throw notFound("token", c.req.param("token_id"));
@@ -92,7 +124,9 @@ export function repoListingRoutes(s: PlatformServices): Hono<PlatformEnv> {
   const list = (kind: "repohost" | "forge") => async (c: Context<PlatformEnv>) => {
     const id = c.req.param("integration_id") ?? "";
     const integration = await getIntegration(s.sql, c.var.caller.tenantId, id);
-    if (!integration || integration.kind !== kind) throw notFound(kind === "forge" ? "forge integration" : "integration", id);
+    if (!integration || integration.kind !== kind) {
+      throw notFound(kind === "forge" ? "forge integration" : "integration", id);
+    }
     return c.json(await listRepositories(integration));
   };
   app.get("/repohost/:integration_id/repos", list("repohost"));

@@ -27,7 +27,9 @@ function sign(objectPath: string, expires: number, secret: string): string {
 /** A signed PUT URL for `objectPath`, valid for an hour. */
 export function signUpload(base: string, objectPath: string, secret: string, now = Date.now()): string {
   const expires = Math.floor(now / 1000) + TTL_SECONDS;
-  return `${base.replace(/\/+$/, "")}/v2/uploads/${objectPath}?expires=${expires}&signature=${sign(objectPath, expires, secret)}`;
+  return `${base.replace(/\/+$/, "")}/v2/uploads/${objectPath}?expires=${expires}&signature=${
+    sign(objectPath, expires, secret)
+  }`;
 }
 
 /**
@@ -40,7 +42,10 @@ async function receiveArchive(body: ReadableStream<Uint8Array> | null, limits: P
   if (!body) throw invalidField(["body"], "the upload is empty", "empty");
   const chunks: Uint8Array[] = [];
   let size = 0;
-  const tooLarge = () => payloadTooLarge(`Cannot accept the upload: it is larger than ${describeLimit("maxUploadBytes", limits.maxUploadBytes)}`);
+  const tooLarge = () =>
+    payloadTooLarge(
+      `Cannot accept the upload: it is larger than ${describeLimit("maxUploadBytes", limits.maxUploadBytes)}`,
+    );
   const keep = new TransformStream<Uint8Array, Uint8Array>({
     transform(chunk, controller) {
       size += chunk.byteLength;
@@ -50,7 +55,9 @@ async function receiveArchive(body: ReadableStream<Uint8Array> | null, limits: P
     },
   });
   const scan = new TarScanner({ maxBytes: limits.maxUnpackedBytes, maxEntries: limits.maxArchiveEntries });
-  const reader = body.pipeThrough(keep).pipeThrough(new DecompressionStream("gzip") as unknown as TransformStream<Uint8Array, Uint8Array>).getReader();
+  const reader = body.pipeThrough(keep).pipeThrough(
+    new DecompressionStream("gzip") as unknown as TransformStream<Uint8Array, Uint8Array>,
+  ).getReader();
   try {
     for (;;) {
       const { done, value } = await reader.read();
@@ -63,19 +70,37 @@ async function receiveArchive(body: ReadableStream<Uint8Array> | null, limits: P
     await reader.cancel().catch(() => {});
     if (err instanceof AgentcliError) throw err;
     if (err instanceof TarRefused) {
-      if (err.reason === "bytes") throw payloadTooLarge(`Cannot accept the upload: it unpacks to more than ${describeLimit("maxUnpackedBytes", limits.maxUnpackedBytes)}`);
-      if (err.reason === "entries") throw payloadTooLarge(`Cannot accept the upload: the archive holds more than ${describeLimit("maxArchiveEntries", limits.maxArchiveEntries)} entries`);
+      if (err.reason === "bytes") {
+        throw payloadTooLarge(
+          `Cannot accept the upload: it unpacks to more than ${
+            describeLimit("maxUnpackedBytes", limits.maxUnpackedBytes)
+          }`,
+        );
+      }
+      if (err.reason === "entries") {
+        throw payloadTooLarge(
+          `Cannot accept the upload: the archive holds more than ${
+            describeLimit("maxArchiveEntries", limits.maxArchiveEntries)
+          } entries`,
+        );
+      }
       throw invalidField(["body"], `is not a safe bundle archive: ${err.message}`, "archive_invalid");
     }
     if (!size) throw invalidField(["body"], "the upload is empty", "empty");
-    throw invalidField(["body"], `is not a gzip archive (${(err as Error).message}); upload the bundle "agentcli deploy" builds`, "archive_invalid");
+    throw invalidField(
+      ["body"],
+      `is not a gzip archive (${(err as Error).message}); upload the bundle "agentcli deploy" builds`,
+      "archive_invalid",
+    );
   }
   return concatBytes(chunks);
 }
 
 /** The 409 of a second PUT to a used upload URL: what was stored stays. */
 function alreadyUsed(deploymentId: string) {
-  return conflict(`Cannot accept the upload: this upload URL was already used, and an upload is never replaced; ask for a new one (POST /v2/deployments/${deploymentId}/upload-url) and name its object_path in a new revision`);
+  return conflict(
+    `Cannot accept the upload: this upload URL was already used, and an upload is never replaced; ask for a new one (POST /v2/deployments/${deploymentId}/upload-url) and name its object_path in a new revision`,
+  );
 }
 
 export function uploadRoutes(s: PlatformServices): Hono {
@@ -93,12 +118,20 @@ export function uploadRoutes(s: PlatformServices): Hono {
     const expected = sign(objectPath, expires, s.uploadSecret);
     const ok = given.length === expected.length && timingSafeEqual(Buffer.from(given), Buffer.from(expected));
     if (!ok) throw unauthorized("Cannot accept the upload: the signature does not match; ask for a new upload URL");
-    if (!(expires * 1000 > Date.now())) throw unauthorized("Cannot accept the upload: the upload URL expired; ask for a new one");
+    if (!(expires * 1000 > Date.now())) {
+      throw unauthorized("Cannot accept the upload: the upload URL expired; ask for a new one");
+    }
     const object = await getObject(s.sql, objectPath);
     if (!object) throw notFound("upload", objectPath);
     if (object.bytes) throw alreadyUsed(object.deployment_id);
     const declared = Number(c.req.header("content-length") ?? "0");
-    if (declared > s.limits.maxUploadBytes) throw payloadTooLarge(`Cannot accept the upload: ${declared} bytes is larger than ${describeLimit("maxUploadBytes", s.limits.maxUploadBytes)}`);
+    if (declared > s.limits.maxUploadBytes) {
+      throw payloadTooLarge(
+        `Cannot accept the upload: ${declared} bytes is larger than ${
+          describeLimit("maxUploadBytes", s.limits.maxUploadBytes)
+        }`,
+      );
+    }
     const bytes = await receiveArchive(c.req.raw.body, s.limits);
     if (!(await fillUpload(s.sql, objectPath, bytes))) throw alreadyUsed(object.deployment_id);
     return c.json({ object_path: objectPath, size: bytes.byteLength });

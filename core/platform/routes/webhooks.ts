@@ -29,8 +29,11 @@ export function webhookRoutes(s: PlatformServices): Hono {
     const integration = await getIntegrationById(s.sql, c.req.param("integration_id"));
     if (!integration) throw notFound("integration", c.req.param("integration_id"));
     const body = await readBodyText(c, s.limits.maxBodyBytes);
-    const header = c.req.header("x-hub-signature-256") ?? c.req.header("x-gitea-signature") ?? c.req.header("x-forgejo-signature");
-    if (!signatureMatches(body, integration.webhook_secret, header)) throw unauthorized("Cannot accept the webhook: the signature does not match the integration's webhook secret");
+    const header = c.req.header("x-hub-signature-256") ?? c.req.header("x-gitea-signature") ??
+      c.req.header("x-forgejo-signature");
+    if (!signatureMatches(body, integration.webhook_secret, header)) {
+      throw unauthorized("Cannot accept the webhook: the signature does not match the integration's webhook secret");
+    }
     let push: { ref?: string; repository?: { clone_url?: string; html_url?: string } };
     try {
       push = JSON.parse(body);
@@ -38,7 +41,9 @@ export function webhookRoutes(s: PlatformServices): Hono {
       throw invalidField(["body"], "is not valid JSON", "json_invalid");
     }
     const branch = push.ref?.startsWith("refs/heads/") ? push.ref.slice("refs/heads/".length) : null;
-    const urls = [push.repository?.clone_url, push.repository?.html_url].filter((u): u is string => Boolean(u)).map(normalizeUrl);
+    const urls = [push.repository?.clone_url, push.repository?.html_url].filter((u): u is string => Boolean(u)).map(
+      normalizeUrl,
+    );
     if (!branch || !urls.length) return c.json({ revisions: [] }, 202);
     const { rows } = await s.sql.query<DeploymentRow>(
       "SELECT * FROM platform_deployments WHERE tenant_id = $1 AND source = 'repohost' AND source_config->>'integration_id' = $2 AND status <> 'AWAITING_DELETE'",
@@ -46,12 +51,23 @@ export function webhookRoutes(s: PlatformServices): Hono {
     );
     const made: string[] = [];
     for (const d of rows) {
-      if (!d.source_config.build_on_push || !d.source_config.repo_url || !urls.includes(normalizeUrl(d.source_config.repo_url))) continue;
+      if (
+        !d.source_config.build_on_push || !d.source_config.repo_url ||
+        !urls.includes(normalizeUrl(d.source_config.repo_url))
+      ) continue;
       if (d.source_revision_config.repo_ref !== branch) continue;
       const id = randomUUID();
       const { repo_commit_sha: _sha, ...config } = d.source_revision_config;
       await s.sql.transaction(async (tx) => {
-        await insertRevision(tx, { id, deploymentId: d.id, tenantId: d.tenant_id, source: "repohost", sourceRevisionConfig: config, secrets: d.secrets, remoteReconciled: d.remote_reconciled });
+        await insertRevision(tx, {
+          id,
+          deploymentId: d.id,
+          tenantId: d.tenant_id,
+          source: "repohost",
+          sourceRevisionConfig: config,
+          secrets: d.secrets,
+          remoteReconciled: d.remote_reconciled,
+        });
         await updateDeployment(tx, d.id, { latest_revision_id: id });
       });
       s.reconciler.notify(d.id);

@@ -36,7 +36,17 @@ export class CommandSession {
   readonly #killOnDisconnect: boolean;
   readonly #onDone: (s: CommandSession) => void;
 
-  constructor(opts: { id: string; proc: BoxProcess; timeoutSeconds: number; idleSeconds: number; killOnDisconnect: boolean; ttlSeconds: number; onDone: (s: CommandSession, ttlMs: number) => void }) {
+  constructor(
+    opts: {
+      id: string;
+      proc: BoxProcess;
+      timeoutSeconds: number;
+      idleSeconds: number;
+      killOnDisconnect: boolean;
+      ttlSeconds: number;
+      onDone: (s: CommandSession, ttlMs: number) => void;
+    },
+  ) {
     this.id = opts.id;
     this.#proc = opts.proc;
     this.#idleMs = opts.idleSeconds > 0 ? opts.idleSeconds * 1000 : 0;
@@ -57,9 +67,12 @@ export class CommandSession {
       push(decoder.decode());
     };
     void Promise.all([pump("stdout", opts.proc.stdout), pump("stderr", opts.proc.stderr), opts.proc.exited]).then(
-      ([, , exit]) => this.#finish(exit.timedOut
-        ? { type: "error", error_type: "CommandTimeout", error: `Command timed out after ${opts.timeoutSeconds}s` }
-        : { type: "exit", exit_code: exit.exitCode ?? -1 }),
+      ([, , exit]) =>
+        this.#finish(
+          exit.timedOut
+            ? { type: "error", error_type: "CommandTimeout", error: `Command timed out after ${opts.timeoutSeconds}s` }
+            : { type: "exit", exit_code: exit.exitCode ?? -1 },
+        ),
       (err) => this.#finish({ type: "error", error_type: "CommandError", error: (err as Error).message }),
     );
   }
@@ -89,7 +102,10 @@ export class CommandSession {
    * Attaches a client: replays what it has not seen (from the offsets) and then follows
    * live output. Returns the detach function.
    */
-  attach(listener: (e: CommandEvent) => void, from: { stdout: number; stderr: number } = { stdout: 0, stderr: 0 }): () => void {
+  attach(
+    listener: (e: CommandEvent) => void,
+    from: { stdout: number; stderr: number } = { stdout: 0, stderr: 0 },
+  ): () => void {
     if (this.#idleTimer) clearTimeout(this.#idleTimer);
     this.#idleTimer = null;
     for (const c of this.#chunks) {
@@ -97,7 +113,13 @@ export class CommandSession {
       else {
         // A client that saw part of a chunk resumes inside it.
         const bytes = encoder.encode(c.data);
-        if (c.offset + bytes.byteLength > from[c.type]) listener({ ...c, data: new TextDecoder().decode(bytes.subarray(from[c.type] - c.offset)), offset: from[c.type] });
+        if (c.offset + bytes.byteLength > from[c.type]) {
+          listener({
+            ...c,
+            data: new TextDecoder().decode(bytes.subarray(from[c.type] - c.offset)),
+            offset: from[c.type],
+          });
+        }
       }
     }
     if (this.#end) {
@@ -126,11 +148,23 @@ export class CommandSessions {
   }
 
   /** Starts a command under `commandId` (a new id when absent). */
-  start(sandboxId: string, proc: BoxProcess, opts: { commandId?: string; timeoutSeconds: number; idleSeconds: number; killOnDisconnect: boolean; ttlSeconds: number }): CommandSession {
+  start(
+    sandboxId: string,
+    proc: BoxProcess,
+    opts: {
+      commandId?: string;
+      timeoutSeconds: number;
+      idleSeconds: number;
+      killOnDisconnect: boolean;
+      ttlSeconds: number;
+    },
+  ): CommandSession {
     const id = opts.commandId ?? randomUUID();
     const key = `${sandboxId}/${id}`;
     const session = new CommandSession({
-      id, proc, ...opts,
+      id,
+      proc,
+      ...opts,
       onDone: (s, ttlMs) => {
         const t = setTimeout(() => this.#sessions.get(key) === s && this.#sessions.delete(key), ttlMs);
         t.unref?.();

@@ -14,13 +14,27 @@ import { PassThrough, Writable } from "node:stream";
 import type { KubernetesObject, V1Status } from "@kubernetes/client-node";
 import type { KubeClient, ObjectRef } from "../compute/k8s-client.ts";
 import type { K8sObject } from "../compute/k8s-manifests.ts";
-import { collect, type BoxFileError, type BoxProcess, type BoxRuntime, type BoxSpec, type RunOptions } from "./runtime.ts";
+import {
+  type BoxFileError,
+  type BoxProcess,
+  type BoxRuntime,
+  type BoxSpec,
+  collect,
+  type RunOptions,
+} from "./runtime.ts";
 
 const CONTAINER = "sandbox";
 const HOME = "/workspace";
-const UPLOAD = 'case "$1" in /*) ;; *) exit 10;; esac; [ -d "$1" ] && exit 11; mkdir -p -- "$(dirname -- "$1")" 2>/dev/null || exit 12; head -c "$2" > "$1" 2>/dev/null || exit 12';
-const DOWNLOAD = 'case "$1" in /*) ;; *) exit 10;; esac; [ -d "$1" ] && exit 11; [ -e "$1" ] || exit 13; [ -r "$1" ] || exit 12; exec cat -- "$1"';
-const FILE_ERRORS: Record<number, BoxFileError> = { 10: "invalid_path", 11: "is_directory", 12: "permission_denied", 13: "file_not_found" };
+const UPLOAD =
+  'case "$1" in /*) ;; *) exit 10;; esac; [ -d "$1" ] && exit 11; mkdir -p -- "$(dirname -- "$1")" 2>/dev/null || exit 12; head -c "$2" > "$1" 2>/dev/null || exit 12';
+const DOWNLOAD =
+  'case "$1" in /*) ;; *) exit 10;; esac; [ -d "$1" ] && exit 11; [ -e "$1" ] || exit 13; [ -r "$1" ] || exit 12; exec cat -- "$1"';
+const FILE_ERRORS: Record<number, BoxFileError> = {
+  10: "invalid_path",
+  11: "is_directory",
+  12: "permission_denied",
+  13: "file_not_found",
+};
 
 export interface SandboxPodInput {
   id: string;
@@ -41,8 +55,10 @@ export function sandboxPodName(id: string): string {
 export function renderSandboxManifests(input: SandboxPodInput): K8sObject[] {
   const name = sandboxPodName(input.id);
   const labels = {
-    "app.kubernetes.io/managed-by": "agentcli", "app.kubernetes.io/component": "sandbox",
-    "agentcli.dev/sandbox-id": input.id, "agentcli.dev/tenant-id": input.tenantId,
+    "app.kubernetes.io/managed-by": "agentcli",
+    "app.kubernetes.io/component": "sandbox",
+    "agentcli.dev/sandbox-id": input.id,
+    "agentcli.dev/tenant-id": input.tenantId,
   };
   const metadata = { name, namespace: input.namespace, labels };
   const storageGi = Math.max(1, Math.ceil((input.fsCapacityBytes ?? 5 * 2 ** 30) / 2 ** 30));
@@ -51,22 +67,36 @@ export function renderSandboxManifests(input: SandboxPodInput): K8sObject[] {
   if (input.vcpus) limits.cpu = String(input.vcpus);
   return [
     {
-      apiVersion: "v1", kind: "PersistentVolumeClaim", metadata,
+      apiVersion: "v1",
+      kind: "PersistentVolumeClaim",
+      metadata,
       spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: `${storageGi}Gi` } } },
     },
     {
-      apiVersion: "networking.k8s.io/v1", kind: "NetworkPolicy", metadata,
-      spec: { podSelector: { matchLabels: { "agentcli.dev/sandbox-id": input.id } }, policyTypes: ["Ingress", "Egress"], ingress: [], egress: [] },
+      apiVersion: "networking.k8s.io/v1",
+      kind: "NetworkPolicy",
+      metadata,
+      spec: {
+        podSelector: { matchLabels: { "agentcli.dev/sandbox-id": input.id } },
+        policyTypes: ["Ingress", "Egress"],
+        ingress: [],
+        egress: [],
+      },
     },
     {
-      apiVersion: "v1", kind: "Pod", metadata,
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata,
       spec: {
         automountServiceAccountToken: false,
         enableServiceLinks: false,
         restartPolicy: "Always",
         terminationGracePeriodSeconds: 5,
         containers: [{
-          name: CONTAINER, image: input.image, command: ["sleep", "infinity"], workingDir: HOME,
+          name: CONTAINER,
+          image: input.image,
+          command: ["sleep", "infinity"],
+          workingDir: HOME,
           env: [{ name: "HOME", value: HOME }],
           volumeMounts: [{ name: "home", mountPath: HOME }],
           ...(Object.keys(limits).length ? { resources: { limits, requests: limits } } : {}),
@@ -103,12 +133,23 @@ export class K8sBoxRuntime implements BoxRuntime {
     }
     const pod = sandboxPodName(box.id);
     for (let i = 0; i < this.#waitAttempts; i++) {
-      const r = await this.#kube.read<KubernetesObject & { status?: { phase?: string; containerStatuses?: Array<{ state?: { waiting?: { reason?: string; message?: string } } }> } }>(this.#ref("v1", "Pod", pod));
+      const r = await this.#kube.read<
+        KubernetesObject & {
+          status?: {
+            phase?: string;
+            containerStatuses?: Array<{ state?: { waiting?: { reason?: string; message?: string } } }>;
+          };
+        }
+      >(this.#ref("v1", "Pod", pod));
       const phase = r?.status?.phase;
       const waiting = r?.status?.containerStatuses?.[0]?.state?.waiting;
       if (phase === "Running") return box.id;
-      if (phase === "Failed" || ["ErrImagePull", "ImagePullBackOff", "InvalidImageName"].includes(waiting?.reason ?? "")) {
-        throw new Error(`Cannot start the sandbox from image "${box.image}": ${waiting?.message ?? waiting?.reason ?? phase}`);
+      if (
+        phase === "Failed" || ["ErrImagePull", "ImagePullBackOff", "InvalidImageName"].includes(waiting?.reason ?? "")
+      ) {
+        throw new Error(
+          `Cannot start the sandbox from image "${box.image}": ${waiting?.message ?? waiting?.reason ?? phase}`,
+        );
       }
       await new Promise((res) => setTimeout(res, this.#waitIntervalMs));
     }
@@ -133,19 +174,31 @@ export class K8sBoxRuntime implements BoxRuntime {
     const p = this.#exec(id, ["/bin/sh", "-c", DOWNLOAD, "sh", path], { timeoutMs: 300_000 });
     p.end();
     const r = await collect(p, maxBytes);
-    if (r.exitCode !== 0) return { content: null, error: FILE_ERRORS[r.exitCode ?? -1] ?? "permission_denied" } as const;
+    if (r.exitCode !== 0) {
+      return { content: null, error: FILE_ERRORS[r.exitCode ?? -1] ?? "permission_denied" } as const;
+    }
     if (r.truncated) return { content: null, error: "too_large" } as const;
     return { content: r.stdout, error: null } as const;
   }
 
-  #exec(id: string, command: string[], opts: { env?: Record<string, string>; cwd?: string; timeoutMs?: number }): BoxProcess & { write(data: Uint8Array): void; end(): void } {
+  #exec(
+    id: string,
+    command: string[],
+    opts: { env?: Record<string, string>; cwd?: string; timeoutMs?: number },
+  ): BoxProcess & { write(data: Uint8Array): void; end(): void } {
     const marker = randomUUID();
     const env = { HOME, ...opts.env, AGENTCLI_COMMAND_ID: marker };
     const seconds = opts.timeoutMs ? Math.ceil(opts.timeoutMs / 1000) : 0;
     // `timeout` kills the command at its limit inside the pod (closing the exec stream would not).
     const argv = [
-      "sh", "-c", 'cd "$0" && exec "$@"', opts.cwd ?? HOME,
-      "env", ...Object.entries(env).map(([k, v]) => `${k}=${v}`), ...(seconds ? ["timeout", "-s", "KILL", String(seconds)] : []), ...command,
+      "sh",
+      "-c",
+      'cd "$0" && exec "$@"',
+      opts.cwd ?? HOME,
+      "env",
+      ...Object.entries(env).map(([k, v]) => `${k}=${v}`),
+      ...(seconds ? ["timeout", "-s", "KILL", String(seconds)] : []),
+      ...command,
     ];
     const stdin = new PassThrough();
     const stdout = new Channel();
@@ -153,19 +206,27 @@ export class K8sBoxRuntime implements BoxRuntime {
     const started = Date.now();
     let status: V1Status | null = null;
     const socket = this.#kube.exec(this.#namespace, sandboxPodName(id), {
-      container: CONTAINER, argv, stdin, stdout: sink(stdout), stderr: sink(stderr), onStatus: (s) => (status = s),
+      container: CONTAINER,
+      argv,
+      stdin,
+      stdout: sink(stdout),
+      stderr: sink(stderr),
+      onStatus: (s) => (status = s),
     });
     const exited = socket.then(
-      (ws) => new Promise<{ exitCode: number | null; timedOut: boolean }>((resolve) => {
-        ws.on("close", () => {
-          stdout.end();
-          stderr.end();
-          const s = status as V1Status | null;
-          const code = s?.status === "Success" ? 0 : Number(s?.details?.causes?.find((c) => c.reason === "ExitCode")?.message ?? NaN);
-          const exitCode = Number.isFinite(code) ? code : null;
-          resolve({ exitCode, timedOut: seconds > 0 && exitCode === 137 && Date.now() - started >= seconds * 1000 });
-        });
-      }),
+      (ws) =>
+        new Promise<{ exitCode: number | null; timedOut: boolean }>((resolve) => {
+          ws.on("close", () => {
+            stdout.end();
+            stderr.end();
+            const s = status as V1Status | null;
+            const code = s?.status === "Success"
+              ? 0
+              : Number(s?.details?.causes?.find((c) => c.reason === "ExitCode")?.message ?? NaN);
+            const exitCode = Number.isFinite(code) ? code : null;
+            resolve({ exitCode, timedOut: seconds > 0 && exitCode === 137 && Date.now() - started >= seconds * 1000 });
+          });
+        }),
       (err: Error) => {
         stdout.end();
         stderr.end();
@@ -173,7 +234,9 @@ export class K8sBoxRuntime implements BoxRuntime {
       },
     );
     return {
-      stdout, stderr, exited,
+      stdout,
+      stderr,
+      exited,
       write: (data) => void stdin.write(data),
       end: () => stdin.end(),
       kill: () => {
@@ -183,8 +246,15 @@ export class K8sBoxRuntime implements BoxRuntime {
         const discard = () => new Writable({ write: (_c, _e, cb) => cb() });
         void this.#kube.exec(this.#namespace, sandboxPodName(id), {
           container: CONTAINER,
-          argv: ["sh", "-c", `for p in /proc/[0-9]*; do grep -qsxz "AGENTCLI_COMMAND_ID=${marker}" "$p/environ" && kill -9 "\${p#/proc/}"; done; true`],
-          stdin: none, stdout: discard(), stderr: discard(), onStatus: () => {},
+          argv: [
+            "sh",
+            "-c",
+            `for p in /proc/[0-9]*; do grep -qsxz "AGENTCLI_COMMAND_ID=${marker}" "$p/environ" && kill -9 "\${p#/proc/}"; done; true`,
+          ],
+          stdin: none,
+          stdout: discard(),
+          stderr: discard(),
+          onStatus: () => {},
         }).then(
           (killer) => killer.on("close", () => void socket.then((ws) => ws.close(), () => {})),
           () => {},
@@ -203,7 +273,13 @@ export class K8sBoxRuntime implements BoxRuntime {
 
   async remove(id: string): Promise<void> {
     const name = sandboxPodName(id);
-    for (const ref of [this.#ref("v1", "Pod", name), this.#ref("networking.k8s.io/v1", "NetworkPolicy", name), this.#ref("v1", "PersistentVolumeClaim", name)]) {
+    for (
+      const ref of [
+        this.#ref("v1", "Pod", name),
+        this.#ref("networking.k8s.io/v1", "NetworkPolicy", name),
+        this.#ref("v1", "PersistentVolumeClaim", name),
+      ]
+    ) {
       try {
         await this.#kube.delete(ref);
       } catch (err) {

@@ -10,7 +10,14 @@ import { chmod, stat } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import type { Env, Sandbox } from "../../kernel/hooks.ts";
 import type { PluginDriver } from "../../kernel/plugin-driver.ts";
-import { commandLine, type BoxFileError, type BoxProcess, type BoxRuntime, type BoxSpec, type RunOptions } from "./runtime.ts";
+import {
+  type BoxFileError,
+  type BoxProcess,
+  type BoxRuntime,
+  type BoxSpec,
+  commandLine,
+  type RunOptions,
+} from "./runtime.ts";
 
 const DEFAULT_TIMEOUT_MS = 600_000;
 
@@ -37,8 +44,14 @@ export class LocalBoxRuntime implements BoxRuntime {
 
   async #open(box: { id: string; image?: string }, ref: string | null): Promise<Sandbox> {
     const sandbox = await this.#driver.runProvider("sandbox:create", "sandbox-runtime", "local", {
-      provider: "platform", key: `platform:${box.id}`, scope: "thread", template: "", image: box.image ?? "", env: this.#env,
-      ...(ref ? { sandboxId: ref } : {}), host: { stateDir: this.#stateDir, hiddenPaths: this.#hidden },
+      provider: "platform",
+      key: `platform:${box.id}`,
+      scope: "thread",
+      template: "",
+      image: box.image ?? "",
+      env: this.#env,
+      ...(ref ? { sandboxId: ref } : {}),
+      host: { stateDir: this.#stateDir, hiddenPaths: this.#hidden },
     });
     if (!sandbox) throw new Error("the local sandbox runtime (plugin sandbox-local) is not installed");
     return sandbox;
@@ -54,7 +67,9 @@ export class LocalBoxRuntime implements BoxRuntime {
   }
 
   run(ref: string, opts: RunOptions): BoxProcess {
-    const result = this.#open({ id: ref }, ref).then((s) => s.execute(commandLine(opts), { timeoutMs: opts.timeoutMs || DEFAULT_TIMEOUT_MS }));
+    const result = this.#open({ id: ref }, ref).then((s) =>
+      s.execute(commandLine(opts), { timeoutMs: opts.timeoutMs || DEFAULT_TIMEOUT_MS })
+    );
     const once = (pick: (r: Awaited<typeof result>) => string): AsyncIterable<Uint8Array> => ({
       async *[Symbol.asyncIterator]() {
         const text = pick(await result.catch(() => ({ output: "", exitCode: null, truncated: false })));

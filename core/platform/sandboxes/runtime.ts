@@ -54,7 +54,11 @@ export interface BoxRuntime {
   run(ref: string, opts: RunOptions): BoxProcess;
   /** Writes a file, creating its folders. */
   upload(ref: string, path: string, content: Uint8Array): Promise<BoxFileError | null>;
-  download(ref: string, path: string, maxBytes: number): Promise<{ content: Uint8Array; error: null } | { content: null; error: BoxFileError | "too_large" }>;
+  download(
+    ref: string,
+    path: string,
+    maxBytes: number,
+  ): Promise<{ content: Uint8Array; error: null } | { content: null; error: BoxFileError | "too_large" }>;
   /** Releases its compute; its files stay. */
   stop(ref: string): Promise<void>;
   /** Deletes it and its files (missing: fine). */
@@ -63,7 +67,10 @@ export interface BoxRuntime {
 }
 
 /** Collects a command's whole output (bounded: beyond `limit` bytes per stream the rest is dropped). */
-export async function collect(p: BoxProcess, limit = 64 * 1024 * 1024): Promise<{ stdout: Uint8Array; stderr: Uint8Array; exitCode: number | null; timedOut: boolean; truncated: boolean }> {
+export async function collect(
+  p: BoxProcess,
+  limit = 64 * 1024 * 1024,
+): Promise<{ stdout: Uint8Array; stderr: Uint8Array; exitCode: number | null; timedOut: boolean; truncated: boolean }> {
   let truncated = false;
   const drain = async (s: AsyncIterable<Uint8Array>) => {
     const parts: Uint8Array[] = [];
@@ -94,7 +101,9 @@ export function shellQuote(s: string): string {
  * for runtimes that take one shell command.
  */
 export function commandLine(opts: RunOptions): string {
-  const env = Object.entries(opts.env ?? {}).filter(([k]) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(k)).map(([k, v]) => `export ${k}=${shellQuote(v)}; `).join("");
+  const env = Object.entries(opts.env ?? {}).filter(([k]) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(k)).map(([k, v]) =>
+    `export ${k}=${shellQuote(v)}; `
+  ).join("");
   const cd = opts.cwd ? `cd -- ${shellQuote(opts.cwd)} || exit 1; ` : "";
   const shell = opts.shell ?? "/bin/bash";
   return `${cd}${env}exec ${shellQuote(shell)} -c ${shellQuote(opts.command)}`;

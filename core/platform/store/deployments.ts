@@ -10,7 +10,10 @@ const json = (v: unknown) => JSON.stringify(v ?? null);
 
 export async function getDeployment(db: SqlExecutor, tenantId: string, id: string): Promise<DeploymentRow | null> {
   if (!isUuid(id)) return null;
-  const { rows } = await db.query<DeploymentRow>("SELECT * FROM platform_deployments WHERE tenant_id = $1 AND id = $2", [tenantId, id]);
+  const { rows } = await db.query<DeploymentRow>(
+    "SELECT * FROM platform_deployments WHERE tenant_id = $1 AND id = $2",
+    [tenantId, id],
+  );
   return rows[0] ?? null;
 }
 
@@ -20,27 +23,64 @@ export async function getDeploymentById(db: SqlExecutor, id: string): Promise<De
 }
 
 export async function insertDeployment(db: SqlExecutor, row: {
-  id: string; tenantId: string; name: string; source: Source; sourceConfig: SourceConfig; sourceRevisionConfig: SourceRevisionConfig;
-  secrets: Array<{ name: string; value: string }>; secretReferences: unknown; imageVersion: string | null; remoteReconciled: boolean;
+  id: string;
+  tenantId: string;
+  name: string;
+  source: Source;
+  sourceConfig: SourceConfig;
+  sourceRevisionConfig: SourceRevisionConfig;
+  secrets: Array<{ name: string; value: string }>;
+  secretReferences: unknown;
+  imageVersion: string | null;
+  remoteReconciled: boolean;
   tagValueIds: string[];
 }): Promise<void> {
   await db.query(
     `INSERT INTO platform_deployments (id, tenant_id, name, source, source_config, source_revision_config, secrets, secret_references,
        status, image_version, remote_reconciled, tag_value_ids)
      VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7::jsonb, $8::jsonb, 'AWAITING_DATABASE', $9, $10, $11::jsonb)`,
-    [row.id, row.tenantId, row.name, row.source, json(row.sourceConfig), json(row.sourceRevisionConfig), json(row.secrets),
-      row.secretReferences === null || row.secretReferences === undefined ? null : json(row.secretReferences), row.imageVersion,
-      row.remoteReconciled, json(row.tagValueIds)],
+    [
+      row.id,
+      row.tenantId,
+      row.name,
+      row.source,
+      json(row.sourceConfig),
+      json(row.sourceRevisionConfig),
+      json(row.secrets),
+      row.secretReferences === null || row.secretReferences === undefined ? null : json(row.secretReferences),
+      row.imageVersion,
+      row.remoteReconciled,
+      json(row.tagValueIds),
+    ],
   );
 }
 
 /** Updates the given columns of a deployment (jsonb columns given as values). */
-export async function updateDeployment(db: SqlExecutor, id: string, patch: Partial<{
-  source_config: SourceConfig; source_revision_config: SourceRevisionConfig; secrets: unknown; secret_references: unknown;
-  status: DeploymentStatus; latest_revision_id: string | null; active_revision_id: string | null; image_version: string | null;
-  remote_reconciled: boolean; tag_value_ids: string[]; url: string | null; status_message: string | null;
-}>): Promise<void> {
-  const jsonCols = new Set(["source_config", "source_revision_config", "secrets", "secret_references", "tag_value_ids"]);
+export async function updateDeployment(
+  db: SqlExecutor,
+  id: string,
+  patch: Partial<{
+    source_config: SourceConfig;
+    source_revision_config: SourceRevisionConfig;
+    secrets: unknown;
+    secret_references: unknown;
+    status: DeploymentStatus;
+    latest_revision_id: string | null;
+    active_revision_id: string | null;
+    image_version: string | null;
+    remote_reconciled: boolean;
+    tag_value_ids: string[];
+    url: string | null;
+    status_message: string | null;
+  }>,
+): Promise<void> {
+  const jsonCols = new Set([
+    "source_config",
+    "source_revision_config",
+    "secrets",
+    "secret_references",
+    "tag_value_ids",
+  ]);
   const sets: string[] = [];
   const params: unknown[] = [id];
   for (const [col, value] of Object.entries(patch)) {
@@ -48,7 +88,9 @@ export async function updateDeployment(db: SqlExecutor, id: string, patch: Parti
     params.push(jsonCols.has(col) ? (value === null ? null : json(value)) : value);
     const p = `$${params.length}${jsonCols.has(col) ? "::jsonb" : ""}`;
     // Teardown wins: a rollout finishing late must not revive a deployment being deleted.
-    sets.push(col === "status" ? `status = CASE WHEN status = 'AWAITING_DELETE' THEN status ELSE ${p} END` : `${col} = ${p}`);
+    sets.push(
+      col === "status" ? `status = CASE WHEN status = 'AWAITING_DELETE' THEN status ELSE ${p} END` : `${col} = ${p}`,
+    );
   }
   if (!sets.length) return;
   await db.query(`UPDATE platform_deployments SET ${sets.join(", ")}, updated_at = now() WHERE id = $1`, params);
@@ -71,7 +113,11 @@ export interface DeploymentFilters {
   deploymentIds?: string[];
 }
 
-export async function listDeployments(db: SqlExecutor, tenantId: string, f: DeploymentFilters): Promise<DeploymentRow[]> {
+export async function listDeployments(
+  db: SqlExecutor,
+  tenantId: string,
+  f: DeploymentFilters,
+): Promise<DeploymentRow[]> {
   const where = ["tenant_id = $1"];
   const params: unknown[] = [tenantId];
   const add = (clause: (n: string) => string, value: unknown) => {
@@ -81,36 +127,65 @@ export async function listDeployments(db: SqlExecutor, tenantId: string, f: Depl
   if (f.nameContains) add((p) => `strpos(lower(name), lower(${p})) > 0`, f.nameContains);
   if (f.status?.length) add((p) => `status = ANY(${p}::text[])`, f.status);
   if (f.remoteReconciled !== undefined) add((p) => `remote_reconciled = ${p}`, f.remoteReconciled);
-  if (f.tagValueIds?.length) add((p) => `EXISTS (SELECT 1 FROM jsonb_array_elements_text(tag_value_ids) t WHERE t = ANY(${p}::text[]))`, f.tagValueIds);
+  if (f.tagValueIds?.length) {
+    add(
+      (p) => `EXISTS (SELECT 1 FROM jsonb_array_elements_text(tag_value_ids) t WHERE t = ANY(${p}::text[]))`,
+      f.tagValueIds,
+    );
+  }
   if (f.imageVersion) add((p) => `image_version = ${p}`, f.imageVersion);
   if (f.deploymentType) add((p) => `source_config->>'deployment_type' = ${p}`, f.deploymentType);
   if (f.deploymentIds?.length) add((p) => `id::text = ANY(${p}::text[])`, f.deploymentIds);
   params.push(f.limit, f.offset);
   const { rows } = await db.query<DeploymentRow>(
-    `SELECT * FROM platform_deployments WHERE ${where.join(" AND ")} ORDER BY created_at DESC, id LIMIT $${params.length - 1} OFFSET $${params.length}`,
+    `SELECT * FROM platform_deployments WHERE ${where.join(" AND ")} ORDER BY created_at DESC, id LIMIT $${
+      params.length - 1
+    } OFFSET $${params.length}`,
     params,
   );
   return rows;
 }
 
 export async function insertRevision(db: SqlExecutor, row: {
-  id: string; deploymentId: string; tenantId: string; source: Source; sourceRevisionConfig: SourceRevisionConfig;
-  secrets: Array<{ name: string; value: string }>; remoteReconciled: boolean; status?: RevisionStatus;
+  id: string;
+  deploymentId: string;
+  tenantId: string;
+  source: Source;
+  sourceRevisionConfig: SourceRevisionConfig;
+  secrets: Array<{ name: string; value: string }>;
+  remoteReconciled: boolean;
+  status?: RevisionStatus;
 }): Promise<void> {
   await db.query(
     `INSERT INTO platform_revisions (id, deployment_id, tenant_id, status, source, source_revision_config, secrets, remote_reconciled)
      VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7::jsonb, $8)`,
-    [row.id, row.deploymentId, row.tenantId, row.status ?? "CREATING", row.source, json(row.sourceRevisionConfig), json(row.secrets), row.remoteReconciled],
+    [
+      row.id,
+      row.deploymentId,
+      row.tenantId,
+      row.status ?? "CREATING",
+      row.source,
+      json(row.sourceRevisionConfig),
+      json(row.secrets),
+      row.remoteReconciled,
+    ],
   );
 }
 
 export async function getRevision(db: SqlExecutor, deploymentId: string, id: string): Promise<RevisionRow | null> {
   if (!isUuid(id)) return null;
-  const { rows } = await db.query<RevisionRow>("SELECT * FROM platform_revisions WHERE deployment_id = $1 AND id = $2", [deploymentId, id]);
+  const { rows } = await db.query<RevisionRow>(
+    "SELECT * FROM platform_revisions WHERE deployment_id = $1 AND id = $2",
+    [deploymentId, id],
+  );
   return rows[0] ?? null;
 }
 
-export async function listRevisions(db: SqlExecutor, deploymentId: string, f: { limit: number; offset: number; status?: string[]; remoteReconciled?: boolean }): Promise<RevisionRow[]> {
+export async function listRevisions(
+  db: SqlExecutor,
+  deploymentId: string,
+  f: { limit: number; offset: number; status?: string[]; remoteReconciled?: boolean },
+): Promise<RevisionRow[]> {
   const where = ["deployment_id = $1"];
   const params: unknown[] = [deploymentId];
   if (f.status?.length) {
@@ -123,14 +198,26 @@ export async function listRevisions(db: SqlExecutor, deploymentId: string, f: { 
   }
   params.push(f.limit, f.offset);
   const { rows } = await db.query<RevisionRow>(
-    `SELECT * FROM platform_revisions WHERE ${where.join(" AND ")} ORDER BY seq DESC LIMIT $${params.length - 1} OFFSET $${params.length}`,
+    `SELECT * FROM platform_revisions WHERE ${where.join(" AND ")} ORDER BY seq DESC LIMIT $${
+      params.length - 1
+    } OFFSET $${params.length}`,
     params,
   );
   return rows;
 }
 
 /** Moves a revision to `status`, only from one of `from` (when given); true when it moved. */
-export async function setRevisionStatus(db: SqlExecutor, id: string, status: RevisionStatus, opts: { from?: RevisionStatus[]; message?: string | null; artifactPath?: string; sourceRevisionConfig?: SourceRevisionConfig } = {}): Promise<boolean> {
+export async function setRevisionStatus(
+  db: SqlExecutor,
+  id: string,
+  status: RevisionStatus,
+  opts: {
+    from?: RevisionStatus[];
+    message?: string | null;
+    artifactPath?: string;
+    sourceRevisionConfig?: SourceRevisionConfig;
+  } = {},
+): Promise<boolean> {
   const params: unknown[] = [id, status];
   const sets = ["status = $2", "updated_at = now()"];
   if (status === "DEPLOYED") sets.push("deployed_at = now()");
@@ -169,12 +256,24 @@ export async function supersedeRevisions(db: SqlExecutor, deploymentId: string, 
 }
 
 export async function revisionsInStatus(db: SqlExecutor, statuses: RevisionStatus[]): Promise<RevisionRow[]> {
-  const { rows } = await db.query<RevisionRow>("SELECT * FROM platform_revisions WHERE status = ANY($1::text[]) ORDER BY seq", [statuses]);
+  const { rows } = await db.query<RevisionRow>(
+    "SELECT * FROM platform_revisions WHERE status = ANY($1::text[]) ORDER BY seq",
+    [statuses],
+  );
   return rows;
 }
 
-export async function appendLog(db: SqlExecutor, revisionId: string, kind: "build" | "deploy", message: string): Promise<void> {
-  await db.query("INSERT INTO platform_revision_logs (revision_id, kind, message) VALUES ($1, $2, $3)", [revisionId, kind, message]);
+export async function appendLog(
+  db: SqlExecutor,
+  revisionId: string,
+  kind: "build" | "deploy",
+  message: string,
+): Promise<void> {
+  await db.query("INSERT INTO platform_revision_logs (revision_id, kind, message) VALUES ($1, $2, $3)", [
+    revisionId,
+    kind,
+    message,
+  ]);
 }
 
 export interface LogLine {
@@ -184,7 +283,11 @@ export interface LogLine {
   at: string;
 }
 
-export async function readLogs(db: SqlExecutor, revisionId: string, opts: { after: number; kind?: string; limit?: number }): Promise<LogLine[]> {
+export async function readLogs(
+  db: SqlExecutor,
+  revisionId: string,
+  opts: { after: number; kind?: string; limit?: number },
+): Promise<LogLine[]> {
   const params: unknown[] = [revisionId, opts.after, opts.limit ?? 1000];
   let kind = "";
   if (opts.kind) {
@@ -199,7 +302,10 @@ export async function readLogs(db: SqlExecutor, revisionId: string, opts: { afte
 }
 
 /** Stores a build artifact; like an upload, an object that already holds bytes is never overwritten. */
-export async function putObject(db: SqlExecutor, o: { objectPath: string; tenantId: string; deploymentId: string; bytes: Uint8Array }): Promise<void> {
+export async function putObject(
+  db: SqlExecutor,
+  o: { objectPath: string; tenantId: string; deploymentId: string; bytes: Uint8Array },
+): Promise<void> {
   await db.query(
     `INSERT INTO platform_objects (object_path, tenant_id, deployment_id, bytes, size) VALUES ($1, $2, $3, $4, $5)
      ON CONFLICT (object_path) DO UPDATE SET bytes = EXCLUDED.bytes, size = EXCLUDED.size WHERE platform_objects.bytes IS NULL`,
@@ -213,16 +319,29 @@ export async function putObject(db: SqlExecutor, o: { objectPath: string; tenant
  * may already have been built from. Returns false when the slot already held bytes.
  */
 export async function fillUpload(db: SqlExecutor, objectPath: string, bytes: Uint8Array): Promise<boolean> {
-  const r = await db.query("UPDATE platform_objects SET bytes = $2, size = $3 WHERE object_path = $1 AND bytes IS NULL", [objectPath, bytes, bytes.byteLength]);
+  const r = await db.query(
+    "UPDATE platform_objects SET bytes = $2, size = $3 WHERE object_path = $1 AND bytes IS NULL",
+    [objectPath, bytes, bytes.byteLength],
+  );
   return r.rowCount > 0;
 }
 
 /** Registers an upload slot (no bytes yet). */
-export async function reserveObject(db: SqlExecutor, o: { objectPath: string; tenantId: string; deploymentId: string }): Promise<void> {
-  await db.query("INSERT INTO platform_objects (object_path, tenant_id, deployment_id) VALUES ($1, $2, $3)", [o.objectPath, o.tenantId, o.deploymentId]);
+export async function reserveObject(
+  db: SqlExecutor,
+  o: { objectPath: string; tenantId: string; deploymentId: string },
+): Promise<void> {
+  await db.query("INSERT INTO platform_objects (object_path, tenant_id, deployment_id) VALUES ($1, $2, $3)", [
+    o.objectPath,
+    o.tenantId,
+    o.deploymentId,
+  ]);
 }
 
-export async function getObject(db: SqlExecutor, objectPath: string): Promise<{ tenant_id: string; deployment_id: string; bytes: Uint8Array | null } | null> {
+export async function getObject(
+  db: SqlExecutor,
+  objectPath: string,
+): Promise<{ tenant_id: string; deployment_id: string; bytes: Uint8Array | null } | null> {
   const { rows } = await db.query<{ tenant_id: string; deployment_id: string; bytes: Uint8Array | null }>(
     "SELECT tenant_id, deployment_id, bytes FROM platform_objects WHERE object_path = $1",
     [objectPath],

@@ -13,7 +13,12 @@
 import type { SqlExecutor } from "../../storage/sql.ts";
 
 /** Takes (or extends) the lease of a deployment; false when another live replica holds it. */
-export async function acquireLease(db: SqlExecutor, deploymentId: string, holder: string, ttlMs: number): Promise<boolean> {
+export async function acquireLease(
+  db: SqlExecutor,
+  deploymentId: string,
+  holder: string,
+  ttlMs: number,
+): Promise<boolean> {
   const { rows } = await db.query<{ holder: string }>(
     `INSERT INTO platform_reconcile_leases (deployment_id, holder, expires_at) VALUES ($1, $2, now() + $3 * interval '1 millisecond')
      ON CONFLICT (deployment_id) DO UPDATE SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at
@@ -28,7 +33,12 @@ export async function acquireLease(db: SqlExecutor, deploymentId: string, holder
  * Extends a held lease. Answers null when the lease is no longer this holder's (it expired and
  * another replica took it), otherwise the deployment's status (null-safe: "GONE" when deleted).
  */
-export async function renewLease(db: SqlExecutor, deploymentId: string, holder: string, ttlMs: number): Promise<string | null> {
+export async function renewLease(
+  db: SqlExecutor,
+  deploymentId: string,
+  holder: string,
+  ttlMs: number,
+): Promise<string | null> {
   const { rows } = await db.query<{ status: string | null }>(
     `UPDATE platform_reconcile_leases SET expires_at = now() + $3 * interval '1 millisecond'
      WHERE deployment_id = $1 AND holder = $2
@@ -39,7 +49,10 @@ export async function renewLease(db: SqlExecutor, deploymentId: string, holder: 
 }
 
 export async function releaseLease(db: SqlExecutor, deploymentId: string, holder: string): Promise<void> {
-  await db.query("DELETE FROM platform_reconcile_leases WHERE deployment_id = $1 AND holder = $2", [deploymentId, holder]);
+  await db.query("DELETE FROM platform_reconcile_leases WHERE deployment_id = $1 AND holder = $2", [
+    deploymentId,
+    holder,
+  ]);
 }
 
 /** Single-process mode (embedded database): leases left by an earlier run of this process are void. */
@@ -48,7 +61,11 @@ export async function clearLeases(db: SqlExecutor): Promise<void> {
 }
 
 /** Deployments with work to do whose lease is free (absent, expired, or `holder`'s). */
-export async function deploymentsNeedingWork(db: SqlExecutor, holder: string, statuses: readonly string[]): Promise<string[]> {
+export async function deploymentsNeedingWork(
+  db: SqlExecutor,
+  holder: string,
+  statuses: readonly string[],
+): Promise<string[]> {
   const { rows } = await db.query<{ id: string }>(
     `SELECT d.id FROM platform_deployments d
      WHERE (d.status IN ('AWAITING_DATABASE', 'AWAITING_DELETE')

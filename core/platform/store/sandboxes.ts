@@ -13,7 +13,7 @@ import { randomUUID } from "node:crypto";
 import { isUserError, userError } from "../../kernel/errors.ts";
 import type { SqlDriver, SqlExecutor } from "../../storage/sql.ts";
 import { conflict, notFound } from "../api/api-error.ts";
-import { collect, type BoxRuntime, type BoxSpec } from "../sandboxes/runtime.ts";
+import { type BoxRuntime, type BoxSpec, collect } from "../sandboxes/runtime.ts";
 import { isUuid } from "./deployments.ts";
 import type { Caller } from "./tenancy.ts";
 
@@ -92,12 +92,31 @@ async function unpack(runtime: BoxRuntime, ref: string, files: Uint8Array): Prom
   const archive = `${runtime.workdir}/${SNAPSHOT_ARCHIVE}`;
   const error = await runtime.upload(ref, archive, files);
   if (error) throw new Error(`cannot copy the snapshot's files in: ${error}`);
-  const r = await collect(runtime.run(ref, { command: `tar -C ${runtime.workdir} -xf ${archive} 2>&1; code=$?; rm -f ${archive}; exit $code`, timeoutMs: 300_000 }), 64 * 1024);
-  if (r.exitCode !== 0) throw new Error(`cannot unpack the snapshot's files: ${new TextDecoder().decode(r.stdout).trim() || `tar exited with ${r.exitCode}`}`);
+  const r = await collect(
+    runtime.run(ref, {
+      command: `tar -C ${runtime.workdir} -xf ${archive} 2>&1; code=$?; rm -f ${archive}; exit $code`,
+      timeoutMs: 300_000,
+    }),
+    64 * 1024,
+  );
+  if (r.exitCode !== 0) {
+    throw new Error(
+      `cannot unpack the snapshot's files: ${
+        new TextDecoder().decode(r.stdout).trim() || `tar exited with ${r.exitCode}`
+      }`,
+    );
+  }
 }
 
 function spec(row: SandboxRow): BoxSpec {
-  return { id: row.id, tenantId: row.tenant_id, image: row.image, memBytes: num(row.mem_bytes), vcpus: row.vcpus, fsCapacityBytes: num(row.fs_capacity_bytes) };
+  return {
+    id: row.id,
+    tenantId: row.tenant_id,
+    image: row.image,
+    memBytes: num(row.mem_bytes),
+    vcpus: row.vcpus,
+    fsCapacityBytes: num(row.fs_capacity_bytes),
+  };
 }
 
 export class SandboxService {
@@ -108,7 +127,15 @@ export class SandboxService {
   readonly #sweeper: ReturnType<typeof setInterval> | null;
 
   /** `onListener`: the runtime of a `k8s` listener's sandboxes. */
-  constructor(opts: { sql: SqlDriver; local: BoxRuntime; onListener?: (listenerId: string) => Promise<BoxRuntime>; onError?: (err: unknown) => void; sweepMs?: number }) {
+  constructor(
+    opts: {
+      sql: SqlDriver;
+      local: BoxRuntime;
+      onListener?: (listenerId: string) => Promise<BoxRuntime>;
+      onError?: (err: unknown) => void;
+      sweepMs?: number;
+    },
+  ) {
     this.#sql = opts.sql;
     this.#local = opts.local;
     this.#onListener = opts.onListener ?? (async () => {
@@ -125,7 +152,10 @@ export class SandboxService {
   }
 
   async get(tenantId: string, name: string): Promise<SandboxRow> {
-    const { rows } = await this.#sql.query<SandboxRow>("SELECT * FROM platform_sandboxes WHERE tenant_id = $1 AND name = $2", [tenantId, name]);
+    const { rows } = await this.#sql.query<SandboxRow>(
+      "SELECT * FROM platform_sandboxes WHERE tenant_id = $1 AND name = $2",
+      [tenantId, name],
+    );
     if (!rows[0]) throw notFound("sandbox", name);
     return rows[0];
   }
@@ -133,14 +163,20 @@ export class SandboxService {
   /** The sandbox a dataplane URL names (by id), for its tenant only. */
   async byId(tenantId: string, id: string): Promise<SandboxRow> {
     const { rows } = isUuid(id)
-      ? await this.#sql.query<SandboxRow>("SELECT * FROM platform_sandboxes WHERE tenant_id = $1 AND id = $2", [tenantId, id])
+      ? await this.#sql.query<SandboxRow>("SELECT * FROM platform_sandboxes WHERE tenant_id = $1 AND id = $2", [
+        tenantId,
+        id,
+      ])
       : { rows: [] as SandboxRow[] };
     if (!rows[0]) throw notFound("sandbox", id);
     return rows[0];
   }
 
   async list(tenantId: string): Promise<SandboxRow[]> {
-    return (await this.#sql.query<SandboxRow>("SELECT * FROM platform_sandboxes WHERE tenant_id = $1 ORDER BY created_at, id", [tenantId])).rows;
+    return (await this.#sql.query<SandboxRow>(
+      "SELECT * FROM platform_sandboxes WHERE tenant_id = $1 ORDER BY created_at, id",
+      [tenantId],
+    )).rows;
   }
 
   /**
@@ -154,9 +190,21 @@ export class SandboxService {
       `INSERT INTO platform_sandboxes (id, tenant_id, name, status, image, runtime, created_by_deployment, idle_ttl_seconds, delete_after_stop_seconds, vcpus, mem_bytes, fs_capacity_bytes, listener_id, snapshot_id)
        VALUES ($1, $2, $3, 'provisioning', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
        ON CONFLICT (tenant_id, name) DO NOTHING RETURNING *`,
-      [id, caller.tenantId, name, req.image ?? DEFAULT_IMAGE, req.listenerId ? "k8s" : this.#local.kind, caller.deploymentId ?? null,
-        req.idleTtlSeconds ?? DEFAULT_IDLE_TTL_SECONDS, req.deleteAfterStopSeconds ?? DEFAULT_DELETE_AFTER_STOP_SECONDS,
-        req.vcpus ?? null, req.memBytes ?? null, req.fsCapacityBytes ?? null, req.listenerId ?? null, req.snapshotId ?? null],
+      [
+        id,
+        caller.tenantId,
+        name,
+        req.image ?? DEFAULT_IMAGE,
+        req.listenerId ? "k8s" : this.#local.kind,
+        caller.deploymentId ?? null,
+        req.idleTtlSeconds ?? DEFAULT_IDLE_TTL_SECONDS,
+        req.deleteAfterStopSeconds ?? DEFAULT_DELETE_AFTER_STOP_SECONDS,
+        req.vcpus ?? null,
+        req.memBytes ?? null,
+        req.fsCapacityBytes ?? null,
+        req.listenerId ?? null,
+        req.snapshotId ?? null,
+      ],
     );
     if (!rows[0]) throw conflict(`Cannot create sandbox "${name}": a sandbox of that name exists`);
     const row = rows[0];
@@ -169,15 +217,23 @@ export class SandboxService {
       if (ref) await (await this.runtimeOf(row)).remove(ref).catch(() => {});
       await this.#sql.query("DELETE FROM platform_sandboxes WHERE id = $1", [id]);
       if (isUserError(err)) throw err;
-      throw userError("REMOTE_FAILED", { message: `Cannot create sandbox "${name}": ${(err as Error).message}`, status: 503, cause: err });
+      throw userError("REMOTE_FAILED", {
+        message: `Cannot create sandbox "${name}": ${(err as Error).message}`,
+        status: 503,
+        cause: err,
+      });
     }
     return (await this.#sql.query<SandboxRow>(
-      "UPDATE platform_sandboxes SET status = 'ready', runtime_ref = $2, updated_at = now(), last_used_at = now() WHERE id = $1 RETURNING *", [id, ref],
+      "UPDATE platform_sandboxes SET status = 'ready', runtime_ref = $2, updated_at = now(), last_used_at = now() WHERE id = $1 RETURNING *",
+      [id, ref],
     )).rows[0]!;
   }
 
   /** Renames a sandbox or changes its lifetimes. */
-  async update(row: SandboxRow, patch: { name?: string; idleTtlSeconds?: number; deleteAfterStopSeconds?: number }): Promise<SandboxRow> {
+  async update(
+    row: SandboxRow,
+    patch: { name?: string; idleTtlSeconds?: number; deleteAfterStopSeconds?: number },
+  ): Promise<SandboxRow> {
     try {
       const { rows } = await this.#sql.query<SandboxRow>(
         `UPDATE platform_sandboxes SET name = COALESCE($2, name), idle_ttl_seconds = COALESCE($3, idle_ttl_seconds),
@@ -186,7 +242,9 @@ export class SandboxService {
       );
       return rows[0]!;
     } catch (err) {
-      if ((err as { code?: string }).code === "23505") throw conflict(`Cannot rename sandbox "${row.name}": "${patch.name}" is taken`);
+      if ((err as { code?: string }).code === "23505") {
+        throw conflict(`Cannot rename sandbox "${row.name}": "${patch.name}" is taken`);
+      }
       throw err;
     }
   }
@@ -200,7 +258,8 @@ export class SandboxService {
   async stop(row: SandboxRow): Promise<SandboxRow> {
     if (row.runtime_ref) await (await this.runtimeOf(row)).stop(row.runtime_ref);
     return (await this.#sql.query<SandboxRow>(
-      "UPDATE platform_sandboxes SET status = 'stopped', stopped_at = COALESCE(stopped_at, now()), updated_at = now() WHERE id = $1 RETURNING *", [row.id],
+      "UPDATE platform_sandboxes SET status = 'stopped', stopped_at = COALESCE(stopped_at, now()), updated_at = now() WHERE id = $1 RETURNING *",
+      [row.id],
     )).rows[0]!;
   }
 
@@ -236,7 +295,9 @@ export class SandboxService {
 
   /** Deletes every sandbox a deployment created (its teardown). */
   async deleteForDeployment(db: SqlExecutor, deploymentId: string): Promise<void> {
-    const { rows } = await db.query<SandboxRow>("SELECT * FROM platform_sandboxes WHERE created_by_deployment = $1", [deploymentId]);
+    const { rows } = await db.query<SandboxRow>("SELECT * FROM platform_sandboxes WHERE created_by_deployment = $1", [
+      deploymentId,
+    ]);
     for (const row of rows) await this.delete(row);
   }
 

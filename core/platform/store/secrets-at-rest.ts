@@ -22,8 +22,13 @@ type Secret = { name: string; value: string };
 export const SECRETS_KEY_FILE = "secrets.key";
 
 /** The control plane's secrets cipher: from the environment, else the data directory's key (made on first start). */
-export async function platformEncryption(dataDir: string, env: Record<string, string | undefined>): Promise<AtRestEncryption> {
-  const previous = (env.AGENTCLI_PLATFORM_SECRETS_PREVIOUS_KEYS ?? "").split(",").filter(Boolean).map((k, i) => keyBytes(`AGENTCLI_PLATFORM_SECRETS_PREVIOUS_KEYS (key ${i + 1})`, k));
+export async function platformEncryption(
+  dataDir: string,
+  env: Record<string, string | undefined>,
+): Promise<AtRestEncryption> {
+  const previous = (env.AGENTCLI_PLATFORM_SECRETS_PREVIOUS_KEYS ?? "").split(",").filter(Boolean).map((k, i) =>
+    keyBytes(`AGENTCLI_PLATFORM_SECRETS_PREVIOUS_KEYS (key ${i + 1})`, k)
+  );
   const fromEnv = env.AGENTCLI_PLATFORM_SECRETS_KEY;
   if (fromEnv) return new AtRestEncryption([keyBytes("AGENTCLI_PLATFORM_SECRETS_KEY", fromEnv), ...previous]);
   const path = join(dataDir, SECRETS_KEY_FILE);
@@ -50,7 +55,11 @@ export async function platformEncryption(dataDir: string, env: Record<string, st
 function keyBytes(variable: string, text: string): Uint8Array {
   const bytes = new TextEncoder().encode(text);
   if (![16, 24, 32].includes(bytes.length)) {
-    throw agentcliError(AesKeyLength, { action: `start the control plane with ${variable}`, sizes: "16, 24 or 32 bytes", length: bytes.length });
+    throw agentcliError(AesKeyLength, {
+      action: `start the control plane with ${variable}`,
+      sizes: "16, 24 or 32 bytes",
+      length: bytes.length,
+    });
   }
   return bytes;
 }

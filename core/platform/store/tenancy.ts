@@ -36,7 +36,9 @@ export async function createTenant(db: SqlExecutor, name: string): Promise<{ id:
 /** Finds a tenant by id or name. */
 export async function findTenant(db: SqlExecutor, idOrName: string): Promise<{ id: string; name: string }> {
   const { rows } = await db.query<{ id: string; name: string }>(
-    isUuid(idOrName) ? "SELECT id, name FROM platform_tenants WHERE id = $1" : "SELECT id, name FROM platform_tenants WHERE name = $1",
+    isUuid(idOrName)
+      ? "SELECT id, name FROM platform_tenants WHERE id = $1"
+      : "SELECT id, name FROM platform_tenants WHERE name = $1",
     [idOrName],
   );
   if (!rows[0]) throw notFound("tenant", idOrName);
@@ -44,16 +46,27 @@ export async function findTenant(db: SqlExecutor, idOrName: string): Promise<{ i
 }
 
 export async function listTenants(db: SqlExecutor): Promise<Array<{ id: string; name: string }>> {
-  return (await db.query<{ id: string; name: string }>("SELECT id, name FROM platform_tenants ORDER BY created_at")).rows;
+  return (await db.query<{ id: string; name: string }>("SELECT id, name FROM platform_tenants ORDER BY created_at"))
+    .rows;
 }
 
 /** Creates an API key for a user of a tenant; the returned `key` is the only copy. */
-export async function createApiKey(db: SqlExecutor, opts: { tenantId: string; userId: string }): Promise<{ id: string; key: string }> {
+export async function createApiKey(
+  db: SqlExecutor,
+  opts: { tenantId: string; userId: string },
+): Promise<{ id: string; key: string }> {
   const id = randomUUID();
   const key = `acp_${randomBytes(24).toString("base64url")}`;
-  await db.query("INSERT INTO platform_api_keys (id, tenant_id, user_id, key_hash, prefix) VALUES ($1, $2, $3, $4, $5)", [
-    id, opts.tenantId, opts.userId, hashKey(key), key.slice(0, 8),
-  ]);
+  await db.query(
+    "INSERT INTO platform_api_keys (id, tenant_id, user_id, key_hash, prefix) VALUES ($1, $2, $3, $4, $5)",
+    [
+      id,
+      opts.tenantId,
+      opts.userId,
+      hashKey(key),
+      key.slice(0, 8),
+    ],
+  );
   return { id, key };
 }
 
@@ -62,7 +75,11 @@ export async function createApiKey(db: SqlExecutor, opts: { tenantId: string; us
  * a server secret, so it is the same on every rollout and after a restart, and registered
  * (idempotently) as a key of the deployment's tenant; deleted with the deployment.
  */
-export async function deploymentApiKey(db: SqlExecutor, secret: string, d: { id: string; tenant_id: string }): Promise<string> {
+export async function deploymentApiKey(
+  db: SqlExecutor,
+  secret: string,
+  d: { id: string; tenant_id: string },
+): Promise<string> {
   const key = `acp_dep_${createHmac("sha256", secret).update(`sandbox:${d.id}`).digest("base64url")}`;
   await db.query(
     `INSERT INTO platform_api_keys (id, tenant_id, user_id, key_hash, prefix, deployment_id) VALUES ($1, $2, $3, $4, $5, $6)
@@ -78,7 +95,9 @@ export async function deleteDeploymentApiKeys(db: SqlExecutor, deploymentId: str
 }
 
 export async function revokeApiKey(db: SqlExecutor, id: string): Promise<void> {
-  const r = await db.query("UPDATE platform_api_keys SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL", [id]);
+  const r = await db.query("UPDATE platform_api_keys SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL", [
+    id,
+  ]);
   if (!r.rowCount) throw notFound("API key", id);
 }
 
@@ -93,31 +112,59 @@ export async function authenticateKey(db: SqlExecutor, key: string): Promise<Cal
 }
 
 export async function createToken(db: SqlExecutor, t: {
-  tenantId: string; ownerUserId: string; providerId: string; label?: string; scopes?: string[]; expiresAt?: Date | null; isDefault?: boolean;
+  tenantId: string;
+  ownerUserId: string;
+  providerId: string;
+  label?: string;
+  scopes?: string[];
+  expiresAt?: Date | null;
+  isDefault?: boolean;
 }): Promise<TokenRow> {
   const id = `tok_${randomBytes(12).toString("hex")}`;
   if (t.isDefault) {
-    await db.query("UPDATE platform_tokens SET is_default = false, updated_at = now() WHERE tenant_id = $1 AND owner_user_id = $2 AND provider_id = $3 AND is_default", [t.tenantId, t.ownerUserId, t.providerId]);
+    await db.query(
+      "UPDATE platform_tokens SET is_default = false, updated_at = now() WHERE tenant_id = $1 AND owner_user_id = $2 AND provider_id = $3 AND is_default",
+      [t.tenantId, t.ownerUserId, t.providerId],
+    );
   }
   const { rows } = await db.query<TokenRow>(
     `INSERT INTO platform_tokens (id, tenant_id, owner_user_id, provider_id, provider_account_label, scopes, is_default, expires_at)
      VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8) RETURNING *`,
-    [id, t.tenantId, t.ownerUserId, t.providerId, t.label ?? "", JSON.stringify(t.scopes ?? []), t.isDefault ?? false, t.expiresAt ?? null],
+    [
+      id,
+      t.tenantId,
+      t.ownerUserId,
+      t.providerId,
+      t.label ?? "",
+      JSON.stringify(t.scopes ?? []),
+      t.isDefault ?? false,
+      t.expiresAt ?? null,
+    ],
   );
   return rows[0]!;
 }
 
 export async function getToken(db: SqlExecutor, tenantId: string, id: string): Promise<TokenRow | null> {
-  const { rows } = await db.query<TokenRow>("SELECT * FROM platform_tokens WHERE tenant_id = $1 AND id = $2", [tenantId, id]);
+  const { rows } = await db.query<TokenRow>("SELECT * FROM platform_tokens WHERE tenant_id = $1 AND id = $2", [
+    tenantId,
+    id,
+  ]);
   return rows[0] ?? null;
 }
 
 export async function listTokens(db: SqlExecutor, tenantId: string, ownerUserId: string): Promise<TokenRow[]> {
-  return (await db.query<TokenRow>("SELECT * FROM platform_tokens WHERE tenant_id = $1 AND owner_user_id = $2 ORDER BY created_at, id", [tenantId, ownerUserId])).rows;
+  return (await db.query<TokenRow>(
+    "SELECT * FROM platform_tokens WHERE tenant_id = $1 AND owner_user_id = $2 ORDER BY created_at, id",
+    [tenantId, ownerUserId],
+  )).rows;
 }
 
 /** Updates a token's metadata; setting `is_default` clears the owner's other default for that provider. */
-export async function patchTokenMetadata(db: SqlExecutor, token: TokenRow, patch: { provider_account_label?: string; is_default?: boolean }): Promise<TokenRow> {
+export async function patchTokenMetadata(
+  db: SqlExecutor,
+  token: TokenRow,
+  patch: { provider_account_label?: string; is_default?: boolean },
+): Promise<TokenRow> {
   if (patch.is_default === true) {
     await db.query(
       "UPDATE platform_tokens SET is_default = false, updated_at = now() WHERE tenant_id = $1 AND owner_user_id = $2 AND provider_id = $3 AND id <> $4 AND is_default",
@@ -141,7 +188,10 @@ export interface IntegrationRow {
   webhook_secret: string;
 }
 
-export async function createIntegration(db: SqlExecutor, i: { tenantId: string; kind: "repohost" | "forge"; apiUrl: string; token: string }): Promise<IntegrationRow> {
+export async function createIntegration(
+  db: SqlExecutor,
+  i: { tenantId: string; kind: "repohost" | "forge"; apiUrl: string; token: string },
+): Promise<IntegrationRow> {
   const id = randomUUID();
   const webhookSecret = randomBytes(20).toString("hex");
   const { rows } = await db.query<IntegrationRow>(
@@ -153,7 +203,10 @@ export async function createIntegration(db: SqlExecutor, i: { tenantId: string; 
 
 export async function getIntegration(db: SqlExecutor, tenantId: string, id: string): Promise<IntegrationRow | null> {
   if (!isUuid(id)) return null;
-  const { rows } = await db.query<IntegrationRow>("SELECT * FROM platform_integrations WHERE tenant_id = $1 AND id = $2", [tenantId, id]);
+  const { rows } = await db.query<IntegrationRow>(
+    "SELECT * FROM platform_integrations WHERE tenant_id = $1 AND id = $2",
+    [tenantId, id],
+  );
   return rows[0] ?? null;
 }
 
@@ -164,17 +217,42 @@ export async function getIntegrationById(db: SqlExecutor, id: string): Promise<I
 
 export async function getListener(db: SqlExecutor, tenantId: string, id: string): Promise<ListenerRow | null> {
   if (!isUuid(id)) return null;
-  const { rows } = await db.query<ListenerRow>("SELECT * FROM platform_listeners WHERE tenant_id = $1 AND id = $2", [tenantId, id]);
+  const { rows } = await db.query<ListenerRow>("SELECT * FROM platform_listeners WHERE tenant_id = $1 AND id = $2", [
+    tenantId,
+    id,
+  ]);
   return rows[0] ?? null;
 }
 
-export async function listListeners(db: SqlExecutor, tenantId: string, limit: number, offset: number): Promise<ListenerRow[]> {
-  return (await db.query<ListenerRow>("SELECT * FROM platform_listeners WHERE tenant_id = $1 ORDER BY created_at, id LIMIT $2 OFFSET $3", [tenantId, limit, offset])).rows;
+export async function listListeners(
+  db: SqlExecutor,
+  tenantId: string,
+  limit: number,
+  offset: number,
+): Promise<ListenerRow[]> {
+  return (await db.query<ListenerRow>(
+    "SELECT * FROM platform_listeners WHERE tenant_id = $1 ORDER BY created_at, id LIMIT $2 OFFSET $3",
+    [tenantId, limit, offset],
+  )).rows;
 }
 
-export async function createListener(db: SqlExecutor, l: { tenantId: string; computeType: string; computeId: string; computeConfig: Record<string, unknown>; version: string | null }): Promise<ListenerRow> {
-  const dup = await db.query("SELECT 1 FROM platform_listeners WHERE tenant_id = $1 AND compute_id = $2", [l.tenantId, l.computeId]);
-  if (dup.rows.length) throw conflict(`Cannot create listener: compute_id "${l.computeId}" is already used by another listener`);
+export async function createListener(
+  db: SqlExecutor,
+  l: {
+    tenantId: string;
+    computeType: string;
+    computeId: string;
+    computeConfig: Record<string, unknown>;
+    version: string | null;
+  },
+): Promise<ListenerRow> {
+  const dup = await db.query("SELECT 1 FROM platform_listeners WHERE tenant_id = $1 AND compute_id = $2", [
+    l.tenantId,
+    l.computeId,
+  ]);
+  if (dup.rows.length) {
+    throw conflict(`Cannot create listener: compute_id "${l.computeId}" is already used by another listener`);
+  }
   const { rows } = await db.query<ListenerRow>(
     "INSERT INTO platform_listeners (id, tenant_id, compute_type, compute_id, compute_config, version) VALUES ($1, $2, $3, $4, $5::jsonb, $6) RETURNING *",
     [randomUUID(), l.tenantId, l.computeType, l.computeId, JSON.stringify(l.computeConfig), l.version],
@@ -182,7 +260,11 @@ export async function createListener(db: SqlExecutor, l: { tenantId: string; com
   return rows[0]!;
 }
 
-export async function patchListener(db: SqlExecutor, id: string, p: { version?: string | null; computeConfig?: Record<string, unknown> | null }): Promise<ListenerRow> {
+export async function patchListener(
+  db: SqlExecutor,
+  id: string,
+  p: { version?: string | null; computeConfig?: Record<string, unknown> | null },
+): Promise<ListenerRow> {
   const { rows } = await db.query<ListenerRow>(
     `UPDATE platform_listeners SET version = COALESCE($2, version), compute_config = COALESCE($3::jsonb, compute_config), updated_at = now()
      WHERE id = $1 RETURNING *`,
@@ -193,12 +275,19 @@ export async function patchListener(db: SqlExecutor, id: string, p: { version?: 
 
 /** Stores the kubeconfig the control plane uses to apply a `k8s` listener's manifests. */
 export async function setListenerKubeconfig(db: SqlExecutor, id: string, kubeconfig: string): Promise<void> {
-  const r = await db.query("UPDATE platform_listeners SET kubeconfig = $2, updated_at = now() WHERE id = $1", [id, kubeconfig]);
+  const r = await db.query("UPDATE platform_listeners SET kubeconfig = $2, updated_at = now() WHERE id = $1", [
+    id,
+    kubeconfig,
+  ]);
   if (!r.rowCount) throw notFound("listener", id);
 }
 
 /** A server-wide value (for example the upload-signing secret), created on first use. */
 export async function setting(db: SqlExecutor, key: string, create: () => string): Promise<string> {
-  await db.query("INSERT INTO platform_settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING", [key, create()]);
-  return (await db.query<{ value: string }>("SELECT value FROM platform_settings WHERE key = $1", [key])).rows[0]!.value;
+  await db.query("INSERT INTO platform_settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING", [
+    key,
+    create(),
+  ]);
+  return (await db.query<{ value: string }>("SELECT value FROM platform_settings WHERE key = $1", [key])).rows[0]!
+    .value;
 }

@@ -76,16 +76,28 @@ export const AGENT_GRAPH_ID = "agent";
  * Parses repeated `--graph id=<module>[:<export>]` values. The id of the project's agent is
  * refused unless `replaceAgent` (`--replace-agent`); an id given twice is refused.
  */
-export function parseGraphFlags(values: string[], cwd: string, opts: { replaceAgent?: boolean } = {}): Record<string, GraphModule> {
+export function parseGraphFlags(
+  values: string[],
+  cwd: string,
+  opts: { replaceAgent?: boolean } = {},
+): Record<string, GraphModule> {
   const out: Record<string, GraphModule> = {};
   for (const v of values) {
     const eq = v.indexOf("=");
     if (eq <= 0 || eq === v.length - 1) {
-      throw userError("ARGS_INVALID", { message: `Cannot read --graph "${v}": expected <id>=<module path>[:<export>]`, hint: "Example: --graph echo=./graphs/echo.ts or --graph echo=./graphs/echo.ts:echoGraph" });
+      throw userError("ARGS_INVALID", {
+        message: `Cannot read --graph "${v}": expected <id>=<module path>[:<export>]`,
+        hint: "Example: --graph echo=./graphs/echo.ts or --graph echo=./graphs/echo.ts:echoGraph",
+      });
     }
     const id = v.slice(0, eq);
     const target = v.slice(eq + 1);
-    if (Object.hasOwn(out, id)) throw userError("ARGS_INVALID", { message: `Cannot serve --graph "${id}" twice`, hint: "Give each --graph its own id." });
+    if (Object.hasOwn(out, id)) {
+      throw userError("ARGS_INVALID", {
+        message: `Cannot serve --graph "${id}" twice`,
+        hint: "Give each --graph its own id.",
+      });
+    }
     if (id === AGENT_GRAPH_ID && !opts.replaceAgent) {
       throw userError("ARGS_INVALID", {
         message: `Cannot serve --graph "${id}": that id is the project's agent`,
@@ -111,7 +123,10 @@ export async function loadGraphModules(modules: Record<string, GraphModule>): Pr
     try {
       mod = await import(pathToFileURL(path).href);
     } catch (err) {
-      throw userError("ARGS_INVALID", { message: `Cannot load --graph "${id}" from ${path}: ${(err as Error).message.split("\n")[0]}`, hint: "Check the module path and that the module loads (node <module>)." });
+      throw userError("ARGS_INVALID", {
+        message: `Cannot load --graph "${id}" from ${path}: ${(err as Error).message.split("\n")[0]}`,
+        hint: "Check the module path and that the module loads (node <module>).",
+      });
     }
     const name = exportName ?? ("graph" in mod ? "graph" : "default");
     const value = mod[name];
@@ -119,8 +134,10 @@ export async function loadGraphModules(modules: Record<string, GraphModule>): Pr
     if (typeof kind === "object") {
       const exported = Object.keys(mod).map((k) => `"${k}"`).join(", ") || "nothing";
       throw userError("ARGS_INVALID", {
-        message: `Cannot serve --graph "${id}": ${path} export "${name}" is ${kind.found}, not a graph (the module exports ${exported})`,
-        hint: "Export a compiled graph, a StateGraph, or a (async) function taking the run config and returning one; name another export with <module>:<export>.",
+        message:
+          `Cannot serve --graph "${id}": ${path} export "${name}" is ${kind.found}, not a graph (the module exports ${exported})`,
+        hint:
+          "Export a compiled graph, a StateGraph, or a (async) function taking the run config and returning one; name another export with <module>:<export>.",
       });
     }
     out[id] = value;
@@ -133,7 +150,12 @@ export const DEFAULT_RUN_TIMEOUT_SECONDS = 3600;
 
 /** `AGENTCLI_RUN_TIMEOUT_SECONDS`: seconds a run may execute before it ends `timeout` (0: no limit). */
 export function runTimeoutSeconds(env: Env): number {
-  return secondsSetting(env, "AGENTCLI_RUN_TIMEOUT_SECONDS", DEFAULT_RUN_TIMEOUT_SECONDS, "a run may execute (0 for no limit)");
+  return secondsSetting(
+    env,
+    "AGENTCLI_RUN_TIMEOUT_SECONDS",
+    DEFAULT_RUN_TIMEOUT_SECONDS,
+    "a run may execute (0 for no limit)",
+  );
 }
 
 /**
@@ -141,7 +163,12 @@ export function runTimeoutSeconds(env: Env): number {
  * and Redis before it fails.
  */
 export function connectTimeoutSeconds(env: Env): number {
-  return secondsSetting(env, "AGENTCLI_CONNECT_TIMEOUT_SECONDS", DEFAULT_CONNECT_TIMEOUT_SECONDS, "the start-up keeps trying to reach PostgreSQL and Redis");
+  return secondsSetting(
+    env,
+    "AGENTCLI_CONNECT_TIMEOUT_SECONDS",
+    DEFAULT_CONNECT_TIMEOUT_SECONDS,
+    "the start-up keeps trying to reach PostgreSQL and Redis",
+  );
 }
 
 /**
@@ -158,9 +185,16 @@ export async function listenFirst(opts: { port: number; host: string; env: Env }
   const listening = await listen({
     fetch: (req) => {
       if (handler) return handler(req);
-      if ((req.method === "GET" || req.method === "HEAD") && new URL(req.url).pathname === "/ok") return Response.json({ ok: true });
+      if ((req.method === "GET" || req.method === "HEAD") && new URL(req.url).pathname === "/ok") {
+        return Response.json({ ok: true });
+      }
       return new Promise<void>((r) => (started ? r() : waiting.push(r))).then(() =>
-        handler ? handler(req) : Response.json({ detail: "Cannot serve the request: the server failed to start (see its log)" }, { status: 503 }));
+        handler
+          ? handler(req)
+          : Response.json({ detail: "Cannot serve the request: the server failed to start (see its log)" }, {
+            status: 503,
+          })
+      );
     },
   }, { port: opts.port, host: opts.host, ...listenSettings(opts.env, { mode: "dev", bind: opts.host }) });
   return {
@@ -210,17 +244,33 @@ async function loadInSteps(): Promise<void> {
   await import("../protocols/routes.ts"), await turn();
 }
 
-async function start(opts: HostOptions, runTimeout: number, limits: Partial<ServerLimits>, early: EarlyListener | null): Promise<Host> {
+async function start(
+  opts: HostOptions,
+  runTimeout: number,
+  limits: Partial<ServerLimits>,
+  early: EarlyListener | null,
+): Promise<Host> {
   const { roleSetting, workersSetting } = await import("../../engine/queue/roles.ts");
   const role = roleSetting(opts.role, opts.env);
   const { listenSettings } = await import("./listen-settings.ts");
   const settings = listenSettings(opts.env, { mode: opts.mode, bind: opts.host }); // a bad value stops the start before anything opens
   workersSetting(opts.workers, opts.env, role); // a bad value stops the start before anything opens
-  const shutdownMs = secondsSetting(opts.env, "AGENTCLI_SHUTDOWN_SECONDS", 10, "a stopping replica finishes its runs before it hands them back") * 1000;
+  const shutdownMs = secondsSetting(
+    opts.env,
+    "AGENTCLI_SHUTDOWN_SECONDS",
+    10,
+    "a stopping replica finishes its runs before it hands them back",
+  ) * 1000;
   const { sandboxIdleSeconds } = await import("../../harness/sandbox/manager.ts");
   sandboxIdleSeconds(opts.env);
-  const runtime = opts.sandboxRuntime ? await (await import("../../harness/sandbox/runtime.ts")).selectSandboxRuntime(opts.driver, opts.sandboxRuntime, opts.env) : null;
-  if (runtime) for (const w of (await runtime.warnings?.({ env: opts.env })) ?? []) opts.log.warn(w);
+  const runtime = opts.sandboxRuntime
+    ? await (await import("../../harness/sandbox/runtime.ts")).selectSandboxRuntime(
+      opts.driver,
+      opts.sandboxRuntime,
+      opts.env,
+    )
+    : null;
+  if (runtime) { for (const w of (await runtime.warnings?.({ env: opts.env })) ?? []) opts.log.warn(w); }
   if (!runtime) {
     const { sandboxCredentialWarning } = await import("../../harness/sandbox/runtime.ts");
     const warning = sandboxCredentialWarning(opts.driver, opts.bundle.config.sandbox.provider, opts.env);
@@ -234,18 +284,50 @@ async function start(opts: HostOptions, runTimeout: number, limits: Partial<Serv
   const encryption = (await import("../../storage/encryption.ts")).encryptionFromEnv(opts.env);
   const storeIndex = (await import("../../harness/embeddings.ts")).storeIndexFromEnv(opts.env, opts.driver);
   // How long background work waits out a database restart (./storage/db-retry.ts).
-  const dbRetryMs = secondsSetting(opts.env, "AGENTCLI_DB_RETRY_SECONDS", DEFAULT_DB_RETRY_SECONDS, "work waits for an unreachable PostgreSQL before it fails") * 1000;
-  const pgPrepare = switchSetting(opts.env, "AGENTCLI_PG_PREPARED_STATEMENTS", true, "statements the server sends again are prepared by name on PostgreSQL (0 behind a pooler that cannot keep them, such as PgBouncer before 1.21 in transaction mode)");
+  const dbRetryMs = secondsSetting(
+    opts.env,
+    "AGENTCLI_DB_RETRY_SECONDS",
+    DEFAULT_DB_RETRY_SECONDS,
+    "work waits for an unreachable PostgreSQL before it fails",
+  ) * 1000;
+  const pgPrepare = switchSetting(
+    opts.env,
+    "AGENTCLI_PG_PREPARED_STATEMENTS",
+    true,
+    "statements the server sends again are prepared by name on PostgreSQL (0 behind a pooler that cannot keep them, such as PgBouncer before 1.21 in transaction mode)",
+  );
   const opening = import("../../storage/storage.ts").then(({ openStorage }) =>
-    openStorage(dbUrl ? { url: dbUrl, connect: { withinMs: connectWithinMs, variable: "DATABASE_URL" }, retryMs: dbRetryMs, prepare: pgPrepare, encryption, storeIndex } : { dataDir: opts.dataDir, encryption, storeIndex })
+    openStorage(
+      dbUrl
+        ? {
+          url: dbUrl,
+          connect: { withinMs: connectWithinMs, variable: "DATABASE_URL" },
+          retryMs: dbRetryMs,
+          prepare: pgPrepare,
+          encryption,
+          storeIndex,
+        }
+        : { dataDir: opts.dataDir, encryption, storeIndex },
+    )
   ).catch(async (err) => {
     const { DataDirLockedError } = await import("../../storage/lock.ts");
     if (opts.mode !== "dev" || !(err instanceof DataDirLockedError)) throw err;
     // dev has no --data-dir: the project's database is its own.
-    throw new DataDirLockedError(err.dir, err.pid, `Another "agentcli dev" (or serve) of this project is running (pid ${err.pid}): use that one, or stop it first. To run several servers on one project's data, set DATABASE_URL to a PostgreSQL database.`);
+    throw new DataDirLockedError(
+      err.dir,
+      err.pid,
+      `Another "agentcli dev" (or serve) of this project is running (pid ${err.pid}): use that one, or stop it first. To run several servers on one project's data, set DATABASE_URL to a PostgreSQL database.`,
+    );
   });
   opening.catch(() => {});
-  const [{ createAgentServer }, { listen }, { createAuthenticator, identityPluginFor }, ui, { protocolRoutes }, { VERSION }] = await Promise.all([
+  const [
+    { createAgentServer },
+    { listen },
+    { createAuthenticator, identityPluginFor },
+    ui,
+    { protocolRoutes },
+    { VERSION },
+  ] = await Promise.all([
     import("../app.ts"),
     import("./node.ts"),
     import("../../auth/index.ts"),
@@ -264,7 +346,9 @@ async function start(opts: HostOptions, runTimeout: number, limits: Partial<Serv
   // Sandboxes of the current bundle's [sandbox]; the mapping is in the server's database.
   let current = opts.bundle;
   const { SandboxManager } = await import("../../harness/sandbox/manager.ts");
-  const sandboxDir = opts.env.AGENTCLI_SANDBOX_DIR ? resolve(opts.env.AGENTCLI_SANDBOX_DIR) : (opts.sandboxDir ?? `${opts.dataDir}-sandboxes`);
+  const sandboxDir = opts.env.AGENTCLI_SANDBOX_DIR
+    ? resolve(opts.env.AGENTCLI_SANDBOX_DIR)
+    : (opts.sandboxDir ?? `${opts.dataDir}-sandboxes`);
   const sandboxes = new SandboxManager({
     records: storage.sandboxes,
     driver: opts.driver,
@@ -282,8 +366,20 @@ async function start(opts: HostOptions, runTimeout: number, limits: Partial<Serv
     const graphs: Record<string, () => Promise<unknown>> = {
       agent: async () => {
         const { createAgentGraph } = await import("../../harness/index.ts");
-        const workdir = runtime ? runtime.workdir : opts.driver.spec("sandbox", bundle.config.sandbox.provider)?.workdir;
-        const g = await createAgentGraph({ bundle, driver: opts.driver, env, checkpointer: storage.checkpointer, store: storage.store, log: opts.log, sandboxes, sandboxWorkdir: workdir, mcp });
+        const workdir = runtime
+          ? runtime.workdir
+          : opts.driver.spec("sandbox", bundle.config.sandbox.provider)?.workdir;
+        const g = await createAgentGraph({
+          bundle,
+          driver: opts.driver,
+          env,
+          checkpointer: storage.checkpointer,
+          store: storage.store,
+          log: opts.log,
+          sandboxes,
+          sandboxWorkdir: workdir,
+          mcp,
+        });
         live.push(g);
         await mcp.sweep();
         for (const w of g.warnings) opts.log.warn(w);
@@ -293,20 +389,27 @@ async function start(opts: HostOptions, runTimeout: number, limits: Partial<Serv
     for (const [id, value] of Object.entries(extra)) graphs[id] = async () => value;
     return graphs;
   };
-  const assistants = (bundle: Bundle) => ({ agent: { name: bundle.config.agent.name, description: bundle.config.agent.description } });
+  const assistants = (bundle: Bundle) => ({
+    agent: { name: bundle.config.agent.name, description: bundle.config.agent.description },
+  });
   // MCP and A2A read the current bundle, so a dev reload shows in the tools and the cards.
   const provider = opts.bundle.config.auth?.provider ?? null;
   // The configured provider's plugin: its sign-in kind for the protocol cards, its browser module for the chat UI.
   let identityPlugin: ReturnType<typeof identityPluginFor> | null = null;
-  const protocols = () => protocolRoutes({
-    version: VERSION,
-    name: opts.bundle.config.agent.name,
-    auth: identityPlugin?.identity.signIn === "none" ? "none" : identityPlugin ? "bearer" : "api-key",
-    defaultAssistant: () => current.config.agent.name,
-    skills: (a) => (a.graph_id === "agent" ? current.config.skills.map((s) => ({ name: s.name, description: s.description })) : []),
-  });
+  const protocols = () =>
+    protocolRoutes({
+      version: VERSION,
+      name: opts.bundle.config.agent.name,
+      auth: identityPlugin?.identity.signIn === "none" ? "none" : identityPlugin ? "bearer" : "api-key",
+      defaultAssistant: () => current.config.agent.name,
+      skills: (a) => (a.graph_id === "agent"
+        ? current.config.skills.map((s) => ({ name: s.name, description: s.description }))
+        : []),
+    });
   // OpenTelemetry only when the OTEL_* variables ask for it (the SDK loads then).
-  const tracer = await (await import("../../engine/tracing/tracing.ts")).runTracerFromEnv(opts.env, { agent: opts.bundle.config.agent.name });
+  const tracer = await (await import("../../engine/tracing/tracing.ts")).runTracerFromEnv(opts.env, {
+    agent: opts.bundle.config.agent.name,
+  });
   const idle = await (await import("../../engine/queue/idle-gc.ts")).idleCollector({ env: opts.env });
   let server: AgentServer;
   try {
@@ -318,8 +421,19 @@ async function start(opts: HostOptions, runTimeout: number, limits: Partial<Serv
       graphs: loaders(opts.bundle, opts.env),
       defaultAssistants: assistants(opts.bundle),
       storage,
-      authenticate: createAuthenticator({ driver: opts.driver, config: opts.bundle.config, env: opts.env, mode: opts.mode }),
-      ui: opts.bundle.config.frontend.enabled || opts.mode === "dev" ? ui.uiRoutes({ settings: ui.uiSettings(opts.bundle.config, opts.env, { identity: uiIdentity }), identity: uiIdentity, log: opts.log }) : undefined,
+      authenticate: createAuthenticator({
+        driver: opts.driver,
+        config: opts.bundle.config,
+        env: opts.env,
+        mode: opts.mode,
+      }),
+      ui: opts.bundle.config.frontend.enabled || opts.mode === "dev"
+        ? ui.uiRoutes({
+          settings: ui.uiSettings(opts.bundle.config, opts.env, { identity: uiIdentity }),
+          identity: uiIdentity,
+          log: opts.log,
+        })
+        : undefined,
       extraRoutes: protocols(),
       log: opts.log,
       redisUrl: opts.env.REDIS_URL,
@@ -328,15 +442,30 @@ async function start(opts: HostOptions, runTimeout: number, limits: Partial<Serv
       runTimeoutSeconds: runTimeout,
       role,
       workers: workersSetting(opts.workers, opts.env, role),
-      runLeaseSeconds: secondsSetting(opts.env, "AGENTCLI_RUN_LEASE_SECONDS", DEFAULT_RUN_LEASE_SECONDS, "a run's lease lasts before another replica takes the run over"),
-      queueAffinitySeconds: secondsSetting(opts.env, "AGENTCLI_QUEUE_AFFINITY_SECONDS", DEFAULT_QUEUE_AFFINITY_SECONDS, "a run queued on a busy replica is kept for its workers before other replicas may take it"),
+      runLeaseSeconds: secondsSetting(
+        opts.env,
+        "AGENTCLI_RUN_LEASE_SECONDS",
+        DEFAULT_RUN_LEASE_SECONDS,
+        "a run's lease lasts before another replica takes the run over",
+      ),
+      queueAffinitySeconds: secondsSetting(
+        opts.env,
+        "AGENTCLI_QUEUE_AFFINITY_SECONDS",
+        DEFAULT_QUEUE_AFFINITY_SECONDS,
+        "a run queued on a busy replica is kept for its workers before other replicas may take it",
+      ),
       limits,
       info: { agent: opts.bundle.config.agent.name, mode: opts.mode },
       onThreadDeleted: (threadId) => sandboxes.deleteThread(threadId),
       cors: corsFromEnv(opts.env, opts.mode),
       webhooks: webhooksFromEnv(opts.env, opts.mode),
       ttl: ttlFromEnv(opts.env),
-      heartbeatMs: secondsSetting(opts.env, "AGENTCLI_STREAM_HEARTBEAT_SECONDS", 15, "between keep-alive comments on an idle stream (0: none)") * 1000,
+      heartbeatMs: secondsSetting(
+        opts.env,
+        "AGENTCLI_STREAM_HEARTBEAT_SECONDS",
+        15,
+        "between keep-alive comments on an idle stream (0: none)",
+      ) * 1000,
     });
   } catch (err) {
     await tracer?.close().catch(() => {});
@@ -374,7 +503,9 @@ async function start(opts: HostOptions, runTimeout: number, limits: Partial<Serv
     async close() {
       // Reverse order of setup; a failure in one step never skips the next.
       await listening.close().catch((e) => opts.log.error(`closing the listener: ${(e as Error).message}`));
-      await server.close({ graceMs: shutdownMs }).catch((e) => opts.log.error(`stopping the server: ${(e as Error).message}`));
+      await server.close({ graceMs: shutdownMs }).catch((e) =>
+        opts.log.error(`stopping the server: ${(e as Error).message}`)
+      );
       await closeGraphs();
       await mcp.close();
       await sandboxes.close().catch(() => {});

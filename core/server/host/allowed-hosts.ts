@@ -47,7 +47,10 @@ export function defaultAllowedHosts(opts: { mode: "dev" | "serve" | "platform"; 
  * The allow-list from `AGENTCLI_ALLOWED_HOSTS` (comma-separated), or {@link defaultAllowedHosts}
  * when it is unset. A value that is not a host name stops the start with a user error.
  */
-export function allowedHostsFromEnv(env: Record<string, string | undefined>, opts: { mode: "dev" | "serve" | "platform"; bind: string }): AllowedHosts {
+export function allowedHostsFromEnv(
+  env: Record<string, string | undefined>,
+  opts: { mode: "dev" | "serve" | "platform"; bind: string },
+): AllowedHosts {
   const raw = env[ALLOWED_HOSTS_VARIABLE]?.trim();
   if (!raw) return defaultAllowedHosts(opts);
   const entries = raw.split(",").map((s) => s.trim().toLowerCase()).filter(Boolean);
@@ -61,7 +64,8 @@ export function allowedHostsFromEnv(env: Record<string, string | undefined>, opt
         name: ALLOWED_HOSTS_VARIABLE,
         entry,
         expected: "a host name",
-        fix: "List host names without scheme, port or path, separated by commas: agent.example.com for that name, .example.com for example.com and its subdomains, * for any.",
+        fix:
+          "List host names without scheme, port or path, separated by commas: agent.example.com for that name, .example.com for example.com and its subdomains, * for any.",
       });
     }
     (entry.startsWith(".") ? domains : names).push(name);

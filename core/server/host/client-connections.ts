@@ -17,9 +17,13 @@ export const DEFAULT_MAX_CONNECTIONS_PER_CLIENT = 128;
 export const MAX_CONNECTIONS_PER_CLIENT_VARIABLE = "AGENTCLI_MAX_CONNECTIONS_PER_CLIENT";
 
 const REFUSED_BODY = JSON.stringify({
-  detail: `Cannot serve the connection: this client address holds too many connections at once (${MAX_CONNECTIONS_PER_CLIENT_VARIABLE}); close idle ones and retry`,
+  detail:
+    `Cannot serve the connection: this client address holds too many connections at once (${MAX_CONNECTIONS_PER_CLIENT_VARIABLE}); close idle ones and retry`,
 });
-const REFUSED = `HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Type: application/json\r\nRetry-After: 1\r\nContent-Length: ${Buffer.byteLength(REFUSED_BODY)}\r\n\r\n${REFUSED_BODY}`;
+const REFUSED =
+  `HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Type: application/json\r\nRetry-After: 1\r\nContent-Length: ${
+    Buffer.byteLength(REFUSED_BODY)
+  }\r\n\r\n${REFUSED_BODY}`;
 
 /** The key a client address is counted under. */
 export function clientKey(address: string | undefined): string {
@@ -31,7 +35,9 @@ export function clientKey(address: string | undefined): string {
   const [head = "", tail = ""] = a.split("::");
   const left = head ? head.split(":") : [];
   const right = tail ? tail.split(":") : [];
-  const groups = a.includes("::") ? [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill("0"), ...right] : left;
+  const groups = a.includes("::")
+    ? [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill("0"), ...right]
+    : left;
   return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, "")).join(":")}::/64`;
 }
 

@@ -8,7 +8,7 @@
  * await listen(server, { port: 8000, host: "0.0.0.0", ...settings });
  */
 import { countSetting } from "../../config/env-settings.ts";
-import { allowedHostsFromEnv, type AllowedHosts } from "./allowed-hosts.ts";
+import { type AllowedHosts, allowedHostsFromEnv } from "./allowed-hosts.ts";
 import { DEFAULT_MAX_CONNECTIONS_PER_CLIENT, MAX_CONNECTIONS_PER_CLIENT_VARIABLE } from "./client-connections.ts";
 
 /** Connections served at once; more are refused (`AGENTCLI_MAX_CONNECTIONS`). */
@@ -21,10 +21,24 @@ export interface ListenSettings {
 }
 
 /** The listener's bounds for `mode` bound to `bind` (the `--host` value). */
-export function listenSettings(env: Record<string, string | undefined>, opts: { mode: "dev" | "serve" | "platform"; bind: string }): ListenSettings {
+export function listenSettings(
+  env: Record<string, string | undefined>,
+  opts: { mode: "dev" | "serve" | "platform"; bind: string },
+): ListenSettings {
   return {
-    maxConnections: countSetting(env, "AGENTCLI_MAX_CONNECTIONS", DEFAULT_MAX_CONNECTIONS, "most connections to serve at once"),
-    maxConnectionsPerClient: countSetting(env, MAX_CONNECTIONS_PER_CLIENT_VARIABLE, DEFAULT_MAX_CONNECTIONS_PER_CLIENT, "most connections one client address may hold at once", { zero: "no bound" }),
+    maxConnections: countSetting(
+      env,
+      "AGENTCLI_MAX_CONNECTIONS",
+      DEFAULT_MAX_CONNECTIONS,
+      "most connections to serve at once",
+    ),
+    maxConnectionsPerClient: countSetting(
+      env,
+      MAX_CONNECTIONS_PER_CLIENT_VARIABLE,
+      DEFAULT_MAX_CONNECTIONS_PER_CLIENT,
+      "most connections one client address may hold at once",
+      { zero: "no bound" },
+    ),
     allowedHosts: allowedHostsFromEnv(env, opts),
   };
 }

@@ -5,7 +5,13 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { userError } from "../../kernel/errors.ts";
-import { type AllowedHosts, defaultAllowedHosts, hostAllowed, refusedHostMessage, refusedHostResponse } from "./allowed-hosts.ts";
+import {
+  type AllowedHosts,
+  defaultAllowedHosts,
+  hostAllowed,
+  refusedHostMessage,
+  refusedHostResponse,
+} from "./allowed-hosts.ts";
 import { DEFAULT_MAX_CONNECTIONS_PER_CLIENT, limitConnectionsPerClient } from "./client-connections.ts";
 import { DEFAULT_MAX_CONNECTIONS } from "./listen-settings.ts";
 import { clientErrorReporter, type ServerLog } from "../../kernel/log.ts";
@@ -50,7 +56,10 @@ export interface ListenOptions {
  * (without it they are refused). Slow or malformed clients get a 408/400 and are dropped;
  * they cost one log line at most every 10 s, never a stack trace.
  */
-export async function listen(server: { fetch: (req: Request) => Response | Promise<Response> }, opts: ListenOptions): Promise<Listening> {
+export async function listen(
+  server: { fetch: (req: Request) => Response | Promise<Response> },
+  opts: ListenOptions,
+): Promise<Listening> {
   const { serve } = await import("@hono/node-server");
   const host = opts.host ?? "127.0.0.1";
   const headersTimeout = opts.timeouts?.headersMs ?? DEFAULT_TIMEOUTS.headersMs;
@@ -68,7 +77,12 @@ export async function listen(server: { fetch: (req: Request) => Response | Promi
       port: opts.port,
       hostname: host,
       // Timeouts are checked this often (Node's default, 30 s, lets a slow client hold on far past them).
-      serverOptions: { headersTimeout, requestTimeout, keepAliveTimeout: opts.timeouts?.keepAliveMs ?? DEFAULT_TIMEOUTS.keepAliveMs, connectionsCheckingInterval: Math.min(1000, headersTimeout) },
+      serverOptions: {
+        headersTimeout,
+        requestTimeout,
+        keepAliveTimeout: opts.timeouts?.keepAliveMs ?? DEFAULT_TIMEOUTS.keepAliveMs,
+        connectionsCheckingInterval: Math.min(1000, headersTimeout),
+      },
     }, (info) => {
       srv.off("error", onError);
       resolve({
@@ -97,21 +111,39 @@ export async function listen(server: { fetch: (req: Request) => Response | Promi
     srv.maxConnections = opts.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
     srv.on("clientError", (err: NodeJS.ErrnoException, socket: Duplex) => {
       const timedOut = err.code === "ERR_HTTP_REQUEST_TIMEOUT" || err.code === "ERR_HTTP_HEADERS_TIMEOUT";
-      report(timedOut ? "a client was too slow sending its request (dropped)" : `a client sent a malformed request (${err.code ?? err.message})`);
+      report(
+        timedOut
+          ? "a client was too slow sending its request (dropped)"
+          : `a client sent a malformed request (${err.code ?? err.message})`,
+      );
       if (socket.writable && !(socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent) {
-        socket.end(timedOut ? "HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n" : "HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n");
+        socket.end(
+          timedOut
+            ? "HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n"
+            : "HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n",
+        );
       }
       socket.destroy();
     });
-    limitConnectionsPerClient(srv as unknown as import("node:net").Server, opts.maxConnectionsPerClient ?? DEFAULT_MAX_CONNECTIONS_PER_CLIENT, () =>
-      report("a client address reached its connection limit (AGENTCLI_MAX_CONNECTIONS_PER_CLIENT); its new connections are refused"));
+    limitConnectionsPerClient(
+      srv as unknown as import("node:net").Server,
+      opts.maxConnectionsPerClient ?? DEFAULT_MAX_CONNECTIONS_PER_CLIENT,
+      () =>
+        report(
+          "a client address reached its connection limit (AGENTCLI_MAX_CONNECTIONS_PER_CLIENT); its new connections are refused",
+        ),
+    );
     if (opts.upgrade) {
       const upgrade = opts.upgrade;
       srv.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
         const name = req.headers.host;
         if (hostAllowed(hosts, name)) return upgrade(req, socket, head);
         const body = JSON.stringify({ detail: refusedHostMessage(name!) });
-        socket.end(`HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+        socket.end(
+          `HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${
+            Buffer.byteLength(body)
+          }\r\n\r\n${body}`,
+        );
       });
     }
   });

@@ -23,7 +23,14 @@ export interface CorsSettings {
 }
 
 /** Response headers a browser script may read: those the LangGraph SDK and UIs use. */
-export const CORS_EXPOSE_HEADERS = ["Content-Location", "Location", "X-Pagination-Next", "X-Pagination-Truncated", "Retry-After", "WWW-Authenticate"];
+export const CORS_EXPOSE_HEADERS = [
+  "Content-Location",
+  "Location",
+  "X-Pagination-Next",
+  "X-Pagination-Truncated",
+  "Retry-After",
+  "WWW-Authenticate",
+];
 
 /** Seconds a browser may cache a preflight answer. */
 export const CORS_MAX_AGE_SECONDS = 600;
@@ -46,7 +53,8 @@ export function corsFromEnv(env: Record<string, string | undefined>, mode: "dev"
         name: "CORS_ALLOW_ORIGINS",
         entry: o,
         expected: "an origin",
-        fix: "List origins as scheme://host[:port] separated by commas (e.g. https://app.example.com,http://localhost:3000), or *.",
+        fix:
+          "List origins as scheme://host[:port] separated by commas (e.g. https://app.example.com,http://localhost:3000), or *.",
       });
     }
   }
@@ -55,14 +63,16 @@ export function corsFromEnv(env: Record<string, string | undefined>, mode: "dev"
     throw agentcliError(EnvNotTrueFalse, {
       name: "CORS_ALLOW_CREDENTIALS",
       value: env.CORS_ALLOW_CREDENTIALS ?? "",
-      fix: "Set it to true to let browsers send cookies and Authorization to the server from allowed origins (default false).",
+      fix:
+        "Set it to true to let browsers send cookies and Authorization to the server from allowed origins (default false).",
     });
   }
   const credentials = rawCred === "true" || rawCred === "1";
   if (credentials && origins.includes("*")) {
     throw agentcliError(EnvMismatch, {
       action: "start the server",
-      problem: "CORS_ALLOW_ORIGINS is * while CORS_ALLOW_CREDENTIALS is true (any website could act with a visitor's credentials)",
+      problem:
+        "CORS_ALLOW_ORIGINS is * while CORS_ALLOW_CREDENTIALS is true (any website could act with a visitor's credentials)",
       fix: "List the allowed origins in CORS_ALLOW_ORIGINS instead of *, or leave CORS_ALLOW_CREDENTIALS unset.",
     });
   }
@@ -72,7 +82,8 @@ export function corsFromEnv(env: Record<string, string | undefined>, mode: "dev"
 
 /** Whether `origin` may call the server. */
 export function corsAllows(settings: CorsSettings, origin: string): boolean {
-  return settings.origins.includes("*") || settings.origins.includes(origin) || (settings.allowLoopback && LOOPBACK.test(origin));
+  return settings.origins.includes("*") || settings.origins.includes(origin) ||
+    (settings.allowLoopback && LOOPBACK.test(origin));
 }
 
 /** The middleware: CORS headers for allowed origins, a 403 for other origins' preflights. */
@@ -90,7 +101,10 @@ export function corsMiddleware(settings: CorsSettings): MiddlewareHandler {
     if (!origin) return next();
     if (corsAllows(settings, origin)) return allowed(c, next);
     if (c.req.method === "OPTIONS" && c.req.header("access-control-request-method")) {
-      return c.json({ detail: `Cannot answer the preflight: the origin ${origin} is not allowed (CORS_ALLOW_ORIGINS)` }, 403);
+      return c.json(
+        { detail: `Cannot answer the preflight: the origin ${origin} is not allowed (CORS_ALLOW_ORIGINS)` },
+        403,
+      );
     }
     await next();
     c.header("Vary", "Origin", { append: true });

@@ -69,7 +69,10 @@ export function errorHandler(log: ServerLog) {
       if (challenge) c.header("WWW-Authenticate", challenge);
       if (err.status === 429) c.header("Retry-After", String(RETRY_AFTER_SECONDS));
       if (err.code === "SERVICE_UNREACHABLE") c.header("Retry-After", String(DB_RETRY_AFTER_SECONDS));
-      return c.json({ detail: err.message, ...(err.hint ? { hint: err.hint } : {}), code: err.code }, err.status as 400);
+      return c.json(
+        { detail: err.message, ...(err.hint ? { hint: err.hint } : {}), code: err.code },
+        err.status as 400,
+      );
     }
     // The database dropped away mid-request (not retried: e.g. inside a stream): a 503 to retry, not a 500.
     if (isTransientDbError(err)) {
@@ -77,7 +80,9 @@ export function errorHandler(log: ServerLog) {
       return c.json({ detail: "The database is unreachable for now; retry shortly", code: "SERVICE_UNREACHABLE" }, 503);
     }
     const status = (err as { status?: number }).status;
-    if (typeof status === "number" && status >= 400 && status < 500) return c.json({ detail: err.message }, status as 400);
+    if (typeof status === "number" && status >= 400 && status < 500) {
+      return c.json({ detail: err.message }, status as 400);
+    }
     log.error(`${c.req.method} ${new URL(c.req.url).pathname} failed`, err);
     return c.json({ detail: "Internal server error" }, 500);
   };

@@ -20,7 +20,9 @@ const BAD_TEXT = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])
 export function badText(s: string): string | null {
   const m = BAD_TEXT.exec(s);
   if (!m) return null;
-  return m[0] === "\u0000" ? "contains a NUL character (U+0000)" : "contains an unpaired UTF-16 surrogate (invalid Unicode)";
+  return m[0] === "\u0000"
+    ? "contains a NUL character (U+0000)"
+    : "contains an unpaired UTF-16 surrogate (invalid Unicode)";
 }
 
 /** Throws a 422 when `value` (walked without recursion) holds bad text in a key or string, or nests too deep. */
@@ -30,11 +32,15 @@ export function checkJsonText(value: unknown, where = "body"): void {
     const { v, path, depth } = stack.pop()!;
     if (typeof v === "string") {
       const problem = badText(v);
-      if (problem) throw refuse(`${short(path)} ${problem}`, "Remove the character (text is stored as UTF-8 without NUL bytes).");
+      if (problem) {
+        throw refuse(`${short(path)} ${problem}`, "Remove the character (text is stored as UTF-8 without NUL bytes).");
+      }
       continue;
     }
     if (v === null || typeof v !== "object") continue;
-    if (depth >= MAX_JSON_DEPTH) throw refuse(`${short(path)} nests deeper than ${MAX_JSON_DEPTH} levels`, "Send a flatter value.");
+    if (depth >= MAX_JSON_DEPTH) {
+      throw refuse(`${short(path)} nests deeper than ${MAX_JSON_DEPTH} levels`, "Send a flatter value.");
+    }
     if (Array.isArray(v)) {
       for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], path: `${path}[${i}]`, depth: depth + 1 });
       continue;

@@ -8,7 +8,7 @@
  * const limits = limitsFromEnv(process.env); // throws a user error naming a malformed variable
  * const server = await createAgentServer({ graphs, limits });
  */
-import { agentcliError, AgentcliError, EnvInvalid, userError } from "../../kernel/index.ts";
+import { AgentcliError, agentcliError, EnvInvalid, userError } from "../../kernel/index.ts";
 import { checkMessageShape } from "./message-shape.ts";
 
 export interface ServerLimits {
@@ -42,11 +42,20 @@ export const LIMIT_SETTINGS: readonly Setting[] = [
   { key: "maxMessages", env: "AGENTCLI_MAX_MESSAGES", unit: 1, unitName: "messages", default: 1000 },
   { key: "maxHistoryBytes", env: "AGENTCLI_MAX_HISTORY_MB", unit: 1024 * 1024, unitName: "MiB", default: 64 },
   { key: "maxQueuedPerOwner", env: "AGENTCLI_MAX_QUEUED_RUNS_PER_USER", unit: 1, unitName: "runs", default: 100 },
-  { key: "maxRunningPerOwner", env: "AGENTCLI_MAX_RUNNING_RUNS_PER_USER", unit: 1, unitName: "runs", default: 0, zeroMeansNone: true },
+  {
+    key: "maxRunningPerOwner",
+    env: "AGENTCLI_MAX_RUNNING_RUNS_PER_USER",
+    unit: 1,
+    unitName: "runs",
+    default: 0,
+    zeroMeansNone: true,
+  },
 ];
 
 /** The defaults of every bound. */
-export const DEFAULT_LIMITS: ServerLimits = Object.fromEntries(LIMIT_SETTINGS.map((s) => [s.key, s.default * s.unit])) as unknown as ServerLimits;
+export const DEFAULT_LIMITS: ServerLimits = Object.fromEntries(
+  LIMIT_SETTINGS.map((s) => [s.key, s.default * s.unit]),
+) as unknown as ServerLimits;
 
 function setting(key: keyof ServerLimits): Setting {
   return LIMIT_SETTINGS.find((s) => s.key === key)!;
@@ -97,7 +106,12 @@ export function overLimit(key: keyof ServerLimits, limits: ServerLimits, what: s
  * GraphRegistry.readsChatMessages), that LangChain can read each one as a chat message
  * (./message-shape.ts; a 422 naming it otherwise).
  */
-export function checkMessages(value: unknown, field: string, limits: ServerLimits, opts: { chat?: boolean } = {}): void {
+export function checkMessages(
+  value: unknown,
+  field: string,
+  limits: ServerLimits,
+  opts: { chat?: boolean } = {},
+): void {
   if (Array.isArray(value)) {
     value.forEach((v, i) => checkMessages(v, `${field}[${i}]`, limits, opts));
     return;
@@ -106,11 +120,21 @@ export function checkMessages(value: unknown, field: string, limits: ServerLimit
   const messages = (value as { messages?: unknown }).messages;
   if (messages === undefined) return;
   const list = Array.isArray(messages) ? messages : [messages];
-  if (list.length > limits.maxMessages) throw overLimit("maxMessages", limits, `${field}.messages has ${list.length} messages`);
+  if (list.length > limits.maxMessages) {
+    throw overLimit("maxMessages", limits, `${field}.messages has ${list.length} messages`);
+  }
   list.forEach((m, i) => {
     const size = jsonBytes(m);
-    if (size > limits.maxMessageBytes) throw overLimit("maxMessageBytes", limits, `${field}.messages[${i}] is ${describeLimit("maxMessageBytes", size)}`);
-    if (opts.chat !== false) checkMessageShape(m, Array.isArray(messages) ? `${field}.messages[${i}]` : `${field}.messages`);
+    if (size > limits.maxMessageBytes) {
+      throw overLimit(
+        "maxMessageBytes",
+        limits,
+        `${field}.messages[${i}] is ${describeLimit("maxMessageBytes", size)}`,
+      );
+    }
+    if (opts.chat !== false) {
+      checkMessageShape(m, Array.isArray(messages) ? `${field}.messages[${i}]` : `${field}.messages`);
+    }
   });
 }
 

@@ -17,7 +17,9 @@ import { type AgentcliError, userError } from "../../kernel/errors.ts";
 
 const ROLES = ["user", "human", "assistant", "ai", "system", "developer", "tool", "remove"];
 const EXAMPLE = `{"role": "user", "content": "Hi"}`;
-const HINT = `Send each message as an object with a "role" (${ROLES.slice(0, 7).map((r) => `"${r}"`).join(", ")}) and a "content" (a string or an array of content blocks), e.g. ${EXAMPLE}.`;
+const HINT = `Send each message as an object with a "role" (${
+  ROLES.slice(0, 7).map((r) => `"${r}"`).join(", ")
+}) and a "content" (a string or an array of content blocks), e.g. ${EXAMPLE}.`;
 
 function invalid(field: string, problem: string): AgentcliError {
   return userError("UNPROCESSABLE", { message: `Invalid request: ${field}: ${problem}`, hint: HINT });
@@ -33,7 +35,10 @@ function isSerialized(v: Record<string, unknown>): boolean {
 }
 
 /** The fields of a message object as LangChain reads them, and where they are in the request. */
-function fieldsOf(m: Record<string, unknown>, at: string): { fields: Record<string, unknown>; at: string; kind: "role" | "type" | null } {
+function fieldsOf(
+  m: Record<string, unknown>,
+  at: string,
+): { fields: Record<string, unknown>; at: string; kind: "role" | "type" | null } {
   if (isSerialized(m)) return { fields: m.kwargs as Record<string, unknown>, at: `${at}.kwargs`, kind: null };
   if ("role" in m) return { fields: m, at, kind: "role" };
   if ("type" in m) return { fields: m, at, kind: "type" };
@@ -48,23 +53,48 @@ export function checkMessageShape(message: unknown, field: string): void {
   if (typeof message === "string") return;
   if (Array.isArray(message)) {
     const [role] = message;
-    if (typeof role !== "string" || !ROLES.includes(role)) throw invalid(`${field}[0]`, `${JSON.stringify(role) ?? "nothing"} is not a message role (a [role, content] pair names one of ${ROLES.map((r) => `"${r}"`).join(", ")})`);
+    if (typeof role !== "string" || !ROLES.includes(role)) {
+      throw invalid(
+        `${field}[0]`,
+        `${JSON.stringify(role) ?? "nothing"} is not a message role (a [role, content] pair names one of ${
+          ROLES.map((r) => `"${r}"`).join(", ")
+        })`,
+      );
+    }
     coerceOrExplain(message, field);
     return;
   }
-  if (!isRecord(message)) throw invalid(field, `must be a message object, e.g. ${EXAMPLE}, not ${message === null ? "null" : typeof message}`);
+  if (!isRecord(message)) {
+    throw invalid(
+      field,
+      `must be a message object, e.g. ${EXAMPLE}, not ${message === null ? "null" : typeof message}`,
+    );
+  }
   const { fields, at, kind } = fieldsOf(message, field);
-  if (kind === null && !isSerialized(message)) throw invalid(field, `has no "role" or "type", so it is not a chat message`);
+  if (kind === null && !isSerialized(message)) {
+    throw invalid(field, `has no "role" or "type", so it is not a chat message`);
+  }
   if (kind !== null) {
     const role = fields[kind];
-    if (typeof role !== "string" || !ROLES.includes(role)) throw invalid(`${at}.${kind}`, `${JSON.stringify(role)} is not a message ${kind}; use one of ${ROLES.map((r) => `"${r}"`).join(", ")}`);
-    if (role === "tool" && !("tool_call_id" in fields)) throw invalid(`${at}.tool_call_id`, `a tool message needs the id of the tool call it answers`);
-    if (role === "remove" && typeof fields.id !== "string") throw invalid(`${at}.id`, `a remove message needs the id (a string) of the message to remove`);
+    if (typeof role !== "string" || !ROLES.includes(role)) {
+      throw invalid(
+        `${at}.${kind}`,
+        `${JSON.stringify(role)} is not a message ${kind}; use one of ${ROLES.map((r) => `"${r}"`).join(", ")}`,
+      );
+    }
+    if (role === "tool" && !("tool_call_id" in fields)) {
+      throw invalid(`${at}.tool_call_id`, `a tool message needs the id of the tool call it answers`);
+    }
+    if (role === "remove" && typeof fields.id !== "string") {
+      throw invalid(`${at}.id`, `a remove message needs the id (a string) of the message to remove`);
+    }
   }
   // OpenAI-form tool calls: LangChain parses their arguments, and cannot when they are not JSON.
   if (Array.isArray(fields.tool_calls)) {
     fields.tool_calls.forEach((c, i) => {
-      if (!isRecord(c) || !isRecord(c.function) || typeof c.function.arguments !== "string" || typeof c.id !== "string") return;
+      if (
+        !isRecord(c) || !isRecord(c.function) || typeof c.function.arguments !== "string" || typeof c.id !== "string"
+      ) return;
       try {
         JSON.parse(c.function.arguments);
       } catch {

@@ -4,7 +4,7 @@
  * request bodies with (`parseBody(s.threadCreate, ...)`): one schema, both uses.
  * tests/server/openapi-coverage.test.ts checks that every route the server answers is here.
  */
-import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { isPublicPath } from "../../auth/public-paths.ts";
 import { PROTOCOL_OPERATIONS, PROTOCOL_SCHEMAS } from "../protocols/openapi-operations.ts";
 import * as s from "./schemas.ts";
@@ -42,7 +42,11 @@ const OPERATIONS: Op[] = [
   ["post", "/threads/{thread_id}/state", "Update a thread's state", s.stateUpdate],
   ["get", "/threads/{thread_id}/state/{checkpoint_id}", "Get a thread's state at a checkpoint"],
   ["post", "/threads/{thread_id}/state/checkpoint", "Get a thread's state at a checkpoint", s.stateAtCheckpoint],
-  ["patch", "/threads/{thread_id}/state", "Patch checkpoint metadata: refused with 409 (checkpoint metadata is immutable here)"],
+  [
+    "patch",
+    "/threads/{thread_id}/state",
+    "Patch checkpoint metadata: refused with 409 (checkpoint metadata is immutable here)",
+  ],
   ["post", "/threads/{thread_id}/history", "Get a thread's history", s.history],
   ["get", "/threads/{thread_id}/history", "Get a thread's history (?limit, ?before)"],
   ["get", "/threads/{thread_id}/stream", "Join the stream of a thread's latest run (SSE)"],
@@ -76,7 +80,10 @@ const OPERATIONS: Op[] = [
 
 /** The error body of every 4xx (`{"detail": ...}`), a component the operations refer to. */
 // `.openapi(refId)` (added to zod at run time by the library; its typings do not reach zod 4.6's classes) makes it a $ref.
-const ErrorBody = (z.object({ detail: z.string(), hint: z.string().optional(), code: z.string().optional() }) as unknown as { openapi(refId: string): never }).openapi("Error");
+const ErrorBody =
+  (z.object({ detail: z.string(), hint: z.string().optional(), code: z.string().optional() }) as unknown as {
+    openapi(refId: string): never;
+  }).openapi("Error");
 
 const errorBody = (description: string) => ({ description, content: { "application/json": { schema: ErrorBody } } });
 
@@ -111,9 +118,21 @@ function operation([method, path, summary, body]: Op) {
  * `x-api-key` (the deployment's `PLATFORM_API_KEY`) when it has none; a provider such as
  * `anonymous` accepts every request.
  */
-const SECURITY_SCHEMES: Record<string, { type: "http" | "apiKey"; scheme?: string; in?: "header"; name?: string; description: string }> = {
-  bearer: { type: "http", scheme: "bearer", description: "The identity provider's session token (projects with [auth])." },
-  apiKey: { type: "apiKey", in: "header", name: "x-api-key", description: "The deployment's PLATFORM_API_KEY (projects without [auth])." },
+const SECURITY_SCHEMES: Record<
+  string,
+  { type: "http" | "apiKey"; scheme?: string; in?: "header"; name?: string; description: string }
+> = {
+  bearer: {
+    type: "http",
+    scheme: "bearer",
+    description: "The identity provider's session token (projects with [auth]).",
+  },
+  apiKey: {
+    type: "apiKey",
+    in: "header",
+    name: "x-api-key",
+    description: "The deployment's PLATFORM_API_KEY (projects without [auth]).",
+  },
 };
 
 /**
@@ -121,7 +140,9 @@ const SECURITY_SCHEMES: Record<string, { type: "http" | "apiKey"; scheme?: strin
  * MCP and A2A groups are described operation by operation, others as one wildcard entry.
  * `schemas` adds component schemas made elsewhere (the MCP message's, from its SDK).
  */
-export function openApiDocument(opts: { title: string; version: string; extraPaths?: string[]; schemas?: Record<string, unknown> }): Record<string, unknown> {
+export function openApiDocument(
+  opts: { title: string; version: string; extraPaths?: string[]; schemas?: Record<string, unknown> },
+): Record<string, unknown> {
   // `schemas` follow from the mounts (the MCP message's when /mcp is mounted): not part of the key.
   const key = JSON.stringify([opts.title, opts.version, opts.extraPaths]);
   let doc = documents.get(key);
@@ -135,24 +156,33 @@ export function openApiDocument(opts: { title: string; version: string; extraPat
 /** Built once per (title, version, mounts): the generator's work is the same every time. */
 const documents = new Map<string, Record<string, unknown>>();
 
-function buildDocument(opts: { title: string; version: string; extraPaths?: string[]; schemas?: Record<string, unknown> }): Record<string, unknown> {
+function buildDocument(
+  opts: { title: string; version: string; extraPaths?: string[]; schemas?: Record<string, unknown> },
+): Record<string, unknown> {
   // The routes are registered for the document only (the handlers are the server's own).
   const described = new OpenAPIHono();
   const registry = described.openAPIRegistry;
-  for (const [name, scheme] of Object.entries(SECURITY_SCHEMES)) registry.registerComponent("securitySchemes", name, scheme);
+  for (const [name, scheme] of Object.entries(SECURITY_SCHEMES)) {
+    registry.registerComponent("securitySchemes", name, scheme);
+  }
   for (const op of OPERATIONS) registry.registerPath(operation(op));
   const doc = described.getOpenAPI31Document({
     openapi: "3.1.0",
     info: { title: opts.title, version: opts.version },
     security: [{ bearer: [] }, { apiKey: [] }],
-  }) as unknown as { paths: Record<string, Record<string, unknown>>; components: { schemas?: Record<string, unknown> } };
+  }) as unknown as {
+    paths: Record<string, Record<string, unknown>>;
+    components: { schemas?: Record<string, unknown> };
+  };
   const paths = doc.paths;
   for (const p of opts.extraPaths ?? []) {
     const protocol = PROTOCOL_OPERATIONS[p];
     if (protocol) Object.assign(paths, protocol);
     else {
       const security = isPublicPath(`${p}/`) ? { security: [] } : {};
-      paths[`${p}/*`] ??= { get: { summary: `Mounted component at ${p}`, ...security, responses: { "200": { description: "Success" } } } };
+      paths[`${p}/*`] ??= {
+        get: { summary: `Mounted component at ${p}`, ...security, responses: { "200": { description: "Success" } } },
+      };
     }
   }
   doc.components.schemas = { ...doc.components.schemas, ...PROTOCOL_SCHEMAS, ...opts.schemas };

@@ -12,7 +12,8 @@ import { redact, redactingStream } from "../../kernel/redact.ts";
 
 // Data, not code: the UI's scripts and styles carry no secrets, and a credential-shaped
 // pattern must never rewrite code that happens to look like `password: x.password`.
-const TEXT = /^(?:text\/(?:plain|html|event-stream|csv|markdown)|application\/(?:[\w.+-]*\+)?(?:json|x-ndjson|jsonl|xml))\b/i;
+const TEXT =
+  /^(?:text\/(?:plain|html|event-stream|csv|markdown)|application\/(?:[\w.+-]*\+)?(?:json|x-ndjson|jsonl|xml))\b/i;
 const STREAMED = /^(?:text\/event-stream|application\/(?:x-ndjson|jsonl))\b/i;
 
 /** Hono middleware that redacts secrets from every text response body (see the module comment). */

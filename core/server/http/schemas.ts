@@ -22,7 +22,8 @@ const limit = (d: number) => z.coerce.number().int().min(1).max(1000).nullish().
 const offset = z.coerce.number().int().min(0).nullish().transform((v) => v ?? 0);
 const sortOrder = opt(z.enum(["asc", "desc"]));
 /** A field this server does not honour: refused (422 naming it) rather than silently ignored; null means absent. */
-const unsupported = (why: string) => z.unknown().optional().refine((v) => v === undefined || v === null, why).transform(() => undefined);
+const unsupported = (why: string) =>
+  z.unknown().optional().refine((v) => v === undefined || v === null, why).transform(() => undefined);
 
 export const configSchema = z.looseObject({
   tags: opt(z.array(z.string())),
@@ -66,7 +67,9 @@ export const assistantSearch = z.object({
 export const assistantVersions = z.object({ metadata: opt(obj), limit: limit(10), offset });
 export const assistantLatest = z.object({ version: z.number().int().min(1) });
 
-const superstep = z.object({ updates: z.array(z.object({ values: z.unknown().optional(), command: z.unknown().optional(), as_node: z.string() })) });
+const superstep = z.object({
+  updates: z.array(z.object({ values: z.unknown().optional(), command: z.unknown().optional(), as_node: z.string() })),
+});
 
 /** A time-to-live: minutes, or `{ttl: minutes, strategy: "delete"}` (the SDK's two forms). */
 const threadTtl = z.union([
@@ -101,9 +104,17 @@ export const threadSearch = z.object({
   select: opt(z.array(z.string())),
 });
 
-export const threadCount = z.object({ metadata: opt(obj), values: opt(obj), status: opt(z.enum(["idle", "busy", "interrupted", "error"])) });
+export const threadCount = z.object({
+  metadata: opt(obj),
+  values: opt(obj),
+  status: opt(z.enum(["idle", "busy", "interrupted", "error"])),
+});
 
-const checkpointRef = z.looseObject({ checkpoint_id: opt(z.string()), checkpoint_ns: opt(z.string()), thread_id: opt(z.string()) });
+const checkpointRef = z.looseObject({
+  checkpoint_id: opt(z.string()),
+  checkpoint_ns: opt(z.string()),
+  thread_id: opt(z.string()),
+});
 
 export const stateUpdate = z.object({
   values: z.unknown().optional(),
@@ -119,7 +130,11 @@ export const history = z.object({
   before: opt(z.union([z.string(), z.object({ configurable: opt(obj) }).loose(), checkpointRef])),
   metadata: opt(obj),
   checkpoint: opt(checkpointRef),
-  select: opt(z.array(z.enum(["values", "next", "tasks", "checkpoint", "metadata", "created_at", "parent_checkpoint", "interrupts"]))),
+  select: opt(
+    z.array(
+      z.enum(["values", "next", "tasks", "checkpoint", "metadata", "created_at", "parent_checkpoint", "interrupts"]),
+    ),
+  ),
 });
 
 const streamMode = z.enum(STREAM_MODES);
@@ -132,7 +147,9 @@ const runInput = z.record(z.string(), z.unknown(), {
 export const runCreate = z.object({
   assistant_id: z.string().min(1),
   input: runInput,
-  command: opt(z.object({ resume: z.unknown().optional(), update: z.unknown().optional(), goto: z.unknown().optional() })),
+  command: opt(
+    z.object({ resume: z.unknown().optional(), update: z.unknown().optional(), goto: z.unknown().optional() }),
+  ),
   config: opt(configSchema),
   context: z.unknown().optional(),
   metadata: opt(obj),
@@ -199,9 +216,12 @@ export const storeNamespaces = z.object({
 });
 
 /** An ISO 8601 date-time with its offset (`end_time`), or null. */
-const isoDateTime = z.string().refine((v) => /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:?\d\d)$/i.test(v) && !Number.isNaN(Date.parse(v)), {
-  error: 'must be an ISO 8601 date-time with an offset, e.g. "2030-01-01T00:00:00Z"',
-});
+const isoDateTime = z.string().refine(
+  (v) => /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:?\d\d)$/i.test(v) && !Number.isNaN(Date.parse(v)),
+  {
+    error: 'must be an ISO 8601 date-time with an offset, e.g. "2030-01-01T00:00:00Z"',
+  },
+);
 
 /** What each firing of a cron runs: the run fields LangGraph's cron payload carries. */
 const cronRun = runCreate.pick({
@@ -250,7 +270,27 @@ export const cronSearch = z.object({
   offset,
   sort_by: opt(z.enum(["cron_id", "assistant_id", "thread_id", "created_at", "updated_at", "next_run_date"])),
   sort_order: sortOrder,
-  select: opt(z.array(z.enum(["cron_id", "assistant_id", "thread_id", "end_time", "schedule", "created_at", "updated_at", "user_id", "payload", "next_run_date", "metadata", "now", "timezone", "enabled", "on_run_completed"]))),
+  select: opt(
+    z.array(
+      z.enum([
+        "cron_id",
+        "assistant_id",
+        "thread_id",
+        "end_time",
+        "schedule",
+        "created_at",
+        "updated_at",
+        "user_id",
+        "payload",
+        "next_run_date",
+        "metadata",
+        "now",
+        "timezone",
+        "enabled",
+        "on_run_completed",
+      ]),
+    ),
+  ),
 });
 
 export const cronCount = z.object({ assistant_id: opt(z.string()), thread_id: opt(z.string()), metadata: opt(obj) });

@@ -29,7 +29,9 @@ export interface SseOptions {
 export function sseResponse(events: AsyncGenerator<RunEvent, unknown>, opts: SseOptions = {}): Response {
   let finished = false;
   let heartbeat: ReturnType<typeof setInterval> | undefined;
-  const wanted = opts.modes?.length ? new Set([...opts.modes.map((m) => (m === "messages-tuple" ? "messages" : m)), "metadata", "error"]) : null;
+  const wanted = opts.modes?.length
+    ? new Set([...opts.modes.map((m) => (m === "messages-tuple" ? "messages" : m)), "metadata", "error"])
+    : null;
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
       if (opts.heartbeatMs) {
@@ -59,7 +61,12 @@ export function sseResponse(events: AsyncGenerator<RunEvent, unknown>, opts: Sse
       } catch (err) {
         finished = true;
         if (heartbeat) clearInterval(heartbeat);
-        controller.enqueue(sseFrame({ event: "error", data: JSON.stringify({ error: "StreamError", message: err instanceof Error ? err.message : String(err) }) }));
+        controller.enqueue(
+          sseFrame({
+            event: "error",
+            data: JSON.stringify({ error: "StreamError", message: err instanceof Error ? err.message : String(err) }),
+          }),
+        );
         controller.close();
       }
     },

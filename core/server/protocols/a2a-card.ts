@@ -34,9 +34,18 @@ export function a2aUrl(base: string, assistantId: string): string {
   return `${base}/a2a/${encodeURIComponent(assistantId)}`;
 }
 
-function skillsOf(a: Assistant, skills: CardSkill[]): Array<{ id: string; name: string; description: string; tags: string[]; examples: string[] }> {
+function skillsOf(
+  a: Assistant,
+  skills: CardSkill[],
+): Array<{ id: string; name: string; description: string; tags: string[]; examples: string[] }> {
   if (skills.length === 0) {
-    return [{ id: a.graph_id, name: a.name, description: a.description || `Talk to the assistant "${a.name}".`, tags: ["assistant"], examples: [] }];
+    return [{
+      id: a.graph_id,
+      name: a.name,
+      description: a.description || `Talk to the assistant "${a.name}".`,
+      tags: ["assistant"],
+      examples: [],
+    }];
   }
   return skills.map((s) => ({ id: s.name, name: s.name, description: s.description, tags: ["skill"], examples: [] }));
 }
@@ -45,9 +54,24 @@ function skillsOf(a: Assistant, skills: CardSkill[]): Array<{ id: string; name: 
 export function agentCardJson(a: Assistant, o: CardOptions): Record<string, unknown> {
   const url = a2aUrl(o.base, a.assistant_id);
   const security = o.auth === "bearer"
-    ? { bearer: { httpAuthSecurityScheme: { scheme: "Bearer", description: "The identity provider's session token: Authorization: Bearer <token>." } } }
+    ? {
+      bearer: {
+        httpAuthSecurityScheme: {
+          scheme: "Bearer",
+          description: "The identity provider's session token: Authorization: Bearer <token>.",
+        },
+      },
+    }
     : o.auth === "api-key"
-    ? { apiKey: { apiKeySecurityScheme: { location: "header", name: "x-api-key", description: "The deployment's PLATFORM_API_KEY." } } }
+    ? {
+      apiKey: {
+        apiKeySecurityScheme: {
+          location: "header",
+          name: "x-api-key",
+          description: "The deployment's PLATFORM_API_KEY.",
+        },
+      },
+    }
     : {};
   const json = {
     name: a.name,

@@ -15,9 +15,26 @@
  * Approval answers: a data part `{"decisions": [...]}` (the Agent API's resume value), or
  * text `approve` / `reject: <reason>` applied to every pending action.
  */
-import { Role, TaskState, type AgentCard, type Artifact, type Message, type Part, type SendMessageRequest, type StreamResponse, type Task } from "@a2a-js/sdk";
+import {
+  type AgentCard,
+  type Artifact,
+  type Message,
+  type Part,
+  Role,
+  type SendMessageRequest,
+  type StreamResponse,
+  type Task,
+  TaskState,
+} from "@a2a-js/sdk";
 import type { A2ARequestHandler, ServerCallContext } from "@a2a-js/sdk/server";
-import { A2AError, PushNotificationNotSupportedError, RequestMalformedError, TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from "@a2a-js/sdk/errors";
+import {
+  A2AError,
+  PushNotificationNotSupportedError,
+  RequestMalformedError,
+  TaskNotCancelableError,
+  TaskNotFoundError,
+  UnsupportedOperationError,
+} from "@a2a-js/sdk/errors";
 import type { AuthUser } from "../../kernel/hooks.ts";
 import type { Assistant, Run } from "../../storage/records.ts";
 import { AgentcliError } from "../../kernel/errors.ts";
@@ -32,7 +49,12 @@ export const INTERNAL_MESSAGE = "Internal error (the server logged the details)"
 
 /** Where a message's text and context are, for errors. */
 const NAMES = { message: "message.parts", thread: "message.contextId" };
-const TERMINAL = new Set([TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_REJECTED]);
+const TERMINAL = new Set([
+  TaskState.TASK_STATE_COMPLETED,
+  TaskState.TASK_STATE_FAILED,
+  TaskState.TASK_STATE_CANCELED,
+  TaskState.TASK_STATE_REJECTED,
+]);
 const CANCELED_KEY = "a2a_canceled_task_id";
 
 interface TaskRuns {
@@ -51,7 +73,16 @@ function dataPart(value: unknown): Part {
 }
 
 function agentMessage(taskId: string, contextId: string, parts: Part[]): Message {
-  return { messageId: crypto.randomUUID(), contextId, taskId, role: Role.ROLE_AGENT, parts, metadata: undefined, extensions: [], referenceTaskIds: [] };
+  return {
+    messageId: crypto.randomUUID(),
+    contextId,
+    taskId,
+    role: Role.ROLE_AGENT,
+    parts,
+    metadata: undefined,
+    extensions: [],
+    referenceTaskIds: [],
+  };
 }
 
 /** What a user message says: its text parts joined, its data parts. */
@@ -79,7 +110,9 @@ export function resumeValue(taskId: string, interrupts: unknown[], answer: { tex
   if (data && Array.isArray(data.decisions)) return { decisions: data.decisions };
   const n = first.action_requests.length;
   const approve = /^\s*(approve|approved|yes|y|ok|okay|accept)\b/i.exec(answer.text);
-  if (approve || data?.decision === "approve" || data?.type === "approve") return { decisions: Array.from({ length: n }, () => ({ type: "approve" })) };
+  if (approve || data?.decision === "approve" || data?.type === "approve") {
+    return { decisions: Array.from({ length: n }, () => ({ type: "approve" })) };
+  }
   const reject = /^\s*(reject|rejected|no|n|deny|denied|decline)\b[\s:,.-]*([\s\S]*)$/i.exec(answer.text);
   if (reject || data?.decision === "reject" || data?.type === "reject") {
     const message = (reject?.[2] ?? (typeof data?.message === "string" ? data.message : "")).trim();
@@ -119,11 +152,15 @@ export class AssistantTasks implements A2ARequestHandler {
     const bad = typeof taskId === "string" ? badText(taskId) : null;
     if (bad) throw new RequestMalformedError(`Invalid params: the task id ${bad}`);
     const first = taskId ? await deps.storage.runs.get(taskId, null, { owner: ownerOf(user) }) : null;
-    if (!first || first.assistant_id !== assistant.assistant_id || (first.metadata as Record<string, unknown>).a2a_task_id) {
+    if (
+      !first || first.assistant_id !== assistant.assistant_id || (first.metadata as Record<string, unknown>).a2a_task_id
+    ) {
       throw new TaskNotFoundError(`Task "${taskId}" not found`);
     }
     const recent = await deps.storage.runs.list(first.thread_id, { limit: 100, offset: 0 });
-    const latest = recent.find((r) => r.run_id === taskId || (r.metadata as Record<string, unknown>).a2a_task_id === taskId) ?? first;
+    const latest =
+      recent.find((r) => r.run_id === taskId || (r.metadata as Record<string, unknown>).a2a_task_id === taskId) ??
+        first;
     const outcome = await outcomeOf(deps, latest.run_id, latest);
     return { id: taskId, latest: outcome.run, outcome, state: this.#state(taskId, outcome) };
   }
@@ -136,7 +173,9 @@ export class AssistantTasks implements A2ARequestHandler {
         return TaskState.TASK_STATE_WORKING;
       case "success":
         if (!o.interrupts.length) return TaskState.TASK_STATE_COMPLETED;
-        return (o.thread?.metadata as Record<string, unknown> | undefined)?.[CANCELED_KEY] === taskId ? TaskState.TASK_STATE_CANCELED : TaskState.TASK_STATE_INPUT_REQUIRED;
+        return (o.thread?.metadata as Record<string, unknown> | undefined)?.[CANCELED_KEY] === taskId
+          ? TaskState.TASK_STATE_CANCELED
+          : TaskState.TASK_STATE_INPUT_REQUIRED;
       case "interrupted":
         return TaskState.TASK_STATE_CANCELED;
       default:
@@ -151,7 +190,11 @@ export class AssistantTasks implements A2ARequestHandler {
         return agentMessage(t.id, ctx, [textPart(t.outcome.answer)]);
       case TaskState.TASK_STATE_INPUT_REQUIRED:
         return agentMessage(t.id, ctx, [
-          textPart(`${describeInterrupts(t.outcome.interrupts)}\nReply in this task with "approve" or "reject: <reason>" (or a data part {"decisions": [...]}).`),
+          textPart(
+            `${
+              describeInterrupts(t.outcome.interrupts)
+            }\nReply in this task with "approve" or "reject: <reason>" (or a data part {"decisions": [...]}).`,
+          ),
           dataPart({ interrupts: t.outcome.interrupts }),
         ]);
       case TaskState.TASK_STATE_FAILED:
@@ -162,12 +205,21 @@ export class AssistantTasks implements A2ARequestHandler {
   }
 
   #answerArtifact(t: TaskRuns): Artifact {
-    return { artifactId: `answer-${t.latest.run_id}`, name: "answer", description: "The agent's final answer.", parts: [textPart(t.outcome.answer)], metadata: undefined, extensions: [] };
+    return {
+      artifactId: `answer-${t.latest.run_id}`,
+      name: "answer",
+      description: "The agent's final answer.",
+      parts: [textPart(t.outcome.answer)],
+      metadata: undefined,
+      extensions: [],
+    };
   }
 
   #task(t: TaskRuns, historyLength?: number): Task {
     const ctx = t.latest.thread_id;
-    const messages = ((t.outcome.thread?.values as { messages?: unknown[] } | null)?.messages ?? []) as Array<{ type?: string; id?: string; content?: unknown }>;
+    const messages = ((t.outcome.thread?.values as { messages?: unknown[] } | null)?.messages ?? []) as Array<
+      { type?: string; id?: string; content?: unknown }
+    >;
     let history: Message[] = messages
       .filter((m) => (m.type === "human" || m.type === "ai") && contentText(m.content))
       .map((m) => ({
@@ -198,27 +250,58 @@ export class AssistantTasks implements A2ARequestHandler {
     if (!msg || !msg.parts?.length) throw new RequestMalformedError("Cannot send the message: it has no parts");
     const answer = readParts(msg.parts);
     const multitask = (params.metadata as Record<string, unknown> | undefined)?.multitask_strategy;
-    const strategy = ["reject", "interrupt", "rollback", "enqueue"].includes(multitask as string) ? multitask as "reject" : undefined;
+    const strategy = ["reject", "interrupt", "rollback", "enqueue"].includes(multitask as string)
+      ? multitask as "reject"
+      : undefined;
     try {
       if (msg.taskId) {
         const t = await this.#load(msg.taskId);
-        if (msg.contextId && msg.contextId !== t.latest.thread_id) throw new RequestMalformedError(`Cannot continue task "${t.id}": it belongs to context "${t.latest.thread_id}", not "${msg.contextId}"`);
+        if (msg.contextId && msg.contextId !== t.latest.thread_id) {
+          throw new RequestMalformedError(
+            `Cannot continue task "${t.id}": it belongs to context "${t.latest.thread_id}", not "${msg.contextId}"`,
+          );
+        }
         if (t.state !== TaskState.TASK_STATE_INPUT_REQUIRED) {
-          throw new UnsupportedOperationError(`Cannot continue task "${t.id}": it is ${stateName(t.state)}; only an input-required task takes a follow-up (send a new message in the same contextId instead)`);
+          throw new UnsupportedOperationError(
+            `Cannot continue task "${t.id}": it is ${
+              stateName(t.state)
+            }; only an input-required task takes a follow-up (send a new message in the same contextId instead)`,
+          );
         }
         const resume = resumeValue(t.id, t.outcome.interrupts, answer);
-        const run = await startTurn(deps, user, { assistantId: assistant.assistant_id, threadId: t.latest.thread_id, resume, metadata: { source: "a2a", a2a_task_id: t.id }, multitaskStrategy: "reject", names: { message: "message.parts" } });
+        const run = await startTurn(deps, user, {
+          assistantId: assistant.assistant_id,
+          threadId: t.latest.thread_id,
+          resume,
+          metadata: { source: "a2a", a2a_task_id: t.id },
+          multitaskStrategy: "reject",
+          names: { message: "message.parts" },
+        });
         return { taskId: t.id, run };
       }
       const message = [answer.text, ...answer.data.map((d) => JSON.stringify(d))].filter(Boolean).join("\n");
       if (!message.trim()) throw new RequestMalformedError("Cannot send the message: it has no text or data parts");
-      const run = await startTurn(deps, user, { assistantId: assistant.assistant_id, threadId: msg.contextId || null, createMissingThread: true, message, metadata: { source: "a2a" }, multitaskStrategy: strategy, names: NAMES });
+      const run = await startTurn(deps, user, {
+        assistantId: assistant.assistant_id,
+        threadId: msg.contextId || null,
+        createMissingThread: true,
+        message,
+        metadata: { source: "a2a" },
+        multitaskStrategy: strategy,
+        names: NAMES,
+      });
       return { taskId: run.run_id, run };
     } catch (err) {
       if (err instanceof AgentcliError) {
-        if (err.status === 404 || err.status === 409) throw new RequestMalformedError(`Cannot send the message: ${err.message}`);
-        if (err.status === 422) throw new RequestMalformedError(`Cannot send the message: ${err.message}${err.hint ? ` (${err.hint})` : ""}`);
-        throw new UnsupportedOperationError(`Cannot send the message: ${err.message}${err.hint ? ` (${err.hint})` : ""}`);
+        if (err.status === 404 || err.status === 409) {
+          throw new RequestMalformedError(`Cannot send the message: ${err.message}`);
+        }
+        if (err.status === 422) {
+          throw new RequestMalformedError(`Cannot send the message: ${err.message}${err.hint ? ` (${err.hint})` : ""}`);
+        }
+        throw new UnsupportedOperationError(
+          `Cannot send the message: ${err.message}${err.hint ? ` (${err.hint})` : ""}`,
+        );
       }
       throw err;
     }
@@ -226,7 +309,10 @@ export class AssistantTasks implements A2ARequestHandler {
 
   async #waitEnd(run: Run): Promise<void> {
     const { deps } = this.#o;
-    const it = deps.broker.follow(run.run_id, { afterId: 2_147_483_647, status: async () => (await deps.storage.runs.get(run.run_id))?.status ?? null });
+    const it = deps.broker.follow(run.run_id, {
+      afterId: 2_147_483_647,
+      status: async () => (await deps.storage.runs.get(run.run_id))?.status ?? null,
+    });
     while (!(await it.next()).done) { /* events are not needed */ }
   }
 
@@ -247,7 +333,10 @@ export class AssistantTasks implements A2ARequestHandler {
     }
   }
 
-  async *sendMessageStream(params: SendMessageRequest, _ctx: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
+  async *sendMessageStream(
+    params: SendMessageRequest,
+    _ctx: ServerCallContext,
+  ): AsyncGenerator<StreamResponse, void, undefined> {
     try {
       const { taskId, run } = await this.#start(params);
       yield* this.#stream(taskId, run, params.configuration?.historyLength);
@@ -263,10 +352,21 @@ export class AssistantTasks implements A2ARequestHandler {
     yield { payload: { $case: "task", value: this.#task(first, historyLength) } };
     const ctx = run.thread_id;
     const status = (state: TaskState, message?: Message): StreamResponse => ({
-      payload: { $case: "statusUpdate", value: { taskId, contextId: ctx, status: { state, message, timestamp: new Date().toISOString() }, metadata: undefined } },
+      payload: {
+        $case: "statusUpdate",
+        value: {
+          taskId,
+          contextId: ctx,
+          status: { state, message, timestamp: new Date().toISOString() },
+          metadata: undefined,
+        },
+      },
     });
     let working = first.state === TaskState.TASK_STATE_WORKING;
-    const it = deps.broker.follow(run.run_id, { afterId: 0, status: async () => (await deps.storage.runs.get(run.run_id))?.status ?? null });
+    const it = deps.broker.follow(run.run_id, {
+      afterId: 0,
+      status: async () => (await deps.storage.runs.get(run.run_id))?.status ?? null,
+    });
     while (true) {
       const n = await it.next();
       if (n.done) break;
@@ -276,12 +376,26 @@ export class AssistantTasks implements A2ARequestHandler {
       }
       if (n.value.event === "updates") {
         const line = describeUpdate(JSON.parse(n.value.data) as Record<string, unknown>);
-        if (line && !line.startsWith("waiting")) yield status(TaskState.TASK_STATE_WORKING, agentMessage(taskId, ctx, [textPart(line)]));
+        if (line && !line.startsWith("waiting")) {
+          yield status(TaskState.TASK_STATE_WORKING, agentMessage(taskId, ctx, [textPart(line)]));
+        }
       }
     }
     const end = await this.#load(taskId);
     if (end.state === TaskState.TASK_STATE_COMPLETED) {
-      yield { payload: { $case: "artifactUpdate", value: { taskId, contextId: ctx, artifact: this.#answerArtifact(end), append: false, lastChunk: true, metadata: undefined } } };
+      yield {
+        payload: {
+          $case: "artifactUpdate",
+          value: {
+            taskId,
+            contextId: ctx,
+            artifact: this.#answerArtifact(end),
+            append: false,
+            lastChunk: true,
+            metadata: undefined,
+          },
+        },
+      };
     }
     yield status(end.state, this.#statusMessage(end));
   }
@@ -305,7 +419,9 @@ export class AssistantTasks implements A2ARequestHandler {
   async #cancel(id: string): Promise<Task> {
     const { deps } = this.#o;
     const t = await this.#load(id);
-    if (TERMINAL.has(t.state)) throw new TaskNotCancelableError(`Cannot cancel task "${t.id}": it is ${stateName(t.state)} already`);
+    if (TERMINAL.has(t.state)) {
+      throw new TaskNotCancelableError(`Cannot cancel task "${t.id}": it is ${stateName(t.state)} already`);
+    }
     if (t.state === TaskState.TASK_STATE_INPUT_REQUIRED) {
       // The thread keeps its interrupt for other clients; the task is over.
       await deps.storage.threads.patch(t.latest.thread_id, { [CANCELED_KEY]: t.id });
@@ -319,7 +435,9 @@ export class AssistantTasks implements A2ARequestHandler {
   async *resubscribe(params: { id: string }, _ctx: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
     try {
       const t = await this.#load(params.id);
-      if (TERMINAL.has(t.state)) throw new UnsupportedOperationError(`Cannot subscribe to task "${t.id}": it is ${stateName(t.state)}`);
+      if (TERMINAL.has(t.state)) {
+        throw new UnsupportedOperationError(`Cannot subscribe to task "${t.id}": it is ${stateName(t.state)}`);
+      }
       yield* this.#stream(t.id, t.latest);
     } catch (err) {
       this.#hide(err);
@@ -327,11 +445,17 @@ export class AssistantTasks implements A2ARequestHandler {
   }
 
   listTasks(): Promise<never> {
-    return Promise.reject(new UnsupportedOperationError("Listing tasks is not supported: list the runs of a context with the Agent API (GET /threads/{contextId}/runs)"));
+    return Promise.reject(
+      new UnsupportedOperationError(
+        "Listing tasks is not supported: list the runs of a context with the Agent API (GET /threads/{contextId}/runs)",
+      ),
+    );
   }
 
   createTaskPushNotificationConfig(): Promise<never> {
-    return Promise.reject(new PushNotificationNotSupportedError("Push notifications are not supported: use message/stream or tasks/get"));
+    return Promise.reject(
+      new PushNotificationNotSupportedError("Push notifications are not supported: use message/stream or tasks/get"),
+    );
   }
 
   getTaskPushNotificationConfig(): Promise<never> {

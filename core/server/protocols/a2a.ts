@@ -11,16 +11,23 @@
  * const routes = a2aRoutes({ version: VERSION, auth: "bearer", skills: () => [] });
  * extraRoutes.push({ path: "/a2a", app: routes.rpc }, { path: "/.well-known", app: routes.card });
  */
-import { Hono, type Context } from "hono";
+import { type Context, Hono } from "hono";
 import { formatSSEErrorEvent, formatSSEEvent, SSE_HEADERS } from "@a2a-js/sdk";
 import { JsonRpcTransportHandler, ServerCallContext, validateVersion } from "@a2a-js/sdk/server";
 import { LegacyJsonRpcTransportHandler } from "@a2a-js/sdk/compat/v0_3/server";
 import { A2AError, PushNotificationNotSupportedError, RequestMalformedError } from "@a2a-js/sdk/errors";
 import type { Assistant } from "../../storage/records.ts";
-import { type ServerDeps, resolveAssistant } from "../deps.ts";
+import { resolveAssistant, type ServerDeps } from "../deps.ts";
 import { type AppEnv, scopeOf, userOf } from "../../engine/runs/scope.ts";
 import { AssistantTasks, INTERNAL_MESSAGE } from "./a2a-tasks.ts";
-import { agentCardInternal, agentCardJson, type CardAuth, type CardOptions, type CardSkill, legacyAgentCardJson } from "./a2a-card.ts";
+import {
+  agentCardInternal,
+  agentCardJson,
+  type CardAuth,
+  type CardOptions,
+  type CardSkill,
+  legacyAgentCardJson,
+} from "./a2a-card.ts";
 
 export interface A2AOptions {
   version: string;
@@ -36,7 +43,12 @@ const JSONRPC_INVALID_REQUEST = -32600;
 const JSONRPC_METHOD_NOT_FOUND = -32601;
 const JSONRPC_INTERNAL_ERROR = -32603;
 
-type RpcAnswer = { jsonrpc: "2.0"; id: unknown; result?: unknown; error?: { code: number; message: string; data?: unknown } };
+type RpcAnswer = {
+  jsonrpc: "2.0";
+  id: unknown;
+  result?: unknown;
+  error?: { code: number; message: string; data?: unknown };
+};
 
 /**
  * An SDK answer with its internal error made generic: the SDK answers an unexpected failure
@@ -51,31 +63,60 @@ export function hideInternal(out: RpcAnswer, deps: Pick<ServerDeps, "log">): Rpc
 
 /** The JSON-RPC methods of A2A 1.0 (`A2A-Version: 1.0`) the SDK's transport handler serves. */
 const METHODS = [
-  "SendMessage", "SendStreamingMessage", "GetTask", "ListTasks", "CancelTask", "SubscribeToTask",
-  "CreateTaskPushNotificationConfig", "GetTaskPushNotificationConfig", "ListTaskPushNotificationConfigs",
-  "DeleteTaskPushNotificationConfig", "GetExtendedAgentCard",
+  "SendMessage",
+  "SendStreamingMessage",
+  "GetTask",
+  "ListTasks",
+  "CancelTask",
+  "SubscribeToTask",
+  "CreateTaskPushNotificationConfig",
+  "GetTaskPushNotificationConfig",
+  "ListTaskPushNotificationConfigs",
+  "DeleteTaskPushNotificationConfig",
+  "GetExtendedAgentCard",
 ];
 /** The methods of A2A 0.3 (no `A2A-Version`). */
 const LEGACY_METHODS = [
-  "message/send", "message/stream", "tasks/get", "tasks/cancel", "tasks/resubscribe",
-  "tasks/pushNotificationConfig/set", "tasks/pushNotificationConfig/get", "tasks/pushNotificationConfig/list",
-  "tasks/pushNotificationConfig/delete", "agent/getAuthenticatedExtendedCard",
+  "message/send",
+  "message/stream",
+  "tasks/get",
+  "tasks/cancel",
+  "tasks/resubscribe",
+  "tasks/pushNotificationConfig/set",
+  "tasks/pushNotificationConfig/get",
+  "tasks/pushNotificationConfig/list",
+  "tasks/pushNotificationConfig/delete",
+  "agent/getAuthenticatedExtendedCard",
 ];
 
 /** Methods about push notification configs: the cards say `pushNotifications: false`. */
 const PUSH_METHODS = new Set([
-  "CreateTaskPushNotificationConfig", "GetTaskPushNotificationConfig", "ListTaskPushNotificationConfigs", "DeleteTaskPushNotificationConfig",
-  "tasks/pushNotificationConfig/set", "tasks/pushNotificationConfig/get", "tasks/pushNotificationConfig/list", "tasks/pushNotificationConfig/delete",
+  "CreateTaskPushNotificationConfig",
+  "GetTaskPushNotificationConfig",
+  "ListTaskPushNotificationConfigs",
+  "DeleteTaskPushNotificationConfig",
+  "tasks/pushNotificationConfig/set",
+  "tasks/pushNotificationConfig/get",
+  "tasks/pushNotificationConfig/list",
+  "tasks/pushNotificationConfig/delete",
 ]);
 /** Methods whose params name a task by `id`. */
-const TASK_ID_METHODS = new Set(["GetTask", "CancelTask", "SubscribeToTask", "tasks/get", "tasks/cancel", "tasks/resubscribe"]);
+const TASK_ID_METHODS = new Set([
+  "GetTask",
+  "CancelTask",
+  "SubscribeToTask",
+  "tasks/get",
+  "tasks/cancel",
+  "tasks/resubscribe",
+]);
 /** Methods whose params carry a `message`. */
 const MESSAGE_METHODS = new Set(["SendMessage", "SendStreamingMessage", "message/send", "message/stream"]);
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
 /** An absent or non-negative integer count (1.0's ProtoJSON may write integers as strings). */
 const isCount = (v: unknown, legacy: boolean) =>
-  v === undefined || v === null || (typeof v === "number" && Number.isInteger(v) && v >= 0) || (!legacy && typeof v === "string" && /^\d+$/.test(v));
+  v === undefined || v === null || (typeof v === "number" && Number.isInteger(v) && v >= 0) ||
+  (!legacy && typeof v === "string" && /^\d+$/.test(v));
 
 /**
  * What is wrong with the params of a known method (the SDK's conversions would otherwise
@@ -85,7 +126,9 @@ const isCount = (v: unknown, legacy: boolean) =>
 export function paramsProblem(method: string, params: unknown, legacy: boolean): string | null {
   if (!isObject(params)) return null;
   if (TASK_ID_METHODS.has(method)) {
-    if (typeof params.id !== "string" || !params.id) return `"params.id" is required: the id of the task (a non-empty string)`;
+    if (typeof params.id !== "string" || !params.id) {
+      return `"params.id" is required: the id of the task (a non-empty string)`;
+    }
     if (!isCount(params.historyLength, legacy)) return `"params.historyLength" must be a non-negative integer`;
     return null;
   }
@@ -97,12 +140,18 @@ export function paramsProblem(method: string, params: unknown, legacy: boolean):
     if (conf !== undefined && conf !== null) {
       if (!isObject(conf)) return `"params.configuration" must be an object`;
       const modes = conf.acceptedOutputModes;
-      if (modes !== undefined && modes !== null && !(Array.isArray(modes) && modes.every((x) => typeof x === "string"))) return `"params.configuration.acceptedOutputModes" must be an array of strings`;
-      if (!isCount(conf.historyLength, legacy)) return `"params.configuration.historyLength" must be a non-negative integer`;
+      if (
+        modes !== undefined && modes !== null && !(Array.isArray(modes) && modes.every((x) => typeof x === "string"))
+      ) return `"params.configuration.acceptedOutputModes" must be an array of strings`;
+      if (!isCount(conf.historyLength, legacy)) {
+        return `"params.configuration.historyLength" must be a non-negative integer`;
+      }
     }
     for (const key of ["extensions", "referenceTaskIds"]) {
       const v = params.message[key];
-      if (v !== undefined && v !== null && !(Array.isArray(v) && v.every((x) => typeof x === "string"))) return `"params.message.${key}" must be an array of strings`;
+      if (v !== undefined && v !== null && !(Array.isArray(v) && v.every((x) => typeof x === "string"))) {
+        return `"params.message.${key}" must be an array of strings`;
+      }
     }
     for (const [i, part] of parts.entries()) {
       const where = `"params.message.parts[${i}]"`;
@@ -115,7 +164,9 @@ export function paramsProblem(method: string, params: unknown, legacy: boolean):
         if (typeof part.text !== "string") return `${where} is a text part: "text" must be a string`;
       } else if (part.kind === "file") {
         const file = part.file;
-        if (!isObject(file) || !(typeof file.bytes === "string" || typeof file.uri === "string")) return `${where} is a file part: "file" must be an object with "bytes" (base64) or "uri"`;
+        if (!isObject(file) || !(typeof file.bytes === "string" || typeof file.uri === "string")) {
+          return `${where} is a file part: "file" must be an object with "bytes" (base64) or "uri"`;
+        }
       } else if (part.kind === "data") {
         if (!isObject(part.data)) return `${where} is a data part: "data" must be an object`;
       } else {
@@ -130,7 +181,8 @@ function rpcError(id: unknown, code: number, message: string) {
   return { jsonrpc: "2.0" as const, id, error: { code, message } };
 }
 
-const validId = (id: unknown) => id === null || typeof id === "string" || (typeof id === "number" && Number.isInteger(id));
+const validId = (id: unknown) =>
+  id === null || typeof id === "string" || (typeof id === "number" && Number.isInteger(id));
 
 /** What makes a parsed body no JSON-RPC 2.0 request, or null when it is one. */
 function invalidRequest(r: { jsonrpc?: unknown; id?: unknown; method?: unknown } | null): string | null {
@@ -144,9 +196,13 @@ function invalidRequest(r: { jsonrpc?: unknown; id?: unknown; method?: unknown }
 function methodNotFound(method: string, legacy: boolean): string {
   const other = legacy
     ? METHODS.includes(method) ? ` "${method}" is an A2A 1.0 method: send the header "A2A-Version: 1.0".` : ""
-    : LEGACY_METHODS.includes(method) ? ` "${method}" is an A2A 0.3 method: send it without the A2A-Version header.` : "";
+    : LEGACY_METHODS.includes(method)
+    ? ` "${method}" is an A2A 0.3 method: send it without the A2A-Version header.`
+    : "";
   const speaks = legacy ? "A2A 0.3 (no A2A-Version header)" : "A2A 1.0";
-  return `Method not found: "${method}". This request speaks ${speaks}, whose methods are ${(legacy ? LEGACY_METHODS : METHODS).join(", ")}.${other}`;
+  return `Method not found: "${method}". This request speaks ${speaks}, whose methods are ${
+    (legacy ? LEGACY_METHODS : METHODS).join(", ")
+  }.${other}`;
 }
 
 /** True for requests that speak A2A 0.3: no `A2A-Version`, or 0.3.x. */
@@ -171,14 +227,24 @@ export interface A2ARoutes {
 
 /** The A2A route groups. */
 export function a2aRoutes(opts: A2AOptions): A2ARoutes {
-  const cardOptions = (c: Context, a: Assistant): CardOptions => ({ base: baseOf(c), version: opts.version, auth: opts.auth, skills: opts.skills?.(a) ?? [] });
+  const cardOptions = (c: Context, a: Assistant): CardOptions => ({
+    base: baseOf(c),
+    version: opts.version,
+    auth: opts.auth,
+    skills: opts.skills?.(a) ?? [],
+  });
 
   const defaultAssistant = async (deps: ServerDeps): Promise<Assistant> => {
     const wanted = opts.defaultAssistant?.() ?? "agent";
     try {
       return await resolveAssistant(deps, wanted, { systemOnly: true });
     } catch (err) {
-      const [first] = await deps.storage.assistants.search({ limit: 1, offset: 0, sort_by: "created_at", sort_order: "asc" }, { systemOnly: true });
+      const [first] = await deps.storage.assistants.search({
+        limit: 1,
+        offset: 0,
+        sort_by: "created_at",
+        sort_order: "asc",
+      }, { systemOnly: true });
       if (first) return first;
       throw err;
     }
@@ -206,7 +272,9 @@ export function a2aRoutes(opts: A2AOptions): A2ARoutes {
         const card = agentCardInternal(a, cardOptions(c, a));
         const version = c.req.header("A2A-Version")?.trim() || undefined;
         const legacy = isLegacy(version);
-        const mapA2AError = legacy ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError : JsonRpcTransportHandler.mapToJSONRPCError;
+        const mapA2AError = legacy
+          ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError
+          : JsonRpcTransportHandler.mapToJSONRPCError;
         // Protocol errors go out as they are; anything else is logged and answered generically.
         const mapError = (err: unknown) => {
           const body = err instanceof A2AError ? mapA2AError(err) : null;
@@ -221,9 +289,13 @@ export function a2aRoutes(opts: A2AOptions): A2ARoutes {
         try {
           request = JSON.parse(await c.req.text());
         } catch (err) {
-          return c.json(rpcError(null, JSONRPC_PARSE_ERROR, `Parse error: the body is not valid JSON (${(err as Error).message})`));
+          return c.json(
+            rpcError(null, JSONRPC_PARSE_ERROR, `Parse error: the body is not valid JSON (${(err as Error).message})`),
+          );
         }
-        const envelope = request !== null && typeof request === "object" && !Array.isArray(request) ? (request as { jsonrpc?: unknown; id?: unknown; method?: unknown }) : null;
+        const envelope = request !== null && typeof request === "object" && !Array.isArray(request)
+          ? (request as { jsonrpc?: unknown; id?: unknown; method?: unknown })
+          : null;
         const id = envelope?.id ?? null;
         const ctx = new ServerCallContext({ requestedVersion: version });
         try {
@@ -232,19 +304,41 @@ export function a2aRoutes(opts: A2AOptions): A2ARoutes {
           return c.json({ jsonrpc: "2.0", id, error: mapError(err) });
         }
         const invalid = invalidRequest(envelope);
-        if (invalid || !envelope) return c.json(rpcError(validId(id) ? id : null, JSONRPC_INVALID_REQUEST, `Invalid Request: ${invalid}`));
+        if (invalid || !envelope) {
+          return c.json(rpcError(validId(id) ? id : null, JSONRPC_INVALID_REQUEST, `Invalid Request: ${invalid}`));
+        }
         const method = envelope.method as string;
-        if (!(legacy ? LEGACY_METHODS : METHODS).includes(method)) return c.json(rpcError(id, JSONRPC_METHOD_NOT_FOUND, methodNotFound(method, legacy)));
+        if (!(legacy ? LEGACY_METHODS : METHODS).includes(method)) {
+          return c.json(rpcError(id, JSONRPC_METHOD_NOT_FOUND, methodNotFound(method, legacy)));
+        }
         // Answered before the SDK converts the params (which assumes their shape).
         if (PUSH_METHODS.has(method)) {
-          return c.json({ jsonrpc: "2.0", id, error: mapError(new PushNotificationNotSupportedError(`Push notifications are not supported (the agent card says pushNotifications: false): follow a task with ${legacy ? "message/stream or tasks/resubscribe" : "SendStreamingMessage or SubscribeToTask"}, or poll it with ${legacy ? "tasks/get" : "GetTask"}`)) });
+          return c.json({
+            jsonrpc: "2.0",
+            id,
+            error: mapError(
+              new PushNotificationNotSupportedError(
+                `Push notifications are not supported (the agent card says pushNotifications: false): follow a task with ${
+                  legacy ? "message/stream or tasks/resubscribe" : "SendStreamingMessage or SubscribeToTask"
+                }, or poll it with ${legacy ? "tasks/get" : "GetTask"}`,
+              ),
+            ),
+          });
         }
         const problem = paramsProblem(method, (envelope as { params?: unknown }).params, legacy);
-        if (problem) return c.json({ jsonrpc: "2.0", id, error: mapError(new RequestMalformedError(`Invalid params for ${method}: ${problem}`)) });
+        if (problem) {
+          return c.json({
+            jsonrpc: "2.0",
+            id,
+            error: mapError(new RequestMalformedError(`Invalid params for ${method}: ${problem}`)),
+          });
+        }
         const tasks = new AssistantTasks({ deps, assistant: a, user: userOf(c), card });
         const handler = legacy ? new LegacyJsonRpcTransportHandler(tasks) : new JsonRpcTransportHandler(tasks);
         const out = await handler.handle(envelope as Record<string, unknown>, ctx);
-        if (!out || typeof (out as AsyncGenerator<unknown>)[Symbol.asyncIterator] !== "function") return c.json(hideInternal(out as RpcAnswer, deps));
+        if (!out || typeof (out as AsyncGenerator<unknown>)[Symbol.asyncIterator] !== "function") {
+          return c.json(hideInternal(out as RpcAnswer, deps));
+        }
         const it = (out as AsyncGenerator<unknown>)[Symbol.asyncIterator]();
         let first: IteratorResult<unknown>;
         try {

@@ -7,7 +7,12 @@
  * const bad = mcpParamsError({ jsonrpc: "2.0", id: 1, method: "initialize", params: {} });
  * // { id: 1, message: 'Invalid params for initialize: "params.protocolVersion" is missing (expected string); ...' }
  */
-import { CallToolRequestSchema, InitializeRequestSchema, ListToolsRequestSchema, PingRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  InitializeRequestSchema,
+  ListToolsRequestSchema,
+  PingRequestSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 
 /** The request methods with a schema the SDK checks their params against. */
 const SCHEMAS: Record<string, { safeParse(v: unknown): { success: boolean; error?: { issues: Issue[] } } }> = {
@@ -30,7 +35,9 @@ const MAX_ISSUES = 3;
 
 function describeIssue(i: Issue): string {
   const where = `"${i.path.map(String).join(".") || "request"}"`;
-  if (i.code === "invalid_type" && /received undefined/.test(i.message)) return `${where} is missing${i.expected ? ` (expected ${String(i.expected)})` : ""}`;
+  if (i.code === "invalid_type" && /received undefined/.test(i.message)) {
+    return `${where} is missing${i.expected ? ` (expected ${String(i.expected)})` : ""}`;
+  }
   return `${where}: ${i.message.replace(/^Invalid input: /, "")}`;
 }
 
@@ -41,12 +48,17 @@ function describeIssue(i: Issue): string {
 export function mcpParamsError(message: unknown): { id: string | number; message: string } | null {
   if (message === null || typeof message !== "object" || Array.isArray(message)) return null;
   const m = message as { jsonrpc?: unknown; id?: unknown; method?: unknown };
-  if (m.jsonrpc !== "2.0" || typeof m.method !== "string" || !(typeof m.id === "string" || typeof m.id === "number")) return null;
+  if (m.jsonrpc !== "2.0" || typeof m.method !== "string" || !(typeof m.id === "string" || typeof m.id === "number")) {
+    return null;
+  }
   const schema = Object.hasOwn(SCHEMAS, m.method) ? SCHEMAS[m.method] : undefined;
   const r = schema?.safeParse(message);
   if (!r || r.success) return null;
   const issues = r.error?.issues ?? [];
   const listed = issues.slice(0, MAX_ISSUES).map(describeIssue);
   if (issues.length > MAX_ISSUES) listed.push(`and ${issues.length - MAX_ISSUES} more`);
-  return { id: m.id, message: `Invalid params for ${m.method}: ${listed.join("; ") || "they do not match the method's schema"}` };
+  return {
+    id: m.id,
+    message: `Invalid params for ${m.method}: ${listed.join("; ") || "they do not match the method's schema"}`,
+  };
 }

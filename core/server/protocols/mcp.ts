@@ -41,7 +41,8 @@ const MAX_TOOLS = 100;
 export function toolNames(assistants: Assistant[]): Map<string, Assistant> {
   const out = new Map<string, Assistant>();
   for (const a of assistants) {
-    let base = (a.name || a.graph_id).replace(/[^A-Za-z0-9_.-]+/g, "_").replace(/^_+|_+$/g, "").slice(0, 64) || "assistant";
+    let base = (a.name || a.graph_id).replace(/[^A-Za-z0-9_.-]+/g, "_").replace(/^_+|_+$/g, "").slice(0, 64) ||
+      "assistant";
     if (out.has(base)) base = `${base.slice(0, 55)}_${a.assistant_id.slice(0, 8)}`;
     out.set(base, a);
   }
@@ -50,7 +51,9 @@ export function toolNames(assistants: Assistant[]): Map<string, Assistant> {
 
 const inputShape = {
   message: z.string().min(1).describe("The message to send to the assistant."),
-  thread_id: z.string().min(1).optional().describe("Continue this thread (from an earlier call's structuredContent.thread_id); omit to start a new one."),
+  thread_id: z.string().min(1).optional().describe(
+    "Continue this thread (from an earlier call's structuredContent.thread_id); omit to start a new one.",
+  ),
 };
 
 const outputShape = {
@@ -68,14 +71,26 @@ async function callAssistant(
   user: AuthUser | null,
   a: Assistant,
   args: { message: string; thread_id?: string },
-  extra: { signal: AbortSignal; _meta?: { progressToken?: string | number }; sendNotification: (n: never) => Promise<void> },
+  extra: {
+    signal: AbortSignal;
+    _meta?: { progressToken?: string | number };
+    sendNotification: (n: never) => Promise<void>;
+  },
 ): Promise<CallToolResult> {
   let run;
   try {
-    run = await startTurn(deps, user, { assistantId: a.assistant_id, threadId: args.thread_id ?? null, message: args.message, metadata: { source: "mcp" }, names: { message: "arguments.message", thread: "arguments.thread_id" } });
+    run = await startTurn(deps, user, {
+      assistantId: a.assistant_id,
+      threadId: args.thread_id ?? null,
+      message: args.message,
+      metadata: { source: "mcp" },
+      names: { message: "arguments.message", thread: "arguments.thread_id" },
+    });
   } catch (err) {
     if (err instanceof AgentcliError && err.status === 404 && args.thread_id !== undefined) {
-      return errorResult(`${err.message}: pass the thread_id of an earlier call's result (a thread of yours), or omit thread_id to start a new thread`);
+      return errorResult(
+        `${err.message}: pass the thread_id of an earlier call's result (a thread of yours), or omit thread_id to start a new thread`,
+      );
     }
     if (err instanceof AgentcliError) return errorResult(`${err.message}${err.hint ? ` (${err.hint})` : ""}`);
     throw err;
@@ -87,14 +102,22 @@ async function callAssistant(
     onUpdate: token === undefined ? undefined : async (u) => {
       const message = describeUpdate(u);
       if (!message) return;
-      await extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: ++step, message } } as never);
+      await extra.sendNotification(
+        { method: "notifications/progress", params: { progressToken: token, progress: ++step, message } } as never,
+      );
     },
   });
   const where = `thread "${run.thread_id}", run "${run.run_id}"`;
   if (outcome.status === "error") return errorResult(`The assistant "${a.name}" failed: ${outcome.error} (${where})`);
-  if (outcome.status !== "success") return errorResult(`The assistant "${a.name}" did not finish: the run ended "${outcome.status}" (${where})`);
+  if (outcome.status !== "success") {
+    return errorResult(`The assistant "${a.name}" did not finish: the run ended "${outcome.status}" (${where})`);
+  }
   if (outcome.interrupts.length) {
-    return errorResult(`${describeInterrupts(outcome.interrupts)}\nThe assistant "${a.name}" is waiting on ${where}; approve or reject it through the Agent API or A2A.`);
+    return errorResult(
+      `${
+        describeInterrupts(outcome.interrupts)
+      }\nThe assistant "${a.name}" is waiting on ${where}; approve or reject it through the Agent API or A2A.`,
+    );
   }
   return {
     content: [{ type: "text", text: outcome.answer }],
@@ -107,29 +130,44 @@ async function callAssistant(
  * of heap and ~100 ms of start that most deployments never use). Literal imports, so the
  * executable's bundler sees them.
  */
-let sdk: Promise<{
-  McpServer: typeof import("@modelcontextprotocol/sdk/server/mcp.js").McpServer;
-  WebStandardStreamableHTTPServerTransport: typeof import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js").WebStandardStreamableHTTPServerTransport;
-  mcpParamsError: typeof import("./mcp-params.ts").mcpParamsError;
-}> | null = null;
+let sdk:
+  | Promise<{
+    McpServer: typeof import("@modelcontextprotocol/sdk/server/mcp.js").McpServer;
+    WebStandardStreamableHTTPServerTransport:
+      typeof import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js").WebStandardStreamableHTTPServerTransport;
+    mcpParamsError: typeof import("./mcp-params.ts").mcpParamsError;
+  }>
+  | null = null;
 function loadSdk(): NonNullable<typeof sdk> {
   sdk ??= Promise.all([
     import("@modelcontextprotocol/sdk/server/mcp.js"),
     import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"),
     import("./mcp-params.ts"),
-  ]).then(([mcp, http, params]) => ({ McpServer: mcp.McpServer, WebStandardStreamableHTTPServerTransport: http.WebStandardStreamableHTTPServerTransport, mcpParamsError: params.mcpParamsError }));
+  ]).then(([mcp, http, params]) => ({
+    McpServer: mcp.McpServer,
+    WebStandardStreamableHTTPServerTransport: http.WebStandardStreamableHTTPServerTransport,
+    mcpParamsError: params.mcpParamsError,
+  }));
   sdk.catch(() => (sdk = null));
   return sdk;
 }
 
 async function buildServer(deps: ServerDeps, user: AuthUser | null, opts: McpRoutesOptions): Promise<McpServer> {
   const { McpServer } = await loadSdk();
-  const server = new McpServer({ name: opts.name ?? "agentcli", version: opts.version }, { capabilities: { tools: { listChanged: false } } });
-  const assistants = await deps.storage.assistants.search({ limit: MAX_TOOLS, offset: 0, sort_by: "created_at", sort_order: "asc" }, { owner: ownerOf(user) });
+  const server = new McpServer({ name: opts.name ?? "agentcli", version: opts.version }, {
+    capabilities: { tools: { listChanged: false } },
+  });
+  const assistants = await deps.storage.assistants.search({
+    limit: MAX_TOOLS,
+    offset: 0,
+    sort_by: "created_at",
+    sort_order: "asc",
+  }, { owner: ownerOf(user) });
   for (const [name, a] of toolNames(assistants)) {
     server.registerTool(name, {
       title: a.name,
-      description: a.description || `Ask the assistant "${a.name}" (graph "${a.graph_id}"); it answers with its final message.`,
+      description: a.description ||
+        `Ask the assistant "${a.name}" (graph "${a.graph_id}"); it answers with its final message.`,
       inputSchema: inputShape,
       outputSchema: outputShape,
     }, (args, extra) => callAssistant(deps, user, a, args, extra as never));
@@ -143,7 +181,16 @@ export function mcpRoutes(deps: ServerDeps, opts: McpRoutesOptions): Hono<AppEnv
   // Stateless: no session to stream server-initiated messages on, nothing to delete.
   const notAllowed = (c: Context<AppEnv>) => {
     c.header("Allow", "POST");
-    return c.json({ jsonrpc: "2.0", id: null, error: { code: -32000, message: `Method not allowed: ${c.req.method} ${new URL(c.req.url).pathname} (this MCP endpoint is stateless: POST only)` } }, 405);
+    return c.json({
+      jsonrpc: "2.0",
+      id: null,
+      error: {
+        code: -32000,
+        message: `Method not allowed: ${c.req.method} ${
+          new URL(c.req.url).pathname
+        } (this MCP endpoint is stateless: POST only)`,
+      },
+    }, 405);
   };
   app.get("/", notAllowed);
   app.delete("/", notAllowed);
@@ -153,7 +200,10 @@ export function mcpRoutes(deps: ServerDeps, opts: McpRoutesOptions): Hono<AppEnv
     const { WebStandardStreamableHTTPServerTransport, mcpParamsError } = await loadSdk();
     let parsedBody: unknown;
     const accept = c.req.header("accept") ?? "";
-    if (/application\/json/i.test(c.req.header("content-type") ?? "") && accept.includes("application/json") && accept.includes("text/event-stream")) {
+    if (
+      /application\/json/i.test(c.req.header("content-type") ?? "") && accept.includes("application/json") &&
+      accept.includes("text/event-stream")
+    ) {
       try {
         parsedBody = JSON.parse(await c.req.raw.clone().text());
       } catch { /* the transport answers the parse error */ }
@@ -161,7 +211,10 @@ export function mcpRoutes(deps: ServerDeps, opts: McpRoutesOptions): Hono<AppEnv
       if (bad) return c.json({ jsonrpc: "2.0", id: bad.id, error: { code: INVALID_PARAMS, message: bad.message } });
     }
     const server = await buildServer(deps, userOf(c), opts);
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: false });
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: false,
+    });
     await server.connect(transport);
     const res = await transport.handleRequest(c.req.raw, parsedBody === undefined ? undefined : { parsedBody });
     // The server lives as long as this request's response stream; a client that goes away

@@ -17,7 +17,11 @@ const json = (schema: unknown) => ({ "application/json": { schema } });
 const jsonRpcError = (description: string) => ({ description, content: json(ref("JsonRpcResponse")) });
 const detailError = (description: string) => ({ description, content: json(ref("Error")) });
 const UNAUTHORIZED = detailError("No valid credentials (the deployment's identity provider or x-api-key)");
-const SSE = { "text/event-stream": { schema: { type: "string", description: "Server-sent events, each `data:` a JSON-RPC message." } } };
+const SSE = {
+  "text/event-stream": {
+    schema: { type: "string", description: "Server-sent events, each `data:` a JSON-RPC message." },
+  },
+};
 
 const mcpNotAllowed = (method: string) => ({
   summary: `Not allowed: the MCP endpoint is stateless (${method} answers 405)`,
@@ -37,7 +41,8 @@ const a2aVersionHeader = {
   name: "A2A-Version",
   in: "header",
   required: false,
-  description: "`1.0` for A2A 1.0 (`SendMessage`, `SendStreamingMessage`, `GetTask`, `CancelTask`, `SubscribeToTask`); absent or `0.3` for A2A 0.3 (`message/send`, `message/stream`, `tasks/get`, `tasks/cancel`, `tasks/resubscribe`).",
+  description:
+    "`1.0` for A2A 1.0 (`SendMessage`, `SendStreamingMessage`, `GetTask`, `CancelTask`, `SubscribeToTask`); absent or `0.3` for A2A 0.3 (`message/send`, `message/stream`, `tasks/get`, `tasks/cancel`, `tasks/resubscribe`).",
   schema: { type: "string", examples: ["1.0", "0.3"] },
 };
 
@@ -51,8 +56,20 @@ export const PROTOCOL_OPERATIONS: Record<string, PathItems> = {
           "Model Context Protocol, Streamable HTTP transport without sessions: `initialize`, `tools/list` (each assistant is a tool taking `{ message, thread_id? }`), `tools/call` (runs the assistant; its final answer as content, failures as `isError` results; `notifications/progress` per step when the request has a `progressToken`). Requests are answered as an SSE stream; notifications and responses alone with 202.",
         tags: ["MCP"],
         parameters: [
-          { name: "Accept", in: "header", required: true, description: "Must accept both `application/json` and `text/event-stream`.", schema: { type: "string", examples: ["application/json, text/event-stream"] } },
-          { name: "MCP-Protocol-Version", in: "header", required: false, description: "The protocol version agreed in `initialize`.", schema: { type: "string" } },
+          {
+            name: "Accept",
+            in: "header",
+            required: true,
+            description: "Must accept both `application/json` and `text/event-stream`.",
+            schema: { type: "string", examples: ["application/json, text/event-stream"] },
+          },
+          {
+            name: "MCP-Protocol-Version",
+            in: "header",
+            required: false,
+            description: "The protocol version agreed in `initialize`.",
+            schema: { type: "string" },
+          },
         ],
         requestBody: {
           required: true,
@@ -80,7 +97,13 @@ export const PROTOCOL_OPERATIONS: Record<string, PathItems> = {
         tags: ["A2A"],
         security: [],
         parameters: [
-          { name: "assistant_id", in: "query", required: false, description: "An assistant id, graph id or assistant name; default: the project's agent.", schema: { type: "string" } },
+          {
+            name: "assistant_id",
+            in: "query",
+            required: false,
+            description: "An assistant id, graph id or assistant name; default: the project's agent.",
+            schema: { type: "string" },
+          },
           a2aVersionHeader,
         ],
         responses: {
@@ -98,13 +121,20 @@ export const PROTOCOL_OPERATIONS: Record<string, PathItems> = {
           "Agent2Agent JSON-RPC: `message/send` (a task per run, `contextId` is the thread), `message/stream` (SSE), `tasks/get`, `tasks/cancel`, `tasks/resubscribe` (SSE); their A2A 1.0 names with `A2A-Version: 1.0`. An approval-gated interrupt is an `input-required` task the peer answers with a message on the same task.",
         tags: ["A2A"],
         parameters: [
-          { name: "assistant_id", in: "path", required: true, description: "An assistant id, graph id or assistant name.", schema: { type: "string" } },
+          {
+            name: "assistant_id",
+            in: "path",
+            required: true,
+            description: "An assistant id, graph id or assistant name.",
+            schema: { type: "string" },
+          },
           a2aVersionHeader,
         ],
         requestBody: { required: true, content: json(ref("JsonRpcRequest")) },
         responses: {
           "200": {
-            description: "The JSON-RPC response (errors included, as JSON-RPC errors); for `message/stream`, `tasks/resubscribe`, `SendStreamingMessage` and `SubscribeToTask` an SSE stream of JSON-RPC responses",
+            description:
+              "The JSON-RPC response (errors included, as JSON-RPC errors); for `message/stream`, `tasks/resubscribe`, `SendStreamingMessage` and `SubscribeToTask` an SSE stream of JSON-RPC responses",
             content: { ...json(ref("JsonRpcResponse")), ...SSE },
           },
           "401": UNAUTHORIZED,
@@ -124,8 +154,15 @@ let mcpMessage: Promise<Record<string, unknown>> | undefined;
  */
 export function mcpMessageSchema(): Promise<Record<string, unknown>> {
   mcpMessage ??= Promise.all([import("@modelcontextprotocol/sdk/types.js"), import("zod")]).then(([types, z]) => {
-    const { $schema: _, ...schema } = z.toJSONSchema(types.JSONRPCMessageSchema, { unrepresentable: "any" }) as Record<string, unknown>;
-    return { ...schema, description: "One MCP (JSON-RPC 2.0) message: a request, a notification or a response; generated from the MCP SDK's JSONRPCMessageSchema." };
+    const { $schema: _, ...schema } = z.toJSONSchema(types.JSONRPCMessageSchema, { unrepresentable: "any" }) as Record<
+      string,
+      unknown
+    >;
+    return {
+      ...schema,
+      description:
+        "One MCP (JSON-RPC 2.0) message: a request, a notification or a response; generated from the MCP SDK's JSONRPCMessageSchema.",
+    };
   });
   return mcpMessage;
 }
@@ -148,7 +185,11 @@ export const PROTOCOL_SCHEMAS: Record<string, unknown> = {
       jsonrpc: { const: "2.0" },
       id: { type: ["string", "integer", "null"] },
       result: {},
-      error: { type: "object", properties: { code: { type: "integer" }, message: { type: "string" }, data: {} }, required: ["code", "message"] },
+      error: {
+        type: "object",
+        properties: { code: { type: "integer" }, message: { type: "string" }, data: {} },
+        required: ["code", "message"],
+      },
     },
     required: ["jsonrpc"],
   },
@@ -160,10 +201,20 @@ export const PROTOCOL_SCHEMAS: Record<string, unknown> = {
       description: { type: "string" },
       version: { type: "string" },
       url: { type: "string", description: "A2A 0.3: the JSON-RPC URL." },
-      supportedInterfaces: { type: "array", description: "A2A 1.0: the JSON-RPC URL per protocol version.", items: { type: "object" } },
+      supportedInterfaces: {
+        type: "array",
+        description: "A2A 1.0: the JSON-RPC URL per protocol version.",
+        items: { type: "object" },
+      },
       capabilities: { type: "object" },
       securitySchemes: { type: "object" },
-      skills: { type: "array", items: { type: "object", properties: { id: { type: "string" }, name: { type: "string" }, description: { type: "string" } } } },
+      skills: {
+        type: "array",
+        items: {
+          type: "object",
+          properties: { id: { type: "string" }, name: { type: "string" }, description: { type: "string" } },
+        },
+      },
     },
     required: ["name", "description", "skills"],
   },

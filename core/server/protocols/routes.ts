@@ -8,14 +8,16 @@
  */
 import type { Hono } from "hono";
 import type { ServerDeps } from "../deps.ts";
-import { a2aRoutes, type A2AOptions } from "./a2a.ts";
+import { type A2AOptions, a2aRoutes } from "./a2a.ts";
 import { mcpRoutes } from "./mcp.ts";
 
 export type { A2AOptions } from "./a2a.ts";
 export type { CardAuth, CardSkill } from "./a2a-card.ts";
 
 /** The route entries for `createAgentServer({ extraRoutes })`. */
-export function protocolRoutes(opts: A2AOptions & { name?: string }): Array<{ path: string; app: (deps: ServerDeps) => Hono<any> }> {
+export function protocolRoutes(
+  opts: A2AOptions & { name?: string },
+): Array<{ path: string; app: (deps: ServerDeps) => Hono<any> }> {
   const a2a = a2aRoutes(opts);
   return [
     { path: "/mcp", app: (deps) => mcpRoutes(deps, { version: opts.version, name: opts.name }) },

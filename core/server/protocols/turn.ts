@@ -61,7 +61,9 @@ export async function startTurn(deps: ServerDeps, user: AuthUser | null, t: Turn
   const create = t.threadId === null || t.createMissingThread === true;
   const body: RunCreateBody = {
     assistant_id: t.assistantId,
-    ...(t.resume !== undefined ? { command: { resume: t.resume } } : { input: { messages: [{ role: "user", content: t.message ?? "" }] } }),
+    ...(t.resume !== undefined
+      ? { command: { resume: t.resume } }
+      : { input: { messages: [{ role: "user", content: t.message ?? "" }] } }),
     stream_mode: ["updates"],
     metadata: t.metadata,
     multitask_strategy: t.multitaskStrategy,
@@ -140,7 +142,14 @@ export function answerOf(values: unknown): string {
 export function contentText(content: unknown): string {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
-  return content.map((b) => (typeof b === "string" ? b : (b as { type?: string; text?: unknown })?.type === "text" ? String((b as { text: unknown }).text) : "")).join("");
+  return content.map((
+    b,
+  ) => (typeof b === "string"
+    ? b
+    : (b as { type?: string; text?: unknown })?.type === "text"
+    ? String((b as { text: unknown }).text)
+    : "")
+  ).join("");
 }
 
 /** A short human line for a graph step: tool calls, tool results, or the node name. */
@@ -154,7 +163,9 @@ export function describeUpdate(update: TurnUpdate): string {
     // Middleware steps that change nothing are not worth a line.
     if (!value || typeof value !== "object" || Object.keys(value).length === 0) continue;
     const messages = (value as { messages?: unknown[] } | null)?.messages;
-    const list = Array.isArray(messages) ? messages as Array<{ type?: string; name?: string; tool_calls?: Array<{ name?: string }> }> : [];
+    const list = Array.isArray(messages)
+      ? messages as Array<{ type?: string; name?: string; tool_calls?: Array<{ name?: string }> }>
+      : [];
     const calls = list.flatMap((m) => (m.type === "ai" ? (m.tool_calls ?? []).map((c) => c.name ?? "?") : []));
     const results = list.filter((m) => m.type === "tool").map((m) => m.name ?? "tool");
     if (calls.length) parts.push(`calling ${calls.join(", ")}`);

@@ -26,10 +26,13 @@ export function apiDocsRoutes(opts: { assets?: UiAssets; log?: ServerLog } = {})
   const assets = opts.assets ?? (isCompiled() ? embeddedAssets : sourceAssets());
   const app = new Hono();
   const notBuilt = (what: string) =>
-    new Response(JSON.stringify({ detail: `Cannot serve ${what}: it is not built. Run \`npm run build:ui\` (npm ci does it).` }), {
-      status: 503,
-      headers: { "content-type": "application/json; charset=utf-8" },
-    });
+    new Response(
+      JSON.stringify({ detail: `Cannot serve ${what}: it is not built. Run \`npm run build:ui\` (npm ci does it).` }),
+      {
+        status: 503,
+        headers: { "content-type": "application/json; charset=utf-8" },
+      },
+    );
   const file = async (path: string, cache: string) => {
     const bytes = await assets.get(path);
     if (!bytes) return null;
@@ -41,7 +44,10 @@ export function apiDocsRoutes(opts: { assets?: UiAssets; log?: ServerLog } = {})
   app.get("/docs", async () => {
     const res = await file("docs/index.html", "no-cache");
     if (res) return res;
-    (opts.log ?? consoleLog()).error("Cannot serve the API reference", new Error("docs/index.html is missing from the built UI"));
+    (opts.log ?? consoleLog()).error(
+      "Cannot serve the API reference",
+      new Error("docs/index.html is missing from the built UI"),
+    );
     return notBuilt("the API reference");
   });
   app.get("/docs/:file", async (c) => {

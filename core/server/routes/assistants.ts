@@ -3,7 +3,7 @@
  * versions, latest.
  */
 import { type Context, Hono } from "hono";
-import { type ServerDeps, resolveAssistant } from "../deps.ts";
+import { resolveAssistant, type ServerDeps } from "../deps.ts";
 import { userError } from "../../kernel/errors.ts";
 import { isSystemAssistant } from "../../storage/assistants.ts";
 import type { Assistant } from "../../storage/records.ts";
@@ -24,8 +24,10 @@ async function writable(deps: ServerDeps, c: Context<AppEnv>, action: string): P
   const a = await resolveAssistant(deps, c.req.param("id")!, scopeOf(c));
   if (isSystemAssistant(a)) {
     throw userError("FORBIDDEN", {
-      message: `Cannot ${action} assistant "${a.assistant_id}": it is the deployment's default assistant ("${a.name}"), which comes from the project`,
-      hint: `Create your own copy with POST /assistants {"graph_id": "${a.graph_id}"} and change that, or change the project and redeploy.`,
+      message:
+        `Cannot ${action} assistant "${a.assistant_id}": it is the deployment's default assistant ("${a.name}"), which comes from the project`,
+      hint:
+        `Create your own copy with POST /assistants {"graph_id": "${a.graph_id}"} and change that, or change the project and redeploy.`,
     });
   }
   return a;
@@ -64,7 +66,11 @@ export function assistantRoutes(deps: ServerDeps): Hono<AppEnv> {
     return c.json(b.select ? page.map((a) => pick(a, b.select!)) : page);
   });
 
-  app.post("/count", async (c) => c.json(await storage.assistants.count(parseBody(s.assistantSearch.partial(), await jsonBody(c)), scopeOf(c))));
+  app.post(
+    "/count",
+    async (c) =>
+      c.json(await storage.assistants.count(parseBody(s.assistantSearch.partial(), await jsonBody(c)), scopeOf(c))),
+  );
 
   app.get("/:id", async (c) => c.json(await resolveAssistant(deps, c.req.param("id"), scopeOf(c))));
 
@@ -72,7 +78,9 @@ export function assistantRoutes(deps: ServerDeps): Hono<AppEnv> {
     const b = parseBody(s.assistantPatch, await jsonBody(c));
     const a = await writable(deps, c, "update");
     if (b.graph_id && !deps.graphs.has(b.graph_id)) throw notFound("Graph", b.graph_id);
-    return c.json(await storage.assistants.update(a.assistant_id, { ...b, metadata: b.metadata && clientMetadata(b.metadata) }));
+    return c.json(
+      await storage.assistants.update(a.assistant_id, { ...b, metadata: b.metadata && clientMetadata(b.metadata) }),
+    );
   });
 
   app.delete("/:id", async (c) => {
@@ -92,7 +100,10 @@ export function assistantRoutes(deps: ServerDeps): Hono<AppEnv> {
     const a = await resolveAssistant(deps, c.req.param("id"), scopeOf(c));
     const graph = await assistantGraph(deps, a);
     const xray = c.req.query("xray");
-    const drawable = await graph.getGraphAsync({ ...a.config, xray: xray === "true" ? true : xray && /^\d+$/.test(xray) ? Number(xray) : undefined });
+    const drawable = await graph.getGraphAsync({
+      ...a.config,
+      xray: xray === "true" ? true : xray && /^\d+$/.test(xray) ? Number(xray) : undefined,
+    });
     return c.json(drawable.toJSON());
   });
 
@@ -109,7 +120,10 @@ export function assistantRoutes(deps: ServerDeps): Hono<AppEnv> {
     return out;
   };
   app.get("/:id/subgraphs", async (c) => c.json(await subgraphs(c, undefined, c.req.query("recurse") === "true")));
-  app.get("/:id/subgraphs/:ns", async (c) => c.json(await subgraphs(c, c.req.param("ns"), c.req.query("recurse") === "true")));
+  app.get(
+    "/:id/subgraphs/:ns",
+    async (c) => c.json(await subgraphs(c, c.req.param("ns"), c.req.query("recurse") === "true")),
+  );
 
   app.post("/:id/versions", async (c) => {
     const b = parseBody(s.assistantVersions, await jsonBody(c));
@@ -131,7 +145,10 @@ export function assistantRoutes(deps: ServerDeps): Hono<AppEnv> {
 /** The graph of an assistant (a factory gets the assistant's config and ids). */
 function assistantGraph(deps: ServerDeps, a: Assistant): Promise<CompiledGraph> {
   const config = (a.config ?? {}) as { configurable?: Record<string, unknown> };
-  return deps.graphs.get(a.graph_id, { ...config, configurable: { ...(config.configurable ?? {}), assistant_id: a.assistant_id, graph_id: a.graph_id } });
+  return deps.graphs.get(a.graph_id, {
+    ...config,
+    configurable: { ...(config.configurable ?? {}), assistant_id: a.assistant_id, graph_id: a.graph_id },
+  });
 }
 
 export function pick<T extends object>(o: T, fields: string[]): Partial<T> {

@@ -9,7 +9,7 @@ import { cronToWire } from "../../storage/crons.ts";
 import { pick } from "./assistants.ts";
 import { checkSchedule } from "../../engine/crons/schedule.ts";
 import { type CronScheduler, nextRunDate } from "../../engine/crons/scheduler.ts";
-import { type ServerDeps, resolveAssistant } from "../deps.ts";
+import { resolveAssistant, type ServerDeps } from "../deps.ts";
 import { jsonBody, notFound, parseBody, unprocessable } from "../http/errors.ts";
 import { checkMessages } from "../http/limits.ts";
 import { checkRunTargets } from "../../engine/runs/create.ts";
@@ -18,7 +18,20 @@ import { type AppEnv, ownedMetadata, ownerOf, patchMetadata, scopeOf, userOf } f
 import { getThread } from "./threads.ts";
 
 /** The run fields of a cron body: what each firing runs (LangGraph's `payload`). */
-const RUN_FIELDS = ["input", "config", "context", "interrupt_before", "interrupt_after", "webhook", "multitask_strategy", "checkpoint_during", "durability", "stream_mode", "stream_subgraphs", "stream_resumable"] as const;
+const RUN_FIELDS = [
+  "input",
+  "config",
+  "context",
+  "interrupt_before",
+  "interrupt_after",
+  "webhook",
+  "multitask_strategy",
+  "checkpoint_during",
+  "durability",
+  "stream_mode",
+  "stream_subgraphs",
+  "stream_resumable",
+] as const;
 
 function runPayload(b: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -27,7 +40,9 @@ function runPayload(b: Record<string, unknown>): Record<string, unknown> {
 }
 
 function checkEndTime(endTime: string | null | undefined): void {
-  if (endTime && Date.parse(endTime) <= Date.now()) throw unprocessable(`Invalid request: end_time "${endTime}" is in the past; the cron would never run`);
+  if (endTime && Date.parse(endTime) <= Date.now()) {
+    throw unprocessable(`Invalid request: end_time "${endTime}" is in the past; the cron would never run`);
+  }
 }
 
 /** The crons route group, mounted at `/`. */
@@ -45,7 +60,11 @@ export function cronRoutes(deps: ServerDeps, scheduler: CronScheduler): Hono<App
     checkMessages(b.input, "input", deps.limits, { chat: await deps.graphs.readsChatMessages(assistant.graph_id) });
     if (b.webhook) await deps.webhooks.check(b.webhook);
     await checkRunTargets(deps, assistant.graph_id, b as unknown as s.RunCreateBody, threadId, user);
-    const timing = { schedule: b.schedule.trim().split(/\s+/).join(" "), timezone: b.timezone ?? null, end_time: b.end_time ? new Date(b.end_time).toISOString() : null };
+    const timing = {
+      schedule: b.schedule.trim().split(/\s+/).join(" "),
+      timezone: b.timezone ?? null,
+      end_time: b.end_time ? new Date(b.end_time).toISOString() : null,
+    };
     const cron = await storage.crons.create({
       cron_id: crypto.randomUUID(),
       assistant_id: assistant.assistant_id,
@@ -72,7 +91,10 @@ export function cronRoutes(deps: ServerDeps, scheduler: CronScheduler): Hono<App
     return c.json(b.select ? rows.map((r) => pick(r, b.select!)) : rows);
   });
 
-  app.post("/runs/crons/count", async (c) => c.json(await storage.crons.count(parseBody(s.cronCount, await jsonBody(c)), scopeOf(c))));
+  app.post(
+    "/runs/crons/count",
+    async (c) => c.json(await storage.crons.count(parseBody(s.cronCount, await jsonBody(c)), scopeOf(c))),
+  );
 
   const getCron = async (c: Context<AppEnv>): Promise<CronRecord> => {
     const cron = await storage.crons.get(c.req.param("cron_id")!, scopeOf(c));
@@ -101,7 +123,8 @@ export function cronRoutes(deps: ServerDeps, scheduler: CronScheduler): Hono<App
       await checkRunTargets(deps, assistant.graph_id, b as unknown as s.RunCreateBody, cron.thread_id, userOf(c));
     }
     const enabled = b.enabled ?? cron.enabled;
-    const retimed = b.schedule !== undefined || b.timezone !== undefined || b.end_time !== undefined || (enabled && !cron.enabled);
+    const retimed = b.schedule !== undefined || b.timezone !== undefined || b.end_time !== undefined ||
+      (enabled && !cron.enabled);
     const patch: CronPatch = {
       ...timing,
       payload,
@@ -117,7 +140,9 @@ export function cronRoutes(deps: ServerDeps, scheduler: CronScheduler): Hono<App
   });
 
   app.delete("/runs/crons/:cron_id", async (c) => {
-    if (!(await storage.crons.delete(c.req.param("cron_id"), scopeOf(c)))) throw notFound("Cron", c.req.param("cron_id"));
+    if (!(await storage.crons.delete(c.req.param("cron_id"), scopeOf(c)))) {
+      throw notFound("Cron", c.req.param("cron_id"));
+    }
     return c.body(null, 204);
   });
 

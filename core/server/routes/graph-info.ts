@@ -9,7 +9,12 @@
  */
 import { toJsonSchema } from "@langchain/core/utils/json_schema";
 import { isZodSchemaV3, isZodSchemaV4 } from "@langchain/core/utils/types";
-import { getConfigTypeSchema, getInputTypeSchema, getOutputTypeSchema, getUpdateTypeSchema } from "@langchain/langgraph/zod/schema";
+import {
+  getConfigTypeSchema,
+  getInputTypeSchema,
+  getOutputTypeSchema,
+  getUpdateTypeSchema,
+} from "@langchain/langgraph/zod/schema";
 import type { CompiledGraph } from "../../engine/executor/graphs.ts";
 
 type Json = Record<string, unknown>;
@@ -43,7 +48,8 @@ function runtimeSchemas(graph: CompiledGraph): Found | null {
 }
 
 function isStateSchemaLike(v: unknown): v is { getJsonSchema(): Json; getInputJsonSchema(): Json } {
-  return typeof v === "object" && v !== null && typeof (v as Json).getJsonSchema === "function" && typeof (v as Json).getInputJsonSchema === "function";
+  return typeof v === "object" && v !== null && typeof (v as Json).getJsonSchema === "function" &&
+    typeof (v as Json).getInputJsonSchema === "function";
 }
 
 /** Graphs declared with `StateSchema`: it knows its JSON Schema. */
@@ -55,7 +61,11 @@ function fromStateSchema(builder: Json): Found | null {
   const found: Found = {
     state: isStateSchemaLike(state) ? state.getJsonSchema() : undefined,
     // An input not declared apart is the state, every key optional.
-    input: isStateSchemaLike(input) ? input.getInputJsonSchema() : isStateSchemaLike(state) ? state.getInputJsonSchema() : undefined,
+    input: isStateSchemaLike(input)
+      ? input.getInputJsonSchema()
+      : isStateSchemaLike(state)
+      ? state.getInputJsonSchema()
+      : undefined,
     output: isStateSchemaLike(output) ? output.getJsonSchema() : undefined,
   };
   return found.state || found.input || found.output ? found : null;

@@ -45,7 +45,9 @@ async function awaitOutput(deps: ServerDeps, run: Run, signal?: AbortSignal): Pr
   }
   if (end?.output !== null && end?.output !== undefined) return end.output;
   const t = await deps.storage.threads.get(run.thread_id);
-  if (end?.status === "error" || t?.status === "error") return { __error__: t?.error ?? { error: "Error", message: "The run failed" } };
+  if (end?.status === "error" || t?.status === "error") {
+    return { __error__: t?.error ?? { error: "Error", message: "The run failed" } };
+  }
   const interrupts = Object.values(t?.interrupts ?? {}).flat();
   return interrupts.length ? { ...(t?.values as object), __interrupt__: interrupts } : (t?.values ?? null);
 }
@@ -73,7 +75,8 @@ export function runRoutes(deps: ServerDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const { storage } = deps;
 
-  const create = async (c: Context<AppEnv>, threadId: string | null) => createRun(deps, userOf(c), parseBody(s.runCreate, await jsonBody(c)), threadId);
+  const create = async (c: Context<AppEnv>, threadId: string | null) =>
+    createRun(deps, userOf(c), parseBody(s.runCreate, await jsonBody(c)), threadId);
 
   const background = async (c: Context<AppEnv>, threadId: string | null) => {
     const run = await create(c, threadId);
@@ -122,7 +125,13 @@ export function runRoutes(deps: ServerDeps): Hono<AppEnv> {
         parsed.push(run);
       } catch (err) {
         if (!(err instanceof AgentcliError)) throw err;
-        throw userError(err.code, { message: err.message.startsWith("Invalid request: ") ? err.message.replace(/^Invalid request: /, `Invalid request: [${i}].`) : `Run [${i}]: ${err.message}`, hint: err.hint, status: err.status });
+        throw userError(err.code, {
+          message: err.message.startsWith("Invalid request: ")
+            ? err.message.replace(/^Invalid request: /, `Invalid request: [${i}].`)
+            : `Run [${i}]: ${err.message}`,
+          hint: err.hint,
+          status: err.status,
+        });
       }
     }
     const out: Run[] = [];
@@ -157,12 +166,22 @@ export function runRoutes(deps: ServerDeps): Hono<AppEnv> {
       const raw = c.req.query(name);
       if (raw === undefined || raw === "") return fallback;
       const n = Number(raw);
-      if (!Number.isInteger(n) || n < min || n > max) throw unprocessable(`Invalid request: ${name} must be a whole number from ${min} to ${max} (got "${raw}")`);
+      if (!Number.isInteger(n) || n < min || n > max) {
+        throw unprocessable(`Invalid request: ${name} must be a whole number from ${min} to ${max} (got "${raw}")`);
+      }
       return n;
     };
     const status = c.req.query("status") || undefined;
-    if (status && !RUN_STATUSES.includes(status as RunStatus)) throw unprocessable(`Invalid request: status must be one of ${RUN_STATUSES.join(", ")} (got "${status}")`);
-    return c.json(await storage.runs.list(c.req.param("thread_id"), { limit: int("limit", 10, 1, 1000), offset: int("offset", 0, 0, Number.MAX_SAFE_INTEGER), status }));
+    if (status && !RUN_STATUSES.includes(status as RunStatus)) {
+      throw unprocessable(`Invalid request: status must be one of ${RUN_STATUSES.join(", ")} (got "${status}")`);
+    }
+    return c.json(
+      await storage.runs.list(c.req.param("thread_id"), {
+        limit: int("limit", 10, 1, 1000),
+        offset: int("offset", 0, 0, Number.MAX_SAFE_INTEGER),
+        status,
+      }),
+    );
   });
 
   const getRun = async (c: Context<AppEnv>): Promise<Run> => {
@@ -176,7 +195,9 @@ export function runRoutes(deps: ServerDeps): Hono<AppEnv> {
 
   app.delete("/threads/:thread_id/runs/:run_id", async (c) => {
     const run = await getRun(c);
-    if (!FINAL.includes(run.status)) throw conflict(`Cannot delete run "${run.run_id}": it is ${run.status}`, "Cancel it first.");
+    if (!FINAL.includes(run.status)) {
+      throw conflict(`Cannot delete run "${run.run_id}": it is ${run.status}`, "Cancel it first.");
+    }
     await storage.runs.delete(run.run_id);
     return c.body(null, 204);
   });
@@ -185,7 +206,9 @@ export function runRoutes(deps: ServerDeps): Hono<AppEnv> {
     const run = await getRun(c);
     const signal = c.req.raw.signal;
     const onAbort = () => void cancelRun(deps, run, "interrupt");
-    if (c.req.query("cancel_on_disconnect") === "1" || c.req.query("cancel_on_disconnect") === "true") signal.addEventListener("abort", onAbort, { once: true });
+    if (c.req.query("cancel_on_disconnect") === "1" || c.req.query("cancel_on_disconnect") === "true") {
+      signal.addEventListener("abort", onAbort, { once: true });
+    }
     try {
       return c.json((await awaitOutput(deps, run, signal)) as object);
     } finally {
@@ -206,7 +229,11 @@ export function runRoutes(deps: ServerDeps): Hono<AppEnv> {
     }
     const cancel = c.req.query("cancel_on_disconnect") === "1" || c.req.query("cancel_on_disconnect") === "true";
     const modes = c.req.queries("stream_mode");
-    return streamRun(deps, run, { afterId: lastEventId(c.req.header("Last-Event-ID")), cancelOnDisconnect: cancel, modes });
+    return streamRun(deps, run, {
+      afterId: lastEventId(c.req.header("Last-Event-ID")),
+      cancelOnDisconnect: cancel,
+      modes,
+    });
   };
   app.get("/threads/:thread_id/runs/:run_id/stream", joinStream);
   app.get("/runs/:run_id/stream", joinStream);
@@ -216,7 +243,11 @@ export function runRoutes(deps: ServerDeps): Hono<AppEnv> {
     const runs = await storage.runs.inflight(t.thread_id);
     const run = runs.at(-1) ?? (await storage.runs.list(t.thread_id, { limit: 1, offset: 0 }))[0];
     if (!run) throw notFound("Run on thread", t.thread_id);
-    return streamRun(deps, run, { afterId: lastEventId(c.req.header("Last-Event-ID")), cancelOnDisconnect: false, modes: c.req.queries("stream_mode") });
+    return streamRun(deps, run, {
+      afterId: lastEventId(c.req.header("Last-Event-ID")),
+      cancelOnDisconnect: false,
+      modes: c.req.queries("stream_mode"),
+    });
   });
 
   app.post("/threads/:thread_id/runs/:run_id/cancel", async (c) => {

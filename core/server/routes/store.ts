@@ -26,7 +26,9 @@ function itemToWire(item: Item & { score?: number }, strip: number): Record<stri
 /** Whether a read refreshes TTLs: `refresh_ttl` when given, else the server's setting. */
 function refreshFlag(raw: string | undefined, deps: ServerDeps): boolean {
   if (raw === undefined || raw === "") return deps.ttl.refreshOnRead;
-  if (raw !== "true" && raw !== "false") throw unprocessable(`Invalid request: refresh_ttl must be true or false (got "${raw}")`);
+  if (raw !== "true" && raw !== "false") {
+    throw unprocessable(`Invalid request: refresh_ttl must be true or false (got "${raw}")`);
+  }
   return raw === "true";
 }
 
@@ -52,7 +54,9 @@ export function storeRoutes(deps: ServerDeps): Hono<AppEnv> {
     const item = await store.get(userNamespace(user, ns), key);
     // A missing item is `null`, which the SDK's `store.getItem` expects (LangGraph's server does the same).
     if (!item) return c.json(null);
-    if (refreshFlag(c.req.query("refresh_ttl"), deps)) await deps.storage.ttl.refreshItems([item], deps.ttl.storeTtlMinutes);
+    if (refreshFlag(c.req.query("refresh_ttl"), deps)) {
+      await deps.storage.ttl.refreshItems([item], deps.ttl.storeTtlMinutes);
+    }
     return c.json(itemToWire(item, ownerOf(user) ? 1 : 0));
   });
 
@@ -65,7 +69,12 @@ export function storeRoutes(deps: ServerDeps): Hono<AppEnv> {
   app.post("/items/search", async (c) => {
     const b = parseBody(s.storeSearch, await jsonBody(c));
     const user = userOf(c);
-    const items = await store.search(userNamespace(user, b.namespace_prefix ?? []), { filter: b.filter, limit: b.limit, offset: b.offset, query: b.query });
+    const items = await store.search(userNamespace(user, b.namespace_prefix ?? []), {
+      filter: b.filter,
+      limit: b.limit,
+      offset: b.offset,
+      query: b.query,
+    });
     if (b.refresh_ttl ?? deps.ttl.refreshOnRead) await deps.storage.ttl.refreshItems(items, deps.ttl.storeTtlMinutes);
     return c.json({ items: items.map((i) => itemToWire(i, ownerOf(user) ? 1 : 0)) });
   });

@@ -63,9 +63,17 @@ export function threadRoutes(deps: ServerDeps): Hono<AppEnv> {
   app.post("/", async (c) => {
     const b = parseBody(s.threadCreate, await jsonBody(c));
     if (b.supersteps?.length) {
-      const graphId = typeof b.metadata?.graph_id === "string" ? b.metadata.graph_id : deps.graphs.ids().length === 1 ? deps.graphs.ids()[0]! : null;
+      const graphId = typeof b.metadata?.graph_id === "string"
+        ? b.metadata.graph_id
+        : deps.graphs.ids().length === 1
+        ? deps.graphs.ids()[0]!
+        : null;
       const chat = graphId ? await deps.graphs.readsChatMessages(graphId) : true;
-      b.supersteps.forEach((step, i) => step.updates.forEach((u, j) => checkMessages(u.values, `supersteps[${i}].updates[${j}].values`, deps.limits, { chat })));
+      b.supersteps.forEach((step, i) =>
+        step.updates.forEach((u, j) =>
+          checkMessages(u.values, `supersteps[${i}].updates[${j}].values`, deps.limits, { chat })
+        )
+      );
     }
     const id = b.thread_id ?? crypto.randomUUID();
     const metadata = ownedMetadata(userOf(c), b.metadata);
@@ -81,9 +89,13 @@ export function threadRoutes(deps: ServerDeps): Hono<AppEnv> {
     if (storage.kind === "pglite") storage.checkpointer.markEmpty(id);
     if (b.supersteps?.length) {
       const graph = await threadGraph(deps, created);
-      if (!graph) throw conflict(`Cannot apply supersteps to thread "${id}": no graph`, 'Set "graph_id" in the thread metadata.');
+      if (!graph) {
+        throw conflict(`Cannot apply supersteps to thread "${id}": no graph`, 'Set "graph_id" in the thread metadata.');
+      }
       let config: Record<string, unknown> = { configurable: { thread_id: id } };
-      for (const step of b.supersteps) for (const u of step.updates) config = await graph.updateState(config, u.values, u.as_node);
+      for (const step of b.supersteps) {
+        for (const u of step.updates) config = await graph.updateState(config, u.values, u.as_node);
+      }
       await saveThreadState(deps, id, graph);
       return c.json(await storage.threads.get(id));
     }
@@ -96,7 +108,10 @@ export function threadRoutes(deps: ServerDeps): Hono<AppEnv> {
     return c.json(b.select ? rows.map((t) => pick(t, b.select!)) : rows);
   });
 
-  app.post("/count", async (c) => c.json(await storage.threads.count(parseBody(s.threadCount, await jsonBody(c)), scopeOf(c))));
+  app.post(
+    "/count",
+    async (c) => c.json(await storage.threads.count(parseBody(s.threadCount, await jsonBody(c)), scopeOf(c))),
+  );
 
   app.post("/prune", async (c) => {
     const b = parseBody(s.threadPrune, await jsonBody(c));
@@ -106,7 +121,12 @@ export function threadRoutes(deps: ServerDeps): Hono<AppEnv> {
         // The thread and its current state stay; its older checkpoints go.
         const t = await storage.threads.get(id, scopeOf(c));
         if (!t) continue;
-        if ((await storage.runs.inflight(id)).length) throw conflict(`Cannot prune thread "${id}": it has a run in progress`, "Wait for the run to end, or cancel it.");
+        if ((await storage.runs.inflight(id)).length) {
+          throw conflict(
+            `Cannot prune thread "${id}": it has a run in progress`,
+            "Wait for the run to end, or cancel it.",
+          );
+        }
         await storage.checkpointer.keepLatest(id);
         pruned++;
       } else if (await deleteThread(deps, c, id, false)) pruned++;
@@ -118,7 +138,12 @@ export function threadRoutes(deps: ServerDeps): Hono<AppEnv> {
 
   app.patch("/:thread_id", async (c) => {
     const b = parseBody(s.threadPatch, await jsonBody(c));
-    const t = await storage.threads.patch(c.req.param("thread_id"), patchMetadata(b.metadata), scopeOf(c), ttlMinutes(b.ttl));
+    const t = await storage.threads.patch(
+      c.req.param("thread_id"),
+      patchMetadata(b.metadata),
+      scopeOf(c),
+      ttlMinutes(b.ttl),
+    );
     if (!t) throw notFound("Thread", c.req.param("thread_id"));
     return c.json(t);
   });
@@ -133,7 +158,12 @@ export function threadRoutes(deps: ServerDeps): Hono<AppEnv> {
     const id = crypto.randomUUID();
     await storage.threads.create({ thread_id: id, metadata: t.metadata });
     await storage.checkpointer.copyThread(t.thread_id, id);
-    await storage.threads.saveState(id, { values: t.values, interrupts: t.interrupts, status: t.status === "busy" ? "idle" : t.status, error: t.error });
+    await storage.threads.saveState(id, {
+      values: t.values,
+      interrupts: t.interrupts,
+      status: t.status === "busy" ? "idle" : t.status,
+      error: t.error,
+    });
     return c.json(await storage.threads.get(id));
   });
 
@@ -149,18 +179,25 @@ export function threadRoutes(deps: ServerDeps): Hono<AppEnv> {
       // A write the graph's reducers refuse (a node returned a value its state cannot hold): the thread's data, not a server fault.
       const e = graphError(err);
       throw conflict(
-        `Cannot read the state of thread "${t.thread_id}": its checkpoint holds a write the graph cannot apply (${e.message.split("\n")[0]})`,
+        `Cannot read the state of thread "${t.thread_id}": its checkpoint holds a write the graph cannot apply (${
+          e.message.split("\n")[0]
+        })`,
         "Start a new run on the thread (it goes on from its last complete checkpoint), or read an earlier checkpoint from /threads/{thread_id}/history.",
       );
     });
     // A checkpoint that does not exist reads as an empty snapshot (no creation time).
-    if (checkpoint?.checkpoint_id && (!snapshot.createdAt || !snapshot.config?.configurable?.checkpoint_id)) throw notFound("Checkpoint", String(checkpoint.checkpoint_id));
+    if (checkpoint?.checkpoint_id && (!snapshot.createdAt || !snapshot.config?.configurable?.checkpoint_id)) {
+      throw notFound("Checkpoint", String(checkpoint.checkpoint_id));
+    }
     return stateToWire(snapshot);
   };
 
   app.get("/:thread_id/state", async (c) => c.json(await readState(c, null, c.req.query("subgraphs") === "true")));
-  app.get("/:thread_id/state/:checkpoint_id", async (c) =>
-    c.json(await readState(c, { checkpoint_id: c.req.param("checkpoint_id") }, c.req.query("subgraphs") === "true")));
+  app.get(
+    "/:thread_id/state/:checkpoint_id",
+    async (c) =>
+      c.json(await readState(c, { checkpoint_id: c.req.param("checkpoint_id") }, c.req.query("subgraphs") === "true")),
+  );
   app.post("/:thread_id/state/checkpoint", async (c) => {
     const b = parseBody(s.stateAtCheckpoint, await jsonBody(c));
     return c.json(await readState(c, b.checkpoint, Boolean(b.subgraphs)));
@@ -171,16 +208,30 @@ export function threadRoutes(deps: ServerDeps): Hono<AppEnv> {
     checkMessages(b.values, "values", deps.limits, { chat: false });
     const t = await getThread(deps, c);
     const graph = await threadGraph(deps, t);
-    if (!graph) throw conflict(`Cannot update the state of thread "${t.thread_id}": it has no graph yet`, "Run the thread once, or create it with a graph_id in its metadata.");
+    if (!graph) {
+      throw conflict(
+        `Cannot update the state of thread "${t.thread_id}": it has no graph yet`,
+        "Run the thread once, or create it with a graph_id in its metadata.",
+      );
+    }
     // Now that the graph is known: each message one LangChain reads, if the graph reads them so.
     if (keepsChatMessages(graph)) checkMessages(b.values, "values", deps.limits);
     const inflight = await storage.runs.inflight(t.thread_id);
-    if (inflight.length) throw conflict(`Cannot update the state of thread "${t.thread_id}": it has a ${inflight.some((r) => r.status === "running") ? "running" : "pending"} run`, "Wait for the thread's runs to end (join them), or cancel them.");
+    if (inflight.length) {
+      throw conflict(
+        `Cannot update the state of thread "${t.thread_id}": it has a ${
+          inflight.some((r) => r.status === "running") ? "running" : "pending"
+        } run`,
+        "Wait for the thread's runs to end (join them), or cancel them.",
+      );
+    }
     const configurable: Record<string, unknown> = { thread_id: t.thread_id };
     const cp = b.checkpoint_id ?? b.checkpoint?.checkpoint_id;
     if (cp) configurable.checkpoint_id = cp;
     if (b.checkpoint?.checkpoint_ns) configurable.checkpoint_ns = b.checkpoint.checkpoint_ns;
-    if (cp && !(await storage.checkpointer.getTuple({ configurable: { checkpoint_ns: "", ...configurable } }))) throw notFound("Checkpoint", String(cp));
+    if (cp && !(await storage.checkpointer.getTuple({ configurable: { checkpoint_ns: "", ...configurable } }))) {
+      throw notFound("Checkpoint", String(cp));
+    }
     let next;
     try {
       next = await graph.updateState({ configurable }, b.values, b.as_node);
@@ -198,7 +249,10 @@ export function threadRoutes(deps: ServerDeps): Hono<AppEnv> {
 
   app.patch("/:thread_id/state", async (c) => {
     await getThread(deps, c);
-    throw conflict("Cannot patch checkpoint metadata: this server keeps checkpoint metadata immutable", "Patch the thread's metadata with PATCH /threads/{thread_id}.");
+    throw conflict(
+      "Cannot patch checkpoint metadata: this server keeps checkpoint metadata immutable",
+      "Patch the thread's metadata with PATCH /threads/{thread_id}.",
+    );
   });
 
   const history = async (c: Context<AppEnv>, body: unknown) => {
@@ -206,11 +260,18 @@ export function threadRoutes(deps: ServerDeps): Hono<AppEnv> {
     const t = await getThread(deps, c);
     const graph = await threadGraph(deps, t);
     if (!graph) return [];
-    const configurable: Record<string, unknown> = { thread_id: t.thread_id, checkpoint_ns: b.checkpoint?.checkpoint_ns ?? "" };
+    const configurable: Record<string, unknown> = {
+      thread_id: t.thread_id,
+      checkpoint_ns: b.checkpoint?.checkpoint_ns ?? "",
+    };
     if (b.checkpoint?.checkpoint_id) configurable.checkpoint_id = b.checkpoint.checkpoint_id;
     const before = typeof b.before === "string"
       ? { configurable: { checkpoint_id: b.before } }
-      : b.before && "configurable" in b.before ? b.before : b.before ? { configurable: b.before } : undefined;
+      : b.before && "configurable" in b.before
+      ? b.before
+      : b.before
+      ? { configurable: b.before }
+      : undefined;
     // Bounded by bytes as well as by `limit`: past maxHistoryBytes the answer stops (always
     // with at least one state) and says where to continue (`before` the last one returned).
     const out: unknown[] = [];
@@ -221,7 +282,12 @@ export function threadRoutes(deps: ServerDeps): Hono<AppEnv> {
       bytes += JSON.stringify(wire).length;
       if (out.length > 0 && bytes > deps.limits.maxHistoryBytes) {
         if (lastId) c.header("X-Pagination-Next", lastId);
-        c.header("X-Pagination-Truncated", `the answer reached ${describeLimit("maxHistoryBytes", deps.limits.maxHistoryBytes)} (AGENTCLI_MAX_HISTORY_MB); ask again with before = X-Pagination-Next`);
+        c.header(
+          "X-Pagination-Truncated",
+          `the answer reached ${
+            describeLimit("maxHistoryBytes", deps.limits.maxHistoryBytes)
+          } (AGENTCLI_MAX_HISTORY_MB); ask again with before = X-Pagination-Next`,
+        );
         break;
       }
       out.push(b.select ? pick(wire, b.select) : wire);
@@ -230,7 +296,10 @@ export function threadRoutes(deps: ServerDeps): Hono<AppEnv> {
     return out;
   };
   app.post("/:thread_id/history", async (c) => c.json(await history(c, await jsonBody(c))));
-  app.get("/:thread_id/history", async (c) => c.json(await history(c, { limit: c.req.query("limit"), before: c.req.query("before") })));
+  app.get(
+    "/:thread_id/history",
+    async (c) => c.json(await history(c, { limit: c.req.query("limit"), before: c.req.query("before") })),
+  );
 
   return app;
 }
@@ -255,6 +324,8 @@ async function deleteThread(deps: ServerDeps, c: Context<AppEnv>, id: string, mu
   for (const r of await deps.storage.runs.inflight(id)) deps.broker.cancel(r.run_id, "interrupt");
   await deps.storage.threads.delete(id);
   await deps.storage.checkpointer.deleteThread(id);
-  await deps.onThreadDeleted?.(id).catch((err) => deps.log.warn(`thread "${id}" was deleted, but not everything of it: ${(err as Error).message}`));
+  await deps.onThreadDeleted?.(id).catch((err) =>
+    deps.log.warn(`thread "${id}" was deleted, but not everything of it: ${(err as Error).message}`)
+  );
   return true;
 }

@@ -44,10 +44,18 @@ export const AUTH_DRIVER_PATH = "auth-driver.js";
  * settings of `identity`, the `[auth].provider`'s plugin (publishable values only:
  * `identity.ui.settings(env)`).
  */
-export function uiSettings(config: AgentConfig, env: Env, opts: { assistantId?: string; identity?: UiIdentity | null } = {}): UiSettings {
+export function uiSettings(
+  config: AgentConfig,
+  env: Env,
+  opts: { assistantId?: string; identity?: UiIdentity | null } = {},
+): UiSettings {
   const provider = config.auth?.provider ?? "none";
   const ui = opts.identity?.provider === provider ? opts.identity.ui : undefined;
-  const auth: UiAuthSettings = { provider, module: ui ? `/app/${AUTH_DRIVER_PATH}` : null, settings: ui?.settings?.(env) ?? {} };
+  const auth: UiAuthSettings = {
+    provider,
+    module: ui ? `/app/${AUTH_DRIVER_PATH}` : null,
+    settings: ui?.settings?.(env) ?? {},
+  };
   return {
     app_name: config.frontend.app_name || config.agent.name,
     subtitle: config.frontend.subtitle ?? DEFAULT_FRONTEND_SUBTITLE,
@@ -138,7 +146,8 @@ export function sourceAssets(): UiAssets {
 
 /** A relative path inside the UI: no scheme, no absolute path, no `.`/`..` segments, no backslashes. */
 function isSafePath(path: string): boolean {
-  return !path.startsWith("/") && !path.includes("\\") && !path.includes(":") && !path.split("/").some((seg) => seg === "." || seg === "..");
+  return !path.startsWith("/") && !path.includes("\\") && !path.includes(":") &&
+    !path.split("/").some((seg) => seg === "." || seg === "..");
 }
 
 /** Inside the single executable: the embedded assets `ui/<path>`. */
@@ -151,7 +160,9 @@ export const embeddedAssets: UiAssets = {
  * is not a file (SPA fallback); files under `assets/` are content-hashed and cached for a year;
  * `auth-driver.js` is the identity plugin's browser module (`identity.ui.module`), when it has one.
  */
-export function uiRoutes(opts: { settings: UiSettings; assets?: UiAssets; log?: ServerLog; identity?: UiIdentity | null }): Hono {
+export function uiRoutes(
+  opts: { settings: UiSettings; assets?: UiAssets; log?: ServerLog; identity?: UiIdentity | null },
+): Hono {
   const assets = opts.assets ?? (isCompiled() ? embeddedAssets : sourceAssets());
   const app = new Hono();
   let index: Promise<string> | null = null;
@@ -167,10 +178,15 @@ export function uiRoutes(opts: { settings: UiSettings; assets?: UiAssets; log?: 
     } catch (err) {
       index = null;
       (opts.log ?? consoleLog()).error("Cannot serve the chat UI", err);
-      return new Response(JSON.stringify({ detail: "Cannot serve the chat UI: it is not built. Run `npm run build:ui` (npm ci does it)." }), {
-        status: 503,
-        headers: { "content-type": "application/json; charset=utf-8" },
-      });
+      return new Response(
+        JSON.stringify({
+          detail: "Cannot serve the chat UI: it is not built. Run `npm run build:ui` (npm ci does it).",
+        }),
+        {
+          status: 503,
+          headers: { "content-type": "application/json; charset=utf-8" },
+        },
+      );
     }
     return new Response(html, {
       headers: {
@@ -187,12 +203,17 @@ export function uiRoutes(opts: { settings: UiSettings; assets?: UiAssets; log?: 
     const identity = opts.identity;
     if (!identity?.ui) return null;
     const spec = identity.ui;
-    driverModule ??= Promise.resolve().then(() => (typeof spec.module === "function" ? spec.module() : spec.module)).then((source) => {
-      if (typeof source !== "string" || !source.trim()) throw new Error("identity.ui.module gave no JavaScript source");
-      return source;
-    });
+    driverModule ??= Promise.resolve().then(() => (typeof spec.module === "function" ? spec.module() : spec.module))
+      .then((source) => {
+        if (typeof source !== "string" || !source.trim()) {
+          throw new Error("identity.ui.module gave no JavaScript source");
+        }
+        return source;
+      });
     try {
-      return new Response(await driverModule, { headers: { "content-type": TYPES.js!, "cache-control": "no-cache", "x-content-type-options": "nosniff" } });
+      return new Response(await driverModule, {
+        headers: { "content-type": TYPES.js!, "cache-control": "no-cache", "x-content-type-options": "nosniff" },
+      });
     } catch (err) {
       driverModule = null;
       (opts.log ?? consoleLog()).error(`Cannot serve the sign-in module of identity plugin "${identity.name}"`, err);
@@ -204,7 +225,11 @@ export function uiRoutes(opts: { settings: UiSettings; assets?: UiAssets; log?: 
   };
 
   app.get("/", serveIndex);
-  app.get(`/${AUTH_DRIVER_PATH}`, async (c) => (await serveDriver()) ?? c.json({ detail: `Not found: ${c.req.method} ${new URL(c.req.url).pathname}` }, 404));
+  app.get(
+    `/${AUTH_DRIVER_PATH}`,
+    async (c) =>
+      (await serveDriver()) ?? c.json({ detail: `Not found: ${c.req.method} ${new URL(c.req.url).pathname}` }, 404),
+  );
   app.get("/:path{.*}", async (c) => {
     const path = c.req.param("path") ?? "";
     if (path === "" || path === "index.html") return serveIndex();

@@ -21,14 +21,26 @@ export function embedText(text: string): number[] {
 }
 
 /** Answers an embeddings request; returns the texts it embedded. */
-export function replyEmbeddings(res: ServerResponse, body: { input?: unknown; model?: string; encoding_format?: string }): string[] {
+export function replyEmbeddings(
+  res: ServerResponse,
+  body: { input?: unknown; model?: string; encoding_format?: string },
+): string[] {
   const inputs = (Array.isArray(body.input) ? body.input : [body.input]).map(String);
   const data = inputs.map((text, index) => {
     const v = embedText(text);
-    const embedding = body.encoding_format === "base64" ? Buffer.from(new Float32Array(v).buffer).toString("base64") : v;
+    const embedding = body.encoding_format === "base64"
+      ? Buffer.from(new Float32Array(v).buffer).toString("base64")
+      : v;
     return { object: "embedding", index, embedding };
   });
   res.writeHead(200, { "content-type": "application/json" });
-  res.end(JSON.stringify({ object: "list", data, model: body.model ?? "stand-in", usage: { prompt_tokens: inputs.length, total_tokens: inputs.length } }));
+  res.end(
+    JSON.stringify({
+      object: "list",
+      data,
+      model: body.model ?? "stand-in",
+      usage: { prompt_tokens: inputs.length, total_tokens: inputs.length },
+    }),
+  );
   return inputs;
 }

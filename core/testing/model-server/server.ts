@@ -76,10 +76,20 @@ export async function startModelServer(): Promise<ModelServer> {
       requests.push(recorded);
       if (!recorded.apiKey) return sendError(res, 401, "model-server: no API key was sent");
       const index = queue.findIndex((r) => matches(r, recorded));
-      if (index < 0) return sendError(res, 400, `model-server: no scripted reply left for this request (last message: ${JSON.stringify(recorded.messages.at(-1)?.content ?? "").slice(0, 200)})`);
+      if (index < 0) {
+        return sendError(
+          res,
+          400,
+          `model-server: no scripted reply left for this request (last message: ${
+            JSON.stringify(recorded.messages.at(-1)?.content ?? "").slice(0, 200)
+          })`,
+        );
+      }
       const [reply] = queue.splice(index, 1);
       if (reply!.delayMs) await new Promise((r) => setTimeout(r, reply!.delayMs));
-      if (reply!.error) return sendError(res, reply!.error.status, reply!.error.message.replaceAll("{api_key}", recorded.apiKey ?? ""));
+      if (reply!.error) {
+        return sendError(res, reply!.error.status, reply!.error.message.replaceAll("{api_key}", recorded.apiKey ?? ""));
+      }
       const id = `${++counter}`;
       if (recorded.protocol === "openai") replyOpenAI(res, reply, recorded, id);
       else if (recorded.protocol === "anthropic") replyAnthropic(res, reply, recorded, id);
@@ -99,10 +109,11 @@ export async function startModelServer(): Promise<ModelServer> {
     requests,
     embedded,
     pending: () => [...queue],
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
