@@ -67,10 +67,9 @@ export function processEnv(): Record<string, string | undefined> {
 export function selfInvocation(): string[] {
   const proc = (globalThis as { process?: { execPath: string; argv: string[]; execArgv: string[] } }).process!;
   if (isCompiled()) return [proc.execPath];
-  // From sources this file is core/kernel/runtime.ts; in the npm package it is a chunk in dist/lib/.
-  const entry =
-    new URL(import.meta.url.includes("/dist/lib/") ? "../../bin/agentcli.js" : "../../bin/agentcli.js", import.meta.url)
-      .pathname;
+  // From sources this file is core/kernel/runtime.ts and in the npm package a chunk in
+  // dist/lib/: both sit two folders below the root, beside bin/.
+  const entry = new URL("../../bin/agentcli.js", import.meta.url).pathname;
   return [proc.execPath, ...proc.execArgv, entry];
 }
 
