@@ -7,7 +7,8 @@
  * const kit = launchKit("agentcli-cors-");
  * const dev = await kit.start(["dev"], { CORS_ALLOW_ORIGINS: "https://app.example" });
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import assert from "node:assert/strict";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -59,6 +60,19 @@ export function launchKit(prefix: string) {
         await new Promise((r) => setTimeout(r, 200));
       }
       return { port, url, out: () => out, stop: () => stopProcess(proc) };
+    },
+    /** Bundles the project (`deploy --dry-run`), then starts `agentcli serve` on the bundle with its own data folder. */
+    async startServe(env: Record<string, string>): Promise<Launched> {
+      const deploy = spawnSync(process.execPath, [CLI, "deploy", "--dry-run"], {
+        cwd: kit.project,
+        env: kit.env({}),
+        encoding: "utf8",
+      });
+      assert.equal(deploy.status, 0, deploy.stderr);
+      return await kit.start(
+        ["serve", join(kit.project, ".agentcli/bundle.tgz"), "--data-dir", join(kit.work, "data")],
+        env,
+      );
     },
   };
   before(() => {

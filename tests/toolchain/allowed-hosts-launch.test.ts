@@ -67,18 +67,10 @@ test("dev refuses a rebinding-style Host before the API runs, and serves loopbac
 });
 
 test("serve on a loopback bind serves the names AGENTCLI_ALLOWED_HOSTS lists and refuses others", async () => {
-  const deploy = spawnSync(process.execPath, [CLI, "deploy", "--dry-run"], {
-    cwd: kit.project,
-    env: kit.env({}),
-    encoding: "utf8",
+  const serve = await kit.startServe({
+    PLATFORM_API_KEY: "hosts-test-key",
+    AGENTCLI_ALLOWED_HOSTS: "agents.example.com",
   });
-  assert.equal(deploy.status, 0, deploy.stderr);
-  const serve = await kit.start([
-    "serve",
-    join(kit.project, ".agentcli/bundle.tgz"),
-    "--data-dir",
-    join(kit.work, "data"),
-  ], { PLATFORM_API_KEY: "hosts-test-key", AGENTCLI_ALLOWED_HOSTS: "agents.example.com" });
   assert.equal((await send(serve.port, "agents.example.com")).status, 200);
   assert.equal((await send(serve.port, `127.0.0.1:${serve.port}`)).status, 200);
   assert.equal((await send(serve.port, "evil.example")).status, 403);

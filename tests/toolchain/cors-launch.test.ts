@@ -40,18 +40,7 @@ test("dev: loopback origins and the listed ones are allowed, others refused", as
 });
 
 test("serve: only the listed origins, not loopback ones", async () => {
-  const deploy = spawnSync(process.execPath, [CLI, "deploy", "--dry-run"], {
-    cwd: kit.project,
-    env: kit.env({}),
-    encoding: "utf8",
-  });
-  assert.equal(deploy.status, 0, deploy.stderr);
-  const serve = await kit.start([
-    "serve",
-    join(kit.project, ".agentcli/bundle.tgz"),
-    "--data-dir",
-    join(kit.work, "data"),
-  ], {
+  const serve = await kit.startServe({
     PLATFORM_API_KEY: "cors-test-key",
     CORS_ALLOW_ORIGINS: "https://app.example",
   });
