@@ -8,24 +8,10 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { READABLE_MESSAGES } from "../fixtures/chat-messages.ts";
 import { startTarget, type Target } from "./_target.ts";
 
-const READABLE: unknown[] = [
-  { role: "system", content: "be brief" },
-  { type: "human", content: "a" },
-  { role: "user", content: [{ type: "text", text: "b" }] },
-  { role: "assistant", content: "", tool_calls: [{ id: "call_1", name: "search", args: { q: "x" } }] },
-  { role: "tool", content: "found", tool_call_id: "call_1" },
-  {
-    type: "ai",
-    content: "",
-    tool_calls: [{ id: "call_2", type: "function", function: { name: "search", arguments: '{"q":"y"}' } }],
-  },
-  { type: "tool", content: [{ type: "text", text: "found too" }], tool_call_id: "call_2", name: "search" },
-  ["assistant", "ok"],
-  "plain text",
-  { lc: 1, type: "constructor", id: ["langchain_core", "messages", "HumanMessage"], kwargs: { content: "serialized" } },
-];
+const READABLE = READABLE_MESSAGES as unknown[];
 
 describe("input message forms", () => {
   let t: Target;

@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { FIXTURES, startTestServer, type TestServer } from "./_harness.ts";
+import { READABLE_MESSAGES } from "../fixtures/chat-messages.ts";
 
 /** A bad message and what the 422 must say about it (the message is `messages[1]`). */
 const BAD: Array<[unknown, RegExp]> = [
@@ -33,21 +34,9 @@ const GOOD = { role: "user", content: "first" };
 
 /** Each form LangGraph's server reads, in one input. */
 const READABLE: unknown[] = [
-  { role: "system", content: "be brief" },
+  READABLE_MESSAGES[0],
   { role: "developer", content: "be kind" },
-  { type: "human", content: "a" },
-  { role: "user", content: [{ type: "text", text: "b" }] },
-  { role: "assistant", content: "", tool_calls: [{ id: "call_1", name: "search", args: { q: "x" } }] },
-  { role: "tool", content: "found", tool_call_id: "call_1" },
-  {
-    type: "ai",
-    content: "",
-    tool_calls: [{ id: "call_2", type: "function", function: { name: "search", arguments: '{"q":"y"}' } }],
-  },
-  { type: "tool", content: [{ type: "text", text: "found too" }], tool_call_id: "call_2", name: "search" },
-  ["assistant", "ok"],
-  "plain text is a human message",
-  { lc: 1, type: "constructor", id: ["langchain_core", "messages", "HumanMessage"], kwargs: { content: "serialized" } },
+  ...READABLE_MESSAGES.slice(1),
   // LangChain reads these too (and LangGraph's server runs them); a model may refuse them.
   { role: "user", content: 5 },
   { role: "assistant", content: "", tool_calls: [{ args: {} }] },
