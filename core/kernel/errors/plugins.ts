@@ -1,0 +1,50 @@
+/**
+ * The error catalogue: Plugins (PLUGIN_INVALID). Entries of one area; core/kernel/errors-data.ts lists every area
+ * (its `ERRORS`, the order of docs/errors.md).
+ */
+import type { ErrorData } from "../errors-data.ts";
+
+/** `--plugin ""` or an empty entry of AGENTCLI_PLUGINS. */
+export const PluginPathEmpty = {
+  name: "PluginPathEmpty",
+  code: "PLUGIN_INVALID",
+  title: "A plugin path is empty.",
+  message: "Cannot load plugin: empty path",
+  hint: "Pass a file: --plugin ./my-plugin.js",
+} as const satisfies ErrorData;
+
+/** A plugin path that names no file. */
+export const PluginFileMissing = {
+  name: "PluginFileMissing",
+  code: "PLUGIN_INVALID",
+  title: "A plugin path names no file.",
+  message: (v: { path: string }) => `Cannot load plugin "${v.path}": no such file`,
+  hint: "Check the path given to --plugin or AGENTCLI_PLUGINS.",
+} as const satisfies ErrorData;
+
+/** A plugin file that does not load as a module (a syntax error, a missing import). */
+export const PluginLoadFailed = {
+  name: "PluginLoadFailed",
+  code: "PLUGIN_INVALID",
+  title: "A plugin file does not load as an ES module.",
+  message: (v: { path: string; reason: string }) => `Cannot load plugin "${v.path}": ${v.reason}`,
+  hint:
+    "A plugin file is an ES module whose default export is a plugin (see docs/plugins.md, section The plugin object).",
+} as const satisfies ErrorData;
+
+/** A plugin module without a default export. */
+export const PluginNoDefaultExport = {
+  name: "PluginNoDefaultExport",
+  code: "PLUGIN_INVALID",
+  title: "A plugin module has no default export.",
+  message: (v: { path: string }) => `Cannot load plugin "${v.path}": it has no default export`,
+  hint: "Export the plugin: export default definePlugin({ ... }).",
+} as const satisfies ErrorData;
+
+/** This area's entries, in the order docs/errors.md lists them. */
+export const PLUGINS_ERRORS: readonly ErrorData[] = [
+  PluginPathEmpty,
+  PluginFileMissing,
+  PluginLoadFailed,
+  PluginNoDefaultExport,
+];
