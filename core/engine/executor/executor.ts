@@ -408,7 +408,7 @@ async function finishRun(
       // state and the run's status (so its checkpoints are durable with its end).
       const done = await storage.checkpointer.flushWith(async (checkpoints) => {
         events = await broker.takeUnflushed(run.run_id);
-        return storage.runs.complete(run, end, events, checkpoints);
+        return storage.runs.complete({ run, end, events, checkpoints });
       });
       events = [];
       if (done.lost) {
