@@ -5,7 +5,7 @@
  *   tools = ["execute", "write_file", "docs/delete_page"]
  */
 import { parse as parseToml, TomlError } from "smol-toml";
-import type { Diagnostic } from "../kernel/errors.ts";
+import type { Diagnostic } from "../kernel/index.ts";
 import { locateTomlKey, tomlSyntaxMessage } from "./toml-locate.ts";
 
 export const BUILTIN_TOOLS = [
@@ -20,12 +20,19 @@ export const BUILTIN_TOOLS = [
   "task",
 ] as const;
 
-export function parseApprovals(
-  text: string,
-  file: string,
-  ctx: { mcpServers: readonly string[]; sandbox: boolean },
-  report: (d: Diagnostic) => void,
-): string[] {
+/** One `approvals.toml` to parse, with what the agent has: its MCP servers and whether it has a sandbox. */
+export interface ApprovalsFile {
+  text: string;
+  /** The file's name in messages. */
+  file: string;
+  mcpServers: readonly string[];
+  sandbox: boolean;
+  report: (d: Diagnostic) => void;
+}
+
+/** The tools that need approval, sorted, each once; problems go to `report`. */
+export function parseApprovals(ctx: ApprovalsFile): string[] {
+  const { text, file, report } = ctx;
   let doc: Record<string, unknown>;
   try {
     doc = parseToml(text) as Record<string, unknown>;
