@@ -4,9 +4,8 @@
  *   # built-in tools by name; MCP tools as "<server>/<tool>" or "<server>/*"
  *   tools = ["execute", "write_file", "docs/delete_page"]
  */
-import { parse as parseToml, TomlError } from "smol-toml";
 import type { Diagnostic } from "../kernel/index.ts";
-import { locateTomlKey, tomlSyntaxMessage } from "./toml-locate.ts";
+import { locateTomlKey, parseTomlReporting } from "./toml-locate.ts";
 
 export const BUILTIN_TOOLS = [
   "write_todos",
@@ -33,20 +32,9 @@ export interface ApprovalsFile {
 /** The tools that need approval, sorted, each once; problems go to `report`. */
 export function parseApprovals(ctx: ApprovalsFile): string[] {
   const { text, file, report } = ctx;
-  let doc: Record<string, unknown>;
-  try {
-    doc = parseToml(text) as Record<string, unknown>;
-  } catch (err) {
-    const e = err as TomlError;
-    report({
-      file,
-      line: e.line,
-      column: e.column,
-      message: `is not valid TOML: ${tomlSyntaxMessage(e, text)}`,
-      hint: 'Write: tools = ["execute"]',
-    });
-    return [];
-  }
+  const parsed = parseTomlReporting({ text, file, hint: 'Write: tools = ["execute"]', report });
+  if (!parsed) return [];
+  const doc = parsed.doc;
   for (const key of Object.keys(doc).filter((k) => k !== "tools")) {
     report({
       file,

@@ -3,10 +3,9 @@
  * problem reported with its line (syntax with line and column; unknown sections and keys
  * with the allowed ones; wrong types with how to write the value).
  */
-import { parse as parseToml, TomlError } from "smol-toml";
 import type { z } from "zod";
 import type { Diagnostic } from "../kernel/index.ts";
-import { locateTomlKey, tomlSyntaxMessage } from "./toml-locate.ts";
+import { locateTomlKey, parseTomlReporting } from "./toml-locate.ts";
 import { ALLOWED_SECTIONS } from "./schema.ts";
 
 /** One TOML file to parse: problems go to `report`; `kind` chooses the hints. */
@@ -23,20 +22,9 @@ export interface TomlFile<S extends z.ZodType> {
 export function parseTomlFile<S extends z.ZodType>(
   { text, file, schema, report, kind = "agent" }: TomlFile<S>,
 ): { data: z.output<S> | null; raw: unknown } {
-  let doc: unknown;
-  try {
-    doc = parseToml(text);
-  } catch (err) {
-    const e = err as TomlError;
-    report({
-      file,
-      line: e.line,
-      column: e.column,
-      message: `is not valid TOML: ${tomlSyntaxMessage(e, text)}`,
-      hint: "Fix the TOML syntax at that line.",
-    });
-    return { data: null, raw: null };
-  }
+  const parsedToml = parseTomlReporting({ text, file, hint: "Fix the TOML syntax at that line.", report });
+  if (!parsedToml) return { data: null, raw: null };
+  const doc: unknown = parsedToml.doc;
   const parsed = schema.safeParse(doc);
   if (parsed.success) return { data: parsed.data, raw: doc };
   for (const issue of parsed.error.issues) {
