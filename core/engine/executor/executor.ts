@@ -12,7 +12,8 @@ import type { RunEvent } from "../../storage/run-events.ts";
 import type { ClaimedRun } from "../../storage/runs.ts";
 import type { Storage } from "../../storage/storage.ts";
 import type { Json, Run, RunStatus, ThreadStatus } from "../../storage/records.ts";
-import { type CancelAction, LeaseLost, type RunBroker, RunCancelled } from "../broker/broker.ts";
+import type { RunBroker } from "../broker/broker.ts";
+import { type CancelAction, LeaseLost, RunCancelled } from "../broker/cancellation.ts";
 import type { GraphRegistry } from "./graphs.ts";
 import { ChunkTranslator, libModes, type LibStreamMode, type StreamMode } from "./stream-modes.ts";
 import { interruptsByTask } from "./state.ts";
@@ -107,13 +108,20 @@ export async function executeRun(deps: ExecutorDeps, run: ExecutableRun, resume:
   const signal = limit ? AbortSignal.any([cancelSignal, limit.signal]) : cancelSignal;
   // Every event is redacted: debug and events modes carry upstream errors verbatim.
   const emit = (event: string, data: unknown) =>
-    broker.publish(run.run_id, event, redact(typeof data === "string" ? data : JSON.stringify(data)));
+    broker.publish(run.run_id, { event, data: redact(typeof data === "string" ? data : JSON.stringify(data)) });
   // Claiming the run logged this first event already; a resumed run says so on its stream.
   if (resume.resumed) {
-    broker.publish(run.run_id, "metadata", `{"run_id":"${run.run_id}","attempt":${run.attempt},"resumed":true}`);
-  } else {broker.publish(run.run_id, "metadata", `{"run_id":"${run.run_id}","attempt":${run.attempt}}`, {
+    broker.publish(run.run_id, {
+      event: "metadata",
+      data: `{"run_id":"${run.run_id}","attempt":${run.attempt},"resumed":true}`,
+    });
+  } else {
+    broker.publish(run.run_id, {
+      event: "metadata",
+      data: `{"run_id":"${run.run_id}","attempt":${run.attempt}}`,
       durable: true,
-    });}
+    });
+  }
   let status: RunStatus = "success";
   let errorOut: { error: string; message: string } | null = null;
   let rollback = false;
