@@ -1,7 +1,8 @@
 /**
  * The end of a run: the thread's state after it, recorded with the run's status, its last
  * events and its checkpoints; then the run's channel ends, its webhook is told, runs waiting
- * behind it are woken and a temporary thread goes.
+ * behind it are woken and a temporary thread goes. One way down: the broker hands over the
+ * events it has not logged, then storage writes them with the rest.
  */
 import type { Run, RunEvent, RunStatus, ThreadStatus } from "../../storage/index.ts";
 import type { CompiledGraph } from "./graphs.ts";
@@ -73,12 +74,13 @@ async function recordEnd(o: { deps: ExecutorDeps; run: Run; r: FinishedRun; endi
     });
     return true;
   }
-  // One statement: the run's checkpoints not yet written, its last events, the thread's
-  // state and the run's status (so its checkpoints are durable with its end).
-  const done = await storage.checkpointer.flushWith(async (checkpoints) => {
-    ending.events = await broker.takeUnflushed(run.run_id);
-    return storage.runs.complete(run, end, ending.events, checkpoints);
-  });
+  // The broker first (the events it has not logged), then storage, in one statement: the
+  // run's checkpoints not yet written, its last events, the thread's state and the run's
+  // status (so its checkpoints are durable with its end).
+  const events = ending.events = await broker.takeUnflushed(run.run_id);
+  const done = await storage.checkpointer.flushWith((checkpoints) =>
+    storage.runs.complete(run, end, events, checkpoints)
+  );
   ending.events = [];
   if (done.lost) {
     log.warn(`run ${run.run_id}: another replica took it over before its end was recorded here; it records the end`);
