@@ -138,6 +138,19 @@ export class RunBroker {
     return ch ? await this.#writer.take(ch) : [];
   }
 
+  /** The run's events in the durable log, after `afterId` (a run taken over goes on after them). */
+  logged(runId: string, afterId?: number): Promise<RunEvent[]> {
+    return this.#read.read(runId, afterId);
+  }
+
+  /**
+   * Writes events to the durable log at once: those taken for a run's end that could not be
+   * recorded, the last event of a run whose process died.
+   */
+  writeLog(runId: string, events: readonly RunEvent[]): Promise<void> {
+    return this.#writer.write(runId, events);
+  }
+
   /**
    * Stops executing a run here without ending it: another replica took it over. What was not
    * logged yet is dropped (the new holder's events take those ids); followers here go on

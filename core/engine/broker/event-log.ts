@@ -63,6 +63,11 @@ export class EventLogWriter {
     });
   }
 
+  /** Writes events to the durable log at once, outside the batches. */
+  write(runId: string, events: readonly RunEvent[]): Promise<void> {
+    return this.#log.append(runId, events);
+  }
+
   /** Waits until every published event of the run is in the durable log. */
   async flush(runId: string, ch: RunChannel): Promise<void> {
     for (let tries = 0; (ch.appending || ch.unflushed.length) && tries < 100; tries++) {

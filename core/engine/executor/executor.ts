@@ -56,7 +56,7 @@ async function beginRun(
 ): Promise<{ signal: AbortSignal; emit: Emit; stopTimer: () => void }> {
   const { storage, broker } = deps;
   // A resumed run's stream goes on after what its first replica logged (ids stay consecutive).
-  const prior = resume.resumed ? await storage.events.read(run.run_id).catch(() => []) : undefined;
+  const prior = resume.resumed ? await broker.logged(run.run_id).catch(() => []) : undefined;
   const cancelSignal = broker.start(run.run_id, prior);
   // Its thread had no checkpoint when it was claimed: the graph's first read of one is skipped.
   // Once: a retried execution may find checkpoints of the first.

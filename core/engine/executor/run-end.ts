@@ -136,7 +136,7 @@ async function threadEnd(o: { deps: ExecutorDeps; run: Run; r: FinishedRun; endi
 async function recordFailure(
   o: { deps: ExecutorDeps; run: Run; r: FinishedRun; ending: Ending; err: unknown },
 ): Promise<void> {
-  const { deps: { storage, log }, run, ending } = o;
+  const { deps: { storage, broker, log }, run, ending } = o;
   log.error(`run ${run.run_id}: cannot record the end of the run`, o.err);
   const failure = o.r.errorOut ??
     {
@@ -145,7 +145,7 @@ async function recordFailure(
     };
   ending.status = "error";
   ending.output = { __error__: failure };
-  await storage.events.append(run.run_id, ending.events).catch(() => {});
+  await broker.writeLog(run.run_id, ending.events).catch(() => {});
   await storage.runs.setStatus(run.run_id, "error", { fromStatuses: ["running"] }).catch(() => {});
   ending.others = await storage.threads.endFailedRun(run.thread_id, failure).catch((e2: unknown) => {
     log.error(`run ${run.run_id}: cannot free its thread ${run.thread_id} (freed at the next start)`, e2);
