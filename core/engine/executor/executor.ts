@@ -14,7 +14,7 @@ import type { Emit } from "./stream-modes.ts";
 import type { ExecutableRun, ExecutorDeps, ResumeOptions } from "./types.ts";
 
 export type { ExecutableRun, ExecutorDeps, ResumeOptions, RunKwargs } from "./types.ts";
-export { graphError, RunTimedOut } from "./run-errors.ts";
+export { graphError } from "./run-errors.ts";
 
 /** Runs `run` to its end; never throws (failures become the run's `error` status). */
 export async function executeRun(deps: ExecutorDeps, run: ExecutableRun, resume: ResumeOptions = {}): Promise<void> {
