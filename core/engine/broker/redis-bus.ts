@@ -17,7 +17,7 @@ export async function openRedisBus(
   log: ServerLog,
   opts: { connectWithinMs?: number } = {},
 ): Promise<RemoteBus> {
-  const [{ Redis }, { connectWithin }] = await Promise.all([import("ioredis"), import("../../storage/connect.ts")]);
+  const [{ Redis }, { connectWithin }] = await Promise.all([import("ioredis"), import("../../storage/index.ts")]);
   const open = (timeoutMs: number) => {
     let connected = false;
     const c = new Redis(url, {
