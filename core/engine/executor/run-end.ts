@@ -79,7 +79,7 @@ async function recordEnd(o: { deps: ExecutorDeps; run: Run; r: FinishedRun; endi
   // status (so its checkpoints are durable with its end).
   const events = ending.events = await broker.takeUnflushed(run.run_id);
   const done = await storage.checkpointer.flushWith((checkpoints) =>
-    storage.runs.complete(run, end, events, checkpoints)
+    storage.runs.complete({ run, end, events, checkpoints })
   );
   ending.events = [];
   if (done.lost) {
