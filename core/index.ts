@@ -33,5 +33,5 @@ export type {
   BrowserAuthFactory,
   SignedInUser,
 } from "./auth/browser.ts";
-export type { AgentConfig } from "./config/schema.ts";
+export type { AgentConfig, McpServerConfig, SkillInfo, SubagentConfig } from "./kernel/plugin-config.ts";
 export { VERSION } from "./kernel/version.ts";

@@ -21,7 +21,7 @@
  * (The sandbox contract, with a full example, is in ./sandbox-contract.ts.)
  */
 import type { Diagnostic } from "./errors.ts";
-import type { AgentConfig } from "../config/schema.ts";
+import type { AgentConfig } from "./plugin-config.ts";
 import type { Sandbox, SandboxCapabilities, SandboxCreateOptions, SandboxRuntimeSpec } from "./sandbox-contract.ts";
 
 export type {
