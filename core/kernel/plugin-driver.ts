@@ -4,7 +4,9 @@
  *
  * @example
  * const driver = new PluginDriver(plugins);
- * const user = await driver.runFirst("auth:authenticate", { request, provider: "identity_a", env, dev: false });
+ * const user = await driver.runProvider({ hook: "auth:authenticate", kind: "identity", key: "identity_a" }, {
+ *   request, provider: "identity_a", env, dev: false,
+ * });
  */
 import { AgentcliError, userError } from "./errors.ts";
 import {
@@ -77,6 +79,13 @@ function specOf<K extends keyof ProviderSpecs>(p: Plugin, kind: K): ProviderSpec
   }
 }
 
+/** Which provider answers a "first" hook: the hook, the provider kind and the key its spec declares. */
+export interface ProviderHook<K extends HookName> {
+  hook: K;
+  kind: ProviderKind;
+  key: string;
+}
+
 export class PluginDriver {
   readonly plugins: readonly Plugin[];
 
@@ -114,11 +123,10 @@ export class PluginDriver {
    * {@link runFirst}. Null when nothing answers.
    */
   async runProvider<K extends HookName>(
-    hook: K,
-    kind: ProviderKind,
-    key: string,
+    which: ProviderHook<K>,
     args: HookArgs<K>,
   ): Promise<NonNullable<HookResult<K>> | null> {
+    const { hook, kind, key } = which;
     assertMode(hook, "first");
     const chosen = this.provider(kind, key);
     if (chosen?.hooks?.[hook]) return this.#ask(chosen, hook, args);
