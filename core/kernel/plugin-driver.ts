@@ -10,6 +10,7 @@
  */
 import { AgentcliError, userError } from "./errors.ts";
 import {
+  type ComputeSpec,
   type DeployTargetSpec,
   HOOK_MODES,
   type HookName,
@@ -31,6 +32,7 @@ export interface ProviderSpecs {
   sandbox: SandboxProviderSpec;
   "sandbox-runtime": SandboxRuntimeSpec;
   deploy: DeployTargetSpec;
+  compute: ComputeSpec;
 }
 
 /**
@@ -41,7 +43,8 @@ export type ProviderKind = keyof ProviderSpecs | "memory";
 
 /**
  * The key a plugin's spec declares, the one the driver chooses it by: a model's `prefix`, an
- * identity's or a sandbox's `provider`, a sandbox runtime's `name`, a deploy target's `target`.
+ * identity's or a sandbox's `provider`, a sandbox runtime's `name`, a deploy target's `target`,
+ * a compute's `type`.
  * Null for a plugin without a spec (kind "extension").
  */
 export function providerKey(p: Plugin): { kind: keyof ProviderSpecs; key: string } | null {
@@ -56,6 +59,8 @@ export function providerKey(p: Plugin): { kind: keyof ProviderSpecs; key: string
       return { kind: "sandbox-runtime", key: p.sandboxRuntime.name };
     case "deploy":
       return { kind: "deploy", key: p.deploy.target };
+    case "compute":
+      return { kind: "compute", key: p.compute.type };
     default:
       return null;
   }
@@ -74,6 +79,8 @@ function specOf<K extends keyof ProviderSpecs>(p: Plugin, kind: K): ProviderSpec
       return p.sandboxRuntime as ProviderSpecs[K];
     case "deploy":
       return p.deploy as ProviderSpecs[K];
+    case "compute":
+      return p.compute as ProviderSpecs[K];
     default:
       return undefined;
   }

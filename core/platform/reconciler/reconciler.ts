@@ -25,7 +25,7 @@ import type { AtRestEncryption } from "../../storage/encryption.ts";
 import type { SqlDriver } from "../../storage/sql.ts";
 import { openSecrets } from "../store/secrets-at-rest.ts";
 import { BuildFailure, buildRevision, type ProjectBuilders } from "./build.ts";
-import type { ComputeDriver } from "../compute/contract.ts";
+import type { ComputeDriver } from "../../kernel/index.ts";
 import { resolveRef } from "./git-source.ts";
 import type { DeploymentRow, ListenerRow, RevisionRow } from "../api/resources.ts";
 import type { RevisionStatus } from "../api/schema.ts";
