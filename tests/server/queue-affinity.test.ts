@@ -10,7 +10,7 @@ import { randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import { openPostgresBus } from "../../core/engine/broker/pg-bus.ts";
 import { openRedisBus } from "../../core/engine/broker/redis-bus.ts";
-import { newSender, type RemoteBus, signalBody, signalPayload } from "../../core/engine/broker/broker.ts";
+import { newSender, type RemoteBus, signalBody, signalPayload } from "../../core/engine/broker/bus.ts";
 import { silentLog } from "../../core/kernel/log.ts";
 import { pgSchema, startTestServer, type TestServer } from "./_harness.ts";
 import { sqlOf } from "../../core/storage/storage.ts";
