@@ -14,7 +14,7 @@
  *   name: "compute-nomad",
  *   kind: "compute",
  *   compute: { type: "nomad" },
- *   hooks: { "compute:driver": (ctx) => new NomadCompute(ctx) },
+ *   hooks: { "compute:driver": (ctx) => nomadCompute(ctx) }, // a ComputeDriver (docs/plugins.md has one)
  * });
  */
 
