@@ -56,7 +56,8 @@ describe("queue affinity", () => {
     test("a run queued on a full replica is run by that replica when its worker frees, though another replica is idle", async () => {
       const t1 = await a.client.threads.create();
       const t2 = await a.client.threads.create();
-      const busy = await a.client.runs.create(t1.thread_id, "slow", { input: { ms: 400 } });
+      // Long enough that a's worker is still busy when b is asked below, however loaded the machine.
+      const busy = await a.client.runs.create(t1.thread_id, "slow", { input: { ms: 2_500 } });
       assert.equal(busy.status, "running", "a's only worker runs it");
       const queued = await a.client.runs.create(t2.thread_id, "echo", { input });
       assert.equal(queued.status, "pending");
