@@ -21,7 +21,7 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { Client } from "@langchain/langgraph-sdk";
-import { freePort } from "../core/platform/compute/revision-process.ts";
+import { freePort } from "../plugins/compute/revision-process.ts";
 import {
   machineCpu,
   ROOT,

@@ -10,7 +10,7 @@ import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@langchain/langgraph-sdk";
-import { freePort } from "../core/platform/compute/revision-process.ts";
+import { freePort } from "../plugins/compute/revision-process.ts";
 import { ROOT, runLoad, startAgentcliDev, startModel, stopTree, treeStats, waitOk } from "./children.ts";
 
 const args = process.argv.slice(2);

@@ -18,7 +18,7 @@
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
-import { freePort } from "../core/platform/compute/revision-process.ts";
+import { freePort } from "../plugins/compute/revision-process.ts";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@langchain/langgraph-sdk";

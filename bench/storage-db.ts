@@ -10,7 +10,7 @@ import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@langchain/langgraph-sdk";
-import { freePort } from "../core/platform/compute/revision-process.ts";
+import { freePort } from "../plugins/compute/revision-process.ts";
 import { openSql, type SqlDriver } from "../core/storage/sql.ts";
 import { startAgentcliDev, stopTree, waitOk } from "./children.ts";
 

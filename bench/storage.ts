@@ -20,7 +20,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@langchain/langgraph-sdk";
-import { freePort } from "../core/platform/compute/revision-process.ts";
+import { freePort } from "../plugins/compute/revision-process.ts";
 import { openSql } from "../core/storage/sql.ts";
 import { startAgentcliDev, startModel, stopTree, waitOk } from "./children.ts";
 import { type DatabaseSize, type Engine, measureDatabase } from "./storage-db.ts";

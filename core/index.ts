@@ -1,8 +1,10 @@
 /**
  * The public API of the `agentcli` package for plugin authors: {@link definePlugin}, the
  * type of every hook point and provider spec, the errors a hook throws to refuse or fail
- * with a status of its own, and the helpers identity providers share (bearer tokens,
- * constant-time comparison, a token cache, a JWKS key store). The built-in plugins import
+ * with a status of its own, the helpers identity providers share (bearer tokens,
+ * constant-time comparison, a token cache, a JWKS key store), and those a compute that runs
+ * processes on its machine needs (whether a process runs, bounding connections per client
+ * address). The built-in plugins import
  * only this module, as a third-party plugin does. The contracts are documented in `docs/plugins.md`.
  *
  * @example
@@ -14,7 +16,7 @@
  *   hooks: { "auth:authenticate": async ({ request }) => { throw unauthorized("Cannot authenticate request: no token"); } },
  * });
  */
-export { definePlugin, HOOK_MODES, isSandboxNotFound, SandboxNotFoundError } from "./kernel/hooks.ts";
+export { CREATE_ONLY, definePlugin, HOOK_MODES, isSandboxNotFound, SandboxNotFoundError } from "./kernel/hooks.ts";
 export type * from "./kernel/hooks.ts";
 export { AgentcliError, isUserError, userError } from "./kernel/errors.ts";
 export type { Diagnostic, ErrorCode } from "./kernel/errors.ts";
@@ -33,5 +35,7 @@ export type {
   BrowserAuthFactory,
   SignedInUser,
 } from "./auth/browser.ts";
-export type { AgentConfig } from "./config/schema.ts";
+export type { AgentConfig, McpServerConfig, SkillInfo, SubagentConfig } from "./kernel/plugin-config.ts";
 export { VERSION } from "./kernel/version.ts";
+export { processAlive } from "./storage/lock.ts";
+export { limitConnectionsPerClient, MAX_CONNECTIONS_PER_CLIENT_VARIABLE } from "./server/host/client-connections.ts";

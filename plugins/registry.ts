@@ -26,6 +26,8 @@ import sandboxLocal from "./sandbox/local.ts";
 import deployPlatform from "./deploy/platform.ts";
 import deployDocker from "./deploy/docker.ts";
 import memoryStore from "./memory/store.ts";
+import computeLocal from "./compute/local.ts";
+import computeK8s from "./compute/kubernetes.ts";
 
 /**
  * Model providers first; the default-model chain of spec 2.2 (openai, anthropic,
@@ -55,4 +57,6 @@ export const builtinPlugins: readonly Plugin[] = [
   deployPlatform,
   deployDocker,
   memoryStore,
+  computeLocal,
+  computeK8s,
 ];

@@ -74,7 +74,11 @@ export function createAuthenticator(opts: AuthenticatorOptions): Authenticate {
   return async (request) => {
     if (isPublicPath(new URL(request.url).pathname)) return null;
     if (bypass && !hasCredentials(request)) return devBypassUser(request);
-    const user = await driver.runProvider("auth:authenticate", "identity", plugin.identity.provider, {
+    const user = await driver.runProvider({
+      hook: "auth:authenticate",
+      kind: "identity",
+      key: plugin.identity.provider,
+    }, {
       request,
       provider,
       env,

@@ -147,7 +147,7 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
     }
   }
   const { isCompiled } = await import("../kernel/index.ts");
-  const result = await driver.runProvider("deploy:target", "deploy", targetName, {
+  const result = await driver.runProvider({ hook: "deploy:target", kind: "deploy", key: targetName }, {
     target: targetName,
     bundle: bytes,
     name: project.config.agent.name,

@@ -150,7 +150,7 @@ async function serve(argv: string[], ctx: CliContext): Promise<number> {
       publicUrl: flags.publicUrl,
       plugins,
       limits,
-      sandboxDriver: await (await import("../kernel/index.ts")).loadPlugins(await ctx.builtinPlugins(), {
+      driver: await (await import("../kernel/index.ts")).loadPlugins(await ctx.builtinPlugins(), {
         paths: plugins,
       }),
       builders: projectBuilders({ ...ctx, pluginPaths: plugins }),

@@ -27,6 +27,8 @@ function provides(p: Plugin): string {
       return `sandbox runtime "${p.sandboxRuntime.name}"`;
     case "deploy":
       return `deploy --target ${p.deploy.target}`;
+    case "compute":
+      return `listener compute_type "${p.compute.type}"`;
     default:
       return "";
   }

@@ -99,7 +99,7 @@ export async function memoryStore(
     });
   }
   const serverStore = storeAsMemoryBackend(opts.store);
-  const backend = await opts.driver.runProvider("memory:backend", "memory", name, {
+  const backend = await opts.driver.runProvider({ hook: "memory:backend", kind: "memory", key: name }, {
     assistantId: opts.assistantId,
     env: opts.env,
     serverStore,

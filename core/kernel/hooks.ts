@@ -21,8 +21,9 @@
  * (The sandbox contract, with a full example, is in ./sandbox-contract.ts.)
  */
 import type { Diagnostic } from "./errors.ts";
-import type { AgentConfig } from "../config/schema.ts";
+import type { AgentConfig } from "./plugin-config.ts";
 import type { Sandbox, SandboxCapabilities, SandboxCreateOptions, SandboxRuntimeSpec } from "./sandbox-contract.ts";
+import type { ComputeContext, ComputeDriver } from "./compute-contract.ts";
 
 export type {
   ExecuteOptions,
@@ -35,6 +36,20 @@ export type {
   SandboxScope,
 } from "./sandbox-contract.ts";
 export { isSandboxNotFound, SandboxNotFoundError } from "./sandbox-contract.ts";
+export type {
+  ComputeContext,
+  ComputeDatabase,
+  ComputeDeployment,
+  ComputeDriver,
+  ComputeListener,
+  ComputeResourceSpec,
+  ComputeRevision,
+  K8sObject,
+  KubeApi,
+  RevisionLog,
+  RolloutRequest,
+} from "./compute-contract.ts";
+export { CREATE_ONLY } from "./compute-contract.ts";
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -156,6 +171,14 @@ export interface Hooks {
   "deploy:target": (
     opts: DeployTargetOptions,
   ) => DeployResult | null | undefined | Promise<DeployResult | null | undefined>;
+  /**
+   * first, asked of the plugin whose `compute.type` is the listener type: the compute that runs
+   * the control plane's revisions of that type (./compute-contract.ts). Called once per type
+   * when the control plane opens; the driver is used until it closes (`close()`).
+   */
+  "compute:driver": (
+    opts: ComputeContext,
+  ) => ComputeDriver | null | undefined | Promise<ComputeDriver | null | undefined>;
 }
 
 export type HookName = keyof Hooks;
@@ -169,9 +192,10 @@ export const HOOK_MODES: { readonly [K in HookName]: HookMode } = {
   "sandbox:create": "first",
   "memory:backend": "first",
   "deploy:target": "first",
+  "compute:driver": "first",
 };
 
-export type PluginKind = "model" | "identity" | "sandbox" | "sandbox-runtime" | "deploy" | "extension";
+export type PluginKind = "model" | "identity" | "sandbox" | "sandbox-runtime" | "deploy" | "compute" | "extension";
 
 /** What a model provider needs, as data: the `provider:` prefix, credentials, the integration package. */
 export interface ModelProviderSpec {
@@ -266,6 +290,12 @@ export interface DeployTargetSpec {
   sandboxAccess?: { providers: string[]; how: string };
 }
 
+/** A compute of the control plane (./compute-contract.ts). */
+export interface ComputeSpec {
+  /** The listener `compute_type` it runs (`local` also runs deployments that name no listener). */
+  type: string;
+}
+
 interface PluginCommon {
   name: string;
   /** Shown by `agentcli plugins`; a custom executable fills it from the plugin's package.json. */
@@ -280,6 +310,7 @@ export type Plugin =
   | (PluginCommon & { kind: "sandbox"; sandbox: SandboxProviderSpec })
   | (PluginCommon & { kind: "sandbox-runtime"; sandboxRuntime: SandboxRuntimeSpec })
   | (PluginCommon & { kind: "deploy"; deploy: DeployTargetSpec })
+  | (PluginCommon & { kind: "compute"; compute: ComputeSpec })
   | (PluginCommon & { kind: "extension" });
 
 /** Identity helper that types a plugin object. */

@@ -9,6 +9,7 @@ export * from "./errors.ts";
 export * from "./errors-data.ts";
 export { conflict, idTaken, notFound, unprocessable } from "./request-errors.ts";
 export * from "./hooks.ts";
+export type { AgentConfig, McpServerConfig, SkillInfo, SubagentConfig } from "./plugin-config.ts";
 export { clientErrorReporter, consoleLog, redactingLog, silentLog } from "./log.ts";
 export type { ServerLog } from "./log.ts";
 export { PluginDriver } from "./plugin-driver.ts";

@@ -4,10 +4,13 @@
  *
  * @example
  * const driver = new PluginDriver(plugins);
- * const user = await driver.runFirst("auth:authenticate", { request, provider: "identity_a", env, dev: false });
+ * const user = await driver.runProvider({ hook: "auth:authenticate", kind: "identity", key: "identity_a" }, {
+ *   request, provider: "identity_a", env, dev: false,
+ * });
  */
 import { AgentcliError, userError } from "./errors.ts";
 import {
+  type ComputeSpec,
   type DeployTargetSpec,
   HOOK_MODES,
   type HookName,
@@ -29,6 +32,7 @@ export interface ProviderSpecs {
   sandbox: SandboxProviderSpec;
   "sandbox-runtime": SandboxRuntimeSpec;
   deploy: DeployTargetSpec;
+  compute: ComputeSpec;
 }
 
 /**
@@ -39,7 +43,8 @@ export type ProviderKind = keyof ProviderSpecs | "memory";
 
 /**
  * The key a plugin's spec declares, the one the driver chooses it by: a model's `prefix`, an
- * identity's or a sandbox's `provider`, a sandbox runtime's `name`, a deploy target's `target`.
+ * identity's or a sandbox's `provider`, a sandbox runtime's `name`, a deploy target's `target`,
+ * a compute's `type`.
  * Null for a plugin without a spec (kind "extension").
  */
 export function providerKey(p: Plugin): { kind: keyof ProviderSpecs; key: string } | null {
@@ -54,6 +59,8 @@ export function providerKey(p: Plugin): { kind: keyof ProviderSpecs; key: string
       return { kind: "sandbox-runtime", key: p.sandboxRuntime.name };
     case "deploy":
       return { kind: "deploy", key: p.deploy.target };
+    case "compute":
+      return { kind: "compute", key: p.compute.type };
     default:
       return null;
   }
@@ -72,9 +79,18 @@ function specOf<K extends keyof ProviderSpecs>(p: Plugin, kind: K): ProviderSpec
       return p.sandboxRuntime as ProviderSpecs[K];
     case "deploy":
       return p.deploy as ProviderSpecs[K];
+    case "compute":
+      return p.compute as ProviderSpecs[K];
     default:
       return undefined;
   }
+}
+
+/** Which provider answers a "first" hook: the hook, the provider kind and the key its spec declares. */
+export interface ProviderHook<K extends HookName> {
+  hook: K;
+  kind: ProviderKind;
+  key: string;
 }
 
 export class PluginDriver {
@@ -114,11 +130,10 @@ export class PluginDriver {
    * {@link runFirst}. Null when nothing answers.
    */
   async runProvider<K extends HookName>(
-    hook: K,
-    kind: ProviderKind,
-    key: string,
+    which: ProviderHook<K>,
     args: HookArgs<K>,
   ): Promise<NonNullable<HookResult<K>> | null> {
+    const { hook, kind, key } = which;
     assertMode(hook, "first");
     const chosen = this.provider(kind, key);
     if (chosen?.hooks?.[hook]) return this.#ask(chosen, hook, args);

@@ -104,6 +104,13 @@ const pluginSchema = z.discriminatedUnion("kind", [
       sandboxAccess: z.strictObject({ providers: z.array(z.string().min(1)), how: z.string().min(1) }).optional(),
     }),
   }),
+  z.strictObject({
+    ...common,
+    kind: z.literal("compute"),
+    compute: z.strictObject({
+      type: z.string().regex(/^[a-z][a-z0-9_-]*$/, "must be lower-case letters, digits, _ -"),
+    }),
+  }),
   z.strictObject({ ...common, kind: z.literal("extension") }),
 ]);
 
@@ -133,7 +140,7 @@ export function validatePlugins(plugins: readonly unknown[], sources: readonly s
             path === "(root)" ? "" : ` in "${path}"`
           }`
           : issue.code === "invalid_union" && path === "kind"
-          ? `${label}: "kind" must be one of "model", "identity", "sandbox", "sandbox-runtime", "deploy", "extension"`
+          ? `${label}: "kind" must be one of "model", "identity", "sandbox", "sandbox-runtime", "deploy", "compute", "extension"`
           : `${label}: "${path}" ${issue.message}`;
         problems.push({
           file: source,

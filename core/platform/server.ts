@@ -18,18 +18,16 @@ import type { Hono } from "hono";
 import { migrate, openSql, type SqlDriver } from "../storage/index.ts";
 import { createPlatformApp } from "./api/app.ts";
 import type { ProjectBuilders } from "./reconciler/build.ts";
-import type { ComputeDriver } from "./compute/contract.ts";
 import type { PlatformEnv, PlatformServices } from "./api/context.ts";
 import { bundleToken, bundleUrl } from "./routes/bundles.ts";
-import { K8sCompute } from "./compute/k8s.ts";
 import { DEFAULT_PLATFORM_LIMITS, type PlatformLimits } from "./api/limits.ts";
-import { LocalCompute } from "./compute/local.ts";
+import { type Computes, openComputes } from "./compute/computes.ts";
 import { PLATFORM_MIGRATIONS } from "./store/migrations.ts";
 import { Reconciler } from "./reconciler/reconciler.ts";
 import { platformEncryption } from "./store/secrets-at-rest.ts";
 import { CommandSessions } from "./sandboxes/commands.ts";
 import process from "node:process";
-import { loadPlugins, type PluginDriver } from "../kernel/index.ts";
+import { type ComputeDriver, loadPlugins, type PluginDriver } from "../kernel/index.ts";
 import { KubeClient } from "./compute/k8s-client.ts";
 import { K8sBoxRuntime } from "./sandboxes/k8s.ts";
 import { LocalBoxRuntime } from "./sandboxes/local.ts";
@@ -65,17 +63,20 @@ export interface PlatformOptions {
   limits?: Partial<PlatformLimits>;
   /** Host the local listener binds revision processes and stable URLs to. */
   localHost?: string;
-  /** Absolute paths of third-party plugin files that local revision processes load (see `LocalComputeOptions.plugins`). */
+  /** Absolute paths of third-party plugin files that local revision processes load (see `ComputeContext.plugins`). */
   plugins?: readonly string[];
   /** Test seam: the argv prefix that starts agentcli for local revision processes (default: this agentcli). */
   localCommand?: string[];
-  /** Test seam: the compute for a listener (defaults: local processes, or `k8s`). */
+  /** Test seam: the compute for a listener (default: the `compute` plugin of its type, `local` without one). */
   computeFor?: (listener: ListenerRow | null) => ComputeDriver;
   onError?: (err: unknown) => void;
   /** How often idle sandboxes are looked for (default 15 s; 0: never, for tests that call `sweep()`). */
   sandboxSweepMs?: number;
-  /** The plugins with the local sandbox runtime (`sandbox-local`) that runs sandboxes on this machine (without it, none run here). */
-  sandboxDriver?: PluginDriver;
+  /**
+   * The plugins: those of kind `compute` run revisions (`compute-local`, `compute-k8s`), the local
+   * sandbox runtime (`sandbox-local`) runs sandboxes on this machine (without them, none run here).
+   */
+  driver?: PluginDriver;
   /** How long to wait for a sandbox pod to run (tests). */
   sandboxK8sWait?: { waitAttempts?: number; waitIntervalMs?: number };
   /** Reconcile timing (tests): lease lifetime and how often to poll for work. */
@@ -86,8 +87,8 @@ export interface Platform {
   app: Hono<PlatformEnv>;
   services: PlatformServices;
   sql: SqlDriver;
-  /** The built-in computes (inspection and tests). */
-  computes: { local: LocalCompute; k8s: K8sCompute };
+  /** The computes the plugins gave, by listener type (inspection and tests). */
+  computes: Computes;
   /** Where it listens when opened with `listen`. */
   listening: { url: string; port: number } | null;
   listen(opts: { port: number; host?: string }): Promise<{ url: string; port: number }>;
@@ -136,32 +137,30 @@ export async function openPlatform(opts: PlatformOptions): Promise<Platform> {
     cleanups.push(() => sql.close());
     await migrate(sql, "platform", PLATFORM_MIGRATIONS); // safe with replicas starting together
     const onError = opts.onError ?? ((err: unknown) => console.error("platform:", err));
-    const local = new LocalCompute({
-      dataDir: join(opts.dataDir, "deployments"),
+    const driver = opts.driver ?? await loadPlugins([]);
+    const bundleSecret = await setting(sql, "bundle_secret", () => randomBytes(32).toString("hex"));
+    const computes = await openComputes({
+      driver,
+      dataDir: opts.dataDir,
       host: opts.localHost ?? "127.0.0.1",
       databaseUrl: opts.databaseUrl ?? null,
       plugins: opts.plugins,
       command: opts.localCommand,
+      // Reads `services.publicUrl` at rollout time (it may be set after the server starts listening).
+      bundleAccess: (deploymentId, revisionId) =>
+        services.publicUrl
+          ? {
+            url: bundleUrl(services.publicUrl, deploymentId, revisionId),
+            token: bundleToken(bundleSecret, deploymentId),
+          }
+          : null,
     });
-    const bundleSecret = await setting(sql, "bundle_secret", () => randomBytes(32).toString("hex"));
-    // Reads `services.publicUrl` at rollout time (it may be set after the server starts listening).
-    const k8s = new K8sCompute({
-      bundleAccess: (
-        deploymentId,
-        revisionId,
-      ) => (services.publicUrl
-        ? {
-          url: bundleUrl(services.publicUrl, deploymentId, revisionId),
-          token: bundleToken(bundleSecret, deploymentId),
-        }
-        : null),
-    });
-    cleanups.push(() => local.close(), () => k8s.close());
-    const computeFor = opts.computeFor ?? ((l: ListenerRow | null) => (l?.compute_type === "k8s" ? k8s : local));
+    cleanups.push(() => computes.close());
+    const computeFor = opts.computeFor ?? ((l: ListenerRow | null) => computes.for(l));
     const sandboxes = new SandboxService({
       sql,
       local: new LocalBoxRuntime({
-        driver: opts.sandboxDriver ?? await loadPlugins([]),
+        driver,
         dataDir: opts.dataDir,
         env: sandboxEnv(),
       }),
@@ -231,7 +230,7 @@ export async function openPlatform(opts: PlatformOptions): Promise<Platform> {
       app,
       services,
       sql,
-      computes: { local, k8s },
+      computes,
       listening: early ? { url: early.url, port: early.port } : null,
       close,
       async listen({ port, host = "127.0.0.1" }) {

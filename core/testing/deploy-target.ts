@@ -70,7 +70,7 @@ export function deployTargetConformance(entry: DeployTargetEntry): void {
       const lines: string[] = [];
       const bundle = await sampleBundle();
       const target = overrides.target ?? entry.target;
-      const result = await driver.runProvider("deploy:target", "deploy", target, {
+      const result = await driver.runProvider({ hook: "deploy:target", kind: "deploy", key: target }, {
         target,
         bundle,
         name: "conformance",

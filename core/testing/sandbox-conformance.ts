@@ -182,9 +182,11 @@ export function sandboxConformance(opts: SandboxConformanceOptions): void {
   const sandboxRow = async (s: Server, key: string) => await s.host.server.storage.sandboxes.list(key);
   const attach = async (s: Server, key: string, sandboxId: string): Promise<Sandbox> => {
     const sandbox = await driver.runProvider(
-      "sandbox:create",
-      opts.runtime ? "sandbox-runtime" : "sandbox",
-      opts.runtime ?? opts.provider,
+      {
+        hook: "sandbox:create",
+        kind: opts.runtime ? "sandbox-runtime" : "sandbox",
+        key: opts.runtime ?? opts.provider,
+      },
       {
         provider: opts.provider,
         key,

@@ -10,7 +10,7 @@ import { gzipSync } from "node:zlib";
 import { openPlatform, type Platform, type PlatformOptions } from "../../core/platform/server.ts";
 import { createApiKey, createTenant } from "../../core/platform/store/tenancy.ts";
 import { packTar } from "../../core/bundle/tar.ts";
-import type { ComputeDriver, RolloutRequest } from "../../core/platform/compute/contract.ts";
+import type { ComputeDriver, RolloutRequest } from "../../core/kernel/index.ts";
 
 export interface TestPlatform {
   platform: Platform;
@@ -48,13 +48,13 @@ export async function startTestPlatform(opts: Partial<PlatformOptions> = {}): Pr
   }
   const { loadPlugins } = await import("../../core/kernel/plugins.ts");
   const { builtinPlugins } = await import("../../plugins/registry.ts");
-  const sandboxDriver = await loadPlugins(builtinPlugins);
+  const driver = await loadPlugins(builtinPlugins);
   const platform = await openPlatform({
     dataDir,
     mode: "cloud",
     databaseUrl,
     onError: () => {},
-    sandboxDriver,
+    driver,
     ...opts,
   });
   const a = await createTenant(platform.sql, `tenant-a-${Date.now()}-${Math.random()}`);

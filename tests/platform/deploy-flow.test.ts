@@ -129,7 +129,7 @@ describe("the platform deploy target", () => {
       version: "0",
       log: log(),
     };
-    assert.equal(await driver.runProvider("deploy:target", "deploy", "elsewhere", opts), null);
+    assert.equal(await driver.runProvider({ hook: "deploy:target", kind: "deploy", key: "elsewhere" }, opts), null);
   });
 
   test("needs PLATFORM_API_KEY, and names a refused key", async () => {

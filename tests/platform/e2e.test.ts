@@ -19,7 +19,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@langchain/langgraph-sdk";
 import { DefaultAgentCardResolver } from "@a2a-js/sdk/client";
-import { freePort } from "../../core/platform/compute/revision-process.ts";
+import { freePort } from "../../plugins/compute/revision-process.ts";
 import { notABundle, until } from "./_harness.ts";
 import { startModelServer } from "../fixtures/model-server/server.ts";
 

@@ -16,6 +16,9 @@ import { fileURLToPath } from "node:url";
 import { Client } from "@langchain/langgraph-sdk";
 import { openPlatform, type Platform } from "../../core/platform/server.ts";
 import { createApiKey, createTenant } from "../../core/platform/store/tenancy.ts";
+import { loadPlugins } from "../../core/kernel/plugins.ts";
+import { builtinPlugins } from "../../plugins/registry.ts";
+import type { LocalCompute } from "../../plugins/compute/local.ts";
 import { makeBundle, until } from "./_harness.ts";
 
 let dataDir = "";
@@ -61,13 +64,16 @@ async function logs(deploymentId: string, revisionId: string): Promise<string> {
 }
 
 const HELD_SERVE = fileURLToPath(new URL("./_held-serve.ts", import.meta.url));
-const open = () =>
+const open = async () =>
   openPlatform({
     dataDir,
     mode: "cloud",
     onError: () => {},
+    driver: await loadPlugins(builtinPlugins),
     localCommand: [process.execPath, ...process.execArgv, HELD_SERVE],
   });
+/** The process id of a deployment's current revision process. */
+const pidOf = (id: string) => (platform.computes.get("local") as LocalCompute).pidOf(id);
 
 before(async () => {
   dataDir = await mkdtemp(join(tmpdir(), "agentcli-platform-local-"));
@@ -97,11 +103,11 @@ test("a killed revision process is restarted and serves again at the same URL", 
   assert.equal(rev.status, "DEPLOYED", rev.status_message);
   live = rev.id;
   url = (await call("GET", `/v2/deployments/${deploymentId}`)).body.url;
-  const pid = platform.computes.local.pidOf(deploymentId);
+  const pid = pidOf(deploymentId);
   assert.ok(pid);
   process.kill(pid, "SIGKILL");
   const again = await until(async () => {
-    const next = platform.computes.local.pidOf(deploymentId);
+    const next = pidOf(deploymentId);
     if (!next || next === pid) return null;
     return (await fetch(`${url}/ok`).then((r) => r.status, () => 0)) === 200 ? next : null;
   }, "the restarted process to answer");

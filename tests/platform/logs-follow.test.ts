@@ -7,7 +7,7 @@
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import type { ComputeDriver, RolloutRequest } from "../../core/platform/compute/contract.ts";
+import type { ComputeDriver, RolloutRequest } from "../../core/kernel/index.ts";
 import type { SqlResult } from "../../core/storage/sql.ts";
 import { startTestPlatform, type TestPlatform, until } from "./_harness.ts";
 

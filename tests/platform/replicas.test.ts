@@ -11,7 +11,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openPlatform, type Platform } from "../../core/platform/server.ts";
-import type { ComputeDriver, RolloutRequest } from "../../core/platform/compute/contract.ts";
+import type { ComputeDriver, RolloutRequest } from "../../core/kernel/index.ts";
 import { openSql, type SqlDriver } from "../../core/storage/sql.ts";
 import { createApiKey, createTenant } from "../../core/platform/store/tenancy.ts";
 import { until } from "./_harness.ts";

@@ -35,7 +35,7 @@ test("the platform provider runs its sandboxes on the control plane at AGENTCLI_
   // The driver chooses the plugin by its declared provider: it is not asked for another one.
   const driver = new PluginDriver([platformSandbox]);
   assert.equal(
-    await driver.runProvider("sandbox:create", "sandbox", "sandbox_a", {
+    await driver.runProvider({ hook: "sandbox:create", kind: "sandbox", key: "sandbox_a" }, {
       provider: "sandbox_a",
       key: "k",
       scope: "thread",

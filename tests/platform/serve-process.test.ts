@@ -17,7 +17,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
-import { freePort, stopRecorded } from "../../core/platform/compute/revision-process.ts";
+import { freePort, stopRecorded } from "../../plugins/compute/revision-process.ts";
 import { makeBundle, until } from "./_harness.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));

@@ -12,7 +12,7 @@ import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@langchain/langgraph-sdk";
-import { freePort } from "../../core/platform/compute/revision-process.ts";
+import { freePort } from "../../plugins/compute/revision-process.ts";
 import { makeProject, removeProject } from "../toolchain/_project.ts";
 import { type ModelServer, startModelServer } from "../fixtures/model-server/server.ts";
 

@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { Client } from "@langchain/langgraph-sdk";
-import { freePort } from "../../core/platform/compute/revision-process.ts";
+import { freePort } from "../../plugins/compute/revision-process.ts";
 import { startModelServer } from "../fixtures/model-server/server.ts";
 import { startDaytonaStandIn } from "../fixtures/sandbox-vendors/daytona/server.ts";
 import { startRunloopStandIn } from "../fixtures/sandbox-vendors/runloop/server.ts";

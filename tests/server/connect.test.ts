@@ -12,7 +12,7 @@ import { after, before, test } from "node:test";
 import { buildBundle } from "../../core/bundle/bundle.ts";
 import { loadProject } from "../../core/config/load.ts";
 import { PluginDriver } from "../../core/kernel/plugin-driver.ts";
-import { freePort } from "../../core/platform/compute/revision-process.ts";
+import { freePort } from "../../plugins/compute/revision-process.ts";
 import { builtinPlugins } from "../../plugins/registry.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;

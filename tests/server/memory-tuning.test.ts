@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { Client } from "@langchain/langgraph-sdk";
-import { freePort } from "../../core/platform/compute/revision-process.ts";
+import { freePort } from "../../plugins/compute/revision-process.ts";
 import { idleCollector } from "../../core/engine/queue/idle-gc.ts";
 
 const ROOT = new URL("../..", import.meta.url).pathname;

@@ -13,7 +13,7 @@ import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before } from "node:test";
-import { freePort } from "../../core/platform/compute/revision-process.ts";
+import { freePort } from "../../plugins/compute/revision-process.ts";
 
 export const ROOT = new URL("../..", import.meta.url).pathname;
 export const CLI = join(ROOT, "bin/agentcli.js");

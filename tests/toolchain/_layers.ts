@@ -27,8 +27,6 @@ export const LAYERS: string[][] = [
  * (docs/architecture.md, "Steps"). A new entry needs the same: a reason and a step.
  */
 export const UP_ALLOWED: Record<string, string> = {
-  "core/kernel/hooks.ts -> core/config/schema.ts":
-    "hook types name AgentConfig (a type import); step 3 (one way to choose a provider) moves the plugin-facing config types into the kernel's plugin schema",
   "core/engine/runs/create.ts -> core/server/deps.ts":
     "the run service takes the whole ServerDeps; step 2 (the run service) gives it an options object of its own",
   "core/engine/crons/scheduler.ts -> core/server/deps.ts": "same as runs/create.ts: ServerDeps; step 2",

@@ -38,7 +38,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@langchain/langgraph-sdk";
-import { freePort } from "../../core/platform/compute/revision-process.ts";
+import { freePort } from "../../plugins/compute/revision-process.ts";
 import { startModelServer } from "../fixtures/model-server/server.ts";
 import { readMachO } from "../../scripts/macho-signature.ts";
 import { SEA_FUSE } from "../../scripts/build-inject.ts";

@@ -77,8 +77,8 @@ test("provider: the driver chooses the plugin whose spec declares the key; a fir
     image: "i",
     env: {},
   });
-  assert.equal((await d.runProvider("sandbox:create", "sandbox", "two", opts("two")))?.id, "two");
-  assert.equal(await d.runProvider("sandbox:create", "sandbox", "three", opts("three")), null);
+  assert.equal((await d.runProvider({ hook: "sandbox:create", kind: "sandbox", key: "two" }, opts("two")))?.id, "two");
+  assert.equal(await d.runProvider({ hook: "sandbox:create", kind: "sandbox", key: "three" }, opts("three")), null);
   assert.equal(d.provider("deploy", "right")?.name, "deploy-right");
   assert.equal(d.spec("sandbox", "one")?.provider, "one");
   assert.deepEqual(d.specs("deploy").map((s) => s.target), ["left", "right"]);
@@ -100,7 +100,10 @@ test("provider: the driver chooses the plugin whose spec declares the key; a fir
   });
   const d2 = new PluginDriver([sandbox("one"), specOnly, runtime]);
   calls.length = 0;
-  assert.equal((await d2.runProvider("sandbox:create", "sandbox", "mine", opts("mine")))?.id, "ext");
+  assert.equal(
+    (await d2.runProvider({ hook: "sandbox:create", kind: "sandbox", key: "mine" }, opts("mine")))?.id,
+    "ext",
+  );
   assert.deepEqual(calls, []);
   // memory: by plugin name (AGENTCLI_MEMORY).
   const mem = ext("my-memory", {

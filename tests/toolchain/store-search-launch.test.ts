@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, before, test } from "node:test";
 import { Client } from "@langchain/langgraph-sdk";
-import { freePort } from "../../core/platform/compute/revision-process.ts";
+import { freePort } from "../../plugins/compute/revision-process.ts";
 import { type ModelServer, startModelServer } from "../fixtures/model-server/server.ts";
 
 const ROOT = new URL("../..", import.meta.url).pathname;

@@ -262,9 +262,7 @@ export class SandboxManager {
     }
     // The chosen runtime (--sandbox local) or the provider's own plugin answers.
     const sandbox = await driver.runProvider(
-      "sandbox:create",
-      runtime ? "sandbox-runtime" : "sandbox",
-      runtime ?? provider,
+      { hook: "sandbox:create", kind: runtime ? "sandbox-runtime" : "sandbox", key: runtime ?? provider },
       {
         provider,
         key: target.key,

@@ -22,7 +22,7 @@ import {
 } from "@kubernetes/client-node";
 // Not re-exported by the package's index; needed to give the handler our own streams.
 import { WebSocketHandler } from "@kubernetes/client-node/dist/web-socket-handler.js";
-import { CREATE_ONLY, type K8sObject } from "./k8s-manifests.ts";
+import { CREATE_ONLY, type K8sObject, type KubeApi } from "../../kernel/index.ts";
 
 /** An object's identity: enough to read or delete it. */
 export interface ObjectRef {
@@ -34,7 +34,7 @@ export interface ObjectRef {
 /** A WebSocket of a running exec, as the client library opens it. */
 export type ExecSocket = Awaited<ReturnType<Exec["exec"]>>;
 
-export class KubeClient {
+export class KubeClient implements KubeApi {
   readonly #kc: KubeConfig;
   readonly #api: KubernetesObjectApi;
 

@@ -24,7 +24,7 @@ import process from "node:process";
 import type { AtRestEncryption, SqlDriver } from "../../storage/index.ts";
 import { openSecrets } from "../store/secrets-at-rest.ts";
 import { BuildFailure, buildRevision, type ProjectBuilders } from "./build.ts";
-import type { ComputeDriver } from "../compute/contract.ts";
+import type { ComputeDriver } from "../../kernel/index.ts";
 import { resolveRef } from "./git-source.ts";
 import type { DeploymentRow, ListenerRow, RevisionRow } from "../api/resources.ts";
 import type { RevisionStatus } from "../api/schema.ts";

@@ -13,7 +13,7 @@ import { randomUUID } from "node:crypto";
 import { PassThrough, Writable } from "node:stream";
 import type { KubernetesObject, V1Status } from "@kubernetes/client-node";
 import type { KubeClient, ObjectRef } from "../compute/k8s-client.ts";
-import type { K8sObject } from "../compute/k8s-manifests.ts";
+import type { K8sObject } from "../../kernel/index.ts";
 import {
   type BoxFileError,
   type BoxProcess,

@@ -42,7 +42,7 @@ export class LocalBoxRuntime implements BoxRuntime {
   }
 
   async #open(box: { id: string; image?: string }, ref: string | null): Promise<Sandbox> {
-    const sandbox = await this.#driver.runProvider("sandbox:create", "sandbox-runtime", "local", {
+    const sandbox = await this.#driver.runProvider({ hook: "sandbox:create", kind: "sandbox-runtime", key: "local" }, {
       provider: "platform",
       key: `platform:${box.id}`,
       scope: "thread",

@@ -1,5 +1,5 @@
 /**
- * The local listener (our extension; the default of a single-machine install): each
+ * The `local` compute (our extension; the default of a single-machine install): each
  * deployment gets a stable URL (a {@link RevisionProxy}) and its revisions run as
  * `agentcli serve` child processes.
  *
@@ -15,15 +15,18 @@
  * deployment it stops any recorded one still running (left by a control plane that died), so
  * two processes never serve one data folder.
  */
-import process from "node:process";
 import { existsSync } from "node:fs";
 import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { ComputeDriver, RolloutRequest } from "./contract.ts";
+import {
+  type ComputeContext,
+  type ComputeDeployment,
+  type ComputeDriver,
+  definePlugin,
+  MAX_CONNECTIONS_PER_CLIENT_VARIABLE,
+  type RolloutRequest,
+} from "../../core/index.ts";
 import { RevisionProxy } from "./local-proxy.ts";
-import { countSetting } from "../../config/index.ts";
-import { DEFAULT_MAX_CONNECTIONS_PER_CLIENT, MAX_CONNECTIONS_PER_CLIENT_VARIABLE } from "../../server/index.ts";
-import type { DeploymentRow } from "../api/resources.ts";
 import { RevisionProcess, stopRecorded } from "./revision-process.ts";
 
 const DRAIN_MS = 30_000;
@@ -36,70 +39,44 @@ interface LocalDeployment {
   current: RevisionProcess | null;
 }
 
-export interface LocalComputeOptions {
-  dataDir: string;
-  host: string;
-  /** The control plane's PostgreSQL; revisions then get a schema each instead of an embedded database. */
-  databaseUrl: string | null;
-  /** argv prefix that starts agentcli (default: this same agentcli). */
-  command?: string[];
-  /**
-   * Absolute paths of the third-party plugin files the control plane was started with
-   * (`--plugin`, `AGENTCLI_PLUGINS`): every revision process loads exactly these (as its
-   * `AGENTCLI_PLUGINS`; a deployment secret of that name cannot change them). Absent: the
-   * revision inherits `AGENTCLI_PLUGINS` from this process's environment.
-   */
-  plugins?: readonly string[];
-}
-
+/**
+ * The compute of the `local` listener type. With `ctx.database` (a PostgreSQL control plane)
+ * revisions get a schema each instead of an embedded database. `ctx.plugins`: every revision
+ * process loads exactly these (as its `AGENTCLI_PLUGINS`; a deployment secret of that name
+ * cannot change them).
+ */
 export class LocalCompute implements ComputeDriver {
   readonly kind = "local";
-  private readonly opts: LocalComputeOptions;
+  private readonly opts: ComputeContext;
   private readonly deployments = new Map<string, LocalDeployment>();
 
-  constructor(opts: LocalComputeOptions) {
+  constructor(opts: ComputeContext) {
     this.opts = opts;
   }
 
-  private dir(d: DeploymentRow): string {
+  private dir(d: ComputeDeployment): string {
     return join(this.opts.dataDir, d.id);
   }
 
-  private schema(d: DeploymentRow): string {
+  private schema(d: ComputeDeployment): string {
     return `agentcli_d_${d.id.replace(/-/g, "")}`;
   }
 
-  async provision(d: DeploymentRow): Promise<void> {
+  async provision(d: ComputeDeployment): Promise<void> {
     await mkdir(join(this.dir(d), "data"), { recursive: true });
-    if (this.opts.databaseUrl) {
-      const { openSql } = await import("../../storage/index.ts");
-      const sql = await openSql({ url: this.opts.databaseUrl, poolSize: 1 });
-      try {
-        await sql.query(`CREATE SCHEMA IF NOT EXISTS ${this.schema(d)}`);
-      } finally {
-        await sql.close();
-      }
-    }
+    await this.opts.database?.createSchema(this.schema(d));
     await this.ensureProxy(d);
   }
 
   /** The deployment's proxy, on the port it had before when that is still free. */
-  private async ensureProxy(d: DeploymentRow): Promise<LocalDeployment> {
+  private async ensureProxy(d: ComputeDeployment): Promise<LocalDeployment> {
     const existing = this.deployments.get(d.id);
     if (existing) return existing;
     await this.stopLeftovers(d);
     const again = this.deployments.get(d.id);
     if (again) return again;
     const portFile = join(this.dir(d), "port");
-    const proxy = new RevisionProxy({
-      maxConnectionsPerClient: countSetting(
-        process.env,
-        MAX_CONNECTIONS_PER_CLIENT_VARIABLE,
-        DEFAULT_MAX_CONNECTIONS_PER_CLIENT,
-        "most connections one client address may hold at once",
-        { zero: "no bound" },
-      ),
-    });
+    const proxy = new RevisionProxy({ maxConnectionsPerClient: this.opts.maxConnectionsPerClient });
     let port = existsSync(portFile) ? Number(await readFile(portFile, "utf8")) : 0;
     try {
       port = await proxy.listen(port, this.opts.host);
@@ -114,15 +91,15 @@ export class LocalCompute implements ComputeDriver {
   }
 
   /** Stops revision processes of `d` that a control plane which died left running. */
-  private async stopLeftovers(d: DeploymentRow): Promise<void> {
+  private async stopLeftovers(d: ComputeDeployment): Promise<void> {
     const revisions = join(this.dir(d), "revisions");
     const ids = await readdir(revisions).catch(() => [] as string[]);
     await Promise.all(ids.map((id) => stopRecorded(join(revisions, id, "serve.pid"))));
   }
 
-  private env(d: DeploymentRow, secrets: Array<{ name: string; value: string }>): Record<string, string> {
+  private env(d: ComputeDeployment, secrets: Array<{ name: string; value: string }>): Record<string, string> {
     const env: Record<string, string> = {};
-    for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !WITHHELD.test(k)) env[k] = v;
+    for (const [k, v] of Object.entries(this.opts.env)) if (v !== undefined && !WITHHELD.test(k)) env[k] = v;
     for (const s of secrets) env[s.name] = s.value;
     // Every connection to a revision comes from its proxy, which bounds clients per address itself.
     env[MAX_CONNECTIONS_PER_CLIENT_VARIABLE] = "0";
@@ -130,8 +107,8 @@ export class LocalCompute implements ComputeDriver {
       if (this.opts.plugins.length) env.AGENTCLI_PLUGINS = this.opts.plugins.join(":");
       else delete env.AGENTCLI_PLUGINS;
     }
-    if (this.opts.databaseUrl) {
-      const url = new URL(this.opts.databaseUrl);
+    if (this.opts.database) {
+      const url = new URL(this.opts.database.url);
       url.searchParams.set("options", `-c search_path=${this.schema(d)}`);
       env.DATABASE_URL = url.toString();
     }
@@ -164,7 +141,7 @@ export class LocalCompute implements ComputeDriver {
     const old = state.current;
     const url = `http://${this.opts.host}:${state.port}`;
     req.log("deploy", `starting revision ${req.revision.id}`);
-    if (!old || this.opts.databaseUrl) {
+    if (!old || this.opts.database) {
       await next.start(req.signal).catch(async (err) => {
         await next.stop();
         throw err;
@@ -208,22 +185,14 @@ export class LocalCompute implements ComputeDriver {
     return this.rollout({ ...req, signal: new AbortController().signal });
   }
 
-  async teardown(d: DeploymentRow): Promise<void> {
+  async teardown(d: ComputeDeployment): Promise<void> {
     const state = this.deployments.get(d.id);
     this.deployments.delete(d.id);
     if (state) {
       await state.current?.stop();
       await state.proxy.close();
     }
-    if (this.opts.databaseUrl) {
-      const { openSql } = await import("../../storage/index.ts");
-      const sql = await openSql({ url: this.opts.databaseUrl, poolSize: 1 });
-      try {
-        await sql.query(`DROP SCHEMA IF EXISTS ${this.schema(d)} CASCADE`);
-      } finally {
-        await sql.close();
-      }
-    }
+    await this.opts.database?.dropSchema(this.schema(d));
     await rm(this.dir(d), { recursive: true, force: true });
   }
 
@@ -246,3 +215,12 @@ export class LocalCompute implements ComputeDriver {
     }));
   }
 }
+
+export default definePlugin({
+  name: "compute-local",
+  kind: "compute",
+  description:
+    "Runs the control plane's revisions as agentcli serve processes on its machine, each deployment at a stable URL.",
+  compute: { type: "local" },
+  hooks: { "compute:driver": (ctx) => new LocalCompute(ctx) },
+});

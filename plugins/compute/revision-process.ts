@@ -1,5 +1,5 @@
 /**
- * One revision on the local listener: `agentcli serve <bundle> --host <h> --port <p> --data-dir <dir>`
+ * One revision of the `local` compute: `agentcli serve <bundle> --host <h> --port <p> --data-dir <dir>`
  * as a child process, its output captured line by line, `GET /ok` as the health check, and a
  * restart with backoff when it crashes after having been healthy.
  *
@@ -10,11 +10,10 @@
  * data folder.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { processAlive } from "../../storage/index.ts";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import process from "node:process";
-import { selfInvocation } from "../../kernel/index.ts";
+import { processAlive } from "../../core/index.ts";
 
 const HEALTH_TIMEOUT_MS = 120_000;
 const STOP_GRACE_MS = 10_000;
@@ -39,8 +38,8 @@ export interface RevisionProcessOptions {
   host: string;
   env: Record<string, string>;
   log: (line: string) => void;
-  /** The argv prefix that starts agentcli (tests may point it elsewhere). */
-  command?: string[];
+  /** The argv prefix that starts agentcli (the control plane's `ComputeContext.command`). */
+  command: string[];
   /** Where the running child's pid is recorded (with this process's pid as its parent). */
   pidFile?: string;
 }
@@ -152,7 +151,7 @@ export class RevisionProcess {
   }
 
   private spawn(): void {
-    const [cmd, ...pre] = this.opts.command ?? selfInvocation();
+    const [cmd, ...pre] = this.opts.command;
     const args = [
       ...pre,
       "serve",

@@ -1,5 +1,5 @@
 /**
- * The stable address of a deployment on the local listener: a reverse proxy that forwards
+ * The stable address of a deployment on the `local` compute: a reverse proxy that forwards
  * to the healthy revision process. Switching targets is atomic; while paused (the embedded
  * database changes hands) or while no revision is up, requests wait instead of failing, so
  * a rollout drops no request. The proxy counts in-flight requests per target so an old
@@ -12,7 +12,7 @@ import {
   type Server,
   type ServerResponse,
 } from "node:http";
-import { DEFAULT_MAX_CONNECTIONS_PER_CLIENT, limitConnectionsPerClient } from "../../server/index.ts";
+import { limitConnectionsPerClient } from "../../core/index.ts";
 
 const WAIT_LIMIT_MS = 60_000;
 
@@ -28,9 +28,9 @@ export class RevisionProxy {
    * `maxConnectionsPerClient`: connections one client address may hold at once (0: no bound).
    * The proxy is the revision processes' only client, so it bounds clients for them.
    */
-  private readonly opts: { maxConnectionsPerClient?: number };
+  private readonly opts: { maxConnectionsPerClient: number };
 
-  constructor(opts: { maxConnectionsPerClient?: number } = {}) {
+  constructor(opts: { maxConnectionsPerClient: number }) {
     this.opts = opts;
   }
 
@@ -38,7 +38,7 @@ export class RevisionProxy {
   async listen(port: number, host: string): Promise<number> {
     const server = createServer((req, res) => void this.handle(req, res));
     server.keepAliveTimeout = 5_000;
-    limitConnectionsPerClient(server, this.opts.maxConnectionsPerClient ?? DEFAULT_MAX_CONNECTIONS_PER_CLIENT);
+    limitConnectionsPerClient(server, this.opts.maxConnectionsPerClient);
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
       server.listen(port, host, () => resolve());

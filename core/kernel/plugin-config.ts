@@ -1,0 +1,51 @@
+/**
+ * The configuration a plugin sees: the normalized `agent.toml` and the project's files
+ * (`AgentConfig`), as the `config:load` and `bundle:build` hooks receive it. The kernel holds
+ * the type because the hooks name it; core/config/schema.ts validates `agent.toml` with zod,
+ * applies the defaults and re-exports these types.
+ */
+
+/** One MCP server of `mcp.json` (values keep `${VAR}` references; they are expanded at run time). */
+export interface McpServerConfig {
+  transport: "http" | "sse";
+  url: string;
+  headers?: Record<string, string>;
+  /** Seconds a call may take before it fails. */
+  timeout?: number;
+}
+
+export interface SkillInfo {
+  name: string;
+  description: string;
+  /** Directory of the skill inside the bundle, e.g. `skills/review`. */
+  path: string;
+}
+
+export interface SubagentConfig {
+  name: string;
+  description: string;
+  /** `provider:model`, or null to inherit the main agent's model. */
+  model: string | null;
+  skills: SkillInfo[];
+  /** Own MCP servers; null means the main agent's tools are inherited. */
+  mcp: Record<string, McpServerConfig> | null;
+  /** Tools needing approval, as in `approvals.toml`; null means none of its own. */
+  approvals: string[] | null;
+}
+
+/**
+ * The normalized configuration of a project: every default applied, every file checked.
+ * This is what the bundle carries as `config.json` and what the server and harness read.
+ */
+export interface AgentConfig {
+  agent: { name: string; description: string; model: string | null };
+  sandbox: { provider: string; template: string; image: string; scope: "thread" | "assistant" };
+  auth: { provider: string } | null;
+  frontend: { enabled: boolean; app_name: string; subtitle: string; prompts: string[] };
+  skills: SkillInfo[];
+  /** Present when the project has `user/`: per-user memory is on. */
+  user: { enabled: boolean };
+  mcp: Record<string, McpServerConfig>;
+  approvals: string[];
+  subagents: SubagentConfig[];
+}
