@@ -4,7 +4,7 @@
  * a part shipped as its own text (./browser-parts.ts): nothing from outside its body but types,
  * browser globals and the values it is given.
  */
-import type { IdentityAApi, IdentityAParts, IdentityASession } from "./identity_a.browser.ts";
+import type { IdentityAApi, IdentityASession } from "./identity_a.browser.ts";
 
 /** `h` (a DOM element with attributes, `on*` functions becoming listeners, and children) and `field`. */
 export const identityADom = () => {
@@ -41,7 +41,8 @@ export interface SignInOptions {
   dom: IdentityADom;
   /** The app's address, where the links of sign-up and recovery emails return. */
   redirectTo: string;
-  parts: IdentityAParts;
+  /** The forms it draws (parts of the module, see ./identity_a.browser.ts). */
+  parts: { signInForm: typeof identityASignInForm; newPassword: typeof identityANewPassword };
 }
 
 /** `mountSignIn`: keeps the form's state (mode, messages, the email typed) and submits it. */
