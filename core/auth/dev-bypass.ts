@@ -8,7 +8,7 @@
  * Under `serve` none of this exists: the variable and the header are ignored.
  *
  * @example
- * const line = devAuthBanner(config, env, "dev"); if (line) io.out(line);
+ * const line = devAuthBanner({ config, env, mode: "dev" }); if (line) io.out(line);
  */
 import type { AuthUser, Env } from "../kernel/index.ts";
 import type { AgentConfig } from "../config/index.ts";
@@ -44,13 +44,17 @@ export function devBypassUser(request: Request): AuthUser {
   return { identity, isAuthenticated: true, displayName: `${identity} (development bypass)`, permissions: ["dev"] };
 }
 
+/** What {@link devAuthBanner} looks at. */
+export interface DevAuthBannerOptions {
+  config: AgentConfig;
+  env: Env;
+  mode: "dev" | "serve";
+  /** The identity spec of `[auth].provider` (a public provider needs no bypass); null when none. */
+  identity?: { public?: boolean } | null;
+}
+
 /** The line `agentcli dev` prints at start about auth, or null when there is nothing to say. */
-export function devAuthBanner(
-  config: AgentConfig,
-  env: Env,
-  mode: "dev" | "serve",
-  identity: { public?: boolean } | null = null,
-): string | null {
+export function devAuthBanner({ config, env, mode, identity = null }: DevAuthBannerOptions): string | null {
   const provider = config.auth?.provider ?? null;
   // A public provider needs no credentials: there is nothing to bypass.
   if (mode !== "dev" || identity?.public) return null;

@@ -41,26 +41,39 @@ function tarHeader(path: string, size: number): Uint8Array {
     name = enc.encode(path.slice(cut + 1));
   }
   h.set(name, 0);
-  writeOctal(h, 100, 8, 0o644);
-  writeOctal(h, 108, 8, 0);
-  writeOctal(h, 116, 8, 0);
-  writeOctal(h, 124, 12, size);
-  writeOctal(h, 136, 12, 0);
+  writeOctal(h, MODE, 0o644);
+  writeOctal(h, UID, 0);
+  writeOctal(h, GID, 0);
+  writeOctal(h, SIZE, size);
+  writeOctal(h, MTIME, 0);
   h.fill(0x20, 148, 156);
   h[156] = 0x30;
   h.set(enc.encode("ustar\u000000"), 257);
   h.set(prefix, 345);
   let sum = 0;
   for (const b of h) sum += b;
-  writeOctal(h, 148, 7, sum);
+  writeOctal(h, CHECKSUM, sum);
   h[155] = 0x20;
   return h;
 }
 
-function writeOctal(buf: Uint8Array, off: number, len: number, value: number): void {
-  const s = value.toString(8).padStart(len - 1, "0");
-  buf.set(enc.encode(s), off);
-  buf[off + len - 1] = 0;
+/** A numeric field of the ustar header: where it starts and its length (octal digits and a NUL). */
+interface OctalField {
+  offset: number;
+  length: number;
+}
+const MODE: OctalField = { offset: 100, length: 8 };
+const UID: OctalField = { offset: 108, length: 8 };
+const GID: OctalField = { offset: 116, length: 8 };
+const SIZE: OctalField = { offset: 124, length: 12 };
+const MTIME: OctalField = { offset: 136, length: 12 };
+/** Six digits and a NUL; the eighth byte (a space) is written after it. */
+const CHECKSUM: OctalField = { offset: 148, length: 7 };
+
+function writeOctal(buf: Uint8Array, field: OctalField, value: number): void {
+  const s = value.toString(8).padStart(field.length - 1, "0");
+  buf.set(enc.encode(s), field.offset);
+  buf[field.offset + field.length - 1] = 0;
 }
 
 /** A header's entry: what the reader needs, after the checks every archive gets. */

@@ -180,12 +180,12 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
 Watching ${relative(ctx.cwd, project.root) || "."} for changes. Press Ctrl+C to stop.`);
   const { devAuthBanner } = await import("../auth/index.ts");
   const authProvider = bundle.config.auth?.provider ?? null;
-  const banner = devAuthBanner(
-    bundle.config,
-    project.env,
-    "dev",
-    (authProvider === null ? undefined : driver.spec("identity", authProvider)) ?? null,
-  );
+  const banner = devAuthBanner({
+    config: bundle.config,
+    env: project.env,
+    mode: "dev",
+    identity: (authProvider === null ? undefined : driver.spec("identity", authProvider)) ?? null,
+  });
   if (banner) log.info(banner);
 
   await new Promise<void>((resolve) => {

@@ -126,7 +126,7 @@ export async function createAgentGraph(opts: AgentGraphOptions): Promise<AgentGr
           }) as unknown as AgentMiddleware,
         ]
         : [];
-    const mainMcp = await mcp.connect(config.mcp, env, "mcp.json", reserved);
+    const mainMcp = await mcp.connect({ servers: config.mcp, env, file: "mcp.json", reserved });
     toolSets.push(mainMcp);
     mainMcp.warnings.forEach(warn);
     // /memories/, seeding and the preloaded instructions use the memory plugin's store.
@@ -144,7 +144,7 @@ export async function createAgentGraph(opts: AgentGraphOptions): Promise<AgentGr
       let tools = mainMcp.tools;
       let origins = mainMcp.origins;
       if (sub.mcp) {
-        const own = await mcp.connect(sub.mcp, env, `subagents/${sub.name}/mcp.json`, reserved);
+        const own = await mcp.connect({ servers: sub.mcp, env, file: `subagents/${sub.name}/mcp.json`, reserved });
         toolSets.push(own);
         own.warnings.forEach(warn);
         tools = own.tools;

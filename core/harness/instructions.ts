@@ -39,7 +39,7 @@ export function mainInstructionsMiddleware(opts: Common) {
       const assistantId = assistantIdOf(config, opts.defaultAssistantId);
       await seedOnce(assistantId);
       const userId = userEnabled ? authenticatedUserOf(config) : null;
-      if (userId) await ensureUserMemory(opts.store, opts.bundle, assistantId, userId);
+      if (userId) await ensureUserMemory({ store: opts.store, bundle: opts.bundle, assistantId, userId });
       return undefined;
     },
     wrapModelCall: async (request, handler) => {

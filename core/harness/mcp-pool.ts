@@ -12,18 +12,11 @@
  * await pool.close();                                      // at shutdown
  */
 import { createHash } from "node:crypto";
-import type { McpServerConfig } from "../config/index.ts";
-import type { Env } from "../kernel/index.ts";
-import type { McpToolSet } from "./mcp.ts";
+import type { McpConnectOptions, McpToolSet } from "./mcp.ts";
 
 /** How a graph gets its MCP tool sets: `connectMcpServers`'s signature; `close()` on the result releases it. */
 export interface McpConnector {
-  connect(
-    servers: Record<string, McpServerConfig>,
-    env: Env,
-    file: string,
-    reserved?: ReadonlySet<string>,
-  ): Promise<McpToolSet>;
+  connect(opts: McpConnectOptions): Promise<McpToolSet>;
 }
 
 export interface McpPool extends McpConnector {
@@ -51,7 +44,7 @@ export function mcpPool(): McpPool {
     get size() {
       return entries.size;
     },
-    async connect(servers, env, file, reserved = new Set()) {
+    async connect({ servers, env, file, reserved = new Set() }) {
       // A digest, so the environment's secret values are not kept as map keys.
       const key = createHash("sha256").update(
         JSON.stringify([servers, file, [...reserved].sort(), Object.entries(env).sort()]),
@@ -59,7 +52,10 @@ export function mcpPool(): McpPool {
       let entry = entries.get(key);
       if (!entry) {
         // The MCP client stack loads with the first connection, not with the server.
-        entry = { set: import("./mcp.ts").then((m) => m.connectMcpServers(servers, env, file, reserved)), holders: 0 };
+        entry = {
+          set: import("./mcp.ts").then((m) => m.connectMcpServers({ servers, env, file, reserved })),
+          holders: 0,
+        };
         entries.set(key, entry);
       }
       entry.holders++;

@@ -32,17 +32,25 @@ export interface McpToolSet {
   close(): Promise<void>;
 }
 
+/** The servers of one `mcp.json` to connect to. */
+export interface McpConnectOptions {
+  servers: Record<string, McpServerConfig>;
+  /** The environment their `${VAR}`s expand from. */
+  env: Env;
+  /** The file they come from, as messages name it ("mcp.json", "subagents/<name>/mcp.json"). */
+  file: string;
+  /** Tool names already taken (the built-in tools): an MCP tool of that name gets its server's prefix. */
+  reserved?: ReadonlySet<string>;
+}
+
 /**
  * Connects to every server of an `mcp.json` and lists its tools.
  *
  * @example
- * const set = await connectMcpServers(config.mcp, env, "mcp.json");
+ * const set = await connectMcpServers({ servers: config.mcp, env, file: "mcp.json" });
  */
 export async function connectMcpServers(
-  servers: Record<string, McpServerConfig>,
-  env: Env,
-  file: string,
-  reserved: ReadonlySet<string> = new Set(),
+  { servers, env, file, reserved = new Set() }: McpConnectOptions,
 ): Promise<McpToolSet> {
   const clients: Client[] = [];
   const found: Array<{ server: string; tool: DynamicStructuredTool }> = [];
@@ -50,7 +58,7 @@ export async function connectMcpServers(
   await Promise.all(
     Object.entries(servers).map(async ([server, cfg]) => {
       try {
-        const client = await connect(server, cfg, env, file);
+        const client = await connect({ server, cfg, env, file });
         clients.push(client);
         // The adapter lists without a deadline of its own: a server that connects and then hangs is unavailable.
         const tools = await withDeadline(
@@ -98,7 +106,15 @@ export async function connectMcpServers(
   };
 }
 
-async function connect(server: string, cfg: McpServerConfig, env: Env, file: string): Promise<Client> {
+/** One server of an `mcp.json`: its name and configuration, and where its `${VAR}`s expand from. */
+interface ServerConnection {
+  server: string;
+  cfg: McpServerConfig;
+  env: Env;
+  file: string;
+}
+
+async function connect({ server, cfg, env, file }: ServerConnection): Promise<Client> {
   const url = new URL(expandEnv(cfg.url, env, `the url of MCP server "${server}" in ${file}`));
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(cfg.headers ?? {})) {

@@ -49,13 +49,16 @@ export async function seedAssistantMemory(store: BaseStore, bundle: Bundle, assi
   return warnings;
 }
 
+/** Whose user memory {@link ensureUserMemory} creates, from which bundle, in which store. */
+export interface UserMemoryOptions {
+  store: BaseStore;
+  bundle: Bundle;
+  assistantId: string;
+  userId: string;
+}
+
 /** Creates `/memories/user/AGENTS.md` for a user on first interaction; never overwrites. */
-export async function ensureUserMemory(
-  store: BaseStore,
-  bundle: Bundle,
-  assistantId: string,
-  userId: string,
-): Promise<void> {
+export async function ensureUserMemory({ store, bundle, assistantId, userId }: UserMemoryOptions): Promise<void> {
   const ns = userNamespace(assistantId, userId);
   if (await store.get(ns, "/AGENTS.md")) return;
   const template = bundle.files.get("user/AGENTS.md");

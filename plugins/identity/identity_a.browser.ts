@@ -6,49 +6,32 @@
  * sign-up confirmation) come back to `/app/#access_token=...&type=...`; a recovery link
  * shows "Choose a new password" before the chat.
  *
- * Shipped as text (`browserModule`): nothing from outside this function but types and
- * browser globals.
+ * Shipped as text in parts (./browser-parts.ts): the API client, the session, and the forms of
+ * ./identity_a.forms.browser.ts, each a function using nothing from outside its body but types,
+ * browser globals and the values it is given; {@link identityABrowser} wires them.
  */
-import type { AuthSnapshot, BrowserAuthFactory, SignedInUser } from "../../core/index.ts";
+import type { AuthSnapshot, BrowserAuthContext, BrowserAuthDriver, SignedInUser } from "../../core/index.ts";
+import { browserModuleOf } from "./browser-parts.ts";
+import {
+  identityADom,
+  identityANewPassword,
+  identityASignIn,
+  identityASignInForm,
+} from "./identity_a.forms.browser.ts";
 
-export const identityABrowser: BrowserAuthFactory = (settings, ctx) => {
-  const STORAGE_KEY = "agentcli.identity_a.session";
-  interface Session {
-    access_token: string;
-    refresh_token: string;
-    /** Seconds since the epoch. */
-    expires_at: number;
-    user: SignedInUser;
-  }
+/** A session as the auth API gives it and localStorage keeps it. */
+export interface Session {
+  access_token: string;
+  refresh_token: string;
+  /** Seconds since the epoch. */
+  expires_at: number;
+  user: SignedInUser;
+}
+
+/** The auth API (`/auth/v1/...`) of `settings.url`, with the publishable key. */
+export const identityAApi = (settings: Record<string, unknown>) => {
   const base = String(settings.url ?? "").replace(/\/+$/, "");
   const publishableKey = String(settings.publishable_key ?? "");
-
-  let snap: AuthSnapshot = { status: "loading", user: null, message: null };
-  const listeners = new Set<() => void>();
-  const set = (next: Partial<AuthSnapshot>) => {
-    snap = { ...snap, ...next };
-    for (const l of listeners) l();
-  };
-
-  const loadSession = (): Session | null => {
-    try {
-      const raw = localStorage.getItem(STORAGE_KEY);
-      return raw ? (JSON.parse(raw) as Session) : null;
-    } catch {
-      return null;
-    }
-  };
-  let session = loadSession();
-  /** True while the user arrived from a recovery link and must choose a new password. */
-  let recovering = false;
-
-  const save = (next: Session | null) => {
-    session = next;
-    if (next) localStorage.setItem(STORAGE_KEY, JSON.stringify(next));
-    else localStorage.removeItem(STORAGE_KEY);
-    if (next && !recovering) set({ status: "signed_in", user: next.user, message: null });
-    else set({ status: "signed_out", user: null });
-  };
 
   /** The provider's error bodies vary by endpoint; this finds the human message. */
   const errorMessage = async (res: Response): Promise<string> => {
@@ -95,14 +78,52 @@ export const identityABrowser: BrowserAuthFactory = (settings, ctx) => {
     return { id: u.id ?? "", email: u.email };
   };
 
+  return { call, toSession, fetchUser };
+};
+export type IdentityAApi = ReturnType<typeof identityAApi>;
+
+/**
+ * The session: kept in localStorage, refreshed before it expires, taken from the URL fragment
+ * when the user arrives from an email's link. `driver` is the driver's store half (all but
+ * `mountSignIn`); the rest is for the forms.
+ */
+export const identityASession = (api: IdentityAApi) => {
+  const STORAGE_KEY = "agentcli.identity_a.session";
+  let snap: AuthSnapshot = { status: "loading", user: null, message: null };
+  const listeners = new Set<() => void>();
+  const set = (next: Partial<AuthSnapshot>) => {
+    snap = { ...snap, ...next };
+    for (const l of listeners) l();
+  };
+
+  const loadSession = (): Session | null => {
+    try {
+      const raw = localStorage.getItem(STORAGE_KEY);
+      return raw ? (JSON.parse(raw) as Session) : null;
+    } catch {
+      return null;
+    }
+  };
+  let session = loadSession();
+  /** True while the user arrived from a recovery link and must choose a new password. */
+  let recovering = false;
+
+  const save = (next: Session | null) => {
+    session = next;
+    if (next) localStorage.setItem(STORAGE_KEY, JSON.stringify(next));
+    else localStorage.removeItem(STORAGE_KEY);
+    if (next && !recovering) set({ status: "signed_in", user: next.user, message: null });
+    else set({ status: "signed_out", user: null });
+  };
+
   let refreshing: Promise<string | null> | null = null;
   const refresh = async (): Promise<string | null> => {
     if (!session?.refresh_token) return null;
     try {
-      const body = await call("/auth/v1/token?grant_type=refresh_token", {
+      const body = await api.call("/auth/v1/token?grant_type=refresh_token", {
         body: { refresh_token: session.refresh_token },
       });
-      const next = toSession(body);
+      const next = api.toSession(body);
       if (next && !next.user.id) next.user = session.user;
       save(next);
       return next?.access_token ?? null;
@@ -112,8 +133,6 @@ export const identityABrowser: BrowserAuthFactory = (settings, ctx) => {
       return null;
     }
   };
-
-  const redirectTo = ctx.appUrl;
 
   // Links from the provider's emails carry the session in the URL fragment.
   const fragment = new URLSearchParams(location.hash.slice(1));
@@ -128,7 +147,7 @@ export const identityABrowser: BrowserAuthFactory = (settings, ctx) => {
       user: { id: "" },
     };
     recovering = fragment.get("type") === "recovery";
-    fetchUser(fragToken).then(
+    api.fetchUser(fragToken).then(
       (user) => save({ ...pending, user }),
       () => {
         recovering = false;
@@ -144,186 +163,7 @@ export const identityABrowser: BrowserAuthFactory = (settings, ctx) => {
     queueMicrotask(() => save(session));
   }
 
-  /** A DOM element with attributes (`on*` functions become listeners) and children. */
-  const h = (
-    tag: string,
-    attrs: Record<string, unknown> = {},
-    ...children: Array<Node | string | null | false>
-  ): HTMLElement => {
-    const el = document.createElement(tag);
-    for (const [k, v] of Object.entries(attrs)) {
-      if (v === undefined || v === null || v === false) continue;
-      if (typeof v === "function") el.addEventListener(k.slice(2).toLowerCase(), v as EventListener);
-      else el.setAttribute(k, v === true ? "" : String(v));
-    }
-    for (const c of children) if (c) el.append(c);
-    return el;
-  };
-  /** A labelled input, with an optional link beside the label. */
-  const field = (input: HTMLElement, label: string, extra: Node | null = null) => {
-    const tag = h("label", { for: input.id }, label);
-    return h("div", { class: "field" }, extra ? h("div", { class: "field-row" }, tag, extra) : tag, input);
-  };
-
-  type Mode = "sign_in" | "sign_up" | "recover";
-  const TITLES: Record<Mode, string> = {
-    sign_in: "Sign in",
-    sign_up: "Create your account",
-    recover: "Reset your password",
-  };
-  const SUBMIT: Record<Mode, string> = { sign_in: "Sign in", sign_up: "Sign up", recover: "Send reset link" };
-
-  /** Email/password sign-in, sign-up and password reset (or the new-password form after a recovery link). */
-  const mountSignIn = (root: HTMLElement): () => void => {
-    let mode: Mode = "sign_in";
-    let info: string | null = null;
-    let error: string | null = null;
-    let email = "";
-
-    const renderNewPassword = () => {
-      const input = h("input", {
-        id: "new-password",
-        type: "password",
-        autocomplete: "new-password",
-        minlength: 6,
-        required: true,
-        autofocus: true,
-      }) as HTMLInputElement;
-      const button = h(
-        "button",
-        { type: "submit", class: "btn btn-primary btn-block" },
-        "Save password",
-      ) as HTMLButtonElement;
-      const form = h(
-        "form",
-        {
-          class: "auth-form",
-          onSubmit: async (e: Event) => {
-            e.preventDefault();
-            button.disabled = true;
-            try {
-              if (!session) throw new Error("Your recovery link has expired. Request a new one.");
-              await call("/auth/v1/user", {
-                method: "PUT",
-                body: { password: input.value },
-                token: session.access_token,
-              });
-              recovering = false;
-              save(session);
-            } catch (err) {
-              error = err instanceof Error ? err.message : String(err);
-              render();
-            }
-          },
-        },
-        h("h2", {}, "Choose a new password"),
-        error ? h("p", { class: "auth-error", role: "alert" }, error) : null,
-        field(input, "New password"),
-        button,
-      );
-      root.replaceChildren(form);
-      input.focus();
-    };
-
-    const render = () => {
-      if (recovering && session) return renderNewPassword();
-      const switchTo = (next: Mode) => () => {
-        mode = next;
-        error = null;
-        render();
-      };
-      const emailInput = h("input", {
-        id: "email",
-        type: "email",
-        autocomplete: "email",
-        required: true,
-        value: email,
-      }) as HTMLInputElement;
-      emailInput.addEventListener("input", () => {
-        email = emailInput.value;
-      });
-      const password = mode === "recover" ? null : h("input", {
-        id: "password",
-        type: "password",
-        autocomplete: mode === "sign_up" ? "new-password" : "current-password",
-        required: true,
-        minlength: mode === "sign_up" ? 6 : undefined,
-      }) as HTMLInputElement;
-      const button = h(
-        "button",
-        { type: "submit", class: "btn btn-primary btn-block" },
-        SUBMIT[mode],
-      ) as HTMLButtonElement;
-      const submit = async (e: Event) => {
-        e.preventDefault();
-        button.disabled = true;
-        button.prepend(h("span", { class: "spinner" }));
-        error = null;
-        info = null;
-        const address = emailInput.value.trim();
-        try {
-          if (mode === "sign_in") {
-            const next = toSession(
-              await call("/auth/v1/token?grant_type=password", { body: { email: address, password: password!.value } }),
-            );
-            if (!next) throw new Error("The sign-in service did not return a session.");
-            save(next);
-            return;
-          }
-          if (mode === "sign_up") {
-            const next = toSession(
-              await call(`/auth/v1/signup?redirect_to=${encodeURIComponent(redirectTo)}`, {
-                body: { email: address, password: password!.value },
-              }),
-            );
-            if (next) return save(next);
-            info = `We sent a confirmation link to ${address}. Open it to finish signing up.`;
-          } else {
-            await call(`/auth/v1/recover?redirect_to=${encodeURIComponent(redirectTo)}`, { body: { email: address } });
-            info = `If an account exists for ${address}, a password reset link is on its way.`;
-          }
-          mode = "sign_in";
-        } catch (err) {
-          error = err instanceof Error ? err.message : String(err);
-        }
-        render();
-      };
-      const form = h(
-        "form",
-        { class: "auth-form", "aria-labelledby": "auth-title", "data-testid": "sign-in-form", onSubmit: submit },
-        h("h2", { id: "auth-title" }, TITLES[mode]),
-        info ? h("p", { class: "auth-info", role: "status" }, info) : null,
-        error ? h("p", { class: "auth-error", role: "alert", "data-testid": "auth-error" }, error) : null,
-        field(emailInput, "Email"),
-        password
-          ? field(
-            password,
-            "Password",
-            mode === "sign_in"
-              ? h("button", { type: "button", class: "link", onClick: switchTo("recover") }, "Forgot password?")
-              : null,
-          )
-          : null,
-        button,
-        h(
-          "p",
-          { class: "auth-switch muted" },
-          ...(mode === "sign_in"
-            ? ["No account? ", h("button", { type: "button", class: "link", onClick: switchTo("sign_up") }, "Sign up")]
-            : [
-              "Have an account? ",
-              h("button", { type: "button", class: "link", onClick: switchTo("sign_in") }, "Sign in"),
-            ]),
-        ),
-      );
-      root.replaceChildren(form);
-      emailInput.focus();
-    };
-    render();
-    return () => root.replaceChildren();
-  };
-
-  return {
+  const driver: Omit<BrowserAuthDriver, "mountSignIn"> = {
     snapshot: () => snap,
     subscribe(listener) {
       listeners.add(listener);
@@ -345,8 +185,49 @@ export const identityABrowser: BrowserAuthFactory = (settings, ctx) => {
     async signOut() {
       const token = session?.access_token;
       save(null);
-      if (token) await call("/auth/v1/logout", { token }).catch(() => {});
+      if (token) await api.call("/auth/v1/logout", { token }).catch(() => {});
     },
-    mountSignIn,
+  };
+  return {
+    driver,
+    save,
+    current: () => session,
+    /** Whether the new-password form shows (a recovery link, its session not yet saved as signed in). */
+    recovering: () => recovering && session !== null,
+    /** The new password is saved: the recovery link's session signs the user in. */
+    recovered: () => {
+      recovering = false;
+      save(session);
+    },
   };
 };
+export type IdentityASession = ReturnType<typeof identityASession>;
+
+/** The module's parts: each is shipped as its own text (./browser-parts.ts). */
+export const identityAParts = {
+  api: identityAApi,
+  session: identityASession,
+  dom: identityADom,
+  signIn: identityASignIn,
+  signInForm: identityASignInForm,
+  newPassword: identityANewPassword,
+};
+export type IdentityAParts = typeof identityAParts;
+
+/** The factory: the API client, the session over it, and the forms drawn by `mountSignIn`. */
+export const identityABrowser = (
+  settings: Record<string, unknown>,
+  ctx: BrowserAuthContext,
+  parts: IdentityAParts,
+): BrowserAuthDriver => {
+  const api = parts.api(settings);
+  const auth = parts.session(api);
+  const dom = parts.dom();
+  return {
+    ...auth.driver,
+    mountSignIn: (root) => parts.signIn({ root, auth, api, dom, redirectTo: ctx.appUrl, parts }),
+  };
+};
+
+/** The browser module's source (`identity.ui.module`). */
+export const identityABrowserModule = (): string => browserModuleOf(identityABrowser, identityAParts);

@@ -11,7 +11,6 @@ import { decodeJwt } from "jose";
 import {
   type AuthUser,
   bearerToken,
-  browserModule,
   definePlugin,
   type Env,
   identityUnavailable,
@@ -19,7 +18,7 @@ import {
   TokenCache,
   unauthorized,
 } from "../../core/index.ts";
-import { identityABrowser } from "./identity_a.browser.ts";
+import { identityABrowserModule } from "./identity_a.browser.ts";
 
 const cache = new TokenCache({ ttlMs: 30_000, maxEntries: 2000 });
 const TIMEOUT_MS = 5_000;
@@ -124,7 +123,7 @@ export default definePlugin({
       `(once per deployment URL), so sign-in redirects, password-reset and email-confirmation links return to the app.`,
     ],
     ui: {
-      module: browserModule(identityABrowser),
+      module: identityABrowserModule(),
       settings: (env) => ({
         url: (env.IDENTITY_A_URL ?? "").trim(),
         publishable_key: (env.IDENTITY_A_PUBLISHABLE_DEFAULT_KEY ?? "").trim(),

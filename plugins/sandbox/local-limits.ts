@@ -2,7 +2,7 @@
  * The limits of a local sandbox (`--sandbox local`), read from the server's environment, and
  * the notes a command's result gets when it ran into one. What enforces them is in
  * ./local-cgroup.ts (memory, processes, CPU of the sandbox's processes together), the bwrap
- * argv of ./local.ts (tmpfs sizes of /tmp, /dev/shm, /run) and ./local-quota.ts (workspace).
+ * argv of ./local-bwrap.ts (tmpfs sizes of /tmp, /dev/shm, /run) and ./local-quota.ts (workspace).
  *
  * @example
  * const limits = limitsOf(env); // throws a message naming the variable on a bad value
@@ -66,8 +66,15 @@ export interface LimitHits {
   workspace: boolean;
 }
 
+/** A command's result, as {@link limitNotes} reads it. */
+export interface LimitedResult {
+  hits: LimitHits;
+  output: string;
+  exitCode: number | null;
+}
+
 /** The note that tells the model (and the user reading the tool result) which limit a command hit. */
-export function limitNotes(limits: Limits, hits: LimitHits, output: string, exitCode: number | null): string[] {
+export function limitNotes(limits: Limits, { hits, output, exitCode }: LimitedResult): string[] {
   const notes: string[] = [];
   if (hits.memory) {
     notes.push(

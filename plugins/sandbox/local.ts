@@ -16,23 +16,12 @@
  * `timeout`. When the server runs as root, commands run as uid 65534 (nobody), so nothing
  * runs as root on the host.
  * An idle local sandbox uses no resources (no process outlives its command), so it has no stop.
+ * The bwrap argv of a command and its process: ./local-bwrap.ts.
  */
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import {
-  chmodSync,
-  chownSync,
-  closeSync,
-  existsSync,
-  mkdirSync,
-  openSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
+import { chmodSync, chownSync, existsSync, mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import process from "node:process";
-import { constants } from "node:os";
 import {
   definePlugin,
   type Env,
@@ -42,200 +31,13 @@ import {
   type SandboxFileError,
   SandboxNotFoundError,
 } from "../../core/index.ts";
-import { type CgroupSupport, detectCgroups, openGroup, type SandboxGroup } from "./local-cgroup.ts";
+import { type CgroupSupport, detectCgroups } from "./local-cgroup.ts";
 import { limitNotes, type Limits, limitsOf } from "./local-limits.ts";
-import { watchWorkspace } from "./local-quota.ts";
+import { asRoot, bwrapArgs, type BwrapSandbox, NOBODY, runBwrap } from "./local-bwrap.ts";
 
-const SYSTEM_DIRS = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt"];
-const SECRET_FILES = ["/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-"];
-const NOBODY = 65534;
 const DEFAULT_TIMEOUT_MS = 120_000;
-/** Size of a sandbox's /run (programs keep pid and lock files there). */
-const RUN_BYTES = 1024 * 1024;
 /** Downloads larger than this are refused (a file tool reading a huge file). */
 const MAX_DOWNLOAD_BYTES = 256 * 1024 * 1024;
-
-const asRoot = () => process.getuid?.() === 0;
-
-/** The bwrap argv of one command in a sandbox (its directories come as descriptors 3 and 4, see {@link runBwrap}). */
-function bwrapArgs(hidden: string[], limits: Limits, grouped: boolean, script: string, args: string[]): string[] {
-  const argv = [
-    "--unshare-all",
-    ...(limits.network ? ["--share-net"] : []),
-    "--die-with-parent",
-    "--new-session",
-    "--cap-drop",
-    "ALL",
-    "--clearenv",
-  ];
-  const env = {
-    PATH: "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-    HOME: "/workspace",
-    LANG: "C.UTF-8",
-    TMPDIR: "/tmp",
-    USER: "sandbox",
-  };
-  for (const [k, v] of Object.entries(env)) argv.push("--setenv", k, v);
-  for (const d of SYSTEM_DIRS) argv.push("--ro-bind-try", d, d);
-  for (const f of SECRET_FILES) if (existsSync(f)) argv.push("--ro-bind", "/dev/null", f);
-  // The host paths that must stay invisible, where they fall inside a mounted system dir.
-  for (const p of hidden) {
-    if (!SYSTEM_DIRS.some((d) => p === d || p.startsWith(`${d}/`)) || !existsSync(p)) continue;
-    if (statSync(p).isDirectory()) argv.push("--tmpfs", p);
-    else argv.push("--ro-bind", "/dev/null", p);
-  }
-  // Every writable file system is bounded: tmpfs sizes here (their pages also count in the
-  // sandbox's memory when it has a cgroup), the workspace by ./local-quota.ts.
-  const tmp = String(Math.floor(limits.tmpMb * 1024 * 1024));
-  argv.push("--dev", "/dev", "--size", tmp, "--tmpfs", "/dev/shm", "--remount-ro", "/dev", "--proc", "/proc");
-  argv.push("--size", tmp, "--tmpfs", "/tmp", "--size", String(RUN_BYTES), "--tmpfs", "/run");
-  // Descriptors opened by this process: a sandbox deleted meanwhile fails here, not half-mounted.
-  argv.push("--bind-fd", "3", "/workspace", "--bind-fd", "4", "/skills", "--chdir", "/workspace");
-  // With a cgroup, memory and processes are bounded for the sandbox as a whole; without one, per process.
-  const perProcess = grouped ? "" : `-v ${Math.floor(limits.memoryMb * 1024)} -u ${limits.processes} `;
-  const prelude = `ulimit ${perProcess}-f ${Math.floor(limits.workspaceMb * 1024)} 2>/dev/null; exec 2>&1; `;
-  argv.push("--", "/bin/bash", "-c", prelude + script, "sandbox", ...args);
-  return argv;
-}
-
-interface Spawned {
-  stdout: Uint8Array;
-  total: number;
-  exitCode: number | null;
-  timedOut: boolean;
-  /** Limits the command ran into (see ./local-limits.ts). */
-  hits: { memory: boolean; processes: boolean; workspace: boolean };
-}
-
-interface RunOptions {
-  stdin?: Uint8Array;
-  maxBytes: number;
-  timeoutMs: number;
-  limits: Limits;
-  cgroups: CgroupSupport;
-}
-
-/** Started in the sandbox's cgroup: waits on descriptor 5 until the server has moved it there, then becomes bwrap. */
-const JOIN_THEN_BWRAP = 'read -r _ <&5; exec 5<&-; exec bwrap "$@"';
-
-/**
- * Runs bwrap on the sandbox at `dir` (in the sandbox's cgroup when there is one); keeps at
- * most `maxBytes` of stdout (draining the rest), kills the whole sandbox at `timeoutMs` or
- * when it grows its workspace past the quota.
- */
-async function runBwrap(id: string, dir: string, argv: string[], opts: RunOptions): Promise<Spawned> {
-  let fds: number[];
-  try {
-    fds = [openSync(join(dir, "workspace"), "r"), openSync(join(dir, "skills"), "r")];
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") {
-      throw new SandboxNotFoundError(id, `Local sandbox "${id}" no longer exists (its directory ${dir} is gone)`);
-    }
-    throw err;
-  }
-  let group: SandboxGroup | null = null;
-  try {
-    if (opts.cgroups.kind !== "none") group = openGroup(opts.cgroups, id, opts.limits);
-  } catch (err) {
-    for (const fd of fds) closeSync(fd);
-    throw err;
-  }
-  const before = group?.counters();
-  try {
-    const r = await spawnBwrap(join(dir, "workspace"), argv, fds, group, opts);
-    const after = group?.counters();
-    if (before && after) {
-      r.hits.memory = after.oomKills > before.oomKills;
-      r.hits.processes = after.pidsRefused > before.pidsRefused;
-    }
-    return r;
-  } finally {
-    await group?.release();
-  }
-}
-
-function spawnBwrap(
-  workspace: string,
-  argv: string[],
-  fds: number[],
-  group: SandboxGroup | null,
-  opts: RunOptions,
-): Promise<Spawned> {
-  return new Promise<Spawned>((resolve, reject) => {
-    const stdio = [opts.stdin ? "pipe" : "ignore", "pipe", "pipe", ...fds, ...(group ? ["pipe"] : [])] as Array<
-      "pipe" | "ignore" | number
-    >;
-    const child = spawn(group ? "/bin/sh" : "bwrap", group ? ["-c", JOIN_THEN_BWRAP, "sh", ...argv] : argv, {
-      stdio,
-      detached: true,
-      env: group ? { PATH: process.env.PATH ?? "/usr/bin:/bin" } : {},
-      ...(asRoot() ? { uid: NOBODY, gid: NOBODY } : {}),
-    });
-    for (const fd of fds) closeSync(fd);
-    const chunks: Buffer[] = [];
-    let kept = 0;
-    let total = 0;
-    let stderr = "";
-    let timedOut = false;
-    const killAll = () => {
-      try {
-        process.kill(-child.pid!, "SIGKILL");
-      } catch {
-        child.kill("SIGKILL");
-      }
-    };
-    if (group && child.pid) {
-      const gate = (child.stdio as unknown as Array<NodeJS.WritableStream>)[5];
-      try {
-        group.add(child.pid);
-        gate.end("go\n");
-      } catch (err) {
-        killAll();
-        gate.end();
-        return reject(new Error(`Cannot move a sandbox command into its cgroup: ${(err as Error).message}`));
-      }
-    }
-    const timer = setTimeout(() => {
-      timedOut = true;
-      killAll();
-    }, opts.timeoutMs);
-    const quota = watchWorkspace(workspace, Math.floor(opts.limits.workspaceMb * 1024), killAll);
-    child.stdout!.on("data", (b: Buffer) => {
-      total += b.length;
-      if (kept < opts.maxBytes) {
-        const part = b.subarray(0, opts.maxBytes - kept);
-        chunks.push(part);
-        kept += part.length;
-      }
-    });
-    child.stderr!.on("data", (b: Buffer) => {
-      if (stderr.length < 4096) stderr += b.toString("utf8");
-    });
-    child.on("error", (err) => {
-      clearTimeout(timer);
-      void quota.stop();
-      reject(err);
-    });
-    child.on("close", async (code, signal) => {
-      clearTimeout(timer);
-      const workspaceOver = await quota.stop();
-      // bwrap's own failures (a mount it cannot make) come on its stderr: the command's went to stdout.
-      if (code === 1 && stderr.startsWith("bwrap:")) return reject(new Error(stderr.trim()));
-      const exitCode = timedOut ? null : signal ? 128 + (constants.signals[signal] ?? 0) : code;
-      resolve({
-        stdout: new Uint8Array(Buffer.concat(chunks)),
-        total,
-        exitCode,
-        timedOut,
-        hits: { memory: false, processes: false, workspace: workspaceOver },
-      });
-    });
-    if (opts.stdin) {
-      child.stdin!.on("error", () => {});
-      child.stdin!.end(opts.stdin);
-    }
-  });
-}
 
 const UPLOAD =
   `p="$1"; case "$p" in /*) ;; *) exit 10;; esac; [ -d "$p" ] && exit 11; d="\${p%/*}"; if [ -n "$d" ]; then mkdir -p -- "$d" 2>/dev/null || exit 12; fi; cat > "$p" 2>/dev/null || exit 12`;
@@ -252,9 +54,12 @@ function localSandbox(id: string, dir: string, opts: SandboxCreateOptions): Sand
   const limits = limitsOf(opts.env);
   const cgroups = detectCgroups(opts.env);
   const grouped = cgroups.kind !== "none";
-  const hidden = opts.host?.hiddenPaths ?? [];
+  const box: BwrapSandbox = { hidden: opts.host?.hiddenPaths ?? [], limits, grouped };
   const fileOp = async (script: string, path: string, stdin?: Uint8Array) => {
-    const r = await runBwrap(id, dir, bwrapArgs(hidden, limits, grouped, script, [path]), {
+    const r = await runBwrap({
+      id,
+      dir,
+      argv: bwrapArgs(box, { script, args: [path] }),
       stdin,
       maxBytes: MAX_DOWNLOAD_BYTES,
       timeoutMs: DEFAULT_TIMEOUT_MS,
@@ -266,14 +71,17 @@ function localSandbox(id: string, dir: string, opts: SandboxCreateOptions): Sand
   return {
     id,
     async execute(command, { timeoutMs = DEFAULT_TIMEOUT_MS } = {}): Promise<ExecuteResult> {
-      const r = await runBwrap(id, dir, bwrapArgs(hidden, limits, grouped, command, []), {
+      const r = await runBwrap({
+        id,
+        dir,
+        argv: bwrapArgs(box, { script: command, args: [] }),
         maxBytes: limits.outputBytes,
         timeoutMs,
         limits,
         cgroups,
       });
       let output = new TextDecoder().decode(r.stdout);
-      const notes = r.timedOut ? [] : limitNotes(limits, r.hits, output, r.exitCode);
+      const notes = r.timedOut ? [] : limitNotes(limits, { hits: r.hits, output, exitCode: r.exitCode });
       if (!grouped && !r.timedOut && looksLimited(r.exitCode, output)) notes.push(perProcessNote(limits, cgroups));
       if (notes.length) output = [output.replace(/\n$/, ""), ...notes].filter(Boolean).join("\n");
       return {

@@ -110,7 +110,7 @@ function wrap(box: DaytonaBox, env: Env): Sandbox {
     } catch (err) {
       if (err instanceof SandboxNotFoundError) throw err;
       if (statusOf(err) === 404) throw new SandboxNotFoundError(id);
-      throw vendorError(v, `Cannot start the Daytona sandbox "${id}"`, err, statusOf(err));
+      throw vendorError(v, { doing: `Cannot start the Daytona sandbox "${id}"`, err, status: statusOf(err) });
     }
   };
   /** Runs a toolbox call; when it fails, finds out whether the sandbox is gone or stopped (then starts it and tries again). */
@@ -132,10 +132,14 @@ function wrap(box: DaytonaBox, env: Env): Sandbox {
         try {
           return await op();
         } catch (again) {
-          throw vendorError(v, `${what} in the Daytona sandbox "${id}"`, again, statusOf(again));
+          throw vendorError(v, {
+            doing: `${what} in the Daytona sandbox "${id}"`,
+            err: again,
+            status: statusOf(again),
+          });
         }
       }
-      throw vendorError(v, `${what} in the Daytona sandbox "${id}"`, err, statusOf(err));
+      throw vendorError(v, { doing: `${what} in the Daytona sandbox "${id}"`, err, status: statusOf(err) });
     }
   };
   return {
@@ -199,7 +203,7 @@ function wrap(box: DaytonaBox, env: Env): Sandbox {
         await box.delete(START_TIMEOUT_S);
       } catch (err) {
         if (statusOf(err) !== 404) {
-          throw vendorError(v, `Cannot delete the Daytona sandbox "${id}"`, err, statusOf(err));
+          throw vendorError(v, { doing: `Cannot delete the Daytona sandbox "${id}"`, err, status: statusOf(err) });
         }
       }
     },
@@ -209,7 +213,7 @@ function wrap(box: DaytonaBox, env: Env): Sandbox {
         started = false;
       } catch (err) {
         if (statusOf(err) === 404) throw new SandboxNotFoundError(id);
-        throw vendorError(v, `Cannot stop the Daytona sandbox "${id}"`, err, statusOf(err));
+        throw vendorError(v, { doing: `Cannot stop the Daytona sandbox "${id}"`, err, status: statusOf(err) });
       }
     },
     async resume() {
@@ -229,7 +233,11 @@ async function create(opts: SandboxCreateOptions): Promise<Sandbox> {
       return wrap(box, opts.env);
     } catch (err) {
       if (err instanceof SandboxNotFoundError || statusOf(err) === 404) throw new SandboxNotFoundError(opts.sandboxId);
-      throw vendorError(v, `Cannot reach the Daytona sandbox "${opts.sandboxId}"`, err, statusOf(err));
+      throw vendorError(v, {
+        doing: `Cannot reach the Daytona sandbox "${opts.sandboxId}"`,
+        err,
+        status: statusOf(err),
+      });
     }
   }
   const creation = crypto.randomUUID();
@@ -268,7 +276,7 @@ async function create(opts: SandboxCreateOptions): Promise<Sandbox> {
         `Cannot create the Daytona sandbox: Daytona could not build it from image "${opts.image}" ([sandbox].image): ${msg}. Use an image Daytona can pull (a public registry image such as python:3), or name a Daytona snapshot in [sandbox].template.`,
       );
     }
-    throw vendorError(v, "Cannot create the Daytona sandbox", err, status);
+    throw vendorError(v, { doing: "Cannot create the Daytona sandbox", err, status });
   }
 }
 

@@ -88,117 +88,153 @@ export function imageBlueprintName(image: string): string {
 
 const isGone = (d: DevboxView) => d.status === "shutdown" || d.status === "failure";
 
-function wrap(rl: Runloop, devbox: DevboxView, env: Env): Sandbox {
-  const v = vendorOf(env);
-  const id = devbox.id;
-  let running = devbox.status === "running";
-  const retrieve = async () => {
+/**
+ * The calls on one devbox: each waits until the devbox runs (resuming it when it is suspended,
+ * by us or by its idle policy) and turns a failure into a {@link SandboxNotFoundError} or a
+ * vendor error that says what to fix.
+ */
+class Devbox {
+  readonly rl: Runloop;
+  readonly id: string;
+  readonly v: VendorInfo;
+  /** False until a call finds it running again after a suspend. */
+  running: boolean;
+
+  constructor(rl: Runloop, devbox: DevboxView, v: VendorInfo) {
+    this.rl = rl;
+    this.id = devbox.id;
+    this.v = v;
+    this.running = devbox.status === "running";
+  }
+
+  async retrieve(): Promise<DevboxView> {
+    const { rl, id, v } = this;
     try {
       const d = await rl.devboxes.retrieve(id);
       if (isGone(d)) throw new SandboxNotFoundError(id);
       return d;
     } catch (err) {
       if (err instanceof SandboxNotFoundError || statusOf(err) === 404) throw new SandboxNotFoundError(id);
-      throw vendorError(v, `Cannot reach the Runloop devbox "${id}"`, err, statusOf(err));
+      throw vendorError(v, { doing: `Cannot reach the Runloop devbox "${id}"`, err, status: statusOf(err) });
     }
-  };
+  }
+
   /** Resumes the devbox when it is suspended (by us, or by its idle policy) and waits until it runs. */
-  const ready = async () => {
-    if (running) return;
-    const d = await retrieve();
+  async ready(): Promise<void> {
+    const { rl, id, v } = this;
+    if (this.running) return;
+    const d = await this.retrieve();
     try {
       if (d.status === "suspended") await rl.devboxes.resume(id);
       if (d.status !== "running") await rl.devboxes.awaitRunning(id, { longPoll: { timeoutMs: START_TIMEOUT_MS } });
     } catch (err) {
       if (statusOf(err) === 404) throw new SandboxNotFoundError(id);
-      throw vendorError(v, `Cannot resume the Runloop devbox "${id}"`, err, statusOf(err));
+      throw vendorError(v, { doing: `Cannot resume the Runloop devbox "${id}"`, err, status: statusOf(err) });
     }
-    running = true;
-  };
+    this.running = true;
+  }
+
   /** Runs a call; when it fails, finds out whether the devbox is gone, or suspended (then resumes it and tries again). */
-  const use = async <T>(what: string, op: () => Promise<T>): Promise<T> => {
-    await ready();
+  async use<T>(what: string, op: () => Promise<T>): Promise<T> {
+    const doing = `${what} in the Runloop devbox "${this.id}"`;
+    await this.ready();
     try {
       return await op();
     } catch (err) {
-      const d = await retrieve();
+      const d = await this.retrieve();
       if (d.status !== "running") {
-        running = false;
-        await ready();
+        this.running = false;
+        await this.ready();
         try {
           return await op();
         } catch (again) {
-          throw vendorError(v, `${what} in the Runloop devbox "${id}"`, again, statusOf(again));
+          throw vendorError(this.v, { doing, err: again, status: statusOf(again) });
         }
       }
-      throw vendorError(v, `${what} in the Runloop devbox "${id}"`, err, statusOf(err));
+      throw vendorError(this.v, { doing, err, status: statusOf(err) });
     }
-  };
+  }
+
   /** A file call: a per-file error (missing file, a directory) is a result, not a failure, when the devbox runs. */
-  const fileOp = async <T>(what: string, op: () => Promise<T>): Promise<T | SandboxFileError> => {
-    await ready();
+  async fileOp<T>(what: string, op: () => Promise<T>): Promise<T | SandboxFileError> {
+    await this.ready();
     try {
       return await op();
     } catch (err) {
       const status = statusOf(err);
       const msg = String((err as Error)?.message ?? "");
       if (status === 404 || status === 400) {
-        const d = await retrieve();
+        const d = await this.retrieve();
         if (d.status === "running") {
           if (/directory/i.test(msg)) return "is_directory";
           if (status === 404 || /not found|no such file/i.test(msg)) return "file_not_found";
           return /permission/i.test(msg) ? "permission_denied" : "invalid_path";
         }
       }
-      return await use(what, op);
+      return await this.use(what, op);
     }
+  }
+}
+
+/** Runs `command` (stderr joined to stdout), following it past Runloop's long polls until it ends or `timeoutMs` passes. */
+async function runCommand(box: Devbox, command: string, timeoutMs: number): Promise<ExecuteResult> {
+  const { rl, id, v } = box;
+  const deadline = Date.now() + timeoutMs;
+  // stderr joins stdout, in order, as the contract wants one combined output.
+  const wrapped = `exec 2>&1\n${command}`;
+  let ex = await box.use(
+    "Cannot run the command",
+    () =>
+      rl.devboxes.execute(id, {
+        command: wrapped,
+        last_n: LAST_N,
+        optimistic_timeout: Math.max(1, Math.min(25, Math.ceil(timeoutMs / 1000))),
+      }),
+  );
+  while (ex.status !== "completed") {
+    const left = deadline - Date.now();
+    if (left <= 0) {
+      const killed = await rl.devboxes.executions.kill(id, ex.execution_id).catch(() => null);
+      return { ...clip(killed?.stdout ?? ""), exitCode: null, timedOut: true };
+    }
+    try {
+      ex = await rl.devboxes.waitForCommand(id, ex.execution_id, { statuses: ["completed"], last_n: LAST_N }, {
+        timeout: left + 30_000,
+        maxRetries: 0,
+        signal: AbortSignal.timeout(left),
+      });
+    } catch (err) {
+      // 408: the long poll ended with the command still running; an abort: our deadline.
+      if (statusOf(err) === 408 || (err as Error)?.name === "APIUserAbortError" || Date.now() >= deadline) continue;
+      if (statusOf(err) === 404) await box.retrieve();
+      throw vendorError(v, {
+        doing: `Cannot follow the command in the Runloop devbox "${id}"`,
+        err,
+        status: statusOf(err),
+      });
+    }
+  }
+  const out = clip(ex.stdout ?? "");
+  return {
+    output: out.output,
+    exitCode: ex.exit_status ?? null,
+    truncated: out.truncated || Boolean(ex.stdout_truncated),
   };
+}
+
+function wrap(rl: Runloop, devbox: DevboxView, env: Env): Sandbox {
+  const box = new Devbox(rl, devbox, vendorOf(env));
+  const { id, v } = box;
   return {
     id,
-    async execute(command, { timeoutMs = 120_000 } = {}): Promise<ExecuteResult> {
-      const deadline = Date.now() + timeoutMs;
-      // stderr joins stdout, in order, as the contract wants one combined output.
-      const wrapped = `exec 2>&1\n${command}`;
-      let ex = await use(
-        "Cannot run the command",
-        () =>
-          rl.devboxes.execute(id, {
-            command: wrapped,
-            last_n: LAST_N,
-            optimistic_timeout: Math.max(1, Math.min(25, Math.ceil(timeoutMs / 1000))),
-          }),
-      );
-      while (ex.status !== "completed") {
-        const left = deadline - Date.now();
-        if (left <= 0) {
-          const killed = await rl.devboxes.executions.kill(id, ex.execution_id).catch(() => null);
-          return { ...clip(killed?.stdout ?? ""), exitCode: null, timedOut: true };
-        }
-        try {
-          ex = await rl.devboxes.waitForCommand(id, ex.execution_id, { statuses: ["completed"], last_n: LAST_N }, {
-            timeout: left + 30_000,
-            maxRetries: 0,
-            signal: AbortSignal.timeout(left),
-          });
-        } catch (err) {
-          // 408: the long poll ended with the command still running; an abort: our deadline.
-          if (statusOf(err) === 408 || (err as Error)?.name === "APIUserAbortError" || Date.now() >= deadline) continue;
-          if (statusOf(err) === 404) await retrieve();
-          throw vendorError(v, `Cannot follow the command in the Runloop devbox "${id}"`, err, statusOf(err));
-        }
-      }
-      const out = clip(ex.stdout ?? "");
-      return {
-        output: out.output,
-        exitCode: ex.exit_status ?? null,
-        truncated: out.truncated || Boolean(ex.stdout_truncated),
-      };
+    execute(command, { timeoutMs = 120_000 } = {}): Promise<ExecuteResult> {
+      return runCommand(box, command, timeoutMs);
     },
     async uploadFiles(files) {
       const { toFile } = await sdk();
       const out: Array<{ path: string; error: SandboxFileError | null }> = [];
       for (const f of files) {
-        const r = await fileOp("Cannot write a file", async () => {
+        const r = await box.fileOp("Cannot write a file", async () => {
           await rl.devboxes.uploadFile(id, {
             path: f.path,
             file: await toFile(Buffer.from(f.content), f.path.split("/").pop() || "file"),
@@ -212,7 +248,7 @@ function wrap(rl: Runloop, devbox: DevboxView, env: Env): Sandbox {
     async downloadFiles(paths) {
       const out: Array<{ path: string; content: Uint8Array | null; error: SandboxFileError | null }> = [];
       for (const path of paths) {
-        const r = await fileOp(
+        const r = await box.fileOp(
           "Cannot read a file",
           async () => new Uint8Array(await (await rl.devboxes.downloadFile(id, { path })).arrayBuffer()),
         );
@@ -229,24 +265,24 @@ function wrap(rl: Runloop, devbox: DevboxView, env: Env): Sandbox {
         // Shutting down a devbox that is already shut down is not an error.
         const d = await rl.devboxes.retrieve(id).catch(() => null);
         if (d && isGone(d)) return;
-        throw vendorError(v, `Cannot shut down the Runloop devbox "${id}"`, err, status);
+        throw vendorError(v, { doing: `Cannot shut down the Runloop devbox "${id}"`, err, status });
       }
     },
     async stop() {
       try {
         await rl.devboxes.suspend(id);
         await rl.devboxes.awaitSuspended(id, { longPoll: { timeoutMs: START_TIMEOUT_MS } });
-        running = false;
+        box.running = false;
       } catch (err) {
         if (statusOf(err) === 404) throw new SandboxNotFoundError(id);
-        const d = await retrieve();
-        if (d.status === "suspended") return void (running = false);
-        throw vendorError(v, `Cannot suspend the Runloop devbox "${id}"`, err, statusOf(err));
+        const d = await box.retrieve();
+        if (d.status === "suspended") return void (box.running = false);
+        throw vendorError(v, { doing: `Cannot suspend the Runloop devbox "${id}"`, err, status: statusOf(err) });
       }
     },
     async resume() {
-      running = false;
-      await ready();
+      box.running = false;
+      await box.ready();
     },
   };
 }
@@ -299,7 +335,11 @@ async function create(opts: SandboxCreateOptions): Promise<Sandbox> {
       return wrap(rl, d, opts.env);
     } catch (err) {
       if (err instanceof SandboxNotFoundError || statusOf(err) === 404) throw new SandboxNotFoundError(opts.sandboxId);
-      throw vendorError(v, `Cannot reach the Runloop devbox "${opts.sandboxId}"`, err, statusOf(err));
+      throw vendorError(v, {
+        doing: `Cannot reach the Runloop devbox "${opts.sandboxId}"`,
+        err,
+        status: statusOf(err),
+      });
     }
   }
   const fromBlueprint = opts.template !== DEFAULT_TEMPLATE;
@@ -333,7 +373,7 @@ async function create(opts: SandboxCreateOptions): Promise<Sandbox> {
       );
     }
     if (status === undefined && /could not build a blueprint/.test(msg)) throw err;
-    throw vendorError(v, "Cannot create the Runloop devbox", err, status);
+    throw vendorError(v, { doing: "Cannot create the Runloop devbox", err, status });
   }
 }
 

@@ -37,13 +37,21 @@ export function scrub(text: string, secrets: readonly string[]): string {
   return out;
 }
 
+/** A failed vendor call, as {@link vendorError} reads it. */
+export interface VendorFailure {
+  /** What failed ("Cannot create the Daytona sandbox"). */
+  doing: string;
+  /** What the SDK threw. */
+  err: unknown;
+  /** The HTTP status the vendor answered; undefined: no answer. */
+  status: number | undefined;
+}
+
 /**
- * The error of a failed vendor call, for the agent (a tool error) or the log: `doing` says
- * what failed ("Cannot create the Daytona sandbox"), `status` is the HTTP status the vendor
- * answered (undefined: no answer). A refused key names its variable; an unreachable vendor
- * names the base URL variable; a quota says so.
+ * The error of a failed vendor call, for the agent (a tool error) or the log. A refused key
+ * names its variable; an unreachable vendor names the base URL variable; a quota says so.
  */
-export function vendorError(v: VendorInfo, doing: string, err: unknown, status: number | undefined): Error {
+export function vendorError(v: VendorInfo, { doing, err, status }: VendorFailure): Error {
   // Some SDKs start their message with the status (Runloop's "403 ..."): said once.
   const raw = scrub(String((err as Error)?.message ?? err).replace(/\s+/g, " ").trim(), v.secrets).replace(
     status === undefined ? /^$/ : new RegExp(`^${status}\\s+`),

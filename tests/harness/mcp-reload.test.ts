@@ -102,15 +102,15 @@ test("the pool keeps a fully connected tool set after its graph lets go, never o
   const { mcpPool } = await import("../../core/harness/mcp-pool.ts");
   const pool = mcpPool();
   const down = { down: { transport: "http" as const, url: "http://127.0.0.1:9/mcp" } };
-  const partial = await pool.connect(down, {}, "mcp.json");
+  const partial = await pool.connect({ servers: down, env: {}, file: "mcp.json" });
   assert.equal(partial.unavailable.length, 1);
   await partial.close();
   assert.equal(pool.size, 0, "dropped: the next graph tries the server again");
 
   const before = mcp.sseSessions().opened;
   const up = { mail: { transport: "sse" as const, url: mcp.sseUrl } };
-  const a = await pool.connect(up, {}, "mcp.json");
-  const b = await pool.connect(up, {}, "mcp.json");
+  const a = await pool.connect({ servers: up, env: {}, file: "mcp.json" });
+  const b = await pool.connect({ servers: up, env: {}, file: "mcp.json" });
   assert.equal(mcp.sseSessions().opened, before + 1, "one connection for both holders");
   await a.close();
   await a.close();

@@ -295,9 +295,15 @@ describe("postDeploySetup and devAuthBanner", () => {
   });
 
   it("announces the bypass in dev only", () => {
-    assert.match(devAuthBanner(testConfig("identity_b"), {}, "dev") ?? "", /bypass ON/);
-    assert.match(devAuthBanner(testConfig("identity_b"), { AGENTCLI_DEV_AUTH_BYPASS: "0" }, "dev") ?? "", /enforced/);
-    assert.equal(devAuthBanner(testConfig("identity_b"), {}, "serve"), null);
-    assert.equal(devAuthBanner(testConfig("anonymous"), {}, "dev", anonymous.identity), null);
+    assert.match(devAuthBanner({ config: testConfig("identity_b"), env: {}, mode: "dev" }) ?? "", /bypass ON/);
+    assert.match(
+      devAuthBanner({ config: testConfig("identity_b"), env: { AGENTCLI_DEV_AUTH_BYPASS: "0" }, mode: "dev" }) ?? "",
+      /enforced/,
+    );
+    assert.equal(devAuthBanner({ config: testConfig("identity_b"), env: {}, mode: "serve" }), null);
+    assert.equal(
+      devAuthBanner({ config: testConfig("anonymous"), env: {}, mode: "dev", identity: anonymous.identity }),
+      null,
+    );
   });
 });

@@ -90,10 +90,10 @@ export async function startModelServer(): Promise<ModelServer> {
       if (reply!.error) {
         return sendError(res, reply!.error.status, reply!.error.message.replaceAll("{api_key}", recorded.apiKey ?? ""));
       }
-      const id = `${++counter}`;
-      if (recorded.protocol === "openai") replyOpenAI(res, reply, recorded, id);
-      else if (recorded.protocol === "anthropic") replyAnthropic(res, reply, recorded, id);
-      else replyGemini(res, reply, recorded);
+      const answer = { res, reply: reply!, req: recorded, id: `${++counter}` };
+      if (recorded.protocol === "openai") replyOpenAI(answer);
+      else if (recorded.protocol === "anthropic") replyAnthropic(answer);
+      else replyGemini(answer);
     } catch (err) {
       sendError(res, 400, `model-server: ${err instanceof Error ? err.message : String(err)}`);
     }
