@@ -11,7 +11,13 @@
 import type { AuthUser, Env, Plugin } from "../kernel/hooks.ts";
 import type { AgentConfig } from "../config/schema.ts";
 import type { PluginDriver } from "../kernel/plugin-driver.ts";
-import { userError } from "../kernel/errors.ts";
+import {
+  agentcliError,
+  AuthCredentialsMissing,
+  AuthDefaultProviderMissing,
+  AuthHookMissing,
+  AuthProviderUnknown,
+} from "../kernel/index.ts";
 import { unauthorized } from "./auth-error.ts";
 import { isPublicPath } from "./public-paths.ts";
 import { devBypassEnabled, devBypassUser, hasCredentials } from "./dev-bypass.ts";
@@ -36,21 +42,13 @@ export function identityPluginFor(driver: PluginDriver, provider: string | null)
   const wanted = provider ?? PLATFORM_DEFAULT_PROVIDER;
   const plugin = driver.provider("identity", wanted) as IdentityPlugin | undefined;
   if (!plugin) {
-    const known = driver.specs("identity").map((s) => `"${s.provider}"`).join(", ");
-    throw userError("CONFIG_INVALID", {
-      message: provider === null
-        ? `Cannot set up authentication: no plugin provides the platform default "${PLATFORM_DEFAULT_PROVIDER}"`
-        : `Cannot set up authentication: no identity plugin provides "${provider}"`,
-      hint: provider === null
-        ? "Register plugins/identity/platform_key.ts, or add an [auth] section."
-        : `Use one of ${known} in [auth].provider, or load the plugin that provides it.`,
-    });
+    const known = driver.specs("identity").map((s) => s.provider);
+    throw provider === null
+      ? agentcliError(AuthDefaultProviderMissing, { provider: PLATFORM_DEFAULT_PROVIDER })
+      : agentcliError(AuthProviderUnknown, { provider, known });
   }
   if (!plugin.hooks?.["auth:authenticate"]) {
-    throw userError("PLUGIN_INVALID", {
-      message: `Cannot set up authentication: identity plugin "${plugin.name}" has no "auth:authenticate" hook`,
-      hint: 'An identity plugin must implement hooks["auth:authenticate"].',
-    });
+    throw agentcliError(AuthHookMissing, { plugin: plugin.name });
   }
   return plugin;
 }
@@ -65,12 +63,7 @@ export function createAuthenticator(opts: AuthenticatorOptions): Authenticate {
   const bypass = needsCredentials && devBypassEnabled(env, mode);
   const missing = plugin.identity.env.filter((name) => !env[name]?.trim());
   if (missing.length > 0 && !bypass) {
-    throw userError("CREDENTIALS_MISSING", {
-      message: `Cannot start the agent server with auth "${plugin.identity.provider}": ${
-        missing.map((m) => `"${m}"`).join(", ")
-      } ${missing.length === 1 ? "is" : "are"} not set`,
-      hint: `Set ${missing.join(", ")} in the project's .env or the deployment's secrets.`,
-    });
+    throw agentcliError(AuthCredentialsMissing, { provider: plugin.identity.provider, names: missing });
   }
   const bearer = plugin.identity.signIn !== "none";
   return async (request) => {

@@ -11,7 +11,7 @@
  */
 import type { Env } from "../kernel/hooks.ts";
 import type { PluginDriver } from "../kernel/plugin-driver.ts";
-import { agentcliError, EnvMismatch, userError } from "../kernel/index.ts";
+import { agentcliError, EmbeddingsCredentialsMissing, EnvMismatch } from "../kernel/index.ts";
 import type { StoreIndex } from "../storage/store-index.ts";
 
 interface EmbeddingsLike {
@@ -43,12 +43,7 @@ export function storeIndexFromEnv(env: Env, driver: PluginDriver): StoreIndex | 
   }
   const missing = provider.env.filter((v) => !env[v]);
   if (missing.length) {
-    throw userError("CREDENTIALS_MISSING", {
-      message: `Cannot start with AGENTCLI_STORE_EMBEDDINGS="${spec}": ${missing.join(" and ")} ${
-        missing.length > 1 ? "are" : "is"
-      } not set`,
-      hint: `The "${prefix}" provider needs ${provider.env.join(", ")}.`,
-    });
+    throw agentcliError(EmbeddingsCredentialsMissing, { spec, names: missing, prefix, needs: provider.env });
   }
   const fields = (env.AGENTCLI_STORE_INDEX_FIELDS ?? "$").split(",").map((f) => f.trim()).filter(Boolean);
   let built: Promise<EmbeddingsLike> | null = null;

@@ -10,6 +10,7 @@
  */
 import { BaseSandbox, type ExecuteResponse, type FileDownloadResponse, type FileUploadResponse } from "deepagents";
 import type { RunnableConfig } from "@langchain/core/runnables";
+import { agentcliError, SandboxNeedsThread, SandboxReplaced, SandboxSeedFailed } from "../../kernel/index.ts";
 import { currentConfig } from "../memory-backend.ts";
 import { assistantIdOf } from "../namespaces.ts";
 import {
@@ -98,9 +99,7 @@ export class PluginSandboxBackend extends BaseSandbox {
     }
     const threadId = (config?.configurable as Record<string, unknown> | undefined)?.thread_id;
     if (typeof threadId !== "string" || !threadId) {
-      throw new Error(
-        'Cannot use the sandbox: this run has no thread (configurable.thread_id), and [sandbox].scope = "thread" needs one.',
-      );
+      throw agentcliError(SandboxNeedsThread);
     }
     return { key: `thread:${threadId}`, scope, threadId };
   }
@@ -112,9 +111,7 @@ export class PluginSandboxBackend extends BaseSandbox {
       const results = await lease.sandbox.uploadFiles(seeds);
       const failed = results.filter((r) => r.error);
       if (failed.length) {
-        throw new Error(
-          `Cannot copy the skills into the sandbox: ${failed.map((f) => `${f.path} (${f.error})`).join(", ")}`,
-        );
+        throw agentcliError(SandboxSeedFailed, { failures: failed.map((f) => `${f.path} (${f.error})`) });
       }
       this.#seeded.set(target.key, lease.sandbox.id);
     }
@@ -133,7 +130,7 @@ export class PluginSandboxBackend extends BaseSandbox {
     const target = this.#target();
     let lease = await this.#lease(target);
     if (lease.notice && !opts.retry) {
-      throw new Error(`${lease.notice} Nothing was done; repeat the call if it still makes sense.`);
+      throw agentcliError(SandboxReplaced, { notice: lease.notice });
     }
     try {
       return { value: await op(lease.sandbox), notice: lease.notice };
@@ -141,7 +138,7 @@ export class PluginSandboxBackend extends BaseSandbox {
       if (!isSandboxNotFound(err)) throw err;
       await this.#o.manager.vanished(target, lease.sandbox.id);
       lease = await this.#lease(target);
-      if (!opts.retry) throw new Error(`${lease.notice} Nothing was done; repeat the call if it still makes sense.`);
+      if (!opts.retry) throw agentcliError(SandboxReplaced, { notice: String(lease.notice) });
       return { value: await op(lease.sandbox), notice: lease.notice };
     }
   }
