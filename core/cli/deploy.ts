@@ -60,9 +60,9 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
   const { flags, help } = parseArgs(spec, argv);
   if (help) return ctx.io.out(renderHelp(spec)), 0;
   const [{ loadPlugins }, { loadProject }, { buildBundle }] = await Promise.all([
-    import("../kernel/plugins.ts"),
-    import("../config/load.ts"),
-    import("../bundle/bundle.ts"),
+    import("../kernel/index.ts"),
+    import("../config/index.ts"),
+    import("../bundle/index.ts"),
   ]);
   const dryRun = Boolean(flags.dryRun);
   if (flags.json && !dryRun) throw agentcliError(DeployJsonNeedsDryRun);
@@ -187,7 +187,7 @@ async function confirmPublic(
 /** Hands the bundle and secrets to the target's plugin, then prints where it went and what to do next. */
 async function ship(ctx: CliContext, opts: Shipment): Promise<void> {
   const { project, driver, target, targetName } = opts;
-  const { isCompiled } = await import("../kernel/runtime.ts");
+  const { isCompiled } = await import("../kernel/index.ts");
   const result = await driver.runProvider("deploy:target", "deploy", targetName, {
     target: targetName,
     bundle: opts.bytes,
@@ -208,7 +208,7 @@ async function ship(ctx: CliContext, opts: Shipment): Promise<void> {
   if (result.url) ctx.io.out(`URL: ${result.url}`);
   for (const line of result.nextSteps ?? []) ctx.io.out(line);
   if (result.url) {
-    const { postDeploySetup } = await import("../auth/post-deploy.ts");
+    const { postDeploySetup } = await import("../auth/index.ts");
     for (const line of postDeploySetup(project.config, result.url, driver)) ctx.io.out(line);
   }
 }

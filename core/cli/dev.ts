@@ -21,7 +21,7 @@ import {
   SANDBOX_FLAG,
 } from "./args.ts";
 import type { CliContext } from "./context.ts";
-import type { GraphModule, Host } from "../server/host/agent-host.ts";
+import type { GraphModule, Host } from "../server/index.ts";
 
 const spec = {
   name: "dev",
@@ -51,7 +51,7 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
   if (help) return ctx.io.out(renderHelp(spec)), 0;
   // Listen first: `/ok` answers at once, and a taken port is reported before any other work.
   // Other requests wait while the project is validated and the server loads behind it.
-  const { hostBundle, listenFirst, parseGraphFlags } = await import("../server/host/agent-host.ts");
+  const { hostBundle, listenFirst, parseGraphFlags } = await import("../server/index.ts");
   const early = await listenFirst({ port: flags.port as number, host: flags.host as string, env: ctx.env });
   const tools = await loadTools().catch(async (err) => {
     await early.listening.close();
@@ -111,13 +111,13 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
 /** What dev loads after it listens: one import at a time with a turn of the event loop between, so `/ok` is answered in the gaps. */
 async function loadTools() {
   const turn = () => new Promise<void>((r) => setImmediate(r));
-  const { loadPlugins } = await import("../kernel/plugins.ts");
+  const { loadPlugins } = await import("../kernel/index.ts");
   await turn();
-  const { loadProject } = await import("../config/load.ts");
+  const { loadProject } = await import("../config/index.ts");
   await turn();
-  const { buildBundle, readBundle } = await import("../bundle/bundle.ts");
-  const { consoleLog } = await import("../kernel/log.ts");
-  const { describeMissing } = await import("../config/credentials.ts");
+  const { buildBundle, readBundle } = await import("../bundle/index.ts");
+  const { consoleLog } = await import("../kernel/index.ts");
+  const { describeMissing } = await import("../config/index.ts");
   return { loadPlugins, loadProject, buildBundle, readBundle, consoleLog, describeMissing };
 }
 
@@ -144,10 +144,7 @@ async function startProject(
   const dataDir = join(project.root, ".agentcli", "db");
   openDataFolder(join(project.root, ".agentcli"));
   if (!project.env.DATABASE_URL) {
-    const [{ prepareDataDir }, { SERVER_TEMPLATE }] = await Promise.all([
-      import("../storage/template.ts"),
-      import("../storage/migrations.ts"),
-    ]);
+    const { prepareDataDir, SERVER_TEMPLATE } = await import("../storage/index.ts");
     void prepareDataDir(dataDir, SERVER_TEMPLATE);
   }
   return { project, bundle, driver, build, dataDir, extraGraphs };

@@ -99,8 +99,8 @@ ${
 
 /** agent.toml's JSON Schema with this agentcli's plugins (what `agentcli schema` prints). */
 async function agentTomlSchema(ctx: CliContext): Promise<unknown> {
-  const { loadPlugins } = await import("../kernel/plugins.ts");
-  const { agentTomlJsonSchema } = await import("../config/json-schema.ts");
+  const { loadPlugins } = await import("../kernel/index.ts");
+  const { agentTomlJsonSchema } = await import("../config/index.ts");
   const driver = await loadPlugins(await ctx.builtinPlugins(), { paths: ctx.pluginPaths, cwd: ctx.cwd });
   return agentTomlJsonSchema(driver, ctx.version);
 }

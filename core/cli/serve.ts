@@ -68,10 +68,10 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
     throw agentcliError(BundleFileMissing, { path: positionals[0]! });
   }
   const [{ loadPlugins }, { readBundle }, { hostBundle, parseGraphFlags }, { consoleLog }] = await Promise.all([
-    import("../kernel/plugins.ts"),
-    import("../bundle/bundle.ts"),
-    import("../server/host/agent-host.ts"),
-    import("../kernel/log.ts"),
+    import("../kernel/index.ts"),
+    import("../bundle/index.ts"),
+    import("../server/index.ts"),
+    import("../kernel/index.ts"),
   ]);
   const log = consoleLog("serve");
   const bundle = await readBundle(bytes, `bundle "${positionals[0]}"`);

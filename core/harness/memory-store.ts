@@ -7,9 +7,15 @@
  * const memory = await memoryStore({ driver, env, store, assistantId: "research" });
  */
 import { BaseStore, type Item, type Operation, type OperationResults } from "@langchain/langgraph-checkpoint";
-import type { Env, MemoryBackend } from "../kernel/hooks.ts";
-import type { PluginDriver } from "../kernel/plugin-driver.ts";
-import { agentcliError, MemoryBackendNone, MemoryPluginFailed, MemoryPluginMissing } from "../kernel/index.ts";
+import {
+  agentcliError,
+  type Env,
+  type MemoryBackend,
+  MemoryBackendNone,
+  MemoryPluginFailed,
+  MemoryPluginMissing,
+  type PluginDriver,
+} from "../kernel/index.ts";
 
 /** The plugin that provides memory unless `AGENTCLI_MEMORY` names another. */
 export const DEFAULT_MEMORY_PLUGIN = "memory-store";

@@ -10,10 +10,16 @@ import { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { ChatResult } from "@langchain/core/outputs";
 import { createMiddleware } from "langchain";
-import type { Env, ModelProviderSpec } from "../kernel/hooks.ts";
-import type { PluginDriver } from "../kernel/plugin-driver.ts";
-import { agentcliError, ModelCredentialsMissing, ModelNotChosen, ModelProviderUnknown } from "../kernel/index.ts";
-import { defaultChainVariables, defaultModel } from "../config/credentials.ts";
+import {
+  agentcliError,
+  type Env,
+  ModelCredentialsMissing,
+  ModelNotChosen,
+  type ModelProviderSpec,
+  ModelProviderUnknown,
+  type PluginDriver,
+} from "../kernel/index.ts";
+import { defaultChainVariables, defaultModel } from "../config/index.ts";
 
 /** Finds the model provider plugin of a `provider:` prefix. */
 export function modelProvider(driver: PluginDriver, prefix: string): ModelProviderSpec | null {

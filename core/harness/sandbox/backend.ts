@@ -10,15 +10,18 @@
  */
 import { BaseSandbox, type ExecuteResponse, type FileDownloadResponse, type FileUploadResponse } from "deepagents";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { agentcliError, SandboxNeedsThread, SandboxReplaced, SandboxSeedFailed } from "../../kernel/index.ts";
-import { currentConfig } from "../memory-backend.ts";
-import { assistantIdOf } from "../namespaces.ts";
 import {
+  agentcliError,
   type ExecuteResult,
   isSandboxNotFound,
   type Sandbox,
   SANDBOX_SKILLS_DIR,
-} from "../../kernel/sandbox-contract.ts";
+  SandboxNeedsThread,
+  SandboxReplaced,
+  SandboxSeedFailed,
+} from "../../kernel/index.ts";
+import { currentConfig } from "../memory-backend.ts";
+import { assistantIdOf } from "../namespaces.ts";
 import type { SandboxManager, SandboxSettings, SandboxTarget } from "./manager.ts";
 
 /** Default of the `execute` tool's `timeout` and of the file tools' commands, in seconds. */

@@ -18,22 +18,20 @@
  */
 import {
   agentcliError,
+  type Env,
+  type HookLogger,
+  isSandboxNotFound,
+  type PluginDriver,
+  type Sandbox,
+  type SandboxCreateOptions,
   SandboxCredentialsMissing,
   SandboxDeletedWhileCreating,
   SandboxProviderNotInstalled,
   SandboxRuntimeNotInstalled,
-} from "../../kernel/index.ts";
-import { secondsSetting } from "../../config/env-settings.ts";
-import { missingSandboxEnv } from "../../config/credentials.ts";
-import type { Env, HookLogger } from "../../kernel/hooks.ts";
-import type { PluginDriver } from "../../kernel/plugin-driver.ts";
-import type { SandboxRecords } from "../../storage/index.ts";
-import {
-  isSandboxNotFound,
-  type Sandbox,
-  type SandboxCreateOptions,
   type SandboxScope,
-} from "../../kernel/sandbox-contract.ts";
+} from "../../kernel/index.ts";
+import { missingSandboxEnv, secondsSetting } from "../../config/index.ts";
+import type { SandboxRecords } from "../../storage/index.ts";
 
 /** How long a `creating` claim holds before another process may take the key over. */
 export const CREATE_LEASE_MS = 5 * 60_000;

@@ -2,10 +2,15 @@
  * `--sandbox <runtime>` of `dev` and `serve`: finds the sandbox-runtime plugin of that name
  * and checks it can run here (the local runtime needs `bwrap`), before the server starts.
  */
-import { agentcliError, SandboxRuntimeCannotRun, SandboxRuntimeUnknown } from "../../kernel/index.ts";
-import { missingSandboxEnv } from "../../config/credentials.ts";
-import type { Env, SandboxRuntimeSpec } from "../../kernel/hooks.ts";
-import type { PluginDriver } from "../../kernel/plugin-driver.ts";
+import {
+  agentcliError,
+  type Env,
+  type PluginDriver,
+  SandboxRuntimeCannotRun,
+  type SandboxRuntimeSpec,
+  SandboxRuntimeUnknown,
+} from "../../kernel/index.ts";
+import { missingSandboxEnv } from "../../config/index.ts";
 
 /** The runtime spec of `name`; a user error when unknown or unable to run on this machine. */
 export async function selectSandboxRuntime(driver: PluginDriver, name: string, env: Env): Promise<SandboxRuntimeSpec> {
