@@ -18,8 +18,22 @@
  */
 export { CREATE_ONLY, definePlugin, HOOK_MODES, isSandboxNotFound, SandboxNotFoundError } from "./kernel/hooks.ts";
 export type * from "./kernel/hooks.ts";
-export { AgentcliError, isUserError, userError } from "./kernel/errors.ts";
+export { AgentcliError, agentcliError, isUserError, userError } from "./kernel/errors.ts";
 export type { Diagnostic, ErrorCode } from "./kernel/errors.ts";
+export type { ErrorData } from "./kernel/errors-data.ts";
+// The built-in deploy targets' catalogue entries (docs/errors.md); a third-party plugin raises its own with userError.
+export {
+  BundleUploadFailed,
+  DeployInterrupted,
+  DockerExecutableNotLinux,
+  DockerExecutableUnreadable,
+  DockerNeedsExecutable,
+  PlatformKeyMissing,
+  PlatformKeyRefused,
+  PlatformRequestFailed,
+  PlatformUnreachable,
+  RevisionFailed,
+} from "./kernel/errors-data.ts";
 export { forbidden, identityUnavailable, unauthorized } from "./auth/auth-error.ts";
 export { bearerToken, missingBearer } from "./auth/bearer.ts";
 export { constantTimeEqual, sha256Hex } from "./auth/constant-time.ts";

@@ -7,7 +7,7 @@
  * try { user = await authenticate(req); }
  * catch (err) { if (isAuthError(err)) return authErrorResponse(err); throw err; }
  */
-import { AgentcliError, userError } from "../kernel/index.ts";
+import { AgentcliError, agentcliError, Forbidden, IdentityUnavailable, Unauthorized } from "../kernel/index.ts";
 
 const challenges = new WeakMap<AgentcliError, string>();
 
@@ -16,14 +16,13 @@ export function unauthorized(
   message: string,
   opts: { hint?: string; bearer?: boolean; error?: "invalid_token" | "invalid_request" } = {},
 ): AgentcliError {
-  const err = userError("UNAUTHORIZED", {
-    message,
-    hint: opts.hint ??
+  const err = agentcliError(Unauthorized, {
+    problem: message,
+    fix: opts.hint ??
       (opts.bearer
         ? "Send 'Authorization: Bearer <access token>' with a valid session token of the identity provider."
         : undefined),
-    status: 401,
-  });
+  }, { status: 401 });
   if (opts.bearer) {
     const challenge = opts.error
       ? `Bearer realm="agentcli", error="${opts.error}", error_description="${message.replace(/["\\]/g, "'")}"`
@@ -35,12 +34,12 @@ export function unauthorized(
 
 /** A 403: the caller is known but may not do this. */
 export function forbidden(message: string, opts: { hint?: string } = {}): AgentcliError {
-  return userError("FORBIDDEN", { message, hint: opts.hint, status: 403 });
+  return agentcliError(Forbidden, { problem: message, fix: opts.hint }, { status: 403 });
 }
 
 /** A 503: the identity provider cannot be reached, so no request is let through (fail closed). */
 export function identityUnavailable(message: string, hint: string, cause?: unknown): AgentcliError {
-  return userError("REMOTE_FAILED", { message, hint, status: 503, cause });
+  return agentcliError(IdentityUnavailable, { problem: message, fix: hint }, { status: 503, cause });
 }
 
 /** The `WWW-Authenticate` value for an auth error, when it has one. */

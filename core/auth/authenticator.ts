@@ -8,7 +8,17 @@
  * const authenticate = createAuthenticator({ driver, config, env, mode: "serve" });
  * const user = await authenticate(request); // null on public paths; throws a 401/503 AgentcliError
  */
-import { type AuthUser, type Env, type Plugin, type PluginDriver, userError } from "../kernel/index.ts";
+import {
+  agentcliError,
+  AuthCredentialsMissing,
+  AuthDefaultProviderMissing,
+  AuthHookMissing,
+  AuthProviderUnknown,
+  type AuthUser,
+  type Env,
+  type Plugin,
+  type PluginDriver,
+} from "../kernel/index.ts";
 import type { AgentConfig } from "../config/index.ts";
 import { unauthorized } from "./auth-error.ts";
 import { isPublicPath } from "./public-paths.ts";
@@ -34,21 +44,13 @@ export function identityPluginFor(driver: PluginDriver, provider: string | null)
   const wanted = provider ?? PLATFORM_DEFAULT_PROVIDER;
   const plugin = driver.provider("identity", wanted) as IdentityPlugin | undefined;
   if (!plugin) {
-    const known = driver.specs("identity").map((s) => `"${s.provider}"`).join(", ");
-    throw userError("CONFIG_INVALID", {
-      message: provider === null
-        ? `Cannot set up authentication: no plugin provides the platform default "${PLATFORM_DEFAULT_PROVIDER}"`
-        : `Cannot set up authentication: no identity plugin provides "${provider}"`,
-      hint: provider === null
-        ? "Register plugins/identity/platform_key.ts, or add an [auth] section."
-        : `Use one of ${known} in [auth].provider, or load the plugin that provides it.`,
-    });
+    const known = driver.specs("identity").map((s) => s.provider);
+    throw provider === null
+      ? agentcliError(AuthDefaultProviderMissing, { provider: PLATFORM_DEFAULT_PROVIDER })
+      : agentcliError(AuthProviderUnknown, { provider, known });
   }
   if (!plugin.hooks?.["auth:authenticate"]) {
-    throw userError("PLUGIN_INVALID", {
-      message: `Cannot set up authentication: identity plugin "${plugin.name}" has no "auth:authenticate" hook`,
-      hint: 'An identity plugin must implement hooks["auth:authenticate"].',
-    });
+    throw agentcliError(AuthHookMissing, { plugin: plugin.name });
   }
   return plugin;
 }
@@ -63,12 +65,7 @@ export function createAuthenticator(opts: AuthenticatorOptions): Authenticate {
   const bypass = needsCredentials && devBypassEnabled(env, mode);
   const missing = plugin.identity.env.filter((name) => !env[name]?.trim());
   if (missing.length > 0 && !bypass) {
-    throw userError("CREDENTIALS_MISSING", {
-      message: `Cannot start the agent server with auth "${plugin.identity.provider}": ${
-        missing.map((m) => `"${m}"`).join(", ")
-      } ${missing.length === 1 ? "is" : "are"} not set`,
-      hint: `Set ${missing.join(", ")} in the project's .env or the deployment's secrets.`,
-    });
+    throw agentcliError(AuthCredentialsMissing, { provider: plugin.identity.provider, names: missing });
   }
   const bearer = plugin.identity.signIn !== "none";
   return async (request) => {

@@ -4,7 +4,14 @@
  * that names the command's `--help`.
  */
 import { parseArgs as nodeParseArgs, type ParseArgsConfig } from "node:util";
-import { userError } from "../kernel/index.ts";
+import {
+  agentcliError,
+  ArgsBadValue,
+  ArgsMissing,
+  ArgsUnexpected,
+  ArgsUnknownOption,
+  ArgsValueMissing,
+} from "../kernel/index.ts";
 
 export type FlagSpec =
   | { type: "boolean"; short?: string; description: string }
@@ -111,36 +118,43 @@ export function parseArgs<F extends Record<string, FlagSpec>>(
     const name = byFlag.get(token.name);
     const f = name === undefined ? undefined : spec.flags[name] as FlagSpec;
     if (name === undefined || !f) {
-      throw userError("ARGS_INVALID", {
-        message: `Cannot run "agentcli ${spec.name}": unknown option "${token.rawName}"`,
-        hint: `Run "agentcli ${spec.name} --help" for the options it takes.`,
-      });
+      throw agentcliError(ArgsUnknownOption, { command: spec.name, option: token.rawName });
     }
     const flagLabel = `--${token.name}`;
     if (f.type === "boolean") {
       if (token.inlineValue) {
         const v = token.value ?? "";
-        if (v !== "true" && v !== "false") throw badValue(spec.name, flagLabel, v, "true or false");
+        if (v !== "true" && v !== "false") {
+          throw agentcliError(ArgsBadValue, {
+            command: spec.name,
+            flag: flagLabel,
+            value: v,
+            expected: "true or false",
+          });
+        }
         flags[name] = v === "true";
       } else flags[name] = true;
       continue;
     }
     const value = token.value;
     if (value === undefined) {
-      throw userError("ARGS_INVALID", {
-        message: `Cannot run "agentcli ${spec.name}": option "${flagLabel}" needs a value`,
-        hint: `Write it as ${flagLabel} ${"placeholder" in f && f.placeholder ? f.placeholder : "<value>"}.`,
+      throw agentcliError(ArgsValueMissing, {
+        command: spec.name,
+        flag: flagLabel,
+        placeholder: "placeholder" in f && f.placeholder ? f.placeholder : "<value>",
       });
     }
     if (f.type === "int") {
       const n = Number(value);
       if (!/^-?\d+$/.test(value) || (f.min !== undefined && n < f.min) || (f.max !== undefined && n > f.max)) {
-        throw badValue(
-          spec.name,
-          flagLabel,
+        throw agentcliError(ArgsBadValue, {
+          command: spec.name,
+          flag: flagLabel,
           value,
-          `an integer${f.min !== undefined ? ` from ${f.min}` : ""}${f.max !== undefined ? ` to ${f.max}` : ""}`,
-        );
+          expected: `an integer${f.min !== undefined ? ` from ${f.min}` : ""}${
+            f.max !== undefined ? ` to ${f.max}` : ""
+          }`,
+        });
       }
       flags[name] = n;
     } else if (f.multiple) (flags[name] as string[]).push(value);
@@ -149,18 +163,12 @@ export function parseArgs<F extends Record<string, FlagSpec>>(
   if (!help) {
     for (const p of spec.positionals ?? []) {
       if (p.required && positionals.length === 0) {
-        throw userError("ARGS_INVALID", {
-          message: `Cannot run "agentcli ${spec.name}": missing <${p.name}>`,
-          hint: `Usage: ${spec.usage}`,
-        });
+        throw agentcliError(ArgsMissing, { command: spec.name, argument: p.name, usage: spec.usage });
       }
     }
     const max = spec.positionals?.length ?? 0;
     if (positionals.length > max) {
-      throw userError("ARGS_INVALID", {
-        message: `Cannot run "agentcli ${spec.name}": unexpected argument "${positionals[max]}"`,
-        hint: `Usage: ${spec.usage}`,
-      });
+      throw agentcliError(ArgsUnexpected, { command: spec.name, argument: positionals[max]!, usage: spec.usage });
     }
   }
   return { flags: flags as FlagValues<F>, positionals, help };
@@ -169,13 +177,6 @@ export function parseArgs<F extends Record<string, FlagSpec>>(
 /** `replaceAgent` -> `replace-agent`: flags are declared camelCase and written kebab-case. */
 function flagName(name: string): string {
   return name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
-}
-
-function badValue(command: string, flag: string, value: string, expected: string) {
-  return userError("ARGS_INVALID", {
-    message: `Cannot run "agentcli ${command}": option "${flag}" got "${value}", expected ${expected}`,
-    hint: `Run "agentcli ${command} --help" for the options it takes.`,
-  });
 }
 
 /** Renders `--help` for a command. */

@@ -9,7 +9,14 @@
 import { existsSync, readFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import { join, resolve } from "node:path";
-import { userError } from "../kernel/index.ts";
+import {
+  agentcliError,
+  BuildManyTargets,
+  BuildNoSources,
+  BuildOutputMissing,
+  BuildPluginsRefused,
+  BuildPluginUnknown,
+} from "../kernel/index.ts";
 import { type CommandSpec, parseArgs, renderHelp } from "./args.ts";
 import type { CliContext } from "./context.ts";
 
@@ -41,10 +48,7 @@ function resolvePlugin(value: string, cwd: string): { spec: string; resolveDir: 
     existsSync(join(d, "package.json"))
   );
   if (!pkgDir || value.startsWith(".") || value.startsWith("/")) {
-    throw userError("ARGS_INVALID", {
-      message: `Cannot build: plugin "${value}" is neither a file nor an installed package`,
-      hint: `Give a plugin file's path, or install the package first (npm install ${value}).`,
-    });
+    throw agentcliError(BuildPluginUnknown, { plugin: value });
   }
   const version = (JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8")) as { version?: string }).version;
   return { spec: value, resolveDir: cwd, version };
@@ -60,31 +64,19 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
   const { flags, help } = parseArgs(spec, argv);
   if (help) return ctx.io.out(renderHelp(spec)), 0;
   if (!flags.output) {
-    throw userError("ARGS_INVALID", {
-      message: 'Cannot run "agentcli build": --output is required',
-      hint: "agentcli --plugin ./my-plugin.ts build --output ./agentcli-custom",
-    });
+    throw agentcliError(BuildOutputMissing);
   }
   // A computed specifier keeps the bundlers of the package and the executable away from it.
   const script = new URL("../../scripts/build-sea.ts", import.meta.url);
   if (!existsSync(script)) {
-    throw userError("ARGS_INVALID", {
-      message:
-        'Cannot run "agentcli build": it compiles agentcli\'s sources, and this agentcli has none (an executable or the npm package)',
-      hint:
-        "Run it from a checkout of agentcli: npm ci, then node bin/agentcli.js --plugin <plugin> build --output <file>.",
-    });
+    throw agentcliError(BuildNoSources);
   }
   const { parseTargets, hostTarget } = (await import(
     new URL("../../scripts/build-targets.ts", import.meta.url).href
   )) as typeof import("../../scripts/build-targets.ts");
   const targets = parseTargets(flags.target ? [flags.target] : []);
   if (targets.length > 1) {
-    throw userError("ARGS_INVALID", {
-      message:
-        `Cannot run "agentcli build": --target "${flags.target}" names ${targets.length} platforms, and build writes one executable`,
-      hint: "Run build once per platform, each with its own --target and --output.",
-    });
+    throw agentcliError(BuildManyTargets, { target: flags.target!, count: targets.length });
   }
   const target = targets[0] ?? hostTarget() ?? undefined;
   const plugins = ctx.pluginPaths.map((p) => resolvePlugin(p, ctx.cwd));
@@ -105,9 +97,9 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
   try {
     ctx.io.out(execFileSync(output, ["plugins"], { encoding: "utf8", env: { PATH: "/usr/bin:/bin" } }));
   } catch (err) {
-    throw userError("PLUGIN_INVALID", {
-      message: `Cannot build "${flags.output}": the new executable refuses its plugins`,
-      hint: String((err as { stderr?: string }).stderr ?? err),
+    throw agentcliError(BuildPluginsRefused, {
+      output: flags.output,
+      refusal: String((err as { stderr?: string }).stderr ?? err),
     });
   }
   ctx.io.out(`Built ${flags.output} with ${plugins.length} extra plugin${plugins.length === 1 ? "" : "s"}.`);

@@ -33,8 +33,12 @@ export interface SecretPlan {
   notes: SecretNote[];
 }
 
-/** Why the project needs `name` at run time, or null. */
-function runtimeUse(name: string, config: AgentConfig, driver: PluginDriver, target: DeployTargetSpec): string | null {
+/** Why the project needs the variable `name` at run time, or null. */
+function runtimeUse(
+  name: string,
+  opts: { config: AgentConfig; driver: PluginDriver; target: DeployTargetSpec },
+): string | null {
+  const { config, driver, target } = opts;
   const provider = config.auth?.provider ?? PLATFORM_DEFAULT_PROVIDER;
   const identity = driver.spec("identity", provider);
   if (identity?.env.includes(name)) {
@@ -67,7 +71,7 @@ export function planSecrets(
   const notes: SecretNote[] = [];
   const names = new Set(values.keys());
   for (const name of target.env) {
-    const use = runtimeUse(name, config, driver, target);
+    const use = runtimeUse(name, { config, driver, target });
     if (use) {
       names.add(name);
       if (!values.has(name) && opts.env[name]) values.set(name, opts.env[name]!);

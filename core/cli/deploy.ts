@@ -6,9 +6,24 @@
 import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { dirname, join, relative } from "node:path";
-import { type Env, userError } from "../kernel/index.ts";
+import {
+  agentcliError,
+  DeployCredentialsMissing,
+  DeployJsonNeedsDryRun,
+  DeployPublicUnconfirmed,
+  DeployTargetUnhandled,
+  DeployTargetUnknown,
+  type Env,
+  PlatformUrlEnvInvalid,
+  PlatformUrlFlagInvalid,
+  type Plugin,
+  type PluginDriver,
+} from "../kernel/index.ts";
+import type { LoadedProject } from "../config/index.ts";
+import type { BundleManifest } from "../bundle/index.ts";
 import { type CommandSpec, CONFIG_FLAG, parseArgs, renderHelp } from "./args.ts";
 import type { CliContext } from "./context.ts";
+import type { SecretPlan } from "./deploy-secrets.ts";
 
 /** Where `deploy` sends the bundle when neither --platform-url nor $AGENTCLI_PLATFORM_URL is set (the deploy plugin's default). */
 export const DEFAULT_PLATFORM_URL = "http://127.0.0.1:8100";
@@ -49,30 +64,16 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
     import("../config/index.ts"),
     import("../bundle/index.ts"),
   ]);
-  const config = flags.config as string;
   const dryRun = Boolean(flags.dryRun);
-  if (flags.json && !dryRun) {
-    throw userError("ARGS_INVALID", {
-      message: 'Cannot run "agentcli deploy": --json goes with --dry-run',
-      hint: "agentcli deploy --dry-run --json",
-    });
-  }
+  if (flags.json && !dryRun) throw agentcliError(DeployJsonNeedsDryRun);
   if (!flags.json) ctx.io.err(BETA_NOTICE);
-  if (flags.platformUrl !== undefined) checkPlatformUrl(flags.platformUrl as string, "--platform-url");
+  const platformUrl = flags.platformUrl as string | undefined;
+  if (platformUrl !== undefined) checkPlatformUrl(platformUrl, "--platform-url");
   const driver = await loadPlugins(await ctx.builtinPlugins(), { paths: ctx.pluginPaths, cwd: ctx.cwd });
-  const env: Env = { ...ctx.env, ...(flags.platformUrl ? { AGENTCLI_PLATFORM_URL: flags.platformUrl as string } : {}) };
-  const project = await loadProject(config, { driver, env, requireEnv: !dryRun, cwd: ctx.cwd });
+  const env: Env = { ...ctx.env, ...(platformUrl ? { AGENTCLI_PLATFORM_URL: platformUrl } : {}) };
+  const project = await loadProject(flags.config as string, { driver, env, requireEnv: !dryRun, cwd: ctx.cwd });
   const targetName = flags.target as string;
-  const target = driver.provider("deploy", targetName);
-  if (target?.kind !== "deploy") {
-    const known = driver.specs("deploy").map((s) => `"${s.target}"`).join(", ");
-    throw userError("ARGS_INVALID", {
-      message: `Cannot deploy: no deploy target "${targetName}"`,
-      hint: `Use --target with one of ${known}, or load the plugin that provides it with --plugin.`,
-    });
-  }
-  // The deploy target's own variables (PLATFORM_API_KEY): a dry run lists them with the project's.
-  const missingTarget = target.deploy.env.filter((v) => !project.env[v]);
+  const target = deployTarget(driver, targetName);
   // Exactly what the deployment will store: the dry run lists these names, a real deploy ships these values.
   const { planSecrets } = await import("./deploy-secrets.ts");
   const plan = planSecrets({
@@ -85,73 +86,113 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
   const { bytes, manifest } = await buildBundle(project, { driver, version: ctx.version });
   const bundlePath = join(project.root, ".agentcli", "bundle.tgz");
   writeAtomic(bundlePath, bytes);
-  const shownPath = relative(ctx.cwd, bundlePath) || bundlePath;
-  const sha256 = createHash("sha256").update(bytes).digest("hex");
-
+  const shipment = { project, driver, target, targetName, bytes, plan };
   if (dryRun) {
-    const { makeSummary, renderSummary } = await import("./deploy-summary.ts");
-    const summary = makeSummary({
-      config: project.config,
-      manifest,
-      driver,
-      target: { name: targetName, description: target.description ?? target.name },
-      bundlePath: shownPath,
-      bundleBytes: bytes.length,
-      bundleSha256: sha256,
-      secrets: plan,
-      missingEnv: [
-        ...project.missingEnv,
-        ...(missingTarget.length
-          ? [{ variables: missingTarget, reason: target.deploy.envReason ?? `the deploy target "${targetName}"` }]
-          : []),
-      ],
-      warnings: project.warnings,
-    });
-    ctx.io.out(
-      flags.json ? JSON.stringify(summary, null, 2) : `Dry run: nothing was deployed.\n\n${renderSummary(summary)}`,
-    );
+    await printDryRun(ctx, { ...shipment, manifest, bundlePath, json: Boolean(flags.json) });
     return 0;
   }
-
   for (const w of project.warnings) ctx.io.err(`warning: ${w.file}${w.line ? `:${w.line}` : ""}: ${w.message}`);
-  if (!flags.platformUrl && project.env.AGENTCLI_PLATFORM_URL) {
+  if (!platformUrl && project.env.AGENTCLI_PLATFORM_URL) {
     checkPlatformUrl(project.env.AGENTCLI_PLATFORM_URL, "AGENTCLI_PLATFORM_URL");
   }
-  if (missingTarget.length) {
-    throw userError("CREDENTIALS_MISSING", {
-      message: `Cannot deploy: ${missingTarget.join(", ")} ${missingTarget.length > 1 ? "are" : "is"} not set`,
-      hint: `Add ${missingTarget.map((v) => `${v}=...`).join(", ")} to .env beside agent.toml or the environment${
-        target.deploy.envReason ? ` (${target.deploy.envReason})` : ""
-      }.`,
-    });
+  const missing = missingTargetEnv(project, target);
+  if (missing.length) {
+    throw agentcliError(DeployCredentialsMissing, { names: missing, reason: target.deploy.envReason });
   }
-  const authProvider = project.config.auth?.provider ?? null;
+  if (!(await confirmPublic(ctx, { project, driver, yes: Boolean(flags.yes) }))) {
+    ctx.io.err("Not deployed.");
+    return 1;
+  }
+  await ship(ctx, shipment);
+  return 0;
+}
+
+type DeployPlugin = Extract<Plugin, { kind: "deploy" }>;
+
+/** What a deploy ships, and to where. */
+interface Shipment {
+  project: LoadedProject;
+  driver: PluginDriver;
+  target: DeployPlugin;
+  targetName: string;
+  bytes: Uint8Array;
+  plan: SecretPlan;
+}
+
+/** The deploy plugin of `--target`; a user error listing the targets there are. */
+function deployTarget(driver: PluginDriver, name: string): DeployPlugin {
+  const target = driver.provider("deploy", name);
+  if (target?.kind !== "deploy") {
+    throw agentcliError(DeployTargetUnknown, { target: name, known: driver.specs("deploy").map((s) => s.target) });
+  }
+  return target;
+}
+
+/** The deploy target's own variables (PLATFORM_API_KEY) that are not set: a dry run lists them with the project's. */
+function missingTargetEnv(project: LoadedProject, target: DeployPlugin): string[] {
+  return target.deploy.env.filter((v) => !project.env[v]);
+}
+
+/** `--dry-run`: the summary of what would be deployed, as text or JSON; nothing leaves the machine. */
+async function printDryRun(
+  ctx: CliContext,
+  opts: Shipment & { manifest: BundleManifest; bundlePath: string; json: boolean },
+): Promise<void> {
+  const { project, driver, target, targetName, bytes } = opts;
+  const missingTarget = missingTargetEnv(project, target);
+  const { makeSummary, renderSummary } = await import("./deploy-summary.ts");
+  const summary = makeSummary({
+    config: project.config,
+    manifest: opts.manifest,
+    driver,
+    target: { name: targetName, description: target.description ?? target.name },
+    bundlePath: relative(ctx.cwd, opts.bundlePath) || opts.bundlePath,
+    bundleBytes: bytes.length,
+    bundleSha256: createHash("sha256").update(bytes).digest("hex"),
+    secrets: opts.plan,
+    missingEnv: [
+      ...project.missingEnv,
+      ...(missingTarget.length
+        ? [{ variables: missingTarget, reason: target.deploy.envReason ?? `the deploy target "${targetName}"` }]
+        : []),
+    ],
+    warnings: project.warnings,
+  });
+  ctx.io.out(
+    opts.json ? JSON.stringify(summary, null, 2) : `Dry run: nothing was deployed.\n\n${renderSummary(summary)}`,
+  );
+}
+
+/**
+ * A public deployment (an identity provider marked `public`) goes out only when confirmed:
+ * `--yes`, or a yes at the terminal. False when the user said no.
+ */
+async function confirmPublic(
+  ctx: CliContext,
+  opts: { project: LoadedProject; driver: PluginDriver; yes: boolean },
+): Promise<boolean> {
+  const { driver } = opts;
+  const authProvider = opts.project.config.auth?.provider ?? null;
   const publicAuth = authProvider !== null && driver.spec("identity", authProvider)?.public === true;
-  if (publicAuth && !flags.yes) {
-    if (!ctx.io.interactive) {
-      const perUser = driver.specs("identity").filter((s) => s.perUser).map((s) => s.provider);
-      throw userError("CONFIRMATION_REQUIRED", {
-        message:
-          `Cannot deploy: [auth] provider = "${authProvider}" makes the deployment public, and there is no terminal to confirm it`,
-        hint: `Pass --yes to confirm a public deployment non-interactively${
-          perUser.length ? `, or configure ${perUser.join(" / ")}` : ""
-        }.`,
-      });
-    }
-    const ok = await ctx.io.confirm(
-      `[auth] provider = "${authProvider}": anyone with the URL will be able to call this agent. Push it?`,
-    );
-    if (!ok) {
-      ctx.io.err("Not deployed.");
-      return 1;
-    }
+  if (!publicAuth || opts.yes) return true;
+  if (!ctx.io.interactive) {
+    const perUser = driver.specs("identity").filter((s) => s.perUser).map((s) => s.provider);
+    throw agentcliError(DeployPublicUnconfirmed, { provider: authProvider, perUser });
   }
+  return ctx.io.confirm(
+    `[auth] provider = "${authProvider}": anyone with the URL will be able to call this agent. Push it?`,
+  );
+}
+
+/** Hands the bundle and secrets to the target's plugin, then prints where it went and what to do next. */
+async function ship(ctx: CliContext, opts: Shipment): Promise<void> {
+  const { project, driver, target, targetName } = opts;
   const { isCompiled } = await import("../kernel/index.ts");
   const result = await driver.runProvider({ hook: "deploy:target", kind: "deploy", key: targetName }, {
     target: targetName,
-    bundle: bytes,
+    bundle: opts.bytes,
     name: project.config.agent.name,
-    secrets: plan.secrets,
+    secrets: opts.plan.secrets,
     // .env under the environment (and --platform-url): a PLATFORM_API_KEY in .env counts, as the check above and its hint say.
     env: project.env,
     projectDir: project.root,
@@ -160,12 +201,7 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
     log: { info: (m) => ctx.io.err(m), warn: (m) => ctx.io.err(`warning: ${m}`) },
     signal: ctx.shutdownSignal,
   });
-  if (!result) {
-    throw userError("DEPLOY_FAILED", {
-      message: `Cannot deploy: the plugin "${target.name}" did not handle the deploy target "${targetName}"`,
-      hint: `Its "deploy:target" hook answered null; report it to the plugin's author.`,
-    });
-  }
+  if (!result) throw agentcliError(DeployTargetUnhandled, { plugin: target.name, target: targetName });
   ctx.io.out(
     `Deployed "${project.config.agent.name}" to ${targetName}: revision ${result.revisionId} is ${result.status}.`,
   );
@@ -175,22 +211,19 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
     const { postDeploySetup } = await import("../auth/index.ts");
     for (const line of postDeploySetup(project.config, result.url, driver)) ctx.io.out(line);
   }
-  return 0;
 }
 
 /** A control plane address must be an http(s) URL; anything else is the user's typo, not an unreachable server. */
-function checkPlatformUrl(value: string, from: string): void {
+function checkPlatformUrl(value: string, from: "--platform-url" | "AGENTCLI_PLATFORM_URL"): void {
   let url: URL | null = null;
   try {
     url = new URL(value);
   } catch { /* not a URL */ }
   if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) {
     // --platform-url is the command line (exit 2); AGENTCLI_PLATFORM_URL is the environment (exit 1).
-    throw userError(from === "--platform-url" ? "ARGS_INVALID" : "ENV_INVALID", {
-      message: `Cannot deploy: ${from} "${value}" is not an http(s) URL`,
-      hint: `Give the control plane's address, e.g. ${
-        from === "--platform-url" ? "--platform-url " : "AGENTCLI_PLATFORM_URL="
-      }${DEFAULT_PLATFORM_URL}.`,
+    throw agentcliError(from === "--platform-url" ? PlatformUrlFlagInvalid : PlatformUrlEnvInvalid, {
+      value,
+      example: DEFAULT_PLATFORM_URL,
     });
   }
 }

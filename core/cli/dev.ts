@@ -5,7 +5,9 @@
  */
 import { chmodSync, type FSWatcher, mkdirSync, readdirSync, statSync, watch } from "node:fs";
 import { join, relative } from "node:path";
-import { formatUserError, isUserError } from "../kernel/index.ts";
+import { formatUserError, isUserError, type PluginDriver, type ServerLog } from "../kernel/index.ts";
+import type { LoadedProject } from "../config/index.ts";
+import type { Bundle } from "../bundle/index.ts";
 import {
   type CommandSpec,
   CONFIG_FLAG,
@@ -19,7 +21,7 @@ import {
   SANDBOX_FLAG,
 } from "./args.ts";
 import type { CliContext } from "./context.ts";
-import type { GraphModule } from "../server/index.ts";
+import type { GraphModule, Host } from "../server/index.ts";
 
 const spec = {
   name: "dev",
@@ -51,94 +53,134 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
   // Other requests wait while the project is validated and the server loads behind it.
   const { hostBundle, listenFirst, parseGraphFlags } = await import("../server/index.ts");
   const early = await listenFirst({ port: flags.port as number, host: flags.host as string, env: ctx.env });
-  // One import at a time with a turn of the event loop between: `/ok` is answered in the gaps.
-  const turn = () => new Promise<void>((r) => setImmediate(r));
-  const loaded = (async () => {
-    const { loadPlugins } = await import("../kernel/index.ts");
-    await turn();
-    const { loadProject } = await import("../config/index.ts");
-    await turn();
-    const { buildBundle, readBundle } = await import("../bundle/index.ts");
-    const { consoleLog } = await import("../kernel/index.ts");
-    const { describeMissing } = await import("../config/index.ts");
-    return { loadPlugins, loadProject, buildBundle, readBundle, consoleLog, describeMissing };
-  })();
-  const { loadPlugins, loadProject, buildBundle, readBundle, consoleLog, describeMissing } = await loaded.catch(
-    async (err) => {
-      await early.listening.close();
-      throw err;
-    },
-  );
-  const log = consoleLog("dev");
-  let driver: Awaited<ReturnType<typeof loadPlugins>>;
-  const build = async () => {
-    const project = await loadProject(flags.config as string, {
-      driver,
-      env: ctx.env,
-      requireEnv: false,
-      cwd: ctx.cwd,
-    });
-    const { bytes } = await buildBundle(project, { driver, version: ctx.version });
-    return { project, bundle: await readBundle(bytes) };
-  };
-  const report = (p: Awaited<ReturnType<typeof build>>["project"]) => {
-    for (const w of p.warnings) log.warn(`${w.file}${w.line ? `:${w.line}` : ""}: ${w.message}`);
-    // --sandbox <runtime> runs the sandboxes instead of the [sandbox] provider: its keys are not needed here.
-    const runtime = flags.sandbox as string | undefined;
-    for (const m of p.missingEnv) {
-      if (runtime && m.sandbox) {
-        log.info(
-          `--sandbox ${runtime} runs the sandboxes: ${
-            describeMissing(m)
-          } is not needed by dev (deploy refuses without it)`,
-        );
-      } else {log.warn(
-          `${describeMissing(m, "sentence")}: runs will fail until you add it to ${
-            relative(ctx.cwd, join(p.root, ".env")) || ".env"
-          } (deploy refuses without it)`,
-        );}
-    }
-  };
-  let project: Awaited<ReturnType<typeof build>>["project"];
-  let bundle: Awaited<ReturnType<typeof build>>["bundle"];
-  let dataDir: string;
-  let extraGraphs: Record<string, GraphModule>;
+  const tools = await loadTools().catch(async (err) => {
+    await early.listening.close();
+    throw err;
+  });
+  const log = tools.consoleLog("dev");
+  const sandboxRuntime = (flags.sandbox as string | undefined) ?? null;
+  let start: Awaited<ReturnType<typeof startProject>>;
   try {
-    extraGraphs = parseGraphFlags(flags.graph as string[], ctx.cwd, { replaceAgent: Boolean(flags.replaceAgent) });
-    driver = await loadPlugins(await ctx.builtinPlugins(), { paths: ctx.pluginPaths, cwd: ctx.cwd });
-    ({ project, bundle } = await build());
-    dataDir = join(project.root, ".agentcli", "db");
-    openDataFolder(join(project.root, ".agentcli"));
-    if (!project.env.DATABASE_URL) {
-      // A new project's database is restored from its template while the server's modules load.
-      const [{ prepareDataDir }, { SERVER_TEMPLATE }] = await Promise.all([
-        import("../storage/index.ts"),
-        import("../storage/index.ts"),
-      ]);
-      void prepareDataDir(dataDir, SERVER_TEMPLATE);
-    }
+    start = await startProject(ctx, {
+      tools,
+      configPath: flags.config as string,
+      extraGraphs: () =>
+        parseGraphFlags(flags.graph as string[], ctx.cwd, { replaceAgent: Boolean(flags.replaceAgent) }),
+    });
   } catch (err) {
     early.serve(null);
     await early.listening.close();
     throw err;
   }
+  const { project, bundle, driver, build } = start;
+  const report = (p: LoadedProject) => reportProject(p, { log, sandboxRuntime, cwd: ctx.cwd, tools });
   report(project);
   const host = await hostBundle({
     bundle,
     driver,
     env: project.env,
     mode: "dev",
-    dataDir,
+    dataDir: start.dataDir,
     port: flags.port as number,
     host: flags.host as string,
     log,
-    extraGraphs,
-    sandboxRuntime: (flags.sandbox as string | undefined) ?? null,
+    extraGraphs: start.extraGraphs,
+    sandboxRuntime,
     sandboxDir: join(project.root, ".agentcli", "sandboxes"),
     privatePaths: [project.root],
     early,
   });
   const stopMonitor = flags.allowBlocking ? () => {} : monitorBlocking(log, () => host.server.warmRuns());
+  const reloads = reloadOnChange({ build, report, host, log });
+  // Watch first, then say so: a change saved right after the banner is never missed.
+  const watcher = watchProject(project.root, reloads.onChange);
+  await printBanner(ctx, { host, project, bundle, driver, log });
+  await new Promise<void>((resolve) => {
+    if (ctx.shutdownSignal.aborted) return resolve();
+    ctx.shutdownSignal.addEventListener("abort", () => resolve(), { once: true });
+  });
+  ctx.io.err("agentcli dev: shutting down...");
+  reloads.cancel();
+  watcher.close();
+  stopMonitor();
+  await reloads.settled();
+  await host.close();
+  return 0;
+}
+
+/** What dev loads after it listens: one import at a time with a turn of the event loop between, so `/ok` is answered in the gaps. */
+async function loadTools() {
+  const turn = () => new Promise<void>((r) => setImmediate(r));
+  const { loadPlugins } = await import("../kernel/index.ts");
+  await turn();
+  const { loadProject } = await import("../config/index.ts");
+  await turn();
+  const { buildBundle, readBundle } = await import("../bundle/index.ts");
+  const { consoleLog } = await import("../kernel/index.ts");
+  const { describeMissing } = await import("../config/index.ts");
+  return { loadPlugins, loadProject, buildBundle, readBundle, consoleLog, describeMissing };
+}
+
+type Tools = Awaited<ReturnType<typeof loadTools>>;
+type Build = () => Promise<{ project: LoadedProject; bundle: Bundle }>;
+
+/**
+ * Loads the plugins and the project, bundles it (`build`, called again on each reload), and
+ * readies the data folder; a new project's database is restored from its template meanwhile.
+ */
+async function startProject(
+  ctx: CliContext,
+  opts: { tools: Tools; configPath: string; extraGraphs: () => Record<string, GraphModule> },
+) {
+  const { tools } = opts;
+  const extraGraphs = opts.extraGraphs();
+  const driver = await tools.loadPlugins(await ctx.builtinPlugins(), { paths: ctx.pluginPaths, cwd: ctx.cwd });
+  const build: Build = async () => {
+    const project = await tools.loadProject(opts.configPath, { driver, env: ctx.env, requireEnv: false, cwd: ctx.cwd });
+    const { bytes } = await tools.buildBundle(project, { driver, version: ctx.version });
+    return { project, bundle: await tools.readBundle(bytes) };
+  };
+  const { project, bundle } = await build();
+  const dataDir = join(project.root, ".agentcli", "db");
+  openDataFolder(join(project.root, ".agentcli"));
+  if (!project.env.DATABASE_URL) {
+    const { prepareDataDir, SERVER_TEMPLATE } = await import("../storage/index.ts");
+    void prepareDataDir(dataDir, SERVER_TEMPLATE);
+  }
+  return { project, bundle, driver, build, dataDir, extraGraphs };
+}
+
+/** The project's warnings and missing variables, each a log line. */
+function reportProject(
+  p: LoadedProject,
+  opts: { log: ServerLog; sandboxRuntime: string | null; cwd: string; tools: Tools },
+): void {
+  const { log, sandboxRuntime: runtime, tools } = opts;
+  for (const w of p.warnings) log.warn(`${w.file}${w.line ? `:${w.line}` : ""}: ${w.message}`);
+  // --sandbox <runtime> runs the sandboxes instead of the [sandbox] provider: its keys are not needed here.
+  for (const m of p.missingEnv) {
+    if (runtime && m.sandbox) {
+      log.info(
+        `--sandbox ${runtime} runs the sandboxes: ${
+          tools.describeMissing(m)
+        } is not needed by dev (deploy refuses without it)`,
+      );
+    } else {
+      log.warn(
+        `${tools.describeMissing(m, "sentence")}: runs will fail until you add it to ${
+          relative(opts.cwd, join(p.root, ".env")) || ".env"
+        } (deploy refuses without it)`,
+      );
+    }
+  }
+}
+
+/**
+ * Rebuilds and reloads the server 150 ms after the last change to a project file (not hidden
+ * folders but .env); a project error is logged and the last good version keeps serving.
+ */
+function reloadOnChange(opts: { build: Build; report: (p: LoadedProject) => void; host: Host; log: ServerLog }) {
+  const { build, report, host, log } = opts;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let reloading = Promise.resolve();
   const onChange = (file: string | null) => {
@@ -166,8 +208,15 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
       }).catch((err) => log.error("reload failed", err));
     }, 150);
   };
-  // Watch first, then say so: a change saved right after the banner is never missed.
-  const watcher = watchProject(project.root, onChange);
+  return { onChange, cancel: () => clearTimeout(timer), settled: () => reloading };
+}
+
+/** Where dev serves (API, UI, docs, data) and, when the project has one, its auth banner. */
+async function printBanner(
+  ctx: CliContext,
+  opts: { host: Host; project: LoadedProject; bundle: Bundle; driver: PluginDriver; log: ServerLog },
+): Promise<void> {
+  const { host, project, bundle, driver } = opts;
   const shownHost = host.listening.host.includes(":") ? `[${host.listening.host}]` : host.listening.host;
   const base = `http://${shownHost}:${host.listening.port}`;
   ctx.io.out(`agentcli dev: "${bundle.config.agent.name}" is running
@@ -186,19 +235,7 @@ Watching ${relative(ctx.cwd, project.root) || "."} for changes. Press Ctrl+C to 
     mode: "dev",
     identity: (authProvider === null ? undefined : driver.spec("identity", authProvider)) ?? null,
   });
-  if (banner) log.info(banner);
-
-  await new Promise<void>((resolve) => {
-    if (ctx.shutdownSignal.aborted) return resolve();
-    ctx.shutdownSignal.addEventListener("abort", () => resolve(), { once: true });
-  });
-  ctx.io.err("agentcli dev: shutting down...");
-  clearTimeout(timer);
-  watcher.close();
-  stopMonitor();
-  await reloading;
-  await host.close();
-  return 0;
+  if (banner) opts.log.info(banner);
 }
 
 /**

@@ -1,7 +1,17 @@
 /** `agentcli init [name] [--force]`: scaffold a new project (spec 4.1). */
 import { existsSync, lstatSync, mkdirSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve, sep } from "node:path";
-import { systemErrorPhrase, userError } from "../kernel/index.ts";
+import {
+  agentcliError,
+  InitFilesExist,
+  InitFolderNotCreated,
+  InitFolderUnusable,
+  InitInsideFile,
+  InitNameInvalid,
+  InitNameTooLong,
+  InitWriteFailed,
+  systemErrorPhrase,
+} from "../kernel/index.ts";
 import { type CommandSpec, parseArgs, renderHelp } from "./args.ts";
 import type { CliContext } from "./context.ts";
 import { scaffoldFiles, SCHEMA_PATH } from "./scaffold.ts";
@@ -23,19 +33,14 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
   // A name the file system cannot hold is refused before anything is written.
   const tooLong = target.split(sep).find((part) => Buffer.byteLength(part) > 255);
   if (tooLong !== undefined) {
-    throw userError("ARGS_INVALID", {
-      message: `Cannot scaffold "${shown.length > 80 ? `${shown.slice(0, 80)}...` : shown}": the folder name is ${
-        Buffer.byteLength(tooLong)
-      } bytes, more than the 255 a file system allows`,
-      hint: "Pass a shorter name: agentcli init my-agent",
+    throw agentcliError(InitNameTooLong, {
+      folder: shown.length > 80 ? `${shown.slice(0, 80)}...` : shown,
+      bytes: Buffer.byteLength(tooLong),
     });
   }
   const name = agentName(basename(target));
   if (!name) {
-    throw userError("ARGS_INVALID", {
-      message: `Cannot scaffold "${positionals[0] ?? target}": the folder name does not make an agent name`,
-      hint: "Pass a name of letters, digits, '-', '_' or '.': agentcli init my-agent",
-    });
+    throw agentcliError(InitNameInvalid, { folder: positionals[0] ?? target });
   }
   const files = [...scaffoldFiles(name, ctx.version), {
     path: SCHEMA_PATH,
@@ -44,12 +49,7 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
   const made = makeFolder(target, shown);
   const existing = files.filter((f) => f.path !== SCHEMA_PATH && existsSync(join(target, f.path))).map((f) => f.path);
   if (existing.length && !flags.force) {
-    throw userError("PROJECT_EXISTS", {
-      message: `Cannot scaffold into "${positionals[0] ?? "."}": ${
-        existing.map((p) => `"${p}"`).join(", ")
-      } already exist${existing.length === 1 ? "s" : ""}`,
-      hint: "Choose another folder, or pass --force to overwrite these files (other files are left alone).",
-    });
+    throw agentcliError(InitFilesExist, { folder: positionals[0] ?? ".", files: existing });
   }
   // Each file is written to a temporary name and renamed; on a failure, what this run created is removed again.
   const written: string[] = [];
@@ -76,11 +76,7 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
         rmdirSync(dir);
       } catch { /* not empty, or gone */ }
     }
-    throw userError("PROJECT_EXISTS", {
-      message: `Cannot scaffold into "${shown}": ${systemErrorPhrase(err)}`,
-      hint: "Check that the folder is writable.",
-      cause: err,
-    });
+    throw agentcliError(InitWriteFailed, { folder: shown, reason: systemErrorPhrase(err) }, { cause: err });
   }
   const rel = positionals[0];
   const agentcli = ctx.invocation ?? "agentcli";
@@ -124,18 +120,12 @@ function makeFolder(dir: string, shown: string): string[] {
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code !== "ENOENT" && code !== "ENOTDIR") {
-        throw userError("PROJECT_EXISTS", {
-          message: `Cannot scaffold into "${shown}": ${systemErrorPhrase(err)}`,
-          hint: "Choose another folder.",
-        });
+        throw agentcliError(InitFolderUnusable, { folder: shown, reason: systemErrorPhrase(err) });
       }
     }
     if (st) {
       if (!st.isDirectory() && !(st.isSymbolicLink() && isDirectoryPath(at))) {
-        throw userError("PROJECT_EXISTS", {
-          message: `Cannot scaffold into "${shown}": "${at}" is a file, not a folder`,
-          hint: "Choose a folder that is not inside a file.",
-        });
+        throw agentcliError(InitInsideFile, { folder: shown, path: at });
       }
       break;
     }
@@ -155,13 +145,12 @@ function makeFolder(dir: string, shown: string): string[] {
           rmdirSync(m);
         } catch { /* best effort */ }
       }
-      throw userError("PROJECT_EXISTS", {
-        message: `Cannot scaffold into "${shown}": cannot create "${d}" (${
-          (err as NodeJS.ErrnoException).code === "ENOENT"
-            ? "the file system does not allow a folder there"
-            : systemErrorPhrase(err)
-        })`,
-        hint: "Choose a folder you can write to.",
+      throw agentcliError(InitFolderNotCreated, {
+        folder: shown,
+        path: d,
+        reason: (err as NodeJS.ErrnoException).code === "ENOENT"
+          ? "the file system does not allow a folder there"
+          : systemErrorPhrase(err),
       });
     }
   }

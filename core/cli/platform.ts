@@ -5,7 +5,18 @@
  */
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { userError } from "../kernel/index.ts";
+import {
+  agentcliError,
+  PlatformAdminArgs,
+  PlatformAdminUnknownAction,
+  PlatformDatabaseBusy,
+  PlatformKubeconfigUnreadable,
+  PlatformModeInvalid,
+  PlatformPublicUrlInvalid,
+  PlatformServeRunning,
+  PlatformSubcommandUnknown,
+  PlatformTokenMissing,
+} from "../kernel/index.ts";
 import { lockHolder } from "../storage/index.ts";
 import type { CliContext } from "./context.ts";
 import { type CommandSpec, type FlagSpec, hostFlag, parseArgs, portFlag, renderHelp } from "./args.ts";
@@ -100,20 +111,14 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
     );
     return sub ? 0 : 1;
   }
-  throw userError("ARGS_INVALID", {
-    message: `Cannot run "agentcli platform ${sub}": unknown subcommand`,
-    hint: `Use "agentcli platform serve" or "agentcli platform admin".`,
-  });
+  throw agentcliError(PlatformSubcommandUnknown, { subcommand: sub });
 }
 
 async function serve(argv: string[], ctx: CliContext): Promise<number> {
   const { flags, help } = parseArgs(SERVE, argv);
   if (help) return ctx.io.out(renderHelp(SERVE)), 0;
   if (flags.mode !== "cloud" && flags.mode !== "self-hosted") {
-    throw userError("ARGS_INVALID", {
-      message: `Cannot run "agentcli platform serve": --mode "${flags.mode}" is not "cloud" or "self-hosted"`,
-      hint: "Pass --mode cloud or --mode self-hosted.",
-    });
+    throw agentcliError(PlatformModeInvalid, { mode: String(flags.mode) });
   }
   const { platformLimits } = await import("../platform/index.ts");
   const limits = platformLimits(ctx.env);
@@ -126,11 +131,7 @@ async function serve(argv: string[], ctx: CliContext): Promise<number> {
   // before this one binds its port.
   const other = ctx.env.DATABASE_URL ? null : lockHolder(join(dataDir, "db"));
   if (other) {
-    throw userError("CONFLICT", {
-      message:
-        `Cannot run "agentcli platform serve" on "${dataDir}": another one (pid ${other}) is running on its embedded database`,
-      hint: "Stop that one first, or give this one another --data-dir.",
-    });
+    throw agentcliError(PlatformServeRunning, { dataDir, pid: other });
   }
   const settings = (await import("../server/index.ts")).listenSettings(ctx.env, {
     mode: "platform",
@@ -194,10 +195,7 @@ function publicHostName(url: string): string {
   try {
     return new URL(url).hostname.toLowerCase().replace(/^\[(.*)\]$/, "$1");
   } catch {
-    throw userError("ARGS_INVALID", {
-      message: `Cannot run "agentcli platform serve": --public-url "${url}" is not a URL`,
-      hint: "Pass the address clients reach the control plane at, e.g. --public-url https://agents.example.com.",
-    });
+    throw agentcliError(PlatformPublicUrlInvalid, { url });
   }
 }
 
@@ -229,10 +227,11 @@ async function admin(argv: string[], ctx: CliContext): Promise<number> {
   if (help) return ctx.io.out(renderHelp(ADMIN)), 0;
   const [action, arg] = positionals as [string, string | undefined];
   // Everything about the command line is checked before the database is opened.
-  const cannot = (state: string, hint = `Run "agentcli platform admin --help".`) =>
-    userError("ARGS_INVALID", { message: `Cannot run "agentcli platform admin ${action}": ${state}`, hint });
+  const cannot = (problem: string) => agentcliError(PlatformAdminArgs, { action, problem });
   const spec = Object.hasOwn(ACTIONS, action) ? ACTIONS[action]! : null;
-  if (!spec) throw cannot("unknown action", `Actions: ${Object.keys(ACTIONS).join(", ")}. Usage: ${ADMIN.usage}`);
+  if (!spec) {
+    throw agentcliError(PlatformAdminUnknownAction, { action, actions: Object.keys(ACTIONS), usage: ADMIN.usage });
+  }
   if (spec.arg && !arg) throw cannot(`${spec.arg} is required`);
   if (!spec.arg && arg !== undefined) throw cannot(`it takes no argument (got "${arg}")`);
   for (const name of spec.needs) if (!flags[name]) throw cannot(`${FLAG_NAMES[name]} is required`);
@@ -244,10 +243,7 @@ async function admin(argv: string[], ctx: CliContext): Promise<number> {
     if (flags.kind === "forge" && !flags.apiUrl) throw cannot("--api-url is required for a forge integration");
     token = ctx.env[flags.tokenEnv!] ?? "";
     if (!token) {
-      throw userError("CREDENTIALS_MISSING", {
-        message: `Cannot create integration: ${flags.tokenEnv} is not set`,
-        hint: `Export the access token as ${flags.tokenEnv}.`,
-      });
+      throw agentcliError(PlatformTokenMissing, { variable: flags.tokenEnv! });
     }
   }
   if (action === "create-listener" && flags.computeType !== "k8s" && flags.computeType !== "local") {
@@ -258,18 +254,13 @@ async function admin(argv: string[], ctx: CliContext): Promise<number> {
     try {
       kubeconfig = readFileSync(resolve(ctx.cwd, flags.kubeconfig), "utf8");
     } catch {
-      throw cannot(`cannot read --kubeconfig "${flags.kubeconfig}"`, "Pass the path of a readable kubeconfig file.");
+      throw agentcliError(PlatformKubeconfigUnreadable, { action, path: flags.kubeconfig });
     }
   }
   const dataDir = resolve(ctx.cwd, flags.dataDir);
   const running = ctx.env.DATABASE_URL ? null : lockHolder(join(dataDir, "db"));
   if (running) {
-    throw userError("CONFLICT", {
-      message:
-        `Cannot open the control plane's embedded database in "${dataDir}": "agentcli platform serve" (pid ${running}) is running on it, and the embedded database opens in one process at a time`,
-      hint:
-        'Stop "agentcli platform serve" and run the admin command again, or run the control plane on PostgreSQL (DATABASE_URL, for both) so admin commands run beside it.',
-    });
+    throw agentcliError(PlatformDatabaseBusy, { dataDir, pid: running });
   }
   const { openSql, migrate } = await import("../storage/index.ts");
   const { PLATFORM_MIGRATIONS } = await import("../platform/index.ts");

@@ -8,7 +8,7 @@
 import { readFileSync } from "node:fs";
 import process from "node:process";
 import { resolve } from "node:path";
-import { userError } from "../kernel/index.ts";
+import { agentcliError, BundleFileMissing } from "../kernel/index.ts";
 import {
   type CommandSpec,
   type FlagSpec,
@@ -65,10 +65,7 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
   try {
     bytes = new Uint8Array(readFileSync(file));
   } catch {
-    throw userError("BUNDLE_INVALID", {
-      message: `Cannot read bundle "${positionals[0]}": no such file`,
-      hint: 'Build one with "agentcli deploy --dry-run" (it writes .agentcli/bundle.tgz).',
-    });
+    throw agentcliError(BundleFileMissing, { path: positionals[0]! });
   }
   const [{ loadPlugins }, { readBundle }, { hostBundle, parseGraphFlags }, { consoleLog }] = await Promise.all([
     import("../kernel/index.ts"),

@@ -13,6 +13,7 @@
  */
 import { AIMessage, createMiddleware, ToolMessage } from "langchain";
 import { interrupt } from "@langchain/langgraph";
+import { agentcliError, ResumeDecisionsCount, ResumeDecisionType, ResumeEditInvalid } from "../kernel/index.ts";
 
 export const ALLOWED_DECISIONS = ["approve", "edit", "reject"] as const;
 
@@ -82,9 +83,7 @@ export function approvalMiddleware(gated: ReadonlySet<string>) {
         }) as { decisions?: Decision[] } | undefined;
         const decisions = response?.decisions;
         if (!Array.isArray(decisions) || decisions.length !== pending.length) {
-          throw new Error(
-            `Cannot resume the run: expected {"decisions": [...]} with ${pending.length} decision(s), one per action request`,
-          );
+          throw agentcliError(ResumeDecisionsCount, { count: pending.length });
         }
         const revised = new Map<string, ToolCallLike>();
         const rejections: ToolMessage[] = [];
@@ -94,7 +93,7 @@ export function approvalMiddleware(gated: ReadonlySet<string>) {
           if (d.type === "edit") {
             const edited = d.edited_action ?? d.editedAction;
             if (!edited || typeof edited.name !== "string" || !edited.args || typeof edited.args !== "object") {
-              throw new Error(`Cannot resume the run: decision ${i} ("edit") needs edited_action {name, args}`);
+              throw agentcliError(ResumeEditInvalid, { index: i });
             }
             revised.set(call.id ?? "", { ...call, name: edited.name, args: edited.args as Record<string, unknown> });
             return;
@@ -108,11 +107,7 @@ export function approvalMiddleware(gated: ReadonlySet<string>) {
             );
             return;
           }
-          throw new Error(
-            `Cannot resume the run: decision ${i} has type ${
-              JSON.stringify(d.type)
-            }; use "approve", "edit" or "reject"`,
-          );
+          throw agentcliError(ResumeDecisionType, { index: i, type: String(JSON.stringify(d.type)) });
         });
         const updated = new AIMessage({
           content: last.content,

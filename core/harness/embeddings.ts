@@ -9,7 +9,13 @@
  * @example
  * const index = storeIndexFromEnv(process.env, driver); // null without AGENTCLI_STORE_EMBEDDINGS
  */
-import { agentcliError, type Env, EnvMismatch, type PluginDriver, userError } from "../kernel/index.ts";
+import {
+  agentcliError,
+  EmbeddingsCredentialsMissing,
+  type Env,
+  EnvMismatch,
+  type PluginDriver,
+} from "../kernel/index.ts";
 import type { StoreIndex } from "../storage/index.ts";
 
 interface EmbeddingsLike {
@@ -41,12 +47,7 @@ export function storeIndexFromEnv(env: Env, driver: PluginDriver): StoreIndex | 
   }
   const missing = provider.env.filter((v) => !env[v]);
   if (missing.length) {
-    throw userError("CREDENTIALS_MISSING", {
-      message: `Cannot start with AGENTCLI_STORE_EMBEDDINGS="${spec}": ${missing.join(" and ")} ${
-        missing.length > 1 ? "are" : "is"
-      } not set`,
-      hint: `The "${prefix}" provider needs ${provider.env.join(", ")}.`,
-    });
+    throw agentcliError(EmbeddingsCredentialsMissing, { spec, names: missing, prefix, needs: provider.env });
   }
   const fields = (env.AGENTCLI_STORE_INDEX_FIELDS ?? "$").split(",").map((f) => f.trim()).filter(Boolean);
   let built: Promise<EmbeddingsLike> | null = null;

@@ -7,7 +7,15 @@
  * const memory = await memoryStore({ driver, env, store, assistantId: "research" });
  */
 import { BaseStore, type Item, type Operation, type OperationResults } from "@langchain/langgraph-checkpoint";
-import { type Env, type MemoryBackend, type PluginDriver, userError } from "../kernel/index.ts";
+import {
+  agentcliError,
+  type Env,
+  type MemoryBackend,
+  MemoryBackendNone,
+  MemoryPluginFailed,
+  MemoryPluginMissing,
+  type PluginDriver,
+} from "../kernel/index.ts";
 
 /** The plugin that provides memory unless `AGENTCLI_MEMORY` names another. */
 export const DEFAULT_MEMORY_PLUGIN = "memory-store";
@@ -71,13 +79,10 @@ export class MemoryBackendStore extends BaseStore {
       }
       throw new Error("memory plugins do not list namespaces");
     } catch (err) {
-      throw userError("PLUGIN_FAILED", {
-        message: `Cannot use the memory of plugin "${this.#plugin}": ${
-          err instanceof Error ? err.message : String(err)
-        }`,
-        status: 500,
-        cause: err,
-      });
+      throw agentcliError(MemoryPluginFailed, {
+        plugin: this.#plugin,
+        reason: err instanceof Error ? err.message : String(err),
+      }, { status: 500, cause: err });
     }
   }
 }
@@ -89,14 +94,8 @@ export async function memoryStore(
   const name = opts.env.AGENTCLI_MEMORY?.trim() || DEFAULT_MEMORY_PLUGIN;
   const plugin = opts.driver.get(name);
   if (!plugin?.hooks?.["memory:backend"]) {
-    const known = opts.driver.plugins.filter((p) => p.hooks?.["memory:backend"]).map((p) => `"${p.name}"`).join(", ") ||
-      "none";
-    throw userError("CONFIG_INVALID", {
-      message: `Cannot set up memory: ${
-        plugin ? `plugin "${name}" has no "memory:backend" hook` : `no plugin "${name}"`
-      } (AGENTCLI_MEMORY)`,
-      hint: `Set AGENTCLI_MEMORY to a memory plugin (${known}), or load it with --plugin.`,
-    });
+    const known = opts.driver.plugins.filter((p) => p.hooks?.["memory:backend"]).map((p) => p.name);
+    throw agentcliError(MemoryPluginMissing, { plugin: name, found: Boolean(plugin), known });
   }
   const serverStore = storeAsMemoryBackend(opts.store);
   const backend = await opts.driver.runProvider({ hook: "memory:backend", kind: "memory", key: name }, {
@@ -105,10 +104,7 @@ export async function memoryStore(
     serverStore,
   });
   if (!backend) {
-    throw userError("CONFIG_INVALID", {
-      message: `Cannot set up memory: plugin "${name}" gave no memory backend`,
-      hint: 'Its "memory:backend" hook answered null; report it to the plugin\'s author.',
-    });
+    throw agentcliError(MemoryBackendNone, { plugin: name });
   }
   return backend === serverStore ? opts.store : new MemoryBackendStore(backend, name);
 }

@@ -10,7 +10,15 @@ import { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { ChatResult } from "@langchain/core/outputs";
 import { createMiddleware } from "langchain";
-import { type Env, type ModelProviderSpec, type PluginDriver, userError } from "../kernel/index.ts";
+import {
+  agentcliError,
+  type Env,
+  ModelCredentialsMissing,
+  ModelNotChosen,
+  type ModelProviderSpec,
+  ModelProviderUnknown,
+  type PluginDriver,
+} from "../kernel/index.ts";
 import { defaultChainVariables, defaultModel } from "../config/index.ts";
 
 /** Finds the model provider plugin of a `provider:` prefix. */
@@ -24,11 +32,7 @@ export function resolveModelSpec(model: string | null, driver: PluginDriver, env
   const chosen = defaultModel(driver, env);
   if (chosen) return chosen;
   const tried = defaultChainVariables(driver);
-  throw userError("CREDENTIALS_MISSING", {
-    message: `Cannot run the agent: no model is set and none of ${tried.join(", ")} is set`,
-    hint: `Add one of ${tried.join(", ")} to .env, or set [agent].model = "provider:model" in agent.toml.`,
-    status: 422,
-  });
+  throw agentcliError(ModelNotChosen, { tried }, { status: 422 });
 }
 
 /** Builds the chat model of `provider:model`; a missing credential names its variable. */
@@ -38,18 +42,11 @@ export async function createChatModel(spec: string, driver: PluginDriver, env: E
   const model = spec.slice(colon + 1);
   const provider = modelProvider(driver, prefix);
   if (!provider || !provider.createChatModel) {
-    throw userError("CONFIG_INVALID", {
-      message: `Cannot run the agent: no model provider plugin handles "${prefix}" (model "${spec}")`,
-      hint: `Use a model of a built-in provider, e.g. "openai:gpt-5", or load the provider's plugin with --plugin.`,
-    });
+    throw agentcliError(ModelProviderUnknown, { prefix, model: spec });
   }
   const missing = provider.env.filter((v) => !env[v]);
   if (missing.length > 0) {
-    throw userError("CREDENTIALS_MISSING", {
-      message: `Cannot run the agent: ${missing.join(" and ")} ${missing.length > 1 ? "are" : "is"} not set; add ${
-        missing.length > 1 ? "them" : "it"
-      } to .env`,
-      hint: `The model "${spec}" needs ${provider.env.join(", ")}.`,
+    throw agentcliError(ModelCredentialsMissing, { names: missing, model: spec, needs: provider.env }, {
       status: 422,
     });
   }
@@ -65,7 +62,9 @@ export class PendingChatModel extends BaseChatModel {
     return "agentcli-pending";
   }
   async _generate(_messages: BaseMessage[]): Promise<ChatResult> {
-    throw new Error("The agent's model was not resolved; the model-selection middleware must run first.");
+    throw new Error(
+      "The agent's model was not resolved: the pending stand-in was called, so the model-selection middleware did not run first.",
+    );
   }
   override bindTools(): this {
     return this;

@@ -19,6 +19,11 @@ import { PLUGINS_ERRORS } from "./errors/plugins.ts";
 import { STORAGE_ERRORS } from "./errors/storage.ts";
 import { REQUESTS_ERRORS } from "./errors/requests.ts";
 import { FILES_ERRORS } from "./errors/files.ts";
+import { CLI_ERRORS } from "./errors/cli.ts";
+import { AUTH_ERRORS } from "./errors/auth.ts";
+import { HARNESS_ERRORS } from "./errors/harness.ts";
+import { ENGINE_ERRORS } from "./errors/engine.ts";
+import { DEPLOY_ERRORS } from "./errors/deploy.ts";
 
 /** What an error code means for the process (exit code) and over HTTP (status). */
 export interface ErrorCodeInfo {
@@ -49,6 +54,11 @@ export const ERROR_CODES = {
     meaning: "A project file (agent.toml, .env, mcp.json, skills, ...) is malformed.",
   },
   PROJECT_EXISTS: { exit: 1, status: 400, meaning: "`agentcli init` would overwrite files of an existing project." },
+  GRAPH_INVALID: {
+    exit: 1,
+    status: 422,
+    meaning: "A graph module does not export a graph (a compiled graph, a StateGraph, or a function returning one).",
+  },
   PLUGIN_INVALID: { exit: 1, status: 400, meaning: "A plugin does not load or does not have the shape of a plugin." },
   PLUGIN_FAILED: {
     exit: 1,
@@ -131,6 +141,11 @@ export * from "./errors/plugins.ts";
 export * from "./errors/storage.ts";
 export * from "./errors/requests.ts";
 export * from "./errors/files.ts";
+export * from "./errors/cli.ts";
+export * from "./errors/auth.ts";
+export * from "./errors/harness.ts";
+export * from "./errors/engine.ts";
+export * from "./errors/deploy.ts";
 
 /** Every entry, in the order docs/errors.md lists them (a test checks each export is here). */
 export const ERRORS: readonly ErrorData[] = [
@@ -141,4 +156,9 @@ export const ERRORS: readonly ErrorData[] = [
   ...STORAGE_ERRORS,
   ...REQUESTS_ERRORS,
   ...FILES_ERRORS,
+  ...CLI_ERRORS,
+  ...AUTH_ERRORS,
+  ...HARNESS_ERRORS,
+  ...ENGINE_ERRORS,
+  ...DEPLOY_ERRORS,
 ];

@@ -6,7 +6,7 @@
  *
  * @example
  * throw agentcliError(EnvNotSeconds, { name, value: raw, meaning, fallback: 30 });
- * throw userError("CONFIG_INVALID", { message: `Cannot load "agent.toml": ...`, hint: "..." }); // not yet in the catalogue
+ * throw userError("PLUGIN_FAILED", { message: `Cannot reach my-service: ...`, hint: "..." }); // a third-party plugin's own error
  */
 import { ERROR_CODES, type ErrorCode, type ErrorData, type ErrorValues, FileFailed } from "./errors-data.ts";
 

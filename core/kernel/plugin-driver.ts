@@ -8,7 +8,8 @@
  *   request, provider: "identity_a", env, dev: false,
  * });
  */
-import { AgentcliError, userError } from "./errors.ts";
+import { AgentcliError, agentcliError } from "./errors.ts";
+import { Forbidden, PluginHookFailed, Unauthorized } from "./errors-data.ts";
 import {
   type ComputeSpec,
   type DeployTargetSpec,
@@ -193,7 +194,11 @@ export class PluginDriver {
 }
 
 function assertMode(hook: HookName, mode: string): void {
-  if (HOOK_MODES[hook] !== mode) throw new Error(`Hook "${hook}" runs as "${HOOK_MODES[hook]}", not "${mode}"`);
+  if (HOOK_MODES[hook] !== mode) {
+    throw new Error(
+      `Hook "${hook}" runs as "${HOOK_MODES[hook]}", not "${mode}": core called it with the wrong method`,
+    );
+  }
 }
 
 async function callHook(plugin: Plugin, hook: HookName, call: () => unknown): Promise<unknown> {
@@ -205,19 +210,10 @@ async function callHook(plugin: Plugin, hook: HookName, call: () => unknown): Pr
     // A refusal made with another copy of agentcli (a plugin's own dependency) is still a refusal.
     const status = (err as { status?: unknown } | null)?.status;
     if (status === 401 || status === 403) {
-      throw userError(status === 401 ? "UNAUTHORIZED" : "FORBIDDEN", {
-        message: reason,
-        hint: (err as { hint?: string }).hint,
-        status,
-        cause: err,
-      });
+      const values = { problem: reason, fix: (err as { hint?: string }).hint };
+      throw agentcliError(status === 401 ? Unauthorized : Forbidden, values, { status, cause: err });
     }
     // A crash: over HTTP a 500 whose body names nothing (core/server/http/errors.ts logs this message).
-    throw userError("PLUGIN_FAILED", {
-      message: `Cannot run hook "${hook}" of plugin "${plugin.name}": ${reason}`,
-      hint: `This is a failure inside the plugin "${plugin.name}"; check its configuration or report it to its author.`,
-      status: 500,
-      cause: err,
-    });
+    throw agentcliError(PluginHookFailed, { hook, plugin: plugin.name, reason }, { status: 500, cause: err });
   }
 }

@@ -7,7 +7,8 @@
  * plugin is a `Plugin` without a cast.
  */
 import { z } from "zod";
-import { type Diagnostic, userError } from "./errors.ts";
+import { agentcliError, type Diagnostic } from "./errors.ts";
+import { PluginsInvalid } from "./errors-data.ts";
 import {
   HOOK_MODES,
   type HookName,
@@ -179,10 +180,7 @@ export function validatePlugins(plugins: readonly unknown[], sources: readonly s
     valid.push(plugin);
   });
   if (problems.length) {
-    throw userError("PLUGIN_INVALID", {
-      message: `Cannot register plugins: ${problems.length} problem${problems.length > 1 ? "s" : ""}`,
-      diagnostics: problems,
-    });
+    throw agentcliError(PluginsInvalid, { count: problems.length }, { diagnostics: problems });
   }
   return valid;
 }

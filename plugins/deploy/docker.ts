@@ -14,7 +14,14 @@ import { chmod, copyFile, mkdir, open, rename, rm, writeFile } from "node:fs/pro
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { stringify } from "yaml";
-import { definePlugin, type DeployResult, userError } from "../../core/index.ts";
+import {
+  agentcliError,
+  definePlugin,
+  type DeployResult,
+  DockerExecutableNotLinux,
+  DockerExecutableUnreadable,
+  DockerNeedsExecutable,
+} from "../../core/index.ts";
 
 /** The port the container serves on. */
 export const CONTAINER_PORT = 8000;
@@ -105,19 +112,12 @@ async function checkExecutable(path: string): Promise<void> {
       await file.close();
     }
   } catch {
-    throw userError("DEPLOY_FAILED", {
-      message: `Cannot deploy to docker: the executable "${path}" cannot be read`,
-      hint: "Set AGENTCLI_EXECUTABLE to the agentcli single executable (npm run build writes dist/agentcli).",
-    });
+    throw agentcliError(DockerExecutableUnreadable, { path });
   }
   const elf = header[0] === 0x7f && header[1] === 0x45 && header[2] === 0x4c && header[3] === 0x46;
   const x64 = header[4] === 2 && header[18] === 0x3e && header[19] === 0;
   if (!elf || !x64) {
-    throw userError("DEPLOY_FAILED", {
-      message: `Cannot deploy to docker: "${path}" is not a Linux x64 executable`,
-      hint:
-        "The image is linux/amd64: use the Linux x64 agentcli executable (npm run build on Linux x64 writes dist/agentcli).",
-    });
+    throw agentcliError(DockerExecutableNotLinux, { path });
   }
 }
 
@@ -133,12 +133,7 @@ export default definePlugin({
     ): Promise<DeployResult | null> {
       const exe = env.AGENTCLI_EXECUTABLE || executable;
       if (!exe) {
-        throw userError("DEPLOY_FAILED", {
-          message:
-            "Cannot deploy to docker: agentcli runs from sources here, and the image needs the single executable",
-          hint:
-            "Run this deploy with the agentcli executable (npm run build writes dist/agentcli), or set AGENTCLI_EXECUTABLE to its path.",
-        });
+        throw agentcliError(DockerNeedsExecutable);
       }
       await checkExecutable(exe);
       const names = [...new Set(secrets.map((s) => s.name))].sort();

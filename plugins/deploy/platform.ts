@@ -9,7 +9,19 @@
  * elapsed, until `DEPLOYED` (or `INTERRUPTED`, superseded by a newer revision after it went
  * live: a warning); any other end is a user error with the reason and the logs.
  */
-import { definePlugin, type DeployResult, type HookLogger, userError } from "../../core/index.ts";
+import {
+  agentcliError,
+  BundleUploadFailed,
+  definePlugin,
+  DeployInterrupted,
+  type DeployResult,
+  type HookLogger,
+  PlatformKeyMissing,
+  PlatformKeyRefused,
+  PlatformRequestFailed,
+  PlatformUnreachable,
+  RevisionFailed,
+} from "../../core/index.ts";
 
 const DEFAULT_URL = "http://127.0.0.1:8100";
 const POLL_MS = 500;
@@ -34,11 +46,9 @@ function client(base: string, key: string, signal?: AbortSignal): Client {
         });
       } catch (err) {
         if (signal?.aborted) throw interrupted();
-        throw userError("REMOTE_FAILED", {
-          message: `Cannot reach the control plane at "${base}": ${
-            err instanceof Error ? (err.cause as Error | undefined)?.message ?? err.message : String(err)
-          }`,
-          hint: 'Start it with "agentcli platform serve", or point AGENTCLI_PLATFORM_URL / --platform-url at it.',
+        throw agentcliError(PlatformUnreachable, {
+          base,
+          reason: err instanceof Error ? (err.cause as Error | undefined)?.message ?? err.message : String(err),
         });
       }
       const text = await res.text();
@@ -51,12 +61,9 @@ function client(base: string, key: string, signal?: AbortSignal): Client {
         ? detail
         : `HTTP ${res.status}`;
       if (res.status === 401) {
-        throw userError("UNAUTHORIZED", {
-          message: `Cannot deploy: the control plane at "${base}" refused PLATFORM_API_KEY (${reason})`,
-          hint: 'Create a key with "agentcli platform admin create-key --tenant <tenant>" and set PLATFORM_API_KEY.',
-        });
+        throw agentcliError(PlatformKeyRefused, { base, reason });
       }
-      throw userError("DEPLOY_FAILED", { message: `Cannot ${method} ${path}: ${reason}`, status: res.status });
+      throw agentcliError(PlatformRequestFailed, { method, path, reason }, { status: res.status });
     },
   };
 }
@@ -70,10 +77,7 @@ function safeJson(text: string): unknown {
 }
 
 function interrupted() {
-  return userError("DEPLOY_FAILED", {
-    message: "Cannot follow the deploy: interrupted",
-    hint: "The revision keeps going on the control plane; check it there.",
-  });
+  return agentcliError(DeployInterrupted);
 }
 
 interface Deployment {
@@ -115,12 +119,10 @@ async function upload(api: Client, deployment: Deployment, bundle: Uint8Array, s
     headers: { "content-type": "application/octet-stream" },
     signal,
   }).catch((err: Error) => {
-    throw userError("REMOTE_FAILED", { message: `Cannot upload the bundle: ${err.message}` });
+    throw agentcliError(BundleUploadFailed, { reason: err.message });
   });
   if (!res.ok) {
-    throw userError("REMOTE_FAILED", {
-      message: `Cannot upload the bundle: HTTP ${res.status} ${(await res.text()).slice(0, 200)}`,
-    });
+    throw agentcliError(BundleUploadFailed, { reason: `HTTP ${res.status} ${(await res.text()).slice(0, 200)}` });
   }
   return object_path;
 }
@@ -163,10 +165,7 @@ export default definePlugin({
     async "deploy:target"({ bundle, name, secrets, env, log, signal }): Promise<DeployResult | null> {
       const key = env.PLATFORM_API_KEY;
       if (!key) {
-        throw userError("CREDENTIALS_MISSING", {
-          message: "Cannot deploy: PLATFORM_API_KEY is not set",
-          hint: 'Add PLATFORM_API_KEY=... to .env (a key from "agentcli platform admin create-key").',
-        });
+        throw agentcliError(PlatformKeyMissing);
       }
       const base = (env.AGENTCLI_PLATFORM_URL || DEFAULT_URL).replace(/\/+$/, "");
       const api = client(base, key, signal);
@@ -194,13 +193,12 @@ export default definePlugin({
           `/v2/deployments/${deployment.id}/revisions/${revisionId}/logs`,
         ).catch(() => ({ logs: [] }));
         const tail = logs.logs.slice(-30).map((l) => `  [${l.kind}] ${l.message}`).join("\n");
-        throw userError("DEPLOY_FAILED", {
-          message: `Cannot deploy "${name}": revision ${revisionId} ended ${r.status}${
-            r.status_message ? `: ${r.status_message}` : ""
-          }${tail ? `\nlogs:\n${tail}` : ""}`,
-          hint: r.status === "BUILD_FAILED"
-            ? 'Fix the project (run "agentcli deploy --dry-run" to check it) and deploy again.'
-            : "The previous revision, if any, keeps serving; fix the cause and deploy again.",
+        throw agentcliError(RevisionFailed, {
+          name,
+          revision: revisionId,
+          status: r.status,
+          statusMessage: r.status_message ?? "",
+          logs: tail,
         });
       }
       const final = await api.call<Deployment>("GET", `/v2/deployments/${deployment.id}`);

@@ -7,7 +7,7 @@
  */
 import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkpoint";
 import { messagesStateReducer } from "@langchain/langgraph";
-import { userError } from "../../kernel/index.ts";
+import { agentcliError, GraphExportInvalid, GraphFactoryInvalid, GraphNotServed } from "../../kernel/index.ts";
 import { RunCheckpointer } from "./checkpointer.ts";
 
 /** What the server needs of a compiled LangGraph graph. */
@@ -59,12 +59,7 @@ function compiled(value: unknown, where: string): CompiledGraph {
     const inner = (value as { graph?: unknown }).graph;
     return inner && graphExportKind(inner) === "compiled" && (value as { builder?: unknown }).builder ? inner : value;
   }
-  throw userError("ARGS_INVALID", {
-    message: `Cannot serve graph "${where}": its factory returned ${
-      kind === "factory" ? "a function" : kind.found
-    }, not a graph`,
-    hint: "A graph factory returns a compiled graph or a StateGraph (sync or async).",
-  });
+  throw agentcliError(GraphFactoryInvalid, { graph: where, found: kind === "factory" ? "a function" : kind.found });
 }
 
 /**
@@ -131,19 +126,13 @@ export class GraphRegistry {
     if (!p) {
       const loader = this.#loaders[id];
       if (!loader) {
-        throw userError("NOT_FOUND", {
-          message: `Cannot find graph "${id}": this server does not serve it`,
-          hint: `Graphs served: ${this.ids().map((g) => `"${g}"`).join(", ")}.`,
-        });
+        throw agentcliError(GraphNotServed, { graph: id, served: this.ids() });
       }
       p = loader().then((value): Resolved => {
         const kind = graphExportKind(value);
         if (kind === "factory") return { factory: value as (config: FactoryConfig) => unknown };
         if (typeof kind === "object") {
-          throw userError("ARGS_INVALID", {
-            message: `Cannot serve graph "${id}": its module exports ${kind.found}, not a graph`,
-            hint: "Export a compiled graph, a StateGraph, or a function returning one.",
-          });
+          throw agentcliError(GraphExportInvalid, { graph: id, found: kind.found });
         }
         return { graph: compiled(value, id) };
       });

@@ -6,7 +6,7 @@
  * control plane's Kubernetes manifests run the two as separate Deployments.
  */
 import { availableParallelism } from "node:os";
-import { agentcliError, type Env, EnvNotInRange, userError } from "../../kernel/index.ts";
+import { agentcliError, type Env, EnvNotInRange, RoleEnvInvalid, RoleFlagInvalid } from "../../kernel/index.ts";
 
 export type ServerRole = "api" | "worker" | "all";
 export const SERVER_ROLES: readonly ServerRole[] = ["api", "worker", "all"];
@@ -32,12 +32,7 @@ export function roleSetting(flag: string | undefined, env: Env): ServerRole {
   const [raw, from] = flag !== undefined ? [flag, "--role"] : [env.AGENTCLI_ROLE?.trim() || "all", "AGENTCLI_ROLE"];
   if ((SERVER_ROLES as readonly string[]).includes(raw)) return raw as ServerRole;
   // --role is the command line (exit 2); AGENTCLI_ROLE is the environment (exit 1).
-  throw userError(from === "--role" ? "ARGS_INVALID" : "ENV_INVALID", {
-    message: `Cannot start the server: ${from} "${raw}" is not a role`,
-    hint: `Use one of ${
-      SERVER_ROLES.join(", ")
-    }: api serves the Agent API only, worker runs the queue only, all does both (default).`,
-  });
+  throw agentcliError(from === "--role" ? RoleFlagInvalid : RoleEnvInvalid, { value: raw, roles: [...SERVER_ROLES] });
 }
 
 /** Runs at once from `--workers` (`flag`) or `AGENTCLI_WORKERS`, else {@link defaultWorkers}; an `api` replica runs none. */

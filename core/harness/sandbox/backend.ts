@@ -10,9 +10,18 @@
  */
 import { BaseSandbox, type ExecuteResponse, type FileDownloadResponse, type FileUploadResponse } from "deepagents";
 import type { RunnableConfig } from "@langchain/core/runnables";
+import {
+  agentcliError,
+  type ExecuteResult,
+  isSandboxNotFound,
+  type Sandbox,
+  SANDBOX_SKILLS_DIR,
+  SandboxNeedsThread,
+  SandboxReplaced,
+  SandboxSeedFailed,
+} from "../../kernel/index.ts";
 import { currentConfig } from "../memory-backend.ts";
 import { assistantIdOf } from "../namespaces.ts";
-import { type ExecuteResult, isSandboxNotFound, type Sandbox, SANDBOX_SKILLS_DIR } from "../../kernel/index.ts";
 import type { SandboxManager, SandboxSettings, SandboxTarget } from "./manager.ts";
 
 /** Default of the `execute` tool's `timeout` and of the file tools' commands, in seconds. */
@@ -93,9 +102,7 @@ export class PluginSandboxBackend extends BaseSandbox {
     }
     const threadId = (config?.configurable as Record<string, unknown> | undefined)?.thread_id;
     if (typeof threadId !== "string" || !threadId) {
-      throw new Error(
-        'Cannot use the sandbox: this run has no thread (configurable.thread_id), and [sandbox].scope = "thread" needs one.',
-      );
+      throw agentcliError(SandboxNeedsThread);
     }
     return { key: `thread:${threadId}`, scope, threadId };
   }
@@ -107,9 +114,7 @@ export class PluginSandboxBackend extends BaseSandbox {
       const results = await lease.sandbox.uploadFiles(seeds);
       const failed = results.filter((r) => r.error);
       if (failed.length) {
-        throw new Error(
-          `Cannot copy the skills into the sandbox: ${failed.map((f) => `${f.path} (${f.error})`).join(", ")}`,
-        );
+        throw agentcliError(SandboxSeedFailed, { failures: failed.map((f) => `${f.path} (${f.error})`) });
       }
       this.#seeded.set(target.key, lease.sandbox.id);
     }
@@ -128,7 +133,7 @@ export class PluginSandboxBackend extends BaseSandbox {
     const target = this.#target();
     let lease = await this.#lease(target);
     if (lease.notice && !opts.retry) {
-      throw new Error(`${lease.notice} Nothing was done; repeat the call if it still makes sense.`);
+      throw agentcliError(SandboxReplaced, { notice: lease.notice });
     }
     try {
       return { value: await op(lease.sandbox), notice: lease.notice };
@@ -136,7 +141,7 @@ export class PluginSandboxBackend extends BaseSandbox {
       if (!isSandboxNotFound(err)) throw err;
       await this.#o.manager.vanished(target, lease.sandbox.id);
       lease = await this.#lease(target);
-      if (!opts.retry) throw new Error(`${lease.notice} Nothing was done; repeat the call if it still makes sense.`);
+      if (!opts.retry) throw agentcliError(SandboxReplaced, { notice: String(lease.notice) });
       return { value: await op(lease.sandbox), notice: lease.notice };
     }
   }

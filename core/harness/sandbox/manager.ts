@@ -17,14 +17,18 @@
  * const { sandbox, notice } = await sandboxes.acquire({ key: "thread:t1", scope: "thread", threadId: "t1" });
  */
 import {
+  agentcliError,
   type Env,
   type HookLogger,
   isSandboxNotFound,
   type PluginDriver,
   type Sandbox,
   type SandboxCreateOptions,
+  SandboxCredentialsMissing,
+  SandboxDeletedWhileCreating,
+  SandboxProviderNotInstalled,
+  SandboxRuntimeNotInstalled,
   type SandboxScope,
-  userError,
 } from "../../kernel/index.ts";
 import { missingSandboxEnv, secondsSetting } from "../../config/index.ts";
 import type { SandboxRecords } from "../../storage/index.ts";
@@ -222,11 +226,7 @@ export class SandboxManager {
       try {
         sandbox = await this.#hook(target, undefined);
         if (!(await records.created(claim, sandbox.id))) {
-          throw userError("PLUGIN_FAILED", {
-            message:
-              `Cannot create the sandbox of "${target.key}": it was deleted (with its thread) while being created`,
-            hint: "Start a new thread.",
-          });
+          throw agentcliError(SandboxDeletedWhileCreating, { key: target.key });
         }
         return { sandbox, notice };
       } catch (err) {
@@ -250,14 +250,7 @@ export class SandboxManager {
       const spec = driver.spec("sandbox", provider);
       const missing = missingSandboxEnv(spec, env);
       if (missing.length) {
-        throw userError("PLUGIN_FAILED", {
-          message: `Cannot run commands in the "${provider}" sandbox: ${missing.map((m) => `"${m}"`).join(" and ")} ${
-            missing.length > 1 ? "are" : "is"
-          } not set`,
-          hint: `Set ${
-            missing.join(" and ")
-          } in the project's .env (or the server's environment), or run the sandboxes on this machine with --sandbox local.`,
-        });
+        throw agentcliError(SandboxCredentialsMissing, { provider, names: missing });
       }
     }
     // The chosen runtime (--sandbox local) or the provider's own plugin answers.
@@ -275,13 +268,9 @@ export class SandboxManager {
       },
     );
     if (!sandbox) {
-      throw userError("PLUGIN_FAILED", {
-        message: runtime
-          ? `Cannot run "execute": no sandbox runtime "${runtime}" is installed`
-          : `Cannot run "execute": no runtime for sandbox provider "${provider}" is installed (no plugin answered "sandbox:create")`,
-        hint:
-          `Load a plugin that provides the "${provider}" sandbox runtime with --plugin, run the sandboxes on this machine with --sandbox local, or set [sandbox].provider = "none".`,
-      });
+      throw runtime
+        ? agentcliError(SandboxRuntimeNotInstalled, { runtime, provider })
+        : agentcliError(SandboxProviderNotInstalled, { provider });
     }
     return sandbox;
   }

@@ -2,7 +2,14 @@
  * `--sandbox <runtime>` of `dev` and `serve`: finds the sandbox-runtime plugin of that name
  * and checks it can run here (the local runtime needs `bwrap`), before the server starts.
  */
-import { type Env, type PluginDriver, type SandboxRuntimeSpec, userError } from "../../kernel/index.ts";
+import {
+  agentcliError,
+  type Env,
+  type PluginDriver,
+  SandboxRuntimeCannotRun,
+  type SandboxRuntimeSpec,
+  SandboxRuntimeUnknown,
+} from "../../kernel/index.ts";
 import { missingSandboxEnv } from "../../config/index.ts";
 
 /** The runtime spec of `name`; a user error when unknown or unable to run on this machine. */
@@ -10,20 +17,12 @@ export async function selectSandboxRuntime(driver: PluginDriver, name: string, e
   const runtimes = driver.specs("sandbox-runtime");
   const spec = driver.spec("sandbox-runtime", name);
   if (!spec) {
-    throw userError("ARGS_INVALID", {
-      message: `Cannot use --sandbox "${name}": no such sandbox runtime`,
-      hint: `Use one of ${
-        runtimes.map((r) => `"${r.name}"`).join(", ") || "(none installed)"
-      }, or leave --sandbox out to use the provider of [sandbox].`,
-    });
+    throw agentcliError(SandboxRuntimeUnknown, { runtime: name, runtimes: runtimes.map((r) => r.name) });
   }
   const problem = await spec.check?.({ env });
   // Not a usage error: the machine lacks something (exit 1, not 2).
   if (problem) {
-    throw userError("PLUGIN_FAILED", {
-      message: `Cannot use --sandbox "${name}": ${problem.message}`,
-      hint: problem.hint,
-    });
+    throw agentcliError(SandboxRuntimeCannotRun, { runtime: name, problem: problem.message, fix: problem.hint });
   }
   return spec;
 }

@@ -41,10 +41,32 @@ export const PluginNoDefaultExport = {
   hint: "Export the plugin: export default definePlugin({ ... }).",
 } as const satisfies ErrorData;
 
+/** Plugins that do not register: each problem (a bad shape, a provider declared twice) is listed as a diagnostic. */
+export const PluginsInvalid = {
+  name: "PluginsInvalid",
+  code: "PLUGIN_INVALID",
+  title: "Plugins do not register: each problem is listed with its plugin's file.",
+  message: (v: { count: number }) => `Cannot register plugins: ${v.count} problem${v.count > 1 ? "s" : ""}`,
+  hint: "Fix each problem above (docs/plugins.md describes a plugin's shape), or leave that plugin out.",
+} as const satisfies ErrorData;
+
+/** A plugin's hook threw (HTTP 500: the body names nothing, the server logs this message). */
+export const PluginHookFailed = {
+  name: "PluginHookFailed",
+  code: "PLUGIN_FAILED",
+  title: "A plugin's hook failed while it ran.",
+  message: (v: { hook: string; plugin: string; reason: string }) =>
+    `Cannot run hook "${v.hook}" of plugin "${v.plugin}": ${v.reason}`,
+  hint: (v: { plugin: string }) =>
+    `This is a failure inside the plugin "${v.plugin}"; check its configuration or report it to its author.`,
+} as const satisfies ErrorData;
+
 /** This area's entries, in the order docs/errors.md lists them. */
 export const PLUGINS_ERRORS: readonly ErrorData[] = [
   PluginPathEmpty,
   PluginFileMissing,
   PluginLoadFailed,
   PluginNoDefaultExport,
+  PluginsInvalid,
+  PluginHookFailed,
 ];

@@ -1,0 +1,89 @@
+/**
+ * The error catalogue: Authentication (UNAUTHORIZED, FORBIDDEN, REMOTE_FAILED, CONFIG_INVALID, ...): the refusals
+ * core/auth/auth-error.ts raises for identity plugins, and the authenticator's set-up. Entries of one area;
+ * core/kernel/errors-data.ts lists every area (its `ERRORS`, the order of docs/errors.md).
+ */
+import type { ErrorData } from "../errors-data.ts";
+
+/**
+ * A 401 (`unauthorized()`, the public helper of identity plugins): `problem` is the plugin's
+ * sentence ("Cannot authenticate request: no token"), `fix` its hint.
+ */
+export const Unauthorized = {
+  name: "Unauthorized",
+  code: "UNAUTHORIZED",
+  title: "A request carries no credentials, or credentials that do not hold.",
+  message: (v: { problem: string }) => v.problem,
+  hint: (v: { fix?: string }) => v.fix ?? "",
+} as const satisfies ErrorData;
+
+/** A 403 (`forbidden()`): the caller is known but may not do this; `problem` and `fix` as for {@link Unauthorized}. */
+export const Forbidden = {
+  name: "Forbidden",
+  code: "FORBIDDEN",
+  title: "The caller is known but may not do this.",
+  message: (v: { problem: string }) => v.problem,
+  hint: (v: { fix?: string }) => v.fix ?? "",
+} as const satisfies ErrorData;
+
+/** A 503 (`identityUnavailable()`): the identity provider cannot be reached, so nothing is let through. */
+export const IdentityUnavailable = {
+  name: "IdentityUnavailable",
+  code: "REMOTE_FAILED",
+  title: "The identity provider cannot be reached; requests are refused until it answers (HTTP 503).",
+  message: (v: { problem: string }) => v.problem,
+  hint: (v: { fix: string }) => v.fix,
+} as const satisfies ErrorData;
+
+/** No identity plugin provides the platform default (no [auth] section). */
+export const AuthDefaultProviderMissing = {
+  name: "AuthDefaultProviderMissing",
+  code: "CONFIG_INVALID",
+  title: "No plugin provides the platform's default identity.",
+  message: (v: { provider: string }) =>
+    `Cannot set up authentication: no plugin provides the platform default "${v.provider}"`,
+  hint: "Register plugins/identity/platform_key.ts, or add an [auth] section.",
+} as const satisfies ErrorData;
+
+/** `[auth].provider` names no identity plugin. */
+export const AuthProviderUnknown = {
+  name: "AuthProviderUnknown",
+  code: "CONFIG_INVALID",
+  title: "`[auth].provider` names no identity plugin.",
+  message: (v: { provider: string }) => `Cannot set up authentication: no identity plugin provides "${v.provider}"`,
+  hint: (v: { known: string[] }) =>
+    `Use one of ${v.known.map((k) => `"${k}"`).join(", ")} in [auth].provider, or load the plugin that provides it.`,
+} as const satisfies ErrorData;
+
+/** An identity plugin without its `auth:authenticate` hook. */
+export const AuthHookMissing = {
+  name: "AuthHookMissing",
+  code: "PLUGIN_INVALID",
+  title: 'An identity plugin has no "auth:authenticate" hook.',
+  message: (v: { plugin: string }) =>
+    `Cannot set up authentication: identity plugin "${v.plugin}" has no "auth:authenticate" hook`,
+  hint: 'An identity plugin must implement hooks["auth:authenticate"].',
+} as const satisfies ErrorData;
+
+/** The identity provider's variables are not set when the server starts. */
+export const AuthCredentialsMissing = {
+  name: "AuthCredentialsMissing",
+  code: "CREDENTIALS_MISSING",
+  title: "The variables the identity provider needs are not set.",
+  message: (v: { provider: string; names: string[] }) =>
+    `Cannot start the agent server with auth "${v.provider}": ${v.names.map((m) => `"${m}"`).join(", ")} ${
+      v.names.length === 1 ? "is" : "are"
+    } not set`,
+  hint: (v: { names: string[] }) => `Set ${v.names.join(", ")} in the project's .env or the deployment's secrets.`,
+} as const satisfies ErrorData;
+
+/** This area's entries, in the order docs/errors.md lists them. */
+export const AUTH_ERRORS: readonly ErrorData[] = [
+  Unauthorized,
+  Forbidden,
+  IdentityUnavailable,
+  AuthDefaultProviderMissing,
+  AuthProviderUnknown,
+  AuthHookMissing,
+  AuthCredentialsMissing,
+];
