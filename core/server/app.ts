@@ -33,7 +33,7 @@ import { openApiDocument } from "./http/openapi.ts";
 import { redactResponses } from "./http/redact-responses.ts";
 import { mcpMessageSchema } from "./protocols/openapi-operations.ts";
 import { runRoutes } from "./routes/runs.ts";
-import { type AppEnv, authMiddleware } from "../engine/runs/scope.ts";
+import { type AppEnv, authMiddleware } from "./http/auth-middleware.ts";
 import { storeRoutes } from "./routes/store.ts";
 import { threadRoutes } from "./routes/threads.ts";
 import { uuid5 } from "./http/uuid5.ts";
@@ -41,6 +41,7 @@ import { DEFAULT_QUEUE_AFFINITY_SECONDS, WorkerPool } from "../engine/queue/work
 import type { ServerRole } from "../engine/queue/roles.ts";
 import { DEFAULT_TTL, type TtlSettings, TtlSweeper } from "../engine/queue/ttl-sweeper.ts";
 import { DEFAULT_WEBHOOKS, type Resolver, WebhookSender, type WebhookSettings } from "../engine/runs/webhooks.ts";
+import { RunService } from "../engine/index.ts";
 
 export interface DefaultAssistant {
   name: string;
@@ -189,6 +190,7 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
   });
   const deps: ServerDeps = {
     storage,
+    runs: new RunService({ storage, broker, graphs, workers, limits, webhooks }),
     broker,
     graphs,
     workers,

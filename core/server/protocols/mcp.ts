@@ -22,7 +22,8 @@ import type { AuthUser } from "../../kernel/hooks.ts";
 import type { Assistant } from "../../storage/records.ts";
 import { AgentcliError } from "../../kernel/errors.ts";
 import type { ServerDeps } from "../deps.ts";
-import { type AppEnv, ownerOf, userOf } from "../../engine/runs/scope.ts";
+import { ownerOf } from "../../engine/index.ts";
+import { type AppEnv, userOf } from "../http/auth-middleware.ts";
 import { describeInterrupts, describeUpdate, followTurn, startTurn } from "./turn.ts";
 
 const INVALID_PARAMS = -32602;

@@ -9,7 +9,8 @@ import { isSystemAssistant } from "../../storage/assistants.ts";
 import type { Assistant } from "../../storage/records.ts";
 import { idTaken, jsonBody, notFound, parseBody } from "../http/errors.ts";
 import * as s from "../http/schemas.ts";
-import { type AppEnv, ownedMetadata, patchMetadata, scopeOf, userOf } from "../../engine/runs/scope.ts";
+import { ownedMetadata, patchMetadata } from "../../engine/index.ts";
+import { type AppEnv, scopeOf, userOf } from "../http/auth-middleware.ts";
 import { graphSchemas } from "./graph-info.ts";
 import type { CompiledGraph } from "../../engine/executor/graphs.ts";
 
