@@ -29,14 +29,6 @@ export const LAYERS: string[][] = [
 export const UP_ALLOWED: Record<string, string> = {
   "core/kernel/hooks.ts -> core/config/schema.ts":
     "hook types name AgentConfig (a type import); step 3 (one way to choose a provider) moves the plugin-facing config types into the kernel's plugin schema",
-  "core/engine/runs/create.ts -> core/server/deps.ts":
-    "the run service takes the whole ServerDeps; step 2 (the run service) gives it an options object of its own",
-  "core/engine/crons/scheduler.ts -> core/server/deps.ts": "same as runs/create.ts: ServerDeps; step 2",
-  "core/engine/queue/ttl-sweeper.ts -> core/server/deps.ts": "same: ServerDeps; step 2",
-  "core/engine/runs/create.ts -> core/server/http/limits.ts":
-    "admission bounds (tooManyRuns, checkMessages) live with the HTTP bounds; step 2 moves run admission into the engine",
-  "core/engine/runs/create.ts -> core/server/http/errors.ts":
-    "status-carrying user errors (conflict, notFound, unprocessable): step 4 made them kernel exports (kernel/request-errors.ts); create.ts imports them from core/kernel/index.ts when step 2 restructures it",
 };
 
 /** An import: the importing file and the file it names, both repo paths. */
