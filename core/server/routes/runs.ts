@@ -56,7 +56,11 @@ function cancelAction(c: Context<AppEnv>): "interrupt" | "rollback" {
 }
 
 /** Waits for a run's output, cancelling the run when the client goes away and `cancelOnAbort` says so. */
-async function outputOf(deps: ServerDeps, c: Context<AppEnv>, run: Run, cancelOnAbort: boolean): Promise<unknown> {
+async function outputOf(
+  deps: ServerDeps,
+  c: Context<AppEnv>,
+  { run, cancelOnAbort }: { run: Run; cancelOnAbort: boolean },
+): Promise<unknown> {
   const signal = c.req.raw.signal;
   const onAbort = () => void deps.runs.cancel(run, "interrupt");
   if (cancelOnAbort) signal.addEventListener("abort", onAbort, { once: true });
@@ -84,7 +88,7 @@ function mountCreate(app: Hono<AppEnv>, deps: ServerDeps): void {
   };
   const wait = async (c: Context<AppEnv>, threadId: string | null) => {
     const { body, run } = await create(c, threadId);
-    const out = await outputOf(deps, c, run, body.on_disconnect === "cancel");
+    const out = await outputOf(deps, c, { run, cancelOnAbort: body.on_disconnect === "cancel" });
     c.header("Content-Location", runPath(run));
     return c.json(out as object);
   };
@@ -224,7 +228,7 @@ function mountJoin(app: Hono<AppEnv>, deps: ServerDeps): void {
   const { storage } = deps;
   app.get("/threads/:thread_id/runs/:run_id/join", async (c) => {
     const run = await getRun(deps, c);
-    return c.json((await outputOf(deps, c, run, flag(c, "cancel_on_disconnect"))) as object);
+    return c.json((await outputOf(deps, c, { run, cancelOnAbort: flag(c, "cancel_on_disconnect") })) as object);
   });
 
   const joinStream = async (c: Context<AppEnv>) => {
