@@ -8,8 +8,8 @@
  * const run = await startTurn(deps, user, { assistantId: "agent", threadId: null, message: "hi" });
  * const outcome = await followTurn(deps, run, { onUpdate: (u) => console.log(describeUpdate(u)) });
  */
-import type { AuthUser } from "../../kernel/hooks.ts";
-import type { Run, RunStatus, Thread } from "../../storage/records.ts";
+import type { AuthUser } from "../../kernel/index.ts";
+import type { Run, RunStatus, Thread } from "../../storage/index.ts";
 import type { ServerDeps } from "../deps.ts";
 import { checkJsonText } from "../http/json-guard.ts";
 import type { RunCreateBody } from "../http/schemas.ts";
