@@ -24,7 +24,7 @@ export type { LimitSetting, MessagesCheck, RunLimits } from "./runs/admission.ts
 export { resolveAssistant } from "./runs/create.ts";
 export type { CreateRunRequest, RunTargets } from "./runs/create.ts";
 export { RunService } from "./runs/service.ts";
-export type { FollowOptions, InputCheck, RunServiceOptions } from "./runs/service.ts";
+export type { InputCheck, RunFollowOptions, RunServiceOptions } from "./runs/service.ts";
 export { ownedMetadata, ownerOf, patchMetadata, userNamespace } from "./runs/scope.ts";
 export { DEFAULT_WEBHOOKS, isHttpUrl, WebhookSender, webhooksFromEnv } from "./runs/webhooks.ts";
 export type { Resolver, WebhookSettings } from "./runs/webhooks.ts";

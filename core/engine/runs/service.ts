@@ -31,7 +31,7 @@ export interface RunServiceOptions {
 }
 
 /** How a run is followed: after which event, until when, and the status its caller read (see RunBroker.follow). */
-export interface FollowOptions {
+export interface RunFollowOptions {
   afterId?: number;
   signal?: AbortSignal;
   knownStatus?: RunStatus;
@@ -69,7 +69,7 @@ export class RunService {
   }
 
   /** A run's events after `afterId` (replayed, then live) until it ends; the generator returns how it ended. */
-  follow(run: Pick<Run, "run_id">, opts: FollowOptions = {}): AsyncGenerator<RunEvent, RunEnd | null> {
+  follow(run: Pick<Run, "run_id">, opts: RunFollowOptions = {}): AsyncGenerator<RunEvent, RunEnd | null> {
     const { storage, broker } = this.#o;
     return broker.follow(run.run_id, {
       ...opts,
