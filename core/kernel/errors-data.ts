@@ -24,6 +24,7 @@ import { AUTH_ERRORS } from "./errors/auth.ts";
 import { HARNESS_ERRORS } from "./errors/harness.ts";
 import { ENGINE_ERRORS } from "./errors/engine.ts";
 import { DEPLOY_ERRORS } from "./errors/deploy.ts";
+import { RUNS_ERRORS } from "./errors/runs.ts";
 
 /** What an error code means for the process (exit code) and over HTTP (status). */
 export interface ErrorCodeInfo {
@@ -146,6 +147,7 @@ export * from "./errors/auth.ts";
 export * from "./errors/harness.ts";
 export * from "./errors/engine.ts";
 export * from "./errors/deploy.ts";
+export * from "./errors/runs.ts";
 
 /** Every entry, in the order docs/errors.md lists them (a test checks each export is here). */
 export const ERRORS: readonly ErrorData[] = [
@@ -161,4 +163,5 @@ export const ERRORS: readonly ErrorData[] = [
   ...HARNESS_ERRORS,
   ...ENGINE_ERRORS,
   ...DEPLOY_ERRORS,
+  ...RUNS_ERRORS,
 ];

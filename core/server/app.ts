@@ -13,6 +13,7 @@ import { bodyLimit } from "hono/body-limit";
 import { type AuthUser, consoleLog, redactingLog, type ServerLog, userError, VERSION } from "../kernel/index.ts";
 import { badText } from "./http/json-guard.ts";
 import { corsMiddleware, type CorsSettings } from "./http/cors.ts";
+import { type AppEnv, authMiddleware } from "./http/auth-middleware.ts";
 import {
   openStorage,
   REQUEST_RETRY_MS,
@@ -21,8 +22,6 @@ import {
   withDbRetryBudget,
 } from "../storage/index.ts";
 import {
-  type AppEnv,
-  authMiddleware,
   CronScheduler,
   DEFAULT_QUEUE_AFFINITY_SECONDS,
   DEFAULT_TTL,
@@ -33,6 +32,7 @@ import {
   type RemoteBus,
   type Resolver,
   RunBroker,
+  RunService,
   type RunTracer,
   type ServerRole,
   type TtlSettings,
@@ -202,6 +202,7 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
   });
   const deps: ServerDeps = {
     storage,
+    runs: new RunService({ storage, broker, graphs, workers, limits, webhooks }),
     broker,
     graphs,
     workers,

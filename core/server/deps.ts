@@ -1,14 +1,19 @@
 /**
- * What the route groups share: storage, the run broker, the graphs, the workers, the log.
+ * What the route groups share: storage, the run service, the run broker, the graphs, the
+ * workers, the log. The app (./app.ts) builds it once; routes create, cancel and follow runs
+ * through `runs` (the engine's run service).
  */
-import type { Assistant, AssistantScope, Storage } from "../storage/index.ts";
-import type { GraphRegistry, RunBroker, TtlSettings, WebhookSender, WorkerPool } from "../engine/index.ts";
-import { notFound } from "./http/errors.ts";
+import type { Storage } from "../storage/index.ts";
+import type { GraphRegistry, RunBroker, RunService, TtlSettings, WebhookSender, WorkerPool } from "../engine/index.ts";
 import type { ServerLimits } from "./http/limits.ts";
 import type { ServerLog } from "../kernel/index.ts";
 
+export { resolveAssistant } from "../engine/index.ts";
+
 export interface ServerDeps {
   storage: Storage;
+  /** Creates, cancels and follows runs (admission inside). */
+  runs: RunService;
   broker: RunBroker;
   graphs: GraphRegistry;
   workers: WorkerPool;
@@ -22,19 +27,4 @@ export interface ServerDeps {
   webhooks: WebhookSender;
   /** Default TTLs of threads and store items, and whether reads refresh them. */
   ttl: TtlSettings;
-}
-
-/**
- * Finds an assistant by id, or the server's default assistant of a graph id or name
- * (`assistant_id: "agent"` works as in LangGraph Platform), among those `scope` sees: another
- * user's assistant is the same 404 as an unknown one.
- */
-export async function resolveAssistant(
-  deps: ServerDeps,
-  id: string,
-  scope: AssistantScope | undefined,
-): Promise<Assistant> {
-  const a = await deps.storage.assistants.resolve(id, scope);
-  if (!a) throw notFound("Assistant", id);
-  return a;
 }

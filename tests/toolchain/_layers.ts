@@ -26,16 +26,7 @@ export const LAYERS: string[][] = [
  * Imports that go up the order today, each with why and the step of issue 32 that removes it
  * (docs/architecture.md, "Steps"). A new entry needs the same: a reason and a step.
  */
-export const UP_ALLOWED: Record<string, string> = {
-  "core/engine/runs/create.ts -> core/server/deps.ts":
-    "the run service takes the whole ServerDeps; step 2 (the run service) gives it an options object of its own",
-  "core/engine/crons/scheduler.ts -> core/server/deps.ts": "same as runs/create.ts: ServerDeps; step 2",
-  "core/engine/queue/ttl-sweeper.ts -> core/server/deps.ts": "same: ServerDeps; step 2",
-  "core/engine/runs/create.ts -> core/server/http/limits.ts":
-    "admission bounds (tooManyRuns, checkMessages) live with the HTTP bounds; step 2 moves run admission into the engine",
-  "core/engine/runs/create.ts -> core/server/http/errors.ts":
-    "status-carrying user errors (conflict, notFound, unprocessable): step 4 made them kernel exports (kernel/request-errors.ts); create.ts imports them from core/kernel/index.ts when step 2 restructures it",
-};
+export const UP_ALLOWED: Record<string, string> = {};
 
 /** An import: the importing file and the file it names, both repo paths. */
 export interface Edge {

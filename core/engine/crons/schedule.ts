@@ -7,7 +7,7 @@
  * nextFiring({ schedule: "30 9 * * 1-5", timezone: "America/New_York" }, new Date()); // the next weekday 09:30 in New York
  */
 import { Cron } from "croner";
-import { unprocessable } from "../../kernel/index.ts";
+import { agentcliError, CronScheduleFields, CronScheduleInvalid, CronTimezoneUnknown } from "../../kernel/index.ts";
 
 export interface Schedule {
   schedule: string;
@@ -17,26 +17,20 @@ export interface Schedule {
 function parse(s: Schedule): Cron {
   const fields = s.schedule.trim().split(/\s+/);
   if (fields.length !== 5) {
-    throw unprocessable(
-      `Invalid cron schedule "${s.schedule}": it has ${fields.length} field${
-        fields.length === 1 ? "" : "s"
-      }; a schedule has five (minute hour day-of-month month day-of-week), e.g. "0 9 * * 1-5"`,
-    );
+    throw agentcliError(CronScheduleFields, { schedule: s.schedule, count: fields.length });
   }
   if (s.timezone) {
     try {
       new Intl.DateTimeFormat("en-US", { timeZone: s.timezone });
     } catch {
-      throw unprocessable(
-        `Invalid timezone "${s.timezone}": not an IANA timezone name (e.g. "UTC", "Europe/Paris", "America/New_York")`,
-      );
+      throw agentcliError(CronTimezoneUnknown, { timezone: s.timezone });
     }
   }
   try {
     return new Cron(fields.join(" "), { paused: true, mode: "5-part", timezone: s.timezone ?? "UTC" });
   } catch (err) {
     const why = (err as Error).message.replace(/^Cron\w*:\s*/, "");
-    throw unprocessable(`Invalid cron schedule "${s.schedule}": ${why}`);
+    throw agentcliError(CronScheduleInvalid, { schedule: s.schedule, why });
   }
 }
 

@@ -8,13 +8,20 @@
  * Missed firings: a cron whose time passed while no server was running fires once when a
  * server is back (however many firings were missed), and then at its next time after that.
  */
-import type { AuthUser } from "../../kernel/index.ts";
-import type { CronRecord, Run } from "../../storage/index.ts";
+import type { AuthUser, ServerLog } from "../../kernel/index.ts";
+import type { CronRecord, Run, Storage } from "../../storage/index.ts";
 import { nextFiring } from "./schedule.ts";
-import type { ServerDeps } from "../../server/deps.ts";
-import { cancelRun, runKwargs } from "../runs/create.ts";
+import { runKwargs } from "../runs/create.ts";
 import type { RunCreateBody } from "../runs/input.ts";
 import { ownedMetadata } from "../runs/scope.ts";
+import type { RunService } from "../runs/service.ts";
+
+/** What the scheduler works with: storage (the crons, the runs they insert), the log, and the run service its runs go to. */
+export interface CronSchedulerOptions {
+  storage: Storage;
+  log: ServerLog;
+  runs: RunService;
+}
 
 /** The longest a scheduler sleeps between looks at the table (crons created on other replicas). */
 export const DEFAULT_CRON_POLL_MS = 10_000;
@@ -39,8 +46,8 @@ interface Firing {
 }
 
 /** Takes and fires one due cron in one transaction; null when none is due. */
-export async function fireOneDue(deps: ServerDeps): Promise<Firing | null> {
-  const { storage, log } = deps;
+export async function fireOneDue(o: Pick<CronSchedulerOptions, "storage" | "log">): Promise<Firing | null> {
+  const { storage, log } = o;
   return await storage.transaction(async (tx) => {
     const cron = await storage.crons.takeDue(tx);
     if (!cron) return null;
@@ -91,15 +98,15 @@ export async function fireOneDue(deps: ServerDeps): Promise<Firing | null> {
 
 /** Fires due crons on a timer: at the earliest next firing, and at least every `pollMs`. */
 export class CronScheduler {
-  readonly #deps: ServerDeps;
+  readonly #o: CronSchedulerOptions;
   readonly #pollMs: number;
   #timer: ReturnType<typeof setTimeout> | null = null;
   #running: Promise<void> | null = null;
   #again = false;
   #stopped = false;
 
-  constructor(deps: ServerDeps, opts: { pollMs?: number } = {}) {
-    this.#deps = deps;
+  constructor(o: CronSchedulerOptions, opts: { pollMs?: number } = {}) {
+    this.#o = o;
     this.#pollMs = opts.pollMs ?? DEFAULT_CRON_POLL_MS;
   }
 
@@ -129,27 +136,18 @@ export class CronScheduler {
     let wait = this.#pollMs;
     try {
       while (!this.#stopped) {
-        const firing = await fireOneDue(this.#deps);
+        const firing = await fireOneDue(this.#o);
         if (!firing) break;
-        if (firing.run) await this.#start(firing);
+        if (firing.run) await this.#o.runs.dispatch(firing.run, firing.cancel);
       }
-      const next = this.#stopped ? null : await this.#deps.storage.crons.nextDue();
+      const next = this.#stopped ? null : await this.#o.storage.crons.nextDue();
       if (next !== null) wait = Math.min(wait, Math.ceil(next * 1000) + 5);
     } catch (err) {
-      if (!this.#stopped) this.#deps.log.error("cannot fire crons", err);
+      if (!this.#stopped) this.#o.log.error("cannot fire crons", err);
     }
     if (this.#stopped) return;
     this.#timer = setTimeout(() => this.poke(), wait);
     (this.#timer as { unref?: () => void }).unref?.();
-  }
-
-  async #start(f: Firing): Promise<void> {
-    const run = f.run!;
-    this.#deps.broker.expect(run.run_id);
-    for (const r of f.cancel) {
-      await cancelRun(this.#deps, r, run.multitask_strategy === "rollback" ? "rollback" : "interrupt");
-    }
-    this.#deps.workers.submit(run);
   }
 
   async stop(): Promise<void> {

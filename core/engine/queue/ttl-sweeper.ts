@@ -4,8 +4,8 @@
  * lock their rows with `SKIP LOCKED` (../../storage/ttl.ts), so each expired thread is deleted,
  * and its sandbox cleaned up, by one replica only.
  */
-import { agentcliError, EnvInvalid, EnvNotInRange, EnvNotTrueFalse } from "../../kernel/index.ts";
-import type { ServerDeps } from "../../server/deps.ts";
+import { agentcliError, EnvInvalid, EnvNotInRange, EnvNotTrueFalse, type ServerLog } from "../../kernel/index.ts";
+import type { Storage } from "../../storage/index.ts";
 
 export interface TtlSettings {
   /** Minutes after its last update a thread without its own `ttl` is deleted (`AGENTCLI_THREAD_TTL_MINUTES`; none when absent). */
@@ -70,15 +70,23 @@ export function ttlFromEnv(env: Record<string, string | undefined>): TtlSettings
   };
 }
 
+/** What the sweeper works with: storage, the log, and who cleans up what a deleted thread had outside the database. */
+export interface TtlSweeperOptions {
+  storage: Storage;
+  log: ServerLog;
+  /** Cleans up what lives outside the database for a deleted thread (its sandbox). */
+  onThreadDeleted?: (threadId: string) => Promise<void>;
+}
+
 /** The periodic sweep of expired threads and store items. */
 export class TtlSweeper {
   readonly settings: TtlSettings;
-  readonly #deps: ServerDeps;
+  readonly #o: TtlSweeperOptions;
   #timer: ReturnType<typeof setInterval> | null = null;
   #running: Promise<unknown> | null = null;
 
-  constructor(deps: ServerDeps, settings: TtlSettings) {
-    this.#deps = deps;
+  constructor(o: TtlSweeperOptions, settings: TtlSettings) {
+    this.#o = o;
     this.settings = settings;
   }
 
@@ -86,7 +94,7 @@ export class TtlSweeper {
     this.#timer = setInterval(() => {
       if (this.#running) return;
       this.#running = this.sweep().catch((err) =>
-        this.#deps.log.error("cannot sweep expired threads and store items", err)
+        this.#o.log.error("cannot sweep expired threads and store items", err)
       ).finally(() => (this.#running = null));
     }, this.settings.sweepMs);
     (this.#timer as { unref?: () => void }).unref?.();
@@ -94,13 +102,13 @@ export class TtlSweeper {
 
   /** Deletes what has expired now; resolves the deleted threads' ids and the number of items. */
   async sweep(): Promise<{ threads: string[]; items: number }> {
-    const { storage, log } = this.#deps;
+    const { storage, log } = this.#o;
     const threads: string[] = [];
     while (true) {
       const batch = await storage.ttl.sweepThreads(this.settings.threadTtlMinutes);
       for (const id of batch) {
         await storage.checkpointer.deleteThread(id);
-        await this.#deps.onThreadDeleted?.(id).catch((err) =>
+        await this.#o.onThreadDeleted?.(id).catch((err) =>
           log.warn(`expired thread "${id}" was deleted, but not everything of it: ${(err as Error).message}`)
         );
       }

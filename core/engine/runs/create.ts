@@ -1,149 +1,196 @@
 /**
  * Creating and cancelling runs: thread lookup (or `if_not_exists: "create"`), the multitask
- * strategies (`reject`, `interrupt`, `rollback`, `enqueue`), owner scoping, and the wake-up
- * of a worker. All checks and the insert happen in one transaction on the thread row.
+ * strategies (`reject`, `interrupt`, `rollback`, `enqueue`), owner scoping, admission (the
+ * input bounds, the per-user queue, a worker reserved here), and the wake-up of a worker. All
+ * checks and the insert happen in one transaction on the thread row. The run service
+ * (./service.ts) is how the other layers call these.
  */
-import type { AuthUser } from "../../kernel/index.ts";
-import { currentCheck, type Run } from "../../storage/index.ts";
+import {
+  agentcliError,
+  type AuthUser,
+  idTaken,
+  InterruptNodeUnknown,
+  notFound,
+  ThreadBusy,
+} from "../../kernel/index.ts";
+import { type Assistant, type AssistantScope, currentCheck, type Run, type Storage } from "../../storage/index.ts";
 import type { CancelAction } from "../broker/broker.ts";
-import { resolveAssistant, type ServerDeps } from "../../server/deps.ts";
 import type { RunKwargs } from "../executor/executor.ts";
-import { conflict, idTaken, notFound, unprocessable } from "../../server/http/errors.ts";
 import type { RunCreateBody } from "./input.ts";
-import { checkMessages, tooManyRuns } from "../../server/http/limits.ts";
+import { checkMessages, tooManyRuns } from "./admission.ts";
 import { ownedMetadata, ownerOf, scopedConfig } from "./scope.ts";
+import type { RunServiceOptions } from "./service.ts";
 
-/** Creates a run on `threadId` (or on a new temporary thread when null). */
-export async function createRun(
-  deps: ServerDeps,
-  user: AuthUser | null,
-  b: RunCreateBody,
-  threadId: string | null,
-): Promise<Run> {
+/** What creates a run: who asks, the request, and its thread (null: a new temporary thread). */
+export interface CreateRunRequest {
+  user: AuthUser | null;
+  body: RunCreateBody;
+  threadId: string | null;
+}
+
+/**
+ * Finds an assistant by id, or the server's default assistant of a graph id or name
+ * (`assistant_id: "agent"` works as in LangGraph Platform), among those `scope` sees: another
+ * user's assistant is the same 404 as an unknown one.
+ */
+export async function resolveAssistant(
+  from: { storage: Pick<Storage, "assistants"> },
+  id: string,
+  scope: AssistantScope | undefined,
+): Promise<Assistant> {
+  const a = await from.storage.assistants.resolve(id, scope);
+  if (!a) throw notFound("Assistant", id);
+  return a;
+}
+
+/** Creates a run on `req.threadId` (or on a new temporary thread when null). */
+export async function createRun(o: RunServiceOptions, req: CreateRunRequest): Promise<Run> {
   // On an existing thread, the assistant as last looked up here (no query), checked by the
   // statement that creates the run: when another replica changed it, looked up again.
-  for (let attempt = 0; attempt < 3 && threadId !== null; attempt++) {
-    const run = await createRunOnce(deps, user, b, threadId, true);
+  for (let attempt = 0; attempt < 3 && req.threadId !== null; attempt++) {
+    const run = await createRunOnce(o, req, true);
     if (run) return run;
   }
-  return (await createRunOnce(deps, user, b, threadId, false))!;
+  return (await createRunOnce(o, req, false))!;
+}
+
+type AssistantHint = Awaited<ReturnType<Storage["assistants"]["resolveHint"]>>["hint"];
+type RunInput = Parameters<Storage["runs"]["insert"]>[0];
+
+/** A request checked and ready to insert: its assistant (and the hint it was found by), its thread and its row. */
+interface Admitted {
+  req: CreateRunRequest;
+  assistant: Assistant;
+  hint: AssistantHint;
+  tid: string;
+  input: RunInput;
+  /** The per-user queue cap, when the user has one. */
+  queuedCap: { identity: string; max: number } | null;
 }
 
 /** Null when `hinted` and the assistant remembered was not current (see AssistantStore.resolveHint). */
-async function createRunOnce(
-  deps: ServerDeps,
-  user: AuthUser | null,
-  b: RunCreateBody,
-  threadId: string | null,
-  hinted: boolean,
-): Promise<Run | null> {
-  const { storage } = deps;
+async function createRunOnce(o: RunServiceOptions, req: CreateRunRequest, hinted: boolean): Promise<Run | null> {
+  const a = await admit(o, req, hinted);
+  if (req.threadId !== null) {
+    const done = await createOnThread(o, a);
+    if (done !== "no thread") return done;
+  }
+  return await createWithThread(o, a);
+}
+
+/** Looks the assistant up and checks the request (input bounds, webhook, targets); builds the run's row. */
+async function admit(o: RunServiceOptions, req: CreateRunRequest, hinted: boolean): Promise<Admitted> {
+  const { storage, limits } = o;
+  const { user, body: b, threadId } = req;
   const scope = { owner: ownerOf(user) };
   const { assistant: found, hint } = hinted
     ? await storage.assistants.resolveHint(b.assistant_id, scope)
     : { assistant: null, hint: null };
-  const assistant = found ?? await resolveAssistant(deps, b.assistant_id, scope);
+  const assistant = found ?? await resolveAssistant(o, b.assistant_id, scope);
   const stateless = threadId === null;
   const tid = threadId ?? crypto.randomUUID();
-  const chat = await deps.graphs.readsChatMessages(assistant.graph_id);
-  checkMessages(b.input, "input", deps.limits, { chat });
-  checkMessages(b.command?.update, "command.update", deps.limits, { chat });
-  if (b.webhook) await deps.webhooks.check(b.webhook);
-  await checkRunTargets(deps, assistant.graph_id, b, threadId, user);
+  const chat = await o.graphs.readsChatMessages(assistant.graph_id);
+  checkMessages(b.input, { field: "input", limits, chat });
+  checkMessages(b.command?.update, { field: "command.update", limits, chat });
+  if (b.webhook) await o.webhooks.check(b.webhook);
+  await checkRunTargets(o, { graphId: assistant.graph_id, body: b, threadId, user });
   // The per-user queue cap: on an existing thread, checked by the statement that creates the run.
-  const queuedCap = user && deps.limits.maxQueuedPerOwner > 0
-    ? { identity: user.identity, max: deps.limits.maxQueuedPerOwner }
+  const queuedCap = user && limits.maxQueuedPerOwner > 0
+    ? { identity: user.identity, max: limits.maxQueuedPerOwner }
     : null;
-  const checkQueued = async () => {
-    if (!queuedCap) return;
-    const queued = await storage.runs.pendingOf(queuedCap.identity);
-    if (queued >= queuedCap.max) throw tooManyRuns(deps.limits, queued);
-  };
-  const kwargs = runKwargs(user, b, stateless);
-  const strategy = b.multitask_strategy ?? "enqueue";
-  const runId = crypto.randomUUID();
-  const input = {
-    run_id: runId,
+  const input: RunInput = {
+    run_id: crypto.randomUUID(),
     thread_id: tid,
     assistant_id: assistant.assistant_id,
     metadata: ownedMetadata(user, b.metadata),
-    kwargs: kwargs as Record<string, unknown>,
-    multitask_strategy: strategy,
+    kwargs: runKwargs(user, b, stateless) as Record<string, unknown>,
+    multitask_strategy: b.multitask_strategy ?? "enqueue",
     after_seconds: b.after_seconds,
   };
-  if (!stateless) {
-    // The common case, one statement: an existing thread; the run starts here at once when
-    // this process has room and the thread is free (inserted claimed: no queue round trip).
-    const claim = !(b.after_seconds && b.after_seconds > 0) && deps.workers.reserve();
-    const threadPatch = { graph_id: assistant.graph_id, assistant_id: assistant.assistant_id };
-    let created: Awaited<ReturnType<typeof storage.runs.createOnThread>>;
-    try {
-      created = await storage.runs.createOnThread(input, {
-        owner: ownerOf(user),
-        claim,
-        threadPatch,
-        maxRunningPerOwner: deps.limits.maxRunningPerOwner,
-        queued: queuedCap,
-        affinitySeconds: deps.workers.affinitySeconds,
-        assistantCurrent: hint ? (params) => currentCheck(hint, params) : undefined,
-      });
-    } catch (err) {
-      if (claim) deps.workers.release();
-      throw err;
+  return { req, assistant, hint, tid, input, queuedCap };
+}
+
+/**
+ * The common case, one statement: an existing thread; the run starts here at once when this
+ * process has room and the thread is free (inserted claimed: no queue round trip). Null when
+ * the hint was stale; "no thread" when the thread is to be created (`if_not_exists: "create"`).
+ */
+async function createOnThread(o: RunServiceOptions, a: Admitted): Promise<Run | null | "no thread"> {
+  const { storage, workers } = o;
+  const { req: { user, body: b }, assistant, hint, tid, input } = a;
+  const claim = !(b.after_seconds && b.after_seconds > 0) && workers.reserve();
+  const threadPatch = { graph_id: assistant.graph_id, assistant_id: assistant.assistant_id };
+  let created: Awaited<ReturnType<typeof storage.runs.createOnThread>>;
+  try {
+    created = await storage.runs.createOnThread(input, {
+      owner: ownerOf(user),
+      claim,
+      threadPatch,
+      maxRunningPerOwner: o.limits.maxRunningPerOwner,
+      queued: a.queuedCap,
+      affinitySeconds: workers.affinitySeconds,
+      assistantCurrent: hint ? (params) => currentCheck(hint, params) : undefined,
+    });
+  } catch (err) {
+    if (claim) workers.release();
+    throw err;
+  }
+  const { thread, run, overQueued, affine, assistantStale, threadEmpty } = created;
+  if (hint && (assistantStale || !thread)) {
+    // Changed on another replica (or, with no thread, the path below may use it): look it up again.
+    if (claim) workers.release();
+    storage.assistants.forgetHint(hint);
+    return null;
+  }
+  if (run) o.broker.expect(run.run_id);
+  if (claim && run?.status !== "running") workers.release();
+  const foreign = thread && ownerOf(user) && thread.metadata.owner !== ownerOf(user);
+  if (overQueued !== undefined && thread && !foreign) throw tooManyRuns(o.limits, overQueued);
+  if (!thread && b.if_not_exists === "create") return "no thread";
+  if (!thread || !run) {
+    if (!thread || foreign) {
+      throw thread && b.if_not_exists === "create" ? idTaken("thread", tid) : notFound("Thread", tid);
     }
-    const { thread, run, overQueued, affine, assistantStale, threadEmpty } = created;
-    if (hint && (assistantStale || !thread)) {
-      // Changed on another replica (or, with no thread, the path below may use it): look it up again.
-      if (claim) deps.workers.release();
-      storage.assistants.forgetHint(hint);
-      return null;
-    }
-    if (run) deps.broker.expect(run.run_id);
-    if (claim && run?.status !== "running") deps.workers.release();
-    if (overQueued !== undefined && thread && !(ownerOf(user) && thread.metadata.owner !== ownerOf(user))) {
-      throw tooManyRuns(deps.limits, overQueued);
-    }
-    if (thread || b.if_not_exists !== "create") {
-      if (!thread || !run) {
-        if (!thread || (ownerOf(user) && thread.metadata.owner !== ownerOf(user))) {
-          throw thread && b.if_not_exists === "create" ? idTaken("thread", tid) : notFound("Thread", tid);
-        }
-        throw conflict(
-          `Cannot start a run on thread "${tid}": it has a run in progress`,
-          'Wait for it, or choose multitask_strategy "enqueue", "interrupt" or "rollback".',
-        );
-      }
-      if (thread.busy && (strategy === "interrupt" || strategy === "rollback")) {
-        for (const r of await storage.runs.inflight(tid)) {
-          if (r.run_id !== run.run_id) await cancelRun(deps, r, strategy);
-        }
-      }
-      if (run.status === "running") {
-        deps.workers.startClaimed({
-          ...run,
-          assistant: { graph_id: assistant.graph_id, config: assistant.config, context: assistant.context },
-          // As the statement left it: the thread's metadata with the patch merged in.
-          threadMetadata: { ...thread.metadata, ...threadPatch },
-          ...(threadEmpty ? { threadEmpty } : {}),
-        });
-      } else if (thread.busy) {
-        deps.broker.wake({ remoteOnly: true }); // it starts when the thread's run ends
-      } else {
-        deps.workers.submit(run, { delayed: (b.after_seconds ?? 0) > 0, affine });
-      }
-      return run;
+    throw agentcliError(ThreadBusy, { threadId: tid });
+  }
+  const strategy = input.multitask_strategy;
+  if (thread.busy && (strategy === "interrupt" || strategy === "rollback")) {
+    for (const r of await storage.runs.inflight(tid)) {
+      if (r.run_id !== run.run_id) await cancelRun(o, r, strategy);
     }
   }
-  // A new thread (stateless run, or `if_not_exists: "create"`).
-  await checkQueued();
+  if (run.status === "running") {
+    workers.startClaimed({
+      ...run,
+      assistant: { graph_id: assistant.graph_id, config: assistant.config, context: assistant.context },
+      // As the statement left it: the thread's metadata with the patch merged in.
+      threadMetadata: { ...thread.metadata, ...threadPatch },
+      ...(threadEmpty ? { threadEmpty } : {}),
+    });
+  } else if (thread.busy) {
+    o.broker.wake({ remoteOnly: true }); // it starts when the thread's run ends
+  } else {
+    workers.submit(run, { delayed: (b.after_seconds ?? 0) > 0, affine });
+  }
+  return run;
+}
+
+/** A new thread (stateless run, or `if_not_exists: "create"`) and its run, in one transaction. */
+async function createWithThread(o: RunServiceOptions, a: Admitted): Promise<Run> {
+  const { storage } = o;
+  const { req: { user, body: b }, assistant, tid, input, queuedCap } = a;
+  if (queuedCap) {
+    const queued = await storage.runs.pendingOf(queuedCap.identity);
+    if (queued >= queuedCap.max) throw tooManyRuns(o.limits, queued);
+  }
   const run = await storage.transaction(async (tx) => {
     if (await storage.threads.lock(tid, tx)) throw idTaken("thread", tid); // created meanwhile (a concurrent request), or another owner's
     const meta = ownedMetadata(user, { graph_id: assistant.graph_id, assistant_id: assistant.assistant_id });
     await storage.threads.create({ thread_id: tid, metadata: meta }, tx);
     return storage.runs.insert(input, tx, {});
   });
-  deps.broker.expect(run.run_id);
-  deps.workers.submit(run, { delayed: (b.after_seconds ?? 0) > 0 });
+  o.broker.expect(run.run_id);
+  o.workers.submit(run, { delayed: (b.after_seconds ?? 0) > 0 });
   return run;
 }
 
@@ -179,32 +226,37 @@ export function runKwargs(
  * checkpoint to start from (404; a run from a checkpoint that does not exist would start the
  * thread over and drop its earlier turns).
  */
-export async function checkRunTargets(
-  deps: ServerDeps,
-  graphId: string,
-  b: RunCreateBody,
-  threadId: string | null,
-  user: AuthUser | null,
-): Promise<void> {
+export interface RunTargets {
+  graphId: string;
+  /** The run's fields that name targets: `interrupt_before`, `interrupt_after`, `checkpoint_id`, `checkpoint`. */
+  body: Pick<RunCreateBody, "interrupt_before" | "interrupt_after" | "checkpoint_id" | "checkpoint">;
+  threadId: string | null;
+  user: AuthUser | null;
+}
+
+/** Throws when a run's targets (see {@link RunTargets}) do not exist. */
+export async function checkRunTargets(o: Pick<RunServiceOptions, "graphs" | "storage">, t: RunTargets): Promise<void> {
+  const { graphId, body: b, threadId, user } = t;
   for (const field of ["interrupt_before", "interrupt_after"] as const) {
     const names = b[field];
     if (!Array.isArray(names) || names.length === 0) continue;
-    const nodes = Object.keys((await deps.graphs.get(graphId)).nodes).filter((n) => n !== "__start__");
+    const nodes = Object.keys((await o.graphs.get(graphId)).nodes).filter((n) => n !== "__start__");
     const unknown = names.filter((n) => !nodes.includes(n));
     if (unknown.length) {
-      throw unprocessable(
-        `Invalid request: ${field} names ${
-          unknown.map((n) => `"${n}"`).join(", ")
-        }, not a node of graph "${graphId}" (its nodes: ${nodes.join(", ")}; or "*" for all)`,
-      );
+      throw agentcliError(InterruptNodeUnknown, {
+        field,
+        unknown: unknown.map((n) => `"${n}"`).join(", "),
+        graphId,
+        nodes: nodes.join(", "),
+      });
     }
   }
   const checkpointId = b.checkpoint_id ?? b.checkpoint?.checkpoint_id;
   if (!checkpointId) return;
   // Only on the caller's own thread (another user's is the thread's 404, asked next).
-  if (threadId !== null && !(await deps.storage.threads.get(threadId, { owner: ownerOf(user) }))) return;
+  if (threadId !== null && !(await o.storage.threads.get(threadId, { owner: ownerOf(user) }))) return;
   const found = threadId !== null &&
-    await deps.storage.checkpointer.getTuple({
+    await o.storage.checkpointer.getTuple({
       configurable: {
         thread_id: threadId,
         checkpoint_ns: b.checkpoint?.checkpoint_ns ?? "",
@@ -219,8 +271,12 @@ export async function checkRunTargets(
  * running run is aborted where it runs and ends `interrupted` (its writes removed on
  * "rollback"). Finished runs are left as they are.
  */
-export async function cancelRun(deps: ServerDeps, run: Run, action: CancelAction): Promise<void> {
-  const { storage, broker } = deps;
+export async function cancelRun(
+  o: Pick<RunServiceOptions, "storage" | "broker" | "webhooks">,
+  run: Run,
+  action: CancelAction,
+): Promise<void> {
+  const { storage, broker } = o;
   if (run.status === "pending") {
     const done = await storage.runs.setStatus(run.run_id, "interrupted", {
       fromStatuses: ["pending"],
@@ -234,7 +290,7 @@ export async function cancelRun(deps: ServerDeps, run: Run, action: CancelAction
       // It never ran, but it ended: its webhook hears so, with the thread's values as they are.
       const webhook = (done.kwargs as RunKwargs).webhook;
       if (webhook) {
-        deps.webhooks.deliver(run.run_id, webhook, {
+        o.webhooks.deliver(run.run_id, webhook, {
           ...done,
           values: (await storage.threads.get(run.thread_id))?.values ?? null,
           error: null,

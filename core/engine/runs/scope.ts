@@ -5,36 +5,15 @@
  * on LangGraph's server without custom auth: no `owner`, no store prefix. Clients can never set
  * `metadata.owner` nor the auth keys of `config.configurable`: the server strips them and
  * injects the real user (`graph_auth_user_id`, `langgraph_auth_user_id`,
- * `langgraph_auth_user`).
+ * `langgraph_auth_user`). The request's user is read in core/server/http/auth-middleware.ts.
  */
-import type { Context, MiddlewareHandler } from "hono";
 import type { AuthUser } from "../../kernel/index.ts";
-import type { Scope } from "../../storage/index.ts";
-
-export type AppEnv = { Variables: { user: AuthUser | null } };
 
 const AUTH_KEYS = ["graph_auth_user_id", "langgraph_auth_user_id", "langgraph_auth_user", "langgraph_auth_permissions"];
-
-/** Runs `authenticate` on every request; a thrown 401 user error refuses it. */
-export function authMiddleware(authenticate?: (req: Request) => Promise<AuthUser | null>): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    c.set("user", authenticate ? await authenticate(c.req.raw) : null);
-    await next();
-  };
-}
-
-export function userOf(c: Context<AppEnv>): AuthUser | null {
-  return c.get("user") ?? null;
-}
 
 /** The identity that owns what `user` creates, or null when nothing is owned per user. */
 export function ownerOf(user: AuthUser | null): string | null {
   return user && user.isAuthenticated && !user.shared ? user.identity : null;
-}
-
-/** The storage scope of the request's user. */
-export function scopeOf(c: Context<AppEnv>): Scope {
-  return { owner: ownerOf(userOf(c)) };
 }
 
 /** Client metadata with `owner` removed, then set to the user when there is one. */

@@ -22,8 +22,9 @@ import {
   EnvNotTrueFalse,
   redact,
   type ServerLog,
-  unprocessable,
   VERSION,
+  WebhookNotHttp,
+  WebhookRefused,
 } from "../../kernel/index.ts";
 import type { Storage } from "../../storage/index.ts";
 
@@ -50,14 +51,16 @@ export const DEFAULT_WEBHOOKS: WebhookSettings = {
   backoffMs: 1000,
 };
 
-function intSetting(
-  env: Record<string, string | undefined>,
-  name: string,
-  fallback: number,
-  min: number,
-  max: number,
-  what: string,
-): number {
+/** A whole-number variable: its name, its default, its range, and what it sets (for the hint). */
+interface IntSetting {
+  name: string;
+  fallback: number;
+  min: number;
+  max: number;
+  what: string;
+}
+
+function intSetting(env: Record<string, string | undefined>, { name, fallback, min, max, what }: IntSetting): number {
   const raw = env[name]?.trim();
   if (!raw) return fallback;
   const n = Number(raw);
@@ -86,10 +89,20 @@ export function webhooksFromEnv(env: Record<string, string | undefined>, mode: "
   return {
     secret: env.AGENTCLI_WEBHOOK_SECRET || undefined,
     allowPrivate: mode === "dev" || rawAllow === "true" || rawAllow === "1",
-    timeoutMs:
-      intSetting(env, "AGENTCLI_WEBHOOK_TIMEOUT_SECONDS", 10, 1, 600, "the seconds one delivery attempt may take") *
-      1000,
-    maxAttempts: intSetting(env, "AGENTCLI_WEBHOOK_MAX_ATTEMPTS", 5, 1, 20, "how many times a webhook is tried in all"),
+    timeoutMs: intSetting(env, {
+      name: "AGENTCLI_WEBHOOK_TIMEOUT_SECONDS",
+      fallback: 10,
+      min: 1,
+      max: 600,
+      what: "the seconds one delivery attempt may take",
+    }) * 1000,
+    maxAttempts: intSetting(env, {
+      name: "AGENTCLI_WEBHOOK_MAX_ATTEMPTS",
+      fallback: 5,
+      min: 1,
+      max: 20,
+      what: "how many times a webhook is tried in all",
+    }),
     backoffMs: DEFAULT_WEBHOOKS.backoffMs,
   };
 }
@@ -198,16 +211,22 @@ function pinnedLookup(resolve: Resolver, allowPrivate: boolean) {
   };
 }
 
+/** One POST of a delivery: where, what, and how the connection is made (see `pinnedLookup`). */
+interface Post {
+  url: URL;
+  headers: Record<string, string>;
+  body: string;
+  signal: AbortSignal;
+  resolve: Resolver;
+  allowPrivate: boolean;
+}
+
 /**
  * POSTs `body` to `url` over a connection whose host is resolved by `pinnedLookup`; resolves
  * with the answer's status (its body is discarded). Redirects are not followed.
  */
-async function post(
-  url: URL,
-  headers: Record<string, string>,
-  body: string,
-  opts: { signal: AbortSignal; resolve: Resolver; allowPrivate: boolean },
-): Promise<number> {
+async function post(opts: Post): Promise<number> {
+  const { url, headers, body } = opts;
   const { request } = url.protocol === "https:" ? await import("node:https") : await import("node:http");
   return new Promise<number>((resolve, reject) => {
     const req = request(url, {
@@ -267,15 +286,9 @@ export class WebhookSender {
 
   /** Throws a 422 when runs may not call `raw` (not http(s), or a refused private target). */
   async check(raw: string, field = "webhook"): Promise<void> {
-    if (!isHttpUrl(raw)) throw unprocessable(`Invalid request: ${field} must be an http:// or https:// URL`);
+    if (!isHttpUrl(raw)) throw agentcliError(WebhookNotHttp, { field });
     const why = await refusal(new URL(raw), this.settings.allowPrivate, this.#resolve);
-    if (why) {
-      throw unprocessable(
-        `Invalid request: ${field} ${
-          shown(new URL(raw))
-        } is refused: ${why} (allow such targets with AGENTCLI_WEBHOOK_ALLOW_PRIVATE=true)`,
-      );
-    }
+    if (why) throw agentcliError(WebhookRefused, { field, target: shown(new URL(raw)), why });
   }
 
   /** Sends `payload` (the run and its result) to `webhook` in the background. */
@@ -315,7 +328,10 @@ export class WebhookSender {
       if (settings.secret) headers[SIGNATURE_HEADER.toLowerCase()] = await sign(settings.secret, body);
       const timeout = AbortSignal.timeout(settings.timeoutMs);
       try {
-        const status = await post(url, headers, body, {
+        const status = await post({
+          url,
+          headers,
+          body,
           signal: AbortSignal.any([timeout, this.#stop.signal]),
           resolve: this.#resolve,
           allowPrivate: settings.allowPrivate,

@@ -39,7 +39,7 @@ import { AgentcliError, type AuthUser } from "../../kernel/index.ts";
 import type { Assistant, Run } from "../../storage/index.ts";
 import type { ServerDeps } from "../deps.ts";
 import { badText } from "../http/json-guard.ts";
-import { cancelRun, ownerOf } from "../../engine/index.ts";
+import { ownerOf } from "../../engine/index.ts";
 import { contentText, describeInterrupts, describeUpdate, outcomeOf, startTurn, type TurnOutcome } from "./turn.ts";
 
 /** What the peer hears of a failure that is not its own (the server logs the details). */
@@ -307,10 +307,7 @@ export class AssistantTasks implements A2ARequestHandler {
 
   async #waitEnd(run: Run): Promise<void> {
     const { deps } = this.#o;
-    const it = deps.broker.follow(run.run_id, {
-      afterId: 2_147_483_647,
-      status: async () => (await deps.storage.runs.get(run.run_id))?.status ?? null,
-    });
+    const it = deps.runs.follow(run, { afterId: 2_147_483_647 });
     while (!(await it.next()).done) { /* events are not needed */ }
   }
 
@@ -361,10 +358,7 @@ export class AssistantTasks implements A2ARequestHandler {
       },
     });
     let working = first.state === TaskState.TASK_STATE_WORKING;
-    const it = deps.broker.follow(run.run_id, {
-      afterId: 0,
-      status: async () => (await deps.storage.runs.get(run.run_id))?.status ?? null,
-    });
+    const it = deps.runs.follow(run, { afterId: 0 });
     while (true) {
       const n = await it.next();
       if (n.done) break;
@@ -424,7 +418,7 @@ export class AssistantTasks implements A2ARequestHandler {
       // The thread keeps its interrupt for other clients; the task is over.
       await deps.storage.threads.patch(t.latest.thread_id, { [CANCELED_KEY]: t.id });
     } else {
-      await cancelRun(deps, t.latest, "interrupt");
+      await deps.runs.cancel(t.latest, "interrupt");
       await this.#waitEnd(t.latest);
     }
     return this.#task(await this.#load(t.id));

@@ -18,7 +18,7 @@ import { LegacyJsonRpcTransportHandler } from "@a2a-js/sdk/compat/v0_3/server";
 import { A2AError, PushNotificationNotSupportedError, RequestMalformedError } from "@a2a-js/sdk/errors";
 import type { Assistant } from "../../storage/index.ts";
 import { resolveAssistant, type ServerDeps } from "../deps.ts";
-import { type AppEnv, scopeOf, userOf } from "../../engine/index.ts";
+import { type AppEnv, scopeOf, userOf } from "../http/auth-middleware.ts";
 import { AssistantTasks, INTERNAL_MESSAGE } from "./a2a-tasks.ts";
 import {
   agentCardInternal,

@@ -21,7 +21,8 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { AgentcliError, type AuthUser } from "../../kernel/index.ts";
 import type { Assistant } from "../../storage/index.ts";
 import type { ServerDeps } from "../deps.ts";
-import { type AppEnv, ownerOf, userOf } from "../../engine/index.ts";
+import { ownerOf } from "../../engine/index.ts";
+import { type AppEnv, userOf } from "../http/auth-middleware.ts";
 import { describeInterrupts, describeUpdate, followTurn, startTurn } from "./turn.ts";
 
 const INVALID_PARAMS = -32602;

@@ -1,7 +1,7 @@
 /**
  * One turn of an assistant for the protocol endpoints (MCP, A2A): a run created through the
- * server's own run machinery (`createRun`: owner scoping, multitask strategies, the durable
- * queue), followed through the broker until it ends, then read back as an outcome: the final
+ * server's own run service (`deps.runs`: owner scoping, multitask strategies, the durable
+ * queue), followed through it until it ends, then read back as an outcome: the final
  * answer, pending approval requests, or the error. Runs made here show up in the Agent API.
  *
  * @example
@@ -12,7 +12,6 @@ import type { AuthUser } from "../../kernel/index.ts";
 import type { Run, RunStatus, Thread } from "../../storage/index.ts";
 import type { ServerDeps } from "../deps.ts";
 import { checkJsonText } from "../http/json-guard.ts";
-import { cancelRun, createRun } from "../../engine/index.ts";
 import type { RunCreateBody } from "../http/schemas.ts";
 
 /** What a turn asks for: a new user message, or the answer to a pending interrupt. */
@@ -69,7 +68,7 @@ export async function startTurn(deps: ServerDeps, user: AuthUser | null, t: Turn
     multitask_strategy: t.multitaskStrategy,
     if_not_exists: create ? "create" : "reject",
   } as RunCreateBody;
-  return createRun(deps, user, body, threadId);
+  return deps.runs.create({ user, body, threadId });
 }
 
 /** A graph step as the run streamed it: `{ <node>: <update> }`. */
@@ -84,13 +83,10 @@ export async function followTurn(
   run: Run,
   opts: { signal?: AbortSignal; onUpdate?: (u: TurnUpdate) => void | Promise<void>; afterId?: number } = {},
 ): Promise<TurnOutcome> {
-  const onAbort = () => void deps.storage.runs.get(run.run_id).then((r) => r && cancelRun(deps, r, "interrupt"));
+  const onAbort = () => void deps.runs.cancelLatest(run.run_id);
   opts.signal?.addEventListener("abort", onAbort, { once: true });
   try {
-    const it = deps.broker.follow(run.run_id, {
-      afterId: opts.afterId ?? 0,
-      status: async () => (await deps.storage.runs.get(run.run_id))?.status ?? null,
-    });
+    const it = deps.runs.follow(run, { afterId: opts.afterId ?? 0 });
     while (true) {
       const n = await it.next();
       if (n.done) break;

@@ -8,7 +8,8 @@ import { userError } from "../../kernel/index.ts";
 import { type Assistant, isSystemAssistant } from "../../storage/index.ts";
 import { idTaken, jsonBody, notFound, parseBody } from "../http/errors.ts";
 import * as s from "../http/schemas.ts";
-import { type AppEnv, type CompiledGraph, ownedMetadata, patchMetadata, scopeOf, userOf } from "../../engine/index.ts";
+import { type CompiledGraph, ownedMetadata, patchMetadata } from "../../engine/index.ts";
+import { type AppEnv, scopeOf, userOf } from "../http/auth-middleware.ts";
 import { graphSchemas } from "./graph-info.ts";
 
 /** Client metadata: `owner` and `created_by` (which marks the deployment's default assistants) are the server's. */

@@ -5,23 +5,20 @@
  */
 import { type Context, Hono } from "hono";
 import { type CronPatch, type CronRecord, cronToWire } from "../../storage/index.ts";
+import { agentcliError, CronEndTimePast } from "../../kernel/index.ts";
 import { pick } from "./assistants.ts";
 import {
-  type AppEnv,
-  checkRunTargets,
   checkSchedule,
   type CronScheduler,
   nextRunDate,
   ownedMetadata,
   ownerOf,
   patchMetadata,
-  scopeOf,
-  userOf,
 } from "../../engine/index.ts";
 import { resolveAssistant, type ServerDeps } from "../deps.ts";
-import { jsonBody, notFound, parseBody, unprocessable } from "../http/errors.ts";
-import { checkMessages } from "../http/limits.ts";
+import { jsonBody, notFound, parseBody } from "../http/errors.ts";
 import * as s from "../http/schemas.ts";
+import { type AppEnv, scopeOf, userOf } from "../http/auth-middleware.ts";
 import { getThread } from "./threads.ts";
 
 /** The run fields of a cron body: what each firing runs (LangGraph's `payload`). */
@@ -48,7 +45,7 @@ function runPayload(b: Record<string, unknown>): Record<string, unknown> {
 
 function checkEndTime(endTime: string | null | undefined): void {
   if (endTime && Date.parse(endTime) <= Date.now()) {
-    throw unprocessable(`Invalid request: end_time "${endTime}" is in the past; the cron would never run`);
+    throw agentcliError(CronEndTimePast, { endTime });
   }
 }
 
@@ -64,9 +61,9 @@ export function cronRoutes(deps: ServerDeps, scheduler: CronScheduler): Hono<App
     const assistant = await resolveAssistant(deps, b.assistant_id, { owner: ownerOf(user) });
     checkSchedule(b);
     checkEndTime(b.end_time);
-    checkMessages(b.input, "input", deps.limits, { chat: await deps.graphs.readsChatMessages(assistant.graph_id) });
-    if (b.webhook) await deps.webhooks.check(b.webhook);
-    await checkRunTargets(deps, assistant.graph_id, b as unknown as s.RunCreateBody, threadId, user);
+    await deps.runs.checkInput({ graphId: assistant.graph_id, input: b.input });
+    if (b.webhook) await deps.runs.checkWebhook(b.webhook);
+    await deps.runs.checkTargets({ graphId: assistant.graph_id, body: b, threadId, user });
     const timing = {
       schedule: b.schedule.trim().split(/\s+/).join(" "),
       timezone: b.timezone ?? null,
@@ -121,13 +118,13 @@ export function cronRoutes(deps: ServerDeps, scheduler: CronScheduler): Hono<App
     if (b.end_time) checkEndTime(b.end_time);
     if (b.input !== undefined && b.input !== null) {
       const assistant = await resolveAssistant(deps, cron.assistant_id, scopeOf(c));
-      checkMessages(b.input, "input", deps.limits, { chat: await deps.graphs.readsChatMessages(assistant.graph_id) });
+      await deps.runs.checkInput({ graphId: assistant.graph_id, input: b.input });
     }
-    if (b.webhook) await deps.webhooks.check(b.webhook);
+    if (b.webhook) await deps.runs.checkWebhook(b.webhook);
     const payload = { ...cron.payload, ...runPayload(b) };
     if (b.interrupt_before !== undefined || b.interrupt_after !== undefined) {
       const assistant = await resolveAssistant(deps, cron.assistant_id, scopeOf(c));
-      await checkRunTargets(deps, assistant.graph_id, b as unknown as s.RunCreateBody, cron.thread_id, userOf(c));
+      await deps.runs.checkTargets({ graphId: assistant.graph_id, body: b, threadId: cron.thread_id, user: userOf(c) });
     }
     const enabled = b.enabled ?? cron.enabled;
     const retimed = b.schedule !== undefined || b.timezone !== undefined || b.end_time !== undefined ||

@@ -1,16 +1,23 @@
 /**
  * `/threads/{thread_id}/runs` and `/runs`: create (background), stream, wait, batch, list,
  * get, delete, join, join-stream (`Last-Event-ID`), cancel (one or many), and the stateless
- * forms on a temporary thread.
+ * forms on a temporary thread. The routes parse the request and answer; the run service
+ * (`deps.runs`) creates, cancels and follows the runs.
  */
 import { type Context, Hono } from "hono";
 import type { Run, RunStatus } from "../../storage/index.ts";
-import { type AppEnv, cancelRun, createRun, type RunEnd, scopeOf, userOf } from "../../engine/index.ts";
+import {
+  AgentcliError,
+  agentcliError,
+  QueryNotInRange,
+  RunBatchNotArray,
+  RunNotFinished,
+  RunStatusUnknown,
+} from "../../kernel/index.ts";
 import { resolveAssistant, type ServerDeps } from "../deps.ts";
-import { conflict, jsonBody, notFound, parseBody, unprocessable } from "../http/errors.ts";
-import { checkMessages } from "../http/limits.ts";
-import { AgentcliError, userError } from "../../kernel/index.ts";
+import { jsonBody, notFound, parseBody } from "../http/errors.ts";
 import * as s from "../http/schemas.ts";
+import { type AppEnv, scopeOf, userOf } from "../http/auth-middleware.ts";
 import { lastEventId, sseResponse } from "../http/sse.ts";
 import { getThread } from "./threads.ts";
 
@@ -21,35 +28,6 @@ function runPath(run: Run): string {
   return `/threads/${run.thread_id}/runs/${run.run_id}`;
 }
 
-function follow(deps: ServerDeps, run: Run, afterId: number, signal?: AbortSignal) {
-  return deps.broker.follow(run.run_id, {
-    afterId,
-    signal,
-    status: async () => (await deps.storage.runs.get(run.run_id))?.status ?? null,
-    knownStatus: run.status,
-  });
-}
-
-/** Waits for a run's end and returns what `wait`/`join` answer: the final values. */
-async function awaitOutput(deps: ServerDeps, run: Run, signal?: AbortSignal): Promise<unknown> {
-  const it = follow(deps, run, 2_147_483_647, signal);
-  let end: RunEnd | null = null;
-  while (true) {
-    const n = await it.next();
-    if (n.done) {
-      end = n.value ?? null;
-      break;
-    }
-  }
-  if (end?.output !== null && end?.output !== undefined) return end.output;
-  const t = await deps.storage.threads.get(run.thread_id);
-  if (end?.status === "error" || t?.status === "error") {
-    return { __error__: t?.error ?? { error: "Error", message: "The run failed" } };
-  }
-  const interrupts = Object.values(t?.interrupts ?? {}).flat();
-  return interrupts.length ? { ...(t?.values as object), __interrupt__: interrupts } : (t?.values ?? null);
-}
-
 /** How a run's events are streamed: from which event on, whether a disconnect cancels it, which modes. */
 interface StreamRunOptions {
   afterId: number;
@@ -57,48 +35,62 @@ interface StreamRunOptions {
   modes?: string[];
 }
 
+/** The run's events as server-sent events (the run service follows it; this only writes them). */
 function streamRun(deps: ServerDeps, run: Run, { afterId, cancelOnDisconnect, modes }: StreamRunOptions): Response {
-  return sseResponse(follow(deps, run, afterId), {
+  return sseResponse(deps.runs.follow(run, { afterId, knownStatus: run.status }), {
     headers: { "Content-Location": runPath(run), Location: `${runPath(run)}/stream` },
     modes,
     heartbeatMs: deps.heartbeatMs,
-    onDisconnect: cancelOnDisconnect
-      ? () => void deps.storage.runs.get(run.run_id).then((r) => r && cancelRun(deps, r, "interrupt"))
-      : undefined,
+    onDisconnect: cancelOnDisconnect ? () => void deps.runs.cancelLatest(run.run_id) : undefined,
   });
 }
 
-/** The runs route group, mounted at `/`. */
-export function runRoutes(deps: ServerDeps): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
-  const { storage } = deps;
+/** A query flag: "1" or "true". */
+function flag(c: Context<AppEnv>, name: string): boolean {
+  return c.req.query(name) === "1" || c.req.query(name) === "true";
+}
 
-  const create = async (c: Context<AppEnv>, threadId: string | null) =>
-    createRun(deps, userOf(c), parseBody(s.runCreate, await jsonBody(c)), threadId);
+/** The cancel action a request asks for (`?action=rollback`, else interrupt). */
+function cancelAction(c: Context<AppEnv>): "interrupt" | "rollback" {
+  return c.req.query("action") === "rollback" ? "rollback" : "interrupt";
+}
 
+/** Waits for a run's output, cancelling the run when the client goes away and `cancelOnAbort` says so. */
+async function outputOf(
+  deps: ServerDeps,
+  c: Context<AppEnv>,
+  { run, cancelOnAbort }: { run: Run; cancelOnAbort: boolean },
+): Promise<unknown> {
+  const signal = c.req.raw.signal;
+  const onAbort = () => void deps.runs.cancel(run, "interrupt");
+  if (cancelOnAbort) signal.addEventListener("abort", onAbort, { once: true });
+  try {
+    return await deps.runs.output(run, signal);
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+  }
+}
+
+/** Creating runs: in the background, streamed, waited for; on a thread or stateless; and batches of stateless runs. */
+function mountCreate(app: Hono<AppEnv>, deps: ServerDeps): void {
+  const create = async (c: Context<AppEnv>, threadId: string | null) => {
+    const body = parseBody(s.runCreate, await jsonBody(c));
+    return { body, run: await deps.runs.create({ user: userOf(c), body, threadId }) };
+  };
   const background = async (c: Context<AppEnv>, threadId: string | null) => {
-    const run = await create(c, threadId);
+    const { run } = await create(c, threadId);
     c.header("Content-Location", runPath(run));
     return c.json(run);
   };
   const stream = async (c: Context<AppEnv>, threadId: string | null) => {
-    const body = parseBody(s.runCreate, await jsonBody(c));
-    const run = await createRun(deps, userOf(c), body, threadId);
+    const { body, run } = await create(c, threadId);
     return streamRun(deps, run, { afterId: 0, cancelOnDisconnect: body.on_disconnect === "cancel" });
   };
   const wait = async (c: Context<AppEnv>, threadId: string | null) => {
-    const body = parseBody(s.runCreate, await jsonBody(c));
-    const run = await createRun(deps, userOf(c), body, threadId);
-    const signal = c.req.raw.signal;
-    const onAbort = () => void cancelRun(deps, run, "interrupt");
-    if (body.on_disconnect === "cancel") signal.addEventListener("abort", onAbort, { once: true });
-    try {
-      const out = await awaitOutput(deps, run, signal);
-      c.header("Content-Location", runPath(run));
-      return c.json(out as object);
-    } finally {
-      signal.removeEventListener("abort", onAbort);
-    }
+    const { body, run } = await create(c, threadId);
+    const out = await outputOf(deps, c, { run, cancelOnAbort: body.on_disconnect === "cancel" });
+    c.header("Content-Location", runPath(run));
+    return c.json(out as object);
   };
 
   app.post("/threads/:thread_id/runs", (c) => background(c, c.req.param("thread_id")));
@@ -110,36 +102,53 @@ export function runRoutes(deps: ServerDeps): Hono<AppEnv> {
 
   app.post("/runs/batch", async (c) => {
     const body = await jsonBody(c);
-    if (!Array.isArray(body)) throw unprocessable("Invalid request: the batch body must be an array of runs");
+    if (!Array.isArray(body)) throw agentcliError(RunBatchNotArray);
     // Every run is checked before any is created; an error names the run by its index.
     const parsed: s.RunCreateBody[] = [];
-    for (const [i, b] of body.entries()) {
-      try {
-        const run = parseBody(s.runCreate, b);
-        const assistant = await resolveAssistant(deps, run.assistant_id, scopeOf(c));
-        const chat = await deps.graphs.readsChatMessages(assistant.graph_id);
-        checkMessages(run.input, "input", deps.limits, { chat });
-        checkMessages(run.command?.update, "command.update", deps.limits, { chat });
-        parsed.push(run);
-      } catch (err) {
-        if (!(err instanceof AgentcliError)) throw err;
-        throw userError(err.code, {
-          message: err.message.startsWith("Invalid request: ")
-            ? err.message.replace(/^Invalid request: /, `Invalid request: [${i}].`)
-            : `Run [${i}]: ${err.message}`,
-          hint: err.hint,
-          status: err.status,
-        });
-      }
-    }
+    for (const [i, b] of body.entries()) parsed.push(await checkBatchRun(deps, c, { body: b, index: i }));
     const out: Run[] = [];
-    for (const b of parsed) out.push(await createRun(deps, userOf(c), b, null));
+    for (const b of parsed) out.push(await deps.runs.create({ user: userOf(c), body: b, threadId: null }));
     return c.json(out);
   });
+}
 
+/** One run of a batch, parsed and checked; its error names it by its index. */
+async function checkBatchRun(
+  deps: ServerDeps,
+  c: Context<AppEnv>,
+  { body, index }: { body: unknown; index: number },
+): Promise<s.RunCreateBody> {
+  try {
+    const run = parseBody(s.runCreate, body);
+    const assistant = await resolveAssistant(deps, run.assistant_id, scopeOf(c));
+    await deps.runs.checkInput({ graphId: assistant.graph_id, input: run.input, command: run.command });
+    return run;
+  } catch (err) {
+    if (!(err instanceof AgentcliError)) throw err;
+    // The catalogue's error as it was raised, its message prefixed with the run's index.
+    throw new AgentcliError(err.code, {
+      message: err.message.startsWith("Invalid request: ")
+        ? err.message.replace(/^Invalid request: /, `Invalid request: [${index}].`)
+        : `Run [${index}]: ${err.message}`,
+      hint: err.hint,
+      status: err.status,
+    });
+  }
+}
+
+/** The run a request's path names (`thread_id` when there is one, `run_id`), or a 404. */
+async function getRun(deps: ServerDeps, c: Context<AppEnv>): Promise<Run> {
+  const threadId = c.req.param("thread_id") ?? null;
+  const run = await deps.storage.runs.get(c.req.param("run_id")!, threadId, scopeOf(c));
+  if (!run) throw notFound("Run", c.req.param("run_id")!);
+  return run;
+}
+
+/** Cancelling runs: many (by ids, by thread, or all the caller's in flight) or one. */
+function mountCancel(app: Hono<AppEnv>, deps: ServerDeps): void {
+  const { storage } = deps;
   app.post("/runs/cancel", async (c) => {
     const b = parseBody(s.runsCancelMany, await jsonBody(c));
-    const action = c.req.query("action") === "rollback" ? "rollback" : "interrupt";
     let runs: Run[] = [];
     if (b.run_ids?.length) {
       for (const id of b.run_ids) {
@@ -154,64 +163,72 @@ export function runRoutes(deps: ServerDeps): Hono<AppEnv> {
       runs = await storage.runs.inflightAll(scopeOf(c).owner);
     }
     if (b.status && b.status !== "all") runs = runs.filter((r) => r.status === b.status);
-    for (const r of runs) if (!FINAL.includes(r.status)) await cancelRun(deps, r, action);
+    for (const r of runs) if (!FINAL.includes(r.status)) await deps.runs.cancel(r, cancelAction(c));
     return c.body(null, 204);
   });
 
+  app.post("/threads/:thread_id/runs/:run_id/cancel", async (c) => {
+    const run = await getRun(deps, c);
+    // Cancelling a run that ended is a no-op success, as on LangGraph's server.
+    if (!FINAL.includes(run.status)) await deps.runs.cancel(run, cancelAction(c));
+    if (flag(c, "wait")) {
+      await deps.runs.output(run, c.req.raw.signal);
+      return c.body(null, 204);
+    }
+    return c.body(null, 202);
+  });
+}
+
+/** A whole-number query value: its name, its default, and its range. */
+interface IntQuery {
+  name: string;
+  fallback: number;
+  min: number;
+  max: number;
+}
+
+function intQuery(c: Context<AppEnv>, { name, fallback, min, max }: IntQuery): number {
+  const raw = c.req.query(name);
+  if (raw === undefined || raw === "") return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) throw agentcliError(QueryNotInRange, { name, min, max, raw });
+  return n;
+}
+
+/** Reading and deleting runs: a thread's list, one run. */
+function mountRead(app: Hono<AppEnv>, deps: ServerDeps): void {
+  const { storage } = deps;
   app.get("/threads/:thread_id/runs", async (c) => {
     await getThread(deps, c);
-    const int = (name: string, fallback: number, min: number, max: number) => {
-      const raw = c.req.query(name);
-      if (raw === undefined || raw === "") return fallback;
-      const n = Number(raw);
-      if (!Number.isInteger(n) || n < min || n > max) {
-        throw unprocessable(`Invalid request: ${name} must be a whole number from ${min} to ${max} (got "${raw}")`);
-      }
-      return n;
-    };
     const status = c.req.query("status") || undefined;
     if (status && !RUN_STATUSES.includes(status as RunStatus)) {
-      throw unprocessable(`Invalid request: status must be one of ${RUN_STATUSES.join(", ")} (got "${status}")`);
+      throw agentcliError(RunStatusUnknown, { statuses: RUN_STATUSES.join(", "), status });
     }
     return c.json(
       await storage.runs.list(c.req.param("thread_id"), {
-        limit: int("limit", 10, 1, 1000),
-        offset: int("offset", 0, 0, Number.MAX_SAFE_INTEGER),
+        limit: intQuery(c, { name: "limit", fallback: 10, min: 1, max: 1000 }),
+        offset: intQuery(c, { name: "offset", fallback: 0, min: 0, max: Number.MAX_SAFE_INTEGER }),
         status,
       }),
     );
   });
 
-  const getRun = async (c: Context<AppEnv>): Promise<Run> => {
-    const threadId = c.req.param("thread_id") ?? null;
-    const run = await storage.runs.get(c.req.param("run_id")!, threadId, scopeOf(c));
-    if (!run) throw notFound("Run", c.req.param("run_id")!);
-    return run;
-  };
-
-  app.get("/threads/:thread_id/runs/:run_id", async (c) => c.json(await getRun(c)));
+  app.get("/threads/:thread_id/runs/:run_id", async (c) => c.json(await getRun(deps, c)));
 
   app.delete("/threads/:thread_id/runs/:run_id", async (c) => {
-    const run = await getRun(c);
-    if (!FINAL.includes(run.status)) {
-      throw conflict(`Cannot delete run "${run.run_id}": it is ${run.status}`, "Cancel it first.");
-    }
+    const run = await getRun(deps, c);
+    if (!FINAL.includes(run.status)) throw agentcliError(RunNotFinished, { runId: run.run_id, status: run.status });
     await storage.runs.delete(run.run_id);
     return c.body(null, 204);
   });
+}
 
+/** Joining runs: waiting for one's output, or streaming its events from `Last-Event-ID` (a run's, or a thread's latest). */
+function mountJoin(app: Hono<AppEnv>, deps: ServerDeps): void {
+  const { storage } = deps;
   app.get("/threads/:thread_id/runs/:run_id/join", async (c) => {
-    const run = await getRun(c);
-    const signal = c.req.raw.signal;
-    const onAbort = () => void cancelRun(deps, run, "interrupt");
-    if (c.req.query("cancel_on_disconnect") === "1" || c.req.query("cancel_on_disconnect") === "true") {
-      signal.addEventListener("abort", onAbort, { once: true });
-    }
-    try {
-      return c.json((await awaitOutput(deps, run, signal)) as object);
-    } finally {
-      signal.removeEventListener("abort", onAbort);
-    }
+    const run = await getRun(deps, c);
+    return c.json((await outputOf(deps, c, { run, cancelOnAbort: flag(c, "cancel_on_disconnect") })) as object);
   });
 
   const joinStream = async (c: Context<AppEnv>) => {
@@ -225,12 +242,10 @@ export function runRoutes(deps: ServerDeps): Hono<AppEnv> {
         yield { id: 1, event: "error", data: JSON.stringify({ error: "NotFound", message: `404: ${what} not found` }) };
       })());
     }
-    const cancel = c.req.query("cancel_on_disconnect") === "1" || c.req.query("cancel_on_disconnect") === "true";
-    const modes = c.req.queries("stream_mode");
     return streamRun(deps, run, {
       afterId: lastEventId(c.req.header("Last-Event-ID")),
-      cancelOnDisconnect: cancel,
-      modes,
+      cancelOnDisconnect: flag(c, "cancel_on_disconnect"),
+      modes: c.req.queries("stream_mode"),
     });
   };
   app.get("/threads/:thread_id/runs/:run_id/stream", joinStream);
@@ -247,18 +262,14 @@ export function runRoutes(deps: ServerDeps): Hono<AppEnv> {
       modes: c.req.queries("stream_mode"),
     });
   });
+}
 
-  app.post("/threads/:thread_id/runs/:run_id/cancel", async (c) => {
-    const run = await getRun(c);
-    const action = c.req.query("action") === "rollback" ? "rollback" : "interrupt";
-    // Cancelling a run that ended is a no-op success, as on LangGraph's server.
-    if (!FINAL.includes(run.status)) await cancelRun(deps, run, action);
-    if (c.req.query("wait") === "1" || c.req.query("wait") === "true") {
-      await awaitOutput(deps, run, c.req.raw.signal);
-      return c.body(null, 204);
-    }
-    return c.body(null, 202);
-  });
-
+/** The runs route group, mounted at `/`. */
+export function runRoutes(deps: ServerDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  mountCreate(app, deps);
+  mountCancel(app, deps);
+  mountRead(app, deps);
+  mountJoin(app, deps);
   return app;
 }

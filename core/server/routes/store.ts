@@ -10,7 +10,8 @@ import type { Item } from "@langchain/langgraph-checkpoint";
 import type { ServerDeps } from "../deps.ts";
 import { jsonBody, parseBody, unprocessable } from "../http/errors.ts";
 import * as s from "../http/schemas.ts";
-import { type AppEnv, ownerOf, userNamespace, userOf } from "../../engine/index.ts";
+import { ownerOf, userNamespace } from "../../engine/index.ts";
+import { type AppEnv, userOf } from "../http/auth-middleware.ts";
 
 function itemToWire(item: Item & { score?: number }, strip: number): Record<string, unknown> {
   return {

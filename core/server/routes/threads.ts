@@ -9,18 +9,16 @@ import type { ServerDeps } from "../deps.ts";
 import { conflict, idTaken, jsonBody, notFound, parseBody, unprocessable } from "../http/errors.ts";
 import * as s from "../http/schemas.ts";
 import {
-  type AppEnv,
   type CompiledGraph,
   graphError,
   interruptsByTask,
   keepsChatMessages,
   ownedMetadata,
   patchMetadata,
-  scopeOf,
   stateToWire,
   toWire,
-  userOf,
 } from "../../engine/index.ts";
+import { type AppEnv, scopeOf, userOf } from "../http/auth-middleware.ts";
 import { checkMessages, describeLimit } from "../http/limits.ts";
 import { AgentcliError } from "../../kernel/index.ts";
 
@@ -77,7 +75,7 @@ export function threadRoutes(deps: ServerDeps): Hono<AppEnv> {
       const chat = graphId ? await deps.graphs.readsChatMessages(graphId) : true;
       b.supersteps.forEach((step, i) =>
         step.updates.forEach((u, j) =>
-          checkMessages(u.values, `supersteps[${i}].updates[${j}].values`, deps.limits, { chat })
+          checkMessages(u.values, { field: `supersteps[${i}].updates[${j}].values`, limits: deps.limits, chat })
         )
       );
     }
@@ -209,7 +207,7 @@ export function threadRoutes(deps: ServerDeps): Hono<AppEnv> {
 
   app.post("/:thread_id/state", async (c) => {
     const b = parseBody(s.stateUpdate, await jsonBody(c));
-    checkMessages(b.values, "values", deps.limits, { chat: false });
+    checkMessages(b.values, { field: "values", limits: deps.limits, chat: false });
     const t = await getThread(deps, c);
     const graph = await threadGraph(deps, t);
     if (!graph) {
@@ -219,7 +217,7 @@ export function threadRoutes(deps: ServerDeps): Hono<AppEnv> {
       );
     }
     // Now that the graph is known: each message one LangChain reads, if the graph reads them so.
-    if (keepsChatMessages(graph)) checkMessages(b.values, "values", deps.limits);
+    if (keepsChatMessages(graph)) checkMessages(b.values, { field: "values", limits: deps.limits });
     const inflight = await storage.runs.inflight(t.thread_id);
     if (inflight.length) {
       throw conflict(

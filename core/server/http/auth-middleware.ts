@@ -1,0 +1,28 @@
+/**
+ * The request's user: `authMiddleware` runs the authenticator on every request and keeps its
+ * answer in the Hono context (`AppEnv`); the routes read it back with `userOf`, and the
+ * storage scope it owns with `scopeOf` (the scoping rules: ../../engine/runs/scope.ts).
+ */
+import type { Context, MiddlewareHandler } from "hono";
+import type { AuthUser } from "../../kernel/index.ts";
+import type { Scope } from "../../storage/index.ts";
+import { ownerOf } from "../../engine/index.ts";
+
+export type AppEnv = { Variables: { user: AuthUser | null } };
+
+/** Runs `authenticate` on every request; a thrown 401 user error refuses it. */
+export function authMiddleware(authenticate?: (req: Request) => Promise<AuthUser | null>): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    c.set("user", authenticate ? await authenticate(c.req.raw) : null);
+    await next();
+  };
+}
+
+export function userOf(c: Context<AppEnv>): AuthUser | null {
+  return c.get("user") ?? null;
+}
+
+/** The storage scope of the request's user. */
+export function scopeOf(c: Context<AppEnv>): Scope {
+  return { owner: ownerOf(userOf(c)) };
+}
