@@ -10,7 +10,7 @@
  */
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { userError } from "../kernel/errors.ts";
+import { agentcliError, UrlEscapeMalformed, UrlTextInvalid } from "../kernel/index.ts";
 import { badText } from "./http/json-guard.ts";
 import { corsMiddleware, type CorsSettings } from "./http/cors.ts";
 import type { AuthUser } from "../kernel/hooks.ts";
@@ -251,18 +251,11 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
       path = decodeURIComponent(new URL(c.req.url).pathname);
       query = Object.values(c.req.queries()).flat();
     } catch {
-      throw userError("UNPROCESSABLE", {
-        message:
-          "Invalid request: the URL has a malformed percent-escape (a % not followed by two hex digits of valid UTF-8)",
-        hint: "Encode ids and query values with encodeURIComponent.",
-      });
+      throw agentcliError(UrlEscapeMalformed);
     }
     const problem = badText(path) ?? query.map(badText).find(Boolean) ?? null;
     if (problem) {
-      throw userError("UNPROCESSABLE", {
-        message: `Invalid request: the URL ${problem}`,
-        hint: "Remove the character from the id or query.",
-      });
+      throw agentcliError(UrlTextInvalid, { problem });
     }
     await next();
   });

@@ -5,7 +5,14 @@
  */
 import { pathToFileURL } from "node:url";
 import { resolve } from "node:path";
-import { userError } from "../../kernel/errors.ts";
+import {
+  agentcliError,
+  GraphExportNotGraph,
+  GraphFlagIsAgent,
+  GraphFlagMalformed,
+  GraphFlagRepeated,
+  GraphModuleUnloadable,
+} from "../../kernel/index.ts";
 import { secondsSetting, switchSetting } from "../../config/env-settings.ts";
 import { corsFromEnv } from "../http/cors.ts";
 import { ttlFromEnv } from "../../engine/queue/ttl-sweeper.ts";
@@ -85,24 +92,15 @@ export function parseGraphFlags(
   for (const v of values) {
     const eq = v.indexOf("=");
     if (eq <= 0 || eq === v.length - 1) {
-      throw userError("ARGS_INVALID", {
-        message: `Cannot read --graph "${v}": expected <id>=<module path>[:<export>]`,
-        hint: "Example: --graph echo=./graphs/echo.ts or --graph echo=./graphs/echo.ts:echoGraph",
-      });
+      throw agentcliError(GraphFlagMalformed, { value: v });
     }
     const id = v.slice(0, eq);
     const target = v.slice(eq + 1);
     if (Object.hasOwn(out, id)) {
-      throw userError("ARGS_INVALID", {
-        message: `Cannot serve --graph "${id}" twice`,
-        hint: "Give each --graph its own id.",
-      });
+      throw agentcliError(GraphFlagRepeated, { id });
     }
     if (id === AGENT_GRAPH_ID && !opts.replaceAgent) {
-      throw userError("ARGS_INVALID", {
-        message: `Cannot serve --graph "${id}": that id is the project's agent`,
-        hint: "Choose another id, or pass --replace-agent to serve this graph instead of the project's agent.",
-      });
+      throw agentcliError(GraphFlagIsAgent, { id });
     }
     const m = /^(.+?):([A-Za-z_$][\w$]*)$/.exec(target);
     out[id] = m ? { path: resolve(cwd, m[1]!), exportName: m[2] } : { path: resolve(cwd, target) };
@@ -123,22 +121,14 @@ export async function loadGraphModules(modules: Record<string, GraphModule>): Pr
     try {
       mod = await import(pathToFileURL(path).href);
     } catch (err) {
-      throw userError("ARGS_INVALID", {
-        message: `Cannot load --graph "${id}" from ${path}: ${(err as Error).message.split("\n")[0]}`,
-        hint: "Check the module path and that the module loads (node <module>).",
-      });
+      throw agentcliError(GraphModuleUnloadable, { id, path, reason: (err as Error).message.split("\n")[0]! });
     }
     const name = exportName ?? ("graph" in mod ? "graph" : "default");
     const value = mod[name];
     const kind = graphExportKind(value);
     if (typeof kind === "object") {
       const exported = Object.keys(mod).map((k) => `"${k}"`).join(", ") || "nothing";
-      throw userError("ARGS_INVALID", {
-        message:
-          `Cannot serve --graph "${id}": ${path} export "${name}" is ${kind.found}, not a graph (the module exports ${exported})`,
-        hint:
-          "Export a compiled graph, a StateGraph, or a (async) function taking the run config and returning one; name another export with <module>:<export>.",
-      });
+      throw agentcliError(GraphExportNotGraph, { id, path, name, found: kind.found, exported });
     }
     out[id] = value;
   }
