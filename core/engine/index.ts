@@ -8,7 +8,7 @@ export type { RemoteBus, RunEnd } from "./broker/broker.ts";
 export { checkSchedule } from "./crons/schedule.ts";
 export { CronScheduler, nextRunDate } from "./crons/scheduler.ts";
 export { graphError } from "./executor/executor.ts";
-export { GraphRegistry, keepsChatMessages } from "./executor/graphs.ts";
+export { graphExportKind, GraphRegistry, keepsChatMessages } from "./executor/graphs.ts";
 export type { CompiledGraph, GraphLoaders } from "./executor/graphs.ts";
 export { toWire } from "./executor/serialize.ts";
 export { interruptsByTask, stateToWire } from "./executor/state.ts";

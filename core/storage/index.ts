@@ -17,7 +17,7 @@ export {
   withDbRetryBudget,
 } from "./db-retry.ts";
 export { AtRestEncryption } from "./encryption.ts";
-export { lockHolder, processAlive } from "./lock.ts";
+export { DataDirLockedError, lockHolder, processAlive } from "./lock.ts";
 export { SERVER_MIGRATIONS, SERVER_TEMPLATE } from "./migrations.ts";
 export type { Assistant, Json, Run, RunStatus, Scope, Thread, ThreadStatus } from "./records.ts";
 export type { RunEvent, RunEventLog } from "./run-events.ts";
