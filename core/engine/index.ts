@@ -8,7 +8,7 @@ export type { RemoteBus, RunEnd } from "./broker/broker.ts";
 export { checkSchedule } from "./crons/schedule.ts";
 export { CronScheduler, nextRunDate } from "./crons/scheduler.ts";
 export { graphError } from "./executor/executor.ts";
-export { graphExportKind, GraphRegistry, keepsChatMessages } from "./executor/graphs.ts";
+export { GraphRegistry, keepsChatMessages } from "./executor/graphs.ts";
 export type { CompiledGraph, GraphLoaders } from "./executor/graphs.ts";
 export { toWire } from "./executor/serialize.ts";
 export { interruptsByTask, stateToWire } from "./executor/state.ts";
@@ -25,3 +25,9 @@ export { DEFAULT_WEBHOOKS, isHttpUrl, WebhookSender, webhooksFromEnv } from "./r
 export type { Resolver, WebhookSettings } from "./runs/webhooks.ts";
 export type { RunTracer } from "./tracing/tracing.ts";
 export type { CheckpointRef, RunConfigInput, RunCreateBody } from "./runs/input.ts";
+export { openPostgresBus } from "./broker/pg-bus.ts";
+export { openRedisBus } from "./broker/redis-bus.ts";
+export { graphExportKind } from "./executor/graphs.ts";
+export { idleCollector } from "./queue/idle-gc.ts";
+export { roleSetting, workersSetting } from "./queue/roles.ts";
+export { runTracerFromEnv } from "./tracing/tracing.ts";

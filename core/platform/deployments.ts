@@ -4,9 +4,8 @@
  * delete, and redeploy an earlier revision. Each runs in one transaction; the reconciler is
  * told afterwards.
  */
-import type { AtRestEncryption } from "../storage/encryption.ts";
+import type { AtRestEncryption, SqlDriver, SqlExecutor } from "../storage/index.ts";
 import { randomUUID } from "node:crypto";
-import type { SqlDriver, SqlExecutor } from "../storage/sql.ts";
 import { conflict, invalid, notFound } from "./api/api-error.ts";
 import type { DeploymentRow } from "./api/resources.ts";
 import type {

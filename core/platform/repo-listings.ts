@@ -4,7 +4,7 @@
  * Gitea/Forgejo one (`GET /api/v1/user/repos`, `Authorization: token`). Pages are followed
  * until a short page; a failing upstream is a 502 that names the integration and the status.
  */
-import { userError } from "../kernel/errors.ts";
+import { userError } from "../kernel/index.ts";
 import type { IntegrationRow } from "./store/tenancy.ts";
 
 export interface RepositoryListing {

@@ -15,7 +15,7 @@ import { randomBytes } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { Hono } from "hono";
-import { migrate, openSql, type SqlDriver } from "../storage/sql.ts";
+import { migrate, openSql, type SqlDriver } from "../storage/index.ts";
 import { createPlatformApp } from "./api/app.ts";
 import type { ProjectBuilders } from "./reconciler/build.ts";
 import type { ComputeDriver } from "./compute/contract.ts";
@@ -29,15 +29,14 @@ import { Reconciler } from "./reconciler/reconciler.ts";
 import { platformEncryption } from "./store/secrets-at-rest.ts";
 import { CommandSessions } from "./sandboxes/commands.ts";
 import process from "node:process";
-import { loadPlugins } from "../kernel/plugins.ts";
-import type { PluginDriver } from "../kernel/plugin-driver.ts";
+import { loadPlugins, type PluginDriver } from "../kernel/index.ts";
 import { KubeClient } from "./compute/k8s-client.ts";
 import { K8sBoxRuntime } from "./sandboxes/k8s.ts";
 import { LocalBoxRuntime } from "./sandboxes/local.ts";
 import { sandboxUpgrade } from "./sandboxes/ws.ts";
 import { SandboxService } from "./store/sandboxes.ts";
 import type { ListenerRow } from "./api/resources.ts";
-import type { ListenSettings } from "../server/host/listen-settings.ts";
+import type { ListenSettings } from "../server/index.ts";
 import type { PlatformMode } from "./api/source-rules.ts";
 import type { AgentTemplate } from "./reconciler/templates.ts";
 import { deleteDeploymentApiKeys, deploymentApiKey, setting } from "./store/tenancy.ts";
@@ -116,7 +115,7 @@ export async function openPlatform(opts: PlatformOptions): Promise<Platform> {
     let ready!: (fetch: Fetch) => void;
     const gate = new Promise<Fetch>((r) => (ready = r));
     const host = opts.listen.host ?? "127.0.0.1";
-    const { listen } = await import("../server/host/node.ts");
+    const { listen } = await import("../server/index.ts");
     const l = await listen({ fetch: (req: Request, ...rest: unknown[]) => gate.then((f) => f(req, ...rest)) }, {
       ...opts.listen.settings,
       port: opts.listen.port,

@@ -17,7 +17,7 @@ export {
   withDbRetryBudget,
 } from "./db-retry.ts";
 export { AtRestEncryption } from "./encryption.ts";
-export { DataDirLockedError, lockHolder, processAlive } from "./lock.ts";
+export { lockHolder, processAlive } from "./lock.ts";
 export { SERVER_MIGRATIONS, SERVER_TEMPLATE } from "./migrations.ts";
 export type { Assistant, Json, Run, RunStatus, Scope, Thread, ThreadStatus } from "./records.ts";
 export type { RunEvent, RunEventLog } from "./run-events.ts";
@@ -31,3 +31,7 @@ export { SandboxRecords } from "./sandboxes.ts";
 export type { SandboxRecord } from "./sandboxes.ts";
 export type { StoreIndex } from "./store-index.ts";
 export type { TtlStore } from "./ttl.ts";
+export { connectWithin } from "./connect.ts";
+export { encryptionFromEnv } from "./encryption.ts";
+export { DataDirLockedError } from "./lock.ts";
+export { prepareDataDir } from "./template.ts";

@@ -7,7 +7,7 @@
  * throw notFound("deployment", id);
  * throw invalid([{ loc: ["body", "source"], msg: "...", type: "value_error" }]);
  */
-import { AgentcliError, userError } from "../../kernel/errors.ts";
+import { AgentcliError, userError } from "../../kernel/index.ts";
 
 export interface FieldError {
   loc: Array<string | number>;

@@ -12,8 +12,8 @@
  * const res = await app.request("/v2/deployments", { headers: { "x-api-key": key } });
  */
 import { Hono } from "hono";
-import { apiDocsRoutes } from "../../server/routes/api-docs.ts";
-import { VERSION } from "../../kernel/version.ts";
+import { apiDocsRoutes } from "../../server/index.ts";
+import { VERSION } from "../../kernel/index.ts";
 import { errorBody, unauthorized } from "./api-error.ts";
 import { bundleDownload } from "../routes/bundles.ts";
 import type { PlatformEnv, PlatformServices } from "./context.ts";

@@ -12,7 +12,7 @@
  * A field that belongs to another source is refused, so a mistaken body fails loudly;
  * `secret_references` belongs to `external_container` alone.
  */
-import type { SqlExecutor } from "../../storage/sql.ts";
+import type { SqlExecutor } from "../../storage/index.ts";
 import type { FieldError } from "./api-error.ts";
 import { getObject } from "../store/deployments.ts";
 import { getIntegration, getListener } from "../store/tenancy.ts";

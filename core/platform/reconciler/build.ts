@@ -6,7 +6,7 @@
  */
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import type { SqlExecutor } from "../../storage/sql.ts";
+import type { SqlExecutor } from "../../storage/index.ts";
 import type { DeploymentRow, RevisionRow } from "../api/resources.ts";
 import { getObject } from "../store/deployments.ts";
 import { getIntegrationById } from "../store/tenancy.ts";
@@ -40,7 +40,7 @@ export async function validateBundle(
   let mod: { readBundle: (b: Uint8Array) => unknown };
   let manifest: { name: string; requires: { plugins: string[] } } | undefined;
   try {
-    mod = await import("../../bundle/bundle.ts");
+    mod = await import("../../bundle/index.ts");
   } catch (err) {
     throw new BuildFailure(`bundle reader unavailable: ${err instanceof Error ? err.message : String(err)}`);
   }

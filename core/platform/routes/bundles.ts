@@ -13,7 +13,7 @@
 import { Buffer } from "node:buffer";
 import { createHmac, timingSafeEqual } from "node:crypto";
 import type { Context } from "hono";
-import { userError } from "../../kernel/errors.ts";
+import { userError } from "../../kernel/index.ts";
 import { notFound, unauthorized } from "../api/api-error.ts";
 import type { PlatformServices } from "../api/context.ts";
 import type { DeploymentRow } from "../api/resources.ts";

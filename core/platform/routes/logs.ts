@@ -10,7 +10,7 @@
  */
 import type { Context } from "hono";
 import { streamSSE } from "hono/streaming";
-import type { SqlDriver } from "../../storage/sql.ts";
+import type { SqlDriver } from "../../storage/index.ts";
 import { invalidField } from "../api/api-error.ts";
 import { type RevisionRow, TERMINAL_REVISION_STATUSES } from "../api/resources.ts";
 import { getRevision, readLogs } from "../store/deployments.ts";

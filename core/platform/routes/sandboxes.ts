@@ -13,7 +13,7 @@
  */
 import { type Context, Hono } from "hono";
 import { z } from "zod";
-import { userError } from "../../kernel/errors.ts";
+import { userError } from "../../kernel/index.ts";
 import { invalid, invalidField, payloadTooLarge } from "../api/api-error.ts";
 import type { PlatformEnv, PlatformServices } from "../api/context.ts";
 import { describeLimit } from "../api/limits.ts";

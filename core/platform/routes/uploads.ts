@@ -10,9 +10,8 @@
 import { Buffer } from "node:buffer";
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { Hono } from "hono";
-import { AgentcliError } from "../../kernel/errors.ts";
-import { TarRefused, TarScanner } from "../../bundle/tar.ts";
-import { concatBytes } from "../../kernel/bytes.ts";
+import { AgentcliError, concatBytes } from "../../kernel/index.ts";
+import { TarRefused, TarScanner } from "../../bundle/index.ts";
 import { conflict, invalidField, notFound, payloadTooLarge, unauthorized } from "../api/api-error.ts";
 import type { PlatformServices } from "../api/context.ts";
 import { describeLimit, type PlatformLimits } from "../api/limits.ts";

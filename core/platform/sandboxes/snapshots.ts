@@ -5,7 +5,7 @@
  * each sandbox created from it. Ready at once; rows of `platform_sandbox_snapshots`, per tenant.
  */
 import { randomUUID } from "node:crypto";
-import type { SqlDriver } from "../../storage/sql.ts";
+import type { SqlDriver } from "../../storage/index.ts";
 import { conflict, notFound } from "../api/api-error.ts";
 import { isUuid } from "../store/deployments.ts";
 

@@ -11,7 +11,7 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { type WebSocket, WebSocketServer } from "ws";
-import { isUserError } from "../../kernel/errors.ts";
+import { isUserError } from "../../kernel/index.ts";
 import type { PlatformServices } from "../api/context.ts";
 import type { CommandEvent, CommandSession } from "./commands.ts";
 import { authenticateKey } from "../store/tenancy.ts";

@@ -2,7 +2,7 @@
  * SQL access to deployments, revisions, their logs and uploaded objects. Every function takes
  * the tenant (or a row already read for it), so one tenant never reaches another's rows.
  */
-import type { SqlExecutor } from "../../storage/sql.ts";
+import type { SqlExecutor } from "../../storage/index.ts";
 import type { DeploymentRow, RevisionRow } from "../api/resources.ts";
 import type { DeploymentStatus, RevisionStatus, Source, SourceConfig, SourceRevisionConfig } from "../api/schema.ts";
 

@@ -10,7 +10,7 @@
  * @example
  * if (await acquireLease(db, id, me, 15_000)) try { ... } finally { await releaseLease(db, id, me); }
  */
-import type { SqlExecutor } from "../../storage/sql.ts";
+import type { SqlExecutor } from "../../storage/index.ts";
 
 /** Takes (or extends) the lease of a deployment; false when another live replica holds it. */
 export async function acquireLease(

@@ -10,8 +10,8 @@
  * const p = await boxes.spawn(row, { argv: ["/bin/bash", "-c", "ls"] });
  */
 import { randomUUID } from "node:crypto";
-import { isUserError, userError } from "../../kernel/errors.ts";
-import type { SqlDriver, SqlExecutor } from "../../storage/sql.ts";
+import { isUserError, userError } from "../../kernel/index.ts";
+import type { SqlDriver, SqlExecutor } from "../../storage/index.ts";
 import { conflict, notFound } from "../api/api-error.ts";
 import { type BoxRuntime, type BoxSpec, collect } from "../sandboxes/runtime.ts";
 import { isUuid } from "./deployments.ts";

@@ -8,7 +8,7 @@
  * const { key } = await createApiKey(sql, { tenantId: t.id, userId: "alice" });
  */
 import { createHash, createHmac, randomBytes, randomUUID } from "node:crypto";
-import type { SqlExecutor } from "../../storage/sql.ts";
+import type { SqlExecutor } from "../../storage/index.ts";
 import { conflict, notFound } from "../api/api-error.ts";
 import type { ListenerRow, TokenRow } from "../api/resources.ts";
 import { isUuid } from "./deployments.ts";

@@ -16,12 +16,15 @@ import {
 } from "../../kernel/index.ts";
 import { secondsSetting, switchSetting } from "../../config/index.ts";
 import { corsFromEnv } from "../http/cors.ts";
-import { ttlFromEnv } from "../../engine/queue/ttl-sweeper.ts";
-import { webhooksFromEnv } from "../../engine/runs/webhooks.ts";
-import { DEFAULT_CONNECT_TIMEOUT_SECONDS } from "../../storage/connect.ts";
-import { DEFAULT_QUEUE_AFFINITY_SECONDS, DEFAULT_RUN_LEASE_SECONDS } from "../../storage/runs.ts";
-import { DEFAULT_DB_RETRY_SECONDS } from "../../storage/db-retry.ts";
-import type { Storage, StorageOptions } from "../../storage/index.ts";
+import { ttlFromEnv, webhooksFromEnv } from "../../engine/index.ts";
+import {
+  DEFAULT_CONNECT_TIMEOUT_SECONDS,
+  DEFAULT_DB_RETRY_SECONDS,
+  DEFAULT_QUEUE_AFFINITY_SECONDS,
+  DEFAULT_RUN_LEASE_SECONDS,
+  type Storage,
+  type StorageOptions,
+} from "../../storage/index.ts";
 import { limitsFromEnv, type ServerLimits } from "../http/limits.ts";
 import type { Bundle } from "../../bundle/index.ts";
 import type { AgentServer, AgentServerOptions } from "../app.ts";
@@ -97,7 +100,7 @@ export function connectTimeoutSeconds(env: Env): number {
 
 /** The settings read before anything opens: a bad value stops the start first. */
 async function startSettings(opts: HostOptions) {
-  const { roleSetting, workersSetting } = await import("../../engine/queue/roles.ts");
+  const { roleSetting, workersSetting } = await import("../../engine/index.ts");
   const role = roleSetting(opts.role, opts.env);
   const { listenSettings } = await import("./listen-settings.ts");
   const listen = listenSettings(opts.env, { mode: opts.mode, bind: opts.host });
@@ -108,15 +111,15 @@ async function startSettings(opts: HostOptions) {
     10,
     "a stopping replica finishes its runs before it hands them back",
   ) * 1000;
-  const { sandboxIdleSeconds } = await import("../../harness/sandbox/manager.ts");
+  const { sandboxIdleSeconds } = await import("../../harness/index.ts");
   sandboxIdleSeconds(opts.env);
   return { role, listen, workers, shutdownMs };
 }
 
 /** Where storage is (`DATABASE_URL`, else the data dir) and how it is reached, encrypted and indexed. */
 async function storageOptions(opts: HostOptions, connectWithinMs: number): Promise<StorageOptions> {
-  const encryption = (await import("../../storage/encryption.ts")).encryptionFromEnv(opts.env);
-  const storeIndex = (await import("../../harness/embeddings.ts")).storeIndexFromEnv(opts.env, opts.driver);
+  const encryption = (await import("../../storage/index.ts")).encryptionFromEnv(opts.env);
+  const storeIndex = (await import("../../harness/index.ts")).storeIndexFromEnv(opts.env, opts.driver);
   // How long background work waits out a database restart (./storage/db-retry.ts).
   const dbRetryMs = secondsSetting(
     opts.env,
@@ -173,7 +176,7 @@ function serverSettings(env: Env, mode: HostOptions["mode"]): Partial<AgentServe
 /** `--sandbox <runtime>`, when given (with its warnings); else a warning when the provider's credentials are missing. */
 async function sandboxRuntime(opts: HostOptions) {
   const runtime = opts.sandboxRuntime
-    ? await (await import("../../harness/sandbox/runtime.ts")).selectSandboxRuntime(
+    ? await (await import("../../harness/index.ts")).selectSandboxRuntime(
       opts.driver,
       opts.sandboxRuntime,
       opts.env,
@@ -181,7 +184,7 @@ async function sandboxRuntime(opts: HostOptions) {
     : null;
   if (runtime) { for (const w of (await runtime.warnings?.({ env: opts.env })) ?? []) opts.log.warn(w); }
   if (!runtime) {
-    const { sandboxCredentialWarning } = await import("../../harness/sandbox/runtime.ts");
+    const { sandboxCredentialWarning } = await import("../../harness/index.ts");
     const warning = sandboxCredentialWarning(opts.driver, opts.bundle.config.sandbox.provider, opts.env);
     if (warning && opts.mode === "serve") opts.log.warn(warning);
   }
@@ -193,7 +196,7 @@ async function sandboxManager(
   o: { opts: HostOptions; storage: Storage; runtime: string | null; current: { bundle: Bundle } },
 ) {
   const { opts } = o;
-  const { SandboxManager } = await import("../../harness/sandbox/manager.ts");
+  const { SandboxManager } = await import("../../harness/index.ts");
   const sandboxDir = opts.env.AGENTCLI_SANDBOX_DIR
     ? resolve(opts.env.AGENTCLI_SANDBOX_DIR)
     : (opts.sandboxDir ?? `${opts.dataDir}-sandboxes`);
@@ -252,7 +255,7 @@ async function start({ opts, runTimeout, limits, early }: StartOptions): Promise
   const current = { bundle: opts.bundle };
   const sandboxes = await sandboxManager({ opts, storage, runtime: runtime?.name ?? null, current });
   // MCP connections live as long as the host: a reload keeps those its new graph still uses.
-  const { mcpPool } = await import("../../harness/mcp-pool.ts");
+  const { mcpPool } = await import("../../harness/index.ts");
   const mcp = mcpPool();
   const graphs = new ProjectGraphs({
     agent: {
@@ -270,10 +273,10 @@ async function start({ opts, runTimeout, limits, early }: StartOptions): Promise
     log: opts.log,
   });
   // OpenTelemetry only when the OTEL_* variables ask for it (the SDK loads then).
-  const tracer = await (await import("../../engine/tracing/tracing.ts")).runTracerFromEnv(opts.env, {
+  const tracer = await (await import("../../engine/index.ts")).runTracerFromEnv(opts.env, {
     agent: opts.bundle.config.agent.name,
   });
-  const idle = await (await import("../../engine/queue/idle-gc.ts")).idleCollector({ env: opts.env });
+  const idle = await (await import("../../engine/index.ts")).idleCollector({ env: opts.env });
   let server: AgentServer;
   try {
     server = await buildAgentServer({

@@ -2,13 +2,12 @@
  * `/threads`: create, search, count, get, patch, delete, copy, prune; the state and history
  * routes are thread-state.ts, the thread's record and graph thread-graph.ts.
  */
-import { Hono } from "hono";
-import type { Context } from "hono";
+import { type Context, Hono } from "hono";
 import { pick } from "./assistants.ts";
 import type { ServerDeps } from "../deps.ts";
 import { conflict, idTaken, jsonBody, notFound, parseBody } from "../http/errors.ts";
 import * as s from "../http/schemas.ts";
-import { type AppEnv, ownedMetadata, patchMetadata, scopeOf, userOf } from "../../engine/runs/scope.ts";
+import { type AppEnv, ownedMetadata, patchMetadata, scopeOf, userOf } from "../../engine/index.ts";
 import { checkMessages } from "../http/limits.ts";
 import { getThread, saveThreadState, threadGraph } from "./thread-graph.ts";
 import { mountThreadHistory, mountThreadState } from "./thread-state.ts";
