@@ -242,7 +242,7 @@ async function start({ opts, runTimeout, limits, early }: StartOptions): Promise
   const runtime = await sandboxRuntime(opts);
   if (early) await loadInSteps();
   // Storage opens (a new database restores its template on the I/O threads) while the
-  // server's modules load; the harness loads with the agent graph, on its first run.
+  // server's modules load; the agent graph is built on its first run.
   const connectWithinMs = connectTimeoutSeconds(opts.env) * 1000;
   const opening = openHostStorage({ mode: opts.mode, options: await storageOptions(opts, connectWithinMs) });
   const closeFirst = async (err: unknown): Promise<never> => {

@@ -1,8 +1,8 @@
 /**
  * The graphs a host serves: the project's agent (built from the current bundle on its first
- * run: the harness loads then, not at start) and the `--graph` modules, with their default
- * assistants. A dev reload closes the agent graphs built so far and hands the server new
- * loaders; MCP connections outlive it in the host's pool.
+ * run) and the `--graph` modules, with their default assistants. A dev reload closes the
+ * agent graphs built so far and hands the server new loaders; MCP connections outlive it in
+ * the host's pool.
  *
  * @example
  * const graphs = new ProjectGraphs({ agent: { driver, checkpointer, store, log, sandboxes, mcp }, mcp, workdir, extra, log });
