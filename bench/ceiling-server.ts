@@ -84,12 +84,12 @@ async function handlers(): Promise<Handlers> {
       const out = await graph.invoke(input as never, { configurable: { thread_id: threadId, run_id: runId } });
       const values = { messages: out.messages.map(wire) };
       await storage.checkpointer.flushWith((batch) =>
-        storage.runs.complete(
+        storage.runs.complete({
           run,
-          { status: "success", values, interrupts: {}, threadStatus: "idle", error: null },
-          [],
-          batch,
-        )
+          end: { status: "success", values, interrupts: {}, threadStatus: "idle", error: null },
+          events: [],
+          checkpoints: batch,
+        })
       );
       return out;
     },

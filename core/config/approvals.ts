@@ -4,9 +4,8 @@
  *   # built-in tools by name; MCP tools as "<server>/<tool>" or "<server>/*"
  *   tools = ["execute", "write_file", "docs/delete_page"]
  */
-import { parse as parseToml, TomlError } from "smol-toml";
 import type { Diagnostic } from "../kernel/index.ts";
-import { locateTomlKey, tomlSyntaxMessage } from "./toml-locate.ts";
+import { locateTomlKey, parseTomlReporting } from "./toml-locate.ts";
 
 export const BUILTIN_TOOLS = [
   "write_todos",
@@ -20,26 +19,22 @@ export const BUILTIN_TOOLS = [
   "task",
 ] as const;
 
-export function parseApprovals(
-  text: string,
-  file: string,
-  ctx: { mcpServers: readonly string[]; sandbox: boolean },
-  report: (d: Diagnostic) => void,
-): string[] {
-  let doc: Record<string, unknown>;
-  try {
-    doc = parseToml(text) as Record<string, unknown>;
-  } catch (err) {
-    const e = err as TomlError;
-    report({
-      file,
-      line: e.line,
-      column: e.column,
-      message: `is not valid TOML: ${tomlSyntaxMessage(e, text)}`,
-      hint: 'Write: tools = ["execute"]',
-    });
-    return [];
-  }
+/** One `approvals.toml` to parse, with what the agent has: its MCP servers and whether it has a sandbox. */
+export interface ApprovalsFile {
+  text: string;
+  /** The file's name in messages. */
+  file: string;
+  mcpServers: readonly string[];
+  sandbox: boolean;
+  report: (d: Diagnostic) => void;
+}
+
+/** The tools that need approval, sorted, each once; problems go to `report`. */
+export function parseApprovals(ctx: ApprovalsFile): string[] {
+  const { text, file, report } = ctx;
+  const parsed = parseTomlReporting({ text, file, hint: 'Write: tools = ["execute"]', report });
+  if (!parsed) return [];
+  const doc = parsed.doc;
   for (const key of Object.keys(doc).filter((k) => k !== "tools")) {
     report({
       file,

@@ -11,13 +11,17 @@ import type { McpServerConfig } from "./schema.ts";
 const VAR_RE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 const SERVER_KEYS = new Set(["transport", "type", "url", "headers", "timeout"]);
 
+/** One `mcp.json` to parse: `${VAR}` references resolve from `env`; problems go to `report`. */
+export interface McpJson {
+  text: string;
+  /** The file's name in messages. */
+  file: string;
+  env: Env;
+  report: (d: Diagnostic) => void;
+}
+
 /** Parses and checks one `mcp.json`; problems go to `report`. */
-export function parseMcpJson(
-  text: string,
-  file: string,
-  env: Env,
-  report: (d: Diagnostic) => void,
-): Record<string, McpServerConfig> {
+export function parseMcpJson({ text, file, env, report }: McpJson): Record<string, McpServerConfig> {
   let doc: unknown;
   try {
     doc = JSON.parse(text);
@@ -63,87 +67,93 @@ export function parseMcpJson(
   for (const [name, raw] of Object.entries(doc.mcpServers)) {
     const line = lineOfKey(text, name);
     const at = (message: string, hint: string) => report({ file, line, message: `server "${name}": ${message}`, hint });
-    if (!/^[A-Za-z0-9_-]+$/.test(name)) {
-      at("name may contain only letters, digits, '_' and '-'", "Rename the server; tools are named after it.");
-      continue;
-    }
-    if (!isObject(raw)) {
-      at("must be an object", '{"transport": "http", "url": "https://..."}');
-      continue;
-    }
-    if (raw.transport !== undefined && raw.type !== undefined && raw.transport !== raw.type) {
-      at(
-        `"transport" ("${String(raw.transport)}") and "type" ("${String(raw.type)}") disagree`,
-        'Keep one of them: "transport": "http" or "sse".',
-      );
-      continue;
-    }
-    const transportRaw = raw.transport ?? raw.type ?? (raw.command !== undefined ? "stdio" : undefined);
-    if (transportRaw === "stdio") {
-      at(
-        'uses the "stdio" transport, which deployments do not support',
-        'Run the tool server over HTTP and set "transport": "http" (or "sse") with its "url".',
-      );
-      continue;
-    }
-    const transport =
-      transportRaw === "streamable_http" || transportRaw === "streamable-http" || transportRaw === "streamableHttp"
-        ? "http"
-        : transportRaw;
-    if (transport !== "http" && transport !== "sse") {
-      at(
-        transportRaw === undefined ? 'has no "transport"' : `transport "${String(transportRaw)}" is not supported`,
-        'Set "transport" to "http" or "sse".',
-      );
-      continue;
-    }
-    const unknown = Object.keys(raw).filter((k) => !SERVER_KEYS.has(k));
-    if (unknown.length) {
-      at(
-        `unknown key${unknown.length > 1 ? "s" : ""} ${unknown.map((k) => `"${k}"`).join(", ")}`,
-        `Allowed keys: ${[...SERVER_KEYS].join(", ")}.`,
-      );
-    }
-    if (typeof raw.url !== "string" || !raw.url) {
-      at('has no "url"', 'Add "url": "https://host/mcp".');
-      continue;
-    }
-    const headers = raw.headers;
-    if (headers !== undefined && (!isObject(headers) || Object.values(headers).some((v) => typeof v !== "string"))) {
-      at('"headers" must be an object of strings', '"headers": {"Authorization": "Bearer ${TOKEN}"}');
-      continue;
-    }
-    if (
-      raw.timeout !== undefined &&
-      (typeof raw.timeout !== "number" || !Number.isFinite(raw.timeout) || raw.timeout <= 0)
-    ) {
-      at('"timeout" must be a positive number of seconds', '"timeout": 30');
-      continue;
-    }
-    const missing = new Set<string>();
-    const expandedUrl = expandVars(raw.url, env, missing);
-    for (const v of Object.values((headers as Record<string, string>) ?? {})) expandVars(v, env, missing);
-    if (missing.size) {
-      at(
-        `references ${[...missing].map((v) => `\${${v}}`).join(", ")}, which ${
-          missing.size > 1 ? "are" : "is"
-        } not set`,
-        `Set ${[...missing].join(", ")} in .env beside agent.toml or in the environment.`,
-      );
-      continue;
-    }
-    if (!/^https?:\/\/[^\s]+$/.test(expandedUrl) || !URL.canParse(expandedUrl)) {
-      at(`url "${raw.url}" is not an http(s) URL`, 'Use the server\'s full address, e.g. "https://host/mcp".');
-      continue;
-    }
-    servers[name] = {
-      transport,
-      url: raw.url,
-      ...(headers ? { headers: headers as Record<string, string> } : {}),
-      ...(raw.timeout ? { timeout: raw.timeout as number } : {}),
-    };
+    const server = checkServer({ name, raw, env, at });
+    if (server) servers[name] = server;
   }
   return servers;
+}
+
+/** One server's entry, checked: null when it has a problem that leaves it out (`at` reports it). */
+function checkServer(
+  { name, raw, env, at }: { name: string; raw: unknown; env: Env; at: (message: string, hint: string) => void },
+): McpServerConfig | null {
+  if (!/^[A-Za-z0-9_-]+$/.test(name)) {
+    at("name may contain only letters, digits, '_' and '-'", "Rename the server; tools are named after it.");
+    return null;
+  }
+  if (!isObject(raw)) {
+    at("must be an object", '{"transport": "http", "url": "https://..."}');
+    return null;
+  }
+  if (raw.transport !== undefined && raw.type !== undefined && raw.transport !== raw.type) {
+    at(
+      `"transport" ("${String(raw.transport)}") and "type" ("${String(raw.type)}") disagree`,
+      'Keep one of them: "transport": "http" or "sse".',
+    );
+    return null;
+  }
+  const transportRaw = raw.transport ?? raw.type ?? (raw.command !== undefined ? "stdio" : undefined);
+  if (transportRaw === "stdio") {
+    at(
+      'uses the "stdio" transport, which deployments do not support',
+      'Run the tool server over HTTP and set "transport": "http" (or "sse") with its "url".',
+    );
+    return null;
+  }
+  const transport =
+    transportRaw === "streamable_http" || transportRaw === "streamable-http" || transportRaw === "streamableHttp"
+      ? "http"
+      : transportRaw;
+  if (transport !== "http" && transport !== "sse") {
+    at(
+      transportRaw === undefined ? 'has no "transport"' : `transport "${String(transportRaw)}" is not supported`,
+      'Set "transport" to "http" or "sse".',
+    );
+    return null;
+  }
+  const unknown = Object.keys(raw).filter((k) => !SERVER_KEYS.has(k));
+  if (unknown.length) {
+    at(
+      `unknown key${unknown.length > 1 ? "s" : ""} ${unknown.map((k) => `"${k}"`).join(", ")}`,
+      `Allowed keys: ${[...SERVER_KEYS].join(", ")}.`,
+    );
+  }
+  if (typeof raw.url !== "string" || !raw.url) {
+    at('has no "url"', 'Add "url": "https://host/mcp".');
+    return null;
+  }
+  const headers = raw.headers;
+  if (headers !== undefined && (!isObject(headers) || Object.values(headers).some((v) => typeof v !== "string"))) {
+    at('"headers" must be an object of strings', '"headers": {"Authorization": "Bearer ${TOKEN}"}');
+    return null;
+  }
+  if (
+    raw.timeout !== undefined &&
+    (typeof raw.timeout !== "number" || !Number.isFinite(raw.timeout) || raw.timeout <= 0)
+  ) {
+    at('"timeout" must be a positive number of seconds', '"timeout": 30');
+    return null;
+  }
+  const missing = new Set<string>();
+  const expandedUrl = expandVars(raw.url, env, missing);
+  for (const v of Object.values((headers as Record<string, string>) ?? {})) expandVars(v, env, missing);
+  if (missing.size) {
+    at(
+      `references ${[...missing].map((v) => `\${${v}}`).join(", ")}, which ${missing.size > 1 ? "are" : "is"} not set`,
+      `Set ${[...missing].join(", ")} in .env beside agent.toml or in the environment.`,
+    );
+    return null;
+  }
+  if (!/^https?:\/\/[^\s]+$/.test(expandedUrl) || !URL.canParse(expandedUrl)) {
+    at(`url "${raw.url}" is not an http(s) URL`, 'Use the server\'s full address, e.g. "https://host/mcp".');
+    return null;
+  }
+  return {
+    transport,
+    url: raw.url,
+    ...(headers ? { headers: headers as Record<string, string> } : {}),
+    ...(raw.timeout ? { timeout: raw.timeout as number } : {}),
+  };
 }
 
 /** Replaces `${VAR}` from `env`; names of unset variables go to `missing`. */

@@ -57,7 +57,8 @@ export class ProjectFiles {
       : rel || ".";
   }
 
-  private refuse(path: string, message: string, hint: string, line?: number): "refused" {
+  /** Reports `path`'s problem once (its first): `line` is where in the file, when known. */
+  private refuse(path: string, { message, hint, line }: { message: string; hint: string; line?: number }): "refused" {
     if (!this.reported.has(path)) {
       this.reported.add(path);
       this.problems.push({ file: this.display(path), ...(line ? { line } : {}), message, hint });
@@ -82,41 +83,38 @@ export class ProjectFiles {
       } catch (err) {
         const loop = (err as NodeJS.ErrnoException).code === "ELOOP";
         return {
-          kind: this.refuse(
-            path,
-            loop ? "is a symbolic link that loops" : "is a broken symbolic link",
-            "Remove the link, or point it at a file inside the project.",
-          ),
+          kind: this.refuse(path, {
+            message: loop ? "is a symbolic link that loops" : "is a broken symbolic link",
+            hint: "Remove the link, or point it at a file inside the project.",
+          }),
         };
       }
       const inside = relative(this.realRoot, target);
       if (inside === ".." || inside.startsWith(`..${sep}`) || inside.startsWith(sep)) {
         return {
-          kind: this.refuse(
-            path,
-            `is a symbolic link to "${target}", outside the project`,
-            "Copy the file into the project instead of linking to it (a bundle carries only the project's own files).",
-          ),
+          kind: this.refuse(path, {
+            message: `is a symbolic link to "${target}", outside the project`,
+            hint:
+              "Copy the file into the project instead of linking to it (a bundle carries only the project's own files).",
+          }),
         };
       }
       if (inside.split(sep).some((s) => s.startsWith("."))) {
         return {
-          kind: this.refuse(
-            path,
-            `is a symbolic link to "${inside}", a dotfile (dotfiles such as .env never go into a bundle)`,
-            "Remove the link; secrets travel as deployment secrets, not as files.",
-          ),
+          kind: this.refuse(path, {
+            message: `is a symbolic link to "${inside}", a dotfile (dotfiles such as .env never go into a bundle)`,
+            hint: "Remove the link; secrets travel as deployment secrets, not as files.",
+          }),
         };
       }
     }
     if (st.isDirectory()) return { kind: "directory", stats: st };
     if (st.isFile()) return { kind: "file", stats: st };
     return {
-      kind: this.refuse(
-        path,
-        "is not a regular file (a device, FIFO or socket)",
-        "Remove it from the project; only regular files and directories can be bundled.",
-      ),
+      kind: this.refuse(path, {
+        message: "is not a regular file (a device, FIFO or socket)",
+        hint: "Remove it from the project; only regular files and directories can be bundled.",
+      }),
     };
   }
 
@@ -140,7 +138,10 @@ export class ProjectFiles {
   readBytes(path: string): Uint8Array | null {
     const { kind, stats } = this.stat(path);
     if (kind === "directory") {
-      this.refuse(path, "is a directory; a file is expected here", "Replace the directory with a file of that name.");
+      this.refuse(path, {
+        message: "is a directory; a file is expected here",
+        hint: "Replace the directory with a file of that name.",
+      });
     }
     if (kind !== "file") return null;
     if (stats!.size > this.maxBytes) return this.tooLarge(path, stats!.size), null;
@@ -149,11 +150,18 @@ export class ProjectFiles {
     try {
       fd = openSync(join(this.root, path), fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
     } catch (err) {
-      return this.refuse(path, `cannot be read: ${(err as Error).message}`, "Check the file's permissions."), null;
+      this.refuse(path, {
+        message: `cannot be read: ${(err as Error).message}`,
+        hint: "Check the file's permissions.",
+      });
+      return null;
     }
     try {
       const st = fstatSync(fd);
-      if (!st.isFile()) return this.refuse(path, "is not a regular file", "Remove it from the project."), null;
+      if (!st.isFile()) {
+        this.refuse(path, { message: "is not a regular file", hint: "Remove it from the project." });
+        return null;
+      }
       if (st.size > this.maxBytes) return this.tooLarge(path, st.size), null;
       const out = new Uint8Array(st.size);
       let off = 0;
@@ -164,7 +172,11 @@ export class ProjectFiles {
       }
       return off === out.length ? out : out.subarray(0, off);
     } catch (err) {
-      return this.refuse(path, `cannot be read: ${(err as Error).message}`, "Check the file's permissions."), null;
+      this.refuse(path, {
+        message: `cannot be read: ${(err as Error).message}`,
+        hint: "Check the file's permissions.",
+      });
+      return null;
     } finally {
       closeSync(fd);
     }
@@ -179,7 +191,8 @@ export class ProjectFiles {
     } catch {
       const bad = firstInvalidUtf8(bytes);
       const line = new TextDecoder().decode(bytes.subarray(0, bad)).split("\n").length;
-      return this.refuse(path, "is not valid UTF-8 text", "Save the file as UTF-8.", line), null;
+      this.refuse(path, { message: "is not valid UTF-8 text", hint: "Save the file as UTF-8.", line });
+      return null;
     }
   }
 
@@ -190,12 +203,11 @@ export class ProjectFiles {
   readForBundle(path: string): Uint8Array | null {
     if (this.overBudget) return null;
     if (!fitsTar(`project/${path}`)) {
-      return this.refuse(
-        path,
-        "has a path too long for a bundle (at most 100 bytes per file name and 155 for its folders)",
-        "Shorten the file or folder names.",
-      ),
-        null;
+      this.refuse(path, {
+        message: "has a path too long for a bundle (at most 100 bytes per file name and 155 for its folders)",
+        hint: "Shorten the file or folder names.",
+      });
+      return null;
     }
     const bytes = this.readBytes(path);
     if (bytes === null) return null;
@@ -210,13 +222,13 @@ export class ProjectFiles {
 
   private tooLarge(path: string, size: number, cumulative = false): void {
     const mib = (n: number) => `${+(n / 1024 / 1024).toFixed(1)} MiB`;
-    this.refuse(
-      path,
-      cumulative
+    this.refuse(path, {
+      message: cumulative
         ? `brings the project's files over the bundle limit of ${mib(this.maxBytes)} (this file is ${mib(size)})`
         : `is ${mib(size)}, over the bundle limit of ${mib(this.maxBytes)}`,
-      "Keep large data out of the project (fetch it at run time, or put it in a sandbox image), or raise AGENTCLI_BUNDLE_MAX_MB.",
-    );
+      hint:
+        "Keep large data out of the project (fetch it at run time, or put it in a sandbox image), or raise AGENTCLI_BUNDLE_MAX_MB.",
+    });
   }
 
   /** Entries of a directory, sorted, dotfiles skipped; empty when it does not exist. Refused entries are problems, not listed. */
@@ -244,7 +256,11 @@ export class ProjectFiles {
       return [];
     }
     if (seen.has(real)) {
-      return this.refuse(dir, "is a symbolic link to a directory already included (a loop)", "Remove the link."), [];
+      return this.refuse(dir, {
+        message: "is a symbolic link to a directory already included (a loop)",
+        hint: "Remove the link.",
+      }),
+        [];
     }
     seen.add(real);
     const out: string[] = [];

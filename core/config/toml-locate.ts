@@ -1,7 +1,33 @@
 /**
- * Finds where a key of a TOML document is written, so semantic errors (unknown key, wrong
- * type) name a line as syntax errors do. Handles `[table]` headers and `key = value` lines,
- * which is how `agent.toml` is written; other forms fall back to the table's header line.
+ * Where a TOML file's problems are: a syntax error reported with its line and column, and
+ * where a key of a document is written, so semantic errors (unknown key, wrong type) name a
+ * line as syntax errors do.
+ */
+import { parse as parseToml, TomlError } from "smol-toml";
+import type { Diagnostic } from "../kernel/index.ts";
+
+/** Parses a TOML file's text: a syntax error is reported (its line and column, and `hint`) and gives null. */
+export function parseTomlReporting(
+  { text, file, hint, report }: { text: string; file: string; hint: string; report: (d: Diagnostic) => void },
+): { doc: Record<string, unknown> } | null {
+  try {
+    return { doc: parseToml(text) as Record<string, unknown> };
+  } catch (err) {
+    const e = err as TomlError;
+    report({
+      file,
+      line: e.line,
+      column: e.column,
+      message: `is not valid TOML: ${tomlSyntaxMessage(e, text)}`,
+      hint,
+    });
+    return null;
+  }
+}
+
+/**
+ * Finds where a key of a TOML document is written. Handles `[table]` headers and `key = value`
+ * lines, which is how `agent.toml` is written; other forms fall back to the table's header line.
  */
 export function locateTomlKey(text: string, path: readonly (string | number)[]): number | undefined {
   const lines = text.split(/\r?\n/);

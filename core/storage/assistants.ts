@@ -4,9 +4,14 @@
 import type { AtRestEncryption } from "./encryption.ts";
 import type { SqlDriver, SqlExecutor } from "./sql.ts";
 import { agentcliError, SearchEncrypted } from "../kernel/index.ts";
-import { type Assistant, iso, type Json, type Scope, sortClause } from "./records.ts";
+import { type Assistant, iso, type Json, sortClause } from "./records.ts";
+import { updateInTx } from "./assistants/versions.ts";
+import { type AssistantHint, type AssistantScope, hintKey, lookup, SYSTEM, visible } from "./assistants/visibility.ts";
 
-interface AssistantRow extends Omit<Assistant, "created_at" | "updated_at"> {
+export { currentCheck, isSystemAssistant } from "./assistants/visibility.ts";
+export type { AssistantHint, AssistantScope } from "./assistants/visibility.ts";
+
+export interface AssistantRow extends Omit<Assistant, "created_at" | "updated_at"> {
   created_at: Date;
   updated_at: Date;
 }
@@ -27,29 +32,6 @@ export interface AssistantInput {
   description?: string | null;
 }
 
-/**
- * Which assistants a caller sees: with an owner, their own and the deployment's default
- * (system) assistants; `systemOnly` (public documents such as the agent card) only the latter;
- * neither (no identity at all), every assistant.
- */
-export interface AssistantScope extends Scope {
-  systemOnly?: boolean;
-}
-
-const SYSTEM = "metadata->>'created_by' = 'system' AND NOT metadata ? 'owner'";
-
-/** True for the deployment's default assistants, which the server creates from the project and nobody may modify. */
-export function isSystemAssistant(a: Pick<Assistant, "metadata">): boolean {
-  return a.metadata.created_by === "system" && !("owner" in a.metadata);
-}
-
-/** The visibility condition of a scope (null: everything), its parameters pushed onto `params`. */
-function visible(scope: AssistantScope | undefined, params: unknown[]): string | null {
-  if (scope?.systemOnly) return `(${SYSTEM})`;
-  if (!scope?.owner) return null;
-  return `(metadata->>'owner' = $${params.push(scope.owner)} OR (${SYSTEM}))`;
-}
-
 export interface AssistantFilter {
   graph_id?: string;
   name?: string;
@@ -58,36 +40,6 @@ export interface AssistantFilter {
 
 /** At most this many remembered assistant lookups per replica (see AssistantStore.resolveHint). */
 const MAX_HINTS = 1000;
-
-/** A remembered assistant lookup, with the row version it read (see AssistantStore.resolveHint). */
-export interface AssistantHint {
-  readonly key: string;
-  readonly scope: AssistantScope | undefined;
-  readonly assistant: Assistant;
-  /** The row's `xmin`: any update (or a delete and a new row) changes it. */
-  readonly version: string;
-}
-
-/** The key of a remembered lookup: who may see it (system only, an owner, anyone) and what was looked up. */
-function hintKey(key: string, scope: AssistantScope | undefined): string {
-  return `${scope?.systemOnly ? "\u0001" : (scope?.owner ?? "")}\u0000${key}`;
-}
-
-/**
- * A condition, for a statement of the caller's, that is true only when the lookup `hint`
- * remembers still resolves to the same row, unchanged: the same query as `resolve`, in the
- * statement's snapshot. Its parameters are pushed onto `params`.
- */
-export function currentCheck(hint: AssistantHint, params: unknown[]): string {
-  const key = `$${params.push(hint.key)}::text`;
-  const vis = visible(hint.scope, params);
-  return `((SELECT assistant_id || ':' || xmin::text FROM assistants WHERE (assistant_id = ${key} OR ((graph_id = ${key} OR name = ${key}) AND ${SYSTEM}))${
-    vis ? ` AND ${vis}` : ""
-  }
-     ORDER BY (assistant_id = ${key}) DESC, (graph_id = ${key}) DESC, created_at LIMIT 1) IS NOT DISTINCT FROM $${
-    params.push(`${hint.assistant.assistant_id}:${hint.version}`)
-  }::text)`;
-}
 
 /** Assistant records and their versions. */
 export class AssistantStore {
@@ -207,7 +159,7 @@ export class AssistantStore {
    * query, so another user's assistant named "agent" can never shadow the default one.)
    */
   resolve(key: string, scope?: AssistantScope): Promise<Assistant | null> {
-    const cacheKey = `${scope?.systemOnly ? "\u0001" : (scope?.owner ?? "")}\u0000${key}`;
+    const cacheKey = hintKey(key, scope);
     const cached = this.#resolved?.get(cacheKey);
     if (cached) return cached;
     const p = this.#resolve(key, scope);
@@ -219,15 +171,8 @@ export class AssistantStore {
   }
 
   async #resolve(key: string, scope?: AssistantScope): Promise<Assistant | null> {
-    const params: unknown[] = [key];
-    const vis = visible(scope, params);
-    const { rows } = await this.#sql.query<AssistantRow>(
-      `SELECT * FROM assistants WHERE (assistant_id = $1 OR ((graph_id = $1 OR name = $1) AND ${SYSTEM}))${
-        vis ? ` AND ${vis}` : ""
-      }
-       ORDER BY (assistant_id = $1) DESC, (graph_id = $1) DESC, created_at LIMIT 1`,
-      params,
-    );
+    const { text, params } = lookup(key, scope);
+    const { rows } = await this.#sql.query<AssistantRow>(text, params);
     return rows[0] ? this.#toAssistant(rows[0]) : null;
   }
 
@@ -246,15 +191,8 @@ export class AssistantStore {
     const cacheKey = hintKey(key, scope);
     const known = this.#hints.get(cacheKey);
     if (known) return { assistant: known.assistant, hint: known };
-    const params: unknown[] = [key];
-    const vis = visible(scope, params);
-    const { rows } = await this.#sql.query<AssistantRow & { row_version: string }>(
-      `SELECT *, xmin::text AS row_version FROM assistants WHERE (assistant_id = $1 OR ((graph_id = $1 OR name = $1) AND ${SYSTEM}))${
-        vis ? ` AND ${vis}` : ""
-      }
-       ORDER BY (assistant_id = $1) DESC, (graph_id = $1) DESC, created_at LIMIT 1`,
-      params,
-    );
+    const { text, params } = lookup(key, scope, true);
+    const { rows } = await this.#sql.query<AssistantRow & { row_version: string }>(text, params);
     const row = rows[0];
     if (!row) return { assistant: null, hint: null };
     const { row_version: version, ...rest } = row;
@@ -271,7 +209,6 @@ export class AssistantStore {
     if (this.#hints?.get(cacheKey) === hint) this.#hints.delete(cacheKey);
   }
 
-  /** The system assistant of a graph created by the server (by graph id or by name). */
   /** The graph of an assistant (in `tx` when given), or null when it no longer exists. */
   async graphOf(id: string, tx: SqlExecutor = this.#sql): Promise<string | null> {
     const { rows } = await tx.query<{ graph_id: string }>("SELECT graph_id FROM assistants WHERE assistant_id = $1", [
@@ -280,6 +217,7 @@ export class AssistantStore {
     return rows[0]?.graph_id ?? null;
   }
 
+  /** The system assistant of a graph created by the server (by graph id or by name). */
   async findByGraphOrName(key: string): Promise<Assistant | null> {
     const { rows } = await this.#sql.query<AssistantRow>(
       `SELECT * FROM assistants WHERE (graph_id = $1 OR name = $1) AND ${SYSTEM} ORDER BY (graph_id = $1) DESC, created_at LIMIT 1`,
@@ -307,12 +245,10 @@ export class AssistantStore {
   ): Promise<Assistant[]> {
     const params: unknown[] = [];
     const where = this.#where(f, scope, params);
-    const order = sortClause(
-      f.sort_by,
-      f.sort_order,
-      ["assistant_id", "graph_id", "name", "created_at", "updated_at"],
-      "created_at",
-    );
+    const order = sortClause(f, {
+      allowed: ["assistant_id", "graph_id", "name", "created_at", "updated_at"],
+      fallback: "created_at",
+    });
     const { rows } = await this.#sql.query<AssistantRow>(
       `SELECT * FROM assistants ${where} ORDER BY ${order}, assistant_id LIMIT $${params.push(f.limit)} OFFSET $${
         params.push(f.offset)
@@ -335,54 +271,8 @@ export class AssistantStore {
   async update(id: string, patch: Partial<Omit<AssistantInput, "assistant_id">>): Promise<Assistant | null> {
     this.#changed();
     return this.#after(this.#sql.transaction(async (tx) => {
-      const { rows: cur } = await tx.query<AssistantRow>(
-        "SELECT * FROM assistants WHERE assistant_id = $1 FOR UPDATE",
-        [id],
-      );
-      const a = cur[0];
-      if (!a) return null;
-      const { rows: mv } = await tx.query<{ v: number }>(
-        "SELECT max(version) AS v FROM assistant_versions WHERE assistant_id = $1",
-        [id],
-      );
-      const version = Number(mv[0]?.v ?? a.version) + 1;
-      const next = {
-        graph_id: patch.graph_id ?? a.graph_id,
-        config: patch.config ?? a.config,
-        context: patch.context !== undefined ? patch.context : a.context,
-        metadata: patch.metadata ? { ...a.metadata, ...patch.metadata } : a.metadata,
-        name: patch.name ?? a.name,
-        description: patch.description !== undefined ? patch.description : a.description,
-      };
-      await tx.query(
-        `INSERT INTO assistant_versions (assistant_id, version, graph_id, config, context, metadata, name, description)
-         VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6::jsonb, $7, $8)`,
-        [
-          id,
-          version,
-          next.graph_id,
-          JSON.stringify(next.config),
-          JSON.stringify(next.context ?? null),
-          this.#metadata(next.metadata),
-          next.name,
-          next.description,
-        ],
-      );
-      const { rows } = await tx.query<AssistantRow>(
-        `UPDATE assistants SET graph_id = $2, config = $3::jsonb, context = $4::jsonb, metadata = $5::jsonb, name = $6, description = $7,
-         version = $8, updated_at = now() WHERE assistant_id = $1 RETURNING *`,
-        [
-          id,
-          next.graph_id,
-          JSON.stringify(next.config),
-          JSON.stringify(next.context ?? null),
-          this.#metadata(next.metadata),
-          next.name,
-          next.description,
-          version,
-        ],
-      );
-      return this.#toAssistant(rows[0]!);
+      const row = await updateInTx(tx, { id, patch, metadata: (m) => this.#metadata(m) });
+      return row ? this.#toAssistant(row) : null;
     }));
   }
 

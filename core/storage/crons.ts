@@ -163,7 +163,7 @@ export class CronStore {
   ): Promise<CronRecord[]> {
     const params: unknown[] = [];
     const where = this.#where(f, scope, params);
-    const order = sortClause(f.sort_by, f.sort_order, CRON_SORT_COLUMNS, "created_at");
+    const order = sortClause(f, { allowed: CRON_SORT_COLUMNS, fallback: "created_at" });
     const { rows } = await this.#sql.query<CronRow>(
       `SELECT * FROM crons ${where} ORDER BY ${order}, cron_id LIMIT $${params.push(f.limit)} OFFSET $${
         params.push(f.offset)
@@ -183,7 +183,12 @@ export class CronStore {
   }
 
   /** Sets the given columns; null when the cron does not exist (for `scope`). */
-  async update(id: string, patch: CronPatch, scope?: Scope, tx: SqlExecutor = this.#sql): Promise<CronRecord | null> {
+  /** Applies a patch (in `tx` when given; only a cron `scope` sees); null when there is none. */
+  async update(
+    id: string,
+    patch: CronPatch,
+    { scope, tx = this.#sql }: { scope?: Scope; tx?: SqlExecutor } = {},
+  ): Promise<CronRecord | null> {
     const params: unknown[] = [id];
     const sets: string[] = [];
     for (const [k, v] of Object.entries(patch)) {

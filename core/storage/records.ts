@@ -64,11 +64,10 @@ export function ownerClause(scope: Scope | undefined, params: unknown[], column 
 }
 
 export function sortClause(
-  sortBy: string | undefined,
-  order: string | undefined,
-  allowed: readonly string[],
-  fallback: string,
+  asked: { sort_by?: string; sort_order?: string },
+  { allowed, fallback }: { allowed: readonly string[]; fallback: string },
 ): string {
+  const sortBy = asked.sort_by;
   const col = sortBy && allowed.includes(sortBy) ? sortBy : fallback;
-  return `${col} ${order === "asc" ? "ASC" : "DESC"}`;
+  return `${col} ${asked.sort_order === "asc" ? "ASC" : "DESC"}`;
 }

@@ -19,6 +19,13 @@ export interface SandboxRecord {
   claim_live: boolean;
 }
 
+/** A claim on a key's sandbox being created: the key, its backend and the claim's token. */
+export interface SandboxClaim {
+  key: string;
+  backend: string;
+  token: string;
+}
+
 /** The sandbox mappings of one database. */
 export class SandboxRecords {
   readonly #sql: SqlExecutor;
@@ -92,7 +99,9 @@ export class SandboxRecords {
    * Claims a key to create its sandbox (a `creating` row with a lease of `leaseMs`, or taking
    * over a claim whose lease ran out); false when another holds it or it is created.
    */
-  async claim(key: string, backend: string, threadId: string | null, token: string, leaseMs: number): Promise<boolean> {
+  async claim(
+    { key, backend, token, threadId, leaseMs }: SandboxClaim & { threadId: string | null; leaseMs: number },
+  ): Promise<boolean> {
     const { rowCount } = await this.#sql.query(
       `INSERT INTO sandboxes (scope_key, backend, status, thread_id, claim_token, claimed_until)
        VALUES ($1, $2, 'creating', $3, $4, now() + ($5 * interval '1 millisecond'))
@@ -105,7 +114,7 @@ export class SandboxRecords {
   }
 
   /** Records the sandbox created under a claim; false when the claim is gone (its thread was deleted meanwhile). */
-  async created(key: string, backend: string, token: string, sandboxId: string): Promise<boolean> {
+  async created({ key, backend, token }: SandboxClaim, sandboxId: string): Promise<boolean> {
     const { rowCount } = await this.#sql.query(
       "UPDATE sandboxes SET sandbox_id = $4, status = 'ready', claim_token = NULL, claimed_until = NULL, last_used_at = now() WHERE scope_key = $1 AND backend = $2 AND claim_token = $3",
       [key, backend, token, sandboxId],

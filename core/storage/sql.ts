@@ -67,7 +67,7 @@ const BASE_TEMPLATE: TemplateSpec = { name: "base", migrations: {} };
 /** Opens the SQL engine chosen by the options. */
 export async function openSql(opts: OpenSqlOptions = {}): Promise<SqlDriver> {
   return opts.url
-    ? openPostgres(opts.url, opts.poolSize ?? 10, opts.connect, opts.retryMs, opts.prepare ?? true)
+    ? openPostgres({ ...opts, url: opts.url })
     : openEmbedded(opts.dataDir, opts.template === false ? null : opts.template ?? BASE_TEMPLATE);
 }
 
@@ -264,11 +264,7 @@ export class StatementNames {
 }
 
 async function openPostgres(
-  url: string,
-  poolSize: number,
-  connect?: { withinMs: number; variable: string },
-  retryMs?: number,
-  prepare = true,
+  { url, poolSize = 10, connect, retryMs, prepare = true }: OpenSqlOptions & { url: string },
 ): Promise<SqlDriver> {
   const [pg, { connectWithin }, { retryTransient, isTransientDbError, DEFAULT_DB_RETRY_SECONDS }] = await Promise.all([
     import("pg").then((m) => m.default),

@@ -190,20 +190,23 @@ type FsMod = typeof import("node:fs");
 type PathMod = typeof import("node:path");
 type ZlibMod = typeof import("node:zlib");
 
+/** A restore: the template's bytes, where it goes, the modules and tar parser it uses, and a name for its temporary directory. */
+interface RestoreJob {
+  gz: Uint8Array;
+  dataDir: string;
+  fs: FsMod;
+  path: PathMod;
+  zlib: ZlibMod;
+  untar: typeof parseTar;
+  id: string;
+}
+
 /**
  * The restore itself, synchronous and self-contained (it runs as a worker's source; its
  * modules and the tar parser come in as arguments): extracts into a sibling directory, then
  * renames it into place, so a crash never leaves half a database.
  */
-function restoreSync(
-  gz: Uint8Array,
-  dataDir: string,
-  fs: FsMod,
-  path: PathMod,
-  zlib: ZlibMod,
-  untar: typeof parseTar,
-  id: string,
-): void {
+function restoreSync({ gz, dataDir, fs, path, zlib, untar, id }: RestoreJob): void {
   // Into one buffer of the tar's size (gzip's trailer holds it): zlib's default 16 KB pieces,
   // freed on a worker, stay in that thread's malloc arena (~40 MB of resident memory for good).
   const size = gz.length >= 4
@@ -259,7 +262,8 @@ export async function restoreTemplate(gz: Uint8Array, dataDir: string): Promise<
   let worker: Worker | null = null;
   try {
     const source = `const { workerData, parentPort } = require("node:worker_threads");
-(${restoreSync.toString()})(workerData.gz, workerData.dataDir, require("node:fs"), require("node:path"), require("node:zlib"), ${parseTar.toString()}, workerData.id);
+(${restoreSync.toString()})({ gz: workerData.gz, dataDir: workerData.dataDir, fs: require("node:fs"), path: require("node:path"),
+  zlib: require("node:zlib"), untar: ${parseTar.toString()}, id: workerData.id });
 parentPort.postMessage("done");`;
     worker = new Worker(source, { eval: true, workerData: { gz, dataDir, id } });
   } catch {
@@ -275,7 +279,7 @@ parentPort.postMessage("done");`;
     if (ok) return;
   }
   const [fs, path, zlib] = await Promise.all([import("node:fs"), import("node:path"), import("node:zlib")]);
-  restoreSync(gz, dataDir, fs, path, zlib, parseTar, id);
+  restoreSync({ gz, dataDir, fs, path, zlib, untar: parseTar, id });
 }
 
 const preparing = new Map<string, Promise<boolean>>();

@@ -131,13 +131,10 @@ export class ThreadStore {
   ): Promise<Thread[]> {
     const params: unknown[] = [];
     const where = this.#where(f, scope, params);
-    const order = sortClause(f.sort_by, f.sort_order, [
-      "thread_id",
-      "status",
-      "created_at",
-      "updated_at",
-      "state_updated_at",
-    ], "created_at");
+    const order = sortClause(f, {
+      allowed: ["thread_id", "status", "created_at", "updated_at", "state_updated_at"],
+      fallback: "created_at",
+    });
     const { rows } = await this.#sql.query<ThreadRow>(
       `SELECT * FROM threads ${where} ORDER BY ${order}, thread_id LIMIT $${params.push(f.limit)} OFFSET $${
         params.push(f.offset)
@@ -157,7 +154,11 @@ export class ThreadStore {
   }
 
   /** Merges metadata into a thread, and sets its time-to-live when `ttlMinutes` is given. */
-  async patch(id: string, metadata: Json, scope?: Scope, ttlMinutes?: number): Promise<Thread | null> {
+  async patch(
+    id: string,
+    metadata: Json,
+    { scope, ttlMinutes }: { scope?: Scope; ttlMinutes?: number } = {},
+  ): Promise<Thread | null> {
     const params: unknown[] = [id, this.#metadata(metadata), ttlMinutes ?? null];
     const owner = ownerClause(scope, params);
     const { rows } = await this.#sql.query<ThreadRow>(

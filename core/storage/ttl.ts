@@ -16,7 +16,7 @@ export class TtlStore {
   }
   /** Sets a just-written item's TTL: minutes, null for never, undefined for the server's default. */
   setItem(namespace: string[], key: string, ttl: number | null | undefined): Promise<void> {
-    return setItemTtl(this.#sql, namespace, key, ttl);
+    return setItemTtl(this.#sql, { namespace, key, ttl });
   }
   /** Pushes the expiry of items that have a TTL to a full TTL from now (a read with `refresh_ttl`). */
   refreshItems(items: Array<{ namespace: string[]; key: string }>, defaultMinutes: number | null): Promise<void> {
@@ -39,9 +39,7 @@ const itemExpiry = (n: number) =>
 /** Sets a just-written item's TTL: minutes, null for never, undefined for the server's default. */
 async function setItemTtl(
   sql: SqlExecutor,
-  namespace: string[],
-  key: string,
-  ttl: number | null | undefined,
+  { namespace, key, ttl }: { namespace: string[]; key: string; ttl: number | null | undefined },
 ): Promise<void> {
   await sql.query(
     "UPDATE store_items SET ttl_minutes = $3, expires_at = NULL WHERE namespace = $1 AND key = $2",

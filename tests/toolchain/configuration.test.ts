@@ -1,6 +1,6 @@
 /**
  * The configuration reference is complete and current: every `AGENTCLI_*` name in core/,
- * plugins/ and bin/ has a line in core/config/settings-catalogue.ts, every line there names a
+ * plugins/ and bin/ has a line in the settings catalogue (core/config/settings/<group>.ts), every line names a
  * variable the code still has, and docs/configuration.md is what the catalogue generates.
  */
 import { test } from "node:test";
@@ -35,9 +35,9 @@ test("every AGENTCLI_* variable of the code is in the settings catalogue", () =>
   assert.deepEqual(
     missing.map(([name]) => name),
     [],
-    `Add one line per variable to SETTINGS in core/config/settings-catalogue.ts, in its group, then run \`node scripts/gen-configuration.ts\`:\n${
+    `Add one line per variable to its group's file, core/config/settings/<group>.ts, then run \`node scripts/gen-configuration.ts\`:\n${
       missing
-        .map(([name, file]) => `  setting("<group>", "${name}", "<default>", "<meaning>"),   // read in ${file}`)
+        .map(([name, file]) => `  setting("${name}", "<default>", "<meaning>"),   // read in ${file}`)
         .join("\n")
     }`,
   );
@@ -49,18 +49,18 @@ test("every AGENTCLI_* line of the catalogue names a variable the code still has
   assert.deepEqual(
     stale,
     [],
-    "Remove these lines from core/config/settings-catalogue.ts (no code reads them), then run `node scripts/gen-configuration.ts`",
+    "Remove these lines from core/config/settings/<group>.ts (no code reads them), then run `node scripts/gen-configuration.ts`",
   );
 });
 
 test("each variable is catalogued once, with a default and a meaning", () => {
   const seen = new Set<string>();
   for (const s of SETTINGS) {
-    assert.ok(!seen.has(s.name), `${s.name} is in core/config/settings-catalogue.ts twice`);
+    assert.ok(!seen.has(s.name), `${s.name} is in the settings catalogue (core/config/settings/) twice`);
     seen.add(s.name);
     assert.ok(
       s.default.trim() && s.meaning.trim(),
-      `${s.name}: give its default and its meaning in core/config/settings-catalogue.ts`,
+      `${s.name}: give its default and its meaning in core/config/settings/${s.group}.ts`,
     );
   }
 });

@@ -45,7 +45,7 @@ export async function fireOneDue(deps: ServerDeps): Promise<Firing | null> {
     const cron = await storage.crons.takeDue(tx);
     if (!cron) return null;
     const due = cron.next_run_date!;
-    await storage.crons.update(cron.cron_id, { next_run_date: nextRunDate(cron, new Date(cron.now)) }, undefined, tx);
+    await storage.crons.update(cron.cron_id, { next_run_date: nextRunDate(cron, new Date(cron.now)) }, { tx });
     const skip = (why: string): Firing => {
       log.warn(`cron ${cron.cron_id}: the firing of ${due} is skipped: ${why}`);
       return { cron, run: null, cancel: [] };

@@ -216,11 +216,12 @@ export class SandboxManager {
         continue;
       }
       const token = crypto.randomUUID();
-      if (!(await records.claim(target.key, backend, target.threadId, token, CREATE_LEASE_MS))) continue;
+      const claim = { key: target.key, backend, token };
+      if (!(await records.claim({ ...claim, threadId: target.threadId, leaseMs: CREATE_LEASE_MS }))) continue;
       let sandbox: Sandbox | null = null;
       try {
         sandbox = await this.#hook(target, undefined);
-        if (!(await records.created(target.key, backend, token, sandbox.id))) {
+        if (!(await records.created(claim, sandbox.id))) {
           throw userError("PLUGIN_FAILED", {
             message:
               `Cannot create the sandbox of "${target.key}": it was deleted (with its thread) while being created`,

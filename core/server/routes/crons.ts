@@ -140,7 +140,7 @@ export function cronRoutes(deps: ServerDeps, scheduler: CronScheduler): Hono<App
       ...(b.on_run_completed && cron.thread_id === null ? { on_run_completed: b.on_run_completed } : {}),
       ...(retimed ? { next_run_date: nextRunDate(timing, new Date()) } : {}),
     };
-    const updated = await storage.crons.update(cron.cron_id, patch, scopeOf(c));
+    const updated = await storage.crons.update(cron.cron_id, patch, { scope: scopeOf(c) });
     if (!updated) throw notFound("Cron", cron.cron_id);
     scheduler.poke();
     return c.json(cronToWire(updated));

@@ -110,12 +110,10 @@ function mountThreadRecords(app: Hono<AppEnv>, deps: ServerDeps): void {
 
   app.patch("/:thread_id", async (c) => {
     const b = parseBody(s.threadPatch, await jsonBody(c));
-    const t = await storage.threads.patch(
-      c.req.param("thread_id"),
-      patchMetadata(b.metadata),
-      scopeOf(c),
-      ttlMinutes(b.ttl),
-    );
+    const t = await storage.threads.patch(c.req.param("thread_id"), patchMetadata(b.metadata), {
+      scope: scopeOf(c),
+      ttlMinutes: ttlMinutes(b.ttl),
+    });
     if (!t) throw notFound("Thread", c.req.param("thread_id"));
     return c.json(t);
   });

@@ -1,0 +1,95 @@
+/**
+ * Ending a run: its last events, its thread's state and its final status in one statement
+ * (with the checkpointer's pending writes), or a status set on its own.
+ */
+import type { RunEvent } from "../run-events.ts";
+import type { SqlExecutor } from "../sql.ts";
+import type { Run, RunStatus } from "../records.ts";
+import { type RunRow, type RunsContext, storedState, toRun } from "./rows.ts";
+
+/** A run's end: see {@link completeRun}. */
+export interface RunEnd {
+  run: { run_id: string; thread_id: string };
+  end: {
+    status: RunStatus;
+    values: unknown;
+    interrupts: Record<string, unknown[]>;
+    threadStatus: string;
+    error: unknown;
+  };
+  /** The run's stream events not yet logged. */
+  events: readonly RunEvent[];
+  /** SqlCheckpointSaver.flushWith's builder: the checkpointer's pending writes. */
+  checkpoints?: ((params: unknown[]) => string[]) | null;
+}
+
+/** A status change: see {@link setRunStatus}. */
+export interface StatusChange {
+  status: RunStatus;
+  /** Only from these statuses (the transition's guard). */
+  fromStatuses?: RunStatus[];
+  cancelReason?: string | null;
+  /** The transaction to run in (the store's driver when absent). */
+  tx?: SqlExecutor;
+}
+
+/**
+ * Records the end of a run in one statement: its last stream events, the thread's state
+ * (`busy` while other runs of the thread are in flight) and the run's final status (only
+ * from `running`). Resolves whether other runs of the thread are in flight, and `lost`:
+ * another replica took the run over (its lease had expired), so nothing was written.
+ * `checkpoints` (SqlCheckpointSaver.flushWith's builder) adds the checkpointer's pending
+ * writes to the statement; they are written even when the run was lost, as a flush would.
+ */
+export async function completeRun(ctx: RunsContext, ending: RunEnd): Promise<{ busy: boolean; lost: boolean }> {
+  const { run, end, events } = ending;
+  const checkpoints = ending.checkpoints ?? null;
+  const params: unknown[] = [
+    run.run_id,
+    run.thread_id,
+    end.status,
+    storedState(end.values, ctx.enc),
+    storedState(end.interrupts, ctx.enc),
+    end.threadStatus,
+    storedState(end.error, ctx.enc),
+    ctx.holder,
+  ];
+  const values = events.map((e) =>
+    `($1, $${params.push(e.id)}::int, $${params.push(e.event)}, $${
+      params.push(ctx.enc ? ctx.enc.sealText(e.data) : e.data)
+    })`
+  );
+  // The checkpointer's pending writes (see SqlCheckpointSaver.flushWith), in the same statement.
+  const saved = (checkpoints?.(params) ?? []).map((w, i) => `cp${i} AS (${w}), `).join("");
+  // A run another replica holds now (it took the run over) is left to that replica.
+  const lost =
+    "EXISTS (SELECT 1 FROM runs l WHERE l.run_id = $1 AND l.status = 'running' AND l.lease_holder IS DISTINCT FROM $8 AND l.lease_holder IS NOT NULL)";
+  const log = values.length
+    ? `ev AS (INSERT INTO run_events (run_id, seq, event, data) SELECT * FROM (VALUES ${
+      values.join(", ")
+    }) v WHERE NOT ${lost} ON CONFLICT (run_id, seq) DO NOTHING), `
+    : "";
+  const { rows } = await ctx.sql.query<{ busy: boolean | null; lost: boolean }>(
+    `WITH ${saved}${log}r AS (
+       UPDATE runs SET status = $3, lease_until = NULL, updated_at = now() WHERE run_id = $1 AND status = 'running' AND (lease_holder IS NULL OR lease_holder = $8) RETURNING run_id
+     ), t AS (
+       UPDATE threads SET state_values = $4::jsonb, interrupts = $5::jsonb, error = $7::jsonb, updated_at = now(), state_updated_at = now(),
+         status = CASE WHEN EXISTS (SELECT 1 FROM runs o WHERE o.thread_id = $2 AND o.run_id <> $1 AND o.status IN ('pending', 'running')) THEN 'busy' ELSE $6 END
+       WHERE thread_id = $2 AND NOT ${lost} RETURNING status
+     ) SELECT (SELECT status = 'busy' FROM t) AS busy, ${lost} AS lost`,
+    params,
+  );
+  return { busy: rows[0]?.busy === true, lost: rows[0]?.lost === true };
+}
+
+/** Sets a final (or pending/interrupted) status; `fromStatuses` guards the transition. */
+export async function setRunStatus(ctx: RunsContext, runId: string, opts: StatusChange): Promise<Run | null> {
+  const params: unknown[] = [runId, opts.status, opts.cancelReason ?? null];
+  const guard = opts.fromStatuses ? ` AND status = ANY($${params.push(opts.fromStatuses)}::text[])` : "";
+  const { rows } = await (opts.tx ?? ctx.sql).query<RunRow>(
+    `UPDATE runs SET status = $2, cancel_reason = COALESCE($3, cancel_reason), lease_until = NULL, updated_at = now()
+     WHERE run_id = $1${guard} RETURNING *`,
+    params,
+  );
+  return rows[0] ? toRun(rows[0], ctx.enc) : null;
+}
