@@ -25,6 +25,7 @@ import { HARNESS_ERRORS } from "./errors/harness.ts";
 import { ENGINE_ERRORS } from "./errors/engine.ts";
 import { DEPLOY_ERRORS } from "./errors/deploy.ts";
 import { RUNS_ERRORS } from "./errors/runs.ts";
+import { SERVER_ERRORS } from "./errors/server.ts";
 
 /** What an error code means for the process (exit code) and over HTTP (status). */
 export interface ErrorCodeInfo {
@@ -148,6 +149,7 @@ export * from "./errors/harness.ts";
 export * from "./errors/engine.ts";
 export * from "./errors/deploy.ts";
 export * from "./errors/runs.ts";
+export * from "./errors/server.ts";
 
 /** Every entry, in the order docs/errors.md lists them (a test checks each export is here). */
 export const ERRORS: readonly ErrorData[] = [
@@ -164,4 +166,5 @@ export const ERRORS: readonly ErrorData[] = [
   ...ENGINE_ERRORS,
   ...DEPLOY_ERRORS,
   ...RUNS_ERRORS,
+  ...SERVER_ERRORS,
 ];

@@ -9,9 +9,8 @@
  * await server.close();
  */
 import { Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
-import { type AuthUser, consoleLog, redactingLog, type ServerLog, userError, VERSION } from "../kernel/index.ts";
-import { badText } from "./http/json-guard.ts";
+import { type AuthUser, consoleLog, redactingLog, type ServerLog, VERSION } from "../kernel/index.ts";
+import { bodySizeGuard, urlTextGuard } from "./http/request-guards.ts";
 import { corsMiddleware, type CorsSettings } from "./http/cors.ts";
 import { type AppEnv, authMiddleware } from "./http/auth-middleware.ts";
 import {
@@ -45,7 +44,7 @@ import { assistantRoutes } from "./routes/assistants.ts";
 import { cronRoutes } from "./routes/crons.ts";
 import type { ServerDeps } from "./deps.ts";
 import { errorHandler } from "./http/errors.ts";
-import { DEFAULT_LIMITS, overLimit, type ServerLimits } from "./http/limits.ts";
+import { DEFAULT_LIMITS, type ServerLimits } from "./http/limits.ts";
 import { apiDocsRoutes } from "./routes/api-docs.ts";
 import { openApiDocument } from "./http/openapi.ts";
 import { redactResponses } from "./http/redact-responses.ts";
@@ -152,10 +151,11 @@ export function defaultAssistantId(name: string): string {
   return uuid5(name);
 }
 
-/** Creates the agent server; storage is opened and migrated, workers started. */
-export async function createAgentServer(opts: AgentServerOptions): Promise<AgentServer> {
-  const log = redactingLog(opts.log ?? consoleLog());
-  const role: ServerRole = opts.role ?? "all";
+/** Opens storage (unless given open) and the cross-replica bus: Redis, else PostgreSQL's LISTEN/NOTIFY on a shared database. */
+async function openStorageAndBus(
+  opts: AgentServerOptions,
+  log: ServerLog,
+): Promise<{ storage: Storage; ownStorage: boolean; remote: RemoteBus | null }> {
   const ownStorage = !opts.storage || !("runs" in opts.storage);
   const storage = ownStorage ? await openStorage((opts.storage ?? {}) as StorageOptions) : (opts.storage as Storage);
   let remote: RemoteBus | null = null;
@@ -172,6 +172,40 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
     if (ownStorage) await storage.close();
     throw err;
   }
+  return { storage, ownStorage, remote };
+}
+
+/**
+ * Creates each graph's default assistant, or brings its description up to date. A graph
+ * without a configured name is named after its id, unless that is another graph's
+ * assistant's name (an agent named like a graph): then after "<id> graph".
+ */
+async function ensureAssistants(
+  storage: Storage,
+  ids: string[],
+  defaults: Record<string, DefaultAssistant> = {},
+): Promise<void> {
+  const taken = new Set(ids.filter((g) => defaults[g]).map((g) => defaults[g]!.name));
+  for (const graphId of ids) {
+    const d = defaults[graphId];
+    const name = d?.name ?? (taken.has(graphId) ? `${graphId} graph` : graphId);
+    const created = await storage.assistants.create({
+      assistant_id: defaultAssistantId(name),
+      graph_id: graphId,
+      config: {},
+      metadata: { created_by: "system" },
+      name,
+      description: d?.description ?? null,
+    });
+    if (!created) await storage.assistants.syncSystemDescription(defaultAssistantId(name), d?.description ?? null);
+  }
+}
+
+/** Creates the agent server; storage is opened and migrated, workers started. */
+export async function createAgentServer(opts: AgentServerOptions): Promise<AgentServer> {
+  const log = redactingLog(opts.log ?? consoleLog());
+  const role: ServerRole = opts.role ?? "all";
+  const { storage, ownStorage, remote } = await openStorageAndBus(opts, log);
   if (opts.runLeaseSeconds && opts.runLeaseSeconds > 0) storage.runs.leaseSeconds = opts.runLeaseSeconds;
   const broker = new RunBroker({ log: storage.events, remote, exclusive: storage.kind === "pglite" });
   const graphs = new GraphRegistry(opts.graphs, { checkpointer: storage.checkpointer, store: storage.store });
@@ -217,114 +251,23 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
   const crons = new CronScheduler(deps, { pollMs: opts.cronPollMs });
   const sweeper = new TtlSweeper(deps, deps.ttl);
 
-  const ensureAssistants = async (ids: string[], defaults: Record<string, DefaultAssistant> = {}) => {
-    const taken = new Set(ids.filter((g) => defaults[g]).map((g) => defaults[g]!.name));
-    for (const graphId of ids) {
-      const d = defaults[graphId];
-      // A graph without a configured name is named after its id, unless that is another
-      // graph's assistant's name (an agent named like a graph): then after "<id> graph".
-      const name = d?.name ?? (taken.has(graphId) ? `${graphId} graph` : graphId);
-      const created = await storage.assistants.create({
-        assistant_id: defaultAssistantId(name),
-        graph_id: graphId,
-        config: {},
-        metadata: { created_by: "system" },
-        name,
-        description: d?.description ?? null,
-      });
-      if (!created) await storage.assistants.syncSystemDescription(defaultAssistantId(name), d?.description ?? null);
-    }
-  };
-  await ensureAssistants(graphs.ids(), opts.defaultAssistants);
+  await ensureAssistants(storage, graphs.ids(), opts.defaultAssistants);
 
-  const storeSearch = await storage.store.searchMode();
   const app = new Hono<AppEnv>();
-  app.onError(errorHandler(log));
-  app.notFound((c) => c.json({ detail: `Not found: ${c.req.method} ${new URL(c.req.url).pathname}` }, 404));
-  // First of all: every answer, whatever route or error made it, leaves with its secrets redacted.
-  app.use(redactResponses());
-  // First: a preflight carries no credentials, so it is answered before auth and the guards.
-  if (opts.cors) app.use(corsMiddleware(opts.cors));
-  app.use(bodyLimit({
-    maxSize: limits.maxBodyBytes,
-    onError: () => {
-      throw overLimit(
-        "maxBodyBytes",
-        limits,
-        "the request body is larger than allowed (large files belong in a sandbox or the store)",
-      );
-    },
-  }));
-  // A request waits out a database restart only briefly, then answers 503 with Retry-After.
-  app.use((_c, next) => withDbRetryBudget(REQUEST_RETRY_MS, next));
-  // Ids and query values with text storage cannot hold (NUL, unpaired surrogates): a 422, not a database error.
-  app.use(async (c, next) => {
-    let path: string;
-    let query: string[];
-    try {
-      path = decodeURIComponent(new URL(c.req.url).pathname);
-      query = Object.values(c.req.queries()).flat();
-    } catch {
-      throw userError("UNPROCESSABLE", {
-        message:
-          "Invalid request: the URL has a malformed percent-escape (a % not followed by two hex digits of valid UTF-8)",
-        hint: "Encode ids and query values with encodeURIComponent.",
-      });
-    }
-    const problem = badText(path) ?? query.map(badText).find(Boolean) ?? null;
-    if (problem) {
-      throw userError("UNPROCESSABLE", {
-        message: `Invalid request: the URL ${problem}`,
-        hint: "Remove the character from the id or query.",
-      });
-    }
-    await next();
-  });
-  app.get("/ok", (c) => c.json({ ok: true }));
-  app.get("/info", (c) =>
-    c.json({
-      version: VERSION,
-      agentcli: VERSION,
-      graphs: graphs.ids(),
+  mountGuards(app, { log, cors: opts.cors, limits });
+  mountInfo(app, {
+    opts,
+    info: {
+      graphs: () => graphs.ids(),
       storage: storage.kind,
       redis: Boolean(remote),
       role,
-      workers: role === "api" ? 0 : opts.workers ?? 8,
       encryption: storage.encryption ? { at_rest: "aes-gcm", json_keys: [...storage.encryption.jsonKeys] } : null,
-      store_search: storeSearch,
-      tracing: opts.tracer ? { exporter: opts.tracer.exporter, project: opts.tracer.project } : null,
-      flags: { assistants: true, crons: true, langsmith: false, store: true, strict_resume: true },
-      ...opts.info,
-    }));
-  // A queue worker replica answers probes and /info only; the API is served by api replicas.
-  if (role === "worker") {
-    app.use(async (c) =>
-      c.json({
-        detail: `This replica only runs the queue (role "worker"): send ${c.req.method} ${
-          new URL(c.req.url).pathname
-        } to an API replica`,
-      }, 404)
-    );
-  }
-  const extraPaths = [...(opts.ui ? ["/app"] : []), ...(opts.extraRoutes ?? []).map((r) => r.path)];
-  app.get("/openapi.json", async (c) => {
-    const schemas = extraPaths.includes("/mcp") ? { McpMessage: await mcpMessageSchema() } : undefined;
-    return c.json(openApiDocument({ title: "agentcli Agent API", version: VERSION, extraPaths, schemas }));
+      store_search: await storage.store.searchMode(),
+    },
+    log,
   });
-  if (opts.ui) app.route("/app", opts.ui);
-  app.route("/", apiDocsRoutes({ log }));
-  // Auth guards everything after this point, extra components (MCP, A2A) included; the
-  // authenticator itself lets public paths through.
-  app.use(authMiddleware(opts.authenticate));
-  for (const r of opts.extraRoutes ?? []) app.route(r.path, typeof r.app === "function" ? r.app(deps) : r.app);
-
-  const api = new Hono<AppEnv>();
-  api.route("/assistants", assistantRoutes(deps));
-  api.route("/threads", threadRoutes(deps));
-  api.route("/store", storeRoutes(deps));
-  api.route("/", cronRoutes(deps, crons));
-  api.route("/", runRoutes(deps));
-  app.route("/", api);
+  mountApi(app, { authenticate: opts.authenticate, extraRoutes: opts.extraRoutes ?? [], deps, crons });
 
   await workers.start();
   crons.start();
@@ -338,7 +281,7 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
     sweepExpired: () => sweeper.sweep(),
     async reloadGraphs(loaders, defaults) {
       graphs.replace(loaders);
-      await ensureAssistants(graphs.ids(), defaults ?? opts.defaultAssistants);
+      await ensureAssistants(storage, graphs.ids(), defaults ?? opts.defaultAssistants);
     },
     async close(closeOpts) {
       if (closed) return;
@@ -354,4 +297,94 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
       if (ownStorage) await storage.close();
     },
   };
+}
+
+/** What every request meets first: the error answers, redaction, CORS, the body limit, the database retry budget, the URL check. */
+function mountGuards(app: Hono<AppEnv>, o: { log: ServerLog; cors?: CorsSettings; limits: ServerLimits }): void {
+  app.onError(errorHandler(o.log));
+  app.notFound((c) => c.json({ detail: `Not found: ${c.req.method} ${new URL(c.req.url).pathname}` }, 404));
+  // First of all: every answer, whatever route or error made it, leaves with its secrets redacted.
+  app.use(redactResponses());
+  // First: a preflight carries no credentials, so it is answered before auth and the guards.
+  if (o.cors) app.use(corsMiddleware(o.cors));
+  app.use(bodySizeGuard(o.limits));
+  // A request waits out a database restart only briefly, then answers 503 with Retry-After.
+  app.use((_c, next) => withDbRetryBudget(REQUEST_RETRY_MS, next));
+  app.use(urlTextGuard());
+}
+
+/** What `GET /info` tells of this server, besides its options (graphs are read per request: a reload changes them). */
+interface InfoFields {
+  graphs: () => string[];
+  storage: Storage["kind"];
+  redis: boolean;
+  role: ServerRole;
+  encryption: { at_rest: string; json_keys: string[] } | null;
+  store_search: Awaited<ReturnType<Storage["store"]["searchMode"]>>;
+}
+
+/** The public routes: probes, `/info`, the OpenAPI document, the chat UI and the API docs. */
+function mountInfo(
+  app: Hono<AppEnv>,
+  o: { opts: AgentServerOptions; info: InfoFields; log: ServerLog },
+): void {
+  const { opts, info } = o;
+  app.get("/ok", (c) => c.json({ ok: true }));
+  app.get("/info", (c) =>
+    c.json({
+      version: VERSION,
+      agentcli: VERSION,
+      graphs: info.graphs(),
+      storage: info.storage,
+      redis: info.redis,
+      role: info.role,
+      workers: info.role === "api" ? 0 : opts.workers ?? 8,
+      encryption: info.encryption,
+      store_search: info.store_search,
+      tracing: opts.tracer ? { exporter: opts.tracer.exporter, project: opts.tracer.project } : null,
+      flags: { assistants: true, crons: true, langsmith: false, store: true, strict_resume: true },
+      ...opts.info,
+    }));
+  // A queue worker replica answers probes and /info only; the API is served by api replicas.
+  if (info.role === "worker") {
+    app.use(async (c) =>
+      c.json({
+        detail: `This replica only runs the queue (role "worker"): send ${c.req.method} ${
+          new URL(c.req.url).pathname
+        } to an API replica`,
+      }, 404)
+    );
+  }
+  const extraPaths = [...(opts.ui ? ["/app"] : []), ...(opts.extraRoutes ?? []).map((r) => r.path)];
+  app.get("/openapi.json", async (c) => {
+    const schemas = extraPaths.includes("/mcp") ? { McpMessage: await mcpMessageSchema() } : undefined;
+    return c.json(openApiDocument({ title: "agentcli Agent API", version: VERSION, extraPaths, schemas }));
+  });
+  if (opts.ui) app.route("/app", opts.ui);
+  app.route("/", apiDocsRoutes({ log: o.log }));
+}
+
+/** The routes behind auth: the extra components (MCP, A2A) and the Agent API's route groups. */
+function mountApi(
+  app: Hono<AppEnv>,
+  o: {
+    authenticate: AgentServerOptions["authenticate"];
+    extraRoutes: NonNullable<AgentServerOptions["extraRoutes"]>;
+    deps: ServerDeps;
+    crons: CronScheduler;
+  },
+): void {
+  const { deps, crons } = o;
+  // Auth guards everything after this point, extra components (MCP, A2A) included; the
+  // authenticator itself lets public paths through.
+  app.use(authMiddleware(o.authenticate));
+  for (const r of o.extraRoutes) app.route(r.path, typeof r.app === "function" ? r.app(deps) : r.app);
+
+  const api = new Hono<AppEnv>();
+  api.route("/assistants", assistantRoutes(deps));
+  api.route("/threads", threadRoutes(deps));
+  api.route("/store", storeRoutes(deps));
+  api.route("/", cronRoutes(deps, crons));
+  api.route("/", runRoutes(deps));
+  app.route("/", api);
 }

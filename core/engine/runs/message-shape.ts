@@ -13,16 +13,13 @@
  * // throws 422: Invalid request: input.messages[0]: has no "role" or "type", so it is not a chat message
  */
 import { coerceMessageLikeToMessage } from "@langchain/core/messages";
-import { type AgentcliError, userError } from "../../kernel/index.ts";
+import { type AgentcliError, agentcliError, MessageShapeInvalid } from "../../kernel/index.ts";
 
 const ROLES = ["user", "human", "assistant", "ai", "system", "developer", "tool", "remove"];
 const EXAMPLE = `{"role": "user", "content": "Hi"}`;
-const HINT = `Send each message as an object with a "role" (${
-  ROLES.slice(0, 7).map((r) => `"${r}"`).join(", ")
-}) and a "content" (a string or an array of content blocks), e.g. ${EXAMPLE}.`;
 
 function invalid(field: string, problem: string): AgentcliError {
-  return userError("UNPROCESSABLE", { message: `Invalid request: ${field}: ${problem}`, hint: HINT });
+  return agentcliError(MessageShapeInvalid, { field, problem });
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {

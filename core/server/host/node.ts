@@ -4,7 +4,7 @@
  */
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
-import { clientErrorReporter, type ServerLog, userError } from "../../kernel/index.ts";
+import { agentcliError, clientErrorReporter, PortInUse, type ServerLog } from "../../kernel/index.ts";
 import {
   type AllowedHosts,
   defaultAllowedHosts,
@@ -100,10 +100,7 @@ export async function listen(
     });
     const onError = (err: NodeJS.ErrnoException) => {
       if (err.code === "EADDRINUSE") {
-        reject(userError("PORT_IN_USE", {
-          message: `Cannot listen on ${host}:${opts.port}: the port is in use`,
-          hint: `Stop the other process, or pick another port with --port <int>.`,
-        }));
+        reject(agentcliError(PortInUse, { host, port: opts.port }));
       } else reject(err);
     };
     srv.once("error", onError);

@@ -6,7 +6,14 @@
 import { authChallenge } from "../../auth/index.ts";
 import type { Context } from "hono";
 import { z } from "zod";
-import { AgentcliError, clientErrorReporter, type ServerLog, unprocessable, userError } from "../../kernel/index.ts";
+import {
+  AgentcliError,
+  agentcliError,
+  BodyNotJson,
+  clientErrorReporter,
+  type ServerLog,
+  unprocessable,
+} from "../../kernel/index.ts";
 import { checkJsonText } from "./json-guard.ts";
 import { DB_RETRY_AFTER_SECONDS, isTransientDbError } from "../../storage/index.ts";
 
@@ -30,11 +37,7 @@ export async function jsonBody(c: Context): Promise<unknown> {
   if (!text.trim()) return {};
   const type = c.req.header("content-type") ?? "";
   if (!/^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(type)) {
-    throw userError("UNPROCESSABLE", {
-      message: `Cannot read the request body: its content type is ${type ? `"${type}"` : "missing"}, not JSON`,
-      hint: "Send the body as JSON with the header Content-Type: application/json.",
-      status: 415,
-    });
+    throw agentcliError(BodyNotJson, { contentType: type }, { status: 415 });
   }
   let value: unknown;
   try {

@@ -7,7 +7,7 @@
  * @example
  * checkJsonText(JSON.parse(text), "body"); // throws a 422 naming e.g. `input.messages[0].content`
  */
-import { userError } from "../../kernel/index.ts";
+import { agentcliError, BodyKeyInvalid, BodyTextInvalid, BodyTooDeep } from "../../kernel/index.ts";
 
 /** Nesting deeper than this is refused (state, metadata and store values are far shallower). */
 export const MAX_JSON_DEPTH = 100;
@@ -32,14 +32,12 @@ export function checkJsonText(value: unknown, where = "body"): void {
     const { v, path, depth } = stack.pop()!;
     if (typeof v === "string") {
       const problem = badText(v);
-      if (problem) {
-        throw refuse(`${short(path)} ${problem}`, "Remove the character (text is stored as UTF-8 without NUL bytes).");
-      }
+      if (problem) throw agentcliError(BodyTextInvalid, { where: short(path), problem });
       continue;
     }
     if (v === null || typeof v !== "object") continue;
     if (depth >= MAX_JSON_DEPTH) {
-      throw refuse(`${short(path)} nests deeper than ${MAX_JSON_DEPTH} levels`, "Send a flatter value.");
+      throw agentcliError(BodyTooDeep, { where: short(path), max: MAX_JSON_DEPTH });
     }
     if (Array.isArray(v)) {
       for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], path: `${path}[${i}]`, depth: depth + 1 });
@@ -47,7 +45,7 @@ export function checkJsonText(value: unknown, where = "body"): void {
     }
     for (const [k, child] of Object.entries(v as Record<string, unknown>)) {
       const problem = badText(k);
-      if (problem) throw refuse(`a key in ${short(path)} ${problem}`, "Remove the character from the key.");
+      if (problem) throw agentcliError(BodyKeyInvalid, { where: short(path), problem });
       stack.push({ v: child, path: `${path}.${k}`, depth: depth + 1 });
     }
   }
@@ -55,8 +53,4 @@ export function checkJsonText(value: unknown, where = "body"): void {
 
 function short(path: string): string {
   return path.length > 120 ? `${path.slice(0, 120)}…` : path;
-}
-
-function refuse(message: string, hint: string) {
-  return userError("UNPROCESSABLE", { message: `Invalid request: ${message}`, hint });
 }

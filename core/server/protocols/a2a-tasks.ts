@@ -10,17 +10,14 @@
  *   `metadata.a2a_task_id`, so the task keeps its id while it spans runs;
  * - states: pending run `submitted`, running `working`, success `completed` (or
  *   `input-required` while the thread waits on an approval gate), failed `failed`, cancelled
- *   `canceled`. The answer is the artifact `answer` and the final status message.
+ *   `canceled` (a2a-task-view.ts). The answer is the artifact `answer` and the final status message.
  *
  * Approval answers: a data part `{"decisions": [...]}` (the Agent API's resume value), or
- * text `approve` / `reject: <reason>` applied to every pending action.
+ * text `approve` / `reject: <reason>` applied to every pending action (a2a-parts.ts).
  */
 import {
   type AgentCard,
-  type Artifact,
   type Message,
-  type Part,
-  Role,
   type SendMessageRequest,
   type StreamResponse,
   type Task,
@@ -40,86 +37,24 @@ import type { Assistant, Run } from "../../storage/index.ts";
 import type { ServerDeps } from "../deps.ts";
 import { badText } from "../http/json-guard.ts";
 import { ownerOf } from "../../engine/index.ts";
-import { contentText, describeInterrupts, describeUpdate, outcomeOf, startTurn, type TurnOutcome } from "./turn.ts";
+import { describeUpdate, outcomeOf, startTurn } from "./turn.ts";
+import { agentMessage, readParts, resumeValue, textPart } from "./a2a-parts.ts";
+import {
+  answerArtifact,
+  CANCELED_KEY,
+  stateName,
+  statusMessage,
+  taskOf,
+  type TaskRuns,
+  taskState,
+  TERMINAL,
+} from "./a2a-task-view.ts";
 
 /** What the peer hears of a failure that is not its own (the server logs the details). */
 export const INTERNAL_MESSAGE = "Internal error (the server logged the details)";
 
 /** Where a message's text and context are, for errors. */
 const NAMES = { message: "message.parts", thread: "message.contextId" };
-const TERMINAL = new Set([
-  TaskState.TASK_STATE_COMPLETED,
-  TaskState.TASK_STATE_FAILED,
-  TaskState.TASK_STATE_CANCELED,
-  TaskState.TASK_STATE_REJECTED,
-]);
-const CANCELED_KEY = "a2a_canceled_task_id";
-
-interface TaskRuns {
-  id: string;
-  latest: Run;
-  outcome: TurnOutcome;
-  state: TaskState;
-}
-
-function textPart(text: string): Part {
-  return { content: { $case: "text", value: text }, metadata: undefined, filename: "", mediaType: "text/plain" };
-}
-
-function dataPart(value: unknown): Part {
-  return { content: { $case: "data", value }, metadata: undefined, filename: "", mediaType: "application/json" };
-}
-
-function agentMessage(taskId: string, contextId: string, parts: Part[]): Message {
-  return {
-    messageId: crypto.randomUUID(),
-    contextId,
-    taskId,
-    role: Role.ROLE_AGENT,
-    parts,
-    metadata: undefined,
-    extensions: [],
-    referenceTaskIds: [],
-  };
-}
-
-/** What a user message says: its text parts joined, its data parts. */
-function readParts(parts: Part[]): { text: string; data: unknown[] } {
-  const text: string[] = [];
-  const data: unknown[] = [];
-  for (const p of parts) {
-    if (p.content?.$case === "text") text.push(p.content.value);
-    else if (p.content?.$case === "data") data.push(p.content.value);
-    else if (p.content?.$case === "url") text.push(p.content.value);
-  }
-  return { text: text.join("\n"), data };
-}
-
-/** The resume value for an interrupted thread from a peer's answer; throws when unclear. */
-export function resumeValue(taskId: string, interrupts: unknown[], answer: { text: string; data: unknown[] }): unknown {
-  const first = interrupts[0] as { action_requests?: unknown[] } | undefined;
-  const data = answer.data[0] as Record<string, unknown> | undefined;
-  if (!Array.isArray(first?.action_requests)) {
-    // A plain `interrupt(value)` of a custom graph takes the answer as it is.
-    if (data !== undefined) return data;
-    if (answer.text.trim()) return answer.text;
-    throw new RequestMalformedError(`Cannot resume task "${taskId}": the message carries no answer`);
-  }
-  if (data && Array.isArray(data.decisions)) return { decisions: data.decisions };
-  const n = first.action_requests.length;
-  const approve = /^\s*(approve|approved|yes|y|ok|okay|accept)\b/i.exec(answer.text);
-  if (approve || data?.decision === "approve" || data?.type === "approve") {
-    return { decisions: Array.from({ length: n }, () => ({ type: "approve" })) };
-  }
-  const reject = /^\s*(reject|rejected|no|n|deny|denied|decline)\b[\s:,.-]*([\s\S]*)$/i.exec(answer.text);
-  if (reject || data?.decision === "reject" || data?.type === "reject") {
-    const message = (reject?.[2] ?? (typeof data?.message === "string" ? data.message : "")).trim();
-    return { decisions: Array.from({ length: n }, () => ({ type: "reject", ...(message ? { message } : {}) })) };
-  }
-  throw new RequestMalformedError(
-    `Cannot resume task "${taskId}": answer "approve" or "reject: <reason>", or send a data part {"decisions": [...]} with ${n} decision(s)`,
-  );
-}
 
 export interface TaskHandlerOptions {
   deps: ServerDeps;
@@ -160,85 +95,7 @@ export class AssistantTasks implements A2ARequestHandler {
       recent.find((r) => r.run_id === taskId || (r.metadata as Record<string, unknown>).a2a_task_id === taskId) ??
         first;
     const outcome = await outcomeOf(deps, latest.run_id, latest);
-    return { id: taskId, latest: outcome.run, outcome, state: this.#state(taskId, outcome) };
-  }
-
-  #state(taskId: string, o: TurnOutcome): TaskState {
-    switch (o.status) {
-      case "pending":
-        return TaskState.TASK_STATE_SUBMITTED;
-      case "running":
-        return TaskState.TASK_STATE_WORKING;
-      case "success":
-        if (!o.interrupts.length) return TaskState.TASK_STATE_COMPLETED;
-        return (o.thread?.metadata as Record<string, unknown> | undefined)?.[CANCELED_KEY] === taskId
-          ? TaskState.TASK_STATE_CANCELED
-          : TaskState.TASK_STATE_INPUT_REQUIRED;
-      case "interrupted":
-        return TaskState.TASK_STATE_CANCELED;
-      default:
-        return TaskState.TASK_STATE_FAILED;
-    }
-  }
-
-  #statusMessage(t: TaskRuns): Message | undefined {
-    const ctx = t.latest.thread_id;
-    switch (t.state) {
-      case TaskState.TASK_STATE_COMPLETED:
-        return agentMessage(t.id, ctx, [textPart(t.outcome.answer)]);
-      case TaskState.TASK_STATE_INPUT_REQUIRED:
-        return agentMessage(t.id, ctx, [
-          textPart(
-            `${
-              describeInterrupts(t.outcome.interrupts)
-            }\nReply in this task with "approve" or "reject: <reason>" (or a data part {"decisions": [...]}).`,
-          ),
-          dataPart({ interrupts: t.outcome.interrupts }),
-        ]);
-      case TaskState.TASK_STATE_FAILED:
-        return agentMessage(t.id, ctx, [textPart(t.outcome.error ?? `The run ended "${t.outcome.status}"`)]);
-      default:
-        return undefined;
-    }
-  }
-
-  #answerArtifact(t: TaskRuns): Artifact {
-    return {
-      artifactId: `answer-${t.latest.run_id}`,
-      name: "answer",
-      description: "The agent's final answer.",
-      parts: [textPart(t.outcome.answer)],
-      metadata: undefined,
-      extensions: [],
-    };
-  }
-
-  #task(t: TaskRuns, historyLength?: number): Task {
-    const ctx = t.latest.thread_id;
-    const messages = ((t.outcome.thread?.values as { messages?: unknown[] } | null)?.messages ?? []) as Array<
-      { type?: string; id?: string; content?: unknown }
-    >;
-    let history: Message[] = messages
-      .filter((m) => (m.type === "human" || m.type === "ai") && contentText(m.content))
-      .map((m) => ({
-        messageId: m.id ?? crypto.randomUUID(),
-        contextId: ctx,
-        taskId: t.id,
-        role: m.type === "human" ? Role.ROLE_USER : Role.ROLE_AGENT,
-        parts: [textPart(contentText(m.content))],
-        metadata: undefined,
-        extensions: [],
-        referenceTaskIds: [],
-      }));
-    if (historyLength !== undefined) history = historyLength > 0 ? history.slice(-historyLength) : [];
-    return {
-      id: t.id,
-      contextId: ctx,
-      status: { state: t.state, message: this.#statusMessage(t), timestamp: t.latest.updated_at },
-      artifacts: t.state === TaskState.TASK_STATE_COMPLETED ? [this.#answerArtifact(t)] : [],
-      history,
-      metadata: { assistant_id: t.latest.assistant_id, run_id: t.latest.run_id },
-    };
+    return { id: taskId, latest: outcome.run, outcome, state: taskState(taskId, outcome) };
   }
 
   /** Starts (or resumes) the task a message asks for; returns its id and run. */
@@ -322,7 +179,7 @@ export class AssistantTasks implements A2ARequestHandler {
     try {
       const { taskId, run } = await this.#start(params);
       if (!params.configuration?.returnImmediately) await this.#waitEnd(run);
-      return this.#task(await this.#load(taskId), params.configuration?.historyLength);
+      return taskOf(await this.#load(taskId), params.configuration?.historyLength);
     } catch (err) {
       this.#hide(err);
     }
@@ -344,7 +201,7 @@ export class AssistantTasks implements A2ARequestHandler {
   async *#stream(taskId: string, run: Run, historyLength?: number): AsyncGenerator<StreamResponse, void, undefined> {
     const { deps } = this.#o;
     const first = await this.#load(taskId);
-    yield { payload: { $case: "task", value: this.#task(first, historyLength) } };
+    yield { payload: { $case: "task", value: taskOf(first, historyLength) } };
     const ctx = run.thread_id;
     const status = (state: TaskState, message?: Message): StreamResponse => ({
       payload: {
@@ -381,7 +238,7 @@ export class AssistantTasks implements A2ARequestHandler {
           value: {
             taskId,
             contextId: ctx,
-            artifact: this.#answerArtifact(end),
+            artifact: answerArtifact(end),
             append: false,
             lastChunk: true,
             metadata: undefined,
@@ -389,12 +246,12 @@ export class AssistantTasks implements A2ARequestHandler {
         },
       };
     }
-    yield status(end.state, this.#statusMessage(end));
+    yield status(end.state, statusMessage(end));
   }
 
   async getTask(params: { id: string; historyLength?: number }, _ctx: ServerCallContext): Promise<Task> {
     try {
-      return this.#task(await this.#load(params.id), params.historyLength);
+      return taskOf(await this.#load(params.id), params.historyLength);
     } catch (err) {
       this.#hide(err);
     }
@@ -421,7 +278,7 @@ export class AssistantTasks implements A2ARequestHandler {
       await deps.runs.cancel(t.latest, "interrupt");
       await this.#waitEnd(t.latest);
     }
-    return this.#task(await this.#load(t.id));
+    return taskOf(await this.#load(t.id));
   }
 
   async *resubscribe(params: { id: string }, _ctx: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
@@ -461,8 +318,4 @@ export class AssistantTasks implements A2ARequestHandler {
   deleteTaskPushNotificationConfig(): Promise<never> {
     return this.createTaskPushNotificationConfig();
   }
-}
-
-function stateName(s: TaskState): string {
-  return TaskState[s]?.replace("TASK_STATE_", "").toLowerCase().replace("_", "-") ?? String(s);
 }

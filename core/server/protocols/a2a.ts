@@ -12,7 +12,7 @@
  * extraRoutes.push({ path: "/a2a", app: routes.rpc }, { path: "/.well-known", app: routes.card });
  */
 import { type Context, Hono } from "hono";
-import { formatSSEErrorEvent, formatSSEEvent, SSE_HEADERS } from "@a2a-js/sdk";
+import { type AgentCard, formatSSEErrorEvent, formatSSEEvent, SSE_HEADERS } from "@a2a-js/sdk";
 import { JsonRpcTransportHandler, ServerCallContext, validateVersion } from "@a2a-js/sdk/server";
 import { LegacyJsonRpcTransportHandler } from "@a2a-js/sdk/compat/v0_3/server";
 import { A2AError, PushNotificationNotSupportedError, RequestMalformedError } from "@a2a-js/sdk/errors";
@@ -28,6 +28,22 @@ import {
   type CardSkill,
   legacyAgentCardJson,
 } from "./a2a-card.ts";
+import {
+  invalidRequest,
+  isLegacy,
+  JSONRPC_INTERNAL_ERROR,
+  JSONRPC_INVALID_REQUEST,
+  JSONRPC_METHOD_NOT_FOUND,
+  JSONRPC_PARSE_ERROR,
+  LEGACY_METHODS,
+  methodNotFound,
+  METHODS,
+  paramsProblem,
+  PUSH_METHODS,
+  type RpcAnswer,
+  rpcError,
+  validId,
+} from "./a2a-params.ts";
 
 export interface A2AOptions {
   version: string;
@@ -38,18 +54,6 @@ export interface A2AOptions {
   defaultAssistant?: () => string;
 }
 
-const JSONRPC_PARSE_ERROR = -32700;
-const JSONRPC_INVALID_REQUEST = -32600;
-const JSONRPC_METHOD_NOT_FOUND = -32601;
-const JSONRPC_INTERNAL_ERROR = -32603;
-
-type RpcAnswer = {
-  jsonrpc: "2.0";
-  id: unknown;
-  result?: unknown;
-  error?: { code: number; message: string; data?: unknown };
-};
-
 /**
  * An SDK answer with its internal error made generic: the SDK answers an unexpected failure
  * (e.g. a JS TypeError converting odd params) -32603 with the JS message, which the peer must
@@ -59,155 +63,6 @@ export function hideInternal(out: RpcAnswer, deps: Pick<ServerDeps, "log">): Rpc
   if (out?.error?.code !== JSONRPC_INTERNAL_ERROR || out.error.message === INTERNAL_MESSAGE) return out;
   deps.log.error("A2A request failed", new Error(out.error.message));
   return { jsonrpc: "2.0", id: out.id, error: { code: JSONRPC_INTERNAL_ERROR, message: INTERNAL_MESSAGE } };
-}
-
-/** The JSON-RPC methods of A2A 1.0 (`A2A-Version: 1.0`) the SDK's transport handler serves. */
-const METHODS = [
-  "SendMessage",
-  "SendStreamingMessage",
-  "GetTask",
-  "ListTasks",
-  "CancelTask",
-  "SubscribeToTask",
-  "CreateTaskPushNotificationConfig",
-  "GetTaskPushNotificationConfig",
-  "ListTaskPushNotificationConfigs",
-  "DeleteTaskPushNotificationConfig",
-  "GetExtendedAgentCard",
-];
-/** The methods of A2A 0.3 (no `A2A-Version`). */
-const LEGACY_METHODS = [
-  "message/send",
-  "message/stream",
-  "tasks/get",
-  "tasks/cancel",
-  "tasks/resubscribe",
-  "tasks/pushNotificationConfig/set",
-  "tasks/pushNotificationConfig/get",
-  "tasks/pushNotificationConfig/list",
-  "tasks/pushNotificationConfig/delete",
-  "agent/getAuthenticatedExtendedCard",
-];
-
-/** Methods about push notification configs: the cards say `pushNotifications: false`. */
-const PUSH_METHODS = new Set([
-  "CreateTaskPushNotificationConfig",
-  "GetTaskPushNotificationConfig",
-  "ListTaskPushNotificationConfigs",
-  "DeleteTaskPushNotificationConfig",
-  "tasks/pushNotificationConfig/set",
-  "tasks/pushNotificationConfig/get",
-  "tasks/pushNotificationConfig/list",
-  "tasks/pushNotificationConfig/delete",
-]);
-/** Methods whose params name a task by `id`. */
-const TASK_ID_METHODS = new Set([
-  "GetTask",
-  "CancelTask",
-  "SubscribeToTask",
-  "tasks/get",
-  "tasks/cancel",
-  "tasks/resubscribe",
-]);
-/** Methods whose params carry a `message`. */
-const MESSAGE_METHODS = new Set(["SendMessage", "SendStreamingMessage", "message/send", "message/stream"]);
-
-const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
-/** An absent or non-negative integer count (1.0's ProtoJSON may write integers as strings). */
-const isCount = (v: unknown, legacy: boolean) =>
-  v === undefined || v === null || (typeof v === "number" && Number.isInteger(v) && v >= 0) ||
-  (!legacy && typeof v === "string" && /^\d+$/.test(v));
-
-/**
- * What is wrong with the params of a known method (the SDK's conversions would otherwise
- * look up "undefined" or fail with a JS TypeError), or null. Non-object params are left to
- * the SDK, which answers them -32602 itself.
- */
-export function paramsProblem(method: string, params: unknown, legacy: boolean): string | null {
-  if (!isObject(params)) return null;
-  if (TASK_ID_METHODS.has(method)) {
-    if (typeof params.id !== "string" || !params.id) {
-      return `"params.id" is required: the id of the task (a non-empty string)`;
-    }
-    if (!isCount(params.historyLength, legacy)) return `"params.historyLength" must be a non-negative integer`;
-    return null;
-  }
-  if (MESSAGE_METHODS.has(method)) {
-    if (!isObject(params.message)) return `"params.message" is required: the message to send (an object)`;
-    const parts = params.message.parts;
-    if (!Array.isArray(parts) || parts.length === 0) return `"params.message.parts" must be a non-empty array`;
-    const conf = params.configuration;
-    if (conf !== undefined && conf !== null) {
-      if (!isObject(conf)) return `"params.configuration" must be an object`;
-      const modes = conf.acceptedOutputModes;
-      if (
-        modes !== undefined && modes !== null && !(Array.isArray(modes) && modes.every((x) => typeof x === "string"))
-      ) return `"params.configuration.acceptedOutputModes" must be an array of strings`;
-      if (!isCount(conf.historyLength, legacy)) {
-        return `"params.configuration.historyLength" must be a non-negative integer`;
-      }
-    }
-    for (const key of ["extensions", "referenceTaskIds"]) {
-      const v = params.message[key];
-      if (v !== undefined && v !== null && !(Array.isArray(v) && v.every((x) => typeof x === "string"))) {
-        return `"params.message.${key}" must be an array of strings`;
-      }
-    }
-    for (const [i, part] of parts.entries()) {
-      const where = `"params.message.parts[${i}]"`;
-      if (!isObject(part)) return `${where} must be an object`;
-      if (!legacy) {
-        if (part.raw !== undefined && typeof part.raw !== "string") return `${where}: "raw" must be a base64 string`;
-        continue;
-      }
-      if (part.kind === "text") {
-        if (typeof part.text !== "string") return `${where} is a text part: "text" must be a string`;
-      } else if (part.kind === "file") {
-        const file = part.file;
-        if (!isObject(file) || !(typeof file.bytes === "string" || typeof file.uri === "string")) {
-          return `${where} is a file part: "file" must be an object with "bytes" (base64) or "uri"`;
-        }
-      } else if (part.kind === "data") {
-        if (!isObject(part.data)) return `${where} is a data part: "data" must be an object`;
-      } else {
-        return `${where}: "kind" must be "text", "file" or "data"`;
-      }
-    }
-  }
-  return null;
-}
-
-function rpcError(id: unknown, code: number, message: string) {
-  return { jsonrpc: "2.0" as const, id, error: { code, message } };
-}
-
-const validId = (id: unknown) =>
-  id === null || typeof id === "string" || (typeof id === "number" && Number.isInteger(id));
-
-/** What makes a parsed body no JSON-RPC 2.0 request, or null when it is one. */
-function invalidRequest(r: { jsonrpc?: unknown; id?: unknown; method?: unknown } | null): string | null {
-  if (!r) return "the body must be one JSON-RPC 2.0 request object (batches are not supported)";
-  if (r.jsonrpc !== "2.0") return `"jsonrpc" must be "2.0"`;
-  if (typeof r.method !== "string" || !r.method) return `"method" must be a non-empty string`;
-  if ("id" in r && !validId(r.id)) return `"id" must be a string, an integer or null`;
-  return null;
-}
-
-function methodNotFound(method: string, legacy: boolean): string {
-  const other = legacy
-    ? METHODS.includes(method) ? ` "${method}" is an A2A 1.0 method: send the header "A2A-Version: 1.0".` : ""
-    : LEGACY_METHODS.includes(method)
-    ? ` "${method}" is an A2A 0.3 method: send it without the A2A-Version header.`
-    : "";
-  const speaks = legacy ? "A2A 0.3 (no A2A-Version header)" : "A2A 1.0";
-  return `Method not found: "${method}". This request speaks ${speaks}, whose methods are ${
-    (legacy ? LEGACY_METHODS : METHODS).join(", ")
-  }.${other}`;
-}
-
-/** True for requests that speak A2A 0.3: no `A2A-Version`, or 0.3.x. */
-function isLegacy(version: string | undefined): boolean {
-  return !version || /^0\.3(\.\d+)?$/.test(version);
 }
 
 /** The deployment's public origin as the caller reached it. */
@@ -223,6 +78,131 @@ export interface A2ARoutes {
   card(deps: ServerDeps): Hono<AppEnv>;
   /** Mount at `/a2a` (behind auth). */
   rpc(deps: ServerDeps): Hono<AppEnv>;
+}
+
+/** Protocol errors go out as they are; anything else is logged and answered generically. */
+function errorMapper(legacy: boolean, deps: Pick<ServerDeps, "log">): (err: unknown) => RpcAnswer["error"] {
+  const mapA2AError = legacy
+    ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError
+    : JsonRpcTransportHandler.mapToJSONRPCError;
+  return (err) => {
+    const body = err instanceof A2AError ? mapA2AError(err) : null;
+    if (body && body.code !== JSONRPC_INTERNAL_ERROR) return body;
+    if ((err as Error | null)?.message !== INTERNAL_MESSAGE) deps.log.error("A2A request failed", err);
+    return { code: JSONRPC_INTERNAL_ERROR, message: INTERNAL_MESSAGE };
+  };
+}
+
+/** A request the SDK may handle, or the answer given before it: the request's envelope and id, or that answer. */
+type Checked = { envelope: Record<string, unknown>; id: unknown } | { answer: RpcAnswer };
+
+/**
+ * Parse errors (-32700), invalid requests (-32600) and unknown methods (-32601) are answered
+ * here: the SDK's handlers call a parse error an invalid request (and, in 1.0, an invalid
+ * request invalid params), and check params before the method. Push notification methods and
+ * malformed params are answered before the SDK converts the params (which assumes their shape).
+ */
+function checkRequest(o: {
+  body: string;
+  ctx: ServerCallContext;
+  card: AgentCard;
+  legacy: boolean;
+  mapError: (err: unknown) => RpcAnswer["error"];
+}): Checked {
+  const { legacy, mapError } = o;
+  let request: unknown;
+  try {
+    request = JSON.parse(o.body);
+  } catch (err) {
+    return {
+      answer: rpcError(
+        null,
+        JSONRPC_PARSE_ERROR,
+        `Parse error: the body is not valid JSON (${(err as Error).message})`,
+      ),
+    };
+  }
+  const envelope = request !== null && typeof request === "object" && !Array.isArray(request)
+    ? (request as { jsonrpc?: unknown; id?: unknown; method?: unknown })
+    : null;
+  const id = envelope?.id ?? null;
+  try {
+    validateVersion(o.ctx.requestedVersion, o.card, "JSONRPC");
+  } catch (err) {
+    return { answer: { jsonrpc: "2.0", id, error: mapError(err) } };
+  }
+  const invalid = invalidRequest(envelope);
+  if (invalid || !envelope) {
+    return { answer: rpcError(validId(id) ? id : null, JSONRPC_INVALID_REQUEST, `Invalid Request: ${invalid}`) };
+  }
+  const method = envelope.method as string;
+  if (!(legacy ? LEGACY_METHODS : METHODS).includes(method)) {
+    return { answer: rpcError(id, JSONRPC_METHOD_NOT_FOUND, methodNotFound(method, legacy)) };
+  }
+  if (PUSH_METHODS.has(method)) {
+    const error = mapError(
+      new PushNotificationNotSupportedError(
+        `Push notifications are not supported (the agent card says pushNotifications: false): follow a task with ${
+          legacy ? "message/stream or tasks/resubscribe" : "SendStreamingMessage or SubscribeToTask"
+        }, or poll it with ${legacy ? "tasks/get" : "GetTask"}`,
+      ),
+    );
+    return { answer: { jsonrpc: "2.0", id, error } };
+  }
+  const problem = paramsProblem(method, (envelope as { params?: unknown }).params, legacy);
+  if (problem) {
+    return {
+      answer: {
+        jsonrpc: "2.0",
+        id,
+        error: mapError(new RequestMalformedError(`Invalid params for ${method}: ${problem}`)),
+      },
+    };
+  }
+  return { envelope: envelope as Record<string, unknown>, id };
+}
+
+/**
+ * A streamed answer as SSE: its events, then an error event if it fails midway. A failure
+ * before the first event is a JSON-RPC error answer instead; a client that goes away stops it.
+ */
+async function sseAnswer(o: {
+  c: Context<AppEnv>;
+  it: AsyncIterator<unknown>;
+  id: unknown;
+  mapError: (err: unknown) => RpcAnswer["error"];
+}): Promise<Response> {
+  const { it, id, mapError } = o;
+  let first: IteratorResult<unknown>;
+  try {
+    first = await it.next();
+  } catch (err) {
+    return o.c.json({ jsonrpc: "2.0", id, error: mapError(err) });
+  }
+  const encoder = new TextEncoder();
+  const stream = new ReadableStream<Uint8Array>({
+    async start(controller) {
+      try {
+        if (!first.done) controller.enqueue(encoder.encode(formatSSEEvent(first.value)));
+        while (true) {
+          const n = await it.next();
+          if (n.done) break;
+          controller.enqueue(encoder.encode(formatSSEEvent(n.value)));
+        }
+      } catch (err) {
+        try {
+          controller.enqueue(encoder.encode(formatSSEErrorEvent({ jsonrpc: "2.0", id, error: mapError(err) })));
+        } catch { /* the client went away */ }
+      }
+      try {
+        controller.close();
+      } catch { /* closed already */ }
+    },
+    cancel() {
+      void it.return?.(undefined);
+    },
+  });
+  return new Response(stream, { status: 200, headers: SSE_HEADERS });
 }
 
 /** The A2A route groups. */
@@ -272,104 +252,19 @@ export function a2aRoutes(opts: A2AOptions): A2ARoutes {
         const card = agentCardInternal(a, cardOptions(c, a));
         const version = c.req.header("A2A-Version")?.trim() || undefined;
         const legacy = isLegacy(version);
-        const mapA2AError = legacy
-          ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError
-          : JsonRpcTransportHandler.mapToJSONRPCError;
-        // Protocol errors go out as they are; anything else is logged and answered generically.
-        const mapError = (err: unknown) => {
-          const body = err instanceof A2AError ? mapA2AError(err) : null;
-          if (body && body.code !== JSONRPC_INTERNAL_ERROR) return body;
-          if ((err as Error | null)?.message !== INTERNAL_MESSAGE) deps.log.error("A2A request failed", err);
-          return { code: JSONRPC_INTERNAL_ERROR, message: INTERNAL_MESSAGE };
-        };
-        // Parse errors (-32700), invalid requests (-32600) and unknown methods (-32601) are
-        // answered here: the SDK's handlers call a parse error an invalid request (and, in
-        // 1.0, an invalid request invalid params), and check params before the method.
-        let request: unknown;
-        try {
-          request = JSON.parse(await c.req.text());
-        } catch (err) {
-          return c.json(
-            rpcError(null, JSONRPC_PARSE_ERROR, `Parse error: the body is not valid JSON (${(err as Error).message})`),
-          );
-        }
-        const envelope = request !== null && typeof request === "object" && !Array.isArray(request)
-          ? (request as { jsonrpc?: unknown; id?: unknown; method?: unknown })
-          : null;
-        const id = envelope?.id ?? null;
+        const mapError = errorMapper(legacy, deps);
+        const body = await c.req.text();
         const ctx = new ServerCallContext({ requestedVersion: version });
-        try {
-          validateVersion(ctx.requestedVersion, card, "JSONRPC");
-        } catch (err) {
-          return c.json({ jsonrpc: "2.0", id, error: mapError(err) });
-        }
-        const invalid = invalidRequest(envelope);
-        if (invalid || !envelope) {
-          return c.json(rpcError(validId(id) ? id : null, JSONRPC_INVALID_REQUEST, `Invalid Request: ${invalid}`));
-        }
-        const method = envelope.method as string;
-        if (!(legacy ? LEGACY_METHODS : METHODS).includes(method)) {
-          return c.json(rpcError(id, JSONRPC_METHOD_NOT_FOUND, methodNotFound(method, legacy)));
-        }
-        // Answered before the SDK converts the params (which assumes their shape).
-        if (PUSH_METHODS.has(method)) {
-          return c.json({
-            jsonrpc: "2.0",
-            id,
-            error: mapError(
-              new PushNotificationNotSupportedError(
-                `Push notifications are not supported (the agent card says pushNotifications: false): follow a task with ${
-                  legacy ? "message/stream or tasks/resubscribe" : "SendStreamingMessage or SubscribeToTask"
-                }, or poll it with ${legacy ? "tasks/get" : "GetTask"}`,
-              ),
-            ),
-          });
-        }
-        const problem = paramsProblem(method, (envelope as { params?: unknown }).params, legacy);
-        if (problem) {
-          return c.json({
-            jsonrpc: "2.0",
-            id,
-            error: mapError(new RequestMalformedError(`Invalid params for ${method}: ${problem}`)),
-          });
-        }
+        const checked = checkRequest({ body, ctx, card, legacy, mapError });
+        if ("answer" in checked) return c.json(checked.answer);
+        const { envelope, id } = checked;
         const tasks = new AssistantTasks({ deps, assistant: a, user: userOf(c), card });
         const handler = legacy ? new LegacyJsonRpcTransportHandler(tasks) : new JsonRpcTransportHandler(tasks);
         const out = await handler.handle(envelope as Record<string, unknown>, ctx);
         if (!out || typeof (out as AsyncGenerator<unknown>)[Symbol.asyncIterator] !== "function") {
           return c.json(hideInternal(out as RpcAnswer, deps));
         }
-        const it = (out as AsyncGenerator<unknown>)[Symbol.asyncIterator]();
-        let first: IteratorResult<unknown>;
-        try {
-          first = await it.next();
-        } catch (err) {
-          return c.json({ jsonrpc: "2.0", id, error: mapError(err) });
-        }
-        const encoder = new TextEncoder();
-        const stream = new ReadableStream<Uint8Array>({
-          async start(controller) {
-            try {
-              if (!first.done) controller.enqueue(encoder.encode(formatSSEEvent(first.value)));
-              while (true) {
-                const n = await it.next();
-                if (n.done) break;
-                controller.enqueue(encoder.encode(formatSSEEvent(n.value)));
-              }
-            } catch (err) {
-              try {
-                controller.enqueue(encoder.encode(formatSSEErrorEvent({ jsonrpc: "2.0", id, error: mapError(err) })));
-              } catch { /* the client went away */ }
-            }
-            try {
-              controller.close();
-            } catch { /* closed already */ }
-          },
-          cancel() {
-            void it.return?.(undefined);
-          },
-        });
-        return new Response(stream, { status: 200, headers: SSE_HEADERS });
+        return await sseAnswer({ c, it: (out as AsyncGenerator<unknown>)[Symbol.asyncIterator](), id, mapError });
       });
       return app;
     },

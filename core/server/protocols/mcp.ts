@@ -66,17 +66,22 @@ function errorResult(text: string): CallToolResult {
   return { isError: true, content: [{ type: "text", text }] };
 }
 
-async function callAssistant(
-  deps: ServerDeps,
-  user: AuthUser | null,
-  a: Assistant,
-  args: { message: string; thread_id?: string },
+/** One tool call: the caller, the assistant it names, the call's arguments and the SDK's handle on the request. */
+interface ToolCall {
+  deps: ServerDeps;
+  user: AuthUser | null;
+  assistant: Assistant;
+  args: { message: string; thread_id?: string };
   extra: {
     signal: AbortSignal;
     _meta?: { progressToken?: string | number };
     sendNotification: (n: never) => Promise<void>;
-  },
-): Promise<CallToolResult> {
+  };
+}
+
+/** Runs the assistant on the call's message and answers with its final message, or an `isError` result. */
+async function callAssistant(call: ToolCall): Promise<CallToolResult> {
+  const { deps, user, assistant: a, args, extra } = call;
   let run;
   try {
     run = await startTurn(deps, user, {
@@ -170,7 +175,7 @@ async function buildServer(deps: ServerDeps, user: AuthUser | null, opts: McpRou
         `Ask the assistant "${a.name}" (graph "${a.graph_id}"); it answers with its final message.`,
       inputSchema: inputShape,
       outputSchema: outputShape,
-    }, (args, extra) => callAssistant(deps, user, a, args, extra as never));
+    }, (args, extra) => callAssistant({ deps, user, assistant: a, args, extra: extra as never }));
   }
   return server;
 }

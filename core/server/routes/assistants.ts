@@ -4,7 +4,7 @@
  */
 import { type Context, Hono } from "hono";
 import { resolveAssistant, type ServerDeps } from "../deps.ts";
-import { userError } from "../../kernel/index.ts";
+import { agentcliError, DefaultAssistantReadOnly } from "../../kernel/index.ts";
 import { type Assistant, isSystemAssistant } from "../../storage/index.ts";
 import { idTaken, jsonBody, notFound, parseBody } from "../http/errors.ts";
 import * as s from "../http/schemas.ts";
@@ -22,12 +22,7 @@ function clientMetadata(metadata: Record<string, unknown> | undefined): Record<s
 async function writable(deps: ServerDeps, c: Context<AppEnv>, action: string): Promise<Assistant> {
   const a = await resolveAssistant(deps, c.req.param("id")!, scopeOf(c));
   if (isSystemAssistant(a)) {
-    throw userError("FORBIDDEN", {
-      message:
-        `Cannot ${action} assistant "${a.assistant_id}": it is the deployment's default assistant ("${a.name}"), which comes from the project`,
-      hint:
-        `Create your own copy with POST /assistants {"graph_id": "${a.graph_id}"} and change that, or change the project and redeploy.`,
-    });
+    throw agentcliError(DefaultAssistantReadOnly, { action, id: a.assistant_id, name: a.name, graphId: a.graph_id });
   }
   return a;
 }

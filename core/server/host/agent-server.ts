@@ -1,0 +1,97 @@
+/**
+ * The Agent API server of a host, from the project: its graphs and default assistants, the
+ * identity plugin that signs callers in, the chat UI, and the MCP and A2A endpoints (which
+ * read the bundle served now, so a dev reload shows in the tools and the cards). The rest of
+ * the server's options (settings from the environment, tracing, the sandboxes' hook) come
+ * from the host.
+ *
+ * @example
+ * const modules = await loadServerModules();
+ * const server = await buildAgentServer({ host: opts, modules, storage, graphs, current: () => bundle, settings: () => ({ log }) });
+ */
+import { type Env, type PluginDriver, type ServerLog, VERSION } from "../../kernel/index.ts";
+import type { Bundle } from "../../bundle/index.ts";
+import type { Storage } from "../../storage/index.ts";
+import type { AgentServer, AgentServerOptions } from "../app.ts";
+import { projectAssistants, type ProjectGraphs } from "./project-graphs.ts";
+
+/**
+ * The server's modules, loaded together (while storage opens). Literal imports, so the
+ * executable's bundler sees them.
+ */
+export async function loadServerModules() {
+  const [app, node, auth, ui, protocols] = await Promise.all([
+    import("../app.ts"),
+    import("./node.ts"),
+    import("../../auth/index.ts"),
+    import("../routes/ui.ts"),
+    import("../protocols/routes.ts"),
+  ]);
+  return {
+    createAgentServer: app.createAgentServer,
+    listen: node.listen,
+    createAuthenticator: auth.createAuthenticator,
+    identityPluginFor: auth.identityPluginFor,
+    ui,
+    protocolRoutes: protocols.protocolRoutes,
+  };
+}
+
+export type ServerModules = Awaited<ReturnType<typeof loadServerModules>>;
+
+export interface AgentServerBuild {
+  host: { bundle: Bundle; driver: PluginDriver; env: Env; mode: "dev" | "serve"; log: ServerLog };
+  modules: ServerModules;
+  storage: Storage;
+  graphs: ProjectGraphs;
+  /** The bundle served now (a dev reload swaps it). */
+  current: () => Bundle;
+  /** The server's other options; read after auth, the UI and the endpoints are set up (a bad setting fails then). */
+  settings: () => Omit<
+    AgentServerOptions,
+    "graphs" | "defaultAssistants" | "storage" | "authenticate" | "ui" | "extraRoutes"
+  >;
+}
+
+/** Creates the host's Agent API server (storage open, workers started). */
+export async function buildAgentServer(o: AgentServerBuild): Promise<AgentServer> {
+  const { host: opts, modules: m } = o;
+  const provider = opts.bundle.config.auth?.provider ?? null;
+  // The configured provider's plugin: its sign-in kind for the protocol cards, its browser module for the chat UI.
+  const identityPlugin = provider === null ? null : m.identityPluginFor(opts.driver, provider);
+  const uiIdentity = identityPlugin ? { name: identityPlugin.name, ...identityPlugin.identity } : null;
+  const graphs = o.graphs.loaders(opts.bundle, opts.env);
+  const authenticate = m.createAuthenticator({
+    driver: opts.driver,
+    config: opts.bundle.config,
+    env: opts.env,
+    mode: opts.mode,
+  });
+  const ui = opts.bundle.config.frontend.enabled || opts.mode === "dev"
+    ? m.ui.uiRoutes({
+      settings: m.ui.uiSettings(opts.bundle.config, opts.env, { identity: uiIdentity }),
+      identity: uiIdentity,
+      log: opts.log,
+    })
+    : undefined;
+  const extraRoutes = m.protocolRoutes({
+    version: VERSION,
+    name: opts.bundle.config.agent.name,
+    auth: identityPlugin?.identity.signIn === "none" ? "none" : identityPlugin ? "bearer" : "api-key",
+    defaultAssistant: () => o.current().config.agent.name,
+    skills: (
+      a,
+    ) => (a.graph_id === "agent"
+      ? o.current().config.skills.map((s) => ({ name: s.name, description: s.description }))
+      : []),
+  });
+  return await m.createAgentServer({
+    graphs,
+    defaultAssistants: projectAssistants(opts.bundle),
+    storage: o.storage,
+    authenticate,
+    ui,
+    extraRoutes,
+    ...o.settings(),
+  });
+}
