@@ -2,7 +2,7 @@
  * The control plane's tables, all prefixed `platform_`, applied with `migrate(sql, "platform", ...)`.
  * Every resource row carries its `tenant_id`; every query filters on it.
  */
-import type { Migration } from "../../storage/sql.ts";
+import type { Migration } from "../../storage/index.ts";
 
 export const PLATFORM_MIGRATIONS: readonly Migration[] = [
   {

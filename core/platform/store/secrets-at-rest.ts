@@ -14,7 +14,7 @@ import { chmod, readFile, writeFile } from "node:fs/promises";
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { AesKeyLength, agentcliError } from "../../kernel/index.ts";
-import { AtRestEncryption } from "../../storage/encryption.ts";
+import { AtRestEncryption } from "../../storage/index.ts";
 
 type Secret = { name: string; value: string };
 
