@@ -11,7 +11,7 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { type WebSocket, WebSocketServer } from "ws";
-import { isUserError } from "../../kernel/errors.ts";
+import { isUserError } from "../../kernel/index.ts";
 import type { PlatformServices } from "../api/context.ts";
 import type { CommandEvent, CommandSession } from "./commands.ts";
 import { authenticateKey } from "../store/tenancy.ts";
@@ -52,7 +52,7 @@ export function sandboxUpgrade(
         throw err;
       }
       const { tenant_id: tenantId, id } = row;
-      wss.handleUpgrade(req, socket, head, (ws) => serve(s, ws, { tenantId, sandboxId: id }, onError));
+      wss.handleUpgrade(req, socket, head, (ws) => serve(s, ws, { tenantId, sandboxId: id, onError }));
     })().catch((err) => {
       onError(err);
       refuse(socket, 500, "Internal error; the control plane logged it");
@@ -60,13 +60,13 @@ export function sandboxUpgrade(
   };
 }
 
+/** One WebSocket of a sandbox's `execute/ws`: runs or reattaches one command and streams its events. */
 function serve(
   s: PlatformServices,
   ws: WebSocket,
-  box: { tenantId: string; sandboxId: string },
-  onError: (err: unknown) => void,
+  box: { tenantId: string; sandboxId: string; onError: (err: unknown) => void },
 ): void {
-  const { sandboxId } = box;
+  const { sandboxId, onError } = box;
   let detach = () => {};
   let session: CommandSession | undefined;
   const send = (e: object) => ws.readyState === ws.OPEN && ws.send(JSON.stringify(e));
