@@ -19,6 +19,7 @@ import { PLUGINS_ERRORS } from "./errors/plugins.ts";
 import { STORAGE_ERRORS } from "./errors/storage.ts";
 import { REQUESTS_ERRORS } from "./errors/requests.ts";
 import { FILES_ERRORS } from "./errors/files.ts";
+import { PLATFORM_ERRORS } from "./errors/platform.ts";
 
 /** What an error code means for the process (exit code) and over HTTP (status). */
 export interface ErrorCodeInfo {
@@ -131,6 +132,7 @@ export * from "./errors/plugins.ts";
 export * from "./errors/storage.ts";
 export * from "./errors/requests.ts";
 export * from "./errors/files.ts";
+export * from "./errors/platform.ts";
 
 /** Every entry, in the order docs/errors.md lists them (a test checks each export is here). */
 export const ERRORS: readonly ErrorData[] = [
@@ -141,4 +143,5 @@ export const ERRORS: readonly ErrorData[] = [
   ...STORAGE_ERRORS,
   ...REQUESTS_ERRORS,
   ...FILES_ERRORS,
+  ...PLATFORM_ERRORS,
 ];
