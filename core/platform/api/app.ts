@@ -13,7 +13,7 @@
  */
 import { Hono } from "hono";
 import { apiDocsRoutes } from "../../server/routes/api-docs.ts";
-import { VERSION } from "../../kernel/version.ts";
+import { VERSION } from "../../kernel/index.ts";
 import { errorBody, unauthorized } from "./api-error.ts";
 import { bundleDownload } from "../routes/bundles.ts";
 import type { PlatformEnv, PlatformServices } from "./context.ts";

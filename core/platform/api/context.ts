@@ -3,8 +3,7 @@
  * reconciler, and the signing secret of upload URLs. The authenticated caller is set on the
  * request context by the auth middleware.
  */
-import type { AtRestEncryption } from "../../storage/encryption.ts";
-import type { SqlDriver } from "../../storage/sql.ts";
+import type { AtRestEncryption, SqlDriver } from "../../storage/index.ts";
 import type { Reconciler } from "../reconciler/reconciler.ts";
 import type { CommandSessions } from "../sandboxes/commands.ts";
 import type { SandboxService } from "../store/sandboxes.ts";

@@ -8,8 +8,7 @@
  */
 import { chmod, stat } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
-import type { Env, Sandbox } from "../../kernel/hooks.ts";
-import type { PluginDriver } from "../../kernel/plugin-driver.ts";
+import type { Env, PluginDriver, Sandbox } from "../../kernel/index.ts";
 import {
   type BoxFileError,
   type BoxProcess,

@@ -10,7 +10,7 @@
  * for await (const chunk of p.stdout) process.stdout.write(chunk);
  * const { exitCode } = await p.exited;
  */
-import { concatBytes } from "../../kernel/bytes.ts";
+import { concatBytes } from "../../kernel/index.ts";
 
 /** A command running in a sandbox. */
 export interface BoxProcess {
