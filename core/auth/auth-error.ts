@@ -7,7 +7,7 @@
  * try { user = await authenticate(req); }
  * catch (err) { if (isAuthError(err)) return authErrorResponse(err); throw err; }
  */
-import { AgentcliError, userError } from "../kernel/errors.ts";
+import { AgentcliError, userError } from "../kernel/index.ts";
 
 const challenges = new WeakMap<AgentcliError, string>();
 

@@ -8,10 +8,8 @@
  * const authenticate = createAuthenticator({ driver, config, env, mode: "serve" });
  * const user = await authenticate(request); // null on public paths; throws a 401/503 AgentcliError
  */
-import type { AuthUser, Env, Plugin } from "../kernel/hooks.ts";
-import type { AgentConfig } from "../config/schema.ts";
-import type { PluginDriver } from "../kernel/plugin-driver.ts";
-import { userError } from "../kernel/errors.ts";
+import { type AuthUser, type Env, type Plugin, type PluginDriver, userError } from "../kernel/index.ts";
+import type { AgentConfig } from "../config/index.ts";
 import { unauthorized } from "./auth-error.ts";
 import { isPublicPath } from "./public-paths.ts";
 import { devBypassEnabled, devBypassUser, hasCredentials } from "./dev-bypass.ts";

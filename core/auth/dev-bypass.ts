@@ -10,8 +10,8 @@
  * @example
  * const line = devAuthBanner(config, env, "dev"); if (line) io.out(line);
  */
-import type { AuthUser, Env } from "../kernel/hooks.ts";
-import type { AgentConfig } from "../config/schema.ts";
+import type { AuthUser, Env } from "../kernel/index.ts";
+import type { AgentConfig } from "../config/index.ts";
 import { unauthorized } from "./auth-error.ts";
 
 export const DEV_BYPASS_ENV = "AGENTCLI_DEV_AUTH_BYPASS";

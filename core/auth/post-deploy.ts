@@ -6,8 +6,8 @@
  * @example
  * for (const line of postDeploySetup(config, "https://my-agent.example.com", driver)) io.out(line);
  */
-import type { AgentConfig } from "../config/schema.ts";
-import type { PluginDriver } from "../kernel/plugin-driver.ts";
+import type { AgentConfig } from "../config/index.ts";
+import type { PluginDriver } from "../kernel/index.ts";
 
 /** The setup lines of the configured provider; empty when there is nothing to do. */
 export function postDeploySetup(config: AgentConfig, deploymentUrl: string, driver: PluginDriver): string[] {

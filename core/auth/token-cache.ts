@@ -8,7 +8,7 @@
  * const hit = await cache.get(token);
  * if (!hit) cache.set(token, user, expSeconds);
  */
-import type { AuthUser } from "../kernel/hooks.ts";
+import type { AuthUser } from "../kernel/index.ts";
 import { sha256Hex } from "./constant-time.ts";
 
 export interface TokenCacheOptions {

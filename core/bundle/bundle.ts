@@ -9,10 +9,8 @@
  */
 import { gunzipSync, gzipSync } from "node:zlib";
 import { createHash } from "node:crypto";
-import { agentcliError, BundleInvalid } from "../kernel/index.ts";
-import type { PluginDriver } from "../kernel/plugin-driver.ts";
-import type { AgentConfig } from "../config/schema.ts";
-import type { LoadedProject } from "../config/load.ts";
+import { agentcliError, BundleInvalid, type PluginDriver } from "../kernel/index.ts";
+import type { AgentConfig, LoadedProject } from "../config/index.ts";
 import { packTar, unpackTar } from "./tar.ts";
 import { type Bundle, BUNDLE_FORMAT, type BundleManifest } from "./types.ts";
 

@@ -2,7 +2,7 @@
  * A minimal deterministic ustar writer and reader: entries sorted by path, mode 0644, owner 0,
  * mtime 0, no user or group names, so the same files always give the same bytes.
  */
-import { concatBytes } from "../kernel/bytes.ts";
+import { concatBytes } from "../kernel/index.ts";
 
 const BLOCK = 512;
 const enc = new TextEncoder();

@@ -7,7 +7,7 @@
  * - `project/...`: AGENTS.md, skills/, user/, subagents/, mcp.json, approvals.toml.
  * `.env` values are never inside: they travel as deployment secrets.
  */
-import type { AgentConfig } from "../config/schema.ts";
+import type { AgentConfig } from "../config/index.ts";
 
 export const BUNDLE_FORMAT = "agentcli.bundle/v1";
 

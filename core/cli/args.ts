@@ -4,7 +4,7 @@
  * that names the command's `--help`.
  */
 import { parseArgs as nodeParseArgs, type ParseArgsConfig } from "node:util";
-import { userError } from "../kernel/errors.ts";
+import { userError } from "../kernel/index.ts";
 
 export type FlagSpec =
   | { type: "boolean"; short?: string; description: string }

@@ -9,7 +9,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import { join, resolve } from "node:path";
-import { userError } from "../kernel/errors.ts";
+import { userError } from "../kernel/index.ts";
 import { type CommandSpec, parseArgs, renderHelp } from "./args.ts";
 import type { CliContext } from "./context.ts";
 

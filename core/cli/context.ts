@@ -3,7 +3,7 @@
  * whether a person is at the terminal, and the plugins. Commands return an exit code; only
  * `bin/main.ts` exits the process.
  */
-import type { Env, Plugin } from "../kernel/hooks.ts";
+import type { Env, Plugin } from "../kernel/index.ts";
 
 export interface CliIO {
   out(text: string): void;

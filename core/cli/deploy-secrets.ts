@@ -13,10 +13,9 @@
  *   deployment that sandbox's access itself (`DeployTargetSpec.sandboxAccess`: the control
  *   plane gives each revision its own sandbox key).
  */
-import { PLATFORM_DEFAULT_PROVIDER } from "../auth/authenticator.ts";
-import type { AgentConfig } from "../config/schema.ts";
-import type { DeployTargetSpec, Env } from "../kernel/hooks.ts";
-import type { PluginDriver } from "../kernel/plugin-driver.ts";
+import { PLATFORM_DEFAULT_PROVIDER } from "../auth/index.ts";
+import type { AgentConfig } from "../config/index.ts";
+import type { DeployTargetSpec, Env, PluginDriver } from "../kernel/index.ts";
 
 /** What the dry run says about one target credential: shipped or not, and why. */
 export interface SecretNote {

@@ -2,12 +2,9 @@
  * The `deploy --dry-run` summary: what would be deployed, in words (text) or as data
  * (`--json`). Secrets appear by name only.
  */
-import type { AgentConfig } from "../config/schema.ts";
-import type { BundleManifest } from "../bundle/types.ts";
-import type { PluginDriver } from "../kernel/plugin-driver.ts";
-import type { Diagnostic } from "../kernel/errors.ts";
-import { formatDiagnostic } from "../kernel/errors.ts";
-import { describeMissing, type MissingEnv } from "../config/credentials.ts";
+import { type AgentConfig, describeMissing, type MissingEnv } from "../config/index.ts";
+import type { BundleManifest } from "../bundle/index.ts";
+import { type Diagnostic, formatDiagnostic, type PluginDriver } from "../kernel/index.ts";
 import type { SecretNote, SecretPlan } from "./deploy-secrets.ts";
 
 export interface DeploySummary {

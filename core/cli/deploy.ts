@@ -6,10 +6,9 @@
 import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { dirname, join, relative } from "node:path";
-import { userError } from "../kernel/errors.ts";
+import { type Env, userError } from "../kernel/index.ts";
 import { type CommandSpec, CONFIG_FLAG, parseArgs, renderHelp } from "./args.ts";
 import type { CliContext } from "./context.ts";
-import type { Env } from "../kernel/hooks.ts";
 
 /** Where `deploy` sends the bundle when neither --platform-url nor $AGENTCLI_PLATFORM_URL is set (the deploy plugin's default). */
 export const DEFAULT_PLATFORM_URL = "http://127.0.0.1:8100";
@@ -46,9 +45,9 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
   const { flags, help } = parseArgs(spec, argv);
   if (help) return ctx.io.out(renderHelp(spec)), 0;
   const [{ loadPlugins }, { loadProject }, { buildBundle }] = await Promise.all([
-    import("../kernel/plugins.ts"),
-    import("../config/load.ts"),
-    import("../bundle/bundle.ts"),
+    import("../kernel/index.ts"),
+    import("../config/index.ts"),
+    import("../bundle/index.ts"),
   ]);
   const config = flags.config as string;
   const dryRun = Boolean(flags.dryRun);
@@ -147,7 +146,7 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
       return 1;
     }
   }
-  const { isCompiled } = await import("../kernel/runtime.ts");
+  const { isCompiled } = await import("../kernel/index.ts");
   const result = await driver.runProvider("deploy:target", "deploy", targetName, {
     target: targetName,
     bundle: bytes,
@@ -173,7 +172,7 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
   if (result.url) ctx.io.out(`URL: ${result.url}`);
   for (const line of result.nextSteps ?? []) ctx.io.out(line);
   if (result.url) {
-    const { postDeploySetup } = await import("../auth/post-deploy.ts");
+    const { postDeploySetup } = await import("../auth/index.ts");
     for (const line of postDeploySetup(project.config, result.url, driver)) ctx.io.out(line);
   }
   return 0;

@@ -5,7 +5,7 @@
  */
 import { chmodSync, type FSWatcher, mkdirSync, readdirSync, statSync, watch } from "node:fs";
 import { join, relative } from "node:path";
-import { formatUserError, isUserError } from "../kernel/errors.ts";
+import { formatUserError, isUserError } from "../kernel/index.ts";
 import {
   type CommandSpec,
   CONFIG_FLAG,
@@ -19,7 +19,7 @@ import {
   SANDBOX_FLAG,
 } from "./args.ts";
 import type { CliContext } from "./context.ts";
-import type { GraphModule } from "../server/host/agent-host.ts";
+import type { GraphModule } from "../server/index.ts";
 
 const spec = {
   name: "dev",
@@ -49,18 +49,18 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
   if (help) return ctx.io.out(renderHelp(spec)), 0;
   // Listen first: `/ok` answers at once, and a taken port is reported before any other work.
   // Other requests wait while the project is validated and the server loads behind it.
-  const { hostBundle, listenFirst, parseGraphFlags } = await import("../server/host/agent-host.ts");
+  const { hostBundle, listenFirst, parseGraphFlags } = await import("../server/index.ts");
   const early = await listenFirst({ port: flags.port as number, host: flags.host as string, env: ctx.env });
   // One import at a time with a turn of the event loop between: `/ok` is answered in the gaps.
   const turn = () => new Promise<void>((r) => setImmediate(r));
   const loaded = (async () => {
-    const { loadPlugins } = await import("../kernel/plugins.ts");
+    const { loadPlugins } = await import("../kernel/index.ts");
     await turn();
-    const { loadProject } = await import("../config/load.ts");
+    const { loadProject } = await import("../config/index.ts");
     await turn();
-    const { buildBundle, readBundle } = await import("../bundle/bundle.ts");
-    const { consoleLog } = await import("../kernel/log.ts");
-    const { describeMissing } = await import("../config/credentials.ts");
+    const { buildBundle, readBundle } = await import("../bundle/index.ts");
+    const { consoleLog } = await import("../kernel/index.ts");
+    const { describeMissing } = await import("../config/index.ts");
     return { loadPlugins, loadProject, buildBundle, readBundle, consoleLog, describeMissing };
   })();
   const { loadPlugins, loadProject, buildBundle, readBundle, consoleLog, describeMissing } = await loaded.catch(
@@ -112,8 +112,8 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
     if (!project.env.DATABASE_URL) {
       // A new project's database is restored from its template while the server's modules load.
       const [{ prepareDataDir }, { SERVER_TEMPLATE }] = await Promise.all([
-        import("../storage/template.ts"),
-        import("../storage/migrations.ts"),
+        import("../storage/index.ts"),
+        import("../storage/index.ts"),
       ]);
       void prepareDataDir(dataDir, SERVER_TEMPLATE);
     }

@@ -1,7 +1,7 @@
 /** `agentcli init [name] [--force]`: scaffold a new project (spec 4.1). */
 import { existsSync, lstatSync, mkdirSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve, sep } from "node:path";
-import { systemErrorPhrase, userError } from "../kernel/errors.ts";
+import { systemErrorPhrase, userError } from "../kernel/index.ts";
 import { type CommandSpec, parseArgs, renderHelp } from "./args.ts";
 import type { CliContext } from "./context.ts";
 import { scaffoldFiles, SCHEMA_PATH } from "./scaffold.ts";
@@ -103,8 +103,8 @@ ${
 
 /** agent.toml's JSON Schema with this agentcli's plugins (what `agentcli schema` prints). */
 async function agentTomlSchema(ctx: CliContext): Promise<unknown> {
-  const { loadPlugins } = await import("../kernel/plugins.ts");
-  const { agentTomlJsonSchema } = await import("../config/json-schema.ts");
+  const { loadPlugins } = await import("../kernel/index.ts");
+  const { agentTomlJsonSchema } = await import("../config/index.ts");
   const driver = await loadPlugins(await ctx.builtinPlugins(), { paths: ctx.pluginPaths, cwd: ctx.cwd });
   return agentTomlJsonSchema(driver, ctx.version);
 }

@@ -5,7 +5,7 @@
  */
 import { realpathSync } from "node:fs";
 import { delimiter, isAbsolute, join } from "node:path";
-import type { Env } from "../kernel/hooks.ts";
+import type { Env } from "../kernel/index.ts";
 import { shellQuote } from "./init.ts";
 
 /**

@@ -5,12 +5,12 @@
  */
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { userError } from "../kernel/errors.ts";
-import { lockHolder } from "../storage/lock.ts";
+import { userError } from "../kernel/index.ts";
+import { lockHolder } from "../storage/index.ts";
 import type { CliContext } from "./context.ts";
 import { type CommandSpec, type FlagSpec, hostFlag, parseArgs, portFlag, renderHelp } from "./args.ts";
 import { scaffoldFiles } from "./scaffold.ts";
-import { type AgentTemplate, RESEARCH_TEMPLATE } from "../platform/reconciler/templates.ts";
+import { type AgentTemplate, RESEARCH_TEMPLATE } from "../platform/index.ts";
 
 const SERVE = {
   name: "platform serve",
@@ -115,13 +115,13 @@ async function serve(argv: string[], ctx: CliContext): Promise<number> {
       hint: "Pass --mode cloud or --mode self-hosted.",
     });
   }
-  const { platformLimits } = await import("../platform/api/limits.ts");
+  const { platformLimits } = await import("../platform/index.ts");
   const limits = platformLimits(ctx.env);
   const dataDir = resolve(ctx.cwd, flags.dataDir);
   // Absolute: builds load them from a checkout's folder, revision processes from theirs.
   const plugins = ctx.pluginPaths.map((p) => (p ? resolve(ctx.cwd, p) : p));
   // A plugin file that does not load fails here, not in every revision.
-  await (await import("../kernel/plugins.ts")).loadPlugins(await ctx.builtinPlugins(), { paths: plugins });
+  await (await import("../kernel/index.ts")).loadPlugins(await ctx.builtinPlugins(), { paths: plugins });
   // The embedded database's lock (core/storage/lock.ts) names the one already running here,
   // before this one binds its port.
   const other = ctx.env.DATABASE_URL ? null : lockHolder(join(dataDir, "db"));
@@ -132,15 +132,15 @@ async function serve(argv: string[], ctx: CliContext): Promise<number> {
       hint: "Stop that one first, or give this one another --data-dir.",
     });
   }
-  const settings = (await import("../server/host/listen-settings.ts")).listenSettings(ctx.env, {
+  const settings = (await import("../server/index.ts")).listenSettings(ctx.env, {
     mode: "platform",
     bind: flags.host,
   });
   // The control plane answers to the name of its --public-url (revisions on a cluster reach it there).
   if (flags.publicUrl && !settings.allowedHosts.any) settings.allowedHosts.names.push(publicHostName(flags.publicUrl));
-  let platform: Awaited<ReturnType<typeof import("../platform/server.ts").openPlatform>> | null = null;
+  let platform: Awaited<ReturnType<typeof import("../platform/index.ts").openPlatform>> | null = null;
   try {
-    const { openPlatform } = await import("../platform/server.ts");
+    const { openPlatform } = await import("../platform/index.ts");
     // Binds the port first: a taken port stops it before the database, revisions or the default tenant.
     platform = await openPlatform({
       listen: { port: flags.port, host: flags.host, settings },
@@ -150,7 +150,7 @@ async function serve(argv: string[], ctx: CliContext): Promise<number> {
       publicUrl: flags.publicUrl,
       plugins,
       limits,
-      sandboxDriver: await (await import("../kernel/plugins.ts")).loadPlugins(await ctx.builtinPlugins(), {
+      sandboxDriver: await (await import("../kernel/index.ts")).loadPlugins(await ctx.builtinPlugins(), {
         paths: plugins,
       }),
       builders: projectBuilders({ ...ctx, pluginPaths: plugins }),
@@ -158,7 +158,7 @@ async function serve(argv: string[], ctx: CliContext): Promise<number> {
       onError: (err) => ctx.io.err(`platform: ${err instanceof Error ? err.stack ?? err.message : String(err)}`),
     });
     const db = platform.sql;
-    const { listTenants, createTenant, createApiKey } = await import("../platform/store/tenancy.ts");
+    const { listTenants, createTenant, createApiKey } = await import("../platform/index.ts");
     if (!(await listTenants(db)).length) {
       // Tenant and key in one transaction: never a default tenant whose key nobody saw.
       // Another replica starting on the same database may create it first: then it printed the key.
@@ -271,9 +271,9 @@ async function admin(argv: string[], ctx: CliContext): Promise<number> {
         'Stop "agentcli platform serve" and run the admin command again, or run the control plane on PostgreSQL (DATABASE_URL, for both) so admin commands run beside it.',
     });
   }
-  const { openSql, migrate } = await import("../storage/sql.ts");
-  const { PLATFORM_MIGRATIONS } = await import("../platform/store/migrations.ts");
-  const t = await import("../platform/store/tenancy.ts");
+  const { openSql, migrate } = await import("../storage/index.ts");
+  const { PLATFORM_MIGRATIONS } = await import("../platform/index.ts");
+  const t = await import("../platform/index.ts");
   const sql = await openSql(ctx.env.DATABASE_URL ? { url: ctx.env.DATABASE_URL } : { dataDir: join(dataDir, "db") });
   try {
     await migrate(sql, "platform", PLATFORM_MIGRATIONS);
@@ -361,7 +361,7 @@ export function projectBuilders(ctx: Pick<CliContext, "pluginPaths" | "version" 
     templates: platformTemplates(ctx.version),
     /** A bundle made with a plugin this agentcli does not have (a third-party --plugin) cannot run here. */
     async checkBundle(manifest: { name: string; requires: { plugins: string[] } }): Promise<string | null> {
-      const { loadPlugins } = await import("../kernel/plugins.ts");
+      const { loadPlugins } = await import("../kernel/index.ts");
       const driver = await loadPlugins(await ctx.builtinPlugins(), { paths: ctx.pluginPaths });
       const missing = manifest.requires.plugins.filter((name) => !driver.get(name));
       if (!missing.length) return null;
@@ -372,10 +372,10 @@ export function projectBuilders(ctx: Pick<CliContext, "pluginPaths" | "version" 
       }, or deploy without ${missing.length > 1 ? "them" : "it"}`;
     },
     async buildProject(opts: { dir: string; configPath: string; log: (message: string) => void }): Promise<Uint8Array> {
-      const { loadPlugins } = await import("../kernel/plugins.ts");
-      const { loadProject } = await import("../config/load.ts");
-      const { buildBundle } = await import("../bundle/bundle.ts");
-      const { formatUserError, isUserError } = await import("../kernel/errors.ts");
+      const { loadPlugins } = await import("../kernel/index.ts");
+      const { loadProject } = await import("../config/index.ts");
+      const { buildBundle } = await import("../bundle/index.ts");
+      const { formatUserError, isUserError } = await import("../kernel/index.ts");
       try {
         const driver = await loadPlugins(await ctx.builtinPlugins(), { paths: ctx.pluginPaths, cwd: opts.dir });
         const project = await loadProject(opts.configPath, { driver, env: {}, requireEnv: false, cwd: opts.dir });

@@ -4,7 +4,7 @@
  */
 import { type CommandSpec, parseArgs, renderHelp } from "./args.ts";
 import type { CliContext } from "./context.ts";
-import type { Plugin } from "../kernel/hooks.ts";
+import type { Plugin } from "../kernel/index.ts";
 
 const spec = {
   name: "plugins",
@@ -35,7 +35,7 @@ function provides(p: Plugin): string {
 export async function run(argv: string[], ctx: CliContext): Promise<number> {
   const { flags, help } = parseArgs(spec, argv);
   if (help) return ctx.io.out(renderHelp(spec)), 0;
-  const { loadPlugins } = await import("../kernel/plugins.ts");
+  const { loadPlugins } = await import("../kernel/index.ts");
   const builtins = await ctx.builtinPlugins();
   const driver = await loadPlugins(builtins, { paths: ctx.pluginPaths, cwd: ctx.cwd });
   const rows = driver.plugins.map((p, i) => ({

@@ -12,8 +12,8 @@ const spec = {
 export async function run(argv: string[], ctx: CliContext): Promise<number> {
   const { help } = parseArgs(spec, argv);
   if (help) return ctx.io.out(renderHelp(spec)), 0;
-  const { loadPlugins } = await import("../kernel/plugins.ts");
-  const { agentTomlJsonSchema } = await import("../config/json-schema.ts");
+  const { loadPlugins } = await import("../kernel/index.ts");
+  const { agentTomlJsonSchema } = await import("../config/index.ts");
   const driver = await loadPlugins(await ctx.builtinPlugins(), { paths: ctx.pluginPaths, cwd: ctx.cwd });
   ctx.io.out(JSON.stringify(agentTomlJsonSchema(driver, ctx.version), null, 2));
   return 0;

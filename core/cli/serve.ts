@@ -8,7 +8,7 @@
 import { readFileSync } from "node:fs";
 import process from "node:process";
 import { resolve } from "node:path";
-import { userError } from "../kernel/errors.ts";
+import { userError } from "../kernel/index.ts";
 import {
   type CommandSpec,
   type FlagSpec,
@@ -71,10 +71,10 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
     });
   }
   const [{ loadPlugins }, { readBundle }, { hostBundle, parseGraphFlags }, { consoleLog }] = await Promise.all([
-    import("../kernel/plugins.ts"),
-    import("../bundle/bundle.ts"),
-    import("../server/host/agent-host.ts"),
-    import("../kernel/log.ts"),
+    import("../kernel/index.ts"),
+    import("../bundle/index.ts"),
+    import("../server/index.ts"),
+    import("../kernel/index.ts"),
   ]);
   const log = consoleLog("serve");
   const bundle = await readBundle(bytes, `bundle "${positionals[0]}"`);

@@ -5,7 +5,7 @@
  *   tools = ["execute", "write_file", "docs/delete_page"]
  */
 import { parse as parseToml, TomlError } from "smol-toml";
-import type { Diagnostic } from "../kernel/errors.ts";
+import type { Diagnostic } from "../kernel/index.ts";
 import { locateTomlKey, tomlSyntaxMessage } from "./toml-locate.ts";
 
 export const BUILTIN_TOOLS = [

@@ -4,8 +4,7 @@
  * and the identity provider's browser-facing keys when `[frontend]` is on. Also chooses the
  * default model when `[agent].model` is omitted (spec 2.2).
  */
-import type { Env, ModelProviderSpec, SandboxProviderSpec } from "../kernel/hooks.ts";
-import type { PluginDriver } from "../kernel/plugin-driver.ts";
+import type { Env, ModelProviderSpec, PluginDriver, SandboxProviderSpec } from "../kernel/index.ts";
 
 export interface MissingEnv {
   /** Set all of these (or, with `anyOf`, one of them). */

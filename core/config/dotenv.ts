@@ -11,7 +11,7 @@
  * @example
  * parseDotenv('KEY="line one\nline two"\n', ".env").values.KEY; // "line one\nline two"
  */
-import type { Diagnostic } from "../kernel/errors.ts";
+import type { Diagnostic } from "../kernel/index.ts";
 
 const ASSIGNMENT = /^[ \t]*(?:export[ \t]+)?([\w.-]+)(?:[ \t]*=[ \t]*|:[ \t]+)/;
 

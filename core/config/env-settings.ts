@@ -2,8 +2,7 @@
  * Numeric settings read from the server's environment (`AGENTCLI_RUN_TIMEOUT_SECONDS`,
  * `AGENTCLI_SANDBOX_IDLE_SECONDS`, ...): one parser, one error wording.
  */
-import { agentcliError, EnvNotCount, EnvNotSeconds, EnvNotSwitch } from "../kernel/index.ts";
-import type { Env } from "../kernel/hooks.ts";
+import { agentcliError, type Env, EnvNotCount, EnvNotSeconds, EnvNotSwitch } from "../kernel/index.ts";
 
 /**
  * A number of seconds from `env[name]` (0 allowed), or `dflt` when unset.

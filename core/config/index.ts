@@ -11,3 +11,4 @@ export type { LoadedProject } from "./load.ts";
 export { expandEnv } from "./mcp.ts";
 export { DEFAULT_FRONTEND_PROMPTS, DEFAULT_FRONTEND_SUBTITLE } from "./schema.ts";
 export type { AgentConfig, McpServerConfig } from "./schema.ts";
+export { agentTomlJsonSchema } from "./json-schema.ts";

@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { agentTomlSchema } from "./schema.ts";
-import type { PluginDriver } from "../kernel/plugin-driver.ts";
+import type { PluginDriver } from "../kernel/index.ts";
 
 export function agentTomlJsonSchema(driver: PluginDriver, version: string): Record<string, unknown> {
   const schema = z.toJSONSchema(agentTomlSchema, { io: "input", target: "draft-7" }) as Record<string, any>;

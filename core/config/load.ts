@@ -18,16 +18,16 @@ import {
   ConfigNotFound,
   ConfigUnreadable,
   type Diagnostic,
+  type Env,
   EnvInvalid,
+  type PluginDriver,
 } from "../kernel/index.ts";
-import type { Env } from "../kernel/hooks.ts";
-import type { PluginDriver } from "../kernel/plugin-driver.ts";
 import { parseDotenv } from "./dotenv.ts";
 import { loadSkills } from "./skills.ts";
 import { parseMcpJson } from "./mcp.ts";
 import { parseApprovals } from "./approvals.ts";
 import { DEFAULT_BUNDLE_MAX_MB, ProjectFiles } from "./project-files.ts";
-import { PLATFORM_DEFAULT_PROVIDER } from "../auth/authenticator.ts";
+import { PLATFORM_DEFAULT_PROVIDER } from "../auth/index.ts";
 import { locateTomlKey, tomlSyntaxMessage } from "./toml-locate.ts";
 import {
   defaultChainVariables,

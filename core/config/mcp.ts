@@ -5,8 +5,7 @@
  *
  *   { "mcpServers": { "docs": { "transport": "http", "url": "https://...", "headers": { "Authorization": "Bearer ${DOCS_TOKEN}" } } } }
  */
-import { agentcliError, type Diagnostic, VariablesNotSet } from "../kernel/index.ts";
-import type { Env } from "../kernel/hooks.ts";
+import { agentcliError, type Diagnostic, type Env, VariablesNotSet } from "../kernel/index.ts";
 import type { McpServerConfig } from "./schema.ts";
 
 const VAR_RE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;

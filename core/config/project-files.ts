@@ -19,8 +19,8 @@ import {
   statSync,
 } from "node:fs";
 import { join, relative, sep } from "node:path";
-import { fitsTar } from "../bundle/tar.ts";
-import type { Diagnostic } from "../kernel/errors.ts";
+import { fitsTar } from "../bundle/index.ts";
+import type { Diagnostic } from "../kernel/index.ts";
 
 export type FileKind = "missing" | "file" | "directory" | "refused";
 

@@ -3,7 +3,7 @@
  * names the skill and describes when to use it. Dotfiles are skipped.
  */
 import { parse as parseYaml } from "yaml";
-import type { Diagnostic } from "../kernel/errors.ts";
+import type { Diagnostic } from "../kernel/index.ts";
 import type { SkillInfo } from "./schema.ts";
 import type { ProjectFiles } from "./project-files.ts";
 

@@ -25,3 +25,9 @@ export { DEFAULT_WEBHOOKS, isHttpUrl, WebhookSender, webhooksFromEnv } from "./r
 export type { Resolver, WebhookSettings } from "./runs/webhooks.ts";
 export type { RunTracer } from "./tracing/tracing.ts";
 export type { CheckpointRef, RunConfigInput, RunCreateBody } from "./runs/input.ts";
+export { openPostgresBus } from "./broker/pg-bus.ts";
+export { openRedisBus } from "./broker/redis-bus.ts";
+export { graphExportKind } from "./executor/graphs.ts";
+export { idleCollector } from "./queue/idle-gc.ts";
+export { roleSetting, workersSetting } from "./queue/roles.ts";
+export { runTracerFromEnv } from "./tracing/tracing.ts";

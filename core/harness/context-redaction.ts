@@ -5,7 +5,7 @@
  */
 import { createMiddleware, ToolMessage } from "langchain";
 import type { BaseMessage } from "@langchain/core/messages";
-import { redact } from "../kernel/redact.ts";
+import { redact } from "../kernel/index.ts";
 
 function redactContent(content: ToolMessage["content"]): ToolMessage["content"] {
   if (typeof content === "string") return redact(content);

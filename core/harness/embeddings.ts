@@ -9,10 +9,8 @@
  * @example
  * const index = storeIndexFromEnv(process.env, driver); // null without AGENTCLI_STORE_EMBEDDINGS
  */
-import type { Env } from "../kernel/hooks.ts";
-import type { PluginDriver } from "../kernel/plugin-driver.ts";
-import { agentcliError, EnvMismatch, userError } from "../kernel/index.ts";
-import type { StoreIndex } from "../storage/store-index.ts";
+import { agentcliError, type Env, EnvMismatch, type PluginDriver, userError } from "../kernel/index.ts";
+import type { StoreIndex } from "../storage/index.ts";
 
 interface EmbeddingsLike {
   embedDocuments(texts: string[]): Promise<number[][]>;

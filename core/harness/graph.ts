@@ -17,9 +17,8 @@ import {
 } from "deepagents";
 import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkpoint";
 import type { StructuredToolInterface } from "@langchain/core/tools";
-import type { Bundle } from "../bundle/types.ts";
-import type { Env, HookLogger } from "../kernel/hooks.ts";
-import type { PluginDriver } from "../kernel/plugin-driver.ts";
+import type { Bundle } from "../bundle/index.ts";
+import type { Env, HookLogger, PluginDriver } from "../kernel/index.ts";
 import { approvalMiddleware, resolveApprovals, type ToolOrigin } from "./approvals.ts";
 import { mainInstructionsMiddleware, subagentInstructionsMiddleware } from "./instructions.ts";
 import { connectMcpServers, type McpToolSet } from "./mcp.ts";

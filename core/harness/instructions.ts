@@ -7,7 +7,7 @@
  */
 import { createMiddleware, SystemMessage } from "langchain";
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
-import type { Bundle } from "../bundle/types.ts";
+import type { Bundle } from "../bundle/index.ts";
 import { currentConfig } from "./memory-backend.ts";
 import { assistantIdOf, authenticatedUserOf, sharedNamespace, subagentNamespace, userNamespace } from "./namespaces.ts";
 import { ensureUserMemory, seedAssistantMemory } from "./seed.ts";

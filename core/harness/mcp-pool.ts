@@ -12,8 +12,8 @@
  * await pool.close();                                      // at shutdown
  */
 import { createHash } from "node:crypto";
-import type { McpServerConfig } from "../config/schema.ts";
-import type { Env } from "../kernel/hooks.ts";
+import type { McpServerConfig } from "../config/index.ts";
+import type { Env } from "../kernel/index.ts";
 import type { McpToolSet } from "./mcp.ts";
 
 /** How a graph gets its MCP tool sets: `connectMcpServers`'s signature; `close()` on the result releases it. */

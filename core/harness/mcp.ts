@@ -16,10 +16,9 @@ import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import type { DynamicStructuredTool, StructuredToolInterface } from "@langchain/core/tools";
 import type { ContentBlock } from "@langchain/core/messages";
 import { loadMcpTools } from "@langchain/mcp-adapters";
-import type { McpServerConfig } from "../config/schema.ts";
-import type { Env } from "../kernel/hooks.ts";
+import { expandEnv, type McpServerConfig } from "../config/index.ts";
+import type { Env } from "../kernel/index.ts";
 import type { ToolOrigin } from "./approvals.ts";
-import { expandEnv } from "../config/mcp.ts";
 
 const DEFAULT_TIMEOUT_S = 60;
 const CONNECT_TIMEOUT_MS = 10_000;

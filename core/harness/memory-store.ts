@@ -7,9 +7,7 @@
  * const memory = await memoryStore({ driver, env, store, assistantId: "research" });
  */
 import { BaseStore, type Item, type Operation, type OperationResults } from "@langchain/langgraph-checkpoint";
-import type { Env, MemoryBackend } from "../kernel/hooks.ts";
-import type { PluginDriver } from "../kernel/plugin-driver.ts";
-import { userError } from "../kernel/errors.ts";
+import { type Env, type MemoryBackend, type PluginDriver, userError } from "../kernel/index.ts";
 
 /** The plugin that provides memory unless `AGENTCLI_MEMORY` names another. */
 export const DEFAULT_MEMORY_PLUGIN = "memory-store";

@@ -10,10 +10,8 @@ import { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { ChatResult } from "@langchain/core/outputs";
 import { createMiddleware } from "langchain";
-import type { Env, ModelProviderSpec } from "../kernel/hooks.ts";
-import type { PluginDriver } from "../kernel/plugin-driver.ts";
-import { userError } from "../kernel/errors.ts";
-import { defaultChainVariables, defaultModel } from "../config/credentials.ts";
+import { type Env, type ModelProviderSpec, type PluginDriver, userError } from "../kernel/index.ts";
+import { defaultChainVariables, defaultModel } from "../config/index.ts";
 
 /** Finds the model provider plugin of a `provider:` prefix. */
 export function modelProvider(driver: PluginDriver, prefix: string): ModelProviderSpec | null {

@@ -10,7 +10,7 @@
  * agent edited (or one written by someone else) stays as it is.
  */
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
-import type { Bundle } from "../bundle/types.ts";
+import type { Bundle } from "../bundle/index.ts";
 import { sharedNamespace, subagentNamespace, userNamespace } from "./namespaces.ts";
 
 interface SeedEntry {

@@ -7,9 +7,7 @@
  */
 import { createMiddleware, ToolInvocationError, ToolMessage } from "langchain";
 import { isGraphInterrupt } from "@langchain/langgraph";
-import { AgentcliError } from "../kernel/errors.ts";
-import { errorText } from "../kernel/error-text.ts";
-import { redact } from "../kernel/redact.ts";
+import { AgentcliError, errorText, redact } from "../kernel/index.ts";
 
 const SCHEMA_MISMATCH = "Received tool input did not match expected schema";
 

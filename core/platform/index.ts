@@ -5,3 +5,17 @@
  */
 export { RESEARCH_TEMPLATE } from "./reconciler/templates.ts";
 export type { AgentTemplate } from "./reconciler/templates.ts";
+export { platformLimits } from "./api/limits.ts";
+export { openPlatform } from "./server.ts";
+export { PLATFORM_MIGRATIONS } from "./store/migrations.ts";
+export {
+  createApiKey,
+  createIntegration,
+  createListener,
+  createTenant,
+  createToken,
+  findTenant,
+  listTenants,
+  revokeApiKey,
+  setListenerKubeconfig,
+} from "./store/tenancy.ts";

@@ -36,7 +36,7 @@ import { LocalBoxRuntime } from "./sandboxes/local.ts";
 import { sandboxUpgrade } from "./sandboxes/ws.ts";
 import { SandboxService } from "./store/sandboxes.ts";
 import type { ListenerRow } from "./api/resources.ts";
-import type { ListenSettings } from "../server/host/listen-settings.ts";
+import type { ListenSettings } from "../server/index.ts";
 import type { PlatformMode } from "./api/source-rules.ts";
 import type { AgentTemplate } from "./reconciler/templates.ts";
 import { deleteDeploymentApiKeys, deploymentApiKey, getListenerById, setting } from "./store/tenancy.ts";
@@ -179,7 +179,7 @@ async function listenEarly(at: NonNullable<PlatformOptions["listen"]>, late: Lat
   let ready!: (fetch: Fetch) => void;
   const gate = new Promise<Fetch>((r) => (ready = r));
   const host = at.host ?? "127.0.0.1";
-  const { listen } = await import("../server/host/node.ts");
+  const { listen } = await import("../server/index.ts");
   const l = await listen({ fetch: (req: Request, ...rest: unknown[]) => gate.then((f) => f(req, ...rest)) }, {
     ...at.settings,
     port: at.port,

@@ -10,37 +10,50 @@
  */
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { userError } from "../kernel/errors.ts";
+import { type AuthUser, consoleLog, redactingLog, type ServerLog, userError, VERSION } from "../kernel/index.ts";
 import { badText } from "./http/json-guard.ts";
 import { corsMiddleware, type CorsSettings } from "./http/cors.ts";
-import type { AuthUser } from "../kernel/hooks.ts";
-import { openStorage, type Storage, type StorageOptions } from "../storage/storage.ts";
-import { REQUEST_RETRY_MS, withDbRetryBudget } from "../storage/db-retry.ts";
-import { VERSION } from "../kernel/version.ts";
-import type { RunTracer } from "../engine/tracing/tracing.ts";
-import type { IdleCollector } from "../engine/queue/idle-gc.ts";
+import {
+  openStorage,
+  REQUEST_RETRY_MS,
+  type Storage,
+  type StorageOptions,
+  withDbRetryBudget,
+} from "../storage/index.ts";
+import {
+  type AppEnv,
+  authMiddleware,
+  CronScheduler,
+  DEFAULT_QUEUE_AFFINITY_SECONDS,
+  DEFAULT_TTL,
+  DEFAULT_WEBHOOKS,
+  type GraphLoaders,
+  GraphRegistry,
+  type IdleCollector,
+  type RemoteBus,
+  type Resolver,
+  RunBroker,
+  type RunTracer,
+  type ServerRole,
+  type TtlSettings,
+  TtlSweeper,
+  WebhookSender,
+  type WebhookSettings,
+  WorkerPool,
+} from "../engine/index.ts";
 import { assistantRoutes } from "./routes/assistants.ts";
-import { CronScheduler } from "../engine/crons/scheduler.ts";
 import { cronRoutes } from "./routes/crons.ts";
-import { type RemoteBus, RunBroker } from "../engine/broker/broker.ts";
 import type { ServerDeps } from "./deps.ts";
-import { type GraphLoaders, GraphRegistry } from "../engine/executor/graphs.ts";
 import { errorHandler } from "./http/errors.ts";
 import { DEFAULT_LIMITS, overLimit, type ServerLimits } from "./http/limits.ts";
-import { consoleLog, redactingLog, type ServerLog } from "../kernel/log.ts";
 import { apiDocsRoutes } from "./routes/api-docs.ts";
 import { openApiDocument } from "./http/openapi.ts";
 import { redactResponses } from "./http/redact-responses.ts";
 import { mcpMessageSchema } from "./protocols/openapi-operations.ts";
 import { runRoutes } from "./routes/runs.ts";
-import { type AppEnv, authMiddleware } from "../engine/runs/scope.ts";
 import { storeRoutes } from "./routes/store.ts";
 import { threadRoutes } from "./routes/threads.ts";
 import { uuid5 } from "./http/uuid5.ts";
-import { DEFAULT_QUEUE_AFFINITY_SECONDS, WorkerPool } from "../engine/queue/worker.ts";
-import type { ServerRole } from "../engine/queue/roles.ts";
-import { DEFAULT_TTL, type TtlSettings, TtlSweeper } from "../engine/queue/ttl-sweeper.ts";
-import { DEFAULT_WEBHOOKS, type Resolver, WebhookSender, type WebhookSettings } from "../engine/runs/webhooks.ts";
 
 export interface DefaultAssistant {
   name: string;
@@ -149,11 +162,11 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
   try {
     const pgUrl = opts.databaseUrl ?? (ownStorage ? (opts.storage as StorageOptions | undefined)?.url : undefined);
     if (opts.redisUrl) {
-      remote = await (await import("../engine/broker/redis-bus.ts")).openRedisBus(opts.redisUrl, log, {
+      remote = await (await import("../engine/index.ts")).openRedisBus(opts.redisUrl, log, {
         connectWithinMs: opts.connectWithinMs,
       });
     } else if (pgUrl && storage.kind === "postgres") {
-      remote = await (await import("../engine/broker/pg-bus.ts")).openPostgresBus(pgUrl, log);
+      remote = await (await import("../engine/index.ts")).openPostgresBus(pgUrl, log);
     }
   } catch (err) {
     if (ownStorage) await storage.close();

@@ -1,17 +1,11 @@
 /**
  * What the route groups share: storage, the run broker, the graphs, the workers, the log.
  */
-import type { Storage } from "../storage/storage.ts";
-import type { AssistantScope } from "../storage/assistants.ts";
-import type { Assistant } from "../storage/records.ts";
-import type { RunBroker } from "../engine/broker/broker.ts";
-import type { GraphRegistry } from "../engine/executor/graphs.ts";
+import type { Assistant, AssistantScope, Storage } from "../storage/index.ts";
+import type { GraphRegistry, RunBroker, TtlSettings, WebhookSender, WorkerPool } from "../engine/index.ts";
 import { notFound } from "./http/errors.ts";
 import type { ServerLimits } from "./http/limits.ts";
-import type { ServerLog } from "../kernel/log.ts";
-import type { TtlSettings } from "../engine/queue/ttl-sweeper.ts";
-import type { WebhookSender } from "../engine/runs/webhooks.ts";
-import type { WorkerPool } from "../engine/queue/worker.ts";
+import type { ServerLog } from "../kernel/index.ts";
 
 export interface ServerDeps {
   storage: Storage;

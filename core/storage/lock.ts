@@ -22,7 +22,7 @@ import {
 } from "node:fs";
 import { dirname, resolve } from "node:path";
 import process from "node:process";
-import { AgentcliError } from "../kernel/errors.ts";
+import { AgentcliError } from "../kernel/index.ts";
 
 export interface DirLock {
   /** The lock file. */

@@ -11,7 +11,7 @@
  * const db = await PGlite.create({ extensions: { vector: await pgliteVectorExtension() } });
  */
 import type { Extension } from "@electric-sql/pglite";
-import { embeddedAsset } from "../kernel/runtime.ts";
+import { embeddedAsset } from "../kernel/index.ts";
 
 /** The name of the bundle among the executable's assets. */
 export const PGLITE_VECTOR_ASSET = "vector.tar.gz";

@@ -9,7 +9,7 @@
  * const { rows } = await sql.query<{ id: string }>("SELECT id FROM t WHERE id = $1", ["a"]);
  */
 import { Buffer } from "node:buffer";
-import { embeddedAsset, preferBaselineWasm, processEnv } from "../kernel/runtime.ts";
+import { embeddedAsset, preferBaselineWasm, processEnv } from "../kernel/index.ts";
 import type { TemplateSpec } from "./template.ts";
 
 export interface SqlResult<T> {

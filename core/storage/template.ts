@@ -17,8 +17,7 @@ import { createRequire } from "node:module";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { Worker } from "node:worker_threads";
-import { embeddedAsset, processEnv } from "../kernel/runtime.ts";
-import { VERSION } from "../kernel/version.ts";
+import { embeddedAsset, processEnv, VERSION } from "../kernel/index.ts";
 import type { Migration } from "./sql.ts";
 
 /** The SEA asset name of the agent server's template (see {@link createPgliteTemplate}). */

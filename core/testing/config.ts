@@ -1,5 +1,5 @@
 /** A normalized project configuration with every default applied, for conformance kits. */
-import type { AgentConfig } from "../config/schema.ts";
+import type { AgentConfig } from "../config/index.ts";
 
 /** The smallest valid configuration (`[agent] name = "conformance"`), with `overrides`. */
 export function minimalConfig(overrides: Partial<AgentConfig> = {}): AgentConfig {

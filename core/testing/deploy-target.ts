@@ -15,11 +15,15 @@ import assert from "node:assert/strict";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { DeployResult, Env, Plugin } from "../kernel/hooks.ts";
-import { PluginDriver } from "../kernel/plugin-driver.ts";
-import { validatePlugins } from "../kernel/plugin-validate.ts";
-import { AgentcliError } from "../kernel/errors.ts";
-import { packTar } from "../bundle/tar.ts";
+import {
+  AgentcliError,
+  type DeployResult,
+  type Env,
+  type Plugin,
+  PluginDriver,
+  validatePlugins,
+} from "../kernel/index.ts";
+import { packTar } from "../bundle/index.ts";
 import { gzipSync } from "node:zlib";
 
 export interface DeployTargetHarness {

@@ -11,9 +11,7 @@
  */
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import type { Env, Plugin } from "../kernel/hooks.ts";
-import { PluginDriver } from "../kernel/plugin-driver.ts";
-import { AgentcliError } from "../kernel/errors.ts";
+import { AgentcliError, type Env, type Plugin, PluginDriver } from "../kernel/index.ts";
 import { type Authenticate, authErrorResponse, createAuthenticator } from "../auth/index.ts";
 import { minimalConfig } from "./config.ts";
 

@@ -11,10 +11,8 @@
  */
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import type { Env, Plugin } from "../kernel/hooks.ts";
-import { PluginDriver } from "../kernel/plugin-driver.ts";
-import { validatePlugins } from "../kernel/plugin-validate.ts";
-import { createChatModel } from "../harness/model.ts";
+import { type Env, type Plugin, PluginDriver, validatePlugins } from "../kernel/index.ts";
+import { createChatModel } from "../harness/index.ts";
 
 /** A reply the fake provider server gives next: text, or tool calls. */
 export interface ScriptedModelReply {

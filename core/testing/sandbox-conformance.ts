@@ -20,16 +20,20 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@langchain/langgraph-sdk";
-import { loadProject } from "../config/load.ts";
-import { buildBundle, readBundle } from "../bundle/bundle.ts";
-import { type Host, hostBundle } from "../server/host/agent-host.ts";
-import { PluginDriver } from "../kernel/plugin-driver.ts";
-import { silentLog } from "../kernel/log.ts";
-import { isSandboxNotFound, type Sandbox, type SandboxScope } from "../kernel/sandbox-contract.ts";
-import type { Plugin } from "../kernel/hooks.ts";
+import { loadProject } from "../config/index.ts";
+import { buildBundle, readBundle } from "../bundle/index.ts";
+import { type Host, hostBundle } from "../server/index.ts";
+import {
+  isSandboxNotFound,
+  type Plugin,
+  PluginDriver,
+  type Sandbox,
+  type SandboxScope,
+  type ServerLog,
+  silentLog,
+} from "../kernel/index.ts";
 import { startModelServer } from "./model-server/server.ts";
 import { limitCases } from "./sandbox-limits-conformance.ts";
-import type { ServerLog } from "../kernel/log.ts";
 
 /** What the suite needs of a scripted model server (./model-server/server.ts, the default, is one). */
 export interface ScriptedModelServer {

@@ -5,58 +5,26 @@
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
-import { cpSync, mkdtempSync, rmSync } from "node:fs";
-import { freePort } from "../../core/platform/compute/revision-process.ts";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { Client } from "@langchain/langgraph-sdk";
 import { type ModelServer, startModelServer } from "../fixtures/model-server/server.ts";
+import { type DevServer, startDevServer } from "../fixtures/dev-server.ts";
 
-const ROOT = new URL("../../", import.meta.url).pathname;
 let model: ModelServer;
-let child: ChildProcess;
-let dir: string;
+let dev: DevServer;
 let url: string;
-let output = "";
 
 before(async () => {
   model = await startModelServer();
-  dir = mkdtempSync(join(tmpdir(), "agentcli-harness-e2e-"));
-  cpSync(join(ROOT, "tests/fixtures/projects/memory"), dir, { recursive: true });
-  const port = await freePort("127.0.0.1");
-  url = `http://127.0.0.1:${port}`;
-  child = spawn(process.execPath, [
-    join(ROOT, "bin/main.ts"),
-    "dev",
-    "--config",
-    join(dir, "agent.toml"),
-    "--port",
-    String(port),
-    "--allow-blocking",
-  ], {
-    cwd: dir,
-    env: { ...process.env, OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: model.openaiBaseUrl, BROWSER: "none" },
-    stdio: ["ignore", "pipe", "pipe"],
+  dev = await startDevServer({
+    fixture: "memory",
+    env: { OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: model.openaiBaseUrl },
   });
-  child.stdout!.on("data", (d) => (output += d));
-  child.stderr!.on("data", (d) => (output += d));
-  for (let i = 0; i < 300; i++) {
-    if (child.exitCode !== null) throw new Error(`agentcli dev exited: ${output}`);
-    const ok = await fetch(`${url}/ok`).then((r) => r.ok, () => false);
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`agentcli dev did not start: ${output}`);
+  url = dev.url;
 });
 
 after(async () => {
-  if (child && child.exitCode === null) {
-    child.kill("SIGTERM");
-    await new Promise((r) => child.once("exit", r));
-  }
+  await dev?.stop();
   await model?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 function clientFor(user: string): Client {

@@ -9,19 +9,14 @@
  */
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
-import { type ChildProcess, spawn } from "node:child_process";
-import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { Client as McpClient } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { freePort } from "../../core/platform/compute/revision-process.ts";
 import { type ModelServer, startModelServer } from "../fixtures/model-server/server.ts";
+import { type DevServer, startDevServer } from "../fixtures/dev-server.ts";
 
-const ROOT = new URL("../../", import.meta.url).pathname;
 const KEY = `sk-sentinel${crypto.randomUUID().replaceAll("-", "")}`;
 const b64 = (s: string) => Buffer.from(s).toString("base64");
 /** The forms a leak may take; any 16-character run of one is a leak. */
@@ -39,10 +34,8 @@ const UPSTREAM = `Incorrect API key provided: {api_key}. Without prefix: ${KEY.s
 const MODES = ["values", "updates", "messages", "messages-tuple", "events", "debug", "custom"];
 
 let model: ModelServer;
-let child: ChildProcess;
-let dir: string;
+let dev: DevServer;
 let url: string;
-let output = "";
 let receiver: Server;
 let hookUrl: string;
 const hooks: string[] = [];
@@ -62,40 +55,17 @@ before(async () => {
   });
   await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
   hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
-  dir = mkdtempSync(join(tmpdir(), "agentcli-redact-"));
-  cpSync(join(ROOT, "tests/fixtures/projects/memory"), dir, { recursive: true });
-  const port = await freePort("127.0.0.1");
-  url = `http://127.0.0.1:${port}`;
-  child = spawn(process.execPath, [
-    join(ROOT, "bin/main.ts"),
-    "dev",
-    "--config",
-    join(dir, "agent.toml"),
-    "--port",
-    String(port),
-    "--allow-blocking",
-  ], {
-    cwd: dir,
-    env: { ...process.env, OPENAI_API_KEY: KEY, OPENAI_BASE_URL: model.openaiBaseUrl, BROWSER: "none" },
-    stdio: ["ignore", "pipe", "pipe"],
+  dev = await startDevServer({
+    fixture: "memory",
+    env: { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: model.openaiBaseUrl },
   });
-  child.stdout!.on("data", (d) => (output += d));
-  child.stderr!.on("data", (d) => (output += d));
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`agentcli dev exited: ${output}`);
-    if (await fetch(`${url}/ok`).then((r) => r.ok, () => false)) break;
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  url = dev.url;
 });
 
 after(async () => {
-  if (child && child.exitCode === null) {
-    child.kill("SIGTERM");
-    await new Promise((r) => child.once("exit", r));
-  }
+  await dev?.stop();
   await new Promise((r) => receiver?.close(r));
   await model?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 async function call(method: string, path: string, body?: unknown): Promise<{ status: number; text: string }> {
@@ -145,7 +115,7 @@ test("run output and upstream errors: /runs/wait, /threads/{id}/runs/wait and ev
     const list = JSON.parse((await call("GET", `/threads/${thread}/runs`)).text) as Array<{ run_id: string }>;
     runs[what] = list[0]!.run_id;
   }
-  assert.match(output, /Incorrect API key provided/, "the failure reached the log");
+  assert.match(dev.output(), /Incorrect API key provided/, "the failure reached the log");
 });
 
 test("every GET route of /openapi.json, with real ids, and the POST routes that read state", async () => {
@@ -259,6 +229,6 @@ test("a tool result carrying the key reaches the model redacted", async () => {
 });
 
 test("the server's stdout and stderr", () => {
-  assert.ok(output.length > 0);
-  clean("stdout/stderr", output);
+  assert.ok(dev.output().length > 0);
+  clean("stdout/stderr", dev.output());
 });

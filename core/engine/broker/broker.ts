@@ -4,8 +4,7 @@
  * in memory and immediate; a {@link RemoteBus} (Redis) carries the same signals across
  * replicas. Publishing never waits for subscribers: a slow client only slows itself.
  */
-import type { RunEvent, RunEventLog } from "../../storage/run-events.ts";
-import type { RunStatus } from "../../storage/records.ts";
+import type { RunEvent, RunEventLog, RunStatus } from "../../storage/index.ts";
 
 export type CancelAction = "interrupt" | "rollback";
 

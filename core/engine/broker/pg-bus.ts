@@ -16,9 +16,8 @@ import {
   signalBody,
   signalPayload,
 } from "./broker.ts";
-import type { RunEvent } from "../../storage/run-events.ts";
-import type { ServerLog } from "../../kernel/log.ts";
-import { isTransientDbError } from "../../storage/db-retry.ts";
+import { isTransientDbError, type RunEvent } from "../../storage/index.ts";
+import type { ServerLog } from "../../kernel/index.ts";
 
 /** NOTIFY refuses payloads of 8000 bytes or more: larger events go as a hint to read the log. */
 const MAX_PAYLOAD_BYTES = 7900;

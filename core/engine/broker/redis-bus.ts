@@ -12,8 +12,8 @@ import {
   signalBody,
   signalPayload,
 } from "./broker.ts";
-import type { RunEvent } from "../../storage/run-events.ts";
-import type { ServerLog } from "../../kernel/log.ts";
+import type { RunEvent } from "../../storage/index.ts";
+import type { ServerLog } from "../../kernel/index.ts";
 
 /**
  * Connects to Redis and returns the bus. At start, an unreachable Redis is retried for
@@ -25,7 +25,7 @@ export async function openRedisBus(
   log: ServerLog,
   opts: { connectWithinMs?: number } = {},
 ): Promise<RemoteBus> {
-  const [{ Redis }, { connectWithin }] = await Promise.all([import("ioredis"), import("../../storage/connect.ts")]);
+  const [{ Redis }, { connectWithin }] = await Promise.all([import("ioredis"), import("../../storage/index.ts")]);
   const open = (timeoutMs: number) => {
     let connected = false;
     const c = new Redis(url, {

@@ -8,9 +8,8 @@
  * Missed firings: a cron whose time passed while no server was running fires once when a
  * server is back (however many firings were missed), and then at its next time after that.
  */
-import type { AuthUser } from "../../kernel/hooks.ts";
-import type { CronRecord } from "../../storage/crons.ts";
-import type { Run } from "../../storage/records.ts";
+import type { AuthUser } from "../../kernel/index.ts";
+import type { CronRecord, Run } from "../../storage/index.ts";
 import { nextFiring } from "./schedule.ts";
 import type { ServerDeps } from "../../server/deps.ts";
 import { cancelRun, runKwargs } from "../runs/create.ts";

@@ -6,8 +6,7 @@
  * (`__`) keys: a stream never carries who the caller is beyond their id.
  */
 
-import { errorText } from "../../kernel/error-text.ts";
-import { redact } from "../../kernel/redact.ts";
+import { errorText, redact } from "../../kernel/index.ts";
 
 type Config = { configurable?: Record<string, unknown>; [k: string]: unknown } | null | undefined;
 

@@ -5,19 +5,14 @@
  * wrote.
  */
 import type { RunTrace, RunTracer } from "../tracing/tracing.ts";
-import { redact } from "../../kernel/redact.ts";
-import { errorText } from "../../kernel/error-text.ts";
+import { errorText, redact, type ServerLog } from "../../kernel/index.ts";
 import { Command, UnknownInterruptError } from "@langchain/langgraph";
-import type { RunEvent } from "../../storage/run-events.ts";
-import type { ClaimedRun } from "../../storage/runs.ts";
-import type { Storage } from "../../storage/storage.ts";
-import type { Json, Run, RunStatus, ThreadStatus } from "../../storage/records.ts";
+import type { ClaimedRun, Json, Run, RunEvent, RunStatus, Storage, ThreadStatus } from "../../storage/index.ts";
 import { type CancelAction, LeaseLost, type RunBroker, RunCancelled } from "../broker/broker.ts";
 import type { GraphRegistry } from "./graphs.ts";
 import { ChunkTranslator, libModes, type LibStreamMode, type StreamMode } from "./stream-modes.ts";
 import { interruptsByTask } from "./state.ts";
 import { toWire } from "./serialize.ts";
-import type { ServerLog } from "../../kernel/log.ts";
 import type { WebhookSender } from "../runs/webhooks.ts";
 
 export interface ExecutorDeps {

@@ -7,7 +7,7 @@
  */
 import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkpoint";
 import { messagesStateReducer } from "@langchain/langgraph";
-import { userError } from "../../kernel/errors.ts";
+import { userError } from "../../kernel/index.ts";
 import { RunCheckpointer } from "./checkpointer.ts";
 
 /** What the server needs of a compiled LangGraph graph. */

@@ -3,8 +3,7 @@
  * interrupts, checkpoint, metadata, parent checkpoint) from a LangGraph state snapshot.
  */
 import { toWire } from "./serialize.ts";
-import { errorText } from "../../kernel/error-text.ts";
-import { redact } from "../../kernel/redact.ts";
+import { errorText, redact } from "../../kernel/index.ts";
 
 // deno-lint-ignore no-explicit-any
 type Snapshot = any;

@@ -14,7 +14,7 @@
  * idle.busy(); // a run started
  * idle.idle(); // the last run ended
  */
-import type { Env } from "../../kernel/hooks.ts";
+import type { Env } from "../../kernel/index.ts";
 
 export interface IdleCollector {
   /** Work started: a pending collection waits for the next idle time. */

@@ -6,8 +6,7 @@
  * control plane's Kubernetes manifests run the two as separate Deployments.
  */
 import { availableParallelism } from "node:os";
-import { agentcliError, EnvNotInRange, userError } from "../../kernel/index.ts";
-import type { Env } from "../../kernel/hooks.ts";
+import { agentcliError, type Env, EnvNotInRange, userError } from "../../kernel/index.ts";
 
 export type ServerRole = "api" | "worker" | "all";
 export const SERVER_ROLES: readonly ServerRole[] = ["api", "worker", "all"];

@@ -7,11 +7,15 @@
  * are failed at start, with an `error` event on their stream, so nothing stays stuck; on
  * every engine, threads left `busy` with no run in flight are freed at start.
  */
-import type { Run } from "../../storage/records.ts";
-import type { Storage } from "../../storage/storage.ts";
-import { type ClaimedRun, MAX_RUN_ATTEMPTS, type TakenRun } from "../../storage/runs.ts";
-export { DEFAULT_QUEUE_AFFINITY_SECONDS } from "../../storage/runs.ts";
-import { withBackgroundRetry } from "../../storage/db-retry.ts";
+import {
+  type ClaimedRun,
+  MAX_RUN_ATTEMPTS,
+  type Run,
+  type Storage,
+  type TakenRun,
+  withBackgroundRetry,
+} from "../../storage/index.ts";
+export { DEFAULT_QUEUE_AFFINITY_SECONDS } from "../../storage/index.ts";
 import type { RunBroker } from "../broker/broker.ts";
 import { type ExecutableRun, executeRun, type ExecutorDeps, type ResumeOptions } from "../executor/executor.ts";
 import type { IdleCollector } from "./idle-gc.ts";

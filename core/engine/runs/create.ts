@@ -3,11 +3,10 @@
  * strategies (`reject`, `interrupt`, `rollback`, `enqueue`), owner scoping, and the wake-up
  * of a worker. All checks and the insert happen in one transaction on the thread row.
  */
-import type { AuthUser } from "../../kernel/hooks.ts";
-import type { Run } from "../../storage/records.ts";
+import type { AuthUser } from "../../kernel/index.ts";
+import { currentCheck, type Run } from "../../storage/index.ts";
 import type { CancelAction } from "../broker/broker.ts";
 import { resolveAssistant, type ServerDeps } from "../../server/deps.ts";
-import { currentCheck } from "../../storage/assistants.ts";
 import type { RunKwargs } from "../executor/executor.ts";
 import { conflict, idTaken, notFound, unprocessable } from "../../server/http/errors.ts";
 import type { RunCreateBody } from "./input.ts";

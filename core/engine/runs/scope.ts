@@ -8,8 +8,8 @@
  * `langgraph_auth_user`).
  */
 import type { Context, MiddlewareHandler } from "hono";
-import type { AuthUser } from "../../kernel/hooks.ts";
-import type { Scope } from "../../storage/records.ts";
+import type { AuthUser } from "../../kernel/index.ts";
+import type { Scope } from "../../storage/index.ts";
 
 export type AppEnv = { Variables: { user: AuthUser | null } };
 

@@ -16,11 +16,16 @@
  * await hooks.check("https://example.com/hook"); // throws a 422 for a refused target
  */
 import { Buffer } from "node:buffer";
-import { agentcliError, EnvNotInRange, EnvNotTrueFalse, unprocessable } from "../../kernel/index.ts";
-import { redact } from "../../kernel/redact.ts";
-import type { Storage } from "../../storage/storage.ts";
-import { VERSION } from "../../kernel/version.ts";
-import type { ServerLog } from "../../kernel/log.ts";
+import {
+  agentcliError,
+  EnvNotInRange,
+  EnvNotTrueFalse,
+  redact,
+  type ServerLog,
+  unprocessable,
+  VERSION,
+} from "../../kernel/index.ts";
+import type { Storage } from "../../storage/index.ts";
 
 export interface WebhookSettings {
   /** HMAC-SHA256 key of the signature header (`AGENTCLI_WEBHOOK_SECRET`); no header without it. */

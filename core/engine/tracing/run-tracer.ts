@@ -11,8 +11,7 @@ import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import type { Serialized } from "@langchain/core/load/serializable";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { LLMResult } from "@langchain/core/outputs";
-import { redact } from "../../kernel/redact.ts";
-import { VERSION } from "../../kernel/version.ts";
+import { redact, VERSION } from "../../kernel/index.ts";
 
 /** One run's trace: callbacks for the graph, and its end. */
 export interface RunTrace {

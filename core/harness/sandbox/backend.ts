@@ -12,12 +12,7 @@ import { BaseSandbox, type ExecuteResponse, type FileDownloadResponse, type File
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { currentConfig } from "../memory-backend.ts";
 import { assistantIdOf } from "../namespaces.ts";
-import {
-  type ExecuteResult,
-  isSandboxNotFound,
-  type Sandbox,
-  SANDBOX_SKILLS_DIR,
-} from "../../kernel/sandbox-contract.ts";
+import { type ExecuteResult, isSandboxNotFound, type Sandbox, SANDBOX_SKILLS_DIR } from "../../kernel/index.ts";
 import type { SandboxManager, SandboxSettings, SandboxTarget } from "./manager.ts";
 
 /** Default of the `execute` tool's `timeout` and of the file tools' commands, in seconds. */

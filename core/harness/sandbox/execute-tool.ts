@@ -9,7 +9,7 @@
 import { createMiddleware, SystemMessage, tool } from "langchain";
 import { z } from "zod";
 import { DEFAULT_EXECUTE_TIMEOUT_SECONDS, type PluginSandboxBackend } from "./backend.ts";
-import { type ExecuteResult, SANDBOX_SKILLS_DIR } from "../../kernel/sandbox-contract.ts";
+import { type ExecuteResult, SANDBOX_SKILLS_DIR } from "../../kernel/index.ts";
 
 export const MAX_EXECUTE_TIMEOUT_SECONDS = 3600;
 

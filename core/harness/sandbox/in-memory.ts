@@ -2,11 +2,8 @@
  * A sandbox manager over an in-memory database of its own, for an agent graph built without
  * a server (tests, embedding): the same code as the server's, mappings lost on close.
  */
-import type { Env, HookLogger } from "../../kernel/hooks.ts";
-import type { PluginDriver } from "../../kernel/plugin-driver.ts";
-import { SERVER_MIGRATIONS, SERVER_TEMPLATE } from "../../storage/migrations.ts";
-import { migrate, openSql } from "../../storage/sql.ts";
-import { SandboxRecords } from "../../storage/index.ts";
+import type { Env, HookLogger, PluginDriver } from "../../kernel/index.ts";
+import { migrate, openSql, SandboxRecords, SERVER_MIGRATIONS, SERVER_TEMPLATE } from "../../storage/index.ts";
 import { SandboxManager, type SandboxSettings } from "./manager.ts";
 
 /** Opens the in-memory manager; `close` releases it and its database. */

@@ -16,18 +16,18 @@
  * const sandboxes = new SandboxManager({ records: storage.sandboxes, driver, env, runtime: "local", host, settings: () => config.sandbox });
  * const { sandbox, notice } = await sandboxes.acquire({ key: "thread:t1", scope: "thread", threadId: "t1" });
  */
-import { userError } from "../../kernel/errors.ts";
-import { secondsSetting } from "../../config/env-settings.ts";
-import { missingSandboxEnv } from "../../config/credentials.ts";
-import type { Env, HookLogger } from "../../kernel/hooks.ts";
-import type { PluginDriver } from "../../kernel/plugin-driver.ts";
-import type { SandboxRecords } from "../../storage/index.ts";
 import {
+  type Env,
+  type HookLogger,
   isSandboxNotFound,
+  type PluginDriver,
   type Sandbox,
   type SandboxCreateOptions,
   type SandboxScope,
-} from "../../kernel/sandbox-contract.ts";
+  userError,
+} from "../../kernel/index.ts";
+import { missingSandboxEnv, secondsSetting } from "../../config/index.ts";
+import type { SandboxRecords } from "../../storage/index.ts";
 
 /** How long a `creating` claim holds before another process may take the key over. */
 export const CREATE_LEASE_MS = 5 * 60_000;

@@ -2,10 +2,8 @@
  * `--sandbox <runtime>` of `dev` and `serve`: finds the sandbox-runtime plugin of that name
  * and checks it can run here (the local runtime needs `bwrap`), before the server starts.
  */
-import { userError } from "../../kernel/errors.ts";
-import { missingSandboxEnv } from "../../config/credentials.ts";
-import type { Env, SandboxRuntimeSpec } from "../../kernel/hooks.ts";
-import type { PluginDriver } from "../../kernel/plugin-driver.ts";
+import { type Env, type PluginDriver, type SandboxRuntimeSpec, userError } from "../../kernel/index.ts";
+import { missingSandboxEnv } from "../../config/index.ts";
 
 /** The runtime spec of `name`; a user error when unknown or unable to run on this machine. */
 export async function selectSandboxRuntime(driver: PluginDriver, name: string, env: Env): Promise<SandboxRuntimeSpec> {

@@ -12,7 +12,7 @@
  * const res = await app.request("/v2/deployments", { headers: { "x-api-key": key } });
  */
 import { Hono } from "hono";
-import { apiDocsRoutes } from "../../server/routes/api-docs.ts";
+import { apiDocsRoutes } from "../../server/index.ts";
 import { VERSION } from "../../kernel/index.ts";
 import { errorBody, unauthorized } from "./api-error.ts";
 import { bundleDownload } from "../routes/bundles.ts";

@@ -6,7 +6,7 @@
  */
 import type { Context, MiddlewareHandler } from "hono";
 import type { z } from "zod";
-import { badText, MAX_JSON_DEPTH } from "../../server/http/json-guard.ts";
+import { badText, MAX_JSON_DEPTH } from "../../server/index.ts";
 import { type FieldError, invalid, invalidField, payloadTooLarge } from "./api-error.ts";
 import { describeLimit } from "./limits.ts";
 import { DEPLOYMENT_STATUSES, DEPLOYMENT_TYPES, issuesToDetail, REVISION_STATUSES } from "./schema.ts";

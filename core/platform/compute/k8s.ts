@@ -5,7 +5,7 @@
  * Deployment to roll out (Kubernetes keeps the old pods serving until the new ones are
  * ready: `maxUnavailable: 0`).
  */
-import { VERSION } from "../../kernel/version.ts";
+import { VERSION } from "../../kernel/index.ts";
 import type { ComputeDriver, RolloutRequest } from "./contract.ts";
 import { KubeClient } from "./k8s-client.ts";
 import { appName, renderManifests } from "./k8s-manifests.ts";

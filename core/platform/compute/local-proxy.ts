@@ -12,7 +12,7 @@ import {
   type Server,
   type ServerResponse,
 } from "node:http";
-import { DEFAULT_MAX_CONNECTIONS_PER_CLIENT, limitConnectionsPerClient } from "../../server/host/client-connections.ts";
+import { DEFAULT_MAX_CONNECTIONS_PER_CLIENT, limitConnectionsPerClient } from "../../server/index.ts";
 
 const WAIT_LIMIT_MS = 60_000;
 

@@ -21,11 +21,8 @@ import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { ComputeDriver, RolloutRequest } from "./contract.ts";
 import { RevisionProxy } from "./local-proxy.ts";
-import { countSetting } from "../../config/env-settings.ts";
-import {
-  DEFAULT_MAX_CONNECTIONS_PER_CLIENT,
-  MAX_CONNECTIONS_PER_CLIENT_VARIABLE,
-} from "../../server/host/client-connections.ts";
+import { countSetting } from "../../config/index.ts";
+import { DEFAULT_MAX_CONNECTIONS_PER_CLIENT, MAX_CONNECTIONS_PER_CLIENT_VARIABLE } from "../../server/index.ts";
 import type { DeploymentRow } from "../api/resources.ts";
 import { RevisionProcess, stopRecorded } from "./revision-process.ts";
 
@@ -75,7 +72,7 @@ export class LocalCompute implements ComputeDriver {
   async provision(d: DeploymentRow): Promise<void> {
     await mkdir(join(this.dir(d), "data"), { recursive: true });
     if (this.opts.databaseUrl) {
-      const { openSql } = await import("../../storage/sql.ts");
+      const { openSql } = await import("../../storage/index.ts");
       const sql = await openSql({ url: this.opts.databaseUrl, poolSize: 1 });
       try {
         await sql.query(`CREATE SCHEMA IF NOT EXISTS ${this.schema(d)}`);
@@ -219,7 +216,7 @@ export class LocalCompute implements ComputeDriver {
       await state.proxy.close();
     }
     if (this.opts.databaseUrl) {
-      const { openSql } = await import("../../storage/sql.ts");
+      const { openSql } = await import("../../storage/index.ts");
       const sql = await openSql({ url: this.opts.databaseUrl, poolSize: 1 });
       try {
         await sql.query(`DROP SCHEMA IF EXISTS ${this.schema(d)} CASCADE`);

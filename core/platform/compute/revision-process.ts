@@ -10,11 +10,11 @@
  * data folder.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { processAlive } from "../../storage/lock.ts";
+import { processAlive } from "../../storage/index.ts";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import process from "node:process";
-import { selfInvocation } from "../../kernel/runtime.ts";
+import { selfInvocation } from "../../kernel/index.ts";
 
 const HEALTH_TIMEOUT_MS = 120_000;
 const STOP_GRACE_MS = 10_000;

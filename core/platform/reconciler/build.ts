@@ -40,7 +40,7 @@ export async function validateBundle(
   let mod: { readBundle: (b: Uint8Array) => unknown };
   let manifest: { name: string; requires: { plugins: string[] } } | undefined;
   try {
-    mod = await import("../../bundle/bundle.ts");
+    mod = await import("../../bundle/index.ts");
   } catch (err) {
     throw new BuildFailure(`bundle reader unavailable: ${err instanceof Error ? err.message : String(err)}`);
   }

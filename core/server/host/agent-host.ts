@@ -5,23 +5,28 @@
  */
 import { pathToFileURL } from "node:url";
 import { resolve } from "node:path";
-import { userError } from "../../kernel/errors.ts";
-import { secondsSetting, switchSetting } from "../../config/env-settings.ts";
+import {
+  type Env,
+  type PluginDriver,
+  redactProcessOutput,
+  registerSecrets,
+  secretValues,
+  type ServerLog,
+  userError,
+} from "../../kernel/index.ts";
+import { secondsSetting, switchSetting } from "../../config/index.ts";
 import { corsFromEnv } from "../http/cors.ts";
-import { ttlFromEnv } from "../../engine/queue/ttl-sweeper.ts";
-import { webhooksFromEnv } from "../../engine/runs/webhooks.ts";
-import { DEFAULT_CONNECT_TIMEOUT_SECONDS } from "../../storage/connect.ts";
-import { DEFAULT_QUEUE_AFFINITY_SECONDS, DEFAULT_RUN_LEASE_SECONDS } from "../../storage/runs.ts";
-import { DEFAULT_DB_RETRY_SECONDS } from "../../storage/db-retry.ts";
+import { ttlFromEnv, webhooksFromEnv } from "../../engine/index.ts";
+import {
+  DEFAULT_CONNECT_TIMEOUT_SECONDS,
+  DEFAULT_DB_RETRY_SECONDS,
+  DEFAULT_QUEUE_AFFINITY_SECONDS,
+  DEFAULT_RUN_LEASE_SECONDS,
+} from "../../storage/index.ts";
 import { limitsFromEnv, type ServerLimits } from "../http/limits.ts";
-import { registerSecrets, secretValues } from "../../kernel/redact.ts";
-import { redactProcessOutput } from "../../kernel/redact-stdio.ts";
-import type { Env } from "../../kernel/hooks.ts";
-import type { PluginDriver } from "../../kernel/plugin-driver.ts";
-import type { Bundle } from "../../bundle/types.ts";
+import type { Bundle } from "../../bundle/index.ts";
 import type { AgentServer } from "../app.ts";
 import type { Listening } from "./node.ts";
-import type { ServerLog } from "../../kernel/log.ts";
 
 export interface HostOptions {
   bundle: Bundle;
@@ -116,7 +121,7 @@ export function parseGraphFlags(
  * module and what it found rather than failing every run.
  */
 export async function loadGraphModules(modules: Record<string, GraphModule>): Promise<Record<string, unknown>> {
-  const { graphExportKind } = await import("../../engine/executor/graphs.ts");
+  const { graphExportKind } = await import("../../engine/index.ts");
   const out: Record<string, unknown> = {};
   for (const [id, { path, exportName }] of Object.entries(modules)) {
     let mod: Record<string, unknown>;
@@ -236,7 +241,7 @@ async function loadInSteps(): Promise<void> {
   await import("@langchain/core/runnables"), await turn();
   await import("@langchain/langgraph-checkpoint"), await turn();
   await import("@electric-sql/pglite"), await turn();
-  await import("../../storage/storage.ts"), await turn();
+  await import("../../storage/index.ts"), await turn();
   await import("@langchain/langgraph"), await turn();
   await import("hono"), await turn();
   await import("../app.ts"), await turn();
@@ -250,7 +255,7 @@ async function start(
   limits: Partial<ServerLimits>,
   early: EarlyListener | null,
 ): Promise<Host> {
-  const { roleSetting, workersSetting } = await import("../../engine/queue/roles.ts");
+  const { roleSetting, workersSetting } = await import("../../engine/index.ts");
   const role = roleSetting(opts.role, opts.env);
   const { listenSettings } = await import("./listen-settings.ts");
   const settings = listenSettings(opts.env, { mode: opts.mode, bind: opts.host }); // a bad value stops the start before anything opens
@@ -261,10 +266,10 @@ async function start(
     10,
     "a stopping replica finishes its runs before it hands them back",
   ) * 1000;
-  const { sandboxIdleSeconds } = await import("../../harness/sandbox/manager.ts");
+  const { sandboxIdleSeconds } = await import("../../harness/index.ts");
   sandboxIdleSeconds(opts.env);
   const runtime = opts.sandboxRuntime
-    ? await (await import("../../harness/sandbox/runtime.ts")).selectSandboxRuntime(
+    ? await (await import("../../harness/index.ts")).selectSandboxRuntime(
       opts.driver,
       opts.sandboxRuntime,
       opts.env,
@@ -272,7 +277,7 @@ async function start(
     : null;
   if (runtime) { for (const w of (await runtime.warnings?.({ env: opts.env })) ?? []) opts.log.warn(w); }
   if (!runtime) {
-    const { sandboxCredentialWarning } = await import("../../harness/sandbox/runtime.ts");
+    const { sandboxCredentialWarning } = await import("../../harness/index.ts");
     const warning = sandboxCredentialWarning(opts.driver, opts.bundle.config.sandbox.provider, opts.env);
     if (warning && opts.mode === "serve") opts.log.warn(warning);
   }
@@ -281,8 +286,8 @@ async function start(
   // server's modules load; the harness loads with the agent graph, on its first run.
   const dbUrl = opts.env.DATABASE_URL;
   const connectWithinMs = connectTimeoutSeconds(opts.env) * 1000;
-  const encryption = (await import("../../storage/encryption.ts")).encryptionFromEnv(opts.env);
-  const storeIndex = (await import("../../harness/embeddings.ts")).storeIndexFromEnv(opts.env, opts.driver);
+  const encryption = (await import("../../storage/index.ts")).encryptionFromEnv(opts.env);
+  const storeIndex = (await import("../../harness/index.ts")).storeIndexFromEnv(opts.env, opts.driver);
   // How long background work waits out a database restart (./storage/db-retry.ts).
   const dbRetryMs = secondsSetting(
     opts.env,
@@ -296,7 +301,7 @@ async function start(
     true,
     "statements the server sends again are prepared by name on PostgreSQL (0 behind a pooler that cannot keep them, such as PgBouncer before 1.21 in transaction mode)",
   );
-  const opening = import("../../storage/storage.ts").then(({ openStorage }) =>
+  const opening = import("../../storage/index.ts").then(({ openStorage }) =>
     openStorage(
       dbUrl
         ? {
@@ -310,7 +315,7 @@ async function start(
         : { dataDir: opts.dataDir, encryption, storeIndex },
     )
   ).catch(async (err) => {
-    const { DataDirLockedError } = await import("../../storage/lock.ts");
+    const { DataDirLockedError } = await import("../../storage/index.ts");
     if (opts.mode !== "dev" || !(err instanceof DataDirLockedError)) throw err;
     // dev has no --data-dir: the project's database is its own.
     throw new DataDirLockedError(
@@ -333,7 +338,7 @@ async function start(
     import("../../auth/index.ts"),
     import("../routes/ui.ts"),
     import("../protocols/routes.ts"),
-    import("../../kernel/version.ts"),
+    import("../../kernel/index.ts"),
   ]).catch(async (err) => {
     await opening.then((s) => s.close(), () => {});
     throw err;
@@ -345,7 +350,7 @@ async function start(
   const storage = await opening;
   // Sandboxes of the current bundle's [sandbox]; the mapping is in the server's database.
   let current = opts.bundle;
-  const { SandboxManager } = await import("../../harness/sandbox/manager.ts");
+  const { SandboxManager } = await import("../../harness/index.ts");
   const sandboxDir = opts.env.AGENTCLI_SANDBOX_DIR
     ? resolve(opts.env.AGENTCLI_SANDBOX_DIR)
     : (opts.sandboxDir ?? `${opts.dataDir}-sandboxes`);
@@ -360,7 +365,7 @@ async function start(
   });
   const live: Array<{ close(): Promise<void> }> = [];
   // MCP connections live as long as the host: a reload keeps those its new graph still uses.
-  const { mcpPool } = await import("../../harness/mcp-pool.ts");
+  const { mcpPool } = await import("../../harness/index.ts");
   const mcp = mcpPool();
   const loaders = (bundle: Bundle, env: Env) => {
     const graphs: Record<string, () => Promise<unknown>> = {
@@ -407,10 +412,10 @@ async function start(
         : []),
     });
   // OpenTelemetry only when the OTEL_* variables ask for it (the SDK loads then).
-  const tracer = await (await import("../../engine/tracing/tracing.ts")).runTracerFromEnv(opts.env, {
+  const tracer = await (await import("../../engine/index.ts")).runTracerFromEnv(opts.env, {
     agent: opts.bundle.config.agent.name,
   });
-  const idle = await (await import("../../engine/queue/idle-gc.ts")).idleCollector({ env: opts.env });
+  const idle = await (await import("../../engine/index.ts")).idleCollector({ env: opts.env });
   let server: AgentServer;
   try {
     identityPlugin = provider === null ? null : identityPluginFor(opts.driver, provider);

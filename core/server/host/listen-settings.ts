@@ -7,7 +7,7 @@
  * const settings = listenSettings(process.env, { mode: "serve", bind: "0.0.0.0" });
  * await listen(server, { port: 8000, host: "0.0.0.0", ...settings });
  */
-import { countSetting } from "../../config/env-settings.ts";
+import { countSetting } from "../../config/index.ts";
 import { type AllowedHosts, allowedHostsFromEnv } from "./allowed-hosts.ts";
 import { DEFAULT_MAX_CONNECTIONS_PER_CLIENT, MAX_CONNECTIONS_PER_CLIENT_VARIABLE } from "./client-connections.ts";
 

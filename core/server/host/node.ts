@@ -4,7 +4,7 @@
  */
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
-import { userError } from "../../kernel/errors.ts";
+import { clientErrorReporter, type ServerLog, userError } from "../../kernel/index.ts";
 import {
   type AllowedHosts,
   defaultAllowedHosts,
@@ -14,7 +14,6 @@ import {
 } from "./allowed-hosts.ts";
 import { DEFAULT_MAX_CONNECTIONS_PER_CLIENT, limitConnectionsPerClient } from "./client-connections.ts";
 import { DEFAULT_MAX_CONNECTIONS } from "./listen-settings.ts";
-import { clientErrorReporter, type ServerLog } from "../../kernel/log.ts";
 
 export interface Listening {
   port: number;

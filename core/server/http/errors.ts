@@ -3,13 +3,12 @@
  * `{ "detail": message }` (the LangGraph Platform shape the SDK surfaces); zod failures are
  * 422 with the offending paths; anything else is a logged, generic 500 with no stack.
  */
-import { authChallenge } from "../../auth/auth-error.ts";
+import { authChallenge } from "../../auth/index.ts";
 import type { Context } from "hono";
 import { z } from "zod";
-import { AgentcliError, unprocessable, userError } from "../../kernel/index.ts";
+import { AgentcliError, clientErrorReporter, type ServerLog, unprocessable, userError } from "../../kernel/index.ts";
 import { checkJsonText } from "./json-guard.ts";
-import { DB_RETRY_AFTER_SECONDS, isTransientDbError } from "../../storage/db-retry.ts";
-import { clientErrorReporter, type ServerLog } from "../../kernel/log.ts";
+import { DB_RETRY_AFTER_SECONDS, isTransientDbError } from "../../storage/index.ts";
 
 export { conflict, idTaken, notFound, unprocessable } from "../../kernel/index.ts";
 

@@ -7,7 +7,7 @@
  * @example
  * checkJsonText(JSON.parse(text), "body"); // throws a 422 naming e.g. `input.messages[0].content`
  */
-import { userError } from "../../kernel/errors.ts";
+import { userError } from "../../kernel/index.ts";
 
 /** Nesting deeper than this is refused (state, metadata and store values are far shallower). */
 export const MAX_JSON_DEPTH = 100;

@@ -13,7 +13,7 @@
  * // throws 422: Invalid request: input.messages[0]: has no "role" or "type", so it is not a chat message
  */
 import { coerceMessageLikeToMessage } from "@langchain/core/messages";
-import { type AgentcliError, userError } from "../../kernel/errors.ts";
+import { type AgentcliError, userError } from "../../kernel/index.ts";
 
 const ROLES = ["user", "human", "assistant", "ai", "system", "developer", "tool", "remove"];
 const EXAMPLE = `{"role": "user", "content": "Hi"}`;

@@ -5,7 +5,7 @@
  * tests/server/openapi-coverage.test.ts checks that every route the server answers is here.
  */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { isPublicPath } from "../../auth/public-paths.ts";
+import { isPublicPath } from "../../auth/index.ts";
 import { PROTOCOL_OPERATIONS, PROTOCOL_SCHEMAS } from "../protocols/openapi-operations.ts";
 import * as s from "./schemas.ts";
 

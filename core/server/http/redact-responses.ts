@@ -8,7 +8,7 @@
  * app.use(redactResponses());
  */
 import type { MiddlewareHandler } from "hono";
-import { redact, redactingStream } from "../../kernel/redact.ts";
+import { redact, redactingStream } from "../../kernel/index.ts";
 
 // Data, not code: the UI's scripts and styles carry no secrets, and a credential-shaped
 // pattern must never rewrite code that happens to look like `password: x.password`.

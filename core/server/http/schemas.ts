@@ -3,9 +3,7 @@
  * `@langchain/langgraph-sdk` sends them). Unknown fields are ignored, `null` means absent.
  */
 import { z } from "zod";
-import { STREAM_MODES } from "../../engine/executor/stream-modes.ts";
-import { isHttpUrl } from "../../engine/runs/webhooks.ts";
-import type { RunCreateBody } from "../../engine/index.ts";
+import { isHttpUrl, type RunCreateBody, STREAM_MODES } from "../../engine/index.ts";
 
 const obj = z.record(z.string(), z.unknown());
 

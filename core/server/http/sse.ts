@@ -4,7 +4,7 @@
  * a slow client never slows the run, and a dropped one loses nothing: every event is in the
  * durable log for the rejoin.
  */
-import type { RunEvent } from "../../storage/run-events.ts";
+import type { RunEvent } from "../../storage/index.ts";
 
 const encoder = new TextEncoder();
 

@@ -8,7 +8,7 @@
  * const card = agentCardJson(assistant, { base: "https://agent.example.com", version: "0.1.0", auth: "bearer", skills: [] });
  */
 import { AgentCard } from "@a2a-js/sdk";
-import type { Assistant } from "../../storage/records.ts";
+import type { Assistant } from "../../storage/index.ts";
 
 /** How callers authenticate, as the card announces it. */
 export type CardAuth = "bearer" | "api-key" | "none";

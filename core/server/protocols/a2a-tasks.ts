@@ -35,13 +35,11 @@ import {
   TaskNotFoundError,
   UnsupportedOperationError,
 } from "@a2a-js/sdk/errors";
-import type { AuthUser } from "../../kernel/hooks.ts";
-import type { Assistant, Run } from "../../storage/records.ts";
-import { AgentcliError } from "../../kernel/errors.ts";
+import { AgentcliError, type AuthUser } from "../../kernel/index.ts";
+import type { Assistant, Run } from "../../storage/index.ts";
 import type { ServerDeps } from "../deps.ts";
 import { badText } from "../http/json-guard.ts";
-import { cancelRun } from "../../engine/runs/create.ts";
-import { ownerOf } from "../../engine/runs/scope.ts";
+import { cancelRun, ownerOf } from "../../engine/index.ts";
 import { contentText, describeInterrupts, describeUpdate, outcomeOf, startTurn, type TurnOutcome } from "./turn.ts";
 
 /** What the peer hears of a failure that is not its own (the server logs the details). */

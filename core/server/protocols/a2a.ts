@@ -16,9 +16,9 @@ import { formatSSEErrorEvent, formatSSEEvent, SSE_HEADERS } from "@a2a-js/sdk";
 import { JsonRpcTransportHandler, ServerCallContext, validateVersion } from "@a2a-js/sdk/server";
 import { LegacyJsonRpcTransportHandler } from "@a2a-js/sdk/compat/v0_3/server";
 import { A2AError, PushNotificationNotSupportedError, RequestMalformedError } from "@a2a-js/sdk/errors";
-import type { Assistant } from "../../storage/records.ts";
+import type { Assistant } from "../../storage/index.ts";
 import { resolveAssistant, type ServerDeps } from "../deps.ts";
-import { type AppEnv, scopeOf, userOf } from "../../engine/runs/scope.ts";
+import { type AppEnv, scopeOf, userOf } from "../../engine/index.ts";
 import { AssistantTasks, INTERNAL_MESSAGE } from "./a2a-tasks.ts";
 import {
   agentCardInternal,

@@ -18,11 +18,10 @@ import { type Context, Hono } from "hono";
 import { z } from "zod";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { AuthUser } from "../../kernel/hooks.ts";
-import type { Assistant } from "../../storage/records.ts";
-import { AgentcliError } from "../../kernel/errors.ts";
+import { AgentcliError, type AuthUser } from "../../kernel/index.ts";
+import type { Assistant } from "../../storage/index.ts";
 import type { ServerDeps } from "../deps.ts";
-import { type AppEnv, ownerOf, userOf } from "../../engine/runs/scope.ts";
+import { type AppEnv, ownerOf, userOf } from "../../engine/index.ts";
 import { describeInterrupts, describeUpdate, followTurn, startTurn } from "./turn.ts";
 
 const INVALID_PARAMS = -32602;

@@ -8,11 +8,11 @@
  * const run = await startTurn(deps, user, { assistantId: "agent", threadId: null, message: "hi" });
  * const outcome = await followTurn(deps, run, { onUpdate: (u) => console.log(describeUpdate(u)) });
  */
-import type { AuthUser } from "../../kernel/hooks.ts";
-import type { Run, RunStatus, Thread } from "../../storage/records.ts";
+import type { AuthUser } from "../../kernel/index.ts";
+import type { Run, RunStatus, Thread } from "../../storage/index.ts";
 import type { ServerDeps } from "../deps.ts";
 import { checkJsonText } from "../http/json-guard.ts";
-import { cancelRun, createRun } from "../../engine/runs/create.ts";
+import { cancelRun, createRun } from "../../engine/index.ts";
 import type { RunCreateBody } from "../http/schemas.ts";
 
 /** What a turn asks for: a new user message, or the answer to a pending interrupt. */

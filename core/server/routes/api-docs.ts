@@ -10,9 +10,7 @@
  * app.route("/", apiDocsRoutes());   // GET /docs -> the reference, GET /favicon.ico -> the icon
  */
 import { Hono } from "hono";
-import { isCompiled } from "../../kernel/runtime.ts";
-import type { ServerLog } from "../../kernel/log.ts";
-import { consoleLog } from "../../kernel/log.ts";
+import { consoleLog, isCompiled, type ServerLog } from "../../kernel/index.ts";
 import { contentType, embeddedAssets, sourceAssets, type UiAssets } from "./ui.ts";
 
 /** The reference's files under `docs/` in the built UI: one flat folder. */

@@ -4,14 +4,12 @@
  */
 import { type Context, Hono } from "hono";
 import { resolveAssistant, type ServerDeps } from "../deps.ts";
-import { userError } from "../../kernel/errors.ts";
-import { isSystemAssistant } from "../../storage/assistants.ts";
-import type { Assistant } from "../../storage/records.ts";
+import { userError } from "../../kernel/index.ts";
+import { type Assistant, isSystemAssistant } from "../../storage/index.ts";
 import { idTaken, jsonBody, notFound, parseBody } from "../http/errors.ts";
 import * as s from "../http/schemas.ts";
-import { type AppEnv, ownedMetadata, patchMetadata, scopeOf, userOf } from "../../engine/runs/scope.ts";
+import { type AppEnv, type CompiledGraph, ownedMetadata, patchMetadata, scopeOf, userOf } from "../../engine/index.ts";
 import { graphSchemas } from "./graph-info.ts";
-import type { CompiledGraph } from "../../engine/executor/graphs.ts";
 
 /** Client metadata: `owner` and `created_by` (which marks the deployment's default assistants) are the server's. */
 function clientMetadata(metadata: Record<string, unknown> | undefined): Record<string, unknown> {

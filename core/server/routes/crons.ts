@@ -4,17 +4,24 @@
  * `client.crons` define them. ../../engine/crons/scheduler.ts fires them.
  */
 import { type Context, Hono } from "hono";
-import type { CronPatch, CronRecord } from "../../storage/crons.ts";
-import { cronToWire } from "../../storage/crons.ts";
+import { type CronPatch, type CronRecord, cronToWire } from "../../storage/index.ts";
 import { pick } from "./assistants.ts";
-import { checkSchedule } from "../../engine/crons/schedule.ts";
-import { type CronScheduler, nextRunDate } from "../../engine/crons/scheduler.ts";
+import {
+  type AppEnv,
+  checkRunTargets,
+  checkSchedule,
+  type CronScheduler,
+  nextRunDate,
+  ownedMetadata,
+  ownerOf,
+  patchMetadata,
+  scopeOf,
+  userOf,
+} from "../../engine/index.ts";
 import { resolveAssistant, type ServerDeps } from "../deps.ts";
 import { jsonBody, notFound, parseBody, unprocessable } from "../http/errors.ts";
 import { checkMessages } from "../http/limits.ts";
-import { checkRunTargets } from "../../engine/runs/create.ts";
 import * as s from "../http/schemas.ts";
-import { type AppEnv, ownedMetadata, ownerOf, patchMetadata, scopeOf, userOf } from "../../engine/runs/scope.ts";
 import { getThread } from "./threads.ts";
 
 /** The run fields of a cron body: what each firing runs (LangGraph's `payload`). */

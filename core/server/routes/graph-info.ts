@@ -15,7 +15,7 @@ import {
   getOutputTypeSchema,
   getUpdateTypeSchema,
 } from "@langchain/langgraph/zod/schema";
-import type { CompiledGraph } from "../../engine/executor/graphs.ts";
+import type { CompiledGraph } from "../../engine/index.ts";
 
 type Json = Record<string, unknown>;
 interface Found {

@@ -4,15 +4,13 @@
  * forms on a temporary thread.
  */
 import { type Context, Hono } from "hono";
-import type { Run, RunStatus } from "../../storage/records.ts";
-import type { RunEnd } from "../../engine/broker/broker.ts";
+import type { Run, RunStatus } from "../../storage/index.ts";
+import { type AppEnv, cancelRun, createRun, type RunEnd, scopeOf, userOf } from "../../engine/index.ts";
 import { resolveAssistant, type ServerDeps } from "../deps.ts";
 import { conflict, jsonBody, notFound, parseBody, unprocessable } from "../http/errors.ts";
-import { cancelRun, createRun } from "../../engine/runs/create.ts";
 import { checkMessages } from "../http/limits.ts";
-import { AgentcliError, userError } from "../../kernel/errors.ts";
+import { AgentcliError, userError } from "../../kernel/index.ts";
 import * as s from "../http/schemas.ts";
-import { type AppEnv, scopeOf, userOf } from "../../engine/runs/scope.ts";
 import { lastEventId, sseResponse } from "../http/sse.ts";
 import { getThread } from "./threads.ts";
 

@@ -10,7 +10,7 @@ import type { Item } from "@langchain/langgraph-checkpoint";
 import type { ServerDeps } from "../deps.ts";
 import { jsonBody, parseBody, unprocessable } from "../http/errors.ts";
 import * as s from "../http/schemas.ts";
-import { type AppEnv, ownerOf, userNamespace, userOf } from "../../engine/runs/scope.ts";
+import { type AppEnv, ownerOf, userNamespace, userOf } from "../../engine/index.ts";
 
 function itemToWire(item: Item & { score?: number }, strip: number): Record<string, unknown> {
   return {

@@ -2,21 +2,27 @@
  * `/threads`: create, search, count, get, patch, delete, copy, prune, state (get, update,
  * at a checkpoint), history.
  */
-import { Hono } from "hono";
-import type { Context } from "hono";
-import type { Thread } from "../../storage/records.ts";
+import { type Context, Hono } from "hono";
+import { isTransientDbError, type Thread } from "../../storage/index.ts";
 import { pick } from "./assistants.ts";
 import type { ServerDeps } from "../deps.ts";
 import { conflict, idTaken, jsonBody, notFound, parseBody, unprocessable } from "../http/errors.ts";
 import * as s from "../http/schemas.ts";
-import { type AppEnv, ownedMetadata, patchMetadata, scopeOf, userOf } from "../../engine/runs/scope.ts";
+import {
+  type AppEnv,
+  type CompiledGraph,
+  graphError,
+  interruptsByTask,
+  keepsChatMessages,
+  ownedMetadata,
+  patchMetadata,
+  scopeOf,
+  stateToWire,
+  toWire,
+  userOf,
+} from "../../engine/index.ts";
 import { checkMessages, describeLimit } from "../http/limits.ts";
-import { interruptsByTask, stateToWire } from "../../engine/executor/state.ts";
-import { toWire } from "../../engine/executor/serialize.ts";
-import { type CompiledGraph, keepsChatMessages } from "../../engine/executor/graphs.ts";
-import { graphError } from "../../engine/executor/executor.ts";
-import { isTransientDbError } from "../../storage/db-retry.ts";
-import { AgentcliError } from "../../kernel/errors.ts";
+import { AgentcliError } from "../../kernel/index.ts";
 
 /** Minutes of a thread's `ttl` (a number, or `{ttl, strategy: "delete"}`). */
 function ttlMinutes(ttl: number | { ttl: number } | undefined): number | undefined {

@@ -10,13 +10,16 @@
  * const server = await createAgentServer({ graphs, ui });   // GET /app -> the chat
  */
 import { Hono } from "hono";
-import type { AgentConfig } from "../../config/schema.ts";
-import { DEFAULT_FRONTEND_PROMPTS, DEFAULT_FRONTEND_SUBTITLE } from "../../config/schema.ts";
-import type { Env, IdentityUiSpec } from "../../kernel/hooks.ts";
-import { embeddedAsset, isCompiled } from "../../kernel/runtime.ts";
-import type { ServerLog } from "../../kernel/log.ts";
+import { type AgentConfig, DEFAULT_FRONTEND_PROMPTS, DEFAULT_FRONTEND_SUBTITLE } from "../../config/index.ts";
+import {
+  consoleLog,
+  embeddedAsset,
+  type Env,
+  type IdentityUiSpec,
+  isCompiled,
+  type ServerLog,
+} from "../../kernel/index.ts";
 import type { AuthSettings, UiSettings } from "../../../ui/src/settings.ts";
-import { consoleLog } from "../../kernel/log.ts";
 
 /** Browser-facing auth settings: publishable values only, never secret keys. */
 export type UiAuthSettings = AuthSettings;
