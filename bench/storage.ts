@@ -7,7 +7,11 @@
  * values and pending writes, and the bytes per turn. Storage that grows with the
  * conversation only (not with its square) keeps bytes per turn flat.
  *
- *   npm run bench:storage -- [--turns 10,20,40,80] [--json]
+ * Then, per engine (PGlite and PostgreSQL; bench/storage-db.ts), the whole database: a new
+ * project per length, every table after `VACUUM FULL`, less the same for a conversation of no
+ * turns, divided by the turns (issue 33: every table, the stream log included, flat).
+ *
+ *   npm run bench:storage -- [--turns 10,20,40,80] [--engines pglite,postgres] [--json]
  *
  * `BENCH_KEEP=1` keeps the project directory (and its database) for a look; `BENCH_VERBOSE=1`
  * shows the server's log.
@@ -19,10 +23,15 @@ import { Client } from "@langchain/langgraph-sdk";
 import { freePort } from "../core/platform/compute/revision-process.ts";
 import { openSql } from "../core/storage/sql.ts";
 import { startAgentcliDev, startModel, stopTree, waitOk } from "./children.ts";
+import { type DatabaseSize, type Engine, measureDatabase } from "./storage-db.ts";
 
 const args = process.argv.slice(2);
 const turnsArg = args.includes("--turns") ? args[args.indexOf("--turns") + 1] : undefined;
 const LENGTHS = (turnsArg ?? "10,20,40,80").split(",").map(Number).filter((n) => n > 0);
+const enginesArg = args.includes("--engines") ? args[args.indexOf("--engines") + 1] : undefined;
+const ENGINES = (enginesArg ?? "pglite,postgres").split(",").filter((e): e is Engine =>
+  e === "pglite" || e === "postgres"
+);
 const MESSAGE_BYTES = 1024;
 
 /** Stored bytes of one thread's checkpoints, split by table. */
@@ -114,16 +123,87 @@ export async function measureStorage(lengths: number[] = LENGTHS): Promise<Threa
   }
 }
 
+/** Per engine: the database after no turns, then after each length. */
+export async function measureDatabases(engines: Engine[] = ENGINES): Promise<DatabaseSize[]> {
+  const model = await startModel();
+  try {
+    const out: DatabaseSize[] = [];
+    for (const engine of engines) {
+      for (const turns of [0, ...LENGTHS]) {
+        out.push(await measureDatabase({ engine, turns, modelUrl: model.url, messageBytes: MESSAGE_BYTES }));
+        process.stderr.write(`  ${engine}: ${turns} turns measured\n`);
+      }
+    }
+    return out;
+  } finally {
+    model.proc.kill("SIGTERM");
+  }
+}
+
+/** Bytes per turn of each measured length over its engine's empty conversation, by table group. */
+function perTurn(sizes: DatabaseSize[]) {
+  const group = (t: string) =>
+    t.startsWith("checkpoint")
+      ? "checkpoints"
+      : t === "run_events"
+      ? "run_events"
+      : t === "runs" || t === "threads"
+      ? "runs, threads"
+      : "other";
+  return sizes.filter((s) => s.turns > 0).map((s) => {
+    const base = sizes.find((b) => b.engine === s.engine && b.turns === 0)!;
+    const groups: Record<string, number> = { checkpoints: 0, run_events: 0, "runs, threads": 0, other: 0 };
+    for (const [t, n] of Object.entries(s.tables)) groups[group(t)]! += (n - (base.tables[t] ?? 0)) / s.turns;
+    return {
+      engine: s.engine,
+      turns: s.turns,
+      bytesPerTurn: (s.totalBytes - base.totalBytes) / s.turns,
+      folderBytesPerTurn: s.engine === "pglite" ? (s.folderBytes - base.folderBytes) / s.turns : null,
+      groups,
+    };
+  });
+}
+
+function printDatabases(rows: ReturnType<typeof perTurn>): void {
+  const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`;
+  console.log("\nThe whole database, per turn (every table after VACUUM FULL, less an empty conversation's):\n");
+  console.log(
+    "| engine | turns | per turn | checkpoints | run_events | runs, threads | other | data folder per turn |",
+  );
+  console.log("|---|---:|---:|---:|---:|---:|---:|---:|");
+  for (const r of rows) {
+    const g = r.groups;
+    const folder = r.folderBytesPerTurn === null ? "-" : kb(r.folderBytesPerTurn);
+    console.log(
+      `| ${r.engine} | ${r.turns} | ${kb(r.bytesPerTurn)} | ${kb(g.checkpoints!)} | ${kb(g.run_events!)} | ${
+        kb(g["runs, threads"]!)
+      } | ${kb(g.other!)} | ${folder} |`,
+    );
+  }
+  for (const engine of new Set(rows.map((r) => r.engine))) {
+    const mine = rows.filter((r) => r.engine === engine);
+    const growth = mine.at(-1)!.bytesPerTurn / mine[0]!.bytesPerTurn;
+    console.log(
+      `${engine}: bytes per turn, ${mine.at(-1)!.turns} turns vs ${mine[0]!.turns}: ${
+        growth.toFixed(2)
+      }x (flat within 20%: ${growth <= 1.2 ? "yes" : "no"})`,
+    );
+  }
+}
+
 if (import.meta.main) {
   process.stderr.write(
     `measuring checkpoint storage (${LENGTHS.join(", ")} turns of a ${MESSAGE_BYTES} B message)...\n`,
   );
   const rows = await measureStorage();
+  const databases = perTurn(await measureDatabases());
   const first = rows[0]!;
   const last = rows.at(-1)!;
   const growth = last.bytesPerTurn / first.bytesPerTurn;
   if (args.includes("--json")) {
-    console.log(JSON.stringify({ messageBytes: MESSAGE_BYTES, threads: rows, bytesPerTurnGrowth: growth }, null, 2));
+    console.log(
+      JSON.stringify({ messageBytes: MESSAGE_BYTES, threads: rows, bytesPerTurnGrowth: growth, databases }, null, 2),
+    );
   } else {
     const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`;
     console.log(`| turns | checkpoints | checkpoint rows | channel values | writes | total | per turn |`);
@@ -140,5 +220,6 @@ if (import.meta.main) {
         growth <= 1.2 ? "yes" : "no"
       })`,
     );
+    printDatabases(databases);
   }
 }

@@ -86,7 +86,7 @@ export async function noMissedWakeups(openBus: () => Promise<RemoteBus>): Promis
   try {
     const runId = randomUUID();
     a.start(runId);
-    a.publish(runId, "metadata", { run_id: runId });
+    a.publish(runId, { event: "metadata", data: { run_id: runId } });
     await a.flush(runId);
 
     let statusReads = 0;
@@ -101,7 +101,7 @@ export async function noMissedWakeups(openBus: () => Promise<RemoteBus>): Promis
 
     // Published (and stored) while B subscribes: not on the bus for B, so it is read from the log.
     await subscribeCalled.promise;
-    a.publish(runId, "values", { n: 2 });
+    a.publish(runId, { event: "values", data: { n: 2 } });
     await a.flush(runId);
     reading = gate();
     const whileReading = reading;
@@ -109,14 +109,14 @@ export async function noMissedWakeups(openBus: () => Promise<RemoteBus>): Promis
 
     // Published while B reads (after its query ran): only the bus brings it.
     await readDone.promise;
-    a.publish(runId, "values", { n: 3 });
+    a.publish(runId, { event: "values", data: { n: 3 } });
     await seen(3).promise;
     whileReading.open();
     while (got.length < 3) await new Promise((r) => setTimeout(r, 5));
     assert.deepEqual(got.map((e) => e.id), [1, 2, 3]);
 
     // Then live, and the end.
-    a.publish(runId, "values", { n: 4 });
+    a.publish(runId, { event: "values", data: { n: 4 } });
     await a.flush(runId);
     a.finish(runId, { status: "success", output: { n: 4 } });
     const end = await consumed;
@@ -145,13 +145,13 @@ test("postgres: an event too large for NOTIFY reaches the follower through the l
   try {
     const runId = randomUUID();
     a.start(runId);
-    a.publish(runId, "metadata", { run_id: runId });
+    a.publish(runId, { event: "metadata", data: { run_id: runId } });
     await a.flush(runId);
     const got: RunEvent[] = [];
     const follow = b.follow(runId, { status: async () => "running" });
     got.push((await follow.next()).value as RunEvent);
     const big = "x".repeat(20_000);
-    a.publish(runId, "values", { big });
+    a.publish(runId, { event: "values", data: { big } });
     got.push((await follow.next()).value as RunEvent);
     a.finish(runId, { status: "success", output: { big } });
     const end = await follow.next();
@@ -176,8 +176,8 @@ test(
     try {
       const runId = randomUUID();
       a.start(runId);
-      a.publish(runId, "metadata", { run_id: runId });
-      a.publish(runId, "values", { n: 2 });
+      a.publish(runId, { event: "metadata", data: { run_id: runId } });
+      a.publish(runId, { event: "values", data: { n: 2 } });
       await a.flush(runId);
       // The model is thinking: nothing more is published for now, so only the log has these.
       const follow = b.follow(runId, { status: async () => "running", knownStatus: "running" });
@@ -218,8 +218,8 @@ async function followedBeforeStart(openBus: () => Promise<RemoteBus>): Promise<v
     })();
     await readOnce.promise;
     a.start(runId);
-    a.publish(runId, "metadata", { run_id: runId });
-    a.publish(runId, "values", { n: 2 });
+    a.publish(runId, { event: "metadata", data: { run_id: runId } });
+    a.publish(runId, { event: "values", data: { n: 2 } });
     a.finish(runId, { status: "success", output: { n: 2 } });
     const end = await consumed;
     assert.deepEqual(got.map((e) => e.id), [1, 2]);
@@ -275,9 +275,9 @@ async function subscribesOnlyWhenRemote(openBus: () => Promise<RemoteBus>): Prom
     // Running here.
     const local = randomUUID();
     b.start(local);
-    b.publish(local, "metadata", { run_id: local });
+    b.publish(local, { event: "metadata", data: { run_id: local } });
     const following = drain(b.follow(local, { status: async () => "running", knownStatus: "running" }));
-    b.publish(local, "values", { n: 1 });
+    b.publish(local, { event: "values", data: { n: 1 } });
     b.finish(local, { status: "success", output: { n: 1 } });
     assert.deepEqual((await following).ids, [1, 2]);
 
@@ -287,7 +287,7 @@ async function subscribesOnlyWhenRemote(openBus: () => Promise<RemoteBus>): Prom
     const followingHeld = drain(b.follow(held, { status: async () => "pending", knownStatus: "pending" }));
     await new Promise((r) => setTimeout(r, 20));
     b.start(held);
-    b.publish(held, "metadata", { run_id: held });
+    b.publish(held, { event: "metadata", data: { run_id: held } });
     b.finish(held, { status: "success", output: null });
     const h = await followingHeld;
     assert.deepEqual(h.ids, [1]);
@@ -300,7 +300,7 @@ async function subscribesOnlyWhenRemote(openBus: () => Promise<RemoteBus>): Prom
     while (!subscribed.length) await new Promise((r) => setTimeout(r, 5));
     assert.deepEqual(subscribed, [elsewhere]);
     b.start(elsewhere);
-    b.publish(elsewhere, "metadata", { run_id: elsewhere });
+    b.publish(elsewhere, { event: "metadata", data: { run_id: elsewhere } });
     b.finish(elsewhere, { status: "success", output: null });
     assert.deepEqual((await followingElsewhere).ids, [1]);
   } finally {

@@ -57,11 +57,11 @@ for (const exclusive of [true, false]) {
     mock.timers.enable({ apis: ["setTimeout"] });
     try {
       broker.start(runId);
-      broker.publish(runId, "metadata", { run_id: runId }, { durable: true });
-      broker.publish(runId, "values", { n: 1 });
+      broker.publish(runId, { event: "metadata", data: { run_id: runId }, durable: true });
+      broker.publish(runId, { event: "values", data: { n: 1 } });
       mock.timers.tick(every - 1);
       assert.equal(batches.length, 0, "not before the interval");
-      broker.publish(runId, "values", { n: 2 });
+      broker.publish(runId, { event: "values", data: { n: 2 } });
       mock.timers.tick(1);
       assert.deepEqual(
         batches.map((b) => b.events.map((e) => e.id)),
@@ -104,14 +104,14 @@ test("shared database with a bus: a run followed only where it runs is logged ev
   mock.timers.enable({ apis: ["setTimeout"] });
   try {
     broker.start(runId);
-    broker.publish(runId, "metadata", { run_id: runId }, { durable: true });
-    broker.publish(runId, "values", { n: 1 });
+    broker.publish(runId, { event: "metadata", data: { run_id: runId }, durable: true });
+    broker.publish(runId, { event: "values", data: { n: 1 } });
     mock.timers.tick(249);
     assert.equal(batches.length, 0, "no follower elsewhere: not before 250 ms");
     mock.timers.tick(1);
     assert.deepEqual(batches.map((b) => b.events.map((e) => e.id)), [[2]]);
     await new Promise((r) => setImmediate(r)); // the append has ended
-    broker.publish(runId, "values", { n: 2 });
+    broker.publish(runId, { event: "values", data: { n: 2 } });
     mock.timers.tick(10);
     followedFrom(runId); // another replica follows it now: the pending batch is due 25 ms after the follow
     mock.timers.tick(24);
@@ -128,16 +128,16 @@ test("exclusive database: a run that goes on has its events in the log while it 
   const broker = new RunBroker({ log, exclusive: true });
   const long = crypto.randomUUID();
   broker.start(long);
-  broker.publish(long, "metadata", { run_id: long }, { durable: true });
+  broker.publish(long, { event: "metadata", data: { run_id: long }, durable: true });
   await storage.events.append(long, [{ id: 1, event: "metadata", data: JSON.stringify({ run_id: long }) }]);
-  broker.publish(long, "custom", { tick: 1 });
-  broker.publish(long, "custom", { tick: 2 });
+  broker.publish(long, { event: "custom", data: { tick: 1 } });
+  broker.publish(long, { event: "custom", data: { tick: 2 } });
   // Not ended: the log gets them anyway (a crash now would keep them).
   assert.deepEqual((await untilLogged(long, 3)).map((e) => e.event), ["metadata", "custom", "custom"]);
 
   const short = crypto.randomUUID();
   broker.start(short);
-  broker.publish(short, "values", { n: 1 });
+  broker.publish(short, { event: "values", data: { n: 1 } });
   const rest = await broker.takeUnflushed(short);
   assert.deepEqual(rest.map((e) => e.id), [1], "the end writes what was not logged yet");
   assert.deepEqual(batches.filter((b) => b.runId === short), []);

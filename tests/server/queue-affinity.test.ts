@@ -10,7 +10,7 @@ import { randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import { openPostgresBus } from "../../core/engine/broker/pg-bus.ts";
 import { openRedisBus } from "../../core/engine/broker/redis-bus.ts";
-import { newSender, type RemoteBus, signalBody, signalPayload } from "../../core/engine/broker/broker.ts";
+import { newSender, type RemoteBus, signalBody, signalPayload } from "../../core/engine/broker/bus.ts";
 import { silentLog } from "../../core/kernel/log.ts";
 import { pgSchema, startTestServer, type TestServer } from "./_harness.ts";
 import { sqlOf } from "../../core/storage/storage.ts";
@@ -56,7 +56,8 @@ describe("queue affinity", () => {
     test("a run queued on a full replica is run by that replica when its worker frees, though another replica is idle", async () => {
       const t1 = await a.client.threads.create();
       const t2 = await a.client.threads.create();
-      const busy = await a.client.runs.create(t1.thread_id, "slow", { input: { ms: 400 } });
+      // Long enough that a's worker is still busy when b is asked below, however loaded the machine.
+      const busy = await a.client.runs.create(t1.thread_id, "slow", { input: { ms: 2_500 } });
       assert.equal(busy.status, "running", "a's only worker runs it");
       const queued = await a.client.runs.create(t2.thread_id, "echo", { input });
       assert.equal(queued.status, "pending");

@@ -7,22 +7,14 @@
  */
 import { createHash } from "node:crypto";
 import { Buffer } from "node:buffer";
-import {
-  BusSubscriptions,
-  type CancelAction,
-  newSender,
-  type RemoteBus,
-  type RunEnd,
-  signalBody,
-  signalPayload,
-} from "./broker.ts";
-import { isTransientDbError, type RunEvent } from "../../storage/index.ts";
+import { type BusMessage, BusSubscriptions, newSender, type RemoteBus, signalBody, signalPayload } from "./bus.ts";
+import type { CancelAction } from "./cancellation.ts";
 import type { ServerLog } from "../../kernel/index.ts";
+import { isTransientDbError } from "../../storage/index.ts";
 
 /** NOTIFY refuses payloads of 8000 bytes or more: larger events go as a hint to read the log. */
 const MAX_PAYLOAD_BYTES = 7900;
 
-type Message = RunEvent | { end: RunEnd };
 type PgClient = import("pg").Client;
 
 /** Connects (a listening and a notifying connection) and returns the bus. */
@@ -84,7 +76,7 @@ export async function openPostgresBus(url: string, log: ServerLog): Promise<Remo
       } else if (n.channel === cancelChannel) {
         const { runId, action } = JSON.parse(n.payload ?? "") as { runId: string; action: CancelAction };
         for (const fn of cancelListeners) fn(runId, action);
-      } else runs.deliver(n.channel, () => JSON.parse(n.payload ?? "") as Message);
+      } else runs.deliver(n.channel, () => JSON.parse(n.payload ?? "") as BusMessage);
     } catch (err) {
       log.warn(`postgres bus: bad message on ${n.channel}: ${(err as Error).message}`);
     }

@@ -3,16 +3,8 @@
  * published on `agentcli:run:<id>`, cancellations on `agentcli:cancel`, worker wake-ups on
  * `agentcli:wake`, followers of runs another replica runs on `agentcli:follow`. Durable state stays in PostgreSQL; Redis only carries signals.
  */
-import {
-  BusSubscriptions,
-  type CancelAction,
-  newSender,
-  type RemoteBus,
-  type RunEnd,
-  signalBody,
-  signalPayload,
-} from "./broker.ts";
-import type { RunEvent } from "../../storage/index.ts";
+import { type BusMessage, BusSubscriptions, newSender, type RemoteBus, signalBody, signalPayload } from "./bus.ts";
+import type { CancelAction } from "./cancellation.ts";
 import type { ServerLog } from "../../kernel/index.ts";
 
 /**
@@ -75,7 +67,7 @@ export async function openRedisBus(
       } else if (channel === "agentcli:cancel") {
         const { runId, action } = JSON.parse(message) as { runId: string; action: CancelAction };
         for (const fn of cancelListeners) fn(runId, action);
-      } else runs.deliver(channel, () => JSON.parse(message) as RunEvent | { end: RunEnd });
+      } else runs.deliver(channel, () => JSON.parse(message) as BusMessage);
     } catch (err) {
       log.warn(`redis: bad message on ${channel}: ${(err as Error).message}`);
     }

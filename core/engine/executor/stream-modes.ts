@@ -36,8 +36,8 @@ export interface Emit {
 }
 
 /**
- * Converts one LangGraph stream chunk `[namespace, mode, payload]` to SSE events. Keeps the
- * accumulated message chunks for the legacy `messages` mode.
+ * Converts LangGraph stream chunks `[namespace, mode, payload]` to SSE events (`translate`
+ * tells them to its `emit`). Keeps the accumulated message chunks for the legacy `messages` mode.
  */
 export class ChunkTranslator {
   readonly #modes: Set<StreamMode>;
@@ -47,7 +47,8 @@ export class ChunkTranslator {
     this.#modes = new Set(modes);
   }
 
-  translate(ns: string[], mode: LibStreamMode, payload: unknown, emit: Emit): void {
+  translate(chunk: { ns: string[]; mode: LibStreamMode; payload: unknown; emit: Emit }): void {
+    const { ns, mode, payload, emit } = chunk;
     const suffix = ns.length ? `|${ns.join("|")}` : "";
     if (mode !== "messages") {
       if (!this.#modes.has(mode)) return;

@@ -102,8 +102,8 @@ export class WorkerPool {
       this.#deps.log.warn(`run ${run.run_id} was running when the server stopped; marked "error"`);
       await this.#deps.storage.threads.setError(run.thread_id, error);
       // Its stream ends with an `error` event (after what was logged), never a silent close.
-      const logged = await this.#deps.storage.events.read(run.run_id);
-      await this.#deps.storage.events.append(run.run_id, [{
+      const logged = await this.#deps.broker.logged(run.run_id);
+      await this.#deps.broker.writeLog(run.run_id, [{
         id: (logged.at(-1)?.id ?? 0) + 1,
         event: "error",
         data: JSON.stringify(error),
