@@ -26,6 +26,7 @@ import { ENGINE_ERRORS } from "./errors/engine.ts";
 import { DEPLOY_ERRORS } from "./errors/deploy.ts";
 import { RUNS_ERRORS } from "./errors/runs.ts";
 import { SERVER_ERRORS } from "./errors/server.ts";
+import { PLATFORM_ERRORS } from "./errors/platform.ts";
 
 /** What an error code means for the process (exit code) and over HTTP (status). */
 export interface ErrorCodeInfo {
@@ -150,6 +151,7 @@ export * from "./errors/engine.ts";
 export * from "./errors/deploy.ts";
 export * from "./errors/runs.ts";
 export * from "./errors/server.ts";
+export * from "./errors/platform.ts";
 
 /** Every entry, in the order docs/errors.md lists them (a test checks each export is here). */
 export const ERRORS: readonly ErrorData[] = [
@@ -167,4 +169,5 @@ export const ERRORS: readonly ErrorData[] = [
   ...DEPLOY_ERRORS,
   ...RUNS_ERRORS,
   ...SERVER_ERRORS,
+  ...PLATFORM_ERRORS,
 ];

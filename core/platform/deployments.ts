@@ -4,8 +4,8 @@
  * delete, and redeploy an earlier revision. Each runs in one transaction; the reconciler is
  * told afterwards.
  */
-import type { AtRestEncryption, SqlDriver, SqlExecutor } from "../storage/index.ts";
 import { randomUUID } from "node:crypto";
+import type { AtRestEncryption, SqlDriver, SqlExecutor } from "../storage/index.ts";
 import { conflict, invalid, notFound } from "./api/api-error.ts";
 import type { DeploymentRow } from "./api/resources.ts";
 import type {
@@ -16,7 +16,14 @@ import type {
   SourceRevisionConfig,
 } from "./api/schema.ts";
 import { checkSource, type PlatformMode } from "./api/source-rules.ts";
-import { getDeployment, getRevision, insertDeployment, insertRevision, updateDeployment } from "./store/deployments.ts";
+import {
+  deploymentNameTaken,
+  getDeployment,
+  insertDeployment,
+  linkTracingProject,
+  updateDeployment,
+} from "./store/deployments.ts";
+import { getRevision, insertLatestRevision, insertRevision } from "./store/revisions.ts";
 import { getListener } from "./store/tenancy.ts";
 import type { AgentTemplate } from "./reconciler/templates.ts";
 import { openSecrets, sealSecrets } from "./store/secrets-at-rest.ts";
@@ -63,11 +70,9 @@ export async function createDeployment(
     });
     const sealed = sealSecrets(ctx.encryption, body.secrets ?? []);
     if (errors.length) throw invalid(errors);
-    const dup = await tx.query("SELECT id FROM platform_deployments WHERE tenant_id = $1 AND name = $2", [
-      ctx.tenantId,
-      body.name,
-    ]);
-    if (dup.rows.length) throw conflict(`Cannot create deployment "${body.name}": a deployment with this name exists`);
+    if (await deploymentNameTaken(tx, ctx.tenantId, body.name)) {
+      throw conflict(`Cannot create deployment "${body.name}": a deployment with this name exists`);
+    }
     const id = randomUUID();
     const remote = await isRemote(tx, ctx.tenantId, sourceConfig);
     await insertDeployment(tx, {
@@ -83,15 +88,11 @@ export async function createDeployment(
       remoteReconciled: remote,
       tagValueIds: body.tag_value_ids ?? [],
     });
-    await tx.query(
-      `INSERT INTO platform_tracing_projects (id, tenant_id, name, deployment_id) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (tenant_id, name) DO UPDATE SET deployment_id = EXCLUDED.deployment_id`,
-      [randomUUID(), ctx.tenantId, body.name, id],
-    );
+    await linkTracingProject(tx, { id: randomUUID(), tenantId: ctx.tenantId, name: body.name, deploymentId: id });
     let revisionId: string | null = null;
     if (makesRevision) {
       revisionId = randomUUID();
-      await insertRevision(tx, {
+      await insertLatestRevision(tx, {
         id: revisionId,
         deploymentId: id,
         tenantId: ctx.tenantId,
@@ -100,7 +101,6 @@ export async function createDeployment(
         secrets: sealed,
         remoteReconciled: remote,
       });
-      await updateDeployment(tx, id, { latest_revision_id: revisionId });
     }
     return { deployment: (await getDeployment(tx, ctx.tenantId, id))!, revisionId };
   });
@@ -226,10 +226,8 @@ export async function redeployRevision(
       sourceRevisionConfig: earlier.source_revision_config,
       secrets: earlier.secrets,
       remoteReconciled: earlier.remote_reconciled,
+      artifactPath: earlier.artifact_path,
     });
-    if (earlier.artifact_path) {
-      await tx.query("UPDATE platform_revisions SET artifact_path = $2 WHERE id = $1", [newId, earlier.artifact_path]);
-    }
     await updateDeployment(tx, id, {
       latest_revision_id: newId,
       source_revision_config: earlier.source_revision_config,

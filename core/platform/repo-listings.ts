@@ -4,7 +4,7 @@
  * Gitea/Forgejo one (`GET /api/v1/user/repos`, `Authorization: token`). Pages are followed
  * until a short page; a failing upstream is a 502 that names the integration and the status.
  */
-import { userError } from "../kernel/index.ts";
+import { agentcliError, RepoListingFailed } from "../kernel/index.ts";
 import type { IntegrationRow } from "./store/tenancy.ts";
 
 export interface RepositoryListing {
@@ -75,8 +75,5 @@ export async function listRepositories(
 }
 
 function upstream(integration: IntegrationRow, state: string) {
-  return userError("REMOTE_FAILED", {
-    message: `Cannot list repositories of integration "${integration.id}": ${state}`,
-    status: 502,
-  });
+  return agentcliError(RepoListingFailed, { integration: integration.id, state }, { status: 502 });
 }

@@ -15,7 +15,7 @@ import { randomBytes } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { Hono } from "hono";
-import { migrate, openSql, type SqlDriver } from "../storage/index.ts";
+import { type AtRestEncryption, migrate, openSql, type SqlDriver } from "../storage/index.ts";
 import { createPlatformApp } from "./api/app.ts";
 import type { ProjectBuilders } from "./reconciler/build.ts";
 import type { PlatformEnv, PlatformServices } from "./api/context.ts";
@@ -37,7 +37,7 @@ import type { ListenerRow } from "./api/resources.ts";
 import type { ListenSettings } from "../server/index.ts";
 import type { PlatformMode } from "./api/source-rules.ts";
 import type { AgentTemplate } from "./reconciler/templates.ts";
-import { deleteDeploymentApiKeys, deploymentApiKey, setting } from "./store/tenancy.ts";
+import { deleteDeploymentApiKeys, deploymentApiKey, getListenerById, setting } from "./store/tenancy.ts";
 
 export interface PlatformOptions {
   /**
@@ -63,11 +63,11 @@ export interface PlatformOptions {
   limits?: Partial<PlatformLimits>;
   /** Host the local listener binds revision processes and stable URLs to. */
   localHost?: string;
-  /** Absolute paths of third-party plugin files that local revision processes load (see `ComputeContext.plugins`). */
+  /** Absolute paths of third-party plugin files that local revision processes load (see `LocalComputeOptions.plugins`). */
   plugins?: readonly string[];
   /** Test seam: the argv prefix that starts agentcli for local revision processes (default: this agentcli). */
   localCommand?: string[];
-  /** Test seam: the compute for a listener (default: the `compute` plugin of its type, `local` without one). */
+  /** Test seam: the compute for a listener (defaults: local processes, or `k8s`). */
   computeFor?: (listener: ListenerRow | null) => ComputeDriver;
   onError?: (err: unknown) => void;
   /** How often idle sandboxes are looked for (default 15 s; 0: never, for tests that call `sweep()`). */
@@ -98,6 +98,25 @@ export interface Platform {
 type Fetch = (req: Request, ...rest: unknown[]) => Response | Promise<Response>;
 type Upgrade = ReturnType<typeof sandboxUpgrade>;
 
+/**
+ * What the parts of the control plane read once it is open: the services (their `publicUrl`
+ * may be set after it starts listening) and where revisions on this machine reach it.
+ */
+interface Late {
+  services: PlatformServices | null;
+  localUrl: string | null;
+  upgrade: Upgrade | null;
+}
+
+/** The port bound first (`opts.listen`); requests wait on `ready` until the app exists. */
+interface EarlyListener {
+  url: string;
+  port: number;
+  ready: (fetch: Fetch) => void;
+  /** Stops listening: waiting requests get a 503. */
+  stop: () => Promise<void>;
+}
+
 export async function openPlatform(opts: PlatformOptions): Promise<Platform> {
   const cleanups: Array<() => Promise<void>> = [];
   /** Stops the HTTP listener opened with `opts.listen`: first, before what its requests use. */
@@ -108,106 +127,21 @@ export async function openPlatform(opts: PlatformOptions): Promise<Platform> {
     stopListening = async () => {};
     if (first) throw first;
   };
-  let early: { url: string; port: number; ready: (fetch: Fetch) => void } | null = null;
-  let upgrade: Upgrade | null = null;
-  /** Where revisions on this machine reach this control plane. */
-  let localUrl: string | null = null;
-  if (opts.listen) {
-    let ready!: (fetch: Fetch) => void;
-    const gate = new Promise<Fetch>((r) => (ready = r));
-    const host = opts.listen.host ?? "127.0.0.1";
-    const { listen } = await import("../server/index.ts");
-    const l = await listen({ fetch: (req: Request, ...rest: unknown[]) => gate.then((f) => f(req, ...rest)) }, {
-      ...opts.listen.settings,
-      port: opts.listen.port,
-      host,
-      upgrade: (req, socket, head) => (upgrade ? upgrade(req, socket, head) : socket.destroy()),
-    });
-    // Requests still waiting when the start fails get a 503 (the listener closes right after).
-    stopListening = async () => {
-      ready(() => new Response("the control plane is stopping", { status: 503 }));
-      await l.close();
-    };
-    early = { url: hostUrl(host, l.port), port: l.port, ready };
-    localUrl = hostUrl(reachable(host), l.port);
-  }
+  const late: Late = { services: null, localUrl: null, upgrade: null };
+  const early = opts.listen ? await listenEarly(opts.listen, late) : null;
+  if (early) stopListening = early.stop;
   try {
-    await mkdir(opts.dataDir, { recursive: true });
-    const sql = await openSql(opts.databaseUrl ? { url: opts.databaseUrl } : { dataDir: join(opts.dataDir, "db") });
+    const sql = await openStore(opts);
     cleanups.push(() => sql.close());
-    await migrate(sql, "platform", PLATFORM_MIGRATIONS); // safe with replicas starting together
     const onError = opts.onError ?? ((err: unknown) => console.error("platform:", err));
-    const driver = opts.driver ?? await loadPlugins([]);
     const bundleSecret = await setting(sql, "bundle_secret", () => randomBytes(32).toString("hex"));
-    const computes = await openComputes({
-      driver,
-      dataDir: opts.dataDir,
-      host: opts.localHost ?? "127.0.0.1",
-      databaseUrl: opts.databaseUrl ?? null,
-      plugins: opts.plugins,
-      command: opts.localCommand,
-      // Reads `services.publicUrl` at rollout time (it may be set after the server starts listening).
-      bundleAccess: (deploymentId, revisionId) =>
-        services.publicUrl
-          ? {
-            url: bundleUrl(services.publicUrl, deploymentId, revisionId),
-            token: bundleToken(bundleSecret, deploymentId),
-          }
-          : null,
-    });
+    const driver = opts.driver ?? await loadPlugins([]);
+    const { computes, computeFor } = await startComputes(opts, { driver, bundleSecret, late });
     cleanups.push(() => computes.close());
-    const computeFor = opts.computeFor ?? ((l: ListenerRow | null) => computes.for(l));
-    const sandboxes = new SandboxService({
-      sql,
-      local: new LocalBoxRuntime({
-        driver,
-        dataDir: opts.dataDir,
-        env: sandboxEnv(),
-      }),
-      onError,
-      sweepMs: opts.sandboxSweepMs,
-      onListener: async (listenerId) => {
-        const l =
-          (await sql.query<ListenerRow>("SELECT * FROM platform_listeners WHERE id = $1", [listenerId])).rows[0];
-        if (!l?.kubeconfig) {
-          throw new Error(
-            `listener ${listenerId} has no kubeconfig; run "agentcli platform admin set-kubeconfig --listener ${listenerId} --kubeconfig <file>"`,
-          );
-        }
-        const namespace = (l.compute_config.k8s_namespaces as string[] | undefined)?.[0] ?? "default";
-        return new K8sBoxRuntime({ kube: KubeClient.fromKubeconfig(l.kubeconfig), namespace, ...opts.sandboxK8sWait });
-      },
-    });
+    const sandboxes = await openSandboxes(opts, { sql, onError, driver });
     cleanups.push(() => sandboxes.close());
-    const sandboxKeySecret = await setting(sql, "sandbox_key_secret", () => randomBytes(32).toString("hex"));
     const encryption = await platformEncryption(opts.dataDir, opts.env ?? process.env);
-    const reconciler = new Reconciler({
-      sql,
-      encryption,
-      dataDir: opts.dataDir,
-      computeFor,
-      builders: opts.builders ?? {},
-      onError,
-      shared: Boolean(opts.databaseUrl),
-      leaseMs: opts.reconcile?.leaseMs,
-      pollMs: opts.reconcile?.pollMs,
-      // Revisions reach this control plane for their `platform` sandboxes: on the local listener
-      // at its own address, on a cluster at --public-url (without one they get no address).
-      platformEnv: async (d, listener) => {
-        const url = listener?.compute_type === "k8s" ? services.publicUrl : (localUrl ?? services.publicUrl);
-        // Spans of the deployment's runs go to its tracing project (spec 2.9: named after it).
-        const project = { name: "AGENTCLI_TRACING_PROJECT", value: d.name };
-        if (!url) return [project];
-        return [project, { name: "AGENTCLI_PLATFORM_URL", value: url }, {
-          name: "AGENTCLI_PLATFORM_SANDBOX_KEY",
-          value: await deploymentApiKey(sql, sandboxKeySecret, d),
-        }];
-      },
-      onTeardown: async (d) => {
-        await sandboxes.deleteForDeployment(sql, d.id);
-        await deleteDeploymentApiKeys(sql, d.id);
-      },
-    });
+    const reconciler = await openReconciler(opts, { sql, encryption, computeFor, onError, sandboxes, late });
     cleanups.push(() => reconciler.close());
     const services: PlatformServices = {
       sql,
@@ -222,7 +156,8 @@ export async function openPlatform(opts: PlatformOptions): Promise<Platform> {
       sandboxes,
       commands: new CommandSessions(),
     };
-    upgrade = sandboxUpgrade(services, onError);
+    late.services = services;
+    late.upgrade = sandboxUpgrade(services, onError);
     const app = createPlatformApp(services, { onError });
     await reconciler.start();
     early?.ready(app.fetch as Fetch);
@@ -233,29 +168,167 @@ export async function openPlatform(opts: PlatformOptions): Promise<Platform> {
       computes,
       listening: early ? { url: early.url, port: early.port } : null,
       close,
-      async listen({ port, host = "127.0.0.1" }) {
-        const { serve } = await import("@hono/node-server");
-        const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
-          const s = serve({ fetch: app.fetch, port, hostname: host }, () => resolve(s));
-          s.once("error", reject);
-        });
-        server.on("upgrade", upgrade!);
-        cleanups.push(() =>
-          new Promise<void>((r) => {
-            (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
-            server.close(() => r());
-          })
-        );
-        const address = server.address();
-        const actual = typeof address === "object" && address ? address.port : port;
-        localUrl ??= hostUrl(reachable(host), actual);
-        return { url: hostUrl(host, actual), port: actual };
-      },
+      listen: (at) => listenLater({ app, at, late, cleanups }),
     };
   } catch (err) {
     await close().catch(() => {});
     throw err;
   }
+}
+
+/** Binds `opts.listen`'s port before anything else; requests wait until the app is ready. */
+async function listenEarly(at: NonNullable<PlatformOptions["listen"]>, late: Late): Promise<EarlyListener> {
+  let ready!: (fetch: Fetch) => void;
+  const gate = new Promise<Fetch>((r) => (ready = r));
+  const host = at.host ?? "127.0.0.1";
+  const { listen } = await import("../server/index.ts");
+  const l = await listen({ fetch: (req: Request, ...rest: unknown[]) => gate.then((f) => f(req, ...rest)) }, {
+    ...at.settings,
+    port: at.port,
+    host,
+    upgrade: (req, socket, head) => (late.upgrade ? late.upgrade(req, socket, head) : socket.destroy()),
+  });
+  late.localUrl = hostUrl(reachable(host), l.port);
+  return {
+    url: hostUrl(host, l.port),
+    port: l.port,
+    ready,
+    // Requests still waiting when the start fails get a 503 (the listener closes right after).
+    stop: async () => {
+      ready(() => new Response("the control plane is stopping", { status: 503 }));
+      await l.close();
+    },
+  };
+}
+
+/** The control plane's database, migrated: PostgreSQL from `databaseUrl`, else embedded in `dataDir`. */
+async function openStore(opts: PlatformOptions): Promise<SqlDriver> {
+  await mkdir(opts.dataDir, { recursive: true });
+  const sql = await openSql(opts.databaseUrl ? { url: opts.databaseUrl } : { dataDir: join(opts.dataDir, "db") });
+  try {
+    await migrate(sql, "platform", PLATFORM_MIGRATIONS); // safe with replicas starting together
+  } catch (err) {
+    await sql.close().catch(() => {});
+    throw err;
+  }
+  return sql;
+}
+
+/** The computes the `compute` plugins give (asked once, here), and the choice of one per listener. */
+async function startComputes(opts: PlatformOptions, o: { driver: PluginDriver; bundleSecret: string; late: Late }) {
+  const computes = await openComputes({
+    driver: o.driver,
+    dataDir: opts.dataDir,
+    host: opts.localHost ?? "127.0.0.1",
+    databaseUrl: opts.databaseUrl ?? null,
+    plugins: opts.plugins,
+    command: opts.localCommand,
+    // Reads `services.publicUrl` at rollout time (it may be set after the server starts listening).
+    bundleAccess: (deploymentId, revisionId) =>
+      o.late.services?.publicUrl
+        ? {
+          url: bundleUrl(o.late.services.publicUrl, deploymentId, revisionId),
+          token: bundleToken(o.bundleSecret, deploymentId),
+        }
+        : null,
+  });
+  const computeFor = opts.computeFor ?? ((l: ListenerRow | null) => computes.for(l));
+  return { computes, computeFor };
+}
+
+/** The sandbox API's sandboxes: on this machine (the `sandbox-local` runtime), or in a `k8s` listener's cluster. */
+async function openSandboxes(
+  opts: PlatformOptions,
+  o: { sql: SqlDriver; onError: (err: unknown) => void; driver: PluginDriver },
+): Promise<SandboxService> {
+  const { sql } = o;
+  return new SandboxService({
+    sql,
+    local: new LocalBoxRuntime({
+      driver: o.driver,
+      dataDir: opts.dataDir,
+      env: sandboxEnv(),
+    }),
+    onError: o.onError,
+    sweepMs: opts.sandboxSweepMs,
+    onListener: async (listenerId) => {
+      const l = await getListenerById(sql, listenerId);
+      if (!l?.kubeconfig) {
+        throw new Error(
+          `listener ${listenerId} has no kubeconfig; run "agentcli platform admin set-kubeconfig --listener ${listenerId} --kubeconfig <file>"`,
+        );
+      }
+      const namespace = (l.compute_config.k8s_namespaces as string[] | undefined)?.[0] ?? "default";
+      return new K8sBoxRuntime({ kube: KubeClient.fromKubeconfig(l.kubeconfig), namespace, ...opts.sandboxK8sWait });
+    },
+  });
+}
+
+/** The reconciler, with what each revision is given (the control plane's address and a sandbox key) and its teardown. */
+async function openReconciler(
+  opts: PlatformOptions,
+  o: {
+    sql: SqlDriver;
+    encryption: AtRestEncryption;
+    computeFor: (listener: ListenerRow | null) => ComputeDriver;
+    onError: (err: unknown) => void;
+    sandboxes: SandboxService;
+    late: Late;
+  },
+): Promise<Reconciler> {
+  const { sql, late } = o;
+  const sandboxKeySecret = await setting(sql, "sandbox_key_secret", () => randomBytes(32).toString("hex"));
+  return new Reconciler({
+    sql,
+    encryption: o.encryption,
+    dataDir: opts.dataDir,
+    computeFor: o.computeFor,
+    builders: opts.builders ?? {},
+    onError: o.onError,
+    shared: Boolean(opts.databaseUrl),
+    leaseMs: opts.reconcile?.leaseMs,
+    pollMs: opts.reconcile?.pollMs,
+    // Revisions reach this control plane for their `platform` sandboxes: on the local listener
+    // at its own address, on a cluster at --public-url (without one they get no address).
+    platformEnv: async (d, listener) => {
+      const publicUrl = late.services?.publicUrl;
+      const url = listener?.compute_type === "k8s" ? publicUrl : (late.localUrl ?? publicUrl);
+      // Spans of the deployment's runs go to its tracing project (spec 2.9: named after it).
+      const project = { name: "AGENTCLI_TRACING_PROJECT", value: d.name };
+      if (!url) return [project];
+      return [project, { name: "AGENTCLI_PLATFORM_URL", value: url }, {
+        name: "AGENTCLI_PLATFORM_SANDBOX_KEY",
+        value: await deploymentApiKey(sql, sandboxKeySecret, d),
+      }];
+    },
+    onTeardown: async (d) => {
+      await o.sandboxes.deleteForDeployment(sql, d.id);
+      await deleteDeploymentApiKeys(sql, d.id);
+    },
+  });
+}
+
+/** `Platform.listen`: serves the app on a port (when it was opened without `listen`). */
+async function listenLater(
+  o: { app: Hono<PlatformEnv>; at: { port: number; host?: string }; late: Late; cleanups: Array<() => Promise<void>> },
+): Promise<{ url: string; port: number }> {
+  const { port, host = "127.0.0.1" } = o.at;
+  const { serve } = await import("@hono/node-server");
+  const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
+    const s = serve({ fetch: o.app.fetch, port, hostname: host }, () => resolve(s));
+    s.once("error", reject);
+  });
+  server.on("upgrade", o.late.upgrade!);
+  o.cleanups.push(() =>
+    new Promise<void>((r) => {
+      (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+      server.close(() => r());
+    })
+  );
+  const address = server.address();
+  const actual = typeof address === "object" && address ? address.port : port;
+  o.late.localUrl ??= hostUrl(reachable(host), actual);
+  return { url: hostUrl(host, actual), port: actual };
 }
 
 /** The local runtime's settings (`AGENTCLI_SANDBOX_*` of this process); commands may print up to 16 MiB unless set. */

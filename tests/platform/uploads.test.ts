@@ -8,7 +8,7 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { gzipSync } from "node:zlib";
 import { packTar } from "../../core/bundle/tar.ts";
-import { getObject } from "../../core/platform/store/deployments.ts";
+import { getObject } from "../../core/platform/store/objects.ts";
 import { okLatencyDuring } from "../_ok-latency.ts";
 import { makeBundle, notABundle, startTestPlatform, type TestPlatform } from "./_harness.ts";
 

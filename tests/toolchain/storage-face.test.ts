@@ -1,11 +1,12 @@
 /**
  * Only core/storage/ writes the agent server's SQL (issue 32 step 2): `Storage` has no `sql`,
- * and no file of the other layers that use it runs a statement. (core/platform/ has its own
- * database and store, and stays out of this check.)
+ * and no file of the other layers that use it runs a statement. The control plane has its own
+ * database: only core/platform/store/ writes its statements (the rest of core/platform/ calls
+ * the store's functions, opening a transaction where an operation needs one).
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { openStorage, sqlOf } from "../../core/storage/storage.ts";
@@ -15,6 +16,15 @@ const LAYERS = ["core/engine", "core/server", "core/harness", "core/testing", "c
 /** A statement run outside storage: on a storage's driver, a driver, or a transaction. */
 const STATEMENT = /\bstorage\.sql\b|\.sql\.(?:query|transaction)\b|\btx\.query\b|\b(?:sql|this\.#o\.sql)\.query\s*[<(]/;
 
+/** A statement on a driver, an executor or a transaction (Hono's `c.req.query(...)` reads the URL). */
+const PLATFORM_STATEMENT = /(?<!\breq)\.(?:query|unsafe)\s*[<(]/;
+const PLATFORM_STORE = "core/platform/store/";
+/**
+ * Files of core/platform/ outside its store that still run statements, each with why; the list
+ * only shrinks (a listed file with no statement left fails).
+ */
+const PLATFORM_EXEMPT: Record<string, string> = {};
+
 function sources(dir: string): string[] {
   return readdirSync(join(ROOT, dir), { withFileTypes: true, recursive: true })
     .filter((e) => e.isFile() && e.name.endsWith(".ts"))
@@ -22,17 +32,40 @@ function sources(dir: string): string[] {
 }
 
 /** `file:line` of every statement line outside core/storage/. */
-function statements(files: string[]): string[] {
+function statements(files: string[], pattern = STATEMENT): string[] {
   return files.flatMap((file) =>
     readFileSync(join(ROOT, file), "utf8").split("\n").flatMap((
       line,
       i,
-    ) => (STATEMENT.test(line) && !/^\s*(\*|\/\/)/.test(line) ? [`${file}:${i + 1}: ${line.trim()}`] : []))
+    ) => (pattern.test(line) && !/^\s*(\*|\/\/)/.test(line) ? [`${file}:${i + 1}: ${line.trim()}`] : []))
   );
 }
 
 test("no file of engine, server, harness, testing or cli runs SQL: they call core/storage/'s stores", () => {
   assert.deepEqual(statements(LAYERS.flatMap(sources)), []);
+});
+
+test("no file of core/platform outside its store runs SQL: they call core/platform/store/'s functions", () => {
+  const outside = sources("core/platform").filter((f) => !f.startsWith(PLATFORM_STORE) && !(f in PLATFORM_EXEMPT));
+  assert.deepEqual(statements(outside, PLATFORM_STATEMENT), []);
+});
+
+test("each file exempt from the control plane's check still runs a statement (the list only shrinks)", () => {
+  for (const file of Object.keys(PLATFORM_EXEMPT)) {
+    assert.notDeepEqual(
+      existsSync(join(ROOT, file)) ? statements([file], PLATFORM_STATEMENT) : [],
+      [],
+      `${file} runs no statement now: remove it from PLATFORM_EXEMPT`,
+    );
+  }
+});
+
+test("the control plane's check sees a planted statement, not a URL query", () => {
+  assert.equal(PLATFORM_STATEMENT.test(`await s.sql.query<DeploymentRow>("SELECT 1")`), true);
+  assert.equal(PLATFORM_STATEMENT.test(`await tx.query("UPDATE platform_revisions SET x = 1")`), true);
+  assert.equal(PLATFORM_STATEMENT.test(`const { rows } = await db.query(`), true);
+  assert.equal(PLATFORM_STATEMENT.test(`const kind = c.req.query("kind") || undefined;`), false);
+  assert.equal(PLATFORM_STATEMENT.test(`await getRevision(db, d.id, r.id)`), false);
 });
 
 test("the check sees a planted statement", () => {

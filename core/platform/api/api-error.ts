@@ -1,13 +1,21 @@
 /**
  * Errors of the control-plane API. Every answer that is not a success carries
  * `{"detail": "..."}`; an invalid body or query carries `{"detail": [{loc, msg, type}, ...]}`
- * with status 422. These are user errors from the catalogue in `core/kernel/errors.ts`.
+ * with status 422. These are user errors from the catalogue (`core/kernel/errors/platform.ts`).
  *
  * @example
  * throw notFound("deployment", id);
  * throw invalid([{ loc: ["body", "source"], msg: "...", type: "value_error" }]);
  */
-import { AgentcliError, userError } from "../../kernel/index.ts";
+import {
+  AgentcliError,
+  agentcliError,
+  conflict,
+  notFound,
+  PlatformForbidden,
+  PlatformTooLarge,
+  PlatformUnauthorized,
+} from "../../kernel/index.ts";
 
 export interface FieldError {
   loc: Array<string | number>;
@@ -36,25 +44,20 @@ export function invalidField(loc: Array<string | number>, msg: string, type = "v
   return new RequestInvalid([{ loc, msg, type }]);
 }
 
-export function notFound(thing: string, id: string): AgentcliError {
-  return userError("NOT_FOUND", { message: `${thing} "${id}" not found` });
-}
+/** `<thing> "<id>" not found` (404) and a conflict with the current state (409): the Agent API's own. */
+export { conflict, notFound };
 
 export function forbidden(message: string): AgentcliError {
-  return userError("FORBIDDEN", { message });
-}
-
-export function conflict(message: string): AgentcliError {
-  return userError("CONFLICT", { message });
+  return agentcliError(PlatformForbidden, { problem: message });
 }
 
 /** A 413: the message names the limit and the setting that raises it (`limits.ts`). */
 export function payloadTooLarge(message: string): AgentcliError {
-  return userError("UNPROCESSABLE", { message, status: 413 });
+  return agentcliError(PlatformTooLarge, { problem: message }, { status: 413 });
 }
 
 export function unauthorized(message: string): AgentcliError {
-  return userError("UNAUTHORIZED", { message });
+  return agentcliError(PlatformUnauthorized, { problem: message });
 }
 
 /** The JSON body and status for an error thrown while handling a request. */

@@ -10,7 +10,7 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { type core, toJSONSchema } from "zod";
 import { DEPLOYMENT_BODIES } from "../routes/deployments.ts";
-import { SANDBOX_BODIES } from "../routes/sandboxes.ts";
+import { SANDBOX_BODIES } from "../routes/sandbox-bodies.ts";
 import { ListenerCreateBody, ListenerPatchBody, TokenMetadataBody } from "./schema.ts";
 
 type Method = "get" | "post" | "put" | "patch" | "delete";

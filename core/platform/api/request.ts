@@ -148,9 +148,11 @@ export async function readBody<S extends z.ZodType>(
   return parsed.data;
 }
 
-function intParam(c: Context, name: string, def: number, min: number, max: number): number {
+/** A whole-number query parameter: `def` when absent, else from `min` to `max`. */
+function intParam(c: Context, p: { name: string; def: number; min: number; max: number }): number {
+  const { name, min, max } = p;
   const v = c.req.query(name);
-  if (v === undefined || v === "") return def;
+  if (v === undefined || v === "") return p.def;
   const n = Number(v);
   if (!/^\d+$/.test(v) || n < min || n > max) {
     throw invalidField(
@@ -170,7 +172,13 @@ function boolParam(c: Context, name: string): boolean | undefined {
   throw invalidField(["query", name], `must be "true" or "false"`, "bool_parsing");
 }
 
-function listParam(c: Context, name: string, allowed?: readonly string[], uuid = false): string[] | undefined {
+/** A comma-separated query parameter: each item one of `allowed` (when given), or a uuid (`uuid`). */
+function listParam(
+  c: Context,
+  name: string,
+  check: { allowed?: readonly string[]; uuid?: boolean } = {},
+): string[] | undefined {
+  const { allowed, uuid = false } = check;
   const v = c.req.query(name);
   if (v === undefined || v === "") return undefined;
   const items = v.split(",").map((s) => s.trim()).filter(Boolean);
@@ -184,7 +192,10 @@ function listParam(c: Context, name: string, allowed?: readonly string[], uuid =
 }
 
 export function pageParams(c: Context): { limit: number; offset: number } {
-  return { limit: intParam(c, "limit", 20, 1, 100), offset: intParam(c, "offset", 0, 0, Number.MAX_SAFE_INTEGER) };
+  return {
+    limit: intParam(c, { name: "limit", def: 20, min: 1, max: 100 }),
+    offset: intParam(c, { name: "offset", def: 0, min: 0, max: Number.MAX_SAFE_INTEGER }),
+  };
 }
 
 /** Filters of `GET /v2/deployments`. */
@@ -196,12 +207,12 @@ export function deploymentFilters(c: Context) {
   return {
     ...pageParams(c),
     nameContains: c.req.query("name_contains") || undefined,
-    status: listParam(c, "status", DEPLOYMENT_STATUSES),
+    status: listParam(c, "status", { allowed: DEPLOYMENT_STATUSES }),
     remoteReconciled: boolParam(c, "remote_reconciled"),
-    tagValueIds: listParam(c, "tag_value_ids", undefined, true),
+    tagValueIds: listParam(c, "tag_value_ids", { uuid: true }),
     imageVersion: c.req.query("image_version") || undefined,
     deploymentType,
-    deploymentIds: listParam(c, "deployment_ids", undefined, true),
+    deploymentIds: listParam(c, "deployment_ids", { uuid: true }),
   };
 }
 
@@ -209,7 +220,7 @@ export function deploymentFilters(c: Context) {
 export function revisionFilters(c: Context) {
   return {
     ...pageParams(c),
-    status: listParam(c, "status", REVISION_STATUSES),
+    status: listParam(c, "status", { allowed: REVISION_STATUSES }),
     remoteReconciled: boolParam(c, "remote_reconciled"),
   };
 }

@@ -8,7 +8,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { SqlExecutor } from "../../storage/index.ts";
 import type { DeploymentRow, RevisionRow } from "../api/resources.ts";
-import { getObject } from "../store/deployments.ts";
+import { getObject } from "../store/objects.ts";
 import { getIntegrationById } from "../store/tenancy.ts";
 import { cloneAtRef } from "./git-source.ts";
 import { agentNameFor, type AgentTemplate } from "./templates.ts";

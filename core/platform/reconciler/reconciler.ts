@@ -15,33 +15,23 @@
  * only while it holds the deployment's lease (`leases.ts`), so two replicas never roll out the
  * same revision; each polls for work, so a change made through one replica is carried out by
  * whichever holds the lease, and a rollout left behind by a replica that died is marked
- * INTERRUPTED once its lease expires.
+ * INTERRUPTED once its lease expires. One rollout: ./rollout.ts.
  */
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
-import { join } from "node:path";
 import process from "node:process";
 import type { AtRestEncryption, SqlDriver } from "../../storage/index.ts";
 import { openSecrets } from "../store/secrets-at-rest.ts";
-import { BuildFailure, buildRevision, type ProjectBuilders } from "./build.ts";
+import type { ProjectBuilders } from "./build.ts";
 import type { ComputeDriver } from "../../kernel/index.ts";
-import { resolveRef } from "./git-source.ts";
-import type { DeploymentRow, ListenerRow, RevisionRow } from "../api/resources.ts";
+import type { DeploymentRow, ListenerRow } from "../api/resources.ts";
 import type { RevisionStatus } from "../api/schema.ts";
-import {
-  appendLog,
-  deleteDeploymentRow,
-  getDeploymentById,
-  getObject,
-  getRevision,
-  putObject,
-  revisionsInStatus,
-  setRevisionStatus,
-  supersedeRevisions,
-  updateDeployment,
-} from "../store/deployments.ts";
-import { getIntegrationById, getListener } from "../store/tenancy.ts";
+import { deleteDeploymentRow, getDeploymentById, servingDeployments, updateDeployment } from "../store/deployments.ts";
+import { getObject } from "../store/objects.ts";
+import { appendLog, getRevision, revisionsInStatus, revisionsOf, setRevisionStatus } from "../store/revisions.ts";
+import { getListener } from "../store/tenancy.ts";
 import { acquireLease, clearLeases, deploymentsNeedingWork, releaseLease, renewLease } from "../store/leases.ts";
+import { rollout } from "./rollout.ts";
 
 export interface ReconcilerOptions {
   sql: SqlDriver;
@@ -96,10 +86,7 @@ export class Reconciler {
   async start(): Promise<void> {
     const db = this.opts.sql;
     if (!this.opts.shared) await clearLeases(db);
-    const { rows } = await db.query<DeploymentRow>(
-      "SELECT * FROM platform_deployments WHERE active_revision_id IS NOT NULL AND status <> 'AWAITING_DELETE'",
-    );
-    for (const d of rows) await this.restore(d).catch((err) => this.opts.onError?.(err));
+    for (const d of await servingDeployments(db)) await this.restore(d).catch((err) => this.opts.onError?.(err));
     await this.poll();
     this.poller = setInterval(() => void this.poll(), this.opts.pollMs ?? 1000);
     (this.poller as { unref?: () => void }).unref?.();
@@ -154,7 +141,7 @@ export class Reconciler {
           run.dirty = false;
           run.abort = new AbortController();
           // Another replica holds it: it carries the change out, or polling brings it back here once the lease is free.
-          if (!(await acquireLease(db, deploymentId, this.replicaId, this.leaseMs))) return;
+          if (!(await acquireLease(db, { deploymentId, holder: this.replicaId, ttlMs: this.leaseMs }))) return;
           const heartbeat = setInterval(
             () => void this.renew(deploymentId, run),
             Math.max(50, Math.floor(this.leaseMs / 3)),
@@ -180,7 +167,7 @@ export class Reconciler {
   /** Extends the lease while working; stops the rollout when the lease was lost or the deployment is being deleted. */
   private async renew(deploymentId: string, run: Run): Promise<void> {
     try {
-      const status = await renewLease(this.opts.sql, deploymentId, this.replicaId, this.leaseMs);
+      const status = await renewLease(this.opts.sql, { deploymentId, holder: this.replicaId, ttlMs: this.leaseMs });
       if (status === null) {
         this.opts.onError?.(
           new Error(
@@ -217,7 +204,7 @@ export class Reconciler {
     if (d.status === "AWAITING_DELETE") {
       for (const r of await revisionsInStatus(db, ["CREATING", "QUEUED", ...IN_FLIGHT])) {
         if (r.deployment_id === d.id) {
-          await setRevisionStatus(db, r.id, "INTERRUPTED", { message: "the deployment was deleted" });
+          await setRevisionStatus(db, r.id, { status: "INTERRUPTED", message: "the deployment was deleted" });
         }
       }
       await compute.teardown(d, listener);
@@ -226,160 +213,33 @@ export class Reconciler {
       return;
     }
     // This replica holds the lease and runs no rollout of it: any revision in flight was left by a replica that stopped.
-    const { rows: orphans } = await db.query<RevisionRow>(
-      "SELECT * FROM platform_revisions WHERE deployment_id = $1 AND status = ANY($2::text[])",
-      [d.id, IN_FLIGHT],
-    );
-    for (const r of orphans) {
-      await setRevisionStatus(db, r.id, "INTERRUPTED", {
+    for (const r of await revisionsOf(db, d.id, IN_FLIGHT)) {
+      await setRevisionStatus(db, r.id, {
+        status: "INTERRUPTED",
         from: IN_FLIGHT,
         message: "the control plane stopped during this rollout; deploy again",
       });
-      await appendLog(db, r.id, "deploy", "INTERRUPTED: the control plane (replica) running this rollout stopped");
+      await appendLog(db, {
+        revisionId: r.id,
+        kind: "deploy",
+        message: "INTERRUPTED: the control plane (replica) running this rollout stopped",
+      });
     }
     if (d.status === "AWAITING_DATABASE") {
       await compute.provision(d, listener, () => {});
       await updateDeployment(db, d.id, { status: "READY" });
     }
-    const { rows: pending } = await db.query<RevisionRow>(
-      "SELECT * FROM platform_revisions WHERE deployment_id = $1 AND status = ANY($2::text[]) ORDER BY seq DESC",
-      [d.id, ["CREATING", "QUEUED"]],
-    );
+    const pending = await revisionsOf(db, d.id, ["CREATING", "QUEUED"]);
     if (!pending.length) return;
     const [newest, ...older] = pending;
     for (const r of older) {
-      await setRevisionStatus(db, r.id, "SKIPPED", {
+      await setRevisionStatus(db, r.id, {
+        status: "SKIPPED",
         from: ["CREATING", "QUEUED"],
         message: `superseded by revision ${newest!.id} before it was built`,
       });
     }
-    await this.rollout(d, newest!, listener, compute, signal);
-  }
-
-  private async rollout(
-    d: DeploymentRow,
-    r: RevisionRow,
-    listener: ListenerRow | null,
-    compute: ComputeDriver,
-    signal: AbortSignal,
-  ): Promise<void> {
-    const db = this.opts.sql;
-    // Lines are written one after another, so they keep their order on a pooled PostgreSQL.
-    let written: Promise<void> = Promise.resolve();
-    const log = (kind: "build" | "deploy", message: string) => {
-      written = written.then(() => appendLog(db, r.id, kind, message)).catch((err) => this.opts.onError?.(err));
-    };
-    let at: RevisionStatus = r.status;
-    // Each move is guarded by the state this rollout left it in: a revision another replica
-    // has meanwhile declared INTERRUPTED stays so, and this rollout stops.
-    const step = async (status: RevisionStatus, message: string | null = null) => {
-      if (signal.aborted) throw new Interrupted();
-      if (!(await setRevisionStatus(db, r.id, status, { message, from: [at] }))) throw new Interrupted();
-      at = status;
-    };
-    let stage: "create" | "build" | "deploy" = "create";
-    try {
-      if (r.status === "CREATING") {
-        if (r.source === "repohost") {
-          const integration = d.source_config.integration_id
-            ? await getIntegrationById(db, d.source_config.integration_id)
-            : null;
-          const sha = await resolveRef({
-            repoUrl: d.source_config.repo_url!,
-            ref: r.source_revision_config.repo_ref!,
-            token: integration?.token ?? null,
-          });
-          r.source_revision_config = { ...r.source_revision_config, repo_commit_sha: sha };
-          if (
-            !(await setRevisionStatus(db, r.id, "CREATING", {
-              from: [at],
-              sourceRevisionConfig: r.source_revision_config,
-            }))
-          ) throw new Interrupted();
-          log("build", `ref "${r.source_revision_config.repo_ref}" is commit ${sha}`);
-        }
-        await step("QUEUED");
-      }
-      stage = "build";
-      await step("AWAITING_BUILD");
-      await step("BUILDING");
-      let bundle: Uint8Array | null = null;
-      let imageUri = r.source_revision_config.image_uri ?? null;
-      const reused = r.artifact_path ? await getObject(db, r.artifact_path) : null;
-      if (reused?.bytes) {
-        bundle = new Uint8Array(reused.bytes);
-        log("build", `reusing the build "${r.artifact_path}"`);
-      } else {
-        const built = await buildRevision({
-          db,
-          deployment: d,
-          revision: r,
-          builders: this.opts.builders,
-          workDir: join(this.opts.dataDir, "work"),
-          log: (m) => log("build", m),
-        });
-        bundle = built.bundle;
-        imageUri = built.imageUri;
-        if (bundle) {
-          const artifactPath = `artifacts/${d.id}/${r.id}.bundle`;
-          await putObject(db, { objectPath: artifactPath, tenantId: d.tenant_id, deploymentId: d.id, bytes: bundle });
-          await setRevisionStatus(db, r.id, "BUILDING", { from: [at], artifactPath });
-        }
-        if (built.commitSha) {
-          await setRevisionStatus(db, r.id, "BUILDING", {
-            from: [at],
-            sourceRevisionConfig: { ...r.source_revision_config, repo_commit_sha: built.commitSha },
-          });
-        }
-      }
-      log("build", "build finished");
-      stage = "deploy";
-      await step("AWAITING_DEPLOY");
-      await step("DEPLOYING");
-      const revision = (await getRevision(db, d.id, r.id))!;
-      const secrets = [
-        ...openSecrets(this.opts.encryption, r.secrets),
-        ...(await this.opts.platformEnv?.(d, listener) ?? []),
-      ];
-      const { url } = await compute.rollout({
-        deployment: d,
-        revision,
-        listener,
-        bundle,
-        imageUri,
-        secrets,
-        log,
-        signal,
-      });
-      if (signal.aborted) throw new Interrupted();
-      // The rollout's lines first, then DEPLOYED, the active revision and the last line in one
-      // transaction: a reader that sees the revision final has every line of it, and the
-      // deployment already points at it.
-      await written;
-      const from = at;
-      await db.transaction(async (tx) => {
-        if (!(await setRevisionStatus(tx, r.id, "DEPLOYED", { from: [from] }))) throw new Interrupted();
-        await updateDeployment(tx, d.id, { active_revision_id: r.id, url, status: "READY", status_message: null });
-        await supersedeRevisions(tx, d.id, r.id);
-        await appendLog(tx, r.id, "deploy", `revision ${r.id} is live${url ? ` at ${url}` : ""}`);
-      });
-      at = "DEPLOYED";
-    } catch (err) {
-      if (err instanceof Interrupted || signal.aborted) {
-        await setRevisionStatus(db, r.id, "INTERRUPTED", { from: [at], message: "the rollout was interrupted" });
-        return;
-      }
-      const reason = err instanceof Error ? err.message : String(err);
-      const status: RevisionStatus = stage === "create"
-        ? "CREATE_FAILED"
-        : stage === "build"
-        ? "BUILD_FAILED"
-        : "DEPLOY_FAILED";
-      await written;
-      await appendLog(db, r.id, stage === "deploy" ? "deploy" : "build", `${status}: ${reason}`);
-      await setRevisionStatus(db, r.id, status, { from: [at], message: reason });
-      if (!(err instanceof BuildFailure) && stage !== "deploy" && stage !== "create") this.opts.onError?.(err);
-    }
+    await rollout({ settings: this.opts, deployment: d, revision: newest!, listener, compute, signal });
   }
 
   private async restore(d: DeploymentRow): Promise<void> {
@@ -390,7 +250,8 @@ export class Reconciler {
     const compute = this.opts.computeFor(listener);
     if (!compute.restore) return;
     const artifact = r.artifact_path ? await getObject(db, r.artifact_path) : null;
-    const log = (kind: "build" | "deploy", message: string) => void appendLog(db, r.id, kind, message).catch(() => {});
+    const log = (kind: "build" | "deploy", message: string) =>
+      void appendLog(db, { revisionId: r.id, kind, message }).catch(() => {});
     const restored = await compute.restore({
       deployment: d,
       revision: r,
@@ -403,5 +264,3 @@ export class Reconciler {
     if (restored) await updateDeployment(db, d.id, { url: restored.url });
   }
 }
-
-class Interrupted extends Error {}

@@ -13,11 +13,13 @@
 import { Buffer } from "node:buffer";
 import { createHmac, timingSafeEqual } from "node:crypto";
 import type { Context } from "hono";
-import { userError } from "../../kernel/index.ts";
+import { agentcliError, RevisionNoBundle } from "../../kernel/index.ts";
 import { notFound, unauthorized } from "../api/api-error.ts";
 import type { PlatformServices } from "../api/context.ts";
 import type { DeploymentRow } from "../api/resources.ts";
-import { getDeployment, getDeploymentById, getObject, getRevision, isUuid } from "../store/deployments.ts";
+import { getDeployment, getDeploymentById, isUuid } from "../store/deployments.ts";
+import { getObject } from "../store/objects.ts";
+import { getRevision } from "../store/revisions.ts";
 import { authenticateKey } from "../store/tenancy.ts";
 
 /** The bundle token of a deployment (stable: pods restarted later still fetch their bundle). */
@@ -63,7 +65,7 @@ export function bundleDownload(s: PlatformServices) {
       const why = r.source_revision_config.image_uri
         ? "it runs a container image"
         : `it is ${r.status} and has not been built`;
-      throw userError("NOT_FOUND", { message: `revision "${r.id}" has no bundle: ${why}` });
+      throw agentcliError(RevisionNoBundle, { revision: r.id, why });
     }
     const bytes = new Uint8Array(object.bytes);
     return new Response(bytes, {

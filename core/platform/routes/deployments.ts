@@ -11,14 +11,9 @@ import { streamLogs } from "./logs.ts";
 import { deploymentFilters, readBody, revisionFilters } from "../api/request.ts";
 import { deploymentResource, revisionResource } from "../api/resources.ts";
 import { DeploymentCreateBody, DeploymentPatchBody } from "../api/schema.ts";
-import {
-  getDeployment,
-  getRevision,
-  listDeployments,
-  listRevisions,
-  reserveObject,
-  updateDeployment,
-} from "../store/deployments.ts";
+import { getDeployment, listDeployments, updateDeployment } from "../store/deployments.ts";
+import { reserveObject } from "../store/objects.ts";
+import { getRevision, listRevisions } from "../store/revisions.ts";
 import { signUpload } from "./uploads.ts";
 
 const Tags = z.object({ tag_value_ids: z.array(z.uuid()).optional() });
@@ -95,7 +90,10 @@ export function deploymentRoutes(s: PlatformServices): Hono<PlatformEnv> {
     const objectPath = `uploads/${d.id}/${crypto.randomUUID()}.bundle`;
     await reserveObject(s.sql, { objectPath, tenantId: d.tenant_id, deploymentId: d.id });
     const base = s.publicUrl ?? new URL(c.req.url).origin;
-    return c.json({ upload_url: signUpload(base, objectPath, s.uploadSecret), object_path: objectPath }, 201);
+    return c.json(
+      { upload_url: signUpload({ base, objectPath, secret: s.uploadSecret }), object_path: objectPath },
+      201,
+    );
   });
 
   app.get("/:deployment_id/revisions", async (c) => {

@@ -13,7 +13,7 @@ import { streamSSE } from "hono/streaming";
 import type { SqlDriver } from "../../storage/index.ts";
 import { invalidField } from "../api/api-error.ts";
 import { type RevisionRow, TERMINAL_REVISION_STATUSES } from "../api/resources.ts";
-import { getRevision, readLogs } from "../store/deployments.ts";
+import { getRevision, readLogs } from "../store/revisions.ts";
 
 const POLL_MS = 150;
 /** The longest long-poll (`wait=`); longer asks are cut to it. */

@@ -54,7 +54,7 @@ export function listenerRoutes(s: PlatformServices): Hono<PlatformEnv> {
   const app = new Hono<PlatformEnv>();
   app.get("/", async (c) => {
     const p = pageParams(c);
-    const rows = await listListeners(s.sql, c.var.caller.tenantId, p.limit, p.offset);
+    const rows = await listListeners(s.sql, c.var.caller.tenantId, { limit: p.limit, offset: p.offset });
     return c.json({ resources: rows.map(listenerResource), offset: p.offset + rows.length });
   });
   app.post("/", async (c) => {

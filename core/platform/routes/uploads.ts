@@ -15,7 +15,7 @@ import { TarRefused, TarScanner } from "../../bundle/index.ts";
 import { conflict, invalidField, notFound, payloadTooLarge, unauthorized } from "../api/api-error.ts";
 import type { PlatformServices } from "../api/context.ts";
 import { describeLimit, type PlatformLimits } from "../api/limits.ts";
-import { fillUpload, getObject } from "../store/deployments.ts";
+import { fillUpload, getObject } from "../store/objects.ts";
 
 const TTL_SECONDS = 3600;
 
@@ -24,10 +24,10 @@ function sign(objectPath: string, expires: number, secret: string): string {
 }
 
 /** A signed PUT URL for `objectPath`, valid for an hour. */
-export function signUpload(base: string, objectPath: string, secret: string, now = Date.now()): string {
-  const expires = Math.floor(now / 1000) + TTL_SECONDS;
-  return `${base.replace(/\/+$/, "")}/v2/uploads/${objectPath}?expires=${expires}&signature=${
-    sign(objectPath, expires, secret)
+export function signUpload(u: { base: string; objectPath: string; secret: string; now?: number }): string {
+  const expires = Math.floor((u.now ?? Date.now()) / 1000) + TTL_SECONDS;
+  return `${u.base.replace(/\/+$/, "")}/v2/uploads/${u.objectPath}?expires=${expires}&signature=${
+    sign(u.objectPath, expires, u.secret)
   }`;
 }
 

@@ -9,8 +9,8 @@ import { createHmac, randomUUID, timingSafeEqual } from "node:crypto";
 import { Hono } from "hono";
 import { invalidField, notFound, unauthorized } from "../api/api-error.ts";
 import type { PlatformServices } from "../api/context.ts";
-import type { DeploymentRow } from "../api/resources.ts";
-import { insertRevision, updateDeployment } from "../store/deployments.ts";
+import { deploymentsOfIntegration } from "../store/deployments.ts";
+import { insertLatestRevision } from "../store/revisions.ts";
 import { getIntegrationById } from "../store/tenancy.ts";
 import { readBodyText } from "../api/request.ts";
 
@@ -45,12 +45,8 @@ export function webhookRoutes(s: PlatformServices): Hono {
       normalizeUrl,
     );
     if (!branch || !urls.length) return c.json({ revisions: [] }, 202);
-    const { rows } = await s.sql.query<DeploymentRow>(
-      "SELECT * FROM platform_deployments WHERE tenant_id = $1 AND source = 'repohost' AND source_config->>'integration_id' = $2 AND status <> 'AWAITING_DELETE'",
-      [integration.tenant_id, integration.id],
-    );
     const made: string[] = [];
-    for (const d of rows) {
+    for (const d of await deploymentsOfIntegration(s.sql, integration.tenant_id, integration.id)) {
       if (
         !d.source_config.build_on_push || !d.source_config.repo_url ||
         !urls.includes(normalizeUrl(d.source_config.repo_url))
@@ -58,8 +54,8 @@ export function webhookRoutes(s: PlatformServices): Hono {
       if (d.source_revision_config.repo_ref !== branch) continue;
       const id = randomUUID();
       const { repo_commit_sha: _sha, ...config } = d.source_revision_config;
-      await s.sql.transaction(async (tx) => {
-        await insertRevision(tx, {
+      await s.sql.transaction((tx) =>
+        insertLatestRevision(tx, {
           id,
           deploymentId: d.id,
           tenantId: d.tenant_id,
@@ -67,9 +63,8 @@ export function webhookRoutes(s: PlatformServices): Hono {
           sourceRevisionConfig: config,
           secrets: d.secrets,
           remoteReconciled: d.remote_reconciled,
-        });
-        await updateDeployment(tx, d.id, { latest_revision_id: id });
-      });
+        })
+      );
       s.reconciler.notify(d.id);
       made.push(id);
     }

@@ -2,28 +2,14 @@
  * Snapshots of the sandbox API: an image to create sandboxes from (`POST /snapshots` with
  * `docker_image`), or an image plus the files of a sandbox's working directory, captured as a tar
  * archive by running `tar` in the sandbox (`POST /boxes/{name}/snapshot`) and unpacked into
- * each sandbox created from it. Ready at once; rows of `platform_sandbox_snapshots`, per tenant.
+ * each sandbox created from it. Ready at once; their rows: ../store/snapshots.ts.
  */
-import { randomUUID } from "node:crypto";
-import type { SqlDriver } from "../../storage/index.ts";
-import { conflict, notFound } from "../api/api-error.ts";
-import { isUuid } from "../store/deployments.ts";
-
-export interface SnapshotRow {
-  id: string;
-  tenant_id: string;
-  name: string;
-  docker_image: string;
-  fs_capacity_bytes: string | number | null;
-  source_sandbox_id: string | null;
-  files: Uint8Array | null;
-  files_size: string | number | null;
-  created_at: Date | string;
-  updated_at: Date | string;
-}
-
-const COLUMNS =
-  "id, tenant_id, name, docker_image, fs_capacity_bytes, source_sandbox_id, files_size, created_at, updated_at";
+import { agentcliError, SnapshotCaptureFailed } from "../../kernel/index.ts";
+import { payloadTooLarge } from "../api/api-error.ts";
+import { describeLimit } from "../api/limits.ts";
+import { type SandboxRow, type SandboxService, SNAPSHOT_ARCHIVE } from "../store/sandboxes.ts";
+import type { SnapshotRow } from "../store/snapshots.ts";
+import { collect } from "./runtime.ts";
 
 /** The API form (LangSmith's `Snapshot`). */
 export function snapshotResource(row: SnapshotRow) {
@@ -40,73 +26,33 @@ export function snapshotResource(row: SnapshotRow) {
   };
 }
 
-export async function createSnapshot(
-  sql: SqlDriver,
-  s: {
-    tenantId: string;
-    name: string;
-    dockerImage: string;
-    fsCapacityBytes?: number | null;
-    sourceSandboxId?: string;
-    files?: Uint8Array;
-  },
-): Promise<SnapshotRow> {
-  const { rows } = await sql.query<SnapshotRow>(
-    `INSERT INTO platform_sandbox_snapshots (id, tenant_id, name, docker_image, fs_capacity_bytes, source_sandbox_id, files, files_size)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (tenant_id, name) DO NOTHING RETURNING ${COLUMNS}`,
-    [
-      randomUUID(),
-      s.tenantId,
-      s.name,
-      s.dockerImage,
-      s.fsCapacityBytes ?? null,
-      s.sourceSandboxId ?? null,
-      s.files ?? null,
-      s.files?.byteLength ?? null,
-    ],
+/**
+ * The files of a sandbox's working directory as a tar archive (at most `maxBytes`): packed by
+ * `tar` in the sandbox, read out, and removed there.
+ */
+export async function captureFiles(boxes: SandboxService, row: SandboxRow, maxBytes: number): Promise<Uint8Array> {
+  const { runtime, ref } = await boxes.use(row);
+  const archive = `${runtime.workdir}/${SNAPSHOT_ARCHIVE}`;
+  const packed = await collect(
+    runtime.run(ref, {
+      command: `tar -C ${runtime.workdir} --exclude=./${SNAPSHOT_ARCHIVE} -cf ${archive} . 2>&1`,
+      timeoutMs: 300_000,
+    }),
+    64 * 1024,
   );
-  if (!rows[0]) throw conflict(`Cannot create snapshot "${s.name}": a snapshot of that name exists`);
-  return rows[0];
-}
-
-/** A snapshot of the tenant by id or (for `snapshot_name`) by name; `files` only when asked. */
-export async function getSnapshot(
-  sql: SqlDriver,
-  tenantId: string,
-  by: { id?: string; name?: string },
-  withFiles = false,
-): Promise<SnapshotRow> {
-  const cols = withFiles ? `${COLUMNS}, files` : COLUMNS;
-  const { rows } = by.id !== undefined
-    ? (isUuid(by.id)
-      ? await sql.query<SnapshotRow>(
-        `SELECT ${cols} FROM platform_sandbox_snapshots WHERE tenant_id = $1 AND id = $2`,
-        [tenantId, by.id],
-      )
-      : { rows: [] })
-    : await sql.query<SnapshotRow>(
-      `SELECT ${cols} FROM platform_sandbox_snapshots WHERE tenant_id = $1 AND name = $2`,
-      [tenantId, by.name],
-    );
-  if (!rows[0]) throw notFound("snapshot", by.id ?? by.name ?? "");
-  return rows[0];
-}
-
-export async function listSnapshots(
-  sql: SqlDriver,
-  tenantId: string,
-  q: { nameContains?: string; limit: number; offset: number },
-): Promise<SnapshotRow[]> {
-  return (await sql.query<SnapshotRow>(
-    `SELECT ${COLUMNS} FROM platform_sandbox_snapshots WHERE tenant_id = $1 AND ($2::text IS NULL OR strpos(lower(name), lower($2)) > 0)
-     ORDER BY created_at DESC, id LIMIT $3 OFFSET $4`,
-    [tenantId, q.nameContains ?? null, q.limit, q.offset],
-  )).rows;
-}
-
-export async function deleteSnapshot(sql: SqlDriver, tenantId: string, id: string): Promise<void> {
-  const r = isUuid(id)
-    ? await sql.query("DELETE FROM platform_sandbox_snapshots WHERE tenant_id = $1 AND id = $2", [tenantId, id])
-    : { rowCount: 0 };
-  if (!r.rowCount) throw notFound("snapshot", id);
+  const files = packed.exitCode === 0 ? await runtime.download(ref, archive, maxBytes) : null;
+  await collect(runtime.run(ref, { command: `rm -f ${archive}`, timeoutMs: 60_000 }));
+  if (!files || files.error === "too_large") {
+    if (files) {
+      throw payloadTooLarge(
+        `Cannot capture sandbox "${row.name}": its files are larger than ${describeLimit("maxUploadBytes", maxBytes)}`,
+      );
+    }
+    const reason = new TextDecoder().decode(packed.stdout).trim() || `tar exited with ${packed.exitCode}`;
+    throw agentcliError(SnapshotCaptureFailed, { name: row.name, reason }, { status: 422 });
+  }
+  if (files.error) {
+    throw agentcliError(SnapshotCaptureFailed, { name: row.name, reason: files.error }, { status: 422 });
+  }
+  return files.content;
 }

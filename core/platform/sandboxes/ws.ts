@@ -52,7 +52,7 @@ export function sandboxUpgrade(
         throw err;
       }
       const { tenant_id: tenantId, id } = row;
-      wss.handleUpgrade(req, socket, head, (ws) => serve(s, ws, { tenantId, sandboxId: id }, onError));
+      wss.handleUpgrade(req, socket, head, (ws) => serve(s, ws, { tenantId, sandboxId: id, onError }));
     })().catch((err) => {
       onError(err);
       refuse(socket, 500, "Internal error; the control plane logged it");
@@ -60,13 +60,13 @@ export function sandboxUpgrade(
   };
 }
 
+/** One WebSocket of a sandbox's `execute/ws`: runs or reattaches one command and streams its events. */
 function serve(
   s: PlatformServices,
   ws: WebSocket,
-  box: { tenantId: string; sandboxId: string },
-  onError: (err: unknown) => void,
+  box: { tenantId: string; sandboxId: string; onError: (err: unknown) => void },
 ): void {
-  const { sandboxId } = box;
+  const { sandboxId, onError } = box;
   let detach = () => {};
   let session: CommandSession | undefined;
   const send = (e: object) => ws.readyState === ws.OPEN && ws.send(JSON.stringify(e));

@@ -1,10 +1,11 @@
 /**
- * SQL access to deployments, revisions, their logs and uploaded objects. Every function takes
- * the tenant (or a row already read for it), so one tenant never reaches another's rows.
+ * SQL access to deployments (their revisions: ./revisions.ts; uploaded and built objects:
+ * ./objects.ts). Every function takes the tenant (or a row already read for it), so one tenant
+ * never reaches another's rows.
  */
 import type { SqlExecutor } from "../../storage/index.ts";
-import type { DeploymentRow, RevisionRow } from "../api/resources.ts";
-import type { DeploymentStatus, RevisionStatus, Source, SourceConfig, SourceRevisionConfig } from "../api/schema.ts";
+import type { DeploymentRow } from "../api/resources.ts";
+import type { DeploymentStatus, Source, SourceConfig, SourceRevisionConfig } from "../api/schema.ts";
 
 const json = (v: unknown) => JSON.stringify(v ?? null);
 
@@ -146,207 +147,46 @@ export async function listDeployments(
   return rows;
 }
 
-export async function insertRevision(db: SqlExecutor, row: {
-  id: string;
-  deploymentId: string;
-  tenantId: string;
-  source: Source;
-  sourceRevisionConfig: SourceRevisionConfig;
-  secrets: Array<{ name: string; value: string }>;
-  remoteReconciled: boolean;
-  status?: RevisionStatus;
-}): Promise<void> {
-  await db.query(
-    `INSERT INTO platform_revisions (id, deployment_id, tenant_id, status, source, source_revision_config, secrets, remote_reconciled)
-     VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7::jsonb, $8)`,
-    [
-      row.id,
-      row.deploymentId,
-      row.tenantId,
-      row.status ?? "CREATING",
-      row.source,
-      json(row.sourceRevisionConfig),
-      json(row.secrets),
-      row.remoteReconciled,
-    ],
-  );
+/** Whether the tenant has a deployment of that name. */
+export async function deploymentNameTaken(db: SqlExecutor, tenantId: string, name: string): Promise<boolean> {
+  const dup = await db.query("SELECT id FROM platform_deployments WHERE tenant_id = $1 AND name = $2", [
+    tenantId,
+    name,
+  ]);
+  return dup.rows.length > 0;
 }
 
-export async function getRevision(db: SqlExecutor, deploymentId: string, id: string): Promise<RevisionRow | null> {
-  if (!isUuid(id)) return null;
-  const { rows } = await db.query<RevisionRow>(
-    "SELECT * FROM platform_revisions WHERE deployment_id = $1 AND id = $2",
-    [deploymentId, id],
-  );
-  return rows[0] ?? null;
-}
-
-export async function listRevisions(
+/** Points the tenant's tracing project of that name at the deployment, creating it when absent (spec 2.9). */
+export async function linkTracingProject(
   db: SqlExecutor,
-  deploymentId: string,
-  f: { limit: number; offset: number; status?: string[]; remoteReconciled?: boolean },
-): Promise<RevisionRow[]> {
-  const where = ["deployment_id = $1"];
-  const params: unknown[] = [deploymentId];
-  if (f.status?.length) {
-    params.push(f.status);
-    where.push(`status = ANY($${params.length}::text[])`);
-  }
-  if (f.remoteReconciled !== undefined) {
-    params.push(f.remoteReconciled);
-    where.push(`remote_reconciled = $${params.length}`);
-  }
-  params.push(f.limit, f.offset);
-  const { rows } = await db.query<RevisionRow>(
-    `SELECT * FROM platform_revisions WHERE ${where.join(" AND ")} ORDER BY seq DESC LIMIT $${
-      params.length - 1
-    } OFFSET $${params.length}`,
-    params,
+  p: { id: string; tenantId: string; name: string; deploymentId: string },
+): Promise<void> {
+  await db.query(
+    `INSERT INTO platform_tracing_projects (id, tenant_id, name, deployment_id) VALUES ($1, $2, $3, $4)
+     ON CONFLICT (tenant_id, name) DO UPDATE SET deployment_id = EXCLUDED.deployment_id`,
+    [p.id, p.tenantId, p.name, p.deploymentId],
+  );
+}
+
+/** The deployments that serve a revision and are not being deleted (what a restart runs again). */
+export async function servingDeployments(db: SqlExecutor): Promise<DeploymentRow[]> {
+  const { rows } = await db.query<DeploymentRow>(
+    "SELECT * FROM platform_deployments WHERE active_revision_id IS NOT NULL AND status <> 'AWAITING_DELETE'",
   );
   return rows;
 }
 
-/** Moves a revision to `status`, only from one of `from` (when given); true when it moved. */
-export async function setRevisionStatus(
+/** The tenant's `repohost` deployments built from an integration (a push webhook's candidates), but those being deleted. */
+export async function deploymentsOfIntegration(
   db: SqlExecutor,
-  id: string,
-  status: RevisionStatus,
-  opts: {
-    from?: RevisionStatus[];
-    message?: string | null;
-    artifactPath?: string;
-    sourceRevisionConfig?: SourceRevisionConfig;
-  } = {},
-): Promise<boolean> {
-  const params: unknown[] = [id, status];
-  const sets = ["status = $2", "updated_at = now()"];
-  if (status === "DEPLOYED") sets.push("deployed_at = now()");
-  if (opts.message !== undefined) {
-    params.push(opts.message);
-    sets.push(`status_message = $${params.length}`);
-  }
-  if (opts.artifactPath !== undefined) {
-    params.push(opts.artifactPath);
-    sets.push(`artifact_path = $${params.length}`);
-  }
-  if (opts.sourceRevisionConfig !== undefined) {
-    params.push(json(opts.sourceRevisionConfig));
-    sets.push(`source_revision_config = $${params.length}::jsonb`);
-  }
-  let guard = "";
-  if (opts.from) {
-    params.push(opts.from);
-    guard = ` AND status = ANY($${params.length}::text[])`;
-  }
-  const r = await db.query(`UPDATE platform_revisions SET ${sets.join(", ")} WHERE id = $1${guard}`, params);
-  return r.rowCount > 0;
-}
-
-/**
- * Marks the deployment's other DEPLOYED revisions INTERRUPTED, superseded by `by` (which now
- * serves); each gets a log line. They keep `deployed_at`, so rollback can still return to them.
- */
-export async function supersedeRevisions(db: SqlExecutor, deploymentId: string, by: string): Promise<void> {
-  const message = `superseded by revision ${by}`;
-  const { rows } = await db.query<{ id: string }>(
-    "UPDATE platform_revisions SET status = 'INTERRUPTED', status_message = $3, updated_at = now() WHERE deployment_id = $1 AND status = 'DEPLOYED' AND id <> $2 RETURNING id",
-    [deploymentId, by, message],
-  );
-  for (const r of rows) await appendLog(db, r.id, "deploy", `INTERRUPTED: ${message}, which now serves`);
-}
-
-export async function revisionsInStatus(db: SqlExecutor, statuses: RevisionStatus[]): Promise<RevisionRow[]> {
-  const { rows } = await db.query<RevisionRow>(
-    "SELECT * FROM platform_revisions WHERE status = ANY($1::text[]) ORDER BY seq",
-    [statuses],
+  tenantId: string,
+  integrationId: string,
+): Promise<DeploymentRow[]> {
+  const { rows } = await db.query<DeploymentRow>(
+    "SELECT * FROM platform_deployments WHERE tenant_id = $1 AND source = 'repohost' AND source_config->>'integration_id' = $2 AND status <> 'AWAITING_DELETE'",
+    [tenantId, integrationId],
   );
   return rows;
-}
-
-export async function appendLog(
-  db: SqlExecutor,
-  revisionId: string,
-  kind: "build" | "deploy",
-  message: string,
-): Promise<void> {
-  await db.query("INSERT INTO platform_revision_logs (revision_id, kind, message) VALUES ($1, $2, $3)", [
-    revisionId,
-    kind,
-    message,
-  ]);
-}
-
-export interface LogLine {
-  id: number;
-  kind: string;
-  message: string;
-  at: string;
-}
-
-export async function readLogs(
-  db: SqlExecutor,
-  revisionId: string,
-  opts: { after: number; kind?: string; limit?: number },
-): Promise<LogLine[]> {
-  const params: unknown[] = [revisionId, opts.after, opts.limit ?? 1000];
-  let kind = "";
-  if (opts.kind) {
-    params.push(opts.kind);
-    kind = ` AND kind = $4`;
-  }
-  const { rows } = await db.query<{ id: string | number; kind: string; message: string; at: Date }>(
-    `SELECT id, kind, message, at FROM platform_revision_logs WHERE revision_id = $1 AND id > $2${kind} ORDER BY id LIMIT $3`,
-    params,
-  );
-  return rows.map((r) => ({ id: Number(r.id), kind: r.kind, message: r.message, at: new Date(r.at).toISOString() }));
-}
-
-/** Stores a build artifact; like an upload, an object that already holds bytes is never overwritten. */
-export async function putObject(
-  db: SqlExecutor,
-  o: { objectPath: string; tenantId: string; deploymentId: string; bytes: Uint8Array },
-): Promise<void> {
-  await db.query(
-    `INSERT INTO platform_objects (object_path, tenant_id, deployment_id, bytes, size) VALUES ($1, $2, $3, $4, $5)
-     ON CONFLICT (object_path) DO UPDATE SET bytes = EXCLUDED.bytes, size = EXCLUDED.size WHERE platform_objects.bytes IS NULL`,
-    [o.objectPath, o.tenantId, o.deploymentId, o.bytes, o.bytes.byteLength],
-  );
-}
-
-/**
- * Fills an upload slot with its bytes, once: only a slot that has none yet is written, so a
- * second PUT to the same signed URL (a replay, or two racing) cannot replace what a revision
- * may already have been built from. Returns false when the slot already held bytes.
- */
-export async function fillUpload(db: SqlExecutor, objectPath: string, bytes: Uint8Array): Promise<boolean> {
-  const r = await db.query(
-    "UPDATE platform_objects SET bytes = $2, size = $3 WHERE object_path = $1 AND bytes IS NULL",
-    [objectPath, bytes, bytes.byteLength],
-  );
-  return r.rowCount > 0;
-}
-
-/** Registers an upload slot (no bytes yet). */
-export async function reserveObject(
-  db: SqlExecutor,
-  o: { objectPath: string; tenantId: string; deploymentId: string },
-): Promise<void> {
-  await db.query("INSERT INTO platform_objects (object_path, tenant_id, deployment_id) VALUES ($1, $2, $3)", [
-    o.objectPath,
-    o.tenantId,
-    o.deploymentId,
-  ]);
-}
-
-export async function getObject(
-  db: SqlExecutor,
-  objectPath: string,
-): Promise<{ tenant_id: string; deployment_id: string; bytes: Uint8Array | null } | null> {
-  const { rows } = await db.query<{ tenant_id: string; deployment_id: string; bytes: Uint8Array | null }>(
-    "SELECT tenant_id, deployment_id, bytes FROM platform_objects WHERE object_path = $1",
-    [objectPath],
-  );
-  return rows[0] ?? null;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

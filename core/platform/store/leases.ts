@@ -8,17 +8,20 @@
  * there every lease is this process's.
  *
  * @example
- * if (await acquireLease(db, id, me, 15_000)) try { ... } finally { await releaseLease(db, id, me); }
+ * if (await acquireLease(db, { deploymentId: id, holder: me, ttlMs: 15_000 })) try { ... } finally { await releaseLease(db, id, me); }
  */
 import type { SqlExecutor } from "../../storage/index.ts";
 
+/** A replica's hold on a deployment: who holds it and for how long without renewal. */
+export interface LeaseTerms {
+  deploymentId: string;
+  holder: string;
+  ttlMs: number;
+}
+
 /** Takes (or extends) the lease of a deployment; false when another live replica holds it. */
-export async function acquireLease(
-  db: SqlExecutor,
-  deploymentId: string,
-  holder: string,
-  ttlMs: number,
-): Promise<boolean> {
+export async function acquireLease(db: SqlExecutor, lease: LeaseTerms): Promise<boolean> {
+  const { deploymentId, holder, ttlMs } = lease;
   const { rows } = await db.query<{ holder: string }>(
     `INSERT INTO platform_reconcile_leases (deployment_id, holder, expires_at) VALUES ($1, $2, now() + $3 * interval '1 millisecond')
      ON CONFLICT (deployment_id) DO UPDATE SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at
@@ -33,12 +36,8 @@ export async function acquireLease(
  * Extends a held lease. Answers null when the lease is no longer this holder's (it expired and
  * another replica took it), otherwise the deployment's status (null-safe: "GONE" when deleted).
  */
-export async function renewLease(
-  db: SqlExecutor,
-  deploymentId: string,
-  holder: string,
-  ttlMs: number,
-): Promise<string | null> {
+export async function renewLease(db: SqlExecutor, lease: LeaseTerms): Promise<string | null> {
+  const { deploymentId, holder, ttlMs } = lease;
   const { rows } = await db.query<{ status: string | null }>(
     `UPDATE platform_reconcile_leases SET expires_at = now() + $3 * interval '1 millisecond'
      WHERE deployment_id = $1 AND holder = $2

@@ -10,7 +10,7 @@
  * const p = await boxes.spawn(row, { argv: ["/bin/bash", "-c", "ls"] });
  */
 import { randomUUID } from "node:crypto";
-import { isUserError, userError } from "../../kernel/index.ts";
+import { agentcliError, isUserError, SandboxCreateFailed } from "../../kernel/index.ts";
 import type { SqlDriver, SqlExecutor } from "../../storage/index.ts";
 import { conflict, notFound } from "../api/api-error.ts";
 import { type BoxRuntime, type BoxSpec, collect } from "../sandboxes/runtime.ts";
@@ -139,7 +139,9 @@ export class SandboxService {
     this.#sql = opts.sql;
     this.#local = opts.local;
     this.#onListener = opts.onListener ?? (async () => {
-      throw new Error("this control plane runs sandboxes on its own machine only");
+      throw new Error(
+        "SandboxService was given no onListener, so it runs sandboxes on its own machine only (openPlatform passes one)",
+      );
     });
     this.#onError = opts.onError ?? ((err) => console.error("platform: sandbox sweep:", err));
     const sweepMs = opts.sweepMs ?? 15_000;
@@ -217,11 +219,7 @@ export class SandboxService {
       if (ref) await (await this.runtimeOf(row)).remove(ref).catch(() => {});
       await this.#sql.query("DELETE FROM platform_sandboxes WHERE id = $1", [id]);
       if (isUserError(err)) throw err;
-      throw userError("REMOTE_FAILED", {
-        message: `Cannot create sandbox "${name}": ${(err as Error).message}`,
-        status: 503,
-        cause: err,
-      });
+      throw agentcliError(SandboxCreateFailed, { name, reason: (err as Error).message }, { status: 503, cause: err });
     }
     return (await this.#sql.query<SandboxRow>(
       "UPDATE platform_sandboxes SET status = 'ready', runtime_ref = $2, updated_at = now(), last_used_at = now() WHERE id = $1 RETURNING *",

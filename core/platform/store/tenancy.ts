@@ -224,15 +224,19 @@ export async function getListener(db: SqlExecutor, tenantId: string, id: string)
   return rows[0] ?? null;
 }
 
+/** A listener by id alone (the control plane's own use: a sandbox row names its listener). */
+export async function getListenerById(db: SqlExecutor, id: string): Promise<ListenerRow | null> {
+  return (await db.query<ListenerRow>("SELECT * FROM platform_listeners WHERE id = $1", [id])).rows[0] ?? null;
+}
+
 export async function listListeners(
   db: SqlExecutor,
   tenantId: string,
-  limit: number,
-  offset: number,
+  page: { limit: number; offset: number },
 ): Promise<ListenerRow[]> {
   return (await db.query<ListenerRow>(
     "SELECT * FROM platform_listeners WHERE tenant_id = $1 ORDER BY created_at, id LIMIT $2 OFFSET $3",
-    [tenantId, limit, offset],
+    [tenantId, page.limit, page.offset],
   )).rows;
 }
 
