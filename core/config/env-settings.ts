@@ -8,9 +8,10 @@ import { agentcliError, type Env, EnvNotCount, EnvNotSeconds, EnvNotSwitch } fro
  * A number of seconds from `env[name]` (0 allowed), or `dflt` when unset.
  *
  * @example
- * const idle = secondsSetting(env, "AGENTCLI_SANDBOX_IDLE_SECONDS", 1800, "a sandbox may stay unused before it is stopped (0: never)");
+ * const idle = secondsSetting(env, "AGENTCLI_SANDBOX_IDLE_SECONDS", { default: 1800, meaning: "a sandbox may stay unused before it is stopped (0: never)" });
  */
-export function secondsSetting(env: Env, name: string, dflt: number, meaning: string): number {
+export function secondsSetting(env: Env, name: string, o: { default: number; meaning: string }): number {
+  const { default: dflt, meaning } = o;
   const raw = env[name]?.trim();
   if (!raw) return dflt;
   const n = Number(raw);
@@ -25,9 +26,10 @@ export function secondsSetting(env: Env, name: string, dflt: number, meaning: st
  * `dflt` when unset.
  *
  * @example
- * const prepared = switchSetting(env, "AGENTCLI_PG_PREPARED_STATEMENTS", true, "statements are prepared by name on PostgreSQL");
+ * const prepared = switchSetting(env, "AGENTCLI_PG_PREPARED_STATEMENTS", { default: true, meaning: "statements are prepared by name on PostgreSQL" });
  */
-export function switchSetting(env: Env, name: string, dflt: boolean, meaning: string): boolean {
+export function switchSetting(env: Env, name: string, o: { default: boolean; meaning: string }): boolean {
+  const { default: dflt, meaning } = o;
   const raw = env[name]?.trim().toLowerCase();
   if (!raw) return dflt;
   if (["1", "true", "on", "yes"].includes(raw)) return true;
@@ -40,15 +42,14 @@ export function switchSetting(env: Env, name: string, dflt: boolean, meaning: st
  * or `dflt` when unset.
  *
  * @example
- * const perClient = countSetting(env, "AGENTCLI_MAX_CONNECTIONS_PER_CLIENT", 128, "connections one client address may hold at once", { zero: "no bound" });
+ * const perClient = countSetting(env, "AGENTCLI_MAX_CONNECTIONS_PER_CLIENT", { default: 128, meaning: "connections one client address may hold at once", zero: "no bound" });
  */
 export function countSetting(
   env: Env,
   name: string,
-  dflt: number,
-  meaning: string,
-  opts: { zero?: string } = {},
+  opts: { default: number; meaning: string; zero?: string },
 ): number {
+  const { default: dflt, meaning } = opts;
   const raw = env[name]?.trim();
   if (!raw) return dflt;
   const n = Number(raw);

@@ -108,7 +108,12 @@ async function findOrCreate(api: Client, name: string, log: HookLogger): Promise
   return api.call<Deployment>("POST", "/v2/deployments", { name, source: "internal_source" });
 }
 
-async function upload(api: Client, deployment: Deployment, bundle: Uint8Array, signal?: AbortSignal): Promise<string> {
+/** Uploads the bundle to the deployment's signed upload URL; returns the object path the revision names. */
+async function upload(
+  api: Client,
+  o: { deployment: Deployment; bundle: Uint8Array; signal?: AbortSignal },
+): Promise<string> {
+  const { deployment, bundle, signal } = o;
   const { upload_url, object_path } = await api.call<{ upload_url: string; object_path: string }>(
     "POST",
     `/v2/deployments/${deployment.id}/upload-url`,
@@ -127,13 +132,12 @@ async function upload(api: Client, deployment: Deployment, bundle: Uint8Array, s
   return object_path;
 }
 
+/** Polls a revision until it is deployed or failed, printing each new status. */
 async function follow(
   api: Client,
-  deploymentId: string,
-  revisionId: string,
-  log: HookLogger,
-  signal?: AbortSignal,
+  o: { deploymentId: string; revisionId: string; log: HookLogger; signal?: AbortSignal },
 ): Promise<Revision> {
+  const { deploymentId, revisionId, log, signal } = o;
   const started = Date.now();
   let last = "";
   for (;;) {
@@ -171,7 +175,7 @@ export default definePlugin({
       const api = client(base, key, signal);
       log.info(`Deploying "${name}" to ${base}`);
       const deployment = await findOrCreate(api, name, log);
-      const objectPath = await upload(api, deployment, bundle, signal);
+      const objectPath = await upload(api, { deployment, bundle, signal });
       log.info(`Uploaded the bundle (${bundle.byteLength} bytes)`);
       // Exactly the secrets `deploy` chose (core/cli/deploy-secrets.ts, what --dry-run lists): the
       // control-plane key is among them only when the project needs it at run time.
@@ -181,7 +185,7 @@ export default definePlugin({
       });
       const revisionId = patched.latest_revision_id!;
       log.info(`Revision ${revisionId}:`);
-      const r = await follow(api, deployment.id, revisionId, log, signal);
+      const r = await follow(api, { deploymentId: deployment.id, revisionId, log, signal });
       // It went live, and a newer revision (another deploy, a secrets patch) replaced it before we looked.
       const superseded = r.status === "INTERRUPTED" && /^superseded by revision /.test(r.status_message ?? "");
       if (superseded) {

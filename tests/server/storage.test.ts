@@ -471,12 +471,19 @@ test("postgres: statements are prepared by name unless told not to (AGENTCLI_PG_
   }
   const { switchSetting } = await import("../../core/config/env-settings.ts");
   assert.equal(
-    switchSetting({ AGENTCLI_PG_PREPARED_STATEMENTS: "0" }, "AGENTCLI_PG_PREPARED_STATEMENTS", true, "x"),
+    switchSetting({ AGENTCLI_PG_PREPARED_STATEMENTS: "0" }, "AGENTCLI_PG_PREPARED_STATEMENTS", {
+      default: true,
+      meaning: "x",
+    }),
     false,
   );
-  assert.equal(switchSetting({}, "AGENTCLI_PG_PREPARED_STATEMENTS", true, "x"), true);
+  assert.equal(switchSetting({}, "AGENTCLI_PG_PREPARED_STATEMENTS", { default: true, meaning: "x" }), true);
   assert.throws(
-    () => switchSetting({ AGENTCLI_PG_PREPARED_STATEMENTS: "maybe" }, "AGENTCLI_PG_PREPARED_STATEMENTS", true, "x"),
+    () =>
+      switchSetting({ AGENTCLI_PG_PREPARED_STATEMENTS: "maybe" }, "AGENTCLI_PG_PREPARED_STATEMENTS", {
+        default: true,
+        meaning: "x",
+      }),
     /AGENTCLI_PG_PREPARED_STATEMENTS="maybe" is neither on nor off/,
   );
 });

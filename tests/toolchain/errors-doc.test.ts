@@ -45,19 +45,22 @@ test("only a wrong command line exits 2; a bad environment variable exits 1 with
   assert.deepEqual(usage, ["ARGS_INVALID"]);
   for (
     const bad of [
-      () => secondsSetting({ AGENTCLI_X_SECONDS: "soon" }, "AGENTCLI_X_SECONDS", 30, "x waits"),
-      () => switchSetting({ AGENTCLI_X_ON: "maybe" }, "AGENTCLI_X_ON", true, "x is on"),
-      () => countSetting({ AGENTCLI_X_COUNT: "-1" }, "AGENTCLI_X_COUNT", 4, "xs at once"),
+      () => secondsSetting({ AGENTCLI_X_SECONDS: "soon" }, "AGENTCLI_X_SECONDS", { default: 30, meaning: "x waits" }),
+      () => switchSetting({ AGENTCLI_X_ON: "maybe" }, "AGENTCLI_X_ON", { default: true, meaning: "x is on" }),
+      () => countSetting({ AGENTCLI_X_COUNT: "-1" }, "AGENTCLI_X_COUNT", { default: 4, meaning: "xs at once" }),
     ]
   ) {
     assert.throws(bad, (err: unknown) => isUserError(err) && err.code === "ENV_INVALID" && exitCodeOf(err) === 1);
   }
-  assert.throws(() => secondsSetting({ AGENTCLI_X_SECONDS: "soon" }, "AGENTCLI_X_SECONDS", 30, "x waits"), {
-    message: 'Cannot start the server: AGENTCLI_X_SECONDS="soon" is not a number of seconds',
-  });
+  assert.throws(
+    () => secondsSetting({ AGENTCLI_X_SECONDS: "soon" }, "AGENTCLI_X_SECONDS", { default: 30, meaning: "x waits" }),
+    {
+      message: 'Cannot start the server: AGENTCLI_X_SECONDS="soon" is not a number of seconds',
+    },
+  );
   const switchErr = (() => {
     try {
-      switchSetting({ AGENTCLI_X_ON: "maybe" }, "AGENTCLI_X_ON", true, "x is on");
+      switchSetting({ AGENTCLI_X_ON: "maybe" }, "AGENTCLI_X_ON", { default: true, meaning: "x is on" });
     } catch (err) {
       return err as { hint?: string };
     }

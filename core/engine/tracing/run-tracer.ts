@@ -130,16 +130,16 @@ class SpanCallbacks extends BaseCallbackHandler {
     this.#root = root;
   }
 
+  /** Opens the span of a LangChain run, under its parent run's span (or the run's root). */
   #start(
-    runId: string,
-    parentRunId: string | undefined,
-    name: string,
-    kind: SpanKind,
-    attributes: Record<string, string | number | boolean>,
+    ids: { runId: string; parentRunId: string | undefined },
+    span: { name: string; kind: SpanKind; attributes: Record<string, string | number | boolean> },
   ): void {
+    const { runId, parentRunId } = ids;
+    const { name, kind, attributes } = span;
     const parent = (parentRunId && this.#spans.get(parentRunId)?.ctx) || this.#root;
-    const span = this.#tracer.startSpan(name, { kind, attributes }, parent);
-    this.#spans.set(runId, { span, ctx: trace.setSpan(parent, span) });
+    const opened = this.#tracer.startSpan(name, { kind, attributes }, parent);
+    this.#spans.set(runId, { span: opened, ctx: trace.setSpan(parent, opened) });
   }
 
   #end(runId: string, error?: unknown, attributes?: Record<string, number | string>): void {
@@ -174,7 +174,7 @@ class SpanCallbacks extends BaseCallbackHandler {
     const attrs: Record<string, string | number> = { "agentcli.kind": runType ?? "chain" };
     if (typeof metadata?.langgraph_node === "string") attrs["agentcli.node"] = metadata.langgraph_node;
     if (typeof metadata?.langgraph_step === "number") attrs["agentcli.step"] = metadata.langgraph_step;
-    this.#start(runId, parentRunId, runName ?? "chain", SpanKind.INTERNAL, attrs);
+    this.#start({ runId, parentRunId }, { name: runName ?? "chain", kind: SpanKind.INTERNAL, attributes: attrs });
   }
   override handleChainEnd(_outputs: unknown, runId: string): void {
     this.#end(runId);
@@ -196,10 +196,10 @@ class SpanCallbacks extends BaseCallbackHandler {
     const params = (extra?.invocation_params ?? {}) as Record<string, unknown>;
     const model = String(params.model ?? params.model_name ?? metadata?.ls_model_name ?? runName ?? "model");
     const provider = String(metadata?.ls_provider ?? llm.id?.at(-1) ?? "unknown");
-    this.#start(runId, parentRunId, `chat ${model}`, SpanKind.CLIENT, {
-      "gen_ai.operation.name": "chat",
-      "gen_ai.request.model": model,
-      "gen_ai.system": provider,
+    this.#start({ runId, parentRunId }, {
+      name: `chat ${model}`,
+      kind: SpanKind.CLIENT,
+      attributes: { "gen_ai.operation.name": "chat", "gen_ai.request.model": model, "gen_ai.system": provider },
     });
   }
   override handleLLMStart(
@@ -260,7 +260,7 @@ class SpanCallbacks extends BaseCallbackHandler {
         if (typeof args.subagent_type === "string") attrs["agentcli.subagent"] = args.subagent_type;
       } catch { /* not JSON: no subagent name */ }
     }
-    this.#start(runId, parentRunId, `execute_tool ${name}`, SpanKind.INTERNAL, attrs);
+    this.#start({ runId, parentRunId }, { name: `execute_tool ${name}`, kind: SpanKind.INTERNAL, attributes: attrs });
   }
   override handleToolEnd(_output: unknown, runId: string): void {
     this.#end(runId);

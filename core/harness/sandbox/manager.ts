@@ -79,12 +79,10 @@ interface Open {
 
 /** `AGENTCLI_SANDBOX_IDLE_SECONDS`: seconds unused before a sandbox is stopped (0: never). */
 export function sandboxIdleSeconds(env: Env): number {
-  return secondsSetting(
-    env,
-    "AGENTCLI_SANDBOX_IDLE_SECONDS",
-    DEFAULT_IDLE_SECONDS,
-    "a sandbox may stay unused before it is stopped (0: never)",
-  );
+  return secondsSetting(env, "AGENTCLI_SANDBOX_IDLE_SECONDS", {
+    default: DEFAULT_IDLE_SECONDS,
+    meaning: "a sandbox may stay unused before it is stopped (0: never)",
+  });
 }
 
 export class SandboxManager {

@@ -51,13 +51,11 @@ export async function openComputes(opts: ComputesOptions): Promise<Computes> {
     env: process.env,
     command: opts.command ?? selfInvocation(),
     plugins: opts.plugins,
-    maxConnectionsPerClient: countSetting(
-      process.env,
-      MAX_CONNECTIONS_PER_CLIENT_VARIABLE,
-      DEFAULT_MAX_CONNECTIONS_PER_CLIENT,
-      "most connections one client address may hold at once",
-      { zero: "no bound" },
-    ),
+    maxConnectionsPerClient: countSetting(process.env, MAX_CONNECTIONS_PER_CLIENT_VARIABLE, {
+      default: DEFAULT_MAX_CONNECTIONS_PER_CLIENT,
+      meaning: "most connections one client address may hold at once",
+      zero: "no bound",
+    }),
     bundleAccess: opts.bundleAccess,
     kube: (kubeconfig) => KubeClient.fromKubeconfig(kubeconfig),
   });

@@ -77,12 +77,10 @@ export const DEFAULT_RUN_TIMEOUT_SECONDS = 3600;
 
 /** `AGENTCLI_RUN_TIMEOUT_SECONDS`: seconds a run may execute before it ends `timeout` (0: no limit). */
 export function runTimeoutSeconds(env: Env): number {
-  return secondsSetting(
-    env,
-    "AGENTCLI_RUN_TIMEOUT_SECONDS",
-    DEFAULT_RUN_TIMEOUT_SECONDS,
-    "a run may execute (0 for no limit)",
-  );
+  return secondsSetting(env, "AGENTCLI_RUN_TIMEOUT_SECONDS", {
+    default: DEFAULT_RUN_TIMEOUT_SECONDS,
+    meaning: "a run may execute (0 for no limit)",
+  });
 }
 
 /**
@@ -90,12 +88,10 @@ export function runTimeoutSeconds(env: Env): number {
  * and Redis before it fails.
  */
 export function connectTimeoutSeconds(env: Env): number {
-  return secondsSetting(
-    env,
-    "AGENTCLI_CONNECT_TIMEOUT_SECONDS",
-    DEFAULT_CONNECT_TIMEOUT_SECONDS,
-    "the start-up keeps trying to reach PostgreSQL and Redis",
-  );
+  return secondsSetting(env, "AGENTCLI_CONNECT_TIMEOUT_SECONDS", {
+    default: DEFAULT_CONNECT_TIMEOUT_SECONDS,
+    meaning: "the start-up keeps trying to reach PostgreSQL and Redis",
+  });
 }
 
 /** The settings read before anything opens: a bad value stops the start first. */
@@ -105,12 +101,10 @@ async function startSettings(opts: HostOptions) {
   const { listenSettings } = await import("./listen-settings.ts");
   const listen = listenSettings(opts.env, { mode: opts.mode, bind: opts.host });
   const workers = workersSetting(opts.workers, opts.env, role);
-  const shutdownMs = secondsSetting(
-    opts.env,
-    "AGENTCLI_SHUTDOWN_SECONDS",
-    10,
-    "a stopping replica finishes its runs before it hands them back",
-  ) * 1000;
+  const shutdownMs = secondsSetting(opts.env, "AGENTCLI_SHUTDOWN_SECONDS", {
+    default: 10,
+    meaning: "a stopping replica finishes its runs before it hands them back",
+  }) * 1000;
   const { sandboxIdleSeconds } = await import("../../harness/index.ts");
   sandboxIdleSeconds(opts.env);
   return { role, listen, workers, shutdownMs };
@@ -121,18 +115,15 @@ async function storageOptions(opts: HostOptions, connectWithinMs: number): Promi
   const encryption = (await import("../../storage/index.ts")).encryptionFromEnv(opts.env);
   const storeIndex = (await import("../../harness/index.ts")).storeIndexFromEnv(opts.env, opts.driver);
   // How long background work waits out a database restart (./storage/db-retry.ts).
-  const dbRetryMs = secondsSetting(
-    opts.env,
-    "AGENTCLI_DB_RETRY_SECONDS",
-    DEFAULT_DB_RETRY_SECONDS,
-    "work waits for an unreachable PostgreSQL before it fails",
-  ) * 1000;
-  const pgPrepare = switchSetting(
-    opts.env,
-    "AGENTCLI_PG_PREPARED_STATEMENTS",
-    true,
-    "statements the server sends again are prepared by name on PostgreSQL (0 behind a pooler that cannot keep them, such as PgBouncer before 1.21 in transaction mode)",
-  );
+  const dbRetryMs = secondsSetting(opts.env, "AGENTCLI_DB_RETRY_SECONDS", {
+    default: DEFAULT_DB_RETRY_SECONDS,
+    meaning: "work waits for an unreachable PostgreSQL before it fails",
+  }) * 1000;
+  const pgPrepare = switchSetting(opts.env, "AGENTCLI_PG_PREPARED_STATEMENTS", {
+    default: true,
+    meaning:
+      "statements the server sends again are prepared by name on PostgreSQL (0 behind a pooler that cannot keep them, such as PgBouncer before 1.21 in transaction mode)",
+  });
   const url = opts.env.DATABASE_URL;
   return url
     ? {
@@ -149,27 +140,21 @@ async function storageOptions(opts: HostOptions, connectWithinMs: number): Promi
 /** The server's settings from the environment, read as the server is created. */
 function serverSettings(env: Env, mode: HostOptions["mode"]): Partial<AgentServerOptions> {
   return {
-    runLeaseSeconds: secondsSetting(
-      env,
-      "AGENTCLI_RUN_LEASE_SECONDS",
-      DEFAULT_RUN_LEASE_SECONDS,
-      "a run's lease lasts before another replica takes the run over",
-    ),
-    queueAffinitySeconds: secondsSetting(
-      env,
-      "AGENTCLI_QUEUE_AFFINITY_SECONDS",
-      DEFAULT_QUEUE_AFFINITY_SECONDS,
-      "a run queued on a busy replica is kept for its workers before other replicas may take it",
-    ),
+    runLeaseSeconds: secondsSetting(env, "AGENTCLI_RUN_LEASE_SECONDS", {
+      default: DEFAULT_RUN_LEASE_SECONDS,
+      meaning: "a run's lease lasts before another replica takes the run over",
+    }),
+    queueAffinitySeconds: secondsSetting(env, "AGENTCLI_QUEUE_AFFINITY_SECONDS", {
+      default: DEFAULT_QUEUE_AFFINITY_SECONDS,
+      meaning: "a run queued on a busy replica is kept for its workers before other replicas may take it",
+    }),
     cors: corsFromEnv(env, mode),
     webhooks: webhooksFromEnv(env, mode),
     ttl: ttlFromEnv(env),
-    heartbeatMs: secondsSetting(
-      env,
-      "AGENTCLI_STREAM_HEARTBEAT_SECONDS",
-      15,
-      "between keep-alive comments on an idle stream (0: none)",
-    ) * 1000,
+    heartbeatMs: secondsSetting(env, "AGENTCLI_STREAM_HEARTBEAT_SECONDS", {
+      default: 15,
+      meaning: "between keep-alive comments on an idle stream (0: none)",
+    }) * 1000,
   };
 }
 

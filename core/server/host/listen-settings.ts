@@ -26,19 +26,15 @@ export function listenSettings(
   opts: { mode: "dev" | "serve" | "platform"; bind: string },
 ): ListenSettings {
   return {
-    maxConnections: countSetting(
-      env,
-      "AGENTCLI_MAX_CONNECTIONS",
-      DEFAULT_MAX_CONNECTIONS,
-      "most connections to serve at once",
-    ),
-    maxConnectionsPerClient: countSetting(
-      env,
-      MAX_CONNECTIONS_PER_CLIENT_VARIABLE,
-      DEFAULT_MAX_CONNECTIONS_PER_CLIENT,
-      "most connections one client address may hold at once",
-      { zero: "no bound" },
-    ),
+    maxConnections: countSetting(env, "AGENTCLI_MAX_CONNECTIONS", {
+      default: DEFAULT_MAX_CONNECTIONS,
+      meaning: "most connections to serve at once",
+    }),
+    maxConnectionsPerClient: countSetting(env, MAX_CONNECTIONS_PER_CLIENT_VARIABLE, {
+      default: DEFAULT_MAX_CONNECTIONS_PER_CLIENT,
+      meaning: "most connections one client address may hold at once",
+      zero: "no bound",
+    }),
     allowedHosts: allowedHostsFromEnv(env, opts),
   };
 }
