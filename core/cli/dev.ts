@@ -51,8 +51,11 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
   if (help) return ctx.io.out(renderHelp(spec)), 0;
   // Listen first: `/ok` answers at once, and a taken port is reported before any other work.
   // Other requests wait while the project is validated and the server loads behind it.
-  const { hostBundle, listenFirst, parseGraphFlags } = await import("../server/index.ts");
+  // Only the listener's module loads first (a public module of server/: server/index.ts would load
+  // the whole server before the port is bound); the host and the tools load behind it.
+  const { listenFirst } = await import("../server/host/early.ts");
   const early = await listenFirst({ port: flags.port as number, host: flags.host as string, env: ctx.env });
+  const { hostBundle, parseGraphFlags } = await import("../server/index.ts");
   const tools = await loadTools().catch(async (err) => {
     await early.listening.close();
     throw err;

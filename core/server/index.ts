@@ -18,6 +18,7 @@ export { badText, MAX_JSON_DEPTH } from "./http/json-guard.ts";
 export { checkMessages, tooManyRuns } from "./http/limits.ts";
 export type { RunCreateBody } from "./http/schemas.ts";
 export { apiDocsRoutes } from "./routes/api-docs.ts";
-export { listenFirst, parseGraphFlags } from "./host/agent-host.ts";
+export { listenFirst } from "./host/early.ts";
+export { parseGraphFlags } from "./host/agent-host.ts";
 export { listenSettings } from "./host/listen-settings.ts";
 export { listen } from "./host/node.ts";

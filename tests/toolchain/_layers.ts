@@ -32,6 +32,8 @@ export const UP_ALLOWED: Record<string, string> = {};
 export interface Edge {
   from: string;
   to: string;
+  /** Named only by `import("...")` (loaded when the code runs, not with the importing file). */
+  dynamic?: boolean;
 }
 
 const CODE = /\.(ts|tsx|mts|js|mjs)$/;
@@ -44,11 +46,31 @@ function sources(dir: string): string[] {
 
 /** Every relative import of core/ and plugins/ (static, type, re-export, dynamic), found by the TypeScript scanner. */
 export function edges(): Edge[] {
-  return ["core", "plugins"].flatMap(sources).flatMap((from) =>
-    ts.preProcessFile(readFileSync(join(ROOT, from), "utf8"), true, true).importedFiles
+  return ["core", "plugins"].flatMap(sources).flatMap((from) => {
+    const text = readFileSync(join(ROOT, from), "utf8");
+    const dynamic = new Set([...text.matchAll(/\bimport\(\s*"([^"]+)"\s*\)/g)].map((m) => m[1]));
+    const fixed = new Set([...text.matchAll(/(?:\bfrom|^import)\s+"([^"]+)"/gm)].map((m) => m[1]));
+    return ts.preProcessFile(text, true, true).importedFiles
       .map((i) => i.fileName)
       .filter((s) => s.startsWith("./") || s.startsWith("../"))
-      .map((s) => ({ from, to: relative(ROOT, resolve(ROOT, dirname(from), s)).split("\\").join("/") }))
+      .map((s) => ({
+        from,
+        to: relative(ROOT, resolve(ROOT, dirname(from), s)).split("\\").join("/"),
+        dynamic: dynamic.has(s) && !fixed.has(s),
+      }));
+  });
+}
+
+/**
+ * The modules a layer's index.ts re-exports from (`export ... from "./x.ts"`): its public
+ * modules. A dynamic `import()` from another layer may name one of them directly, to load it
+ * when it is needed (the start of `dev` listens before the server's modules load).
+ */
+export function publicModules(layer: string): Set<string> {
+  const index = join(ROOT, layer, "index.ts");
+  return new Set(
+    [...readFileSync(index, "utf8").matchAll(/^export\b[^;]*?from\s+"(\.[^"]+)"/gms)]
+      .map((m) => relative(ROOT, resolve(dirname(index), m[1]!)).split("\\").join("/")),
   );
 }
 
@@ -80,7 +102,8 @@ export function internalReaches(all: Edge[]): string[] {
     if (e.from.startsWith("plugins/")) return e.to.startsWith("core/") && e.to !== "core/index.ts";
     const a = layerOf(e.from);
     const b = layerOf(e.to);
-    return a !== undefined && b !== undefined && a !== b && e.to !== `${b}/index.ts`;
+    if (a === undefined || b === undefined || a === b || e.to === `${b}/index.ts`) return false;
+    return !(e.dynamic && publicModules(b).has(e.to));
   }).map(key);
 }
 
