@@ -149,6 +149,7 @@ export async function openPlatform(opts: PlatformOptions): Promise<Platform> {
       mode: opts.mode ?? "cloud",
       templates: opts.templates ?? opts.builders?.templates ?? [],
       reconciler,
+      computeTypes: computes.types,
       uploadSecret: await setting(sql, "upload_secret", () => randomBytes(32).toString("hex")),
       bundleSecret,
       publicUrl: opts.publicUrl,

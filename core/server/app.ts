@@ -237,14 +237,11 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
   const deps: ServerDeps = {
     storage,
     runs: new RunService({ storage, broker, graphs, workers, limits, webhooks }),
-    broker,
     graphs,
-    workers,
     log,
     limits,
     onThreadDeleted: opts.onThreadDeleted,
     heartbeatMs: opts.heartbeatMs ?? 15_000,
-    webhooks,
     ttl: { ...DEFAULT_TTL, ...opts.ttl },
   };
 

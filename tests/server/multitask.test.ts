@@ -56,6 +56,29 @@ describe("cancel", () => {
     await t.client.runs.join(th.thread_id, run.run_id);
     assert.equal((await t.client.runs.get(th.thread_id, run.run_id)).status, "interrupted");
   });
+
+  test("deleting a thread cancels its runs in flight: the running one stops, the pending one never runs", async () => {
+    const own = await startTestServer();
+    try {
+      await own.client.runs.wait(null, "slow", { input: { ms: 1 } }); // warm: warmRuns() counts this graph's runs
+      const th = await own.client.threads.create();
+      const run = await own.client.runs.create(th.thread_id, "slow", { input: { ms: 60_000 } });
+      await own.client.runs.create(th.thread_id, "slow", { input: { ms: 60_000 }, multitaskStrategy: "enqueue" });
+      for (let i = 0; i < 6000 && (await own.client.runs.get(th.thread_id, run.run_id)).status !== "running"; i++) {
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      assert.equal(own.server.warmRuns().active, 1);
+      await own.client.threads.delete(th.thread_id);
+      // Cancelled, it stops at once; not cancelled, it would run on for its 60 s. Waited for up to
+      // half of that, so a loaded machine does not fail it.
+      for (let i = 0; i < 1500 && own.server.warmRuns().active > 0; i++) await new Promise((r) => setTimeout(r, 20));
+      assert.equal(own.server.warmRuns().active, 0, "the thread's running run was cancelled");
+      await new Promise((r) => setTimeout(r, 200));
+      assert.equal(own.server.warmRuns().active, 0, "its pending run did not start");
+    } finally {
+      await own.close();
+    }
+  });
 });
 
 describe("multitask strategies", () => {

@@ -1,8 +1,9 @@
 /**
  * The run service: the one place that creates, cancels and follows runs. The server's routes
- * (runs, crons, the MCP and A2A protocols) parse a request, call it, and turn what it returns
- * into HTTP; the cron scheduler hands it the runs it fires. Admission (input bounds, the
- * per-user queue, a worker reserved for a run inserted claimed) happens inside `create`.
+ * (runs, crons, a thread's delete, the MCP and A2A protocols) parse a request, call it, and
+ * turn what it returns into HTTP; the cron scheduler hands it the runs it fires. Admission
+ * (input bounds, the per-user queue, a worker reserved for a run inserted claimed) happens
+ * inside `create`.
  *
  * @example
  * const runs = new RunService({ storage, broker, graphs, workers, limits, webhooks });
@@ -60,6 +61,11 @@ export class RunService {
   /** Cancels `run` as it was read (see cancelRun). */
   cancel(run: Run, action: CancelAction): Promise<void> {
     return cancelRun(this.#o, run, action);
+  }
+
+  /** Cancels every run in flight of a thread (the thread is being deleted), each as `cancel` would. */
+  async cancelThread(threadId: string, action: CancelAction = "interrupt"): Promise<void> {
+    for (const run of await this.#o.storage.runs.inflight(threadId)) await this.cancel(run, action);
   }
 
   /** Reads the run again, then cancels it: a follower went away, and the run may have moved on since it was read. */

@@ -273,6 +273,17 @@ export const RevisionNoBundle = {
   hint: "Wait until the revision is built (GET its status), or deploy a source that builds a bundle.",
 } as const satisfies ErrorData;
 
+/** A listener names a `compute_type` no loaded compute plugin declares (HTTP 422). */
+export const ListenerComputeTypeUnknown = {
+  name: "ListenerComputeTypeUnknown",
+  code: "UNPROCESSABLE",
+  title: "A listener names a compute type that no compute plugin of the control plane runs.",
+  message: (v: { type: string; known: string }) =>
+    `compute_type "${v.type}" is not run by this control plane (its compute plugins run ${v.known})`,
+  hint:
+    'Name one of the types the message lists, or start the control plane with the plugin of kind "compute" that declares the type ("agentcli --plugin <file> platform serve").',
+} as const satisfies ErrorData;
+
 /** This area's entries, in the order docs/errors.md lists them. */
 export const PLATFORM_ERRORS: readonly ErrorData[] = [
   PlatformApiKeyHeaderMissing,
@@ -304,4 +315,5 @@ export const PLATFORM_ERRORS: readonly ErrorData[] = [
   SnapshotCaptureFailed,
   RepoListingFailed,
   RevisionNoBundle,
+  ListenerComputeTypeUnknown,
 ];

@@ -18,6 +18,8 @@ export interface PlatformServices {
   /** Templates accepted as `source_config.template` for `internal_template`. */
   templates: readonly AgentTemplate[];
   reconciler: Reconciler;
+  /** The listener types a listener may name: those the `compute` plugins declare. */
+  computeTypes: readonly string[];
   /** The cipher of secrets at rest (../store/secrets-at-rest.ts). */
   encryption: AtRestEncryption;
   /** HMAC key of upload URLs. */

@@ -247,7 +247,10 @@ export type DeploymentPatchBody = z.infer<typeof DeploymentPatchBody>;
 export const K8sComputeConfig = z.strictObject({ k8s_namespaces: z.array(z.string().min(1)).nullish() });
 
 export const ListenerCreateBody = z.strictObject({
-  compute_type: z.enum(["k8s", "local"]),
+  compute_type: z.string().min(1).describe(
+    "The listener type: one a compute plugin of the control plane declares (built in: `local`, `k8s`); " +
+      "an unknown one is refused with 422 naming the known types",
+  ),
   compute_id: z.string().min(1).max(253),
   compute_config: z.record(z.string(), z.unknown()).nullish(),
   version: z.string().min(1).nullish(),

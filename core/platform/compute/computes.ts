@@ -34,6 +34,8 @@ export interface ComputesOptions {
 }
 
 export interface Computes {
+  /** The listener types the `compute` plugins declare (`compute.type`): the ones a listener may name. */
+  types: readonly string[];
   /** The driver of a listener type, when a plugin runs it. */
   get(type: string): ComputeDriver | undefined;
   /** The driver for a deployment's listener (null: `local`); throws when no plugin runs its type. */
@@ -73,6 +75,7 @@ export async function openComputes(opts: ComputesOptions): Promise<Computes> {
     throw err;
   }
   return {
+    types: opts.driver.specs("compute").map((s) => s.type),
     get: (type) => drivers.get(type),
     for(listener) {
       const type = listener?.compute_type ?? "local";

@@ -5,7 +5,7 @@
  * `/v1/integrations/.../repos` repository listings.
  */
 import { type Context, Hono } from "hono";
-import { agentcliError, PlatformTokenNotOwner } from "../../kernel/index.ts";
+import { agentcliError, ListenerComputeTypeUnknown, PlatformTokenNotOwner } from "../../kernel/index.ts";
 import { invalid, invalidField, notFound } from "../api/api-error.ts";
 import type { PlatformEnv, PlatformServices } from "../api/context.ts";
 import { listRepositories } from "../repo-listings.ts";
@@ -29,6 +29,14 @@ import {
   patchListener,
   patchTokenMetadata,
 } from "../store/tenancy.ts";
+
+/** A listener's `compute_type` must be one a compute plugin declares (`services.computeTypes`). */
+function computeType(s: PlatformServices, type: string): string {
+  if (s.computeTypes.includes(type)) return type;
+  const known = s.computeTypes.map((t) => `"${t}"`).join(", ") || "none";
+  const err = agentcliError(ListenerComputeTypeUnknown, { type, known });
+  throw invalidField(["body", "compute_type"], err.message, "invalid_value");
+}
 
 /** Validates `compute_config` by `compute_type`. */
 function computeConfig(type: string, raw: Record<string, unknown> | null | undefined): Record<string, unknown> {
@@ -62,7 +70,7 @@ export function listenerRoutes(s: PlatformServices): Hono<PlatformEnv> {
     const body = await readBody(c, ListenerCreateBody);
     const row = await createListener(s.sql, {
       tenantId: c.var.caller.tenantId,
-      computeType: body.compute_type,
+      computeType: computeType(s, body.compute_type),
       computeId: body.compute_id,
       computeConfig: computeConfig(body.compute_type, body.compute_config),
       version: body.version ?? null,

@@ -153,7 +153,7 @@ async function deleteThread(
     if (mustExist) throw notFound("Thread", id);
     return false;
   }
-  for (const r of await deps.storage.runs.inflight(id)) deps.broker.cancel(r.run_id, "interrupt");
+  await deps.runs.cancelThread(id);
   await deps.storage.threads.delete(id);
   await deps.storage.checkpointer.deleteThread(id);
   await deps.onThreadDeleted?.(id).catch((err) =>
