@@ -10,7 +10,7 @@
  * import plugin from "./my-box.ts";
  * sandboxProviderConformance({ plugin, env: { MY_BOX_KEY: process.env.MY_BOX_KEY! }, workdir: "/home/user" });
  */
-import type { Plugin } from "../core/kernel/hooks.ts";
+import { agentcliError, ConformanceNoProvider, type Plugin } from "../core/index.ts";
 import { sandboxConformance, type SandboxConformanceOptions } from "../core/testing/sandbox-conformance.ts";
 import { builtinPlugins } from "../plugins/registry.ts";
 
@@ -36,7 +36,7 @@ export function sandboxProviderConformance(entry: SandboxProviderEntry): void {
   const spec = entry.plugin?.kind === "sandbox" ? entry.plugin.sandbox : undefined;
   const provider = entry.provider ?? spec?.provider;
   if (!provider) {
-    throw new Error("sandboxProviderConformance: pass a sandbox plugin, or the provider name of a built-in one");
+    throw agentcliError(ConformanceNoProvider);
   }
   sandboxConformance({
     ...entry,

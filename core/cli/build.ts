@@ -11,6 +11,7 @@ import { execFileSync } from "node:child_process";
 import { join, resolve } from "node:path";
 import {
   agentcliError,
+  BuildExecutableNotRunnable,
   BuildManyTargets,
   BuildNoSources,
   BuildOutputMissing,
@@ -97,10 +98,12 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
   try {
     ctx.io.out(execFileSync(output, ["plugins"], { encoding: "utf8", env: { PATH: "/usr/bin:/bin" } }));
   } catch (err) {
-    throw agentcliError(BuildPluginsRefused, {
-      output: flags.output,
-      refusal: String((err as { stderr?: string }).stderr ?? err),
-    });
+    const { code, stderr } = err as { code?: unknown; stderr?: string };
+    // A system error code (ENOENT, EACCES, ENOEXEC): it did not start, so it never read its plugins.
+    if (typeof code === "string") {
+      throw agentcliError(BuildExecutableNotRunnable, { output: flags.output, reason: (err as Error).message });
+    }
+    throw agentcliError(BuildPluginsRefused, { output: flags.output, refusal: String(stderr ?? err) });
   }
   ctx.io.out(`Built ${flags.output} with ${plugins.length} extra plugin${plugins.length === 1 ? "" : "s"}.`);
   return 0;

@@ -7,7 +7,12 @@ import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import {
   agentcliError,
-  PlatformAdminArgs,
+  PlatformAdminApiUrlMissing,
+  PlatformAdminArgMissing,
+  PlatformAdminArgUnexpected,
+  PlatformAdminComputeTypeInvalid,
+  PlatformAdminFlagMissing,
+  PlatformAdminKindInvalid,
   PlatformAdminUnknownAction,
   PlatformDatabaseBusy,
   PlatformKubeconfigUnreadable,
@@ -227,27 +232,28 @@ async function admin(argv: string[], ctx: CliContext): Promise<number> {
   if (help) return ctx.io.out(renderHelp(ADMIN)), 0;
   const [action, arg] = positionals as [string, string | undefined];
   // Everything about the command line is checked before the database is opened.
-  const cannot = (problem: string) => agentcliError(PlatformAdminArgs, { action, problem });
   const spec = Object.hasOwn(ACTIONS, action) ? ACTIONS[action]! : null;
   if (!spec) {
     throw agentcliError(PlatformAdminUnknownAction, { action, actions: Object.keys(ACTIONS), usage: ADMIN.usage });
   }
-  if (spec.arg && !arg) throw cannot(`${spec.arg} is required`);
-  if (!spec.arg && arg !== undefined) throw cannot(`it takes no argument (got "${arg}")`);
-  for (const name of spec.needs) if (!flags[name]) throw cannot(`${FLAG_NAMES[name]} is required`);
+  if (spec.arg && !arg) throw agentcliError(PlatformAdminArgMissing, { action, arg: spec.arg });
+  if (!spec.arg && arg !== undefined) throw agentcliError(PlatformAdminArgUnexpected, { action, arg });
+  for (const name of spec.needs) {
+    if (!flags[name]) throw agentcliError(PlatformAdminFlagMissing, { action, flag: FLAG_NAMES[name]! });
+  }
   let token = "";
   if (action === "create-integration") {
     if (flags.kind !== "repohost" && flags.kind !== "forge") {
-      throw cannot(`--kind "${flags.kind}" is not "repohost" or "forge"`);
+      throw agentcliError(PlatformAdminKindInvalid, { action, kind: String(flags.kind) });
     }
-    if (flags.kind === "forge" && !flags.apiUrl) throw cannot("--api-url is required for a forge integration");
+    if (flags.kind === "forge" && !flags.apiUrl) throw agentcliError(PlatformAdminApiUrlMissing, { action });
     token = ctx.env[flags.tokenEnv!] ?? "";
     if (!token) {
       throw agentcliError(PlatformTokenMissing, { variable: flags.tokenEnv! });
     }
   }
   if (action === "create-listener" && flags.computeType !== "k8s" && flags.computeType !== "local") {
-    throw cannot(`--compute-type "${flags.computeType}" is not "k8s" or "local"`);
+    throw agentcliError(PlatformAdminComputeTypeInvalid, { action, computeType: String(flags.computeType) });
   }
   let kubeconfig: string | null = null;
   if (flags.kubeconfig && (action === "create-listener" || action === "set-kubeconfig")) {

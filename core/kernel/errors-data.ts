@@ -20,13 +20,16 @@ import { STORAGE_ERRORS } from "./errors/storage.ts";
 import { REQUESTS_ERRORS } from "./errors/requests.ts";
 import { FILES_ERRORS } from "./errors/files.ts";
 import { CLI_ERRORS } from "./errors/cli.ts";
+import { CLI_PLATFORM_ERRORS } from "./errors/cli-platform.ts";
 import { AUTH_ERRORS } from "./errors/auth.ts";
 import { HARNESS_ERRORS } from "./errors/harness.ts";
+import { SANDBOX_ERRORS } from "./errors/sandbox.ts";
 import { ENGINE_ERRORS } from "./errors/engine.ts";
 import { DEPLOY_ERRORS } from "./errors/deploy.ts";
 import { RUNS_ERRORS } from "./errors/runs.ts";
 import { SERVER_ERRORS } from "./errors/server.ts";
 import { PLATFORM_ERRORS } from "./errors/platform.ts";
+import { COMPUTE_ERRORS } from "./errors/compute.ts";
 
 /** What an error code means for the process (exit code) and over HTTP (status). */
 export interface ErrorCodeInfo {
@@ -145,13 +148,16 @@ export * from "./errors/storage.ts";
 export * from "./errors/requests.ts";
 export * from "./errors/files.ts";
 export * from "./errors/cli.ts";
+export * from "./errors/cli-platform.ts";
 export * from "./errors/auth.ts";
 export * from "./errors/harness.ts";
+export * from "./errors/sandbox.ts";
 export * from "./errors/engine.ts";
 export * from "./errors/deploy.ts";
 export * from "./errors/runs.ts";
 export * from "./errors/server.ts";
 export * from "./errors/platform.ts";
+export * from "./errors/compute.ts";
 
 /** Every entry, in the order docs/errors.md lists them (a test checks each export is here). */
 export const ERRORS: readonly ErrorData[] = [
@@ -163,11 +169,14 @@ export const ERRORS: readonly ErrorData[] = [
   ...REQUESTS_ERRORS,
   ...FILES_ERRORS,
   ...CLI_ERRORS,
+  ...CLI_PLATFORM_ERRORS,
   ...AUTH_ERRORS,
   ...HARNESS_ERRORS,
+  ...SANDBOX_ERRORS,
   ...ENGINE_ERRORS,
   ...DEPLOY_ERRORS,
   ...RUNS_ERRORS,
   ...SERVER_ERRORS,
   ...PLATFORM_ERRORS,
+  ...COMPUTE_ERRORS,
 ];

@@ -33,6 +33,7 @@
  *   },
  * });
  */
+import type { AgentcliError } from "./errors.ts";
 import type { Env } from "./hooks.ts";
 
 /** Where a sandbox belongs: one per thread, or one shared by every thread of an assistant. */
@@ -156,8 +157,11 @@ export interface SandboxRuntimeSpec {
   capabilities: SandboxCapabilities;
   /** The working directory of commands, told to the model (for example "/workspace"). */
   workdir?: string;
-  /** Says why the runtime cannot run here (a missing program, with its install command), or null. */
-  check?: (opts: { env: Env }) => Promise<{ message: string; hint: string } | null>;
+  /**
+   * Says why the runtime cannot run here (a missing program, with its install command), or null:
+   * its own sentence and fix (shown after `Cannot use --sandbox "<name>": `), or a whole catalogue error.
+   */
+  check?: (opts: { env: Env }) => Promise<{ message: string; hint: string } | AgentcliError | null>;
   /** What the server warns about once at start when the runtime is selected (a limit it cannot enforce here). */
   warnings?: (opts: { env: Env }) => Promise<string[]>;
 }

@@ -6,7 +6,8 @@
  */
 import { randomUUID } from "node:crypto";
 import type { AtRestEncryption, SqlDriver, SqlExecutor } from "../storage/index.ts";
-import { conflict, invalid, notFound } from "./api/api-error.ts";
+import { agentcliError, DeploymentBeingDeleted, DeploymentNameTaken, RevisionNeverServed } from "../kernel/index.ts";
+import { invalid, notFound } from "./api/api-error.ts";
 import type { DeploymentRow } from "./api/resources.ts";
 import type {
   DeploymentCreateBody,
@@ -71,7 +72,7 @@ export async function createDeployment(
     const sealed = sealSecrets(ctx.encryption, body.secrets ?? []);
     if (errors.length) throw invalid(errors);
     if (await deploymentNameTaken(tx, ctx.tenantId, body.name)) {
-      throw conflict(`Cannot create deployment "${body.name}": a deployment with this name exists`);
+      throw agentcliError(DeploymentNameTaken, { name: body.name });
     }
     const id = randomUUID();
     const remote = await isRemote(tx, ctx.tenantId, sourceConfig);
@@ -128,7 +129,7 @@ export async function patchDeployment(
     const current = await getDeployment(tx, ctx.tenantId, id);
     if (!current) throw notFound("deployment", id);
     if (current.status === "AWAITING_DELETE") {
-      throw conflict(`Cannot patch deployment "${current.name}": it is being deleted`);
+      throw agentcliError(DeploymentBeingDeleted, { action: "patch", name: current.name });
     }
     const sourceConfig = body.source_config
       ? stripNullish({ ...current.source_config, ...body.source_config }) as SourceConfig
@@ -207,15 +208,13 @@ export async function redeployRevision(
     const current = await getDeployment(tx, ctx.tenantId, id);
     if (!current) throw notFound("deployment", id);
     if (current.status === "AWAITING_DELETE") {
-      throw conflict(`Cannot redeploy deployment "${current.name}": it is being deleted`);
+      throw agentcliError(DeploymentBeingDeleted, { action: "redeploy", name: current.name });
     }
     const earlier = await getRevision(tx, id, revisionId);
     if (!earlier) throw notFound("revision", revisionId);
     // DEPLOYED (serving) or superseded after serving (INTERRUPTED with deployed_at).
     if (!earlier.deployed_at) {
-      throw conflict(
-        `Cannot redeploy revision "${revisionId}": it is ${earlier.status} and never served; only a revision that reached DEPLOYED (serving now, or superseded since) can be rolled back to`,
-      );
+      throw agentcliError(RevisionNeverServed, { revision: revisionId, status: earlier.status });
     }
     const newId = randomUUID();
     await insertRevision(tx, {

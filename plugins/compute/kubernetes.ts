@@ -6,12 +6,16 @@
  * are ready: `maxUnavailable: 0`).
  */
 import {
+  agentcliError,
   type ComputeContext,
   type ComputeDeployment,
   type ComputeDriver,
   type ComputeListener,
+  ControlPlaneNoPublicUrl,
   definePlugin,
+  K8sDeploymentNoListener,
   type KubeApi,
+  ListenerNoKubeconfig,
   type RolloutRequest,
   VERSION,
 } from "../../core/index.ts";
@@ -29,11 +33,9 @@ export class K8sCompute implements ComputeDriver {
   }
 
   private client(listener: ComputeListener | null): KubeApi {
-    if (!listener) throw new Error("a k8s deployment needs source_config.listener_id");
+    if (!listener) throw agentcliError(K8sDeploymentNoListener);
     if (!listener.kubeconfig) {
-      throw new Error(
-        `listener "${listener.compute_id}" has no kubeconfig; run "agentcli platform admin set-kubeconfig --listener ${listener.id} --kubeconfig <file>"`,
-      );
+      throw agentcliError(ListenerNoKubeconfig, { computeId: listener.compute_id, listener: listener.id });
     }
     return this.opts.kube(listener.kubeconfig);
   }
@@ -53,9 +55,7 @@ export class K8sCompute implements ComputeDriver {
     if (!image) {
       bundle = this.opts.bundleAccess(req.deployment.id, req.revision.id);
       if (!bundle) {
-        throw new Error(
-          "this control plane has no public address for the cluster to fetch the bundle from; start it with --public-url <address the cluster reaches>",
-        );
+        throw agentcliError(ControlPlaneNoPublicUrl);
       }
       image = RUNTIME_IMAGE;
     }

@@ -19,10 +19,12 @@ import { existsSync } from "node:fs";
 import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import {
+  agentcliError,
   type ComputeContext,
   type ComputeDeployment,
   type ComputeDriver,
   definePlugin,
+  LocalListenerNoImages,
   MAX_CONNECTIONS_PER_CLIENT_VARIABLE,
   type RolloutRequest,
 } from "../../core/index.ts";
@@ -119,9 +121,7 @@ export class LocalCompute implements ComputeDriver {
   async rollout(req: RolloutRequest): Promise<{ url: string | null }> {
     const d = req.deployment;
     if (!req.bundle) {
-      throw new Error(
-        `the local listener runs agentcli bundles only; image "${req.imageUri}" needs a k8s listener (source_config.listener_id)`,
-      );
+      throw agentcliError(LocalListenerNoImages, { image: String(req.imageUri) });
     }
     const state = await this.ensureProxy(d);
     const revDir = join(this.dir(d), "revisions", req.revision.id);

@@ -13,7 +13,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import process from "node:process";
-import { processAlive } from "../../core/index.ts";
+import { agentcliError, processAlive, RevisionProcessExited, RevisionProcessUnhealthy } from "../../core/index.ts";
 
 const HEALTH_TIMEOUT_MS = 120_000;
 const STOP_GRACE_MS = 10_000;
@@ -120,14 +120,11 @@ export class RevisionProcess {
     this.spawn();
     const deadline = Date.now() + HEALTH_TIMEOUT_MS;
     while (Date.now() < deadline) {
+      // The rollout writes its own status when interrupted; this message is not shown.
       if (signal?.aborted) throw new Error("the rollout was interrupted");
       if (!this.child || this.child.exitCode !== null || this.child.signalCode !== null) {
         const code = this.child?.exitCode ?? this.child?.signalCode;
-        throw new Error(
-          `the revision process exited (${code}) before it was healthy${
-            this.tail.length ? `: ${this.tail.slice(-5).join(" | ")}` : ""
-          }`,
-        );
+        throw agentcliError(RevisionProcessExited, { code: String(code), tail: this.tail.slice(-5).join(" | ") });
       }
       if (await this.probe()) {
         this.healthy = true;
@@ -136,7 +133,7 @@ export class RevisionProcess {
       await new Promise((r) => setTimeout(r, 200));
     }
     await this.stop();
-    throw new Error(`the revision did not answer GET /ok within ${HEALTH_TIMEOUT_MS / 1000}s`);
+    throw agentcliError(RevisionProcessUnhealthy, { seconds: HEALTH_TIMEOUT_MS / 1000 });
   }
 
   /** One health check. */

@@ -10,7 +10,7 @@ import { closeSync, existsSync, openSync, statSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { constants } from "node:os";
-import { SandboxNotFoundError } from "../../core/index.ts";
+import { agentcliError, SandboxBwrapFailed, SandboxCgroupMoveFailed, SandboxNotFoundError } from "../../core/index.ts";
 import { type CgroupSupport, openGroup, type SandboxGroup } from "./local-cgroup.ts";
 import type { LimitHits, Limits } from "./local-limits.ts";
 import { watchWorkspace } from "./local-quota.ts";
@@ -182,7 +182,7 @@ function spawnBwrap(opts: SpawnOptions): Promise<Spawned> {
       } catch (err) {
         killAll();
         gate.end();
-        return reject(new Error(`Cannot move a sandbox command into its cgroup: ${(err as Error).message}`));
+        return reject(agentcliError(SandboxCgroupMoveFailed, { reason: (err as Error).message }));
       }
     }
     const timer = setTimeout(() => {
@@ -210,7 +210,9 @@ function spawnBwrap(opts: SpawnOptions): Promise<Spawned> {
       clearTimeout(timer);
       const workspaceOver = await quota.stop();
       // bwrap's own failures (a mount it cannot make) come on its stderr: the command's went to stdout.
-      if (code === 1 && stderr.startsWith("bwrap:")) return reject(new Error(stderr.trim()));
+      if (code === 1 && stderr.startsWith("bwrap:")) {
+        return reject(agentcliError(SandboxBwrapFailed, { output: stderr.trim() }));
+      }
       const exitCode = timedOut ? null : signal ? 128 + (constants.signals[signal] ?? 0) : code;
       resolve({
         stdout: new Uint8Array(Buffer.concat(chunks)),

@@ -16,7 +16,7 @@
 import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import process from "node:process";
-import type { Env } from "../../core/index.ts";
+import { agentcliError, type Env, SandboxCgroupFailed } from "../../core/index.ts";
 import type { Limits } from "./local-limits.ts";
 
 const CONTROLLERS = ["memory", "pids", "cpu"] as const;
@@ -282,7 +282,7 @@ export function openGroup(support: Exclude<CgroupSupport, { kind: "none" }>, id:
   } catch (err) {
     for (const d of dirs.reverse()) tryRmdir(d);
     removeParents(support);
-    throw new Error(`Cannot set up the cgroup of sandbox ${id}: ${errText(err)}`);
+    throw agentcliError(SandboxCgroupFailed, { id, reason: errText(err) });
   }
   const shared: Shared = {
     dirs,

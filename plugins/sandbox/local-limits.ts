@@ -7,7 +7,7 @@
  * @example
  * const limits = limitsOf(env); // throws a message naming the variable on a bad value
  */
-import type { Env } from "../../core/index.ts";
+import { agentcliError, type Env, SandboxLimitInvalid } from "../../core/index.ts";
 
 /** The limits of every local sandbox of one server. */
 export interface Limits {
@@ -36,7 +36,7 @@ export const LIMIT_VARIABLES = {
   AGENTCLI_SANDBOX_OUTPUT_KB: { dflt: 100, meaning: "output returned per command, in KB" },
 } as const;
 
-/** The limits of `env`; throws an Error naming the variable, its default and meaning on a bad value. */
+/** The limits of `env`; throws SandboxLimitInvalid (naming the variable, its default and meaning) on a bad value. */
 export function limitsOf(env: Env): Limits {
   const num = (name: keyof typeof LIMIT_VARIABLES) => {
     const { dflt, meaning } = LIMIT_VARIABLES[name];
@@ -44,7 +44,7 @@ export function limitsOf(env: Env): Limits {
     if (!raw) return dflt;
     const n = Number(raw);
     if (!Number.isFinite(n) || n <= 0) {
-      throw new Error(`${name}="${raw}" is not a positive number: set it to the ${meaning} (default ${dflt})`);
+      throw agentcliError(SandboxLimitInvalid, { name, value: raw, meaning, fallback: dflt });
     }
     return n;
   };

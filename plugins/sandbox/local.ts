@@ -23,13 +23,19 @@ import { createHash } from "node:crypto";
 import { chmodSync, chownSync, existsSync, mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import {
+  type AgentcliError,
+  agentcliError,
   definePlugin,
   type Env,
   type ExecuteResult,
   type Sandbox,
+  SandboxBwrapMissing,
+  SandboxBwrapRefused,
   type SandboxCreateOptions,
   type SandboxFileError,
+  SandboxLocalNeedsHost,
   SandboxNotFoundError,
+  SandboxRuntimeSettingInvalid,
 } from "../../core/index.ts";
 import { type CgroupSupport, detectCgroups } from "./local-cgroup.ts";
 import { limitNotes, type Limits, limitsOf } from "./local-limits.ts";
@@ -116,9 +122,7 @@ function localSandbox(id: string, dir: string, opts: SandboxCreateOptions): Sand
 
 function createLocal(opts: SandboxCreateOptions): Sandbox {
   if (!opts.host) {
-    throw new Error(
-      "the local sandbox runtime needs a directory on this machine (it runs only inside agentcli dev or serve)",
-    );
+    throw agentcliError(SandboxLocalNeedsHost);
   }
   const root = sandboxRoot(opts.host.stateDir);
   if (opts.sandboxId) {
@@ -204,14 +208,13 @@ export function limitsWarning(env: Env): string | null {
 }
 
 /** Says why bwrap cannot run here, or null. */
-async function checkBwrap(env: Env): Promise<{ message: string; hint: string } | null> {
+async function checkBwrap(env: Env): Promise<AgentcliError | null> {
+  const runtime = "local";
   try {
     limitsOf(env);
   } catch (err) {
-    return { message: (err as Error).message, hint: "Fix the variable in the environment (or .env)." };
+    return agentcliError(SandboxRuntimeSettingInvalid, { runtime, problem: (err as Error).message });
   }
-  const install =
-    "Install bubblewrap: apt-get install bubblewrap (Debian, Ubuntu), dnf install bubblewrap (Fedora), pacman -S bubblewrap (Arch).";
   const trial = await new Promise<{ code: number | null; err: string; missing: boolean }>((resolve) => {
     const child = spawn("bwrap", ["--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "--", "/bin/true"], {
       stdio: ["ignore", "ignore", "pipe"],
@@ -225,13 +228,9 @@ async function checkBwrap(env: Env): Promise<{ message: string; hint: string } |
     );
     child.on("close", (code) => resolve({ code, err, missing: false }));
   });
-  if (trial.missing) return { message: "bubblewrap (the bwrap program) is not installed", hint: install };
+  if (trial.missing) return agentcliError(SandboxBwrapMissing, { runtime });
   if (trial.code !== 0) {
-    return {
-      message: `bwrap cannot create a sandbox here: ${trial.err.trim() || `exit code ${trial.code}`}`,
-      hint:
-        "bwrap needs unprivileged user namespaces: enable them (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu 24.04+ allow bwrap in AppArmor, or set kernel.apparmor_restrict_unprivileged_userns=0).",
-    };
+    return agentcliError(SandboxBwrapRefused, { runtime, output: trial.err.trim() || `exit code ${trial.code}` });
   }
   return null;
 }

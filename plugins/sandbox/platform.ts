@@ -12,8 +12,11 @@ import {
   SandboxClient,
 } from "langsmith/sandbox";
 import {
+  agentcliError,
   definePlugin,
   type ExecuteResult,
+  PlatformSandboxKeyMissing,
+  PlatformSandboxUrlMissing,
   type Sandbox,
   type SandboxCreateOptions,
   SandboxNotFoundError,
@@ -25,11 +28,9 @@ function connect(opts: SandboxCreateOptions): SandboxClient {
   const url = opts.env.AGENTCLI_PLATFORM_URL?.trim();
   const key = opts.env.AGENTCLI_PLATFORM_SANDBOX_KEY?.trim() || opts.env.PLATFORM_API_KEY?.trim();
   if (!url) {
-    throw new Error(
-      "Cannot reach the platform's sandboxes: AGENTCLI_PLATFORM_URL is not set (the control plane's address)",
-    );
+    throw agentcliError(PlatformSandboxUrlMissing);
   }
-  if (!key) throw new Error("Cannot reach the platform's sandboxes: PLATFORM_API_KEY is not set");
+  if (!key) throw agentcliError(PlatformSandboxKeyMissing);
   return new SandboxClient({ apiEndpoint: `${url.replace(/\/+$/, "")}/v2/sandboxes`, apiKey: key, maxRetries: 2 });
 }
 

@@ -16,6 +16,9 @@
 import { Buffer } from "node:buffer";
 import type { Daytona, Sandbox as DaytonaBox } from "@daytonaio/sdk";
 import {
+  agentcliError,
+  DaytonaImageBuildFailed,
+  DaytonaSnapshotMissing,
   definePlugin,
   type Env,
   type ExecuteResult,
@@ -23,6 +26,7 @@ import {
   type SandboxCreateOptions,
   type SandboxFileError,
   SandboxNotFoundError,
+  SandboxVendorKeyMissing,
 } from "../../core/index.ts";
 import { clip, vendorError, type VendorInfo } from "./vendor.ts";
 
@@ -54,9 +58,8 @@ const statusOf = (err: unknown): number | undefined => (err as { statusCode?: nu
 async function client(env: Env): Promise<Daytona> {
   const key = env.SANDBOX_A_API_KEY?.trim();
   if (!key) {
-    throw new Error(
-      "Cannot use the Daytona sandbox: SANDBOX_A_API_KEY is not set. Set it in the project's .env (or the server's environment).",
-    );
+    const { name: vendor, keyVar: variable, keysUrl } = vendorOf(env);
+    throw agentcliError(SandboxVendorKeyMissing, { vendor, variable, keysUrl });
   }
   const v = vendorOf(env);
   const ck = `${v.url}\u0000${key}\u0000${env.SANDBOX_A_TARGET ?? ""}`;
@@ -267,14 +270,10 @@ async function create(opts: SandboxCreateOptions): Promise<Sandbox> {
     if (
       fromSnapshot && status !== undefined && status < 500 && /snapshot/i.test(msg) && status !== 401 && status !== 403
     ) {
-      throw new Error(
-        `Cannot create the Daytona sandbox: Daytona has no snapshot "${opts.template}" ([sandbox].template) (${status} ${msg}). Create the snapshot in Daytona (dashboard, Snapshots), fix [sandbox].template, or remove it to create sandboxes from [sandbox].image.`,
-      );
+      throw agentcliError(DaytonaSnapshotMissing, { template: String(opts.template), detail: `${status} ${msg}` });
     }
     if (!fromSnapshot && (leftovers.length || /build|pull|image/i.test(msg)) && status !== 401 && status !== 403) {
-      throw new Error(
-        `Cannot create the Daytona sandbox: Daytona could not build it from image "${opts.image}" ([sandbox].image): ${msg}. Use an image Daytona can pull (a public registry image such as python:3), or name a Daytona snapshot in [sandbox].template.`,
-      );
+      throw agentcliError(DaytonaImageBuildFailed, { image: opts.image, reason: msg });
     }
     throw vendorError(v, { doing: "Cannot create the Daytona sandbox", err, status });
   }

@@ -21,9 +21,19 @@
 import process from "node:process";
 import type * as Modal from "modal";
 import {
+  type AgentcliError,
+  agentcliError,
   definePlugin,
   type Env,
   type ExecuteResult,
+  ModalAppMissing,
+  ModalFailed,
+  ModalImageBuildFailed,
+  ModalQuota,
+  ModalServerUrlInvalid,
+  ModalTokenMissing,
+  ModalTokenRefused,
+  ModalUnreachable,
   type Sandbox,
   type SandboxCreateOptions,
   type SandboxFileError,
@@ -71,11 +81,7 @@ async function connect(env: Env): Promise<Connection> {
   const tokenSecret = env.SANDBOX_B_TOKEN_SECRET?.trim();
   const missing = [!tokenId && "SANDBOX_B_TOKEN_ID", !tokenSecret && "SANDBOX_B_TOKEN_SECRET"].filter(Boolean);
   if (missing.length) {
-    throw new Error(
-      `Cannot reach Modal (sandbox_b): ${missing.join(" and ")} ${
-        missing.length > 1 ? "are" : "is"
-      } not set. Create a token with "modal token new" (or at https://modal.com/settings/tokens) and set ${TOKEN_VARS}.`,
-    );
+    throw agentcliError(ModalTokenMissing, { missing: missing as string[], variables: TOKEN_VARS });
   }
   const serverUrl = env.SANDBOX_B_SERVER_URL?.trim() || DEFAULT_SERVER_URL;
   let url: URL | null = null;
@@ -85,9 +91,7 @@ async function connect(env: Env): Promise<Connection> {
     // reported below
   }
   if (!url || (url.protocol !== "https:" && url.protocol !== "http:")) {
-    throw new Error(
-      `SANDBOX_B_SERVER_URL="${serverUrl}" is not an http(s) URL (Modal's API address; leave it unset for ${DEFAULT_SERVER_URL})`,
-    );
+    throw agentcliError(ModalServerUrlInvalid, { value: serverUrl, fallback: DEFAULT_SERVER_URL });
   }
   const environment = env.SANDBOX_B_ENVIRONMENT?.trim() || undefined;
   const modal = await loadSdk();
@@ -126,23 +130,17 @@ const grpcError = (err: unknown): GrpcError | null =>
     : null;
 
 /** A clear error for a failure of Modal's API, naming what to fix; never the token. */
-function explain(c: Connection, err: unknown, doing: string): Error {
+function explain(c: Connection, err: unknown, doing: string): AgentcliError {
   const g = grpcError(err);
   const detail = c.redact(g?.details || (err instanceof Error ? err.message : String(err)));
-  let message: string;
   if (g?.code === Code.UNAUTHENTICATED || g?.code === Code.PERMISSION_DENIED) {
-    message =
-      `Modal rejected the token while ${doing}: ${detail}. Check ${TOKEN_VARS} (a token of your Modal workspace, from "modal token new").`;
-  } else if (g?.code === Code.RESOURCE_EXHAUSTED || err instanceof c.modal.ResourceExhaustedError) {
-    message =
-      `Modal refused while ${doing}: quota exceeded (${detail}). Wait for running sandboxes to end, terminate unused ones (modal sandbox list), or raise your workspace's limits.`;
-  } else if (g?.code === Code.UNAVAILABLE) {
-    message =
-      `Cannot reach Modal at ${c.serverUrl} while ${doing}: ${detail}. Check the network, or SANDBOX_B_SERVER_URL if you set it.`;
-  } else {
-    message = `Modal failed while ${doing}: ${detail}`;
+    return agentcliError(ModalTokenRefused, { doing, detail, variables: TOKEN_VARS });
   }
-  return new Error(message);
+  if (g?.code === Code.RESOURCE_EXHAUSTED || err instanceof c.modal.ResourceExhaustedError) {
+    return agentcliError(ModalQuota, { doing, detail });
+  }
+  if (g?.code === Code.UNAVAILABLE) return agentcliError(ModalUnreachable, { url: c.serverUrl, doing, detail });
+  return agentcliError(ModalFailed, { doing, detail });
 }
 
 const isNotFound = (c: Connection, err: unknown) =>
@@ -156,11 +154,9 @@ async function create(c: Connection, opts: SandboxCreateOptions): Promise<Modal.
     app = await c.client.apps.fromName(template, { createIfMissing: template === DEFAULT_TEMPLATE });
   } catch (err) {
     if (isNotFound(c, err)) {
-      throw new Error(
-        `Modal has no App "${template}" ([sandbox].template names the Modal App sandboxes are created in): create or deploy it in your workspace${
-          c.client.profile.environment ? ` (environment "${c.client.profile.environment}", SANDBOX_B_ENVIRONMENT)` : ""
-        }, or remove template to use "${DEFAULT_TEMPLATE}", which is created on first use.`,
-      );
+      const environment = c.client.profile.environment;
+      const where = environment ? ` (environment "${environment}", SANDBOX_B_ENVIRONMENT)` : "";
+      throw agentcliError(ModalAppMissing, { template, where, fallback: DEFAULT_TEMPLATE });
     }
     throw explain(c, err, `looking up the App "${template}"`);
   }
@@ -173,11 +169,7 @@ async function create(c: Connection, opts: SandboxCreateOptions): Promise<Modal.
       /\s+/g,
       " ",
     ).trim();
-    throw new Error(
-      `Modal could not build [sandbox].image "${opts.image}": ${
-        c.redact(why)
-      }. Use an image name a registry serves (for example python:3), with its tag.`,
-    );
+    throw agentcliError(ModalImageBuildFailed, { image: opts.image, reason: c.redact(why) });
   }
   let sb: Modal.Sandbox;
   try {

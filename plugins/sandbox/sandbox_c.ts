@@ -20,13 +20,17 @@ import { Buffer } from "node:buffer";
 import type Runloop from "@runloop/api-client";
 import type { DevboxView } from "@runloop/api-client/resources/devboxes/devboxes";
 import {
+  agentcliError,
   definePlugin,
   type Env,
   type ExecuteResult,
+  RunloopBlueprintBuildFailed,
+  RunloopBlueprintMissing,
   type Sandbox,
   type SandboxCreateOptions,
   type SandboxFileError,
   SandboxNotFoundError,
+  SandboxVendorKeyMissing,
 } from "../../core/index.ts";
 import { clip, vendorError, type VendorInfo } from "./vendor.ts";
 
@@ -65,9 +69,8 @@ const statusOf = (err: unknown): number | undefined => {
 async function client(env: Env): Promise<Runloop> {
   const key = env.SANDBOX_C_API_KEY?.trim();
   if (!key) {
-    throw new Error(
-      "Cannot use the Runloop sandbox: SANDBOX_C_API_KEY is not set. Set it in the project's .env (or the server's environment).",
-    );
+    const { name: vendor, keyVar: variable, keysUrl } = vendorOf(env);
+    throw agentcliError(SandboxVendorKeyMissing, { vendor, variable, keysUrl });
   }
   const v = vendorOf(env);
   const ck = `${v.url}\u0000${key}`;
@@ -316,12 +319,8 @@ async function findOrBuild(rl: Runloop, image: string, name: string): Promise<st
   } catch (err) {
     if (statusOf(err) !== undefined) throw err;
     const b = await rl.blueprints.retrieve(id).catch(() => null);
-    throw new Error(
-      `Cannot create the Runloop devbox: Runloop could not build a blueprint from image "${image}" ([sandbox].image)${
-        b ? ` (blueprint ${b.id}: ${b.status}${b.failure_reason ? `, ${b.failure_reason}` : ""})` : ""
-      }. ` +
-        `Use an image Runloop can pull (a public registry image such as python:3), or name a built Runloop blueprint in [sandbox].template.`,
-    );
+    const state = b ? ` (blueprint ${b.id}: ${b.status}${b.failure_reason ? `, ${b.failure_reason}` : ""})` : "";
+    throw agentcliError(RunloopBlueprintBuildFailed, { image, state });
   }
 }
 
@@ -368,9 +367,7 @@ async function create(opts: SandboxCreateOptions): Promise<Sandbox> {
     const status = statusOf(err);
     const msg = String((err as Error)?.message ?? "");
     if (fromBlueprint && (status === 400 || status === 404) && /blueprint/i.test(msg)) {
-      throw new Error(
-        `Cannot create the Runloop devbox: Runloop has no built blueprint "${opts.template}" ([sandbox].template) (${msg}). Build the blueprint in Runloop, fix [sandbox].template, or remove it to create devboxes from [sandbox].image.`,
-      );
+      throw agentcliError(RunloopBlueprintMissing, { template: String(opts.template), detail: msg });
     }
     if (status === undefined && /could not build a blueprint/.test(msg)) throw err;
     throw vendorError(v, { doing: "Cannot create the Runloop devbox", err, status });

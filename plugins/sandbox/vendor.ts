@@ -4,6 +4,16 @@
  * base URL that cannot be reached, a quota), never quoting the key; and the output limit of
  * a command's result.
  */
+import {
+  type AgentcliError,
+  agentcliError,
+  SandboxVendorAnswered,
+  SandboxVendorDenied,
+  SandboxVendorFailed,
+  SandboxVendorKeyRefused,
+  SandboxVendorQuota,
+  SandboxVendorUnreachable,
+} from "../../core/index.ts";
 
 /** Output of one command returned to the agent (the rest is cut and marked). */
 export const OUTPUT_LIMIT = 100 * 1024;
@@ -51,32 +61,25 @@ export interface VendorFailure {
  * The error of a failed vendor call, for the agent (a tool error) or the log. A refused key
  * names its variable; an unreachable vendor names the base URL variable; a quota says so.
  */
-export function vendorError(v: VendorInfo, { doing, err, status }: VendorFailure): Error {
+export function vendorError(v: VendorInfo, { doing, err, status }: VendorFailure): AgentcliError {
   // Some SDKs start their message with the status (Runloop's "403 ..."): said once.
   const raw = scrub(String((err as Error)?.message ?? err).replace(/\s+/g, " ").trim(), v.secrets).replace(
     status === undefined ? /^$/ : new RegExp(`^${status}\\s+`),
     "",
   );
-  let message: string;
+  const vendor = v.name;
   if (status === 401) {
-    message =
-      `${doing}: ${v.name} refused the API key in ${v.keyVar} (401 ${raw}). Set ${v.keyVar} to a valid key (create one at ${v.keysUrl}).`;
-  } else if ((status === 403 || status === 429 || status === 400) && /quota|limit|exceed|too many|maximum/i.test(raw)) {
-    message =
-      `${doing}: ${v.name} quota exceeded (${status} ${raw}). Delete or stop sandboxes you no longer need (agentcli stops idle ones after AGENTCLI_SANDBOX_IDLE_SECONDS), or raise the limits of your ${v.name} plan.`;
-  } else if (status === 403) {
-    message =
-      `${doing}: ${v.name} denied the request (403 ${raw}). Check that the key in ${v.keyVar} has the permissions to manage sandboxes.`;
-  } else if (status === undefined && isConnectionError(err)) {
-    message = `${doing}: cannot reach ${v.name} at ${v.url} (${raw}). Check the network, or ${v.urlVar} if you set it.`;
-  } else if (status === undefined) {
-    message = `${doing}: ${raw}`;
-  } else {
-    message = `${doing}: ${v.name} answered ${status}: ${raw}`;
+    return agentcliError(SandboxVendorKeyRefused, { doing, vendor, variable: v.keyVar, raw, keysUrl: v.keysUrl });
   }
-  const out = new Error(message);
-  out.name = "VendorSandboxError";
-  return out;
+  if ((status === 403 || status === 429 || status === 400) && /quota|limit|exceed|too many|maximum/i.test(raw)) {
+    return agentcliError(SandboxVendorQuota, { doing, vendor, status, raw });
+  }
+  if (status === 403) return agentcliError(SandboxVendorDenied, { doing, vendor, variable: v.keyVar, raw });
+  if (status === undefined && isConnectionError(err)) {
+    return agentcliError(SandboxVendorUnreachable, { doing, vendor, url: v.url, raw, urlVariable: v.urlVar });
+  }
+  if (status === undefined) return agentcliError(SandboxVendorFailed, { doing, raw });
+  return agentcliError(SandboxVendorAnswered, { doing, vendor, status, raw });
 }
 
 /** True when no answer came back: refused, unresolvable or dropped connections, transport timeouts. */

@@ -3,6 +3,7 @@
  * and checks it can run here (the local runtime needs `bwrap`), before the server starts.
  */
 import {
+  AgentcliError,
   agentcliError,
   type Env,
   type PluginDriver,
@@ -21,6 +22,7 @@ export async function selectSandboxRuntime(driver: PluginDriver, name: string, e
   }
   const problem = await spec.check?.({ env });
   // Not a usage error: the machine lacks something (exit 1, not 2).
+  if (problem instanceof AgentcliError) throw problem;
   if (problem) {
     throw agentcliError(SandboxRuntimeCannotRun, { runtime: name, problem: problem.message, fix: problem.hint });
   }

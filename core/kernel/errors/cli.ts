@@ -1,6 +1,6 @@
 /**
  * The error catalogue: the command line (ARGS_INVALID, PROJECT_EXISTS, CONFIRMATION_REQUIRED, ...) of
- * `agentcli init`, `build`, `serve`, `deploy` and `platform`. Entries of one area; core/kernel/errors-data.ts lists
+ * `agentcli init`, `build`, `serve` and `deploy` (`platform`'s are in ./cli-platform.ts). Entries of one area; core/kernel/errors-data.ts lists
  * every area (its `ERRORS`, the order of docs/errors.md).
  */
 import type { ErrorData } from "../errors-data.ts";
@@ -168,7 +168,17 @@ export const BuildPluginsRefused = {
   code: "PLUGIN_INVALID",
   title: "The executable `agentcli build` wrote refuses its plugins.",
   message: (v: { output: string }) => `Cannot build "${v.output}": the new executable refuses its plugins`,
-  hint: (v: { refusal: string }) => v.refusal,
+  hint: (v: { refusal: string }) => `${v.refusal.trim()}\nFix the plugin it names, or leave it out of --plugin.`,
+} as const satisfies ErrorData;
+
+/** The executable `agentcli build` wrote cannot be started on this machine to check its plugins. */
+export const BuildExecutableNotRunnable = {
+  name: "BuildExecutableNotRunnable",
+  code: "FILE_FAILED",
+  title: "The executable `agentcli build` wrote does not start on this machine.",
+  message: (v: { output: string; reason: string }) =>
+    `Cannot build "${v.output}": the new executable does not start (${v.reason})`,
+  hint: "Write it to a folder that allows running programs (not mounted noexec), or build for this machine's --target.",
 } as const satisfies ErrorData;
 
 /** `agentcli serve <bundle>` with a path that is not a file. */
@@ -235,110 +245,6 @@ export const DeployTargetUnhandled = {
   hint: `Its "deploy:target" hook answered null; report it to the plugin's author.`,
 } as const satisfies ErrorData;
 
-/** `--platform-url` that is not an http(s) URL (`example`: the default address). */
-export const PlatformUrlFlagInvalid = {
-  name: "PlatformUrlFlagInvalid",
-  code: "ARGS_INVALID",
-  title: "`--platform-url` is not an http(s) URL.",
-  message: (v: { value: string }) => `Cannot deploy: --platform-url "${v.value}" is not an http(s) URL`,
-  hint: (v: { example: string }) => `Give the control plane's address, e.g. --platform-url ${v.example}.`,
-} as const satisfies ErrorData;
-
-/** AGENTCLI_PLATFORM_URL that is not an http(s) URL (`example`: the default address). */
-export const PlatformUrlEnvInvalid = {
-  name: "PlatformUrlEnvInvalid",
-  code: "ENV_INVALID",
-  title: "AGENTCLI_PLATFORM_URL is not an http(s) URL.",
-  message: (v: { value: string }) => `Cannot deploy: AGENTCLI_PLATFORM_URL "${v.value}" is not an http(s) URL`,
-  hint: (v: { example: string }) => `Give the control plane's address, e.g. AGENTCLI_PLATFORM_URL=${v.example}.`,
-} as const satisfies ErrorData;
-
-/** `agentcli platform <x>` with an unknown subcommand. */
-export const PlatformSubcommandUnknown = {
-  name: "PlatformSubcommandUnknown",
-  code: "ARGS_INVALID",
-  title: "`agentcli platform` got an unknown subcommand.",
-  message: (v: { subcommand: string }) => `Cannot run "agentcli platform ${v.subcommand}": unknown subcommand`,
-  hint: `Use "agentcli platform serve" or "agentcli platform admin".`,
-} as const satisfies ErrorData;
-
-/** `agentcli platform serve --mode` other than cloud or self-hosted. */
-export const PlatformModeInvalid = {
-  name: "PlatformModeInvalid",
-  code: "ARGS_INVALID",
-  title: "`agentcli platform serve --mode` is neither cloud nor self-hosted.",
-  message: (v: { mode: string }) =>
-    `Cannot run "agentcli platform serve": --mode "${v.mode}" is not "cloud" or "self-hosted"`,
-  hint: "Pass --mode cloud or --mode self-hosted.",
-} as const satisfies ErrorData;
-
-/** `agentcli platform serve --public-url` that is not a URL. */
-export const PlatformPublicUrlInvalid = {
-  name: "PlatformPublicUrlInvalid",
-  code: "ARGS_INVALID",
-  title: "`agentcli platform serve --public-url` is not a URL.",
-  message: (v: { url: string }) => `Cannot run "agentcli platform serve": --public-url "${v.url}" is not a URL`,
-  hint: "Pass the address clients reach the control plane at, e.g. --public-url https://agents.example.com.",
-} as const satisfies ErrorData;
-
-/** A second `agentcli platform serve` on the embedded database of a running one. */
-export const PlatformServeRunning = {
-  name: "PlatformServeRunning",
-  code: "CONFLICT",
-  title: "Another control plane runs on the same embedded database.",
-  message: (v: { dataDir: string; pid: number }) =>
-    `Cannot run "agentcli platform serve" on "${v.dataDir}": another one (pid ${v.pid}) is running on its embedded database`,
-  hint: "Stop that one first, or give this one another --data-dir.",
-} as const satisfies ErrorData;
-
-/** `agentcli platform admin <x>` with an unknown action. */
-export const PlatformAdminUnknownAction = {
-  name: "PlatformAdminUnknownAction",
-  code: "ARGS_INVALID",
-  title: "`agentcli platform admin` got an unknown action.",
-  message: (v: { action: string }) => `Cannot run "agentcli platform admin ${v.action}": unknown action`,
-  hint: (v: { actions: string[]; usage: string }) => `Actions: ${v.actions.join(", ")}. Usage: ${v.usage}`,
-} as const satisfies ErrorData;
-
-/** An admin action's arguments or flags are missing or wrong; `problem` says which. */
-export const PlatformAdminArgs = {
-  name: "PlatformAdminArgs",
-  code: "ARGS_INVALID",
-  title: "An `agentcli platform admin` action misses an argument or flag, or has a bad one.",
-  message: (v: { action: string; problem: string }) => `Cannot run "agentcli platform admin ${v.action}": ${v.problem}`,
-  hint: `Run "agentcli platform admin --help".`,
-} as const satisfies ErrorData;
-
-/** `--kubeconfig` names a file that cannot be read. */
-export const PlatformKubeconfigUnreadable = {
-  name: "PlatformKubeconfigUnreadable",
-  code: "ARGS_INVALID",
-  title: "`agentcli platform admin --kubeconfig` cannot be read.",
-  message: (v: { action: string; path: string }) =>
-    `Cannot run "agentcli platform admin ${v.action}": cannot read --kubeconfig "${v.path}"`,
-  hint: "Pass the path of a readable kubeconfig file.",
-} as const satisfies ErrorData;
-
-/** `create-integration --token-env` names a variable that is not set. */
-export const PlatformTokenMissing = {
-  name: "PlatformTokenMissing",
-  code: "CREDENTIALS_MISSING",
-  title: "The variable `--token-env` names is not set.",
-  message: (v: { variable: string }) => `Cannot create integration: ${v.variable} is not set`,
-  hint: (v: { variable: string }) => `Export the access token as ${v.variable}.`,
-} as const satisfies ErrorData;
-
-/** An admin command while `platform serve` holds the embedded database. */
-export const PlatformDatabaseBusy = {
-  name: "PlatformDatabaseBusy",
-  code: "CONFLICT",
-  title: "The control plane's embedded database is open in `agentcli platform serve`.",
-  message: (v: { dataDir: string; pid: number }) =>
-    `Cannot open the control plane's embedded database in "${v.dataDir}": "agentcli platform serve" (pid ${v.pid}) is running on it, and the embedded database opens in one process at a time`,
-  hint:
-    'Stop "agentcli platform serve" and run the admin command again, or run the control plane on PostgreSQL (DATABASE_URL, for both) so admin commands run beside it.',
-} as const satisfies ErrorData;
-
 /** This area's entries, in the order docs/errors.md lists them. */
 export const CLI_ERRORS: readonly ErrorData[] = [
   ArgsUnknownOption,
@@ -358,21 +264,11 @@ export const CLI_ERRORS: readonly ErrorData[] = [
   BuildNoSources,
   BuildManyTargets,
   BuildPluginsRefused,
+  BuildExecutableNotRunnable,
   BundleFileMissing,
   DeployJsonNeedsDryRun,
   DeployTargetUnknown,
   DeployCredentialsMissing,
   DeployPublicUnconfirmed,
   DeployTargetUnhandled,
-  PlatformUrlFlagInvalid,
-  PlatformUrlEnvInvalid,
-  PlatformSubcommandUnknown,
-  PlatformModeInvalid,
-  PlatformPublicUrlInvalid,
-  PlatformServeRunning,
-  PlatformAdminUnknownAction,
-  PlatformAdminArgs,
-  PlatformKubeconfigUnreadable,
-  PlatformTokenMissing,
-  PlatformDatabaseBusy,
 ];

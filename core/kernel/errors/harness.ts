@@ -142,13 +142,63 @@ export const SandboxRuntimeUnknown = {
     }, or leave --sandbox out to use the provider of [sandbox].`,
 } as const satisfies ErrorData;
 
-/** The `--sandbox` runtime cannot run on this machine (the local one needs bwrap); `problem`/`fix` are its check's. */
+/** A third-party `--sandbox` runtime cannot run on this machine; `problem`/`fix` are its check's own sentence. */
 export const SandboxRuntimeCannotRun = {
   name: "SandboxRuntimeCannotRun",
   code: "PLUGIN_FAILED",
   title: "The sandbox runtime chosen with --sandbox cannot run on this machine.",
   message: (v: { runtime: string; problem: string }) => `Cannot use --sandbox "${v.runtime}": ${v.problem}`,
   hint: (v: { fix?: string }) => v.fix ?? "",
+} as const satisfies ErrorData;
+
+/** `--sandbox local` on a machine without the bwrap program. */
+export const SandboxBwrapMissing = {
+  name: "SandboxBwrapMissing",
+  code: "PLUGIN_FAILED",
+  title: "The local sandbox runtime needs bubblewrap (bwrap), which is not installed.",
+  message: (v: { runtime: string }) =>
+    `Cannot use --sandbox "${v.runtime}": bubblewrap (the bwrap program) is not installed`,
+  hint:
+    "Install bubblewrap: apt-get install bubblewrap (Debian, Ubuntu), dnf install bubblewrap (Fedora), pacman -S bubblewrap (Arch).",
+} as const satisfies ErrorData;
+
+/** `--sandbox local` where bwrap runs but cannot make a sandbox (no unprivileged user namespaces). */
+export const SandboxBwrapRefused = {
+  name: "SandboxBwrapRefused",
+  code: "PLUGIN_FAILED",
+  title: "bwrap is installed but cannot create a sandbox on this machine.",
+  message: (v: { runtime: string; output: string }) =>
+    `Cannot use --sandbox "${v.runtime}": bwrap cannot create a sandbox here: ${v.output}`,
+  hint:
+    "bwrap needs unprivileged user namespaces: enable them (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu 24.04+ allow bwrap in AppArmor, or set kernel.apparmor_restrict_unprivileged_userns=0).",
+} as const satisfies ErrorData;
+
+/** `--sandbox local` with a bad AGENTCLI_SANDBOX_* limit; `problem` is {@link SandboxLimitInvalid}'s message. */
+export const SandboxRuntimeSettingInvalid = {
+  name: "SandboxRuntimeSettingInvalid",
+  code: "PLUGIN_FAILED",
+  title: "A setting of the sandbox runtime chosen with --sandbox has a bad value.",
+  message: (v: { runtime: string; problem: string }) => `Cannot use --sandbox "${v.runtime}": ${v.problem}`,
+  hint: "Fix the variable in the environment (or .env).",
+} as const satisfies ErrorData;
+
+/** An AGENTCLI_SANDBOX_* limit of the local runtime that is not a positive number. */
+export const SandboxLimitInvalid = {
+  name: "SandboxLimitInvalid",
+  code: "ENV_INVALID",
+  title: "A limit of the local sandbox runtime (AGENTCLI_SANDBOX_*) is not a positive number.",
+  message: (v: { name: string; value: string; meaning: string; fallback: number }) =>
+    `${v.name}="${v.value}" is not a positive number: set it to the ${v.meaning} (default ${v.fallback})`,
+  hint: "Fix the variable in the environment (or .env), or unset it for the default.",
+} as const satisfies ErrorData;
+
+/** The local runtime asked for a sandbox outside `agentcli dev` or `serve` (no folder on this machine to use). */
+export const SandboxLocalNeedsHost = {
+  name: "SandboxLocalNeedsHost",
+  code: "PLUGIN_FAILED",
+  title: "The local sandbox runtime is used where it has no folder on this machine.",
+  message: "the local sandbox runtime needs a directory on this machine (it runs only inside agentcli dev or serve)",
+  hint: 'Use it with "agentcli dev --sandbox local" or "agentcli serve --sandbox local", or choose another provider.',
 } as const satisfies ErrorData;
 
 /** A run without a thread while `[sandbox].scope = "thread"` (a tool's result). */
@@ -218,6 +268,11 @@ export const HARNESS_ERRORS: readonly ErrorData[] = [
   SandboxProviderNotInstalled,
   SandboxRuntimeUnknown,
   SandboxRuntimeCannotRun,
+  SandboxBwrapMissing,
+  SandboxBwrapRefused,
+  SandboxRuntimeSettingInvalid,
+  SandboxLimitInvalid,
+  SandboxLocalNeedsHost,
   SandboxNeedsThread,
   SandboxSeedFailed,
   SandboxReplaced,

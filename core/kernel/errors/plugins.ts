@@ -61,6 +61,15 @@ export const PluginHookFailed = {
     `This is a failure inside the plugin "${v.plugin}"; check its configuration or report it to its author.`,
 } as const satisfies ErrorData;
 
+/** `sandboxProviderConformance` of `agentcli/testing` without a sandbox plugin or a provider name. */
+export const ConformanceNoProvider = {
+  name: "ConformanceNoProvider",
+  code: "PLUGIN_INVALID",
+  title: "The sandbox conformance suite is given neither a sandbox plugin nor a provider name.",
+  message: "sandboxProviderConformance: pass a sandbox plugin, or the provider name of a built-in one",
+  hint: 'Call it with { plugin } (a plugin of kind "sandbox") or { provider: "<a built-in provider>" }.',
+} as const satisfies ErrorData;
+
 /** This area's entries, in the order docs/errors.md lists them. */
 export const PLUGINS_ERRORS: readonly ErrorData[] = [
   PluginPathEmpty,
@@ -69,4 +78,5 @@ export const PLUGINS_ERRORS: readonly ErrorData[] = [
   PluginNoDefaultExport,
   PluginsInvalid,
   PluginHookFailed,
+  ConformanceNoProvider,
 ];

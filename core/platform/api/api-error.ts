@@ -10,11 +10,9 @@
 import {
   AgentcliError,
   agentcliError,
-  conflict,
   notFound,
-  PlatformForbidden,
-  PlatformTooLarge,
-  PlatformUnauthorized,
+  PlatformRequestInvalid,
+  PlatformUniqueNameTaken,
 } from "../../kernel/index.ts";
 
 export interface FieldError {
@@ -27,10 +25,9 @@ export interface FieldError {
 export class RequestInvalid extends AgentcliError {
   readonly detail: FieldError[];
   constructor(detail: FieldError[]) {
-    super("UNPROCESSABLE", {
-      message: `Cannot accept the request: ${detail.map((d) => `${d.loc.join(".")}: ${d.msg}`).join("; ")}`,
-      status: 422,
-    });
+    const fields = detail.map((d) => `${d.loc.join(".")}: ${d.msg}`).join("; ");
+    const entry = agentcliError(PlatformRequestInvalid, { fields });
+    super(entry.code, { message: entry.message, hint: entry.hint, status: 422 });
     this.detail = detail;
   }
 }
@@ -44,21 +41,8 @@ export function invalidField(loc: Array<string | number>, msg: string, type = "v
   return new RequestInvalid([{ loc, msg, type }]);
 }
 
-/** `<thing> "<id>" not found` (404) and a conflict with the current state (409): the Agent API's own. */
-export { conflict, notFound };
-
-export function forbidden(message: string): AgentcliError {
-  return agentcliError(PlatformForbidden, { problem: message });
-}
-
-/** A 413: the message names the limit and the setting that raises it (`limits.ts`). */
-export function payloadTooLarge(message: string): AgentcliError {
-  return agentcliError(PlatformTooLarge, { problem: message }, { status: 413 });
-}
-
-export function unauthorized(message: string): AgentcliError {
-  return agentcliError(PlatformUnauthorized, { problem: message });
-}
+/** `<thing> "<id>" not found` (404): the Agent API's own. */
+export { notFound };
 
 /** The JSON body and status for an error thrown while handling a request. */
 export function errorBody(err: unknown): { status: number; body: { detail: string | FieldError[] } } | null {
@@ -66,7 +50,7 @@ export function errorBody(err: unknown): { status: number; body: { detail: strin
   if (err instanceof AgentcliError) return { status: err.status, body: { detail: err.message } };
   // Two requests racing past the same uniqueness check: the database has the last word.
   if ((err as { code?: unknown } | null)?.code === "23505") {
-    return { status: 409, body: { detail: "Cannot create the resource: one with the same unique name exists" } };
+    return { status: 409, body: { detail: agentcliError(PlatformUniqueNameTaken).message } };
   }
   return null;
 }

@@ -13,8 +13,8 @@
  */
 import { Hono } from "hono";
 import { apiDocsRoutes } from "../../server/index.ts";
-import { VERSION } from "../../kernel/index.ts";
-import { errorBody, unauthorized } from "./api-error.ts";
+import { agentcliError, PlatformApiKeyHeaderMissing, PlatformApiKeyInvalid, VERSION } from "../../kernel/index.ts";
+import { errorBody } from "./api-error.ts";
 import { bundleDownload } from "../routes/bundles.ts";
 import type { PlatformEnv, PlatformServices } from "./context.ts";
 import { platformOpenApiDocument } from "./openapi.ts";
@@ -66,9 +66,9 @@ export function createPlatformApp(
 function auth(s: PlatformServices) {
   return async (c: import("hono").Context<PlatformEnv>, next: () => Promise<void>) => {
     const key = c.req.header("x-api-key");
-    if (!key) throw unauthorized("Cannot authenticate: the X-Api-Key header is missing");
+    if (!key) throw agentcliError(PlatformApiKeyHeaderMissing);
     const caller = await authenticateKey(s.sql, key);
-    if (!caller) throw unauthorized("Cannot authenticate: the API key is not valid");
+    if (!caller) throw agentcliError(PlatformApiKeyInvalid);
     c.set("caller", caller);
     await next();
   };

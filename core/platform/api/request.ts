@@ -7,7 +7,8 @@
 import type { Context, MiddlewareHandler } from "hono";
 import type { z } from "zod";
 import { badText, MAX_JSON_DEPTH } from "../../server/index.ts";
-import { type FieldError, invalid, invalidField, payloadTooLarge } from "./api-error.ts";
+import { agentcliError, PlatformBodyTooLarge } from "../../kernel/index.ts";
+import { type FieldError, invalid, invalidField } from "./api-error.ts";
 import { describeLimit } from "./limits.ts";
 import { DEPLOYMENT_STATUSES, DEPLOYMENT_TYPES, issuesToDetail, REVISION_STATUSES } from "./schema.ts";
 import { isUuid } from "../store/deployments.ts";
@@ -59,7 +60,7 @@ export function requestGuards(maxBodyBytes: number): MiddlewareHandler {
 const SANDBOX_UPLOAD = /^\/v2\/sandboxes\/dataplane\/[^/]+\/upload$/;
 
 function bodyTooLarge(max: number) {
-  return payloadTooLarge(`Cannot accept the request: the body is larger than ${describeLimit("maxBodyBytes", max)}`);
+  return agentcliError(PlatformBodyTooLarge, { limit: describeLimit("maxBodyBytes", max) }, { status: 413 });
 }
 
 /** The body as UTF-8 text, read up to `maxBytes` (413 beyond, whatever Content-Length said); invalid UTF-8 is a 422. */

@@ -22,7 +22,20 @@ import {
 } from "@kubernetes/client-node";
 // Not re-exported by the package's index; needed to give the handler our own streams.
 import { WebSocketHandler } from "@kubernetes/client-node/dist/web-socket-handler.js";
-import { CREATE_ONLY, type K8sObject, type KubeApi } from "../../kernel/index.ts";
+import {
+  agentcliError,
+  CREATE_ONLY,
+  type K8sObject,
+  type KubeApi,
+  KubeApiRefused,
+  KubeApiUnreachable,
+  KubeconfigNoServer,
+  KubeconfigUnreadable,
+  KubeDeploymentGone,
+  KubeDeploymentUnavailable,
+  KubeExecRefused,
+  KubeExecUnreachable,
+} from "../../kernel/index.ts";
 
 /** An object's identity: enough to read or delete it. */
 export interface ObjectRef {
@@ -49,9 +62,9 @@ export class KubeClient implements KubeApi {
     try {
       kc.loadFromString(text);
     } catch (err) {
-      throw new Error(`the kubeconfig cannot be read: ${err instanceof Error ? err.message : String(err)}`);
+      throw agentcliError(KubeconfigUnreadable, { reason: err instanceof Error ? err.message : String(err) });
     }
-    if (!kc.getCurrentCluster()?.server) throw new Error("the kubeconfig names no cluster server");
+    if (!kc.getCurrentCluster()?.server) throw agentcliError(KubeconfigNoServer);
     // The library refuses an http:// server unless TLS checks are off; there is no TLS to check
     // there, and a plain-HTTP API server (a local one, a proxy) is what such a kubeconfig asks for.
     kc.clusters = kc.clusters.map((c) => (c.server.startsWith("http://") ? { ...c, skipTLSVerify: true } : c));
@@ -116,6 +129,7 @@ export class KubeClient implements KubeApi {
     opts: { attempts?: number; intervalMs?: number; signal?: AbortSignal } = {},
   ): Promise<void> {
     for (let i = 0; i < (opts.attempts ?? 600); i++) {
+      // The rollout writes its own status when interrupted; this message is not shown.
       if (opts.signal?.aborted) throw new Error("the rollout was interrupted");
       const d = await this.read<
         KubernetesObject & {
@@ -125,7 +139,7 @@ export class KubeClient implements KubeApi {
       >(
         { apiVersion: "apps/v1", kind: "Deployment", metadata: { namespace, name } },
       );
-      if (!d) throw new Error(`cannot read Deployment "${name}": the Kubernetes API answered 404`);
+      if (!d) throw agentcliError(KubeDeploymentGone, { name });
       const want = d.spec?.replicas ?? 1;
       const s = d.status ?? {};
       if (
@@ -134,7 +148,7 @@ export class KubeClient implements KubeApi {
       ) return;
       await new Promise((res) => setTimeout(res, opts.intervalMs ?? 1000));
     }
-    throw new Error(`Deployment "${name}" did not become available`);
+    throw agentcliError(KubeDeploymentUnavailable, { name });
   }
 
   /**
@@ -172,11 +186,9 @@ export class KubeClient implements KubeApi {
     } catch (err) {
       const message = (err as { message?: string })?.message ?? String(err);
       const status = /Unexpected server response: (\d+)/.exec(message)?.[1];
-      throw new Error(
-        status
-          ? `the Kubernetes API answered ${status}`
-          : `cannot reach the Kubernetes API at ${this.#server}: ${message}`,
-      );
+      throw status
+        ? agentcliError(KubeExecRefused, { status })
+        : agentcliError(KubeExecUnreachable, { server: this.#server, reason: message });
     }
   }
 
@@ -198,13 +210,10 @@ export class KubeClient implements KubeApi {
         if (allowed.includes(err.code)) return err.code;
         const body = err.body as { message?: string } | string | undefined;
         const message = typeof body === "object" && body?.message ? `: ${body.message}` : "";
-        throw new Error(`cannot ${action}: the Kubernetes API answered ${err.code}${message}`);
+        throw agentcliError(KubeApiRefused, { action, status: err.code, detail: message });
       }
-      throw new Error(
-        `cannot ${action}: cannot reach the Kubernetes API at ${this.#server}: ${
-          err instanceof Error ? err.message : String(err)
-        }`,
-      );
+      const reason = err instanceof Error ? err.message : String(err);
+      throw agentcliError(KubeApiUnreachable, { action, server: this.#server, reason });
     }
   }
 }

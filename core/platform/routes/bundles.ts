@@ -13,8 +13,14 @@
 import { Buffer } from "node:buffer";
 import { createHmac, timingSafeEqual } from "node:crypto";
 import type { Context } from "hono";
-import { agentcliError, RevisionNoBundle } from "../../kernel/index.ts";
-import { notFound, unauthorized } from "../api/api-error.ts";
+import {
+  agentcliError,
+  PlatformApiKeyInvalid,
+  PlatformBundleCredentialsMissing,
+  PlatformBundleTokenInvalid,
+  RevisionNoBundle,
+} from "../../kernel/index.ts";
+import { notFound } from "../api/api-error.ts";
 import type { PlatformServices } from "../api/context.ts";
 import type { DeploymentRow } from "../api/resources.ts";
 import { getDeployment, getDeploymentById, isUuid } from "../store/deployments.ts";
@@ -45,17 +51,15 @@ export function bundleDownload(s: PlatformServices) {
     let d: DeploymentRow | null;
     if (key) {
       const caller = await authenticateKey(s.sql, key);
-      if (!caller) throw unauthorized("Cannot authenticate: the API key is not valid");
+      if (!caller) throw agentcliError(PlatformApiKeyInvalid);
       d = await getDeployment(s.sql, caller.tenantId, id);
     } else if (bearer) {
       if (!isUuid(id) || !sameToken(bearer, bundleToken(s.bundleSecret, id))) {
-        throw unauthorized("Cannot download the bundle: the bundle token does not belong to this deployment");
+        throw agentcliError(PlatformBundleTokenInvalid);
       }
       d = await getDeploymentById(s.sql, id);
     } else {
-      throw unauthorized(
-        "Cannot authenticate: send X-Api-Key, or Authorization: Bearer <the deployment's bundle token>",
-      );
+      throw agentcliError(PlatformBundleCredentialsMissing);
     }
     if (!d) throw notFound("deployment", id);
     const r = await getRevision(s.sql, d.id, revisionId);

@@ -4,7 +4,8 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { conflict, invalidField, notFound } from "../api/api-error.ts";
+import { agentcliError, DeploymentBeingDeleted } from "../../kernel/index.ts";
+import { invalidField, notFound } from "../api/api-error.ts";
 import type { PlatformEnv, PlatformServices } from "../api/context.ts";
 import { createDeployment, type DeploymentContext, patchDeployment, redeployRevision } from "../deployments.ts";
 import { streamLogs } from "./logs.ts";
@@ -86,7 +87,9 @@ export function deploymentRoutes(s: PlatformServices): Hono<PlatformEnv> {
 
   app.post("/:deployment_id/upload-url", async (c) => {
     const d = await load(c.var.caller.tenantId, c.req.param("deployment_id"));
-    if (d.status === "AWAITING_DELETE") throw conflict(`Cannot upload to deployment "${d.name}": it is being deleted`);
+    if (d.status === "AWAITING_DELETE") {
+      throw agentcliError(DeploymentBeingDeleted, { action: "upload to", name: d.name });
+    }
     const objectPath = `uploads/${d.id}/${crypto.randomUUID()}.bundle`;
     await reserveObject(s.sql, { objectPath, tenantId: d.tenant_id, deploymentId: d.id });
     const base = s.publicUrl ?? new URL(c.req.url).origin;

@@ -5,8 +5,8 @@
  * `/v1/integrations/.../repos` repository listings.
  */
 import { type Context, Hono } from "hono";
-import { agentcliError, ListenerComputeTypeUnknown } from "../../kernel/index.ts";
-import { forbidden, invalid, invalidField, notFound } from "../api/api-error.ts";
+import { agentcliError, ListenerComputeTypeUnknown, PlatformTokenNotOwner } from "../../kernel/index.ts";
+import { invalid, invalidField, notFound } from "../api/api-error.ts";
 import type { PlatformEnv, PlatformServices } from "../api/context.ts";
 import { listRepositories } from "../repo-listings.ts";
 import { pageParams, readBody } from "../api/request.ts";
@@ -120,7 +120,7 @@ export function tokenRoutes(s: PlatformServices): Hono<PlatformEnv> {
     const token = await getToken(s.sql, c.var.caller.tenantId, c.req.param("token_id"));
     if (!token) throw notFound("token", c.req.param("token_id"));
     if (token.owner_user_id !== c.var.caller.userId) {
-      throw forbidden(`Cannot update token "${token.id}": only its owner may change its metadata`);
+      throw agentcliError(PlatformTokenNotOwner, { token: token.id });
     }
     const body = await readBody(c, TokenMetadataBody);
     return c.json(tokenResource(await patchTokenMetadata(s.sql, token, body)));

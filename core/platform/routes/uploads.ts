@@ -10,9 +10,20 @@
 import { Buffer } from "node:buffer";
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { Hono } from "hono";
-import { AgentcliError, concatBytes } from "../../kernel/index.ts";
+import {
+  AgentcliError,
+  agentcliError,
+  concatBytes,
+  PlatformUploadDeclaredTooLarge,
+  PlatformUploadSignatureInvalid,
+  PlatformUploadTooLarge,
+  PlatformUploadTooManyEntries,
+  PlatformUploadUnpacksTooLarge,
+  PlatformUploadUrlExpired,
+  UploadUrlUsed,
+} from "../../kernel/index.ts";
 import { TarRefused, TarScanner } from "../../bundle/index.ts";
-import { conflict, invalidField, notFound, payloadTooLarge, unauthorized } from "../api/api-error.ts";
+import { invalidField, notFound } from "../api/api-error.ts";
 import type { PlatformServices } from "../api/context.ts";
 import { describeLimit, type PlatformLimits } from "../api/limits.ts";
 import { fillUpload, getObject } from "../store/objects.ts";
@@ -42,9 +53,9 @@ async function receiveArchive(body: ReadableStream<Uint8Array> | null, limits: P
   const chunks: Uint8Array[] = [];
   let size = 0;
   const tooLarge = () =>
-    payloadTooLarge(
-      `Cannot accept the upload: it is larger than ${describeLimit("maxUploadBytes", limits.maxUploadBytes)}`,
-    );
+    agentcliError(PlatformUploadTooLarge, { limit: describeLimit("maxUploadBytes", limits.maxUploadBytes) }, {
+      status: 413,
+    });
   const keep = new TransformStream<Uint8Array, Uint8Array>({
     transform(chunk, controller) {
       size += chunk.byteLength;
@@ -70,18 +81,12 @@ async function receiveArchive(body: ReadableStream<Uint8Array> | null, limits: P
     if (err instanceof AgentcliError) throw err;
     if (err instanceof TarRefused) {
       if (err.reason === "bytes") {
-        throw payloadTooLarge(
-          `Cannot accept the upload: it unpacks to more than ${
-            describeLimit("maxUnpackedBytes", limits.maxUnpackedBytes)
-          }`,
-        );
+        const limit = describeLimit("maxUnpackedBytes", limits.maxUnpackedBytes);
+        throw agentcliError(PlatformUploadUnpacksTooLarge, { limit }, { status: 413 });
       }
       if (err.reason === "entries") {
-        throw payloadTooLarge(
-          `Cannot accept the upload: the archive holds more than ${
-            describeLimit("maxArchiveEntries", limits.maxArchiveEntries)
-          } entries`,
-        );
+        const limit = describeLimit("maxArchiveEntries", limits.maxArchiveEntries);
+        throw agentcliError(PlatformUploadTooManyEntries, { limit }, { status: 413 });
       }
       throw invalidField(["body"], `is not a safe bundle archive: ${err.message}`, "archive_invalid");
     }
@@ -97,9 +102,7 @@ async function receiveArchive(body: ReadableStream<Uint8Array> | null, limits: P
 
 /** The 409 of a second PUT to a used upload URL: what was stored stays. */
 function alreadyUsed(deploymentId: string) {
-  return conflict(
-    `Cannot accept the upload: this upload URL was already used, and an upload is never replaced; ask for a new one (POST /v2/deployments/${deploymentId}/upload-url) and name its object_path in a new revision`,
-  );
+  return agentcliError(UploadUrlUsed, { deployment: deploymentId });
 }
 
 export function uploadRoutes(s: PlatformServices): Hono {
@@ -116,20 +119,15 @@ export function uploadRoutes(s: PlatformServices): Hono {
     const given = c.req.query("signature") ?? "";
     const expected = sign(objectPath, expires, s.uploadSecret);
     const ok = given.length === expected.length && timingSafeEqual(Buffer.from(given), Buffer.from(expected));
-    if (!ok) throw unauthorized("Cannot accept the upload: the signature does not match; ask for a new upload URL");
-    if (!(expires * 1000 > Date.now())) {
-      throw unauthorized("Cannot accept the upload: the upload URL expired; ask for a new one");
-    }
+    if (!ok) throw agentcliError(PlatformUploadSignatureInvalid);
+    if (!(expires * 1000 > Date.now())) throw agentcliError(PlatformUploadUrlExpired);
     const object = await getObject(s.sql, objectPath);
     if (!object) throw notFound("upload", objectPath);
     if (object.bytes) throw alreadyUsed(object.deployment_id);
     const declared = Number(c.req.header("content-length") ?? "0");
     if (declared > s.limits.maxUploadBytes) {
-      throw payloadTooLarge(
-        `Cannot accept the upload: ${declared} bytes is larger than ${
-          describeLimit("maxUploadBytes", s.limits.maxUploadBytes)
-        }`,
-      );
+      const limit = describeLimit("maxUploadBytes", s.limits.maxUploadBytes);
+      throw agentcliError(PlatformUploadDeclaredTooLarge, { bytes: declared, limit }, { status: 413 });
     }
     const bytes = await receiveArchive(c.req.raw.body, s.limits);
     if (!(await fillUpload(s.sql, objectPath, bytes))) throw alreadyUsed(object.deployment_id);

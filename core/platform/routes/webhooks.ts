@@ -7,7 +7,8 @@
 import { Buffer } from "node:buffer";
 import { createHmac, randomUUID, timingSafeEqual } from "node:crypto";
 import { Hono } from "hono";
-import { invalidField, notFound, unauthorized } from "../api/api-error.ts";
+import { agentcliError, PlatformWebhookSignatureInvalid } from "../../kernel/index.ts";
+import { invalidField, notFound } from "../api/api-error.ts";
 import type { PlatformServices } from "../api/context.ts";
 import { deploymentsOfIntegration } from "../store/deployments.ts";
 import { insertLatestRevision } from "../store/revisions.ts";
@@ -32,7 +33,7 @@ export function webhookRoutes(s: PlatformServices): Hono {
     const header = c.req.header("x-hub-signature-256") ?? c.req.header("x-gitea-signature") ??
       c.req.header("x-forgejo-signature");
     if (!signatureMatches(body, integration.webhook_secret, header)) {
-      throw unauthorized("Cannot accept the webhook: the signature does not match the integration's webhook secret");
+      throw agentcliError(PlatformWebhookSignatureInvalid);
     }
     let push: { ref?: string; repository?: { clone_url?: string; html_url?: string } };
     try {

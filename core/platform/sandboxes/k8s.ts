@@ -13,7 +13,13 @@ import { randomUUID } from "node:crypto";
 import { PassThrough, Writable } from "node:stream";
 import type { KubernetesObject, V1Status } from "@kubernetes/client-node";
 import type { KubeClient, ObjectRef } from "../compute/k8s-client.ts";
-import type { K8sObject } from "../../kernel/index.ts";
+import {
+  agentcliError,
+  type K8sObject,
+  SandboxDeleteFailed,
+  SandboxExecFailed,
+  SandboxStopFailed,
+} from "../../kernel/index.ts";
 import {
   type BoxFileError,
   type BoxProcess,
@@ -230,7 +236,7 @@ export class K8sBoxRuntime implements BoxRuntime {
       (err: Error) => {
         stdout.end();
         stderr.end();
-        throw new Error(`Cannot run a command in the sandbox's pod: ${err.message}`);
+        throw agentcliError(SandboxExecFailed, { reason: err.message }, { status: 503, cause: err });
       },
     );
     return {
@@ -267,7 +273,7 @@ export class K8sBoxRuntime implements BoxRuntime {
     try {
       await this.#kube.delete(this.#ref("v1", "Pod", sandboxPodName(id)));
     } catch (err) {
-      throw new Error(`Cannot stop the sandbox: ${(err as Error).message}`);
+      throw agentcliError(SandboxStopFailed, { reason: (err as Error).message }, { status: 503, cause: err });
     }
   }
 
@@ -283,7 +289,7 @@ export class K8sBoxRuntime implements BoxRuntime {
       try {
         await this.#kube.delete(ref);
       } catch (err) {
-        throw new Error(`Cannot delete the sandbox: ${(err as Error).message}`);
+        throw agentcliError(SandboxDeleteFailed, { reason: (err as Error).message }, { status: 503, cause: err });
       }
     }
   }

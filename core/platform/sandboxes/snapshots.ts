@@ -4,8 +4,7 @@
  * archive by running `tar` in the sandbox (`POST /boxes/{name}/snapshot`) and unpacked into
  * each sandbox created from it. Ready at once; their rows: ../store/snapshots.ts.
  */
-import { agentcliError, SnapshotCaptureFailed } from "../../kernel/index.ts";
-import { payloadTooLarge } from "../api/api-error.ts";
+import { agentcliError, SnapshotCaptureFailed, SnapshotTooLarge } from "../../kernel/index.ts";
 import { describeLimit } from "../api/limits.ts";
 import { type SandboxRow, type SandboxService, SNAPSHOT_ARCHIVE } from "../store/sandboxes.ts";
 import type { SnapshotRow } from "../store/snapshots.ts";
@@ -44,9 +43,8 @@ export async function captureFiles(boxes: SandboxService, row: SandboxRow, maxBy
   await collect(runtime.run(ref, { command: `rm -f ${archive}`, timeoutMs: 60_000 }));
   if (!files || files.error === "too_large") {
     if (files) {
-      throw payloadTooLarge(
-        `Cannot capture sandbox "${row.name}": its files are larger than ${describeLimit("maxUploadBytes", maxBytes)}`,
-      );
+      const limit = describeLimit("maxUploadBytes", maxBytes);
+      throw agentcliError(SnapshotTooLarge, { name: row.name, limit }, { status: 413 });
     }
     const reason = new TextDecoder().decode(packed.stdout).trim() || `tar exited with ${packed.exitCode}`;
     throw agentcliError(SnapshotCaptureFailed, { name: row.name, reason }, { status: 422 });

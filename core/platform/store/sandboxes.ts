@@ -10,9 +10,15 @@
  * const p = await boxes.spawn(row, { argv: ["/bin/bash", "-c", "ls"] });
  */
 import { randomUUID } from "node:crypto";
-import { agentcliError, isUserError, SandboxCreateFailed } from "../../kernel/index.ts";
+import {
+  agentcliError,
+  isUserError,
+  SandboxCreateFailed,
+  SandboxNameTaken,
+  SandboxRenameTaken,
+} from "../../kernel/index.ts";
 import type { SqlDriver, SqlExecutor } from "../../storage/index.ts";
-import { conflict, notFound } from "../api/api-error.ts";
+import { notFound } from "../api/api-error.ts";
 import { type BoxRuntime, type BoxSpec, collect } from "../sandboxes/runtime.ts";
 import { isUuid } from "./deployments.ts";
 import type { Caller } from "./tenancy.ts";
@@ -208,7 +214,7 @@ export class SandboxService {
         req.snapshotId ?? null,
       ],
     );
-    if (!rows[0]) throw conflict(`Cannot create sandbox "${name}": a sandbox of that name exists`);
+    if (!rows[0]) throw agentcliError(SandboxNameTaken, { name });
     const row = rows[0];
     let ref: string | null = null;
     try {
@@ -218,7 +224,8 @@ export class SandboxService {
     } catch (err) {
       if (ref) await (await this.runtimeOf(row)).remove(ref).catch(() => {});
       await this.#sql.query("DELETE FROM platform_sandboxes WHERE id = $1", [id]);
-      if (isUserError(err)) throw err;
+      // A request's own error goes back as it is; a cluster's (REMOTE_FAILED) is why the machine was not made.
+      if (isUserError(err) && err.code !== "REMOTE_FAILED") throw err;
       throw agentcliError(SandboxCreateFailed, { name, reason: (err as Error).message }, { status: 503, cause: err });
     }
     return (await this.#sql.query<SandboxRow>(
@@ -241,7 +248,7 @@ export class SandboxService {
       return rows[0]!;
     } catch (err) {
       if ((err as { code?: string }).code === "23505") {
-        throw conflict(`Cannot rename sandbox "${row.name}": "${patch.name}" is taken`);
+        throw agentcliError(SandboxRenameTaken, { name: row.name, to: String(patch.name) });
       }
       throw err;
     }

@@ -5,7 +5,8 @@
  */
 import { randomUUID } from "node:crypto";
 import type { SqlExecutor } from "../../storage/index.ts";
-import { conflict, notFound } from "../api/api-error.ts";
+import { agentcliError, SnapshotNameTaken } from "../../kernel/index.ts";
+import { notFound } from "../api/api-error.ts";
 import { isUuid } from "./deployments.ts";
 
 export interface SnapshotRow {
@@ -49,7 +50,7 @@ export async function createSnapshot(
       s.files?.byteLength ?? null,
     ],
   );
-  if (!rows[0]) throw conflict(`Cannot create snapshot "${s.name}": a snapshot of that name exists`);
+  if (!rows[0]) throw agentcliError(SnapshotNameTaken, { name: s.name });
   return rows[0];
 }
 

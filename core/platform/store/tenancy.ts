@@ -9,7 +9,8 @@
  */
 import { createHash, createHmac, randomBytes, randomUUID } from "node:crypto";
 import type { SqlExecutor } from "../../storage/index.ts";
-import { conflict, notFound } from "../api/api-error.ts";
+import { agentcliError, ListenerComputeIdTaken, TenantExists } from "../../kernel/index.ts";
+import { notFound } from "../api/api-error.ts";
 import type { ListenerRow, TokenRow } from "../api/resources.ts";
 import { isUuid } from "./deployments.ts";
 
@@ -27,7 +28,7 @@ export function hashKey(key: string): string {
 
 export async function createTenant(db: SqlExecutor, name: string): Promise<{ id: string; name: string }> {
   const existing = await db.query<{ id: string }>("SELECT id FROM platform_tenants WHERE name = $1", [name]);
-  if (existing.rows[0]) throw conflict(`Cannot create tenant "${name}": it already exists (id ${existing.rows[0].id})`);
+  if (existing.rows[0]) throw agentcliError(TenantExists, { name, id: existing.rows[0].id });
   const id = randomUUID();
   await db.query("INSERT INTO platform_tenants (id, name) VALUES ($1, $2)", [id, name]);
   return { id, name };
@@ -255,7 +256,7 @@ export async function createListener(
     l.computeId,
   ]);
   if (dup.rows.length) {
-    throw conflict(`Cannot create listener: compute_id "${l.computeId}" is already used by another listener`);
+    throw agentcliError(ListenerComputeIdTaken, { computeId: l.computeId });
   }
   const { rows } = await db.query<ListenerRow>(
     "INSERT INTO platform_listeners (id, tenant_id, compute_type, compute_id, compute_config, version) VALUES ($1, $2, $3, $4, $5::jsonb, $6) RETURNING *",
