@@ -28,6 +28,7 @@ import { ENGINE_ERRORS } from "./errors/engine.ts";
 import { DEPLOY_ERRORS } from "./errors/deploy.ts";
 import { RUNS_ERRORS } from "./errors/runs.ts";
 import { SERVER_ERRORS } from "./errors/server.ts";
+import { AGENT_API_ERRORS } from "./errors/agent-api.ts";
 import { PLATFORM_ERRORS } from "./errors/platform.ts";
 import { COMPUTE_ERRORS } from "./errors/compute.ts";
 
@@ -156,6 +157,7 @@ export * from "./errors/engine.ts";
 export * from "./errors/deploy.ts";
 export * from "./errors/runs.ts";
 export * from "./errors/server.ts";
+export * from "./errors/agent-api.ts";
 export * from "./errors/platform.ts";
 export * from "./errors/compute.ts";
 
@@ -177,6 +179,7 @@ export const ERRORS: readonly ErrorData[] = [
   ...DEPLOY_ERRORS,
   ...RUNS_ERRORS,
   ...SERVER_ERRORS,
+  ...AGENT_API_ERRORS,
   ...PLATFORM_ERRORS,
   ...COMPUTE_ERRORS,
 ];

@@ -7,7 +7,7 @@ export { concatBytes } from "./bytes.ts";
 export { errorText } from "./error-text.ts";
 export * from "./errors.ts";
 export * from "./errors-data.ts";
-export { conflict, idTaken, notFound, unprocessable } from "./request-errors.ts";
+export { idTaken, notFound } from "./request-errors.ts";
 export * from "./hooks.ts";
 export type { AgentConfig, McpServerConfig, SkillInfo, SubagentConfig } from "./plugin-config.ts";
 export { clientErrorReporter, consoleLog, redactingLog, silentLog } from "./log.ts";

@@ -1,19 +1,14 @@
 /**
- * The user errors of a request, shared by the engine and the server's routes: a missing
- * resource (404), a conflict (409), a value that cannot be used (422). Their entries are in
- * the catalogue (errors-data.ts).
+ * The user errors of a request, shared by the engine, the server's routes and the control
+ * plane: a missing resource (404), an id in use (409). Their entries are in the catalogue
+ * (errors/requests.ts); every other refusal has an entry of its own.
  */
 import { type AgentcliError, agentcliError } from "./errors.ts";
-import { IdTaken, NotFound, RequestConflict, RequestUnprocessable } from "./errors-data.ts";
+import { IdTaken, NotFound } from "./errors-data.ts";
 
 /** `<thing> "<id>" not found` (404). */
 export function notFound(thing: string, id: string): AgentcliError {
   return agentcliError(NotFound, { thing, id });
-}
-
-/** A request that conflicts with the current state (409). */
-export function conflict(message: string, hint?: string): AgentcliError {
-  return agentcliError(RequestConflict, { problem: message, fix: hint });
 }
 
 /**
@@ -22,9 +17,4 @@ export function conflict(message: string, hint?: string): AgentcliError {
  */
 export function idTaken(thing: string, id: string): AgentcliError {
   return agentcliError(IdTaken, { thing, id });
-}
-
-/** A request value that cannot be used (422). */
-export function unprocessable(message: string): AgentcliError {
-  return agentcliError(RequestUnprocessable, { problem: message });
 }

@@ -13,7 +13,7 @@ export {
   MAX_CONNECTIONS_PER_CLIENT_VARIABLE,
 } from "./host/client-connections.ts";
 export type { ListenSettings } from "./host/listen-settings.ts";
-export { conflict, idTaken, notFound, unprocessable } from "./http/errors.ts";
+export { idTaken, notFound } from "./http/errors.ts";
 export { badText, MAX_JSON_DEPTH } from "./http/json-guard.ts";
 export { checkMessages, tooManyRuns } from "./http/limits.ts";
 export type { RunCreateBody } from "./http/schemas.ts";

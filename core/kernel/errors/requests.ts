@@ -22,27 +22,8 @@ export const IdTaken = {
   hint: (v: { thing: string }) => `Leave out the ${v.thing} id to get a new random one.`,
 } as const satisfies ErrorData;
 
-/** A request that conflicts with the state of what it acts on; `problem` says how (not yet split into entries). */
-export const RequestConflict = {
-  name: "RequestConflict",
-  code: "CONFLICT",
-  title: "A request conflicts with the current state (a run is busy, a value is in use).",
-  message: (v: { problem: string }) => v.problem,
-  hint: (v: { fix?: string }) => v.fix ?? "",
-} as const satisfies ErrorData;
-
-/** A request whose values cannot be used; `problem` says which and why (not yet split into entries). */
-export const RequestUnprocessable = {
-  name: "RequestUnprocessable",
-  code: "UNPROCESSABLE",
-  title: "A request is well-formed but a value in it cannot be used.",
-  message: (v: { problem: string }) => v.problem,
-} as const satisfies ErrorData;
-
 /** This area's entries, in the order docs/errors.md lists them. */
 export const REQUESTS_ERRORS: readonly ErrorData[] = [
   NotFound,
   IdTaken,
-  RequestConflict,
-  RequestUnprocessable,
 ];

@@ -11,20 +11,21 @@ import {
   agentcliError,
   BodyNotJson,
   clientErrorReporter,
+  RequestBodyInvalid,
+  RequestBodyNotParsed,
   type ServerLog,
-  unprocessable,
 } from "../../kernel/index.ts";
 import { checkJsonText } from "./json-guard.ts";
 import { DB_RETRY_AFTER_SECONDS, isTransientDbError } from "../../storage/index.ts";
 
-export { conflict, idTaken, notFound, unprocessable } from "../../kernel/index.ts";
+export { idTaken, notFound } from "../../kernel/index.ts";
 
 /** Parses a value with a zod schema, or throws a 422 naming what is wrong. */
 export function parseBody<T extends z.ZodType>(schema: T, value: unknown): z.output<T> {
   const r = schema.safeParse(value);
   if (r.success) return r.data;
   const detail = r.error.issues.map((i) => `${i.path.length ? i.path.join(".") : "body"}: ${i.message}`).join("; ");
-  throw unprocessable(`Invalid request: ${detail}`);
+  throw agentcliError(RequestBodyInvalid, { detail });
 }
 
 /**
@@ -43,7 +44,7 @@ export async function jsonBody(c: Context): Promise<unknown> {
   try {
     value = JSON.parse(text);
   } catch {
-    throw unprocessable("Invalid request: the body is not valid JSON");
+    throw agentcliError(RequestBodyNotParsed, {});
   }
   checkJsonText(value);
   return value;

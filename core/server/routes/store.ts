@@ -8,7 +8,8 @@
 import { Hono } from "hono";
 import type { Item } from "@langchain/langgraph-checkpoint";
 import type { ServerDeps } from "../deps.ts";
-import { jsonBody, parseBody, unprocessable } from "../http/errors.ts";
+import { jsonBody, parseBody } from "../http/errors.ts";
+import { agentcliError, StoreKeyRequired, StoreNamespaceEmpty, StoreRefreshTtlInvalid } from "../../kernel/index.ts";
 import * as s from "../http/schemas.ts";
 import { ownerOf, userNamespace } from "../../engine/index.ts";
 import { type AppEnv, userOf } from "../http/auth-middleware.ts";
@@ -28,7 +29,7 @@ function itemToWire(item: Item & { score?: number }, strip: number): Record<stri
 function refreshFlag(raw: string | undefined, deps: ServerDeps): boolean {
   if (raw === undefined || raw === "") return deps.ttl.refreshOnRead;
   if (raw !== "true" && raw !== "false") {
-    throw unprocessable(`Invalid request: refresh_ttl must be true or false (got "${raw}")`);
+    throw agentcliError(StoreRefreshTtlInvalid, { value: raw });
   }
   return raw === "true";
 }
@@ -40,7 +41,7 @@ export function storeRoutes(deps: ServerDeps): Hono<AppEnv> {
 
   app.put("/items", async (c) => {
     const b = parseBody(s.storePut, await jsonBody(c));
-    if (b.namespace.length === 0) throw unprocessable("Invalid request: namespace must not be empty");
+    if (b.namespace.length === 0) throw agentcliError(StoreNamespaceEmpty, {});
     const ns = userNamespace(userOf(c), b.namespace);
     await store.put(ns, b.key, b.value, b.index ?? undefined);
     await deps.storage.ttl.setItem(ns, b.key, b.ttl);
@@ -50,7 +51,7 @@ export function storeRoutes(deps: ServerDeps): Hono<AppEnv> {
   app.get("/items", async (c) => {
     const key = c.req.query("key");
     const ns = (c.req.query("namespace") ?? "").split(".").filter(Boolean);
-    if (!key) throw unprocessable("Invalid request: key is required");
+    if (!key) throw agentcliError(StoreKeyRequired, {});
     const user = userOf(c);
     const item = await store.get(userNamespace(user, ns), key);
     // A missing item is `null`, which the SDK's `store.getItem` expects (LangGraph's server does the same).

@@ -5,13 +5,21 @@
 import type { Context, Hono } from "hono";
 import { pick } from "./assistants.ts";
 import type { ServerDeps } from "../deps.ts";
-import { conflict, jsonBody, notFound, parseBody, unprocessable } from "../http/errors.ts";
+import { jsonBody, notFound, parseBody } from "../http/errors.ts";
 import * as s from "../http/schemas.ts";
 import { checkMessages, describeLimit } from "../http/limits.ts";
 import { graphError, keepsChatMessages, stateToWire } from "../../engine/index.ts";
 import type { AppEnv } from "../http/auth-middleware.ts";
 import { isTransientDbError } from "../../storage/index.ts";
-import { AgentcliError } from "../../kernel/index.ts";
+import {
+  AgentcliError,
+  agentcliError,
+  CheckpointMetadataImmutable,
+  ThreadStateNoGraph,
+  ThreadStateRunInFlight,
+  ThreadStateUnreadable,
+  ThreadStateUpdateRefused,
+} from "../../kernel/index.ts";
 import { getThread, saveThreadState, threadGraph } from "./thread-graph.ts";
 
 const EMPTY_STATE = (threadId: string) => ({
@@ -39,12 +47,7 @@ export function mountThreadState(app: Hono<AppEnv>, deps: ServerDeps): void {
       if (isTransientDbError(err) || err instanceof AgentcliError) throw err;
       // A write the graph's reducers refuse (a node returned a value its state cannot hold): the thread's data, not a server fault.
       const e = graphError(err);
-      throw conflict(
-        `Cannot read the state of thread "${t.thread_id}": its checkpoint holds a write the graph cannot apply (${
-          e.message.split("\n")[0]
-        })`,
-        "Start a new run on the thread (it goes on from its last complete checkpoint), or read an earlier checkpoint from /threads/{thread_id}/history.",
-      );
+      throw agentcliError(ThreadStateUnreadable, { threadId: t.thread_id, reason: e.message.split("\n")[0]! });
     });
     // A checkpoint that does not exist reads as an empty snapshot (no creation time).
     if (checkpoint?.checkpoint_id && (!snapshot.createdAt || !snapshot.config?.configurable?.checkpoint_id)) {
@@ -70,21 +73,14 @@ export function mountThreadState(app: Hono<AppEnv>, deps: ServerDeps): void {
     const t = await getThread(deps, c);
     const graph = await threadGraph(deps, t);
     if (!graph) {
-      throw conflict(
-        `Cannot update the state of thread "${t.thread_id}": it has no graph yet`,
-        "Run the thread once, or create it with a graph_id in its metadata.",
-      );
+      throw agentcliError(ThreadStateNoGraph, { threadId: t.thread_id });
     }
     // Now that the graph is known: each message one LangChain reads, if the graph reads them so.
     if (keepsChatMessages(graph)) checkMessages(b.values, { field: "values", limits: deps.limits });
     const inflight = await storage.runs.inflight(t.thread_id);
     if (inflight.length) {
-      throw conflict(
-        `Cannot update the state of thread "${t.thread_id}": it has a ${
-          inflight.some((r) => r.status === "running") ? "running" : "pending"
-        } run`,
-        "Wait for the thread's runs to end (join them), or cancel them.",
-      );
+      const status = inflight.some((r) => r.status === "running") ? "running" : "pending";
+      throw agentcliError(ThreadStateRunInFlight, { threadId: t.thread_id, status });
     }
     const configurable: Record<string, unknown> = { thread_id: t.thread_id };
     const cp = b.checkpoint_id ?? b.checkpoint?.checkpoint_id;
@@ -100,7 +96,7 @@ export function mountThreadState(app: Hono<AppEnv>, deps: ServerDeps): void {
       // The graph refuses the update (values that are not its state, an unknown as_node): the client's mistake.
       const e = graphError(err);
       if (e.error === "InvalidUpdateError" || /does not exist|Ambiguous update/i.test(e.message)) {
-        throw unprocessable(`Cannot update the state of thread "${t.thread_id}": ${e.message}`);
+        throw agentcliError(ThreadStateUpdateRefused, { threadId: t.thread_id, reason: e.message });
       }
       throw err;
     }
@@ -110,10 +106,7 @@ export function mountThreadState(app: Hono<AppEnv>, deps: ServerDeps): void {
 
   app.patch("/:thread_id/state", async (c) => {
     await getThread(deps, c);
-    throw conflict(
-      "Cannot patch checkpoint metadata: this server keeps checkpoint metadata immutable",
-      "Patch the thread's metadata with PATCH /threads/{thread_id}.",
-    );
+    throw agentcliError(CheckpointMetadataImmutable, {});
   });
 }
 

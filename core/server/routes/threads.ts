@@ -5,7 +5,8 @@
 import { type Context, Hono } from "hono";
 import { pick } from "./assistants.ts";
 import type { ServerDeps } from "../deps.ts";
-import { conflict, idTaken, jsonBody, notFound, parseBody } from "../http/errors.ts";
+import { idTaken, jsonBody, notFound, parseBody } from "../http/errors.ts";
+import { agentcliError, SuperstepsNoGraph, ThreadPruneRunInFlight } from "../../kernel/index.ts";
 import * as s from "../http/schemas.ts";
 import { ownedMetadata, patchMetadata } from "../../engine/index.ts";
 import { type AppEnv, scopeOf, userOf } from "../http/auth-middleware.ts";
@@ -63,7 +64,7 @@ function mountThreadRecords(app: Hono<AppEnv>, deps: ServerDeps): void {
     if (b.supersteps?.length) {
       const graph = await threadGraph(deps, created);
       if (!graph) {
-        throw conflict(`Cannot apply supersteps to thread "${id}": no graph`, 'Set "graph_id" in the thread metadata.');
+        throw agentcliError(SuperstepsNoGraph, { threadId: id });
       }
       let config: Record<string, unknown> = { configurable: { thread_id: id } };
       for (const step of b.supersteps) {
@@ -95,10 +96,7 @@ function mountThreadRecords(app: Hono<AppEnv>, deps: ServerDeps): void {
         const t = await storage.threads.get(id, scopeOf(c));
         if (!t) continue;
         if ((await storage.runs.inflight(id)).length) {
-          throw conflict(
-            `Cannot prune thread "${id}": it has a run in progress`,
-            "Wait for the run to end, or cancel it.",
-          );
+          throw agentcliError(ThreadPruneRunInFlight, { threadId: id });
         }
         await storage.checkpointer.keepLatest(id);
         pruned++;
