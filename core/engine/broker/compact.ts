@@ -58,8 +58,33 @@ interface Streamed {
   metadata: unknown;
 }
 
-/** Concatenates a message's wire chunks as LangChain does (content, tool call chunks, usage, metadata). */
+const isEmpty = (v: unknown) =>
+  v === undefined || v === null ||
+  (Array.isArray(v) ? v.length === 0 : typeof v === "object" && !Object.keys(v).length);
+
+/** Whether a chunk carries anything but its text (tool call chunks, kwargs, metadata, usage). */
+const hasExtras = (c: Record<string, unknown>) =>
+  !isEmpty(c.tool_call_chunks) || !isEmpty(c.additional_kwargs) || !isEmpty(c.response_metadata) ||
+  !isEmpty(c.usage_metadata);
+
+/**
+ * Concatenates a message's wire chunks as LangChain does (content, tool call chunks, usage,
+ * metadata). Text chunks (most of a reply) are joined as strings; LangChain merges the rest:
+ * the same result, without a LangChain message per token.
+ */
 function fold(chunks: Record<string, unknown>[]): Record<string, unknown> | null {
+  if (chunks.every((c) => typeof c.content === "string")) {
+    const text = chunks.map((c) => c.content as string).join("");
+    const rest = chunks.filter(hasExtras).map((c) => ({ ...c, content: "" }));
+    const merged = foldChunks(rest.length ? rest : [{ ...chunks[0]!, content: "" }]);
+    if (merged) merged.content = text;
+    return merged;
+  }
+  return foldChunks(chunks);
+}
+
+/** LangChain's concatenation of wire chunks, as wire JSON (null: they cannot be concatenated). */
+function foldChunks(chunks: Record<string, unknown>[]): Record<string, unknown> | null {
   try {
     let merged: AIMessageChunk | null = null;
     for (const c of chunks) {
