@@ -207,6 +207,8 @@ export class Follower {
     if (this.#readStorage || ahead.size || !remote) {
       this.#readStorage = false;
       const status = await this.#opts.status();
+      // Read before the log: a run that ends between the two reads is followed from its
+      // compacted log as if it were live (at worst a message it had begun comes whole again).
       const ended = status === null || (status !== "pending" && status !== "running");
       yield* ended ? this.#fromEndedLog() : this.#fromLog();
       if (ended) {
