@@ -2,9 +2,15 @@
  * The whole database's bytes after one conversation, on either engine (issue 33: storage
  * that stays flat). `agentcli dev` on a new project, on the embedded database (PGlite) or on
  * PostgreSQL (`DATABASE_URL`, a new schema of AGENTCLI_BENCH_DATABASE_URL); one thread of
- * `turns` turns, each a `runs.wait` with a 1 KB user message; then the server stops, every
- * table is `VACUUM FULL`ed and measured with `pg_total_relation_size` (table, TOAST and
- * indexes), and, on PGlite, the data folder's bytes on disk (its write-ahead log aside).
+ * `turns` turns, each a `runs.wait` with a 1 KB user message; the stream logs' retention
+ * passes (`AGENTCLI_STREAM_RETENTION_SECONDS=0`, swept every second: the bench waits for two
+ * sweeps); then the server stops, every table is `VACUUM FULL`ed and measured with
+ * `pg_total_relation_size` (table, TOAST and indexes), and, on PGlite, the data folder's bytes
+ * on disk (its write-ahead log aside).
+ *
+ * {@link measureStreamedReply}: one run streaming a reply of `tokens` tokens (one chunk each)
+ * in `messages-tuple` mode, and what the stream log keeps of it once it ended (within its
+ * retention): rows and bytes, against the events and bytes the client received.
  */
 import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -12,7 +18,7 @@ import { join } from "node:path";
 import { Client } from "@langchain/langgraph-sdk";
 import { freePort } from "../plugins/compute/revision-process.ts";
 import { openSql, type SqlDriver } from "../core/storage/sql.ts";
-import { startAgentcliDev, stopTree, waitOk } from "./children.ts";
+import { sleep, startAgentcliDev, stopTree, waitOk } from "./children.ts";
 
 export type Engine = "pglite" | "postgres";
 
@@ -29,6 +35,8 @@ export interface DatabaseSize {
   totalBytes: number;
   /** PGlite only: the data folder's bytes on disk (0 on PostgreSQL). */
   folderBytes: number;
+  /** Rows left in the stream log after the retention passed (0 expected). */
+  logRows: number;
 }
 
 /** The bytes of every file under `dir` but its write-ahead log (pg_wal: segments of 16 MB, recycled). */
@@ -39,7 +47,7 @@ function folderBytes(dir: string): number {
 }
 
 /** A URL of PG_URL whose connections use `schema`. */
-function schemaUrl(schema: string): string {
+export function schemaUrl(schema: string): string {
   const sep = PG_URL.includes("?") ? "&" : "?";
   return `${PG_URL}${sep}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
 }
@@ -77,6 +85,9 @@ async function converse(url: string, turns: number, messageBytes: number): Promi
   }
 }
 
+/** How long the bench waits for the stream logs to expire: two sweeps of AGENTCLI_TTL_SWEEP_SECONDS=1. */
+const EXPIRY_WAIT_MS = 2_500;
+
 export interface MeasureOptions {
   engine: Engine;
   turns: number;
@@ -93,7 +104,13 @@ export async function measureDatabase(opts: MeasureOptions): Promise<DatabaseSiz
   try {
     await admin?.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
     await admin?.query(`CREATE SCHEMA ${schema}`);
-    const env: NodeJS.ProcessEnv = { ...process.env, OPENAI_BASE_URL: opts.modelUrl, OPENAI_API_KEY: "bench" };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      OPENAI_BASE_URL: opts.modelUrl,
+      OPENAI_API_KEY: "bench",
+      AGENTCLI_STREAM_RETENTION_SECONDS: "0",
+      AGENTCLI_TTL_SWEEP_SECONDS: "1",
+    };
     if (admin) env.DATABASE_URL = schemaUrl(schema);
     else delete env.DATABASE_URL;
     const port = await freePort("127.0.0.1");
@@ -101,13 +118,16 @@ export async function measureDatabase(opts: MeasureOptions): Promise<DatabaseSiz
     try {
       await waitOk(`http://127.0.0.1:${port}`, performance.now(), proc);
       await converse(`http://127.0.0.1:${port}`, opts.turns, opts.messageBytes);
+      await sleep(EXPIRY_WAIT_MS); // the retention passes
     } finally {
       await stopTree(proc, 10_000); // a clean stop: the embedded database is flushed and unlocked
     }
     const dataDir = join(dir, ".agentcli", "db");
     const sql = await openSql(admin ? { url: schemaUrl(schema), poolSize: 1 } : { dataDir });
     let tables: Record<string, number>;
+    let logRows: number;
     try {
+      logRows = Number((await sql.query<{ n: string }>("SELECT count(*) AS n FROM run_events")).rows[0]?.n ?? 0);
       tables = await tableSizes(sql);
       if (!admin) await sql.query("CHECKPOINT");
     } finally {
@@ -120,6 +140,7 @@ export async function measureDatabase(opts: MeasureOptions): Promise<DatabaseSiz
       tables,
       totalBytes,
       folderBytes: admin ? 0 : folderBytes(dataDir),
+      logRows,
     };
   } finally {
     await admin?.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => {});

@@ -8,10 +8,12 @@
  * conversation only (not with its square) keeps bytes per turn flat.
  *
  * Then, per engine (PGlite and PostgreSQL; bench/storage-db.ts), the whole database: a new
- * project per length, every table after `VACUUM FULL`, less the same for a conversation of no
- * turns, divided by the turns (issue 33: every table, the stream log included, flat).
+ * project per length, the stream logs' retention passed, every table after `VACUUM FULL`, less
+ * the same for a conversation of no turns, divided by the turns (issue 33: every table, the
+ * stream log included, flat). And per engine, what the stream log keeps of one reply of
+ * `--tokens` tokens streamed in `messages-tuple` mode (bench/storage-stream.ts).
  *
- *   npm run bench:storage -- [--turns 10,20,40,80] [--engines pglite,postgres] [--json]
+ *   npm run bench:storage -- [--turns 10,20,40,80] [--engines pglite,postgres] [--tokens 2000] [--json]
  *
  * `BENCH_KEEP=1` keeps the project directory (and its database) for a look; `BENCH_VERBOSE=1`
  * shows the server's log.
@@ -24,6 +26,7 @@ import { freePort } from "../plugins/compute/revision-process.ts";
 import { openSql } from "../core/storage/sql.ts";
 import { startAgentcliDev, startModel, stopTree, waitOk } from "./children.ts";
 import { type DatabaseSize, type Engine, measureDatabase } from "./storage-db.ts";
+import { measureStreamedReply, type StreamedReplyLog } from "./storage-stream.ts";
 
 const args = process.argv.slice(2);
 const turnsArg = args.includes("--turns") ? args[args.indexOf("--turns") + 1] : undefined;
@@ -33,6 +36,8 @@ const ENGINES = (enginesArg ?? "pglite,postgres").split(",").filter((e): e is En
   e === "pglite" || e === "postgres"
 );
 const MESSAGE_BYTES = 1024;
+const tokensArg = args.includes("--tokens") ? Number(args[args.indexOf("--tokens") + 1]) : 2000;
+const TOKENS = Number.isInteger(tokensArg) && tokensArg > 0 ? tokensArg : 2000;
 
 /** Stored bytes of one thread's checkpoints, split by table. */
 export interface ThreadStorage {
@@ -157,6 +162,7 @@ function perTurn(sizes: DatabaseSize[]) {
     return {
       engine: s.engine,
       turns: s.turns,
+      logRows: s.logRows,
       bytesPerTurn: (s.totalBytes - base.totalBytes) / s.turns,
       folderBytesPerTurn: s.engine === "pglite" ? (s.folderBytes - base.folderBytes) / s.turns : null,
       groups,
@@ -168,16 +174,16 @@ function printDatabases(rows: ReturnType<typeof perTurn>): void {
   const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`;
   console.log("\nThe whole database, per turn (every table after VACUUM FULL, less an empty conversation's):\n");
   console.log(
-    "| engine | turns | per turn | checkpoints | run_events | runs, threads | other | data folder per turn |",
+    "| engine | turns | per turn | checkpoints | run_events | runs, threads | other | data folder per turn | log rows left |",
   );
-  console.log("|---|---:|---:|---:|---:|---:|---:|---:|");
+  console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
   for (const r of rows) {
     const g = r.groups;
     const folder = r.folderBytesPerTurn === null ? "-" : kb(r.folderBytesPerTurn);
     console.log(
       `| ${r.engine} | ${r.turns} | ${kb(r.bytesPerTurn)} | ${kb(g.checkpoints!)} | ${kb(g.run_events!)} | ${
         kb(g["runs, threads"]!)
-      } | ${kb(g.other!)} | ${folder} |`,
+      } | ${kb(g.other!)} | ${folder} | ${r.logRows} |`,
     );
   }
   for (const engine of new Set(rows.map((r) => r.engine))) {
@@ -191,18 +197,45 @@ function printDatabases(rows: ReturnType<typeof perTurn>): void {
   }
 }
 
+/** Per engine, one streamed reply of TOKENS tokens (bench/storage-stream.ts). */
+async function measureStreamedReplies(engines: Engine[] = ENGINES): Promise<StreamedReplyLog[]> {
+  const out: StreamedReplyLog[] = [];
+  for (const engine of engines) {
+    out.push(await measureStreamedReply({ engine, tokens: TOKENS }));
+    process.stderr.write(`  ${engine}: a ${TOKENS}-token reply measured\n`);
+  }
+  return out;
+}
+
+function printStreamedReplies(rows: StreamedReplyLog[]): void {
+  const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`;
+  console.log(
+    `\nOne reply of ${TOKENS} tokens streamed in messages-tuple mode: what the client got, what the log keeps:\n`,
+  );
+  console.log("| engine | events streamed | bytes streamed | rows kept | bytes kept |");
+  console.log("|---|---:|---:|---:|---:|");
+  for (const r of rows) {
+    console.log(`| ${r.engine} | ${r.events} | ${kb(r.eventBytes)} | ${r.rows} | ${kb(r.rowBytes)} |`);
+  }
+}
+
 if (import.meta.main) {
   process.stderr.write(
     `measuring checkpoint storage (${LENGTHS.join(", ")} turns of a ${MESSAGE_BYTES} B message)...\n`,
   );
   const rows = await measureStorage();
   const databases = perTurn(await measureDatabases());
+  const streamed = await measureStreamedReplies();
   const first = rows[0]!;
   const last = rows.at(-1)!;
   const growth = last.bytesPerTurn / first.bytesPerTurn;
   if (args.includes("--json")) {
     console.log(
-      JSON.stringify({ messageBytes: MESSAGE_BYTES, threads: rows, bytesPerTurnGrowth: growth, databases }, null, 2),
+      JSON.stringify(
+        { messageBytes: MESSAGE_BYTES, threads: rows, bytesPerTurnGrowth: growth, databases, streamed },
+        null,
+        2,
+      ),
     );
   } else {
     const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`;
@@ -221,5 +254,6 @@ if (import.meta.main) {
       })`,
     );
     printDatabases(databases);
+    printStreamedReplies(streamed);
   }
 }

@@ -119,7 +119,7 @@ export interface AgentServerOptions {
   webhookResolver?: Resolver;
   /** Traces every run (../engine/tracing/tracing.ts `runTracerFromEnv`); flushed and shut down on close. */
   tracer?: RunTracer | null;
-  /** Default TTLs and the sweep period (../engine/queue/ttl-sweeper.ts `ttlFromEnv`); default: nothing expires without its own `ttl`, sweeps every 60 s. */
+  /** Default TTLs, the stream retention and the sweep period (../engine/queue/ttl-sweeper.ts `ttlFromEnv`); default: nothing but stream logs (after 300 s) expires without its own `ttl`, sweeps every 60 s. */
   ttl?: Partial<TtlSettings>;
   /** Collects garbage when no run executes (../engine/queue/idle-gc.ts `idleCollector`; `dev` and `serve` pass one). */
   idle?: IdleCollector;
@@ -137,8 +137,8 @@ export interface AgentServer {
    * blocking monitor watches.
    */
   warmRuns(): { active: number; started: number };
-  /** Deletes the threads and store items that have expired now (the sweeper does this periodically). */
-  sweepExpired(): Promise<{ threads: string[]; items: number }>;
+  /** Deletes the threads, store items and stream logs that have expired now (the sweeper does this periodically). */
+  sweepExpired(): Promise<{ threads: string[]; items: number; streams: number }>;
   /** Stops the workers (finishing or interrupting in-flight runs), then closes storage. */
   close(opts?: { graceMs?: number }): Promise<void>;
 }

@@ -1,5 +1,6 @@
 /**
- * Time-to-live of threads and store items, and the sweep that deletes expired ones. A thread
+ * Time-to-live of threads, store items and stream logs, and the sweep that deletes expired
+ * ones. A run's stream log (run_events) is kept a retention after the run ended. A thread
  * expires `ttl_minutes` after its last update (a run, a state or metadata change); an item
  * `ttl_minutes` after its last write, or at `expires_at` when a read refreshed it later.
  * A NULL `ttl_minutes` means the server's default (none unless configured); 0 on an item
@@ -29,6 +30,10 @@ export class TtlStore {
   /** Deletes up to `batch` expired threads without runs in flight (see {@link sweepThreads}); resolves their ids. */
   sweepThreads(defaultMinutes: number | null, batch?: number): Promise<string[]> {
     return sweepThreads(this.#sql, defaultMinutes, batch);
+  }
+  /** Deletes the stream logs of up to `batch` runs that ended `retentionSeconds` ago or are gone (see {@link sweepRunEvents}); resolves how many. */
+  sweepRunEvents(retentionSeconds: number, batch?: number): Promise<number> {
+    return sweepRunEvents(this.#sql, retentionSeconds, batch);
   }
 }
 
@@ -95,4 +100,28 @@ async function sweepThreads(sql: SqlExecutor, defaultMinutes: number | null, bat
     [defaultMinutes, batch],
   );
   return rows.map((r) => r.thread_id);
+}
+
+/**
+ * Deletes the stream logs of up to `batch` runs: those that ended (any status but pending and
+ * running) at least `retentionSeconds` ago (a run's `updated_at` is its end), and those whose
+ * run is gone (a deleted thread's, a stateless run's temporary thread's). Driven by the log,
+ * which holds only the runs in flight and those ended within the retention, not by the runs
+ * (kept for good). Replicas sweeping together may pick the same run: the second delete finds
+ * nothing left.
+ */
+async function sweepRunEvents(sql: SqlExecutor, retentionSeconds: number, batch = 500): Promise<number> {
+  const { rows } = await sql.query<{ n: string | number }>(
+    `WITH gone AS (
+       SELECT e.run_id FROM (SELECT DISTINCT run_id FROM run_events) e LEFT JOIN runs r ON r.run_id = e.run_id
+       WHERE r.run_id IS NULL
+          OR (r.status NOT IN ('pending', 'running') AND r.updated_at <= now() - $1::float8 * interval '1 second')
+       LIMIT $2
+     ), d AS (
+       DELETE FROM run_events WHERE run_id IN (SELECT run_id FROM gone)
+     )
+     SELECT count(*) AS n FROM gone`,
+    [retentionSeconds, batch],
+  );
+  return Number(rows[0]?.n ?? 0);
 }

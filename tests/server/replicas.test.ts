@@ -50,6 +50,32 @@ for (const mode of ["redis", "postgres"] as const) {
       assert.equal((await b.client.threads.get(th.thread_id)).status, "idle");
     });
 
+    test("a token stream followed on the other replica, live then after its log was compacted", async () => {
+      type Part = { event: string; data: unknown; id?: string };
+      type Msg = { id: string; content: string };
+      const text = "a reply long enough to stream in many chunks over the bus";
+      const th = await b.client.threads.create();
+      const modes = ["values", "messages-tuple"] as const;
+      const live = await collect(
+        b.client.runs.stream(th.thread_id, "echo", {
+          input: { messages: [{ role: "user", content: text }] },
+          streamMode: [...modes],
+        }),
+      ) as Part[];
+      const final = live.filter((p) => p.event === "values").at(-1)!.data as { messages: Msg[] };
+      const reply = final.messages.at(-1)!;
+      const said = (parts: Part[]) =>
+        parts.filter((p) => p.event === "messages").map((p) => (p.data as [Msg])[0]).filter((m) => m.id === reply.id)
+          .map((m) => m.content).join("");
+      // Live (or, should the run end first, from the compacted log): each token once.
+      assert.equal(said(live), `echo: ${text}`);
+      const runId = (live[0]!.data as { run_id: string }).run_id;
+      const replay = await collect(b.client.runs.joinStream(th.thread_id, runId, { streamMode: [...modes] })) as Part[];
+      assert.deepEqual(replay.filter((p) => p.event === "messages").length, 1, "one event for the whole reply");
+      assert.equal(said(replay), `echo: ${text}`);
+      assert.deepEqual(replay.at(-1)!.data, final);
+    });
+
     test("a run created on the replica without workers is woken on the other at once", async () => {
       const th = await b.client.threads.create();
       const run = await b.client.runs.create(th.thread_id, "slow", { input: { ms: 60_000 }, streamMode: "custom" });

@@ -147,7 +147,7 @@ describe("TTLs with server defaults (AGENTCLI_THREAD_TTL_MINUTES, AGENTCLI_STORE
     await age(sql, "store_items", 61, "namespace = $1", [["d"]]);
     await t.client.store.getItem(["d"], "plain"); // AGENTCLI_STORE_TTL_REFRESH_ON_READ=false: no refresh
     const swept = await t.server.sweepExpired();
-    assert.deepEqual(swept, { threads: [plain.thread_id], items: 1 });
+    assert.deepEqual(swept, { threads: [plain.thread_id], items: 1, streams: 0 });
     assert.deepEqual((await t.client.store.searchItems(["d"])).items.map((i) => i.key).sort(), ["long", "never"]);
   });
 
@@ -157,8 +157,17 @@ describe("TTLs with server defaults (AGENTCLI_THREAD_TTL_MINUTES, AGENTCLI_STORE
       storeTtlMinutes: null,
       refreshOnRead: true,
       sweepMs: 60_000,
+      streamRetentionSeconds: 300,
     });
     assert.equal(ttlFromEnv({ AGENTCLI_TTL_SWEEP_SECONDS: "5" }).sweepMs, 5000);
+    assert.equal(ttlFromEnv({ AGENTCLI_STREAM_RETENTION_SECONDS: "0" }).streamRetentionSeconds, 0);
+    assert.equal(ttlFromEnv({ AGENTCLI_STREAM_RETENTION_SECONDS: " 120 " }).streamRetentionSeconds, 120);
+    for (const bad of ["-1", "1.5", "soon"]) {
+      assert.throws(
+        () => ttlFromEnv({ AGENTCLI_STREAM_RETENTION_SECONDS: bad }),
+        new RegExp(`AGENTCLI_STREAM_RETENTION_SECONDS="${bad}" is not a whole number from 0 to 31536000`),
+      );
+    }
     assert.throws(
       () => ttlFromEnv({ AGENTCLI_THREAD_TTL_MINUTES: "-3" }),
       /AGENTCLI_THREAD_TTL_MINUTES="-3" is not a number of minutes/,
@@ -194,5 +203,27 @@ describe("TTL sweeps of two servers on one PostgreSQL", () => {
     const [x, y] = await Promise.all([a.server.sweepExpired(), b.server.sweepExpired()]);
     assert.deepEqual([...x.threads, ...y.threads].sort(), [...ids].sort());
     assert.deepEqual([...deleted].sort(), [...ids].sort());
+  });
+
+  test("ended runs' stream logs past their retention go, whichever replica sweeps", async () => {
+    const runs: string[] = [];
+    for (const t of [a, b]) {
+      const th = await t.client.threads.create();
+      const run = await t.client.runs.create(th.thread_id, "echo", { input: INPUT });
+      await t.client.runs.join(th.thread_id, run.run_id);
+      runs.push(run.run_id);
+    }
+    const sql = sqlOf(a.server.storage);
+    const logged = async () =>
+      Number(
+        (await sql.query<{ n: string }>("SELECT count(*) AS n FROM run_events WHERE run_id = ANY($1)", [runs])).rows[0]!
+          .n,
+      );
+    assert.ok(await logged() > 0);
+    // Both runs ended 10 minutes ago: past the default retention (300 s).
+    await sql.query("UPDATE runs SET updated_at = now() - interval '10 minutes' WHERE run_id = ANY($1)", [runs]);
+    const [x, y] = await Promise.all([a.server.sweepExpired(), b.server.sweepExpired()]);
+    assert.ok(x.streams + y.streams >= 2);
+    assert.equal(await logged(), 0);
   });
 });

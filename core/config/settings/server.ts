@@ -59,7 +59,16 @@ export const SERVER_SETTINGS: readonly Setting[] = [
     "true",
     "Whether API reads refresh an item's TTL when they do not say `refresh_ttl`.",
   ),
-  setting("AGENTCLI_TTL_SWEEP_SECONDS", "60", "Seconds between sweeps of expired threads and store items."),
+  setting(
+    "AGENTCLI_TTL_SWEEP_SECONDS",
+    "60",
+    "Seconds between sweeps of expired threads, store items and stream logs.",
+  ),
+  setting(
+    "AGENTCLI_STREAM_RETENTION_SECONDS",
+    "300",
+    "Seconds a run's stream log is kept after the run ended, to join or resume its stream (0: until the next sweep).",
+  ),
   setting(
     "AGENTCLI_STORE_EMBEDDINGS",
     "unset (no semantic search)",

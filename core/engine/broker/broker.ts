@@ -13,6 +13,7 @@ import type { RunEvent, RunEventLog } from "../../storage/index.ts";
 import type { RemoteBus } from "./bus.ts";
 import { type CancelAction, RunAborts } from "./cancellation.ts";
 import { Channels, ExpiringIds, type RunEnd } from "./channel.ts";
+import { type CompactedLog, compactLog } from "./compact.ts";
 import { EventLogWriter } from "./event-log.ts";
 import { type FollowContext, Follower, type FollowOptions, REMOTE_POLL_MS, START_WAIT_MS } from "./follow.ts";
 import { handOverChannel, resumeAfter } from "./hand-over.ts";
@@ -22,6 +23,7 @@ import { ReplicaSignals } from "./signals.ts";
 export type { RemoteBus } from "./bus.ts";
 export type { CancelAction } from "./cancellation.ts";
 export type { RunEnd } from "./channel.ts";
+export type { CompactedLog } from "./compact.ts";
 
 /** How a broker is made (see the constructor). */
 export interface RunBrokerOptions {
@@ -136,6 +138,17 @@ export class RunBroker {
   async takeUnflushed(runId: string): Promise<RunEvent[]> {
     const ch = this.#channels.get(runId);
     return ch ? await this.#writer.take(ch) : [];
+  }
+
+  /**
+   * The run's log compacted for its end (./compact.ts): what the end writes (`unflushed`, from
+   * {@link takeUnflushed}, are its events not logged yet) and, when logged events go, the ids kept.
+   */
+  compact(runId: string, unflushed: readonly RunEvent[]): CompactedLog {
+    const ch = this.#channels.get(runId);
+    if (!ch) return { write: [...unflushed], keep: null };
+    const pending = new Set(unflushed.map((e) => e.id));
+    return compactLog(ch.events, (id) => !pending.has(id));
   }
 
   /** The run's events in the durable log, after `afterId` (a run taken over goes on after them). */

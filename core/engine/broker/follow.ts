@@ -70,7 +70,7 @@ export class Follower {
       while (!this.#opts.signal?.aborted) {
         const seen = ch.version;
         if (ch.end && !ch.local) {
-          yield* this.#fromLog();
+          yield* this.#fromEndedLog();
           return ch.end;
         }
         let step: Step;
@@ -109,6 +109,23 @@ export class Follower {
   /** The logged events after the last one yielded. */
   async *#fromLog(): AsyncGenerator<RunEvent, void> {
     for (const e of await this.#c.log.read(this.#c.runId, this.#last)) {
+      this.#last = e.id;
+      yield e;
+    }
+  }
+
+  /**
+   * An ended run's log, compacted at its end (./compact.ts: ids skip the events it dropped, a
+   * streamed message is one event at its last chunk's id), merged with the events the bus
+   * brought past the last one yielded: those win, so a follower that had part of a message
+   * from the bus goes on with its chunks instead of getting the whole message again.
+   */
+  async *#fromEndedLog(): AsyncGenerator<RunEvent, void> {
+    const byId = new Map<number, RunEvent>();
+    for (const e of await this.#c.log.read(this.#c.runId, this.#last)) byId.set(e.id, e);
+    for (const e of this.#ahead.values()) if (e.id > this.#last && e.data !== undefined) byId.set(e.id, e);
+    this.#ahead.clear();
+    for (const e of [...byId.values()].sort((a, b) => a.id - b.id)) {
       this.#last = e.id;
       yield e;
     }
@@ -183,15 +200,18 @@ export class Follower {
       yield e;
     }
     if (end) {
-      yield* this.#fromLog();
+      yield* this.#fromEndedLog();
       return { end };
     }
     this.#dropSeen();
     if (this.#readStorage || ahead.size || !remote) {
       this.#readStorage = false;
       const status = await this.#opts.status();
-      yield* this.#fromLog();
-      if (status === null || (status !== "pending" && status !== "running")) {
+      // Read before the log: a run that ends between the two reads is followed from its
+      // compacted log as if it were live (at worst a message it had begun comes whole again).
+      const ended = status === null || (status !== "pending" && status !== "running");
+      yield* ended ? this.#fromEndedLog() : this.#fromLog();
+      if (ended) {
         if (ch.end) return "again";
         return { end: status ? { status, output: null } : null };
       }

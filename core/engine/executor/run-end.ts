@@ -77,9 +77,11 @@ async function recordEnd(o: { deps: ExecutorDeps; run: Run; r: FinishedRun; endi
   // The broker first (the events it has not logged), then storage, in one statement: the
   // run's checkpoints not yet written, its last events, the thread's state and the run's
   // status (so its checkpoints are durable with its end).
-  const events = ending.events = await broker.takeUnflushed(run.run_id);
+  // Its log compacted (../broker/compact.ts); a failure to record the end logs the events as they came.
+  ending.events = await broker.takeUnflushed(run.run_id);
+  const { write: events, keep } = broker.compact(run.run_id, ending.events);
   const done = await storage.checkpointer.flushWith((checkpoints) =>
-    storage.runs.complete({ run, end, events, checkpoints })
+    storage.runs.complete({ run, end, events, keep, checkpoints })
   );
   ending.events = [];
   if (done.lost) {

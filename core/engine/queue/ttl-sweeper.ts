@@ -1,8 +1,10 @@
 /**
- * Deletes expired threads (with their runs, checkpoints, crons and sandbox) and store items
- * on a timer (`AGENTCLI_TTL_SWEEP_SECONDS`, default 60). Every replica sweeps; the batches
- * lock their rows with `SKIP LOCKED` (../../storage/ttl.ts), so each expired thread is deleted,
- * and its sandbox cleaned up, by one replica only.
+ * Deletes expired threads (with their runs, checkpoints, crons and sandbox), store items and
+ * the stream logs of runs that ended a retention ago (`AGENTCLI_STREAM_RETENTION_SECONDS`,
+ * default 300) on a timer (`AGENTCLI_TTL_SWEEP_SECONDS`, default 60). Every replica sweeps;
+ * the thread and item batches lock their rows with `SKIP LOCKED` (../../storage/ttl.ts), so
+ * each expired thread is deleted, and its sandbox cleaned up, by one replica only; two
+ * replicas deleting the same stream log is harmless (the second finds nothing).
  */
 import { agentcliError, EnvInvalid, EnvNotInRange, EnvNotTrueFalse, type ServerLog } from "../../kernel/index.ts";
 import type { Storage } from "../../storage/index.ts";
@@ -16,14 +18,36 @@ export interface TtlSettings {
   refreshOnRead: boolean;
   /** Milliseconds between sweeps (`AGENTCLI_TTL_SWEEP_SECONDS`, default 60 s). */
   sweepMs: number;
+  /**
+   * Seconds a run's stream log is kept after the run ended, to join or resume its stream
+   * (`AGENTCLI_STREAM_RETENTION_SECONDS`, default 300; 0: deleted at the next sweep).
+   */
+  streamRetentionSeconds: number;
 }
+
+/** The default of {@link TtlSettings.streamRetentionSeconds}: 5 minutes (LangGraph's resumable streams: 2). */
+export const DEFAULT_STREAM_RETENTION_SECONDS = 300;
 
 export const DEFAULT_TTL: TtlSettings = {
   threadTtlMinutes: null,
   storeTtlMinutes: null,
   refreshOnRead: true,
   sweepMs: 60_000,
+  streamRetentionSeconds: DEFAULT_STREAM_RETENTION_SECONDS,
 };
+
+/** A whole number of seconds from the environment, in a range, or the default when unset. */
+function seconds(
+  env: Record<string, string | undefined>,
+  o: { name: string; fallback: number; min: number; max: number; fix: string },
+): number {
+  const raw = env[o.name]?.trim();
+  const n = raw ? Number(raw) : o.fallback;
+  if (!Number.isInteger(n) || n < o.min || n > o.max) {
+    throw agentcliError(EnvNotInRange, { name: o.name, value: raw ?? "", min: o.min, max: o.max, fix: o.fix });
+  }
+  return n;
+}
 
 function minutes(env: Record<string, string | undefined>, name: string, what: string): number | null {
   const raw = env[name]?.trim();
@@ -51,22 +75,27 @@ export function ttlFromEnv(env: Record<string, string | undefined>): TtlSettings
       fix: "Set it to false to keep reads from extending store items' TTL (default true).",
     });
   }
-  const sweepRaw = env.AGENTCLI_TTL_SWEEP_SECONDS?.trim();
-  const sweep = sweepRaw ? Number(sweepRaw) : 60;
-  if (!Number.isInteger(sweep) || sweep < 1 || sweep > 86_400) {
-    throw agentcliError(EnvNotInRange, {
-      name: "AGENTCLI_TTL_SWEEP_SECONDS",
-      value: sweepRaw ?? "",
-      min: 1,
-      max: 86_400,
-      fix: "Set it to the seconds between sweeps of expired threads and store items, or leave it unset (60).",
-    });
-  }
+  const sweep = seconds(env, {
+    name: "AGENTCLI_TTL_SWEEP_SECONDS",
+    fallback: 60,
+    min: 1,
+    max: 86_400,
+    fix: "Set it to the seconds between sweeps of expired threads and store items, or leave it unset (60).",
+  });
+  const streamRetentionSeconds = seconds(env, {
+    name: "AGENTCLI_STREAM_RETENTION_SECONDS",
+    fallback: DEFAULT_STREAM_RETENTION_SECONDS,
+    min: 0,
+    max: 31_536_000,
+    fix:
+      `Set it to the seconds a run's stream log is kept after the run ended, or leave it unset (${DEFAULT_STREAM_RETENTION_SECONDS}).`,
+  });
   return {
     threadTtlMinutes: minutes(env, "AGENTCLI_THREAD_TTL_MINUTES", "an idle thread is deleted"),
     storeTtlMinutes: minutes(env, "AGENTCLI_STORE_TTL_MINUTES", "an unchanged store item is deleted"),
     refreshOnRead: !(refresh === "false" || refresh === "0"),
     sweepMs: sweep * 1000,
+    streamRetentionSeconds,
   };
 }
 
@@ -100,8 +129,11 @@ export class TtlSweeper {
     (this.#timer as { unref?: () => void }).unref?.();
   }
 
-  /** Deletes what has expired now; resolves the deleted threads' ids and the number of items. */
-  async sweep(): Promise<{ threads: string[]; items: number }> {
+  /**
+   * Deletes what has expired now; resolves the deleted threads' ids, the number of items and
+   * the number of runs whose stream log was deleted.
+   */
+  async sweep(): Promise<{ threads: string[]; items: number; streams: number }> {
     const { storage, log } = this.#o;
     const threads: string[] = [];
     while (true) {
@@ -124,7 +156,14 @@ export class TtlSweeper {
     if (threads.length || items) {
       log.info(`deleted ${threads.length} expired thread(s) and ${items} expired store item(s)`);
     }
-    return { threads, items };
+    // Routine (every run's log expires): not logged.
+    let streams = 0;
+    while (true) {
+      const n = await storage.ttl.sweepRunEvents(this.settings.streamRetentionSeconds);
+      streams += n;
+      if (n < 500) break;
+    }
+    return { threads, items, streams };
   }
 
   async stop(): Promise<void> {

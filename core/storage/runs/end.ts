@@ -17,8 +17,10 @@ export interface RunEnd {
     threadStatus: string;
     error: unknown;
   };
-  /** The run's stream events not yet logged. */
+  /** The run's stream events to write: those not yet logged, and logged ones whose data changed (compacted). */
   events: readonly RunEvent[];
+  /** The ids of the run's events to keep: its other logged events are deleted (the log compacted); null/absent: all kept. */
+  keep?: readonly number[] | null;
   /** SqlCheckpointSaver.flushWith's builder: the checkpointer's pending writes. */
   checkpoints?: ((params: unknown[]) => string[]) | null;
 }
@@ -34,7 +36,8 @@ export interface StatusChange {
 }
 
 /**
- * Records the end of a run in one statement: its last stream events, the thread's state
+ * Records the end of a run in one statement: its last stream events (its log compacted when
+ * `keep` says which stay), the thread's state
  * (`busy` while other runs of the thread are in flight) and the run's final status (only
  * from `running`). Resolves whether other runs of the thread are in flight, and `lost`:
  * another replica took the run over (its lease had expired), so nothing was written.
@@ -67,10 +70,16 @@ export async function completeRun(ctx: RunsContext, ending: RunEnd): Promise<{ b
   const log = values.length
     ? `ev AS (INSERT INTO run_events (run_id, seq, event, data) SELECT * FROM (VALUES ${
       values.join(", ")
-    }) v WHERE NOT ${lost} ON CONFLICT (run_id, seq) DO NOTHING), `
+    }) v WHERE NOT ${lost} ON CONFLICT (run_id, seq) DO UPDATE SET event = EXCLUDED.event, data = EXCLUDED.data), `
+    : "";
+  // The compacted log: the rows it drops (never one written above: those are kept).
+  const drop = ending.keep
+    ? `dr AS (DELETE FROM run_events WHERE run_id = $1 AND NOT (seq = ANY($${
+      params.push(ending.keep)
+    }::int[])) AND NOT ${lost}), `
     : "";
   const { rows } = await ctx.sql.query<{ busy: boolean | null; lost: boolean }>(
-    `WITH ${saved}${log}r AS (
+    `WITH ${saved}${log}${drop}r AS (
        UPDATE runs SET status = $3, lease_until = NULL, updated_at = now() WHERE run_id = $1 AND status = 'running' AND (lease_holder IS NULL OR lease_holder = $8) RETURNING run_id
      ), t AS (
        UPDATE threads SET state_values = $4::jsonb, interrupts = $5::jsonb, error = $7::jsonb, updated_at = now(), state_updated_at = now(),
