@@ -235,7 +235,7 @@ async function start({ opts, runTimeout, limits, early }: StartOptions): Promise
     throw err;
   };
   const modules = await loadServerModules().catch(closeFirst);
-  const extra = await loadGraphModules(opts.extraGraphs ?? {}).catch(closeFirst);
+  const extra = await loadGraphModules(opts.extraGraphs ?? {}, { log: opts.log }).catch(closeFirst);
   const storage = await opening;
   const current = { bundle: opts.bundle };
   const sandboxes = await sandboxManager({ opts, storage, runtime: runtime?.name ?? null, current });
