@@ -57,6 +57,18 @@ import { uuid5 } from "./http/uuid5.ts";
 export interface DefaultAssistant {
   name: string;
   description?: string;
+  /** Its config and context when created (a LangGraph.js project's `LANGGRAPH_CONFIG`). */
+  config?: Record<string, unknown>;
+  context?: Record<string, unknown>;
+}
+
+/** Route groups a LangGraph.js project's `http.disable_*` switches off (`meta`: `/info`; `/ok` stays for probes). */
+export interface DisabledRoutes {
+  assistants?: boolean;
+  threads?: boolean;
+  runs?: boolean;
+  store?: boolean;
+  meta?: boolean;
 }
 
 export interface AgentServerOptions {
@@ -72,6 +84,8 @@ export interface AgentServerOptions {
   ui?: Hono;
   /** Other components (MCP, A2A, well-known documents); `app` may be built from the server's deps. */
   extraRoutes?: Array<{ path: string; app: Hono<any> | ((deps: ServerDeps) => Hono<any>) }>;
+  /** Route groups switched off (langgraph.json's `http.disable_*`). */
+  disable?: DisabledRoutes;
   /** Runs executed at once by this process (default 8; 0 with role `api`). */
   workers?: number;
   /** What this replica does (../engine/queue/roles.ts): `api` runs nothing, `worker` serves only /ok and /info. Default `all`. */
@@ -192,7 +206,8 @@ async function ensureAssistants(
     const created = await storage.assistants.create({
       assistant_id: defaultAssistantId(name),
       graph_id: graphId,
-      config: {},
+      config: d?.config ?? {},
+      ...(d?.context !== undefined ? { context: d.context } : {}),
       metadata: { created_by: "system" },
       name,
       description: d?.description ?? null,
@@ -264,7 +279,13 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
     },
     log,
   });
-  mountApi(app, { authenticate: opts.authenticate, extraRoutes: opts.extraRoutes ?? [], deps, crons });
+  mountApi(app, {
+    authenticate: opts.authenticate,
+    extraRoutes: opts.extraRoutes ?? [],
+    deps,
+    crons,
+    disable: opts.disable,
+  });
 
   await workers.start();
   crons.start();
@@ -327,21 +348,7 @@ function mountInfo(
 ): void {
   const { opts, info } = o;
   app.get("/ok", (c) => c.json({ ok: true }));
-  app.get("/info", (c) =>
-    c.json({
-      version: VERSION,
-      agentcli: VERSION,
-      graphs: info.graphs(),
-      storage: info.storage,
-      redis: info.redis,
-      role: info.role,
-      workers: info.role === "api" ? 0 : opts.workers ?? 8,
-      encryption: info.encryption,
-      store_search: info.store_search,
-      tracing: opts.tracer ? { exporter: opts.tracer.exporter, project: opts.tracer.project } : null,
-      flags: { assistants: true, crons: true, langsmith: false, store: true, strict_resume: true },
-      ...opts.info,
-    }));
+  if (!opts.disable?.meta) mountInfoRoute(app, opts, info);
   // A queue worker replica answers probes and /info only; the API is served by api replicas.
   if (info.role === "worker") {
     app.use(async (c) =>
@@ -361,6 +368,25 @@ function mountInfo(
   app.route("/", apiDocsRoutes({ log: o.log }));
 }
 
+/** `GET /info`. */
+function mountInfoRoute(app: Hono<AppEnv>, opts: AgentServerOptions, info: InfoFields): void {
+  app.get("/info", (c) =>
+    c.json({
+      version: VERSION,
+      agentcli: VERSION,
+      graphs: info.graphs(),
+      storage: info.storage,
+      redis: info.redis,
+      role: info.role,
+      workers: info.role === "api" ? 0 : opts.workers ?? 8,
+      encryption: info.encryption,
+      store_search: info.store_search,
+      tracing: opts.tracer ? { exporter: opts.tracer.exporter, project: opts.tracer.project } : null,
+      flags: { assistants: true, crons: true, langsmith: false, store: true, strict_resume: true },
+      ...opts.info,
+    }));
+}
+
 /** The routes behind auth: the extra components (MCP, A2A) and the Agent API's route groups. */
 function mountApi(
   app: Hono<AppEnv>,
@@ -369,6 +395,7 @@ function mountApi(
     extraRoutes: NonNullable<AgentServerOptions["extraRoutes"]>;
     deps: ServerDeps;
     crons: CronScheduler;
+    disable?: DisabledRoutes;
   },
 ): void {
   const { deps, crons } = o;
@@ -377,11 +404,12 @@ function mountApi(
   app.use(authMiddleware(o.authenticate));
   for (const r of o.extraRoutes) app.route(r.path, typeof r.app === "function" ? r.app(deps) : r.app);
 
+  const off = o.disable ?? {};
   const api = new Hono<AppEnv>();
-  api.route("/assistants", assistantRoutes(deps));
-  api.route("/threads", threadRoutes(deps));
-  api.route("/store", storeRoutes(deps));
-  api.route("/", cronRoutes(deps, crons));
-  api.route("/", runRoutes(deps));
+  if (!off.assistants) api.route("/assistants", assistantRoutes(deps));
+  if (!off.threads) api.route("/threads", threadRoutes(deps));
+  if (!off.store) api.route("/store", storeRoutes(deps));
+  if (!off.runs) api.route("/", cronRoutes(deps, crons));
+  if (!off.runs) api.route("/", runRoutes(deps));
   app.route("/", api);
 }
