@@ -7,8 +7,8 @@ const State = Annotation.Root({ count: Annotation<number>({ reducer: (_a, b) => 
 export function makeGraph(config: { configurable?: Record<string, unknown> }) {
   const options: CounterOptions = { step: Number(config.configurable?.step ?? 1) };
   return new StateGraph(State)
-    .addNode("count", (s: typeof State.State) => ({ count: s.count + options.step }))
-    .addEdge(START, "count")
-    .addEdge("count", END)
+    .addNode("increment", (s: typeof State.State) => ({ count: s.count + options.step }))
+    .addEdge(START, "increment")
+    .addEdge("increment", END)
     .compile();
 }
