@@ -52,24 +52,9 @@ import { mcpMessageSchema } from "./protocols/openapi-operations.ts";
 import { runRoutes } from "./routes/runs.ts";
 import { storeRoutes } from "./routes/store.ts";
 import { threadRoutes } from "./routes/threads.ts";
-import { uuid5 } from "./http/uuid5.ts";
+import { type DefaultAssistant, type DisabledRoutes, ensureAssistants } from "./default-assistants.ts";
 
-export interface DefaultAssistant {
-  name: string;
-  description?: string;
-  /** Its config and context when created (a LangGraph.js project's `LANGGRAPH_CONFIG`). */
-  config?: Record<string, unknown>;
-  context?: Record<string, unknown>;
-}
-
-/** Route groups a LangGraph.js project's `http.disable_*` switches off (`meta`: `/info`; `/ok` stays for probes). */
-export interface DisabledRoutes {
-  assistants?: boolean;
-  threads?: boolean;
-  runs?: boolean;
-  store?: boolean;
-  meta?: boolean;
-}
+export { type DefaultAssistant, defaultAssistantId, type DisabledRoutes } from "./default-assistants.ts";
 
 export interface AgentServerOptions {
   /** Graphs by id, loaded on first use. */
@@ -160,11 +145,6 @@ export interface AgentServer {
 /** Default limit of a request body: 25 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = DEFAULT_LIMITS.maxBodyBytes;
 
-/** The stable id of a default assistant. */
-export function defaultAssistantId(name: string): string {
-  return uuid5(name);
-}
-
 /** Opens storage (unless given open) and the cross-replica bus: Redis, else PostgreSQL's LISTEN/NOTIFY on a shared database. */
 async function openStorageAndBus(
   opts: AgentServerOptions,
@@ -187,33 +167,6 @@ async function openStorageAndBus(
     throw err;
   }
   return { storage, ownStorage, remote };
-}
-
-/**
- * Creates each graph's default assistant, or brings its description up to date. A graph
- * without a configured name is named after its id, unless that is another graph's
- * assistant's name (an agent named like a graph): then after "<id> graph".
- */
-async function ensureAssistants(
-  storage: Storage,
-  ids: string[],
-  defaults: Record<string, DefaultAssistant> = {},
-): Promise<void> {
-  const taken = new Set(ids.filter((g) => defaults[g]).map((g) => defaults[g]!.name));
-  for (const graphId of ids) {
-    const d = defaults[graphId];
-    const name = d?.name ?? (taken.has(graphId) ? `${graphId} graph` : graphId);
-    const created = await storage.assistants.create({
-      assistant_id: defaultAssistantId(name),
-      graph_id: graphId,
-      config: d?.config ?? {},
-      ...(d?.context !== undefined ? { context: d.context } : {}),
-      metadata: { created_by: "system" },
-      name,
-      description: d?.description ?? null,
-    });
-    if (!created) await storage.assistants.syncSystemDescription(defaultAssistantId(name), d?.description ?? null);
-  }
 }
 
 /** Creates the agent server; storage is opened and migrated, workers started. */
