@@ -125,7 +125,10 @@ export async function readBundle(
     if (sha256(data) !== f.sha256) throw fail(`file "${f.path}" does not match its checksum`);
     files.set(f.path, data);
   }
-  if (!config?.agent?.name || !files.has("AGENTS.md")) throw fail("it has no agent name or no AGENTS.md");
+  // A LangGraph.js project (config.langgraph) has graphs instead of AGENTS.md.
+  if (!config?.agent?.name || (!files.has("AGENTS.md") && !config.langgraph)) {
+    throw fail("it has no agent name or no AGENTS.md");
+  }
   return { manifest, config, files };
 }
 

@@ -92,6 +92,7 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
     sandboxDir: join(project.root, ".agentcli", "sandboxes"),
     privatePaths: [project.root],
     early,
+    ...(project.config.langgraph ? { projectDir: project.root } : {}),
   });
   const stopMonitor = flags.allowBlocking ? () => {} : monitorBlocking(log, () => host.server.warmRuns());
   const reloads = reloadOnChange({ build, report, host, log });
@@ -222,8 +223,12 @@ async function printBanner(
   const { host, project, bundle, driver } = opts;
   const shownHost = host.listening.host.includes(":") ? `[${host.listening.host}]` : host.listening.host;
   const base = `http://${shownHost}:${host.listening.port}`;
+  const lg = bundle.config.langgraph;
+  const served = lg
+    ? `graphs ${Object.keys(lg.graphs).map((g) => `"${g}"`).join(", ")} of ${lg.file}`
+    : `assistant "${bundle.config.agent.name}", graph "agent"`;
   ctx.io.out(`agentcli dev: "${bundle.config.agent.name}" is running
-  API:  ${base}   (assistant "${bundle.config.agent.name}", graph "agent")
+  API:  ${base}   (${served})
   UI:   ${base}/app
   Docs: ${base}/openapi.json
   Data: ${relative(ctx.cwd, join(project.root, ".agentcli")) || ".agentcli"}${

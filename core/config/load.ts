@@ -68,7 +68,11 @@ export async function loadProject(configPath: string, opts: LoadOptions): Promis
   const cwd = opts.cwd ?? ".";
   // A directory means the project in it: `--config examples/research` is `examples/research/agent.toml`.
   const given = resolve(cwd, configPath);
-  const absConfig = isDirectory(given) ? join(given, "agent.toml") : given;
+  const absConfig = projectConfigPath(given);
+  if (absConfig.endsWith(".json")) {
+    const { loadLangGraphProject } = await import("./langgraph-json.ts");
+    return loadLangGraphProject(absConfig, { env: opts.env, cwd: resolve(cwd), maxBytes: bundleMaxBytes(opts.env) });
+  }
   const root = dirname(absConfig);
   const files = new ProjectFiles(root, resolve(cwd), { maxBytes: bundleMaxBytes(opts.env) });
   const configName = absConfig.slice(root.length + 1);
@@ -276,6 +280,18 @@ export function bundleMaxBytes(env: Env): number {
     });
   }
   return Math.floor(n * 1024 * 1024);
+}
+
+/**
+ * The config file a path means: a file as given; a directory's agent.toml, else its
+ * langgraph.json (a LangGraph.js project); a missing agent.toml beside a langgraph.json, that.
+ */
+function projectConfigPath(given: string): string {
+  const dir = isDirectory(given) ? given : given.endsWith("/agent.toml") ? dirname(given) : null;
+  if (dir === null) return given;
+  const toml = join(dir, "agent.toml");
+  const langgraph = join(dir, "langgraph.json");
+  return !existsSync(toml) && existsSync(langgraph) ? langgraph : isDirectory(given) ? toml : given;
 }
 
 function isDirectory(path: string): boolean {

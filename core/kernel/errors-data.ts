@@ -31,6 +31,7 @@ import { SERVER_ERRORS } from "./errors/server.ts";
 import { AGENT_API_ERRORS } from "./errors/agent-api.ts";
 import { PLATFORM_ERRORS } from "./errors/platform.ts";
 import { COMPUTE_ERRORS } from "./errors/compute.ts";
+import { LANGGRAPH_ERRORS } from "./errors/langgraph.ts";
 
 /** What an error code means for the process (exit code) and over HTTP (status). */
 export interface ErrorCodeInfo {
@@ -160,6 +161,7 @@ export * from "./errors/server.ts";
 export * from "./errors/agent-api.ts";
 export * from "./errors/platform.ts";
 export * from "./errors/compute.ts";
+export * from "./errors/langgraph.ts";
 
 /** Every entry, in the order docs/errors.md lists them (a test checks each export is here). */
 export const ERRORS: readonly ErrorData[] = [
@@ -182,4 +184,5 @@ export const ERRORS: readonly ErrorData[] = [
   ...AGENT_API_ERRORS,
   ...PLATFORM_ERRORS,
   ...COMPUTE_ERRORS,
+  ...LANGGRAPH_ERRORS,
 ];

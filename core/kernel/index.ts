@@ -9,7 +9,14 @@ export * from "./errors.ts";
 export * from "./errors-data.ts";
 export { idTaken, notFound } from "./request-errors.ts";
 export * from "./hooks.ts";
-export type { AgentConfig, McpServerConfig, SkillInfo, SubagentConfig } from "./plugin-config.ts";
+export type {
+  AgentConfig,
+  LangGraphConfig,
+  LangGraphExport,
+  McpServerConfig,
+  SkillInfo,
+  SubagentConfig,
+} from "./plugin-config.ts";
 export { clientErrorReporter, consoleLog, redactingLog, silentLog } from "./log.ts";
 export type { ServerLog } from "./log.ts";
 export { PluginDriver } from "./plugin-driver.ts";

@@ -48,4 +48,30 @@ export interface AgentConfig {
   mcp: Record<string, McpServerConfig>;
   approvals: string[];
   subagents: SubagentConfig[];
+  /** A LangGraph.js project (`langgraph.json`) instead of a deep agent: its graphs are served, not `agent`. */
+  langgraph?: LangGraphConfig;
+}
+
+/** A module export named in langgraph.json as `./path.ts:export`: the path relative to the project. */
+export interface LangGraphExport {
+  path: string;
+  exportName?: string;
+}
+
+/** The normalized `langgraph.json` of a LangGraph.js project (docs/langgraph.md). */
+export interface LangGraphConfig {
+  /** The config file, relative to the project (`langgraph.json`). */
+  file: string;
+  graphs: Record<string, LangGraphExport & { description?: string }>;
+  /** `http.app` (a Hono app mounted before the API) and the `http.disable_*` switches. */
+  http: {
+    app: LangGraphExport | null;
+    disable: { assistants: boolean; threads: boolean; runs: boolean; store: boolean; meta: boolean };
+  };
+  /** `auth.path`: the module exporting LangGraph's `Auth` instance. */
+  auth: (LangGraphExport & { exportName: string }) | null;
+  node_version: string | null;
+  dependencies: string[];
+  /** agentcli settings `store` and `checkpointer` stand for, applied under the environment. */
+  settings: Record<string, string>;
 }

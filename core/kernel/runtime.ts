@@ -90,3 +90,61 @@ export async function preferBaselineWasm(env: Record<string, string | undefined>
   const { setFlagsFromString } = await import("node:v8");
   setFlagsFromString("--liftoff-only");
 }
+
+/** Turns a TypeScript source into JavaScript (`file` names it, for `.tsx` and messages). */
+export type TranspileSource = (source: string, file: string) => string;
+
+const sourceRoots = new Set<string>();
+let sourceHooks = false;
+
+/**
+ * Loads the TypeScript files under `root` (outside node_modules) as LangGraph's loader does,
+ * not with Node's type stripping: each is transpiled by `transpile`, which drops imports used
+ * only as types (Node keeps `import { T }` of a type and the module then fails to link), and a
+ * relative import may name `./x.js` for `./x.ts` or leave the extension out. Registered once
+ * per process (Node 22.15+'s synchronous module hooks, in this thread: the executable's bundled
+ * transpiler serves); each call adds a root. Deno transpiles TypeScript itself: a no-op there.
+ */
+export async function loadTypeScriptUnder(root: string, transpile: TranspileSource): Promise<void> {
+  if ("Deno" in globalThis) return;
+  const { pathToFileURL } = await import("node:url");
+  const { readFileSync } = await import("node:fs");
+  sourceRoots.add(pathToFileURL(root.endsWith("/") ? root : `${root}/`).href);
+  if (sourceHooks) return;
+  sourceHooks = true;
+  type Next<C, R> = (s: string, c?: C) => R;
+  type Resolved = { url: string; format?: string | null };
+  type Loaded = { format?: string | null; source?: string | Uint8Array | null };
+  const ours = (url: string) =>
+    url.startsWith("file:") && !url.includes("/node_modules/") && [...sourceRoots].some((r) => url.startsWith(r));
+  const typeScript = /\.(ts|mts|tsx)$/;
+  const mod = (await import("node:module")) as {
+    registerHooks?: (hooks: {
+      resolve: (specifier: string, context: { parentURL?: string }, next: Next<unknown, Resolved>) => Resolved;
+      load: (url: string, context: unknown, next: Next<unknown, Loaded>) => Loaded;
+    }) => unknown;
+  };
+  mod.registerHooks?.({
+    resolve(specifier, context, next) {
+      try {
+        return next(specifier, context);
+      } catch (err) {
+        const parent = context.parentURL;
+        if (!parent || !ours(parent) || !/^\.{1,2}\//.test(specifier)) throw err;
+        const base = specifier.replace(/\.(m?)js$/, "").replace(/\.jsx$/, "");
+        for (const candidate of [`${base}.ts`, `${base}.tsx`, `${base}.mts`, `${base}/index.ts`]) {
+          try {
+            return next(candidate, context);
+          } catch { /* the next candidate */ }
+        }
+        throw err;
+      }
+    },
+    load(url, context, next) {
+      const path = url.split(/[?#]/)[0]!;
+      if (!ours(path) || !typeScript.test(path)) return next(url, context);
+      const file = decodeURIComponent(new URL(path).pathname);
+      return { format: "module", source: transpile(readFileSync(file, "utf8"), file), shortCircuit: true } as Loaded;
+    },
+  });
+}

@@ -52,12 +52,9 @@ import { mcpMessageSchema } from "./protocols/openapi-operations.ts";
 import { runRoutes } from "./routes/runs.ts";
 import { storeRoutes } from "./routes/store.ts";
 import { threadRoutes } from "./routes/threads.ts";
-import { uuid5 } from "./http/uuid5.ts";
+import { type DefaultAssistant, type DisabledRoutes, ensureAssistants } from "./default-assistants.ts";
 
-export interface DefaultAssistant {
-  name: string;
-  description?: string;
-}
+export { type DefaultAssistant, defaultAssistantId, type DisabledRoutes } from "./default-assistants.ts";
 
 export interface AgentServerOptions {
   /** Graphs by id, loaded on first use. */
@@ -72,6 +69,8 @@ export interface AgentServerOptions {
   ui?: Hono;
   /** Other components (MCP, A2A, well-known documents); `app` may be built from the server's deps. */
   extraRoutes?: Array<{ path: string; app: Hono<any> | ((deps: ServerDeps) => Hono<any>) }>;
+  /** Route groups switched off (langgraph.json's `http.disable_*`). */
+  disable?: DisabledRoutes;
   /** Runs executed at once by this process (default 8; 0 with role `api`). */
   workers?: number;
   /** What this replica does (../engine/queue/roles.ts): `api` runs nothing, `worker` serves only /ok and /info. Default `all`. */
@@ -146,11 +145,6 @@ export interface AgentServer {
 /** Default limit of a request body: 25 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = DEFAULT_LIMITS.maxBodyBytes;
 
-/** The stable id of a default assistant. */
-export function defaultAssistantId(name: string): string {
-  return uuid5(name);
-}
-
 /** Opens storage (unless given open) and the cross-replica bus: Redis, else PostgreSQL's LISTEN/NOTIFY on a shared database. */
 async function openStorageAndBus(
   opts: AgentServerOptions,
@@ -173,32 +167,6 @@ async function openStorageAndBus(
     throw err;
   }
   return { storage, ownStorage, remote };
-}
-
-/**
- * Creates each graph's default assistant, or brings its description up to date. A graph
- * without a configured name is named after its id, unless that is another graph's
- * assistant's name (an agent named like a graph): then after "<id> graph".
- */
-async function ensureAssistants(
-  storage: Storage,
-  ids: string[],
-  defaults: Record<string, DefaultAssistant> = {},
-): Promise<void> {
-  const taken = new Set(ids.filter((g) => defaults[g]).map((g) => defaults[g]!.name));
-  for (const graphId of ids) {
-    const d = defaults[graphId];
-    const name = d?.name ?? (taken.has(graphId) ? `${graphId} graph` : graphId);
-    const created = await storage.assistants.create({
-      assistant_id: defaultAssistantId(name),
-      graph_id: graphId,
-      config: {},
-      metadata: { created_by: "system" },
-      name,
-      description: d?.description ?? null,
-    });
-    if (!created) await storage.assistants.syncSystemDescription(defaultAssistantId(name), d?.description ?? null);
-  }
 }
 
 /** Creates the agent server; storage is opened and migrated, workers started. */
@@ -264,7 +232,13 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
     },
     log,
   });
-  mountApi(app, { authenticate: opts.authenticate, extraRoutes: opts.extraRoutes ?? [], deps, crons });
+  mountApi(app, {
+    authenticate: opts.authenticate,
+    extraRoutes: opts.extraRoutes ?? [],
+    deps,
+    crons,
+    disable: opts.disable,
+  });
 
   await workers.start();
   crons.start();
@@ -327,21 +301,7 @@ function mountInfo(
 ): void {
   const { opts, info } = o;
   app.get("/ok", (c) => c.json({ ok: true }));
-  app.get("/info", (c) =>
-    c.json({
-      version: VERSION,
-      agentcli: VERSION,
-      graphs: info.graphs(),
-      storage: info.storage,
-      redis: info.redis,
-      role: info.role,
-      workers: info.role === "api" ? 0 : opts.workers ?? 8,
-      encryption: info.encryption,
-      store_search: info.store_search,
-      tracing: opts.tracer ? { exporter: opts.tracer.exporter, project: opts.tracer.project } : null,
-      flags: { assistants: true, crons: true, langsmith: false, store: true, strict_resume: true },
-      ...opts.info,
-    }));
+  if (!opts.disable?.meta) mountInfoRoute(app, opts, info);
   // A queue worker replica answers probes and /info only; the API is served by api replicas.
   if (info.role === "worker") {
     app.use(async (c) =>
@@ -361,6 +321,25 @@ function mountInfo(
   app.route("/", apiDocsRoutes({ log: o.log }));
 }
 
+/** `GET /info`. */
+function mountInfoRoute(app: Hono<AppEnv>, opts: AgentServerOptions, info: InfoFields): void {
+  app.get("/info", (c) =>
+    c.json({
+      version: VERSION,
+      agentcli: VERSION,
+      graphs: info.graphs(),
+      storage: info.storage,
+      redis: info.redis,
+      role: info.role,
+      workers: info.role === "api" ? 0 : opts.workers ?? 8,
+      encryption: info.encryption,
+      store_search: info.store_search,
+      tracing: opts.tracer ? { exporter: opts.tracer.exporter, project: opts.tracer.project } : null,
+      flags: { assistants: true, crons: true, langsmith: false, store: true, strict_resume: true },
+      ...opts.info,
+    }));
+}
+
 /** The routes behind auth: the extra components (MCP, A2A) and the Agent API's route groups. */
 function mountApi(
   app: Hono<AppEnv>,
@@ -369,6 +348,7 @@ function mountApi(
     extraRoutes: NonNullable<AgentServerOptions["extraRoutes"]>;
     deps: ServerDeps;
     crons: CronScheduler;
+    disable?: DisabledRoutes;
   },
 ): void {
   const { deps, crons } = o;
@@ -377,11 +357,12 @@ function mountApi(
   app.use(authMiddleware(o.authenticate));
   for (const r of o.extraRoutes) app.route(r.path, typeof r.app === "function" ? r.app(deps) : r.app);
 
+  const off = o.disable ?? {};
   const api = new Hono<AppEnv>();
-  api.route("/assistants", assistantRoutes(deps));
-  api.route("/threads", threadRoutes(deps));
-  api.route("/store", storeRoutes(deps));
-  api.route("/", cronRoutes(deps, crons));
-  api.route("/", runRoutes(deps));
+  if (!off.assistants) api.route("/assistants", assistantRoutes(deps));
+  if (!off.threads) api.route("/threads", threadRoutes(deps));
+  if (!off.store) api.route("/store", storeRoutes(deps));
+  if (!off.runs) api.route("/", cronRoutes(deps, crons));
+  if (!off.runs) api.route("/", runRoutes(deps));
   app.route("/", api);
 }

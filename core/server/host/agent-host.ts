@@ -62,6 +62,13 @@ export interface HostOptions {
   workers?: number;
   /** A listener already answering `/ok` ({@link listenFirst}); the server takes it over when ready. */
   early?: EarlyListener;
+  /**
+   * Where a LangGraph.js project's sources are (dev: the project folder); `serve` writes the
+   * bundle's files out to `<dataDir>-project` when absent.
+   */
+  projectDir?: string;
+  /** LangGraph custom auth: the module (absolute path) and export of langgraph.json's `auth.path`. */
+  langgraphAuth?: { module: string; exportName: string };
 }
 
 export interface Host {
@@ -196,7 +203,42 @@ async function sandboxManager(
   });
 }
 
-export async function hostBundle(opts: HostOptions): Promise<Host> {
+/** A LangGraph.js project's graph modules (with the `--graph` ones), the folder they load from, and its http.app. */
+async function langGraphParts(opts: HostOptions) {
+  const lg = opts.bundle.config.langgraph;
+  if (!lg) return null;
+  const { langGraphModules, loadLangGraphApp, writeProjectSources } = await import("./langgraph-project.ts");
+  const dir = opts.projectDir ?? await writeProjectSources(opts.bundle, `${opts.dataDir}-project`);
+  return {
+    modules: { ...langGraphModules(lg, dir), ...opts.extraGraphs },
+    roots: [dir],
+    app: () => loadLangGraphApp(lg, dir),
+  };
+}
+
+export async function hostBundle(given: HostOptions): Promise<Host> {
+  const lg = given.bundle.config.langgraph;
+  // A LangGraph.js project: its store and checkpointer settings under the environment, its auth module.
+  const opts: HostOptions = lg
+    ? {
+      ...given,
+      env: { ...lg.settings, ...given.env },
+      ...(lg.auth && !given.langgraphAuth
+        ? {
+          langgraphAuth: {
+            module: resolve(given.projectDir ?? `${given.dataDir}-project`, lg.auth.path),
+            exportName: lg.auth.exportName,
+          },
+        }
+        : {}),
+    }
+    : given;
+  // LangGraph's server puts a project's env into process.env, where graph modules read it.
+  if (lg) {
+    for (const [k, v] of Object.entries(opts.env)) {
+      if (process.env[k] === undefined && v !== undefined) process.env[k] = v;
+    }
+  }
   const runTimeout = runTimeoutSeconds(opts.env);
   const limits = limitsFromEnv(opts.env);
   // Every secret the deployment holds is redacted from errors, streams, logs and tool results.
@@ -235,7 +277,10 @@ async function start({ opts, runTimeout, limits, early }: StartOptions): Promise
     throw err;
   };
   const modules = await loadServerModules().catch(closeFirst);
-  const extra = await loadGraphModules(opts.extraGraphs ?? {}).catch(closeFirst);
+  const lg = await langGraphParts(opts).catch(closeFirst);
+  const extra = await loadGraphModules(lg?.modules ?? opts.extraGraphs ?? {}, { log: opts.log, roots: lg?.roots })
+    .catch(closeFirst);
+  const app = lg ? await lg.app().catch(closeFirst) : null;
   const storage = await opening;
   const current = { bundle: opts.bundle };
   const sandboxes = await sandboxManager({ opts, storage, runtime: runtime?.name ?? null, current });
@@ -269,6 +314,7 @@ async function start({ opts, runTimeout, limits, early }: StartOptions): Promise
       modules,
       storage,
       graphs,
+      ...(lg ? { langgraph: { app, disable: opts.bundle.config.langgraph!.http.disable } } : {}),
       current: () => current.bundle,
       settings: () => ({
         tracer,

@@ -9,10 +9,11 @@
  * const modules = await loadServerModules();
  * const server = await buildAgentServer({ host: opts, modules, storage, graphs, current: () => bundle, settings: () => ({ log }) });
  */
+import type { Hono } from "hono";
 import { type Env, type PluginDriver, type ServerLog, VERSION } from "../../kernel/index.ts";
 import type { Bundle } from "../../bundle/index.ts";
 import type { Storage } from "../../storage/index.ts";
-import type { AgentServer, AgentServerOptions } from "../app.ts";
+import type { AgentServer, AgentServerOptions, DisabledRoutes } from "../app.ts";
 import { projectAssistants, type ProjectGraphs } from "./project-graphs.ts";
 
 /**
@@ -44,12 +45,14 @@ export interface AgentServerBuild {
   modules: ServerModules;
   storage: Storage;
   graphs: ProjectGraphs;
+  /** A LangGraph.js project's `http.app` (mounted before the API) and `http.disable_*` switches. */
+  langgraph?: { app: unknown | null; disable: DisabledRoutes };
   /** The bundle served now (a dev reload swaps it). */
   current: () => Bundle;
   /** The server's other options; read after auth, the UI and the endpoints are set up (a bad setting fails then). */
   settings: () => Omit<
     AgentServerOptions,
-    "graphs" | "defaultAssistants" | "storage" | "authenticate" | "ui" | "extraRoutes"
+    "graphs" | "defaultAssistants" | "storage" | "authenticate" | "ui" | "extraRoutes" | "disable"
   >;
 }
 
@@ -87,11 +90,13 @@ export async function buildAgentServer(o: AgentServerBuild): Promise<AgentServer
   });
   return await m.createAgentServer({
     graphs,
-    defaultAssistants: projectAssistants(opts.bundle),
+    defaultAssistants: projectAssistants(opts.bundle, opts.env),
     storage: o.storage,
     authenticate,
     ui,
-    extraRoutes,
+    // LangGraph mounts a project's http.app after auth and before its API: its routes win a clash.
+    extraRoutes: o.langgraph?.app ? [{ path: "/", app: o.langgraph.app as Hono<any> }, ...extraRoutes] : extraRoutes,
+    ...(o.langgraph ? { disable: o.langgraph.disable } : {}),
     ...o.settings(),
   });
 }

@@ -7,21 +7,22 @@
  * const modules = parseGraphFlags(["echo=./graphs/echo.ts"], process.cwd());
  * const graphs = await loadGraphModules(modules); // { echo: <compiled graph> }
  */
-import { pathToFileURL } from "node:url";
-import { resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import {
   agentcliError,
-  GraphExportNotGraph,
+  consoleLog,
   GraphFlagIsAgent,
   GraphFlagMalformed,
   GraphFlagRepeated,
-  GraphModuleUnloadable,
+  type ServerLog,
 } from "../../kernel/index.ts";
 
 /** A graph module named by `--graph`: where it is and which export (`graph`, then default, when absent). */
 export interface GraphModule {
   path: string;
   exportName?: string;
+  /** The langgraph.json naming it (as shown in errors); absent for a `--graph`. */
+  config?: string;
 }
 
 /** The id of the project's agent graph. */
@@ -57,28 +58,24 @@ export function parseGraphFlags(
 }
 
 /**
- * Imports the `--graph` modules and checks each export is what langgraph.json accepts (a
- * compiled graph, a StateGraph, or a factory), so a wrong one stops the start with the
- * module and what it found rather than failing every run.
+ * Imports graph modules (`--graph`, or a langgraph.json's `graphs`) as LangGraph's loader
+ * does (graph-modules.ts: TypeScript, Promise exports, the SDK logger) and checks each export
+ * is what langgraph.json accepts (a compiled graph, a StateGraph, or a factory), so a wrong one
+ * stops the start with the module and what it found rather than failing every run. `roots`:
+ * folders whose TypeScript loads as LangGraph's (default: each module's folder).
  */
-export async function loadGraphModules(modules: Record<string, GraphModule>): Promise<Record<string, unknown>> {
-  const { graphExportKind } = await import("../../engine/index.ts");
+export async function loadGraphModules(
+  modules: Record<string, GraphModule>,
+  opts: { log?: ServerLog; roots?: string[] } = {},
+): Promise<Record<string, unknown>> {
+  const entries = Object.entries(modules);
+  if (!entries.length) return {};
+  const { importGraphExport, prepareGraphModules } = await import("./graph-modules.ts");
+  await prepareGraphModules({
+    roots: opts.roots ?? [...new Set(entries.map(([, m]) => dirname(m.path)))],
+    log: opts.log ?? consoleLog("graph"),
+  });
   const out: Record<string, unknown> = {};
-  for (const [id, { path, exportName }] of Object.entries(modules)) {
-    let mod: Record<string, unknown>;
-    try {
-      mod = await import(pathToFileURL(path).href);
-    } catch (err) {
-      throw agentcliError(GraphModuleUnloadable, { id, path, reason: (err as Error).message.split("\n")[0]! });
-    }
-    const name = exportName ?? ("graph" in mod ? "graph" : "default");
-    const value = mod[name];
-    const kind = graphExportKind(value);
-    if (typeof kind === "object") {
-      const exported = Object.keys(mod).map((k) => `"${k}"`).join(", ") || "nothing";
-      throw agentcliError(GraphExportNotGraph, { id, path, name, found: kind.found, exported });
-    }
-    out[id] = value;
-  }
+  for (const [id, m] of entries) out[id] = await importGraphExport({ id, ...m });
   return out;
 }

@@ -13,6 +13,7 @@ import type { Bundle } from "../../bundle/index.ts";
 import type { Env, ServerLog } from "../../kernel/index.ts";
 import type { GraphLoaders } from "../../engine/index.ts";
 import type { DefaultAssistant } from "../app.ts";
+import { langGraphAssistants } from "./langgraph-project.ts";
 
 export interface ProjectGraphsOptions {
   /** What every agent graph is built with, besides its bundle, env and sandbox workdir. */
@@ -26,8 +27,13 @@ export interface ProjectGraphsOptions {
   log: ServerLog;
 }
 
-/** The default assistant of the project's agent graph: the agent's name and description. */
-export function projectAssistants(bundle: Bundle): Record<string, DefaultAssistant> {
+/**
+ * The default assistant of the project's agent graph (the agent's name and description), or
+ * of each graph of a LangGraph.js project (with `LANGGRAPH_CONFIG`'s config from `env`).
+ */
+export function projectAssistants(bundle: Bundle, env: Env = {}): Record<string, DefaultAssistant> {
+  const lg = bundle.config.langgraph;
+  if (lg) return langGraphAssistants(lg, env);
   return { agent: { name: bundle.config.agent.name, description: bundle.config.agent.description } };
 }
 
@@ -43,7 +49,8 @@ export class ProjectGraphs {
   /** The loaders of a bundle's graphs: the agent, then each `--graph` (replacing the agent when its id is "agent"). */
   loaders(bundle: Bundle, env: Env): GraphLoaders {
     const o = this.#o;
-    const graphs: Record<string, () => Promise<unknown>> = {
+    // A LangGraph.js project serves its own graphs (the `extra` ones), no deep agent.
+    const graphs: Record<string, () => Promise<unknown>> = bundle.config.langgraph ? {} : {
       agent: async () => {
         const { createAgentGraph } = await import("../../harness/index.ts");
         const g = await createAgentGraph({ ...o.agent, bundle, env, sandboxWorkdir: o.workdir(bundle) });

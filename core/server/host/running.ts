@@ -55,7 +55,7 @@ export function runningHost(p: RunningParts): Host {
     async reload(bundle, env) {
       await p.graphs.closeAll();
       p.current.bundle = bundle;
-      await p.server.reloadGraphs(p.graphs.loaders(bundle, env), projectAssistants(bundle));
+      await p.server.reloadGraphs(p.graphs.loaders(bundle, env), projectAssistants(bundle, env));
       return [];
     },
     async close() {

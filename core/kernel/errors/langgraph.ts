@@ -1,0 +1,43 @@
+/**
+ * The error catalogue: LangGraph.js projects (GRAPH_INVALID, CONFIG_INVALID): the modules a
+ * `langgraph.json` names. Entries of one area; core/kernel/errors-data.ts lists every area
+ * (its `ERRORS`, the order of docs/errors.md).
+ */
+import type { ErrorData } from "../errors-data.ts";
+
+/** A graph module of langgraph.json that fails to import; `reason` is the first line of its error. */
+export const LangGraphGraphUnloadable = {
+  name: "LangGraphGraphUnloadable",
+  code: "GRAPH_INVALID",
+  title: "A graph module named by langgraph.json does not load.",
+  message: (v: { config: string; id: string; path: string; reason: string }) =>
+    `Cannot load graph "${v.id}" of ${v.config} from ${v.path}: ${v.reason}`,
+  hint: 'Check the path in "graphs" (relative to langgraph.json) and that the module and its imports load.',
+} as const satisfies ErrorData;
+
+/** A graph module of langgraph.json whose export is not a graph (after awaiting a Promise). */
+export const LangGraphExportNotGraph = {
+  name: "LangGraphExportNotGraph",
+  code: "GRAPH_INVALID",
+  title: "A graph module named by langgraph.json does not export a graph.",
+  message: (v: { config: string; id: string; path: string; name: string; found: string; exported: string }) =>
+    `Cannot serve graph "${v.id}" of ${v.config}: ${v.path} export "${v.name}" is ${v.found}, not a graph (the module exports ${v.exported})`,
+  hint:
+    'Export a compiled graph, a StateGraph, a Promise of one, or a (async) function taking the run config and returning one; name the export with "<path>:<export>".',
+} as const satisfies ErrorData;
+
+/** The module `http.app` names does not load or does not export a Hono app. */
+export const LangGraphHttpAppInvalid = {
+  name: "LangGraphHttpAppInvalid",
+  code: "CONFIG_INVALID",
+  title: "The custom HTTP app (http.app of langgraph.json) does not load or is not a Hono app.",
+  message: (v: { config: string; path: string; reason: string }) =>
+    `Cannot mount http.app of ${v.config} from ${v.path}: ${v.reason}`,
+  hint: 'Export a Hono app (new Hono()) from the module and name it in http.app as "./path.ts:app".',
+} as const satisfies ErrorData;
+
+export const LANGGRAPH_ERRORS: readonly ErrorData[] = [
+  LangGraphGraphUnloadable,
+  LangGraphExportNotGraph,
+  LangGraphHttpAppInvalid,
+];

@@ -1,0 +1,50 @@
+/**
+ * examples/langgraph-js's custom auth (src/auth.ts, an `Auth` of @langchain/langgraph-sdk/auth)
+ * under `agentcli dev` with auth enforced: `authenticate` refuses an unknown token (401), each
+ * user sees only the threads they created (the `threads` handler's filter and metadata), and a
+ * user without "assistants:write" cannot create assistants (403). Served by lg-auth's
+ * `HostOptions.langgraphAuth`, which this project's `auth.path` sets.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { Client } from "@langchain/langgraph-sdk";
+import { type LangGraphDev, ROOT, startLangGraphDev } from "./_dev.ts";
+
+let dev: LangGraphDev;
+const as = (token: string | null) =>
+  new Client({
+    apiUrl: dev.url,
+    apiKey: null,
+    defaultHeaders: token ? { authorization: `Bearer ${token}` } : {},
+    callerOptions: { maxRetries: 0 },
+  });
+
+before(async () => {
+  dev = await startLangGraphDev(join(ROOT, "examples/langgraph-js"), { env: { AGENTCLI_DEV_AUTH_BYPASS: "0" } });
+});
+after(() => dev?.stop());
+
+describe("examples/langgraph-js custom auth", () => {
+  test("authenticate runs on every request: no or an unknown token is 401", async () => {
+    await assert.rejects(as(null).threads.create(), /401/);
+    await assert.rejects(as("token-eve").threads.create(), /401/);
+  });
+
+  test("the threads handler confines each user to the threads they created", async () => {
+    const alice = await as("token-alice").threads.create();
+    assert.equal(alice.metadata?.owner, "alice");
+    const seenByBob = await as("token-bob").threads.search({ limit: 100 });
+    assert.ok(!seenByBob.some((t) => t.thread_id === alice.thread_id));
+    await assert.rejects(as("token-bob").threads.get(alice.thread_id), /404/);
+  });
+
+  test("scoped permissions: bob may use threads but not create assistants", async () => {
+    await as("token-alice").assistants.create({ graphId: "chat", name: "alice's" });
+    await assert.rejects(as("token-bob").assistants.create({ graphId: "chat", name: "bob's" }), /403/);
+    const run = await as("token-bob").runs.wait(null, "chat", {
+      input: { messages: [{ role: "user", content: "hi" }] },
+    });
+    assert.ok(run);
+  });
+});
