@@ -28,6 +28,7 @@ import {
   type GraphLoaders,
   GraphRegistry,
   type IdleCollector,
+  LocalTraces,
   type RemoteBus,
   type Resolver,
   RunBroker,
@@ -219,6 +220,8 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
     log,
     resolve: opts.webhookResolver,
   });
+  const ttl: TtlSettings = { ...DEFAULT_TTL, ...opts.ttl };
+  const traces = new LocalTraces({ retentionSeconds: ttl.traceRetentionSeconds });
   const workers = new WorkerPool({
     storage,
     broker,
@@ -231,6 +234,7 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
     onThreadDeleted: opts.onThreadDeleted,
     webhooks,
     tracer: opts.tracer ?? null,
+    traces,
     idle: opts.idle,
     affinitySeconds: opts.queueAffinitySeconds ?? DEFAULT_QUEUE_AFFINITY_SECONDS,
   });
@@ -242,7 +246,8 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
     limits,
     onThreadDeleted: opts.onThreadDeleted,
     heartbeatMs: opts.heartbeatMs ?? 15_000,
-    ttl: { ...DEFAULT_TTL, ...opts.ttl },
+    ttl,
+    traces,
   };
 
   const crons = new CronScheduler(deps, { pollMs: opts.cronPollMs });
