@@ -80,7 +80,10 @@ before(async () => {
   });
   h = await startHarness({
     config,
-    files: { "AGENTS.md": "Main agent. MARKER-MAIN", "subagents/critic/AGENTS.md": "You are the critic. MARKER-CRITIC" },
+    files: {
+      "AGENTS.md": "Main agent. MARKER-MAIN",
+      "subagents/critic/AGENTS.md": "You are the critic. MARKER-CRITIC",
+    },
     plugins: [myBoxSpec, localBoxes],
     server: models,
   });
@@ -134,7 +137,11 @@ test("a run's trace: model calls with usage, an MCP tool, execute with its exit 
   const byId = new Map(spans.map((s) => [s.span_id, s]));
   const ancestors = (s: Span) => {
     const out: Span[] = [];
-    for (let p = s.parent_id ? byId.get(s.parent_id) : undefined; p; p = p.parent_id ? byId.get(p.parent_id) : undefined) {
+    for (
+      let p = s.parent_id ? byId.get(s.parent_id) : undefined;
+      p;
+      p = p.parent_id ? byId.get(p.parent_id) : undefined
+    ) {
       out.push(p);
     }
     return out;

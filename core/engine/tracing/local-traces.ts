@@ -5,7 +5,7 @@
  * records none). While a run is in flight, the replica executing it answers its spans so far.
  */
 import type { Span, StoredSpan } from "../../storage/index.ts";
-import { SpanRecorder, type TraceEnd, type TracedRun } from "./span-recorder.ts";
+import { SpanRecorder, type TracedRun, type TraceEnd } from "./span-recorder.ts";
 
 /** Default retention of runs' traces: 7 days. */
 export const DEFAULT_TRACE_RETENTION_SECONDS = 7 * 86_400;

@@ -162,15 +162,17 @@ class SpanCallbacks extends BaseCallbackHandler {
     for (const id of [...this.#spans.keys()].reverse()) this.#end(id);
   }
 
+  // LangChain calls it with (chain, inputs, runId, parentRunId, tags, metadata, runType, runName),
+  // whatever its declaration's names say.
   override handleChainStart(
     _chain: Serialized,
     _inputs: unknown,
     runId: string,
-    runType?: string,
+    parentRunId?: string,
     _tags?: string[],
     metadata?: Record<string, unknown>,
+    runType?: string,
     runName?: string,
-    parentRunId?: string,
   ): void {
     const attrs: Record<string, string | number> = { "agentcli.kind": runType ?? "chain" };
     if (typeof metadata?.langgraph_node === "string") attrs["agentcli.node"] = metadata.langgraph_node;

@@ -152,15 +152,17 @@ export class SpanRecorder extends BaseCallbackHandler {
     return s;
   }
 
+  // LangChain calls it with (chain, inputs, runId, parentRunId, tags, metadata, runType, runName),
+  // whatever its declaration's names say.
   override handleChainStart(
     _chain: Serialized,
     inputs: unknown,
     runId: string,
-    _runType?: string,
+    parentRunId?: string,
     tags?: string[],
     metadata?: Record<string, unknown>,
+    _runType?: string,
     runName?: string,
-    parentRunId?: string,
   ): void {
     // The graph's own run has the run's id: it is the root span.
     if (runId === this.#root.id) {
@@ -206,7 +208,13 @@ export class SpanRecorder extends BaseCallbackHandler {
     };
     if (typeof metadata?.langgraph_node === "string") attributes.node = metadata.langgraph_node;
     if (typeof params.temperature === "number") attributes.temperature = params.temperature;
-    this.#open(runId, { parentRunId, kind: "model", name: model, input: messages.length === 1 ? messages[0] : messages, attributes });
+    this.#open(runId, {
+      parentRunId,
+      kind: "model",
+      name: model,
+      input: messages.length === 1 ? messages[0] : messages,
+      attributes,
+    });
   }
   override handleLLMStart(
     llm: Serialized,
@@ -294,7 +302,9 @@ function field(value: unknown): unknown {
   if (value === null || value === undefined) return null;
   const wire = toWire(value);
   const json = JSON.stringify(wire) ?? "null";
-  return json.length <= MAX_FIELD_CHARS ? wire : { truncated: true, chars: json.length, preview: json.slice(0, MAX_FIELD_CHARS) };
+  return json.length <= MAX_FIELD_CHARS
+    ? wire
+    : { truncated: true, chars: json.length, preview: json.slice(0, MAX_FIELD_CHARS) };
 }
 
 function toSpan(s: OpenSpan): Span {
