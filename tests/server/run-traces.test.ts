@@ -13,6 +13,8 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { Client } from "@langchain/langgraph-sdk";
 import { definePlugin } from "../../core/kernel/hooks.ts";
+import { encryptionFromEnv } from "../../core/storage/encryption.ts";
+import { sqlOf } from "../../core/storage/storage.ts";
 import local from "../../plugins/sandbox/local.ts";
 import { makeConfig, makeSubagent } from "../harness/_bundle.ts";
 import { type Harness, startHarness } from "../harness/_harness.ts";
@@ -273,6 +275,34 @@ test("traces expire after AGENTCLI_TRACE_RETENTION_SECONDS; 0 records none", asy
   } finally {
     await short.close();
     await off.close();
+  }
+});
+
+test("with encryption at rest, spans are sealed in the database and read back in clear", async () => {
+  const encryption = encryptionFromEnv({ LANGGRAPH_AES_KEY: "0123456789abcdef0123456789abcdef" });
+  const { graph } = h;
+  const s = await startTestServer({ graphs: { agent: async () => graph }, storage: { encryption } });
+  try {
+    models.script({ when: "MARKER-SEALED", text: "sealed answer" });
+    const thread = await s.client.threads.create();
+    await s.client.runs.wait(thread.thread_id, "agent", {
+      input: { messages: [{ role: "user", content: "MARKER-SEALED" }] },
+      config: { configurable: { graph_auth_user_id: "carol" } },
+    });
+    const [run] = await s.client.runs.list(thread.thread_id);
+    const { body } = await trace(s.url, thread.thread_id, run!.run_id);
+    assert.match(JSON.stringify(body.spans.find((x) => x.kind === "model")!.output), /sealed answer/);
+    const { rows } = await sqlOf(s.server.storage).query<{ data: string }>(
+      "SELECT data FROM run_spans WHERE run_id = $1",
+      [run!.run_id],
+    );
+    assert.ok(rows.length > 1);
+    for (const r of rows) {
+      assert.doesNotMatch(r.data, /sealed answer|MARKER-SEALED/);
+      assert.match(r.data, /^aes:/);
+    }
+  } finally {
+    await s.close();
   }
 });
 
