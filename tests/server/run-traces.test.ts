@@ -20,7 +20,7 @@ import { makeConfig, makeSubagent } from "../harness/_bundle.ts";
 import { type Harness, startHarness } from "../harness/_harness.ts";
 import { type McpServers, startMcpServers } from "../fixtures/mcp-servers/server.ts";
 import { type ModelServer, startModelServer } from "../fixtures/model-server/server.ts";
-import { startTestServer, type TestServer } from "./_harness.ts";
+import { pgSchema, startTestServer, type TestServer } from "./_harness.ts";
 
 interface Span {
   span_id: string;
@@ -303,6 +303,38 @@ test("with encryption at rest, spans are sealed in the database and read back in
     }
   } finally {
     await s.close();
+  }
+});
+
+test("two replicas on one PostgreSQL: the executing one answers the live spans, either the stored ones", async () => {
+  const pg = await pgSchema("agentcli_traces");
+  const { graph } = h;
+  const worker = await startTestServer({ graphs: { agent: async () => graph }, storage: { url: pg.url } });
+  const api = await startTestServer({ graphs: { agent: async () => graph }, storage: { url: pg.url }, role: "api" });
+  try {
+    let asked = false;
+    models.script({
+      when: (r) => (r.messages.some((m) => m.content.includes("MARKER-REPLICA")) ? (asked = true) : false),
+      text: "replica answer",
+      delayMs: 3000,
+    });
+    const thread = await api.client.threads.create();
+    const run = await api.client.runs.create(thread.thread_id, "agent", {
+      input: { messages: [{ role: "user", content: "MARKER-REPLICA" }] },
+      config: { configurable: { graph_auth_user_id: "carol" } },
+    });
+    while (!asked) await new Promise((r) => setTimeout(r, 20));
+    const live = await trace(worker.url, thread.thread_id, run.run_id);
+    assert.equal(live.body.spans.find((s) => s.kind === "run")?.status, "running", "the executing replica");
+    assert.deepEqual((await trace(api.url, thread.thread_id, run.run_id)).body.spans, [], "the other one: at the end");
+    await api.client.runs.join(thread.thread_id, run.run_id);
+    const stored = await trace(api.url, thread.thread_id, run.run_id);
+    assert.equal(stored.body.spans.find((s) => s.kind === "run")?.status, "ok");
+    assert.match(JSON.stringify(stored.body.spans.find((s) => s.kind === "model")?.output), /replica answer/);
+  } finally {
+    await api.close();
+    await worker.close();
+    await pg.drop();
   }
 });
 
