@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { Client } from "@langchain/langgraph-sdk";
 import { definePlugin } from "../../core/kernel/hooks.ts";
+import { MAX_FIELD_CHARS, MAX_RUN_CHARS, SpanRecorder } from "../../core/engine/tracing/span-recorder.ts";
 import { encryptionFromEnv } from "../../core/storage/encryption.ts";
 import { sqlOf } from "../../core/storage/storage.ts";
 import local from "../../plugins/sandbox/local.ts";
@@ -336,6 +337,24 @@ test("two replicas on one PostgreSQL: the executing one answers the live spans, 
     await worker.close();
     await pg.drop();
   }
+});
+
+test("long inputs and outputs are cut; past the run's budget only their size is kept", () => {
+  const recorder = new SpanRecorder({ run_id: "r", thread_id: "t", assistant_id: "a", graph_id: "g", attempt: 1 });
+  const big = "x".repeat(MAX_FIELD_CHARS * 2);
+  const calls = MAX_RUN_CHARS / MAX_FIELD_CHARS + 2;
+  for (let i = 0; i < calls; i++) {
+    recorder.handleToolStart({ lc: 1, type: "not_implemented", id: ["tool"] }, `{"i":${i}}`, `call-${i}`, "r");
+    recorder.handleToolEnd(big, `call-${i}`);
+  }
+  const spans = recorder.stored({ status: "success" }).map((s) => JSON.parse(s.data) as { output: unknown });
+  assert.equal(spans.length, calls + 1);
+  const first = spans[1]!.output as { truncated: boolean; chars: number; preview: string };
+  assert.equal(first.truncated, true);
+  assert.equal(first.chars, big.length + 2);
+  assert.ok(first.preview === JSON.stringify(big).slice(0, MAX_FIELD_CHARS), "the first characters are kept");
+  const last = spans.at(-1)!.output as Record<string, unknown>;
+  assert.ok(last.truncated === true && last.chars === big.length + 2 && !("preview" in last), "only the size");
 });
 
 test("the trace endpoint is in /openapi.json", async () => {

@@ -3,7 +3,7 @@
  * call (`task` to a subagent, with the subagent's own calls under it), and graph step as a
  * span in memory, with references to its input and output. Nothing is serialized while the
  * run goes: at its end, {@link SpanRecorder.stored} turns the spans into JSON once (each
- * input and output cut at {@link MAX_FIELD_CHARS}, everything redacted) for the one
+ * input and output cut at {@link MAX_FIELD_CHARS}, {@link MAX_RUN_CHARS} in all, everything redacted) for the one
  * statement that records the run's end (../executor/run-end.ts).
  */
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
@@ -17,6 +17,8 @@ import { type TokenUsage, usageOf } from "../usage/usage-of.ts";
 
 /** An input or output longer than this (as JSON) is kept as its first characters, marked `truncated`. */
 export const MAX_FIELD_CHARS = 32_768;
+/** The inputs and outputs of one run's spans together keep at most this many characters; later ones keep their size only. */
+export const MAX_RUN_CHARS = 8 * 1024 * 1024;
 
 /** LangGraph's tag of its internal runnables (channel writes, branches): not spans of their own. */
 const HIDDEN = "langsmith:hidden";
@@ -82,7 +84,8 @@ export class SpanRecorder extends BaseCallbackHandler {
 
   /** The spans so far, as the trace endpoint answers them (calls in flight are `running`). */
   live(): Span[] {
-    return this.#spans.map((s) => toSpan(s));
+    const budget = { left: MAX_RUN_CHARS };
+    return this.#spans.map((s) => toSpan(s, budget));
   }
 
   /** Ends the root span and answers every span ready to store (a call still open ends with the run, `error`). */
@@ -99,8 +102,9 @@ export class SpanRecorder extends BaseCallbackHandler {
         s.error ??= `the run ended (${end.status}) before this call finished`;
       }
     }
+    const budget = { left: MAX_RUN_CHARS };
     return this.#spans.map((s) => {
-      const span = toSpan(s);
+      const span = toSpan(s, budget);
       return {
         span_id: span.span_id,
         parent_id: span.parent_id,
@@ -297,17 +301,19 @@ function parseJson(text: string): unknown {
   }
 }
 
-/** An input or output as stored: API JSON, cut at {@link MAX_FIELD_CHARS}. */
-function field(value: unknown): unknown {
+/** An input or output as stored: API JSON, cut at {@link MAX_FIELD_CHARS} (its size only once the run's budget is spent). */
+function field(value: unknown, budget: { left: number }): unknown {
   if (value === null || value === undefined) return null;
   const wire = toWire(value);
   const json = JSON.stringify(wire) ?? "null";
+  if (budget.left <= 0) return { truncated: true, chars: json.length };
+  budget.left -= Math.min(json.length, MAX_FIELD_CHARS);
   return json.length <= MAX_FIELD_CHARS
     ? wire
     : { truncated: true, chars: json.length, preview: json.slice(0, MAX_FIELD_CHARS) };
 }
 
-function toSpan(s: OpenSpan): Span {
+function toSpan(s: OpenSpan, budget: { left: number }): Span {
   return {
     span_id: s.id,
     parent_id: s.parent,
@@ -317,8 +323,8 @@ function toSpan(s: OpenSpan): Span {
     ended_at: s.end === null ? null : new Date(s.end).toISOString(),
     duration_ms: s.end === null ? null : s.end - s.start,
     status: s.end === null ? "running" : s.failed ? "error" : "ok",
-    input: field(s.input),
-    output: field(s.output),
+    input: field(s.input, budget),
+    output: field(s.output, budget),
     ...(s.error !== undefined ? { error: redact(s.error) } : {}),
     ...(s.usage ? { usage: s.usage } : {}),
     attributes: s.attributes,
