@@ -42,7 +42,8 @@ async function server(traceRetentionSeconds: number) {
     const base = process.env.AGENTCLI_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
     const schema = `agentcli_bench_traces_${process.pid}_${traceRetentionSeconds}`;
     const admin = await openSql({ url: base });
-    await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE; CREATE SCHEMA ${schema}`);
+    await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await admin.query(`CREATE SCHEMA ${schema}`);
     await admin.close();
     storage = { url: `${base}?options=${encodeURIComponent(`-c search_path=${schema}`)}` };
   }
