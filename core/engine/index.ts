@@ -29,6 +29,8 @@ export { ownedMetadata, ownerOf, patchMetadata, userNamespace } from "./runs/sco
 export { DEFAULT_WEBHOOKS, isHttpUrl, WebhookSender, webhooksFromEnv } from "./runs/webhooks.ts";
 export type { Resolver, WebhookSettings } from "./runs/webhooks.ts";
 export type { RunTracer } from "./tracing/tracing.ts";
+export { DEFAULT_TRACE_RETENTION_SECONDS, LocalTraces } from "./tracing/local-traces.ts";
+export { type TokenUsage, usageOf } from "./usage/usage-of.ts";
 export type { CheckpointRef, RunConfigInput, RunCreateBody } from "./runs/input.ts";
 export { openPostgresBus } from "./broker/pg-bus.ts";
 export { openRedisBus } from "./broker/redis-bus.ts";

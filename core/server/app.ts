@@ -28,6 +28,7 @@ import {
   type GraphLoaders,
   GraphRegistry,
   type IdleCollector,
+  LocalTraces,
   type RemoteBus,
   type Resolver,
   RunBroker,
@@ -187,6 +188,8 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
     log,
     resolve: opts.webhookResolver,
   });
+  const ttl: TtlSettings = { ...DEFAULT_TTL, ...opts.ttl };
+  const traces = new LocalTraces({ retentionSeconds: ttl.traceRetentionSeconds });
   const workers = new WorkerPool({
     storage,
     broker,
@@ -199,6 +202,7 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
     onThreadDeleted: opts.onThreadDeleted,
     webhooks,
     tracer: opts.tracer ?? null,
+    traces,
     idle: opts.idle,
     affinitySeconds: opts.queueAffinitySeconds ?? DEFAULT_QUEUE_AFFINITY_SECONDS,
   });
@@ -210,7 +214,8 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
     limits,
     onThreadDeleted: opts.onThreadDeleted,
     heartbeatMs: opts.heartbeatMs ?? 15_000,
-    ttl: { ...DEFAULT_TTL, ...opts.ttl },
+    ttl,
+    traces,
   };
 
   const crons = new CronScheduler(deps, { pollMs: opts.cronPollMs });

@@ -2,7 +2,8 @@
  * The agent server's schema, as versioned migrations applied on start (scope "server").
  * Tables: assistants (+ versions), threads, runs (the durable queue), run_events (the
  * resumable stream log), checkpoints and checkpoint_writes (LangGraph checkpointer),
- * store_items (LangGraph store); sandboxes (scope key -> the provider's sandbox id, ../harness/sandbox/manager.ts).
+ * store_items (LangGraph store); sandboxes (scope key -> the provider's sandbox id, ../harness/sandbox/manager.ts);
+ * run_spans (a run's trace kept locally, ./run-spans.ts).
   },
   {
  * resumable stream log), checkpoints, checkpoint_blobs and checkpoint_writes (LangGraph
@@ -218,6 +219,30 @@ CREATE TABLE IF NOT EXISTS store_vectors (
   PRIMARY KEY (namespace, key, field),
   FOREIGN KEY (namespace, key) REFERENCES store_items (namespace, key) ON DELETE CASCADE
 )`,
+  },
+  {
+    // Run traces kept locally (./run-spans.ts): a run's model, tool and subagent calls as
+    // spans, written with the run's end and going with the run; `data` holds the span's
+    // input, output, error, usage and attributes as JSON (sealed with encryption at rest).
+    // The TTL sweeper deletes them `AGENTCLI_TRACE_RETENTION_SECONDS` after `created_at`.
+    version: 8,
+    name: "run spans",
+    up: `
+CREATE TABLE IF NOT EXISTS run_spans (
+  run_id text NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+  seq integer NOT NULL,
+  span_id text NOT NULL,
+  parent_id text,
+  kind text NOT NULL,
+  name text NOT NULL,
+  status text NOT NULL,
+  started_at timestamptz NOT NULL,
+  ended_at timestamptz,
+  data text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (run_id, seq)
+);
+CREATE INDEX IF NOT EXISTS run_spans_by_created ON run_spans (created_at)`,
   },
 ];
 

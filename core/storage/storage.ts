@@ -15,6 +15,7 @@ import type { AtRestEncryption } from "./encryption.ts";
 import type { StoreIndex } from "./store-index.ts";
 import { SERVER_MIGRATIONS, SERVER_TEMPLATE } from "./migrations.ts";
 import { RunEventLog } from "./run-events.ts";
+import { RunSpanStore } from "./run-spans.ts";
 import { RunStore } from "./runs.ts";
 import { SandboxRecords } from "./sandboxes.ts";
 import { migrate, openSql, type OpenSqlOptions, type SqlDriver, type SqlExecutor } from "./sql.ts";
@@ -38,6 +39,8 @@ export interface Storage {
   readonly runs: RunStore;
   readonly crons: CronStore;
   readonly events: RunEventLog;
+  /** Runs' traces kept locally (./run-spans.ts). */
+  readonly spans: RunSpanStore;
   readonly checkpointer: SqlCheckpointSaver;
   readonly store: SqlStore;
   /** The sandbox of each scope key (the sandbox manager's table). */
@@ -85,6 +88,7 @@ export async function createStorage(
     runs: new RunStore(sql, { encryption }),
     crons: new CronStore(sql, { encryption }),
     events: new RunEventLog(sql, { encryption }),
+    spans: new RunSpanStore(sql, { encryption }),
     checkpointer,
     store: new SqlStore(sql, { encryption, index: opts.storeIndex }),
     ttl: new TtlStore(sql),

@@ -99,6 +99,7 @@ const MATRIX: Record<string, Case[]> = {
   "GET /threads/{thread_id}/runs/{run_id}": [{ mixed: true }],
   "DELETE /threads/{thread_id}/runs/{run_id}": [{ mixed: true }],
   "GET /threads/{thread_id}/runs/{run_id}/join": [{ mixed: true }],
+  "GET /threads/{thread_id}/runs/{run_id}/trace": [{ mixed: true }],
   "GET /threads/{thread_id}/runs/{run_id}/stream": [{ mixed: true }],
   "GET /runs/{run_id}/stream": [{}],
   "POST /threads/{thread_id}/runs/{run_id}/cancel": [{ mixed: true }, { query: "action=rollback", mixed: true }],

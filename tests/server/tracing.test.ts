@@ -194,7 +194,14 @@ test("a run's spans reach the OTLP listener: run, model calls with tokens, tools
   for (const c of chats) {
     assert.equal(c.attrs["gen_ai.usage.input_tokens"], 10);
     assert.equal(c.attrs["gen_ai.usage.output_tokens"], 5);
+    assert.equal(c.attrs["agentcli.usage.total_tokens"], 15);
+    assert.equal(c.attrs["gen_ai.operation.name"], "chat");
+    assert.equal(c.attrs["gen_ai.request.model"], "gpt-test");
+    assert.equal(c.attrs["gen_ai.provider.name"], "openai");
   }
+  // The graph's steps are under the graph's span, not flat under the run's.
+  const steps = trace.filter((s) => s.attrs["agentcli.node"] === "tools");
+  assert.ok(steps.length > 0 && steps.every((s) => s.parentId !== root.spanId), "steps nest under the graph's span");
   assert.ok(trace.some((s) => s.name === "execute_tool lookup"));
   const taskSpan = trace.find((s) => s.name === "execute_tool task");
   assert.equal(taskSpan?.attrs["agentcli.subagent"], "researcher");

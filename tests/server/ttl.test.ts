@@ -158,6 +158,7 @@ describe("TTLs with server defaults (AGENTCLI_THREAD_TTL_MINUTES, AGENTCLI_STORE
       refreshOnRead: true,
       sweepMs: 60_000,
       streamRetentionSeconds: 300,
+      traceRetentionSeconds: 604_800,
     });
     assert.equal(ttlFromEnv({ AGENTCLI_TTL_SWEEP_SECONDS: "5" }).sweepMs, 5000);
     assert.equal(ttlFromEnv({ AGENTCLI_STREAM_RETENTION_SECONDS: "0" }).streamRetentionSeconds, 0);
@@ -168,6 +169,11 @@ describe("TTLs with server defaults (AGENTCLI_THREAD_TTL_MINUTES, AGENTCLI_STORE
         new RegExp(`AGENTCLI_STREAM_RETENTION_SECONDS="${bad}" is not a whole number from 0 to 31536000`),
       );
     }
+    assert.equal(ttlFromEnv({ AGENTCLI_TRACE_RETENTION_SECONDS: "0" }).traceRetentionSeconds, 0);
+    assert.throws(
+      () => ttlFromEnv({ AGENTCLI_TRACE_RETENTION_SECONDS: "a week" }),
+      /AGENTCLI_TRACE_RETENTION_SECONDS="a week" is not a whole number from 0 to 315360000/,
+    );
     assert.throws(
       () => ttlFromEnv({ AGENTCLI_THREAD_TTL_MINUTES: "-3" }),
       /AGENTCLI_THREAD_TTL_MINUTES="-3" is not a number of minutes/,

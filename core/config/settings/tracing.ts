@@ -5,6 +5,11 @@ const setting = inGroup("tracing");
 
 export const TRACING_SETTINGS: readonly Setting[] = [
   setting(
+    "AGENTCLI_TRACE_RETENTION_SECONDS",
+    "604800 (7 days)",
+    "Seconds each run's trace (its model, tool and subagent calls, `GET /threads/{id}/runs/{run_id}/trace`) is kept in the server's database; `0` records none.",
+  ),
+  setting(
     "AGENTCLI_TRACING_PROJECT",
     "`LANGSMITH_PROJECT`, else the agent's name",
     "The tracing project spans are tagged with (the control plane sets the deployment's name).",

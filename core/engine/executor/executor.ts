@@ -36,13 +36,19 @@ export async function executeRun(deps: ExecutorDeps, run: ExecutableRun, resume:
   progress.runEnded();
   deps.storage.checkpointer.forgetRun(run.run_id);
   const { status, errorOut } = outcome;
-  progress.trace?.end(progress.interrupted && status === "success" ? "interrupted" : status, errorOut?.message);
+  const ended = progress.interrupted && status === "success" ? "interrupted" : status;
+  progress.trace?.end(ended, errorOut?.message);
   await finishRun(deps, run, {
     ...outcome,
     graph: progress.graph,
     threadConfig: { configurable: { thread_id: run.thread_id } },
     final: status === "success" && !progress.interrupted ? progress.final : null,
+    spans: deps.traces?.stored(run.run_id, {
+      status: ended,
+      error: errorOut ? `${errorOut.error}: ${errorOut.message}` : null,
+    }) ?? [],
   });
+  deps.traces?.forget(run.run_id);
 }
 
 /**
@@ -93,5 +99,6 @@ async function handOver(deps: ExecutorDeps, run: ExecutableRun, progress: RunPro
     `run ${run.run_id}: another replica took it over (this one could not renew its lease in time); stopped here`,
   );
   progress.trace?.end("handed_over");
+  deps.traces?.forget(run.run_id);
   await deps.broker.handOver(run.run_id);
 }

@@ -4,7 +4,7 @@
  * behind it are woken and a temporary thread goes. One way down: the broker hands over the
  * events it has not logged, then storage writes them with the rest.
  */
-import type { Run, RunEvent, RunStatus, ThreadStatus } from "../../storage/index.ts";
+import type { Run, RunEvent, RunStatus, StoredSpan, ThreadStatus } from "../../storage/index.ts";
 import type { CompiledGraph } from "./graphs.ts";
 import { graphError, type RunOutcome } from "./run-errors.ts";
 import { toWire } from "./serialize.ts";
@@ -17,6 +17,8 @@ export interface FinishedRun extends RunOutcome {
   threadConfig: object;
   /** The final state as the stream showed it (null: read it back from the graph). */
   final: { values: unknown } | null;
+  /** The run's trace kept locally (../tracing/local-traces.ts), written with its end. */
+  spans: StoredSpan[];
 }
 
 /** What the end of a run has settled so far (a failure to record it changes it). */
@@ -81,7 +83,7 @@ async function recordEnd(o: { deps: ExecutorDeps; run: Run; r: FinishedRun; endi
   ending.events = await broker.takeUnflushed(run.run_id);
   const { write: events, keep } = broker.compact(run.run_id, ending.events);
   const done = await storage.checkpointer.flushWith((checkpoints) =>
-    storage.runs.complete({ run, end, events, keep, checkpoints })
+    storage.runs.complete({ run, end, events, keep, checkpoints, spans: r.spans })
   );
   ending.events = [];
   if (done.lost) {

@@ -57,6 +57,14 @@ export async function runGraph(opts: {
     graph_id: assistant.graph_id,
     attempt: run.attempt,
   }) ?? null;
+  const local = deps.traces?.start({
+    run_id: run.run_id,
+    thread_id: run.thread_id,
+    assistant_id: run.assistant_id,
+    graph_id: assistant.graph_id,
+    attempt: run.attempt,
+  });
+  const callbacks = [...(progress.trace?.callbacks ?? []), ...(local ? [local] : [])];
   if (resume.fail) throw Object.assign(new Error(resume.fail.message), { name: resume.fail.error });
   // The root "values" stream ends with the thread's state when the graph streams all of its
   // state channels; then the state need not be read back after the run. A run that may stop
@@ -66,7 +74,7 @@ export async function runGraph(opts: {
     !graph.interruptBefore?.length && !graph.interruptAfter?.length;
   const config = {
     ...base,
-    ...(progress.trace ? { callbacks: progress.trace.callbacks } : {}),
+    ...(callbacks.length ? { callbacks } : {}),
     runId: run.run_id,
     signal: opts.signal,
     streamMode: streamsState ? [...new Set([...libModes(modes), "values" as const])] : libModes(modes),

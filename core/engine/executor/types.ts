@@ -6,6 +6,7 @@ import type { ServerLog } from "../../kernel/index.ts";
 import type { ClaimedRun, Json, Run, Storage } from "../../storage/index.ts";
 import type { CancelAction, RunBroker } from "../broker/broker.ts";
 import type { WebhookSender } from "../runs/webhooks.ts";
+import type { LocalTraces } from "../tracing/local-traces.ts";
 import type { RunTracer } from "../tracing/tracing.ts";
 import type { GraphRegistry } from "./graphs.ts";
 import type { StreamMode } from "./stream-modes.ts";
@@ -23,6 +24,8 @@ export interface ExecutorDeps {
   webhooks?: WebhookSender;
   /** Traces runs (OpenTelemetry, ../tracing/tracing.ts) when configured. */
   tracer?: RunTracer | null;
+  /** Keeps runs' traces locally (../tracing/local-traces.ts), stored with their end. */
+  traces?: LocalTraces | null;
 }
 
 /** The run's request as stored in `runs.kwargs`. */

@@ -8,6 +8,7 @@
  */
 import { agentcliError, EnvInvalid, EnvNotInRange, EnvNotTrueFalse, type ServerLog } from "../../kernel/index.ts";
 import type { Storage } from "../../storage/index.ts";
+import { DEFAULT_TRACE_RETENTION_SECONDS } from "../tracing/local-traces.ts";
 
 export interface TtlSettings {
   /** Minutes after its last update a thread without its own `ttl` is deleted (`AGENTCLI_THREAD_TTL_MINUTES`; none when absent). */
@@ -23,6 +24,8 @@ export interface TtlSettings {
    * (`AGENTCLI_STREAM_RETENTION_SECONDS`, default 300; 0: deleted at the next sweep).
    */
   streamRetentionSeconds: number;
+  /** Seconds runs' traces are kept (`AGENTCLI_TRACE_RETENTION_SECONDS`, default 7 days; 0: no traces kept). */
+  traceRetentionSeconds: number;
 }
 
 /** The default of {@link TtlSettings.streamRetentionSeconds}: 5 minutes (LangGraph's resumable streams: 2). */
@@ -34,6 +37,7 @@ export const DEFAULT_TTL: TtlSettings = {
   refreshOnRead: true,
   sweepMs: 60_000,
   streamRetentionSeconds: DEFAULT_STREAM_RETENTION_SECONDS,
+  traceRetentionSeconds: DEFAULT_TRACE_RETENTION_SECONDS,
 };
 
 /** A whole number of seconds from the environment, in a range, or the default when unset. */
@@ -91,12 +95,30 @@ export function ttlFromEnv(env: Record<string, string | undefined>): TtlSettings
       `Set it to the seconds a run's stream log is kept after the run ended, or leave it unset (${DEFAULT_STREAM_RETENTION_SECONDS}).`,
   });
   return {
+    traceRetentionSeconds: traceRetention(env),
     threadTtlMinutes: minutes(env, "AGENTCLI_THREAD_TTL_MINUTES", "an idle thread is deleted"),
     storeTtlMinutes: minutes(env, "AGENTCLI_STORE_TTL_MINUTES", "an unchanged store item is deleted"),
     refreshOnRead: !(refresh === "false" || refresh === "0"),
     sweepMs: sweep * 1000,
     streamRetentionSeconds,
   };
+}
+
+/** `AGENTCLI_TRACE_RETENTION_SECONDS`: seconds runs' traces are kept (0: none recorded). */
+function traceRetention(env: Record<string, string | undefined>): number {
+  const raw = env.AGENTCLI_TRACE_RETENTION_SECONDS?.trim();
+  if (!raw) return DEFAULT_TRACE_RETENTION_SECONDS;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0 || n > 315_360_000) {
+    throw agentcliError(EnvNotInRange, {
+      name: "AGENTCLI_TRACE_RETENTION_SECONDS",
+      value: raw,
+      min: 0,
+      max: 315_360_000,
+      fix: "Set it to the seconds runs' traces are kept (0 keeps none), or leave it unset (604800, 7 days).",
+    });
+  }
+  return n;
 }
 
 /** What the sweeper works with: storage, the log, and who cleans up what a deleted thread had outside the database. */
@@ -163,7 +185,13 @@ export class TtlSweeper {
       streams += n;
       if (n < 500) break;
     }
+    await this.#sweepTraces();
     return { threads, items, streams };
+  }
+
+  /** Runs' traces older than their retention (with traces off, any left from before). */
+  async #sweepTraces(): Promise<void> {
+    while ((await this.#o.storage.spans.sweep(this.settings.traceRetentionSeconds)) >= 5000);
   }
 
   async stop(): Promise<void> {

@@ -12,6 +12,7 @@ import type { Serialized } from "@langchain/core/load/serializable";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { LLMResult } from "@langchain/core/outputs";
 import { redact, VERSION } from "../../kernel/index.ts";
+import { usageOf } from "../usage/usage-of.ts";
 
 /** One run's trace: callbacks for the graph, and its end. */
 export interface RunTrace {
@@ -161,15 +162,17 @@ class SpanCallbacks extends BaseCallbackHandler {
     for (const id of [...this.#spans.keys()].reverse()) this.#end(id);
   }
 
+  // LangChain calls it with (chain, inputs, runId, parentRunId, tags, metadata, runType, runName),
+  // whatever its declaration's names say.
   override handleChainStart(
     _chain: Serialized,
     _inputs: unknown,
     runId: string,
-    runType?: string,
+    parentRunId?: string,
     _tags?: string[],
     metadata?: Record<string, unknown>,
+    runType?: string,
     runName?: string,
-    parentRunId?: string,
   ): void {
     const attrs: Record<string, string | number> = { "agentcli.kind": runType ?? "chain" };
     if (typeof metadata?.langgraph_node === "string") attrs["agentcli.node"] = metadata.langgraph_node;
@@ -199,7 +202,12 @@ class SpanCallbacks extends BaseCallbackHandler {
     this.#start({ runId, parentRunId }, {
       name: `chat ${model}`,
       kind: SpanKind.CLIENT,
-      attributes: { "gen_ai.operation.name": "chat", "gen_ai.request.model": model, "gen_ai.system": provider },
+      attributes: {
+        "gen_ai.operation.name": "chat",
+        "gen_ai.request.model": model,
+        "gen_ai.provider.name": provider,
+        "gen_ai.system": provider,
+      },
     });
   }
   override handleLLMStart(
@@ -212,29 +220,23 @@ class SpanCallbacks extends BaseCallbackHandler {
     this.handleChatModelStart(llm, [], runId, parentRunId, extra);
   }
   override handleLLMEnd(output: LLMResult, runId: string): void {
-    const usage = { input: 0, output: 0 };
-    let found = false;
-    for (const g of output.generations.flat()) {
-      const u = (g as { message?: { usage_metadata?: { input_tokens?: number; output_tokens?: number } } }).message
-        ?.usage_metadata;
-      if (u) {
-        found = true;
-        usage.input += u.input_tokens ?? 0;
-        usage.output += u.output_tokens ?? 0;
+    // OpenTelemetry's GenAI semantic conventions; the same counts as the local trace's `usage`.
+    const first = output.generations[0]?.[0];
+    const usage = usageOf(first) ?? usageOf({ response_metadata: { tokenUsage: output.llmOutput?.tokenUsage } });
+    const attrs: Record<string, number | string> = {};
+    if (usage) {
+      attrs["gen_ai.usage.input_tokens"] = usage.input_tokens;
+      attrs["gen_ai.usage.output_tokens"] = usage.output_tokens;
+      attrs["agentcli.usage.total_tokens"] = usage.total_tokens;
+      if (usage.cached_input_tokens !== undefined) {
+        attrs["gen_ai.usage.cache_read.input_tokens"] = usage.cached_input_tokens;
       }
+      if (usage.reasoning_tokens !== undefined) attrs["agentcli.usage.reasoning_tokens"] = usage.reasoning_tokens;
     }
-    const tu = (output.llmOutput as { tokenUsage?: { promptTokens?: number; completionTokens?: number } } | undefined)
-      ?.tokenUsage;
-    if (!found && tu) {
-      found = true;
-      usage.input = tu.promptTokens ?? 0;
-      usage.output = tu.completionTokens ?? 0;
-    }
-    this.#end(
-      runId,
-      undefined,
-      found ? { "gen_ai.usage.input_tokens": usage.input, "gen_ai.usage.output_tokens": usage.output } : undefined,
-    );
+    const model = (first as { message?: { response_metadata?: { model_name?: unknown } } } | undefined)?.message
+      ?.response_metadata?.model_name;
+    if (typeof model === "string") attrs["gen_ai.response.model"] = model;
+    this.#end(runId, undefined, attrs);
   }
   override handleLLMError(err: unknown, runId: string): void {
     this.#end(runId, err);

@@ -55,6 +55,11 @@ const OPERATIONS: Op[] = [
   ["post", "/threads/{thread_id}/runs/stream", "Create a run and stream it (SSE)", s.runCreate],
   ["post", "/threads/{thread_id}/runs/wait", "Create a run and wait for its output", s.runCreate],
   ["get", "/threads/{thread_id}/runs/{run_id}", "Get a run"],
+  [
+    "get",
+    "/threads/{thread_id}/runs/{run_id}/trace",
+    "Get a run's trace: its model, tool and subagent calls as spans (docs/server.md#run-traces)",
+  ],
   ["delete", "/threads/{thread_id}/runs/{run_id}", "Delete a run"],
   ["get", "/threads/{thread_id}/runs/{run_id}/join", "Wait for a run's output"],
   ["get", "/threads/{thread_id}/runs/{run_id}/stream", "Join a run's stream (SSE, Last-Event-ID)"],

@@ -1,6 +1,6 @@
 /**
  * `/threads/{thread_id}/runs` and `/runs`: create (background), stream, wait, batch, list,
- * get, delete, join, join-stream (`Last-Event-ID`), cancel (one or many), and the stateless
+ * get, its trace, delete, join, join-stream (`Last-Event-ID`), cancel (one or many), and the stateless
  * forms on a temporary thread. The routes parse the request and answer; the run service
  * (`deps.runs`) creates, cancels and follows the runs.
  */
@@ -214,6 +214,15 @@ function mountRead(app: Hono<AppEnv>, deps: ServerDeps): void {
   });
 
   app.get("/threads/:thread_id/runs/:run_id", async (c) => c.json(await getRun(deps, c)));
+
+  // The run's trace kept locally: stored with its end; while it is in flight, the spans so far
+  // from the replica executing it (another replica answers none until the end).
+  app.get("/threads/:thread_id/runs/:run_id/trace", async (c) => {
+    const run = await getRun(deps, c);
+    const inFlight = run.status === "pending" || run.status === "running";
+    const spans = (inFlight ? deps.traces.live(run.run_id) : null) ?? await storage.spans.read(run.run_id);
+    return c.json({ run_id: run.run_id, spans });
+  });
 
   app.delete("/threads/:thread_id/runs/:run_id", async (c) => {
     const run = await getRun(deps, c);

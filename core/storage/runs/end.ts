@@ -3,6 +3,7 @@
  * (with the checkpointer's pending writes), or a status set on its own.
  */
 import type { RunEvent } from "../run-events.ts";
+import { spansInsert, type StoredSpan } from "../run-spans.ts";
 import type { SqlExecutor } from "../sql.ts";
 import type { Run, RunStatus } from "../records.ts";
 import { type RunRow, type RunsContext, storedState, toRun } from "./rows.ts";
@@ -23,6 +24,8 @@ export interface RunEnd {
   keep?: readonly number[] | null;
   /** SqlCheckpointSaver.flushWith's builder: the checkpointer's pending writes. */
   checkpoints?: ((params: unknown[]) => string[]) | null;
+  /** The run's trace (../run-spans.ts), written in the same statement. */
+  spans?: readonly StoredSpan[];
 }
 
 /** A status change: see {@link setRunStatus}. */
@@ -37,7 +40,7 @@ export interface StatusChange {
 
 /**
  * Records the end of a run in one statement: its last stream events (its log compacted when
- * `keep` says which stay), the thread's state
+ * `keep` says which stay), its trace's spans, the thread's state
  * (`busy` while other runs of the thread are in flight) and the run's final status (only
  * from `running`). Resolves whether other runs of the thread are in flight, and `lost`:
  * another replica took the run over (its lease had expired), so nothing was written.
@@ -78,8 +81,9 @@ export async function completeRun(ctx: RunsContext, ending: RunEnd): Promise<{ b
       params.push(ending.keep)
     }::int[])) AND NOT ${lost}), `
     : "";
+  const spans = spansInsert({ spans: ending.spans ?? [], params, enc: ctx.enc, lost });
   const { rows } = await ctx.sql.query<{ busy: boolean | null; lost: boolean }>(
-    `WITH ${saved}${log}${drop}r AS (
+    `WITH ${saved}${log}${drop}${spans}r AS (
        UPDATE runs SET status = $3, lease_until = NULL, updated_at = now() WHERE run_id = $1 AND status = 'running' AND (lease_holder IS NULL OR lease_holder = $8) RETURNING run_id
      ), t AS (
        UPDATE threads SET state_values = $4::jsonb, interrupts = $5::jsonb, error = $7::jsonb, updated_at = now(), state_updated_at = now(),

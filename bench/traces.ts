@@ -1,0 +1,93 @@
+/**
+ * The cost of run traces kept locally (issue 35 item 5): one agent server in this process
+ * (embedded PGlite in memory, or PostgreSQL with `--pg`), serving a LangChain agent whose
+ * every run makes two model calls and one tool call (`ChatOpenAI` against the scripted model
+ * server), driven by an SDK client; rounds alternate traces on (the default retention) and
+ * off (`traceRetentionSeconds: 0`) on two servers, and the process's CPU time per run
+ * (`process.cpuUsage()`, client and model server included: the same in both) is compared.
+ *
+ *   node bench/traces.ts [--runs 100] [--rounds 4] [--pg]
+ */
+import { tool } from "@langchain/core/tools";
+import { Client } from "@langchain/langgraph-sdk";
+import { ChatOpenAI } from "@langchain/openai";
+import { createAgent } from "langchain";
+import { z } from "zod";
+import { createAgentServer } from "../core/server/app.ts";
+import { listen } from "../core/server/host/node.ts";
+import { silentLog } from "../core/kernel/log.ts";
+import { openSql } from "../core/storage/sql.ts";
+import { startModelServer } from "../tests/fixtures/model-server/server.ts";
+
+const args = process.argv.slice(2);
+const arg = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
+const RUNS = Number(arg("--runs") ?? 100) || 100;
+const ROUNDS = Number(arg("--rounds") ?? 4) || 4;
+const PG = args.includes("--pg");
+
+const models = await startModelServer();
+const lookup = tool(async ({ q }) => `result for ${q}`, {
+  name: "lookup",
+  description: "Looks something up",
+  schema: z.object({ q: z.string() }),
+});
+const graph = createAgent({
+  model: new ChatOpenAI({ model: "gpt-test", apiKey: "bench", configuration: { baseURL: models.openaiBaseUrl } }),
+  tools: [lookup],
+});
+
+async function server(traceRetentionSeconds: number) {
+  let storage = {};
+  if (PG) {
+    const base = process.env.AGENTCLI_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+    const schema = `agentcli_bench_traces_${process.pid}_${traceRetentionSeconds}`;
+    const admin = await openSql({ url: base });
+    await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await admin.query(`CREATE SCHEMA ${schema}`);
+    await admin.close();
+    storage = { url: `${base}?options=${encodeURIComponent(`-c search_path=${schema}`)}` };
+  }
+  const s = await createAgentServer({
+    graphs: { agent: async () => graph },
+    log: silentLog,
+    storage,
+    ttl: { traceRetentionSeconds },
+  });
+  const l = await listen(s, { port: 0, host: "127.0.0.1" });
+  const client = new Client({ apiUrl: `http://127.0.0.1:${l.port}`, apiKey: null });
+  return { client, close: async () => (await l.close(), await s.close()) };
+}
+
+async function round(client: Client, runs: number): Promise<number> {
+  const before = process.cpuUsage();
+  for (let i = 0; i < runs; i++) {
+    models.script({ toolCalls: [{ name: "lookup", args: { q: `q${i}` } }] }, { text: "done" });
+    const thread = await client.threads.create();
+    await client.runs.wait(thread.thread_id, "agent", {
+      input: { messages: [{ role: "user", content: `question ${i}` }] },
+    });
+  }
+  const used = process.cpuUsage(before);
+  models.requests.length = 0;
+  return (used.user + used.system) / 1000 / runs;
+}
+
+const on = await server(604_800);
+const off = await server(0);
+await round(on.client, 10);
+await round(off.client, 10);
+const perRun: { on: number[]; off: number[] } = { on: [], off: [] };
+for (let r = 0; r < ROUNDS; r++) {
+  perRun.on.push(await round(on.client, RUNS));
+  perRun.off.push(await round(off.client, RUNS));
+}
+await on.close();
+await off.close();
+await models.close();
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const [a, b] = [median(perRun.on), median(perRun.off)];
+console.log(`| traces | CPU per run (median of ${ROUNDS} rounds of ${RUNS} runs, ${PG ? "PostgreSQL" : "PGlite"}) |`);
+console.log("|---|---:|");
+console.log(`| on (default) | ${a.toFixed(2)} ms |`);
+console.log(`| off (AGENTCLI_TRACE_RETENTION_SECONDS=0) | ${b.toFixed(2)} ms |`);
+console.log(`| on / off | ${(a / b).toFixed(3)}x |`);

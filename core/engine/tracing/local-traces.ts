@@ -1,0 +1,45 @@
+/**
+ * Runs' traces kept locally (issue 35): each run executed here gets a {@link SpanRecorder};
+ * its spans are stored with the run's end (../executor/run-end.ts) and kept
+ * `AGENTCLI_TRACE_RETENTION_SECONDS` (the TTL sweeper deletes older ones; 0 keeps none and
+ * records none). While a run is in flight, the replica executing it answers its spans so far.
+ */
+import type { Span, StoredSpan } from "../../storage/index.ts";
+import { SpanRecorder, type TracedRun, type TraceEnd } from "./span-recorder.ts";
+
+/** Default retention of runs' traces: 7 days. */
+export const DEFAULT_TRACE_RETENTION_SECONDS = 7 * 86_400;
+
+/** The traces of the runs executing in this process. */
+export class LocalTraces {
+  readonly #live = new Map<string, SpanRecorder>();
+  /** Whether runs are traced (a retention above 0). */
+  readonly enabled: boolean;
+
+  constructor(opts: { retentionSeconds: number }) {
+    this.enabled = opts.retentionSeconds > 0;
+  }
+
+  /** Starts a run's trace: its callback handler (null when traces are off). */
+  start(run: TracedRun): SpanRecorder | null {
+    if (!this.enabled) return null;
+    const recorder = new SpanRecorder(run);
+    this.#live.set(run.run_id, recorder);
+    return recorder;
+  }
+
+  /** The run's spans to store with its end ([] when it was not traced here). */
+  stored(runId: string, end: TraceEnd): StoredSpan[] {
+    return this.#live.get(runId)?.stored(end) ?? [];
+  }
+
+  /** Forgets a run whose end was recorded (or handed over). */
+  forget(runId: string): void {
+    this.#live.delete(runId);
+  }
+
+  /** The spans so far of a run in flight here, or null. */
+  live(runId: string): Span[] | null {
+    return this.#live.get(runId)?.live() ?? null;
+  }
+}

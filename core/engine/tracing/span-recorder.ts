@@ -1,0 +1,332 @@
+/**
+ * A run's trace kept locally: a LangChain callback handler that notes each model call, tool
+ * call (`task` to a subagent, with the subagent's own calls under it), and graph step as a
+ * span in memory, with references to its input and output. Nothing is serialized while the
+ * run goes: at its end, {@link SpanRecorder.stored} turns the spans into JSON once (each
+ * input and output cut at {@link MAX_FIELD_CHARS}, {@link MAX_RUN_CHARS} in all, everything redacted) for the one
+ * statement that records the run's end (../executor/run-end.ts).
+ */
+import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
+import type { Serialized } from "@langchain/core/load/serializable";
+import type { BaseMessage } from "@langchain/core/messages";
+import type { LLMResult } from "@langchain/core/outputs";
+import { redact } from "../../kernel/index.ts";
+import type { Span, StoredSpan } from "../../storage/index.ts";
+import { toWire } from "../executor/serialize.ts";
+import { type TokenUsage, usageOf } from "../usage/usage-of.ts";
+
+/** An input or output longer than this (as JSON) is kept as its first characters, marked `truncated`. */
+export const MAX_FIELD_CHARS = 32_768;
+/** The inputs and outputs of one run's spans together keep at most this many characters; later ones keep their size only. */
+export const MAX_RUN_CHARS = 8 * 1024 * 1024;
+
+/** LangGraph's tag of its internal runnables (channel writes, branches): not spans of their own. */
+const HIDDEN = "langsmith:hidden";
+
+interface OpenSpan {
+  id: string;
+  parent: string | null;
+  kind: Span["kind"];
+  name: string;
+  start: number;
+  end: number | null;
+  failed: boolean;
+  input: unknown;
+  output: unknown;
+  error?: string;
+  usage?: TokenUsage;
+  attributes: Record<string, unknown>;
+}
+
+/** What a run's trace starts with. */
+export interface TracedRun {
+  run_id: string;
+  thread_id: string;
+  assistant_id: string;
+  graph_id: string;
+  attempt: number;
+}
+
+/** How the run ended, for its root span. */
+export interface TraceEnd {
+  status: string;
+  error?: string | null;
+}
+
+/** Collects one run's spans (see the module's comment). */
+export class SpanRecorder extends BaseCallbackHandler {
+  name = "agentcli-local-trace";
+  readonly #root: OpenSpan;
+  readonly #spans: OpenSpan[] = [];
+  /** LangChain run id -> its span. */
+  readonly #byRun = new Map<string, OpenSpan>();
+  /** A hidden runnable's run id -> the span its children go under. */
+  readonly #hidden = new Map<string, string>();
+
+  constructor(run: TracedRun) {
+    // Awaited, so every span is noted before the run's end collects them.
+    super({ _awaitHandler: true });
+    this.#root = {
+      id: run.run_id,
+      parent: null,
+      kind: "run",
+      name: run.graph_id,
+      start: Date.now(),
+      end: null,
+      failed: false,
+      input: null,
+      output: null,
+      attributes: { thread_id: run.thread_id, assistant_id: run.assistant_id, attempt: run.attempt },
+    };
+    this.#spans.push(this.#root);
+    this.#byRun.set(run.run_id, this.#root);
+  }
+
+  /** The spans so far, as the trace endpoint answers them (calls in flight are `running`). */
+  live(): Span[] {
+    const budget = { left: MAX_RUN_CHARS };
+    return this.#spans.map((s) => toSpan(s, budget));
+  }
+
+  /** Ends the root span and answers every span ready to store (a call still open ends with the run, `error`). */
+  stored(end: TraceEnd): StoredSpan[] {
+    const now = Date.now();
+    this.#root.attributes.run_status = end.status;
+    if (end.error) this.#root.error = end.error;
+    this.#root.failed = end.status === "error" || end.status === "timeout";
+    for (const s of this.#spans) {
+      if (s.end !== null) continue;
+      s.end = now;
+      if (s !== this.#root) {
+        s.failed = true;
+        s.error ??= `the run ended (${end.status}) before this call finished`;
+      }
+    }
+    const budget = { left: MAX_RUN_CHARS };
+    return this.#spans.map((s) => {
+      const span = toSpan(s, budget);
+      return {
+        span_id: span.span_id,
+        parent_id: span.parent_id,
+        kind: span.kind,
+        name: span.name,
+        status: span.status,
+        started_at: span.started_at,
+        ended_at: span.ended_at,
+        data: redact(JSON.stringify({
+          input: span.input,
+          output: span.output,
+          ...(span.error !== undefined ? { error: span.error } : {}),
+          ...(span.usage ? { usage: span.usage } : {}),
+          attributes: span.attributes,
+        })),
+      };
+    });
+  }
+
+  #parentOf(parentRunId: string | undefined): string {
+    if (!parentRunId) return this.#root.id;
+    return this.#byRun.get(parentRunId)?.id ?? this.#hidden.get(parentRunId) ?? this.#root.id;
+  }
+
+  #open(runId: string, span: Pick<OpenSpan, "kind" | "name" | "input" | "attributes"> & { parentRunId?: string }) {
+    const { parentRunId, ...rest } = span;
+    const opened: OpenSpan = {
+      ...rest,
+      id: runId,
+      parent: this.#parentOf(parentRunId),
+      start: Date.now(),
+      end: null,
+      failed: false,
+      output: null,
+    };
+    this.#spans.push(opened);
+    this.#byRun.set(runId, opened);
+  }
+
+  #close(runId: string, o: { output?: unknown; error?: unknown }): OpenSpan | undefined {
+    const s = this.#byRun.get(runId);
+    if (!s || s.end !== null) return undefined;
+    s.end = Date.now();
+    if (o.output !== undefined) s.output = o.output;
+    if (o.error !== undefined) {
+      s.failed = true;
+      s.error = o.error instanceof Error ? `${o.error.name}: ${o.error.message}` : String(o.error);
+    }
+    return s;
+  }
+
+  // LangChain calls it with (chain, inputs, runId, parentRunId, tags, metadata, runType, runName),
+  // whatever its declaration's names say.
+  override handleChainStart(
+    _chain: Serialized,
+    inputs: unknown,
+    runId: string,
+    parentRunId?: string,
+    tags?: string[],
+    metadata?: Record<string, unknown>,
+    _runType?: string,
+    runName?: string,
+  ): void {
+    // The graph's own run has the run's id: it is the root span.
+    if (runId === this.#root.id) {
+      this.#root.input = inputs;
+      return;
+    }
+    if (tags?.includes(HIDDEN)) {
+      this.#hidden.set(runId, this.#parentOf(parentRunId));
+      return;
+    }
+    const attributes: Record<string, unknown> = {};
+    if (typeof metadata?.langgraph_node === "string") attributes.node = metadata.langgraph_node;
+    if (typeof metadata?.langgraph_step === "number") attributes.step = metadata.langgraph_step;
+    // A step's input and output are the graph's state: the thread's checkpoints have it, the span does not.
+    this.#open(runId, { parentRunId, kind: "chain", name: runName ?? "chain", input: null, attributes });
+  }
+  override handleChainEnd(outputs: unknown, runId: string): void {
+    if (runId === this.#root.id) this.#root.output = outputs;
+    else this.#close(runId, {});
+    this.#hidden.delete(runId);
+  }
+  override handleChainError(err: unknown, runId: string): void {
+    if (runId === this.#root.id) this.#root.error = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+    else this.#close(runId, { error: err });
+    this.#hidden.delete(runId);
+  }
+
+  override handleChatModelStart(
+    llm: Serialized,
+    messages: BaseMessage[][],
+    runId: string,
+    parentRunId?: string,
+    extra?: Record<string, unknown>,
+    _tags?: string[],
+    metadata?: Record<string, unknown>,
+    runName?: string,
+  ): void {
+    const params = (extra?.invocation_params ?? {}) as Record<string, unknown>;
+    const model = String(params.model ?? params.model_name ?? metadata?.ls_model_name ?? runName ?? "model");
+    const attributes: Record<string, unknown> = {
+      model,
+      provider: String(metadata?.ls_provider ?? llm.id?.at(-1) ?? "unknown"),
+    };
+    if (typeof metadata?.langgraph_node === "string") attributes.node = metadata.langgraph_node;
+    if (typeof params.temperature === "number") attributes.temperature = params.temperature;
+    this.#open(runId, {
+      parentRunId,
+      kind: "model",
+      name: model,
+      input: messages.length === 1 ? messages[0] : messages,
+      attributes,
+    });
+  }
+  override handleLLMStart(
+    llm: Serialized,
+    prompts: string[],
+    runId: string,
+    parentRunId?: string,
+    extra?: Record<string, unknown>,
+  ): void {
+    this.handleChatModelStart(llm, [], runId, parentRunId, extra);
+    const s = this.#byRun.get(runId);
+    if (s) s.input = prompts;
+  }
+  override handleLLMEnd(output: LLMResult, runId: string): void {
+    const first = output.generations[0]?.[0] as { message?: unknown; text?: string } | undefined;
+    const s = this.#close(runId, { output: first?.message ?? first?.text ?? null });
+    if (!s) return;
+    const usage = usageOf(first) ?? usageOf({ response_metadata: { tokenUsage: output.llmOutput?.tokenUsage } });
+    if (usage) s.usage = usage;
+    const responseModel = (first?.message as { response_metadata?: { model_name?: unknown } } | undefined)
+      ?.response_metadata?.model_name;
+    if (typeof responseModel === "string") s.attributes.response_model = responseModel;
+  }
+  override handleLLMError(err: unknown, runId: string): void {
+    this.#close(runId, { error: err });
+  }
+
+  override handleToolStart(
+    _tool: Serialized,
+    input: string,
+    runId: string,
+    parentRunId?: string,
+    _tags?: string[],
+    metadata?: Record<string, unknown>,
+    runName?: string,
+    toolCallId?: string,
+  ): void {
+    const name = runName ?? "tool";
+    const args = parseJson(input);
+    const attributes: Record<string, unknown> = { tool: name };
+    if (toolCallId) attributes.tool_call_id = toolCallId;
+    if (typeof metadata?.mcp_server === "string") attributes.mcp_server = metadata.mcp_server;
+    if (typeof metadata?.mcp_tool === "string") attributes.mcp_tool = metadata.mcp_tool;
+    // deepagents' `task` tool runs a subagent: its span is the subagent's, its calls under it.
+    const subagent = name === "task" ? (args as { subagent_type?: unknown } | null)?.subagent_type : undefined;
+    if (typeof subagent === "string") attributes.subagent = subagent;
+    this.#open(runId, {
+      parentRunId,
+      kind: name === "task" ? "subagent" : "tool",
+      name: typeof subagent === "string" ? subagent : name,
+      input: args,
+      attributes,
+    });
+  }
+  override handleToolEnd(output: unknown, runId: string): void {
+    const s = this.#close(runId, { output });
+    if (!s) return;
+    const message = output as { status?: unknown; content?: unknown } | null;
+    const text = typeof message?.content === "string" ? message.content : typeof output === "string" ? output : null;
+    // A tool's failure the model is told about (a ToolMessage with status "error") is the span's error too.
+    if (message?.status === "error") {
+      s.failed = true;
+      s.error = text ?? "the tool failed";
+    }
+    if (s.attributes.tool === "execute" && text) {
+      const exit = /\[Command (?:succeeded|failed) with exit code (-?\d+)\]\s*$/.exec(text);
+      s.attributes.exit_code = exit ? Number(exit[1]) : null;
+      if (/\[Command timed out after /.test(text)) s.attributes.timed_out = true;
+    }
+  }
+  override handleToolError(err: unknown, runId: string): void {
+    this.#close(runId, { error: err });
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** An input or output as stored: API JSON, cut at {@link MAX_FIELD_CHARS} (its size only once the run's budget is spent). */
+function field(value: unknown, budget: { left: number }): unknown {
+  if (value === null || value === undefined) return null;
+  const wire = toWire(value);
+  const json = JSON.stringify(wire) ?? "null";
+  if (budget.left <= 0) return { truncated: true, chars: json.length };
+  budget.left -= Math.min(json.length, MAX_FIELD_CHARS);
+  return json.length <= MAX_FIELD_CHARS
+    ? wire
+    : { truncated: true, chars: json.length, preview: json.slice(0, MAX_FIELD_CHARS) };
+}
+
+function toSpan(s: OpenSpan, budget: { left: number }): Span {
+  return {
+    span_id: s.id,
+    parent_id: s.parent,
+    kind: s.kind,
+    name: s.name,
+    started_at: new Date(s.start).toISOString(),
+    ended_at: s.end === null ? null : new Date(s.end).toISOString(),
+    duration_ms: s.end === null ? null : s.end - s.start,
+    status: s.end === null ? "running" : s.failed ? "error" : "ok",
+    input: field(s.input, budget),
+    output: field(s.output, budget),
+    ...(s.error !== undefined ? { error: redact(s.error) } : {}),
+    ...(s.usage ? { usage: s.usage } : {}),
+    attributes: s.attributes,
+  };
+}

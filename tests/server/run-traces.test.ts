@@ -1,0 +1,363 @@
+/**
+ * Run traces kept locally (issue 35 item 4): the deep agent (model server, an MCP tool, a
+ * sandbox `execute` run by the local bubblewrap runtime, a subagent through `task`) served by
+ * the agent server, driven by the SDK client; `GET /threads/{id}/runs/{run_id}/trace` answers
+ * the run's spans (model calls with their usage, tool calls with their output and exit code,
+ * the subagent's calls under its span), redacted, owner-scoped, live while the run goes, gone
+ * after their retention; a failed model call is the span's and the run's error.
+ */
+import assert from "node:assert/strict";
+import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { Client } from "@langchain/langgraph-sdk";
+import { definePlugin } from "../../core/kernel/hooks.ts";
+import { MAX_FIELD_CHARS, MAX_RUN_CHARS, SpanRecorder } from "../../core/engine/tracing/span-recorder.ts";
+import { encryptionFromEnv } from "../../core/storage/encryption.ts";
+import { sqlOf } from "../../core/storage/storage.ts";
+import local from "../../plugins/sandbox/local.ts";
+import { makeConfig, makeSubagent } from "../harness/_bundle.ts";
+import { type Harness, startHarness } from "../harness/_harness.ts";
+import { type McpServers, startMcpServers } from "../fixtures/mcp-servers/server.ts";
+import { type ModelServer, startModelServer } from "../fixtures/model-server/server.ts";
+import { pgSchema, startTestServer, type TestServer } from "./_harness.ts";
+
+interface Span {
+  span_id: string;
+  parent_id: string | null;
+  kind: string;
+  name: string;
+  started_at: string;
+  ended_at: string | null;
+  duration_ms: number | null;
+  status: string;
+  input: unknown;
+  output: unknown;
+  error?: string;
+  usage?: { input_tokens: number; output_tokens: number; total_tokens: number };
+  attributes: Record<string, unknown>;
+}
+
+const SECRET_SHAPED = "sk-live0123456789abcdefghijklmnop";
+const root = mkdtempSync(join(tmpdir(), "agentcli-traces-"));
+chmodSync(root, 0o711);
+/** `my_box` sandboxes run by the local runtime, as `--sandbox local` runs a provider's. */
+const myBoxSpec = definePlugin({
+  name: "sandbox-my_box",
+  kind: "sandbox",
+  sandbox: {
+    provider: "my_box",
+    env: [],
+    partnerPackage: null,
+    defaultTemplate: "agentcli-default",
+    capabilities: { persistentFiles: true, network: false, gpu: false },
+  },
+});
+const localBoxes = definePlugin({
+  name: "test-local-boxes",
+  kind: "extension",
+  hooks: {
+    "sandbox:create": (opts) =>
+      opts.provider !== "my_box" ? null : local.hooks["sandbox:create"]!({
+        ...opts,
+        provider: "sandbox_a",
+        host: { stateDir: join(root, "sandboxes"), hiddenPaths: [] },
+      }),
+  },
+});
+
+let models: ModelServer;
+let mcp: McpServers;
+let h: Harness;
+let t: TestServer;
+let bob: Client;
+
+before(async () => {
+  models = await startModelServer();
+  mcp = await startMcpServers();
+  const config = makeConfig({
+    mcp: { facts: { transport: "http", url: mcp.httpUrl, headers: { "x-api-key": "k" }, timeout: 20 } },
+    sandbox: { provider: "my_box", template: "agentcli-default", image: "python:3", scope: "thread" },
+    subagents: [makeSubagent({ name: "critic", description: "Critiques drafts" })],
+  });
+  h = await startHarness({
+    config,
+    files: {
+      "AGENTS.md": "Main agent. MARKER-MAIN",
+      "subagents/critic/AGENTS.md": "You are the critic. MARKER-CRITIC",
+    },
+    plugins: [myBoxSpec, localBoxes],
+    server: models,
+  });
+  t = await startTestServer({
+    graphs: { agent: async () => h.graph },
+    authenticate: async (req) => ({ identity: req.headers.get("x-user") ?? "alice", isAuthenticated: true }),
+  });
+  bob = new Client({ apiUrl: t.url, apiKey: null, defaultHeaders: { "x-user": "bob" } });
+});
+after(async () => {
+  await t?.close();
+  await h?.dispose();
+  await mcp?.close();
+  await models?.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+async function trace(base: string, threadId: string, runId: string, headers: Record<string, string> = {}) {
+  const res = await fetch(`${base}/threads/${threadId}/runs/${runId}/trace`, { headers });
+  return { status: res.status, body: await res.json() as { run_id: string; spans: Span[]; detail?: string } };
+}
+
+test("a run's trace: model calls with usage, an MCP tool, execute with its exit code, a subagent's nested calls", async () => {
+  models.script(
+    { when: "MARKER-MAIN", toolCalls: [{ name: "lookup_fact", args: { topic: "tides" } }] },
+    {
+      when: "MARKER-MAIN",
+      toolCalls: [{ name: "execute", args: { command: `echo out-${SECRET_SHAPED}; exit 3` } }],
+    },
+    {
+      when: "MARKER-MAIN",
+      toolCalls: [{ name: "task", args: { subagent_type: "critic", description: "Critique the tides draft" } }],
+    },
+    { when: "MARKER-CRITIC", text: "CRITIQUE: premise two is weak" },
+    { when: "MARKER-MAIN", text: "All done." },
+  );
+  const thread = await t.client.threads.create();
+  const run = await t.client.runs.create(thread.thread_id, "agent", {
+    input: { messages: [{ role: "user", content: "why tides? MARKER-USER" }] },
+  });
+  await t.client.runs.join(thread.thread_id, run.run_id);
+  assert.equal((await t.client.runs.get(thread.thread_id, run.run_id)).status, "success");
+  assert.deepEqual(models.pending(), [], "every scripted reply was used");
+
+  const { status, body } = await trace(t.url, thread.thread_id, run.run_id);
+  assert.equal(status, 200);
+  assert.equal(body.run_id, run.run_id);
+  const spans = body.spans;
+  const starts = spans.map((s) => s.started_at);
+  assert.deepEqual(starts, [...starts].sort(), "ordered by start");
+  const byId = new Map(spans.map((s) => [s.span_id, s]));
+  const ancestors = (s: Span) => {
+    const out: Span[] = [];
+    for (
+      let p = s.parent_id ? byId.get(s.parent_id) : undefined;
+      p;
+      p = p.parent_id ? byId.get(p.parent_id) : undefined
+    ) {
+      out.push(p);
+    }
+    return out;
+  };
+
+  const runSpan = spans.find((s) => s.kind === "run")!;
+  assert.equal(runSpan.span_id, run.run_id);
+  assert.equal(runSpan.parent_id, null);
+  assert.equal(runSpan.status, "ok");
+  assert.equal(runSpan.attributes.run_status, "success");
+  assert.match(JSON.stringify(runSpan.input), /MARKER-USER/);
+  assert.match(JSON.stringify(runSpan.output), /All done\./);
+  for (const s of spans) {
+    assert.notEqual(s.status, "running");
+    assert.ok(s.ended_at && typeof s.duration_ms === "number" && s.duration_ms >= 0, `${s.name} has ended`);
+    if (s !== runSpan) assert.ok(ancestors(s).includes(runSpan), `${s.kind} ${s.name} is under the run`);
+  }
+
+  const modelSpans = spans.filter((s) => s.kind === "model");
+  assert.equal(modelSpans.length, 5, "four calls of the main agent's model and one of the subagent's");
+  for (const m of modelSpans) {
+    assert.deepEqual(m.usage, { input_tokens: 10, output_tokens: 5, total_tokens: 15 });
+    assert.equal(m.attributes.model, "gpt-test");
+    assert.equal(m.status, "ok");
+  }
+  assert.match(JSON.stringify(modelSpans[0]!.input), /MARKER-USER/);
+  assert.match(JSON.stringify(modelSpans[0]!.output), /lookup_fact/);
+
+  const fact = spans.find((s) => s.kind === "tool" && s.name === "lookup_fact")!;
+  assert.equal(fact.attributes.mcp_server, "facts");
+  assert.deepEqual(fact.input, { topic: "tides" });
+  assert.match(JSON.stringify(fact.output), /FACT-42/);
+  assert.ok(typeof fact.attributes.tool_call_id === "string");
+
+  const execute = spans.find((s) => s.kind === "tool" && s.name === "execute")!;
+  assert.equal(execute.attributes.exit_code, 3);
+  assert.match(JSON.stringify(execute.output), /out-\[redacted\]/);
+  assert.doesNotMatch(JSON.stringify(body), new RegExp(SECRET_SHAPED), "the secret-shaped output is redacted");
+
+  const subagent = spans.find((s) => s.kind === "subagent")!;
+  assert.equal(subagent.name, "critic");
+  assert.equal(subagent.attributes.subagent, "critic");
+  assert.match(JSON.stringify(subagent.output), /CRITIQUE: premise two is weak/);
+  const nested = modelSpans.filter((m) => ancestors(m).includes(subagent));
+  assert.equal(nested.length, 1, "the subagent's model call is under its span");
+  assert.match(JSON.stringify(nested[0]!.input), /Critique the tides draft/);
+  assert.ok(spans.some((s) => s.kind === "chain" && s.attributes.node), "graph steps are chain spans");
+
+  // Owner-scoped like the run: another user, or an unknown run, gets 404.
+  const foreign = await trace(t.url, thread.thread_id, run.run_id, { "x-user": "bob" });
+  assert.equal(foreign.status, 404);
+  await assert.rejects(bob.runs.get(thread.thread_id, run.run_id), /404/);
+  const unknown = await trace(t.url, thread.thread_id, crypto.randomUUID());
+  assert.equal(unknown.status, 404);
+  assert.match(unknown.body.detail ?? "", /not found/i);
+});
+
+test("a failed model call is its span's error and the run's", async () => {
+  models.script({ when: "MARKER-FAIL", error: { status: 400, message: "context window exceeded for gpt-test" } });
+  const thread = await t.client.threads.create();
+  const run = await t.client.runs.create(thread.thread_id, "agent", {
+    input: { messages: [{ role: "user", content: "MARKER-FAIL" }] },
+  });
+  await t.client.runs.join(thread.thread_id, run.run_id);
+  assert.equal((await t.client.runs.get(thread.thread_id, run.run_id)).status, "error");
+  const { body } = await trace(t.url, thread.thread_id, run.run_id);
+  const runSpan = body.spans.find((s) => s.kind === "run")!;
+  assert.equal(runSpan.status, "error");
+  assert.match(runSpan.error ?? "", /context window exceeded/);
+  const model = body.spans.find((s) => s.kind === "model")!;
+  assert.equal(model.status, "error");
+  assert.match(model.error ?? "", /context window exceeded/);
+  assert.equal(model.usage, undefined);
+});
+
+test("while a run is in flight, its trace shows the calls so far as running", async () => {
+  let asked = false;
+  models.script({
+    when: (r) => (r.messages.some((m) => m.content.includes("MARKER-SLOW")) ? (asked = true) : false),
+    text: "slow answer",
+    delayMs: 5000,
+  });
+  const thread = await t.client.threads.create();
+  const run = await t.client.runs.create(thread.thread_id, "agent", {
+    input: { messages: [{ role: "user", content: "MARKER-SLOW" }] },
+  });
+  while (!asked) await new Promise((r) => setTimeout(r, 20));
+  const { body } = await trace(t.url, thread.thread_id, run.run_id);
+  const runSpan = body.spans.find((s) => s.kind === "run")!;
+  assert.equal(runSpan.status, "running");
+  assert.equal(runSpan.ended_at, null);
+  const model = body.spans.find((s) => s.kind === "model")!;
+  assert.equal(model.status, "running");
+  assert.equal(model.duration_ms, null);
+  await t.client.runs.join(thread.thread_id, run.run_id);
+  const done = await trace(t.url, thread.thread_id, run.run_id);
+  assert.equal(done.body.spans.find((s) => s.kind === "model")!.status, "ok");
+});
+
+test("traces expire after AGENTCLI_TRACE_RETENTION_SECONDS; 0 records none", async () => {
+  const { graph } = h;
+  const short = await startTestServer({ graphs: { agent: async () => graph }, ttl: { traceRetentionSeconds: 1 } });
+  const off = await startTestServer({ graphs: { agent: async () => graph }, ttl: { traceRetentionSeconds: 0 } });
+  try {
+    for (const s of [short, off]) {
+      models.script({ when: "MARKER-RETAIN", text: "kept" });
+      const thread = await s.client.threads.create();
+      const run = await s.client.runs.wait(thread.thread_id, "agent", {
+        input: { messages: [{ role: "user", content: "MARKER-RETAIN" }] },
+        config: { configurable: { graph_auth_user_id: "carol" } },
+      }) as unknown;
+      assert.ok(run);
+      const [latest] = await s.client.runs.list(thread.thread_id);
+      const first = await trace(s.url, thread.thread_id, latest!.run_id);
+      if (s === off) {
+        assert.deepEqual(first.body.spans, [], "no trace is recorded with a retention of 0");
+        continue;
+      }
+      assert.ok(first.body.spans.length > 1);
+      // Swept once older than a second: poll the sweep until it is gone.
+      let spans = first.body.spans;
+      while (spans.length) {
+        await new Promise((r) => setTimeout(r, 200));
+        await s.server.sweepExpired();
+        spans = (await trace(s.url, thread.thread_id, latest!.run_id)).body.spans;
+      }
+      assert.equal((await s.client.runs.get(thread.thread_id, latest!.run_id)).status, "success", "the run stays");
+    }
+  } finally {
+    await short.close();
+    await off.close();
+  }
+});
+
+test("with encryption at rest, spans are sealed in the database and read back in clear", async () => {
+  const encryption = encryptionFromEnv({ LANGGRAPH_AES_KEY: "0123456789abcdef0123456789abcdef" });
+  const { graph } = h;
+  const s = await startTestServer({ graphs: { agent: async () => graph }, storage: { encryption } });
+  try {
+    models.script({ when: "MARKER-SEALED", text: "sealed answer" });
+    const thread = await s.client.threads.create();
+    await s.client.runs.wait(thread.thread_id, "agent", {
+      input: { messages: [{ role: "user", content: "MARKER-SEALED" }] },
+      config: { configurable: { graph_auth_user_id: "carol" } },
+    });
+    const [run] = await s.client.runs.list(thread.thread_id);
+    const { body } = await trace(s.url, thread.thread_id, run!.run_id);
+    assert.match(JSON.stringify(body.spans.find((x) => x.kind === "model")!.output), /sealed answer/);
+    const { rows } = await sqlOf(s.server.storage).query<{ data: string }>(
+      "SELECT data FROM run_spans WHERE run_id = $1",
+      [run!.run_id],
+    );
+    assert.ok(rows.length > 1);
+    for (const r of rows) {
+      assert.doesNotMatch(r.data, /sealed answer|MARKER-SEALED/);
+      assert.match(r.data, /^aes:/);
+    }
+  } finally {
+    await s.close();
+  }
+});
+
+test("two replicas on one PostgreSQL: the executing one answers the live spans, either the stored ones", async () => {
+  const pg = await pgSchema("agentcli_traces");
+  const { graph } = h;
+  const worker = await startTestServer({ graphs: { agent: async () => graph }, storage: { url: pg.url } });
+  const api = await startTestServer({ graphs: { agent: async () => graph }, storage: { url: pg.url }, role: "api" });
+  try {
+    let asked = false;
+    models.script({
+      when: (r) => (r.messages.some((m) => m.content.includes("MARKER-REPLICA")) ? (asked = true) : false),
+      text: "replica answer",
+      delayMs: 3000,
+    });
+    const thread = await api.client.threads.create();
+    const run = await api.client.runs.create(thread.thread_id, "agent", {
+      input: { messages: [{ role: "user", content: "MARKER-REPLICA" }] },
+      config: { configurable: { graph_auth_user_id: "carol" } },
+    });
+    while (!asked) await new Promise((r) => setTimeout(r, 20));
+    const live = await trace(worker.url, thread.thread_id, run.run_id);
+    assert.equal(live.body.spans.find((s) => s.kind === "run")?.status, "running", "the executing replica");
+    assert.deepEqual((await trace(api.url, thread.thread_id, run.run_id)).body.spans, [], "the other one: at the end");
+    await api.client.runs.join(thread.thread_id, run.run_id);
+    const stored = await trace(api.url, thread.thread_id, run.run_id);
+    assert.equal(stored.body.spans.find((s) => s.kind === "run")?.status, "ok");
+    assert.match(JSON.stringify(stored.body.spans.find((s) => s.kind === "model")?.output), /replica answer/);
+  } finally {
+    await api.close();
+    await worker.close();
+    await pg.drop();
+  }
+});
+
+test("long inputs and outputs are cut; past the run's budget only their size is kept", () => {
+  const recorder = new SpanRecorder({ run_id: "r", thread_id: "t", assistant_id: "a", graph_id: "g", attempt: 1 });
+  const big = "x".repeat(MAX_FIELD_CHARS * 2);
+  const calls = MAX_RUN_CHARS / MAX_FIELD_CHARS + 2;
+  for (let i = 0; i < calls; i++) {
+    recorder.handleToolStart({ lc: 1, type: "not_implemented", id: ["tool"] }, `{"i":${i}}`, `call-${i}`, "r");
+    recorder.handleToolEnd(big, `call-${i}`);
+  }
+  const spans = recorder.stored({ status: "success" }).map((s) => JSON.parse(s.data) as { output: unknown });
+  assert.equal(spans.length, calls + 1);
+  const first = spans[1]!.output as { truncated: boolean; chars: number; preview: string };
+  assert.equal(first.truncated, true);
+  assert.equal(first.chars, big.length + 2);
+  assert.ok(first.preview === JSON.stringify(big).slice(0, MAX_FIELD_CHARS), "the first characters are kept");
+  const last = spans.at(-1)!.output as Record<string, unknown>;
+  assert.ok(last.truncated === true && last.chars === big.length + 2 && !("preview" in last), "only the size");
+});
+
+test("the trace endpoint is in /openapi.json", async () => {
+  const doc = await (await fetch(`${t.url}/openapi.json`)).json() as { paths: Record<string, { get?: unknown }> };
+  assert.ok(doc.paths["/threads/{thread_id}/runs/{run_id}/trace"]?.get);
+});
