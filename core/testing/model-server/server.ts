@@ -3,7 +3,9 @@
  * - OpenAI chat completions: `POST /openai/v1/chat/completions` (JSON or SSE, tool calls);
  * - Anthropic messages: `POST /anthropic/v1/messages` (JSON or SSE, tool_use);
  * - Gemini: `POST /gemini/v1beta/models/<model>:generateContent` and `:streamGenerateContent?alt=sse`;
- * - OpenAI embeddings: `POST /openai/v1/embeddings` (./embeddings.ts, deterministic, unscripted).
+ * - OpenAI embeddings: `POST /openai/v1/embeddings` (./embeddings.ts, deterministic, unscripted);
+ * - `GET /_sends`: when each streamed token left the server (`sends`, below), for benchmarks in
+ *   another process; `DELETE /_sends` forgets them.
  *
  * A script is a queue of replies; each request takes the first reply whose `when` matches
  * it (a substring of the prompt, or a predicate), so concurrent agents (a main agent and its
@@ -35,6 +37,26 @@ export interface ScriptedReply {
   when?: string | ((req: RecordedRequest) => boolean);
   /** Answer this many milliseconds after the request arrived, as a real model takes its time. */
   delayMs?: number;
+  /**
+   * Stream the text as this many chunks, one per token (in every protocol). Without `text`, the
+   * text is made of this many tokens ` t0`, ` t1`, ... Without `tokens`, text streams in 3 chunks.
+   */
+  tokens?: number;
+  /**
+   * Stream one token every this many milliseconds (a fixed rate: token i is due `i * tokenIntervalMs`
+   * after the first, so slow writes do not drift the schedule). Each token's send time is recorded.
+   */
+  tokenIntervalMs?: number;
+}
+
+/** When each text token of one streamed reply left the server. */
+export interface TokenSends {
+  /** The reply's id (`chatcmpl-<id>`, `msg_<id>`; `gemini-<id>`, which Gemini's replies do not carry). */
+  id: string;
+  /** The last message of the request (its first 200 characters), to tell concurrent runs apart. */
+  prompt: string;
+  /** Per token, in order: epoch milliseconds with a fraction (`performance.timeOrigin + performance.now()`). */
+  sentAt: number[];
 }
 
 export interface ModelServer {
@@ -50,6 +72,8 @@ export interface ModelServer {
   embedded: string[];
   /** Replies not used yet. */
   pending(): ScriptedReply[];
+  /** Send times of the tokens of every streamed reply scripted with `tokens` (also `GET /_sends`). */
+  sends: TokenSends[];
   close(): Promise<void>;
 }
 
@@ -58,12 +82,18 @@ export async function startModelServer(): Promise<ModelServer> {
   const queue: ScriptedReply[] = [];
   const requests: RecordedRequest[] = [];
   const embedded: string[] = [];
+  const sends: TokenSends[] = [];
   let counter = 0;
   const server = createServer(async (req, res) => {
     try {
       const body = JSON.parse((await readBody(req)) || "{}");
       const url = new URL(req.url ?? "/", "http://x");
       let recorded: RecordedRequest;
+      if (url.pathname === "/_sends") {
+        if (req.method === "DELETE") sends.length = 0;
+        res.writeHead(200, { "content-type": "application/json" });
+        return res.end(req.method === "DELETE" ? "{}" : JSON.stringify(sends));
+      }
       if (url.pathname === "/openai/v1/embeddings") {
         if (!req.headers.authorization) return sendError(res, 401, "model-server: no API key was sent");
         embedded.push(...replyEmbeddings(res, body));
@@ -90,10 +120,12 @@ export async function startModelServer(): Promise<ModelServer> {
       if (reply!.error) {
         return sendError(res, reply!.error.status, reply!.error.message.replaceAll("{api_key}", recorded.apiKey ?? ""));
       }
-      const answer = { res, reply: reply!, req: recorded, id: `${++counter}` };
-      if (recorded.protocol === "openai") replyOpenAI(answer);
-      else if (recorded.protocol === "anthropic") replyAnthropic(answer);
-      else replyGemini(answer);
+      const id = `${++counter}`;
+      const pace = tokenPacer({ reply: reply!, req: recorded, id, sends });
+      const answer = { res, reply: reply!, req: recorded, id, pace };
+      if (recorded.protocol === "openai") await replyOpenAI(answer);
+      else if (recorded.protocol === "anthropic") await replyAnthropic(answer);
+      else await replyGemini(answer);
     } catch (err) {
       sendError(res, 400, `model-server: ${err instanceof Error ? err.message : String(err)}`);
     }
@@ -109,11 +141,35 @@ export async function startModelServer(): Promise<ModelServer> {
     requests,
     embedded,
     pending: () => [...queue],
+    sends,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
       }),
+  };
+}
+
+/**
+ * Waits until the next token of a streamed reply is due (`tokenIntervalMs`), then records when it left:
+ * call it just before writing each text token. Replies without `tokens` are neither paced nor recorded.
+ */
+function tokenPacer(
+  { reply, req, id, sends }: { reply: ScriptedReply; req: RecordedRequest; id: string; sends: TokenSends[] },
+): () => Promise<void> {
+  if (!reply.tokens || !req.stream) return () => Promise.resolve();
+  const interval = reply.tokenIntervalMs ?? 0;
+  const prompt = req.messages.at(-1)?.content.slice(0, 200) ?? "";
+  const ids = { openai: `chatcmpl-${id}`, anthropic: `msg_${id}`, gemini: `gemini-${id}` };
+  const record: TokenSends = { id: ids[req.protocol], prompt, sentAt: [] };
+  sends.push(record);
+  let start = 0;
+  return async () => {
+    const now = performance.now();
+    if (record.sentAt.length === 0) start = now;
+    const due = start + record.sentAt.length * interval;
+    if (due > now) await new Promise((r) => setTimeout(r, due - now));
+    record.sentAt.push(performance.timeOrigin + performance.now());
   };
 }
 
