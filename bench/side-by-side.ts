@@ -119,3 +119,33 @@ export async function measured<T>(
     peak.stop();
   }
 }
+
+/**
+ * One run on a new thread streamed in messages-tuple mode, its model streaming `tokens` tokens (` t<i>`,
+ * bench/model.ts `--tokens`): when each token reached the client (epoch ms, the model server's clock).
+ */
+export async function streamRun(
+  server: Pick<Running, "client" | "assistantId">,
+  prompt: string,
+  tokens: number,
+): Promise<number[]> {
+  const thread = await server.client.threads.create();
+  const got: number[] = [];
+  const stream = server.client.runs.stream(thread.thread_id, server.assistantId, {
+    input: { messages: [{ role: "user", content: prompt }] },
+    streamMode: "messages-tuple",
+  });
+  for await (const event of stream) {
+    const now = performance.timeOrigin + performance.now();
+    if (event.event === "error") throw new Error(`run failed: ${JSON.stringify(event.data).slice(0, 300)}`);
+    if (!event.event.startsWith("messages")) continue;
+    const [message] = event.data as [{ content?: unknown; type?: string }, unknown];
+    if (typeof message?.content !== "string" || !/ai/i.test(message.type ?? "")) continue;
+    for (const m of message.content.matchAll(/ t(\d+)/g)) got[Number(m[1])] ??= now;
+  }
+  const missing = Array.from({ length: tokens }, (_, i) => i).filter((i) => got[i] === undefined);
+  if (missing.length) {
+    throw new Error(`run "${prompt}": ${missing.length} of ${tokens} tokens never reached the client`);
+  }
+  return got;
+}

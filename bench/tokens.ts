@@ -22,7 +22,7 @@
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { pct, ROOT, startModel } from "./children.ts";
-import { measured, ours, peer, type Running, startSide } from "./side-by-side.ts";
+import { measured, ours, peer, type Running, startSide, streamRun } from "./side-by-side.ts";
 
 const args = process.argv.slice(2);
 const arg = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
@@ -38,33 +38,10 @@ interface TokenSends {
   sentAt: number[];
 }
 
-/** One run streamed in messages-tuple mode: when each token (` t<i>`) reached the client (epoch ms). */
-async function streamRun(server: Running, prompt: string): Promise<number[]> {
-  const thread = await server.client.threads.create();
-  const got: number[] = [];
-  const stream = server.client.runs.stream(thread.thread_id, server.assistantId, {
-    input: { messages: [{ role: "user", content: prompt }] },
-    streamMode: "messages-tuple",
-  });
-  for await (const event of stream) {
-    const now = performance.timeOrigin + performance.now();
-    if (event.event === "error") throw new Error(`run failed: ${JSON.stringify(event.data).slice(0, 300)}`);
-    if (!event.event.startsWith("messages")) continue;
-    const [message] = event.data as [{ content?: unknown; type?: string }, unknown];
-    if (typeof message?.content !== "string" || !/ai/i.test(message.type ?? "")) continue;
-    for (const m of message.content.matchAll(/ t(\d+)/g)) got[Number(m[1])] ??= now;
-  }
-  const missing = Array.from({ length: TOKENS }, (_, i) => i).filter((i) => got[i] === undefined);
-  if (missing.length) {
-    throw new Error(`run "${prompt}": ${missing.length} of ${TOKENS} tokens never reached the client`);
-  }
-  return got;
-}
-
 async function level(server: Running, modelRoot: string, runs: number, tag: string) {
   await fetch(`${modelRoot}/_sends`, { method: "DELETE" });
   const prompts = Array.from({ length: runs }, (_, k) => `${tag} run ${k}`);
-  const m = await measured(server.proc, () => Promise.all(prompts.map((p) => streamRun(server, p))));
+  const m = await measured(server.proc, () => Promise.all(prompts.map((p) => streamRun(server, p, TOKENS))));
   const sends = new Map(
     ((await (await fetch(`${modelRoot}/_sends`)).json()) as TokenSends[]).map((s) => [s.prompt, s.sentAt]),
   );
@@ -98,7 +75,7 @@ try {
     process.stderr.write(`measuring ${side.name}...\n`);
     const server = await startSide(side, env, { graphs, graphId: "bench" });
     try {
-      await streamRun(server, "warm-up"); // graph loaded, connections open
+      await streamRun(server, "warm-up", TOKENS); // graph loaded, connections open
       results[side.name] = {};
       for (const c of CONCURRENCY) {
         process.stderr.write(`  ${c} concurrent runs of ${TOKENS} tokens...\n`);
