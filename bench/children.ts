@@ -139,13 +139,17 @@ export function startAgentcliDev(port: number, dir: string, env: NodeJS.ProcessE
 
 /**
  * Starts the peer, `@langchain/langgraph-cli dev` (in memory, no reload, no analytics), on
- * bench/graph.ts as the graph "bench" (or on `graphs`: graph id to module path), in `dir`.
+ * bench/graph.ts as the graph "bench" (or on `graphs`: graph id to module path), in `dir`;
+ * `args`: more of its flags (`--n-jobs-per-worker 200`).
  */
 export function startPeer(
   port: number,
   dir: string,
   env: NodeJS.ProcessEnv,
-  graphs: Record<string, string> = { bench: join(ROOT, "bench/graph.ts") },
+  { graphs = { bench: join(ROOT, "bench/graph.ts") }, args = [] }: {
+    graphs?: Record<string, string>;
+    args?: string[];
+  } = {},
 ): ChildProcess {
   writeFileSync(
     join(dir, "langgraph.json"),
@@ -165,6 +169,7 @@ export function startPeer(
     "--no-reload",
     "--config",
     join(dir, "langgraph.json"),
+    ...args,
   ], {
     stdio: ["ignore", "ignore", process.env.BENCH_VERBOSE ? "inherit" : "ignore"],
     cwd: dir,

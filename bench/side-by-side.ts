@@ -12,20 +12,35 @@ import { Client } from "@langchain/langgraph-sdk";
 import { freePort } from "../plugins/compute/revision-process.ts";
 import { startAgentcliDev, startPeer, stopTree, treeStats, waitOk } from "./children.ts";
 
+/** What a server serves: graph id to module path; runs executed at once (absent: the server's default). */
+export interface Serving {
+  graphs: Record<string, string>;
+  workers?: number;
+}
+
 export interface Side {
   name: string;
-  start(port: number, dir: string, env: NodeJS.ProcessEnv, graphs: Record<string, string>): ChildProcess;
+  start(port: number, dir: string, env: NodeJS.ProcessEnv, serving: Serving): ChildProcess;
 }
 
 /** `agentcli dev` on a new project (a new embedded database), with the graphs as `--graph id=path`. */
 export const ours: Side = {
   name: "agentcli dev",
-  start: (port, dir, env, graphs) =>
-    startAgentcliDev(port, dir, env, Object.entries(graphs).flatMap(([id, path]) => ["--graph", `${id}=${path}`])),
+  start: (port, dir, env, { graphs, workers }) =>
+    startAgentcliDev(
+      port,
+      dir,
+      workers ? { ...env, AGENTCLI_WORKERS: String(workers) } : env,
+      Object.entries(graphs).flatMap(([id, path]) => ["--graph", `${id}=${path}`]),
+    ),
 };
 
 /** `langgraph-cli dev` (in memory) on the same graphs. */
-export const peer: Side = { name: "langgraph-cli dev", start: startPeer };
+export const peer: Side = {
+  name: "langgraph-cli dev",
+  start: (port, dir, env, { graphs, workers }) =>
+    startPeer(port, dir, env, { graphs, args: workers ? ["--n-jobs-per-worker", String(workers)] : [] }),
+};
 
 /** A started server: its process, a client allowing any number of requests at once, the graph's assistant. */
 export interface Running {
@@ -39,11 +54,11 @@ export interface Running {
 export async function startSide(
   side: Side,
   env: NodeJS.ProcessEnv,
-  { graphs, graphId }: { graphs: Record<string, string>; graphId: string },
+  { graphId, ...serving }: Serving & { graphId: string },
 ): Promise<Running> {
   const dir = mkdtempSync(join(tmpdir(), "agentcli-bench-"));
   const port = await freePort("127.0.0.1");
-  const proc = side.start(port, dir, env, graphs);
+  const proc = side.start(port, dir, env, serving);
   const stop = async () => {
     await stopTree(proc);
     rmSync(dir, { recursive: true, force: true });

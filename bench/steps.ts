@@ -8,7 +8,7 @@
  * Per server and number of clients: the server's CPU per step and per run (its process tree's
  * user + system time over the load, /proc), runs/s, and p50/p99 of a run.
  *
- *   npm run bench:steps -- [--clients 1,32] [--runs 4] [--steps 10] [--only ours|peer] [--json]
+ *   npm run bench:steps -- [--clients 1,32] [--runs 4] [--steps 10] [--workers <n>|default] [--only ours|peer] [--json]
  *
  * Not part of the test suite.
  */
@@ -24,6 +24,11 @@ const CLIENTS = list(arg("--clients") ?? "1,32");
 const RUNS_PER_CLIENT = Number(arg("--runs") ?? 4) || 4;
 const STEPS = Number(arg("--steps") ?? 10) || 10;
 const ONLY = arg("--only");
+/**
+ * Runs each server executes at once: by default the largest load's (agentcli's default is 4 per
+ * CPU, the peer's 10), so every run of it runs at once; `--workers default` leaves each its own.
+ */
+const WORKERS = arg("--workers") === "default" ? undefined : Number(arg("--workers") ?? Math.max(...CLIENTS));
 const graphs = { steps: join(ROOT, "bench/graph-steps.ts") };
 
 /** One run on a new thread; its duration (ms). Checks the run took every step: user, (call, result) x steps, answer. */
@@ -67,7 +72,7 @@ try {
   for (const side of [ours, peer]) {
     if (ONLY && (ONLY === "ours") !== (side === ours)) continue;
     process.stderr.write(`measuring ${side.name}...\n`);
-    const server = await startSide(side, env, { graphs, graphId: "steps" });
+    const server = await startSide(side, env, { graphs, graphId: "steps", workers: WORKERS });
     try {
       for (let i = 0; i < 2; i++) await oneRun(server); // warm-up: graph loaded, connections open
       results[side.name] = {};
@@ -103,13 +108,21 @@ if (args.includes("--json")) {
     CLIENTS.map((c) => [c, Object.fromEntries(rows.map(([label, get, better]) => [label, ratio(c, get, better)]))]),
   );
   const meta = { date: new Date().toISOString(), cpus: cpus().length, loadavg: loadAvg, node: process.versions.node };
-  console.log(JSON.stringify({ ...meta, steps: STEPS, runsPerClient: RUNS_PER_CLIENT, results, ratios }, null, 2));
+  console.log(
+    JSON.stringify(
+      { ...meta, steps: STEPS, runsPerClient: RUNS_PER_CLIENT, workers: WORKERS ?? "default", results, ratios },
+      null,
+      2,
+    ),
+  );
 } else {
   const f = (n: number) => (n >= 100 ? n.toFixed(0) : n.toFixed(1));
   console.log(
     `${new Date().toISOString().slice(0, 10)}, ${cpus().length} x ${cpus()[0]?.model ?? "cpu"}, load average ${
       loadAvg.join(" ")
-    }, Node ${process.versions.node}, runs of ${STEPS} tool-calling steps, ${RUNS_PER_CLIENT} per client`,
+    }, Node ${process.versions.node}, runs of ${STEPS} tool-calling steps, ${RUNS_PER_CLIENT} per client, workers: ${
+      WORKERS ?? "each server's default"
+    }`,
   );
   console.log(`| clients | metric | ${ours.name} | ${peer.name} | ratio |\n|---:|---|---:|---:|---:|`);
   for (const c of CLIENTS) {

@@ -15,7 +15,7 @@
  *   /proc/<pid>/io write_bytes over the load, divided by the runs).
  *
  *   npm run bench:tokens -- [--concurrency 1,50,200] [--tokens 1000] [--token-interval-ms 10]
- *     [--only ours|peer] [--json]
+ *     [--workers <n>|default] [--only ours|peer] [--json]
  *
  * Not part of the test suite.
  */
@@ -31,6 +31,11 @@ const CONCURRENCY = list(arg("--concurrency") ?? "1,50,200");
 const TOKENS = Number(arg("--tokens") ?? 1000) || 1000;
 const INTERVAL = Number(arg("--token-interval-ms") ?? 10);
 const ONLY = arg("--only");
+/**
+ * Runs each server executes at once: by default the largest load's (agentcli's default is 4 per
+ * CPU, the peer's 10), so every run of it runs at once; `--workers default` leaves each its own.
+ */
+const WORKERS = arg("--workers") === "default" ? undefined : Number(arg("--workers") ?? Math.max(...CONCURRENCY));
 const graphs = { bench: join(ROOT, "bench/graph.ts") };
 
 interface TokenSends {
@@ -73,7 +78,7 @@ try {
   for (const side of [ours, peer]) {
     if (ONLY && (ONLY === "ours") !== (side === ours)) continue;
     process.stderr.write(`measuring ${side.name}...\n`);
-    const server = await startSide(side, env, { graphs, graphId: "bench" });
+    const server = await startSide(side, env, { graphs, graphId: "bench", workers: WORKERS });
     try {
       await streamRun(server, "warm-up", TOKENS); // graph loaded, connections open
       results[side.name] = {};
@@ -109,14 +114,20 @@ if (args.includes("--json")) {
   );
   const meta = { date: new Date().toISOString(), cpus: cpus().length, loadavg: loadAvg, node: process.versions.node };
   console.log(
-    JSON.stringify({ ...meta, tokens: TOKENS, tokenIntervalMs: INTERVAL, results, ratios }, null, 2),
+    JSON.stringify(
+      { ...meta, tokens: TOKENS, tokenIntervalMs: INTERVAL, workers: WORKERS ?? "default", results, ratios },
+      null,
+      2,
+    ),
   );
 } else {
   const f = (n: number) => (n >= 100 ? n.toFixed(0) : n.toFixed(1));
   console.log(
     `${new Date().toISOString().slice(0, 10)}, ${cpus().length} x ${cpus()[0]?.model ?? "cpu"}, load average ${
       loadAvg.join(" ")
-    }, Node ${process.versions.node}, ${TOKENS} tokens per run, one every ${INTERVAL} ms`,
+    }, Node ${process.versions.node}, ${TOKENS} tokens per run, one every ${INTERVAL} ms, workers: ${
+      WORKERS ?? "each server's default"
+    }`,
   );
   console.log(`| runs | metric | ${ours.name} | ${peer.name} | ratio |\n|---:|---|---:|---:|---:|`);
   for (const c of CONCURRENCY) {
