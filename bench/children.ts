@@ -139,14 +139,23 @@ export function startAgentcliDev(port: number, dir: string, env: NodeJS.ProcessE
 
 /**
  * Starts the peer, `@langchain/langgraph-cli dev` (in memory, no reload, no analytics), on
- * bench/graph.ts as the graph "bench", in `dir`.
+ * bench/graph.ts as the graph "bench" (or on `graphs`: graph id to module path), in `dir`;
+ * `args`: more of its flags (`--n-jobs-per-worker 200`).
  */
-export function startPeer(port: number, dir: string, env: NodeJS.ProcessEnv): ChildProcess {
+export function startPeer(
+  port: number,
+  dir: string,
+  env: NodeJS.ProcessEnv,
+  { graphs = { bench: join(ROOT, "bench/graph.ts") }, args = [] }: {
+    graphs?: Record<string, string>;
+    args?: string[];
+  } = {},
+): ChildProcess {
   writeFileSync(
     join(dir, "langgraph.json"),
     JSON.stringify({
       node_version: "22",
-      graphs: { bench: `./${relative(dir, join(ROOT, "bench/graph.ts"))}:graph` },
+      graphs: Object.fromEntries(Object.entries(graphs).map(([id, path]) => [id, `./${relative(dir, path)}:graph`])),
       dependencies: ["."],
     }),
   );
@@ -160,6 +169,7 @@ export function startPeer(port: number, dir: string, env: NodeJS.ProcessEnv): Ch
     "--no-reload",
     "--config",
     join(dir, "langgraph.json"),
+    ...args,
   ], {
     stdio: ["ignore", "ignore", process.env.BENCH_VERBOSE ? "inherit" : "ignore"],
     cwd: dir,
@@ -181,14 +191,34 @@ export async function stopTree(proc: ChildProcess, graceMs = 500): Promise<void>
   await Promise.race([exited, sleep(2000)]);
 }
 
-/** Starts the benchmark model server ("ok" for every request, at once or after `delayMs`); its OpenAI base URL. */
-export async function startModel(delayMs = 0): Promise<{ url: string; proc: ChildProcess }> {
-  const proc = spawn(process.execPath, [join(ROOT, "bench/model.ts"), "--delay-ms", String(delayMs)], {
+/** How the benchmark model answers (bench/model.ts): after `delayMs`; `tokens` streamed one per `tokenIntervalMs`; runs of `steps` tool calls. */
+export interface ModelOptions {
+  delayMs?: number;
+  tokens?: number;
+  tokenIntervalMs?: number;
+  steps?: number;
+}
+
+/**
+ * Starts the benchmark model server ("ok" for every request, at once or after `delayMs`, unless
+ * told otherwise: `ModelOptions`); its OpenAI base URL (the model server's root: `url` less `/openai/v1`).
+ */
+export async function startModel(
+  options: number | ModelOptions = 0,
+): Promise<{ url: string; root: string; proc: ChildProcess }> {
+  const o = typeof options === "number" ? { delayMs: options } : options;
+  const flags = Object.entries({
+    "--delay-ms": o.delayMs,
+    "--tokens": o.tokens,
+    "--token-interval-ms": o.tokenIntervalMs,
+    "--steps": o.steps,
+  }).flatMap(([flag, value]) => (value ? [flag, String(value)] : []));
+  const proc = spawn(process.execPath, [join(ROOT, "bench/model.ts"), ...flags], {
     stdio: ["ignore", "pipe", "inherit"],
   });
   const line = await new Promise<string>((resolve, reject) => {
     createInterface({ input: proc.stdout! }).once("line", resolve);
     proc.once("exit", (code) => reject(new Error(`model server exited (${code})`)));
   });
-  return { url: line.trim(), proc };
+  return { url: line.trim(), root: line.trim().replace(/\/openai\/v1$/, ""), proc };
 }

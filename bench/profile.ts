@@ -4,7 +4,12 @@
  * at C clients), stops it, and prints the self time by package / file from the profile, of
  * the samples taken during the N runs only.
  *
+ * With `--tokens <n>`, the load is instead bench/tokens.ts's: runs streamed in messages-tuple mode,
+ * the model streaming n tokens per run, one every `--token-interval-ms` (default 2), `--clients`
+ * at once, `--runs` in all (the figures per run are then per run of n tokens).
+ *
  *   node bench/profile.ts [--runs 300] [--clients 32] [--top 40] [--keep DIR]
+ *   node bench/profile.ts --tokens 1000 --runs 50 --clients 50 [--token-interval-ms 2]
  */
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -12,6 +17,7 @@ import { join } from "node:path";
 import { Client } from "@langchain/langgraph-sdk";
 import { freePort } from "../plugins/compute/revision-process.ts";
 import { ROOT, runLoad, startAgentcliDev, startModel, stopTree, treeStats, waitOk } from "./children.ts";
+import { streamRun } from "./side-by-side.ts";
 
 const args = process.argv.slice(2);
 const arg = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
@@ -19,10 +25,12 @@ const RUNS = Number(arg("--runs") ?? 300);
 const CLIENTS = Number(arg("--clients") ?? 32);
 const TOP = Number(arg("--top") ?? 40);
 const profDir = arg("--keep") ?? mkdtempSync(join(tmpdir(), "agentcli-prof-"));
+const TOKENS = Number(arg("--tokens") ?? 0);
+const TOKEN_INTERVAL = Number(arg("--token-interval-ms") ?? 2);
 
 /** The load's start and end on the profiles' clock: only samples taken in between are counted (not start-up, warm-up or shutdown). */
 const windowUs: [bigint, bigint] = [0n, 0n];
-const model = await startModel();
+const model = await startModel(TOKENS ? { tokens: TOKENS, tokenIntervalMs: TOKEN_INTERVAL } : 0);
 const dir = mkdtempSync(join(tmpdir(), "agentcli-bench-"));
 const port = await freePort("127.0.0.1");
 const env = {
@@ -38,8 +46,22 @@ try {
   await waitOk(url, performance.now(), proc);
   const client = new Client({ apiUrl: url, apiKey: null, callerOptions: { maxRetries: 0, maxConcurrency: Infinity } });
   const [a] = await client.assistants.search({ graphId: "bench", limit: 1 });
-  const load = (clients: number, total: number) => runLoad(client, a!.assistant_id, clients, total);
-  await load(1, 10);
+  const server = { client, assistantId: a!.assistant_id };
+  const load = async (clients: number, total: number) => {
+    if (!TOKENS) return runLoad(client, a!.assistant_id, clients, total);
+    const lat: number[] = [];
+    let next = 0;
+    await Promise.all(Array.from({ length: clients }, async () => {
+      while (next++ < total) {
+        const s = performance.now();
+        await streamRun(server, `profile ${next}`, TOKENS);
+        lat.push(performance.now() - s);
+      }
+    }));
+    lat.sort((x, y) => x - y);
+    return { p50: lat[Math.floor(lat.length / 2)]!, p99: lat[Math.floor(lat.length * 0.99)]! };
+  };
+  await load(1, TOKENS ? 2 : 10);
   const c0 = treeStats(proc.pid!).cpuMs;
   const t0 = performance.now();
   windowUs[0] = process.hrtime.bigint() / 1000n; // the profiles' clock (monotonic, microseconds)

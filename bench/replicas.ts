@@ -7,8 +7,9 @@
  * threads (`threads.create` + `runs.wait` through the proxy), runs/s, p50 and p99, the
  * replicas' CPU time per run and how busy the whole machine was. With 2 or more replicas,
  * the first event of a run created on replica A and joined (`runs.joinStream`) on replica B,
- * against joined on A itself. Prints the ratios (3 vs 1 replicas; cross vs same replica)
- * and the load average.
+ * against joined on A itself. Prints the ratios (3 vs 1 replicas, in runs/s and in the CPU per
+ * run of everything serving: replicas, PostgreSQL, Redis, proxy; cross vs same replica) and the
+ * load average.
  *
  *   npm run bench:replicas -- [--replicas 1,3] [--clients 32,128] [--runs-per-client 8]
  *     [--mode postgres|redis|both] [--model-ms 200] [--workers <n>] [--proxy haproxy|node]
@@ -237,8 +238,12 @@ interface LoadResult {
   /** CPU per run: the replicas' process trees, PostgreSQL's processes (all of them), the bench's clients + proxy + model. */
   cpuMsPerRun: number;
   pgCpuMsPerRun: number;
+  /** Redis's server process (`redis-server`), in the Redis mode only (in the other, Redis serves nothing here). */
+  redisCpuMsPerRun: number;
   harnessCpuMsPerRun: number;
   proxyCpuMsPerRun: number;
+  /** Everything that serves the runs: replicas + PostgreSQL + Redis + proxy. */
+  allCpuMsPerRun: number;
   /** Share of the machine's CPU time busy during the load (every process, other users' too), and per run. */
   machineBusy: number;
   machineBusyMsPerRun: number;
@@ -296,23 +301,27 @@ async function measure(
         process.cpuUsage().user / 1000 + process.cpuUsage().system / 1000 + treeStats(modelProc.pid!).cpuMs;
       const proxyCpu = () => treeStats(proxy!.proc.pid!).cpuMs;
       const cpu0 = replicas.reduce((s, r) => s + treeStats(r.proc.pid!).cpuMs, 0);
-      const pg0 = cpuByPid("postgres"), h0 = harness(), p0 = proxyCpu(), m0 = machineCpu();
+      const redisCpu = () => (mode === "redis" ? cpuByPid("redis-server") : new Map<number, number>());
+      const pg0 = cpuByPid("postgres"), rd0 = redisCpu(), h0 = harness(), p0 = proxyCpu(), m0 = machineCpu();
       const w0 = process.hrtime.bigint() / 1000n; // the profiles' clock (monotonic, microseconds)
       const r = await load(client, assistantId, clients, clients * RUNS_PER_CLIENT);
       if (process.env.BENCH_CPU_PROF) {
         process.stderr.write(`  load window (monotonic us): ${w0} ${process.hrtime.bigint() / 1000n}\n`);
       }
-      const m1 = machineCpu(), h1 = harness(), p1 = proxyCpu(), pg1 = cpuByPid("postgres");
+      const m1 = machineCpu(), h1 = harness(), p1 = proxyCpu(), pg1 = cpuByPid("postgres"), rd1 = redisCpu();
       const cpu1 = replicas.reduce((s, r) => s + treeStats(r.proc.pid!).cpuMs, 0);
+      const serving = { replicas: cpu1 - cpu0, pg: cpuDelta(pg0, pg1), redis: cpuDelta(rd0, rd1), proxy: p1 - p0 };
       loads.push({
         mode,
         replicas: n,
         clients,
         ...r,
-        cpuMsPerRun: (cpu1 - cpu0) / r.runs,
-        pgCpuMsPerRun: cpuDelta(pg0, pg1) / r.runs,
+        cpuMsPerRun: serving.replicas / r.runs,
+        pgCpuMsPerRun: serving.pg / r.runs,
+        redisCpuMsPerRun: serving.redis / r.runs,
         harnessCpuMsPerRun: (h1 - h0) / r.runs,
-        proxyCpuMsPerRun: (p1 - p0) / r.runs,
+        proxyCpuMsPerRun: serving.proxy / r.runs,
+        allCpuMsPerRun: (serving.replicas + serving.pg + serving.redis + serving.proxy) / r.runs,
         machineBusy: (m1.busy - m0.busy) / Math.max(1, m1.total - m0.total),
         machineBusyMsPerRun: ((m1.busy - m0.busy) * 10) / r.runs,
         loadavg: Number(loadavg()[0]!.toFixed(1)),
@@ -377,7 +386,14 @@ const scaling = MODES.flatMap((mode) =>
   CLIENTS.map((clients) => {
     const one = loads.find((l) => l.mode === mode && l.replicas === lo && l.clients === clients);
     const many = loads.find((l) => l.mode === mode && l.replicas === hi && l.clients === clients);
-    return { mode, clients, ratio: one && many && lo !== hi ? many.rps / one.rps : null, p99: many?.p99 ?? null };
+    return {
+      mode,
+      clients,
+      ratio: one && many && lo !== hi ? many.rps / one.rps : null,
+      /** CPU per run of everything serving (replicas, PostgreSQL, Redis, proxy), hi replicas over lo: 1 means no cost to scale out. */
+      cpuRatio: one && many && lo !== hi ? many.allCpuMsPerRun / one.allCpuMsPerRun : null,
+      p99: many?.p99 ?? null,
+    };
   })
 );
 const loadEnd = loadavg().map((l) => Number(l.toFixed(1)));
@@ -427,25 +443,30 @@ if (args.includes("--json")) {
     }`,
   );
   console.log(
-    "\nCPU per run: of the replicas, of PostgreSQL (all its processes), of the load balancer, of the bench (clients, model), of the whole machine (other users' work included).",
+    "\nCPU per run: of the replicas, of PostgreSQL (all its processes), of Redis (in the Redis mode), of the load balancer, of all four (what serves the runs), of the bench (clients, model), of the whole machine (other users' work included).",
   );
   console.log(
-    "| signals | replicas | clients | runs/s | p50 | p99 | CPU: replicas | PostgreSQL | proxy | bench | machine | machine busy | load |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    "| signals | replicas | clients | runs/s | p50 | p99 | CPU: replicas | PostgreSQL | Redis | proxy | all serving | bench | machine | machine busy | load |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
   );
   for (const l of loads) {
     console.log(
       `| ${signals(l.mode)} | ${l.replicas} | ${l.clients} | ${f(l.rps)} | ${f(l.p50)} ms | ${f(l.p99)} ms | ${
         f(l.cpuMsPerRun)
-      } ms | ${f(l.pgCpuMsPerRun)} ms | ${f(l.proxyCpuMsPerRun)} ms | ${f(l.harnessCpuMsPerRun)} ms | ${
-        f(l.machineBusyMsPerRun)
-      } ms | ${(l.machineBusy * 100).toFixed(0)}% | ${l.loadavg} |`,
+      } ms | ${f(l.pgCpuMsPerRun)} ms | ${f(l.redisCpuMsPerRun)} ms | ${f(l.proxyCpuMsPerRun)} ms | ${
+        f(l.allCpuMsPerRun)
+      } ms | ${f(l.harnessCpuMsPerRun)} ms | ${f(l.machineBusyMsPerRun)} ms | ${
+        (l.machineBusy * 100).toFixed(0)
+      }% | ${l.loadavg} |`,
     );
   }
   if (lo !== hi) {
-    console.log(`\n| signals | clients | runs/s, ${hi} vs ${lo} replica(s) | p99 at ${hi} |\n|---|---:|---:|---:|`);
+    console.log(
+      `\n| signals | clients | runs/s, ${hi} vs ${lo} replica(s) | CPU per run of all serving, ${hi} vs ${lo} | p99 at ${hi} |\n|---|---:|---:|---:|---:|`,
+    );
+    const x = (n: number | null) => (n === null ? "-" : `${n.toFixed(2)}x`);
     for (const s of scaling) {
       console.log(
-        `| ${signals(s.mode)} | ${s.clients} | ${s.ratio === null ? "-" : `${s.ratio.toFixed(2)}x`} | ${
+        `| ${signals(s.mode)} | ${s.clients} | ${x(s.ratio)} | ${x(s.cpuRatio)} | ${
           s.p99 === null ? "-" : `${f(s.p99)} ms`
         } |`,
       );

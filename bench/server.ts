@@ -9,9 +9,12 @@
  *   runs per second, p50 and p99 latency;
  * - the server's CPU time per run (user + system of its process tree) at 1 and 32 clients;
  * - time to the first SSE event of `runs.stream` on a new thread (p50).
- * Prints a table with ratios (>1 means agentcli is better).
+ * Prints a table with ratios (>1 means agentcli is better). `--json` prints every figure for
+ * machines, and with it those of bench/tokens.ts (token streaming) and bench/steps.ts
+ * (multi-step runs), run after these at their default sizes (`--no-streams`: not them;
+ * `--stream-args "<flags>"`: flags for both, say `"--concurrency 2 --tokens 50 --clients 1 --runs 1"`).
  *
- *   npm run bench -- [--runs 60] [--only ours|serve|peer] [--json]
+ *   npm run bench -- [--runs 60] [--only ours|serve|peer] [--json [--no-streams] [--stream-args "<flags>"]]
  *   npm run bench -- --startup [5]     # startup only: the example from sources and executable, beside the peer
  *
  * Not part of the test suite. Each server and the model run as child processes on free ports.
@@ -305,10 +308,30 @@ const rows: Array<[string, (r: Result) => number, "lower" | "higher", string]> =
 const ratioOf = (ours: Result | undefined, get: (r: Result) => number, better: "lower" | "higher") =>
   ours && b ? (better === "lower" ? get(b) / get(ours) : get(ours) / get(b)) : null;
 const loadAvg = loadavg().map((l) => Number(l.toFixed(1)));
+/**
+ * bench/tokens.ts and bench/steps.ts (dev and the peer only), with `--json`, after this bench's servers
+ * stopped; their JSON, or null with `--no-streams` or `--only serve`.
+ */
+function streamBench(script: string): unknown {
+  if (args.includes("--no-streams") || ONLY === "serve") return null;
+  const only = ONLY === "ours" || ONLY === "peer" ? ["--only", ONLY] : [];
+  process.stderr.write(`running ${script}...\n`);
+  const extra = (arg("--stream-args") ?? "").split(" ").filter(Boolean);
+  const out = spawnSync(process.execPath, [join(ROOT, script), "--json", ...only, ...extra], {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+    maxBuffer: 64 << 20,
+  });
+  if (out.status !== 0) throw new Error(`${script} failed (exit ${out.status})`);
+  return JSON.parse(out.stdout);
+}
+
 if (args.includes("--json")) {
   // For machines: every figure of each server, and each metric's ratio to the peer's (>1: agentcli better).
   const ratios = (r: Result | undefined) =>
     Object.fromEntries(rows.map(([label, get, better]) => [label, ratioOf(r, get, better)]));
+  const tokens = streamBench("bench/tokens.ts");
+  const steps = streamBench("bench/steps.ts");
   console.log(
     JSON.stringify(
       {
@@ -320,6 +343,8 @@ if (args.includes("--json")) {
         results,
         ratios: ratios(a),
         serveRatios: ratios(c),
+        tokens,
+        steps,
       },
       null,
       2,

@@ -3,7 +3,8 @@
  * secret is caught whole, as any run of 16+ of its characters (a key without its `sk-`
  * prefix), JSON-escaped, URL-encoded and in base64 at every alignment; a stream is redacted
  * even when a secret is split across two chunks; every text response of a Hono app passes
- * through the middleware, binary ones are left alone.
+ * through the middleware, binary ones are left alone; a run's event stream, whose events were
+ * redacted when the run emitted them, is let through and redacts what it writes itself.
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -18,7 +19,8 @@ import {
   registerSecrets,
   secretValues,
 } from "../../core/kernel/redact.ts";
-import { redactResponses } from "../../core/server/http/redact-responses.ts";
+import { REDACTED_AT_SOURCE, redactResponses } from "../../core/server/http/redact-responses.ts";
+import { sseResponse } from "../../core/server/http/sse.ts";
 
 const KEY = `sk-filter${crypto.randomUUID().replaceAll("-", "")}`;
 const QUOTED = `pw"with\\quote${crypto.randomUUID().slice(0, 8)}`;
@@ -118,6 +120,25 @@ test("the middleware redacts JSON, text, error and SSE responses, and leaves bin
   }
   assert.equal((await app.request("/fail")).status, 502);
   assert.equal(await (await app.request("/bin")).text(), KEY);
+});
+
+test("a run's event stream is redacted at its source: its data passes as it is, its event names and errors are redacted", async () => {
+  const app = new Hono();
+  app.use(redactResponses());
+  app.get("/run-stream", () =>
+    sseResponse((async function* () {
+      yield { id: 1, event: "values", data: redact(JSON.stringify({ k: KEY })) };
+      yield { id: 2, event: `updates|${KEY}`, data: "{}" };
+      throw new Error(`the log failed: ${KEY}`);
+    })()));
+  const res = await app.request("/run-stream");
+  const body = await res.text();
+  assert.equal(res.headers.get(REDACTED_AT_SOURCE), null, "the marker stays inside the server");
+  assert.equal(res.headers.get("content-type"), "text/event-stream; charset=utf-8");
+  assert.ok(!body.includes(KEY.slice(3, 3 + MIN_FRAGMENT_LENGTH)), body);
+  assert.match(body, /id: 0\nevent: values\ndata: \{"k":"\[redacted\]"\}/);
+  assert.match(body, /event: updates\|\[redacted\]/);
+  assert.match(body, /event: error\ndata: .*the log failed: \[redacted\]/);
 });
 
 test("publishable keys are public by design: not registered, not shaped like a secret (the chat UI is served them)", () => {

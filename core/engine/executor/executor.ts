@@ -73,8 +73,13 @@ async function beginRun(
   const timer = limit ? setTimeout(() => limit.abort(new RunTimedOut(deps.runTimeoutMs!)), deps.runTimeoutMs) : null;
   const signal = limit ? AbortSignal.any([cancelSignal, limit.signal]) : cancelSignal;
   // Every event is redacted: debug and events modes carry upstream errors verbatim.
-  const emit = (event: string, data: unknown) =>
-    broker.publish(run.run_id, { event, data: redact(typeof data === "string" ? data : JSON.stringify(data)) });
+  const emit: Emit = (event, data, redacted) =>
+    broker.publish(run.run_id, {
+      event,
+      data: redacted && typeof data === "string"
+        ? data
+        : redact(typeof data === "string" ? data : JSON.stringify(data)),
+    });
   // Claiming the run logged this first event already; a resumed run says so on its stream.
   if (resume.resumed) {
     broker.publish(run.run_id, {

@@ -4,6 +4,7 @@
  * for `messages`, ...), with `|ns1|ns2` appended for subgraph namespaces.
  */
 import { AIMessageChunk, type BaseMessage, isBaseMessage, isBaseMessageChunk } from "@langchain/core/messages";
+import { redact } from "../../kernel/index.ts";
 import { debugChunk } from "./debug-events.ts";
 import { messageToWire, toWire } from "./serialize.ts";
 
@@ -31,8 +32,12 @@ export function libModes(modes: readonly StreamMode[]): LibStreamMode[] {
   return [...out];
 }
 
+/**
+ * Publishes one event of the run. `data` is redacted on its way (core/kernel/redact.ts), unless it
+ * is a JSON text redacted already (`redacted`: the messages-tuple path, which redacts its parts).
+ */
 export interface Emit {
-  (event: string, data: unknown): void;
+  (event: string, data: unknown, redacted?: boolean): void;
 }
 
 /**
@@ -42,6 +47,12 @@ export interface Emit {
 export class ChunkTranslator {
   readonly #modes: Set<StreamMode>;
   readonly #partial = new Map<string, AIMessageChunk | BaseMessage>();
+  /**
+   * The metadata of each streaming model call as redacted JSON. LangGraph passes one metadata
+   * object with every token of a call: converted, serialized and redacted once, not per token
+   * (about 600 of a token event's 850 bytes).
+   */
+  readonly #metadataJson = new WeakMap<object, string>();
 
   constructor(modes: readonly StreamMode[]) {
     this.#modes = new Set(modes);
@@ -59,7 +70,11 @@ export class ChunkTranslator {
       return;
     }
     const [message, metadata] = payload as [BaseMessage, Record<string, unknown>];
-    if (this.#modes.has("messages-tuple")) emit(`messages${suffix}`, [messageToWire(message), toWire(metadata)]);
+    if (this.#modes.has("messages-tuple")) {
+      // Redacted in two parts: a secret lies inside a JSON string of one or the other, never across them.
+      const meta = this.#metadataJsonOf(metadata);
+      emit(`messages${suffix}`, `[${redact(JSON.stringify(messageToWire(message)))},${meta}]`, true);
+    }
     if (!this.#modes.has("messages")) return;
     const id = message.id ?? "";
     const prev = this.#partial.get(id);
@@ -70,6 +85,13 @@ export class ChunkTranslator {
     }
     this.#partial.set(id, merged);
     emit(`messages/${isBaseMessageChunk(message) ? "partial" : "complete"}${suffix}`, [messageToWire(merged)]);
+  }
+
+  #metadataJsonOf(metadata: Record<string, unknown>): string {
+    if (typeof metadata !== "object" || metadata === null) return redact(JSON.stringify(toWire(metadata)));
+    let json = this.#metadataJson.get(metadata);
+    if (json === undefined) this.#metadataJson.set(metadata, json = redact(JSON.stringify(toWire(metadata))));
+    return json;
   }
 
   /** Emits `messages/complete` for streamed messages when the run ends. */

@@ -2,9 +2,13 @@
  * Server-sent events for runs: `metadata` first, then the run's events with integer ids,
  * resumable with `Last-Event-ID`. The stream pulls from the broker at the client's pace, so
  * a slow client never slows the run, and a dropped one loses nothing: every event is in the
- * durable log for the rejoin.
+ * durable log for the rejoin. The events' data is redacted at its source (the run's emit), so the
+ * response skips the second pass of ./redact-responses.ts; what this module writes itself (event
+ * names, its errors) it redacts here.
  */
+import { redact } from "../../kernel/index.ts";
 import type { RunEvent } from "../../storage/index.ts";
+import { REDACTED_AT_SOURCE } from "./redact-responses.ts";
 
 const encoder = new TextEncoder();
 
@@ -55,7 +59,7 @@ export function sseResponse(events: AsyncGenerator<RunEvent, unknown>, opts: Sse
           }
           const base = next.value.event.split("|")[0]!.split("/")[0]!;
           if (wanted && !wanted.has(base)) continue;
-          controller.enqueue(sseFrame(next.value));
+          controller.enqueue(sseFrame({ ...next.value, event: redact(next.value.event) }));
           return;
         }
       } catch (err) {
@@ -64,7 +68,9 @@ export function sseResponse(events: AsyncGenerator<RunEvent, unknown>, opts: Sse
         controller.enqueue(
           sseFrame({
             event: "error",
-            data: JSON.stringify({ error: "StreamError", message: err instanceof Error ? err.message : String(err) }),
+            data: redact(
+              JSON.stringify({ error: "StreamError", message: err instanceof Error ? err.message : String(err) }),
+            ),
           }),
         );
         controller.close();
@@ -82,6 +88,7 @@ export function sseResponse(events: AsyncGenerator<RunEvent, unknown>, opts: Sse
       "Cache-Control": "no-cache",
       Connection: "keep-alive",
       "X-Accel-Buffering": "no",
+      [REDACTED_AT_SOURCE]: "1",
       ...opts.headers,
     },
   });

@@ -121,7 +121,7 @@ export async function startModelServer(): Promise<ModelServer> {
         return sendError(res, reply!.error.status, reply!.error.message.replaceAll("{api_key}", recorded.apiKey ?? ""));
       }
       const id = `${++counter}`;
-      const pace = tokenPacer({ reply: reply!, req: recorded, id, sends });
+      const pace = tokenPacer({ reply: reply!, req: recorded, id, sends, res });
       const answer = { res, reply: reply!, req: recorded, id, pace };
       if (recorded.protocol === "openai") await replyOpenAI(answer);
       else if (recorded.protocol === "anthropic") await replyAnthropic(answer);
@@ -152,10 +152,17 @@ export async function startModelServer(): Promise<ModelServer> {
 
 /**
  * Waits until the next token of a streamed reply is due (`tokenIntervalMs`), then records when it left:
- * call it just before writing each text token. Replies without `tokens` are neither paced nor recorded.
+ * call it just before writing each text token. Replies without `tokens` are neither paced nor recorded,
+ * and neither are the tokens after the client went away (what is left is written to nobody at once).
  */
 function tokenPacer(
-  { reply, req, id, sends }: { reply: ScriptedReply; req: RecordedRequest; id: string; sends: TokenSends[] },
+  { reply, req, id, sends, res }: {
+    reply: ScriptedReply;
+    req: RecordedRequest;
+    id: string;
+    sends: TokenSends[];
+    res: ServerResponse;
+  },
 ): () => Promise<void> {
   if (!reply.tokens || !req.stream) return () => Promise.resolve();
   const interval = reply.tokenIntervalMs ?? 0;
@@ -165,6 +172,7 @@ function tokenPacer(
   sends.push(record);
   let start = 0;
   return async () => {
+    if (res.destroyed) return;
     const now = performance.now();
     if (record.sentAt.length === 0) start = now;
     const due = start + record.sentAt.length * interval;
