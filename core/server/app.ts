@@ -70,6 +70,8 @@ export interface AgentServerOptions {
   authenticate?: (req: Request) => Promise<AuthUser | null>;
   /** The chat UI, mounted at `/app`. */
   ui?: Hono;
+  /** The studio, mounted at `/studio` (./routes/studio.ts). */
+  studio?: Hono;
   /** Other components (MCP, A2A, well-known documents); `app` may be built from the server's deps. */
   extraRoutes?: Array<{ path: string; app: Hono<any> | ((deps: ServerDeps) => Hono<any>) }>;
   /** Runs executed at once by this process (default 8; 0 with role `api`). */
@@ -358,6 +360,7 @@ function mountInfo(
     return c.json(openApiDocument({ title: "agentcli Agent API", version: VERSION, extraPaths, schemas }));
   });
   if (opts.ui) app.route("/app", opts.ui);
+  if (opts.studio) app.route("/studio", opts.studio);
   app.route("/", apiDocsRoutes({ log: o.log }));
 }
 

@@ -20,11 +20,12 @@ import { projectAssistants, type ProjectGraphs } from "./project-graphs.ts";
  * executable's bundler sees them.
  */
 export async function loadServerModules() {
-  const [app, node, auth, ui, protocols] = await Promise.all([
+  const [app, node, auth, ui, studio, protocols] = await Promise.all([
     import("../app.ts"),
     import("./node.ts"),
     import("../../auth/index.ts"),
     import("../routes/ui.ts"),
+    import("../routes/studio.ts"),
     import("../protocols/routes.ts"),
   ]);
   return {
@@ -33,6 +34,7 @@ export async function loadServerModules() {
     createAuthenticator: auth.createAuthenticator,
     identityPluginFor: auth.identityPluginFor,
     ui,
+    studio,
     protocolRoutes: protocols.protocolRoutes,
   };
 }
@@ -49,7 +51,7 @@ export interface AgentServerBuild {
   /** The server's other options; read after auth, the UI and the endpoints are set up (a bad setting fails then). */
   settings: () => Omit<
     AgentServerOptions,
-    "graphs" | "defaultAssistants" | "storage" | "authenticate" | "ui" | "extraRoutes"
+    "graphs" | "defaultAssistants" | "storage" | "authenticate" | "ui" | "studio" | "extraRoutes"
   >;
 }
 
@@ -74,6 +76,11 @@ export async function buildAgentServer(o: AgentServerBuild): Promise<AgentServer
       log: opts.log,
     })
     : undefined;
+  let studio: AgentServerOptions["studio"];
+  if (m.studio.studioEnabled(opts.env, opts.mode)) {
+    m.studio.assertStudioProtected({ mode: opts.mode, provider, public: identityPlugin?.identity.public });
+    studio = m.studio.studioRoutes({ log: opts.log });
+  }
   const extraRoutes = m.protocolRoutes({
     version: VERSION,
     name: opts.bundle.config.agent.name,
@@ -91,6 +98,7 @@ export async function buildAgentServer(o: AgentServerBuild): Promise<AgentServer
     storage: o.storage,
     authenticate,
     ui,
+    studio,
     extraRoutes,
     ...o.settings(),
   });

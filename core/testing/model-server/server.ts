@@ -35,6 +35,8 @@ export interface ScriptedReply {
   when?: string | ((req: RecordedRequest) => boolean);
   /** Answer this many milliseconds after the request arrived, as a real model takes its time. */
   delayMs?: number;
+  /** Stream `text` in this many chunks (default 3), e.g. 2,000 to test a long streamed answer. */
+  chunks?: number;
 }
 
 export interface ModelServer {
