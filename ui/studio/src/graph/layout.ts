@@ -43,12 +43,12 @@ export function layout(nodes: GNode[], edges: GEdge[]): { placed: Placed[]; widt
   const rows = new Map<number, GNode[]>();
   for (const n of nodes) rows.set(rank.get(n.id)!, [...(rows.get(rank.get(n.id)!) ?? []), n]);
   const widest = Math.max(1, ...[...rows.values()].map((r) => r.length));
-  const width = widest * (NODE_W + GAP_X) + GAP_X;
+  const width = widest * (NODE_W + GAP_X) + GAP_X + 90;
   const placed: Placed[] = [];
   for (const [r, row] of rows) {
     const rowW = row.length * (NODE_W + GAP_X) - GAP_X;
     row.forEach((n, i) =>
-      placed.push({ id: n.id, label: n.name ?? n.id, x: (width - rowW) / 2 + i * (NODE_W + GAP_X), y: GAP_Y / 2 + r * (NODE_H + GAP_Y) })
+      placed.push({ id: n.id, label: n.name ?? n.id, x: (width - 90 - rowW) / 2 + i * (NODE_W + GAP_X), y: GAP_Y / 2 + r * (NODE_H + GAP_Y) })
     );
   }
   const height = (Math.max(0, ...rows.keys()) + 1) * (NODE_H + GAP_Y);

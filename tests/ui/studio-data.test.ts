@@ -1,0 +1,93 @@
+/**
+ * The studio's store and assistants areas, and its connection field, in real Chromium against
+ * `agentcli dev` (`fixtures/approvals`): a `/memories/` item viewed and edited; an assistant
+ * created, its config edited into a new version; the studio pointed at another agent server
+ * (a second `dev` on `fixtures/basic`) by its base URL.
+ */
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import type { Page } from "playwright-core";
+import { startUiStack, type UiStack } from "./_stack.ts";
+import { type RunningAgent, startAgent } from "./_agent.ts";
+import { area, eventually, openStudio, sdk, shootBoth } from "./_studio.ts";
+
+let stack: UiStack;
+let page: Page;
+let other: RunningAgent | null = null;
+
+before(async () => {
+  stack = await startUiStack("approvals");
+  page = await (await stack.browser.context({ width: 1440, height: 900 })).newPage();
+  await openStudio(page, stack.agent.url);
+});
+after(async () => {
+  await other?.close();
+  await stack?.close();
+});
+
+test("store: namespaces (the agent's /memories/ included), an item viewed and edited", async () => {
+  const client = sdk(stack.agent.url);
+  await client.store.putItem(["memories", "dev-user"], "/memories/preferences.md", { content: "Likes tea." });
+  await client.store.putItem(["notes"], "todo", { text: "call Ada" });
+  await area(page, "store");
+  await page.getByTestId("namespace-row").filter({ hasText: "memories / dev-user" }).click();
+  await page.getByTestId("item-row").filter({ hasText: "/memories/preferences.md" }).click();
+  assert.match(await page.getByTestId("item-value").textContent() ?? "", /Likes tea\./);
+  await page.getByLabel("Item value (JSON)").fill(JSON.stringify({ content: "Likes coffee now." }));
+  await page.getByTestId("item-save").click();
+  await eventually(async () => (await page.getByTestId("item-value").textContent())?.includes("Likes coffee now."));
+  const item = await client.store.getItem(["memories", "dev-user"], "/memories/preferences.md");
+  assert.deepEqual(item?.value, { content: "Likes coffee now." });
+  await page.getByLabel("Item value (JSON)").fill("{not json");
+  await page.getByTestId("item-save").click();
+  assert.match(await page.getByRole("alert").first().textContent() ?? "", /The value is not valid JSON/);
+  await page.getByLabel("Item value (JSON)").fill(JSON.stringify({ content: "Likes coffee now." }));
+  await shootBoth(page, "store");
+});
+
+test("assistants: create one, edit its config into a new version, see its versions", async () => {
+  const client = sdk(stack.agent.url);
+  await area(page, "assistants");
+  await page.getByLabel("New assistant name").fill("Terse reviewer");
+  await page.getByRole("button", { name: "Create from this graph" }).click();
+  await eventually(async () =>
+    (await page.getByTestId("assistant-row").filter({ hasText: "Terse reviewer" }).count()) === 1
+  );
+  await eventually(async () =>
+    (await page.getByTestId("assistant-config").textContent())?.includes('"graph_id": "agent"')
+  );
+  await page.getByLabel("Assistant config (JSON)").fill(
+    JSON.stringify({ config: { configurable: { tone: "terse" } }, metadata: { team: "review" } }),
+  );
+  await page.getByTestId("assistant-new-version").click();
+  await eventually(async () => (await page.getByTestId("assistant-version").textContent()) === "v2");
+  await eventually(async () => (await page.getByTestId("assistant-versions").locator("tbody tr").count()) === 2);
+  const [made] = await client.assistants.search({ metadata: { team: "review" } });
+  assert.equal(made?.name, "Terse reviewer");
+  assert.deepEqual(made?.config.configurable, { tone: "terse" });
+  assert.equal((await client.assistants.getVersions(made!.assistant_id)).length, 2);
+  await shootBoth(page, "assistants");
+});
+
+test("connection: the studio inspects another agent server by its base URL", async () => {
+  other = await startAgent("basic", { OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: stack.model.openaiBaseUrl });
+  await area(page, "graph");
+  await page.getByTestId("connection-toggle").click();
+  const form = page.getByTestId("connection-form");
+  await form.getByLabel("Base URL").fill("http://127.0.0.1:9");
+  await form.getByRole("button", { name: "Connect" }).click();
+  await page.getByRole("alert").filter({ hasText: "Check the connection" }).waitFor();
+  await page.getByTestId("connection-toggle").click();
+  await form.getByLabel("Base URL").fill(other.url.replace("127.0.0.1", "localhost"));
+  await form.getByLabel("API key (x-api-key)").fill("not-needed-by-anonymous");
+  await form.getByRole("button", { name: "Connect" }).click();
+  await eventually(async () => (await page.getByTestId("assistant-picker").textContent())?.includes("ui-basic"));
+  await page.getByTestId("graph-node-model_request").waitFor();
+  assert.match(await page.getByTestId("connection-toggle").textContent() ?? "", /localhost/);
+  await shootBoth(page, "connection");
+  // Back to this server: an empty URL.
+  await page.getByTestId("connection-toggle").click();
+  await form.getByLabel("Base URL").fill("");
+  await form.getByRole("button", { name: "Connect" }).click();
+  await eventually(async () => (await page.getByTestId("assistant-picker").textContent())?.includes("ui-approvals"));
+});
