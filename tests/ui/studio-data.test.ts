@@ -91,3 +91,23 @@ test("connection: the studio inspects another agent server by its base URL", asy
   await form.getByRole("button", { name: "Connect" }).click();
   await eventually(async () => (await page.getByTestId("assistant-picker").textContent())?.includes("ui-approvals"));
 });
+
+test("trace: a server without the run-trace endpoint is named in the view", async (t) => {
+  const client = sdk(stack.agent.url);
+  const thread = await client.threads.create();
+  stack.model.script({ text: "Short answer." });
+  const run = await client.runs.create(thread.thread_id, "agent", {
+    input: { messages: [{ role: "user", content: "Trace me" }] },
+  });
+  await client.runs.join(thread.thread_id, run.run_id);
+  const res = await fetch(`${stack.agent.url}/threads/${thread.thread_id}/runs/${run.run_id}/trace`);
+  await res.body?.cancel();
+  if (res.status !== 404) {
+    t.skip("this server has the trace endpoint: tests/ui/studio-trace.test.ts covers the view");
+    return;
+  }
+  await area(page, "threads");
+  await page.getByTestId("thread-row").filter({ hasText: "Trace me" }).click();
+  await page.getByTestId("run-row").first().getByRole("button", { name: "Trace" }).click();
+  assert.match(await page.getByTestId("trace-missing").textContent() ?? "", /no run traces .*answered 404/);
+});
