@@ -69,6 +69,7 @@ export function GraphView({ client, assistants, stream }: Props) {
             })}
             {drawn.placed.map((p) => (
               <g key={p.id} transform={`translate(${p.x},${p.y})`} data-testid={`graph-node-${p.id}`} data-current={isCurrent(p.id, stream.running ? stream.currentNode : null)} className="gnode">
+                <title>{p.id}</title>
                 <rect width={NODE_W} height={NODE_H} rx={p.id.startsWith("__") ? 18 : 8} />
                 <text x={NODE_W / 2} y={NODE_H / 2 + 4} textAnchor="middle">{p.label.length > 28 ? `${p.label.slice(0, 27)}…` : p.label}</text>
               </g>
