@@ -354,7 +354,11 @@ function mountInfo(
       }, 404)
     );
   }
-  const extraPaths = [...(opts.ui ? ["/app"] : []), ...(opts.extraRoutes ?? []).map((r) => r.path)];
+  const extraPaths = [
+    ...(opts.ui ? ["/app"] : []),
+    ...(opts.studio ? ["/studio"] : []),
+    ...(opts.extraRoutes ?? []).map((r) => r.path),
+  ];
   app.get("/openapi.json", async (c) => {
     const schemas = extraPaths.includes("/mcp") ? { McpMessage: await mcpMessageSchema() } : undefined;
     return c.json(openApiDocument({ title: "agentcli Agent API", version: VERSION, extraPaths, schemas }));
