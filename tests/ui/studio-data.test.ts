@@ -2,10 +2,11 @@
  * The studio's store and assistants areas, and its connection field, in real Chromium against
  * `agentcli dev` (`fixtures/approvals`): a `/memories/` item viewed and edited; an assistant
  * created, its config edited into a new version; the studio pointed at another agent server
- * (a second `dev` on `fixtures/basic`) by its base URL.
+ * (a second `dev` on `fixtures/basic`) by its base URL; a subgraph expanded in the graph.
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
+import { fileURLToPath } from "node:url";
 import type { Page } from "playwright-core";
 import { startUiStack, type UiStack } from "./_stack.ts";
 import { type RunningAgent, startAgent } from "./_agent.ts";
@@ -16,13 +17,34 @@ let page: Page;
 let other: RunningAgent | null = null;
 
 before(async () => {
-  stack = await startUiStack("approvals");
+  // A second graph whose `child` node is a compiled subgraph, for the graph's xray.
+  const subgraph = fileURLToPath(new URL("../fixtures/graphs/two-step-subgraph.ts", import.meta.url));
+  stack = await startUiStack("approvals", { args: ["--graph", `sub=${subgraph}:graph`] });
   page = await (await stack.browser.context({ width: 1440, height: 900 })).newPage();
   await openStudio(page, stack.agent.url);
 });
 after(async () => {
   await other?.close();
   await stack?.close();
+});
+
+test("graph: a subgraph node expands into its own nodes with xray", async () => {
+  await area(page, "graph");
+  const sub = await page.getByTestId("assistant-picker").locator("option").filter({ hasText: "(sub)" }).getAttribute(
+    "value",
+  );
+  await page.getByTestId("assistant-picker").selectOption(sub!);
+  await page.getByTestId("graph-node-child").waitFor();
+  assert.equal(await page.getByTestId("graph-node-child:plan").count(), 0);
+  await page.getByTestId("graph-xray").check();
+  await page.getByTestId("graph-node-child:plan").waitFor();
+  await page.getByTestId("graph-node-child:act").waitFor();
+  assert.equal(await page.getByTestId("graph-node-child").count(), 0, "the subgraph node is drawn as its nodes");
+  await shootBoth(page, "graph-subgraph");
+  await page.getByTestId("graph-xray").uncheck();
+  const agent = await page.getByTestId("assistant-picker").locator("option").filter({ hasText: "(agent)" })
+    .getAttribute("value");
+  await page.getByTestId("assistant-picker").selectOption(agent!);
 });
 
 test("store: namespaces (the agent's /memories/ included), an item viewed and edited", async () => {
@@ -48,6 +70,7 @@ test("store: namespaces (the agent's /memories/ included), an item viewed and ed
 test("assistants: create one, edit its config into a new version, see its versions", async () => {
   const client = sdk(stack.agent.url);
   await area(page, "assistants");
+  await page.getByTestId("assistant-row").filter({ hasText: "ui-approvals" }).click();
   await page.getByLabel("New assistant name").fill("Terse reviewer");
   await page.getByRole("button", { name: "Create from this graph" }).click();
   await eventually(async () =>
