@@ -3,9 +3,13 @@
  * `fixtures/basic` (a `researcher` subagent): the run's spans from
  * `GET /threads/{thread_id}/runs/{run_id}/trace` as a tree (the model calls, the `task` tool
  * call with the subagent nested under it), each with input, output, latency and token usage.
+ * A sandbox `execute` call (on `fixtures/sandbox`, approved) shows its output and exit code.
  * Needs the traces endpoint (helper "traces"); run it once that is merged.
  */
 import { after, before, test } from "node:test";
+import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
 import type { RecordedRequest } from "../fixtures/model-server/server.ts";
@@ -77,4 +81,52 @@ test("trace: model calls, a tool call and its subagent as a tree, with input, ou
   // Collapsing the root hides the rest of the tree.
   await tree.getByTestId("span-run").first().getByRole("button", { name: "Collapse" }).click();
   await eventually(async () => (await tree.getByTestId("span-model").count()) === 0);
+});
+
+test("trace: a sandbox execute call shows its command, output and exit code", async () => {
+  // A dev server running as root runs local sandboxes as "nobody", who must be able to enter this.
+  const sandboxDir = mkdtempSync(join(tmpdir(), "agentcli-ui-sandboxes-"));
+  chmodSync(sandboxDir, 0o711);
+  const box = await startUiStack("sandbox", {
+    args: ["--sandbox", "local"],
+    env: { AGENTCLI_SANDBOX_DIR: sandboxDir },
+  });
+  try {
+    box.model.script(
+      {
+        when: "Count the files",
+        toolCalls: [{ name: "execute", args: { command: "echo hello from the sandbox; exit 3" } }],
+      },
+      { when: (r) => r.messages.at(-1)?.role === "tool", text: "The command failed with exit code 3." },
+    );
+    const client = sdk(box.agent.url);
+    const thread = await client.threads.create();
+    const first = await client.runs.create(thread.thread_id, "agent", {
+      input: { messages: [{ role: "user", content: "Count the files" }] },
+    });
+    await client.runs.join(thread.thread_id, first.run_id);
+    const resumed = await client.runs.create(thread.thread_id, "agent", {
+      command: { resume: { decisions: [{ type: "approve" }] } },
+    });
+    await client.runs.join(thread.thread_id, resumed.run_id);
+    const p = await (await box.browser.context({ width: 1440, height: 900 })).newPage();
+    await openStudio(p, box.agent.url);
+    await area(p, "threads");
+    await p.getByTestId("thread-row").filter({ hasText: "Count the files" }).click();
+    await p.getByTestId("run-row").filter({ hasText: resumed.run_id.slice(0, 8) }).getByRole("button", {
+      name: "Trace",
+    })
+      .click();
+    const execute = p.getByTestId("trace-tree").getByTestId("span-tool").filter({ hasText: "execute" });
+    await execute.first().waitFor();
+    await execute.first().getByRole("button").last().click();
+    const detail = p.getByTestId("span-detail");
+    assert.match(await detail.textContent() ?? "", /exit code 3/);
+    assert.match(await detail.getByTestId("span-input").textContent() ?? "", /echo hello from the sandbox; exit 3/);
+    assert.match(await detail.getByTestId("span-output").textContent() ?? "", /hello from the sandbox/);
+    await shootBoth(p, "trace-execute");
+  } finally {
+    await box.close();
+    rmSync(sandboxDir, { recursive: true, force: true });
+  }
 });
