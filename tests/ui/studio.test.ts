@@ -192,3 +192,49 @@ test("approvals: an interrupt shows its payload and resumes with Approve", async
   assert.equal(state.tasks.flatMap((t) => t.interrupts ?? []).length, 0);
   assert.match(JSON.stringify(state.values), /studio draft/, "the approved write ran");
 });
+
+async function interruptedThread(prompt: string, content: string) {
+  stack.model.script({
+    when: lastIs(prompt),
+    toolCalls: [{ name: "write_file", args: { file_path: "/draft.md", content } }],
+  });
+  await area(page, "threads");
+  const id = await newThread();
+  await startRun(prompt);
+  // The run ends (LangGraph marks it a success); its thread is interrupted.
+  await eventually(async () => (await runStatuses())[0] === "success");
+  await eventually(async () =>
+    (await page.getByTestId("thread-row").filter({ hasText: prompt }).textContent())?.includes("interrupted")
+  );
+  await page.getByTestId("open-timeline").click();
+  await page.getByTestId("interrupts").waitFor();
+  return id;
+}
+
+test("approvals: Edit runs the edited arguments; Reject sends the reason to the agent", async () => {
+  const client = sdk(stack.agent.url);
+  const edited = await interruptedThread("Write the second draft", "version two");
+  const interrupts = page.getByTestId("interrupts");
+  await interrupts.getByRole("button", { name: "Edit" }).click();
+  await interrupts.getByLabel("Edited arguments (JSON)").fill("{ not json");
+  await interrupts.getByRole("button", { name: "Save and approve" }).click();
+  assert.match(await interrupts.getByRole("alert").textContent() ?? "", /not valid JSON/);
+  await interrupts.getByLabel("Edited arguments (JSON)").fill(
+    JSON.stringify({ file_path: "/draft.md", content: "edited in the studio" }),
+  );
+  stack.model.script({ when: (r) => r.messages.at(-1)?.role === "tool", text: "Saved your edited draft." });
+  await interrupts.getByRole("button", { name: "Save and approve" }).click();
+  await eventually(async () => (await page.getByTestId("state-messages").textContent())?.includes("Saved your edited"));
+  const values = JSON.stringify((await client.threads.getState(edited)).values);
+  assert.match(values, /edited in the studio/);
+  assert.doesNotMatch(values, /"content":"version two"/, "the original arguments did not run");
+
+  await interruptedThread("Write the third draft", "version three");
+  await interrupts.getByLabel("Reason").fill("Not now, the outline is not approved yet");
+  stack.model.script({ when: (r) => r.messages.at(-1)?.role === "tool", text: "Understood, I did not write it." });
+  await interrupts.getByRole("button", { name: "Reject" }).click();
+  await eventually(async () => (await page.getByTestId("state-messages").textContent())?.includes("did not write it"));
+  const toolResult = stack.model.requests.at(-1)!.messages.at(-1)!;
+  assert.equal(toolResult.role, "tool");
+  assert.match(toolResult.content, /Not now, the outline is not approved yet/);
+});
