@@ -1,5 +1,6 @@
 /**
- * Builds the browser chat UI (`ui/`, React + Vite) once into `dist/ui/`, with the API
+ * Builds the browser chat UI (`ui/`, React + Vite) once into `dist/ui/`, the studio
+ * (`ui/studio/`, served at `/studio`) into `dist/ui/studio/`, with the API
  * reference the server serves at `/docs` (`ui/public/docs/` plus Swagger UI's prebuilt bundle
  * from `swagger-ui-dist`, copied into `dist/ui/docs/`: nothing loaded from a CDN), and writes
  * `dist/ui/manifest.json` listing every file, so the single-executable build can embed
@@ -44,6 +45,21 @@ export async function buildUi(opts: { outDir?: string; quiet?: boolean } = {}): 
       chunkSizeWarningLimit: 1500,
     },
   });
+  await build({
+    configFile: false,
+    root: join(ROOT, "ui", "studio"),
+    base: "/studio/",
+    logLevel: opts.quiet ? "warn" : "info",
+    plugins: [react()],
+    publicDir: false,
+    build: {
+      outDir: join(outDir, "studio"),
+      emptyOutDir: true,
+      assetsDir: "assets",
+      sourcemap: false,
+      chunkSizeWarningLimit: 1500,
+    },
+  });
   await copySwaggerUi(join(outDir, "docs"));
   const files = (await listFiles(outDir)).filter((f) => f !== "manifest.json").sort();
   const manifest: UiManifest = { files };
@@ -69,6 +85,8 @@ async function listFiles(dir: string): Promise<string[]> {
 if (import.meta.url === `file://${process.argv[1]}` || process.argv[1] === fileURLToPath(import.meta.url)) {
   const manifest = await buildUi();
   process.stdout.write(
-    `built the chat UI: ${manifest.files.length} files in ${relative(process.cwd(), UI_DIST_DIR) || "."}\n`,
+    `built the chat UI and the studio: ${manifest.files.length} files in ${
+      relative(process.cwd(), UI_DIST_DIR) || "."
+    }\n`,
   );
 }

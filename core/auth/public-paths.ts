@@ -1,6 +1,7 @@
 /**
  * Paths of a deployed agent that never need credentials: health and metadata, the chat UI
- * shell with its static assets (the UI's API calls carry the user's token), the API reference
+ * and studio shells with their static assets (their API calls carry the user's token or key;
+ * the studio is only mounted under `dev` or with `AGENTCLI_STUDIO=1`), the API reference
  * at `/docs` and `/favicon.ico` (static files too), and
  * `/.well-known/*` (e.g. the A2A agent card).
  *
@@ -8,8 +9,8 @@
  * if (!isPublicPath(new URL(req.url).pathname)) user = await authenticate(req);
  */
 
-const EXACT = new Set(["/ok", "/info", "/openapi.json", "/app", "/docs", "/favicon.ico"]);
-const PREFIXES = ["/app/", "/docs/", "/.well-known/"];
+const EXACT = new Set(["/ok", "/info", "/openapi.json", "/app", "/studio", "/docs", "/favicon.ico"]);
+const PREFIXES = ["/app/", "/studio/", "/docs/", "/.well-known/"];
 
 /** True when `pathname` (already URL-normalized, as `new URL(req.url).pathname` gives it) is public. */
 export function isPublicPath(pathname: string): boolean {

@@ -230,6 +230,9 @@ async function printBanner(
   ctx.io.out(`agentcli dev: "${bundle.config.agent.name}" is running
   API:  ${base}   (${served})
   UI:   ${base}/app
+  Studio: ${base}/studio${
+    /^(0|false|no|off)$/i.test(project.env.AGENTCLI_STUDIO?.trim() ?? "") ? " (off: AGENTCLI_STUDIO)" : ""
+  }
   Docs: ${base}/openapi.json
   Data: ${relative(ctx.cwd, join(project.root, ".agentcli")) || ".agentcli"}${
     project.env.DATABASE_URL ? " (PostgreSQL from DATABASE_URL)" : ""

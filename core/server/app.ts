@@ -68,6 +68,8 @@ export interface AgentServerOptions {
   authenticate?: (req: Request) => Promise<AuthUser | null>;
   /** The chat UI, mounted at `/app`. */
   ui?: Hono;
+  /** The studio, mounted at `/studio` (./routes/studio.ts). */
+  studio?: Hono;
   /** Other components (MCP, A2A, well-known documents); `app` may be built from the server's deps. */
   extraRoutes?: Array<{ path: string; app: Hono<any> | ((deps: ServerDeps) => Hono<any>) }>;
   /** Route groups switched off (langgraph.json's `http.disable_*`). */
@@ -317,12 +319,17 @@ function mountInfo(
       }, 404)
     );
   }
-  const extraPaths = [...(opts.ui ? ["/app"] : []), ...(opts.extraRoutes ?? []).map((r) => r.path)];
+  const extraPaths = [
+    ...(opts.ui ? ["/app"] : []),
+    ...(opts.studio ? ["/studio"] : []),
+    ...(opts.extraRoutes ?? []).map((r) => r.path),
+  ];
   app.get("/openapi.json", async (c) => {
     const schemas = extraPaths.includes("/mcp") ? { McpMessage: await mcpMessageSchema() } : undefined;
     return c.json(openApiDocument({ title: "agentcli Agent API", version: VERSION, extraPaths, schemas }));
   });
   if (opts.ui) app.route("/app", opts.ui);
+  if (opts.studio) app.route("/studio", opts.studio);
   app.route("/", apiDocsRoutes({ log: o.log }));
 }
 

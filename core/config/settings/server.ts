@@ -37,6 +37,11 @@ export const SERVER_SETTINGS: readonly Setting[] = [
     "1",
     "`0` makes `dev` enforce real auth for requests without credentials (no `dev-user`).",
   ),
+  setting(
+    "AGENTCLI_STUDIO",
+    "unset (on under `dev`, off under `serve`)",
+    "`1` serves the studio at `/studio` under `serve` too; its API calls need the deployment's credentials (docs/studio.md).",
+  ),
   setting("AGENTCLI_MEMORY", "memory-store", "The plugin whose `memory:backend` hook stores `/memories/`."),
   setting(
     "AGENTCLI_STREAM_HEARTBEAT_SECONDS",

@@ -139,6 +139,17 @@ export const DefaultAssistantReadOnly = {
     `Create your own copy with POST /assistants {"graph_id": "${v.graphId}"} and change that, or change the project and redeploy.`,
 } as const satisfies ErrorData;
 
+/** `AGENTCLI_STUDIO=1` under `serve` with an identity provider that lets anyone in: the studio would be open. */
+export const StudioNeedsAuth = {
+  name: "StudioNeedsAuth",
+  code: "ENV_INVALID",
+  title: "The studio is enabled on a deployment whose auth lets anyone in.",
+  message: (v: { provider: string }) =>
+    `Cannot serve the studio at /studio: auth provider "${v.provider}" accepts requests without credentials, so anyone could read and change every thread`,
+  hint:
+    "Unset AGENTCLI_STUDIO, or use an [auth] provider that signs users in (or none: then the platform API key protects the API).",
+} as const satisfies ErrorData;
+
 /** This area's entries, in the order docs/errors.md lists them. */
 export const SERVER_ERRORS: readonly ErrorData[] = [
   GraphFlagMalformed,
@@ -155,4 +166,5 @@ export const SERVER_ERRORS: readonly ErrorData[] = [
   BodyTooDeep,
   MessageShapeInvalid,
   DefaultAssistantReadOnly,
+  StudioNeedsAuth,
 ];

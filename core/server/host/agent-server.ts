@@ -21,11 +21,12 @@ import { projectAssistants, type ProjectGraphs } from "./project-graphs.ts";
  * executable's bundler sees them.
  */
 export async function loadServerModules() {
-  const [app, node, auth, ui, protocols] = await Promise.all([
+  const [app, node, auth, ui, studio, protocols] = await Promise.all([
     import("../app.ts"),
     import("./node.ts"),
     import("../../auth/index.ts"),
     import("../routes/ui.ts"),
+    import("../routes/studio.ts"),
     import("../protocols/routes.ts"),
   ]);
   return {
@@ -34,6 +35,7 @@ export async function loadServerModules() {
     createAuthenticator: auth.createAuthenticator,
     identityPluginFor: auth.identityPluginFor,
     ui,
+    studio,
     protocolRoutes: protocols.protocolRoutes,
   };
 }
@@ -52,7 +54,7 @@ export interface AgentServerBuild {
   /** The server's other options; read after auth, the UI and the endpoints are set up (a bad setting fails then). */
   settings: () => Omit<
     AgentServerOptions,
-    "graphs" | "defaultAssistants" | "storage" | "authenticate" | "ui" | "extraRoutes" | "disable"
+    "graphs" | "defaultAssistants" | "storage" | "authenticate" | "ui" | "studio" | "extraRoutes" | "disable"
   >;
 }
 
@@ -77,6 +79,11 @@ export async function buildAgentServer(o: AgentServerBuild): Promise<AgentServer
       log: opts.log,
     })
     : undefined;
+  let studio: AgentServerOptions["studio"];
+  if (m.studio.studioEnabled(opts.env, opts.mode)) {
+    m.studio.assertStudioProtected({ mode: opts.mode, provider, public: identityPlugin?.identity.public });
+    studio = m.studio.studioRoutes({ log: opts.log });
+  }
   const extraRoutes = m.protocolRoutes({
     version: VERSION,
     name: opts.bundle.config.agent.name,
@@ -95,6 +102,7 @@ export async function buildAgentServer(o: AgentServerBuild): Promise<AgentServer
     authenticate,
     ui,
     // LangGraph mounts a project's http.app after auth and before its API: its routes win a clash.
+    studio,
     extraRoutes: o.langgraph?.app ? [{ path: "/", app: o.langgraph.app as Hono<any> }, ...extraRoutes] : extraRoutes,
     ...(o.langgraph ? { disable: o.langgraph.disable } : {}),
     ...o.settings(),

@@ -1,0 +1,87 @@
+/**
+ * The studio (issue 36), a Hono sub-app the agent server mounts at `/studio`: a developer's
+ * view inside the agent (graph, threads and runs, checkpoints and time travel, run traces,
+ * store and assistants). Static files only, built ahead of time into `dist/ui/studio/` (the
+ * same build and manifest as the chat UI, `scripts/build-ui.ts`); the page talks to the Agent
+ * API with the caller's own credentials, so the data stays behind the deployment's auth.
+ * Mounted by `dev`, and by `serve` only with `AGENTCLI_STUDIO=1` ({@link studioEnabled}).
+ *
+ * @example
+ * const studio = studioEnabled(env, "serve") ? studioRoutes({ log }) : undefined;
+ * await createAgentServer({ graphs, studio });   // GET /studio -> the studio
+ */
+import { Hono } from "hono";
+import {
+  agentcliError,
+  consoleLog,
+  type Env,
+  isCompiled,
+  type ServerLog,
+  StudioNeedsAuth,
+} from "../../kernel/index.ts";
+import { contentType, embeddedAssets, sourceAssets, type UiAssets } from "./ui.ts";
+
+/** The variable that turns the studio on under `serve`. */
+export const STUDIO_ENV = "AGENTCLI_STUDIO";
+
+/** True when the server mounts the studio: always under `dev`, under `serve` only with `AGENTCLI_STUDIO=1`. */
+export function studioEnabled(env: Env, mode: "dev" | "serve"): boolean {
+  if (mode === "dev") return !["0", "false", "no", "off"].includes(env[STUDIO_ENV]?.trim().toLowerCase() ?? "");
+  return ["1", "true", "yes", "on"].includes(env[STUDIO_ENV]?.trim().toLowerCase() ?? "");
+}
+
+/**
+ * Refuses a studio under `serve` whose identity provider lets anyone in (a public provider such
+ * as `anonymous`): the studio reads and changes every thread, so it is never open.
+ */
+export function assertStudioProtected(
+  opts: { mode: "dev" | "serve"; provider: string | null; public?: boolean },
+): void {
+  if (opts.mode === "serve" && opts.public) {
+    throw agentcliError(StudioNeedsAuth, { provider: opts.provider ?? "none" });
+  }
+}
+
+const NOT_BUILT = "Cannot serve the studio: it is not built. Run `npm run build:ui` (npm ci does it).";
+
+/** The `/studio` sub-app: index.html for `/` and any path that is not a file; hashed assets cached for a year. */
+export function studioRoutes(opts: { assets?: UiAssets; log?: ServerLog } = {}): Hono {
+  const assets = opts.assets ?? (isCompiled() ? embeddedAssets : sourceAssets());
+  const app = new Hono();
+  const notFound = (path: string) => Response.json({ detail: `Not found: GET /studio/${path}` }, { status: 404 });
+
+  const serveIndex = async () => {
+    const bytes = await assets.get("studio/index.html");
+    if (!bytes) {
+      (opts.log ?? consoleLog()).error(NOT_BUILT);
+      return Response.json({ detail: NOT_BUILT }, { status: 503 });
+    }
+    return new Response(bytes as Uint8Array<ArrayBuffer>, {
+      headers: {
+        "content-type": contentType("index.html"),
+        "cache-control": "no-cache",
+        "x-content-type-options": "nosniff",
+        "referrer-policy": "no-referrer",
+      },
+    });
+  };
+
+  app.get("/", serveIndex);
+  app.get("/:path{.*}", async (c) => {
+    const path = c.req.param("path") ?? "";
+    if (path === "" || path === "index.html") return serveIndex();
+    if (!/^[A-Za-z0-9._/-]+$/.test(path) || path.split("/").some((s) => s === "." || s === "..")) {
+      return notFound(path);
+    }
+    const bytes = await assets.get(`studio/${path}`);
+    if (!bytes) return path.startsWith("assets/") || /\.[a-z0-9]+$/i.test(path) ? notFound(path) : serveIndex();
+    return new Response(bytes as Uint8Array<ArrayBuffer>, {
+      headers: {
+        "content-type": contentType(path),
+        "cache-control": path.startsWith("assets/") ? "public, max-age=31536000, immutable" : "public, max-age=300",
+        "x-content-type-options": "nosniff",
+      },
+    });
+  });
+  return app;
+}
