@@ -59,8 +59,9 @@ test("trace: model calls, a tool call and its subagent as a tree, with input, ou
   assert.equal(await page.getByTestId("trace-missing").count(), 0);
   assert.ok(await tree.getByTestId("span-run").count() >= 1, "the run is the root");
   assert.ok(await tree.getByTestId("span-model").count() >= 3, "two model calls of the agent, one of the subagent");
-  const task = tree.getByTestId("span-tool").filter({ hasText: "task" });
-  assert.ok(await task.count() >= 1, "the task tool call");
+  // deepagents' `task` tool call is the subagent's span (kind "subagent", named by its type).
+  const task = tree.getByTestId("span-subagent").filter({ hasText: "researcher" });
+  assert.ok(await task.count() >= 1, "the task tool call, as the researcher subagent's span");
   assert.ok(
     await indent(tree.getByTestId("span-subagent")) > await indent(tree.getByTestId("span-run")),
     "the subagent is nested inside the run",
