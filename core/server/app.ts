@@ -28,6 +28,7 @@ import {
   type GraphLoaders,
   GraphRegistry,
   type IdleCollector,
+  type Prices,
   type RemoteBus,
   type Resolver,
   RunBroker,
@@ -36,6 +37,8 @@ import {
   type ServerRole,
   type TtlSettings,
   TtlSweeper,
+  type UsageLimits,
+  UsageMeter,
   WebhookSender,
   type WebhookSettings,
   WorkerPool,
@@ -52,6 +55,7 @@ import { mcpMessageSchema } from "./protocols/openapi-operations.ts";
 import { runRoutes } from "./routes/runs.ts";
 import { storeRoutes } from "./routes/store.ts";
 import { threadRoutes } from "./routes/threads.ts";
+import { usageRoutes } from "./routes/usage.ts";
 import { uuid5 } from "./http/uuid5.ts";
 
 export interface DefaultAssistant {
@@ -121,13 +125,15 @@ export interface AgentServerOptions {
   tracer?: RunTracer | null;
   /** Default TTLs and the sweep period (../engine/queue/ttl-sweeper.ts `ttlFromEnv`); default: nothing expires without its own `ttl`, sweeps every 60 s. */
   ttl?: Partial<TtlSettings>;
+  /** Usage recording (`false`: none, nor limits), its budgets and prices (default: recorded, no limits, no prices). */
+  usage?: { limits?: UsageLimits; prices?: Prices } | false;
   /** Collects garbage when no run executes (../engine/queue/idle-gc.ts `idleCollector`; `dev` and `serve` pass one). */
   idle?: IdleCollector;
 }
 
 export interface AgentServer {
   readonly app: Hono<AppEnv>;
-  readonly fetch: (req: Request) => Response | Promise<Response>;
+  readonly fetch: (req: Request, ...runtime: unknown[]) => Response | Promise<Response>;
   readonly storage: Storage;
   /** Swaps the graphs (dev reload); threads and runs are kept. */
   reloadGraphs(graphs: GraphLoaders, defaultAssistants?: Record<string, DefaultAssistant>): Promise<void>;
@@ -219,6 +225,7 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
     log,
     resolve: opts.webhookResolver,
   });
+  const usage = opts.usage === false ? null : new UsageMeter({ store: storage.usage, log, ...opts.usage });
   const workers = new WorkerPool({
     storage,
     broker,
@@ -231,12 +238,14 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
     onThreadDeleted: opts.onThreadDeleted,
     webhooks,
     tracer: opts.tracer ?? null,
+    usage,
     idle: opts.idle,
     affinitySeconds: opts.queueAffinitySeconds ?? DEFAULT_QUEUE_AFFINITY_SECONDS,
   });
   const deps: ServerDeps = {
     storage,
-    runs: new RunService({ storage, broker, graphs, workers, limits, webhooks }),
+    runs: new RunService({ storage, broker, graphs, workers, limits, webhooks, usage }),
+    usage,
     graphs,
     log,
     limits,
@@ -272,7 +281,8 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
   let closed = false;
   return {
     app,
-    fetch: (req) => app.fetch(req),
+    // The runtime's values (the Node adapter's socket, Deno's remote address) go on: usage limits read the client's address.
+    fetch: (req, ...rest: unknown[]) => app.fetch(req, ...(rest as [])),
     storage,
     warmRuns: () => graphs.warmRuns(),
     sweepExpired: () => sweeper.sweep(),
@@ -383,5 +393,6 @@ function mountApi(
   api.route("/store", storeRoutes(deps));
   api.route("/", cronRoutes(deps, crons));
   api.route("/", runRoutes(deps));
+  api.route("/", usageRoutes(deps));
   app.route("/", api);
 }

@@ -4,7 +4,7 @@
  * (the engine's run service).
  */
 import type { Storage } from "../storage/index.ts";
-import type { GraphRegistry, RunService, TtlSettings } from "../engine/index.ts";
+import type { GraphRegistry, RunService, TtlSettings, UsageMeter } from "../engine/index.ts";
 import type { ServerLimits } from "./http/limits.ts";
 import type { ServerLog } from "../kernel/index.ts";
 
@@ -23,4 +23,6 @@ export interface ServerDeps {
   heartbeatMs: number;
   /** Default TTLs of threads and store items, and whether reads refresh them. */
   ttl: TtlSettings;
+  /** Usage recording and limits (null: usage is not recorded). */
+  usage: UsageMeter | null;
 }

@@ -7,6 +7,8 @@ import type { ClaimedRun, Json, Run, Storage } from "../../storage/index.ts";
 import type { CancelAction, RunBroker } from "../broker/broker.ts";
 import type { WebhookSender } from "../runs/webhooks.ts";
 import type { RunTracer } from "../tracing/tracing.ts";
+import type { UsageMeter } from "../usage/meter.ts";
+import type { UsageSubject } from "../usage/limits.ts";
 import type { GraphRegistry } from "./graphs.ts";
 import type { StreamMode } from "./stream-modes.ts";
 
@@ -23,6 +25,8 @@ export interface ExecutorDeps {
   webhooks?: WebhookSender;
   /** Traces runs (OpenTelemetry, ../tracing/tracing.ts) when configured. */
   tracer?: RunTracer | null;
+  /** Records runs' model calls and stops a run over a daily budget (../usage/meter.ts); none: nothing recorded. */
+  usage?: UsageMeter | null;
 }
 
 /** The run's request as stored in `runs.kwargs`. */
@@ -51,6 +55,8 @@ export interface RunKwargs {
   strict_resume?: boolean;
   /** Told the run's final result (../runs/webhooks.ts). */
   webhook?: string;
+  /** Who the run's usage counts for (../usage/limits.ts), set at its creation. */
+  usage_subject?: UsageSubject;
 }
 
 /** How a run taken over from a replica that died is executed (see ../queue/worker.ts). */

@@ -18,6 +18,7 @@ import { resolveAssistant, type ServerDeps } from "../deps.ts";
 import { jsonBody, notFound, parseBody } from "../http/errors.ts";
 import * as s from "../http/schemas.ts";
 import { type AppEnv, scopeOf, userOf } from "../http/auth-middleware.ts";
+import { requestClient } from "../http/client.ts";
 import { lastEventId, sseResponse } from "../http/sse.ts";
 import { getThread } from "./threads.ts";
 
@@ -75,7 +76,7 @@ async function outputOf(
 function mountCreate(app: Hono<AppEnv>, deps: ServerDeps): void {
   const create = async (c: Context<AppEnv>, threadId: string | null) => {
     const body = parseBody(s.runCreate, await jsonBody(c));
-    return { body, run: await deps.runs.create({ user: userOf(c), body, threadId }) };
+    return { body, run: await deps.runs.create({ user: userOf(c), body, threadId, client: requestClient(c) }) };
   };
   const background = async (c: Context<AppEnv>, threadId: string | null) => {
     const { run } = await create(c, threadId);
@@ -107,7 +108,8 @@ function mountCreate(app: Hono<AppEnv>, deps: ServerDeps): void {
     const parsed: s.RunCreateBody[] = [];
     for (const [i, b] of body.entries()) parsed.push(await checkBatchRun(deps, c, { body: b, index: i }));
     const out: Run[] = [];
-    for (const b of parsed) out.push(await deps.runs.create({ user: userOf(c), body: b, threadId: null }));
+    const client = requestClient(c);
+    for (const b of parsed) out.push(await deps.runs.create({ user: userOf(c), body: b, threadId: null, client }));
     return c.json(out);
   });
 }
@@ -213,7 +215,11 @@ function mountRead(app: Hono<AppEnv>, deps: ServerDeps): void {
     );
   });
 
-  app.get("/threads/:thread_id/runs/:run_id", async (c) => c.json(await getRun(deps, c)));
+  // Beside LangGraph's fields, `usage`: the run's model calls' tokens and estimated cost (its subagents' included).
+  app.get("/threads/:thread_id/runs/:run_id", async (c) => {
+    const run = await getRun(deps, c);
+    return c.json(deps.usage ? { ...run, usage: await storage.usage.ofRun(run.run_id) } : run);
+  });
 
   app.delete("/threads/:thread_id/runs/:run_id", async (c) => {
     const run = await getRun(deps, c);

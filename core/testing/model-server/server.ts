@@ -35,6 +35,11 @@ export interface ScriptedReply {
   when?: string | ((req: RecordedRequest) => boolean);
   /** Answer this many milliseconds after the request arrived, as a real model takes its time. */
   delayMs?: number;
+  /**
+   * The token usage the reply reports (OpenAI protocol): default 10 in and 5 out; `null`
+   * reports none, as some providers and proxies do.
+   */
+  usage?: { input: number; output: number; cached?: number; reasoning?: number } | null;
 }
 
 export interface ModelServer {
