@@ -152,7 +152,8 @@ const hash = (s: string) => createHash("sha256").update(s).digest("hex").slice(0
 
 /** The subject of a request's runs (anonymous callers by cookie, else address; both hashed). */
 export function usageSubject(user: AuthUser | null, client: RequestClient | undefined): UsageSubject {
-  if (user?.shared) return { user: "owner", client: null, owner: true };
+  // The platform API key (shared and authenticated); the anonymous handler is shared but not authenticated.
+  if (user?.shared && user.isAuthenticated) return { user: "owner", client: null, owner: true };
   if (user?.isAuthenticated) return { user: `user:${user.identity}`, client: null };
   const address = client?.address ? `client:${hash(client.address)}` : null;
   const browser = client?.browserId ? `browser:${hash(client.browserId)}` : null;

@@ -54,7 +54,7 @@ export function usageRoutes(deps: ServerDeps): Hono<AppEnv> {
 function userScope(c: Context<AppEnv>): string | null {
   const user = userOf(c);
   const asked = c.req.query("user");
-  const owner = user === null || user.shared === true;
+  const owner = user === null || (user.shared === true && user.isAuthenticated);
   if (owner) return asked || null;
   const own = usageSubject(user, requestClient(c)).user;
   if (asked && asked !== own) {
