@@ -128,6 +128,48 @@ describe("usage recorded and readable", () => {
   });
 });
 
+describe("who reads what", () => {
+  let t: TestServer;
+  before(async () => {
+    t = await startTestServer({
+      graphs: { agent: async () => agentGraph() },
+      usage: { prices: PRICES },
+      authenticate: async (req) => {
+        const who = req.headers.get("x-user");
+        if (who === "owner") return { identity: "platform", isAuthenticated: true, shared: true };
+        return who ? { identity: who, isAuthenticated: true } : null;
+      },
+    });
+  });
+  after(async () => await t?.close());
+
+  test("the owner reads everyone's usage by user; a user reads only their own", async () => {
+    for (const [user, marker] of [["alice", "ant"], ["bob", "bee"]]) {
+      scriptTurn(marker!);
+      const res = await fetch(`${t.url}/runs/wait`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-user": user! },
+        body: JSON.stringify({ assistant_id: "agent", input: { messages: [{ role: "user", content: marker }] } }),
+      });
+      assert.equal(res.status, 200, await res.clone().text());
+    }
+    const read = async (user: string, query = "") =>
+      await (await fetch(`${t.url}/usage?group_by=user${query}`, { headers: { "x-user": user } })).json() as {
+        rows: Array<{ key: string; calls: number }>;
+        detail?: string;
+      };
+    assert.deepEqual((await read("owner")).rows.map((r) => [r.key, r.calls]).sort(), [
+      ["user:alice", 3],
+      ["user:bob", 3],
+    ]);
+    assert.deepEqual((await read("owner", "&user=user:bob")).rows.map((r) => r.key), ["user:bob"]);
+    assert.deepEqual((await read("alice")).rows.map((r) => r.key), ["user:alice"]);
+    const refused = await fetch(`${t.url}/usage?user=user:bob`, { headers: { "x-user": "alice" } });
+    assert.equal(refused.status, 422);
+    assert.match(((await refused.json()) as { detail: string }).detail, /user="user:bob" is not you/);
+  });
+});
+
 describe("budgets and rate limits", () => {
   test("over the runs per minute: 429, Retry-After, the limit named", async () => {
     const t = await serverWith({ userRunsPerMinute: 2 });
