@@ -126,7 +126,7 @@ export interface AgentServerOptions {
   /** Default TTLs and the sweep period (../engine/queue/ttl-sweeper.ts `ttlFromEnv`); default: nothing expires without its own `ttl`, sweeps every 60 s. */
   ttl?: Partial<TtlSettings>;
   /** Usage recording (`false`: none, nor limits), its budgets and prices (default: recorded, no limits, no prices). */
-  usage?: { limits?: UsageLimits; prices?: Prices } | false;
+  usage?: { limits?: UsageLimits; prices?: Prices; ownerKey?: string | null } | false;
   /** Collects garbage when no run executes (../engine/queue/idle-gc.ts `idleCollector`; `dev` and `serve` pass one). */
   idle?: IdleCollector;
 }
@@ -384,6 +384,8 @@ function mountApi(
   const { deps, crons } = o;
   // Auth guards everything after this point, extra components (MCP, A2A) included; the
   // authenticator itself lets public paths through.
+  // `/usage` authenticates itself: the owner's `x-api-key` (PLATFORM_API_KEY) also under an identity provider.
+  app.route("/", usageRoutes(deps, o.authenticate));
   app.use(authMiddleware(o.authenticate));
   for (const r of o.extraRoutes) app.route(r.path, typeof r.app === "function" ? r.app(deps) : r.app);
 
@@ -393,6 +395,5 @@ function mountApi(
   api.route("/store", storeRoutes(deps));
   api.route("/", cronRoutes(deps, crons));
   api.route("/", runRoutes(deps));
-  api.route("/", usageRoutes(deps));
   app.route("/", api);
 }

@@ -133,8 +133,9 @@ describe("who reads what", () => {
   before(async () => {
     t = await startTestServer({
       graphs: { agent: async () => agentGraph() },
-      usage: { prices: PRICES },
+      usage: { prices: PRICES, ownerKey: "owner-key-0123456789" },
       authenticate: async (req) => {
+        if (!req.headers.get("x-user")) throw Object.assign(new Error("Sign in"), { status: 401 });
         const who = req.headers.get("x-user");
         if (who === "owner") return { identity: "platform", isAuthenticated: true, shared: true };
         return who ? { identity: who, isAuthenticated: true } : null;
@@ -164,6 +165,11 @@ describe("who reads what", () => {
     ]);
     assert.deepEqual((await read("owner", "&user=user:bob")).rows.map((r) => r.key), ["user:bob"]);
     assert.deepEqual((await read("alice")).rows.map((r) => r.key), ["user:alice"]);
+    const byKey = await fetch(`${t.url}/usage?group_by=user`, { headers: { "x-api-key": "owner-key-0123456789" } });
+    assert.equal(byKey.status, 200, "the owner's key is the owner under an identity provider");
+    assert.equal(((await byKey.json()) as { rows: unknown[] }).rows.length, 2);
+    const wrongKey = await fetch(`${t.url}/usage`, { headers: { "x-api-key": "not-the-key" } });
+    assert.equal(wrongKey.status, 401, "any other key is authenticated as every other request");
     const refused = await fetch(`${t.url}/usage?user=user:bob`, { headers: { "x-user": "alice" } });
     assert.equal(refused.status, 422);
     assert.match(((await refused.json()) as { detail: string }).detail, /user="user:bob" is not you/);

@@ -36,6 +36,8 @@ export interface UsageMeterOptions {
   prices?: Prices;
   /** The budgets and rate limits (default: none). */
   limits?: UsageLimits;
+  /** The deployment owner's key (`PLATFORM_API_KEY`): `x-api-key` with it reads everyone's usage. */
+  ownerKey?: string | null;
   log: ServerLog;
 }
 
@@ -72,12 +74,22 @@ export class UsageMeter {
   #recorded = 0;
 
   constructor(o: UsageMeterOptions) {
-    this.#o = { ...o, prices: o.prices ?? new Prices({}), limits: o.limits ?? NO_USAGE_LIMITS };
+    this.#o = {
+      ...o,
+      prices: o.prices ?? new Prices({}),
+      limits: o.limits ?? NO_USAGE_LIMITS,
+      ownerKey: o.ownerKey ?? null,
+    };
     this.#limited = anyUsageLimit(this.#o.limits);
   }
 
   get limits(): UsageLimits {
     return this.#o.limits;
+  }
+
+  /** The deployment owner's key, when one is set. */
+  get ownerKey(): string | null {
+    return this.#o.ownerKey;
   }
 
   /**

@@ -25,5 +25,9 @@ export async function usageSettings(
   const provider = opts.bundle.config.auth?.provider;
   const anonymous = opts.mode === "serve" && provider !== undefined &&
     opts.driver.spec("identity", provider)?.public === true;
-  return { limits: usageLimitsFromEnv(opts.env, { anonymous }), prices: pricesFromEnv(opts.env, opts.driver) };
+  return {
+    limits: usageLimitsFromEnv(opts.env, { anonymous }),
+    prices: pricesFromEnv(opts.env, opts.driver),
+    ownerKey: opts.env.PLATFORM_API_KEY?.trim() || null,
+  };
 }

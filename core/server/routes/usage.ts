@@ -6,19 +6,34 @@
  * else client address). A run's usage is in its record (`usage`), a thread's totals in its.
  */
 import { type Context, Hono } from "hono";
-import { agentcliError, UsageQueryInvalid } from "../../kernel/index.ts";
+import { agentcliError, type AuthUser, UsageQueryInvalid } from "../../kernel/index.ts";
+import { constantTimeEqual } from "../../auth/index.ts";
 import type { UsageGroup, UsageTotals } from "../../storage/index.ts";
 import { usageSubject } from "../../engine/index.ts";
 import type { ServerDeps } from "../deps.ts";
 import { type AppEnv, userOf } from "../http/auth-middleware.ts";
 import { requestClient } from "../http/client.ts";
 
+/** The deployment's owner, as the platform API key authenticates it. */
+const OWNER: AuthUser = { identity: "owner", isAuthenticated: true, shared: true };
+
 const GROUPS: readonly UsageGroup[] = ["day", "user", "assistant", "model", "thread"];
 
-/** The `/usage` route. */
-export function usageRoutes(deps: ServerDeps): Hono<AppEnv> {
+/**
+ * The `/usage` route, mounted before the auth middleware: the owner's `x-api-key` (the
+ * deployment's PLATFORM_API_KEY, compared in constant time) is the owner under any identity
+ * provider; any other request is authenticated as every other route's.
+ */
+export function usageRoutes(
+  deps: ServerDeps,
+  authenticate?: (req: Request) => Promise<AuthUser | null>,
+): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.get("/usage", async (c) => {
+    const key = c.req.header("x-api-key");
+    const ownerKey = deps.usage?.ownerKey;
+    const owner = Boolean(ownerKey && key && (await constantTimeEqual(key, ownerKey)));
+    c.set("user", owner ? OWNER : authenticate ? await authenticate(c.req.raw) : null);
     const groupBy = (c.req.query("group_by") ?? "day") as UsageGroup;
     if (!GROUPS.includes(groupBy)) {
       throw invalid("group_by", groupBy, {
