@@ -250,6 +250,28 @@ describe("budgets and rate limits", () => {
     }
   });
 
+  test("the deployment's limits bind every caller together", async () => {
+    const t = await serverWith({ deploymentRunsPerMinute: 2 });
+    try {
+      await waitForMinuteStart();
+      const run = (id: string) =>
+        fetch(`${t.url}/runs`, {
+          method: "POST",
+          headers: { "content-type": "application/json", cookie: `agentcli_browser_id=${id}` },
+          body: JSON.stringify({ assistant_id: "agent", input: null }),
+        });
+      assert.equal((await run("44444444-4444-4444-8444-444444444444")).status, 200);
+      assert.equal((await run("55555555-5555-4555-8555-555555555555")).status, 200);
+      const third = await run("66666666-6666-4666-8666-666666666666");
+      assert.equal(third.status, 429);
+      const body = (await third.json()) as { detail: string; hint: string };
+      assert.match(body.detail, /the deployment's runs per minute is used up/);
+      assert.match(body.hint, /AGENTCLI_DEPLOYMENT_RUNS_PER_MINUTE/);
+    } finally {
+      await t.close();
+    }
+  });
+
   test(
     "two replicas on one database share one budget",
     { skip: process.env.AGENTCLI_TEST_SERVER_ON_POSTGRES !== "1" },
