@@ -126,7 +126,7 @@ export interface AgentServerOptions {
   /** Default TTLs and the sweep period (../engine/queue/ttl-sweeper.ts `ttlFromEnv`); default: nothing expires without its own `ttl`, sweeps every 60 s. */
   ttl?: Partial<TtlSettings>;
   /** Usage recording (`false`: none, nor limits), its budgets and prices (default: recorded, no limits, no prices). */
-  usage?: { limits?: UsageLimits; prices?: Prices; ownerKey?: string | null } | false;
+  usage?: { limits?: UsageLimits; prices?: Prices; ownerKey?: string | null; addressHeader?: string | null } | false;
   /** Collects garbage when no run executes (../engine/queue/idle-gc.ts `idleCollector`; `dev` and `serve` pass one). */
   idle?: IdleCollector;
 }

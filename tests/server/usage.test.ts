@@ -250,6 +250,29 @@ describe("budgets and rate limits", () => {
     }
   });
 
+  test("behind a proxy, the address is the one its header names (AGENTCLI_CLIENT_ADDRESS_HEADER)", async () => {
+    const t = await startTestServer({
+      graphs: { agent: async () => agentGraph() },
+      usage: { limits: { ...NO_USAGE_LIMITS, clientRunsPerMinute: 1 }, addressHeader: "X-Forwarded-For" },
+    });
+    try {
+      await waitForMinuteStart();
+      const run = (xff: string) =>
+        fetch(`${t.url}/runs`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-forwarded-for": xff },
+          body: JSON.stringify({ assistant_id: "agent", input: null }),
+        });
+      assert.equal((await run("203.0.113.7")).status, 200);
+      assert.equal((await run("198.51.100.1, 203.0.113.8")).status, 200, "the last entry: the proxy's");
+      const again = await run("10.0.0.1, 203.0.113.7");
+      assert.equal(again.status, 429, "the same client behind the proxy");
+      assert.match(((await again.json()) as { detail: string }).detail, /runs per minute of one client address/);
+    } finally {
+      await t.close();
+    }
+  });
+
   test("the deployment's limits bind every caller together", async () => {
     const t = await serverWith({ deploymentRunsPerMinute: 2 });
     try {

@@ -62,6 +62,11 @@ export const LIMITS_SETTINGS: readonly Setting[] = [
     "0 (no limit)",
     "Estimated USD the whole deployment may spend per UTC day.",
   ),
+  setting(
+    "AGENTCLI_CLIENT_ADDRESS_HEADER",
+    "(none: the connection's address)",
+    "Behind a proxy: the header naming the client's address for the per-address limits (`x-forwarded-for`: its last entry). Set it only when a proxy you run sets it.",
+  ),
   setting("AGENTCLI_DEPLOYMENT_RUNS_PER_MINUTE", "0 (no limit)", "Runs the whole deployment may start per minute."),
   setting(
     "AGENTCLI_MODEL_PRICES",

@@ -38,6 +38,8 @@ export interface UsageMeterOptions {
   limits?: UsageLimits;
   /** The deployment owner's key (`PLATFORM_API_KEY`): `x-api-key` with it reads everyone's usage. */
   ownerKey?: string | null;
+  /** The header a trusted proxy names the client's address in (`AGENTCLI_CLIENT_ADDRESS_HEADER`); none: the socket's. */
+  addressHeader?: string | null;
   log: ServerLog;
 }
 
@@ -79,12 +81,18 @@ export class UsageMeter {
       prices: o.prices ?? new Prices({}),
       limits: o.limits ?? NO_USAGE_LIMITS,
       ownerKey: o.ownerKey ?? null,
+      addressHeader: o.addressHeader?.toLowerCase() ?? null,
     };
     this.#limited = anyUsageLimit(this.#o.limits);
   }
 
   get limits(): UsageLimits {
     return this.#o.limits;
+  }
+
+  /** The header a trusted proxy names the client's address in, when one is set. */
+  get addressHeader(): string | null {
+    return this.#o.addressHeader;
   }
 
   /** The deployment owner's key, when one is set. */

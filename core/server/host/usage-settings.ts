@@ -29,5 +29,6 @@ export async function usageSettings(
     limits: usageLimitsFromEnv(opts.env, { anonymous }),
     prices: pricesFromEnv(opts.env, opts.driver),
     ownerKey: opts.env.PLATFORM_API_KEY?.trim() || null,
+    addressHeader: opts.env.AGENTCLI_CLIENT_ADDRESS_HEADER?.trim() || null,
   };
 }

@@ -76,7 +76,7 @@ async function outputOf(
 function mountCreate(app: Hono<AppEnv>, deps: ServerDeps): void {
   const create = async (c: Context<AppEnv>, threadId: string | null) => {
     const body = parseBody(s.runCreate, await jsonBody(c));
-    return { body, run: await deps.runs.create({ user: userOf(c), body, threadId, client: requestClient(c) }) };
+    return { body, run: await deps.runs.create({ user: userOf(c), body, threadId, client: requestClient(c, deps) }) };
   };
   const background = async (c: Context<AppEnv>, threadId: string | null) => {
     const { run } = await create(c, threadId);
@@ -108,7 +108,7 @@ function mountCreate(app: Hono<AppEnv>, deps: ServerDeps): void {
     const parsed: s.RunCreateBody[] = [];
     for (const [i, b] of body.entries()) parsed.push(await checkBatchRun(deps, c, { body: b, index: i }));
     const out: Run[] = [];
-    const client = requestClient(c);
+    const client = requestClient(c, deps);
     for (const b of parsed) out.push(await deps.runs.create({ user: userOf(c), body: b, threadId: null, client }));
     return c.json(out);
   });

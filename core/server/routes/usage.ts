@@ -50,7 +50,7 @@ export function usageRoutes(
         fix: "Pass a smaller limit.",
       });
     }
-    const user = userScope(c);
+    const user = userScope(c, deps);
     const rows = await deps.storage.usage.aggregate({ groupBy, user, since, until, limit });
     return c.json({
       group_by: groupBy,
@@ -66,12 +66,12 @@ export function usageRoutes(
 }
 
 /** Whose usage the caller may read: null (everyone's) for the owner unless `user` is named; else their own key. */
-function userScope(c: Context<AppEnv>): string | null {
+function userScope(c: Context<AppEnv>, deps: ServerDeps): string | null {
   const user = userOf(c);
   const asked = c.req.query("user");
   const owner = user === null || (user.shared === true && user.isAuthenticated);
   if (owner) return asked || null;
-  const own = usageSubject(user, requestClient(c)).user;
+  const own = usageSubject(user, requestClient(c, deps)).user;
   if (asked && asked !== own) {
     throw invalid("user", asked, { problem: "is not you", fix: "Leave `user` out: you can read your own usage only." });
   }
