@@ -98,6 +98,10 @@ describe("usage recorded and readable", () => {
       input: { messages: [{ role: "user", content: "okapi" }] },
     });
     assert.ok(second);
+    const listed = await t.client.runs.list(thread.thread_id) as unknown as Array<
+      { run_id: string; usage: { calls: number } | null }
+    >;
+    assert.deepEqual(listed.map((r) => r.usage?.calls), [3, 3], "each run of the list has its usage");
     const th = await t.client.threads.get(thread.thread_id) as unknown as { usage: Record<string, number> };
     assert.equal(th.usage.calls, 6);
     assert.equal(th.usage.total_tokens, 360 + 3 * 15);
@@ -218,6 +222,26 @@ describe("budgets and rate limits", () => {
       assert.equal(res.status, 429);
       assert.ok(Number(res.headers.get("retry-after")) > 60, "retry at the next UTC day");
       assert.match(((await res.json()) as { detail: string }).detail, /daily token budget of one user/);
+    } finally {
+      await t.close();
+    }
+  });
+
+  test("a run that crosses the daily cost budget stops too", async () => {
+    const t = await serverWith({ userCostPerDay: 0.0001 });
+    try {
+      scriptTurn("costly", { input: 100, output: 20 });
+      const events = await collect(t.client.runs.stream(null, "agent", {
+        input: { messages: [{ role: "user", content: "costly" }] },
+      }));
+      const error = events.find((e) => e.event === "error");
+      assert.ok(error, `an error event among ${events.map((e) => e.event).join(", ")}`);
+      // One call: (100 * $1 + 20 * $2) per million.
+      assert.match(
+        (error.data as { message: string }).message,
+        /the daily cost budget \(USD\) of one user is used up \(\$0\.00014 of \$0\.0001\)/,
+      );
+      assert.match((error.data as { message: string }).message, /AGENTCLI_USER_COST_PER_DAY/);
     } finally {
       await t.close();
     }

@@ -171,7 +171,7 @@ export function counterKey(s: UsageLimitSetting, subject: UsageSubject): string 
 
 /** "1234" tokens, "$0.42", "10 runs": a counter's value as messages show it. */
 export function describeAmount(s: UsageLimitSetting, v: number): string {
-  if (s.measure === "cost_usd") return `$${v.toFixed(v < 1 ? 4 : 2)}`;
+  if (s.measure === "cost_usd") return `$${v < 1 ? Number(v.toPrecision(3)) : v.toFixed(2)}`;
   return `${Math.round(v)} ${s.measure === "tokens" ? "tokens" : "runs"}`;
 }
 

@@ -206,13 +206,15 @@ function mountRead(app: Hono<AppEnv>, deps: ServerDeps): void {
     if (status && !RUN_STATUSES.includes(status as RunStatus)) {
       throw agentcliError(RunStatusUnknown, { statuses: RUN_STATUSES.join(", "), status });
     }
-    return c.json(
-      await storage.runs.list(c.req.param("thread_id"), {
-        limit: intQuery(c, { name: "limit", fallback: 10, min: 1, max: 1000 }),
-        offset: intQuery(c, { name: "offset", fallback: 0, min: 0, max: Number.MAX_SAFE_INTEGER }),
-        status,
-      }),
-    );
+    const runs = await storage.runs.list(c.req.param("thread_id"), {
+      limit: intQuery(c, { name: "limit", fallback: 10, min: 1, max: 1000 }),
+      offset: intQuery(c, { name: "offset", fallback: 0, min: 0, max: Number.MAX_SAFE_INTEGER }),
+      status,
+    });
+    if (!deps.usage) return c.json(runs);
+    // Beside LangGraph's fields, each run's `usage` (null: no model call recorded).
+    const usage = await storage.usage.ofRuns(runs.map((r) => r.run_id));
+    return c.json(runs.map((r) => ({ ...r, usage: usage.get(r.run_id) ?? null })));
   });
 
   // Beside LangGraph's fields, `usage`: the run's model calls' tokens and estimated cost (its subagents' included).
