@@ -16,6 +16,10 @@
  *
  *   npm run bench -- [--runs 60] [--only ours|serve|peer] [--json [--no-streams] [--stream-args "<flags>"]]
  *   npm run bench -- --startup [5]     # startup only: the example from sources and executable, beside the peer
+ *   npm run bench -- --usage-overhead [--only serve] [--usage-limits] [--runs 60]
+ *       # agentcli dev (or serve) with AGENTCLI_USAGE=off, then on: runs/s and server CPU per run,
+ *       # and the overhead of recording usage (--usage-limits: with budgets set too, so every run
+ *       # is admitted against the counters and every model call raises them)
  *
  * Not part of the test suite. Each server and the model run as child processes on free ports.
  */
@@ -255,6 +259,57 @@ async function startupOnly(runs: number, env: NodeJS.ProcessEnv): Promise<void> 
 
 if (args.includes("--startup")) {
   await startupOnly(Number(arg("--startup")) || 5, { ...process.env, NO_COLOR: "1" });
+  process.exit(0);
+}
+
+/**
+ * `--usage-overhead`: one of our servers measured with usage recording off, then on (the
+ * bench graph's model calls report tokens, so every run records one call); prints the
+ * figures side by side and what recording costs, in percent.
+ */
+async function usageOverhead(): Promise<void> {
+  const target = ONLY === "serve" ? served : ours;
+  const model = await startModel();
+  const base = { ...process.env, OPENAI_BASE_URL: model.url, OPENAI_API_KEY: "bench", NO_COLOR: "1" };
+  const limits = args.includes("--usage-limits")
+    ? { AGENTCLI_USER_RUNS_PER_MINUTE: "1000000", AGENTCLI_USER_TOKENS_PER_DAY: "1000000000000" }
+    : {};
+  const out: Record<string, Result> = {};
+  try {
+    for (const mode of ["off", "on"]) {
+      const drop = target === served ? await served.prepare() : null;
+      process.stderr.write(`measuring ${target.name} with AGENTCLI_USAGE=${mode}...\n`);
+      try {
+        out[mode] = await measure(target, { ...base, AGENTCLI_USAGE: mode, ...(mode === "on" ? limits : {}) });
+      } finally {
+        await drop?.();
+      }
+    }
+  } finally {
+    model.proc.kill("SIGTERM");
+  }
+  const rows: Array<[string, (r: Result) => number]> = [
+    ["1 client: runs/s", (r) => r.one.rps],
+    ["1 client: server CPU per run (ms)", (r) => r.one.cpuMsPerRun],
+    ["32 clients: runs/s", (r) => r.many.rps],
+    ["32 clients: server CPU per run (ms)", (r) => r.many.cpuMsPerRun],
+    ["first SSE event p50 (ms)", (r) => r.sse],
+  ];
+  console.log(
+    `${target.name}, ${RUNS} runs at 1 client, ${RUNS * 4} at 32${
+      limits.AGENTCLI_USER_RUNS_PER_MINUTE ? ", budgets set" : ""
+    }`,
+  );
+  console.log("| metric | usage off | usage on | change |");
+  console.log("|---|---:|---:|---:|");
+  for (const [label, get] of rows) {
+    const off = get(out.off!), on = get(out.on!);
+    console.log(`| ${label} | ${off.toFixed(2)} | ${on.toFixed(2)} | ${(((on - off) / off) * 100).toFixed(1)}% |`);
+  }
+}
+
+if (args.includes("--usage-overhead")) {
+  await usageOverhead();
   process.exit(0);
 }
 

@@ -38,3 +38,14 @@ export { graphExportKind } from "./executor/graphs.ts";
 export { idleCollector } from "./queue/idle-gc.ts";
 export { roleSetting, workersSetting } from "./queue/roles.ts";
 export { runTracerFromEnv } from "./tracing/tracing.ts";
+export { UsageMeter, UsageStop } from "./usage/meter.ts";
+export type { MeteredRun, RunUsage, UsageMeterOptions } from "./usage/meter.ts";
+export {
+  ANONYMOUS_USAGE_LIMITS,
+  NO_USAGE_LIMITS,
+  USAGE_LIMIT_SETTINGS,
+  usageLimitsFromEnv,
+  usageSubject,
+} from "./usage/limits.ts";
+export type { RequestClient, UsageLimits, UsageLimitSetting, UsageSubject } from "./usage/limits.ts";
+export { Prices, pricesFromEnv } from "./usage/prices.ts";

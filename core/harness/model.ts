@@ -50,7 +50,10 @@ export async function createChatModel(spec: string, driver: PluginDriver, env: E
       status: 422,
     });
   }
-  return (await provider.createChatModel({ model, env })) as BaseChatModel;
+  const chat = (await provider.createChatModel({ model, env })) as BaseChatModel;
+  // Usage records price the call by the plugin that built the model (core/engine/usage/recorder.ts).
+  chat.metadata = { ...chat.metadata, agentcli_model_provider: prefix };
+  return chat;
 }
 
 /**

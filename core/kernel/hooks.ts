@@ -215,6 +215,19 @@ export interface ModelProviderSpec {
   createChatModel?: (opts: { model: string; env: Env }) => Promise<unknown>;
   /** Builds a LangChain `Embeddings` (`embedDocuments`) for the store's semantic search (`AGENTCLI_STORE_EMBEDDINGS`). */
   createEmbeddings?: (opts: { model: string; env: Env }) => Promise<unknown>;
+  /**
+   * Prices of the provider's models in USD per million tokens, by model name (a name also
+   * prices the dated names it begins, `gpt-5` prices `gpt-5-2025-08-07`; `*` prices every
+   * model): each usage record's estimated cost. `AGENTCLI_MODEL_PRICES` overrides them.
+   */
+  prices?: Record<string, ModelPrice>;
+}
+
+/** A model's price in USD per million tokens: input, output, and input read from the prompt cache. */
+export interface ModelPrice {
+  input: number;
+  output: number;
+  cached_input?: number;
 }
 
 export interface IdentityProviderSpec {

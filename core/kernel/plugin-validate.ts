@@ -50,6 +50,14 @@ const pluginSchema = z.discriminatedUnion("kind", [
       defaultRank: z.number().int().positive().optional(),
       createChatModel: fn<NonNullable<ModelProviderSpec["createChatModel"]>>().optional(),
       createEmbeddings: fn<NonNullable<ModelProviderSpec["createEmbeddings"]>>().optional(),
+      prices: z.record(
+        z.string().min(1),
+        z.strictObject({
+          input: z.number().nonnegative(),
+          output: z.number().nonnegative(),
+          cached_input: z.number().nonnegative().optional(),
+        }),
+      ).optional(),
     }),
   }),
   z.strictObject({

@@ -29,6 +29,7 @@ import {
   GraphRegistry,
   type IdleCollector,
   LocalTraces,
+  type Prices,
   type RemoteBus,
   type Resolver,
   RunBroker,
@@ -37,6 +38,8 @@ import {
   type ServerRole,
   type TtlSettings,
   TtlSweeper,
+  type UsageLimits,
+  UsageMeter,
   WebhookSender,
   type WebhookSettings,
   WorkerPool,
@@ -54,6 +57,7 @@ import { runRoutes } from "./routes/runs.ts";
 import { storeRoutes } from "./routes/store.ts";
 import { threadRoutes } from "./routes/threads.ts";
 import { type DefaultAssistant, type DisabledRoutes, ensureAssistants } from "./default-assistants.ts";
+import { usageRoutes } from "./routes/usage.ts";
 
 export { type DefaultAssistant, defaultAssistantId, type DisabledRoutes } from "./default-assistants.ts";
 
@@ -123,13 +127,15 @@ export interface AgentServerOptions {
   tracer?: RunTracer | null;
   /** Default TTLs, the stream retention and the sweep period (../engine/queue/ttl-sweeper.ts `ttlFromEnv`); default: nothing but stream logs (after 300 s) expires without its own `ttl`, sweeps every 60 s. */
   ttl?: Partial<TtlSettings>;
+  /** Usage recording (`false`: none, nor limits), its budgets and prices (default: recorded, no limits, no prices). */
+  usage?: { limits?: UsageLimits; prices?: Prices; ownerKey?: string | null; addressHeader?: string | null } | false;
   /** Collects garbage when no run executes (../engine/queue/idle-gc.ts `idleCollector`; `dev` and `serve` pass one). */
   idle?: IdleCollector;
 }
 
 export interface AgentServer {
   readonly app: Hono<AppEnv>;
-  readonly fetch: (req: Request) => Response | Promise<Response>;
+  readonly fetch: (req: Request, ...runtime: unknown[]) => Response | Promise<Response>;
   readonly storage: Storage;
   /** Swaps the graphs (dev reload); threads and runs are kept. */
   reloadGraphs(graphs: GraphLoaders, defaultAssistants?: Record<string, DefaultAssistant>): Promise<void>;
@@ -192,6 +198,7 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
   });
   const ttl: TtlSettings = { ...DEFAULT_TTL, ...opts.ttl };
   const traces = new LocalTraces({ retentionSeconds: ttl.traceRetentionSeconds });
+  const usage = opts.usage === false ? null : new UsageMeter({ store: storage.usage, log, ...opts.usage });
   const workers = new WorkerPool({
     storage,
     broker,
@@ -205,12 +212,14 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
     webhooks,
     tracer: opts.tracer ?? null,
     traces,
+    usage,
     idle: opts.idle,
     affinitySeconds: opts.queueAffinitySeconds ?? DEFAULT_QUEUE_AFFINITY_SECONDS,
   });
   const deps: ServerDeps = {
     storage,
-    runs: new RunService({ storage, broker, graphs, workers, limits, webhooks }),
+    runs: new RunService({ storage, broker, graphs, workers, limits, webhooks, usage }),
+    usage,
     graphs,
     log,
     limits,
@@ -253,7 +262,8 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
   let closed = false;
   return {
     app,
-    fetch: (req) => app.fetch(req),
+    // The runtime's values (the Node adapter's socket, Deno's remote address) go on: usage limits read the client's address.
+    fetch: (req, ...rest: unknown[]) => app.fetch(req, ...(rest as [])),
     storage,
     warmRuns: () => graphs.warmRuns(),
     sweepExpired: () => sweeper.sweep(),
@@ -366,6 +376,8 @@ function mountApi(
   const { deps, crons } = o;
   // Auth guards everything after this point, extra components (MCP, A2A) included; the
   // authenticator itself lets public paths through.
+  // `/usage` authenticates itself: the owner's `x-api-key` (PLATFORM_API_KEY) also under an identity provider.
+  app.route("/", usageRoutes(deps, o.authenticate));
   app.use(authMiddleware(o.authenticate));
   for (const r of o.extraRoutes) app.route(r.path, typeof r.app === "function" ? r.app(deps) : r.app);
 

@@ -4,7 +4,7 @@
  * (the engine's run service).
  */
 import type { Storage } from "../storage/index.ts";
-import type { GraphRegistry, LocalTraces, RunService, TtlSettings } from "../engine/index.ts";
+import type { GraphRegistry, LocalTraces, RunService, TtlSettings, UsageMeter } from "../engine/index.ts";
 import type { ServerLimits } from "./http/limits.ts";
 import type { ServerLog } from "../kernel/index.ts";
 
@@ -25,4 +25,6 @@ export interface ServerDeps {
   ttl: TtlSettings;
   /** Runs' traces kept locally: the spans of runs in flight on this replica. */
   traces: LocalTraces;
+  /** Usage recording and limits (null: usage is not recorded). */
+  usage: UsageMeter | null;
 }

@@ -2,8 +2,8 @@
  * The agent server's schema, as versioned migrations applied on start (scope "server").
  * Tables: assistants (+ versions), threads, runs (the durable queue), run_events (the
  * resumable stream log), checkpoints and checkpoint_writes (LangGraph checkpointer),
- * store_items (LangGraph store); sandboxes (scope key -> the provider's sandbox id, ../harness/sandbox/manager.ts);
- * run_spans (a run's trace kept locally, ./run-spans.ts).
+ * store_items (LangGraph store); usage_calls and usage_counters (./usage.ts); sandboxes (scope key -> the provider's sandbox id,
+ * ../harness/sandbox/manager.ts); run_spans (a run's trace kept locally, ./run-spans.ts).
   },
   {
  * resumable stream log), checkpoints, checkpoint_blobs and checkpoint_writes (LangGraph
@@ -243,6 +243,43 @@ CREATE TABLE IF NOT EXISTS run_spans (
   PRIMARY KEY (run_id, seq)
 );
 CREATE INDEX IF NOT EXISTS run_spans_by_created ON run_spans (created_at)`,
+  },
+  {
+    // Usage (./usage.ts): one row per model call with its tokens and estimated cost, and the
+    // counters budgets read (per key and day or minute), shared by every replica.
+    version: 9,
+    name: "usage",
+    up: `
+CREATE TABLE IF NOT EXISTS usage_calls (
+  id bigserial PRIMARY KEY,
+  run_id text NOT NULL,
+  thread_id text,
+  assistant_id text,
+  user_key text NOT NULL,
+  client_key text,
+  provider text NOT NULL,
+  model text NOT NULL,
+  input_tokens bigint NOT NULL DEFAULT 0,
+  output_tokens bigint NOT NULL DEFAULT 0,
+  total_tokens bigint NOT NULL DEFAULT 0,
+  cached_input_tokens bigint NOT NULL DEFAULT 0,
+  reasoning_tokens bigint NOT NULL DEFAULT 0,
+  cost_usd float8,
+  estimated boolean NOT NULL DEFAULT false,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX IF NOT EXISTS usage_calls_by_run ON usage_calls (run_id);
+CREATE INDEX IF NOT EXISTS usage_calls_by_thread ON usage_calls (thread_id);
+CREATE INDEX IF NOT EXISTS usage_calls_by_user ON usage_calls (user_key, created_at);
+CREATE INDEX IF NOT EXISTS usage_calls_by_time ON usage_calls (created_at);
+CREATE TABLE IF NOT EXISTS usage_counters (
+  key text NOT NULL,
+  bucket timestamptz NOT NULL,
+  tokens bigint NOT NULL DEFAULT 0,
+  cost_usd float8 NOT NULL DEFAULT 0,
+  runs integer NOT NULL DEFAULT 0,
+  PRIMARY KEY (key, bucket)
+)`,
   },
 ];
 

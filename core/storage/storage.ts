@@ -22,6 +22,7 @@ import { migrate, openSql, type OpenSqlOptions, type SqlDriver, type SqlExecutor
 import { SqlStore } from "./store.ts";
 import { ThreadStore } from "./threads.ts";
 import { TtlStore } from "./ttl.ts";
+import { UsageStore } from "./usage.ts";
 
 /**
  * A transaction of {@link Storage.transaction}: pass it to the stores' methods that take `tx`
@@ -47,6 +48,8 @@ export interface Storage {
   readonly sandboxes: SandboxRecords;
   /** Store items' and threads' time-to-live, and their sweeps. */
   readonly ttl: TtlStore;
+  /** Model calls' token usage and the budgets' counters (./usage.ts). */
+  readonly usage: UsageStore;
   /** The encryption at rest in use (`LANGGRAPH_AES_KEY`), or null. */
   readonly encryption: AtRestEncryption | null;
   close(): Promise<void>;
@@ -93,6 +96,7 @@ export async function createStorage(
     store: new SqlStore(sql, { encryption, index: opts.storeIndex }),
     ttl: new TtlStore(sql),
     sandboxes: new SandboxRecords(sql),
+    usage: new UsageStore(sql),
     encryption,
     close: async () => {
       await checkpointer.flush().catch(() => {});

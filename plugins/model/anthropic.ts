@@ -1,5 +1,6 @@
 /** Model provider `anthropic:`: Anthropic Claude models. */
 import { definePlugin } from "../../core/index.ts";
+import { ANTHROPIC_PRICES } from "./prices.ts";
 
 export default definePlugin({
   name: "model-anthropic",
@@ -10,6 +11,7 @@ export default definePlugin({
     env: ["ANTHROPIC_API_KEY"],
     integrationPackage: "@langchain/anthropic",
     defaultModel: "claude-sonnet-4-5",
+    prices: ANTHROPIC_PRICES,
     defaultRank: 2,
     createChatModel: async ({ model, env }) => {
       const { ChatAnthropic } = await import("@langchain/anthropic");

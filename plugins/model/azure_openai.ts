@@ -1,5 +1,6 @@
 /** Model provider `azure_openai:`: Azure OpenAI deployments (the model is the deployment name). */
 import { definePlugin } from "../../core/index.ts";
+import { OPENAI_PRICES } from "./prices.ts";
 
 export default definePlugin({
   name: "model-azure_openai",
@@ -10,6 +11,7 @@ export default definePlugin({
     env: ["AZURE_OPENAI_API_KEY", "AZURE_OPENAI_ENDPOINT"],
     integrationPackage: "@langchain/openai",
     defaultModel: "gpt-5",
+    prices: OPENAI_PRICES,
     createChatModel: async ({ model, env }) => {
       const { AzureChatOpenAI } = await import("@langchain/openai");
       return new AzureChatOpenAI({

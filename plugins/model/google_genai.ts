@@ -1,5 +1,6 @@
 /** Model provider `google_genai:`: Google Gemini models through the Gemini API key. */
 import { definePlugin } from "../../core/index.ts";
+import { GEMINI_PRICES } from "./prices.ts";
 
 export default definePlugin({
   name: "model-google_genai",
@@ -10,6 +11,7 @@ export default definePlugin({
     env: ["GOOGLE_API_KEY"],
     integrationPackage: "@langchain/google-genai",
     defaultModel: "gemini-2.5-pro",
+    prices: GEMINI_PRICES,
     defaultRank: 3,
     createChatModel: async ({ model, env }) => {
       const { ChatGoogleGenerativeAI } = await import("@langchain/google-genai");

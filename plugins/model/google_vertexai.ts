@@ -1,5 +1,6 @@
 /** Model provider `google_vertexai:`: Google Gemini models on Vertex AI (application default credentials). */
 import { definePlugin } from "../../core/index.ts";
+import { GEMINI_PRICES } from "./prices.ts";
 
 export default definePlugin({
   name: "model-google_vertexai",
@@ -11,6 +12,7 @@ export default definePlugin({
     unlessEnv: ["GOOGLE_API_KEY"],
     integrationPackage: "@langchain/google-vertexai",
     defaultModel: "gemini-2.5-pro",
+    prices: GEMINI_PRICES,
     defaultRank: 4,
     createChatModel: async ({ model, env }) => {
       const { ChatVertexAI } = await import("@langchain/google-vertexai");

@@ -1,5 +1,6 @@
 /** Model provider `ollama:`: Local models served by Ollama (OLLAMA_BASE_URL, default http://127.0.0.1:11434). */
 import { definePlugin } from "../../core/index.ts";
+import { OLLAMA_PRICES } from "./prices.ts";
 
 export default definePlugin({
   name: "model-ollama",
@@ -10,6 +11,7 @@ export default definePlugin({
     env: [],
     integrationPackage: "@langchain/openai",
     defaultModel: "llama3.2",
+    prices: OLLAMA_PRICES,
     createChatModel: async ({ model, env }) => {
       const { ChatOpenAI } = await import("@langchain/openai");
       return new ChatOpenAI({

@@ -3,7 +3,7 @@
  * (OpenAI itself, Groq, Mistral, NVIDIA NIM, OpenRouter): `ChatOpenAI` pointed at its base URL,
  * overridable with `<PREFIX>_BASE_URL` for proxies and local servers.
  */
-import { definePlugin, type Plugin } from "../../core/index.ts";
+import { definePlugin, type ModelPrice, type Plugin } from "../../core/index.ts";
 
 export interface OpenAICompatibleProvider {
   prefix: string;
@@ -14,6 +14,8 @@ export interface OpenAICompatibleProvider {
   defaultRank?: number;
   /** The provider's endpoint; absent means the OpenAI client's default. */
   baseUrl?: string;
+  /** USD per million tokens by model name (the documented table of the plugin; `AGENTCLI_MODEL_PRICES` overrides). */
+  prices?: Record<string, ModelPrice>;
 }
 
 export function openAICompatiblePlugin(p: OpenAICompatibleProvider): Plugin {
@@ -28,6 +30,7 @@ export function openAICompatiblePlugin(p: OpenAICompatibleProvider): Plugin {
       integrationPackage: "@langchain/openai",
       defaultModel: p.defaultModel,
       ...(p.defaultRank ? { defaultRank: p.defaultRank } : {}),
+      ...(p.prices ? { prices: p.prices } : {}),
       createChatModel: async ({ model, env }) => {
         const { ChatOpenAI } = await import("@langchain/openai");
         const baseURL = env[baseUrlVar] || p.baseUrl;

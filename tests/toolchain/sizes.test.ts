@@ -28,6 +28,8 @@ const PARAMS_EXEMPT: Record<string, string> = {
   "core/engine/tracing/span-recorder.ts:handleChatModelStart": "LangChain's BaseCallbackHandler method",
   "core/engine/tracing/span-recorder.ts:handleToolStart": "LangChain's BaseCallbackHandler method",
   "core/engine/tracing/span-recorder.ts:handleLLMStart": "LangChain's BaseCallbackHandler method",
+  "core/engine/usage/recorder.ts:handleChatModelStart": "LangChain's BaseCallbackHandler method",
+  "core/engine/usage/recorder.ts:handleLLMStart": "LangChain's BaseCallbackHandler method",
   "core/storage/checkpointer.ts:put": "LangGraph's BaseCheckpointSaver.put",
   "core/storage/checkpointer.ts:putWrites": "LangGraph's BaseCheckpointSaver.putWrites",
   "core/engine/executor/checkpointer.ts:put": "LangGraph's BaseCheckpointSaver.put",

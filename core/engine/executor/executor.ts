@@ -19,12 +19,23 @@ export { graphError } from "./run-errors.ts";
 /** Runs `run` to its end; never throws (failures become the run's `error` status). */
 export async function executeRun(deps: ExecutorDeps, run: ExecutableRun, resume: ResumeOptions = {}): Promise<void> {
   const { signal, emit, stopTimer } = await beginRun(deps, run, resume);
-  const progress: RunProgress = { graph: null, runEnded: () => {}, trace: null, final: null, interrupted: false };
+  const progress: RunProgress = {
+    graph: null,
+    runEnded: () => {},
+    trace: null,
+    usage: null,
+    final: null,
+    interrupted: false,
+  };
   let outcome: RunOutcome = { status: "success", errorOut: null, rollback: false };
   try {
     await runGraph({ deps, run, resume, signal, emit, progress });
   } catch (err) {
-    const reason = signal.aborted ? signal.reason : null;
+    const reason = signal.aborted
+      ? signal.reason
+      : progress.usage?.signal.aborted
+      ? progress.usage.signal.reason
+      : null;
     if (reason instanceof LeaseLost) {
       stopTimer();
       await handOver(deps, run, progress);
@@ -33,6 +44,7 @@ export async function executeRun(deps: ExecutorDeps, run: ExecutableRun, resume:
     outcome = failedOutcome({ runId: run.run_id, err, reason, emit, log: deps.log });
   }
   stopTimer();
+  await progress.usage?.flush();
   progress.runEnded();
   deps.storage.checkpointer.forgetRun(run.run_id);
   const { status, errorOut } = outcome;

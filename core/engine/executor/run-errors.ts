@@ -6,6 +6,7 @@ import { UnknownInterruptError } from "@langchain/langgraph";
 import { errorText, redact } from "../../kernel/index.ts";
 import type { RunStatus } from "../../storage/index.ts";
 import { RunCancelled } from "../broker/cancellation.ts";
+import { UsageStop } from "../usage/meter.ts";
 import type { RunError } from "./types.ts";
 
 /** The reason a run's graph is aborted when it exceeds its time limit. */
@@ -58,6 +59,11 @@ export function failedOutcome(opts: {
     emit("error", errorOut);
     log.warn(`run ${runId} timed out after ${reason.limitMs / 1000} s`);
     return { status: "timeout", errorOut, rollback: false };
+  }
+  if (reason instanceof UsageStop) {
+    emit("error", reason.runError);
+    log.warn(`run ${runId} stopped: ${reason.message}`);
+    return { status: "error", errorOut: reason.runError, rollback: false };
   }
   const errorOut = graphError(opts.err);
   emit("error", errorOut);

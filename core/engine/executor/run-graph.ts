@@ -5,6 +5,8 @@
  */
 import { Command } from "@langchain/langgraph";
 import type { RunTrace } from "../tracing/tracing.ts";
+import type { RunUsage } from "../usage/meter.ts";
+import { subjectOfRun } from "../usage/subject.ts";
 import type { CompiledGraph } from "./graphs.ts";
 import { runConfig } from "./run-config.ts";
 import { refuseUnmatchedResume } from "./run-errors.ts";
@@ -18,6 +20,8 @@ export interface RunProgress {
   /** Says the graph's run ended (../executor/graphs.ts's warmth count). */
   runEnded: () => void;
   trace: RunTrace | null;
+  /** The run's usage metering (its signal aborts over a budget), when usage is recorded. */
+  usage: RunUsage | null;
   /** The final state, as the stream showed it; null when it must be read back (see ./run-end.ts). */
   final: { values: unknown } | null;
   /** The stream showed an interrupt. */
@@ -64,7 +68,12 @@ export async function runGraph(opts: {
     graph_id: assistant.graph_id,
     attempt: run.attempt,
   });
-  const callbacks = [...(progress.trace?.callbacks ?? []), ...(local ? [local] : [])];
+  progress.usage = deps.usage?.startRun({
+    run_id: run.run_id,
+    thread_id: run.thread_id,
+    assistant_id: run.assistant_id,
+    subject: subjectOfRun(run),
+  }) ?? null;
   if (resume.fail) throw Object.assign(new Error(resume.fail.message), { name: resume.fail.error });
   // The root "values" stream ends with the thread's state when the graph streams all of its
   // state channels; then the state need not be read back after the run. A run that may stop
@@ -72,11 +81,16 @@ export async function runGraph(opts: {
   const streamsState = sameKeys(graph.outputChannels, graph.streamChannelsAsIs) && !kwargs.interrupt_before?.length &&
     !kwargs.interrupt_after?.length &&
     !graph.interruptBefore?.length && !graph.interruptAfter?.length;
+  const callbacks = [
+    ...(progress.trace?.callbacks ?? []),
+    ...(local ? [local] : []),
+    ...(progress.usage?.callbacks ?? []),
+  ];
   const config = {
     ...base,
     ...(callbacks.length ? { callbacks } : {}),
     runId: run.run_id,
-    signal: opts.signal,
+    signal: progress.usage ? AbortSignal.any([opts.signal, progress.usage.signal]) : opts.signal,
     streamMode: streamsState ? [...new Set([...libModes(modes), "values" as const])] : libModes(modes),
     subgraphs: Boolean(kwargs.stream_subgraphs),
     interruptBefore: kwargs.interrupt_before,

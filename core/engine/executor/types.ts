@@ -8,6 +8,8 @@ import type { CancelAction, RunBroker } from "../broker/broker.ts";
 import type { WebhookSender } from "../runs/webhooks.ts";
 import type { LocalTraces } from "../tracing/local-traces.ts";
 import type { RunTracer } from "../tracing/tracing.ts";
+import type { UsageMeter } from "../usage/meter.ts";
+import type { UsageSubject } from "../usage/limits.ts";
 import type { GraphRegistry } from "./graphs.ts";
 import type { StreamMode } from "./stream-modes.ts";
 
@@ -26,6 +28,8 @@ export interface ExecutorDeps {
   tracer?: RunTracer | null;
   /** Keeps runs' traces locally (../tracing/local-traces.ts), stored with their end. */
   traces?: LocalTraces | null;
+  /** Records runs' model calls and stops a run over a daily budget (../usage/meter.ts); none: nothing recorded. */
+  usage?: UsageMeter | null;
 }
 
 /** The run's request as stored in `runs.kwargs`. */
@@ -54,6 +58,8 @@ export interface RunKwargs {
   strict_resume?: boolean;
   /** Told the run's final result (../runs/webhooks.ts). */
   webhook?: string;
+  /** Who the run's usage counts for (../usage/limits.ts), set at its creation. */
+  usage_subject?: UsageSubject;
 }
 
 /** How a run taken over from a replica that died is executed (see ../queue/worker.ts). */

@@ -19,6 +19,7 @@ import type { RunKwargs } from "../executor/executor.ts";
 import type { RunCreateBody } from "./input.ts";
 import { checkMessages, tooManyRuns } from "./admission.ts";
 import { ownedMetadata, ownerOf, scopedConfig } from "./scope.ts";
+import { type RequestClient, usageSubject } from "../usage/limits.ts";
 import type { RunServiceOptions } from "./service.ts";
 
 /** What creates a run: who asks, the request, and its thread (null: a new temporary thread). */
@@ -26,6 +27,8 @@ export interface CreateRunRequest {
   user: AuthUser | null;
   body: RunCreateBody;
   threadId: string | null;
+  /** The request's client (address, browser cookie): whom an anonymous caller's usage counts for. */
+  client?: RequestClient;
 }
 
 /**
@@ -45,6 +48,8 @@ export async function resolveAssistant(
 
 /** Creates a run on `req.threadId` (or on a new temporary thread when null). */
 export async function createRun(o: RunServiceOptions, req: CreateRunRequest): Promise<Run> {
+  // Over a usage budget or rate limit: a 429 naming it, before anything is stored.
+  if (o.usage) await o.usage.admit(usageSubject(req.user, req.client));
   // On an existing thread, the assistant as last looked up here (no query), checked by the
   // statement that creates the run: when another replica changed it, looked up again.
   for (let attempt = 0; attempt < 3 && req.threadId !== null; attempt++) {
@@ -103,7 +108,10 @@ async function admit(o: RunServiceOptions, req: CreateRunRequest, hinted: boolea
     thread_id: tid,
     assistant_id: assistant.assistant_id,
     metadata: ownedMetadata(user, b.metadata),
-    kwargs: runKwargs(user, b, stateless) as Record<string, unknown>,
+    kwargs: {
+      ...runKwargs(user, b, stateless),
+      ...(o.usage ? { usage_subject: usageSubject(user, req.client) } : {}),
+    } as Record<string, unknown>,
     multitask_strategy: b.multitask_strategy ?? "enqueue",
     after_seconds: b.after_seconds,
   };

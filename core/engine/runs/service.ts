@@ -18,6 +18,7 @@ import type { RunCreateBody } from "./input.ts";
 import { checkMessages, type RunLimits } from "./admission.ts";
 import { cancelRun, checkRunTargets, createRun, type CreateRunRequest, type RunTargets } from "./create.ts";
 import type { WebhookSender } from "./webhooks.ts";
+import type { UsageMeter } from "../usage/meter.ts";
 
 /** What the run service works with. */
 export interface RunServiceOptions {
@@ -29,6 +30,8 @@ export interface RunServiceOptions {
   limits: RunLimits;
   /** Checks a run's webhook when it is created, and tells it when a pending run is cancelled. */
   webhooks: WebhookSender;
+  /** Admits runs against the usage budgets and rate limits (none: no usage limits). */
+  usage?: UsageMeter | null;
 }
 
 /** How a run is followed: after which event, until when, and the status its caller read (see RunBroker.follow). */

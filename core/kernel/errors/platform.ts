@@ -169,6 +169,15 @@ export const DeploymentBeingDeleted = {
   hint: "Wait until it is gone, then create the deployment again.",
 } as const satisfies ErrorData;
 
+/** A deployment's usage asked of the control plane while the deployment cannot answer (no URL, no key, unreachable). */
+export const DeploymentUsageUnavailable = {
+  name: "DeploymentUsageUnavailable",
+  code: "CONFLICT",
+  title: "The control plane cannot read a deployment's usage from the deployment.",
+  message: (v: { name: string; why: string }) => `Cannot read the usage of deployment "${v.name}": ${v.why}`,
+  hint: (v: { fix: string }) => v.fix,
+} as const satisfies ErrorData;
+
 /** A rollback to a revision that never served. */
 export const RevisionNeverServed = {
   name: "RevisionNeverServed",
@@ -286,6 +295,7 @@ export const ListenerComputeTypeUnknown = {
 
 /** This area's entries, in the order docs/errors.md lists them. */
 export const PLATFORM_ERRORS: readonly ErrorData[] = [
+  DeploymentUsageUnavailable,
   PlatformApiKeyHeaderMissing,
   PlatformApiKeyInvalid,
   PlatformBundleCredentialsMissing,

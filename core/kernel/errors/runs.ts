@@ -26,6 +26,26 @@ export const TooManyRuns = {
     `Wait for some to finish (or cancel them), then retry; the operator can raise ${v.env}.`,
 } as const satisfies ErrorData;
 
+/** A new run over a usage budget or rate limit (HTTP 429 at the call site, with `Retry-After`). */
+export const UsageLimitReached = {
+  name: "UsageLimitReached",
+  code: "UNPROCESSABLE",
+  title: "A new run would go over a usage budget or rate limit (tokens or cost per day, runs per minute); HTTP 429.",
+  message: (v: { limit: string; used: string; max: string }) =>
+    `Cannot create the run: ${v.limit} is used up (${v.used} of ${v.max})`,
+  hint: (v: { retry: string; env: string }) => `Retry ${v.retry}; the operator can raise ${v.env} (0: no limit).`,
+} as const satisfies ErrorData;
+
+/** A run in flight whose model calls went over a daily budget: it ends `error` with this on its stream. */
+export const UsageLimitCrossed = {
+  name: "UsageLimitCrossed",
+  code: "UNPROCESSABLE",
+  title: "A run's model calls went over a daily usage budget; the run stopped with an error event naming it.",
+  message: (v: { limit: string; used: string; max: string }) =>
+    `The run stopped: ${v.limit} is used up (${v.used} of ${v.max})`,
+  hint: (v: { retry: string; env: string }) => `Retry ${v.retry}; the operator can raise ${v.env} (0: no limit).`,
+} as const satisfies ErrorData;
+
 /** A run on a thread whose run in progress `multitask_strategy: "reject"` (or its absence on a new run) refuses. */
 export const ThreadBusy = {
   name: "ThreadBusy",
@@ -81,6 +101,15 @@ export const QueryNotInRange = {
   message: (v: { name: string; min: number; max: number; raw: string }) =>
     `Invalid request: ${v.name} must be a whole number from ${v.min} to ${v.max} (got "${v.raw}")`,
   hint: (v: { name: string }) => `Pass ${v.name} as a whole number in range, or leave it out for the default.`,
+} as const satisfies ErrorData;
+
+/** A `/usage` query value it cannot read (`group_by`, `since`, `until`, `user`). */
+export const UsageQueryInvalid = {
+  name: "UsageQueryInvalid",
+  code: "UNPROCESSABLE",
+  title: "A query value of `GET /usage` is not one it accepts.",
+  message: (v: { name: string; raw: string; problem: string }) => `Invalid request: ${v.name}="${v.raw}" ${v.problem}`,
+  hint: (v: { fix: string }) => v.fix,
 } as const satisfies ErrorData;
 
 /** A run list filtered by a status runs do not have. */
@@ -147,12 +176,15 @@ export const CronEndTimePast = {
 export const RUNS_ERRORS: readonly ErrorData[] = [
   RequestTooLarge,
   TooManyRuns,
+  UsageLimitReached,
+  UsageLimitCrossed,
   ThreadBusy,
   InterruptNodeUnknown,
   WebhookNotHttp,
   WebhookRefused,
   RunBatchNotArray,
   QueryNotInRange,
+  UsageQueryInvalid,
   RunStatusUnknown,
   RunNotFinished,
   CronScheduleFields,

@@ -37,6 +37,11 @@ const OPERATIONS: Op[] = [
   ["get", "/v2/deployments/{deployment_id}/revisions", "List a deployment's revisions"],
   ["get", "/v2/deployments/{deployment_id}/revisions/{revision_id}", "Get a revision"],
   ["get", "/v2/deployments/{deployment_id}/revisions/{revision_id}/logs", "A revision's build and deploy logs"],
+  [
+    "get",
+    "/v2/deployments/{deployment_id}/usage",
+    "The deployment's token usage and estimated cost, as its GET /usage answers its owner",
+  ],
   ["post", "/v2/deployments/{deployment_id}/revisions/{revision_id}/redeploy", "Redeploy a revision"],
   [
     "get",

@@ -1,6 +1,6 @@
 /**
  * `/v2/deployments`: create, list, read, patch, delete (extension), upload URLs (extension),
- * revisions (list, read, logs, redeploy).
+ * revisions (list, read, logs, redeploy), usage (extension: the deployment's, ./usage.ts).
  */
 import { Hono } from "hono";
 import { z } from "zod";
@@ -16,6 +16,7 @@ import { getDeployment, listDeployments, updateDeployment } from "../store/deplo
 import { reserveObject } from "../store/objects.ts";
 import { getRevision, listRevisions } from "../store/revisions.ts";
 import { signUpload } from "./uploads.ts";
+import { deploymentUsage } from "./usage.ts";
 
 const Tags = z.object({ tag_value_ids: z.array(z.uuid()).optional() });
 const CreateBody = DeploymentCreateBody.extend(Tags.shape);
@@ -97,6 +98,11 @@ export function deploymentRoutes(s: PlatformServices): Hono<PlatformEnv> {
       { upload_url: signUpload({ base, objectPath, secret: s.uploadSecret }), object_path: objectPath },
       201,
     );
+  });
+
+  app.get("/:deployment_id/usage", async (c) => {
+    const deployment = await load(c.var.caller.tenantId, c.req.param("deployment_id"));
+    return deploymentUsage(c, { deployment, encryption: s.encryption });
   });
 
   app.get("/:deployment_id/revisions", async (c) => {

@@ -35,6 +35,7 @@ import { closeOpened, openHostStorage } from "./open-storage.ts";
 import { ProjectGraphs } from "./project-graphs.ts";
 import { buildAgentServer, loadServerModules } from "./agent-server.ts";
 import { listenOn, runningHost } from "./running.ts";
+import { usageSettings } from "./usage-settings.ts";
 
 export { type EarlyListener, listenFirst } from "./early.ts";
 export { AGENT_GRAPH_ID, type GraphModule, loadGraphModules, parseGraphFlags } from "./graph-flags.ts";
@@ -266,6 +267,7 @@ interface StartOptions {
 /** Starts the parts in order; what one opened is closed when a later one fails. */
 async function start({ opts, runTimeout, limits, early }: StartOptions): Promise<Host> {
   const settings = await startSettings(opts);
+  const usage = await usageSettings(opts);
   const runtime = await sandboxRuntime(opts);
   if (early) await loadInSteps();
   // Storage opens (a new database restores its template on the I/O threads) while the
@@ -327,6 +329,7 @@ async function start({ opts, runTimeout, limits, early }: StartOptions): Promise
         role: settings.role,
         workers: settings.workers,
         limits,
+        usage,
         info: { agent: opts.bundle.config.agent.name, mode: opts.mode },
         onThreadDeleted: (threadId) => sandboxes.deleteThread(threadId),
         ...serverSettings(opts.env, opts.mode),

@@ -13,7 +13,7 @@ import type { Listening } from "./node.ts";
 export interface EarlyListener {
   listening: Listening;
   /** Hands every request to `fetch` (null: the server failed to start; waiting requests get a 503). */
-  serve(fetch: ((req: Request) => Response | Promise<Response>) | null): void;
+  serve(fetch: ((req: Request, ...runtime: unknown[]) => Response | Promise<Response>) | null): void;
 }
 
 /**
@@ -24,18 +24,19 @@ export interface EarlyListener {
 export async function listenFirst(opts: { port: number; host: string; env: Env }): Promise<EarlyListener> {
   const { listen } = await import("./node.ts");
   const { listenSettings } = await import("./listen-settings.ts");
-  let handler: ((req: Request) => Response | Promise<Response>) | null = null;
+  let handler: ((req: Request, ...runtime: unknown[]) => Response | Promise<Response>) | null = null;
   let started = false;
   const waiting: Array<() => void> = [];
   const listening = await listen({
-    fetch: (req) => {
-      if (handler) return handler(req);
+    // The runtime's values (the socket) go on to the server: usage limits read the client's address.
+    fetch: (req: Request, ...runtime: unknown[]) => {
+      if (handler) return handler(req, ...runtime);
       if ((req.method === "GET" || req.method === "HEAD") && new URL(req.url).pathname === "/ok") {
         return Response.json({ ok: true });
       }
       return new Promise<void>((r) => (started ? r() : waiting.push(r))).then(() =>
         handler
-          ? handler(req)
+          ? handler(req, ...runtime)
           : Response.json({ detail: "Cannot serve the request: the server failed to start (see its log)" }, {
             status: 503,
           })

@@ -70,7 +70,10 @@ export function errorHandler(log: ServerLog) {
     if (err instanceof AgentcliError) {
       const challenge = authChallenge(err);
       if (challenge) c.header("WWW-Authenticate", challenge);
-      if (err.status === 429) c.header("Retry-After", String(RETRY_AFTER_SECONDS));
+      if (err.status === 429) {
+        const wait = (err as { retryAfterSeconds?: number }).retryAfterSeconds;
+        c.header("Retry-After", String(wait ?? RETRY_AFTER_SECONDS));
+      }
       if (err.code === "SERVICE_UNREACHABLE") c.header("Retry-After", String(DB_RETRY_AFTER_SECONDS));
       return c.json(
         { detail: err.message, ...(err.hint ? { hint: err.hint } : {}), code: err.code },

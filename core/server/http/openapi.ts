@@ -34,7 +34,7 @@ const OPERATIONS: Op[] = [
   ["post", "/threads/search", "Search threads", s.threadSearch],
   ["post", "/threads/count", "Count threads", s.threadCount],
   ["post", "/threads/prune", "Delete threads, or keep only their latest state (strategy keep_latest)", s.threadPrune],
-  ["get", "/threads/{thread_id}", "Get a thread"],
+  ["get", "/threads/{thread_id}", "Get a thread (with `usage`: its runs' token and cost totals)"],
   ["patch", "/threads/{thread_id}", "Update a thread's metadata", s.threadPatch],
   ["delete", "/threads/{thread_id}", "Delete a thread"],
   ["post", "/threads/{thread_id}/copy", "Copy a thread"],
@@ -54,7 +54,7 @@ const OPERATIONS: Op[] = [
   ["get", "/threads/{thread_id}/runs", "List runs"],
   ["post", "/threads/{thread_id}/runs/stream", "Create a run and stream it (SSE)", s.runCreate],
   ["post", "/threads/{thread_id}/runs/wait", "Create a run and wait for its output", s.runCreate],
-  ["get", "/threads/{thread_id}/runs/{run_id}", "Get a run"],
+  ["get", "/threads/{thread_id}/runs/{run_id}", "Get a run (with `usage`: its model calls' tokens and estimated cost)"],
   [
     "get",
     "/threads/{thread_id}/runs/{run_id}/trace",
@@ -81,6 +81,11 @@ const OPERATIONS: Op[] = [
   ["delete", "/store/items", "Delete a store item", s.storeDelete],
   ["post", "/store/items/search", "Search store items", s.storeSearch],
   ["post", "/store/namespaces", "List store namespaces", s.storeNamespaces],
+  [
+    "get",
+    "/usage",
+    "Token usage and estimated cost (?group_by=day|user|assistant|model|thread, ?since, ?until, ?user, ?limit): the owner's all, a user's own",
+  ],
 ];
 
 /** The error body of every 4xx (`{"detail": ...}`), a component the operations refer to. */

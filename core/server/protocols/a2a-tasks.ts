@@ -36,7 +36,7 @@ import { AgentcliError, type AuthUser } from "../../kernel/index.ts";
 import type { Assistant, Run } from "../../storage/index.ts";
 import type { ServerDeps } from "../deps.ts";
 import { badText } from "../http/json-guard.ts";
-import { ownerOf } from "../../engine/index.ts";
+import { ownerOf, type RequestClient } from "../../engine/index.ts";
 import { describeUpdate, outcomeOf, startTurn } from "./turn.ts";
 import { agentMessage, readParts, resumeValue, textPart } from "./a2a-parts.ts";
 import {
@@ -60,6 +60,8 @@ export interface TaskHandlerOptions {
   deps: ServerDeps;
   assistant: Assistant;
   user: AuthUser | null;
+  /** The request's client: whom an anonymous caller's usage counts for. */
+  client?: RequestClient;
   card: AgentCard;
 }
 
@@ -125,6 +127,7 @@ export class AssistantTasks implements A2ARequestHandler {
         }
         const resume = resumeValue(t.id, t.outcome.interrupts, answer);
         const run = await startTurn(deps, user, {
+          client: this.#o.client,
           assistantId: assistant.assistant_id,
           threadId: t.latest.thread_id,
           resume,
@@ -137,6 +140,7 @@ export class AssistantTasks implements A2ARequestHandler {
       const message = [answer.text, ...answer.data.map((d) => JSON.stringify(d))].filter(Boolean).join("\n");
       if (!message.trim()) throw new RequestMalformedError("Cannot send the message: it has no text or data parts");
       const run = await startTurn(deps, user, {
+        client: this.#o.client,
         assistantId: assistant.assistant_id,
         threadId: msg.contextId || null,
         createMissingThread: true,

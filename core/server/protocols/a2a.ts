@@ -19,6 +19,7 @@ import { A2AError, PushNotificationNotSupportedError, RequestMalformedError } fr
 import type { Assistant } from "../../storage/index.ts";
 import { resolveAssistant, type ServerDeps } from "../deps.ts";
 import { type AppEnv, scopeOf, userOf } from "../http/auth-middleware.ts";
+import { requestClient } from "../http/client.ts";
 import { AssistantTasks, INTERNAL_MESSAGE } from "./a2a-tasks.ts";
 import {
   agentCardInternal,
@@ -258,7 +259,7 @@ export function a2aRoutes(opts: A2AOptions): A2ARoutes {
         const checked = checkRequest({ body, ctx, card, legacy, mapError });
         if ("answer" in checked) return c.json(checked.answer);
         const { envelope, id } = checked;
-        const tasks = new AssistantTasks({ deps, assistant: a, user: userOf(c), card });
+        const tasks = new AssistantTasks({ deps, assistant: a, user: userOf(c), client: requestClient(c, deps), card });
         const handler = legacy ? new LegacyJsonRpcTransportHandler(tasks) : new JsonRpcTransportHandler(tasks);
         const out = await handler.handle(envelope as Record<string, unknown>, ctx);
         if (!out || typeof (out as AsyncGenerator<unknown>)[Symbol.asyncIterator] !== "function") {

@@ -21,8 +21,9 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { AgentcliError, type AuthUser } from "../../kernel/index.ts";
 import type { Assistant } from "../../storage/index.ts";
 import type { ServerDeps } from "../deps.ts";
-import { ownerOf } from "../../engine/index.ts";
+import { ownerOf, type RequestClient } from "../../engine/index.ts";
 import { type AppEnv, userOf } from "../http/auth-middleware.ts";
+import { requestClient } from "../http/client.ts";
 import { describeInterrupts, describeUpdate, followTurn, startTurn } from "./turn.ts";
 
 const INVALID_PARAMS = -32602;
@@ -70,6 +71,7 @@ function errorResult(text: string): CallToolResult {
 interface ToolCall {
   deps: ServerDeps;
   user: AuthUser | null;
+  client: RequestClient;
   assistant: Assistant;
   args: { message: string; thread_id?: string };
   extra: {
@@ -85,6 +87,7 @@ async function callAssistant(call: ToolCall): Promise<CallToolResult> {
   let run;
   try {
     run = await startTurn(deps, user, {
+      client: call.client,
       assistantId: a.assistant_id,
       threadId: args.thread_id ?? null,
       message: args.message,
@@ -157,7 +160,12 @@ function loadSdk(): NonNullable<typeof sdk> {
   return sdk;
 }
 
-async function buildServer(deps: ServerDeps, user: AuthUser | null, opts: McpRoutesOptions): Promise<McpServer> {
+async function buildServer(
+  deps: ServerDeps,
+  caller: { user: AuthUser | null; client: RequestClient },
+  opts: McpRoutesOptions,
+): Promise<McpServer> {
+  const { user, client } = caller;
   const { McpServer } = await loadSdk();
   const server = new McpServer({ name: opts.name ?? "agentcli", version: opts.version }, {
     capabilities: { tools: { listChanged: false } },
@@ -175,7 +183,7 @@ async function buildServer(deps: ServerDeps, user: AuthUser | null, opts: McpRou
         `Ask the assistant "${a.name}" (graph "${a.graph_id}"); it answers with its final message.`,
       inputSchema: inputShape,
       outputSchema: outputShape,
-    }, (args, extra) => callAssistant({ deps, user, assistant: a, args, extra: extra as never }));
+    }, (args, extra) => callAssistant({ deps, user, client, assistant: a, args, extra: extra as never }));
   }
   return server;
 }
@@ -215,7 +223,7 @@ export function mcpRoutes(deps: ServerDeps, opts: McpRoutesOptions): Hono<AppEnv
       const bad = parsedBody === undefined ? null : mcpParamsError(parsedBody);
       if (bad) return c.json({ jsonrpc: "2.0", id: bad.id, error: { code: INVALID_PARAMS, message: bad.message } });
     }
-    const server = await buildServer(deps, userOf(c), opts);
+    const server = await buildServer(deps, { user: userOf(c), client: requestClient(c, deps) }, opts);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: false,

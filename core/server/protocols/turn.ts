@@ -9,6 +9,7 @@
  * const outcome = await followTurn(deps, run, { onUpdate: (u) => console.log(describeUpdate(u)) });
  */
 import type { AuthUser } from "../../kernel/index.ts";
+import type { RequestClient } from "../../engine/index.ts";
 import type { Run, RunStatus, Thread } from "../../storage/index.ts";
 import type { ServerDeps } from "../deps.ts";
 import { checkJsonText } from "../http/json-guard.ts";
@@ -17,6 +18,8 @@ import type { RunCreateBody } from "../http/schemas.ts";
 /** What a turn asks for: a new user message, or the answer to a pending interrupt. */
 export interface TurnRequest {
   assistantId: string;
+  /** The request's client (address, browser cookie): whom an anonymous caller's usage counts for. */
+  client?: RequestClient;
   /** The thread to continue (it must exist and be the caller's); null starts a new one (owned by the caller). */
   threadId: string | null;
   /**
@@ -68,7 +71,7 @@ export async function startTurn(deps: ServerDeps, user: AuthUser | null, t: Turn
     multitask_strategy: t.multitaskStrategy,
     if_not_exists: create ? "create" : "reject",
   } as RunCreateBody;
-  return deps.runs.create({ user, body, threadId });
+  return deps.runs.create({ user, body, threadId, client: t.client });
 }
 
 /** A graph step as the run streamed it: `{ <node>: <update> }`. */

@@ -18,6 +18,7 @@ import { resolveAssistant, type ServerDeps } from "../deps.ts";
 import { jsonBody, notFound, parseBody } from "../http/errors.ts";
 import * as s from "../http/schemas.ts";
 import { type AppEnv, scopeOf, userOf } from "../http/auth-middleware.ts";
+import { requestClient } from "../http/client.ts";
 import { lastEventId, sseResponse } from "../http/sse.ts";
 import { getThread } from "./threads.ts";
 
@@ -75,7 +76,7 @@ async function outputOf(
 function mountCreate(app: Hono<AppEnv>, deps: ServerDeps): void {
   const create = async (c: Context<AppEnv>, threadId: string | null) => {
     const body = parseBody(s.runCreate, await jsonBody(c));
-    return { body, run: await deps.runs.create({ user: userOf(c), body, threadId }) };
+    return { body, run: await deps.runs.create({ user: userOf(c), body, threadId, client: requestClient(c, deps) }) };
   };
   const background = async (c: Context<AppEnv>, threadId: string | null) => {
     const { run } = await create(c, threadId);
@@ -107,7 +108,8 @@ function mountCreate(app: Hono<AppEnv>, deps: ServerDeps): void {
     const parsed: s.RunCreateBody[] = [];
     for (const [i, b] of body.entries()) parsed.push(await checkBatchRun(deps, c, { body: b, index: i }));
     const out: Run[] = [];
-    for (const b of parsed) out.push(await deps.runs.create({ user: userOf(c), body: b, threadId: null }));
+    const client = requestClient(c, deps);
+    for (const b of parsed) out.push(await deps.runs.create({ user: userOf(c), body: b, threadId: null, client }));
     return c.json(out);
   });
 }
@@ -204,16 +206,22 @@ function mountRead(app: Hono<AppEnv>, deps: ServerDeps): void {
     if (status && !RUN_STATUSES.includes(status as RunStatus)) {
       throw agentcliError(RunStatusUnknown, { statuses: RUN_STATUSES.join(", "), status });
     }
-    return c.json(
-      await storage.runs.list(c.req.param("thread_id"), {
-        limit: intQuery(c, { name: "limit", fallback: 10, min: 1, max: 1000 }),
-        offset: intQuery(c, { name: "offset", fallback: 0, min: 0, max: Number.MAX_SAFE_INTEGER }),
-        status,
-      }),
-    );
+    const runs = await storage.runs.list(c.req.param("thread_id"), {
+      limit: intQuery(c, { name: "limit", fallback: 10, min: 1, max: 1000 }),
+      offset: intQuery(c, { name: "offset", fallback: 0, min: 0, max: Number.MAX_SAFE_INTEGER }),
+      status,
+    });
+    if (!deps.usage) return c.json(runs);
+    // Beside LangGraph's fields, each run's `usage` (null: no model call recorded).
+    const usage = await storage.usage.ofRuns(runs.map((r) => r.run_id));
+    return c.json(runs.map((r) => ({ ...r, usage: usage.get(r.run_id) ?? null })));
   });
 
-  app.get("/threads/:thread_id/runs/:run_id", async (c) => c.json(await getRun(deps, c)));
+  // Beside LangGraph's fields, `usage`: the run's model calls' tokens and estimated cost (its subagents' included).
+  app.get("/threads/:thread_id/runs/:run_id", async (c) => {
+    const run = await getRun(deps, c);
+    return c.json(deps.usage ? { ...run, usage: await storage.usage.ofRun(run.run_id) } : run);
+  });
 
   // The run's trace kept locally: stored with its end; while it is in flight, the spans so far
   // from the replica executing it (another replica answers none until the end).

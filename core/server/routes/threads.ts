@@ -105,7 +105,11 @@ function mountThreadRecords(app: Hono<AppEnv>, deps: ServerDeps): void {
     return c.json({ pruned_count: pruned });
   });
 
-  app.get("/:thread_id", async (c) => c.json(await getThread(deps, c)));
+  // Beside LangGraph's fields, `usage`: the totals of the thread's runs' model calls.
+  app.get("/:thread_id", async (c) => {
+    const t = await getThread(deps, c);
+    return c.json(deps.usage ? { ...t, usage: await storage.usage.ofThread(t.thread_id) } : t);
+  });
 
   app.patch("/:thread_id", async (c) => {
     const b = parseBody(s.threadPatch, await jsonBody(c));

@@ -47,6 +47,11 @@ export interface ScriptedReply {
    * after the first, so slow writes do not drift the schedule). Each token's send time is recorded.
    */
   tokenIntervalMs?: number;
+  /**
+   * The token usage the reply reports (OpenAI protocol): default 10 in and 5 out; `null`
+   * reports none, as some providers and proxies do.
+   */
+  usage?: { input: number; output: number; cached?: number; reasoning?: number } | null;
 }
 
 /** When each text token of one streamed reply left the server. */

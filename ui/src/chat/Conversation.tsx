@@ -26,9 +26,21 @@ import { SidePanel } from "../panels/SidePanel.tsx";
 
 const STREAM_MODE = ["values", "messages-tuple", "updates"] as const;
 
-/** A readable message for whatever the stream threw. */
+/**
+ * A readable message for whatever the stream threw. A refusal of the server (the SDK's
+ * `HTTP 429: {"detail": ...}`, e.g. a usage budget spent) shows its `detail` and `hint`.
+ */
 function errorText(err: unknown): string {
   if (!err) return "";
+  const http = err as { status?: unknown; text?: unknown };
+  if (err instanceof Error && typeof http.status === "number" && typeof http.text === "string") {
+    try {
+      const body = JSON.parse(http.text) as { detail?: unknown; hint?: unknown };
+      if (typeof body.detail === "string") {
+        return typeof body.hint === "string" ? `${body.detail}. ${body.hint}` : body.detail;
+      }
+    } catch { /* not JSON: the SDK's message */ }
+  }
   if (err instanceof Error) return err.message || err.name;
   if (typeof err === "object") {
     const o = err as Record<string, unknown>;

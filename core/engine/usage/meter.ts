@@ -1,0 +1,216 @@
+/**
+ * The usage meter: admits new runs against the budgets and rate limits (./limits.ts; a 429
+ * naming the limit, with `Retry-After`), and per run records every model call (its subagents'
+ * too) with its estimated cost (./prices.ts), raising the budgets' counters; a run whose calls
+ * cross a daily budget is stopped (its signal aborts with a {@link UsageStop}) and ends with
+ * an error event naming the limit.
+ *
+ * @example
+ * const meter = new UsageMeter({ store: storage.usage, prices, limits, log });
+ * await meter.admit(subject); // throws a 429 over a limit
+ * const usage = meter.startRun({ run_id, thread_id, assistant_id, subject });
+ * await graph.stream(input, { callbacks: usage.callbacks, signal: AbortSignal.any([signal, usage.signal]) });
+ * await usage.flush();
+ */
+import { agentcliError, type ServerLog, UsageLimitCrossed, UsageLimitReached } from "../../kernel/index.ts";
+import type { UsageCounter, UsageStore } from "../../storage/index.ts";
+import {
+  anyUsageLimit,
+  counterKey,
+  describeAmount,
+  describeWait,
+  NO_USAGE_LIMITS,
+  secondsToReset,
+  USAGE_LIMIT_SETTINGS,
+  type UsageLimits,
+  type UsageLimitSetting,
+  type UsageSubject,
+} from "./limits.ts";
+import { Prices } from "./prices.ts";
+import { type ModelCall, UsageCallbacks } from "./recorder.ts";
+
+/** What the meter works with. */
+export interface UsageMeterOptions {
+  store: UsageStore;
+  /** The models' prices (default: none, costs are null). */
+  prices?: Prices;
+  /** The budgets and rate limits (default: none). */
+  limits?: UsageLimits;
+  /** The deployment owner's key (`PLATFORM_API_KEY`): `x-api-key` with it reads everyone's usage. */
+  ownerKey?: string | null;
+  /** The header a trusted proxy names the client's address in (`AGENTCLI_CLIENT_ADDRESS_HEADER`); none: the socket's. */
+  addressHeader?: string | null;
+  log: ServerLog;
+}
+
+/** The reason a run's usage signal aborts: it crossed a budget. `runError` is what its stream shows. */
+export class UsageStop extends Error {
+  readonly runError: { error: string; message: string };
+  constructor(message: string) {
+    super(message);
+    this.name = "UsageLimitExceeded";
+    this.runError = { error: "UsageLimitExceeded", message };
+  }
+}
+
+/** One run's metering: callbacks for its graph, a signal that aborts over a budget, and a flush. */
+export interface RunUsage {
+  callbacks: UsageCallbacks[];
+  signal: AbortSignal;
+  /** Waits for the calls seen so far to be recorded. */
+  flush(): Promise<void>;
+}
+
+/** A run as the meter needs it. */
+export interface MeteredRun {
+  run_id: string;
+  thread_id: string;
+  assistant_id: string;
+  subject: UsageSubject;
+}
+
+/** Admits runs against the limits and records runs' model calls. */
+export class UsageMeter {
+  readonly #o: Required<UsageMeterOptions>;
+  readonly #limited: boolean;
+  #recorded = 0;
+
+  constructor(o: UsageMeterOptions) {
+    this.#o = {
+      ...o,
+      prices: o.prices ?? new Prices({}),
+      limits: o.limits ?? NO_USAGE_LIMITS,
+      ownerKey: o.ownerKey ?? null,
+      addressHeader: o.addressHeader?.toLowerCase() ?? null,
+    };
+    this.#limited = anyUsageLimit(this.#o.limits);
+  }
+
+  get limits(): UsageLimits {
+    return this.#o.limits;
+  }
+
+  /** The header a trusted proxy names the client's address in, when one is set. */
+  get addressHeader(): string | null {
+    return this.#o.addressHeader;
+  }
+
+  /** The deployment owner's key, when one is set. */
+  get ownerKey(): string | null {
+    return this.#o.ownerKey;
+  }
+
+  /**
+   * Refuses a new run of `subject` (429, `Retry-After` the window's end) over a daily budget
+   * or a runs-per-minute limit; otherwise counts it in the per-minute windows.
+   */
+  async admit(subject: UsageSubject): Promise<void> {
+    if (!this.#limited) return;
+    const daily = this.#applicable(subject, (s) => s.measure !== "runs");
+    const counters = await this.#o.store.counters(daily.map(([, k]) => k));
+    for (const [s, key] of daily) {
+      const used = counters[key]![s.measure as keyof UsageCounter];
+      if (used >= this.#o.limits[s.key]) throw this.#refusal(s, used);
+    }
+    const perMinute = this.#applicable(subject, (s) => s.measure === "runs");
+    const max = Object.fromEntries(perMinute.map(([s, k]) => [k, this.#o.limits[s.key]]));
+    const full = await this.#o.store.countRun(max);
+    if (full) {
+      const s = perMinute.find(([, k]) => k === full)![0];
+      throw this.#refusal(s, this.#o.limits[s.key]);
+    }
+  }
+
+  /** Starts metering a run: its model calls are recorded as they end. */
+  startRun(run: MeteredRun): RunUsage {
+    const stop = new AbortController();
+    const writes = new Set<Promise<void>>();
+    const onCall = (call: ModelCall) => {
+      const p = this.#record(run, call).then((over) => {
+        if (over && !stop.signal.aborted) stop.abort(over);
+      }).catch((err) => this.#o.log.warn(`run ${run.run_id}: its usage could not be recorded: ${errText(err)}`))
+        .finally(() => writes.delete(p));
+      writes.add(p);
+      return p;
+    };
+    return {
+      callbacks: [new UsageCallbacks(onCall)],
+      signal: stop.signal,
+      flush: async () => {
+        while (writes.size) await Promise.all([...writes]);
+      },
+    };
+  }
+
+  /** Records one call and raises the counters; resolves the stop when a daily budget is now crossed. */
+  async #record(run: MeteredRun, call: ModelCall): Promise<UsageStop | null> {
+    const u = call.usage;
+    const daily = this.#applicable(run.subject, (s) => s.measure !== "runs", true);
+    const counters = await this.#o.store.record({
+      run_id: run.run_id,
+      thread_id: run.thread_id,
+      assistant_id: run.assistant_id,
+      user_key: run.subject.user,
+      client_key: run.subject.client,
+      provider: call.provider,
+      model: call.model,
+      input_tokens: u.input_tokens,
+      output_tokens: u.output_tokens,
+      total_tokens: u.total_tokens,
+      cached_input_tokens: u.cached_input_tokens ?? 0,
+      reasoning_tokens: u.reasoning_tokens ?? 0,
+      cost_usd: this.#o.prices.cost(call.provider, call.model, u),
+      estimated: call.estimated,
+    }, [...new Set(daily.map(([, k]) => k))]);
+    if (++this.#recorded % 500 === 0) void this.#o.store.prune().catch(() => {});
+    for (const [s, key] of daily) {
+      const max = this.#o.limits[s.key];
+      const used = counters[key]?.[s.measure as keyof UsageCounter] ?? 0;
+      if (max > 0 && used > max) {
+        const e = agentcliError(UsageLimitCrossed, {
+          limit: s.names,
+          used: describeAmount(s, used),
+          max: describeAmount(s, max),
+          retry: describeWait(secondsToReset(s)),
+          env: s.env,
+        });
+        return new UsageStop(`${e.message}. ${e.hint}`);
+      }
+    }
+    return null;
+  }
+
+  /**
+   * The limits of `subject` that `which` selects, each with its counter key. `all`: every
+   * such counter, set or not (a daily budget raised later finds today's count).
+   */
+  #applicable(
+    subject: UsageSubject,
+    which: (s: UsageLimitSetting) => boolean,
+    all = false,
+  ): Array<[UsageLimitSetting, string]> {
+    const out: Array<[UsageLimitSetting, string]> = [];
+    for (const s of USAGE_LIMIT_SETTINGS) {
+      if (!which(s) || (!all && !(this.#o.limits[s.key] > 0))) continue;
+      const key = counterKey(s, subject);
+      if (key) out.push([s, key]);
+    }
+    return out;
+  }
+
+  #refusal(s: UsageLimitSetting, used: number) {
+    const seconds = secondsToReset(s);
+    const err = agentcliError(UsageLimitReached, {
+      limit: s.names,
+      used: describeAmount(s, used),
+      max: describeAmount(s, this.#o.limits[s.key]),
+      retry: describeWait(seconds),
+      env: s.env,
+    }, { status: 429 });
+    return Object.assign(err, { retryAfterSeconds: seconds });
+  }
+}
+
+function errText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
