@@ -1,6 +1,6 @@
 /**
  * The token usage a LangChain model call reports: from an AI message (`usage_metadata`, or
- * the provider's own fields in `response_metadata`), a generation (its message), or an
+ * the provider's own fields in `response_metadata`; also serialized by LangChain), a generation (its message), or an
  * `LLMResult` (its generations summed, else `llmOutput.tokenUsage` / `llmOutput.usage`).
  * Undefined when nothing reports usage (then the caller counts it from the text).
  *
@@ -29,6 +29,8 @@ export function usageOf(message: unknown): TokenUsage | undefined {
   if (!isObj(message)) return undefined;
   if (Array.isArray(message.generations)) return ofResult(message);
   if (isObj(message.message) && !("usage_metadata" in message)) return usageOf(message.message);
+  // A message serialized by LangChain (`{ lc, type, id, kwargs }`), as spans and stored runs hold it.
+  if (message.lc !== undefined && isObj(message.kwargs)) return usageOf(message.kwargs);
   return ofMetadata(message.usage_metadata) ?? ofProviderFields(message.response_metadata);
 }
 
