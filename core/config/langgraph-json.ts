@@ -181,9 +181,37 @@ function normalize(j: LangGraphJson, o: { files: ProjectFiles; file: string; rep
     auth,
     node_version: j.node_version ?? null,
     dependencies: j.dependencies ?? ["."],
+    packages: packagesOf(j.dependencies ?? ["."], o),
+    env: typeof j.env === "object" ? j.env : {},
     settings: settingsOf(j),
   };
   return config;
+}
+
+/**
+ * The npm packages `dependencies` stand for: a local folder (`.`, `./lib`) gives the
+ * `dependencies` of its package.json, anything else is a package name, as LangGraph's build
+ * installs them.
+ */
+function packagesOf(deps: string[], o: { files: ProjectFiles; file: string; report: (d: Diagnostic) => void }) {
+  const out = new Set<string>();
+  for (const dep of deps) {
+    if (!/^\.{1,2}(\/|$)/.test(dep)) {
+      out.add(dep.replace(/(.)@[^@/]*$/, "$1"));
+      continue;
+    }
+    const dir = dep.replace(/^\.\/?/, "").replace(/\/$/, "");
+    const manifest = dir ? `${dir}/package.json` : "package.json";
+    const text = o.files.readText(manifest);
+    if (text === null) continue;
+    try {
+      const parsed = JSON.parse(text) as { dependencies?: Record<string, string> };
+      for (const name of Object.keys(parsed.dependencies ?? {})) out.add(name);
+    } catch (err) {
+      o.report({ file: o.files.display(manifest), message: `is not valid JSON (${(err as Error).message})` });
+    }
+  }
+  return [...out].sort();
 }
 
 /** `env`: a file (its values are the deployment's secrets) or an object (plain settings, bundled). */

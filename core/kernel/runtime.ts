@@ -91,6 +91,27 @@ export async function preferBaselineWasm(env: Record<string, string | undefined>
   setFlagsFromString("--liftoff-only");
 }
 
+/**
+ * The packages agentcli lends a LangGraph.js project that does not install them: LangGraph's
+ * own (`@langchain/*`, `langchain`), and `hono` and `zod`, which its graphs, auth and custom
+ * routes import. The server runs them already; the project's imports get the same copies.
+ */
+export function providedPackage(name: string): boolean {
+  return name.startsWith("@langchain/") || ["langchain", "hono", "zod"].includes(name);
+}
+
+/** The packages of a LangGraph.js project's `dependencies` a deployment cannot give it (not {@link providedPackage}). */
+export function unprovidedPackages(lg: { packages?: string[] }): string[] {
+  return (lg.packages ?? []).filter((p) => !providedPackage(p));
+}
+
+/** The package a bare import names (`@scope/name` or `name`, without a subpath), or null for a path or URL. */
+export function packageOfSpecifier(specifier: string): string | null {
+  if (/^(\.{0,2}\/|[a-z][a-z0-9+.-]*:)/i.test(specifier)) return null;
+  const parts = specifier.split("/");
+  return specifier.startsWith("@") ? parts.slice(0, 2).join("/") : parts[0]!;
+}
+
 /** Turns a TypeScript source into JavaScript (`file` names it, for `.tsx` and messages). */
 export type TranspileSource = (source: string, file: string) => string;
 
@@ -101,7 +122,8 @@ let sourceHooks = false;
  * Loads the TypeScript files under `root` (outside node_modules) as LangGraph's loader does,
  * not with Node's type stripping: each is transpiled by `transpile`, which drops imports used
  * only as types (Node keeps `import { T }` of a type and the module then fails to link), and a
- * relative import may name `./x.js` for `./x.ts` or leave the extension out. Registered once
+ * relative import may name `./x.js` for `./x.ts` or leave the extension out, and a package of
+ * {@link providedPackage} the project does not install resolves to agentcli's. Registered once
  * per process (Node 22.15+'s synchronous module hooks, in this thread: the executable's bundled
  * transpiler serves); each call adds a root. Deno transpiles TypeScript itself: a no-op there.
  */
@@ -130,7 +152,14 @@ export async function loadTypeScriptUnder(root: string, transpile: TranspileSour
         return next(specifier, context);
       } catch (err) {
         const parent = context.parentURL;
-        if (!parent || !ours(parent) || !/^\.{1,2}\//.test(specifier)) throw err;
+        if (!parent || !ours(parent)) throw err;
+        // A package the project does not install (a deployment has no node_modules): agentcli's own copy.
+        const pkg = packageOfSpecifier(specifier);
+        if (pkg !== null) {
+          if (!providedPackage(pkg)) throw err;
+          return next(specifier, { ...context, parentURL: import.meta.url });
+        }
+        if (!/^\.{1,2}\//.test(specifier)) throw err;
         const base = specifier.replace(/\.(m?)js$/, "").replace(/\.jsx$/, "");
         for (const candidate of [`${base}.ts`, `${base}.tsx`, `${base}.mts`, `${base}/index.ts`]) {
           try {

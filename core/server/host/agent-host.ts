@@ -222,7 +222,8 @@ export async function hostBundle(given: HostOptions): Promise<Host> {
   const opts: HostOptions = lg
     ? {
       ...given,
-      env: { ...lg.settings, ...given.env },
+      // langgraph.json's env object is bundled; under serve it is not in the deployment's environment.
+      env: { ...lg.settings, ...lg.env, ...given.env },
       ...(lg.auth && !given.langgraphAuth
         ? {
           langgraphAuth: {
