@@ -117,6 +117,17 @@ export type TranspileSource = (source: string, file: string) => string;
 
 const sourceRoots = new Set<string>();
 let sourceHooks = false;
+let sourceGeneration = 0;
+
+/**
+ * Makes the next imports of the modules under the roots of {@link loadTypeScriptUnder} load
+ * them anew from their files (dev's reload after a change): their URLs get a new generation,
+ * so Node's module cache misses. Packages (node_modules) stay as loaded. The modules of earlier
+ * generations stay in memory until the process ends.
+ */
+export function renewSourceModules(): void {
+  sourceGeneration++;
+}
 
 /**
  * Loads the TypeScript files under `root` (outside node_modules) as LangGraph's loader does,
@@ -146,28 +157,35 @@ export async function loadTypeScriptUnder(root: string, transpile: TranspileSour
       load: (url: string, context: unknown, next: Next<unknown, Loaded>) => Loaded;
     }) => unknown;
   };
+  const resolveSource = (specifier: string, context: { parentURL?: string }, next: Next<unknown, Resolved>) => {
+    try {
+      return next(specifier, context);
+    } catch (err) {
+      const parent = context.parentURL;
+      if (!parent || !ours(parent)) throw err;
+      // A package the project does not install (a deployment has no node_modules): agentcli's own copy.
+      const pkg = packageOfSpecifier(specifier);
+      if (pkg !== null) {
+        if (!providedPackage(pkg)) throw err;
+        return next(specifier, { ...context, parentURL: import.meta.url });
+      }
+      if (!/^\.{1,2}\//.test(specifier)) throw err;
+      const base = specifier.replace(/\.(m?)js$/, "").replace(/\.jsx$/, "");
+      for (const candidate of [`${base}.ts`, `${base}.tsx`, `${base}.mts`, `${base}/index.ts`]) {
+        try {
+          return next(candidate, context);
+        } catch { /* the next candidate */ }
+      }
+      throw err;
+    }
+  };
   mod.registerHooks?.({
     resolve(specifier, context, next) {
-      try {
-        return next(specifier, context);
-      } catch (err) {
-        const parent = context.parentURL;
-        if (!parent || !ours(parent)) throw err;
-        // A package the project does not install (a deployment has no node_modules): agentcli's own copy.
-        const pkg = packageOfSpecifier(specifier);
-        if (pkg !== null) {
-          if (!providedPackage(pkg)) throw err;
-          return next(specifier, { ...context, parentURL: import.meta.url });
-        }
-        if (!/^\.{1,2}\//.test(specifier)) throw err;
-        const base = specifier.replace(/\.(m?)js$/, "").replace(/\.jsx$/, "");
-        for (const candidate of [`${base}.ts`, `${base}.tsx`, `${base}.mts`, `${base}/index.ts`]) {
-          try {
-            return next(candidate, context);
-          } catch { /* the next candidate */ }
-        }
-        throw err;
-      }
+      const resolved = resolveSource(specifier, context, next);
+      const url = resolved.url.split(/[?#]/)[0]!;
+      return sourceGeneration && ours(url)
+        ? { ...resolved, url: `${url}?agentcli-generation=${sourceGeneration}` }
+        : resolved;
     },
     load(url, context, next) {
       const path = url.split(/[?#]/)[0]!;

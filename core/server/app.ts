@@ -67,6 +67,8 @@ export interface AgentServerOptions {
   authenticate?: (req: Request) => Promise<AuthUser | null>;
   /** The chat UI, mounted at `/app`. */
   ui?: Hono;
+  /** A LangGraph.js project's generative UI components, mounted at `/ui` (public: scripts load without headers). */
+  graphUi?: Hono;
   /** Other components (MCP, A2A, well-known documents); `app` may be built from the server's deps. */
   extraRoutes?: Array<{ path: string; app: Hono<any> | ((deps: ServerDeps) => Hono<any>) }>;
   /** Route groups switched off (langgraph.json's `http.disable_*`). */
@@ -318,6 +320,7 @@ function mountInfo(
     return c.json(openApiDocument({ title: "agentcli Agent API", version: VERSION, extraPaths, schemas }));
   });
   if (opts.ui) app.route("/app", opts.ui);
+  if (opts.graphUi) app.route("/ui", opts.graphUi);
   app.route("/", apiDocsRoutes({ log: o.log }));
 }
 

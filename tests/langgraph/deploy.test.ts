@@ -3,8 +3,8 @@
  * `agentcli platform serve`, then `agentcli deploy` from a copy of the example with no
  * node_modules (a deployment installs nothing: the revision process lends the graphs its own
  * @langchain/*, hono and zod). The dry run lists the graphs and none of a deep agent's parts;
- * the deployed graphs run under LangGraph's SDK with langgraph.json's env object, and the
- * http.app's route and middleware answer. A project whose package.json needs another package is
+ * the deployed graphs run under LangGraph's SDK with langgraph.json's env object, the
+ * http.app's route and middleware answer, and the UI components are served. A project whose package.json needs another package is
  * refused by `deploy`, and its bundle, uploaded anyway, ends BUILD_FAILED naming the package.
  */
 import assert from "node:assert/strict";
@@ -130,6 +130,13 @@ describe("examples/langgraph-js deployed to the local control plane", () => {
     assert.equal(chat.messages.at(-1)!.content, "Hello! You said: ping");
     const state = await client.threads.getState(thread.thread_id);
     assert.equal((state.values as { turns: number }).turns, 1);
+    // The UI message the graph pushed, and its component, built by the revision process.
+    const ui = (state.values as { ui: Array<{ name: string; props: unknown }> }).ui;
+    assert.deepEqual(ui.map((m) => [m.name, m.props]), [["greeting", { who: "ping" }]]);
+    const html = await (await fetch(`${url}/ui/chat`, { method: "POST", body: '{"name":"greeting"}' })).text();
+    const script = html.match(/<script src="([^"]+)"/)?.[1];
+    assert.ok(script?.startsWith(`${url}/ui/chat/`), html);
+    assert.match(await (await fetch(script!)).text(), /__LGUI_chat/);
     const counter = await client.runs.wait(null, "counter", {
       input: { count: 1 },
       config: { configurable: { step: 3 } },

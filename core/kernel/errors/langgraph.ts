@@ -49,9 +49,21 @@ export const LangGraphPackagesUnprovided = {
     "Remove them from the \"dependencies\" of package.json (or of langgraph.json), putting the code the graphs need among the project's sources; `agentcli dev` serves them from the project's node_modules.",
 } as const satisfies ErrorData;
 
+/** A module of langgraph.json's `ui` that cannot be built into the components LoadExternalComponent loads. */
+export const LangGraphUiInvalid = {
+  name: "LangGraphUiInvalid",
+  code: "CONFIG_INVALID",
+  title: "Generative UI components (ui of langgraph.json) do not build.",
+  message: (v: { config: string; namespace: string; path: string; reason: string }) =>
+    `Cannot build the UI components "${v.namespace}" of ${v.config} from ${v.path}: ${v.reason}`,
+  hint:
+    "Export the components by name as the module's default export ({ weather: Weather }); import project files by relative path and packages the page shares (react, react-dom, the SDK).",
+} as const satisfies ErrorData;
+
 export const LANGGRAPH_ERRORS: readonly ErrorData[] = [
   LangGraphGraphUnloadable,
   LangGraphExportNotGraph,
   LangGraphHttpAppInvalid,
   LangGraphPackagesUnprovided,
+  LangGraphUiInvalid,
 ];

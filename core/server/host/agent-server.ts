@@ -46,7 +46,7 @@ export interface AgentServerBuild {
   storage: Storage;
   graphs: ProjectGraphs;
   /** A LangGraph.js project's `http.app` (mounted before the API) and `http.disable_*` switches. */
-  langgraph?: { app: unknown | null; disable: DisabledRoutes };
+  langgraph?: { app: unknown | null; disable: DisabledRoutes; graphUi?: Hono | null };
   /** The bundle served now (a dev reload swaps it). */
   current: () => Bundle;
   /** The server's other options; read after auth, the UI and the endpoints are set up (a bad setting fails then). */
@@ -97,6 +97,7 @@ export async function buildAgentServer(o: AgentServerBuild): Promise<AgentServer
     // LangGraph mounts a project's http.app after auth and before its API: its routes win a clash.
     extraRoutes: o.langgraph?.app ? [{ path: "/", app: o.langgraph.app as Hono<any> }, ...extraRoutes] : extraRoutes,
     ...(o.langgraph ? { disable: o.langgraph.disable } : {}),
+    ...(o.langgraph?.graphUi ? { graphUi: o.langgraph.graphUi } : {}),
     ...o.settings(),
   });
 }
