@@ -22,6 +22,8 @@ export function requirements(
   driver: PluginDriver,
 ): { plugins: Set<string>; packages: Set<string> } {
   const plugins = new Set<string>();
+  // A LangGraph.js project: the packages of its dependencies, no deep agent and no plugins.
+  if (config.langgraph) return { plugins, packages: new Set(config.langgraph.packages ?? []) };
   const packages = new Set<string>(["@langchain/langgraph", "deepagents"]);
   const models = [config.agent.model, ...config.subagents.map((s) => s.model)].filter((m): m is string => Boolean(m));
   for (const model of models) {

@@ -26,6 +26,10 @@ export interface DeploySummary {
   /** Why the deploy target's own credential is shipped, or why it is kept out. */
   secret_notes: SecretNote[];
   requires: BundleManifest["requires"];
+  /** A LangGraph.js project's graphs (id and module), served instead of a deep agent; null for an agent.toml project. */
+  graphs: Array<{ id: string; path: string }> | null;
+  /** Why a real deploy would refuse, besides missing variables (a LangGraph.js project's packages). */
+  refusals: string[];
   bundle: { path: string; bytes: number; sha256: string };
   missing_env: string[];
   warnings: string[];
@@ -50,8 +54,10 @@ export function makeSummary(opts: {
   secrets: SecretPlan;
   missingEnv: MissingEnv[];
   warnings: Diagnostic[];
+  refusals?: string[];
 }): DeploySummary {
   const { config, manifest } = opts;
+  const lg = config.langgraph;
   return {
     target: opts.target,
     agent: { name: config.agent.name, description: config.agent.description },
@@ -72,6 +78,10 @@ export function makeSummary(opts: {
     secrets: opts.secrets.names,
     secret_notes: opts.secrets.notes,
     requires: manifest.requires,
+    graphs: lg
+      ? Object.entries(lg.graphs).map(([id, g]) => ({ id, path: g.exportName ? `${g.path}:${g.exportName}` : g.path }))
+      : null,
+    refusals: opts.refusals ?? [],
     bundle: { path: opts.bundlePath, bytes: opts.bundleBytes, sha256: opts.bundleSha256 },
     missing_env: opts.missingEnv.map((m) => describeMissing(m)),
     warnings: opts.warnings.map(formatDiagnostic),
@@ -79,11 +89,49 @@ export function makeSummary(opts: {
 }
 
 export function renderSummary(s: DeploySummary): string {
-  const list = (xs: string[]) => (xs.length ? xs.join(", ") : "none");
-  const lines = [
+  const head = [
     `Target:      ${s.target.name} (${s.target.description})`,
     `Agent:       ${s.agent.name}${s.agent.description ? ` - ${s.agent.description}` : ""}`,
+  ];
+  // A LangGraph.js project has its graphs, none of the deep agent's parts.
+  const lines = s.graphs ? [...head, ...graphLines(s)] : [
+    ...head,
     `Model:       ${s.model ?? "not chosen: no model credentials are set (see below)"}`,
+    ...agentLines(s),
+  ];
+  if (s.warnings.length) lines.push("", "Warnings:", ...s.warnings.map((w) => `  - ${w.replace(/\n/g, "\n    ")}`));
+  if (s.refusals.length) lines.push("", "A real deploy would refuse:", ...s.refusals.map((r) => `  - ${r}`));
+  if (s.missing_env.length) {
+    lines.push("", "A real deploy would refuse: these variables are not set:", ...s.missing_env.map((m) => `  - ${m}`));
+  }
+  return lines.join("\n");
+}
+
+const list = (xs: string[]) => (xs.length ? xs.join(", ") : "none");
+
+/** The lines of a LangGraph.js project: its graphs, auth, secrets, packages and bundle. */
+function graphLines(s: DeploySummary): string[] {
+  return [
+    `Graphs:      ${s.graphs!.length ? "" : "none"}`,
+    ...s.graphs!.map((g) => `  - ${g.id} (${g.path})`),
+    `Auth:        ${s.auth.posture}`,
+    ...tailLines(s),
+  ];
+}
+
+/** The secrets, packages and bundle lines every summary ends with. */
+function tailLines(s: DeploySummary): string[] {
+  return [
+    `Secrets:     ${list(s.secrets)} (stored as the deployment's secrets; values never printed)`,
+    ...s.secret_notes.map((n) => `  - ${n.name}${n.shipped ? "" : " (in .env)"}: ${n.reason}`),
+    `Requires:    ${list(s.requires.packages)}`,
+    `Bundle:      ${s.bundle.path} (${formatBytes(s.bundle.bytes)}, sha256 ${s.bundle.sha256.slice(0, 12)})`,
+  ];
+}
+
+/** The lines of an agent.toml project after its model. */
+function agentLines(s: DeploySummary): string[] {
+  return [
     `Auth:        ${s.auth.posture}`,
     `Sandbox:     ${
       s.sandbox.provider === "none"
@@ -104,16 +152,8 @@ export function renderSummary(s: DeploySummary): string {
     `MCP servers: ${s.mcp_servers.length ? "" : "none"}`,
     ...s.mcp_servers.map((m) => `  - ${m.name} (${m.transport}) ${m.url}`),
     `Approvals:   ${list(s.approvals)}`,
-    `Secrets:     ${list(s.secrets)} (stored as the deployment's secrets; values never printed)`,
-    ...s.secret_notes.map((n) => `  - ${n.name}${n.shipped ? "" : " (in .env)"}: ${n.reason}`),
-    `Requires:    ${list(s.requires.packages)}`,
-    `Bundle:      ${s.bundle.path} (${formatBytes(s.bundle.bytes)}, sha256 ${s.bundle.sha256.slice(0, 12)})`,
+    ...tailLines(s),
   ];
-  if (s.warnings.length) lines.push("", "Warnings:", ...s.warnings.map((w) => `  - ${w.replace(/\n/g, "\n    ")}`));
-  if (s.missing_env.length) {
-    lines.push("", "A real deploy would refuse: these variables are not set:", ...s.missing_env.map((m) => `  - ${m}`));
-  }
-  return lines.join("\n");
 }
 
 function formatBytes(n: number): string {

@@ -14,10 +14,12 @@ import {
   DeployTargetUnhandled,
   DeployTargetUnknown,
   type Env,
+  LangGraphPackagesUnprovided,
   PlatformUrlEnvInvalid,
   PlatformUrlFlagInvalid,
   type Plugin,
   type PluginDriver,
+  unprovidedPackages,
 } from "../kernel/index.ts";
 import type { LoadedProject } from "../config/index.ts";
 import type { BundleManifest } from "../bundle/index.ts";
@@ -74,6 +76,12 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
   const project = await loadProject(flags.config as string, { driver, env, requireEnv: !dryRun, cwd: ctx.cwd });
   const targetName = flags.target as string;
   const target = deployTarget(driver, targetName);
+  // A LangGraph.js project's packages: a deployment lends it agentcli's own, and installs no others.
+  const lg = project.config.langgraph;
+  const unprovided = lg ? unprovidedPackages(lg) : [];
+  if (lg && unprovided.length && !dryRun) {
+    throw agentcliError(LangGraphPackagesUnprovided, { config: lg.file, packages: unprovided });
+  }
   // Exactly what the deployment will store: the dry run lists these names, a real deploy ships these values.
   const { planSecrets } = await import("./deploy-secrets.ts");
   const plan = planSecrets({
@@ -88,7 +96,10 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
   writeAtomic(bundlePath, bytes);
   const shipment = { project, driver, target, targetName, bytes, plan };
   if (dryRun) {
-    await printDryRun(ctx, { ...shipment, manifest, bundlePath, json: Boolean(flags.json) });
+    const refusals = lg && unprovided.length
+      ? [agentcliError(LangGraphPackagesUnprovided, { config: lg.file, packages: unprovided }).message]
+      : [];
+    await printDryRun(ctx, { ...shipment, manifest, bundlePath, json: Boolean(flags.json), refusals });
     return 0;
   }
   for (const w of project.warnings) ctx.io.err(`warning: ${w.file}${w.line ? `:${w.line}` : ""}: ${w.message}`);
@@ -136,7 +147,7 @@ function missingTargetEnv(project: LoadedProject, target: DeployPlugin): string[
 /** `--dry-run`: the summary of what would be deployed, as text or JSON; nothing leaves the machine. */
 async function printDryRun(
   ctx: CliContext,
-  opts: Shipment & { manifest: BundleManifest; bundlePath: string; json: boolean },
+  opts: Shipment & { manifest: BundleManifest; bundlePath: string; json: boolean; refusals: string[] },
 ): Promise<void> {
   const { project, driver, target, targetName, bytes } = opts;
   const missingTarget = missingTargetEnv(project, target);
@@ -157,6 +168,7 @@ async function printDryRun(
         : []),
     ],
     warnings: project.warnings,
+    refusals: opts.refusals,
   });
   ctx.io.out(
     opts.json ? JSON.stringify(summary, null, 2) : `Dry run: nothing was deployed.\n\n${renderSummary(summary)}`,

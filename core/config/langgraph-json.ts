@@ -2,7 +2,7 @@
  * A LangGraph.js project as it is: `langgraph.json` (LangGraph's schema, JS keys) read into a
  * {@link LoadedProject} whose config carries `langgraph` (its graphs served instead of the deep
  * agent). Every problem is reported at once, each naming the file and the key; a key agentcli
- * does not serve (a Python-only key, `ui`, or one LangGraph does not know) is an error, never
+ * does not serve (a Python-only key, `ui_config`, or one LangGraph does not know) is an error, never
  * ignored. `store` and `checkpointer` become the agentcli settings they stand for.
  *
  * @example
@@ -33,8 +33,8 @@ const UNSUPPORTED: Record<string, string> = {
   dockerfile_lines: "agentcli builds no Docker image: the bundle runs on agentcli's own server",
   image_distro: "agentcli builds no Docker image: the bundle runs on agentcli's own server",
   base_image: "agentcli builds no Docker image: the bundle runs on agentcli's own server",
-  ui: "generative UI components (/ui/{graph}) are not served by agentcli yet",
-  ui_config: "generative UI components (/ui/{graph}) are not served by agentcli yet",
+  ui_config:
+    "agentcli builds UI components without a bundler: shared modules come from the page (experimental_loadShare)",
   webhooks: "set webhook rules with agentcli's AGENTCLI_WEBHOOK_* variables (docs/configuration.md)",
   api_version: "agentcli serves its own Agent API version",
   keep_pkg_tools: "a Python key: agentcli serves LangGraph.js projects",
@@ -54,6 +54,7 @@ const schema = z.strictObject({
   ).refine((g) => Object.keys(g).length > 0, "must name at least one graph"),
   env: z.union([z.string().min(1), z.record(z.string(), z.string())]).optional(),
   dependencies: z.array(z.string()).optional(),
+  ui: z.record(z.string(), z.string().min(1, "must not be empty")).optional(),
   node_version: z.string().regex(/^\d+(\.\d+){0,2}$/, 'must be a Node.js major version such as "22"').optional(),
   http: z.strictObject({
     app: exportSpec.optional(),
@@ -181,9 +182,40 @@ function normalize(j: LangGraphJson, o: { files: ProjectFiles; file: string; rep
     auth,
     node_version: j.node_version ?? null,
     dependencies: j.dependencies ?? ["."],
+    packages: packagesOf(j.dependencies ?? ["."], o),
+    ui: Object.fromEntries(
+      Object.entries(j.ui ?? {}).map(([id, path]) => [id, check(`ui.${id}`, parseExport(path)).path]),
+    ),
+    env: typeof j.env === "object" ? j.env : {},
     settings: settingsOf(j),
   };
   return config;
+}
+
+/**
+ * The npm packages `dependencies` stand for: a local folder (`.`, `./lib`) gives the
+ * `dependencies` of its package.json, anything else is a package name, as LangGraph's build
+ * installs them.
+ */
+function packagesOf(deps: string[], o: { files: ProjectFiles; file: string; report: (d: Diagnostic) => void }) {
+  const out = new Set<string>();
+  for (const dep of deps) {
+    if (!/^\.{1,2}(\/|$)/.test(dep)) {
+      out.add(dep.replace(/(.)@[^@/]*$/, "$1"));
+      continue;
+    }
+    const dir = dep.replace(/^\.\/?/, "").replace(/\/$/, "");
+    const manifest = dir ? `${dir}/package.json` : "package.json";
+    const text = o.files.readText(manifest);
+    if (text === null) continue;
+    try {
+      const parsed = JSON.parse(text) as { dependencies?: Record<string, string> };
+      for (const name of Object.keys(parsed.dependencies ?? {})) out.add(name);
+    } catch (err) {
+      o.report({ file: o.files.display(manifest), message: `is not valid JSON (${(err as Error).message})` });
+    }
+  }
+  return [...out].sort();
 }
 
 /** `env`: a file (its values are the deployment's secrets) or an object (plain settings, bundled). */

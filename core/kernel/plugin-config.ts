@@ -72,6 +72,12 @@ export interface LangGraphConfig {
   auth: (LangGraphExport & { exportName: string }) | null;
   node_version: string | null;
   dependencies: string[];
+  /** The npm packages the `dependencies` need: the `dependencies` of their package.json files. */
+  packages: string[];
+  /** `ui`: each namespace's (graph id's) module of generative UI components, relative to the project. */
+  ui?: Record<string, string>;
+  /** `env` given as an object: plain values, bundled, put into `process.env` under the environment. */
+  env: Record<string, string>;
   /** agentcli settings `store` and `checkpointer` stand for, applied under the environment. */
   settings: Record<string, string>;
 }

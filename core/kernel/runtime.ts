@@ -91,17 +91,50 @@ export async function preferBaselineWasm(env: Record<string, string | undefined>
   setFlagsFromString("--liftoff-only");
 }
 
+/**
+ * The packages agentcli lends a LangGraph.js project that does not install them: LangGraph's
+ * own (`@langchain/*`, `langchain`), and `hono` and `zod`, which its graphs, auth and custom
+ * routes import. The server runs them already; the project's imports get the same copies.
+ */
+export function providedPackage(name: string): boolean {
+  return name.startsWith("@langchain/") || ["langchain", "hono", "zod"].includes(name);
+}
+
+/** The packages of a LangGraph.js project's `dependencies` a deployment cannot give it (not {@link providedPackage}). */
+export function unprovidedPackages(lg: { packages?: string[] }): string[] {
+  return (lg.packages ?? []).filter((p) => !providedPackage(p));
+}
+
+/** The package a bare import names (`@scope/name` or `name`, without a subpath), or null for a path or URL. */
+export function packageOfSpecifier(specifier: string): string | null {
+  if (/^(\.{0,2}\/|[a-z][a-z0-9+.-]*:)/i.test(specifier)) return null;
+  const parts = specifier.split("/");
+  return specifier.startsWith("@") ? parts.slice(0, 2).join("/") : parts[0]!;
+}
+
 /** Turns a TypeScript source into JavaScript (`file` names it, for `.tsx` and messages). */
 export type TranspileSource = (source: string, file: string) => string;
 
 const sourceRoots = new Set<string>();
 let sourceHooks = false;
+let sourceGeneration = 0;
+
+/**
+ * Makes the next imports of the modules under the roots of {@link loadTypeScriptUnder} load
+ * them anew from their files (dev's reload after a change): their URLs get a new generation,
+ * so Node's module cache misses. Packages (node_modules) stay as loaded. The modules of earlier
+ * generations stay in memory until the process ends.
+ */
+export function renewSourceModules(): void {
+  sourceGeneration++;
+}
 
 /**
  * Loads the TypeScript files under `root` (outside node_modules) as LangGraph's loader does,
  * not with Node's type stripping: each is transpiled by `transpile`, which drops imports used
  * only as types (Node keeps `import { T }` of a type and the module then fails to link), and a
- * relative import may name `./x.js` for `./x.ts` or leave the extension out. Registered once
+ * relative import may name `./x.js` for `./x.ts` or leave the extension out, and a package of
+ * {@link providedPackage} the project does not install resolves to agentcli's. Registered once
  * per process (Node 22.15+'s synchronous module hooks, in this thread: the executable's bundled
  * transpiler serves); each call adds a root. Deno transpiles TypeScript itself: a no-op there.
  */
@@ -124,21 +157,35 @@ export async function loadTypeScriptUnder(root: string, transpile: TranspileSour
       load: (url: string, context: unknown, next: Next<unknown, Loaded>) => Loaded;
     }) => unknown;
   };
+  const resolveSource = (specifier: string, context: { parentURL?: string }, next: Next<unknown, Resolved>) => {
+    try {
+      return next(specifier, context);
+    } catch (err) {
+      const parent = context.parentURL;
+      if (!parent || !ours(parent)) throw err;
+      // A package the project does not install (a deployment has no node_modules): agentcli's own copy.
+      const pkg = packageOfSpecifier(specifier);
+      if (pkg !== null) {
+        if (!providedPackage(pkg)) throw err;
+        return next(specifier, { ...context, parentURL: import.meta.url });
+      }
+      if (!/^\.{1,2}\//.test(specifier)) throw err;
+      const base = specifier.replace(/\.(m?)js$/, "").replace(/\.jsx$/, "");
+      for (const candidate of [`${base}.ts`, `${base}.tsx`, `${base}.mts`, `${base}/index.ts`]) {
+        try {
+          return next(candidate, context);
+        } catch { /* the next candidate */ }
+      }
+      throw err;
+    }
+  };
   mod.registerHooks?.({
     resolve(specifier, context, next) {
-      try {
-        return next(specifier, context);
-      } catch (err) {
-        const parent = context.parentURL;
-        if (!parent || !ours(parent) || !/^\.{1,2}\//.test(specifier)) throw err;
-        const base = specifier.replace(/\.(m?)js$/, "").replace(/\.jsx$/, "");
-        for (const candidate of [`${base}.ts`, `${base}.tsx`, `${base}.mts`, `${base}/index.ts`]) {
-          try {
-            return next(candidate, context);
-          } catch { /* the next candidate */ }
-        }
-        throw err;
-      }
+      const resolved = resolveSource(specifier, context, next);
+      const url = resolved.url.split(/[?#]/)[0]!;
+      return sourceGeneration && ours(url)
+        ? { ...resolved, url: `${url}?agentcli-generation=${sourceGeneration}` }
+        : resolved;
     },
     load(url, context, next) {
       const path = url.split(/[?#]/)[0]!;

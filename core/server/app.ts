@@ -74,6 +74,8 @@ export interface AgentServerOptions {
   ui?: Hono;
   /** The studio, mounted at `/studio` (./routes/studio.ts). */
   studio?: Hono;
+  /** A LangGraph.js project's generative UI components, mounted at `/ui` (public: scripts load without headers). */
+  graphUi?: Hono;
   /** Other components (MCP, A2A, well-known documents); `app` may be built from the server's deps. */
   extraRoutes?: Array<{ path: string; app: Hono<any> | ((deps: ServerDeps) => Hono<any>) }>;
   /** Route groups switched off (langgraph.json's `http.disable_*`). */
@@ -340,6 +342,7 @@ function mountInfo(
   });
   if (opts.ui) app.route("/app", opts.ui);
   if (opts.studio) app.route("/studio", opts.studio);
+  if (opts.graphUi) app.route("/ui", opts.graphUi);
   app.route("/", apiDocsRoutes({ log: o.log }));
 }
 

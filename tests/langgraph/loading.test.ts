@@ -93,12 +93,15 @@ describe("langgraph.json", () => {
     const text = await problems({
       graphs: { ok: "./ok.ts" },
       python_version: "3.12",
-      ui: { ok: "./ui.tsx" },
+      ui_config: { shared: ["clsx"] },
       colour: "blue",
       http: { app: "./ok.ts:app", mount_prefix: "/x" },
     });
     assert.match(text, /langgraph\.json: key "python_version" is not supported: a Python key/);
-    assert.match(text, /langgraph\.json: key "ui" is not supported/);
+    assert.match(
+      text,
+      /langgraph\.json: key "ui_config" is not supported: agentcli builds UI components without a bundler/,
+    );
     assert.match(text, /langgraph\.json: key "colour" is not a langgraph\.json key agentcli knows/);
     assert.match(text, /langgraph\.json: key "http\.mount_prefix" is not a langgraph\.json key/);
   });
@@ -111,6 +114,10 @@ describe("langgraph.json", () => {
       /"graphs\.a" names missing\.ts, which is not a file of the project[\s\S]*|"env" names/,
     );
     assert.match(await problems({ graphs: { a: "./ok.ts" }, auth: { path: "./ok.ts" } }), /"auth\.path" must name/);
+    assert.match(
+      await problems({ graphs: { a: "./ok.ts" }, ui: { a: "./missing-ui.tsx" } }),
+      /"ui\.a" names missing-ui\.tsx, which is not a file of the project/,
+    );
   });
 });
 

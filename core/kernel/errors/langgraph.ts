@@ -36,8 +36,34 @@ export const LangGraphHttpAppInvalid = {
   hint: 'Export a Hono app (new Hono()) from the module and name it in http.app as "./path.ts:app".',
 } as const satisfies ErrorData;
 
+/** A LangGraph.js project needs npm packages a deployment does not have (only agentcli's own are lent). */
+export const LangGraphPackagesUnprovided = {
+  name: "LangGraphPackagesUnprovided",
+  code: "DEPLOY_FAILED",
+  title: "A LangGraph.js project to deploy depends on packages a deployment does not install.",
+  message: (v: { config: string; packages: string[] }) =>
+    `Cannot deploy the project of ${v.config}: its dependencies need ${
+      v.packages.map((p) => `"${p}"`).join(", ")
+    }, which a deployment does not install (it lends a project only its own @langchain/*, langchain, hono and zod)`,
+  hint:
+    "Remove them from the \"dependencies\" of package.json (or of langgraph.json), putting the code the graphs need among the project's sources; `agentcli dev` serves them from the project's node_modules.",
+} as const satisfies ErrorData;
+
+/** A module of langgraph.json's `ui` that cannot be built into the components LoadExternalComponent loads. */
+export const LangGraphUiInvalid = {
+  name: "LangGraphUiInvalid",
+  code: "CONFIG_INVALID",
+  title: "Generative UI components (ui of langgraph.json) do not build.",
+  message: (v: { config: string; namespace: string; path: string; reason: string }) =>
+    `Cannot build the UI components "${v.namespace}" of ${v.config} from ${v.path}: ${v.reason}`,
+  hint:
+    "Export the components by name as the module's default export ({ weather: Weather }); import project files by relative path and packages the page shares (react, react-dom, the SDK).",
+} as const satisfies ErrorData;
+
 export const LANGGRAPH_ERRORS: readonly ErrorData[] = [
   LangGraphGraphUnloadable,
   LangGraphExportNotGraph,
   LangGraphHttpAppInvalid,
+  LangGraphPackagesUnprovided,
+  LangGraphUiInvalid,
 ];

@@ -11,6 +11,7 @@ import {
   type PluginDriver,
   redactProcessOutput,
   registerSecrets,
+  renewSourceModules,
   secretValues,
   type ServerLog,
 } from "../../kernel/index.ts";
@@ -204,16 +205,36 @@ async function sandboxManager(
   });
 }
 
-/** A LangGraph.js project's graph modules (with the `--graph` ones), the folder they load from, and its http.app. */
+/**
+ * A LangGraph.js project's graph modules (with the `--graph` ones), the folder they load from,
+ * its http.app and its UI components (`/ui`, served from the builds of the last start or reload).
+ */
 async function langGraphParts(opts: HostOptions) {
   const lg = opts.bundle.config.langgraph;
   if (!lg) return null;
   const { langGraphModules, loadLangGraphApp, writeProjectSources } = await import("./langgraph-project.ts");
+  const { buildGraphUis, graphUiRoutes } = await import("./graph-ui.ts");
   const dir = opts.projectDir ?? await writeProjectSources(opts.bundle, `${opts.dataDir}-project`);
+  const ui = { builds: {} as ReturnType<typeof buildGraphUis> };
   return {
     modules: { ...langGraphModules(lg, dir), ...opts.extraGraphs },
     roots: [dir],
     app: () => loadLangGraphApp(lg, dir),
+    // dev (the sources in the project folder): a reload imports the changed graph modules anew.
+    reimport: opts.projectDir
+      ? async (bundle: Bundle) => {
+        const next = bundle.config.langgraph!;
+        renewSourceModules();
+        const modules = { ...langGraphModules(next, dir), ...opts.extraGraphs };
+        const graphs = await loadGraphModules(modules, { log: opts.log, roots: [dir] });
+        ui.builds = buildGraphUis({ ui: next.ui ?? {}, dir, config: next.file });
+        return graphs;
+      }
+      : null,
+    graphUi: () => {
+      ui.builds = buildGraphUis({ ui: lg.ui ?? {}, dir, config: lg.file });
+      return graphUiRoutes(() => ui.builds);
+    },
   };
 }
 
@@ -223,7 +244,8 @@ export async function hostBundle(given: HostOptions): Promise<Host> {
   const opts: HostOptions = lg
     ? {
       ...given,
-      env: { ...lg.settings, ...given.env },
+      // langgraph.json's env object is bundled; under serve it is not in the deployment's environment.
+      env: { ...lg.settings, ...lg.env, ...given.env },
       ...(lg.auth && !given.langgraphAuth
         ? {
           langgraphAuth: {
@@ -283,6 +305,7 @@ async function start({ opts, runTimeout, limits, early }: StartOptions): Promise
   const extra = await loadGraphModules(lg?.modules ?? opts.extraGraphs ?? {}, { log: opts.log, roots: lg?.roots })
     .catch(closeFirst);
   const app = lg ? await lg.app().catch(closeFirst) : null;
+  const graphUi = lg ? await Promise.resolve().then(lg.graphUi).catch(closeFirst) : null;
   const storage = await opening;
   const current = { bundle: opts.bundle };
   const sandboxes = await sandboxManager({ opts, storage, runtime: runtime?.name ?? null, current });
@@ -302,6 +325,7 @@ async function start({ opts, runTimeout, limits, early }: StartOptions): Promise
     workdir: (bundle) =>
       runtime ? runtime.workdir : opts.driver.spec("sandbox", bundle.config.sandbox.provider)?.workdir,
     extra,
+    ...(lg?.reimport ? { reimport: lg.reimport } : {}),
     log: opts.log,
   });
   // OpenTelemetry only when the OTEL_* variables ask for it (the SDK loads then).
@@ -316,7 +340,7 @@ async function start({ opts, runTimeout, limits, early }: StartOptions): Promise
       modules,
       storage,
       graphs,
-      ...(lg ? { langgraph: { app, disable: opts.bundle.config.langgraph!.http.disable } } : {}),
+      ...(lg ? { langgraph: { app, graphUi, disable: opts.bundle.config.langgraph!.http.disable } } : {}),
       current: () => current.bundle,
       settings: () => ({
         tracer,

@@ -48,7 +48,7 @@ export interface AgentServerBuild {
   storage: Storage;
   graphs: ProjectGraphs;
   /** A LangGraph.js project's `http.app` (mounted before the API) and `http.disable_*` switches. */
-  langgraph?: { app: unknown | null; disable: DisabledRoutes };
+  langgraph?: { app: unknown | null; disable: DisabledRoutes; graphUi?: Hono | null };
   /** The bundle served now (a dev reload swaps it). */
   current: () => Bundle;
   /** The server's other options; read after auth, the UI and the endpoints are set up (a bad setting fails then). */
@@ -101,10 +101,11 @@ export async function buildAgentServer(o: AgentServerBuild): Promise<AgentServer
     storage: o.storage,
     authenticate,
     ui,
-    // LangGraph mounts a project's http.app after auth and before its API: its routes win a clash.
     studio,
+    // LangGraph mounts a project's http.app after auth and before its API: its routes win a clash.
     extraRoutes: o.langgraph?.app ? [{ path: "/", app: o.langgraph.app as Hono<any> }, ...extraRoutes] : extraRoutes,
     ...(o.langgraph ? { disable: o.langgraph.disable } : {}),
+    ...(o.langgraph?.graphUi ? { graphUi: o.langgraph.graphUi } : {}),
     ...o.settings(),
   });
 }

@@ -22,8 +22,10 @@ export interface ProjectGraphsOptions {
   mcp: { sweep(): Promise<void> };
   /** The working directory of sandbox commands for a bundle (the `--sandbox` runtime's, else its provider's). */
   workdir: (bundle: Bundle) => string | undefined;
-  /** The `--graph` graphs by id, loaded at start. */
+  /** The `--graph` graphs (or a LangGraph.js project's) by id, loaded at start. */
   extra: Record<string, unknown>;
+  /** Imports a new bundle's graph modules anew, replacing `extra` on a reload (dev, LangGraph.js project). */
+  reimport?: (bundle: Bundle) => Promise<Record<string, unknown>>;
   log: ServerLog;
 }
 
@@ -41,9 +43,16 @@ export function projectAssistants(bundle: Bundle, env: Env = {}): Record<string,
 export class ProjectGraphs {
   readonly #o: ProjectGraphsOptions;
   readonly #live: Array<{ close(): Promise<void> }> = [];
+  #extra: Record<string, unknown>;
 
   constructor(o: ProjectGraphsOptions) {
     this.#o = o;
+    this.#extra = o.extra;
+  }
+
+  /** Before a reload: imports the new bundle's graph modules anew when the host can (throws, changing nothing, when one does not load). */
+  async refresh(bundle: Bundle): Promise<void> {
+    if (this.#o.reimport) this.#extra = await this.#o.reimport(bundle);
   }
 
   /** The loaders of a bundle's graphs: the agent, then each `--graph` (replacing the agent when its id is "agent"). */
@@ -60,7 +69,7 @@ export class ProjectGraphs {
         return g.graph;
       },
     };
-    for (const [id, value] of Object.entries(o.extra)) graphs[id] = async () => value;
+    for (const [id, value] of Object.entries(this.#extra)) graphs[id] = async () => value;
     return graphs;
   }
 

@@ -53,6 +53,7 @@ export function runningHost(p: RunningParts): Host {
     server: p.server,
     listening: p.listening,
     async reload(bundle, env) {
+      await p.graphs.refresh(bundle);
       await p.graphs.closeAll();
       p.current.bundle = bundle;
       await p.server.reloadGraphs(p.graphs.loaders(bundle, env), projectAssistants(bundle, env));
