@@ -106,19 +106,13 @@ export function ttlFromEnv(env: Record<string, string | undefined>): TtlSettings
 
 /** `AGENTCLI_TRACE_RETENTION_SECONDS`: seconds runs' traces are kept (0: none recorded). */
 function traceRetention(env: Record<string, string | undefined>): number {
-  const raw = env.AGENTCLI_TRACE_RETENTION_SECONDS?.trim();
-  if (!raw) return DEFAULT_TRACE_RETENTION_SECONDS;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0 || n > 315_360_000) {
-    throw agentcliError(EnvNotInRange, {
-      name: "AGENTCLI_TRACE_RETENTION_SECONDS",
-      value: raw,
-      min: 0,
-      max: 315_360_000,
-      fix: "Set it to the seconds runs' traces are kept (0 keeps none), or leave it unset (604800, 7 days).",
-    });
-  }
-  return n;
+  return seconds(env, {
+    name: "AGENTCLI_TRACE_RETENTION_SECONDS",
+    fallback: DEFAULT_TRACE_RETENTION_SECONDS,
+    min: 0,
+    max: 315_360_000,
+    fix: "Set it to the seconds runs' traces are kept (0 keeps none), or leave it unset (604800, 7 days).",
+  });
 }
 
 /** What the sweeper works with: storage, the log, and who cleans up what a deleted thread had outside the database. */
