@@ -21,6 +21,7 @@ import { REQUESTS_ERRORS } from "./errors/requests.ts";
 import { FILES_ERRORS } from "./errors/files.ts";
 import { CLI_ERRORS } from "./errors/cli.ts";
 import { CLI_PLATFORM_ERRORS } from "./errors/cli-platform.ts";
+import { EVALS_ERRORS } from "./errors/evals.ts";
 import { AUTH_ERRORS } from "./errors/auth.ts";
 import { HARNESS_ERRORS } from "./errors/harness.ts";
 import { SANDBOX_ERRORS } from "./errors/sandbox.ts";
@@ -112,6 +113,11 @@ export const ERROR_CODES = {
     status: 400,
     meaning: "A file or folder cannot be read or written (permissions, a full disk, ...).",
   },
+  EVALS_FAILED: {
+    exit: 1,
+    status: 422,
+    meaning: "`agentcli eval` ran, and one or more eval cases failed (a check did not hold, or the run failed).",
+  },
   SERVICE_UNREACHABLE: {
     exit: 1,
     status: 503,
@@ -160,6 +166,7 @@ export * from "./errors/server.ts";
 export * from "./errors/agent-api.ts";
 export * from "./errors/platform.ts";
 export * from "./errors/compute.ts";
+export * from "./errors/evals.ts";
 
 /** Every entry, in the order docs/errors.md lists them (a test checks each export is here). */
 export const ERRORS: readonly ErrorData[] = [
@@ -172,6 +179,7 @@ export const ERRORS: readonly ErrorData[] = [
   ...FILES_ERRORS,
   ...CLI_ERRORS,
   ...CLI_PLATFORM_ERRORS,
+  ...EVALS_ERRORS,
   ...AUTH_ERRORS,
   ...HARNESS_ERRORS,
   ...SANDBOX_ERRORS,
