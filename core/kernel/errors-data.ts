@@ -22,6 +22,7 @@ import { FILES_ERRORS } from "./errors/files.ts";
 import { CLI_ERRORS } from "./errors/cli.ts";
 import { CLI_PLATFORM_ERRORS } from "./errors/cli-platform.ts";
 import { EVALS_ERRORS } from "./errors/evals.ts";
+import { RELEASE_ERRORS } from "./errors/release.ts";
 import { AUTH_ERRORS } from "./errors/auth.ts";
 import { HARNESS_ERRORS } from "./errors/harness.ts";
 import { SANDBOX_ERRORS } from "./errors/sandbox.ts";
@@ -167,6 +168,7 @@ export * from "./errors/agent-api.ts";
 export * from "./errors/platform.ts";
 export * from "./errors/compute.ts";
 export * from "./errors/evals.ts";
+export * from "./errors/release.ts";
 
 /** Every entry, in the order docs/errors.md lists them (a test checks each export is here). */
 export const ERRORS: readonly ErrorData[] = [
@@ -180,6 +182,7 @@ export const ERRORS: readonly ErrorData[] = [
   ...CLI_ERRORS,
   ...CLI_PLATFORM_ERRORS,
   ...EVALS_ERRORS,
+  ...RELEASE_ERRORS,
   ...AUTH_ERRORS,
   ...HARNESS_ERRORS,
   ...SANDBOX_ERRORS,

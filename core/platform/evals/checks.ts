@@ -36,12 +36,12 @@ export async function runChecks(evalCase: EvalCase, ctx: CheckContext): Promise<
       const reason = await failure(check, { ...ctx, user: evalCase.user ?? "eval" });
       out.push({
         check: label,
-        line: evalCase.checkLines[i] ?? 1,
+        line: evalCase.checkLines?.[i] ?? 1,
         passed: reason === null,
         ...(reason ? { reason } : {}),
       });
     } catch (err) {
-      out.push({ check: label, line: evalCase.checkLines[i] ?? 1, passed: false, reason: messageOf(err) });
+      out.push({ check: label, line: evalCase.checkLines?.[i] ?? 1, passed: false, reason: messageOf(err) });
     }
   }
   return out;
