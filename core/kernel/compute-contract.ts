@@ -117,6 +117,12 @@ export interface RolloutRequest {
 /** What a `compute:driver` hook answers: the compute of one listener type. Its errors' messages become the revision's reason. */
 export interface ComputeDriver {
   readonly kind: string;
+  /**
+   * What of issue 37's release safety this compute carries out: `gates` (it calls
+   * `RolloutRequest.gate` before traffic), `canary` (it honours `canaryPercent` and has
+   * `promote`/`abortCanary`). A revision asking for what its compute lacks fails with the reason.
+   */
+  readonly releases?: { gates: boolean; canary: boolean };
   /** Creates the deployment's storage (database, data folder); idempotent. */
   provision(
     deployment: ComputeDeployment,

@@ -51,6 +51,7 @@ interface LocalDeployment {
  */
 export class LocalCompute implements ComputeDriver {
   readonly kind = "local";
+  readonly releases = { gates: true, canary: true };
   private readonly opts: ComputeContext;
   private readonly deployments = new Map<string, LocalDeployment>();
 

@@ -13,6 +13,7 @@ import assert from "node:assert/strict";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { spawn } from "node:child_process";
 import { openPlatform, type Platform } from "../../core/platform/server.ts";
 import { createApiKey, createTenant } from "../../core/platform/store/tenancy.ts";
 import { loadPlugins } from "../../core/kernel/plugins.ts";
@@ -20,6 +21,7 @@ import { openSql } from "../../core/storage/sql.ts";
 import { builtinPlugins } from "../../plugins/registry.ts";
 import { type ModelServer, startModelServer } from "../fixtures/model-server/server.ts";
 import { makeBundle, until } from "./_harness.ts";
+import { CLI, makeProject, removeProject } from "../toolchain/_project.ts";
 
 let dataDir = "";
 let platform: Platform;
@@ -284,4 +286,43 @@ test("a rollback under a load loop loses no request and serves the earlier build
   const never = revisions.find((r: { status: string }) => r.status === "DEPLOY_FAILED")!;
   const refused = await call("POST", `/v2/deployments/${deploymentId}/rollback`, { revision_id: never.id });
   assert.equal(refused.status, 409);
+});
+
+/** Runs `agentcli deploy <args>` in a project named like the deployment, against the listening control plane. */
+function deployCli(args: string[], base: string): Promise<{ code: number | null; out: string }> {
+  const dir = makeProject({ "agent.toml": agentToml("V1"), ".env": "" });
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, "deploy", "--platform-url", base, ...args], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", PLATFORM_API_KEY: key },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.stderr.on("data", (d) => (out += d));
+    child.on("close", (code) => {
+      removeProject(dir);
+      resolve({ code, out });
+    });
+  });
+}
+
+test("agentcli deploy --rollback, --abort and --promote act on the project's deployment without building", async () => {
+  const { url: base } = await platform.listen({ port: 0, host: "127.0.0.1" });
+  const together = await deployCli(["--promote", "--abort"], base);
+  assert.equal(together.code, 2, together.out);
+  assert.match(together.out, /--promote, --abort do not go together/);
+  const none = await deployCli(["--abort"], base);
+  assert.equal(none.code, 1, none.out);
+  assert.match(none.out, /Cannot abort the canary of deployment "release-e2e": it runs no canary/);
+  const revisions = (await call("GET", `/v2/deployments/${deploymentId}/revisions?limit=100`)).body.resources;
+  const target = revisions.find((r: { rollback_of: string | null; status: string }) =>
+    r.status === "INTERRUPTED" && r.rollback_of === null
+  )!;
+  const rolled = await deployCli(["--rollback", target.id], base);
+  assert.equal(rolled.code, 0, rolled.out);
+  const id = /new revision (\S+) serves its build/.exec(rolled.out)?.[1];
+  assert.ok(id, rolled.out);
+  assert.equal((await settled(id)).status, "DEPLOYED", await logs(id));
+  assert.equal((await call("GET", `/v2/deployments/${deploymentId}/revisions/${id}`)).body.rollback_of, target.id);
 });

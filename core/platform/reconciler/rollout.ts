@@ -163,10 +163,13 @@ class Rollout {
     ];
     const release = r.release ?? null;
     const canaryPercent = release?.canary_percent ?? null;
-    if (canaryPercent && !compute.promote) {
+    const gates = release?.gates;
+    if (canaryPercent && !compute.releases?.canary) {
       throw new Error(`the "${compute.kind}" compute does not run canaries; deploy without a canary share`);
     }
-    const gates = release?.gates;
+    if (gates && !compute.releases?.gates) {
+      throw new Error(`the "${compute.kind}" compute does not check revisions before traffic; deploy without gates`);
+    }
     const { url } = await compute.rollout({
       deployment: d,
       revision,
