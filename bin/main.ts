@@ -16,6 +16,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMod
     summary: "Bundle and deploy the project (beta); --dry-run to check it",
     load: () => import("../core/cli/deploy.ts"),
   },
+  eval: {
+    summary: "Run the project's eval cases against the agent (for CI); non-zero exit when one fails",
+    load: () => import("../core/cli/eval.ts"),
+  },
   serve: { summary: "Serve a bundle in production (what deployments run)", load: () => import("../core/cli/serve.ts") },
   platform: {
     summary: "Run and administer the self-hosted control plane",

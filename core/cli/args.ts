@@ -81,7 +81,8 @@ export interface CommandSpec<F extends Record<string, FlagSpec>> {
   usage: string;
   summary: string;
   flags: F;
-  positionals?: { name: string; description: string; required?: boolean }[];
+  /** `variadic` (the last one only): takes every remaining argument. */
+  positionals?: { name: string; description: string; required?: boolean; variadic?: boolean }[];
 }
 
 /** Parses argv for one command; `help` is true when `--help`/`-h` was given. */
@@ -166,7 +167,7 @@ export function parseArgs<F extends Record<string, FlagSpec>>(
         throw agentcliError(ArgsMissing, { command: spec.name, argument: p.name, usage: spec.usage });
       }
     }
-    const max = spec.positionals?.length ?? 0;
+    const max = spec.positionals?.at(-1)?.variadic ? Infinity : spec.positionals?.length ?? 0;
     if (positionals.length > max) {
       throw agentcliError(ArgsUnexpected, { command: spec.name, argument: positionals[max]!, usage: spec.usage });
     }

@@ -11,6 +11,7 @@ import {
   DeployCredentialsMissing,
   DeployJsonNeedsDryRun,
   DeployPublicUnconfirmed,
+  type DeployRelease,
   DeployTargetUnhandled,
   DeployTargetUnknown,
   type Env,
@@ -32,7 +33,8 @@ export const DEFAULT_PLATFORM_URL = "http://127.0.0.1:8100";
 
 const spec = {
   name: "deploy",
-  usage: "agentcli deploy [--config <path>] [--target <name>] [--dry-run] [--json] [--yes] [--platform-url <url>]",
+  usage:
+    "agentcli deploy [--config <path>] [--target <name>] [--dry-run] [--json] [--yes] [--platform-url <url>] [--gate] [--gate-evals] [--canary <percent>] [--promote] [--abort] [--rollback <revision-id>]",
   summary:
     "Bundle the project and deploy it as a new revision (beta). --dry-run validates, bundles and prints a summary without touching the network.",
   flags: {
@@ -51,6 +53,32 @@ const spec = {
       placeholder: "<url>",
       description:
         `Control plane address (default: $AGENTCLI_PLATFORM_URL, or ${DEFAULT_PLATFORM_URL} when it is unset)`,
+    },
+    gate: {
+      type: "boolean",
+      description: "The new revision takes traffic only after a smoke run through the Agent API succeeds",
+    },
+    gateEvals: {
+      type: "boolean",
+      description: "The new revision takes traffic only after the project's eval cases (evals/) pass against it",
+    },
+    canary: {
+      type: "int",
+      placeholder: "<percent>",
+      min: 1,
+      max: 99,
+      description:
+        "Send this percentage of new threads to the new revision (sticky per thread) until --promote or --abort",
+    },
+    promote: {
+      type: "boolean",
+      description: "Promote the deployment's running canary to all traffic (no new revision)",
+    },
+    abort: { type: "boolean", description: "Abort the deployment's running canary (no new revision)" },
+    rollback: {
+      type: "string",
+      placeholder: "<revision-id>",
+      description: "Serve an earlier revision's build again, as a new revision (no rebuild)",
     },
   },
 } satisfies CommandSpec<Record<string, import("./args.ts").FlagSpec>>;
@@ -73,8 +101,30 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
   if (platformUrl !== undefined) checkPlatformUrl(platformUrl, "--platform-url");
   const driver = await loadPlugins(await ctx.builtinPlugins(), { paths: ctx.pluginPaths, cwd: ctx.cwd });
   const env: Env = { ...ctx.env, ...(platformUrl ? { AGENTCLI_PLATFORM_URL: platformUrl } : {}) };
-  const project = await loadProject(flags.config as string, { driver, env, requireEnv: !dryRun, cwd: ctx.cwd });
   const targetName = flags.target as string;
+  const { releaseAction, releaseOf, runReleaseAction } = await import("./release.ts");
+  const releaseFlags = {
+    gate: Boolean(flags.gate),
+    gateEvals: Boolean(flags.gateEvals),
+    canary: flags.canary as number | undefined,
+    promote: Boolean(flags.promote),
+    abort: Boolean(flags.abort),
+    rollback: flags.rollback as string | undefined,
+  };
+  const action = releaseAction(releaseFlags, targetName);
+  const project = await loadProject(flags.config as string, {
+    driver,
+    env,
+    requireEnv: !dryRun && !action,
+    cwd: ctx.cwd,
+  });
+  if (action) {
+    const base = (project.env.AGENTCLI_PLATFORM_URL || DEFAULT_PLATFORM_URL).replace(/\/+$/, "");
+    if (!platformUrl && project.env.AGENTCLI_PLATFORM_URL) checkPlatformUrl(base, "AGENTCLI_PLATFORM_URL");
+    const name = project.config.agent.name;
+    await runReleaseAction(ctx, { action, rollback: releaseFlags.rollback, name, env: project.env, base });
+    return 0;
+  }
   const target = deployTarget(driver, targetName);
   // A LangGraph.js project's packages: a deployment lends it agentcli's own, and installs no others.
   const lg = project.config.langgraph;
@@ -114,7 +164,7 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
     ctx.io.err("Not deployed.");
     return 1;
   }
-  await ship(ctx, shipment);
+  await ship(ctx, { ...shipment, release: await releaseOf(releaseFlags, { project, ctx }) });
   return 0;
 }
 
@@ -197,7 +247,7 @@ async function confirmPublic(
 }
 
 /** Hands the bundle and secrets to the target's plugin, then prints where it went and what to do next. */
-async function ship(ctx: CliContext, opts: Shipment): Promise<void> {
+async function ship(ctx: CliContext, opts: Shipment & { release: DeployRelease | null }): Promise<void> {
   const { project, driver, target, targetName } = opts;
   const { isCompiled } = await import("../kernel/index.ts");
   const result = await driver.runProvider({ hook: "deploy:target", kind: "deploy", key: targetName }, {
@@ -212,6 +262,7 @@ async function ship(ctx: CliContext, opts: Shipment): Promise<void> {
     version: ctx.version,
     log: { info: (m) => ctx.io.err(m), warn: (m) => ctx.io.err(`warning: ${m}`) },
     signal: ctx.shutdownSignal,
+    ...(opts.release ? { release: opts.release } : {}),
   });
   if (!result) throw agentcliError(DeployTargetUnhandled, { plugin: target.name, target: targetName });
   ctx.io.out(

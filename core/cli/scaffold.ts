@@ -67,6 +67,19 @@ ANTHROPIC_API_KEY=
     },
     { path: "mcp.json", content: `{\n  "mcpServers": {}\n}\n` },
     {
+      path: "evals/plans-first.yaml",
+      content: `# An eval case: "agentcli eval" plays the turns against the agent and runs the checks
+# (format: docs/evals.md of agentcli; its JSON Schema: agentcli schema --eval).
+turns:
+  - user: Plan a three-step study of how tides work, then give me the plan in one short paragraph.
+checks:
+  - status: success
+  - tool_called: { name: write_todos }
+  - text_matches: /tide/i
+  - rubric: The answer is a short plan with three steps about tides.
+`,
+    },
+    {
       path: "skills/review/SKILL.md",
       content: `---
 name: review

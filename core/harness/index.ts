@@ -6,3 +6,4 @@ export { storeIndexFromEnv } from "./embeddings.ts";
 export { mcpPool } from "./mcp-pool.ts";
 export { sandboxIdleSeconds, SandboxManager } from "./sandbox/manager.ts";
 export { sandboxCredentialWarning, selectSandboxRuntime } from "./sandbox/runtime.ts";
+export { sharedNamespace, subagentNamespace, userNamespace } from "./namespaces.ts";

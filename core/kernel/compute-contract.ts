@@ -100,19 +100,41 @@ export interface RolloutRequest {
   secrets: Array<{ name: string; value: string }>;
   log: RevisionLog;
   signal: AbortSignal;
+  /**
+   * Checks the new revision at its own address (`http://host:port`) once it is healthy and
+   * before it takes any traffic (issue 37's gates); throws, with the reason, to keep it out: the
+   * compute then stops it and the previous revision keeps serving.
+   */
+  gate?: (url: string) => Promise<void>;
+  /**
+   * Send only this percentage of new threads to the new revision (sticky per thread) beside the
+   * serving one, until {@link ComputeDriver.promote} or {@link ComputeDriver.abortCanary}. A
+   * compute without canaries throws a readable reason.
+   */
+  canaryPercent?: number | null;
 }
 
 /** What a `compute:driver` hook answers: the compute of one listener type. Its errors' messages become the revision's reason. */
 export interface ComputeDriver {
   readonly kind: string;
+  /**
+   * What of issue 37's release safety this compute carries out: `gates` (it calls
+   * `RolloutRequest.gate` before traffic), `canary` (it honours `canaryPercent` and has
+   * `promote`/`abortCanary`). A revision asking for what its compute lacks fails with the reason.
+   */
+  readonly releases?: { gates: boolean; canary: boolean };
   /** Creates the deployment's storage (database, data folder); idempotent. */
   provision(
     deployment: ComputeDeployment,
     listener: ComputeListener | null,
     log: (message: string) => void,
   ): Promise<void>;
-  /** Runs the revision and switches traffic to it once healthy; throws (with a readable reason) when it cannot. */
+  /** Runs the revision and switches traffic to it once healthy (and through `gate`); throws (with a readable reason) when it cannot. */
   rollout(req: RolloutRequest): Promise<{ url: string | null }>;
+  /** The canary revision takes all traffic; the previous one stops once its requests finish. */
+  promote?(deployment: ComputeDeployment, listener: ComputeListener | null, revisionId: string): Promise<void>;
+  /** The canary revision stops; its threads go back to the serving revision. */
+  abortCanary?(deployment: ComputeDeployment, listener: ComputeListener | null, revisionId: string): Promise<void>;
   /** Stops everything of the deployment and deletes its storage. */
   teardown(deployment: ComputeDeployment, listener: ComputeListener | null): Promise<void>;
   /** After a control-plane restart: runs the active revision again; null when this replica never ran the deployment. */

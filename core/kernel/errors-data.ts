@@ -21,6 +21,8 @@ import { REQUESTS_ERRORS } from "./errors/requests.ts";
 import { FILES_ERRORS } from "./errors/files.ts";
 import { CLI_ERRORS } from "./errors/cli.ts";
 import { CLI_PLATFORM_ERRORS } from "./errors/cli-platform.ts";
+import { EVALS_ERRORS } from "./errors/evals.ts";
+import { RELEASE_ERRORS } from "./errors/release.ts";
 import { AUTH_ERRORS } from "./errors/auth.ts";
 import { HARNESS_ERRORS } from "./errors/harness.ts";
 import { SANDBOX_ERRORS } from "./errors/sandbox.ts";
@@ -113,6 +115,11 @@ export const ERROR_CODES = {
     status: 400,
     meaning: "A file or folder cannot be read or written (permissions, a full disk, ...).",
   },
+  EVALS_FAILED: {
+    exit: 1,
+    status: 422,
+    meaning: "`agentcli eval` ran, and one or more eval cases failed (a check did not hold, or the run failed).",
+  },
   SERVICE_UNREACHABLE: {
     exit: 1,
     status: 503,
@@ -162,6 +169,8 @@ export * from "./errors/agent-api.ts";
 export * from "./errors/platform.ts";
 export * from "./errors/compute.ts";
 export * from "./errors/langgraph.ts";
+export * from "./errors/evals.ts";
+export * from "./errors/release.ts";
 
 /** Every entry, in the order docs/errors.md lists them (a test checks each export is here). */
 export const ERRORS: readonly ErrorData[] = [
@@ -174,6 +183,8 @@ export const ERRORS: readonly ErrorData[] = [
   ...FILES_ERRORS,
   ...CLI_ERRORS,
   ...CLI_PLATFORM_ERRORS,
+  ...EVALS_ERRORS,
+  ...RELEASE_ERRORS,
   ...AUTH_ERRORS,
   ...HARNESS_ERRORS,
   ...SANDBOX_ERRORS,

@@ -124,6 +124,18 @@ export interface DeployTargetOptions {
   log: HookLogger;
   /** Aborted on Ctrl+C: stop waiting and throw. */
   signal?: AbortSignal;
+  /**
+   * Issue 37 (`deploy --gate`, `--gate-evals`, `--canary`): what the new revision must pass before
+   * traffic and its canary share, as the control plane's `release` field takes them. Only targets
+   * that run revisions behind checks take it (`platform`); `deploy` refuses it for the others.
+   */
+  release?: DeployRelease | null;
+}
+
+/** A new revision's gates and canary share (`release` of `PATCH /v2/deployments/{id}`). */
+export interface DeployRelease {
+  gates?: { smoke?: boolean; evals?: Array<Record<string, unknown>> } | null;
+  canary_percent?: number | null;
 }
 
 export interface HookLogger {

@@ -7,8 +7,9 @@
 import { randomUUID } from "node:crypto";
 import type { AtRestEncryption, SqlDriver, SqlExecutor } from "../storage/index.ts";
 import { agentcliError, DeploymentBeingDeleted, DeploymentNameTaken, RevisionNeverServed } from "../kernel/index.ts";
-import { invalid, notFound } from "./api/api-error.ts";
-import type { DeploymentRow } from "./api/resources.ts";
+import { invalid, invalidField, notFound } from "./api/api-error.ts";
+import type { DeploymentRow, RevisionRelease } from "./api/resources.ts";
+import { setRevisionRelease, setRollbackOf } from "./store/release.ts";
 import type {
   DeploymentCreateBody,
   DeploymentPatchBody,
@@ -123,7 +124,7 @@ function sameConfig(a: SourceRevisionConfig, b: SourceRevisionConfig): boolean {
 export async function patchDeployment(
   ctx: DeploymentContext,
   id: string,
-  body: DeploymentPatchBody & { tag_value_ids?: string[] },
+  body: DeploymentPatchBody & { tag_value_ids?: string[]; release?: RevisionRelease | null },
 ): Promise<{ deployment: DeploymentRow; revisionId: string | null }> {
   return ctx.sql.transaction(async (tx) => {
     const current = await getDeployment(tx, ctx.tenantId, id);
@@ -178,6 +179,9 @@ export async function patchDeployment(
         secrets: sealed,
         remoteReconciled: remote,
       });
+      if (body.release) await setRevisionRelease(tx, revisionId, body.release);
+    } else if (body.release) {
+      throw invalidField(["body", "release"], "applies to a new revision: send it with a new source_revision_config");
     }
     await updateDeployment(tx, id, {
       source_config: sourceConfig,
@@ -227,6 +231,7 @@ export async function redeployRevision(
       remoteReconciled: earlier.remote_reconciled,
       artifactPath: earlier.artifact_path,
     });
+    await setRollbackOf(tx, newId, earlier.id);
     await updateDeployment(tx, id, {
       latest_revision_id: newId,
       source_revision_config: earlier.source_revision_config,

@@ -19,3 +19,4 @@ export {
   revokeApiKey,
   setListenerKubeconfig,
 } from "./store/tenancy.ts";
+export * from "./evals/index.ts";

@@ -141,7 +141,7 @@ export async function openPlatform(opts: PlatformOptions): Promise<Platform> {
     const sandboxes = await openSandboxes(opts, { sql, onError, driver });
     cleanups.push(() => sandboxes.close());
     const encryption = await platformEncryption(opts.dataDir, opts.env ?? process.env);
-    const reconciler = await openReconciler(opts, { sql, encryption, computeFor, onError, sandboxes, late });
+    const reconciler = await openReconciler(opts, { sql, encryption, computeFor, onError, sandboxes, late, driver });
     cleanups.push(() => reconciler.close());
     const services: PlatformServices = {
       sql,
@@ -275,6 +275,7 @@ async function openReconciler(
     onError: (err: unknown) => void;
     sandboxes: SandboxService;
     late: Late;
+    driver: PluginDriver;
   },
 ): Promise<Reconciler> {
   const { sql, late } = o;
@@ -284,6 +285,7 @@ async function openReconciler(
     encryption: o.encryption,
     dataDir: opts.dataDir,
     computeFor: o.computeFor,
+    driver: o.driver,
     builders: opts.builders ?? {},
     onError: o.onError,
     shared: Boolean(opts.databaseUrl),

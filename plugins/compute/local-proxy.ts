@@ -4,6 +4,11 @@
  * database changes hands) or while no revision is up, requests wait instead of failing, so
  * a rollout drops no request. The proxy counts in-flight requests per target so an old
  * revision is stopped only once it has answered everything it took.
+ *
+ * A canary (issue 37) sends a share of NEW threads (`POST /threads`) to a second target and
+ * remembers each thread it placed there; every request naming such a thread
+ * (`/threads/<id>/...`) goes to the canary, everything else to the serving target, so no turn
+ * of a thread ever reaches the other revision.
  */
 import {
   createServer,
@@ -15,6 +20,17 @@ import {
 import { limitConnectionsPerClient } from "../../core/index.ts";
 
 const WAIT_LIMIT_MS = 60_000;
+/** The largest `POST /threads` answer read to learn the new thread's id. */
+const MAX_THREAD_BODY = 1 << 20;
+
+interface Canary {
+  target: string;
+  percent: number;
+  /** New threads seen and how many went to the canary (an exact share, not a random one). */
+  seen: number;
+  placed: number;
+  threads: Set<string>;
+}
 
 export class RevisionProxy {
   private target: string | null = null;
@@ -23,6 +39,7 @@ export class RevisionProxy {
   private readonly inFlight = new Map<string, number>();
   private readonly drained = new Map<string, Array<() => void>>();
   private server: Server | null = null;
+  private canary: Canary | null = null;
 
   /**
    * `maxConnectionsPerClient`: connections one client address may hold at once (0: no bound).
@@ -56,6 +73,41 @@ export class RevisionProxy {
 
   get current(): string | null {
     return this.target;
+  }
+
+  /** Sends `percent` % of new threads, and every later request of those threads, to `target`. */
+  startCanary(target: string, percent: number): void {
+    this.canary = { target, percent, seen: 0, placed: 0, threads: new Set() };
+  }
+
+  /** Ends the canary: its threads go back to the serving target (promote: switch to it first). */
+  endCanary(): void {
+    this.canary = null;
+  }
+
+  /** The canary's target and how many new threads it took of how many (tests, logs). */
+  get canaryState(): { target: string; placed: number; seen: number } | null {
+    const c = this.canary;
+    return c ? { target: c.target, placed: c.placed, seen: c.seen } : null;
+  }
+
+  /** Where a request goes during a canary; `placing`: a new thread to remember once created. */
+  private route(req: IncomingMessage, stable: string): { target: string; placing: boolean } {
+    const c = this.canary;
+    if (!c) return { target: stable, placing: false };
+    const path = (req.url ?? "/").split("?")[0]!;
+    const thread = /^\/threads\/([^/]+)/.exec(path)?.[1];
+    if (thread && thread !== "search" && thread !== "prune") {
+      return { target: c.threads.has(decodeURIComponent(thread)) ? c.target : stable, placing: false };
+    }
+    if (req.method === "POST" && (path === "/threads" || path === "/threads/")) {
+      c.seen++;
+      if (Math.floor((c.seen * c.percent) / 100) > c.placed) {
+        c.placed++;
+        return { target: c.target, placing: true };
+      }
+    }
+    return { target: stable, placing: false };
   }
 
   /** Holds new requests until {@link resume}. */
@@ -113,13 +165,14 @@ export class RevisionProxy {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const target = await this.ready();
-    if (!target) {
+    const stable = await this.ready();
+    if (!stable) {
       res.writeHead(503, { "content-type": "application/json" }).end(
         JSON.stringify({ detail: "The deployment has no healthy revision running; retry shortly" }),
       );
       return;
     }
+    const { target, placing } = this.route(req, stable);
     this.inFlight.set(target, (this.inFlight.get(target) ?? 0) + 1);
     let done = false;
     const finish = () => {
@@ -136,9 +189,16 @@ export class RevisionProxy {
         port,
         method: req.method,
         path: req.url,
-        headers: { ...req.headers, "x-forwarded-host": req.headers.host ?? "", "x-forwarded-proto": "http" },
+        headers: {
+          ...req.headers,
+          // A new canary thread's answer is read for its id: ask for it uncompressed.
+          ...(placing ? { "accept-encoding": "identity" } : {}),
+          "x-forwarded-host": req.headers.host ?? "",
+          "x-forwarded-proto": "http",
+        },
       },
       (up) => {
+        if (placing) return void this.remember(up, { res, target, finish });
         res.writeHead(up.statusCode ?? 502, up.headers);
         up.pipe(res);
         up.on("end", finish);
@@ -158,5 +218,32 @@ export class RevisionProxy {
       if (!upstream.writableEnded || !res.writableFinished) upstream.destroy();
     });
     req.pipe(upstream);
+  }
+
+  /** A thread created on the canary: its id is remembered before the client learns it, then the answer is passed on. */
+  private remember(
+    up: IncomingMessage,
+    o: { res: ServerResponse; target: string; finish: () => void },
+  ): void {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    up.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_THREAD_BODY) chunks.push(chunk);
+    });
+    up.on("error", o.finish);
+    up.on("end", () => {
+      const body = Buffer.concat(chunks);
+      try {
+        const id = (JSON.parse(body.toString("utf8")) as { thread_id?: unknown }).thread_id;
+        if (typeof id === "string" && this.canary?.target === o.target) this.canary.threads.add(id);
+      } catch { /* not a thread: nothing to remember */ }
+      const headers = { ...up.headers };
+      delete headers["transfer-encoding"];
+      headers["content-length"] = String(body.length);
+      o.res.writeHead(up.statusCode ?? 502, headers);
+      o.res.end(body);
+      o.finish();
+    });
   }
 }

@@ -39,6 +39,8 @@ interface LocalDeployment {
   proxy: RevisionProxy;
   port: number;
   current: RevisionProcess | null;
+  /** The revision taking a share of new threads beside `current` (issue 37). */
+  canary: RevisionProcess | null;
 }
 
 /**
@@ -49,6 +51,7 @@ interface LocalDeployment {
  */
 export class LocalCompute implements ComputeDriver {
   readonly kind = "local";
+  readonly releases = { gates: true, canary: true };
   private readonly opts: ComputeContext;
   private readonly deployments = new Map<string, LocalDeployment>();
 
@@ -87,7 +90,7 @@ export class LocalCompute implements ComputeDriver {
     }
     await mkdir(this.dir(d), { recursive: true });
     await writeFile(portFile, String(port));
-    const state: LocalDeployment = { proxy, port, current: null };
+    const state: LocalDeployment = { proxy, port, current: null, canary: null };
     this.deployments.set(d.id, state);
     return state;
   }
@@ -141,11 +144,18 @@ export class LocalCompute implements ComputeDriver {
     const old = state.current;
     const url = `http://${this.opts.host}:${state.port}`;
     req.log("deploy", `starting revision ${req.revision.id}`);
+    if (req.canaryPercent) {
+      if (!old || !this.opts.database) throw new Error(canaryRefusal(Boolean(old)));
+      await this.startChecked(next, req);
+      await this.stopCanary(state);
+      state.canary = next;
+      state.proxy.startCanary(next.address, req.canaryPercent);
+      req.log("deploy", `canary: ${req.canaryPercent}% of new threads go to revision ${req.revision.id}`);
+      return { url };
+    }
     if (!old || this.opts.database) {
-      await next.start(req.signal).catch(async (err) => {
-        await next.stop();
-        throw err;
-      });
+      await this.startChecked(next, req);
+      await this.stopCanary(state);
       state.proxy.switchTo(next.address);
       state.current = next;
       if (old) {
@@ -154,15 +164,37 @@ export class LocalCompute implements ComputeDriver {
       }
       return { url };
     }
+    return await this.handOver({ state, old, next, req, url });
+  }
+
+  /** Starts a revision process and runs the gate on it; on a failure it is stopped again. */
+  private async startChecked(next: RevisionProcess, req: RolloutRequest): Promise<void> {
+    try {
+      await next.start(req.signal);
+      await req.gate?.(`http://${next.address}`);
+    } catch (err) {
+      await next.stop();
+      throw err;
+    }
+  }
+
+  /**
+   * The embedded database opens in one process: the proxy holds requests, the old revision
+   * finishes and stops, the new one starts (and passes the gate) on the same folder; on a
+   * failure the old one starts again. Held requests then go on; none fails.
+   */
+  private async handOver(
+    o: { state: LocalDeployment; old: RevisionProcess; next: RevisionProcess; req: RolloutRequest; url: string },
+  ): Promise<{ url: string }> {
+    const { state, old, next, req } = o;
     state.proxy.pause();
     try {
       await state.proxy.drain(old.address, DRAIN_MS);
       await old.stop();
       try {
-        await next.start(req.signal);
+        await this.startChecked(next, req);
       } catch (err) {
-        await next.stop();
-        req.log("deploy", "the new revision is not healthy; restarting the previous one");
+        req.log("deploy", "the new revision did not pass; restarting the previous one");
         const again = new RevisionProcess(old.opts);
         await again.start();
         state.current = again;
@@ -171,10 +203,40 @@ export class LocalCompute implements ComputeDriver {
       }
       state.proxy.switchTo(next.address);
       state.current = next;
-      return { url };
+      return { url: o.url };
     } finally {
       state.proxy.resume();
     }
+  }
+
+  async promote(d: ComputeDeployment, _listener: unknown, revisionId: string): Promise<void> {
+    const state = this.deployments.get(d.id);
+    const canary = state?.canary;
+    if (!state || !canary || canary.opts.revisionId !== revisionId) {
+      throw new Error(`revision ${revisionId} is not this deployment's running canary`);
+    }
+    const old = state.current;
+    state.proxy.switchTo(canary.address);
+    state.proxy.endCanary();
+    state.current = canary;
+    state.canary = null;
+    if (old) void state.proxy.drain(old.address, DRAIN_MS).then(() => old.stop());
+  }
+
+  async abortCanary(d: ComputeDeployment, _listener: unknown, revisionId: string): Promise<void> {
+    const state = this.deployments.get(d.id);
+    if (!state?.canary || state.canary.opts.revisionId !== revisionId) return;
+    await this.stopCanary(state);
+  }
+
+  /** Ends a running canary: its threads go back to the serving revision, its process stops once idle. */
+  private async stopCanary(state: LocalDeployment): Promise<void> {
+    const canary = state.canary;
+    if (!canary) return;
+    state.canary = null;
+    state.proxy.endCanary();
+    await state.proxy.drain(canary.address, DRAIN_MS);
+    await canary.stop();
   }
 
   async restore(req: Omit<RolloutRequest, "signal">): Promise<{ url: string | null } | null> {
@@ -189,6 +251,7 @@ export class LocalCompute implements ComputeDriver {
     const state = this.deployments.get(d.id);
     this.deployments.delete(d.id);
     if (state) {
+      await state.canary?.stop();
       await state.current?.stop();
       await state.proxy.close();
     }
@@ -210,6 +273,7 @@ export class LocalCompute implements ComputeDriver {
     const all = [...this.deployments.values()];
     this.deployments.clear();
     await Promise.allSettled(all.map(async (s) => {
+      await s.canary?.stop();
       await s.current?.stop();
       await s.proxy.close();
     }));
@@ -224,3 +288,10 @@ export default definePlugin({
   compute: { type: "local" },
   hooks: { "compute:driver": (ctx) => new LocalCompute(ctx) },
 });
+
+/** Why a canary cannot run here: nothing serves yet, or the embedded database runs one revision at a time. */
+function canaryRefusal(serving: boolean): string {
+  return serving
+    ? "a canary runs the new revision beside the serving one, which needs a PostgreSQL control plane (DATABASE_URL): the embedded database opens in one process at a time"
+    : "a canary needs a revision already serving: deploy without --canary first";
+}

@@ -76,6 +76,11 @@ function safeJson(text: string): unknown {
   }
 }
 
+/** A revision running as a canary: it waits in DEPLOYING for promote or abort. */
+function isCanary(r: Revision): boolean {
+  return r.status === "DEPLOYING" && /^canary: /.test(r.status_message ?? "");
+}
+
 function interrupted() {
   return agentcliError(DeployInterrupted);
 }
@@ -147,7 +152,7 @@ async function follow(
       last = r.status;
       log.info(`  ${((Date.now() - started) / 1000).toFixed(1).padStart(6)}s  ${r.status}`);
     }
-    if (r.status === "DEPLOYED" || FAILED.has(r.status)) return r;
+    if (r.status === "DEPLOYED" || FAILED.has(r.status) || isCanary(r)) return r;
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
 }
@@ -166,7 +171,7 @@ export default definePlugin({
     },
   },
   hooks: {
-    async "deploy:target"({ bundle, name, secrets, env, log, signal }): Promise<DeployResult | null> {
+    async "deploy:target"({ bundle, name, secrets, env, log, signal, release }): Promise<DeployResult | null> {
       const key = env.PLATFORM_API_KEY;
       if (!key) {
         throw agentcliError(PlatformKeyMissing);
@@ -182,6 +187,7 @@ export default definePlugin({
       const patched = await api.call<Deployment>("PATCH", `/v2/deployments/${deployment.id}`, {
         source_revision_config: { source_tarball_path: objectPath },
         secrets,
+        ...(release ? { release } : {}),
       });
       const revisionId = patched.latest_revision_id!;
       log.info(`Revision ${revisionId}:`);
@@ -190,6 +196,19 @@ export default definePlugin({
       const superseded = r.status === "INTERRUPTED" && /^superseded by revision /.test(r.status_message ?? "");
       if (superseded) {
         log.warn(`revision ${revisionId} went live and was then ${r.status_message} (made since this deploy started)`);
+      }
+      if (isCanary(r)) {
+        const final = await api.call<Deployment>("GET", `/v2/deployments/${deployment.id}`);
+        return {
+          deploymentId: deployment.id,
+          revisionId,
+          url: final.url,
+          status: "a canary",
+          nextSteps: [
+            `${r.status_message?.replace(/^canary: /, "It takes ")}.`,
+            `Promote it (all traffic): agentcli deploy --promote; abort it: agentcli deploy --abort`,
+          ],
+        };
       }
       if (r.status !== "DEPLOYED" && !superseded) {
         const logs = await api.call<{ logs: Array<{ kind: string; message: string }> }>(

@@ -45,7 +45,15 @@ test("init creates exactly the spec's files and refuses to overwrite without --f
     assert.equal(r.code, 0, r.output);
     assert.match(r.stdout, /Next steps/);
     const root = join(dir, "my-agent");
-    assert.deepEqual(readdirSync(root).sort(), [".agentcli", ".env", "AGENTS.md", "agent.toml", "mcp.json", "skills"]);
+    assert.deepEqual(readdirSync(root).sort(), [
+      ".agentcli",
+      ".env",
+      "AGENTS.md",
+      "agent.toml",
+      "evals",
+      "mcp.json",
+      "skills",
+    ]);
     assert.deepEqual(
       readdirSync(join(root, ".agentcli")),
       ["agent.schema.json"],

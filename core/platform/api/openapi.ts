@@ -44,6 +44,14 @@ const OPERATIONS: Op[] = [
   ],
   ["post", "/v2/deployments/{deployment_id}/revisions/{revision_id}/redeploy", "Redeploy a revision"],
   [
+    "post",
+    "/v2/deployments/{deployment_id}/rollback",
+    "Roll back: a new revision serving an earlier revision's build (no rebuild), rollback_of naming it",
+    DEPLOYMENT_BODIES.RollbackBody,
+  ],
+  ["post", "/v2/deployments/{deployment_id}/canary/promote", "Promote the running canary: it takes all traffic"],
+  ["post", "/v2/deployments/{deployment_id}/canary/abort", "Abort the running canary: its threads go back"],
+  [
     "get",
     "/v2/deployments/{deployment_id}/revisions/{revision_id}/bundle",
     "Download a revision's bundle (API key or the revision's bundle token)",

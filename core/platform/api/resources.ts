@@ -30,6 +30,9 @@ export interface DeploymentRow {
   tag_value_ids: string[];
   url: string | null;
   status_message: string | null;
+  /** The revision taking a share of new threads before it serves them all (issue 37), and that share. */
+  canary_revision_id?: string | null;
+  canary_percent?: number | null;
   created_at: Date | string;
   updated_at: Date | string;
 }
@@ -48,6 +51,10 @@ export interface RevisionRow {
   artifact_path: string | null;
   /** When the revision first served (reached DEPLOYED); kept after a newer one supersedes it. */
   deployed_at: Date | string | null;
+  /** Its checks before traffic and its canary share (issue 37; null: none). */
+  release?: RevisionRelease | null;
+  /** The revision whose build a rollback serves again. */
+  rollback_of?: string | null;
   created_at: Date | string;
   updated_at: Date | string;
 }
@@ -106,6 +113,7 @@ export function deploymentResource(row: DeploymentRow) {
     updated_at: iso(row.updated_at),
     url: row.url,
     status_message: row.status_message,
+    canary: row.canary_revision_id ? { revision_id: row.canary_revision_id, percent: row.canary_percent ?? 0 } : null,
   };
 }
 
@@ -118,6 +126,8 @@ export function revisionResource(row: RevisionRow) {
     source: row.source,
     source_revision_config: row.source_revision_config,
     status_message: row.status_message,
+    release: releaseView(row.release ?? null),
+    rollback_of: row.rollback_of ?? null,
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),
   };
@@ -160,3 +170,23 @@ export const TERMINAL_REVISION_STATUSES: ReadonlySet<RevisionStatus> = new Set([
   "INTERRUPTED",
   "UNKNOWN",
 ]);
+
+/** A revision's release settings as stored: its gates (the eval cases in full) and its canary share. */
+export interface RevisionRelease {
+  gates?: { smoke?: boolean | null; evals?: Array<Record<string, unknown>> | null } | null;
+  canary_percent?: number | null;
+}
+
+/** The release settings as the API shows them: eval cases by name only. */
+function releaseView(r: RevisionRelease | null) {
+  if (!r) return null;
+  const evals = r.gates?.evals ?? null;
+  return {
+    gates: {
+      ok: true,
+      smoke: r.gates?.smoke ?? false,
+      evals: evals ? evals.map((c) => String(c.name ?? "")) : null,
+    },
+    canary_percent: r.canary_percent ?? null,
+  };
+}

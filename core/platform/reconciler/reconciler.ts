@@ -23,7 +23,13 @@ import process from "node:process";
 import type { AtRestEncryption, SqlDriver } from "../../storage/index.ts";
 import { openSecrets } from "../store/secrets-at-rest.ts";
 import type { ProjectBuilders } from "./build.ts";
-import type { ComputeDriver } from "../../kernel/index.ts";
+import {
+  agentcliError,
+  CanaryNotRunning,
+  type ComputeDriver,
+  DeploymentBusy,
+  type PluginDriver,
+} from "../../kernel/index.ts";
 import type { DeploymentRow, ListenerRow } from "../api/resources.ts";
 import type { RevisionStatus } from "../api/schema.ts";
 import { deleteDeploymentRow, getDeploymentById, servingDeployments, updateDeployment } from "../store/deployments.ts";
@@ -32,6 +38,8 @@ import { appendLog, getRevision, revisionsInStatus, revisionsOf, setRevisionStat
 import { getListener } from "../store/tenancy.ts";
 import { acquireLease, clearLeases, deploymentsNeedingWork, releaseLease, renewLease } from "../store/leases.ts";
 import { rollout } from "./rollout.ts";
+import { endRunningCanary, promoteRunningCanary } from "./canary.ts";
+import { endCanary } from "../store/release.ts";
 
 export interface ReconcilerOptions {
   sql: SqlDriver;
@@ -41,6 +49,8 @@ export interface ReconcilerOptions {
   /** The compute for a listener (null: the built-in local listener). */
   computeFor: (listener: ListenerRow | null) => ComputeDriver;
   builders: ProjectBuilders;
+  /** The plugins (the rubric grader of eval gates builds its model with them). */
+  driver?: PluginDriver;
   onError?: (err: unknown) => void;
   /** Other replicas may share the database (PostgreSQL); false for the embedded, single-process one. */
   shared?: boolean;
@@ -212,8 +222,10 @@ export class Reconciler {
       await deleteDeploymentRow(db, d.id);
       return;
     }
-    // This replica holds the lease and runs no rollout of it: any revision in flight was left by a replica that stopped.
+    // This replica holds the lease and runs no rollout of it: any revision in flight was left by a replica that stopped
+    // (a running canary is not in flight: it waits for promote or abort).
     for (const r of await revisionsOf(db, d.id, IN_FLIGHT)) {
+      if (r.id === d.canary_revision_id) continue;
       await setRevisionStatus(db, r.id, {
         status: "INTERRUPTED",
         from: IN_FLIGHT,
@@ -232,6 +244,12 @@ export class Reconciler {
     const pending = await revisionsOf(db, d.id, ["CREATING", "QUEUED"]);
     if (!pending.length) return;
     const [newest, ...older] = pending;
+    if (d.canary_revision_id) {
+      await endRunningCanary(
+        { db, compute, deployment: d, listener },
+        `superseded by revision ${newest!.id} before it was promoted`,
+      );
+    }
     for (const r of older) {
       await setRevisionStatus(db, r.id, {
         status: "SKIPPED",
@@ -242,8 +260,40 @@ export class Reconciler {
     await rollout({ settings: this.opts, deployment: d, revision: newest!, listener, compute, signal });
   }
 
+  /**
+   * Promote (`promote`: the canary takes all traffic, DEPLOYED) or abort (INTERRUPTED, its
+   * threads back on the serving revision) the deployment's canary, holding its lease.
+   */
+  async endCanary(d: DeploymentRow, action: "promote" | "abort"): Promise<void> {
+    const db = this.opts.sql;
+    if (!d.canary_revision_id) throw agentcliError(CanaryNotRunning, { action, name: d.name });
+    if (
+      this.running.has(d.id) ||
+      !(await acquireLease(db, { deploymentId: d.id, holder: this.replicaId, ttlMs: this.leaseMs }))
+    ) {
+      throw agentcliError(DeploymentBusy, { action, name: d.name });
+    }
+    try {
+      const listener = await this.listenerOf(d);
+      const compute = this.opts.computeFor(listener);
+      const target = { db, compute, deployment: d, listener };
+      if (action === "abort") return await endRunningCanary(target, "the canary was aborted");
+      await promoteRunningCanary(target);
+    } finally {
+      await releaseLease(db, d.id, this.replicaId).catch((err) => this.opts.onError?.(err));
+    }
+  }
+
   private async restore(d: DeploymentRow): Promise<void> {
     const db = this.opts.sql;
+    if (d.canary_revision_id && !this.opts.shared) {
+      // Its process did not survive the restart: the serving revision takes its threads back.
+      await endCanary(db, {
+        deploymentId: d.id,
+        revisionId: d.canary_revision_id,
+        reason: "the control plane restarted during the canary",
+      });
+    }
     const r = await getRevision(db, d.id, d.active_revision_id!);
     if (!r) return;
     const listener = await this.listenerOf(d);

@@ -16,11 +16,16 @@ import { openSecrets } from "../store/secrets-at-rest.ts";
 import { getIntegrationById } from "../store/tenancy.ts";
 import { BuildFailure, buildRevision } from "./build.ts";
 import { resolveRef } from "./git-source.ts";
+import { runGates } from "./gates.ts";
+import { startCanary } from "../store/release.ts";
 import type { ReconcilerOptions } from "./reconciler.ts";
 
 /** What one rollout works on: the reconciler's settings, the deployment, its newest revision and where it runs. */
 export interface RolloutJob {
-  settings: Pick<ReconcilerOptions, "sql" | "encryption" | "dataDir" | "builders" | "onError" | "platformEnv">;
+  settings: Pick<
+    ReconcilerOptions,
+    "sql" | "encryption" | "dataDir" | "builders" | "onError" | "platformEnv" | "driver"
+  >;
   deployment: DeploymentRow;
   revision: RevisionRow;
   listener: ListenerRow | null;
@@ -156,6 +161,15 @@ class Rollout {
       ...openSecrets(settings.encryption, r.secrets),
       ...(await settings.platformEnv?.(d, listener) ?? []),
     ];
+    const release = r.release ?? null;
+    const canaryPercent = release?.canary_percent ?? null;
+    const gates = release?.gates;
+    if (canaryPercent && !compute.releases?.canary) {
+      throw new Error(`the "${compute.kind}" compute does not run canaries; deploy without a canary share`);
+    }
+    if (gates && !compute.releases?.gates) {
+      throw new Error(`the "${compute.kind}" compute does not check revisions before traffic; deploy without gates`);
+    }
     const { url } = await compute.rollout({
       deployment: d,
       revision,
@@ -165,8 +179,22 @@ class Rollout {
       secrets,
       log,
       signal,
+      ...(gates
+        ? {
+          gate: (at: string) =>
+            runGates(at, { release: release!, log: (m) => log("deploy", m), bundle, secrets, driver: settings.driver }),
+        }
+        : {}),
+      canaryPercent,
     });
     if (signal.aborted) throw new Interrupted();
+    if (canaryPercent) {
+      await this.#written;
+      if (!(await startCanary(db, { deploymentId: d.id, revisionId: r.id, percent: canaryPercent, url }))) {
+        throw new Interrupted();
+      }
+      return;
+    }
     // The rollout's lines first, then DEPLOYED, the active revision and the last line in one
     // transaction: a reader that sees the revision final has every line of it, and the
     // deployment already points at it.

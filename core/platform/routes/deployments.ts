@@ -17,12 +17,18 @@ import { reserveObject } from "../store/objects.ts";
 import { getRevision, listRevisions } from "../store/revisions.ts";
 import { signUpload } from "./uploads.ts";
 import { deploymentUsage } from "./usage.ts";
+import { ReleaseBody, releaseRoutes, RollbackBody } from "./release.ts";
 
 const Tags = z.object({ tag_value_ids: z.array(z.uuid()).optional() });
 const CreateBody = DeploymentCreateBody.extend(Tags.shape);
-const PatchBody = DeploymentPatchBody.extend(Tags.shape);
-/** The request bodies of create and patch, for the control plane's OpenAPI document (../api/openapi.ts). */
-export const DEPLOYMENT_BODIES = { CreateBody, PatchBody };
+const PatchBody = DeploymentPatchBody.extend({
+  ...Tags.shape,
+  release: ReleaseBody.nullish().describe(
+    "Issue 37: gates and canary share of the revision this patch makes (docs/control-plane.md, Release safety)",
+  ),
+});
+/** The request bodies of create, patch and the release routes, for the control plane's OpenAPI document (../api/openapi.ts). */
+export const DEPLOYMENT_BODIES = { CreateBody, PatchBody, RollbackBody };
 
 export function deploymentRoutes(s: PlatformServices): Hono<PlatformEnv> {
   const app = new Hono<PlatformEnv>();
@@ -136,5 +142,6 @@ export function deploymentRoutes(s: PlatformServices): Hono<PlatformEnv> {
     return c.json(revisionResource((await getRevision(s.sql, deployment.id, revisionId))!), 201);
   });
 
+  app.route("/", releaseRoutes(s, ctx));
   return app;
 }

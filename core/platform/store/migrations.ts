@@ -124,4 +124,15 @@ UPDATE platform_revisions r SET status = 'INTERRUPTED', status_message = 'supers
   FROM platform_deployments d
   WHERE r.deployment_id = d.id AND r.status = 'DEPLOYED' AND d.active_revision_id IS NOT NULL AND r.id <> d.active_revision_id`,
   },
+  {
+    version: 7,
+    name: "release-safety",
+    // Issue 37: a revision's gates and canary share (`release`), the revision a rollback copied
+    // (`rollback_of`), and the deployment's running canary (docs/control-plane.md, "Release safety").
+    up: `
+ALTER TABLE platform_revisions ADD COLUMN IF NOT EXISTS release jsonb;
+ALTER TABLE platform_revisions ADD COLUMN IF NOT EXISTS rollback_of uuid;
+ALTER TABLE platform_deployments ADD COLUMN IF NOT EXISTS canary_revision_id uuid;
+ALTER TABLE platform_deployments ADD COLUMN IF NOT EXISTS canary_percent integer`,
+  },
 ];

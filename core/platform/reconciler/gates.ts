@@ -1,0 +1,85 @@
+/**
+ * The checks a revision passes before it takes traffic (issue 37): its server answers `/ok`,
+ * a smoke run through the Agent API ends in success, and, when the deployment asked for them,
+ * the project's eval cases pass against it. Each step writes a line to the revision's deploy
+ * log; the first failure throws with the reason (the rollout then ends DEPLOY_FAILED and the
+ * previous revision keeps serving).
+ */
+import type { Env, PluginDriver } from "../../kernel/index.ts";
+import { readBundle } from "../../bundle/index.ts";
+import { resolveModelSpec } from "../../harness/index.ts";
+import type { EvalCase } from "../evals/case-schema.ts";
+import { agentFetch } from "../evals/conversation.ts";
+import { modelGrader } from "../evals/grader.ts";
+import { type CaseResult, runCases } from "../evals/runner.ts";
+import type { RevisionRelease } from "../api/resources.ts";
+
+/** The message of the smoke run. */
+export const SMOKE_MESSAGE = "agentcli release check: answer with one short sentence.";
+
+export interface GateJob {
+  release: RevisionRelease;
+  log: (message: string) => void;
+  /** The revision's bundle (for the grading model of rubric checks) and its variables. */
+  bundle: Uint8Array | null;
+  secrets: Array<{ name: string; value: string }>;
+  driver?: PluginDriver;
+}
+
+/** Runs the gates of `job.release` against the revision at `url`; throws with the reason of the first failure. */
+export async function runGates(url: string, job: GateJob): Promise<void> {
+  const { release, log } = job;
+  const ok = await fetch(`${url}/ok`).then((r) => r.status, (err: Error) => err.message);
+  if (ok !== 200) throw new Error(`gate /ok failed: the revision answered ${ok}`);
+  log("gate: /ok answered 200");
+  const call = agentFetch({ baseUrl: url });
+  if (release.gates?.smoke) {
+    const [smoke] = await runCases({
+      cases: [{
+        name: "smoke",
+        file: "smoke run",
+        turns: [{ user: SMOKE_MESSAGE }],
+        checks: [{ status: "success" }],
+        checkLines: [1],
+      }],
+      fetchAs: () => call,
+    });
+    if (!smoke!.passed) throw new Error(`gate smoke run failed: ${reasonOf(smoke!)}`);
+    log(`gate: a smoke run through the Agent API succeeded (${smoke!.durationMs} ms)`);
+  }
+  const cases = (release.gates?.evals ?? []) as unknown as EvalCase[];
+  if (!cases.length) return;
+  log(`gate: running ${cases.length} eval case${cases.length === 1 ? "" : "s"}`);
+  const results = await runCases({
+    cases,
+    fetchAs: () => call,
+    checks: { grade: await graderFor(job) },
+    onResult: (r) =>
+      log(`gate: eval ${r.passed ? "passed" : "FAILED"}: ${r.name}${r.passed ? "" : `: ${reasonOf(r)}`}`),
+  });
+  const failed = results.filter((r) => !r.passed);
+  if (failed.length) {
+    throw new Error(
+      `gate evals failed: ${failed.length} of ${results.length} eval cases failed (${
+        failed.map((r) => `${r.name}: ${reasonOf(r)}`).join("; ")
+      })`,
+    );
+  }
+  log(`gate: all ${results.length} eval cases passed`);
+}
+
+/** Rubrics are graded by the revision's own model, with its own credentials. */
+async function graderFor(job: GateJob) {
+  if (!job.driver || !job.bundle) return undefined;
+  const env: Env = Object.fromEntries(job.secrets.map((s) => [s.name, s.value]));
+  const model = (await readBundle(job.bundle)).config.agent.model;
+  const driver = job.driver;
+  let grader: ReturnType<typeof modelGrader> | null = null;
+  return (input: Parameters<ReturnType<typeof modelGrader>>[0]) =>
+    (grader ??= modelGrader({ spec: resolveModelSpec(model, driver, env), driver, env }))(input);
+}
+
+function reasonOf(r: CaseResult): string {
+  if (r.error) return r.error.slice(0, 300);
+  return r.checks.filter((c) => !c.passed).map((c) => `${c.check}: ${c.reason}`).join("; ").slice(0, 500);
+}
