@@ -3,7 +3,8 @@
  * `fixtures/basic` (a `researcher` subagent): the run's spans from
  * `GET /threads/{thread_id}/runs/{run_id}/trace` as a tree (the model calls, the `task` tool
  * call with the subagent nested under it), each with input, output, latency and token usage.
- * A sandbox `execute` call (on `fixtures/sandbox`, approved) shows its output and exit code.
+ * A sandbox `execute` call (on `fixtures/sandbox`, approved) shows its output and exit code; an
+ * MCP tool call (on `fixtures/mcp`, the test MCP server's `lookup_fact`) names its server and tool.
  * Needs the traces endpoint (helper "traces"); run it once that is merged.
  */
 import { after, before, test } from "node:test";
@@ -13,6 +14,7 @@ import { join } from "node:path";
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
 import type { RecordedRequest } from "../fixtures/model-server/server.ts";
+import { startMcpServers } from "../fixtures/mcp-servers/server.ts";
 import { startUiStack, type UiStack } from "./_stack.ts";
 import { area, eventually, openStudio, sdk, shootBoth } from "./_studio.ts";
 
@@ -129,5 +131,36 @@ test("trace: a sandbox execute call shows its command, output and exit code", as
   } finally {
     await box.close();
     rmSync(sandboxDir, { recursive: true, force: true });
+  }
+});
+
+test("trace: an MCP tool call shows its server, tool, input and output", async () => {
+  const mcp = await startMcpServers();
+  const box = await startUiStack("mcp", { env: { FACTS_MCP_URL: mcp.httpUrl } });
+  try {
+    box.model.script(
+      { when: "MARKER-MCP", toolCalls: [{ name: "lookup_fact", args: { topic: "tides" } }] },
+      { when: (r) => r.messages.at(-1)?.role === "tool", text: "Tides are caused by the moon." },
+    );
+    const client = sdk(box.agent.url);
+    const thread = await client.threads.create();
+    const run = await client.runs.create(thread.thread_id, "agent", {
+      input: { messages: [{ role: "user", content: "Why are there tides?" }] },
+    });
+    await client.runs.join(thread.thread_id, run.run_id);
+    assert.equal((await client.runs.get(thread.thread_id, run.run_id)).status, "success");
+    const p = await (await box.browser.context({ width: 1440, height: 900 })).newPage();
+    await p.goto(`${box.agent.url}/studio?area=trace&thread=${thread.thread_id}&run=${run.run_id}`);
+    const fact = p.getByTestId("trace-tree").getByTestId("span-tool").filter({ hasText: "lookup_fact" });
+    await fact.first().waitFor();
+    await fact.first().getByRole("button").last().click();
+    const detail = p.getByTestId("span-detail");
+    assert.equal(await detail.getByTestId("span-mcp").textContent(), "MCP server facts, tool lookup_fact");
+    assert.match(await detail.getByTestId("span-input").textContent() ?? "", /"topic": "tides"/);
+    assert.match(await detail.getByTestId("span-output").textContent() ?? "", /FACT-42: tides are caused by the moon/);
+    await shootBoth(p, "trace-mcp");
+  } finally {
+    await box.close();
+    await mcp.close();
   }
 });

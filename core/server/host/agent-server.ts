@@ -72,17 +72,18 @@ export async function buildAgentServer(o: AgentServerBuild): Promise<AgentServer
     env: opts.env,
     mode: opts.mode,
   });
+  const uiSettings = m.ui.uiSettings(opts.bundle.config, opts.env, { identity: uiIdentity });
   const ui = opts.bundle.config.frontend.enabled || opts.mode === "dev"
-    ? m.ui.uiRoutes({
-      settings: m.ui.uiSettings(opts.bundle.config, opts.env, { identity: uiIdentity }),
-      identity: uiIdentity,
-      log: opts.log,
-    })
+    ? m.ui.uiRoutes({ settings: uiSettings, identity: uiIdentity, log: opts.log })
     : undefined;
   let studio: AgentServerOptions["studio"];
   if (m.studio.studioEnabled(opts.env, opts.mode)) {
     m.studio.assertStudioProtected({ mode: opts.mode, provider, public: identityPlugin?.identity.public });
-    studio = m.studio.studioRoutes({ log: opts.log });
+    studio = m.studio.studioRoutes({
+      log: opts.log,
+      settings: m.studio.studioSettings(uiSettings.auth),
+      identity: uiIdentity,
+    });
   }
   const extraRoutes = m.protocolRoutes({
     version: VERSION,

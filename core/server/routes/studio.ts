@@ -19,7 +19,17 @@ import {
   type ServerLog,
   StudioNeedsAuth,
 } from "../../kernel/index.ts";
-import { contentType, embeddedAssets, sourceAssets, type UiAssets } from "./ui.ts";
+import {
+  AUTH_DRIVER_PATH,
+  authDriverModule,
+  contentType,
+  embeddedAssets,
+  scriptSafeJson,
+  sourceAssets,
+  type UiAssets,
+  type UiAuthSettings,
+  type UiIdentity,
+} from "./ui.ts";
 
 /** The variable that turns the studio on under `serve`. */
 export const STUDIO_ENV = "AGENTCLI_STUDIO";
@@ -44,8 +54,32 @@ export function assertStudioProtected(
 
 const NOT_BUILT = "Cannot serve the studio: it is not built. Run `npm run build:ui` (npm ci does it).";
 
-/** The `/studio` sub-app: index.html for `/` and any path that is not a file; hashed assets cached for a year. */
-export function studioRoutes(opts: { assets?: UiAssets; log?: ServerLog } = {}): Hono {
+/** What the studio's page is told (public: publishable values only), injected into its index.html. */
+export interface StudioSettings {
+  /** The deployment's identity provider and its sign-in module (`/studio/auth-driver.js`), as the chat UI's. */
+  auth: UiAuthSettings;
+}
+
+/** The studio's settings from the chat UI's auth settings: the sign-in module is served under `/studio` too. */
+export function studioSettings(auth: UiAuthSettings): StudioSettings {
+  return { auth: { ...auth, module: auth.module ? `/studio/${AUTH_DRIVER_PATH}` : null } };
+}
+
+/** index.html with the settings in place (before the first script, so the page can read them). */
+function renderStudioIndex(html: string, settings: StudioSettings | undefined): string {
+  if (!settings) return html;
+  const tag = `<script type="application/json" id="agentcli-studio-settings">${scriptSafeJson(settings)}</script>`;
+  return html.replace("</head>", () => `${tag}\n</head>`);
+}
+
+/**
+ * The `/studio` sub-app: index.html (with {@link StudioSettings}) for `/` and any path that is
+ * not a file; hashed assets cached for a year; `auth-driver.js`, the identity plugin's browser
+ * module, so the studio signs the developer in as the chat UI does.
+ */
+export function studioRoutes(
+  opts: { assets?: UiAssets; log?: ServerLog; settings?: StudioSettings; identity?: UiIdentity | null } = {},
+): Hono {
   const assets = opts.assets ?? (isCompiled() ? embeddedAssets : sourceAssets());
   const app = new Hono();
   const notFound = (path: string) => Response.json({ detail: `Not found: GET /studio/${path}` }, { status: 404 });
@@ -56,7 +90,7 @@ export function studioRoutes(opts: { assets?: UiAssets; log?: ServerLog } = {}):
       (opts.log ?? consoleLog()).error(NOT_BUILT);
       return Response.json({ detail: NOT_BUILT }, { status: 503 });
     }
-    return new Response(bytes as Uint8Array<ArrayBuffer>, {
+    return new Response(renderStudioIndex(new TextDecoder().decode(bytes), opts.settings), {
       headers: {
         "content-type": contentType("index.html"),
         "cache-control": "no-cache",
@@ -66,7 +100,9 @@ export function studioRoutes(opts: { assets?: UiAssets; log?: ServerLog } = {}):
     });
   };
 
+  const serveDriver = authDriverModule(opts.identity, opts.log);
   app.get("/", serveIndex);
+  app.get(`/${AUTH_DRIVER_PATH}`, async () => (await serveDriver()) ?? notFound(AUTH_DRIVER_PATH));
   app.get("/:path{.*}", async (c) => {
     const path = c.req.param("path") ?? "";
     if (path === "" || path === "index.html") return serveIndex();

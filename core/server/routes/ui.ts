@@ -159,6 +159,41 @@ export const embeddedAssets: UiAssets = {
 };
 
 /**
+ * Serves the identity plugin's browser module (`identity.ui.module`) as JavaScript, loaded once
+ * and kept; null when the plugin has none. Shared by `/app/auth-driver.js` and the studio's
+ * `/studio/auth-driver.js`.
+ */
+export function authDriverModule(
+  identity: UiIdentity | null | undefined,
+  log?: ServerLog,
+): () => Promise<Response | null> {
+  let driverModule: Promise<string> | null = null;
+  return async () => {
+    if (!identity?.ui) return null;
+    const spec = identity.ui;
+    driverModule ??= Promise.resolve().then(() => (typeof spec.module === "function" ? spec.module() : spec.module))
+      .then((source) => {
+        if (typeof source !== "string" || !source.trim()) {
+          throw new Error("identity.ui.module gave no JavaScript source");
+        }
+        return source;
+      });
+    try {
+      return new Response(await driverModule, {
+        headers: { "content-type": TYPES.js!, "cache-control": "no-cache", "x-content-type-options": "nosniff" },
+      });
+    } catch (err) {
+      driverModule = null;
+      (log ?? consoleLog()).error(`Cannot serve the sign-in module of identity plugin "${identity.name}"`, err);
+      return new Response(JSON.stringify({ detail: "Cannot serve the sign-in module: see the server log." }), {
+        status: 503,
+        headers: { "content-type": "application/json; charset=utf-8" },
+      });
+    }
+  };
+}
+
+/**
  * The `/app` sub-app: index.html (settings injected, never cached) for `/` and any path that
  * is not a file (SPA fallback); files under `assets/` are content-hashed and cached for a year;
  * `auth-driver.js` is the identity plugin's browser module (`identity.ui.module`), when it has one.
@@ -201,31 +236,7 @@ export function uiRoutes(
     });
   };
 
-  let driverModule: Promise<string> | null = null;
-  const serveDriver = async () => {
-    const identity = opts.identity;
-    if (!identity?.ui) return null;
-    const spec = identity.ui;
-    driverModule ??= Promise.resolve().then(() => (typeof spec.module === "function" ? spec.module() : spec.module))
-      .then((source) => {
-        if (typeof source !== "string" || !source.trim()) {
-          throw new Error("identity.ui.module gave no JavaScript source");
-        }
-        return source;
-      });
-    try {
-      return new Response(await driverModule, {
-        headers: { "content-type": TYPES.js!, "cache-control": "no-cache", "x-content-type-options": "nosniff" },
-      });
-    } catch (err) {
-      driverModule = null;
-      (opts.log ?? consoleLog()).error(`Cannot serve the sign-in module of identity plugin "${identity.name}"`, err);
-      return new Response(JSON.stringify({ detail: "Cannot serve the sign-in module: see the server log." }), {
-        status: 503,
-        headers: { "content-type": "application/json; charset=utf-8" },
-      });
-    }
-  };
+  const serveDriver = authDriverModule(opts.identity, opts.log);
 
   app.get("/", serveIndex);
   app.get(

@@ -11,14 +11,14 @@ import { SnapshotStore } from "./driver.ts";
 
 const METHODS = ["snapshot", "subscribe", "token", "expire", "signOut", "mountSignIn"] as const;
 
-/** A driver that forwards to the plugin's once it has loaded. */
-export function pluginDriver(auth: AuthSettings & { module: string }): AuthDriver {
+/** A driver that forwards to the plugin's once it has loaded; `appUrl` is the page's own address (the studio's is `/studio/`). */
+export function pluginDriver(auth: AuthSettings & { module: string }, appUrl = `${location.origin}/app/`): AuthDriver {
   const pending = new SnapshotStore({ status: "loading", user: null, message: null });
   let inner: BrowserAuthDriver | null = null;
   const listeners = new Set<() => void>();
   const notify = () => { for (const l of listeners) l(); };
 
-  const ctx: BrowserAuthContext = { provider: auth.provider, appUrl: `${location.origin}/app/` };
+  const ctx: BrowserAuthContext = { provider: auth.provider, appUrl };
   import(/* @vite-ignore */ auth.module).then(
     (mod: { default?: unknown }) => {
       const factory = mod.default;

@@ -1,9 +1,11 @@
-/** Which Agent API the studio inspects: this server, or another base URL with a key or token; and the theme. */
+/** Which Agent API the studio inspects: this server (signed in, when it has sign-in), or another base URL with a key or token; and the theme. */
 import { useState } from "react";
 import type { Connection } from "./connection.ts";
 import { useTheme } from "./useTheme.ts";
 
-export function ConnectionBar({ value, onChange }: { value: Connection; onChange: (c: Connection) => void }) {
+export function ConnectionBar(
+  { value, onChange, signedIn }: { value: Connection; onChange: (c: Connection) => void; signedIn: boolean },
+) {
   const [draft, setDraft] = useState(value);
   const [open, setOpen] = useState(false);
   const [theme, toggle] = useTheme();
@@ -34,7 +36,10 @@ export function ConnectionBar({ value, onChange }: { value: Connection; onChange
           <label>
             Bearer token <input type="password" value={draft.token} onChange={(e) => setDraft({ ...draft, token: e.target.value })} />
           </label>
-          <p className="muted">Kept in this browser only. Empty URL: the server that serves this page.</p>
+          <p className="muted">
+            Kept in this browser only. Empty URL: the server that serves this page
+            {signedIn ? ", with your sign-in (the key and token are for other servers)" : ""}.
+          </p>
           <button type="submit">Connect</button>
         </form>
       )}

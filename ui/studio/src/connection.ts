@@ -1,7 +1,8 @@
 /**
- * Where the studio sends its Agent API calls: this page's own server by default, or another
- * base URL (a deployed agent, `langgraph-cli dev`) with an API key (`x-api-key`) or a bearer
- * token. Kept in this browser's local storage only.
+ * Where the studio sends its Agent API calls: this page's own server by default (signed in with
+ * the deployment's identity provider when it has one, see `signIn.ts`), or another base URL (a
+ * deployed agent, `langgraph-cli dev`) with an API key (`x-api-key`) or a bearer token. Kept in
+ * this browser's local storage only.
  */
 import { Client } from "@langchain/langgraph-sdk";
 
@@ -13,6 +14,14 @@ export interface Connection {
   /** `Authorization: Bearer` token, or "" for none. */
   token: string;
 }
+
+/** The signed-in session of this server's identity provider: a fresh token per call; a 401 ends it. */
+export interface SessionAuth {
+  token(): Promise<string | null>;
+  expire(message: string): void;
+}
+
+const EXPIRED = "Your session has expired. Sign in again to continue.";
 
 const KEY = "agentcli.studio.connection";
 
@@ -35,27 +44,56 @@ export function apiBase(c: Connection): string {
   return (c.url.trim() || location.origin).replace(/\/+$/, "");
 }
 
-/** The credential headers of a connection. */
-export function authHeaders(c: Connection): Record<string, string> {
+/** The credential headers of a connection: the session's token, or the pasted key and token. */
+export async function authHeaders(c: Connection, session: SessionAuth | null): Promise<Record<string, string>> {
   const h: Record<string, string> = {};
   if (c.apiKey.trim()) h["x-api-key"] = c.apiKey.trim();
-  if (c.token.trim()) h.authorization = `Bearer ${c.token.trim()}`;
+  const token = session ? await session.token() : c.token.trim();
+  if (token) h.authorization = `Bearer ${token}`;
   return h;
 }
 
-/** The SDK client of a connection. */
-export function createClient(c: Connection): Client {
+/** `fetch` that hands a 401 of this server back to sign-in. */
+function sessionFetch(session: SessionAuth | null): typeof fetch {
+  return async (input, init) => {
+    const res = await fetch(input, init);
+    if (res.status === 401 && session) session.expire(EXPIRED);
+    return res;
+  };
+}
+
+/** The SDK client of a connection; `session` (this server's sign-in) supplies the bearer token. */
+export function createClient(c: Connection, session: SessionAuth | null = null): Client {
   return new Client({
     apiUrl: apiBase(c),
     apiKey: c.apiKey.trim() || null,
-    defaultHeaders: c.token.trim() ? { authorization: `Bearer ${c.token.trim()}` } : {},
-    callerOptions: { maxRetries: 0 },
+    defaultHeaders: !session && c.token.trim() ? { authorization: `Bearer ${c.token.trim()}` } : {},
+    callerOptions: { maxRetries: 0, fetch: sessionFetch(session) },
+    ...(session
+      ? {
+        async onRequest(_url: URL, init: RequestInit) {
+          const token = await session.token();
+          if (!token) return init;
+          const headers = new Headers(init.headers);
+          headers.set("authorization", `Bearer ${token}`);
+          return { ...init, headers };
+        },
+      }
+      : {}),
   });
 }
 
 /** A plain GET of the Agent API (for endpoints the SDK has no method for): status and JSON body. */
-export async function getJson(c: Connection, path: string, signal?: AbortSignal): Promise<{ status: number; body: unknown }> {
-  const res = await fetch(`${apiBase(c)}${path}`, { headers: authHeaders(c), signal });
+export async function getJson(
+  c: Connection,
+  path: string,
+  opts: { session?: SessionAuth | null; signal?: AbortSignal } = {},
+): Promise<{ status: number; body: unknown }> {
+  const session = opts.session ?? null;
+  const res = await sessionFetch(session)(`${apiBase(c)}${path}`, {
+    headers: await authHeaders(c, session),
+    signal: opts.signal,
+  });
   const text = await res.text();
   let body: unknown = text;
   try {

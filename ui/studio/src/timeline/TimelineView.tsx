@@ -14,12 +14,16 @@ interface Props {
   assistants: Assistants;
   stream: RunStream;
   threadId: string | null;
+  /** The chosen checkpoint (from the address bar); null: the newest. */
+  checkpointId: string | null;
+  onCheckpoint: (id: string | null) => void;
 }
 
-export function TimelineView({ client, assistants, stream, threadId }: Props) {
+export function TimelineView({ client, assistants, stream, threadId, checkpointId, onCheckpoint }: Props) {
   const [history, setHistory] = useState<ThreadState[]>([]);
   const [done, setDone] = useState(false);
-  const [selected, setSelected] = useState(0);
+  // A linked checkpoint not in the pages loaded so far, read on its own.
+  const [linked, setLinked] = useState<ThreadState | null>(null);
   const [nodes, setNodes] = useState<string[]>([]);
   const [error, setError] = useState<string | null>(null);
   const loading = useRef(false);
@@ -40,21 +44,32 @@ export function TimelineView({ client, assistants, stream, threadId }: Props) {
       loading.current = false;
     }
   }, [client, threadId]);
+  const ran = useRef(stream.running);
   useEffect(() => {
-    setSelected(0);
+    // A run that ends makes a newer checkpoint: show the newest (but keep a linked one on first load).
+    if (ran.current && !stream.running) onCheckpoint(null);
+    ran.current = stream.running;
     void load(null);
   }, [load, stream.running]);
+  const index = checkpointId ? history.findIndex((s) => s.checkpoint.checkpoint_id === checkpointId) : 0;
+  useEffect(() => {
+    setLinked(null);
+    if (!threadId || !checkpointId || index >= 0 || history.length === 0) return;
+    client.threads.getState(threadId, checkpointId).then(setLinked, (err) => setError(`Cannot read checkpoint ${checkpointId}: ${errorMessage(err)}`));
+  }, [client, threadId, checkpointId, index, history.length]);
+  const selected = index;
   const assistantId = assistants.selected?.assistant_id;
   useEffect(() => {
     if (!assistantId) return;
     client.assistants.getGraph(assistantId).then((g) => setNodes(g.nodes.map((n) => String(n.id)).filter((n) => !n.startsWith("__"))), () => setNodes([]));
   }, [client, assistantId]);
   if (!threadId) return <p className="muted pane">Choose a thread in Threads first.</p>;
-  const state = history[selected];
+  const state = selected >= 0 ? history[selected] : linked;
+  const previous = selected >= 0 ? history[selected + 1] ?? null : null;
   const fork = async (values: unknown, asNode: string | undefined) => {
     await client.threads.updateState(threadId, { values, asNode, checkpointId: state!.checkpoint.checkpoint_id ?? undefined });
     await load(null);
-    setSelected(0);
+    onCheckpoint(null);
   };
   const run = (o: { checkpointId?: string; resume?: unknown }) =>
     assistantId && void stream.start({ threadId, assistantId, input: null, streamModes: ["updates", "messages-tuple", "tasks"], ...o });
@@ -73,7 +88,7 @@ export function TimelineView({ client, assistants, stream, threadId }: Props) {
           render={(s, i) => {
             const meta = s.metadata as { step?: number; source?: string } | null;
             return (
-              <button className={`row-btn${i === selected ? " selected" : ""}`} onClick={() => setSelected(i)} data-testid="checkpoint-row">
+              <button className={`row-btn${i === selected ? " selected" : ""}`} onClick={() => onCheckpoint(s.checkpoint.checkpoint_id ?? null)} data-testid="checkpoint-row">
                 <span className="title">#{meta?.step ?? "?"} {meta?.source ?? ""} {s.next.length ? `→ ${s.next.join(", ")}` : ""}</span>
                 <span className="muted small">{s.created_at ? new Date(s.created_at).toLocaleTimeString() : ""}</span>
                 {s.tasks.some((t) => t.interrupts?.length) && <span className="badge interrupted">interrupt</span>}
@@ -87,7 +102,7 @@ export function TimelineView({ client, assistants, stream, threadId }: Props) {
         {state && (
           <CheckpointView
             state={state}
-            previous={history[selected + 1] ?? null}
+            previous={previous}
             nodes={nodes}
             busy={stream.running}
             onFork={fork}

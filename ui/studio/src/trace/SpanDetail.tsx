@@ -1,9 +1,11 @@
-/** One span: input, output, error, latency, token usage, attributes (an `execute`'s exit code, the model...). */
+/** One span: input, output, error, latency, token usage, attributes (an `execute`'s exit code, an MCP call's server and tool, the model...). */
 import { Json } from "../Json.tsx";
 import type { Span } from "./tree.ts";
 
 export function SpanDetail({ span }: { span: Span }) {
   const exit = span.attributes.exit_code;
+  const mcp = typeof span.attributes.mcp_server === "string" ? span.attributes.mcp_server : null;
+  const mcpTool = typeof span.attributes.mcp_tool === "string" ? span.attributes.mcp_tool : span.name;
   return (
     <div className="card span-detail" data-testid="span-detail">
       <h3>{span.kind} · {span.name} <span className={`badge ${span.status}`}>{span.status}</span></h3>
@@ -14,6 +16,7 @@ export function SpanDetail({ span }: { span: Span }) {
         {span.usage?.reasoning_tokens ? ` · ${span.usage.reasoning_tokens} reasoning` : ""}
         {exit !== undefined ? ` · exit code ${String(exit)}` : ""}
       </p>
+      {mcp && <p className="small" data-testid="span-mcp">MCP server <code>{mcp}</code>, tool <code>{mcpTool}</code></p>}
       <h4>Input</h4>
       <Json value={span.input} testId="span-input" />
       <h4>Output</h4>

@@ -1,13 +1,15 @@
 /** Inside a run: its model calls, tool calls and subagents as a tree, from `GET /threads/{t}/runs/{r}/trace`. */
 import { useEffect, useState } from "react";
 import type { Client, Run } from "@langchain/langgraph-sdk";
-import { type Connection, errorMessage, getJson } from "../connection.ts";
+import { type Connection, errorMessage, getJson, type SessionAuth } from "../connection.ts";
 import { VirtualList } from "../VirtualList.tsx";
 import { flattenTree, type Span } from "./tree.ts";
 import { SpanDetail } from "./SpanDetail.tsx";
 
 interface Props {
   conn: Connection;
+  /** This server's sign-in, when the studio is signed in with the identity provider. */
+  session: SessionAuth | null;
   client: Client;
   threadId: string | null;
   runId: string | null;
@@ -16,7 +18,7 @@ interface Props {
 
 type Loaded = { spans: Span[] } | { missing: string } | { error: string };
 
-export function TraceView({ conn, client, threadId, runId, onRun }: Props) {
+export function TraceView({ conn, session, client, threadId, runId, onRun }: Props) {
   const [runs, setRuns] = useState<Run[]>([]);
   const [trace, setTrace] = useState<Loaded | null>(null);
   const [collapsed, setCollapsed] = useState<Set<string>>(new Set());
@@ -28,19 +30,19 @@ export function TraceView({ conn, client, threadId, runId, onRun }: Props) {
     if (!threadId || !runId) return;
     setTrace(null);
     setOpen(null);
-    getJson(conn, `/threads/${encodeURIComponent(threadId)}/runs/${encodeURIComponent(runId)}/trace`).then(({ status, body }) => {
+    getJson(conn, `/threads/${encodeURIComponent(threadId)}/runs/${encodeURIComponent(runId)}/trace`, { session }).then(({ status, body }) => {
       if (status === 404) {
         const detail = (body as { detail?: string } | null)?.detail ?? "";
         setTrace({ missing: `This server has no run traces (GET /threads/{thread_id}/runs/{run_id}/trace answered 404${detail ? `: ${detail}` : ""}).` });
       } else if (status >= 400) setTrace({ error: `Cannot read the trace: ${status} ${JSON.stringify(body)}` });
       else setTrace({ spans: (body as { spans: Span[] }).spans ?? [] });
     }, (err) => setTrace({ error: `Cannot read the trace: ${errorMessage(err)}` }));
-  }, [conn, threadId, runId]);
+  }, [conn, session, threadId, runId]);
   if (!threadId) return <p className="muted pane">Choose a thread in Threads first, then one of its runs.</p>;
   const rows = trace && "spans" in trace ? flattenTree(trace.spans, collapsed) : [];
   const toggle = (id: string) => setCollapsed((c) => (c.has(id) ? (c.delete(id), new Set(c)) : new Set(c.add(id))));
   return (
-    <section className="split" data-testid="trace-view">
+    <section className="split trace-split" data-testid="trace-view">
       <aside className="list-pane">
         <label className="field-inline">
           Run{" "}
@@ -63,8 +65,8 @@ export function TraceView({ conn, client, threadId, runId, onRun }: Props) {
                 ? <button className="ghost twisty" aria-label={collapsed.has(n.span.span_id) ? "Expand" : "Collapse"} onClick={() => toggle(n.span.span_id)}>{collapsed.has(n.span.span_id) ? "▸" : "▾"}</button>
                 : <span className="twisty" />}
               <button className={`row-btn span-btn${open?.span_id === n.span.span_id ? " selected" : ""}`} onClick={() => setOpen(n.span)}>
-                <span className={`kind ${n.span.kind}`}>{n.span.kind}</span> {n.span.name}
-                <span className="muted small">{n.span.duration_ms !== null ? `${n.span.duration_ms} ms` : "…"}{n.span.usage ? ` · ${n.span.usage.total_tokens} tok` : ""}</span>
+                <span className={`kind ${n.span.kind}`}>{n.span.kind}</span> <span className="span-name" title={n.span.name}>{n.span.name}</span>
+                <span className="muted small span-meta">{n.span.duration_ms !== null ? `${n.span.duration_ms} ms` : "…"}{n.span.usage ? ` · ${n.span.usage.total_tokens} tok` : ""}</span>
                 {n.span.status === "error" && <span className="badge error">error</span>}
               </button>
             </div>
