@@ -4,8 +4,10 @@
  * node_modules): its imports of `@langchain/*`, `hono` and `zod` are served by the packages
  * bundled in the executable, the instances its server runs. examples/langgraph-js through
  * LangGraph's SDK (as dev's bypass user): both graphs run, the custom Hono route answers and its
- * middleware wraps the API; an entry point the executable does not lend stops the start with an
- * error naming it. Skipped when the executable is not built.
+ * middleware wraps the API; a graph of prebuilt's ToolNode with a zod tool runs (one
+ * @langchain/core); an entry point the executable does not lend stops the start with an error
+ * naming it; the example deployed to `dist/agentcli platform serve` runs in its revision process.
+ * Skipped when the executable is not built.
  */
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
@@ -16,6 +18,7 @@ import { after, before, describe, test } from "node:test";
 import { Client } from "@langchain/langgraph-sdk";
 import { freePort } from "../../plugins/compute/revision-process.ts";
 import { LENT_ENTRY_POINTS } from "../../scripts/build-sea-packages.ts";
+import { until } from "../platform/_harness.ts";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
 const EXE = join(ROOT, "dist/agentcli");
@@ -198,3 +201,66 @@ test("every entry point the executable lends is one its package exports", () => 
     assert.doesNotThrow(() => import.meta.resolve(spec), `${spec} does not resolve from the checkout`);
   }
 });
+
+test(
+  "dist/agentcli platform serve: a deployed LangGraph.js project's revision runs on the lent packages",
+  { skip },
+  async () => {
+    const work = mkdtempSync(join(tmpdir(), "agentcli-lg-exe-"));
+    let server: ChildProcess | undefined;
+    try {
+      const exe = join(work, "agentcli");
+      copyFileSync(EXE, exe);
+      cpSync(join(ROOT, "examples/langgraph-js"), join(work, "project"), {
+        recursive: true,
+        filter: (p) => !p.includes("/node_modules") && !p.includes("/.agentcli"),
+      });
+      const port = await freePort("127.0.0.1");
+      const base = `http://127.0.0.1:${port}`;
+      let output = "";
+      server = spawn(exe, ["platform", "serve", "--port", String(port), "--data-dir", join(work, "data")], {
+        cwd: work,
+        env: { HOME: work },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      server.stdout!.on("data", (d) => (output += d));
+      server.stderr!.on("data", (d) => (output += d));
+      const key = await until(
+        async () =>
+          output.match(/\n\s+(acp_[A-Za-z0-9_-]+)\n/)?.[1] ??
+            (server!.exitCode !== null ? Promise.reject(new Error(output)) : null),
+        "bootstrap key",
+        600,
+      );
+      await until(async () => (await fetch(`${base}/ok`).then((r) => r.ok, () => false)), "control plane /ok", 600);
+      const deployed = await new Promise<{ code: number | null; output: string }>((resolve) => {
+        const child = spawn(exe, ["deploy", "--platform-url", base, "--yes"], {
+          cwd: join(work, "project"),
+          env: { HOME: work, PLATFORM_API_KEY: key },
+          stdio: ["ignore", "pipe", "pipe"],
+        });
+        let out = "";
+        child.stdout.on("data", (d) => (out += d));
+        child.stderr.on("data", (d) => (out += d));
+        child.on("close", (code) => resolve({ code, output: out }));
+      });
+      assert.equal(deployed.code, 0, deployed.output + output);
+      const url = deployed.output.match(/URL: (\S+)/)?.[1];
+      assert.ok(url, deployed.output);
+      const client = new Client({ apiUrl: url, apiKey: key, callerOptions: { maxRetries: 0 } });
+      const chat = await client.runs.wait(null, "chat", {
+        input: { messages: [{ role: "user", content: "ping" }] },
+      }) as { messages: Array<{ content: string }> };
+      assert.equal(chat.messages.at(-1)!.content, "Hello! You said: ping");
+      const hello = await fetch(`${url}/hello`, { headers: { "x-api-key": key } });
+      assert.deepEqual(await hello.json(), { hello: "Hello" });
+    } finally {
+      if (server && server.exitCode === null) {
+        const exited = new Promise((r) => server!.once("exit", r));
+        server.kill("SIGTERM");
+        await exited;
+      }
+      rmSync(work, { recursive: true, force: true });
+    }
+  },
+);
