@@ -4,8 +4,8 @@
  * node_modules): its imports of `@langchain/*`, `hono` and `zod` are served by the packages
  * bundled in the executable, the instances its server runs. examples/langgraph-js through
  * LangGraph's SDK (as dev's bypass user): both graphs run, the custom Hono route answers and its
- * middleware wraps the API; a graph of prebuilt's ToolNode with a zod tool runs (one
- * @langchain/core); an entry point the executable does not lend stops the start with an error
+ * middleware wraps the API; prebuilt's ReAct agent on @langchain/openai (the scripted model
+ * server) and a graph of prebuilt's ToolNode with zod tools run (one @langchain/core); an entry point the executable does not lend stops the start with an error
  * naming it; the example deployed to `dist/agentcli platform serve` runs in its revision process.
  * Skipped when the executable is not built.
  */
@@ -19,6 +19,7 @@ import { Client } from "@langchain/langgraph-sdk";
 import { freePort } from "../../plugins/compute/revision-process.ts";
 import { LENT_ENTRY_POINTS } from "../../scripts/build-sea-packages.ts";
 import { until } from "../platform/_harness.ts";
+import { startModelServer } from "../fixtures/model-server/server.ts";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
 const EXE = join(ROOT, "dist/agentcli");
@@ -141,14 +142,17 @@ test("dist/agentcli dev: an entry point the executable does not lend stops the s
   }
 });
 
-test("dist/agentcli dev: a graph of prebuilt's ToolNode, a zod tool, the SDK's Auth and hono", { skip }, async () => {
+test("dist/agentcli dev: prebuilt's ReAct agent on @langchain/openai, ToolNode, zod tools, the SDK's Auth, hono", {
+  skip,
+}, async () => {
+  const models = await startModelServer();
   const work = mkdtempSync(join(tmpdir(), "agentcli-lg-exe-"));
   let dev: Dev | undefined;
   try {
     mkdirSync(join(work, "project"));
     writeFileSync(
       join(work, "project/langgraph.json"),
-      JSON.stringify({ node_version: "22", graphs: { tools: "./graph.ts:graph" } }),
+      JSON.stringify({ node_version: "22", graphs: { tools: "./graph.ts:graph", agent: "./agent.ts:agent" } }),
     );
     writeFileSync(
       join(work, "project/graph.ts"),
@@ -181,8 +185,36 @@ export const graph = new StateGraph(MessagesAnnotation)
   .compile();
 `,
     );
-    dev = await startDev(work);
+    // A ReAct agent of prebuilt whose model is @langchain/openai's, against the scripted model server.
+    writeFileSync(
+      join(work, "project/agent.ts"),
+      `import { ChatOpenAI } from "@langchain/openai";
+import { createReactAgent } from "@langchain/langgraph/prebuilt";
+import { tool } from "@langchain/core/tools";
+import * as z from "zod";
+
+const multiply = tool(({ a, b }) => String(a * b), {
+  name: "multiply",
+  description: "Multiplies two numbers",
+  schema: z.object({ a: z.number(), b: z.number() }),
+});
+const llm = new ChatOpenAI({ model: "gpt-4o-mini", apiKey: "test-key", configuration: { baseURL: process.env.MODEL_URL } });
+export const agent = createReactAgent({ llm, tools: [multiply] });
+`,
+    );
+    models.script({ toolCalls: [{ name: "multiply", args: { a: 6, b: 7 } }] }, { text: "It is 42." });
+    dev = await startDev(work, { env: { MODEL_URL: models.openaiBaseUrl } });
     const client = new Client({ apiUrl: dev.url, apiKey: null, callerOptions: { maxRetries: 0 } });
+    const agent = await client.runs.wait(null, "agent", {
+      input: { messages: [{ role: "user", content: "6 times 7?" }] },
+    }) as { messages: Array<{ type: string; content: string }> };
+    assert.deepEqual(agent.messages.map((m) => [m.type, m.content]), [
+      ["human", "6 times 7?"],
+      ["ai", ""],
+      ["tool", "42"],
+      ["ai", "It is 42."],
+    ]);
+    assert.equal(models.requests.length, 2);
     const out = await client.runs.wait(null, "tools", {
       input: { messages: [{ role: "user", content: "add" }] },
     }) as { messages: Array<{ type: string; content: string; name?: string }> };
@@ -192,6 +224,7 @@ export const graph = new StateGraph(MessagesAnnotation)
     assert.deepEqual(JSON.parse(out.messages[3]!.content), { auth: "function", hono: "function", exception: 418 });
   } finally {
     await dev?.stop();
+    await models.close();
     rmSync(work, { recursive: true, force: true });
   }
 });
