@@ -33,6 +33,7 @@ import { createRequire } from "node:module";
 import { isUserError } from "../core/kernel/errors.ts";
 import { writeChecksums } from "./build-checksums.ts";
 import { injectBlob } from "./build-inject.ts";
+import { lentPackagesModule } from "./build-sea-packages.ts";
 import { hostTarget, nodeBinary, parseTargets, type Target, targetFlags } from "./build-targets.ts";
 
 // A path, not a URL's pathname: on Windows that would be "/C:/...".
@@ -181,6 +182,8 @@ export async function buildExecutables(
     ...common,
     stdin: {
       contents: [
+        // The packages lent to a LangGraph.js project's modules (./build-sea-packages.ts).
+        'import "agentcli:lent-packages";',
         ...COMMANDS.map((c) => `export * as ${c} from "./core/cli/${c}.ts";`),
         `export * as registry from ${extra.length ? '"agentcli:custom-registry"' : '"./plugins/registry.ts"'};`,
       ].join("\n"),
@@ -204,6 +207,15 @@ export async function buildExecutables(
     // Extra plugins import the public API as "agentcli": this checkout's, one copy with the app's.
     alias: { "agentcli/testing": join(root, "core/testing/index.ts"), agentcli: join(root, "core/index.ts") },
     plugins: [{
+      name: "lent-packages",
+      setup(b) {
+        b.onResolve({ filter: /^agentcli:lent-packages$/ }, () => ({ path: "lent", namespace: "agentcli-lent" }));
+        b.onLoad(
+          { filter: /.*/, namespace: "agentcli-lent" },
+          () => ({ contents: lentPackagesModule("./core/kernel/runtime.ts"), resolveDir: root, loader: "js" }),
+        );
+      },
+    }, {
       name: "cjs-builds",
       setup(b) {
         // @daytonaio/sdk's ESM build loads form-data and busboy (file transfer) with a require

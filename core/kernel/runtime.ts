@@ -3,6 +3,8 @@
  * embedded assets (WASM, UI files) and the process environment. Code that runs inside a
  * deployment reaches runtime-specific APIs only through here.
  */
+import { agentcliError } from "./errors.ts";
+import { LangGraphPackageEntryUnprovided } from "./errors/langgraph.ts";
 
 type AssetLoader = (name: string) => Uint8Array | null;
 
@@ -112,6 +114,49 @@ export function packageOfSpecifier(specifier: string): string | null {
   return specifier.startsWith("@") ? parts.slice(0, 2).join("/") : parts[0]!;
 }
 
+/**
+ * Where the executable's app bundle registers the packages it lends (specifier -> the bundled
+ * module's namespace): a global, read by the modules {@link lentModuleSource} makes.
+ */
+const LENT = Symbol.for("agentcli.lentModules");
+/** The URL scheme of a lent module inside the executable: `agentcli-pkg:@langchain/langgraph/prebuilt`. */
+const LENT_SCHEME = "agentcli-pkg:";
+
+/**
+ * The single executable's registry of lent packages (scripts/build-sea-packages.ts): a
+ * project's import of one of these entry points resolves to the bundled module (the instance
+ * the server runs), not to files, which the executable does not have.
+ */
+export function setProvidedModules(modules: Record<string, object>): void {
+  (globalThis as Record<symbol, unknown>)[LENT] = new Map(Object.entries(modules));
+}
+
+function lentModules(): Map<string, object> | undefined {
+  return (globalThis as Record<symbol, Map<string, object> | undefined>)[LENT];
+}
+
+/** An ES module re-exporting, by name, the exports of the lent module `specifier`. */
+function lentModuleSource(specifier: string): string {
+  const names = Object.keys(lentModules()?.get(specifier) ?? {}).filter((n) => n !== "__esModule");
+  return [
+    `const m = globalThis[Symbol.for("agentcli.lentModules")].get(${JSON.stringify(specifier)});`,
+    ...names.map((n, i) => `const e${i} = m[${JSON.stringify(n)}];`),
+    `export { ${names.map((n, i) => `e${i} as ${JSON.stringify(n)}`).join(", ")} };`,
+  ].join("\n");
+}
+
+/** Where a project's import of a lent package goes when it does not install it: agentcli's files, or inside the executable its bundled module. */
+function resolveLent<R>(specifier: string, context: object, next: (s: string, c?: unknown) => R): R {
+  const lent = lentModules();
+  if (!lent) return next(specifier, { ...context, parentURL: import.meta.url });
+  if (lent.has(specifier)) return { url: `${LENT_SCHEME}${specifier}`, format: "module", shortCircuit: true } as R;
+  const pkg = packageOfSpecifier(specifier);
+  throw agentcliError(LangGraphPackageEntryUnprovided, {
+    specifier,
+    lent: [...lent.keys()].filter((s) => packageOfSpecifier(s) === pkg),
+  });
+}
+
 /** Turns a TypeScript source into JavaScript (`file` names it, for `.tsx` and messages). */
 export type TranspileSource = (source: string, file: string) => string;
 
@@ -167,7 +212,7 @@ export async function loadTypeScriptUnder(root: string, transpile: TranspileSour
       const pkg = packageOfSpecifier(specifier);
       if (pkg !== null) {
         if (!providedPackage(pkg)) throw err;
-        return next(specifier, { ...context, parentURL: import.meta.url });
+        return resolveLent(specifier, context, next);
       }
       if (!/^\.{1,2}\//.test(specifier)) throw err;
       const base = specifier.replace(/\.(m?)js$/, "").replace(/\.jsx$/, "");
@@ -188,6 +233,13 @@ export async function loadTypeScriptUnder(root: string, transpile: TranspileSour
         : resolved;
     },
     load(url, context, next) {
+      if (url.startsWith(LENT_SCHEME)) {
+        return {
+          format: "module",
+          source: lentModuleSource(url.slice(LENT_SCHEME.length)),
+          shortCircuit: true,
+        } as Loaded;
+      }
       const path = url.split(/[?#]/)[0]!;
       if (!ours(path) || !typeScript.test(path)) return next(url, context);
       const file = decodeURIComponent(new URL(path).pathname);

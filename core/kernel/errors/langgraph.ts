@@ -49,6 +49,21 @@ export const LangGraphPackagesUnprovided = {
     "Remove them from the \"dependencies\" of package.json (or of langgraph.json), putting the code the graphs need among the project's sources; `agentcli dev` serves them from the project's node_modules.",
 } as const satisfies ErrorData;
 
+/** Inside the single executable, an import of a lent package's entry point the executable does not bundle. */
+export const LangGraphPackageEntryUnprovided = {
+  name: "LangGraphPackageEntryUnprovided",
+  code: "GRAPH_INVALID",
+  title: "A project module imports an entry point of a lent package that the single executable does not include.",
+  message: (v: { specifier: string; lent: string[] }) =>
+    `Cannot import "${v.specifier}": the project does not install it, and the agentcli executable lends ${
+      v.lent.length
+        ? `only ${v.lent.map((s) => `"${s}"`).join(", ")} of that package`
+        : "no entry point of that package"
+    }`,
+  hint:
+    "Import one of the entry points listed (docs/executables.md), or install the package in the project (npm install), or run agentcli from npm, which lends every entry point.",
+} as const satisfies ErrorData;
+
 /** A module of langgraph.json's `ui` that cannot be built into the components LoadExternalComponent loads. */
 export const LangGraphUiInvalid = {
   name: "LangGraphUiInvalid",
@@ -65,5 +80,6 @@ export const LANGGRAPH_ERRORS: readonly ErrorData[] = [
   LangGraphExportNotGraph,
   LangGraphHttpAppInvalid,
   LangGraphPackagesUnprovided,
+  LangGraphPackageEntryUnprovided,
   LangGraphUiInvalid,
 ];
