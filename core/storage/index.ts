@@ -32,7 +32,7 @@ export { SandboxRecords } from "./sandboxes.ts";
 export type { SandboxRecord } from "./sandboxes.ts";
 export type { StoreIndex } from "./store-index.ts";
 export type { TtlStore } from "./ttl.ts";
-export type { UsageCall, UsageCounter, UsageGroup, UsageStore, UsageTotals } from "./usage.ts";
+export type { DeferredUsage, UsageCall, UsageCounter, UsageGroup, UsageStore, UsageTotals } from "./usage.ts";
 export { connectWithin } from "./connect.ts";
 export { encryptionFromEnv } from "./encryption.ts";
 export { DataDirLockedError } from "./lock.ts";

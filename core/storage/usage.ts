@@ -32,6 +32,51 @@ export interface UsageCall {
   estimated: boolean;
 }
 
+/** A run's calls recorded with its end (no budget applied to them, so none was written as it came). */
+export interface DeferredUsage {
+  calls: readonly UsageCall[];
+  /** The `day:` counters their tokens and cost raise. */
+  keys: readonly string[];
+}
+
+const CALL_COLUMNS =
+  `run_id, thread_id, assistant_id, user_key, client_key, provider, model, input_tokens, output_tokens,
+  total_tokens, cached_input_tokens, reasoning_tokens, cost_usd, estimated`;
+const CALL_RECORD = `run_id text, thread_id text, assistant_id text, user_key text, client_key text, provider text,
+  model text, input_tokens bigint, output_tokens bigint, total_tokens bigint, cached_input_tokens bigint,
+  reasoning_tokens bigint, cost_usd float8, estimated boolean`;
+
+/**
+ * The run's deferred usage as parts of the statement that records its end (../runs/end.ts):
+ * its calls and the counters they raise, or "" when there is none. Written even when the run
+ * was lost to another replica: the calls were made (and paid) here.
+ */
+export function usageInsert(o: { usage: DeferredUsage | null | undefined; params: unknown[] }): string {
+  const u = o.usage;
+  if (!u?.calls.length) return "";
+  const calls = `uc AS (INSERT INTO usage_calls (${CALL_COLUMNS}) SELECT ${CALL_COLUMNS}
+    FROM jsonb_to_recordset($${o.params.push(JSON.stringify(u.calls))}::jsonb) AS x(${CALL_RECORD})), `;
+  if (!u.keys.length) return calls;
+  const by = sumOf(u.calls);
+  return `${calls}ucn AS (INSERT INTO usage_counters AS u (key, bucket, tokens, cost_usd, runs)
+    SELECT k, date_trunc('day', now(), 'UTC'), $${o.params.push(by.tokens)}::bigint, $${
+    o.params.push(by.cost_usd)
+  }::float8, 0
+    FROM unnest($${o.params.push(u.keys)}::text[]) AS k
+    ON CONFLICT (key, bucket) DO UPDATE SET tokens = u.tokens + EXCLUDED.tokens, cost_usd = u.cost_usd + EXCLUDED.cost_usd), `;
+}
+
+function sumOf(calls: readonly UsageCall[]): UsageCounter {
+  return calls.reduce(
+    (a, c) => ({ tokens: a.tokens + c.total_tokens, cost_usd: a.cost_usd + (c.cost_usd ?? 0), runs: 0 }),
+    {
+      tokens: 0,
+      cost_usd: 0,
+      runs: 0,
+    },
+  );
+}
+
 /** Usage summed over calls. */
 export interface UsageTotals {
   calls: number;
@@ -103,6 +148,14 @@ export class UsageStore {
     );
     if (keys.length === 0) return {};
     return await this.#add(keys, { tokens: c.total_tokens, cost_usd: c.cost_usd ?? 0, runs: 0 });
+  }
+
+  /** Records a run's deferred calls on their own (its end was recorded without them: rolled back, or failed). */
+  async recordDeferred(usage: DeferredUsage): Promise<void> {
+    const params: unknown[] = [];
+    const parts = usageInsert({ usage, params });
+    if (!parts) return;
+    await this.#sql.query(`WITH ${parts.replace(/, $/, "")} SELECT 1`, params);
   }
 
   /** Adds to the counters of `keys` in their current window; resolves each one after. */

@@ -44,13 +44,15 @@ export async function executeRun(deps: ExecutorDeps, run: ExecutableRun, resume:
     outcome = failedOutcome({ runId: run.run_id, err, reason, emit, log: deps.log });
   }
   stopTimer();
+  // A run no budget applies to kept its calls for the statement that records its end.
+  const usage = progress.usage?.takeDeferred() ?? null;
   await progress.usage?.flush();
   progress.runEnded();
   deps.storage.checkpointer.forgetRun(run.run_id);
   const { status, errorOut } = outcome;
   const ended = progress.interrupted && status === "success" ? "interrupted" : status;
   progress.trace?.end(ended, errorOut?.message);
-  await finishRun(deps, run, {
+  const finished = {
     ...outcome,
     graph: progress.graph,
     threadConfig: { configurable: { thread_id: run.thread_id } },
@@ -59,7 +61,11 @@ export async function executeRun(deps: ExecutorDeps, run: ExecutableRun, resume:
       status: ended,
       error: errorOut ? `${errorOut.error}: ${errorOut.message}` : null,
     }) ?? [],
-  });
+    usage,
+    usageWritten: false,
+  };
+  await finishRun(deps, run, finished);
+  if (usage && !finished.usageWritten) await deps.usage?.recordDeferred(run.run_id, usage);
   deps.traces?.forget(run.run_id);
 }
 
@@ -117,5 +123,6 @@ async function handOver(deps: ExecutorDeps, run: ExecutableRun, progress: RunPro
   );
   progress.trace?.end("handed_over");
   deps.traces?.forget(run.run_id);
+  await progress.usage?.flush();
   await deps.broker.handOver(run.run_id);
 }

@@ -4,7 +4,7 @@
  * behind it are woken and a temporary thread goes. One way down: the broker hands over the
  * events it has not logged, then storage writes them with the rest.
  */
-import type { Run, RunEvent, RunStatus, StoredSpan, ThreadStatus } from "../../storage/index.ts";
+import type { DeferredUsage, Run, RunEvent, RunStatus, StoredSpan, ThreadStatus } from "../../storage/index.ts";
 import type { CompiledGraph } from "./graphs.ts";
 import { graphError, type RunOutcome } from "./run-errors.ts";
 import { toWire } from "./serialize.ts";
@@ -19,6 +19,10 @@ export interface FinishedRun extends RunOutcome {
   final: { values: unknown } | null;
   /** The run's trace kept locally (../tracing/local-traces.ts), written with its end. */
   spans: StoredSpan[];
+  /** The run's model calls kept for its end (../usage/meter.ts), written with it. */
+  usage: DeferredUsage | null;
+  /** Set once the statement recording the end wrote `usage` (else the executor records it on its own). */
+  usageWritten: boolean;
 }
 
 /** What the end of a run has settled so far (a failure to record it changes it). */
@@ -83,8 +87,9 @@ async function recordEnd(o: { deps: ExecutorDeps; run: Run; r: FinishedRun; endi
   ending.events = await broker.takeUnflushed(run.run_id);
   const { write: events, keep } = broker.compact(run.run_id, ending.events);
   const done = await storage.checkpointer.flushWith((checkpoints) =>
-    storage.runs.complete({ run, end, events, keep, checkpoints, spans: r.spans })
+    storage.runs.complete({ run, end, events, keep, checkpoints, spans: r.spans, usage: r.usage })
   );
+  r.usageWritten = true;
   ending.events = [];
   if (done.lost) {
     log.warn(`run ${run.run_id}: another replica took it over before its end was recorded here; it records the end`);

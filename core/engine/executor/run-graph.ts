@@ -61,19 +61,21 @@ export async function runGraph(opts: {
     graph_id: assistant.graph_id,
     attempt: run.attempt,
   }) ?? null;
-  const local = deps.traces?.start({
-    run_id: run.run_id,
-    thread_id: run.thread_id,
-    assistant_id: run.assistant_id,
-    graph_id: assistant.graph_id,
-    attempt: run.attempt,
-  });
   progress.usage = deps.usage?.startRun({
     run_id: run.run_id,
     thread_id: run.thread_id,
     assistant_id: run.assistant_id,
     subject: subjectOfRun(run),
   }) ?? null;
+  // One handler for the local trace and the usage (the trace recorder feeds the usage's).
+  const usageHandler = progress.usage?.callbacks[0] ?? null;
+  const local = deps.traces?.start({
+    run_id: run.run_id,
+    thread_id: run.thread_id,
+    assistant_id: run.assistant_id,
+    graph_id: assistant.graph_id,
+    attempt: run.attempt,
+  }, usageHandler);
   if (resume.fail) throw Object.assign(new Error(resume.fail.message), { name: resume.fail.error });
   // The root "values" stream ends with the thread's state when the graph streams all of its
   // state channels; then the state need not be read back after the run. A run that may stop
@@ -83,8 +85,7 @@ export async function runGraph(opts: {
     !graph.interruptBefore?.length && !graph.interruptAfter?.length;
   const callbacks = [
     ...(progress.trace?.callbacks ?? []),
-    ...(local ? [local] : []),
-    ...(progress.usage?.callbacks ?? []),
+    ...(local ? [local] : usageHandler ? [usageHandler] : []),
   ];
   const config = {
     ...base,

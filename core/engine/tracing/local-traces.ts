@@ -5,6 +5,7 @@
  * records none). While a run is in flight, the replica executing it answers its spans so far.
  */
 import type { Span, StoredSpan } from "../../storage/index.ts";
+import type { UsageCallbacks } from "../usage/recorder.ts";
 import { SpanRecorder, type TracedRun, type TraceEnd } from "./span-recorder.ts";
 
 /** Default retention of runs' traces: 7 days. */
@@ -20,10 +21,13 @@ export class LocalTraces {
     this.enabled = opts.retentionSeconds > 0;
   }
 
-  /** Starts a run's trace: its callback handler (null when traces are off). */
-  start(run: TracedRun): SpanRecorder | null {
+  /**
+   * Starts a run's trace: its callback handler (null when traces are off), which feeds the
+   * run's usage handler `usage` too (then the only one of the two to attach).
+   */
+  start(run: TracedRun, usage?: UsageCallbacks | null): SpanRecorder | null {
     if (!this.enabled) return null;
-    const recorder = new SpanRecorder(run);
+    const recorder = new SpanRecorder(run, usage);
     this.#live.set(run.run_id, recorder);
     return recorder;
   }

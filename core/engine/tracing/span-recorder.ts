@@ -13,6 +13,7 @@ import type { LLMResult } from "@langchain/core/outputs";
 import { redact } from "../../kernel/index.ts";
 import type { Span, StoredSpan } from "../../storage/index.ts";
 import { toWire } from "../executor/serialize.ts";
+import type { UsageCallbacks } from "../usage/recorder.ts";
 import { type TokenUsage, usageOf } from "../usage/usage-of.ts";
 
 /** An input or output longer than this (as JSON) is kept as its first characters, marked `truncated`. */
@@ -62,10 +63,13 @@ export class SpanRecorder extends BaseCallbackHandler {
   readonly #byRun = new Map<string, OpenSpan>();
   /** A hidden runnable's run id -> the span its children go under. */
   readonly #hidden = new Map<string, string>();
+  /** The run's usage handler, fed from here: one handler attached instead of two (LangChain's cost is per handler). */
+  readonly #usage: UsageCallbacks | null;
 
-  constructor(run: TracedRun) {
+  constructor(run: TracedRun, usage?: UsageCallbacks | null) {
     // Awaited, so every span is noted before the run's end collects them.
     super({ _awaitHandler: true });
+    this.#usage = usage ?? null;
     this.#root = {
       id: run.run_id,
       parent: null,
@@ -204,6 +208,21 @@ export class SpanRecorder extends BaseCallbackHandler {
     metadata?: Record<string, unknown>,
     runName?: string,
   ): void {
+    this.#usage?.handleChatModelStart(llm, messages, runId, parentRunId, extra, _tags, metadata, runName);
+    this.#openModel(llm, messages, { runId, parentRunId, extra, metadata, runName });
+  }
+  #openModel(
+    llm: Serialized,
+    messages: BaseMessage[][],
+    o: {
+      runId: string;
+      parentRunId?: string;
+      extra?: Record<string, unknown>;
+      metadata?: Record<string, unknown>;
+      runName?: string;
+    },
+  ): void {
+    const { runId, parentRunId, extra, metadata, runName } = o;
     const params = (extra?.invocation_params ?? {}) as Record<string, unknown>;
     const model = String(params.model ?? params.model_name ?? metadata?.ls_model_name ?? runName ?? "model");
     const attributes: Record<string, unknown> = {
@@ -226,12 +245,21 @@ export class SpanRecorder extends BaseCallbackHandler {
     runId: string,
     parentRunId?: string,
     extra?: Record<string, unknown>,
+    tags?: string[],
+    metadata?: Record<string, unknown>,
+    runName?: string,
   ): void {
-    this.handleChatModelStart(llm, [], runId, parentRunId, extra);
+    this.#usage?.handleLLMStart(llm, prompts, runId, parentRunId, extra, tags, metadata, runName);
+    this.#openModel(llm, [], { runId, parentRunId, extra });
     const s = this.#byRun.get(runId);
     if (s) s.input = prompts;
   }
-  override handleLLMEnd(output: LLMResult, runId: string): void {
+  override handleLLMEnd(output: LLMResult, runId: string): Promise<void> | void {
+    const recorded = this.#usage?.handleLLMEnd(output, runId);
+    this.#endModel(output, runId);
+    return recorded;
+  }
+  #endModel(output: LLMResult, runId: string): void {
     const first = output.generations[0]?.[0] as { message?: unknown; text?: string } | undefined;
     const s = this.#close(runId, { output: first?.message ?? first?.text ?? null });
     if (!s) return;
@@ -242,6 +270,7 @@ export class SpanRecorder extends BaseCallbackHandler {
     if (typeof responseModel === "string") s.attributes.response_model = responseModel;
   }
   override handleLLMError(err: unknown, runId: string): void {
+    this.#usage?.handleLLMError(err, runId);
     this.#close(runId, { error: err });
   }
 

@@ -9,11 +9,12 @@
  * const meter = new UsageMeter({ store: storage.usage, prices, limits, log });
  * await meter.admit(subject); // throws a 429 over a limit
  * const usage = meter.startRun({ run_id, thread_id, assistant_id, subject });
- * await graph.stream(input, { callbacks: usage.callbacks, signal: AbortSignal.any([signal, usage.signal]) });
+ * await graph.stream(input, { callbacks: [usage.handler], signal: AbortSignal.any([signal, usage.signal]) });
  * await usage.flush();
+ * await storage.runs.complete({ ..., usage: usage.takeDeferred() });
  */
 import { agentcliError, type ServerLog, UsageLimitCrossed, UsageLimitReached } from "../../kernel/index.ts";
-import type { UsageCounter, UsageStore } from "../../storage/index.ts";
+import type { DeferredUsage, UsageCall, UsageCounter, UsageStore } from "../../storage/index.ts";
 import {
   anyUsageLimit,
   counterKey,
@@ -53,12 +54,19 @@ export class UsageStop extends Error {
   }
 }
 
-/** One run's metering: callbacks for its graph, a signal that aborts over a budget, and a flush. */
+/**
+ * One run's metering: the callback handler for its graph (attached on its own, or fed by the
+ * run's trace recorder), a signal that aborts over a budget, and a flush. A run no daily
+ * budget applies to writes nothing while it goes: its calls are recorded with its end.
+ */
 export interface RunUsage {
-  callbacks: UsageCallbacks[];
+  /** The one handler (an array, as LangChain's `callbacks` takes it). */
+  callbacks: [UsageCallbacks];
   signal: AbortSignal;
-  /** Waits for the calls seen so far to be recorded. */
+  /** Waits for the calls seen so far to be recorded (those kept for the end are written now). */
   flush(): Promise<void>;
+  /** The calls kept for the run's end (null: none), handed over once. */
+  takeDeferred(): DeferredUsage | null;
 }
 
 /** A run as the meter needs it. */
@@ -121,10 +129,15 @@ export class UsageMeter {
     }
   }
 
-  /** Starts metering a run: its model calls are recorded as they end. */
+  /**
+   * Starts metering a run: its model calls are recorded as they end when a daily budget
+   * applies to it (so it stops once over), else kept for its end (see {@link RunUsage}).
+   */
   startRun(run: MeteredRun): RunUsage {
     const stop = new AbortController();
     const writes = new Set<Promise<void>>();
+    const budgeted = this.#limited && this.#applicable(run.subject, (s) => s.measure !== "runs").length > 0;
+    if (!budgeted) return this.#deferredRun(run, stop.signal);
     const onCall = (call: ModelCall) => {
       const p = this.#record(run, call).then((over) => {
         if (over && !stop.signal.aborted) stop.abort(over);
@@ -139,30 +152,55 @@ export class UsageMeter {
       flush: async () => {
         while (writes.size) await Promise.all([...writes]);
       },
+      takeDeferred: () => null,
     };
+  }
+
+  /** A run no budget applies to: its calls are kept in memory for the statement recording its end. */
+  #deferredRun(run: MeteredRun, signal: AbortSignal): RunUsage {
+    let calls: UsageCall[] = [];
+    const onCall = (call: ModelCall) => {
+      calls.push(this.#row(run, call));
+      return Promise.resolve();
+    };
+    const take = (): DeferredUsage | null => {
+      if (!calls.length) return null;
+      const taken = calls;
+      calls = [];
+      this.#recorded += taken.length;
+      if (this.#recorded >= 500) {
+        this.#recorded = 0;
+        void this.#o.store.prune().catch(() => {});
+      }
+      const keys = this.#applicable(run.subject, (s) => s.measure !== "runs", true).map(([, k]) => k);
+      return { calls: taken, keys: [...new Set(keys)] };
+    };
+    return {
+      callbacks: [new UsageCallbacks(onCall)],
+      signal,
+      flush: async () => {
+        const taken = take();
+        if (taken) await this.recordDeferred(run.run_id, taken);
+      },
+      takeDeferred: take,
+    };
+  }
+
+  /** Records a run's calls kept for its end when its end was recorded without them (rolled back, handed over, failed). */
+  async recordDeferred(runId: string, usage: DeferredUsage): Promise<void> {
+    await this.#o.store.recordDeferred(usage).catch((err) =>
+      this.#o.log.warn(`run ${runId}: its usage could not be recorded: ${errText(err)}`)
+    );
   }
 
   /** Records one call and raises the counters; resolves the stop when a daily budget is now crossed. */
   async #record(run: MeteredRun, call: ModelCall): Promise<UsageStop | null> {
-    const u = call.usage;
     const daily = this.#applicable(run.subject, (s) => s.measure !== "runs", true);
-    const counters = await this.#o.store.record({
-      run_id: run.run_id,
-      thread_id: run.thread_id,
-      assistant_id: run.assistant_id,
-      user_key: run.subject.user,
-      client_key: run.subject.client,
-      provider: call.provider,
-      model: call.model,
-      input_tokens: u.input_tokens,
-      output_tokens: u.output_tokens,
-      total_tokens: u.total_tokens,
-      cached_input_tokens: u.cached_input_tokens ?? 0,
-      reasoning_tokens: u.reasoning_tokens ?? 0,
-      cost_usd: this.#o.prices.cost(call.provider, call.model, u),
-      estimated: call.estimated,
-    }, [...new Set(daily.map(([, k]) => k))]);
-    if (++this.#recorded % 500 === 0) void this.#o.store.prune().catch(() => {});
+    const counters = await this.#o.store.record(this.#row(run, call), [...new Set(daily.map(([, k]) => k))]);
+    if (++this.#recorded >= 500) {
+      this.#recorded = 0;
+      void this.#o.store.prune().catch(() => {});
+    }
     for (const [s, key] of daily) {
       const max = this.#o.limits[s.key];
       const used = counters[key]?.[s.measure as keyof UsageCounter] ?? 0;
@@ -178,6 +216,27 @@ export class UsageMeter {
       }
     }
     return null;
+  }
+
+  /** One call's record, with its estimated cost. */
+  #row(run: MeteredRun, call: ModelCall): UsageCall {
+    const u = call.usage;
+    return {
+      run_id: run.run_id,
+      thread_id: run.thread_id,
+      assistant_id: run.assistant_id,
+      user_key: run.subject.user,
+      client_key: run.subject.client,
+      provider: call.provider,
+      model: call.model,
+      input_tokens: u.input_tokens,
+      output_tokens: u.output_tokens,
+      total_tokens: u.total_tokens,
+      cached_input_tokens: u.cached_input_tokens ?? 0,
+      reasoning_tokens: u.reasoning_tokens ?? 0,
+      cost_usd: this.#o.prices.cost(call.provider, call.model, u),
+      estimated: call.estimated,
+    };
   }
 
   /**

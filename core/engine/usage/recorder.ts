@@ -2,7 +2,9 @@
  * The LangChain callback handler that sees a run's model calls (the subagents' too: callbacks
  * go down to every nested call of the graph): at each call's end, its token usage as the
  * provider reported it (./usage-of.ts), or counted from its text when the provider reported
- * none (about four characters a token), handed to `onCall`.
+ * none (about four characters a token; a streamed call's text is its final generation's, so
+ * no handler runs per token), handed to `onCall`. With local traces on, the run's trace
+ * recorder (../tracing/span-recorder.ts) calls it instead of LangChain: one handler per run.
  */
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import type { Serialized } from "@langchain/core/load/serializable";
@@ -34,7 +36,6 @@ interface Pending {
   provider: string;
   model: string;
   inputChars: number;
-  outputChars: number;
 }
 
 /**
@@ -63,7 +64,7 @@ export class UsageCallbacks extends BaseCallbackHandler {
     runName?: string,
   ): void {
     const chars = messages.flat().reduce((n, m) => n + textLength(m.content), 0);
-    this.#pending.set(runId, { ...identify({ llm, extra, metadata, runName }), inputChars: chars, outputChars: 0 });
+    this.#pending.set(runId, { ...identify({ llm, extra, metadata, runName }), inputChars: chars });
   }
 
   override handleLLMStart(
@@ -77,12 +78,7 @@ export class UsageCallbacks extends BaseCallbackHandler {
     runName?: string,
   ): void {
     const chars = prompts.reduce((n, p) => n + p.length, 0);
-    this.#pending.set(runId, { ...identify({ llm, extra, metadata, runName }), inputChars: chars, outputChars: 0 });
-  }
-
-  override handleLLMNewToken(token: string, _idx: unknown, runId: string): void {
-    const p = this.#pending.get(runId);
-    if (p) p.outputChars += token.length;
+    this.#pending.set(runId, { ...identify({ llm, extra, metadata, runName }), inputChars: chars });
   }
 
   override async handleLLMEnd(output: LLMResult, runId: string): Promise<void> {
@@ -96,7 +92,7 @@ export class UsageCallbacks extends BaseCallbackHandler {
     }
     const text = output.generations.flat().reduce((n, g) => n + g.text.length, 0);
     const input = Math.ceil(p.inputChars / CHARS_PER_TOKEN);
-    const out = Math.ceil(Math.max(text, p.outputChars) / CHARS_PER_TOKEN);
+    const out = Math.ceil(text / CHARS_PER_TOKEN);
     await this.#onCall({
       provider: p.provider,
       model: p.model,

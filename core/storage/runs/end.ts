@@ -6,6 +6,7 @@ import type { RunEvent } from "../run-events.ts";
 import { spansInsert, type StoredSpan } from "../run-spans.ts";
 import type { SqlExecutor } from "../sql.ts";
 import type { Run, RunStatus } from "../records.ts";
+import { type DeferredUsage, usageInsert } from "../usage.ts";
 import { type RunRow, type RunsContext, storedState, toRun } from "./rows.ts";
 
 /** A run's end: see {@link completeRun}. */
@@ -26,6 +27,8 @@ export interface RunEnd {
   checkpoints?: ((params: unknown[]) => string[]) | null;
   /** The run's trace (../run-spans.ts), written in the same statement. */
   spans?: readonly StoredSpan[];
+  /** The run's model calls not recorded as they came (../usage.ts), written in the same statement. */
+  usage?: DeferredUsage | null;
 }
 
 /** A status change: see {@link setRunStatus}. */
@@ -40,7 +43,7 @@ export interface StatusChange {
 
 /**
  * Records the end of a run in one statement: its last stream events (its log compacted when
- * `keep` says which stay), its trace's spans, the thread's state
+ * `keep` says which stay), its trace's spans, its deferred usage, the thread's state
  * (`busy` while other runs of the thread are in flight) and the run's final status (only
  * from `running`). Resolves whether other runs of the thread are in flight, and `lost`:
  * another replica took the run over (its lease had expired), so nothing was written.
@@ -82,8 +85,9 @@ export async function completeRun(ctx: RunsContext, ending: RunEnd): Promise<{ b
     }::int[])) AND NOT ${lost}), `
     : "";
   const spans = spansInsert({ spans: ending.spans ?? [], params, enc: ctx.enc, lost });
+  const usage = usageInsert({ usage: ending.usage, params });
   const { rows } = await ctx.sql.query<{ busy: boolean | null; lost: boolean }>(
-    `WITH ${saved}${log}${drop}${spans}r AS (
+    `WITH ${saved}${log}${drop}${spans}${usage}r AS (
        UPDATE runs SET status = $3, lease_until = NULL, updated_at = now() WHERE run_id = $1 AND status = 'running' AND (lease_holder IS NULL OR lease_holder = $8) RETURNING run_id
      ), t AS (
        UPDATE threads SET state_values = $4::jsonb, interrupts = $5::jsonb, error = $7::jsonb, updated_at = now(), state_updated_at = now(),
