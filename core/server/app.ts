@@ -8,11 +8,13 @@
  * const res = await server.app.request("/ok");
  * await server.close();
  */
-import { Hono } from "hono";
+import { Hono, type MiddlewareHandler } from "hono";
 import { type AuthUser, consoleLog, redactingLog, type ServerLog, VERSION } from "../kernel/index.ts";
 import { bodySizeGuard, urlTextGuard } from "./http/request-guards.ts";
 import { corsMiddleware, type CorsSettings } from "./http/cors.ts";
 import { type AppEnv, authMiddleware } from "./http/auth-middleware.ts";
+import { type LangGraphAuthSpec, loadLangGraphAuth, withLangGraphAuth } from "./http/langgraph-auth.ts";
+import { langgraphAuthMiddleware } from "./http/langgraph-auth-events.ts";
 import {
   openStorage,
   REQUEST_RETRY_MS,
@@ -68,6 +70,8 @@ export interface AgentServerOptions {
   storage?: Storage | StorageOptions;
   /** Identifies the caller; throw a 401 `AgentcliError` to refuse; null means no user. */
   authenticate?: (req: Request) => Promise<AuthUser | null>;
+  /** LangGraph custom auth (`auth.path`): its `authenticate` after `authenticate`'s, its `on` handlers per route. */
+  langgraphAuth?: LangGraphAuthSpec;
   /** The chat UI, mounted at `/app`. */
   ui?: Hono;
   /** Other components (MCP, A2A, well-known documents); `app` may be built from the server's deps. */
@@ -204,6 +208,8 @@ async function ensureAssistants(
 /** Creates the agent server; storage is opened and migrated, workers started. */
 export async function createAgentServer(opts: AgentServerOptions): Promise<AgentServer> {
   const log = redactingLog(opts.log ?? consoleLog());
+  // Before anything opens: an auth module that does not load stops the start with nothing to close.
+  const lgAuth = opts.langgraphAuth ? await loadLangGraphAuth(opts.langgraphAuth) : null;
   const role: ServerRole = opts.role ?? "all";
   const { storage, ownStorage, remote } = await openStorageAndBus(opts, log);
   if (opts.runLeaseSeconds && opts.runLeaseSeconds > 0) storage.runs.leaseSeconds = opts.runLeaseSeconds;
@@ -264,7 +270,9 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
     },
     log,
   });
-  mountApi(app, { authenticate: opts.authenticate, extraRoutes: opts.extraRoutes ?? [], deps, crons });
+  const authenticate = lgAuth ? withLangGraphAuth(lgAuth, opts.authenticate) : opts.authenticate;
+  const authorize = lgAuth ? langgraphAuthMiddleware(lgAuth, deps) : undefined;
+  mountApi(app, { authenticate, authorize, extraRoutes: opts.extraRoutes ?? [], deps, crons });
 
   await workers.start();
   crons.start();
@@ -366,6 +374,7 @@ function mountApi(
   app: Hono<AppEnv>,
   o: {
     authenticate: AgentServerOptions["authenticate"];
+    authorize?: MiddlewareHandler<AppEnv>;
     extraRoutes: NonNullable<AgentServerOptions["extraRoutes"]>;
     deps: ServerDeps;
     crons: CronScheduler;
@@ -375,6 +384,7 @@ function mountApi(
   // Auth guards everything after this point, extra components (MCP, A2A) included; the
   // authenticator itself lets public paths through.
   app.use(authMiddleware(o.authenticate));
+  if (o.authorize) app.use(o.authorize);
   for (const r of o.extraRoutes) app.route(r.path, typeof r.app === "function" ? r.app(deps) : r.app);
 
   const api = new Hono<AppEnv>();

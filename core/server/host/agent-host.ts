@@ -62,6 +62,8 @@ export interface HostOptions {
   workers?: number;
   /** A listener already answering `/ok` ({@link listenFirst}); the server takes it over when ready. */
   early?: EarlyListener;
+  /** LangGraph custom auth (`auth.path` of `langgraph.json`); without `[auth]` it replaces the platform key. */
+  langgraphAuth?: { module: string /* absolute path */; exportName: string };
 }
 
 export interface Host {

@@ -40,7 +40,14 @@ export async function loadServerModules() {
 export type ServerModules = Awaited<ReturnType<typeof loadServerModules>>;
 
 export interface AgentServerBuild {
-  host: { bundle: Bundle; driver: PluginDriver; env: Env; mode: "dev" | "serve"; log: ServerLog };
+  host: {
+    bundle: Bundle;
+    driver: PluginDriver;
+    env: Env;
+    mode: "dev" | "serve";
+    log: ServerLog;
+    langgraphAuth?: { module: string; exportName: string };
+  };
   modules: ServerModules;
   storage: Storage;
   graphs: ProjectGraphs;
@@ -49,7 +56,7 @@ export interface AgentServerBuild {
   /** The server's other options; read after auth, the UI and the endpoints are set up (a bad setting fails then). */
   settings: () => Omit<
     AgentServerOptions,
-    "graphs" | "defaultAssistants" | "storage" | "authenticate" | "ui" | "extraRoutes"
+    "graphs" | "defaultAssistants" | "storage" | "authenticate" | "langgraphAuth" | "ui" | "extraRoutes"
   >;
 }
 
@@ -61,7 +68,9 @@ export async function buildAgentServer(o: AgentServerBuild): Promise<AgentServer
   const identityPlugin = provider === null ? null : m.identityPluginFor(opts.driver, provider);
   const uiIdentity = identityPlugin ? { name: identityPlugin.name, ...identityPlugin.identity } : null;
   const graphs = o.graphs.loaders(opts.bundle, opts.env);
-  const authenticate = m.createAuthenticator({
+  // LangGraph custom auth stands in for the platform key (no `[auth]`); an identity plugin still runs first.
+  const lgAuth = opts.langgraphAuth;
+  const authenticate = lgAuth && provider === null ? undefined : m.createAuthenticator({
     driver: opts.driver,
     config: opts.bundle.config,
     env: opts.env,
@@ -90,6 +99,7 @@ export async function buildAgentServer(o: AgentServerBuild): Promise<AgentServer
     defaultAssistants: projectAssistants(opts.bundle),
     storage: o.storage,
     authenticate,
+    langgraphAuth: lgAuth,
     ui,
     extraRoutes,
     ...o.settings(),

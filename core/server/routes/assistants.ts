@@ -12,9 +12,12 @@ import { type CompiledGraph, ownedMetadata, patchMetadata } from "../../engine/i
 import { type AppEnv, scopeOf, userOf } from "../http/auth-middleware.ts";
 import { graphSchemas } from "./graph-info.ts";
 
-/** Client metadata: `owner` and `created_by` (which marks the deployment's default assistants) are the server's. */
-function clientMetadata(metadata: Record<string, unknown> | undefined): Record<string, unknown> {
-  const { created_by: _drop, ...rest } = patchMetadata(metadata);
+/**
+ * Client metadata: `owner` and `created_by` (which marks the deployment's default assistants)
+ * are the server's; under LangGraph custom auth `owner` is as its handler wrote it.
+ */
+function clientMetadata(metadata: Record<string, unknown> | undefined, c?: Context<AppEnv>): Record<string, unknown> {
+  const { created_by: _drop, ...rest } = c && userOf(c)?.langgraph ? { ...metadata } : patchMetadata(metadata);
   return rest;
 }
 
@@ -41,7 +44,7 @@ export function assistantRoutes(deps: ServerDeps): Hono<AppEnv> {
       graph_id: b.graph_id,
       config: b.config ?? {},
       context: b.context,
-      metadata: ownedMetadata(userOf(c), clientMetadata(b.metadata)),
+      metadata: ownedMetadata(userOf(c), clientMetadata(b.metadata, c)),
       name: b.name ?? "Untitled",
       description: b.description ?? null,
     });
