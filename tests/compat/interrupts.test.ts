@@ -160,6 +160,11 @@ describe("subgraphs", () => {
     assert.deepEqual(sub.values.items, ["before", "inner"]);
     assert.deepEqual(sub.next, ["gate"]);
     assert.match(sub.checkpoint.checkpoint_ns, /^child:/);
+    // Without `subgraphs`, the task's checkpoint is its config as LangGraph sends it: no null keys added.
+    const flat = (await t.client.threads.getState(th.thread_id)).tasks[0]!.checkpoint as Record<string, unknown>;
+    assert.deepEqual(Object.keys(flat).sort(), ["checkpoint_ns", "thread_id"]);
+    assert.equal(flat.thread_id, th.thread_id);
+    assert.match(flat.checkpoint_ns as string, /^child:/);
     const out = await t.client.runs.wait(th.thread_id, "parent", { command: { resume: "ok" } });
     // The subgraph's output carries the parent's items again through the shared reducer (LangGraph's semantics).
     assert.deepEqual(out, { items: ["before", "before", "inner", "gate:ok", "after"] });
