@@ -34,13 +34,22 @@ export async function threadGraph(deps: ServerDeps, t: Thread): Promise<Compiled
   return deps.graphs.get(graphId, { configurable });
 }
 
-/** Re-reads a thread's latest state and stores it on the thread row. */
-export async function saveThreadState(deps: ServerDeps, threadId: string, graph: CompiledGraph): Promise<void> {
-  const snapshot = await graph.getState({ configurable: { thread_id: threadId } });
+/**
+ * Re-reads a thread's latest state and stores it on the thread row. An `interrupted` thread
+ * (`prior`) whose graph still has steps to run stays `interrupted`, as on LangGraph's server
+ * (a state update does not change a thread's status there).
+ */
+export async function saveThreadState(
+  deps: ServerDeps,
+  threadId: string,
+  o: { graph: CompiledGraph; prior?: string },
+): Promise<void> {
+  const snapshot = await o.graph.getState({ configurable: { thread_id: threadId } });
   const interrupts = interruptsByTask(snapshot);
+  const waiting = o.prior === "interrupted" && (snapshot.next ?? []).length > 0;
   await deps.storage.threads.saveState(threadId, {
     values: toWire(snapshot.values ?? {}),
     interrupts,
-    status: Object.keys(interrupts).length ? "interrupted" : "idle",
+    status: Object.keys(interrupts).length || waiting ? "interrupted" : "idle",
   });
 }
