@@ -29,7 +29,16 @@ export async function threadGraph(deps: ServerDeps, t: Thread): Promise<Compiled
     graphId = a?.graph_id ?? (deps.graphs.ids().length === 1 ? deps.graphs.ids()[0]! : null);
   }
   if (!graphId || !deps.graphs.has(graphId)) return null;
-  const configurable: Record<string, unknown> = { thread_id: t.thread_id, graph_id: graphId };
+  // As LangGraph's server: a factory is rebuilt with the thread's config, its latest run's (and its assistant's).
+  const [last] = await deps.storage.runs.list(t.thread_id, { limit: 1, offset: 0 });
+  const runConfig = (last?.kwargs as { config?: { configurable?: Record<string, unknown> } } | undefined)?.config;
+  const assistant = last ? await deps.storage.assistants.get(last.assistant_id) : null;
+  const configurable: Record<string, unknown> = {
+    ...(assistant?.config as { configurable?: Record<string, unknown> } | undefined)?.configurable,
+    ...runConfig?.configurable,
+    thread_id: t.thread_id,
+    graph_id: graphId,
+  };
   if (typeof t.metadata.assistant_id === "string") configurable.assistant_id = t.metadata.assistant_id;
   return deps.graphs.get(graphId, { configurable });
 }
