@@ -170,6 +170,25 @@ describe("subgraphs", () => {
     assert.deepEqual(out, { items: ["before", "before", "inner", "gate:ok", "after"] });
   });
 
+  test("interrupt_before naming a node of a subgraph is accepted (no 422) and runs as LangGraph runs it", async () => {
+    const th = await t.client.threads.create();
+    await t.client.runs.wait(th.thread_id, "parent", { input: {}, interruptBefore: ["inner"] });
+    assert.equal((await t.client.threads.get(th.thread_id)).status, "interrupted");
+    const state = await t.client.threads.getState(th.thread_id, undefined, { subgraphs: true });
+    assert.deepEqual(state.next, ["child"]);
+    // LangGraph's dev server passes the names to the run; a subgraph compiled without them
+    // runs on to its own `interrupt()` (proven side by side: both stop at "gate").
+    const sub = state.tasks[0]!.state as { values: { items: string[] }; next: string[] };
+    assert.deepEqual(sub.next, ["gate"]);
+    assert.deepEqual(sub.values.items, ["before", "inner"]);
+    // A name that is no node at any level is still refused (ours; LangGraph's dev server ignores it).
+    if (t.name === "ours") {
+      const err = await t.client.runs.wait(th.thread_id, "parent", { input: {}, interruptBefore: ["nowhere"] })
+        .catch((e) => e);
+      assert.equal(err.status, 422);
+    }
+  });
+
   test("stream_subgraphs names events by namespace", async () => {
     const th = await t.client.threads.create();
     const events = await collect(
