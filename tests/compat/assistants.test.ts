@@ -54,3 +54,21 @@ describe("schemas", () => {
     assert.ok("log" in ((s.input_schema as { properties: object }).properties));
   });
 });
+
+describe("subgraphs", () => {
+  test("GET /assistants/{id}/subgraphs answers LangGraph JS's shape: per namespace { state, input, output, config }", async () => {
+    const [a] = await t.client.assistants.search({ graphId: "parent", limit: 1 });
+    const res = await t.client.assistants.getSubgraphs(a!.assistant_id) as Record<string, Record<string, unknown>>;
+    assert.deepEqual(Object.keys(res), ["child"]);
+    const child = res.child!;
+    assert.ok(!("input_schema" in child) && !("graph_id" in child), JSON.stringify(child));
+    assert.ok(
+      Object.keys(child).every((k) => ["state", "input", "output", "config"].includes(k)),
+      JSON.stringify(child),
+    );
+    const state = child.state as { properties?: Record<string, unknown> };
+    assert.ok(state?.properties && "items" in state.properties, JSON.stringify(child));
+    const one = await t.client.assistants.getSubgraphs(a!.assistant_id, { namespace: "child" });
+    assert.deepEqual(Object.keys(one), ["child"]);
+  });
+});

@@ -113,7 +113,11 @@ export function assistantRoutes(deps: ServerDeps): Hono<AppEnv> {
     const a = await resolveAssistant(deps, c.req.param("id")!, scopeOf(c));
     const graph = await assistantGraph(deps, a);
     const out: Record<string, unknown> = {};
-    for await (const [ns, sub] of graph.getSubgraphsAsync(namespace, recurse)) out[ns] = await graphSchemas(ns, sub);
+    // LangGraph JS's shape: per namespace `{ state, input, output, config }` (not a GraphSchema).
+    for await (const [ns, sub] of graph.getSubgraphsAsync(namespace, recurse)) {
+      const g = await graphSchemas(ns, sub);
+      out[ns] = { state: g.state_schema, input: g.input_schema, output: g.output_schema, config: g.config_schema };
+    }
     return out;
   };
   app.get("/:id/subgraphs", async (c) => c.json(await subgraphs(c, undefined, c.req.query("recurse") === "true")));
