@@ -25,6 +25,7 @@ export const COMPAT_GRAPHS: Record<string, string> = {
   typed: "typed.ts:graph",
   factory: "factory.ts:graph",
   factory_modes: "factory-modes.ts:graph",
+  context: "context.ts:graph",
   uncompiled: "uncompiled.ts:graph",
   chat: "chat.ts:graph",
 };
