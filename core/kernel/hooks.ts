@@ -67,6 +67,12 @@ export interface AuthUser {
    * nothing is owned or confined per user then. Set by the authenticator, not by plugins.
    */
   shared?: boolean;
+  /**
+   * The user as LangGraph custom auth's `authenticate` answered it (identity, display_name,
+   * is_authenticated, permissions and its own fields), set by the server only: such a user owns
+   * nothing by our rules (`shared`); the auth module's `on` handlers filter and rewrite instead.
+   */
+  langgraph?: Record<string, unknown>;
 }
 
 /**

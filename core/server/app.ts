@@ -8,11 +8,13 @@
  * const res = await server.app.request("/ok");
  * await server.close();
  */
-import { Hono } from "hono";
+import { Hono, type MiddlewareHandler } from "hono";
 import { type AuthUser, consoleLog, redactingLog, type ServerLog, VERSION } from "../kernel/index.ts";
 import { bodySizeGuard, urlTextGuard } from "./http/request-guards.ts";
 import { corsMiddleware, type CorsSettings } from "./http/cors.ts";
 import { type AppEnv, authMiddleware } from "./http/auth-middleware.ts";
+import { type LangGraphAuthSpec, loadLangGraphAuth, withLangGraphAuth } from "./http/langgraph-auth.ts";
+import { langgraphAuthMiddleware } from "./http/langgraph-auth-events.ts";
 import {
   openStorage,
   REQUEST_RETRY_MS,
@@ -70,6 +72,8 @@ export interface AgentServerOptions {
   storage?: Storage | StorageOptions;
   /** Identifies the caller; throw a 401 `AgentcliError` to refuse; null means no user. */
   authenticate?: (req: Request) => Promise<AuthUser | null>;
+  /** LangGraph custom auth (`auth.path`): its `authenticate` after `authenticate`'s, its `on` handlers per route. */
+  langgraphAuth?: LangGraphAuthSpec;
   /** The chat UI, mounted at `/app`. */
   ui?: Hono;
   /** The studio, mounted at `/studio` (./routes/studio.ts). */
@@ -183,6 +187,8 @@ async function openStorageAndBus(
 /** Creates the agent server; storage is opened and migrated, workers started. */
 export async function createAgentServer(opts: AgentServerOptions): Promise<AgentServer> {
   const log = redactingLog(opts.log ?? consoleLog());
+  // Before anything opens: an auth module that does not load stops the start with nothing to close.
+  const lgAuth = opts.langgraphAuth ? await loadLangGraphAuth(opts.langgraphAuth) : null;
   const role: ServerRole = opts.role ?? "all";
   const { storage, ownStorage, remote } = await openStorageAndBus(opts, log);
   if (opts.runLeaseSeconds && opts.runLeaseSeconds > 0) storage.runs.leaseSeconds = opts.runLeaseSeconds;
@@ -250,13 +256,9 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
     },
     log,
   });
-  mountApi(app, {
-    authenticate: opts.authenticate,
-    extraRoutes: opts.extraRoutes ?? [],
-    deps,
-    crons,
-    disable: opts.disable,
-  });
+  const authenticate = lgAuth ? withLangGraphAuth(lgAuth, opts.authenticate) : opts.authenticate;
+  const authorize = lgAuth ? langgraphAuthMiddleware(lgAuth, deps) : undefined;
+  mountApi(app, { authenticate, authorize, extraRoutes: opts.extraRoutes ?? [], deps, crons, disable: opts.disable });
 
   await workers.start();
   crons.start();
@@ -370,6 +372,7 @@ function mountApi(
   app: Hono<AppEnv>,
   o: {
     authenticate: AgentServerOptions["authenticate"];
+    authorize?: MiddlewareHandler<AppEnv>;
     extraRoutes: NonNullable<AgentServerOptions["extraRoutes"]>;
     deps: ServerDeps;
     crons: CronScheduler;
@@ -382,6 +385,7 @@ function mountApi(
   // `/usage` authenticates itself: the owner's `x-api-key` (PLATFORM_API_KEY) also under an identity provider.
   app.route("/", usageRoutes(deps, o.authenticate));
   app.use(authMiddleware(o.authenticate));
+  if (o.authorize) app.use(o.authorize);
   for (const r of o.extraRoutes) app.route(r.path, typeof r.app === "function" ? r.app(deps) : r.app);
 
   const off = o.disable ?? {};

@@ -50,17 +50,31 @@ export interface Run {
 /** Owner scoping: when set, only records whose `metadata.owner` equals it are visible. */
 export interface Scope {
   owner?: string | null;
+  /**
+   * LangGraph custom auth's filters as a JSON containment (`metadata @> match`): only records
+   * whose metadata holds it are visible.
+   */
+  match?: Record<string, unknown> | null;
 }
 
 export function iso(v: unknown): string {
   return v instanceof Date ? v.toISOString() : new Date(String(v)).toISOString();
 }
 
-/** Adds `metadata->>'owner' = $n` to a WHERE list when a scope owner is present. */
+/** Adds `metadata->>'owner' = $n` (and a scope's `match`) to a WHERE list when a scope has them. */
 export function ownerClause(scope: Scope | undefined, params: unknown[], column = "metadata"): string | null {
-  if (!scope?.owner) return null;
+  const match = matchClause(scope, params, column);
+  if (!scope?.owner) return match;
   params.push(scope.owner);
-  return `${column}->>'owner' = $${params.length}`;
+  const owner = `${column}->>'owner' = $${params.length}`;
+  return match ? `${owner} AND ${match}` : owner;
+}
+
+/** `metadata @> $n::jsonb` for a scope's {@link Scope.match}, null without one. */
+export function matchClause(scope: Scope | undefined, params: unknown[], column = "metadata"): string | null {
+  if (!scope?.match || Object.keys(scope.match).length === 0) return null;
+  params.push(JSON.stringify(scope.match));
+  return `${column} @> $${params.length}::jsonb`;
 }
 
 export function sortClause(

@@ -24,6 +24,8 @@ export const COMPAT_GRAPHS: Record<string, string> = {
   tools: "tools.ts:graph",
   typed: "typed.ts:graph",
   factory: "factory.ts:graph",
+  factory_modes: "factory-modes.ts:graph",
+  context: "context.ts:graph",
   uncompiled: "uncompiled.ts:graph",
   chat: "chat.ts:graph",
 };

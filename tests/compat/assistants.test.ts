@@ -54,3 +54,55 @@ describe("schemas", () => {
     assert.ok("log" in ((s.input_schema as { properties: object }).properties));
   });
 });
+
+describe("subgraphs", () => {
+  test("GET /assistants/{id}/subgraphs answers LangGraph JS's shape: per namespace { state, input, output, config }", async () => {
+    const [a] = await t.client.assistants.search({ graphId: "parent", limit: 1 });
+    const res = await t.client.assistants.getSubgraphs(a!.assistant_id) as Record<string, Record<string, unknown>>;
+    assert.deepEqual(Object.keys(res), ["child"]);
+    const child = res.child!;
+    assert.ok(!("input_schema" in child) && !("graph_id" in child), JSON.stringify(child));
+    assert.ok(
+      Object.keys(child).every((k) => ["state", "input", "output", "config"].includes(k)),
+      JSON.stringify(child),
+    );
+    const state = child.state as { properties?: Record<string, unknown> };
+    assert.ok(state?.properties && "items" in state.properties, JSON.stringify(child));
+    const one = await t.client.assistants.getSubgraphs(a!.assistant_id, { namespace: "child" });
+    assert.deepEqual(Object.keys(one), ["child"]);
+  });
+});
+
+describe("context", () => {
+  test("a graph with a context Annotation: the run's context reaches it; its context_schema", async () => {
+    const th = await t.client.threads.create();
+    const out = await t.client.runs.wait(th.thread_id, "context", { input: {}, context: { user_name: "ada" } });
+    assert.deepEqual(out, { greeting: "hi ada" });
+    const [a] = await t.client.assistants.search({ graphId: "context", limit: 1 });
+    const schemas = await t.client.assistants.getSchemas(a!.assistant_id);
+    if (t.name === "peer") {
+      // LangGraph's dev server parses the TypeScript source for the Annotation's fields.
+      const props = (schemas.context_schema as { properties?: Record<string, unknown> } | null)?.properties;
+      assert.ok(props && "user_name" in props, JSON.stringify(schemas.context_schema));
+    } else {
+      // Ours: an Annotation context leaves nothing at run time to read (a zod or StateSchema context does).
+      assert.equal(schemas.context_schema, null);
+    }
+  });
+});
+
+describe("error bodies", () => {
+  test("a missing assistant is a 404: LangGraph's body is its message, ours JSON with the message, code and hint", async () => {
+    const res = await fetch(`${t.url}/assistants/${crypto.randomUUID()}`);
+    assert.equal(res.status, 404);
+    const text = await res.text();
+    if (t.name === "peer") {
+      assert.equal(text, "Assistant not found");
+    } else {
+      const body = JSON.parse(text) as { detail: string; code: string; hint: string };
+      assert.match(body.detail, /^Assistant ".+" not found$/);
+      assert.equal(body.code, "NOT_FOUND");
+      assert.equal(typeof body.hint, "string");
+    }
+  });
+});

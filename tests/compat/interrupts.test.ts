@@ -160,9 +160,33 @@ describe("subgraphs", () => {
     assert.deepEqual(sub.values.items, ["before", "inner"]);
     assert.deepEqual(sub.next, ["gate"]);
     assert.match(sub.checkpoint.checkpoint_ns, /^child:/);
+    // Without `subgraphs`, the task's checkpoint is its config as LangGraph sends it: no null keys added.
+    const flat = (await t.client.threads.getState(th.thread_id)).tasks[0]!.checkpoint as Record<string, unknown>;
+    assert.deepEqual(Object.keys(flat).sort(), ["checkpoint_ns", "thread_id"]);
+    assert.equal(flat.thread_id, th.thread_id);
+    assert.match(flat.checkpoint_ns as string, /^child:/);
     const out = await t.client.runs.wait(th.thread_id, "parent", { command: { resume: "ok" } });
     // The subgraph's output carries the parent's items again through the shared reducer (LangGraph's semantics).
     assert.deepEqual(out, { items: ["before", "before", "inner", "gate:ok", "after"] });
+  });
+
+  test("interrupt_before naming a node of a subgraph is accepted (no 422) and runs as LangGraph runs it", async () => {
+    const th = await t.client.threads.create();
+    await t.client.runs.wait(th.thread_id, "parent", { input: {}, interruptBefore: ["inner"] });
+    assert.equal((await t.client.threads.get(th.thread_id)).status, "interrupted");
+    const state = await t.client.threads.getState(th.thread_id, undefined, { subgraphs: true });
+    assert.deepEqual(state.next, ["child"]);
+    // LangGraph's dev server passes the names to the run; a subgraph compiled without them
+    // runs on to its own `interrupt()` (proven side by side: both stop at "gate").
+    const sub = state.tasks[0]!.state as { values: { items: string[] }; next: string[] };
+    assert.deepEqual(sub.next, ["gate"]);
+    assert.deepEqual(sub.values.items, ["before", "inner"]);
+    // A name that is no node at any level is still refused (ours; LangGraph's dev server ignores it).
+    if (t.name === "ours") {
+      const err = await t.client.runs.wait(th.thread_id, "parent", { input: {}, interruptBefore: ["nowhere"] })
+        .catch((e) => e);
+      assert.equal(err.status, 422);
+    }
   });
 
   test("stream_subgraphs names events by namespace", async () => {

@@ -117,6 +117,29 @@ describe("copy and state updates", () => {
     assert.deepEqual(out, { log: ["a", "manual", "c"] });
   });
 
+  test("updateState on an interrupted thread whose next is non-empty keeps it interrupted", async () => {
+    const th = await t.client.threads.create();
+    await t.client.runs.wait(th.thread_id, "hitl", { input: {} });
+    assert.equal((await t.client.threads.get(th.thread_id)).status, "interrupted");
+    await t.client.threads.updateState(th.thread_id, { values: { answer: "yes" }, asNode: "ask" });
+    assert.deepEqual((await t.client.threads.getState(th.thread_id)).next, ["route"]);
+    assert.equal((await t.client.threads.get(th.thread_id)).status, "interrupted");
+    const out = await t.client.runs.wait(th.thread_id, "hitl", { input: null });
+    assert.deepEqual(out, { answer: "yes", log: ["routed", "approved"] });
+    assert.equal((await t.client.threads.get(th.thread_id)).status, "idle");
+  });
+
+  test("a factory graph is rebuilt with the thread's config on updateState", async () => {
+    const th = await t.client.threads.create();
+    const config = { configurable: { review: true } };
+    await t.client.runs.wait(th.thread_id, "factory_modes", { input: {}, config, interruptBefore: ["review"] });
+    assert.deepEqual((await t.client.threads.getState(th.thread_id)).next, ["review"]);
+    await t.client.threads.updateState(th.thread_id, { values: { log: ["reviewed by hand"] }, asNode: "review" });
+    const state = await t.client.threads.getState(th.thread_id);
+    assert.deepEqual(state.values, { log: ["draft", "reviewed by hand"] });
+    assert.deepEqual(state.next, []);
+  });
+
   test("updating the state of a thread with a run in progress is a 409", async () => {
     const th = await t.client.threads.create();
     await t.client.runs.wait(th.thread_id, "loop", { input: { until: 1 } });

@@ -27,7 +27,8 @@ export function stateToWire(s: Snapshot): Record<string, unknown> {
     path: t.path ?? [],
     error: t.error ? taskError(t.error) : null,
     interrupts: toWire(t.interrupts ?? []),
-    checkpoint: t.state && "configurable" in t.state ? checkpointOf(t.state) : null,
+    // As LangGraph's server: the task's config as it is (no `checkpoint_id`/`checkpoint_map` keys it lacks).
+    checkpoint: t.state && "configurable" in t.state ? toWire(t.state.configurable ?? null) : null,
     state: t.state && "values" in t.state ? stateToWire(t.state) : null,
     result: t.result !== undefined ? toWire(t.result) : null,
   }));

@@ -16,6 +16,7 @@ import {
 import { type Assistant, type AssistantScope, currentCheck, type Run, type Storage } from "../../storage/index.ts";
 import type { CancelAction } from "../broker/broker.ts";
 import type { RunKwargs } from "../executor/executor.ts";
+import type { CompiledGraph } from "../executor/graphs.ts";
 import type { RunCreateBody } from "./input.ts";
 import { checkMessages, tooManyRuns } from "./admission.ts";
 import { ownedMetadata, ownerOf, scopedConfig } from "./scope.ts";
@@ -237,7 +238,9 @@ export function runKwargs(
 export interface RunTargets {
   graphId: string;
   /** The run's fields that name targets: `interrupt_before`, `interrupt_after`, `checkpoint_id`, `checkpoint`. */
-  body: Pick<RunCreateBody, "interrupt_before" | "interrupt_after" | "checkpoint_id" | "checkpoint">;
+  body: Pick<RunCreateBody, "interrupt_before" | "interrupt_after" | "checkpoint_id" | "checkpoint"> & {
+    config?: { configurable?: Record<string, unknown> } | null;
+  };
   threadId: string | null;
   user: AuthUser | null;
 }
@@ -248,7 +251,9 @@ export async function checkRunTargets(o: Pick<RunServiceOptions, "graphs" | "sto
   for (const field of ["interrupt_before", "interrupt_after"] as const) {
     const names = b[field];
     if (!Array.isArray(names) || names.length === 0) continue;
-    const nodes = Object.keys((await o.graphs.get(graphId)).nodes).filter((n) => n !== "__start__");
+    // As LangGraph: the graph the run builds (a factory's, from the run's config), names at every level of its tree.
+    const graph = await o.graphs.get(graphId, { configurable: { ...b.config?.configurable } });
+    const nodes = await treeNodes(graph);
     const unknown = names.filter((n) => !nodes.includes(n));
     if (unknown.length) {
       throw agentcliError(InterruptNodeUnknown, {
@@ -309,4 +314,14 @@ export async function cancelRun(
   }
   await storage.runs.setCancelReason(run.run_id, action);
   broker.cancel(run.run_id, action);
+}
+
+/** The node names of a graph and of its subgraphs, at every level (`__start__` left out). */
+async function treeNodes(graph: CompiledGraph): Promise<string[]> {
+  const names = new Set(Object.keys(graph.nodes));
+  for await (const [, sub] of graph.getSubgraphsAsync(undefined, true)) {
+    for (const n of Object.keys(sub.nodes)) names.add(n);
+  }
+  names.delete("__start__");
+  return [...names];
 }

@@ -21,6 +21,8 @@ export function ownedMetadata(
   user: AuthUser | null,
   metadata: Record<string, unknown> | undefined,
 ): Record<string, unknown> {
+  // LangGraph custom auth: its handlers wrote the metadata (an `owner` of theirs included).
+  if (user?.langgraph) return { ...metadata };
   const { owner: _drop, ...rest } = metadata ?? {};
   const owner = ownerOf(user);
   return owner ? { ...rest, owner } : rest;
@@ -42,7 +44,7 @@ export function scopedConfig<C extends { configurable?: Record<string, unknown> 
   if (user) {
     configurable.graph_auth_user_id = user.identity;
     configurable.langgraph_auth_user_id = user.identity;
-    configurable.langgraph_auth_user = { ...user };
+    configurable.langgraph_auth_user = user.langgraph ? { ...user.langgraph } : { ...user };
     configurable.langgraph_auth_permissions = user.permissions ?? [];
   }
   return { ...(config ?? {}), configurable } as C;

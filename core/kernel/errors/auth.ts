@@ -78,6 +78,47 @@ export const AuthCredentialsMissing = {
 } as const satisfies ErrorData;
 
 /** This area's entries, in the order docs/errors.md lists them. */
+/** `auth.path` / `HostOptions.langgraphAuth`: the module does not load, or its export is missing. */
+export const LangGraphAuthNotLoaded = {
+  name: "LangGraphAuthNotLoaded",
+  code: "CONFIG_INVALID",
+  title: "The LangGraph auth module (`auth.path`) cannot be loaded.",
+  message: (v: { module: string; exportName: string; reason: string }) =>
+    `Cannot load LangGraph auth "${v.module}:${v.exportName}": ${v.reason}`,
+  hint:
+    "Point auth.path at a module exporting an Auth instance of @langchain/langgraph-sdk/auth, as './src/auth.ts:auth'.",
+} as const satisfies ErrorData;
+
+/** The export of the LangGraph auth module is not an `Auth` instance. */
+export const LangGraphAuthNotAuth = {
+  name: "LangGraphAuthNotAuth",
+  code: "CONFIG_INVALID",
+  title: "The export named by `auth.path` is not an `Auth` instance.",
+  message: (v: { module: string; exportName: string; found: string }) =>
+    `LangGraph auth "${v.module}:${v.exportName}" is ${v.found}, not an Auth instance`,
+  hint: "Export `new Auth().authenticate(...)` from @langchain/langgraph-sdk/auth under that name.",
+} as const satisfies ErrorData;
+
+/**
+ * A LangGraph auth handler threw an `HTTPException` other than 401/403 (those are
+ * {@link Unauthorized} and {@link Forbidden}): its status is the answer's, `problem` its message.
+ */
+export const LangGraphAuthRefused = {
+  name: "LangGraphAuthRefused",
+  code: "FORBIDDEN",
+  title: "A LangGraph auth handler refused the request with a status of its own.",
+  message: (v: { problem: string }) => v.problem,
+} as const satisfies ErrorData;
+
+/** A LangGraph auth handler answered something LangGraph does not accept (HTTP 500, as LangGraph's server). */
+export const LangGraphAuthAnswerInvalid = {
+  name: "LangGraphAuthAnswerInvalid",
+  code: "CONFIG_INVALID",
+  title: "A LangGraph auth handler answered a value that is neither a user, a filter nor a boolean.",
+  message: (v: { handler: string; got: string }) => `The LangGraph auth handler "${v.handler}" answered ${v.got}`,
+  hint: (v: { expected: string }) => `Return ${v.expected} from it.`,
+} as const satisfies ErrorData;
+
 export const AUTH_ERRORS: readonly ErrorData[] = [
   Unauthorized,
   Forbidden,
@@ -86,4 +127,8 @@ export const AUTH_ERRORS: readonly ErrorData[] = [
   AuthProviderUnknown,
   AuthHookMissing,
   AuthCredentialsMissing,
+  LangGraphAuthNotLoaded,
+  LangGraphAuthNotAuth,
+  LangGraphAuthRefused,
+  LangGraphAuthAnswerInvalid,
 ];

@@ -43,7 +43,14 @@ export async function loadServerModules() {
 export type ServerModules = Awaited<ReturnType<typeof loadServerModules>>;
 
 export interface AgentServerBuild {
-  host: { bundle: Bundle; driver: PluginDriver; env: Env; mode: "dev" | "serve"; log: ServerLog };
+  host: {
+    bundle: Bundle;
+    driver: PluginDriver;
+    env: Env;
+    mode: "dev" | "serve";
+    log: ServerLog;
+    langgraphAuth?: { module: string; exportName: string };
+  };
   modules: ServerModules;
   storage: Storage;
   graphs: ProjectGraphs;
@@ -54,7 +61,15 @@ export interface AgentServerBuild {
   /** The server's other options; read after auth, the UI and the endpoints are set up (a bad setting fails then). */
   settings: () => Omit<
     AgentServerOptions,
-    "graphs" | "defaultAssistants" | "storage" | "authenticate" | "ui" | "studio" | "extraRoutes" | "disable"
+    | "graphs"
+    | "defaultAssistants"
+    | "storage"
+    | "authenticate"
+    | "langgraphAuth"
+    | "ui"
+    | "studio"
+    | "extraRoutes"
+    | "disable"
   >;
 }
 
@@ -66,7 +81,9 @@ export async function buildAgentServer(o: AgentServerBuild): Promise<AgentServer
   const identityPlugin = provider === null ? null : m.identityPluginFor(opts.driver, provider);
   const uiIdentity = identityPlugin ? { name: identityPlugin.name, ...identityPlugin.identity } : null;
   const graphs = o.graphs.loaders(opts.bundle, opts.env);
-  const authenticate = m.createAuthenticator({
+  // LangGraph custom auth stands in for the platform key (no `[auth]`); an identity plugin still runs first.
+  const lgAuth = opts.langgraphAuth;
+  const authenticate = lgAuth && provider === null ? undefined : m.createAuthenticator({
     driver: opts.driver,
     config: opts.bundle.config,
     env: opts.env,
@@ -101,6 +118,7 @@ export async function buildAgentServer(o: AgentServerBuild): Promise<AgentServer
     defaultAssistants: projectAssistants(opts.bundle, opts.env),
     storage: o.storage,
     authenticate,
+    langgraphAuth: lgAuth,
     ui,
     studio,
     // LangGraph mounts a project's http.app after auth and before its API: its routes win a clash.

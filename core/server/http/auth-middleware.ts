@@ -8,7 +8,8 @@ import type { AuthUser } from "../../kernel/index.ts";
 import type { Scope } from "../../storage/index.ts";
 import { ownerOf } from "../../engine/index.ts";
 
-export type AppEnv = { Variables: { user: AuthUser | null } };
+/** `authMatch`: LangGraph custom auth's filters of a search (./langgraph-auth-events.ts), in the storage scope. */
+export type AppEnv = { Variables: { user: AuthUser | null; authMatch?: Record<string, unknown> | null } };
 
 /** Runs `authenticate` on every request; a thrown 401 user error refuses it. */
 export function authMiddleware(authenticate?: (req: Request) => Promise<AuthUser | null>): MiddlewareHandler<AppEnv> {
@@ -24,5 +25,6 @@ export function userOf(c: Context<AppEnv>): AuthUser | null {
 
 /** The storage scope of the request's user. */
 export function scopeOf(c: Context<AppEnv>): Scope {
-  return { owner: ownerOf(userOf(c)) };
+  const match = c.get("authMatch");
+  return match ? { owner: ownerOf(userOf(c)), match } : { owner: ownerOf(userOf(c)) };
 }

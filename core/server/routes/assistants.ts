@@ -12,9 +12,12 @@ import { type CompiledGraph, ownedMetadata, patchMetadata } from "../../engine/i
 import { type AppEnv, scopeOf, userOf } from "../http/auth-middleware.ts";
 import { graphSchemas } from "./graph-info.ts";
 
-/** Client metadata: `owner` and `created_by` (which marks the deployment's default assistants) are the server's. */
-function clientMetadata(metadata: Record<string, unknown> | undefined): Record<string, unknown> {
-  const { created_by: _drop, ...rest } = patchMetadata(metadata);
+/**
+ * Client metadata: `owner` and `created_by` (which marks the deployment's default assistants)
+ * are the server's; under LangGraph custom auth `owner` is as its handler wrote it.
+ */
+function clientMetadata(metadata: Record<string, unknown> | undefined, c?: Context<AppEnv>): Record<string, unknown> {
+  const { created_by: _drop, ...rest } = c && userOf(c)?.langgraph ? { ...metadata } : patchMetadata(metadata);
   return rest;
 }
 
@@ -41,7 +44,7 @@ export function assistantRoutes(deps: ServerDeps): Hono<AppEnv> {
       graph_id: b.graph_id,
       config: b.config ?? {},
       context: b.context,
-      metadata: ownedMetadata(userOf(c), clientMetadata(b.metadata)),
+      metadata: ownedMetadata(userOf(c), clientMetadata(b.metadata, c)),
       name: b.name ?? "Untitled",
       description: b.description ?? null,
     });
@@ -110,7 +113,11 @@ export function assistantRoutes(deps: ServerDeps): Hono<AppEnv> {
     const a = await resolveAssistant(deps, c.req.param("id")!, scopeOf(c));
     const graph = await assistantGraph(deps, a);
     const out: Record<string, unknown> = {};
-    for await (const [ns, sub] of graph.getSubgraphsAsync(namespace, recurse)) out[ns] = await graphSchemas(ns, sub);
+    // LangGraph JS's shape: per namespace `{ state, input, output, config }` (not a GraphSchema).
+    for await (const [ns, sub] of graph.getSubgraphsAsync(namespace, recurse)) {
+      const g = await graphSchemas(ns, sub);
+      out[ns] = { state: g.state_schema, input: g.input_schema, output: g.output_schema, config: g.config_schema };
+    }
     return out;
   };
   app.get("/:id/subgraphs", async (c) => c.json(await subgraphs(c, undefined, c.req.query("recurse") === "true")));

@@ -29,18 +29,36 @@ export async function threadGraph(deps: ServerDeps, t: Thread): Promise<Compiled
     graphId = a?.graph_id ?? (deps.graphs.ids().length === 1 ? deps.graphs.ids()[0]! : null);
   }
   if (!graphId || !deps.graphs.has(graphId)) return null;
-  const configurable: Record<string, unknown> = { thread_id: t.thread_id, graph_id: graphId };
+  // As LangGraph's server: a factory is rebuilt with the thread's config, its latest run's (and its assistant's).
+  const [last] = await deps.storage.runs.list(t.thread_id, { limit: 1, offset: 0 });
+  const runConfig = (last?.kwargs as { config?: { configurable?: Record<string, unknown> } } | undefined)?.config;
+  const assistant = last ? await deps.storage.assistants.get(last.assistant_id) : null;
+  const configurable: Record<string, unknown> = {
+    ...(assistant?.config as { configurable?: Record<string, unknown> } | undefined)?.configurable,
+    ...runConfig?.configurable,
+    thread_id: t.thread_id,
+    graph_id: graphId,
+  };
   if (typeof t.metadata.assistant_id === "string") configurable.assistant_id = t.metadata.assistant_id;
   return deps.graphs.get(graphId, { configurable });
 }
 
-/** Re-reads a thread's latest state and stores it on the thread row. */
-export async function saveThreadState(deps: ServerDeps, threadId: string, graph: CompiledGraph): Promise<void> {
-  const snapshot = await graph.getState({ configurable: { thread_id: threadId } });
+/**
+ * Re-reads a thread's latest state and stores it on the thread row. An `interrupted` thread
+ * (`prior`) whose graph still has steps to run stays `interrupted`, as on LangGraph's server
+ * (a state update does not change a thread's status there).
+ */
+export async function saveThreadState(
+  deps: ServerDeps,
+  threadId: string,
+  o: { graph: CompiledGraph; prior?: string },
+): Promise<void> {
+  const snapshot = await o.graph.getState({ configurable: { thread_id: threadId } });
   const interrupts = interruptsByTask(snapshot);
+  const waiting = o.prior === "interrupted" && (snapshot.next ?? []).length > 0;
   await deps.storage.threads.saveState(threadId, {
     values: toWire(snapshot.values ?? {}),
     interrupts,
-    status: Object.keys(interrupts).length ? "interrupted" : "idle",
+    status: Object.keys(interrupts).length || waiting ? "interrupted" : "idle",
   });
 }

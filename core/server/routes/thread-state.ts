@@ -100,7 +100,7 @@ export function mountThreadState(app: Hono<AppEnv>, deps: ServerDeps): void {
       }
       throw err;
     }
-    await saveThreadState(deps, t.thread_id, graph);
+    await saveThreadState(deps, t.thread_id, { graph, prior: t.status });
     return c.json({ checkpoint: next.configurable });
   });
 

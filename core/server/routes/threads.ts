@@ -70,7 +70,7 @@ function mountThreadRecords(app: Hono<AppEnv>, deps: ServerDeps): void {
       for (const step of b.supersteps) {
         for (const u of step.updates) config = await graph.updateState(config, u.values, u.as_node);
       }
-      await saveThreadState(deps, id, graph);
+      await saveThreadState(deps, id, { graph });
       return c.json(await storage.threads.get(id));
     }
     return c.json(created);

@@ -3,7 +3,7 @@
  * deployment's system assistant of that graph id or name, among what the caller sees;
  * and the check, inside a statement of the caller's, that a remembered lookup is current.
  */
-import type { Assistant, Scope } from "../records.ts";
+import { type Assistant, matchClause, type Scope } from "../records.ts";
 
 /**
  * Which assistants a caller sees: with an owner, their own and the deployment's default
@@ -23,9 +23,11 @@ export function isSystemAssistant(a: Pick<Assistant, "metadata">): boolean {
 
 /** The visibility condition of a scope (null: everything), its parameters pushed onto `params`. */
 export function visible(scope: AssistantScope | undefined, params: unknown[]): string | null {
-  if (scope?.systemOnly) return `(${SYSTEM})`;
-  if (!scope?.owner) return null;
-  return `(metadata->>'owner' = $${params.push(scope.owner)} OR (${SYSTEM}))`;
+  const match = matchClause(scope, params);
+  const and = match ? ` AND ${match}` : "";
+  if (scope?.systemOnly) return `(${SYSTEM})${and}`;
+  if (!scope?.owner) return match;
+  return `(metadata->>'owner' = $${params.push(scope.owner)} OR (${SYSTEM}))${and}`;
 }
 
 /** A remembered assistant lookup, with the row version it read (see AssistantStore.resolveHint). */
@@ -39,7 +41,8 @@ export interface AssistantHint {
 
 /** The key of a remembered lookup: who may see it (system only, an owner, anyone) and what was looked up. */
 export function hintKey(key: string, scope: AssistantScope | undefined): string {
-  return `${scope?.systemOnly ? "\u0001" : (scope?.owner ?? "")}\u0000${key}`;
+  const match = scope?.match ? JSON.stringify(scope.match) : "";
+  return `${scope?.systemOnly ? "\u0001" : (scope?.owner ?? "")}\u0002${match}\u0000${key}`;
 }
 
 /**
