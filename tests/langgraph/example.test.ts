@@ -13,6 +13,8 @@ import { Client } from "@langchain/langgraph-sdk";
 import { type LangGraphDev, ROOT, startLangGraphDev } from "./_dev.ts";
 
 const EXAMPLE = join(ROOT, "examples/langgraph-js");
+// The example's auth.ts (LangGraph custom auth) applies under dev too, as under `langgraph dev`.
+const ALICE = { authorization: "Bearer token-alice" };
 let dev: LangGraphDev;
 let client: Client;
 
@@ -20,11 +22,9 @@ before(async () => {
   dev = await startLangGraphDev(EXAMPLE, {
     env: {
       LANGGRAPH_CONFIG: JSON.stringify({ counter: { configurable: { step: 5 }, context: { who: "test" } } }),
-      // The example's auth is lg-auth's to serve; these tests run as dev's bypass user.
-      AGENTCLI_DEV_AUTH_BYPASS: "1",
     },
   });
-  client = new Client({ apiUrl: dev.url, apiKey: null, callerOptions: { maxRetries: 0 } });
+  client = new Client({ apiUrl: dev.url, apiKey: null, defaultHeaders: ALICE, callerOptions: { maxRetries: 0 } });
 });
 after(() => dev?.stop());
 
@@ -56,11 +56,11 @@ describe("examples/langgraph-js under agentcli dev", () => {
   });
 
   test("mounts the http.app's routes beside the API; its middleware wraps the API", async () => {
-    const hello = await fetch(`${dev.url}/hello`);
+    const hello = await fetch(`${dev.url}/hello`, { headers: ALICE });
     assert.deepEqual(await hello.json(), { hello: "Hello" });
     const search = await fetch(`${dev.url}/assistants/search`, {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: { "content-type": "application/json", ...ALICE },
       body: "{}",
     });
     assert.equal(search.status, 200);

@@ -12,12 +12,14 @@ import { Client } from "@langchain/langgraph-sdk";
 import { type LangGraphDev, ROOT, startLangGraphDev } from "./_dev.ts";
 import { until } from "../platform/_harness.ts";
 
+// The example's auth.ts (LangGraph custom auth) applies under dev too, as under `langgraph dev`.
+const ALICE = { authorization: "Bearer token-alice" };
 let dev: LangGraphDev;
 let client: Client;
 
 before(async () => {
-  dev = await startLangGraphDev(join(ROOT, "examples/langgraph-js"), { env: { AGENTCLI_DEV_AUTH_BYPASS: "1" } });
-  client = new Client({ apiUrl: dev.url, apiKey: null, callerOptions: { maxRetries: 0 } });
+  dev = await startLangGraphDev(join(ROOT, "examples/langgraph-js"));
+  client = new Client({ apiUrl: dev.url, apiKey: null, defaultHeaders: ALICE, callerOptions: { maxRetries: 0 } });
 });
 after(() => dev?.stop());
 

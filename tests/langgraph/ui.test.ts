@@ -18,7 +18,7 @@ let dev: LangGraphDev;
 let browser: TestBrowser | null = null;
 
 before(async () => {
-  dev = await startLangGraphDev(join(ROOT, "examples/langgraph-js"), { env: { AGENTCLI_DEV_AUTH_BYPASS: "1" } });
+  dev = await startLangGraphDev(join(ROOT, "examples/langgraph-js"));
 });
 after(async () => {
   await browser?.close();
@@ -31,7 +31,8 @@ import { createElement } from "react";
 import { createRoot } from "react-dom/client";
 import { Client } from "@langchain/langgraph-sdk";
 import { LoadExternalComponent } from "@langchain/langgraph-sdk/react-ui";
-const client = new Client({ apiUrl: location.origin, apiKey: null });
+// The example's auth.ts applies under dev too (as under langgraph dev): the page signs in as alice.
+const client = new Client({ apiUrl: location.origin, apiKey: null, defaultHeaders: { authorization: "Bearer token-alice" } });
 // The chat graph pushes a "greeting" UI message beside its reply.
 client.runs.wait(null, "chat", { input: { messages: [{ role: "user", content: "Ada" }] } }).then((out) => {
   const message = out.ui[0];

@@ -100,6 +100,8 @@ const MATRIX: Record<string, Case[]> = {
   "DELETE /threads/{thread_id}/runs/{run_id}": [{ mixed: true }],
   "GET /threads/{thread_id}/runs/{run_id}/join": [{ mixed: true }],
   "GET /threads/{thread_id}/runs/{run_id}/trace": [{ mixed: true }],
+  // Owner-scoped: a user reads their own usage, whatever the grouping.
+  "GET /usage": [{}, { query: "group_by=thread" }, { query: "group_by=user" }],
   "GET /threads/{thread_id}/runs/{run_id}/stream": [{ mixed: true }],
   "GET /runs/{run_id}/stream": [{}],
   "POST /threads/{thread_id}/runs/{run_id}/cancel": [{ mixed: true }, { query: "action=rollback", mixed: true }],
