@@ -32,9 +32,10 @@ async function call(method: string, path: string, body?: unknown): Promise<{ sta
   return { status: res.status, body: await res.json() };
 }
 
-async function deploy(version: string, release?: unknown): Promise<string> {
-  const agentToml =
-    `[agent]\nname = "embedded-gate"\nmodel = "openai:gate-${version}"\n\n[auth]\nprovider = "anonymous"\n`;
+async function deploy(version: string, release?: unknown, o: { platformKey?: string } = {}): Promise<string> {
+  // With a platform key the agent has no [auth] section: the key guards it, as a project's default.
+  const auth = o.platformKey ? "" : `\n[auth]\nprovider = "anonymous"\n`;
+  const agentToml = `[agent]\nname = "embedded-gate"\nmodel = "openai:gate-${version}"\n${auth}`;
   const bundle = await makeBundle({ agentToml });
   const u = await call("POST", `/v2/deployments/${id}/upload-url`);
   const target = new URL(u.body.upload_url);
@@ -44,7 +45,11 @@ async function deploy(version: string, release?: unknown): Promise<string> {
   });
   const patched = await call("PATCH", `/v2/deployments/${id}`, {
     source_revision_config: { source_tarball_path: u.body.object_path },
-    secrets: [{ name: "OPENAI_API_KEY", value: "sk-gate" }, { name: "OPENAI_BASE_URL", value: model.openaiBaseUrl }],
+    secrets: [
+      { name: "OPENAI_API_KEY", value: "sk-gate" },
+      { name: "OPENAI_BASE_URL", value: model.openaiBaseUrl },
+      ...(o.platformKey ? [{ name: "PLATFORM_API_KEY", value: o.platformKey }] : []),
+    ],
     ...(release ? { release } : {}),
   });
   assert.equal(patched.status, 200, JSON.stringify(patched.body));
@@ -124,4 +129,24 @@ test("embedded database: a revision failing its smoke gate never serves; the pre
     body: JSON.stringify({ assistant_id: "agent", input: { messages: [{ role: "user", content: "hi" }] } }),
   });
   assert.match(JSON.stringify(await wait.json()), /served by V1/);
+});
+
+test("a gate calls a revision guarded by its platform key with that key: the smoke run passes, the revision serves", async () => {
+  model.script({ when: (r) => r.model === "gate-V3", text: "served by V3" });
+  const rid = await deploy("V3", { gates: { smoke: true } }, { platformKey: "pk-gate-secret" });
+  const r = (await call("GET", `/v2/deployments/${id}/revisions/${rid}`)).body;
+  assert.equal(r.status, "DEPLOYED", r.status_message);
+  const log = (await call("GET", `/v2/deployments/${id}/revisions/${rid}/logs?kind=deploy`)).body.logs
+    .map((l: { message: string }) => l.message).join("\n");
+  assert.match(log, /gate: a smoke run through the Agent API succeeded/);
+  assert.doesNotMatch(log, /pk-gate-secret/);
+  const d = (await call("GET", `/v2/deployments/${id}`)).body;
+  assert.equal(d.active_revision_id, rid);
+  const denied = await fetch(`${d.url}/threads`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: "{}",
+  });
+  await denied.body?.cancel();
+  assert.equal(denied.status, 401, "the revision is guarded by its key");
 });

@@ -32,7 +32,10 @@ export async function runGates(url: string, job: GateJob): Promise<void> {
   const ok = await fetch(`${url}/ok`).then((r) => r.status, (err: Error) => err.message);
   if (ok !== 200) throw new Error(`gate /ok failed: the revision answered ${ok}`);
   log("gate: /ok answered 200");
-  const call = agentFetch({ baseUrl: url });
+  // The revision's own platform key, when it has one (an agent without `[auth]` is guarded by it):
+  // the gates call as its owner. An identity provider's users cannot be signed in from here.
+  const key = job.secrets.find((s) => s.name === "PLATFORM_API_KEY")?.value;
+  const call = agentFetch({ baseUrl: url, ...(key ? { headers: { "x-api-key": key } } : {}) });
   if (release.gates?.smoke) {
     const [smoke] = await runCases({
       cases: [{
