@@ -21,6 +21,8 @@ import { LENT_ENTRY_POINTS } from "../../scripts/build-sea-packages.ts";
 import { until } from "../platform/_harness.ts";
 import { startModelServer } from "../fixtures/model-server/server.ts";
 
+/** A user of examples/langgraph-js/src/auth.ts. */
+const ALICE = { authorization: "Bearer token-alice" };
 const ROOT = new URL("../..", import.meta.url).pathname;
 const EXE = join(ROOT, "dist/agentcli");
 const skip = existsSync(EXE) ? false : "dist/agentcli is not built (npm run build)";
@@ -66,7 +68,9 @@ async function startDev(work: string, opts: { env?: Record<string, string>; expe
 describe("dist/agentcli dev: examples/langgraph-js without node_modules", { skip }, () => {
   let work: string;
   let dev: Dev;
-  const client = () => new Client({ apiUrl: dev.url, apiKey: null, callerOptions: { maxRetries: 0 } });
+  // The example's auth.ts (LangGraph custom auth) guards it under dev too, as under `langgraph dev`.
+  const client = () =>
+    new Client({ apiUrl: dev.url, apiKey: null, defaultHeaders: ALICE, callerOptions: { maxRetries: 0 } });
 
   before(async () => {
     work = mkdtempSync(join(tmpdir(), "agentcli-lg-exe-"));
@@ -107,11 +111,11 @@ describe("dist/agentcli dev: examples/langgraph-js without node_modules", { skip
   });
 
   test("mounts the http.app Hono routes beside the API", async () => {
-    const hello = await fetch(`${dev.url}/hello`);
+    const hello = await fetch(`${dev.url}/hello`, { headers: ALICE });
     assert.deepEqual(await hello.json(), { hello: "Hello" });
     const search = await fetch(`${dev.url}/assistants/search`, {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: { "content-type": "application/json", ...ALICE },
       body: "{}",
     });
     assert.equal(search.status, 200);
@@ -280,12 +284,13 @@ test(
       assert.equal(deployed.code, 0, deployed.output + output);
       const url = deployed.output.match(/URL: (\S+)/)?.[1];
       assert.ok(url, deployed.output);
-      const client = new Client({ apiUrl: url, apiKey: key, callerOptions: { maxRetries: 0 } });
+      // The example's custom auth replaces the platform key (no [auth]): its own token.
+      const client = new Client({ apiUrl: url, apiKey: key, defaultHeaders: ALICE, callerOptions: { maxRetries: 0 } });
       const chat = await client.runs.wait(null, "chat", {
         input: { messages: [{ role: "user", content: "ping" }] },
       }) as { messages: Array<{ content: string }> };
       assert.equal(chat.messages.at(-1)!.content, "Hello! You said: ping");
-      const hello = await fetch(`${url}/hello`, { headers: { "x-api-key": key } });
+      const hello = await fetch(`${url}/hello`, { headers: { "x-api-key": key, ...ALICE } });
       assert.deepEqual(await hello.json(), { hello: "Hello" });
     } finally {
       if (server && server.exitCode === null) {
