@@ -56,6 +56,20 @@ async function startOurs(): Promise<Target> {
   return { name: "ours", url: t.url, client: t.client, close: () => t.close() };
 }
 
+/** LangGraph's own `langgraphjs dev` on a port of loopback, without a browser or reloads: the command and its arguments. */
+export function peerDevCommand(port: number): string[] {
+  return [
+    resolve(import.meta.dirname, "../../node_modules/.bin/langgraphjs"),
+    "dev",
+    "--port",
+    String(port),
+    "--host",
+    "127.0.0.1",
+    "--no-browser",
+    "--no-reload",
+  ];
+}
+
 async function startPeer(): Promise<Target> {
   const dir = await mkdtemp(join(tmpdir(), "agentcli-compat-peer-"));
   // The peer resolves graph paths against the config's directory: relative paths only.
@@ -68,18 +82,8 @@ async function startPeer(): Promise<Target> {
   );
   await writeFile(join(dir, "package.json"), JSON.stringify({ name: "compat-peer", private: true, type: "module" }));
   const port = await freePort("127.0.0.1");
-  const bin = resolve(import.meta.dirname, "../../node_modules/.bin/langgraphjs");
-  const child: ChildProcess = spawn(bin, [
-    "dev",
-    "--port",
-    String(port),
-    "--host",
-    "127.0.0.1",
-    "--no-browser",
-    "--no-reload",
-    "--config",
-    join(dir, "langgraph.json"),
-  ], {
+  const [bin, ...args] = peerDevCommand(port);
+  const child: ChildProcess = spawn(bin!, [...args, "--config", join(dir, "langgraph.json")], {
     cwd: dir,
     env: {
       ...process.env,

@@ -13,7 +13,7 @@ import { join, resolve } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { Client } from "@langchain/langgraph-sdk";
 import { freePort } from "../../plugins/compute/revision-process.ts";
-import { PEER } from "./_target.ts";
+import { PEER, peerDevCommand } from "./_target.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const LANGGRAPH_CONFIG = JSON.stringify({ configured: { configurable: { who: "from LANGGRAPH_CONFIG" } } });
@@ -37,16 +37,7 @@ before(async () => {
   writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "compat-loading", private: true, type: "module" }));
   const port = await freePort("127.0.0.1");
   const args = PEER
-    ? [
-      join(ROOT, "node_modules/.bin/langgraphjs"),
-      "dev",
-      "--port",
-      String(port),
-      "--host",
-      "127.0.0.1",
-      "--no-browser",
-      "--no-reload",
-    ]
+    ? peerDevCommand(port)
     : [process.execPath, join(ROOT, "bin/main.ts"), "dev", "--port", String(port), "--allow-blocking"];
   child = spawn(args[0]!, args.slice(1), {
     cwd: dir,
