@@ -56,7 +56,13 @@ async function deploy(version: string, release?: unknown): Promise<string> {
   assert.equal(put.status, 200);
   const patched = await call("PATCH", `/v2/deployments/${deploymentId}`, {
     source_revision_config: { source_tarball_path: u.body.object_path },
-    secrets: [{ name: "OPENAI_API_KEY", value: "sk-release" }, { name: "OPENAI_BASE_URL", value: model.openaiBaseUrl }],
+    secrets: [
+      { name: "OPENAI_API_KEY", value: "sk-release" },
+      { name: "OPENAI_BASE_URL", value: model.openaiBaseUrl },
+      // One client making hundreds of runs a minute: off, the rate limits an anonymous deployment has by default.
+      { name: "AGENTCLI_USER_RUNS_PER_MINUTE", value: "0" },
+      { name: "AGENTCLI_CLIENT_RUNS_PER_MINUTE", value: "0" },
+    ],
     ...(release ? { release } : {}),
   });
   assert.equal(patched.status, 200, JSON.stringify(patched.body));
