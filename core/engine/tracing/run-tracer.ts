@@ -13,6 +13,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import type { LLMResult } from "@langchain/core/outputs";
 import { redact, VERSION } from "../../kernel/index.ts";
 import { usageOf } from "../usage/usage-of.ts";
+import { responseModelOf, subagentOf } from "./model-call.ts";
 
 /** One run's trace: callbacks for the graph, and its end. */
 export interface RunTrace {
@@ -221,8 +222,7 @@ class SpanCallbacks extends BaseCallbackHandler {
   }
   override handleLLMEnd(output: LLMResult, runId: string): void {
     // OpenTelemetry's GenAI semantic conventions; the same counts as the local trace's `usage`.
-    const first = output.generations[0]?.[0];
-    const usage = usageOf(first) ?? usageOf({ response_metadata: { tokenUsage: output.llmOutput?.tokenUsage } });
+    const usage = usageOf(output);
     const attrs: Record<string, number | string> = {};
     if (usage) {
       attrs["gen_ai.usage.input_tokens"] = usage.input_tokens;
@@ -233,9 +233,8 @@ class SpanCallbacks extends BaseCallbackHandler {
       }
       if (usage.reasoning_tokens !== undefined) attrs["agentcli.usage.reasoning_tokens"] = usage.reasoning_tokens;
     }
-    const model = (first as { message?: { response_metadata?: { model_name?: unknown } } } | undefined)?.message
-      ?.response_metadata?.model_name;
-    if (typeof model === "string") attrs["gen_ai.response.model"] = model;
+    const model = responseModelOf(output);
+    if (model) attrs["gen_ai.response.model"] = model;
     this.#end(runId, undefined, attrs);
   }
   override handleLLMError(err: unknown, runId: string): void {
@@ -256,12 +255,8 @@ class SpanCallbacks extends BaseCallbackHandler {
     const attrs: Record<string, string> = { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name };
     if (toolCallId) attrs["gen_ai.tool.call.id"] = toolCallId;
     // deepagents' `task` tool runs a subagent: the span says which.
-    if (name === "task") {
-      try {
-        const args = JSON.parse(input) as { subagent_type?: unknown };
-        if (typeof args.subagent_type === "string") attrs["agentcli.subagent"] = args.subagent_type;
-      } catch { /* not JSON: no subagent name */ }
-    }
+    const subagent = subagentOf(name, input);
+    if (subagent) attrs["agentcli.subagent"] = subagent;
     this.#start({ runId, parentRunId }, { name: `execute_tool ${name}`, kind: SpanKind.INTERNAL, attributes: attrs });
   }
   override handleToolEnd(_output: unknown, runId: string): void {

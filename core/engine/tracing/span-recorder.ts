@@ -15,6 +15,7 @@ import type { Span, StoredSpan } from "../../storage/index.ts";
 import { toWire } from "../executor/serialize.ts";
 import type { UsageCallbacks } from "../usage/recorder.ts";
 import { type TokenUsage, usageOf } from "../usage/usage-of.ts";
+import { responseModelOf, subagentOf } from "./model-call.ts";
 
 /** An input or output longer than this (as JSON) is kept as its first characters, marked `truncated`. */
 export const MAX_FIELD_CHARS = 32_768;
@@ -263,11 +264,10 @@ export class SpanRecorder extends BaseCallbackHandler {
     const first = output.generations[0]?.[0] as { message?: unknown; text?: string } | undefined;
     const s = this.#close(runId, { output: first?.message ?? first?.text ?? null });
     if (!s) return;
-    const usage = usageOf(first) ?? usageOf({ response_metadata: { tokenUsage: output.llmOutput?.tokenUsage } });
+    const usage = usageOf(output);
     if (usage) s.usage = usage;
-    const responseModel = (first?.message as { response_metadata?: { model_name?: unknown } } | undefined)
-      ?.response_metadata?.model_name;
-    if (typeof responseModel === "string") s.attributes.response_model = responseModel;
+    const responseModel = responseModelOf(output);
+    if (responseModel) s.attributes.response_model = responseModel;
   }
   override handleLLMError(err: unknown, runId: string): void {
     this.#usage?.handleLLMError(err, runId);
@@ -291,12 +291,12 @@ export class SpanRecorder extends BaseCallbackHandler {
     if (typeof metadata?.mcp_server === "string") attributes.mcp_server = metadata.mcp_server;
     if (typeof metadata?.mcp_tool === "string") attributes.mcp_tool = metadata.mcp_tool;
     // deepagents' `task` tool runs a subagent: its span is the subagent's, its calls under it.
-    const subagent = name === "task" ? (args as { subagent_type?: unknown } | null)?.subagent_type : undefined;
-    if (typeof subagent === "string") attributes.subagent = subagent;
+    const subagent = subagentOf(name, args);
+    if (subagent) attributes.subagent = subagent;
     this.#open(runId, {
       parentRunId,
       kind: name === "task" ? "subagent" : "tool",
-      name: typeof subagent === "string" ? subagent : name,
+      name: subagent ?? name,
       input: args,
       attributes,
     });
