@@ -20,6 +20,7 @@ import {
   StudioNeedsAuth,
 } from "../../kernel/index.ts";
 import {
+  assetResponse,
   AUTH_DRIVER_PATH,
   authDriverModule,
   contentType,
@@ -111,13 +112,7 @@ export function studioRoutes(
     }
     const bytes = await assets.get(`studio/${path}`);
     if (!bytes) return path.startsWith("assets/") || /\.[a-z0-9]+$/i.test(path) ? notFound(path) : serveIndex();
-    return new Response(bytes as Uint8Array<ArrayBuffer>, {
-      headers: {
-        "content-type": contentType(path),
-        "cache-control": path.startsWith("assets/") ? "public, max-age=31536000, immutable" : "public, max-age=300",
-        "x-content-type-options": "nosniff",
-      },
-    });
+    return assetResponse(path, bytes);
   });
   return app;
 }

@@ -256,13 +256,18 @@ export function uiRoutes(
       }
       return serveIndex();
     }
-    return new Response(bytes as Uint8Array<ArrayBuffer>, {
-      headers: {
-        "content-type": contentType(path),
-        "cache-control": path.startsWith("assets/") ? "public, max-age=31536000, immutable" : "public, max-age=300",
-        "x-content-type-options": "nosniff",
-      },
-    });
+    return assetResponse(path, bytes);
   });
   return app;
+}
+
+/** A built file of a UI: hashed `assets/` kept a year (their names change with them), other files 5 minutes. */
+export function assetResponse(path: string, bytes: Uint8Array): Response {
+  return new Response(bytes as Uint8Array<ArrayBuffer>, {
+    headers: {
+      "content-type": contentType(path),
+      "cache-control": path.startsWith("assets/") ? "public, max-age=31536000, immutable" : "public, max-age=300",
+      "x-content-type-options": "nosniff",
+    },
+  });
 }
