@@ -12,6 +12,7 @@ import { AgentcliError } from "../../core/kernel/errors.ts";
 import { PluginDriver } from "../../core/kernel/plugin-driver.ts";
 import { builtinPlugins } from "../../plugins/registry.ts";
 import { createAuthenticator } from "../../core/auth/index.ts";
+import { withGateCredential } from "../../core/platform/reconciler/gates.ts";
 import { testConfig } from "./config.ts";
 
 const driver = new PluginDriver(builtinPlugins);
@@ -77,5 +78,16 @@ describe("the gate credential under the other postures", () => {
     const open = createAuthenticator({ driver, config: testConfig("anonymous"), env, mode: "serve" });
     const visitor = await open(req({ "x-agentcli-gate": TOKEN }));
     assert.equal(visitor?.isAuthenticated, false);
+  });
+});
+
+describe("the control plane's side", () => {
+  it("mints a new token per gated revision and drops a deployment secret of that name", () => {
+    const secrets = [{ name: "A", value: "1" }, { name: "AGENTCLI_GATE_TOKEN", value: "set-by-hand-".repeat(4) }];
+    assert.deepEqual(withGateCredential(secrets, false), { secrets: [{ name: "A", value: "1" }], token: null });
+    const one = withGateCredential(secrets, true);
+    const two = withGateCredential(secrets, true);
+    assert.ok(one.token && one.token.length >= 43 && one.token !== two.token);
+    assert.deepEqual(one.secrets, [{ name: "A", value: "1" }, { name: "AGENTCLI_GATE_TOKEN", value: one.token }]);
   });
 });

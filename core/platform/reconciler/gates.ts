@@ -25,7 +25,7 @@ export interface GateJob {
   /** The revision's bundle (for the grading model of rubric checks) and its variables. */
   bundle: Uint8Array | null;
   secrets: Array<{ name: string; value: string }>;
-  /** The revision's gate credential ({@link gateCredential}), when it was given one. */
+  /** The revision's gate credential ({@link withGateCredential}), when it was given one. */
   gateToken?: string;
   driver?: PluginDriver;
 }
@@ -77,7 +77,7 @@ export async function runGates(url: string, job: GateJob): Promise<void> {
  * The Agent API of the revision as a case's user. An agent without `[auth]` is guarded by its
  * platform key: the gates call as its owner, as its clients do. Under an identity provider,
  * whose users cannot be signed in from here, the revision takes its own gate credential
- * (`gateCredential`) as the user `agentcli-gate:<user>` (core/auth/gate.ts); other postures
+ * (`withGateCredential`) as the user `agentcli-gate:<user>` (core/auth/gate.ts); other postures
  * ignore that header.
  */
 function gateFetch(url: string, job: GateJob): (user: string) => AgentFetch {
@@ -92,10 +92,19 @@ function gateFetch(url: string, job: GateJob): (user: string) => AgentFetch {
     });
 }
 
-/** A new gate credential for one revision: the token the gates send and the variable that revision gets. */
-export function gateCredential(): { token: string; secret: { name: string; value: string } } {
+/**
+ * The variables a revision starts with: `secrets`, and for a gated revision a new gate
+ * credential of its own (a random 256-bit token); a deployment secret of that name is dropped,
+ * as the credential is the control plane's alone. `token` is what the gates send (null: not gated).
+ */
+export function withGateCredential(
+  secrets: Array<{ name: string; value: string }>,
+  gated: boolean,
+): { secrets: Array<{ name: string; value: string }>; token: string | null } {
+  const own = secrets.filter((s) => s.name !== GATE_TOKEN_ENV);
+  if (!gated) return { secrets: own, token: null };
   const token = randomBytes(32).toString("base64url");
-  return { token, secret: { name: GATE_TOKEN_ENV, value: token } };
+  return { secrets: [...own, { name: GATE_TOKEN_ENV, value: token }], token };
 }
 
 /** Rubrics are graded by the revision's own model, with its own credentials. */

@@ -16,7 +16,7 @@ import { openSecrets } from "../store/secrets-at-rest.ts";
 import { getIntegrationById } from "../store/tenancy.ts";
 import { BuildFailure, buildRevision } from "./build.ts";
 import { resolveRef } from "./git-source.ts";
-import { gateCredential, runGates } from "./gates.ts";
+import { runGates, withGateCredential } from "./gates.ts";
 import { startCanary } from "../store/release.ts";
 import type { ReconcilerOptions } from "./reconciler.ts";
 
@@ -171,14 +171,14 @@ class Rollout {
       throw new Error(`the "${compute.kind}" compute does not check revisions before traffic; deploy without gates`);
     }
     // A gated revision gets a credential of its own for the gates' calls (./gates.ts), never stored.
-    const credential = gates ? gateCredential() : null;
+    const credential = withGateCredential(secrets, Boolean(gates));
     const { url } = await compute.rollout({
       deployment: d,
       revision,
       listener,
       bundle,
       imageUri,
-      secrets: credential ? [...secrets, credential.secret] : secrets,
+      secrets: credential.secrets,
       log,
       signal,
       ...(gates
@@ -189,7 +189,7 @@ class Rollout {
               log: (m) => log("deploy", m),
               bundle,
               secrets,
-              gateToken: credential!.token,
+              gateToken: credential.token!,
               driver: settings.driver,
             }),
         }
