@@ -14,34 +14,18 @@
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { openPlatform, type Platform } from "../../core/platform/server.ts";
-import { createApiKey, createTenant } from "../../core/platform/store/tenancy.ts";
-import { loadPlugins } from "../../core/kernel/plugins.ts";
-import { openSql } from "../../core/storage/sql.ts";
-import { builtinPlugins } from "../../plugins/registry.ts";
 import { type ModelServer, startModelServer } from "../fixtures/model-server/server.ts";
-import { makeBundle, until } from "./_harness.ts";
+import { makeBundle, startTestPlatform, type TestPlatform, until } from "./_harness.ts";
 
-let dataDir = "";
-let platform: Platform;
+let tp: TestPlatform;
 let model: ModelServer;
-let key = "";
-let dropSchema = async () => {};
 
 const ANONYMOUS = `[auth]\nprovider = "anonymous"\n`;
 const IDENTITY_A = `[auth]\nprovider = "identity_a"\n`;
 const marker = (v: string) => `MARKER-INSTRUCTIONS-${v}`;
 
 async function call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const res = await platform.app.request(path, {
-    method,
-    headers: { "x-api-key": key, "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, body: await res.json() };
+  return await tp.call(method, path, body === undefined ? {} : { body });
 }
 
 /** A deployment, and `deploy(version, release)`: a bundle whose model and AGENTS.md name the version, as a new revision. */
@@ -56,7 +40,7 @@ async function deployment(name: string, auth: string, secrets: Array<{ name: str
     });
     const u = await call("POST", `/v2/deployments/${id}/upload-url`);
     const target = new URL(u.body.upload_url);
-    const put = await platform.app.request(target.pathname + target.search, {
+    const put = await tp.platform.app.request(target.pathname + target.search, {
       method: "PUT",
       body: bundle as Uint8Array<ArrayBuffer>,
     });
@@ -143,33 +127,13 @@ function assertOwnInstructions(requests: Array<{ version: string; system: string
 
 before(async () => {
   model = await startModelServer();
-  dataDir = await mkdtemp(join(tmpdir(), "agentcli-instructions-"));
-  const root = process.env.AGENTCLI_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
-  const schema = `instructions_test_${process.pid}`;
-  const admin = await openSql({ url: root, poolSize: 1 });
-  await admin.query(`CREATE SCHEMA ${schema}`);
-  const dbUrl = new URL(root);
-  dbUrl.searchParams.set("options", `-c search_path=${schema}`);
-  dropSchema = async () => {
-    await admin.query(`DROP SCHEMA ${schema} CASCADE`);
-    await admin.close();
-  };
-  platform = await openPlatform({
-    dataDir,
-    mode: "cloud",
-    databaseUrl: dbUrl.toString(),
-    onError: () => {},
-    driver: await loadPlugins(builtinPlugins),
-  });
-  const tenant = await createTenant(platform.sql, `instructions-${Date.now()}`);
-  key = (await createApiKey(platform.sql, { tenantId: tenant.id, userId: "releaser" })).key;
+  // PostgreSQL: the revisions of a deployment run side by side on its schema.
+  tp = await startTestPlatform({ postgres: true });
 });
 
 after(async () => {
-  await platform?.close();
-  await dropSchema();
+  await tp?.close();
   await model?.close();
-  if (dataDir) await rm(dataDir, { recursive: true, force: true });
 });
 
 test("a failed gate, a canary and a rollback: each revision answers with its own AGENTS.md", async () => {
