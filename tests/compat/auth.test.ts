@@ -11,7 +11,7 @@
  * - joining a run's stream raises `threads:read` of its thread; another user's streams a
  *   not-found error event (the stream opens, as for a run that does not exist);
  * - a request marked as LangGraph Studio's (`x-auth-scheme: langsmith`) skips `authenticate`
- *   and reaches the handlers as the Studio user.
+ *   and reaches the handlers as the Studio user, unless `auth.disable_studio_auth` is set.
  */
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
@@ -166,6 +166,13 @@ describe("events and filters on runs and creates", () => {
   });
 });
 
+describe("public paths", () => {
+  test("/info answers without credentials; /ok too on ours (the health check), not on LangGraph's", async () => {
+    assert.equal((await fetch(`${t.url}/info`)).status, 200);
+    assert.equal((await fetch(`${t.url}/ok`)).status, t.name === "peer" ? 401 : 200);
+  });
+});
+
 describe("LangGraph Studio's requests", () => {
   test("a request marked x-auth-scheme: langsmith skips authenticate and meets the handlers as the Studio user", async () => {
     const events = await eventsOf(async () => {
@@ -177,5 +184,28 @@ describe("LangGraph Studio's requests", () => {
       assert.equal(res.status, 200, await res.clone().text());
     });
     assert.deepEqual(events.map((e) => [e.event, e.identity]), [["threads:search", "studio:langgraph-studio-user"]]);
+  });
+});
+
+describe("LangGraph Studio's requests with auth.disable_studio_auth", () => {
+  let strict: Target;
+  before(async () => {
+    strict = await startTarget({ auth: { module: MODULE, exportName: "auth", disableStudioAuth: true } });
+  });
+  after(async () => await strict?.close());
+
+  test("a request marked x-auth-scheme: langsmith goes through authenticate like any other", async () => {
+    const res = await fetch(`${strict.url}/threads/search`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-auth-scheme": "langsmith" },
+      body: "{}",
+    });
+    assert.equal(res.status, 401);
+    const ok = await fetch(`${strict.url}/threads/search`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-auth-scheme": "langsmith", authorization: "Bearer token-bob" },
+      body: "{}",
+    });
+    assert.equal(ok.status, 200);
   });
 });

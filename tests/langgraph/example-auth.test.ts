@@ -2,7 +2,8 @@
  * examples/langgraph-js's custom auth (src/auth.ts, an `Auth` of @langchain/langgraph-sdk/auth)
  * under `agentcli dev` with auth enforced: `authenticate` refuses an unknown token (401), each
  * user sees only the threads they created (the `threads` handler's filter and metadata), and a
- * user without "assistants:write" cannot create assistants (403). Served by lg-auth's
+ * user without "assistants:write" cannot create assistants (403), and LangGraph Studio's requests
+ * (`x-auth-scheme: langsmith`) are its Studio user under dev. Served by lg-auth's
  * `HostOptions.langgraphAuth`, which this project's `auth.path` sets.
  */
 import assert from "node:assert/strict";
@@ -37,6 +38,15 @@ describe("examples/langgraph-js custom auth", () => {
     const seenByBob = await as("token-bob").threads.search({ limit: 100 });
     assert.ok(!seenByBob.some((t) => t.thread_id === alice.thread_id));
     await assert.rejects(as("token-bob").threads.get(alice.thread_id), /404/);
+  });
+
+  test("under dev, LangGraph Studio's requests (x-auth-scheme: langsmith) are the Studio user, as under langgraph dev", async () => {
+    const res = await fetch(`${dev.url}/threads/search`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-auth-scheme": "langsmith" },
+      body: "{}",
+    });
+    assert.equal(res.status, 200);
   });
 
   test("scoped permissions: bob may use threads but not create assistants", async () => {

@@ -185,7 +185,9 @@ async function bodyOf(c: Context<AppEnv>, each: boolean): Promise<Record<string,
   if (!["POST", "PUT", "PATCH", "DELETE"].includes(c.req.method)) return {};
   try {
     const parsed = JSON.parse(await c.req.text());
-    if (each && Array.isArray(parsed)) return parsed.map((x) => x && typeof x === "object" && !Array.isArray(x) ? x : {});
+    if (each && Array.isArray(parsed)) {
+      return parsed.map((x) => x && typeof x === "object" && !Array.isArray(x) ? x : {});
+    }
     return parsed && typeof parsed === "object" && !Array.isArray(parsed) ? parsed : {};
   } catch {
     return {};
@@ -226,7 +228,14 @@ async function applyStoreFilters(
   if (o.event === "store:search" || o.event === "store:list_namespaces") return void c.set("storeAuth", o.filters);
   const namespace = Array.isArray(o.value.namespace) ? o.value.namespace.map(String) : [];
   const key = typeof o.value.key === "string" ? o.value.key : "";
-  await checkStoreItem(deps, { event: o.event, user: c.get("user") ?? null, filters: o.filters, namespace, key, value: o.value.value });
+  await checkStoreItem(deps, {
+    event: o.event,
+    user: c.get("user") ?? null,
+    filters: o.filters,
+    namespace,
+    key,
+    value: o.value.value,
+  });
 }
 
 /** The stream of a join whose thread the filters hide: opened, carrying the not-found error (as LangGraph's server). */
