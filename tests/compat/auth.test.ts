@@ -87,6 +87,13 @@ describe("store: a handler's filter applies to the item", () => {
     assert.deepEqual((await alice.store.getItem(ns, "a"))?.value, { owner: "alice", v: 1 });
   });
 
+  test("a get reads the namespace its handler rewrote", async () => {
+    const tag = randomUUID().slice(0, 8);
+    await alice.store.putItem(["alice", tag], "k", { owner: "alice", v: 3 });
+    assert.deepEqual((await alice.store.getItem(["me", tag], "k"))?.value, { owner: "alice", v: 3 });
+    assert.equal(await bob.store.getItem(["me", tag], "k"), null);
+  });
+
   test("search lists only the items the filter passes, paged after filtering", async () => {
     const ns = ["paged", randomUUID().slice(0, 8)];
     for (let i = 0; i < 3; i++) await bob.store.putItem(ns, `b${i}`, { owner: "bob", i });
@@ -142,6 +149,15 @@ describe("events and filters on runs and creates", () => {
     assert.equal(await status(bob.assistants.create({ graphId: "chain", assistantId, ifExists: "do_nothing" })), 409);
     const same = await alice.assistants.create({ graphId: "chain", assistantId, ifExists: "do_nothing" });
     assert.equal(same.assistant_id, assistantId);
+  });
+
+  test("a run on another user's thread is 404; copying it is 409 on LangGraph's, 404 on ours", async () => {
+    const th = await alice.threads.create();
+    assert.equal(await status(bob.runs.create(th.thread_id, "chain", { input: {} })), 404);
+    // LangGraph's dev server answers a copy of a thread it cannot find (hidden or missing) 409
+    // "Thread not found"; ours 404, as every other request naming a thread it hides.
+    assert.equal(await status(bob.threads.copy(th.thread_id)), t.name === "peer" ? 409 : 404);
+    assert.equal(await status(alice.threads.copy(randomUUID())), t.name === "peer" ? 409 : 404);
   });
 
   test("joining a run's stream raises threads:read of its thread", async () => {

@@ -238,6 +238,14 @@ async function applyStoreFilters(
   });
 }
 
+/** A `store:get` reads the item its handler named: a rewritten namespace or key replaces the query's. */
+function rewriteQuery(c: Context<AppEnv>, value: Record<string, unknown>): void {
+  const url = new URL(c.req.url);
+  if (Array.isArray(value.namespace)) url.searchParams.set("namespace", value.namespace.join("."));
+  if (typeof value.key === "string") url.searchParams.set("key", value.key);
+  if (url.href !== c.req.url) c.req.raw = new Request(url, c.req.raw);
+}
+
 /** The stream of a join whose thread the filters hide: opened, carrying the not-found error (as LangGraph's server). */
 function hiddenStream(): Response {
   return sseResponse((async function* () {
@@ -262,6 +270,7 @@ export function langgraphAuthMiddleware(auth: LangGraphAuth, deps: ServerDeps): 
       c.req.bodyCache = { text: Promise.resolve(JSON.stringify(body)) as never };
     }
     const { filters, value } = results[0] ?? { filters: null, value: {} };
+    if (route.event === "store:get") rewriteQuery(c, value);
     if (!filters || route.target === "none") return await next();
     if (route.target === "store") await applyStoreFilters(deps, c, { event: route.event, filters, value });
     else if (route.target === "search") c.set("authMatch", filtersAsContainment(filters));
