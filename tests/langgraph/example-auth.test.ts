@@ -7,9 +7,13 @@
  * `HostOptions.langgraphAuth`, which this project's `auth.path` sets.
  */
 import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { Client } from "@langchain/langgraph-sdk";
+import { loadProject } from "../../core/config/index.ts";
+import { PluginDriver } from "../../core/kernel/index.ts";
 import { type LangGraphDev, ROOT, startLangGraphDev } from "./_dev.ts";
 
 let dev: LangGraphDev;
@@ -56,5 +60,21 @@ describe("examples/langgraph-js custom auth", () => {
       input: { messages: [{ role: "user", content: "hi" }] },
     });
     assert.ok(run);
+  });
+});
+
+describe("auth.disable_studio_auth", () => {
+  test("is read from langgraph.json (the host then keeps the Studio bypass off)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "agentcli-lg-studio-auth-"));
+    try {
+      writeFileSync(join(dir, "auth.ts"), "export const auth = {};\n");
+      writeFileSync(join(dir, "graph.ts"), "export const graph = {};\n");
+      const config = { graphs: { g: "./graph.ts:graph" }, auth: { path: "./auth.ts:auth", disable_studio_auth: true } };
+      writeFileSync(join(dir, "langgraph.json"), JSON.stringify(config));
+      const p = await loadProject(dir, { driver: new PluginDriver([]), env: {}, requireEnv: false, cwd: dir });
+      assert.deepEqual(p.config.langgraph!.auth, { path: "auth.ts", exportName: "auth", disableStudioAuth: true });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
