@@ -6,7 +6,9 @@
  * - store: a handler's filter applies to the item (`{ ...value, namespace, key }`) on get, put,
  *   delete, search and namespace listing: another user's item is 404, writing an item the
  *   filter would not let the writer see is 403;
- * - `/runs/batch` raises `threads:create_run` once per item, each with its own value;
+ * - `/runs/batch` raises `threads:create_run` once per item, each with its own value; a
+ *   stateless run's filters do not hide the graph's own assistant from it;
+ * - a run on another user's thread is 404; copying it differs (409 there, 404 here);
  * - creating a thread or assistant whose id exists but is filtered away is 409;
  * - joining a run's stream raises `threads:read` of its thread; another user's streams a
  *   not-found error event (the stream opens, as for a run that does not exist);
@@ -131,6 +133,16 @@ describe("events and filters on runs and creates", () => {
     });
     const runs = events.filter((e) => e.event === "threads:create_run");
     assert.deepEqual(runs.map((e) => e.metadata?.n).sort(), [1, 2]);
+  });
+
+  test("a stateless run under a filtering handler runs on the graph's own assistant", async () => {
+    const events = await eventsOf(async () => {
+      assert.deepEqual(await alice.runs.wait(null, "chain", { input: {}, metadata: { n: 3 } }), {
+        log: ["a", "b", "c"],
+      });
+    });
+    const run = events.find((e) => e.event === "threads:create_run");
+    assert.equal(run?.metadata?.n, 3);
   });
 
   test("creating a thread whose id exists but is filtered away is 409, whatever if_exists says", async () => {
