@@ -40,20 +40,43 @@ export interface Target {
   close(): Promise<void>;
 }
 
-/** Starts the server under test. */
-export async function startTarget(): Promise<Target> {
-  return PEER ? startPeer() : startOurs();
+/** What a suite may add to the server under test: LangGraph custom auth (`auth` of langgraph.json). */
+export interface TargetOptions {
+  auth?: { module: string; exportName: string; disableStudioAuth?: boolean };
 }
 
-async function startOurs(): Promise<Target> {
+/** Starts the server under test. */
+export async function startTarget(o: TargetOptions = {}): Promise<Target> {
+  return PEER ? startPeer(o) : startOurs(o);
+}
+
+async function startOurs(o: TargetOptions): Promise<Target> {
   const graphs = Object.fromEntries(
     Object.entries(COMPAT_GRAPHS).map(([id, spec]) => {
       const [file, name] = spec.split(":") as [string, string];
       return [id, async () => (await import(join(GRAPH_DIR, file)))[name]];
     }),
   );
-  const t = await startTestServer({ graphs });
+  const t = await startTestServer({
+    graphs,
+    ...(o.auth
+      ? {
+        langgraphAuth: {
+          module: o.auth.module,
+          exportName: o.auth.exportName,
+          studioBypass: !o.auth.disableStudioAuth,
+        },
+      }
+      : {}),
+  });
   return { name: "ours", url: t.url, client: t.client, close: () => t.close() };
+}
+
+/** The `auth` key of the peer's langgraph.json. */
+function authConfig(dir: string, o: TargetOptions): { auth?: Record<string, unknown> } {
+  if (!o.auth) return {};
+  const path = `./${relative(dir, o.auth.module)}:${o.auth.exportName}`;
+  return { auth: { path, ...(o.auth.disableStudioAuth ? { disable_studio_auth: true } : {}) } };
 }
 
 /** LangGraph's own `langgraphjs dev` on a port of loopback, without a browser or reloads: the command and its arguments. */
@@ -70,7 +93,7 @@ export function peerDevCommand(port: number): string[] {
   ];
 }
 
-async function startPeer(): Promise<Target> {
+async function startPeer(o: TargetOptions): Promise<Target> {
   const dir = await mkdtemp(join(tmpdir(), "agentcli-compat-peer-"));
   // The peer resolves graph paths against the config's directory: relative paths only.
   const graphs = Object.fromEntries(
@@ -78,7 +101,7 @@ async function startPeer(): Promise<Target> {
   );
   await writeFile(
     join(dir, "langgraph.json"),
-    JSON.stringify({ node_version: "22", graphs, dependencies: ["."] }, null, 2),
+    JSON.stringify({ node_version: "22", graphs, dependencies: ["."], ...authConfig(dir, o) }, null, 2),
   );
   await writeFile(join(dir, "package.json"), JSON.stringify({ name: "compat-peer", private: true, type: "module" }));
   const port = await freePort("127.0.0.1");
@@ -121,11 +144,12 @@ async function startPeer(): Promise<Target> {
       throw new Error(`langgraph-cli dev exited (${child.exitCode}):\n${output}`);
     }
     try {
-      if ((await fetch(`${url}/ok`)).ok) break;
+      // `/info` answers without auth (custom auth guards even `/ok` there).
+      if ((await fetch(`${url}/info`)).ok) break;
     } catch { /* not yet */ }
     if (i > 1200) {
       await stop();
-      throw new Error(`langgraph-cli dev did not answer /ok:\n${output}`);
+      throw new Error(`langgraph-cli dev did not answer /info:\n${output}`);
     }
     await new Promise((r) => setTimeout(r, 250));
   }

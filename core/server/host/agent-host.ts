@@ -70,7 +70,7 @@ export interface HostOptions {
    */
   projectDir?: string;
   /** LangGraph custom auth: the module (absolute path) and export of langgraph.json's `auth.path`. */
-  langgraphAuth?: { module: string; exportName: string };
+  langgraphAuth?: { module: string; exportName: string; studioBypass?: boolean };
 }
 
 export interface Host {
@@ -251,6 +251,8 @@ export async function hostBundle(given: HostOptions): Promise<Host> {
           langgraphAuth: {
             module: resolve(given.projectDir ?? `${given.dataDir}-project`, lg.auth.path),
             exportName: lg.auth.exportName,
+            // LangGraph Studio's bypass trusts a header: under `dev` (loopback) only, as LangGraph's dev server.
+            studioBypass: given.mode === "dev" && !lg.auth.disableStudioAuth,
           },
         }
         : {}),
