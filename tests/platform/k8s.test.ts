@@ -146,6 +146,8 @@ describe("manifests", () => {
     assert.equal(envOf(api).AGENTCLI_ROLE, "api");
     assert.equal(envOf(queue).AGENTCLI_ROLE, "worker");
     assert.equal(envOf(queue).AGENTCLI_WORKERS, "4");
+    // Behind the Service or an ingress many clients share an address: no bound per client address.
+    assert.equal(envOf(api).AGENTCLI_MAX_CONNECTIONS_PER_CLIENT, "0");
     const hpas = objects.filter((o) => o.kind === "HorizontalPodAutoscaler") as any[];
     assert.deepEqual(hpas.map((h) => [h.spec.minReplicas, h.spec.maxReplicas]), [[2, 6], [1, 4]]);
     const db = byName("StatefulSet", "-postgres");
