@@ -173,6 +173,14 @@ export interface KubeApi {
   ): Promise<void>;
   /** Deletes the objects, last first (missing ones are fine). */
   remove(objects: K8sObject[]): Promise<void>;
+  /**
+   * A loopback address (`http://127.0.0.1:<port>`) forwarding to a Service's port (its name or
+   * number) through the API server's service proxy, with this client's credentials; close it
+   * when done.
+   */
+  serviceProxy(
+    o: { namespace: string; service: string; port: string | number },
+  ): Promise<{ url: string; close(): Promise<void> }>;
 }
 
 /** The control plane's PostgreSQL, when it has one: revisions on this machine may get a schema of it each. */
