@@ -208,9 +208,12 @@ export class RevisionProxy {
     let routed: { target: string; placing: boolean };
     try {
       routed = await this.route(req, stable);
-    } catch (err) {
-      res.writeHead(503, { "content-type": "application/json" }).end(
-        JSON.stringify({ detail: `Cannot tell which revision serves this thread (${errorText(err)}); retry shortly` }),
+    } catch {
+      // The store's error stays out of the answer (it may name the database).
+      res.writeHead(503, { "content-type": "application/json", "retry-after": "1" }).end(
+        JSON.stringify({
+          detail: "Cannot tell which revision serves this thread: the control plane's database did not answer; retry",
+        }),
       );
       return;
     }
@@ -278,9 +281,11 @@ export class RevisionProxy {
       const body = Buffer.concat(chunks);
       try {
         await this.record(body, o.target);
-      } catch (err) {
+      } catch {
         o.res.writeHead(502, { "content-type": "application/json" }).end(
-          JSON.stringify({ detail: `The canary's thread could not be recorded (${errorText(err)}); retry` }),
+          JSON.stringify({
+            detail: "The new thread could not be recorded: the control plane's database did not answer; retry",
+          }),
         );
         o.finish();
         return;
@@ -309,8 +314,4 @@ export class RevisionProxy {
     });
     if (this.canary === c) this.cache(c, id, true);
   }
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

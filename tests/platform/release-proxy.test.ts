@@ -113,12 +113,15 @@ test("a canary thread that cannot be recorded is not handed out; one that cannot
   store.fail = true;
   const refused = await post(url);
   assert.equal(refused.status, 502);
-  assert.match(refused.body.detail, /could not be recorded \(the store is down\)/);
+  assert.match(refused.body.detail, /could not be recorded: the control plane's database did not answer/);
   // The router remembers what it placed itself; a thread it never saw needs the store.
   assert.deepEqual(await servedBy(url, known), { status: 200, by: "canary" });
   const unknown = await servedBy(url, randomUUID());
   assert.equal(unknown.status, 503);
-  assert.match(unknown.by, /Cannot tell which revision serves this thread/);
+  assert.match(
+    unknown.by,
+    /Cannot tell which revision serves this thread: the control plane's database did not answer/,
+  );
   store.fail = false;
   assert.deepEqual(await servedBy(url, randomUUID()), { status: 200, by: "stable" });
 });
