@@ -76,6 +76,7 @@ export {
 export { forbidden, identityUnavailable, unauthorized } from "./auth/auth-error.ts";
 export { bearerToken, missingBearer } from "./auth/bearer.ts";
 export { constantTimeEqual, sha256Hex } from "./auth/constant-time.ts";
+export { GATE_TOKEN_ENV } from "./auth/gate.ts";
 export { TokenCache } from "./auth/token-cache.ts";
 export type { TokenCacheOptions } from "./auth/token-cache.ts";
 export { JwksKeyStore } from "./auth/jwks.ts";

@@ -19,6 +19,7 @@ import {
   type ComputeListener,
   ControlPlaneNoPublicUrl,
   definePlugin,
+  GATE_TOKEN_ENV,
   K8sDeploymentNoListener,
   type KubeApi,
   ListenerNoKubeconfig,
@@ -81,7 +82,9 @@ export class K8sCompute implements ComputeDriver {
       secretReferences: req.deployment.secret_references,
     };
     if (req.gate) await this.check(kube, req, input);
-    await kube.apply(renderManifests(input), (m) => req.log("deploy", m));
+    // The gate credential is the candidate's alone: the serving pods' Secret never holds it.
+    const serving = { ...input, secrets: input.secrets.filter((s) => s.name !== GATE_TOKEN_ENV) };
+    await kube.apply(renderManifests(serving), (m) => req.log("deploy", m));
     const app = appName(req.deployment);
     req.log("deploy", `waiting for Deployment ${namespace}/${app}-api to roll out`);
     await kube.waitForRollout(namespace, `${app}-api`, { signal: req.signal });

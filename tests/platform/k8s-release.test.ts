@@ -210,6 +210,12 @@ describe("a gated revision on a k8s listener", () => {
     assert.match(await logs(good.id), /passed its checks; rolling it out/);
     assert.equal(servingRevision(), good.id);
     assert.deepEqual(candidates(), []);
+    const servingSecret = [...kube.objects.entries()].find(([k]) => /\/secrets\/[^/]+-secrets$/.test(k))?.[1];
+    assert.ok(servingSecret, "the serving pods' Secret is applied");
+    assert.ok(
+      !("AGENTCLI_GATE_TOKEN" in (servingSecret.stringData ?? {})),
+      "the gate credential stays the candidate's",
+    );
     assert.equal(model.requests.filter((r) => r.model === "k8s-V2").length, 2, "V2 answered its gates' runs only");
   });
 });

@@ -38,6 +38,7 @@ import { appendLog, getRevision, revisionsInStatus, revisionsOf, setRevisionStat
 import { getListener } from "../store/tenancy.ts";
 import { acquireLease, clearLeases, deploymentsNeedingWork, releaseLease, renewLease } from "../store/leases.ts";
 import { rollout } from "./rollout.ts";
+import { withGateCredential } from "./gates.ts";
 import { endRunningCanary, promoteRunningCanary } from "./canary.ts";
 import { endCanary } from "../store/release.ts";
 
@@ -336,7 +337,11 @@ export class Reconciler {
       listener,
       bundle: artifact?.bytes ? new Uint8Array(artifact.bytes) : null,
       imageUri: r.source_revision_config.image_uri ?? null,
-      secrets: [...openSecrets(this.opts.encryption, r.secrets), ...(await this.opts.platformEnv?.(d, listener) ?? [])],
+      // A restored revision is past its gates: no gate credential (a hand-set one is dropped).
+      secrets: withGateCredential(
+        [...openSecrets(this.opts.encryption, r.secrets), ...(await this.opts.platformEnv?.(d, listener) ?? [])],
+        false,
+      ).secrets,
       log,
       ...(o.canaryPercent ? { canaryPercent: o.canaryPercent } : {}),
     });

@@ -64,10 +64,9 @@ const query = (q: URLSearchParams) => ({
 });
 
 function r(
-  [method, path, event, target]: [string, string, string, Target],
+  [method, path, event, target, each]: [string, string, string, Target, boolean?],
   value: Value,
   rewrite?: string[],
-  each?: boolean,
 ): Route {
   return { method, path: new RegExp(`^${path.replaceAll(":id", ID)}$`), event, target, value, rewrite, each };
 }
@@ -132,10 +131,9 @@ const ROUTES: Route[] = [
     ["metadata"],
   ),
   r(
-    ["POST", "/runs/batch", "threads:create_run", "none"],
+    ["POST", "/runs/batch", "threads:create_run", "none", true],
     (b) => run(b, undefined, new URLSearchParams()),
     ["metadata"],
-    true,
   ),
   r(["GET", "/runs/[^/]+/stream", "threads:read", "none"], () => ({ thread_id: null })),
   r(

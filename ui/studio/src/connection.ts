@@ -44,9 +44,19 @@ export function apiBase(c: Connection): string {
   return (c.url.trim() || location.origin).replace(/\/+$/, "");
 }
 
+/**
+ * LangGraph Studio's mark (`x-auth-scheme: langsmith`), sent only to this page's own server when
+ * no credential is given: under `agentcli dev` a LangGraph.js project's custom auth then takes
+ * these calls as its Studio user, as `langgraph dev` does for LangGraph Studio (`serve` and
+ * `auth.disable_studio_auth` ignore it). A pasted key or token, or a sign-in, is used as it is.
+ */
+function studioMark(c: Connection, session: SessionAuth | null): Record<string, string> {
+  return !c.url.trim() && !session && !c.apiKey.trim() && !c.token.trim() ? { "x-auth-scheme": "langsmith" } : {};
+}
+
 /** The credential headers of a connection: the session's token, or the pasted key and token. */
 export async function authHeaders(c: Connection, session: SessionAuth | null): Promise<Record<string, string>> {
-  const h: Record<string, string> = {};
+  const h: Record<string, string> = studioMark(c, session);
   if (c.apiKey.trim()) h["x-api-key"] = c.apiKey.trim();
   const token = session ? await session.token() : c.token.trim();
   if (token) h.authorization = `Bearer ${token}`;
@@ -67,7 +77,9 @@ export function createClient(c: Connection, session: SessionAuth | null = null):
   return new Client({
     apiUrl: apiBase(c),
     apiKey: c.apiKey.trim() || null,
-    defaultHeaders: !session && c.token.trim() ? { authorization: `Bearer ${c.token.trim()}` } : {},
+    defaultHeaders: !session && c.token.trim()
+      ? { authorization: `Bearer ${c.token.trim()}` }
+      : studioMark(c, session),
     callerOptions: { maxRetries: 0, fetch: sessionFetch(session) },
     ...(session
       ? {
