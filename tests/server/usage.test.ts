@@ -20,11 +20,16 @@ import { collect, pgSchema, startTestServer, type TestServer } from "./_harness.
 let models: ModelServer;
 const PRICES = new Prices({ openai: { "gpt-test": { input: 1, output: 2, cached_input: 0.5 } } });
 
+/** An agent whose `task` tool runs a subagent graph as deepagents does (invoked with the tool's config). */
 function agentGraph() {
   const model = () =>
     new ChatOpenAI({ model: "gpt-test", apiKey: "sk-test", configuration: { baseURL: models.openaiBaseUrl } });
+  const subagent = createAgent({ model: model(), tools: [] });
   const task = tool(
-    async ({ description }, config) => (await model().invoke(`subagent: ${description}`, config)).content as string,
+    async ({ description }, config) => {
+      const out = await subagent.invoke({ messages: [{ role: "user", content: `subagent: ${description}` }] }, config);
+      return out.messages.at(-1)!.content as string;
+    },
     {
       name: "task",
       description: "Runs a subagent",
@@ -43,10 +48,22 @@ function scriptTurn(marker: string, usage?: { input: number; output: number; cac
   );
 }
 
+/**
+ * Usage is read two ways (core/engine/usage/stream-usage.ts): from the run's stream when the
+ * run has no callback handler (traces off), by the handler when it has one (traces kept, the
+ * default). The tests of recording and budgets run both ways.
+ */
+const WAYS = [
+  { name: "traces kept: the handler counts", traceRetentionSeconds: 604_800 },
+  { name: "traces off: read from the stream", traceRetentionSeconds: 0 },
+];
+let traceRetentionSeconds = 604_800;
+
 async function serverWith(limits: Partial<UsageLimits>, storage?: { url: string }): Promise<TestServer> {
   return await startTestServer({
     graphs: { agent: async () => agentGraph() },
     usage: { prices: PRICES, limits: { ...NO_USAGE_LIMITS, ...limits } },
+    ttl: { traceRetentionSeconds },
     ...(storage ? { storage } : {}),
   });
 }
@@ -66,71 +83,74 @@ after(async () => {
   await models?.close();
 });
 
-describe("usage recorded and readable", () => {
-  let t: TestServer;
-  before(async () => {
-    t = await serverWith({});
-  });
-  after(async () => await t?.close());
-
-  test("a run's model calls (its subagent's too) are in its record, the thread's totals in its, /usage groups them", async () => {
-    scriptTurn("zebra", { input: 100, output: 20, cached: 40 });
-    const thread = await t.client.threads.create();
-    const run = await t.client.runs.create(thread.thread_id, "agent", {
-      input: { messages: [{ role: "user", content: "zebra" }] },
+for (const way of WAYS) {
+  describe(`usage recorded and readable (${way.name})`, () => {
+    let t: TestServer;
+    before(async () => {
+      traceRetentionSeconds = way.traceRetentionSeconds;
+      t = await serverWith({});
     });
-    await t.client.runs.join(thread.thread_id, run.run_id);
-    const got = await t.client.runs.get(thread.thread_id, run.run_id) as unknown as {
-      status: string;
-      usage: Record<string, number | null>;
-    };
-    assert.equal(got.status, "success");
-    assert.equal(got.usage.calls, 3, "two calls of the agent's model and one of the subagent's");
-    assert.equal(got.usage.input_tokens, 300);
-    assert.equal(got.usage.output_tokens, 60);
-    assert.equal(got.usage.total_tokens, 360);
-    assert.equal(got.usage.cached_input_tokens, 120);
-    // (60 fresh * $1 + 40 cached * $0.5 + 20 out * $2) per million, three times.
-    assert.ok(Math.abs(got.usage.cost_usd! - 3 * 120e-6) < 1e-12, `cost ${got.usage.cost_usd}`);
+    after(async () => await t?.close());
 
-    scriptTurn("okapi");
-    const second = await t.client.runs.wait(thread.thread_id, "agent", {
-      input: { messages: [{ role: "user", content: "okapi" }] },
+    test("a run's model calls (its subagent's too) are in its record, the thread's totals in its, /usage groups them", async () => {
+      scriptTurn("zebra", { input: 100, output: 20, cached: 40 });
+      const thread = await t.client.threads.create();
+      const run = await t.client.runs.create(thread.thread_id, "agent", {
+        input: { messages: [{ role: "user", content: "zebra" }] },
+      });
+      await t.client.runs.join(thread.thread_id, run.run_id);
+      const got = await t.client.runs.get(thread.thread_id, run.run_id) as unknown as {
+        status: string;
+        usage: Record<string, number | null>;
+      };
+      assert.equal(got.status, "success");
+      assert.equal(got.usage.calls, 3, "two calls of the agent's model and one of the subagent's");
+      assert.equal(got.usage.input_tokens, 300);
+      assert.equal(got.usage.output_tokens, 60);
+      assert.equal(got.usage.total_tokens, 360);
+      assert.equal(got.usage.cached_input_tokens, 120);
+      // (60 fresh * $1 + 40 cached * $0.5 + 20 out * $2) per million, three times.
+      assert.ok(Math.abs(got.usage.cost_usd! - 3 * 120e-6) < 1e-12, `cost ${got.usage.cost_usd}`);
+
+      scriptTurn("okapi");
+      const second = await t.client.runs.wait(thread.thread_id, "agent", {
+        input: { messages: [{ role: "user", content: "okapi" }] },
+      });
+      assert.ok(second);
+      const listed = await t.client.runs.list(thread.thread_id) as unknown as Array<
+        { run_id: string; usage: { calls: number } | null }
+      >;
+      assert.deepEqual(listed.map((r) => r.usage?.calls), [3, 3], "each run of the list has its usage");
+      const th = await t.client.threads.get(thread.thread_id) as unknown as { usage: Record<string, number> };
+      assert.equal(th.usage.calls, 6);
+      assert.equal(th.usage.total_tokens, 360 + 3 * 15);
+
+      const byModel = await (await fetch(`${t.url}/usage?group_by=model`)).json() as {
+        rows: Array<{ key: string; calls: number; total_tokens: number }>;
+        totals: { total_tokens: number };
+      };
+      assert.deepEqual(byModel.rows.map((r) => [r.key, r.calls, r.total_tokens]), [["openai:gpt-test", 6, 405]]);
+      const byDay = await (await fetch(`${t.url}/usage?group_by=day`)).json() as { rows: Array<{ key: string }> };
+      assert.equal(byDay.rows[0]!.key, new Date().toISOString().slice(0, 10));
+      const bad = await fetch(`${t.url}/usage?group_by=planet`);
+      assert.equal(bad.status, 422);
+      assert.match(((await bad.json()) as { detail: string }).detail, /group_by="planet" is not a grouping/);
     });
-    assert.ok(second);
-    const listed = await t.client.runs.list(thread.thread_id) as unknown as Array<
-      { run_id: string; usage: { calls: number } | null }
-    >;
-    assert.deepEqual(listed.map((r) => r.usage?.calls), [3, 3], "each run of the list has its usage");
-    const th = await t.client.threads.get(thread.thread_id) as unknown as { usage: Record<string, number> };
-    assert.equal(th.usage.calls, 6);
-    assert.equal(th.usage.total_tokens, 360 + 3 * 15);
 
-    const byModel = await (await fetch(`${t.url}/usage?group_by=model`)).json() as {
-      rows: Array<{ key: string; calls: number; total_tokens: number }>;
-      totals: { total_tokens: number };
-    };
-    assert.deepEqual(byModel.rows.map((r) => [r.key, r.calls, r.total_tokens]), [["openai:gpt-test", 6, 405]]);
-    const byDay = await (await fetch(`${t.url}/usage?group_by=day`)).json() as { rows: Array<{ key: string }> };
-    assert.equal(byDay.rows[0]!.key, new Date().toISOString().slice(0, 10));
-    const bad = await fetch(`${t.url}/usage?group_by=planet`);
-    assert.equal(bad.status, 422);
-    assert.match(((await bad.json()) as { detail: string }).detail, /group_by="planet" is not a grouping/);
-  });
-
-  test("a provider that reports no usage: the tokens are counted from the text", async () => {
-    models.script({ text: "x".repeat(400), usage: null, when: "estimate-me" });
-    const out = await t.client.runs.wait(null, "agent", {
-      input: { messages: [{ role: "user", content: "estimate-me" }] },
+    test("a provider that reports no usage: the tokens are counted from the text", async () => {
+      models.script({ text: "x".repeat(400), usage: null, when: "estimate-me" });
+      const out = await t.client.runs.wait(null, "agent", {
+        input: { messages: [{ role: "user", content: "estimate-me" }] },
+      });
+      assert.ok(out);
+      const rows = await (await fetch(`${t.url}/usage?group_by=day`)).json() as {
+        totals: { calls: number; output_tokens: number };
+      };
+      assert.equal(rows.totals.calls, 7);
+      assert.equal(rows.totals.output_tokens, 60 + 3 * 5 + 100, "400 characters counted as 100 tokens");
     });
-    assert.ok(out);
-    const rows = await (await fetch(`${t.url}/usage?group_by=day`)).json() as {
-      totals: { calls: number; output_tokens: number };
-    };
-    assert.equal(rows.totals.calls, 7);
-    assert.equal(rows.totals.output_tokens, 60 + 3 * 5 + 100, "400 characters counted as 100 tokens");
   });
-});
+}
 
 describe("who reads what", () => {
   let t: TestServer;
@@ -180,6 +200,83 @@ describe("who reads what", () => {
   });
 });
 
+for (const way of WAYS) {
+  describe(`a run in flight that crosses a daily budget (${way.name})`, () => {
+    before(() => {
+      traceRetentionSeconds = way.traceRetentionSeconds;
+    });
+    after(() => {
+      traceRetentionSeconds = 604_800;
+    });
+
+    test("a run that crosses the daily token budget ends with an error event naming it; the next is refused", async () => {
+      const t = await serverWith({ userTokensPerDay: 20 });
+      try {
+        scriptTurn("budget");
+        const thread = await t.client.threads.create();
+        const events = await collect(t.client.runs.stream(thread.thread_id, "agent", {
+          input: { messages: [{ role: "user", content: "budget" }] },
+        }));
+        const error = events.find((e) => e.event === "error");
+        assert.ok(error, `an error event among ${events.map((e) => e.event).join(", ")}`);
+        const data = error.data as { error: string; message: string };
+        assert.equal(data.error, "UsageLimitExceeded");
+        assert.match(data.message, /the daily token budget of one user is used up \(30 tokens of 20 tokens\)/);
+        assert.match(data.message, /AGENTCLI_USER_TOKENS_PER_DAY/);
+        const runs = await t.client.runs.list(thread.thread_id);
+        assert.equal(runs[0]!.status, "error");
+        const res = await post(t, `/threads/${thread.thread_id}/runs`, { assistant_id: "agent", input: null });
+        assert.equal(res.status, 429);
+        assert.ok(Number(res.headers.get("retry-after")) > 60, "retry at the next UTC day");
+        assert.match(((await res.json()) as { detail: string }).detail, /daily token budget of one user/);
+      } finally {
+        await t.close();
+      }
+    });
+
+    test("a run that crosses the daily cost budget stops too", async () => {
+      const t = await serverWith({ userCostPerDay: 0.0001 });
+      try {
+        scriptTurn("costly", { input: 100, output: 20 });
+        const events = await collect(t.client.runs.stream(null, "agent", {
+          input: { messages: [{ role: "user", content: "costly" }] },
+        }));
+        const error = events.find((e) => e.event === "error");
+        assert.ok(error, `an error event among ${events.map((e) => e.event).join(", ")}`);
+        // One call: (100 * $1 + 20 * $2) per million.
+        assert.match(
+          (error.data as { message: string }).message,
+          /the daily cost budget \(USD\) of one user is used up \(\$0\.00014 of \$0\.0001\)/,
+        );
+        assert.match((error.data as { message: string }).message, /AGENTCLI_USER_COST_PER_DAY/);
+      } finally {
+        await t.close();
+      }
+    });
+
+    test("the run's last call crosses it: the answer is kept, the run ends with the error event all the same", async () => {
+      // Three calls of 15 tokens: the third (the final answer) takes the user from 30 to 45 of 40.
+      const t = await serverWith({ userTokensPerDay: 40 });
+      try {
+        scriptTurn("last");
+        const thread = await t.client.threads.create();
+        const events = await collect(t.client.runs.stream(thread.thread_id, "agent", {
+          input: { messages: [{ role: "user", content: "last" }] },
+        }));
+        const error = events.find((e) => e.event === "error");
+        assert.ok(error, `an error event among ${events.map((e) => e.event).join(", ")}`);
+        assert.match((error.data as { message: string }).message, /\(45 tokens of 40 tokens\)/);
+        assert.equal((await t.client.runs.list(thread.thread_id))[0]!.status, "error");
+        const state = await t.client.threads.getState(thread.thread_id);
+        const messages = (state.values as { messages: Array<{ content: unknown }> }).messages;
+        assert.equal(messages.at(-1)!.content, "done last", "the call was made: its answer is in the thread");
+      } finally {
+        await t.close();
+      }
+    });
+  });
+}
+
 describe("budgets and rate limits", () => {
   test("over the runs per minute: 429, Retry-After, the limit named", async () => {
     const t = await serverWith({ userRunsPerMinute: 2 });
@@ -197,51 +294,6 @@ describe("budgets and rate limits", () => {
       const body = await res.json() as { detail: string; hint: string };
       assert.match(body.detail, /the runs per minute of one user is used up \(2 runs of 2 runs\)/);
       assert.match(body.hint, /AGENTCLI_USER_RUNS_PER_MINUTE/);
-    } finally {
-      await t.close();
-    }
-  });
-
-  test("a run that crosses the daily token budget ends with an error event naming it; the next is refused", async () => {
-    const t = await serverWith({ userTokensPerDay: 20 });
-    try {
-      scriptTurn("budget");
-      const thread = await t.client.threads.create();
-      const events = await collect(t.client.runs.stream(thread.thread_id, "agent", {
-        input: { messages: [{ role: "user", content: "budget" }] },
-      }));
-      const error = events.find((e) => e.event === "error");
-      assert.ok(error, `an error event among ${events.map((e) => e.event).join(", ")}`);
-      const data = error.data as { error: string; message: string };
-      assert.equal(data.error, "UsageLimitExceeded");
-      assert.match(data.message, /the daily token budget of one user is used up \(30 tokens of 20 tokens\)/);
-      assert.match(data.message, /AGENTCLI_USER_TOKENS_PER_DAY/);
-      const runs = await t.client.runs.list(thread.thread_id);
-      assert.equal(runs[0]!.status, "error");
-      const res = await post(t, `/threads/${thread.thread_id}/runs`, { assistant_id: "agent", input: null });
-      assert.equal(res.status, 429);
-      assert.ok(Number(res.headers.get("retry-after")) > 60, "retry at the next UTC day");
-      assert.match(((await res.json()) as { detail: string }).detail, /daily token budget of one user/);
-    } finally {
-      await t.close();
-    }
-  });
-
-  test("a run that crosses the daily cost budget stops too", async () => {
-    const t = await serverWith({ userCostPerDay: 0.0001 });
-    try {
-      scriptTurn("costly", { input: 100, output: 20 });
-      const events = await collect(t.client.runs.stream(null, "agent", {
-        input: { messages: [{ role: "user", content: "costly" }] },
-      }));
-      const error = events.find((e) => e.event === "error");
-      assert.ok(error, `an error event among ${events.map((e) => e.event).join(", ")}`);
-      // One call: (100 * $1 + 20 * $2) per million.
-      assert.match(
-        (error.data as { message: string }).message,
-        /the daily cost budget \(USD\) of one user is used up \(\$0\.00014 of \$0\.0001\)/,
-      );
-      assert.match((error.data as { message: string }).message, /AGENTCLI_USER_COST_PER_DAY/);
     } finally {
       await t.close();
     }
