@@ -15,7 +15,8 @@ import { createAgent } from "langchain";
 import { z } from "zod";
 import { NO_USAGE_LIMITS, Prices, type UsageLimits } from "../../core/engine/index.ts";
 import { type ModelServer, startModelServer } from "../fixtures/model-server/server.ts";
-import { collect, pgSchema, startTestServer, type TestServer } from "./_harness.ts";
+import { sqlOf } from "../../core/storage/storage.ts";
+import { collect, pgSchema, startTestServer, type TestServer, until } from "./_harness.ts";
 
 let models: ModelServer;
 const PRICES = new Prices({ openai: { "gpt-test": { input: 1, output: 2, cached_input: 0.5 } } });
@@ -366,6 +367,52 @@ describe("budgets and rate limits", () => {
       const body = (await third.json()) as { detail: string; hint: string };
       assert.match(body.detail, /the deployment's runs per minute is used up/);
       assert.match(body.hint, /AGENTCLI_DEPLOYMENT_RUNS_PER_MINUTE/);
+    } finally {
+      await t.close();
+    }
+  });
+
+  test("a cron's runs count and are refused over a limit: the run fails naming it, the cron keeps its schedule", async () => {
+    const t = await startTestServer({
+      graphs: { agent: async () => agentGraph() },
+      usage: { prices: PRICES, limits: { ...NO_USAGE_LIMITS, deploymentRunsPerMinute: 1 } },
+      cronPollMs: 50,
+    });
+    try {
+      await waitForMinuteStart();
+      const sql = sqlOf(t.server.storage);
+      const runsOf = async (cronId: string) =>
+        (await sql.query<{ run_id: string; status: string }>(
+          "SELECT run_id, status FROM runs WHERE metadata->>'cron_id' = $1 ORDER BY seq",
+          [cronId],
+        )).rows;
+      models.script({ text: "tock", when: "tick" });
+      const thread = await t.client.threads.create();
+      const cron = await t.client.crons.createForThread(thread.thread_id, "agent", {
+        schedule: "0 0 1 1 *",
+        input: { messages: [{ role: "user", content: "tick" }] },
+      });
+      const due = () =>
+        sql.query("UPDATE crons SET next_run_date = now() - interval '1 second' WHERE cron_id = $1", [
+          cron.cron_id,
+        ]);
+      await due();
+      await until(
+        "the first firing's run",
+        async () => (await runsOf(cron.cron_id)).find((r) => r.status === "success"),
+      );
+      const api = await post(t, "/runs", { assistant_id: "agent", input: null });
+      assert.equal(api.status, 429, "the cron's run counted in the deployment's runs per minute");
+      await due();
+      const refused = await until(
+        "the second firing's run",
+        async () => (await runsOf(cron.cron_id)).find((r) => r.status === "error"),
+      );
+      const out = await t.client.runs.join(thread.thread_id, refused.run_id) as { __error__?: { message: string } };
+      assert.match(out.__error__!.message, /the deployment's runs per minute is used up/);
+      assert.match(out.__error__!.message, /AGENTCLI_DEPLOYMENT_RUNS_PER_MINUTE/);
+      const [after] = await t.client.crons.search({ threadId: thread.thread_id });
+      assert.ok(new Date(after!.next_run_date!).getTime() > Date.now(), "the cron keeps its schedule");
     } finally {
       await t.close();
     }
