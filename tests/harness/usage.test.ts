@@ -99,4 +99,8 @@ test("read from the run's stream (no callback handler): the subagent's calls are
   assert.equal(total.calls, calls, "every model call, the subagent's included");
   assert.equal(total.input_tokens, (calls - 1) * 10 + 700);
   assert.equal(total.output_tokens, (calls - 1) * 5 + 70);
+  // The harness's messages name the plugin that built the model (priced by its table).
+  const state = await h.graph.getState({ configurable: { thread_id: "u2", ...userConfigurable("alice") } });
+  const last = (state.values as { messages: Array<{ response_metadata?: Record<string, unknown> }> }).messages.at(-1)!;
+  assert.equal(last.response_metadata?.agentcli_model_provider, "openai");
 });

@@ -1,9 +1,11 @@
 /**
  * The usage meter: admits new runs against the budgets and rate limits (./limits.ts; a 429
  * naming the limit, with `Retry-After`), and per run records every model call (its subagents'
- * too) with its estimated cost (./prices.ts), raising the budgets' counters; a run whose calls
- * cross a daily budget is stopped (its signal aborts with a {@link UsageStop}) and ends with
- * an error event naming the limit.
+ * too) with its estimated cost (./prices.ts), raising the budgets' counters. A run's calls are
+ * read from its stream (./stream-usage.ts), or by a callback handler (./recorder.ts) when the
+ * run has one anyway. A run whose calls cross a daily budget is stopped (its signal aborts
+ * with a {@link UsageStop}) at its next model call, or at its end, and ends with an error
+ * event naming the limit; a cron's run, created without a request, is admitted as it starts.
  *
  * @example
  * const meter = new UsageMeter({ store: storage.usage, prices, limits, log });

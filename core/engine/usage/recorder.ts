@@ -3,8 +3,10 @@
  * go down to every nested call of the graph): at each call's end, its token usage as the
  * provider reported it (./usage-of.ts), or counted from its text when the provider reported
  * none (about four characters a token; a streamed call's text is its final generation's, so
- * no handler runs per token), handed to `onCall`. With local traces on, the run's trace
- * recorder (../tracing/span-recorder.ts) calls it instead of LangChain: one handler per run.
+ * no handler runs per token), handed to `onCall`. Attached only to a run that has a handler
+ * anyway (else its usage is read from its stream, ./stream-usage.ts: any handler costs
+ * LangChain's machinery on every runnable); with local traces on, the run's trace recorder
+ * (../tracing/span-recorder.ts) calls it instead of LangChain: one handler per run.
  */
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import type { Serialized } from "@langchain/core/load/serializable";
