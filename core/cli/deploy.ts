@@ -277,7 +277,7 @@ async function ship(ctx: CliContext, opts: Shipment & { release: DeployRelease |
 }
 
 /** A control plane address must be an http(s) URL; anything else is the user's typo, not an unreachable server. */
-function checkPlatformUrl(value: string, from: "--platform-url" | "AGENTCLI_PLATFORM_URL"): void {
+export function checkPlatformUrl(value: string, from: "--platform-url" | "AGENTCLI_PLATFORM_URL"): void {
   let url: URL | null = null;
   try {
     url = new URL(value);

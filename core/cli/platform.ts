@@ -110,9 +110,11 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === "serve") return serve(rest, ctx);
   if (sub === "admin") return admin(rest, ctx);
+  if (sub === "usage") return (await import("./platform-usage.ts")).usage(rest, ctx);
   if (!sub || sub === "--help" || sub === "-h") {
+    const { USAGE_COMMAND } = await import("./platform-usage.ts");
     ctx.io.out(
-      `Run and administer the control plane.\n\nUsage:\n  ${SERVE.usage}\n  ${ADMIN.usage}\n\nSee "agentcli platform serve --help" and "agentcli platform admin --help".`,
+      `Run and administer the control plane; read a deployment's usage.\n\nUsage:\n  ${SERVE.usage}\n  ${ADMIN.usage}\n  ${USAGE_COMMAND.usage}\n\nSee "agentcli platform serve --help", "agentcli platform admin --help" and "agentcli platform usage --help".`,
     );
     return sub ? 0 : 1;
   }

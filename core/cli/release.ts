@@ -102,7 +102,8 @@ export async function runReleaseAction(
   );
 }
 
-function platformCall(base: string, key: string) {
+/** A JSON call to the control plane with `key`; its errors name the address or what it answered. */
+export function platformCall(base: string, key: string) {
   return async <T>(method: string, path: string, body?: unknown): Promise<T> => {
     let res: Response;
     try {

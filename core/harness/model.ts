@@ -7,7 +7,7 @@
  * the providers' `defaultRank` (spec 2.2).
  */
 import { BaseChatModel } from "@langchain/core/language_models/chat_models";
-import type { BaseMessage } from "@langchain/core/messages";
+import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import type { ChatResult } from "@langchain/core/outputs";
 import { createMiddleware } from "langchain";
 import {
@@ -90,6 +90,16 @@ export function modelSelectionMiddleware(opts: { model: string | null; driver: P
   };
   return createMiddleware({
     name: "AgentcliModelSelection",
-    wrapModelCall: async (request, handler) => handler({ ...request, model: await load() }),
+    wrapModelCall: async (request, handler) => {
+      const model = await load();
+      const response = await handler({ ...request, model });
+      // The plugin that built the model names the call's provider in its message: usage read
+      // from the run's stream prices it by that plugin (core/engine/usage/stream-usage.ts).
+      const prefix = model.metadata?.agentcli_model_provider;
+      if (AIMessage.isInstance(response) && typeof prefix === "string") {
+        response.response_metadata = { ...response.response_metadata, agentcli_model_provider: prefix };
+      }
+      return response;
+    },
   });
 }

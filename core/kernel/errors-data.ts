@@ -102,6 +102,16 @@ export const ERROR_CODES = {
     meaning: "The request conflicts with the current state (it exists already, it is busy).",
   },
   UNPROCESSABLE: { exit: 1, status: 422, meaning: "The request is well-formed but its values cannot be used." },
+  RATE_LIMITED: {
+    exit: 1,
+    status: 429,
+    meaning: "Too many runs for now: a user's runs waiting, or runs per minute; retry later (`Retry-After`).",
+  },
+  BUDGET_EXCEEDED: {
+    exit: 1,
+    status: 429,
+    meaning: "A daily usage budget (tokens or cost) is spent: a new run is refused, a run in flight stops.",
+  },
   UNAUTHORIZED: { exit: 1, status: 401, meaning: "No credentials, or credentials that are not valid." },
   FORBIDDEN: { exit: 1, status: 403, meaning: "Valid credentials that do not allow this." },
   DEPLOY_FAILED: { exit: 1, status: 400, meaning: "A deployment did not build, start or become ready." },

@@ -69,3 +69,38 @@ test("a subagent's model calls count toward the parent run, priced by the plugin
   const byUser = await storage.usage.aggregate({ groupBy: "user", limit: 10 });
   assert.deepEqual(byUser.map((r) => r.key), ["user:alice"]);
 });
+
+test("read from the run's stream (no callback handler): the subagent's calls are there too", async () => {
+  h.server.script(
+    { when: "MARKER-MAIN", toolCalls: [{ name: "task", args: { subagent_type: "critic", description: "Again" } }] },
+    { when: "MARKER-CRITIC", text: "CRITIQUE: good", usage: { input: 700, output: 70 } },
+    { when: "MARKER-MAIN", text: "The critic says good." },
+  );
+  const meter = new UsageMeter({ store: storage.usage, log: silentLog });
+  const runId = crypto.randomUUID();
+  const usage = meter.startRun({
+    run_id: runId,
+    thread_id: "u2",
+    assistant_id: "a1",
+    subject: { user: "user:alice", client: null },
+  });
+  const before = h.server.requests.length;
+  const stream = await h.graph.stream({ messages: [{ role: "user", content: "critique it again" }] }, {
+    configurable: { thread_id: "u2", ...userConfigurable("alice") },
+    streamMode: ["updates"],
+    subgraphs: true,
+  });
+  for await (const [ns, mode, chunk] of stream as AsyncIterable<[string[], string, unknown]>) {
+    if (mode === "updates") usage.observe(ns, chunk);
+  }
+  await usage.flush();
+  const calls = h.server.requests.length - before;
+  const total = await storage.usage.ofRun(runId);
+  assert.equal(total.calls, calls, "every model call, the subagent's included");
+  assert.equal(total.input_tokens, (calls - 1) * 10 + 700);
+  assert.equal(total.output_tokens, (calls - 1) * 5 + 70);
+  // The harness's messages name the plugin that built the model (priced by its table).
+  const state = await h.graph.getState({ configurable: { thread_id: "u2", ...userConfigurable("alice") } });
+  const last = (state.values as { messages: Array<{ response_metadata?: Record<string, unknown> }> }).messages.at(-1)!;
+  assert.equal(last.response_metadata?.agentcli_model_provider, "openai");
+});

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { spawn } from "node:child_process";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { openPlatform, type Platform } from "../../core/platform/server.ts";
@@ -83,4 +84,40 @@ test("a deployment's usage, read by the control plane from the deployment as its
   assert.deepEqual(usage.body.rows, []);
   const bad = await call("GET", `/v2/deployments/${id}/usage?group_by=planet`);
   assert.equal(bad.status, 422, "the deployment's own refusal comes through");
+
+  // The same through the CLI, against the listening control plane.
+  const { url: base } = await platform.listen({ port: 0, host: "127.0.0.1" });
+  const table = await usageCli(["usage-1", "--group-by", "model", "--platform-url", base], key);
+  assert.equal(table.code, 0, table.out);
+  assert.match(table.out, /^model\s+calls\s+input\s+output\s+total\s+cost$/m);
+  assert.match(table.out, /^total\s+0\s+0\s+0\s+0\s+-$/m);
+  const json = await usageCli(["usage-1", "--json", "--platform-url", base], key);
+  assert.equal(json.code, 0, json.out);
+  assert.equal(JSON.parse(json.out).group_by, "day");
+  const unknown = await usageCli(["nobody", "--platform-url", base], key);
+  assert.equal(unknown.code, 1, unknown.out);
+  assert.match(unknown.out, /Cannot read its usage: "nobody" has no deployment on/);
+  const keyless = await usageCli(["usage-1", "--platform-url", base], "");
+  assert.equal(keyless.code, 1, keyless.out);
+  assert.match(keyless.out, /PLATFORM_API_KEY is not set/);
 });
+
+const CLI = fileURLToPath(new URL("../../bin/agentcli.js", import.meta.url));
+
+/** Runs `agentcli platform usage <args>` with `PLATFORM_API_KEY` set to `apiKey` (none when empty). */
+function usageCli(args: string[], apiKey: string): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, "platform", "usage", ...args], {
+      env: {
+        PATH: process.env.PATH ?? "",
+        HOME: process.env.HOME ?? "/tmp",
+        ...(apiKey ? { PLATFORM_API_KEY: apiKey } : {}),
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.stderr.on("data", (d) => (out += d));
+    child.on("close", (code) => resolve({ code, out }));
+  });
+}

@@ -48,7 +48,9 @@ function defaultParts(value: string): string[] {
   return value.match(/\$[A-Z_]+|https?:\/\/\S+|\b\d+\b/g) ?? [value];
 }
 
-for (const args of [["init"], ["dev"], ["deploy"], ["serve"], ["platform", "serve"], ["schema"]]) {
+for (
+  const args of [["init"], ["dev"], ["deploy"], ["serve"], ["platform", "serve"], ["platform", "usage"], ["schema"]]
+) {
   test(`README and \`agentcli ${args.join(" ")} --help\` agree`, () => {
     const h = help(args);
     for (const o of h.options) {

@@ -7,6 +7,7 @@
  */
 import { redact } from "../../kernel/index.ts";
 import { LeaseLost } from "../broker/cancellation.ts";
+import { UsageStop } from "../usage/meter.ts";
 import { finishRun } from "./run-end.ts";
 import { failedOutcome, type RunOutcome, RunTimedOut } from "./run-errors.ts";
 import { runGraph, type RunProgress } from "./run-graph.ts";
@@ -30,11 +31,17 @@ export async function executeRun(deps: ExecutorDeps, run: ExecutableRun, resume:
   let outcome: RunOutcome = { status: "success", errorOut: null, rollback: false };
   try {
     await runGraph({ deps, run, resume, signal, emit, progress });
+    // A run whose last model call crossed a daily budget ends as one stopped by it would: its
+    // answer is in the thread's state (the call was made), its end is the error naming the limit.
+    await progress.usage?.settled();
+    if (progress.usage?.signal.aborted) throw progress.usage.signal.reason;
   } catch (err) {
     const reason = signal.aborted
       ? signal.reason
       : progress.usage?.signal.aborted
       ? progress.usage.signal.reason
+      : err instanceof UsageStop
+      ? err
       : null;
     if (reason instanceof LeaseLost) {
       stopTimer();

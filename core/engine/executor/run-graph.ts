@@ -67,8 +67,18 @@ export async function runGraph(opts: {
     assistant_id: run.assistant_id,
     subject: subjectOfRun(run),
   }) ?? null;
-  // One handler for the local trace and the usage (the trace recorder feeds the usage's).
-  const usageHandler = progress.usage?.callbacks[0] ?? null;
+  // A cron's run was created without admission: it is admitted as it starts (over a limit, it ends with the error).
+  if (deps.usage && kwargs.usage_subject === undefined && run.metadata?.cron_id && !resume.resumed) {
+    const refused = await deps.usage.admitStart(subjectOfRun(run));
+    if (refused) throw refused;
+  }
+  // Usage is read from the stream unless the run has a callback handler anyway (any handler
+  // costs LangChain's machinery on every runnable); then the handler counts every call, fed
+  // by the trace recorder when traces are kept (one handler for both).
+  const handlerAnyway = Boolean(deps.traces?.enabled || progress.trace?.callbacks.length) ||
+    modes.some((m) => m === "messages" || m === "messages-tuple" || m === "events");
+  const usageHandler = handlerAnyway ? progress.usage?.callbacks[0] ?? null : null;
+  const tap = progress.usage && !handlerAnyway ? progress.usage : null;
   const local = deps.traces?.start({
     run_id: run.run_id,
     thread_id: run.thread_id,
@@ -92,8 +102,14 @@ export async function runGraph(opts: {
     ...(callbacks.length ? { callbacks } : {}),
     runId: run.run_id,
     signal: progress.usage ? AbortSignal.any([opts.signal, progress.usage.signal]) : opts.signal,
-    streamMode: streamsState ? [...new Set([...libModes(modes), "values" as const])] : libModes(modes),
-    subgraphs: Boolean(kwargs.stream_subgraphs),
+    streamMode: [
+      ...new Set([
+        ...libModes(modes),
+        ...(streamsState ? ["values" as const] : []),
+        ...(tap ? ["updates" as const] : []),
+      ]),
+    ],
+    subgraphs: Boolean(kwargs.stream_subgraphs) || Boolean(tap),
     interruptBefore: kwargs.interrupt_before,
     interruptAfter: kwargs.interrupt_after,
   };
@@ -110,7 +126,18 @@ export async function runGraph(opts: {
       goto: kwargs.command.goto as never,
     })
     : kwargs.input ?? null;
-  await streamGraph({ runId: run.run_id, graph, input, config, modes, streamsState, emit: opts.emit, progress });
+  await streamGraph({
+    runId: run.run_id,
+    graph,
+    input,
+    config,
+    modes,
+    streamsState,
+    emit: opts.emit,
+    progress,
+    tap,
+    subgraphs: Boolean(kwargs.stream_subgraphs),
+  });
 }
 
 /** Streams the graph, translating each chunk to the run's events; notes the final state and interrupts. */
@@ -123,12 +150,20 @@ async function streamGraph(opts: {
   streamsState: boolean;
   emit: Emit;
   progress: RunProgress;
+  /** The run's usage, read from its `updates` chunks (streamed with subgraphs for it). */
+  tap: RunUsage | null;
+  /** The client asked for subgraphs' chunks (else those streamed for the usage are not shown). */
+  subgraphs: boolean;
 }): Promise<void> {
-  const { graph, input, config, modes, emit, progress } = opts;
+  const { graph, input, config, modes, emit, progress, tap } = opts;
   const translator = new ChunkTranslator(modes);
   const onChunk = (chunk: unknown) => {
     const parts = chunk as unknown[];
     const [ns, mode, payload] = parts.length === 3 ? parts : [[], ...parts];
+    if (tap) {
+      if (mode === "updates") tap.observe(ns as string[], payload);
+      if (!opts.subgraphs && (ns as string[]).length) return;
+    }
     if (mode === "values" || mode === "updates") {
       if (payload && typeof payload === "object" && "__interrupt__" in payload) progress.interrupted = true;
       else if (mode === "values" && opts.streamsState && !(ns as string[])?.length) {

@@ -1,19 +1,30 @@
 /**
  * The usage meter: admits new runs against the budgets and rate limits (./limits.ts; a 429
  * naming the limit, with `Retry-After`), and per run records every model call (its subagents'
- * too) with its estimated cost (./prices.ts), raising the budgets' counters; a run whose calls
- * cross a daily budget is stopped (its signal aborts with a {@link UsageStop}) and ends with
- * an error event naming the limit.
+ * too) with its estimated cost (./prices.ts), raising the budgets' counters. A run's calls are
+ * read from its stream (./stream-usage.ts), or by a callback handler (./recorder.ts) when the
+ * run has one anyway. A run whose calls cross a daily budget is stopped (its signal aborts
+ * with a {@link UsageStop}) at its next model call, or at its end, and ends with an error
+ * event naming the limit; a cron's run, created without a request, is admitted as it starts.
  *
  * @example
  * const meter = new UsageMeter({ store: storage.usage, prices, limits, log });
  * await meter.admit(subject); // throws a 429 over a limit
  * const usage = meter.startRun({ run_id, thread_id, assistant_id, subject });
- * await graph.stream(input, { callbacks: [usage.handler], signal: AbortSignal.any([signal, usage.signal]) });
+ * for await (const [ns, mode, chunk] of await graph.stream(input, { streamMode: ["updates"], subgraphs: true, signal: AbortSignal.any([signal, usage.signal]) })) {
+ *   if (mode === "updates") usage.observe(ns, chunk);
+ * }
  * await usage.flush();
  * await storage.runs.complete({ ..., usage: usage.takeDeferred() });
  */
-import { agentcliError, type ServerLog, UsageLimitCrossed, UsageLimitReached } from "../../kernel/index.ts";
+import {
+  AgentcliError,
+  agentcliError,
+  RunRateLimited,
+  type ServerLog,
+  UsageLimitCrossed,
+  UsageLimitReached,
+} from "../../kernel/index.ts";
 import type { DeferredUsage, UsageCall, UsageCounter, UsageStore } from "../../storage/index.ts";
 import {
   anyUsageLimit,
@@ -29,6 +40,7 @@ import {
 } from "./limits.ts";
 import { Prices } from "./prices.ts";
 import { type ModelCall, UsageCallbacks } from "./recorder.ts";
+import { StreamUsageReader } from "./stream-usage.ts";
 
 /** What the meter works with. */
 export interface UsageMeterOptions {
@@ -60,9 +72,13 @@ export class UsageStop extends Error {
  * budget applies to writes nothing while it goes: its calls are recorded with its end.
  */
 export interface RunUsage {
-  /** The one handler (an array, as LangChain's `callbacks` takes it). */
+  /** The one handler (an array, as LangChain's `callbacks` takes it), for a run that has a handler anyway. */
   callbacks: [UsageCallbacks];
+  /** Else: the run's `updates` chunks (with subgraphs), read for its AI messages (./stream-usage.ts). */
+  observe(ns: readonly string[], payload: unknown): void;
   signal: AbortSignal;
+  /** Waits for the calls seen so far to be recorded against the budgets (then `signal` says whether one was crossed). */
+  settled(): Promise<void>;
   /** Waits for the calls seen so far to be recorded (those kept for the end are written now). */
   flush(): Promise<void>;
   /** The calls kept for the run's end (null: none), handed over once. */
@@ -130,6 +146,20 @@ export class UsageMeter {
   }
 
   /**
+   * Admits a run created without admission (a cron's firing) as it starts: over a limit, the
+   * {@link UsageStop} it ends with (its error event names the limit), else null.
+   */
+  async admitStart(subject: UsageSubject): Promise<UsageStop | null> {
+    try {
+      await this.admit(subject);
+      return null;
+    } catch (err) {
+      if (!(err instanceof AgentcliError) || err.status !== 429) throw err;
+      return new UsageStop(`${err.message}. ${err.hint}`);
+    }
+  }
+
+  /**
    * Starts metering a run: its model calls are recorded as they end when a daily budget
    * applies to it (so it stops once over), else kept for its end (see {@link RunUsage}).
    */
@@ -138,20 +168,33 @@ export class UsageMeter {
     const writes = new Set<Promise<void>>();
     const budgeted = this.#limited && this.#applicable(run.subject, (s) => s.measure !== "runs").length > 0;
     if (!budgeted) return this.#deferredRun(run, stop.signal);
-    const onCall = (call: ModelCall) => {
+    // The call that crosses a budget keeps its answer; the run stops before its next model
+    // call (the handler's start hook), as soon as the stream shows the crossing (no hook there:
+    // the next call may be under way), or at its end (`settled`).
+    let crossed: UsageStop | null = null;
+    const stopNow = () => {
+      if (crossed && !stop.signal.aborted) stop.abort(crossed);
+    };
+    const onCall = (call: ModelCall, now: boolean) => {
       const p = this.#record(run, call).then((over) => {
-        if (over && !stop.signal.aborted) stop.abort(over);
+        crossed ??= over;
+        if (now) stopNow();
       }).catch((err) => this.#o.log.warn(`run ${run.run_id}: its usage could not be recorded: ${errText(err)}`))
         .finally(() => writes.delete(p));
       writes.add(p);
       return p;
     };
+    const settled = async () => {
+      while (writes.size) await Promise.all([...writes]);
+      stopNow();
+    };
+    const reader = new StreamUsageReader((call) => onCall(call, true));
     return {
-      callbacks: [new UsageCallbacks(onCall)],
+      callbacks: [new UsageCallbacks((call) => onCall(call, false), stopNow)],
+      observe: (ns, payload) => reader.observe(ns, payload),
       signal: stop.signal,
-      flush: async () => {
-        while (writes.size) await Promise.all([...writes]);
-      },
+      settled,
+      flush: settled,
       takeDeferred: () => null,
     };
   }
@@ -175,9 +218,12 @@ export class UsageMeter {
       const keys = this.#applicable(run.subject, (s) => s.measure !== "runs", true).map(([, k]) => k);
       return { calls: taken, keys: [...new Set(keys)] };
     };
+    const reader = new StreamUsageReader(onCall);
     return {
       callbacks: [new UsageCallbacks(onCall)],
+      observe: (ns, payload) => reader.observe(ns, payload),
       signal,
+      settled: () => Promise.resolve(),
       flush: async () => {
         const taken = take();
         if (taken) await this.recordDeferred(run.run_id, taken);
@@ -259,7 +305,7 @@ export class UsageMeter {
 
   #refusal(s: UsageLimitSetting, used: number) {
     const seconds = secondsToReset(s);
-    const err = agentcliError(UsageLimitReached, {
+    const err = agentcliError(s.measure === "runs" ? RunRateLimited : UsageLimitReached, {
       limit: s.names,
       used: describeAmount(s, used),
       max: describeAmount(s, this.#o.limits[s.key]),

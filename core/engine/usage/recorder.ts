@@ -3,8 +3,10 @@
  * go down to every nested call of the graph): at each call's end, its token usage as the
  * provider reported it (./usage-of.ts), or counted from its text when the provider reported
  * none (about four characters a token; a streamed call's text is its final generation's, so
- * no handler runs per token), handed to `onCall`. With local traces on, the run's trace
- * recorder (../tracing/span-recorder.ts) calls it instead of LangChain: one handler per run.
+ * no handler runs per token), handed to `onCall`. Attached only to a run that has a handler
+ * anyway (else its usage is read from its stream, ./stream-usage.ts: any handler costs
+ * LangChain's machinery on every runnable); with local traces on, the run's trace recorder
+ * (../tracing/span-recorder.ts) calls it instead of LangChain: one handler per run.
  */
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import type { Serialized } from "@langchain/core/load/serializable";
@@ -22,11 +24,13 @@ export interface ModelCall {
 }
 
 /** LangChain's `ls_provider` names where they differ from the model plugins' prefixes. */
-const PROVIDER_ALIASES: Record<string, string> = {
+export const PROVIDER_ALIASES: Record<string, string> = {
   mistral: "mistralai",
   azure: "azure_openai",
   google_vertexai: "google_vertexai",
   google_genai: "google_genai",
+  "google-genai": "google_genai",
+  "google-vertexai": "google_vertexai",
 };
 
 /** Characters of text per token, for a call whose provider reported no usage. */
@@ -40,17 +44,20 @@ interface Pending {
 
 /**
  * Hands each finished model call's usage to `onCall`, and is awaited: the call returns once
- * its usage is recorded, so a run over a budget stops before its next step.
+ * its usage is recorded, so a run over a budget stops at its next model call's start.
  */
 export class UsageCallbacks extends BaseCallbackHandler {
   name = "agentcli-usage";
   override awaitHandlers = true;
   readonly #pending = new Map<string, Pending>();
   readonly #onCall: (call: ModelCall) => Promise<void>;
+  readonly #beforeCall: () => void;
 
-  constructor(onCall: (call: ModelCall) => Promise<void>) {
+  /** `beforeCall`: at each model call's start (the meter stops a run there once over a budget). */
+  constructor(onCall: (call: ModelCall) => Promise<void>, beforeCall: () => void = () => {}) {
     super();
     this.#onCall = onCall;
+    this.#beforeCall = beforeCall;
   }
 
   override handleChatModelStart(
@@ -63,6 +70,7 @@ export class UsageCallbacks extends BaseCallbackHandler {
     metadata?: Record<string, unknown>,
     runName?: string,
   ): void {
+    this.#beforeCall();
     const chars = messages.flat().reduce((n, m) => n + textLength(m.content), 0);
     this.#pending.set(runId, { ...identify({ llm, extra, metadata, runName }), inputChars: chars });
   }
@@ -77,6 +85,7 @@ export class UsageCallbacks extends BaseCallbackHandler {
     metadata?: Record<string, unknown>,
     runName?: string,
   ): void {
+    this.#beforeCall();
     const chars = prompts.reduce((n, p) => n + p.length, 0);
     this.#pending.set(runId, { ...identify({ llm, extra, metadata, runName }), inputChars: chars });
   }
@@ -122,7 +131,8 @@ function identify(
   return { provider, model };
 }
 
-function textLength(content: unknown): number {
+/** The characters of a message's text (its text parts). */
+export function textLength(content: unknown): number {
   if (typeof content === "string") return content.length;
   if (Array.isArray(content)) {
     return content.reduce((n: number, part) => n + (typeof part?.text === "string" ? part.text.length : 0), 0);

@@ -28,7 +28,16 @@ export const PlatformSubcommandUnknown = {
   code: "ARGS_INVALID",
   title: "`agentcli platform` got an unknown subcommand.",
   message: (v: { subcommand: string }) => `Cannot run "agentcli platform ${v.subcommand}": unknown subcommand`,
-  hint: `Use "agentcli platform serve" or "agentcli platform admin".`,
+  hint: `Use "agentcli platform serve", "agentcli platform admin" or "agentcli platform usage".`,
+} as const satisfies ErrorData;
+
+/** `agentcli platform usage` without the control plane's API key. */
+export const PlatformUsageKeyMissing = {
+  name: "PlatformUsageKeyMissing",
+  code: "CREDENTIALS_MISSING",
+  title: "`agentcli platform usage` needs PLATFORM_API_KEY (a key of the control plane).",
+  message: "Cannot read the deployment's usage: PLATFORM_API_KEY is not set",
+  hint: 'Set PLATFORM_API_KEY to a key from "agentcli platform admin create-key".',
 } as const satisfies ErrorData;
 
 /** `agentcli platform serve --mode` other than cloud or self-hosted. */
@@ -162,6 +171,7 @@ export const CLI_PLATFORM_ERRORS: readonly ErrorData[] = [
   PlatformUrlFlagInvalid,
   PlatformUrlEnvInvalid,
   PlatformSubcommandUnknown,
+  PlatformUsageKeyMissing,
   PlatformModeInvalid,
   PlatformPublicUrlInvalid,
   PlatformServeRunning,

@@ -1,5 +1,5 @@
 /**
- * The error catalogue: Runs and crons (UNPROCESSABLE, CONFLICT): what the run service refuses
+ * The error catalogue: Runs and crons (UNPROCESSABLE, CONFLICT, RATE_LIMITED, BUDGET_EXCEEDED): what the run service refuses
  * (admission bounds, a busy thread, unknown interrupt nodes, webhooks), the runs routes'
  * query values and the cron schedules. Entries of one area; core/kernel/errors-data.ts lists
  * every area (its `ERRORS`, the order of docs/errors.md).
@@ -18,7 +18,7 @@ export const RequestTooLarge = {
 /** A user with too many runs waiting (HTTP 429 at the call site). */
 export const TooManyRuns = {
   name: "TooManyRuns",
-  code: "UNPROCESSABLE",
+  code: "RATE_LIMITED",
   title: "A user has as many runs waiting as the server allows one user; HTTP 429.",
   message: (v: { queued: number; max: number }) =>
     `Cannot create the run: you have ${v.queued} runs waiting, the limit is ${v.max}`,
@@ -26,11 +26,21 @@ export const TooManyRuns = {
     `Wait for some to finish (or cancel them), then retry; the operator can raise ${v.env}.`,
 } as const satisfies ErrorData;
 
-/** A new run over a usage budget or rate limit (HTTP 429 at the call site, with `Retry-After`). */
+/** A new run over a daily usage budget (HTTP 429 at the call site, with `Retry-After`). */
 export const UsageLimitReached = {
   name: "UsageLimitReached",
-  code: "UNPROCESSABLE",
-  title: "A new run would go over a usage budget or rate limit (tokens or cost per day, runs per minute); HTTP 429.",
+  code: "BUDGET_EXCEEDED",
+  title: "A new run would go over a daily usage budget (tokens or cost per day); HTTP 429.",
+  message: (v: { limit: string; used: string; max: string }) =>
+    `Cannot create the run: ${v.limit} is used up (${v.used} of ${v.max})`,
+  hint: (v: { retry: string; env: string }) => `Retry ${v.retry}; the operator can raise ${v.env} (0: no limit).`,
+} as const satisfies ErrorData;
+
+/** A new run over a runs-per-minute limit (HTTP 429 at the call site, with `Retry-After`). */
+export const RunRateLimited = {
+  name: "RunRateLimited",
+  code: "RATE_LIMITED",
+  title: "A new run would go over a runs-per-minute limit (of a user, a client address, the deployment); HTTP 429.",
   message: (v: { limit: string; used: string; max: string }) =>
     `Cannot create the run: ${v.limit} is used up (${v.used} of ${v.max})`,
   hint: (v: { retry: string; env: string }) => `Retry ${v.retry}; the operator can raise ${v.env} (0: no limit).`,
@@ -39,7 +49,7 @@ export const UsageLimitReached = {
 /** A run in flight whose model calls went over a daily budget: it ends `error` with this on its stream. */
 export const UsageLimitCrossed = {
   name: "UsageLimitCrossed",
-  code: "UNPROCESSABLE",
+  code: "BUDGET_EXCEEDED",
   title: "A run's model calls went over a daily usage budget; the run stopped with an error event naming it.",
   message: (v: { limit: string; used: string; max: string }) =>
     `The run stopped: ${v.limit} is used up (${v.used} of ${v.max})`,
@@ -177,6 +187,7 @@ export const RUNS_ERRORS: readonly ErrorData[] = [
   RequestTooLarge,
   TooManyRuns,
   UsageLimitReached,
+  RunRateLimited,
   UsageLimitCrossed,
   ThreadBusy,
   InterruptNodeUnknown,
