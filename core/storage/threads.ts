@@ -6,6 +6,7 @@ import { agentcliError, SearchEncrypted } from "../kernel/index.ts";
 import type { AtRestEncryption } from "./encryption.ts";
 import type { SqlDriver, SqlExecutor } from "./sql.ts";
 import { iso, type Json, ownerClause, type Scope, sortClause, type Thread, type ThreadStatus } from "./records.ts";
+import { jsonbText } from "./jsonb.ts";
 
 interface ThreadRow {
   thread_id: string;
@@ -65,12 +66,12 @@ export class ThreadStore {
 
   /** Metadata as stored (JSON text): the `LANGGRAPH_AES_JSON_KEYS` values sealed. */
   #metadata(m: Json): string {
-    return JSON.stringify(this.#enc ? this.#enc.sealKeys(m) : m);
+    return jsonbText(this.#enc ? this.#enc.sealKeys(m) : m);
   }
 
   /** The stored form of a JSON state column (values, interrupts, error). */
   #state(value: unknown): string {
-    return JSON.stringify(
+    return jsonbText(
       this.#enc && value !== null && value !== undefined ? this.#enc.sealJson(value) : value ?? null,
     );
   }
@@ -114,10 +115,10 @@ export class ThreadStore {
     }
     if (f.ids?.length) where.push(`thread_id = ANY($${params.push(f.ids)}::text[])`);
     if (f.metadata && Object.keys(f.metadata).length) {
-      where.push(`metadata @> $${params.push(JSON.stringify(f.metadata))}::jsonb`);
+      where.push(`metadata @> $${params.push(jsonbText(f.metadata))}::jsonb`);
     }
     if (f.values && Object.keys(f.values).length) {
-      where.push(`state_values @> $${params.push(JSON.stringify(f.values))}::jsonb`);
+      where.push(`state_values @> $${params.push(jsonbText(f.values))}::jsonb`);
     }
     if (f.status) where.push(`status = $${params.push(f.status)}`);
     const owner = ownerClause(scope, params);
@@ -199,7 +200,7 @@ export class ThreadStore {
   async setError(id: string, error: unknown): Promise<void> {
     await this.#sql.query(
       "UPDATE threads SET status = 'error', error = $2::jsonb, updated_at = now() WHERE thread_id = $1",
-      [id, JSON.stringify(error)],
+      [id, jsonbText(error)],
     );
   }
 
@@ -250,7 +251,7 @@ export class ThreadStore {
         this.#state(s.interrupts),
         s.status,
         this.#state(s.error),
-        s.config ? JSON.stringify(s.config) : null,
+        s.config ? jsonbText(s.config) : null,
       ],
     );
   }

@@ -2,7 +2,7 @@
  * Whatever fails while a run's end is recorded, its thread does not stay `busy` with no run in
  * flight, at runtime or after a restart on the same data, and reading its state never answers
  * 500: a graph whose state cannot be read back (a node wrote a message its reducer refuses),
- * one whose state storage refuses (a NUL character), and a thread an older server left `busy`
+ * one whose state storage refuses (an unpaired surrogate), and a thread an older server left `busy`
  * with no run in flight.
  */
 import assert from "node:assert/strict";
@@ -89,7 +89,7 @@ describe("a run whose end cannot be recorded as usual", () => {
     const state = await readState(t, thread.thread_id);
     assert.notEqual(state.status, 500, JSON.stringify(state.body));
     assert.equal(after.error?.error, "RunNotRecorded");
-    // The thread takes runs again (each ends the same way: its state still holds the NUL).
+    // The thread takes runs again (each ends the same way: its state still holds the surrogate).
     await assert.rejects(
       t.client.runs.wait(thread.thread_id, "unstorable", { input: null }),
       /RunNotRecorded|could not record/,
