@@ -225,15 +225,33 @@ export class ThreadStore {
   /**
    * Frees threads left `busy` with no run in flight (a run whose end could not be recorded,
    * or data written before that was handled): each becomes `error` when its latest run ended
-   * `error` or `timeout`, `idle` otherwise. Returns the ids freed.
+   * `error` or `timeout`, `interrupted` when its state waits on interrupts (as a run's end
+   * leaves it), `idle` otherwise. Returns the ids freed.
    */
   async freeStranded(tx: SqlExecutor = this.#sql): Promise<string[]> {
-    const { rows } = await tx.query<{ thread_id: string }>(
-      `UPDATE threads t SET status = CASE WHEN (SELECT r.status FROM runs r WHERE r.thread_id = t.thread_id ORDER BY r.seq DESC LIMIT 1) IN ('error', 'timeout') THEN 'error' ELSE 'idle' END,
-       updated_at = now()
-       WHERE t.status = 'busy' AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.thread_id = t.thread_id AND r.status IN ('pending', 'running')) RETURNING t.thread_id`,
+    const inFlight =
+      "EXISTS (SELECT 1 FROM runs r WHERE r.thread_id = t.thread_id AND r.status IN ('pending', 'running'))";
+    const { rows } = await tx.query<{ thread_id: string; last: string | null; interrupts: unknown }>(
+      `SELECT t.thread_id, t.interrupts,
+         (SELECT r.status FROM runs r WHERE r.thread_id = t.thread_id ORDER BY r.seq DESC LIMIT 1) AS last
+       FROM threads t WHERE t.status = 'busy' AND NOT ${inFlight}`,
     );
-    return rows.map((r) => r.thread_id);
+    if (!rows.length) return [];
+    // The interrupts are read here, not in SQL: sealed at rest, an empty set is not `{}`.
+    const status = (r: (typeof rows)[number]): ThreadStatus => {
+      if (r.last === "error" || r.last === "timeout") return "error";
+      const interrupts = (this.#enc ? this.#enc.openJson(r.interrupts) : r.interrupts) as
+        | Record<string, unknown[]>
+        | null;
+      return Object.values(interrupts ?? {}).some((list) => list?.length) ? "interrupted" : "idle";
+    };
+    const { rows: freed } = await tx.query<{ thread_id: string }>(
+      `UPDATE threads t SET status = x.status, updated_at = now()
+       FROM unnest($1::text[], $2::text[]) AS x(thread_id, status)
+       WHERE t.thread_id = x.thread_id AND t.status = 'busy' AND NOT ${inFlight} RETURNING t.thread_id`,
+      [rows.map((r) => r.thread_id), rows.map(status)],
+    );
+    return freed.map((r) => r.thread_id);
   }
 
   /** Records the thread's state after a run or a state update. */
