@@ -23,6 +23,7 @@ import type { AgentConfig } from "../config/index.ts";
 import { unauthorized } from "./auth-error.ts";
 import { isPublicPath } from "./public-paths.ts";
 import { devBypassEnabled, devBypassUser, hasCredentials } from "./dev-bypass.ts";
+import { gateUser } from "./gate.ts";
 
 /** The provider name of the no-`[auth]` posture: `x-api-key` must equal `PLATFORM_API_KEY`. */
 export const PLATFORM_DEFAULT_PROVIDER = "platform_key";
@@ -70,6 +71,9 @@ export function createAuthenticator(opts: AuthenticatorOptions): Authenticate {
   const bearer = plugin.identity.signIn !== "none";
   return async (request) => {
     if (isPublicPath(new URL(request.url).pathname)) return null;
+    // The release gates' own user (./gate.ts): per-user providers only, whose users cannot be signed in by the gates.
+    const gate = plugin.identity.perUser ? await gateUser(request, { env, mode }) : null;
+    if (gate) return gate;
     if (bypass && !hasCredentials(request)) return devBypassUser(request);
     const user = await driver.runProvider({
       hook: "auth:authenticate",

@@ -16,3 +16,4 @@ export { TokenCache } from "./token-cache.ts";
 export { JwksKeyStore } from "./jwks.ts";
 export { DEFAULT_DEV_USER, DEV_BYPASS_ENV, DEV_USER_HEADER, devAuthBanner, devBypassEnabled } from "./dev-bypass.ts";
 export { postDeploySetup } from "./post-deploy.ts";
+export { GATE_HEADER, GATE_IDENTITY_PREFIX, GATE_TOKEN_ENV, GATE_USER_HEADER, gateUser } from "./gate.ts";

@@ -164,7 +164,12 @@ function normalize(j: LangGraphJson, o: { files: ProjectFiles; file: string; rep
       ...(spec.description ? { description: spec.description } : {}),
     };
   }
-  const auth = j.auth ? check("auth.path", parseExport(j.auth.path)) as LangGraphExport & { exportName: string } : null;
+  const auth = j.auth
+    ? {
+      ...check("auth.path", parseExport(j.auth.path)) as LangGraphExport & { exportName: string },
+      ...(j.auth.disable_studio_auth ? { disableStudioAuth: true } : {}),
+    }
+    : null;
   const h = j.http ?? {};
   const config: LangGraphConfig = {
     file: o.file,

@@ -1,5 +1,5 @@
 /**
- * Builds the deep agent of a bundle: the main agent (prompt from `/memories/AGENTS.md`,
+ * Builds the deep agent of a bundle: the main agent (prompt from `/memories/AGENTS.md`, the bundle's,
  * todos, file tools over the memory namespaces, skills, MCP tools, `task` for subagents,
  * `execute` when a sandbox is configured, summarization and large-result eviction,
  * approval gates), on LangChain's `createAgent` with the `deepagents` middleware.
@@ -32,6 +32,7 @@ import type { SandboxManager } from "./sandbox/manager.ts";
 import { toolErrorsMiddleware } from "./tool-errors.ts";
 import { contextRedactionMiddleware } from "./context-redaction.ts";
 import { memoryStore } from "./memory-store.ts";
+import { bundleMemory } from "./bundle-memory.ts";
 
 export interface AgentGraphOptions {
   bundle: Bundle;
@@ -84,7 +85,6 @@ export async function createAgentGraph(opts: AgentGraphOptions): Promise<AgentGr
     warnings.push(msg);
     opts.log?.warn(msg);
   };
-  const runtimeWarn = (msg: string) => opts.log?.warn(msg);
 
   const hasSubagents = config.subagents.length > 0;
   const sandboxOn = config.sandbox.provider !== "none";
@@ -129,15 +129,18 @@ export async function createAgentGraph(opts: AgentGraphOptions): Promise<AgentGr
     const mainMcp = await mcp.connect({ servers: config.mcp, env, file: "mcp.json", reserved });
     toolSets.push(mainMcp);
     mainMcp.warnings.forEach(warn);
-    // /memories/, seeding and the preloaded instructions use the memory plugin's store.
-    const memory = await memoryStore({ driver, env, store, assistantId: defaultAssistantId });
+    // /memories/ and the preloaded instructions: the memory plugin's store under this bundle's
+    // read-only files (instructions and skills are the revision's own, never copied to the store).
+    const overlay = bundleMemory(await memoryStore({ driver, env, store, assistantId: defaultAssistantId }), bundle);
+    overlay.warnings.forEach(warn);
+    const memory = overlay.store;
     const backend = createMemoryBackend({
       store: memory,
       defaultAssistantId,
       subagents: config.subagents.map((s) => s.name),
       fallback,
     });
-    const common = { store: memory, bundle, defaultAssistantId, onWarning: runtimeWarn };
+    const common = { store: memory, bundle, defaultAssistantId };
 
     const subagents: SubAgent[] = [];
     for (const sub of config.subagents) {

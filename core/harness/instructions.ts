@@ -1,43 +1,33 @@
 /**
  * The system prompt of each agent, read from memory on every model call: the main agent's
  * `/memories/AGENTS.md` plus the user's `/memories/user/AGENTS.md` (preloaded when there is
- * an authenticated user), a subagent's own `/memories/subagents/<name>/AGENTS.md`. Before a
- * main-agent run it seeds the assistant's namespaces (once per assistant and process) and
- * creates the user's memory file on first interaction.
+ * an authenticated user), a subagent's own `/memories/subagents/<name>/AGENTS.md`. The store
+ * it reads is the bundle's memory overlay (./bundle-memory.ts), so the instructions are the
+ * revision's own. Before a main-agent run it creates the user's memory file on first
+ * interaction.
  */
 import { createMiddleware, SystemMessage } from "langchain";
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import type { Bundle } from "../bundle/index.ts";
 import { currentConfig } from "./memory-backend.ts";
 import { assistantIdOf, authenticatedUserOf, sharedNamespace, subagentNamespace, userNamespace } from "./namespaces.ts";
-import { ensureUserMemory, seedAssistantMemory } from "./seed.ts";
+import { ensureUserMemory } from "./seed.ts";
 
 interface Common {
+  /** The memory store with the bundle's files laid under it. */
   store: BaseStore;
   bundle: Bundle;
   defaultAssistantId: string;
-  onWarning: (msg: string) => void;
 }
 
-/** Middleware of the main agent: seeding, user memory, and the prompt from memory. */
+/** Middleware of the main agent: user memory, and the prompt from memory. */
 export function mainInstructionsMiddleware(opts: Common) {
-  const seeded = new Map<string, Promise<void>>();
-  const seedOnce = (assistantId: string) => {
-    let p = seeded.get(assistantId);
-    if (!p) {
-      p = seedAssistantMemory(opts.store, opts.bundle, assistantId).then((w) => w.forEach(opts.onWarning));
-      p.catch(() => seeded.delete(assistantId));
-      seeded.set(assistantId, p);
-    }
-    return p;
-  };
   const userEnabled = opts.bundle.config.user.enabled;
   return createMiddleware({
     name: "AgentcliInstructions",
     beforeAgent: async () => {
       const config = currentConfig();
       const assistantId = assistantIdOf(config, opts.defaultAssistantId);
-      await seedOnce(assistantId);
       const userId = userEnabled ? authenticatedUserOf(config) : null;
       if (userId) await ensureUserMemory({ store: opts.store, bundle: opts.bundle, assistantId, userId });
       return undefined;

@@ -137,7 +137,11 @@ export interface ComputeDriver {
   abortCanary?(deployment: ComputeDeployment, listener: ComputeListener | null, revisionId: string): Promise<void>;
   /** Stops everything of the deployment and deletes its storage. */
   teardown(deployment: ComputeDeployment, listener: ComputeListener | null): Promise<void>;
-  /** After a control-plane restart: runs the active revision again; null when this replica never ran the deployment. */
+  /**
+   * After a control-plane restart: runs the active revision again, or, with `canaryPercent`, the
+   * running canary beside it (its threads are in {@link ComputeContext.canaryThreads}); null
+   * when this replica never ran the deployment.
+   */
   restore?(req: Omit<RolloutRequest, "signal">): Promise<{ url: string | null } | null>;
   /** The control plane closes: stop what runs here (processes, connections). */
   close(): Promise<void>;
@@ -169,6 +173,14 @@ export interface KubeApi {
   ): Promise<void>;
   /** Deletes the objects, last first (missing ones are fine). */
   remove(objects: K8sObject[]): Promise<void>;
+  /**
+   * A loopback address (`http://127.0.0.1:<port>`) forwarding to a Service's port (its name or
+   * number) through the API server's service proxy, with this client's credentials; close it
+   * when done.
+   */
+  serviceProxy(
+    o: { namespace: string; service: string; port: string | number },
+  ): Promise<{ url: string; close(): Promise<void> }>;
 }
 
 /** The control plane's PostgreSQL, when it has one: revisions on this machine may get a schema of it each. */
@@ -179,6 +191,20 @@ export interface ComputeDatabase {
   createSchema(name: string): Promise<void>;
   /** `DROP SCHEMA IF EXISTS ... CASCADE`. */
   dropSchema(name: string): Promise<void>;
+}
+
+/**
+ * Where the threads a running canary took are kept (issue 37): the control plane's store, so a
+ * restart, another replica or a router sends each thread's later turns to the same revision.
+ * The control plane forgets them when the canary ends.
+ */
+export interface CanaryThreads {
+  /** Records that `threadId` runs on the canary `revisionId`; resolve it before the thread's creator learns its id. */
+  assign(a: { deploymentId: string; revisionId: string; threadId: string }): Promise<void>;
+  /** The canary revision a thread was placed on, or null (the serving revision). */
+  revisionOf(q: { deploymentId: string; threadId: string }): Promise<string | null>;
+  /** How many threads the deployment's running canary took. */
+  count(deploymentId: string): Promise<number>;
 }
 
 /** What `compute:driver` receives: what a compute may use of the control plane that opens it. */
@@ -210,4 +236,6 @@ export interface ComputeContext {
   bundleAccess(deploymentId: string, revisionId: string): { url: string; token: string } | null;
   /** A client of the cluster a kubeconfig names (its current context); throws when it cannot be read. */
   kube(kubeconfig: string): KubeApi;
+  /** The threads of running canaries, in the control plane's store. */
+  canaryThreads: CanaryThreads;
 }

@@ -37,6 +37,7 @@ export type {
 } from "./sandbox-contract.ts";
 export { isSandboxNotFound, SandboxNotFoundError } from "./sandbox-contract.ts";
 export type {
+  CanaryThreads,
   ComputeContext,
   ComputeDatabase,
   ComputeDeployment,

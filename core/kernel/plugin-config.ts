@@ -68,8 +68,8 @@ export interface LangGraphConfig {
     app: LangGraphExport | null;
     disable: { assistants: boolean; threads: boolean; runs: boolean; store: boolean; meta: boolean };
   };
-  /** `auth.path`: the module exporting LangGraph's `Auth` instance. */
-  auth: (LangGraphExport & { exportName: string }) | null;
+  /** `auth.path`: the module exporting LangGraph's `Auth` instance; `auth.disable_studio_auth`: no Studio bypass. */
+  auth: (LangGraphExport & { exportName: string; disableStudioAuth?: boolean }) | null;
   node_version: string | null;
   dependencies: string[];
   /** The npm packages the `dependencies` need: the `dependencies` of their package.json files. */

@@ -136,7 +136,7 @@ export async function openPlatform(opts: PlatformOptions): Promise<Platform> {
     const onError = opts.onError ?? ((err: unknown) => console.error("platform:", err));
     const bundleSecret = await setting(sql, "bundle_secret", () => randomBytes(32).toString("hex"));
     const driver = opts.driver ?? await loadPlugins([]);
-    const { computes, computeFor } = await startComputes(opts, { driver, bundleSecret, late });
+    const { computes, computeFor } = await startComputes(opts, { sql, driver, bundleSecret, late });
     cleanups.push(() => computes.close());
     const sandboxes = await openSandboxes(opts, { sql, onError, driver });
     cleanups.push(() => sandboxes.close());
@@ -216,8 +216,12 @@ async function openStore(opts: PlatformOptions): Promise<SqlDriver> {
 }
 
 /** The computes the `compute` plugins give (asked once, here), and the choice of one per listener. */
-async function startComputes(opts: PlatformOptions, o: { driver: PluginDriver; bundleSecret: string; late: Late }) {
+async function startComputes(
+  opts: PlatformOptions,
+  o: { sql: SqlDriver; driver: PluginDriver; bundleSecret: string; late: Late },
+) {
   const computes = await openComputes({
+    sql: o.sql,
     driver: o.driver,
     dataDir: opts.dataDir,
     host: opts.localHost ?? "127.0.0.1",

@@ -12,7 +12,12 @@
  * const objects = renderManifests({ deployment, revisionId, namespace: "agents", image: "registry/agent:1", secrets });
  */
 import { createHash } from "node:crypto";
-import { type ComputeResourceSpec, CREATE_ONLY, type K8sObject } from "../../core/index.ts";
+import {
+  type ComputeResourceSpec,
+  CREATE_ONLY,
+  type K8sObject,
+  MAX_CONNECTIONS_PER_CLIENT_VARIABLE,
+} from "../../core/index.ts";
 import { agentWorkloads, type PodParts } from "./k8s-workloads.ts";
 import { cache, database } from "./k8s-stores.ts";
 
@@ -150,6 +155,9 @@ function podParts(r: Render): PodParts {
       { name: "DATABASE_URL", value: `postgres://agentcli:$(POSTGRES_PASSWORD)@${app}-postgres:5432/agentcli` },
       { name: "REDIS_URL", value: `redis://${app}-redis:6379` },
       { name: "AGENTCLI_REVISION_ID", value: input.revisionId },
+      // Clients reach the pods through the Service, an ingress or a router: many users may share
+      // one source address there, so the server's bound of connections per client is off.
+      { name: MAX_CONNECTIONS_PER_CLIENT_VARIABLE, value: "0" },
       ...(input.secretReferences ?? []).map((ref) => ({
         name: ref.name,
         valueFrom: { secretKeyRef: { name: ref.secret_name, key: ref.secret_key } },

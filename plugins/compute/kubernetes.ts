@@ -4,6 +4,12 @@
  * admin set-kubeconfig`; the control plane's client, `ComputeContext.kube`), then waits for the
  * API server Deployment to roll out (Kubernetes keeps the old pods serving until the new ones
  * are ready: `maxUnavailable: 0`).
+ *
+ * A revision with gates (issue 37) first runs as a candidate beside the serving pods
+ * (./k8s-candidate.ts); the gates check it through the API server's service proxy
+ * (`KubeApi.serviceProxy`), and only once they pass are the deployment's own manifests applied
+ * with it (the candidate is removed either way). Canaries need a router in the cluster, which
+ * this compute does not run yet: a revision asking for one fails with that reason.
  */
 import {
   agentcliError,
@@ -19,13 +25,15 @@ import {
   type RolloutRequest,
   VERSION,
 } from "../../core/index.ts";
-import { appName, renderManifests } from "./k8s-manifests.ts";
+import { appName, type RenderInput, renderManifests } from "./k8s-manifests.ts";
+import { renderCandidate } from "./k8s-candidate.ts";
 
 /** The image that runs agentcli bundles on a cluster. */
 export const RUNTIME_IMAGE = `ghcr.io/agentcli/agentcli:${VERSION}`;
 
 export class K8sCompute implements ComputeDriver {
   readonly kind = "k8s";
+  readonly releases = { gates: true, canary: false };
   private readonly opts: ComputeContext;
 
   constructor(opts: ComputeContext) {
@@ -59,7 +67,7 @@ export class K8sCompute implements ComputeDriver {
       }
       image = RUNTIME_IMAGE;
     }
-    const objects = renderManifests({
+    const input: RenderInput = {
       deployment: {
         id: req.deployment.id,
         name: req.deployment.name,
@@ -71,18 +79,44 @@ export class K8sCompute implements ComputeDriver {
       bundle,
       secrets: req.secrets,
       secretReferences: req.deployment.secret_references,
-    });
-    await kube.apply(objects, (m) => req.log("deploy", m));
+    };
+    if (req.gate) await this.check(kube, req, input);
+    await kube.apply(renderManifests(input), (m) => req.log("deploy", m));
     const app = appName(req.deployment);
     req.log("deploy", `waiting for Deployment ${namespace}/${app}-api to roll out`);
     await kube.waitForRollout(namespace, `${app}-api`, { signal: req.signal });
     return { url: req.deployment.source_config.custom_url ?? `http://${app}.${namespace}.svc.cluster.local` };
   }
 
+  /**
+   * Runs the revision as a candidate beside the serving pods and checks it through the API
+   * server's service proxy; throws the gate's reason. The candidate is removed either way.
+   */
+  private async check(kube: KubeApi, req: RolloutRequest, input: RenderInput): Promise<void> {
+    const candidate = renderCandidate(input);
+    const log = (m: string) => req.log("deploy", m);
+    log(
+      `starting revision ${req.revision.id} as ${input.namespace}/${candidate.name} to check it before it takes traffic`,
+    );
+    try {
+      await kube.apply(candidate.objects, log);
+      await kube.waitForRollout(input.namespace, candidate.name, { signal: req.signal });
+      const proxy = await kube.serviceProxy({ namespace: input.namespace, service: candidate.name, port: "http" });
+      try {
+        await req.gate!(proxy.url);
+      } finally {
+        await proxy.close();
+      }
+    } finally {
+      await kube.remove(candidate.own).catch((err) => log(`could not remove the candidate: ${err.message ?? err}`));
+    }
+    log(`revision ${req.revision.id} passed its checks; rolling it out`);
+  }
+
   async teardown(d: ComputeDeployment, listener: ComputeListener | null): Promise<void> {
     if (!listener?.kubeconfig) return;
     const kube = this.client(listener);
-    const objects = renderManifests({
+    const input: RenderInput = {
       deployment: { id: d.id, name: d.name, resource_spec: d.source_config.resource_spec },
       revisionId: "teardown",
       namespace: this.namespace(d, listener),
@@ -90,8 +124,9 @@ export class K8sCompute implements ComputeDriver {
       secrets: [],
       // Renders the bundle's Secret too, so it is removed as well (absent ones are fine).
       bundle: { url: "http://teardown.invalid", token: "teardown" },
-    });
-    await kube.remove(objects);
+    };
+    // A candidate left by a control plane that stopped mid-check goes too.
+    await kube.remove([...renderManifests(input), ...renderCandidate(input).own]);
   }
 
   async close(): Promise<void> {}

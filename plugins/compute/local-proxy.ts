@@ -6,9 +6,11 @@
  * revision is stopped only once it has answered everything it took.
  *
  * A canary (issue 37) sends a share of NEW threads (`POST /threads`) to a second target and
- * remembers each thread it placed there; every request naming such a thread
- * (`/threads/<id>/...`) goes to the canary, everything else to the serving target, so no turn
- * of a thread ever reaches the other revision.
+ * records each thread it placed there in the control plane's store (`CanaryThreads`) before
+ * the client learns the thread's id; every request naming such a thread (`/threads/<id>/...`)
+ * goes to the canary, everything else to the serving target, so no turn of a thread ever
+ * reaches the other revision. Where each thread goes is cached here and read from the store
+ * for a thread this proxy has not seen (it started again, or another one placed it).
  */
 import {
   createServer,
@@ -17,11 +19,20 @@ import {
   type Server,
   type ServerResponse,
 } from "node:http";
-import { limitConnectionsPerClient } from "../../core/index.ts";
+import { type CanaryThreads, limitConnectionsPerClient } from "../../core/index.ts";
 
 const WAIT_LIMIT_MS = 60_000;
 /** The largest `POST /threads` answer read to learn the new thread's id. */
 const MAX_THREAD_BODY = 1 << 20;
+/** Threads whose revision is cached (the oldest is forgotten first; the store still knows). */
+const MAX_CACHED_THREADS = 100_000;
+
+/** Where a canary's threads are recorded: the store, the deployment and the canary's revision. */
+export interface CanaryRecord {
+  threads: CanaryThreads;
+  deploymentId: string;
+  revisionId: string;
+}
 
 interface Canary {
   target: string;
@@ -29,7 +40,9 @@ interface Canary {
   /** New threads seen and how many went to the canary (an exact share, not a random one). */
   seen: number;
   placed: number;
-  threads: Set<string>;
+  record: CanaryRecord;
+  /** Thread id -> on the canary (true) or on the serving revision (false), as far as known here. */
+  cached: Map<string, boolean>;
 }
 
 export class RevisionProxy {
@@ -75,9 +88,14 @@ export class RevisionProxy {
     return this.target;
   }
 
-  /** Sends `percent` % of new threads, and every later request of those threads, to `target`. */
-  startCanary(target: string, percent: number): void {
-    this.canary = { target, percent, seen: 0, placed: 0, threads: new Set() };
+  /**
+   * Sends `percent` % of new threads, and every later request of those threads, to `target`;
+   * `placed`: threads the canary already took (a restart), so its share stays exact.
+   */
+  startCanary(target: string, o: { percent: number; record: CanaryRecord; placed?: number }): void {
+    const placed = o.placed ?? 0;
+    const seen = Math.round((placed * 100) / o.percent);
+    this.canary = { target, percent: o.percent, seen, placed, record: o.record, cached: new Map() };
   }
 
   /** Ends the canary: its threads go back to the serving target (promote: switch to it first). */
@@ -91,14 +109,14 @@ export class RevisionProxy {
     return c ? { target: c.target, placed: c.placed, seen: c.seen } : null;
   }
 
-  /** Where a request goes during a canary; `placing`: a new thread to remember once created. */
-  private route(req: IncomingMessage, stable: string): { target: string; placing: boolean } {
+  /** Where a request goes during a canary; `placing`: a new thread to record once created. */
+  private async route(req: IncomingMessage, stable: string): Promise<{ target: string; placing: boolean }> {
     const c = this.canary;
     if (!c) return { target: stable, placing: false };
     const path = (req.url ?? "/").split("?")[0]!;
     const thread = /^\/threads\/([^/]+)/.exec(path)?.[1];
     if (thread && thread !== "search" && thread !== "prune") {
-      return { target: c.threads.has(decodeURIComponent(thread)) ? c.target : stable, placing: false };
+      return { target: (await this.onCanary(c, decodeURIComponent(thread))) ? c.target : stable, placing: false };
     }
     if (req.method === "POST" && (path === "/threads" || path === "/threads/")) {
       c.seen++;
@@ -108,6 +126,21 @@ export class RevisionProxy {
       }
     }
     return { target: stable, placing: false };
+  }
+
+  /** Whether a thread runs on the canary: cached, else asked of the store (and cached). */
+  private async onCanary(c: Canary, threadId: string): Promise<boolean> {
+    const known = c.cached.get(threadId);
+    if (known !== undefined) return known;
+    const revision = await c.record.threads.revisionOf({ deploymentId: c.record.deploymentId, threadId });
+    const on = revision === c.record.revisionId;
+    if (this.canary === c) this.cache(c, threadId, on);
+    return on;
+  }
+
+  private cache(c: Canary, threadId: string, on: boolean): void {
+    c.cached.set(threadId, on);
+    if (c.cached.size > MAX_CACHED_THREADS) c.cached.delete(c.cached.keys().next().value!);
   }
 
   /** Holds new requests until {@link resume}. */
@@ -172,7 +205,19 @@ export class RevisionProxy {
       );
       return;
     }
-    const { target, placing } = this.route(req, stable);
+    let routed: { target: string; placing: boolean };
+    try {
+      routed = await this.route(req, stable);
+    } catch {
+      // The store's error stays out of the answer (it may name the database).
+      res.writeHead(503, { "content-type": "application/json", "retry-after": "1" }).end(
+        JSON.stringify({
+          detail: "Cannot tell which revision serves this thread: the control plane's database did not answer; retry",
+        }),
+      );
+      return;
+    }
+    const { target, placing } = routed;
     this.inFlight.set(target, (this.inFlight.get(target) ?? 0) + 1);
     let done = false;
     const finish = () => {
@@ -220,7 +265,7 @@ export class RevisionProxy {
     req.pipe(upstream);
   }
 
-  /** A thread created on the canary: its id is remembered before the client learns it, then the answer is passed on. */
+  /** A thread created on the canary: its id is recorded before the client learns it, then the answer is passed on. */
   private remember(
     up: IncomingMessage,
     o: { res: ServerResponse; target: string; finish: () => void },
@@ -232,12 +277,19 @@ export class RevisionProxy {
       if (size <= MAX_THREAD_BODY) chunks.push(chunk);
     });
     up.on("error", o.finish);
-    up.on("end", () => {
+    up.on("end", async () => {
       const body = Buffer.concat(chunks);
       try {
-        const id = (JSON.parse(body.toString("utf8")) as { thread_id?: unknown }).thread_id;
-        if (typeof id === "string" && this.canary?.target === o.target) this.canary.threads.add(id);
-      } catch { /* not a thread: nothing to remember */ }
+        await this.record(body, o.target);
+      } catch {
+        o.res.writeHead(502, { "content-type": "application/json" }).end(
+          JSON.stringify({
+            detail: "The new thread could not be recorded: the control plane's database did not answer; retry",
+          }),
+        );
+        o.finish();
+        return;
+      }
       const headers = { ...up.headers };
       delete headers["transfer-encoding"];
       headers["content-length"] = String(body.length);
@@ -245,5 +297,21 @@ export class RevisionProxy {
       o.res.end(body);
       o.finish();
     });
+  }
+
+  /** Records the thread a canary's `POST /threads` answer names (in the store, then here). */
+  private async record(body: Buffer, target: string): Promise<void> {
+    let id: unknown;
+    try {
+      id = (JSON.parse(body.toString("utf8")) as { thread_id?: unknown }).thread_id;
+    } catch { /* not a thread: nothing to record */ }
+    const c = this.canary;
+    if (typeof id !== "string" || c?.target !== target) return;
+    await c.record.threads.assign({
+      deploymentId: c.record.deploymentId,
+      revisionId: c.record.revisionId,
+      threadId: id,
+    });
+    if (this.canary === c) this.cache(c, id, true);
   }
 }

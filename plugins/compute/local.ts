@@ -149,7 +149,11 @@ export class LocalCompute implements ComputeDriver {
       await this.startChecked(next, req);
       await this.stopCanary(state);
       state.canary = next;
-      state.proxy.startCanary(next.address, req.canaryPercent);
+      state.proxy.startCanary(next.address, {
+        percent: req.canaryPercent,
+        record: { threads: this.opts.canaryThreads, deploymentId: d.id, revisionId: req.revision.id },
+        placed: await this.opts.canaryThreads.count(d.id),
+      });
       req.log("deploy", `canary: ${req.canaryPercent}% of new threads go to revision ${req.revision.id}`);
       return { url };
     }
@@ -241,7 +245,8 @@ export class LocalCompute implements ComputeDriver {
 
   async restore(req: Omit<RolloutRequest, "signal">): Promise<{ url: string | null } | null> {
     const existing = this.deployments.get(req.deployment.id);
-    if (existing?.current) return { url: `http://${this.opts.host}:${existing.port}` };
+    const running = req.canaryPercent ? existing?.canary?.opts.revisionId === req.revision.id : existing?.current;
+    if (existing && running) return { url: `http://${this.opts.host}:${existing.port}` };
     // Another control-plane replica (sharing the database) runs this deployment's processes.
     if (!existsSync(this.dir(req.deployment))) return null;
     return this.rollout({ ...req, signal: new AbortController().signal });

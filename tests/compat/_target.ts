@@ -39,23 +39,46 @@ export interface Target {
   close(): Promise<void>;
 }
 
-/** Starts the server under test. */
-export async function startTarget(): Promise<Target> {
-  return PEER ? startPeer() : startOurs();
+/** What a suite may add to the server under test: LangGraph custom auth (`auth` of langgraph.json). */
+export interface TargetOptions {
+  auth?: { module: string; exportName: string; disableStudioAuth?: boolean };
 }
 
-async function startOurs(): Promise<Target> {
+/** Starts the server under test. */
+export async function startTarget(o: TargetOptions = {}): Promise<Target> {
+  return PEER ? startPeer(o) : startOurs(o);
+}
+
+async function startOurs(o: TargetOptions): Promise<Target> {
   const graphs = Object.fromEntries(
     Object.entries(COMPAT_GRAPHS).map(([id, spec]) => {
       const [file, name] = spec.split(":") as [string, string];
       return [id, async () => (await import(join(GRAPH_DIR, file)))[name]];
     }),
   );
-  const t = await startTestServer({ graphs });
+  const t = await startTestServer({
+    graphs,
+    ...(o.auth
+      ? {
+        langgraphAuth: {
+          module: o.auth.module,
+          exportName: o.auth.exportName,
+          studioBypass: !o.auth.disableStudioAuth,
+        },
+      }
+      : {}),
+  });
   return { name: "ours", url: t.url, client: t.client, close: () => t.close() };
 }
 
-async function startPeer(): Promise<Target> {
+/** The `auth` key of the peer's langgraph.json. */
+function authConfig(dir: string, o: TargetOptions): { auth?: Record<string, unknown> } {
+  if (!o.auth) return {};
+  const path = `./${relative(dir, o.auth.module)}:${o.auth.exportName}`;
+  return { auth: { path, ...(o.auth.disableStudioAuth ? { disable_studio_auth: true } : {}) } };
+}
+
+async function startPeer(o: TargetOptions): Promise<Target> {
   const dir = await mkdtemp(join(tmpdir(), "agentcli-compat-peer-"));
   // The peer resolves graph paths against the config's directory: relative paths only.
   const graphs = Object.fromEntries(
@@ -63,7 +86,7 @@ async function startPeer(): Promise<Target> {
   );
   await writeFile(
     join(dir, "langgraph.json"),
-    JSON.stringify({ node_version: "22", graphs, dependencies: ["."] }, null, 2),
+    JSON.stringify({ node_version: "22", graphs, dependencies: ["."], ...authConfig(dir, o) }, null, 2),
   );
   await writeFile(join(dir, "package.json"), JSON.stringify({ name: "compat-peer", private: true, type: "module" }));
   // The peer compiles the graphs with its own loader first: startDevProcess gives it time.
@@ -77,7 +100,8 @@ async function startPeer(): Promise<Target> {
       LANGSMITH_TRACING: "false",
       PATH: `${resolve(import.meta.dirname, "../../node_modules/.bin")}:${process.env.PATH}`,
     },
-    ready: "/ok",
+    // `/info` answers without auth (custom auth guards even `/ok` there).
+    ready: "/info",
     group: true,
     onStop: () => rm(dir, { recursive: true, force: true }),
   });

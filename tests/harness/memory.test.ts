@@ -91,8 +91,10 @@ test("the main agent cannot write /memories/AGENTS.md or skills: a tool error, t
     assert.equal(t.status, "error");
     assert.match(String(t.content), /permission denied for write/);
   }
-  assert.equal(contentOf(await h.store.get(sharedNamespace("research"), "/AGENTS.md")), FILES["AGENTS.md"]);
-  assert.equal(contentOf(await h.store.get(sharedNamespace("research"), "/skills/review/SKILL.md")), REVIEW_SKILL);
+  // The instructions and skills are the bundle's: never in the store, and still what the model is given.
+  assert.equal(await h.store.get(sharedNamespace("research"), "/AGENTS.md"), null);
+  assert.equal(await h.store.get(sharedNamespace("research"), "/skills/review/SKILL.md"), null);
+  assert.match(h.server.requests.at(-1)!.system, /MARKER-AGENTS/);
   assert.equal(
     h.server.requests.at(-1)!.messages.filter((m) => m.role === "tool").length,
     2,
@@ -134,7 +136,7 @@ test("two assistants do not share memory", async () => {
   assert.ok(await h.store.get(userNamespace("one", "alice"), "/a.md"));
 });
 
-test("redeploying a changed project updates unedited seeds and never overwrites agent-edited memory", async () => {
+test("a redeployed project's new instructions show at once; user memory and others' entries stay", async () => {
   const store = new InMemoryStore();
   const first = await startHarness({ config, files: FILES, store });
   harnesses.push(first);
@@ -215,10 +217,12 @@ test("memory plugin (AGENTCLI_MEMORY): /memories/ and user memory live in the pl
   await h.run("remember that I like oolong", { thread_id: "kv1", ...userConfigurable("carol") });
   const mine = entries.get(id(userNamespace("research", "carol"), "/AGENTS.md"));
   assert.match(String((mine?.content as string[] | string | undefined) ?? ""), /likes oolong/);
-  assert.ok(
+  assert.equal(
     entries.has(id(sharedNamespace("research"), "/AGENTS.md")),
-    "the shared memory is seeded into the plugin's store",
+    false,
+    "the instructions are served from the bundle, not copied into the plugin's store",
   );
+  assert.match(h.server.requests.at(-1)!.system, /MARKER-AGENTS/);
   assert.equal(
     await h.store.get(userNamespace("research", "carol"), "/AGENTS.md"),
     null,

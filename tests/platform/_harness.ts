@@ -28,11 +28,15 @@ export interface TestPlatform {
   close(): Promise<void>;
 }
 
-export async function startTestPlatform(opts: Partial<PlatformOptions> = {}): Promise<TestPlatform> {
+/** `postgres`: on PostgreSQL (a schema of its own) whatever PLATFORM_TEST_POSTGRES says. */
+export async function startTestPlatform(
+  options: Partial<PlatformOptions> & { postgres?: boolean } = {},
+): Promise<TestPlatform> {
+  const { postgres, ...opts } = options;
   const dataDir = await mkdtemp(join(tmpdir(), "agentcli-platform-test-"));
   let databaseUrl: string | undefined;
   let dropSchema = async () => {};
-  if (process.env.PLATFORM_TEST_POSTGRES === "1") {
+  if (postgres || process.env.PLATFORM_TEST_POSTGRES === "1") {
     const { openSql } = await import("../../core/storage/sql.ts");
     const root = process.env.AGENTCLI_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
     const schema = `platform_test_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;

@@ -20,6 +20,10 @@ import {
 } from "../../core/kernel/index.ts";
 import type { AgentcliError } from "../../core/kernel/index.ts";
 import { openComputes } from "../../core/platform/compute/computes.ts";
+import type { SqlExecutor } from "../../core/storage/index.ts";
+
+/** A store no test here reaches (the canary threads' calls would). */
+const noSql: SqlExecutor = { query: () => Promise.reject(new Error("no store in this test")) };
 import { builtinPlugins } from "../../plugins/registry.ts";
 import { startTestPlatform, until } from "./_harness.ts";
 
@@ -63,6 +67,7 @@ test("each compute plugin is asked once for its driver, with the control plane's
     host: "127.0.0.2",
     databaseUrl: null,
     bundleAccess: (d, r) => ({ url: `http://cp/${d}/${r}`, token: "t" }),
+    sql: noSql,
   });
   assert.deepEqual(asked.map((c) => c.type), ["local", "k8s"]);
   const [ctx] = asked;
@@ -95,6 +100,7 @@ test("the database a compute gets takes plain schema names only", async () => {
     host: "127.0.0.1",
     databaseUrl: "postgres://nobody@127.0.0.1:1/none",
     bundleAccess: () => null,
+    sql: noSql,
   });
   const c = ctx as ComputeContext | null;
   assert.equal(c?.database?.url, "postgres://nobody@127.0.0.1:1/none");

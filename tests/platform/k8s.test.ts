@@ -1,6 +1,5 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { createServer, type Server } from "node:http";
 import { Deployment, StatefulSet } from "kubernetes-models/apps/v1";
 import { Secret, Service } from "kubernetes-models/v1";
 import { HorizontalPodAutoscaler } from "kubernetes-models/autoscaling/v2";
@@ -9,7 +8,7 @@ import { renderManifests } from "../../plugins/compute/k8s-manifests.ts";
 import { KubeClient } from "../../core/platform/compute/k8s-client.ts";
 import { ResourceSpec } from "../../core/platform/api/schema.ts";
 import { setListenerKubeconfig } from "../../core/platform/store/tenancy.ts";
-import { discoveryDocument } from "./_kube-discovery.ts";
+import { fakeKubeApi, kubeconfig } from "./_kube-api.ts";
 import { makeBundle, startTestPlatform, type TestPlatform, until } from "./_harness.ts";
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
@@ -146,6 +145,8 @@ describe("manifests", () => {
     assert.equal(envOf(api).AGENTCLI_ROLE, "api");
     assert.equal(envOf(queue).AGENTCLI_ROLE, "worker");
     assert.equal(envOf(queue).AGENTCLI_WORKERS, "4");
+    // Behind the Service or an ingress many clients share an address: no bound per client address.
+    assert.equal(envOf(api).AGENTCLI_MAX_CONNECTIONS_PER_CLIENT, "0");
     const hpas = objects.filter((o) => o.kind === "HorizontalPodAutoscaler") as any[];
     assert.deepEqual(hpas.map((h) => [h.spec.minReplicas, h.spec.maxReplicas]), [[2, 6], [1, 4]]);
     const db = byName("StatefulSet", "-postgres");
@@ -226,83 +227,6 @@ describe("manifests", () => {
     assert.throws(() => new Deployment(broken).validate());
   });
 });
-
-/** A local server speaking the Kubernetes API's discovery, create, patch, read and delete paths. */
-function fakeKubeApi(): Promise<{ server: Server; url: string; objects: Map<string, any>; requests: string[] }> {
-  const objects = new Map<string, any>();
-  const requests: string[] = [];
-  const server = createServer((req, res) => {
-    let body = "";
-    req.on("data", (d) => (body += d));
-    req.on("end", () => {
-      requests.push(`${req.method} ${req.url} ${req.headers["content-type"] ?? ""}`);
-      const send = (status: number, obj: unknown) =>
-        res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(obj));
-      if (req.headers.authorization !== "Bearer kube-token") {
-        return send(401, { kind: "Status", message: "Unauthorized" });
-      }
-      const path = req.url!.split("?")[0]!;
-      const discovery = req.method === "GET" ? discoveryDocument(path) : null;
-      if (discovery) return send(200, discovery);
-      if (req.method === "POST") {
-        const o = JSON.parse(body);
-        const key = `${path}/${o.metadata.name}`;
-        if (objects.has(key)) {
-          return send(409, { kind: "Status", reason: "AlreadyExists", message: `${o.metadata.name} already exists` });
-        }
-        objects.set(key, { ...o, metadata: { ...o.metadata, generation: 1 } });
-        return send(201, objects.get(key));
-      }
-      const existing = objects.get(path);
-      if (!existing) return send(404, { kind: "Status", reason: "NotFound", message: "not found" });
-      if (req.method === "PATCH") {
-        if (req.headers["content-type"] !== "application/merge-patch+json") {
-          return send(415, { message: "unsupported patch type" });
-        }
-        const o = JSON.parse(body);
-        objects.set(path, {
-          ...existing,
-          ...o,
-          metadata: { ...existing.metadata, ...o.metadata, generation: existing.metadata.generation + 1 },
-        });
-        return send(200, objects.get(path));
-      }
-      if (req.method === "GET") {
-        const replicas = existing.spec?.replicas ?? 1;
-        return send(200, {
-          ...existing,
-          status: {
-            observedGeneration: existing.metadata.generation,
-            updatedReplicas: replicas,
-            availableReplicas: replicas,
-          },
-        });
-      }
-      if (req.method === "DELETE") {
-        objects.delete(path);
-        return send(200, { kind: "Status", status: "Success" });
-      }
-      send(405, { message: "method" });
-    });
-  });
-  return new Promise((resolve) =>
-    server.listen(
-      0,
-      "127.0.0.1",
-      () =>
-        resolve({ server, url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, objects, requests }),
-    )
-  );
-}
-
-const kubeconfig = (server: string) =>
-  `apiVersion: v1
-kind: Config
-current-context: test
-contexts: [{ name: test, context: { cluster: c1, user: u1 } }]
-clusters: [{ name: c1, cluster: { server: "${server}" } }]
-users: [{ name: u1, user: { token: kube-token } }]
-`;
 
 describe("apply through the Kubernetes API", () => {
   let kube: Awaited<ReturnType<typeof fakeKubeApi>>;

@@ -112,6 +112,15 @@ describe("LangGraph custom auth", () => {
     assert.deepEqual((await alice.store.getItem(["alice", "notes"], "k"))?.value, { v: 1 });
   });
 
+  test("without the Studio bypass (serve, or disable_studio_auth), a Studio-marked request is authenticated", async () => {
+    const res = await fetch(`${t.url}/threads/search`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-auth-scheme": "langsmith" },
+      body: "{}",
+    });
+    assert.equal(res.status, 401);
+  });
+
   test("an export that is not an Auth instance stops the server at start", async () => {
     await assert.rejects(
       startTestServer({ langgraphAuth: { module: MODULE, exportName: "notAuth" } }),

@@ -14,6 +14,11 @@ export const INTERNAL_SETTINGS: readonly Setting[] = [
     "`local`",
     "The deployment a revision belongs to; sandboxes are labelled `agentcli.deployment` with it.",
   ),
+  setting(
+    "AGENTCLI_GATE_TOKEN",
+    "set per gated revision",
+    "The credential the release gates call a revision with under an identity provider (`x-agentcli-gate`; docs/control-plane.md).",
+  ),
   setting("AGENTCLI_REVISION_ID", "set per revision", "The revision a Kubernetes pod runs."),
   setting("AGENTCLI_BUNDLE_URL", "set per revision", "Where a Kubernetes pod's init container downloads its bundle."),
   setting("AGENTCLI_BUNDLE_PATH", "set per revision", "Where that bundle is written in the pod."),

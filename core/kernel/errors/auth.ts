@@ -119,6 +119,19 @@ export const LangGraphAuthAnswerInvalid = {
   hint: (v: { expected: string }) => `Return ${v.expected} from it.`,
 } as const satisfies ErrorData;
 
+/**
+ * A store search or namespace listing under a LangGraph auth filter scanned as many records as
+ * LangGraph's server does (10,000) without filling the page (HTTP 400, as LangGraph's server).
+ */
+export const LangGraphAuthStoreScanLimit = {
+  name: "LangGraphAuthStoreScanLimit",
+  code: "UNPROCESSABLE",
+  title: "A filtered store query scanned too many items.",
+  message: (v: { scanned: number }) =>
+    `Authenticated store query exceeded maximum scan limit (${v.scanned} items scanned)`,
+  hint: "Narrow the namespace or the filters.",
+} as const satisfies ErrorData;
+
 export const AUTH_ERRORS: readonly ErrorData[] = [
   Unauthorized,
   Forbidden,
@@ -131,4 +144,5 @@ export const AUTH_ERRORS: readonly ErrorData[] = [
   LangGraphAuthNotAuth,
   LangGraphAuthRefused,
   LangGraphAuthAnswerInvalid,
+  LangGraphAuthStoreScanLimit,
 ];

@@ -17,6 +17,8 @@ import { countSetting } from "../../config/index.ts";
 import { DEFAULT_MAX_CONNECTIONS_PER_CLIENT, MAX_CONNECTIONS_PER_CLIENT_VARIABLE } from "../../server/index.ts";
 import { KubeClient } from "./k8s-client.ts";
 import { createRevisionSchema, dropRevisionSchema } from "../store/revision-schemas.ts";
+import { assignCanaryThread, canaryRevisionOfThread, countCanaryThreads } from "../store/release-threads.ts";
+import type { SqlExecutor } from "../../storage/index.ts";
 
 export interface ComputesOptions {
   /** The plugins: each of kind `compute` runs the listeners of its `compute.type`. */
@@ -31,6 +33,8 @@ export interface ComputesOptions {
   /** The argv prefix that starts agentcli (default: this agentcli). */
   command?: string[];
   bundleAccess: ComputeContext["bundleAccess"];
+  /** The control plane's store (where canaries' threads are kept). */
+  sql: SqlExecutor;
 }
 
 export interface Computes {
@@ -60,6 +64,11 @@ export async function openComputes(opts: ComputesOptions): Promise<Computes> {
     }),
     bundleAccess: opts.bundleAccess,
     kube: (kubeconfig) => KubeClient.fromKubeconfig(kubeconfig),
+    canaryThreads: {
+      assign: (a) => assignCanaryThread(opts.sql, a),
+      revisionOf: (q) => canaryRevisionOfThread(opts.sql, q),
+      count: (deploymentId) => countCanaryThreads(opts.sql, deploymentId),
+    },
   });
   const drivers = new Map<string, ComputeDriver>();
   try {

@@ -36,6 +36,7 @@ import {
   KubeExecRefused,
   KubeExecUnreachable,
 } from "../../kernel/index.ts";
+import { openServiceProxy } from "./k8s-service-proxy.ts";
 
 /** An object's identity: enough to read or delete it. */
 export interface ObjectRef {
@@ -190,6 +191,11 @@ export class KubeClient implements KubeApi {
         ? agentcliError(KubeExecRefused, { status })
         : agentcliError(KubeExecUnreachable, { server: this.#server, reason: message });
     }
+  }
+
+  /** A loopback address forwarding to a Service through the API server's service proxy (./k8s-service-proxy.ts). */
+  serviceProxy(o: { namespace: string; service: string; port: string | number }) {
+    return openServiceProxy(this.#kc, o);
   }
 
   /** Deletes the objects (missing ones are fine). */

@@ -5,11 +5,13 @@
  * log; the first failure throws with the reason (the rollout then ends DEPLOY_FAILED and the
  * previous revision keeps serving).
  */
+import { randomBytes } from "node:crypto";
 import type { Env, PluginDriver } from "../../kernel/index.ts";
+import { GATE_HEADER, GATE_TOKEN_ENV, GATE_USER_HEADER } from "../../auth/index.ts";
 import { readBundle } from "../../bundle/index.ts";
 import { resolveModelSpec } from "../../harness/index.ts";
 import type { EvalCase } from "../evals/case-schema.ts";
-import { agentFetch } from "../evals/conversation.ts";
+import { type AgentFetch, agentFetch } from "../evals/conversation.ts";
 import { modelGrader } from "../evals/grader.ts";
 import { type CaseResult, runCases } from "../evals/runner.ts";
 import type { RevisionRelease } from "../api/resources.ts";
@@ -23,6 +25,8 @@ export interface GateJob {
   /** The revision's bundle (for the grading model of rubric checks) and its variables. */
   bundle: Uint8Array | null;
   secrets: Array<{ name: string; value: string }>;
+  /** The revision's gate credential ({@link withGateCredential}), when it was given one. */
+  gateToken?: string;
   driver?: PluginDriver;
 }
 
@@ -32,10 +36,8 @@ export async function runGates(url: string, job: GateJob): Promise<void> {
   const ok = await fetch(`${url}/ok`).then((r) => r.status, (err: Error) => err.message);
   if (ok !== 200) throw new Error(`gate /ok failed: the revision answered ${ok}`);
   log("gate: /ok answered 200");
-  // The revision's own platform key, when it has one (an agent without `[auth]` is guarded by it):
-  // the gates call as its owner. An identity provider's users cannot be signed in from here.
-  const key = job.secrets.find((s) => s.name === "PLATFORM_API_KEY")?.value;
-  const call = agentFetch({ baseUrl: url, ...(key ? { headers: { "x-api-key": key } } : {}) });
+  const callAs = gateFetch(url, job);
+  const call = callAs("eval");
   if (release.gates?.smoke) {
     const [smoke] = await runCases({
       cases: [{
@@ -55,7 +57,7 @@ export async function runGates(url: string, job: GateJob): Promise<void> {
   log(`gate: running ${cases.length} eval case${cases.length === 1 ? "" : "s"}`);
   const results = await runCases({
     cases,
-    fetchAs: () => call,
+    fetchAs: callAs,
     checks: { grade: await graderFor(job) },
     onResult: (r) =>
       log(`gate: eval ${r.passed ? "passed" : "FAILED"}: ${r.name}${r.passed ? "" : `: ${reasonOf(r)}`}`),
@@ -69,6 +71,40 @@ export async function runGates(url: string, job: GateJob): Promise<void> {
     );
   }
   log(`gate: all ${results.length} eval cases passed`);
+}
+
+/**
+ * The Agent API of the revision as a case's user. An agent without `[auth]` is guarded by its
+ * platform key: the gates call as its owner, as its clients do. Under an identity provider,
+ * whose users cannot be signed in from here, the revision takes its own gate credential
+ * (`withGateCredential`) as the user `agentcli-gate:<user>` (core/auth/gate.ts); other postures
+ * ignore that header.
+ */
+function gateFetch(url: string, job: GateJob): (user: string) => AgentFetch {
+  const key = job.secrets.find((s) => s.name === "PLATFORM_API_KEY")?.value;
+  return (user) =>
+    agentFetch({
+      baseUrl: url,
+      headers: {
+        ...(key ? { "x-api-key": key } : {}),
+        ...(job.gateToken ? { [GATE_HEADER]: job.gateToken, [GATE_USER_HEADER]: user } : {}),
+      },
+    });
+}
+
+/**
+ * The variables a revision starts with: `secrets`, and for a gated revision a new gate
+ * credential of its own (a random 256-bit token); a deployment secret of that name is dropped,
+ * as the credential is the control plane's alone. `token` is what the gates send (null: not gated).
+ */
+export function withGateCredential(
+  secrets: Array<{ name: string; value: string }>,
+  gated: boolean,
+): { secrets: Array<{ name: string; value: string }>; token: string | null } {
+  const own = secrets.filter((s) => s.name !== GATE_TOKEN_ENV);
+  if (!gated) return { secrets: own, token: null };
+  const token = randomBytes(32).toString("base64url");
+  return { secrets: [...own, { name: GATE_TOKEN_ENV, value: token }], token };
 }
 
 /** Rubrics are graded by the revision's own model, with its own credentials. */

@@ -293,16 +293,44 @@ export class Reconciler {
         revisionId: d.canary_revision_id,
         reason: "the control plane restarted during the canary",
       });
+      d.canary_revision_id = null;
     }
-    const r = await getRevision(db, d.id, d.active_revision_id!);
-    if (!r) return;
     const listener = await this.listenerOf(d);
     const compute = this.opts.computeFor(listener);
     if (!compute.restore) return;
+    const restored = await this.restoreRevision({ d, listener, compute, revisionId: d.active_revision_id! });
+    if (restored) await updateDeployment(db, d.id, { url: restored.url });
+    if (!restored || !d.canary_revision_id) return;
+    // The canary runs again beside it; its threads (in the store) stay on it.
+    const canary = d.canary_revision_id;
+    await this.restoreRevision({ d, listener, compute, revisionId: canary, canaryPercent: d.canary_percent })
+      .catch(async (err) => {
+        const reason = err instanceof Error ? err.message : String(err);
+        await endRunningCanary(
+          { db, compute, deployment: d, listener },
+          `the canary did not start again after the control plane restarted: ${reason}`,
+        );
+      });
+  }
+
+  /** Runs a stored revision again on its compute (the active one, or the running canary). */
+  private async restoreRevision(
+    o: {
+      d: DeploymentRow;
+      listener: ListenerRow | null;
+      compute: ComputeDriver;
+      revisionId: string;
+      canaryPercent?: number | null;
+    },
+  ): Promise<{ url: string | null } | null> {
+    const db = this.opts.sql;
+    const { d, listener } = o;
+    const r = await getRevision(db, d.id, o.revisionId);
+    if (!r) return null;
     const artifact = r.artifact_path ? await getObject(db, r.artifact_path) : null;
     const log = (kind: "build" | "deploy", message: string) =>
       void appendLog(db, { revisionId: r.id, kind, message }).catch(() => {});
-    const restored = await compute.restore({
+    return await o.compute.restore!({
       deployment: d,
       revision: r,
       listener,
@@ -310,7 +338,7 @@ export class Reconciler {
       imageUri: r.source_revision_config.image_uri ?? null,
       secrets: [...openSecrets(this.opts.encryption, r.secrets), ...(await this.opts.platformEnv?.(d, listener) ?? [])],
       log,
+      ...(o.canaryPercent ? { canaryPercent: o.canaryPercent } : {}),
     });
-    if (restored) await updateDeployment(db, d.id, { url: restored.url });
   }
 }

@@ -16,7 +16,7 @@ import { openSecrets } from "../store/secrets-at-rest.ts";
 import { getIntegrationById } from "../store/tenancy.ts";
 import { BuildFailure, buildRevision } from "./build.ts";
 import { resolveRef } from "./git-source.ts";
-import { runGates } from "./gates.ts";
+import { runGates, withGateCredential } from "./gates.ts";
 import { startCanary } from "../store/release.ts";
 import type { ReconcilerOptions } from "./reconciler.ts";
 
@@ -170,19 +170,28 @@ class Rollout {
     if (gates && !compute.releases?.gates) {
       throw new Error(`the "${compute.kind}" compute does not check revisions before traffic; deploy without gates`);
     }
+    // A gated revision gets a credential of its own for the gates' calls (./gates.ts), never stored.
+    const credential = withGateCredential(secrets, Boolean(gates));
     const { url } = await compute.rollout({
       deployment: d,
       revision,
       listener,
       bundle,
       imageUri,
-      secrets,
+      secrets: credential.secrets,
       log,
       signal,
       ...(gates
         ? {
           gate: (at: string) =>
-            runGates(at, { release: release!, log: (m) => log("deploy", m), bundle, secrets, driver: settings.driver }),
+            runGates(at, {
+              release: release!,
+              log: (m) => log("deploy", m),
+              bundle,
+              secrets,
+              gateToken: credential.token!,
+              driver: settings.driver,
+            }),
         }
         : {}),
       canaryPercent,

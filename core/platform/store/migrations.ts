@@ -135,4 +135,17 @@ ALTER TABLE platform_revisions ADD COLUMN IF NOT EXISTS rollback_of uuid;
 ALTER TABLE platform_deployments ADD COLUMN IF NOT EXISTS canary_revision_id uuid;
 ALTER TABLE platform_deployments ADD COLUMN IF NOT EXISTS canary_percent integer`,
   },
+  {
+    version: 8,
+    name: "canary-threads",
+    // Issue 37: the threads a running canary took, so a control-plane restart (or another
+    // replica, or a router) sends each one's later turns to the same revision. Deleted when
+    // the canary ends (promote, abort, superseded).
+    up: `
+CREATE TABLE IF NOT EXISTS platform_canary_threads (
+  deployment_id uuid NOT NULL REFERENCES platform_deployments(id) ON DELETE CASCADE,
+  thread_id text NOT NULL, revision_id uuid NOT NULL, created_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (deployment_id, thread_id)
+)`,
+  },
 ];

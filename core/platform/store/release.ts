@@ -1,11 +1,12 @@
 /**
  * The SQL of release safety (issue 37): a revision's gates and canary share, a running canary
  * on its deployment, and its end (promoted: DEPLOYED and active, the previous superseded;
- * aborted: INTERRUPTED with the reason).
+ * aborted: INTERRUPTED with the reason), which forgets the threads it took (./release-threads.ts).
  */
 import type { SqlDriver, SqlExecutor } from "../../storage/index.ts";
 import type { RevisionRelease } from "../api/resources.ts";
 import { appendLog, markDeployed, setRevisionStatus } from "./revisions.ts";
+import { clearCanaryThreads } from "./release-threads.ts";
 
 const json = (v: unknown) => JSON.stringify(v ?? null);
 
@@ -75,7 +76,9 @@ export async function endCanary(
   });
 }
 
+/** The deployment runs no canary; the threads it took are forgotten (they go on on the serving revision). */
 async function clearCanary(db: SqlExecutor, deploymentId: string): Promise<void> {
+  await clearCanaryThreads(db, deploymentId);
   await db.query(
     "UPDATE platform_deployments SET canary_revision_id = NULL, canary_percent = NULL, updated_at = now() WHERE id = $1",
     [deploymentId],

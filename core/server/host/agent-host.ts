@@ -68,7 +68,7 @@ export interface HostOptions {
    */
   projectDir?: string;
   /** LangGraph custom auth: the module (absolute path) and export of langgraph.json's `auth.path`. */
-  langgraphAuth?: { module: string; exportName: string };
+  langgraphAuth?: { module: string; exportName: string; studioBypass?: boolean };
 }
 
 export interface Host {

@@ -49,7 +49,7 @@ export interface AgentServerBuild {
     env: Env;
     mode: "dev" | "serve";
     log: ServerLog;
-    langgraphAuth?: { module: string; exportName: string };
+    langgraphAuth?: { module: string; exportName: string; studioBypass?: boolean };
   };
   modules: ServerModules;
   storage: Storage;

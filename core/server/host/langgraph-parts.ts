@@ -55,6 +55,8 @@ export function withLangGraphProject(given: HostOptions): HostOptions {
           langgraphAuth: {
             module: resolve(given.projectDir ?? `${given.dataDir}-project`, lg.auth.path),
             exportName: lg.auth.exportName,
+            // LangGraph Studio's bypass trusts a header: under `dev` (loopback) only, as LangGraph's dev server.
+            studioBypass: given.mode === "dev" && !lg.auth.disableStudioAuth,
           },
         }
         : {}),

@@ -8,8 +8,18 @@ import type { AuthUser } from "../../kernel/index.ts";
 import type { Scope } from "../../storage/index.ts";
 import { ownerOf } from "../../engine/index.ts";
 
-/** `authMatch`: LangGraph custom auth's filters of a search (./langgraph-auth-events.ts), in the storage scope. */
-export type AppEnv = { Variables: { user: AuthUser | null; authMatch?: Record<string, unknown> | null } };
+/**
+ * `authMatch`: LangGraph custom auth's filters of a search (./langgraph-auth-events.ts), in the
+ * storage scope; `storeAuth`: a store handler's filters, which a store search or namespace
+ * listing applies to each item (./langgraph-auth-store.ts).
+ */
+export type AppEnv = {
+  Variables: {
+    user: AuthUser | null;
+    authMatch?: Record<string, unknown> | null;
+    storeAuth?: Record<string, unknown> | null;
+  };
+};
 
 /** Runs `authenticate` on every request; a thrown 401 user error refuses it. */
 export function authMiddleware(authenticate?: (req: Request) => Promise<AuthUser | null>): MiddlewareHandler<AppEnv> {

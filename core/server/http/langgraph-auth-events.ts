@@ -7,13 +7,19 @@
  * - filters on a route naming one thread, assistant or cron: the record is looked up and, when
  *   it exists but its metadata does not pass them, the request answers 404 as if it did not
  *   exist (a run on a thread, its state and history are `threads:*` events of that thread);
- * - filters on a search or count: the storage scope holds them (`Scope.match`, applied in SQL);
- * - filters on a store search are added to its `filter`.
+ *   joining a run's stream opens the stream and carries that 404 as an error event;
+ * - filters on a search or count, and on creating a thread or assistant: the storage scope
+ *   holds them (`Scope.match`, applied in SQL), so an existing id they hide is 409 on create;
+ * - a stateless run (`/runs`, each item of `/runs/batch`: one event per item) creates its own
+ *   thread: its filters have nothing to apply to, as on LangGraph's server;
+ * - filters on the store apply to the item (./langgraph-auth-store.ts).
  */
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { agentcliError, NotFound } from "../../kernel/index.ts";
 import type { ServerDeps } from "../deps.ts";
 import type { AppEnv } from "./auth-middleware.ts";
+import { sseResponse } from "./sse.ts";
+import { checkStoreItem } from "./langgraph-auth-store.ts";
 import {
   type AuthFilters,
   authorizeEvent,
@@ -22,7 +28,8 @@ import {
   matchesFilters,
 } from "./langgraph-auth.ts";
 
-type Target = "thread" | "assistant" | "cron" | "store" | "search";
+/** What a route's filters apply to; "join": a thread's run stream; "none": nothing (the event only). */
+type Target = "thread" | "assistant" | "cron" | "store" | "search" | "join" | "none";
 type Value = (b: Record<string, unknown>, id: string | undefined, q: URLSearchParams) => Record<string, unknown>;
 
 interface Route {
@@ -33,6 +40,8 @@ interface Route {
   value: Value;
   /** Body fields the handler may rewrite. */
   rewrite?: string[];
+  /** The body is an array: one event per item (`/runs/batch`). */
+  each?: boolean;
 }
 
 const ID = "([^/]+)";
@@ -58,14 +67,15 @@ function r(
   [method, path, event, target]: [string, string, string, Target],
   value: Value,
   rewrite?: string[],
+  each?: boolean,
 ): Route {
-  return { method, path: new RegExp(`^${path.replaceAll(":id", ID)}$`), event, target, value, rewrite };
+  return { method, path: new RegExp(`^${path.replaceAll(":id", ID)}$`), event, target, value, rewrite, each };
 }
 
 /** Every route under auth, in the order they are tried. */
 const ROUTES: Route[] = [
   r(
-    ["POST", "/assistants", "assistants:create", "assistant"],
+    ["POST", "/assistants", "assistants:create", "search"],
     pick("assistant_id", "graph_id", "config", "context", "metadata", "if_exists", "name", "description"),
     ["metadata"],
   ),
@@ -86,7 +96,7 @@ const ROUTES: Route[] = [
     ["(?:GET|POST)", "/assistants/:id(?:/.*)?", "assistants:read", "assistant"],
     (_b, id) => ({ assistant_id: id }),
   ),
-  r(["POST", "/threads", "threads:create", "thread"], pick("thread_id", "metadata", "if_exists"), [
+  r(["POST", "/threads", "threads:create", "search"], pick("thread_id", "metadata", "if_exists"), [
     "metadata",
   ]),
   r(
@@ -114,13 +124,20 @@ const ROUTES: Route[] = [
     (_b, id) => ({ thread_id: id, action: "interrupt" }),
   ),
   r(["(?:POST|PATCH)", "/threads/:id/state(?:/.*)?", "threads:update", "thread"], threadId),
+  r(["GET", "/threads/:id/runs/[^/]+/stream", "threads:read", "join"], threadId),
   r(["(?:GET|POST)", "/threads/:id(?:/.*)?", "threads:read", "thread"], threadId),
   r(
-    ["POST", "/runs(?:/stream|/wait)?", "threads:create_run", "search"],
+    ["POST", "/runs(?:/stream|/wait)?", "threads:create_run", "none"],
     (b) => run(b, undefined, new URLSearchParams()),
     ["metadata"],
   ),
-  r(["POST", "/runs/batch", "threads:create_run", "search"], (b) => run(b, undefined, new URLSearchParams())),
+  r(
+    ["POST", "/runs/batch", "threads:create_run", "none"],
+    (b) => run(b, undefined, new URLSearchParams()),
+    ["metadata"],
+    true,
+  ),
+  r(["GET", "/runs/[^/]+/stream", "threads:read", "none"], () => ({ thread_id: null })),
   r(
     ["POST", "/runs/cancel", "threads:update", "search"],
     (b) => ({ thread_id: b.thread_id ?? null, action: "interrupt" }),
@@ -141,7 +158,7 @@ const ROUTES: Route[] = [
   ),
   r(["DELETE", "/runs/crons/:id", "crons:delete", "cron"], (_b, id) => ({ cron_id: id })),
   r(["GET", "/runs/crons/:id", "crons:read", "cron"], (_b, id) => ({ cron_id: id })),
-  r(["PUT", "/store/items", "store:put", "store"], pick("namespace", "key", "value"), ["namespace", "key"]),
+  r(["PUT", "/store/items", "store:put", "store"], pick("namespace", "key", "value"), ["namespace", "key", "value"]),
   r(["DELETE", "/store/items", "store:delete", "store"], pick("namespace", "key"), ["namespace", "key"]),
   r(["GET", "/store/items", "store:get", "store"], (_b, _id, q) => query(q)),
   r(
@@ -163,11 +180,14 @@ function routeOf(method: string, path: string): { route: Route; id: string | und
   return null;
 }
 
-/** The JSON body, or `{}` when there is none or it does not parse (the route then answers its own error). */
-async function bodyOf(c: Parameters<MiddlewareHandler<AppEnv>>[0]): Promise<Record<string, unknown>> {
+/** The JSON body (an object, or an array of objects for a batch), `{}` when there is none or it does not parse (the route then answers its own error). */
+async function bodyOf(c: Context<AppEnv>, each: boolean): Promise<Record<string, unknown> | Record<string, unknown>[]> {
   if (!["POST", "PUT", "PATCH", "DELETE"].includes(c.req.method)) return {};
   try {
     const parsed = JSON.parse(await c.req.text());
+    if (each && Array.isArray(parsed)) {
+      return parsed.map((x) => x && typeof x === "object" && !Array.isArray(x) ? x : {});
+    }
     return parsed && typeof parsed === "object" && !Array.isArray(parsed) ? parsed : {};
   } catch {
     return {};
@@ -177,7 +197,7 @@ async function bodyOf(c: Parameters<MiddlewareHandler<AppEnv>>[0]): Promise<Reco
 /** 404 when the record the route names exists but does not pass the filters (as LangGraph: hidden, not refused). */
 async function checkTarget(deps: ServerDeps, o: { target: Target; id: string; filters: AuthFilters }): Promise<void> {
   const { storage } = deps;
-  const found = o.target === "thread"
+  const found = o.target === "thread" || o.target === "join"
     ? { thing: "Thread", rec: await storage.threads.get(o.id) }
     : o.target === "assistant"
     ? { thing: "Assistant", rec: await storage.assistants.resolve(o.id) }
@@ -187,29 +207,80 @@ async function checkTarget(deps: ServerDeps, o: { target: Target; id: string; fi
   }
 }
 
+/** Runs the route's handler on one body (an item of a batch): its filters; the body takes the rewritten fields. */
+async function authorizeBody(
+  auth: LangGraphAuth,
+  c: Context<AppEnv>,
+  o: { route: Route; id: string | undefined; body: Record<string, unknown> },
+): Promise<{ filters: AuthFilters | null; value: Record<string, unknown> }> {
+  const value = o.route.value(o.body, o.id, new URL(c.req.url).searchParams);
+  const filters = await authorizeEvent(auth, { event: o.route.event, user: c.get("user") ?? null, value });
+  for (const k of o.route.rewrite ?? []) if (value[k] !== undefined) o.body[k] = value[k];
+  return { filters, value };
+}
+
+/** What a store event's filters do: checks on the item (get, put, delete), or the listing's filter. */
+async function applyStoreFilters(
+  deps: ServerDeps,
+  c: Context<AppEnv>,
+  o: { event: string; filters: AuthFilters; value: Record<string, unknown> },
+): Promise<void> {
+  if (o.event === "store:search" || o.event === "store:list_namespaces") return void c.set("storeAuth", o.filters);
+  const namespace = Array.isArray(o.value.namespace) ? o.value.namespace.map(String) : [];
+  const key = typeof o.value.key === "string" ? o.value.key : "";
+  await checkStoreItem(deps, {
+    event: o.event,
+    user: c.get("user") ?? null,
+    filters: o.filters,
+    namespace,
+    key,
+    value: o.value.value,
+  });
+}
+
+/** A `store:get` reads the item its handler named: a rewritten namespace or key replaces the query's. */
+function rewriteQuery(c: Context<AppEnv>, value: Record<string, unknown>): void {
+  const url = new URL(c.req.url);
+  if (Array.isArray(value.namespace)) url.searchParams.set("namespace", value.namespace.join("."));
+  if (typeof value.key === "string") url.searchParams.set("key", value.key);
+  if (url.href !== c.req.url) c.req.raw = new Request(url, c.req.raw);
+}
+
+/** The stream of a join whose thread the filters hide: opened, carrying the not-found error (as LangGraph's server). */
+function hiddenStream(): Response {
+  return sseResponse((async function* () {
+    yield { id: 1, event: "error", data: JSON.stringify({ error: "NotFound", message: "404: Thread not found" }) };
+  })());
+}
+
 /** Runs LangGraph's `on` handlers before each Agent API route (after `authenticate`). */
 export function langgraphAuthMiddleware(auth: LangGraphAuth, deps: ServerDeps): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const found = routeOf(c.req.method, c.req.path);
     if (!found) return await next();
     const { route, id } = found;
-    const body = await bodyOf(c);
+    const body = await bodyOf(c, route.each === true);
     const before = JSON.stringify(body);
-    const value = route.value(body, id, new URL(c.req.url).searchParams);
-    const filters = await authorizeEvent(auth, { event: route.event, user: c.get("user") ?? null, value });
-    const rewritten = (route.rewrite ?? []).filter((k) => value[k] !== undefined);
-    if (route.target === "store" && filters && route.event === "store:search") {
-      body.filter = { ...(body.filter as Record<string, unknown> | undefined), ...filtersAsContainment(filters) };
-      rewritten.push("filter");
-    }
-    for (const k of rewritten) if (k !== "filter") body[k] = value[k];
-    if (JSON.stringify(body) !== before || rewritten.includes("filter")) {
+    // A batch raises the event once per item (its filters have nothing to apply to: each run makes its thread).
+    const items = Array.isArray(body) ? body : [body];
+    const results = [];
+    for (const item of items) results.push(await authorizeBody(auth, c, { route, id, body: item }));
+    if (JSON.stringify(body) !== before) {
       // Hono keeps the body read as a promise: the route's `c.req.text()` reads the rewritten one.
       c.req.bodyCache = { text: Promise.resolve(JSON.stringify(body)) as never };
     }
-    if (filters && route.target === "search") c.set("authMatch", filtersAsContainment(filters));
-    else if (filters && id && (route.target === "thread" || route.target === "assistant" || route.target === "cron")) {
-      await checkTarget(deps, { target: route.target, id, filters });
+    const { filters, value } = results[0] ?? { filters: null, value: {} };
+    if (route.event === "store:get") rewriteQuery(c, value);
+    if (!filters || route.target === "none") return await next();
+    if (route.target === "store") await applyStoreFilters(deps, c, { event: route.event, filters, value });
+    else if (route.target === "search") c.set("authMatch", filtersAsContainment(filters));
+    else if (id) {
+      try {
+        await checkTarget(deps, { target: route.target, id, filters });
+      } catch (err) {
+        if (route.target === "join") return hiddenStream();
+        throw err;
+      }
     }
     await next();
   };

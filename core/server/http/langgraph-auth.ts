@@ -24,6 +24,12 @@ export interface LangGraphAuthSpec {
   /** Absolute path of the module. */
   module: string;
   exportName: string;
+  /**
+   * LangGraph Studio's bypass: a request marked `x-auth-scheme: langsmith` skips `authenticate`
+   * and meets the `on` handlers as the Studio user (`isStudioUser`). As LangGraph's dev server:
+   * on unless `auth.disable_studio_auth`; the host turns it on under `agentcli dev` only.
+   */
+  studioBypass?: boolean;
 }
 
 type Handler = (arg: Record<string, unknown>) => unknown;
@@ -32,6 +38,7 @@ type Handler = (arg: Record<string, unknown>) => unknown;
 export interface LangGraphAuth {
   authenticate?: (request: Request) => unknown;
   callbacks: Record<string, Handler>;
+  studioBypass?: boolean;
 }
 
 /** Metadata filters a handler answered: `{ key: value | { $eq } | { $contains } }`. */
@@ -59,7 +66,7 @@ export async function loadLangGraphAuth(spec: LangGraphAuthSpec): Promise<LangGr
     throw agentcliError(LangGraphAuthNotAuth, { ...spec, found });
   }
   const handlers = cache as { authenticate?: LangGraphAuth["authenticate"]; callbacks?: Record<string, Handler> };
-  return { authenticate: handlers.authenticate, callbacks: handlers.callbacks ?? {} };
+  return { authenticate: handlers.authenticate, callbacks: handlers.callbacks ?? {}, studioBypass: spec.studioBypass };
 }
 
 /** An `HTTPException` of the SDK (or anything with a numeric `status` and `headers`) as our error. */
@@ -180,10 +187,34 @@ export function filtersAsContainment(filters: AuthFilters | null): Record<string
   return out;
 }
 
+/** LangGraph Studio's user (`kind: "StudioUser"`, which the SDK's `isStudioUser` recognises). */
+const STUDIO_USER = {
+  kind: "StudioUser",
+  identity: "langgraph-studio-user",
+  display_name: "langgraph-studio-user",
+  permissions: [] as string[],
+  is_authenticated: true,
+};
+
+/** The Studio user of a request marked as LangGraph Studio's, when the bypass is on; null otherwise. */
+function studioUser(auth: LangGraphAuth, request: Request): AuthUser | null {
+  if (!auth.studioBypass || request.headers.get("x-auth-scheme")?.toLowerCase() !== "langsmith") return null;
+  return {
+    identity: STUDIO_USER.identity,
+    isAuthenticated: true,
+    displayName: STUDIO_USER.display_name,
+    permissions: [],
+    shared: true,
+    langgraph: { ...STUDIO_USER, permissions: [] },
+  };
+}
+
 /**
- * The server's authenticator with LangGraph custom auth: public paths stay public; an identity
- * plugin's `authenticate` (an `[auth]` provider), when there is one, runs first and its refusal
- * stands; then LangGraph's `authenticate` names the user (without one, the plugin's user stays).
+ * The server's authenticator with LangGraph custom auth: public paths stay public; under
+ * `agentcli dev`, LangGraph Studio's requests are its Studio user (unless `disable_studio_auth`);
+ * an identity plugin's `authenticate` (an `[auth]` provider), when there is one, runs first and
+ * its refusal stands; then LangGraph's `authenticate` names the user (without one, the plugin's
+ * user stays).
  */
 export function withLangGraphAuth(
   auth: LangGraphAuth,
@@ -191,6 +222,8 @@ export function withLangGraphAuth(
 ): (req: Request) => Promise<AuthUser | null> {
   return async (request) => {
     if (isPublicPath(new URL(request.url).pathname)) return null;
+    const studio = studioUser(auth, request);
+    if (studio) return studio;
     const before = first ? await first(request) : null;
     return (await authenticateLangGraph(auth, request)) ?? before;
   };

@@ -13,6 +13,7 @@ import { agentcliError, StoreKeyRequired, StoreNamespaceEmpty, StoreRefreshTtlIn
 import * as s from "../http/schemas.ts";
 import { ownerOf, userNamespace } from "../../engine/index.ts";
 import { type AppEnv, userOf } from "../http/auth-middleware.ts";
+import { scanAuthorized, storeItemMatches } from "../http/langgraph-auth-store.ts";
 
 function itemToWire(item: Item & { score?: number }, strip: number): Record<string, unknown> {
   return {
@@ -71,27 +72,34 @@ export function storeRoutes(deps: ServerDeps): Hono<AppEnv> {
   app.post("/items/search", async (c) => {
     const b = parseBody(s.storeSearch, await jsonBody(c));
     const user = userOf(c);
-    const items = await store.search(userNamespace(user, b.namespace_prefix ?? []), {
-      filter: b.filter,
-      limit: b.limit,
-      offset: b.offset,
-      query: b.query,
-    });
+    const strip = ownerOf(user) ? 1 : 0;
+    const search = (limit: number, offset: number) =>
+      store.search(userNamespace(user, b.namespace_prefix ?? []), { filter: b.filter, limit, offset, query: b.query });
+    // A LangGraph store handler's filters: the page is taken from the items they pass.
+    const filters = c.get("storeAuth");
+    const items = filters
+      ? await scanAuthorized(search, (i) => storeItemMatches(filters, { ...i, namespace: i.namespace.slice(strip) }), b)
+      : await search(b.limit, b.offset);
     if (b.refresh_ttl ?? deps.ttl.refreshOnRead) await deps.storage.ttl.refreshItems(items, deps.ttl.storeTtlMinutes);
-    return c.json({ items: items.map((i) => itemToWire(i, ownerOf(user) ? 1 : 0)) });
+    return c.json({ items: items.map((i) => itemToWire(i, strip)) });
   });
 
   app.post("/namespaces", async (c) => {
     const b = parseBody(s.storeNamespaces, await jsonBody(c));
     const confined = ownerOf(userOf(c)) !== null;
-    const namespaces = await store.listNamespaces({
-      prefix: confined ? userNamespace(userOf(c), b.prefix ?? []) : b.prefix,
-      suffix: b.suffix,
-      maxDepth: b.max_depth !== undefined && confined ? b.max_depth + 1 : b.max_depth,
-      limit: b.limit,
-      offset: b.offset,
-    });
-    return c.json({ namespaces: namespaces.map((n) => n.slice(confined ? 1 : 0)) });
+    const list = async (limit: number, offset: number) =>
+      (await store.listNamespaces({
+        prefix: confined ? userNamespace(userOf(c), b.prefix ?? []) : b.prefix,
+        suffix: b.suffix,
+        maxDepth: b.max_depth !== undefined && confined ? b.max_depth + 1 : b.max_depth,
+        limit,
+        offset,
+      })).map((n) => n.slice(confined ? 1 : 0));
+    const filters = c.get("storeAuth");
+    const namespaces = filters
+      ? await scanAuthorized(list, (namespace) => storeItemMatches(filters, { namespace }), b)
+      : await list(b.limit, b.offset);
+    return c.json({ namespaces });
   });
 
   return app;

@@ -1,0 +1,215 @@
+/**
+ * Gates on the `k8s` compute (issue 37), against a stand-in Kubernetes API (./_kube-api.ts): a
+ * gated revision first runs as a candidate (its own Deployment and Service beside the serving
+ * pods, which the deployment's Service does not select); the control plane checks it through the
+ * API server's service proxy with the listener's credentials; only a revision that passes is
+ * applied to the deployment's own Deployments, and the candidate is removed either way. The
+ * stand-in acts as the cluster for the candidate: when its Deployment is created it runs the pod
+ * as a real `agentcli serve` (the bundle downloaded the way the pod's init container does, the
+ * pod's environment and Secret), and routes the candidate Service's proxy path to it. Which
+ * revision answered is read from the model its agent.toml names.
+ */
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Deployment } from "kubernetes-models/apps/v1";
+import { Secret, Service } from "kubernetes-models/v1";
+import { selfInvocation } from "../../core/kernel/index.ts";
+import { setListenerKubeconfig } from "../../core/platform/store/tenancy.ts";
+import { renderManifests } from "../../plugins/compute/k8s-manifests.ts";
+import { renderCandidate } from "../../plugins/compute/k8s-candidate.ts";
+import { RevisionProcess } from "../../plugins/compute/revision-process.ts";
+import { type ModelServer, startModelServer } from "../fixtures/model-server/server.ts";
+import { type FakeKube, fakeKubeApi, kubeconfig } from "./_kube-api.ts";
+import { makeBundle, startTestPlatform, type TestPlatform, until } from "./_harness.ts";
+
+const NS = "gated";
+const COMPONENT = "app.kubernetes.io/component";
+
+describe("the candidate's manifests", () => {
+  const input = {
+    deployment: { id: "6b1f6a2e-7d5c-4b0e-9a51-1c2d3e4f5a6b", name: "Gated", resource_spec: { min_scale: 3 } },
+    revisionId: "rev-2",
+    namespace: NS,
+    image: "registry.example/agent:2",
+    bundle: { url: "http://cp.example/bundle", token: "bdl_x" },
+    secrets: [{ name: "OPENAI_API_KEY", value: "sk-new" }],
+  };
+
+  test("one pod of the revision behind its own Service, which the deployment's Service does not select", () => {
+    const c = renderCandidate(input);
+    const models: Record<string, new (d: any) => { validate(): void }> = { Deployment, Secret, Service };
+    for (const o of c.own) new models[o.kind]!(o).validate();
+    const [secret, deployment, service] = c.own as any[];
+    assert.equal(deployment.metadata.name, c.name);
+    assert.equal(deployment.spec.replicas, 1);
+    assert.equal(deployment.spec.template.metadata.labels[COMPONENT], "candidate");
+    assert.equal(deployment.spec.template.metadata.annotations["agentcli.dev/revision-id"], "rev-2");
+    const env = Object.fromEntries(deployment.spec.template.spec.containers[0].env.map((e: any) => [e.name, e.value]));
+    assert.equal(env.AGENTCLI_ROLE, "all", "the checks' runs run in the candidate, not on the serving workers");
+    assert.deepEqual(deployment.spec.template.spec.containers[0].envFrom, [{
+      secretRef: { name: secret.metadata.name },
+    }]);
+    assert.deepEqual(secret.stringData, { OPENAI_API_KEY: "sk-new" });
+    assert.deepEqual(service.spec.selector, deployment.spec.selector.matchLabels);
+    const stable = renderManifests(input).find((o: any) =>
+      o.kind === "Service" && o.spec.selector[COMPONENT] === "api-server"
+    );
+    const selects = Object.entries((stable as any).spec.selector)
+      .every(([k, v]) => deployment.spec.template.metadata.labels[k] === v);
+    assert.equal(selects, false, "the deployment's Service never sends traffic to the candidate");
+    // The stores and the bundle's Secret are the deployment's own; the serving Deployments are not touched.
+    const applied = c.objects.map((o) => `${o.kind}/${o.metadata.name}`);
+    assert.ok(!applied.some((n) => n.endsWith("-api") || n.endsWith("-queue")), applied.join(" "));
+    assert.ok(applied.some((n) => n.startsWith("StatefulSet/") && n.endsWith("-postgres")));
+    assert.ok(applied.some((n) => n.startsWith("Secret/") && n.endsWith("-bundle")));
+  });
+});
+
+describe("a gated revision on a k8s listener", () => {
+  let t: TestPlatform;
+  let kube: FakeKube;
+  let model: ModelServer;
+  let work = "";
+  let deploymentId = "";
+  const pods = new Map<string, RevisionProcess>();
+
+  /** Runs a candidate Deployment's pod as `agentcli serve` here, as the cluster would. */
+  async function runPod(path: string, d: any): Promise<void> {
+    const pod = d.spec.template.spec;
+    const secret = (name: string) => kube.objects.get(`/api/v1/namespaces/${NS}/secrets/${name}`).stringData;
+    const fetcher = pod.initContainers.find((c: any) => c.name === "fetch-bundle");
+    const fetchEnv = Object.fromEntries(fetcher.env.map((e: any) => [e.name, e]));
+    const token = secret(fetchEnv.AGENTCLI_BUNDLE_TOKEN.valueFrom.secretKeyRef.name).token;
+    const res = await fetch(fetchEnv.AGENTCLI_BUNDLE_URL.value, { headers: { authorization: `Bearer ${token}` } });
+    assert.equal(res.status, 200);
+    const dir = await mkdtemp(join(work, "pod-"));
+    await writeFile(join(dir, "bundle.tgz"), new Uint8Array(await res.arrayBuffer()));
+    const server = pod.containers[0];
+    const env: Record<string, string> = { PATH: process.env.PATH ?? "", HOME: dir };
+    // The cluster's own stores do not run here: the pod keeps its data in its folder.
+    for (const e of server.env) if ("value" in e && !/^(DATABASE|REDIS)_URL$/.test(e.name)) env[e.name] = e.value;
+    for (const from of server.envFrom) Object.assign(env, secret(from.secretRef.name));
+    const p = new RevisionProcess({
+      revisionId: d.spec.template.metadata.annotations["agentcli.dev/revision-id"],
+      bundlePath: join(dir, "bundle.tgz"),
+      dataDir: join(dir, "data"),
+      host: "127.0.0.1",
+      env,
+      log: () => {},
+      command: selfInvocation(),
+    });
+    await p.start();
+    pods.set(path, p);
+    kube.services.set(`${NS}/${d.metadata.name}:http`, `http://${p.address}`);
+  }
+
+  const agentToml = (v: string) =>
+    `[agent]\nname = "k8s-gated"\nmodel = "openai:k8s-${v}"\n\n[auth]\nprovider = "anonymous"\n`;
+
+  async function deploy(v: string, release?: unknown): Promise<any> {
+    const bundle = await makeBundle({ agentToml: agentToml(v) });
+    const u = await t.call("POST", `/v2/deployments/${deploymentId}/upload-url`);
+    const target = new URL(u.body.upload_url);
+    await t.platform.app.request(target.pathname + target.search, {
+      method: "PUT",
+      body: bundle as Uint8Array<ArrayBuffer>,
+    });
+    const p = await t.call("PATCH", `/v2/deployments/${deploymentId}`, {
+      body: {
+        source_revision_config: { source_tarball_path: u.body.object_path },
+        secrets: [
+          { name: "OPENAI_API_KEY", value: "sk-k8s" },
+          { name: "OPENAI_BASE_URL", value: model.openaiBaseUrl },
+        ],
+        ...(release ? { release } : {}),
+      },
+    });
+    assert.equal(p.status, 200, JSON.stringify(p.body));
+    return await until(async () => {
+      const r = await t.call("GET", `/v2/deployments/${deploymentId}/revisions/${p.body.latest_revision_id}`);
+      return ["DEPLOYED", "DEPLOY_FAILED", "BUILD_FAILED"].includes(r.body.status) ? r.body : null;
+    }, `revision of ${v}`);
+  }
+
+  async function logs(revisionId: string): Promise<string> {
+    const r = await t.call("GET", `/v2/deployments/${deploymentId}/revisions/${revisionId}/logs?kind=deploy`);
+    return r.body.logs.map((l: { message: string }) => l.message).join("\n");
+  }
+
+  const servingRevision = () => {
+    const api = [...kube.objects.entries()].find(([k]) => k.includes(`/${NS}/deployments/`) && k.endsWith("-api"));
+    return api?.[1].spec.template.metadata.annotations["agentcli.dev/revision-id"];
+  };
+  const candidates = () => [...kube.objects.keys()].filter((k) => k.includes("candidate"));
+
+  before(async () => {
+    model = await startModelServer();
+    for (let i = 0; i < 20; i++) {
+      for (const v of ["V1", "V2", "V3"]) model.script({ when: (r) => r.model === `k8s-${v}`, text: `served by ${v}` });
+    }
+    work = await mkdtemp(join(tmpdir(), "agentcli-k8s-gates-"));
+    kube = await fakeKubeApi({
+      onCreate: async (path, o) => {
+        if (o.kind === "Deployment" && o.metadata.name.endsWith("-candidate")) await runPod(path, o);
+      },
+      onDelete: async (path, o) => {
+        kube.services.delete(`${NS}/${o.metadata.name}:http`);
+        await pods.get(path)?.stop();
+        pods.delete(path);
+      },
+    });
+    t = await startTestPlatform();
+    const { url } = await t.platform.listen({ port: 0 });
+    t.platform.services.publicUrl = url;
+    const listener = await t.call("POST", "/v2/listeners", {
+      body: { compute_type: "k8s", compute_id: "cluster-gates", compute_config: { k8s_namespaces: [NS] } },
+    });
+    await setListenerKubeconfig(t.platform.sql, listener.body.id, kubeconfig(kube.url));
+    const d = await t.call("POST", "/v2/deployments", {
+      body: { name: "k8s-gated", source: "internal_source", source_config: { listener_id: listener.body.id } },
+    });
+    deploymentId = d.body.id;
+  });
+
+  after(async () => {
+    await Promise.all([...pods.values()].map((p) => p.stop()));
+    await t?.close();
+    await kube?.close();
+    await model?.close();
+    if (work) await rm(work, { recursive: true, force: true });
+  });
+
+  test("a revision whose eval fails on its candidate never reaches the deployment's pods; one that passes does", async () => {
+    const v1 = await deploy("V1");
+    assert.equal(v1.status, "DEPLOYED", v1.status_message);
+    assert.equal(servingRevision(), v1.id);
+    assert.deepEqual(candidates(), [], "no gates: no candidate");
+
+    const evalCase = {
+      name: "names the first version",
+      turns: [{ user: "which revision are you?" }],
+      checks: [{ status: "success" }, { text_contains: "served by V1" }],
+    };
+    const bad = await deploy("V2", { gates: { smoke: true, evals: [evalCase] } });
+    assert.equal(bad.status, "DEPLOY_FAILED");
+    assert.match(bad.status_message, /gate evals failed: 1 of 1 .*it was "served by V2"/);
+    const badLog = await logs(bad.id);
+    assert.match(badLog, /as gated\/\S+-candidate to check it before it takes traffic/);
+    assert.match(badLog, /gate: \/ok answered 200/);
+    assert.match(badLog, /gate: a smoke run through the Agent API succeeded/);
+    assert.equal(servingRevision(), v1.id, "the serving pods were never given the failed revision");
+    assert.deepEqual(candidates(), [], "the candidate is removed");
+    assert.equal(pods.size, 0);
+    assert.ok(kube.requests.some((r) => /services\/\S+-candidate:http\/proxy\/ok/.test(r)), "checked through the API");
+
+    const good = await deploy("V3", { gates: { smoke: true } });
+    assert.equal(good.status, "DEPLOYED", `${good.status_message}\n${await logs(good.id)}`);
+    assert.match(await logs(good.id), /passed its checks; rolling it out/);
+    assert.equal(servingRevision(), good.id);
+    assert.deepEqual(candidates(), []);
+    assert.equal(model.requests.filter((r) => r.model === "k8s-V2").length, 2, "V2 answered its gates' runs only");
+  });
+});
