@@ -13,6 +13,7 @@ import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { createInterface } from "node:readline";
 import type { Client } from "@langchain/langgraph-sdk";
+import { peerDevCommand } from "../tests/fixtures/dev-process.ts";
 
 export const ROOT = new URL("..", import.meta.url).pathname;
 
@@ -138,7 +139,8 @@ export function startAgentcliDev(port: number, dir: string, env: NodeJS.ProcessE
 }
 
 /**
- * Starts the peer, `@langchain/langgraph-cli dev` (in memory, no reload, no analytics), on
+ * Starts the peer, `@langchain/langgraph-cli dev` (in memory, no reload, no analytics: the
+ * tests' `peerDevCommand`), on
  * bench/graph.ts as the graph "bench" (or on `graphs`: graph id to module path), in `dir`;
  * `args`: more of its flags (`--n-jobs-per-worker 200`).
  */
@@ -159,18 +161,8 @@ export function startPeer(
       dependencies: ["."],
     }),
   );
-  return spawn(join(ROOT, "node_modules/.bin/langgraphjs"), [
-    "dev",
-    "--port",
-    String(port),
-    "--host",
-    "127.0.0.1",
-    "--no-browser",
-    "--no-reload",
-    "--config",
-    join(dir, "langgraph.json"),
-    ...args,
-  ], {
+  const [bin, ...peerArgs] = peerDevCommand(port);
+  return spawn(bin!, [...peerArgs, "--config", join(dir, "langgraph.json"), ...args], {
     stdio: ["ignore", "ignore", process.env.BENCH_VERBOSE ? "inherit" : "ignore"],
     cwd: dir,
     env: { ...env, LANGGRAPH_CLI_NO_ANALYTICS: "1", BROWSER: "none" },

@@ -92,4 +92,6 @@ export type {
 export type { AgentConfig, McpServerConfig, SkillInfo, SubagentConfig } from "./kernel/plugin-config.ts";
 export { VERSION } from "./kernel/version.ts";
 export { processAlive } from "./storage/lock.ts";
+// The control plane's client (the `platform` deploy target).
+export { DEFAULT_PLATFORM_URL, type PlatformClient, platformClient } from "./platform/client.ts";
 export { limitConnectionsPerClient, MAX_CONNECTIONS_PER_CLIENT_VARIABLE } from "./server/host/client-connections.ts";

@@ -7,7 +7,6 @@ import { agentcliError, DeploymentNotDeployed, PlatformUsageKeyMissing } from ".
 import type { CliContext } from "./context.ts";
 import { type CommandSpec, type FlagSpec, parseArgs, renderHelp } from "./args.ts";
 import { checkPlatformUrl, DEFAULT_PLATFORM_URL } from "./deploy.ts";
-import { platformCall } from "./release.ts";
 
 const FLAGS = {
   groupBy: {
@@ -59,11 +58,12 @@ export async function usage(argv: string[], ctx: CliContext): Promise<number> {
   const name = positionals[0]!;
   if (flags.platformUrl !== undefined) checkPlatformUrl(flags.platformUrl, "--platform-url");
   else if (ctx.env.AGENTCLI_PLATFORM_URL) checkPlatformUrl(ctx.env.AGENTCLI_PLATFORM_URL, "AGENTCLI_PLATFORM_URL");
-  const base = (flags.platformUrl ?? (ctx.env.AGENTCLI_PLATFORM_URL || DEFAULT_PLATFORM_URL)).replace(/\/+$/, "");
-  const key = ctx.env.PLATFORM_API_KEY;
-  if (!key) throw agentcliError(PlatformUsageKeyMissing);
-  const call = platformCall(base, key);
-  const page = await call<{ resources: Array<{ id: string; name: string }> }>(
+  if (!ctx.env.PLATFORM_API_KEY) throw agentcliError(PlatformUsageKeyMissing);
+  // Loaded when asked, as the release actions do: the rest of the control plane stays unloaded.
+  const { platformClient } = await import("../platform/client.ts");
+  const api = platformClient({ env: ctx.env, base: flags.platformUrl });
+  const base = api.base;
+  const page = await api.call<{ resources: Array<{ id: string; name: string }> }>(
     "GET",
     `/v2/deployments?name_contains=${encodeURIComponent(name)}&limit=100`,
   );
@@ -71,7 +71,7 @@ export async function usage(argv: string[], ctx: CliContext): Promise<number> {
   if (!d) throw agentcliError(DeploymentNotDeployed, { name, base, action: "read its usage" });
   const query = new URLSearchParams({ group_by: flags.groupBy });
   for (const k of ["since", "until", "user"] as const) if (flags[k]) query.set(k, flags[k]);
-  const answer = await call<UsageAnswer>("GET", `/v2/deployments/${d.id}/usage?${query}`);
+  const answer = await api.call<UsageAnswer>("GET", `/v2/deployments/${d.id}/usage?${query}`);
   if (flags.json) return ctx.io.out(JSON.stringify(answer, null, 2)), 0;
   ctx.io.out(usageTable(answer));
   if (!answer.recording) ctx.io.out(`"${name}" records no usage (AGENTCLI_USAGE=off).`);

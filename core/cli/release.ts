@@ -10,10 +10,6 @@ import {
   type DeployRelease,
   DeployReleaseFlags,
   type Env,
-  PlatformKeyMissing,
-  PlatformKeyRefused,
-  PlatformRequestFailed,
-  PlatformUnreachable,
 } from "../kernel/index.ts";
 import type { LoadedProject } from "../config/index.ts";
 import type { CliContext } from "./context.ts";
@@ -75,17 +71,17 @@ export async function runReleaseAction(
   ctx: CliContext,
   o: { action: "promote" | "abort" | "rollback"; rollback?: string; name: string; env: Env; base: string },
 ): Promise<void> {
-  const key = o.env.PLATFORM_API_KEY;
-  if (!key) throw agentcliError(PlatformKeyMissing);
-  const call = platformCall(o.base, key);
-  const page = await call<{ resources: Deployment[] }>(
+  // The client alone, not the control plane's server (what ../platform/index.ts loads).
+  const { platformClient } = await import("../platform/client.ts");
+  const api = platformClient({ env: o.env, base: o.base });
+  const page = await api.call<{ resources: Deployment[] }>(
     "GET",
     `/v2/deployments?name_contains=${encodeURIComponent(o.name)}&limit=100`,
   );
   const d = page.resources.find((x) => x.name === o.name);
   if (!d) throw agentcliError(DeploymentNotDeployed, { name: o.name, base: o.base, action: o.action });
   if (o.action === "rollback") {
-    const r = await call<{ id: string; status: string }>("POST", `/v2/deployments/${d.id}/rollback`, {
+    const r = await api.call<{ id: string; status: string }>("POST", `/v2/deployments/${d.id}/rollback`, {
       revision_id: o.rollback,
     });
     ctx.io.out(
@@ -94,42 +90,10 @@ export async function runReleaseAction(
     return;
   }
   const canary = d.canary?.revision_id;
-  const after = await call<Deployment>("POST", `/v2/deployments/${d.id}/canary/${o.action}`);
+  const after = await api.call<Deployment>("POST", `/v2/deployments/${d.id}/canary/${o.action}`);
   ctx.io.out(
     o.action === "promote"
       ? `Promoted revision ${canary} of "${d.name}": it takes all traffic${after.url ? ` at ${after.url}` : ""}.`
       : `Aborted the canary revision ${canary} of "${d.name}": its threads are back on the serving revision.`,
   );
-}
-
-/** A JSON call to the control plane with `key`; its errors name the address or what it answered. */
-export function platformCall(base: string, key: string) {
-  return async <T>(method: string, path: string, body?: unknown): Promise<T> => {
-    let res: Response;
-    try {
-      res = await fetch(`${base}${path}`, {
-        method,
-        headers: { "x-api-key": key, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-    } catch (err) {
-      const reason = err instanceof Error ? (err.cause as Error | undefined)?.message ?? err.message : String(err);
-      throw agentcliError(PlatformUnreachable, { base, reason });
-    }
-    const text = await res.text();
-    let parsed: { detail?: unknown; message?: unknown } | null = null;
-    try {
-      parsed = text ? JSON.parse(text) : null;
-    } catch { /* not JSON */ }
-    if (res.ok) return parsed as T;
-    const reason = typeof parsed?.message === "string"
-      ? parsed.message
-      : typeof parsed?.detail === "string"
-      ? parsed.detail
-      : Array.isArray(parsed?.detail)
-      ? parsed.detail.map((x: { loc?: unknown[]; msg?: string }) => `${(x.loc ?? []).join(".")}: ${x.msg}`).join("; ")
-      : `HTTP ${res.status}`;
-    if (res.status === 401) throw agentcliError(PlatformKeyRefused, { base, reason });
-    throw agentcliError(PlatformRequestFailed, { method, path, reason }, { status: res.status });
-  };
 }

@@ -7,6 +7,7 @@ export { RESEARCH_TEMPLATE } from "./reconciler/templates.ts";
 export type { AgentTemplate } from "./reconciler/templates.ts";
 export { platformLimits } from "./api/limits.ts";
 export { openPlatform } from "./server.ts";
+export { DEFAULT_PLATFORM_URL, type PlatformClient, platformClient } from "./client.ts";
 export { PLATFORM_MIGRATIONS } from "./store/migrations.ts";
 export {
   createApiKey,

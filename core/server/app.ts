@@ -8,20 +8,13 @@
  * const res = await server.app.request("/ok");
  * await server.close();
  */
-import { Hono, type MiddlewareHandler } from "hono";
-import { type AuthUser, consoleLog, redactingLog, type ServerLog, VERSION } from "../kernel/index.ts";
-import { bodySizeGuard, urlTextGuard } from "./http/request-guards.ts";
-import { corsMiddleware, type CorsSettings } from "./http/cors.ts";
-import { type AppEnv, authMiddleware } from "./http/auth-middleware.ts";
+import { Hono } from "hono";
+import { type AuthUser, consoleLog, redactingLog, type ServerLog } from "../kernel/index.ts";
+import type { CorsSettings } from "./http/cors.ts";
+import type { AppEnv } from "./http/auth-middleware.ts";
 import { type LangGraphAuthSpec, loadLangGraphAuth, withLangGraphAuth } from "./http/langgraph-auth.ts";
 import { langgraphAuthMiddleware } from "./http/langgraph-auth-events.ts";
-import {
-  openStorage,
-  REQUEST_RETRY_MS,
-  type Storage,
-  type StorageOptions,
-  withDbRetryBudget,
-} from "../storage/index.ts";
+import type { Storage, StorageOptions } from "../storage/index.ts";
 import {
   CronScheduler,
   DEFAULT_QUEUE_AFFINITY_SECONDS,
@@ -32,7 +25,6 @@ import {
   type IdleCollector,
   LocalTraces,
   type Prices,
-  type RemoteBus,
   type Resolver,
   RunBroker,
   RunService,
@@ -46,20 +38,13 @@ import {
   type WebhookSettings,
   WorkerPool,
 } from "../engine/index.ts";
-import { assistantRoutes } from "./routes/assistants.ts";
-import { cronRoutes } from "./routes/crons.ts";
 import type { ServerDeps } from "./deps.ts";
-import { errorHandler } from "./http/errors.ts";
 import { DEFAULT_LIMITS, type ServerLimits } from "./http/limits.ts";
-import { apiDocsRoutes } from "./routes/api-docs.ts";
-import { openApiDocument } from "./http/openapi.ts";
-import { redactResponses } from "./http/redact-responses.ts";
-import { mcpMessageSchema } from "./protocols/openapi-operations.ts";
-import { runRoutes } from "./routes/runs.ts";
-import { storeRoutes } from "./routes/store.ts";
-import { threadRoutes } from "./routes/threads.ts";
 import { type DefaultAssistant, type DisabledRoutes, ensureAssistants } from "./default-assistants.ts";
-import { usageRoutes } from "./routes/usage.ts";
+import { openStorageAndBus } from "./storage-bus.ts";
+import { mountGuards } from "./mounts/guards.ts";
+import { mountPublic } from "./mounts/public.ts";
+import { mountApi } from "./mounts/api.ts";
 
 export { type DefaultAssistant, defaultAssistantId, type DisabledRoutes } from "./default-assistants.ts";
 
@@ -160,30 +145,6 @@ export interface AgentServer {
 /** Default limit of a request body: 25 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = DEFAULT_LIMITS.maxBodyBytes;
 
-/** Opens storage (unless given open) and the cross-replica bus: Redis, else PostgreSQL's LISTEN/NOTIFY on a shared database. */
-async function openStorageAndBus(
-  opts: AgentServerOptions,
-  log: ServerLog,
-): Promise<{ storage: Storage; ownStorage: boolean; remote: RemoteBus | null }> {
-  const ownStorage = !opts.storage || !("runs" in opts.storage);
-  const storage = ownStorage ? await openStorage((opts.storage ?? {}) as StorageOptions) : (opts.storage as Storage);
-  let remote: RemoteBus | null = null;
-  try {
-    const pgUrl = opts.databaseUrl ?? (ownStorage ? (opts.storage as StorageOptions | undefined)?.url : undefined);
-    if (opts.redisUrl) {
-      remote = await (await import("../engine/index.ts")).openRedisBus(opts.redisUrl, log, {
-        connectWithinMs: opts.connectWithinMs,
-      });
-    } else if (pgUrl && storage.kind === "postgres") {
-      remote = await (await import("../engine/index.ts")).openPostgresBus(pgUrl, log);
-    }
-  } catch (err) {
-    if (ownStorage) await storage.close();
-    throw err;
-  }
-  return { storage, ownStorage, remote };
-}
-
 /** Creates the agent server; storage is opened and migrated, workers started. */
 export async function createAgentServer(opts: AgentServerOptions): Promise<AgentServer> {
   const log = redactingLog(opts.log ?? consoleLog());
@@ -244,7 +205,7 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
 
   const app = new Hono<AppEnv>();
   mountGuards(app, { log, cors: opts.cors, limits });
-  mountInfo(app, {
+  mountPublic(app, {
     opts,
     info: {
       graphs: () => graphs.ids(),
@@ -289,111 +250,4 @@ export async function createAgentServer(opts: AgentServerOptions): Promise<Agent
       if (ownStorage) await storage.close();
     },
   };
-}
-
-/** What every request meets first: the error answers, redaction, CORS, the body limit, the database retry budget, the URL check. */
-function mountGuards(app: Hono<AppEnv>, o: { log: ServerLog; cors?: CorsSettings; limits: ServerLimits }): void {
-  app.onError(errorHandler(o.log));
-  app.notFound((c) => c.json({ detail: `Not found: ${c.req.method} ${new URL(c.req.url).pathname}` }, 404));
-  // First of all: every answer, whatever route or error made it, leaves with its secrets redacted.
-  app.use(redactResponses());
-  // First: a preflight carries no credentials, so it is answered before auth and the guards.
-  if (o.cors) app.use(corsMiddleware(o.cors));
-  app.use(bodySizeGuard(o.limits));
-  // A request waits out a database restart only briefly, then answers 503 with Retry-After.
-  app.use((_c, next) => withDbRetryBudget(REQUEST_RETRY_MS, next));
-  app.use(urlTextGuard());
-}
-
-/** What `GET /info` tells of this server, besides its options (graphs are read per request: a reload changes them). */
-interface InfoFields {
-  graphs: () => string[];
-  storage: Storage["kind"];
-  redis: boolean;
-  role: ServerRole;
-  encryption: { at_rest: string; json_keys: string[] } | null;
-  store_search: Awaited<ReturnType<Storage["store"]["searchMode"]>>;
-}
-
-/** The public routes: probes, `/info`, the OpenAPI document, the chat UI and the API docs. */
-function mountInfo(
-  app: Hono<AppEnv>,
-  o: { opts: AgentServerOptions; info: InfoFields; log: ServerLog },
-): void {
-  const { opts, info } = o;
-  app.get("/ok", (c) => c.json({ ok: true }));
-  if (!opts.disable?.meta) mountInfoRoute(app, opts, info);
-  // A queue worker replica answers probes and /info only; the API is served by api replicas.
-  if (info.role === "worker") {
-    app.use(async (c) =>
-      c.json({
-        detail: `This replica only runs the queue (role "worker"): send ${c.req.method} ${
-          new URL(c.req.url).pathname
-        } to an API replica`,
-      }, 404)
-    );
-  }
-  const extraPaths = [
-    ...(opts.ui ? ["/app"] : []),
-    ...(opts.studio ? ["/studio"] : []),
-    ...(opts.extraRoutes ?? []).map((r) => r.path),
-  ];
-  app.get("/openapi.json", async (c) => {
-    const schemas = extraPaths.includes("/mcp") ? { McpMessage: await mcpMessageSchema() } : undefined;
-    return c.json(openApiDocument({ title: "agentcli Agent API", version: VERSION, extraPaths, schemas }));
-  });
-  if (opts.ui) app.route("/app", opts.ui);
-  if (opts.studio) app.route("/studio", opts.studio);
-  if (opts.graphUi) app.route("/ui", opts.graphUi);
-  app.route("/", apiDocsRoutes({ log: o.log }));
-}
-
-/** `GET /info`. */
-function mountInfoRoute(app: Hono<AppEnv>, opts: AgentServerOptions, info: InfoFields): void {
-  app.get("/info", (c) =>
-    c.json({
-      version: VERSION,
-      agentcli: VERSION,
-      graphs: info.graphs(),
-      storage: info.storage,
-      redis: info.redis,
-      role: info.role,
-      workers: info.role === "api" ? 0 : opts.workers ?? 8,
-      encryption: info.encryption,
-      store_search: info.store_search,
-      tracing: opts.tracer ? { exporter: opts.tracer.exporter, project: opts.tracer.project } : null,
-      flags: { assistants: true, crons: true, langsmith: false, store: true, strict_resume: true },
-      ...opts.info,
-    }));
-}
-
-/** The routes behind auth: the extra components (MCP, A2A) and the Agent API's route groups. */
-function mountApi(
-  app: Hono<AppEnv>,
-  o: {
-    authenticate: AgentServerOptions["authenticate"];
-    authorize?: MiddlewareHandler<AppEnv>;
-    extraRoutes: NonNullable<AgentServerOptions["extraRoutes"]>;
-    deps: ServerDeps;
-    crons: CronScheduler;
-    disable?: DisabledRoutes;
-  },
-): void {
-  const { deps, crons } = o;
-  // Auth guards everything after this point, extra components (MCP, A2A) included; the
-  // authenticator itself lets public paths through.
-  // `/usage` authenticates itself: the owner's `x-api-key` (PLATFORM_API_KEY) also under an identity provider.
-  app.route("/", usageRoutes(deps, o.authenticate));
-  app.use(authMiddleware(o.authenticate));
-  if (o.authorize) app.use(o.authorize);
-  for (const r of o.extraRoutes) app.route(r.path, typeof r.app === "function" ? r.app(deps) : r.app);
-
-  const off = o.disable ?? {};
-  const api = new Hono<AppEnv>();
-  if (!off.assistants) api.route("/assistants", assistantRoutes(deps));
-  if (!off.threads) api.route("/threads", threadRoutes(deps));
-  if (!off.store) api.route("/store", storeRoutes(deps));
-  if (!off.runs) api.route("/", cronRoutes(deps, crons));
-  if (!off.runs) api.route("/", runRoutes(deps));
-  app.route("/", api);
 }

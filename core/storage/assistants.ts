@@ -7,6 +7,7 @@ import { agentcliError, SearchEncrypted } from "../kernel/index.ts";
 import { type Assistant, iso, type Json, sortClause } from "./records.ts";
 import { updateInTx } from "./assistants/versions.ts";
 import { type AssistantHint, type AssistantScope, hintKey, lookup, SYSTEM, visible } from "./assistants/visibility.ts";
+import { jsonbText } from "./jsonb.ts";
 
 export { currentCheck, isSystemAssistant } from "./assistants/visibility.ts";
 export type { AssistantHint, AssistantScope } from "./assistants/visibility.ts";
@@ -65,7 +66,7 @@ export class AssistantStore {
 
   /** Metadata as stored: the `LANGGRAPH_AES_JSON_KEYS` values sealed. */
   #metadata(m: Json | undefined): string {
-    return JSON.stringify(this.#enc ? this.#enc.sealKeys(m ?? {}) : m ?? {});
+    return jsonbText(this.#enc ? this.#enc.sealKeys(m ?? {}) : m ?? {});
   }
 
   #toAssistant(r: AssistantRow): Assistant {
@@ -104,8 +105,8 @@ export class AssistantStore {
         [
           a.assistant_id,
           a.graph_id,
-          JSON.stringify(a.config ?? {}),
-          JSON.stringify(a.context ?? null),
+          jsonbText(a.config ?? {}),
+          jsonbText(a.context ?? null),
           this.#metadata(a.metadata),
           a.name,
           a.description ?? null,
@@ -234,7 +235,7 @@ export class AssistantStore {
     if (f.graph_id) where.push(`graph_id = $${params.push(f.graph_id)}`);
     if (f.name) where.push(`name ILIKE $${params.push(`%${f.name}%`)}`);
     if (f.metadata && Object.keys(f.metadata).length) {
-      where.push(`metadata @> $${params.push(JSON.stringify(f.metadata))}::jsonb`);
+      where.push(`metadata @> $${params.push(jsonbText(f.metadata))}::jsonb`);
     }
     return where.length ? `WHERE ${where.join(" AND ")}` : "";
   }
@@ -289,7 +290,7 @@ export class AssistantStore {
     this.#refuseSealedFilter(f.metadata);
     const params: unknown[] = [id];
     const meta = f.metadata && Object.keys(f.metadata).length
-      ? ` AND metadata @> $${params.push(JSON.stringify(f.metadata))}::jsonb`
+      ? ` AND metadata @> $${params.push(jsonbText(f.metadata))}::jsonb`
       : "";
     const { rows } = await this.#sql.query<AssistantRow>(
       `SELECT * FROM assistant_versions WHERE assistant_id = $1${meta} ORDER BY version DESC LIMIT $${

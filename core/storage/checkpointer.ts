@@ -29,6 +29,7 @@ import { copyThreadRows, deleteRowsSince, deleteThreadRows, keepLatestRows } fro
 import { type BatchBuilder, WriteBehind } from "./checkpointer/write-behind.ts";
 import type { AtRestEncryption } from "./encryption.ts";
 import type { SqlExecutor } from "./sql.ts";
+import { jsonbText } from "./jsonb.ts";
 
 /** Threads remembered as having no checkpoint; the oldest go first (they are read again). */
 const MAX_EMPTY = 10_000;
@@ -144,7 +145,7 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
     if (c.checkpoint_ns !== undefined) add(where, "checkpoint_ns = ?", c.checkpoint_ns);
     if (c.checkpoint_id) add(where, "checkpoint_id = ?", c.checkpoint_id);
     if (before?.configurable?.checkpoint_id) add(where, "checkpoint_id < ?", before.configurable.checkpoint_id);
-    if (filter && Object.keys(filter).length) add(where, "metadata_json @> ?::jsonb", JSON.stringify(filter));
+    if (filter && Object.keys(filter).length) add(where, "metadata_json @> ?::jsonb", jsonbText(filter));
     // One query, whatever the page size: values and writes come with the checkpoints.
     const tuples = await this.#read(where, limit === undefined ? null : Math.max(0, Math.floor(limit)));
     for (const t of tuples) yield t;

@@ -9,6 +9,7 @@ import { agentcliError, SearchEncrypted } from "../kernel/index.ts";
 import type { AtRestEncryption } from "./encryption.ts";
 import type { SqlDriver, SqlExecutor } from "./sql.ts";
 import { iso, type Json, ownerClause, type Scope, sortClause } from "./records.ts";
+import { jsonbText } from "./jsonb.ts";
 
 /** A cron as the API returns it (LangGraph's `Cron`). */
 export interface Cron {
@@ -98,7 +99,7 @@ export class CronStore {
   #seal(column: "payload" | "metadata" | "auth_user", value: unknown): string | null {
     if (value === null || value === undefined) return null;
     const e = this.#enc;
-    return JSON.stringify(!e ? value : column === "metadata" ? e.sealKeys(value as Json) : e.sealJson(value));
+    return jsonbText(!e ? value : column === "metadata" ? e.sealKeys(value as Json) : e.sealJson(value));
   }
 
   #toRecord = (r: CronRow): CronRecord => toRecord(r, this.#enc);
@@ -150,7 +151,7 @@ export class CronStore {
     if (f.thread_id) where.push(`thread_id = $${params.push(f.thread_id)}`);
     if (f.enabled !== undefined) where.push(`enabled = $${params.push(f.enabled)}`);
     if (f.metadata && Object.keys(f.metadata).length) {
-      where.push(`metadata @> $${params.push(JSON.stringify(f.metadata))}::jsonb`);
+      where.push(`metadata @> $${params.push(jsonbText(f.metadata))}::jsonb`);
     }
     const owner = ownerClause(scope, params);
     if (owner) where.push(owner);

@@ -2,6 +2,7 @@
  * The records of the Agent API as the storage returns them (the wire shapes of the
  * LangGraph Platform dialect), and the small row conversions they share.
  */
+import { jsonbText } from "./jsonb.ts";
 export type Json = Record<string, unknown>;
 export type RunStatus = "pending" | "running" | "error" | "success" | "timeout" | "interrupted";
 export type ThreadStatus = "idle" | "busy" | "interrupted" | "error";
@@ -73,7 +74,7 @@ export function ownerClause(scope: Scope | undefined, params: unknown[], column 
 /** `metadata @> $n::jsonb` for a scope's {@link Scope.match}, null without one. */
 export function matchClause(scope: Scope | undefined, params: unknown[], column = "metadata"): string | null {
   if (!scope?.match || Object.keys(scope.match).length === 0) return null;
-  params.push(JSON.stringify(scope.match));
+  params.push(jsonbText(scope.match));
   return `${column} @> $${params.length}::jsonb`;
 }
 

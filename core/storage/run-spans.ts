@@ -7,6 +7,7 @@
  */
 import type { AtRestEncryption } from "./encryption.ts";
 import type { SqlExecutor } from "./sql.ts";
+import { jsonbText } from "./jsonb.ts";
 
 /** Tokens a model call used (see core/engine/usage/usage-of.ts). */
 export interface SpanUsage {
@@ -57,7 +58,7 @@ export function spansInsert(
 ): string {
   if (!o.spans.length) return "";
   const rows = o.spans.map((s, i) => ({ ...s, seq: i + 1, data: o.enc ? o.enc.sealText(s.data) : s.data }));
-  const n = o.params.push(JSON.stringify(rows));
+  const n = o.params.push(jsonbText(rows));
   return `sp AS (INSERT INTO run_spans (run_id, seq, span_id, parent_id, kind, name, status, started_at, ended_at, data)
     SELECT $1, x.seq, x.span_id, x.parent_id, x.kind, x.name, x.status, x.started_at, x.ended_at, x.data
     FROM jsonb_to_recordset($${n}::jsonb) AS x(seq int, span_id text, parent_id text, kind text, name text, status text,

@@ -21,6 +21,7 @@ import {
   toRun,
 } from "./runs/rows.ts";
 import type { SqlDriver, SqlExecutor } from "./sql.ts";
+import { jsonbText } from "./jsonb.ts";
 
 export type { ClaimedRun, RunInput, TakenRun };
 
@@ -145,7 +146,7 @@ export class RunStore {
   async recordWebhookDelivery(runId: string, outcome: object): Promise<void> {
     await this.#sql.query(
       "UPDATE runs SET metadata = metadata || jsonb_build_object('webhook_delivery', $2::jsonb) WHERE run_id = $1",
-      [runId, JSON.stringify(outcome)],
+      [runId, jsonbText(outcome)],
     );
   }
 

@@ -36,6 +36,7 @@ import {
   type VectorSupport,
   vectorSupport,
 } from "./store-index.ts";
+import { jsonbText } from "./jsonb.ts";
 
 interface ItemRow {
   namespace: string[];
@@ -118,7 +119,7 @@ export class SqlStore extends BaseStore {
     const params: unknown[] = [
       op.namespace,
       op.key,
-      JSON.stringify(this.#encryption ? this.#encryption.sealJson(op.value) : op.value),
+      jsonbText(this.#encryption ? this.#encryption.sealJson(op.value) : op.value),
     ];
     const upsert = `INSERT INTO store_items (namespace, key, value) VALUES ($1, $2, $3::jsonb)
        ON CONFLICT (namespace, key) DO UPDATE SET value = EXCLUDED.value, updated_at = now()`;
@@ -274,7 +275,7 @@ function filterClauses(filter: Record<string, unknown> | undefined, where: strin
     for (const [operator, value] of ops) {
       params.push(field.split("."));
       const path = `value #> $${params.length}::text[]`;
-      params.push(JSON.stringify(value));
+      params.push(jsonbText(value));
       const sqlOp = OPERATORS[operator]!;
       where.push(
         typeof value === "number" && sqlOp !== "=" && sqlOp !== "<>"

@@ -6,6 +6,7 @@ import { agentcliError, SearchEncrypted } from "../kernel/index.ts";
 import type { AtRestEncryption } from "./encryption.ts";
 import type { SqlDriver, SqlExecutor } from "./sql.ts";
 import { iso, type Json, ownerClause, type Scope, sortClause, type Thread, type ThreadStatus } from "./records.ts";
+import { jsonbText } from "./jsonb.ts";
 
 interface ThreadRow {
   thread_id: string;
@@ -65,12 +66,12 @@ export class ThreadStore {
 
   /** Metadata as stored (JSON text): the `LANGGRAPH_AES_JSON_KEYS` values sealed. */
   #metadata(m: Json): string {
-    return JSON.stringify(this.#enc ? this.#enc.sealKeys(m) : m);
+    return jsonbText(this.#enc ? this.#enc.sealKeys(m) : m);
   }
 
   /** The stored form of a JSON state column (values, interrupts, error). */
   #state(value: unknown): string {
-    return JSON.stringify(
+    return jsonbText(
       this.#enc && value !== null && value !== undefined ? this.#enc.sealJson(value) : value ?? null,
     );
   }
@@ -114,10 +115,10 @@ export class ThreadStore {
     }
     if (f.ids?.length) where.push(`thread_id = ANY($${params.push(f.ids)}::text[])`);
     if (f.metadata && Object.keys(f.metadata).length) {
-      where.push(`metadata @> $${params.push(JSON.stringify(f.metadata))}::jsonb`);
+      where.push(`metadata @> $${params.push(jsonbText(f.metadata))}::jsonb`);
     }
     if (f.values && Object.keys(f.values).length) {
-      where.push(`state_values @> $${params.push(JSON.stringify(f.values))}::jsonb`);
+      where.push(`state_values @> $${params.push(jsonbText(f.values))}::jsonb`);
     }
     if (f.status) where.push(`status = $${params.push(f.status)}`);
     const owner = ownerClause(scope, params);
@@ -199,7 +200,7 @@ export class ThreadStore {
   async setError(id: string, error: unknown): Promise<void> {
     await this.#sql.query(
       "UPDATE threads SET status = 'error', error = $2::jsonb, updated_at = now() WHERE thread_id = $1",
-      [id, JSON.stringify(error)],
+      [id, jsonbText(error)],
     );
   }
 
@@ -224,15 +225,33 @@ export class ThreadStore {
   /**
    * Frees threads left `busy` with no run in flight (a run whose end could not be recorded,
    * or data written before that was handled): each becomes `error` when its latest run ended
-   * `error` or `timeout`, `idle` otherwise. Returns the ids freed.
+   * `error` or `timeout`, `interrupted` when its state waits on interrupts (as a run's end
+   * leaves it), `idle` otherwise. Returns the ids freed.
    */
   async freeStranded(tx: SqlExecutor = this.#sql): Promise<string[]> {
-    const { rows } = await tx.query<{ thread_id: string }>(
-      `UPDATE threads t SET status = CASE WHEN (SELECT r.status FROM runs r WHERE r.thread_id = t.thread_id ORDER BY r.seq DESC LIMIT 1) IN ('error', 'timeout') THEN 'error' ELSE 'idle' END,
-       updated_at = now()
-       WHERE t.status = 'busy' AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.thread_id = t.thread_id AND r.status IN ('pending', 'running')) RETURNING t.thread_id`,
+    const inFlight =
+      "EXISTS (SELECT 1 FROM runs r WHERE r.thread_id = t.thread_id AND r.status IN ('pending', 'running'))";
+    const { rows } = await tx.query<{ thread_id: string; last: string | null; interrupts: unknown }>(
+      `SELECT t.thread_id, t.interrupts,
+         (SELECT r.status FROM runs r WHERE r.thread_id = t.thread_id ORDER BY r.seq DESC LIMIT 1) AS last
+       FROM threads t WHERE t.status = 'busy' AND NOT ${inFlight}`,
     );
-    return rows.map((r) => r.thread_id);
+    if (!rows.length) return [];
+    // The interrupts are read here, not in SQL: sealed at rest, an empty set is not `{}`.
+    const status = (r: (typeof rows)[number]): ThreadStatus => {
+      if (r.last === "error" || r.last === "timeout") return "error";
+      const interrupts = (this.#enc ? this.#enc.openJson(r.interrupts) : r.interrupts) as
+        | Record<string, unknown[]>
+        | null;
+      return Object.values(interrupts ?? {}).some((list) => list?.length) ? "interrupted" : "idle";
+    };
+    const { rows: freed } = await tx.query<{ thread_id: string }>(
+      `UPDATE threads t SET status = x.status, updated_at = now()
+       FROM unnest($1::text[], $2::text[]) AS x(thread_id, status)
+       WHERE t.thread_id = x.thread_id AND t.status = 'busy' AND NOT ${inFlight} RETURNING t.thread_id`,
+      [rows.map((r) => r.thread_id), rows.map(status)],
+    );
+    return freed.map((r) => r.thread_id);
   }
 
   /** Records the thread's state after a run or a state update. */
@@ -250,7 +269,7 @@ export class ThreadStore {
         this.#state(s.interrupts),
         s.status,
         this.#state(s.error),
-        s.config ? JSON.stringify(s.config) : null,
+        s.config ? jsonbText(s.config) : null,
       ],
     );
   }

@@ -3,7 +3,8 @@
  * (`agentcli platform serve`, or a hosted one). Address from `AGENTCLI_PLATFORM_URL`
  * (`agentcli deploy --platform-url` sets it), key from `PLATFORM_API_KEY`.
  *
- * Flow: find the deployment by name (or create it, source `internal_source`), ask for an
+ * The calls go through core's control-plane client (`platformClient`: the key, the address,
+ * the errors). Flow: find the deployment by name (or create it, source `internal_source`), ask for an
  * upload URL, PUT the bundle, PATCH the deployment with the uploaded path and the secrets
  * `deploy` chose (a new revision; exactly those, see `core/cli/deploy-secrets.ts`), then follow the revision, printing each state with the time
  * elapsed, until `DEPLOYED` (or `INTERRUPTED`, superseded by a newer revision after it went
@@ -16,73 +17,17 @@ import {
   DeployInterrupted,
   type DeployResult,
   type HookLogger,
-  PlatformKeyMissing,
-  PlatformKeyRefused,
-  PlatformRequestFailed,
-  PlatformUnreachable,
+  type PlatformClient,
+  platformClient,
   RevisionFailed,
 } from "../../core/index.ts";
 
-const DEFAULT_URL = "http://127.0.0.1:8100";
 const POLL_MS = 500;
 const FAILED = new Set(["CREATE_FAILED", "BUILD_FAILED", "DEPLOY_FAILED", "SKIPPED", "INTERRUPTED", "UNKNOWN"]);
-
-interface Client {
-  base: string;
-  call<T>(method: string, path: string, body?: unknown): Promise<T>;
-}
-
-function client(base: string, key: string, signal?: AbortSignal): Client {
-  return {
-    base,
-    async call<T>(method: string, path: string, body?: unknown): Promise<T> {
-      let res: Response;
-      try {
-        res = await fetch(`${base}${path}`, {
-          method,
-          headers: { "x-api-key": key, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-          body: body === undefined ? undefined : JSON.stringify(body),
-          signal,
-        });
-      } catch (err) {
-        if (signal?.aborted) throw interrupted();
-        throw agentcliError(PlatformUnreachable, {
-          base,
-          reason: err instanceof Error ? (err.cause as Error | undefined)?.message ?? err.message : String(err),
-        });
-      }
-      const text = await res.text();
-      const parsed = text ? safeJson(text) : null;
-      if (res.ok) return parsed as T;
-      const detail = (parsed as { detail?: unknown } | null)?.detail;
-      const reason = Array.isArray(detail)
-        ? detail.map((d: { loc?: unknown[]; msg?: string }) => `${(d.loc ?? []).join(".")}: ${d.msg}`).join("; ")
-        : typeof detail === "string"
-        ? detail
-        : `HTTP ${res.status}`;
-      if (res.status === 401) {
-        throw agentcliError(PlatformKeyRefused, { base, reason });
-      }
-      throw agentcliError(PlatformRequestFailed, { method, path, reason }, { status: res.status });
-    },
-  };
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return { detail: text.slice(0, 200) };
-  }
-}
 
 /** A revision running as a canary: it waits in DEPLOYING for promote or abort. */
 function isCanary(r: Revision): boolean {
   return r.status === "DEPLOYING" && /^canary: /.test(r.status_message ?? "");
-}
-
-function interrupted() {
-  return agentcliError(DeployInterrupted);
 }
 
 interface Deployment {
@@ -98,7 +43,7 @@ interface Revision {
   status_message: string | null;
 }
 
-async function findOrCreate(api: Client, name: string, log: HookLogger): Promise<Deployment> {
+async function findOrCreate(api: PlatformClient, name: string, log: HookLogger): Promise<Deployment> {
   for (let offset = 0;;) {
     const page = await api.call<{ resources: Deployment[]; offset: number }>(
       "GET",
@@ -115,7 +60,7 @@ async function findOrCreate(api: Client, name: string, log: HookLogger): Promise
 
 /** Uploads the bundle to the deployment's signed upload URL; returns the object path the revision names. */
 async function upload(
-  api: Client,
+  api: PlatformClient,
   o: { deployment: Deployment; bundle: Uint8Array; signal?: AbortSignal },
 ): Promise<string> {
   const { deployment, bundle, signal } = o;
@@ -139,14 +84,14 @@ async function upload(
 
 /** Polls a revision until it is deployed or failed, printing each new status. */
 async function follow(
-  api: Client,
+  api: PlatformClient,
   o: { deploymentId: string; revisionId: string; log: HookLogger; signal?: AbortSignal },
 ): Promise<Revision> {
   const { deploymentId, revisionId, log, signal } = o;
   const started = Date.now();
   let last = "";
   for (;;) {
-    if (signal?.aborted) throw interrupted();
+    if (signal?.aborted) throw agentcliError(DeployInterrupted);
     const r = await api.call<Revision>("GET", `/v2/deployments/${deploymentId}/revisions/${revisionId}`);
     if (r.status !== last) {
       last = r.status;
@@ -172,13 +117,8 @@ export default definePlugin({
   },
   hooks: {
     async "deploy:target"({ bundle, name, secrets, env, log, signal, release }): Promise<DeployResult | null> {
-      const key = env.PLATFORM_API_KEY;
-      if (!key) {
-        throw agentcliError(PlatformKeyMissing);
-      }
-      const base = (env.AGENTCLI_PLATFORM_URL || DEFAULT_URL).replace(/\/+$/, "");
-      const api = client(base, key, signal);
-      log.info(`Deploying "${name}" to ${base}`);
+      const api = platformClient({ env, signal });
+      log.info(`Deploying "${name}" to ${api.base}`);
       const deployment = await findOrCreate(api, name, log);
       const objectPath = await upload(api, { deployment, bundle, signal });
       log.info(`Uploaded the bundle (${bundle.byteLength} bytes)`);

@@ -5,12 +5,11 @@
  * same graph files, from a `langgraph.json` written to a temporary directory. Every test
  * runs unchanged against both, so each expectation is LangGraph's behaviour, not a guess.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { Client } from "@langchain/langgraph-sdk";
-import { freePort } from "../../plugins/compute/revision-process.ts";
+import { peerDevCommand, startDevProcess } from "../fixtures/dev-process.ts";
 import { startTestServer } from "../server/_harness.ts";
 
 const GRAPH_DIR = resolve(import.meta.dirname, "../fixtures/graphs/compat");
@@ -79,20 +78,6 @@ function authConfig(dir: string, o: TargetOptions): { auth?: Record<string, unkn
   return { auth: { path, ...(o.auth.disableStudioAuth ? { disable_studio_auth: true } : {}) } };
 }
 
-/** LangGraph's own `langgraphjs dev` on a port of loopback, without a browser or reloads: the command and its arguments. */
-export function peerDevCommand(port: number): string[] {
-  return [
-    resolve(import.meta.dirname, "../../node_modules/.bin/langgraphjs"),
-    "dev",
-    "--port",
-    String(port),
-    "--host",
-    "127.0.0.1",
-    "--no-browser",
-    "--no-reload",
-  ];
-}
-
 async function startPeer(o: TargetOptions): Promise<Target> {
   const dir = await mkdtemp(join(tmpdir(), "agentcli-compat-peer-"));
   // The peer resolves graph paths against the config's directory: relative paths only.
@@ -104,9 +89,9 @@ async function startPeer(o: TargetOptions): Promise<Target> {
     JSON.stringify({ node_version: "22", graphs, dependencies: ["."], ...authConfig(dir, o) }, null, 2),
   );
   await writeFile(join(dir, "package.json"), JSON.stringify({ name: "compat-peer", private: true, type: "module" }));
-  const port = await freePort("127.0.0.1");
-  const [bin, ...args] = peerDevCommand(port);
-  const child: ChildProcess = spawn(bin!, [...args, "--config", join(dir, "langgraph.json")], {
+  // The peer compiles the graphs with its own loader first: startDevProcess gives it time.
+  const peer = await startDevProcess({
+    argv: (port) => [...peerDevCommand(port), "--config", join(dir, "langgraph.json")],
     cwd: dir,
     env: {
       ...process.env,
@@ -115,49 +100,17 @@ async function startPeer(o: TargetOptions): Promise<Target> {
       LANGSMITH_TRACING: "false",
       PATH: `${resolve(import.meta.dirname, "../../node_modules/.bin")}:${process.env.PATH}`,
     },
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true,
+    // `/info` answers without auth (custom auth guards even `/ok` there).
+    ready: "/info",
+    group: true,
+    onStop: () => rm(dir, { recursive: true, force: true }),
   });
-  let output = "";
-  child.stdout?.on("data", (d) => (output += String(d)));
-  child.stderr?.on("data", (d) => (output += String(d)));
-  const url = `http://127.0.0.1:${port}`;
-  const stop = async () => {
-    if (child.exitCode === null && child.pid) {
-      const exited = new Promise((r) => child.once("exit", r));
-      try {
-        process.kill(-child.pid, "SIGTERM");
-      } catch { /* gone */ }
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
-      if (child.exitCode === null) {
-        try {
-          process.kill(-child.pid, "SIGKILL");
-        } catch { /* gone */ }
-      }
-    }
-    await rm(dir, { recursive: true, force: true });
-  };
-  // The peer compiles the graphs with its own loader first: give it time, no wall-clock assertion.
-  for (let i = 0;; i++) {
-    if (child.exitCode !== null) {
-      await stop();
-      throw new Error(`langgraph-cli dev exited (${child.exitCode}):\n${output}`);
-    }
-    try {
-      // `/info` answers without auth (custom auth guards even `/ok` there).
-      if ((await fetch(`${url}/info`)).ok) break;
-    } catch { /* not yet */ }
-    if (i > 1200) {
-      await stop();
-      throw new Error(`langgraph-cli dev did not answer /info:\n${output}`);
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  if (process.env.AGENTCLI_COMPAT_PEER_LOG) child.stdout?.pipe(process.stderr);
+  const { url } = peer;
+  if (process.env.AGENTCLI_COMPAT_PEER_LOG) peer.child.stdout?.pipe(process.stderr);
   return {
     name: "peer",
     url,
     client: new Client({ apiUrl: url, apiKey: null, callerOptions: { maxRetries: 0 } }),
-    close: stop,
+    close: peer.stop,
   };
 }

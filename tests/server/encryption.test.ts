@@ -137,6 +137,33 @@ describe("encryption at rest", () => {
     }
   });
 
+  test("sealed interrupts: a thread left busy is freed interrupted when it waits on one, idle when not", {
+    skip: onPostgres && "the data directory is PGlite's",
+  }, async () => {
+    const dataDir = newDataDir();
+    const enc = () => encryptionFromEnv({ LANGGRAPH_AES_KEY: KEY });
+    let t = await start(enc(), dataDir);
+    const waiting = await t.client.threads.create();
+    const done = await t.client.threads.create();
+    try {
+      await t.client.runs.wait(waiting.thread_id, "interrupt", { input: { question: "go on?" } });
+      await t.client.runs.wait(done.thread_id, "echo", { input: { messages: [{ role: "user", content: "hi" }] } });
+      await sqlOf(t.server.storage).query("UPDATE threads SET status = 'busy' WHERE thread_id = ANY($1::text[])", [[
+        waiting.thread_id,
+        done.thread_id,
+      ]]);
+    } finally {
+      await t.close();
+    }
+    t = await start(enc(), dataDir);
+    try {
+      assert.equal((await t.client.threads.get(waiting.thread_id)).status, "interrupted");
+      assert.equal((await t.client.threads.get(done.thread_id)).status, "idle");
+    } finally {
+      await t.close();
+    }
+  });
+
   test("keys of the wrong length and system JSON keys are start-up errors naming the variable", () => {
     const message = (env: Record<string, string>) => {
       try {

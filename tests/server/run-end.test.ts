@@ -2,8 +2,8 @@
  * Whatever fails while a run's end is recorded, its thread does not stay `busy` with no run in
  * flight, at runtime or after a restart on the same data, and reading its state never answers
  * 500: a graph whose state cannot be read back (a node wrote a message its reducer refuses),
- * one whose state storage refuses (a NUL character), and a thread an older server left `busy`
- * with no run in flight.
+ * one whose state storage refuses (an unpaired surrogate), and a thread an older server left `busy`
+ * with no run in flight (freed `error`, `interrupted` when its state waits on an interrupt, or `idle`).
  */
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -89,7 +89,7 @@ describe("a run whose end cannot be recorded as usual", () => {
     const state = await readState(t, thread.thread_id);
     assert.notEqual(state.status, 500, JSON.stringify(state.body));
     assert.equal(after.error?.error, "RunNotRecorded");
-    // The thread takes runs again (each ends the same way: its state still holds the NUL).
+    // The thread takes runs again (each ends the same way: its state still holds the surrogate).
     await assert.rejects(
       t.client.runs.wait(thread.thread_id, "unstorable", { input: null }),
       /RunNotRecorded|could not record/,
@@ -101,20 +101,29 @@ describe("a run whose end cannot be recorded as usual", () => {
   test("after a restart on the same data: no thread busy with no run, and one an older server left busy is freed", async () => {
     const stranded = await t.client.threads.create();
     const failed = await t.client.threads.create();
+    const waiting = await t.client.threads.create();
     await t.client.runs.wait(stranded.thread_id, "echo", { input: { messages: [{ role: "user", content: "hi" }] } });
     await assert.rejects(
       t.client.runs.wait(failed.thread_id, "unreadable", { input: { messages: [{ role: "user", content: "hi" }] } }),
     );
+    await t.client.runs.wait(waiting.thread_id, "interrupt", { input: { question: "go on?" } });
+    assert.equal((await t.client.threads.get(waiting.thread_id)).status, "interrupted");
     // As the server before this fix left them: `busy`, their runs ended.
     await sqlOf(t.server.storage).query("UPDATE threads SET status = 'busy' WHERE thread_id = ANY($1::text[])", [[
       stranded.thread_id,
       failed.thread_id,
+      waiting.thread_id,
     ]]);
     assert.equal((await t.client.threads.get(stranded.thread_id)).status, "busy");
     await t.close();
     t = await start();
     assert.equal((await t.client.threads.get(stranded.thread_id)).status, "idle", "its last run succeeded");
     assert.equal((await t.client.threads.get(failed.thread_id)).status, "error", "its last run failed");
+    assert.equal(
+      (await t.client.threads.get(waiting.thread_id)).status,
+      "interrupted",
+      "its state waits on an interrupt: freed interrupted, not idle",
+    );
     assert.equal((await t.client.threads.get(threads.unreadable!)).status, "idle");
     assert.equal((await t.client.threads.get(threads.unstorable!)).status, "error");
     for (const id of [stranded.thread_id, failed.thread_id, threads.unreadable!, threads.unstorable!]) {
@@ -124,5 +133,11 @@ describe("a run whose end cannot be recorded as usual", () => {
       input: { messages: [{ role: "user", content: "back" }] },
     })) as { messages: Array<{ content: string }> };
     assert.equal(out.messages.at(-1)!.content, "echo: back");
+    // The freed thread resumes where its interrupt stopped it.
+    const resumed = (await t.client.runs.wait(waiting.thread_id, "interrupt", { command: { resume: "yes" } })) as {
+      log: string[];
+    };
+    assert.deepEqual(resumed.log, ["asked", "done:yes"]);
+    assert.equal((await t.client.threads.get(waiting.thread_id)).status, "idle");
   });
 });

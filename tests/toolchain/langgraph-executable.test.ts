@@ -20,6 +20,7 @@ import { freePort } from "../../plugins/compute/revision-process.ts";
 import { LENT_ENTRY_POINTS } from "../../scripts/build-sea-packages.ts";
 import { until } from "../platform/_harness.ts";
 import { startModelServer } from "../fixtures/model-server/server.ts";
+import { type DevProcess, startDevProcess } from "../fixtures/dev-process.ts";
 
 /** A user of examples/langgraph-js/src/auth.ts. */
 const ALICE = { authorization: "Bearer token-alice" };
@@ -27,42 +28,17 @@ const ROOT = new URL("../..", import.meta.url).pathname;
 const EXE = join(ROOT, "dist/agentcli");
 const skip = existsSync(EXE) ? false : "dist/agentcli is not built (npm run build)";
 
-interface Dev {
-  url: string;
-  output(): string;
-  exited: Promise<number | null>;
-  stop(): Promise<void>;
-}
+type Dev = DevProcess;
 
 /** The executable, copied into `work`, running `dev` in `work/project`; waits for /info unless `expectExit`. */
-async function startDev(work: string, opts: { env?: Record<string, string>; expectExit?: boolean } = {}): Promise<Dev> {
+function startDev(work: string, opts: { env?: Record<string, string>; expectExit?: boolean } = {}): Promise<Dev> {
   copyFileSync(EXE, join(work, "agentcli"));
-  const port = await freePort("127.0.0.1");
-  const url = `http://127.0.0.1:${port}`;
-  const child: ChildProcess = spawn(join(work, "agentcli"), ["dev", "--port", String(port), "--allow-blocking"], {
+  return startDevProcess({
+    argv: (port) => [join(work, "agentcli"), "dev", "--port", String(port), "--allow-blocking"],
     cwd: join(work, "project"),
     env: { HOME: work, BROWSER: "none", ...opts.env },
-    stdio: ["ignore", "pipe", "pipe"],
+    ready: opts.expectExit ? null : "/info",
   });
-  let output = "";
-  child.stdout!.on("data", (d) => (output += d));
-  child.stderr!.on("data", (d) => (output += d));
-  const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill("SIGTERM");
-      await exited;
-    }
-  };
-  const dev = { url, output: () => output, exited, stop };
-  if (opts.expectExit) return dev;
-  for (let i = 0; i < 600; i++) {
-    if (child.exitCode !== null) break;
-    if (await fetch(`${url}/info`).then((r) => r.ok, () => false)) return dev;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  await stop();
-  throw new Error(`dist/agentcli dev did not start: ${output}`);
 }
 
 describe("dist/agentcli dev: examples/langgraph-js without node_modules", { skip }, () => {

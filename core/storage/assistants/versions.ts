@@ -5,6 +5,7 @@
 import type { Json } from "../records.ts";
 import type { SqlExecutor } from "../sql.ts";
 import type { AssistantInput, AssistantRow } from "../assistants.ts";
+import { jsonbText } from "../jsonb.ts";
 
 /** The patch to apply, and how metadata is stored (sealed with encryption at rest). */
 export interface AssistantPatch {
@@ -40,8 +41,8 @@ export async function updateInTx(
   // The version's values, as stored: the same in the version row and the assistant row.
   const values = [
     next.graph_id,
-    JSON.stringify(next.config),
-    JSON.stringify(next.context ?? null),
+    jsonbText(next.config),
+    jsonbText(next.context ?? null),
     metadata(next.metadata),
     next.name,
     next.description,

@@ -5,6 +5,7 @@
  */
 import type { CheckpointMetadata, SerializerProtocol } from "@langchain/langgraph-checkpoint";
 import type { AtRestEncryption } from "../encryption.ts";
+import { jsonbSafe } from "../jsonb.ts";
 
 const decoder = new TextDecoder();
 
@@ -59,7 +60,7 @@ export function metadataJson(bytes: Uint8Array): string {
   const text = decoder.decode(bytes);
   try {
     JSON.parse(text);
-    return text.replace(/\\u0000/g, "");
+    return jsonbSafe(text);
   } catch {
     return "{}";
   }

@@ -5,6 +5,7 @@
 import type { AtRestEncryption } from "../encryption.ts";
 import type { SqlDriver } from "../sql.ts";
 import { iso, type Json, type MultitaskStrategy, type Run } from "../records.ts";
+import { jsonbText } from "../jsonb.ts";
 
 export interface RunRow extends Omit<Run, "created_at" | "updated_at"> {
   created_at: Date;
@@ -69,8 +70,8 @@ export function runParams(r: RunInput, enc: AtRestEncryption | null): unknown[] 
     r.run_id,
     r.thread_id,
     r.assistant_id,
-    JSON.stringify(enc ? enc.sealKeys(r.metadata) : r.metadata),
-    JSON.stringify(enc ? enc.sealJson(r.kwargs) : r.kwargs),
+    jsonbText(enc ? enc.sealKeys(r.metadata) : r.metadata),
+    jsonbText(enc ? enc.sealJson(r.kwargs) : r.kwargs),
     r.multitask_strategy,
     r.after_seconds ?? 0,
   ];
@@ -78,10 +79,10 @@ export function runParams(r: RunInput, enc: AtRestEncryption | null): unknown[] 
 
 /** A thread metadata patch as stored. */
 export function storedPatch(patch: Json, enc: AtRestEncryption | null): string {
-  return JSON.stringify(enc ? enc.sealKeys(patch) : patch);
+  return jsonbText(enc ? enc.sealKeys(patch) : patch);
 }
 
 /** The stored form of a JSON state column (values, interrupts, error). */
 export function storedState(value: unknown, enc: AtRestEncryption | null): string {
-  return JSON.stringify(enc && value !== null && value !== undefined ? enc.sealJson(value) : value ?? null);
+  return jsonbText(enc && value !== null && value !== undefined ? enc.sealJson(value) : value ?? null);
 }
