@@ -15,6 +15,7 @@ import {
   definePlugin,
   K8sDeploymentNoListener,
   type KubeApi,
+  KubernetesPackagesUnsupported,
   ListenerNoKubeconfig,
   type RolloutRequest,
   VERSION,
@@ -48,6 +49,7 @@ export class K8sCompute implements ComputeDriver {
   async provision(): Promise<void> {}
 
   async rollout(req: RolloutRequest): Promise<{ url: string | null }> {
+    if (req.packages) throw agentcliError(KubernetesPackagesUnsupported);
     const kube = this.client(req.listener);
     const namespace = this.namespace(req.deployment, req.listener);
     let image = req.imageUri;

@@ -37,7 +37,8 @@ import { getObject } from "../store/objects.ts";
 import { appendLog, getRevision, revisionsInStatus, revisionsOf, setRevisionStatus } from "../store/revisions.ts";
 import { getListener } from "../store/tenancy.ts";
 import { acquireLease, clearLeases, deploymentsNeedingWork, releaseLease, renewLease } from "../store/leases.ts";
-import { rollout } from "./rollout.ts";
+import { packagesDir, rollout } from "./rollout.ts";
+import { installPackages, packageSource } from "./packages.ts";
 import { endRunningCanary, promoteRunningCanary } from "./canary.ts";
 import { endCanary } from "../store/release.ts";
 
@@ -302,11 +303,20 @@ export class Reconciler {
     const artifact = r.artifact_path ? await getObject(db, r.artifact_path) : null;
     const log = (kind: "build" | "deploy", message: string) =>
       void appendLog(db, { revisionId: r.id, kind, message }).catch(() => {});
+    const bundle = artifact?.bytes ? new Uint8Array(artifact.bytes) : null;
+    // Installed by its build; installed again (the same way) when the folder is gone.
+    const packages = bundle
+      ? await installPackages(await packageSource(bundle), {
+        cacheDir: packagesDir(this.opts.dataDir),
+        log: (m) => log("build", m),
+      })
+      : null;
     const restored = await compute.restore({
       deployment: d,
       revision: r,
       listener,
-      bundle: artifact?.bytes ? new Uint8Array(artifact.bytes) : null,
+      bundle,
+      packages,
       imageUri: r.source_revision_config.image_uri ?? null,
       secrets: [...openSecrets(this.opts.encryption, r.secrets), ...(await this.opts.platformEnv?.(d, listener) ?? [])],
       log,

@@ -69,6 +69,8 @@ export interface HostOptions {
    * bundle's files out to `<dataDir>-project` when absent.
    */
   projectDir?: string;
+  /** `serve --packages`: the npm packages the build installed, linked into the written-out sources. */
+  packagesDir?: string | null;
   /** LangGraph custom auth: the module (absolute path) and export of langgraph.json's `auth.path`. */
   langgraphAuth?: { module: string; exportName: string };
 }
@@ -214,7 +216,8 @@ async function langGraphParts(opts: HostOptions) {
   if (!lg) return null;
   const { langGraphModules, loadLangGraphApp, writeProjectSources } = await import("./langgraph-project.ts");
   const { buildGraphUis, graphUiRoutes } = await import("./graph-ui.ts");
-  const dir = opts.projectDir ?? await writeProjectSources(opts.bundle, `${opts.dataDir}-project`);
+  const dir = opts.projectDir ??
+    await writeProjectSources(opts.bundle, { dir: `${opts.dataDir}-project`, packages: opts.packagesDir ?? null });
   const ui = { builds: {} as ReturnType<typeof buildGraphUis> };
   return {
     modules: { ...langGraphModules(lg, dir), ...opts.extraGraphs },
