@@ -7,9 +7,11 @@
  * install that fails (a package the registry does not have, a lockfile out of step with
  * package.json) ends the revision BUILD_FAILED with npm's reason, no path of the control
  * plane's machine in it, and the previous revision keeps serving. `node_version` below 22 is
- * refused naming the key.
+ * refused naming the key; the k8s compute refuses a revision with installed packages; `dev`
+ * before `npm install` names the missing package and says the install is the user's.
  */
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,6 +20,8 @@ import { Client } from "@langchain/langgraph-sdk";
 import { loadProject } from "../../core/config/index.ts";
 import { PluginDriver } from "../../core/kernel/index.ts";
 import { readBundle } from "../../core/bundle/index.ts";
+import type { ComputeContext, RolloutRequest } from "../../core/kernel/index.ts";
+import { K8sCompute } from "../../plugins/compute/kubernetes.ts";
 import { type DeployPlatform, startDeployPlatform } from "./_deploy.ts";
 import { ROOT } from "./_dev.ts";
 
@@ -163,6 +167,34 @@ describe("node_version", () => {
         assert.match(text, /"node_version" must be 22 or later: agentcli runs graphs on Node\.js 22\+/);
         return true;
       },
+    );
+  });
+});
+
+describe("agentcli dev on the project before npm install", () => {
+  test("fails naming the package, and says the install is the user's", async () => {
+    const dir = cp.project(FIXTURE);
+    const child = spawn(process.execPath, [join(ROOT, "bin/agentcli.js"), "dev", "--port", "0"], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", BROWSER: "none" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout.on("data", (d) => (output += d));
+    child.stderr.on("data", (d) => (output += d));
+    const code = await new Promise((r) => child.on("close", r));
+    assert.notEqual(code, 0, output);
+    assert.match(output, /Cannot load graph "timer" of langgraph\.json from .*timer\.ts: Cannot find package 'ms'/);
+    assert.match(output, /under `agentcli dev` run `npm install` in the project first/);
+  });
+});
+
+describe("the k8s compute", () => {
+  test("refuses a revision whose build installed npm packages, saying why", async () => {
+    const compute = new K8sCompute({} as ComputeContext);
+    await assert.rejects(
+      compute.rollout({ packages: "/data/packages/abc", bundle: new Uint8Array(1) } as RolloutRequest),
+      /the k8s compute cannot give a revision the npm packages its build installed .*do not install packages/,
     );
   });
 });

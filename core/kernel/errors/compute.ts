@@ -119,7 +119,7 @@ export const KubernetesPackagesUnsupported = {
   code: "DEPLOY_FAILED",
   title: "A revision needing installed npm packages is deployed to a Kubernetes listener.",
   message:
-    "the k8s compute runs a bundle without the npm packages the build installed for its LangGraph.js dependencies: its pods fetch only the bundle, and the runtime image (the single executable) has no npm to install them",
+    "the k8s compute cannot give a revision the npm packages its build installed for the LangGraph.js project's dependencies: the pods fetch only the bundle from the control plane (the packages stay on its machine) and do not install packages themselves",
   hint:
     "Deploy the project to a local listener, or drop from its dependencies the packages agentcli does not lend (@langchain/*, langchain, hono, zod), putting that code among its sources.",
 } as const satisfies ErrorData;
