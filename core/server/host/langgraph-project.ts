@@ -6,7 +6,7 @@
  * written out of the bundle to a folder the modules load from.
  *
  * @example
- * const dir = opts.projectDir ?? await writeProjectSources(bundle, `${dataDir}-project`);
+ * const dir = opts.projectDir ?? await writeProjectSources(bundle, { dir: `${dataDir}-project`, packages: null });
  * const modules = langGraphModules(bundle.config.langgraph, dir);
  */
 import { lstat, mkdir, readFile, rename, rm, symlink, writeFile } from "node:fs/promises";
