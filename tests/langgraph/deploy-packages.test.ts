@@ -6,7 +6,8 @@
  * project's own @langchain/langgraph; the same lockfile deployed again reuses the install. An
  * install that fails (a package the registry does not have, a lockfile out of step with
  * package.json) ends the revision BUILD_FAILED with npm's reason, no path of the control
- * plane's machine in it, and the previous revision keeps serving. `node_version` below 22 is
+ * plane's machine in it, and the previous revision keeps serving. examples/langgraph-js with
+ * such a package runs on its own installed @langchain/*, SDK and hono. `node_version` below 22 is
  * refused naming the key; the k8s compute refuses a revision with installed packages; `dev`
  * before `npm install` names the missing package and says the install is the user's.
  */
@@ -168,6 +169,46 @@ describe("node_version", () => {
         return true;
       },
     );
+  });
+});
+
+describe("examples/langgraph-js with a package agentcli does not lend", () => {
+  test("its own installed @langchain/*, SDK (custom auth) and hono serve the graphs, routes and auth", async () => {
+    const dir = cp.project(join(ROOT, "examples/langgraph-js"), (d) => {
+      const pkg = JSON.parse(readFileSync(join(d, "package.json"), "utf8"));
+      pkg.dependencies.ms = "2.1.3";
+      writeFileSync(join(d, "package.json"), JSON.stringify(pkg, null, 2));
+    });
+    const out = await cp.agentcli(dir, ["deploy", "--platform-url", cp.base, "--yes"]);
+    assert.equal(out.code, 0, out.output + cp.output());
+    const url = out.output.match(/URL: (\S+)/)![1]!;
+    const headers = { "x-api-key": cp.key, authorization: "Bearer token-alice" };
+    const client = new Client({
+      apiUrl: url,
+      apiKey: cp.key,
+      defaultHeaders: headers,
+      callerOptions: { maxRetries: 0 },
+    });
+    const thread = await client.threads.create();
+    const chat = await client.runs.wait(thread.thread_id, "chat", {
+      input: { messages: [{ role: "user", content: "ping" }] },
+    }) as { messages: Array<{ content: string }>; ui: Array<{ name: string }> };
+    assert.equal(chat.messages.at(-1)!.content, "Hello! You said: ping");
+    assert.deepEqual(chat.ui.map((m) => m.name), ["greeting"]);
+    assert.deepEqual(
+      await client.runs.wait(null, "counter", { input: { count: 1 }, config: { configurable: { step: 3 } } }),
+      {
+        count: 4,
+      },
+    );
+    assert.deepEqual(await (await fetch(`${url}/hello`, { headers })).json(), { hello: "Hello" });
+    // The project's Auth (its own @langchain/langgraph-sdk) refuses a request without its token.
+    const anonymous = await fetch(`${url}/assistants/search`, {
+      method: "POST",
+      headers: { "x-api-key": cp.key, "content-type": "application/json" },
+      body: "{}",
+    });
+    assert.equal(anonymous.status, 401);
   });
 });
 
