@@ -41,6 +41,7 @@ export {
   DaytonaImageBuildFailed,
   DaytonaSnapshotMissing,
   K8sDeploymentNoListener,
+  KubernetesPackagesUnsupported,
   ListenerNoKubeconfig,
   LocalListenerNoImages,
   ModalAppMissing,

@@ -126,12 +126,13 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
     return 0;
   }
   const target = deployTarget(driver, targetName);
-  // A LangGraph.js project's packages: a deployment lends it agentcli's own, and installs no others.
+  // A LangGraph.js project's packages: agentcli lends its own; the others are the target's build to install.
   const lg = project.config.langgraph;
-  const unprovided = lg ? unprovidedPackages(lg) : [];
-  if (lg && unprovided.length && !dryRun) {
-    throw agentcliError(LangGraphPackagesUnprovided, { config: lg.file, packages: unprovided });
-  }
+  const unprovided = lg && !target.deploy.installsPackages ? unprovidedPackages(lg) : [];
+  const packagesRefusal = lg && unprovided.length
+    ? agentcliError(LangGraphPackagesUnprovided, { config: lg.file, packages: unprovided, target: targetName })
+    : null;
+  if (packagesRefusal && !dryRun) throw packagesRefusal;
   // Exactly what the deployment will store: the dry run lists these names, a real deploy ships these values.
   const { planSecrets } = await import("./deploy-secrets.ts");
   const plan = planSecrets({
@@ -146,9 +147,7 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
   writeAtomic(bundlePath, bytes);
   const shipment = { project, driver, target, targetName, bytes, plan };
   if (dryRun) {
-    const refusals = lg && unprovided.length
-      ? [agentcliError(LangGraphPackagesUnprovided, { config: lg.file, packages: unprovided }).message]
-      : [];
+    const refusals = packagesRefusal ? [packagesRefusal.message] : [];
     await printDryRun(ctx, { ...shipment, manifest, bundlePath, json: Boolean(flags.json), refusals });
     return 0;
   }

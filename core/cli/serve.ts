@@ -25,7 +25,7 @@ import type { CliContext } from "./context.ts";
 const spec = {
   name: "serve",
   usage:
-    "agentcli serve <bundle> [--port <int>] [--host <addr>] [--data-dir <dir>] [--graph <id>=<module>[:<export>]] [--replace-agent] [--sandbox <runtime>] [--role api|worker|all] [--workers <int>]",
+    "agentcli serve <bundle> [--port <int>] [--host <addr>] [--data-dir <dir>] [--packages <dir>] [--graph <id>=<module>[:<export>]] [--replace-agent] [--sandbox <runtime>] [--role api|worker|all] [--workers <int>]",
   summary:
     "Serve a bundle (from `agentcli deploy`, at .agentcli/bundle.tgz) in production. Secrets come from the environment.\nWith AGENTCLI_EXIT_WITH_PARENT=1 it shuts down when its standard input closes (its parent died).",
   positionals: [{ name: "bundle", description: "The bundle file (.tgz)", required: true }],
@@ -37,6 +37,12 @@ const spec = {
       placeholder: "<dir>",
       default: "./agentcli-data",
       description: "Embedded database folder (ignored with DATABASE_URL)",
+    },
+    packages: {
+      type: "string",
+      placeholder: "<dir>",
+      description:
+        "The npm packages installed for the bundle's LangGraph.js dependencies (the control plane's build gives it)",
     },
     graph: GRAPH_FLAG,
     sandbox: SANDBOX_FLAG,
@@ -85,6 +91,7 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
     env: ctx.env,
     mode: "serve",
     dataDir: resolve(ctx.cwd, flags.dataDir as string),
+    packagesDir: flags.packages ? resolve(ctx.cwd, flags.packages as string) : null,
     port,
     host: flags.host as string,
     log,

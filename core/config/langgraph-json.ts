@@ -40,6 +40,9 @@ const UNSUPPORTED: Record<string, string> = {
   keep_pkg_tools: "a Python key: agentcli serves LangGraph.js projects",
 };
 
+/** The oldest Node.js major a project's `node_version` may ask for: agentcli itself needs 22. */
+const MIN_NODE_MAJOR = 22;
+
 const exportSpec = z.string().min(1, "must not be empty").regex(
   /^[^:]+(:[A-Za-z_$][\w$]*)?$/,
   'must be "./path/to/module.ts" or "./path/to/module.ts:exportName"',
@@ -55,7 +58,10 @@ const schema = z.strictObject({
   env: z.union([z.string().min(1), z.record(z.string(), z.string())]).optional(),
   dependencies: z.array(z.string()).optional(),
   ui: z.record(z.string(), z.string().min(1, "must not be empty")).optional(),
-  node_version: z.string().regex(/^\d+(\.\d+){0,2}$/, 'must be a Node.js major version such as "22"').optional(),
+  node_version: z.string().regex(/^\d+(\.\d+){0,2}$/, 'must be a Node.js major version such as "22"').refine(
+    (v) => Number(v.split(".")[0]) >= MIN_NODE_MAJOR,
+    `must be ${MIN_NODE_MAJOR} or later: agentcli runs graphs on Node.js ${MIN_NODE_MAJOR}+ (LangGraph's "20" images have no agentcli counterpart)`,
+  ).optional(),
   http: z.strictObject({
     app: exportSpec.optional(),
     disable_assistants: z.boolean().optional(),

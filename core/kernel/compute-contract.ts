@@ -96,6 +96,14 @@ export interface RolloutRequest {
   /** The built bundle (sources that build one), or null for container images. */
   bundle: Uint8Array | null;
   imageUri: string | null;
+  /**
+   * A folder on the control plane's machine holding the npm packages its build installed for
+   * a LangGraph.js project's `dependencies` (`<folder>/node_modules`, one per installed project
+   * folder, listed in its `agentcli-units.json`); null or absent when the project needs none
+   * (agentcli lends the rest). Run the bundle with `agentcli serve --packages <folder>`; a
+   * compute whose revisions cannot reach it refuses the revision with the reason.
+   */
+  packages?: string | null;
   /** The revision's variables: its secrets and the control plane's (never log the values). */
   secrets: Array<{ name: string; value: string }>;
   log: RevisionLog;

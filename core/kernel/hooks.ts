@@ -315,6 +315,11 @@ export interface DeployTargetSpec {
   /** Why `env` is needed, for the dry run's "A real deploy would refuse" list. */
   envReason?: string;
   /**
+   * The target installs a LangGraph.js project's npm `dependencies` when it builds (a control
+   * plane does); without it, `deploy` refuses a project needing packages agentcli does not lend.
+   */
+  installsPackages?: boolean;
+  /**
    * Sandbox providers whose access the target gives each deployment itself, and how (for the
    * dry run): a credential in `env` is then not shipped as a secret for that sandbox. `env`
    * variables are shipped only when the project needs them at run time (`core/cli/deploy-secrets.ts`).

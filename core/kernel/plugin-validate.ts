@@ -110,6 +110,7 @@ const pluginSchema = z.discriminatedUnion("kind", [
       target: z.string().regex(/^[a-z][a-z0-9_-]*$/, "must be lower-case letters, digits, _ -"),
       env: envList,
       envReason: z.string().min(1).optional(),
+      installsPackages: z.boolean().optional(),
       sandboxAccess: z.strictObject({ providers: z.array(z.string().min(1)), how: z.string().min(1) }).optional(),
     }),
   }),

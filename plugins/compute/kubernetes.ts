@@ -22,6 +22,7 @@ import {
   GATE_TOKEN_ENV,
   K8sDeploymentNoListener,
   type KubeApi,
+  KubernetesPackagesUnsupported,
   ListenerNoKubeconfig,
   type RolloutRequest,
   VERSION,
@@ -57,6 +58,7 @@ export class K8sCompute implements ComputeDriver {
   async provision(): Promise<void> {}
 
   async rollout(req: RolloutRequest): Promise<{ url: string | null }> {
+    if (req.packages) throw agentcliError(KubernetesPackagesUnsupported);
     const kube = this.client(req.listener);
     const namespace = this.namespace(req.deployment, req.listener);
     let image = req.imageUri;

@@ -140,6 +140,7 @@ export class LocalCompute implements ComputeDriver {
       log: (line) => req.log("deploy", line),
       command: this.opts.command,
       pidFile: join(revDir, "serve.pid"),
+      packages: req.packages ?? null,
     });
     const old = state.current;
     const url = `http://${this.opts.host}:${state.port}`;

@@ -1,5 +1,6 @@
 /**
  * One revision of the `local` compute: `agentcli serve <bundle> --host <h> --port <p> --data-dir <dir>`
+ * (and `--packages <dir>` when its build installed npm packages)
  * as a child process, its output captured line by line, `GET /ok` as the health check, and a
  * restart with backoff when it crashes after having been healthy.
  *
@@ -42,6 +43,8 @@ export interface RevisionProcessOptions {
   command: string[];
   /** Where the running child's pid is recorded (with this process's pid as its parent). */
   pidFile?: string;
+  /** The npm packages the build installed for the bundle (`serve --packages`), or null. */
+  packages?: string | null;
 }
 
 interface PidRecord {
@@ -159,6 +162,7 @@ export class RevisionProcess {
       String(this.port),
       "--data-dir",
       this.opts.dataDir,
+      ...(this.opts.packages ? ["--packages", this.opts.packages] : []),
     ];
     // stdin: a pipe nobody writes to; it closes when this process dies, and the child exits with it.
     const child = spawn(cmd!, args, {

@@ -110,6 +110,7 @@ export default definePlugin({
     target: "platform",
     env: ["PLATFORM_API_KEY"],
     envReason: 'the control plane: an API key from "agentcli platform admin create-key"',
+    installsPackages: true,
     sandboxAccess: {
       providers: ["platform"],
       how: "the control plane gives each revision its own sandbox key (AGENTCLI_PLATFORM_SANDBOX_KEY)",

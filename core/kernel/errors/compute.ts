@@ -113,6 +113,17 @@ export const ControlPlaneNoPublicUrl = {
   hint: 'Start "agentcli platform serve" with --public-url <an address the cluster reaches>.',
 } as const satisfies ErrorData;
 
+/** A LangGraph.js revision whose build installed npm packages, deployed to a cluster (its pods cannot reach them). */
+export const KubernetesPackagesUnsupported = {
+  name: "KubernetesPackagesUnsupported",
+  code: "DEPLOY_FAILED",
+  title: "A revision needing installed npm packages is deployed to a Kubernetes listener.",
+  message:
+    "the k8s compute cannot give a revision the npm packages its build installed for the LangGraph.js project's dependencies: the pods fetch only the bundle from the control plane (the packages stay on its machine) and do not install packages themselves",
+  hint:
+    "Deploy the project to a local listener, or drop from its dependencies the packages agentcli does not lend (@langchain/*, langchain, hono, zod), putting that code among its sources.",
+} as const satisfies ErrorData;
+
 /** A container image deployed to the local listener (it runs bundles only). */
 export const LocalListenerNoImages = {
   name: "LocalListenerNoImages",
@@ -182,6 +193,7 @@ export const COMPUTE_ERRORS: readonly ErrorData[] = [
   K8sDeploymentNoListener,
   ListenerNoKubeconfig,
   ControlPlaneNoPublicUrl,
+  KubernetesPackagesUnsupported,
   LocalListenerNoImages,
   RevisionProcessExited,
   RevisionProcessUnhealthy,

@@ -12,7 +12,8 @@ export const LangGraphGraphUnloadable = {
   title: "A graph module named by langgraph.json does not load.",
   message: (v: { config: string; id: string; path: string; reason: string }) =>
     `Cannot load graph "${v.id}" of ${v.config} from ${v.path}: ${v.reason}`,
-  hint: 'Check the path in "graphs" (relative to langgraph.json) and that the module and its imports load.',
+  hint:
+    'Check the path in "graphs" (relative to langgraph.json) and that the module and its imports load. A package the module imports is the project\'s to install: under `agentcli dev` run `npm install` in the project first (dev uses its node_modules; only @langchain/*, langchain, hono and zod are lent); a control plane installs the "dependencies" of langgraph.json at build.',
 } as const satisfies ErrorData;
 
 /** A graph module of langgraph.json whose export is not a graph (after awaiting a Promise). */
@@ -36,17 +37,17 @@ export const LangGraphHttpAppInvalid = {
   hint: 'Export a Hono app (new Hono()) from the module and name it in http.app as "./path.ts:app".',
 } as const satisfies ErrorData;
 
-/** A LangGraph.js project needs npm packages a deployment does not have (only agentcli's own are lent). */
+/** A LangGraph.js project needs npm packages that the deploy target does not install (a control plane installs them). */
 export const LangGraphPackagesUnprovided = {
   name: "LangGraphPackagesUnprovided",
   code: "DEPLOY_FAILED",
-  title: "A LangGraph.js project to deploy depends on packages a deployment does not install.",
-  message: (v: { config: string; packages: string[] }) =>
-    `Cannot deploy the project of ${v.config}: its dependencies need ${
+  title: "A LangGraph.js project to deploy depends on packages the deploy target does not install.",
+  message: (v: { config: string; packages: string[]; target: string }) =>
+    `Cannot deploy the project of ${v.config} to "${v.target}": its dependencies need ${
       v.packages.map((p) => `"${p}"`).join(", ")
-    }, which a deployment does not install (it lends a project only its own @langchain/*, langchain, hono and zod)`,
+    }, which this target does not install (it lends a project only agentcli's own @langchain/*, langchain, hono and zod)`,
   hint:
-    "Remove them from the \"dependencies\" of package.json (or of langgraph.json), putting the code the graphs need among the project's sources; `agentcli dev` serves them from the project's node_modules.",
+    'Deploy to a control plane (--target platform), whose build installs the "dependencies" of langgraph.json with npm, or remove those packages from package.json, putting the code the graphs need among the project\'s sources.',
 } as const satisfies ErrorData;
 
 /** Inside the single executable, an import of a lent package's entry point the executable does not bundle. */

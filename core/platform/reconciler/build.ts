@@ -7,12 +7,6 @@
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { SqlExecutor } from "../../storage/index.ts";
-import {
-  agentcliError,
-  type LangGraphConfig,
-  LangGraphPackagesUnprovided,
-  unprovidedPackages,
-} from "../../kernel/index.ts";
 import type { DeploymentRow, RevisionRow } from "../api/resources.ts";
 import { getObject } from "../store/objects.ts";
 import { getIntegrationById } from "../store/tenancy.ts";
@@ -45,7 +39,6 @@ export async function validateBundle(
 ): Promise<void> {
   let mod: { readBundle: (b: Uint8Array) => unknown };
   let manifest: { name: string; requires: { plugins: string[] } } | undefined;
-  let langgraph: LangGraphConfig | null = null;
   try {
     mod = await import("../../bundle/index.ts");
   } catch (err) {
@@ -54,11 +47,9 @@ export async function validateBundle(
   try {
     const bundle = (await mod.readBundle(bytes)) as {
       manifest: { name: string; agentcli: string; files: unknown[]; requires: { plugins: string[] } };
-      config: { langgraph?: LangGraphConfig };
     };
     const m = bundle.manifest;
     manifest = m;
-    langgraph = bundle.config.langgraph ?? null;
     log(
       `bundle "${m.name}" made by agentcli ${m.agentcli}: ${m.files.length} files, plugins ${
         m.requires.plugins.join(", ") || "(none)"
@@ -67,13 +58,7 @@ export async function validateBundle(
   } catch (err) {
     throw new BuildFailure(`invalid bundle: ${err instanceof Error ? err.message : String(err)}`);
   }
-  // A LangGraph.js project gets agentcli's own @langchain/* (and hono, zod); nothing is installed.
-  const unprovided = langgraph ? unprovidedPackages(langgraph) : [];
-  if (unprovided.length) {
-    throw new BuildFailure(
-      agentcliError(LangGraphPackagesUnprovided, { config: langgraph!.file, packages: unprovided }).message,
-    );
-  }
+  // A LangGraph.js project's npm packages are installed after this, by the rollout (./packages.ts).
   const problem = check ? await check(manifest!) : null;
   if (problem) throw new BuildFailure(problem);
 }

@@ -37,8 +37,9 @@ import { getObject } from "../store/objects.ts";
 import { appendLog, getRevision, revisionsInStatus, revisionsOf, setRevisionStatus } from "../store/revisions.ts";
 import { getListener } from "../store/tenancy.ts";
 import { acquireLease, clearLeases, deploymentsNeedingWork, releaseLease, renewLease } from "../store/leases.ts";
-import { rollout } from "./rollout.ts";
+import { packagesDir, rollout } from "./rollout.ts";
 import { withGateCredential } from "./gates.ts";
+import { installPackages, packageSource } from "./packages.ts";
 import { endRunningCanary, promoteRunningCanary } from "./canary.ts";
 import { endCanary } from "../store/release.ts";
 
@@ -331,11 +332,20 @@ export class Reconciler {
     const artifact = r.artifact_path ? await getObject(db, r.artifact_path) : null;
     const log = (kind: "build" | "deploy", message: string) =>
       void appendLog(db, { revisionId: r.id, kind, message }).catch(() => {});
+    const bundle = artifact?.bytes ? new Uint8Array(artifact.bytes) : null;
+    // Installed by its build; installed again (the same way) when the folder is gone.
+    const packages = bundle
+      ? await installPackages(await packageSource(bundle), {
+        cacheDir: packagesDir(this.opts.dataDir),
+        log: (m) => log("build", m),
+      })
+      : null;
     return await o.compute.restore!({
       deployment: d,
       revision: r,
       listener,
-      bundle: artifact?.bytes ? new Uint8Array(artifact.bytes) : null,
+      bundle,
+      packages,
       imageUri: r.source_revision_config.image_uri ?? null,
       // A restored revision is past its gates: no gate credential (a hand-set one is dropped).
       secrets: withGateCredential(

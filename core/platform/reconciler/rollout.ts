@@ -17,6 +17,7 @@ import { getIntegrationById } from "../store/tenancy.ts";
 import { BuildFailure, buildRevision } from "./build.ts";
 import { resolveRef } from "./git-source.ts";
 import { runGates, withGateCredential } from "./gates.ts";
+import { installPackages, packageSource } from "./packages.ts";
 import { startCanary } from "../store/release.ts";
 import type { ReconcilerOptions } from "./reconciler.ts";
 
@@ -31,6 +32,18 @@ export interface RolloutJob {
   listener: ListenerRow | null;
   compute: ComputeDriver;
   signal: AbortSignal;
+}
+
+/** What a build gives the deploy: the bundle (null for an image), the image, the folder of installed npm packages. */
+interface Built {
+  bundle: Uint8Array | null;
+  imageUri: string | null;
+  packages: string | null;
+}
+
+/** Where the control plane keeps the npm packages its builds installed (./packages.ts), under its data folder. */
+export function packagesDir(dataDir: string): string {
+  return join(dataDir, "packages");
 }
 
 /** Rolls a revision out (see the file comment); resolves when it is DEPLOYED, failed or interrupted. */
@@ -109,8 +122,11 @@ class Rollout {
     this.log("build", `ref "${r.source_revision_config.repo_ref}" is commit ${sha}`);
   }
 
-  /** Builds the revision, or reuses the build it names (a rollback); its bundle (null for an image) and image. */
-  async #build(): Promise<{ bundle: Uint8Array | null; imageUri: string | null }> {
+  /**
+   * Builds the revision, or reuses the build it names (a rollback); its bundle (null for an
+   * image), image, and the npm packages installed for a LangGraph.js project's dependencies.
+   */
+  async #build(): Promise<Built> {
     const { settings, deployment: d, revision: r } = this.#job;
     const db = settings.sql;
     await this.#step("AWAITING_BUILD");
@@ -145,12 +161,19 @@ class Rollout {
         });
       }
     }
+    const packages = bundle
+      ? await installPackages(await packageSource(bundle), {
+        cacheDir: packagesDir(settings.dataDir),
+        log: (m) => this.log("build", m),
+        signal: this.#job.signal,
+      })
+      : null;
     this.log("build", "build finished");
-    return { bundle, imageUri };
+    return { bundle, imageUri, packages };
   }
 
   /** Runs the build on the listener's compute; once healthy, the revision serves. */
-  async #deploy({ bundle, imageUri }: { bundle: Uint8Array | null; imageUri: string | null }): Promise<void> {
+  async #deploy({ bundle, imageUri, packages }: Built): Promise<void> {
     const { settings, deployment: d, revision: r, listener, compute, signal } = this.#job;
     const db = settings.sql;
     const log = this.log;
@@ -178,6 +201,7 @@ class Rollout {
       listener,
       bundle,
       imageUri,
+      packages,
       secrets: credential.secrets,
       log,
       signal,

@@ -67,6 +67,8 @@ export interface HostOptions {
    * bundle's files out to `<dataDir>-project` when absent.
    */
   projectDir?: string;
+  /** `serve --packages`: the npm packages the build installed, linked into the written-out sources. */
+  packagesDir?: string | null;
   /** LangGraph custom auth: the module (absolute path) and export of langgraph.json's `auth.path`. */
   langgraphAuth?: { module: string; exportName: string; studioBypass?: boolean };
 }

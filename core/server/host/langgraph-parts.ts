@@ -14,7 +14,8 @@ export async function langGraphParts(opts: HostOptions) {
   if (!lg) return null;
   const { langGraphModules, loadLangGraphApp, writeProjectSources } = await import("./langgraph-project.ts");
   const { buildGraphUis, graphUiRoutes } = await import("./graph-ui.ts");
-  const dir = opts.projectDir ?? await writeProjectSources(opts.bundle, `${opts.dataDir}-project`);
+  const dir = opts.projectDir ??
+    await writeProjectSources(opts.bundle, { dir: `${opts.dataDir}-project`, packages: opts.packagesDir ?? null });
   const ui = { builds: {} as ReturnType<typeof buildGraphUis> };
   return {
     modules: { ...langGraphModules(lg, dir), ...opts.extraGraphs },

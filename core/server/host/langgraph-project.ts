@@ -6,10 +6,11 @@
  * written out of the bundle to a folder the modules load from.
  *
  * @example
- * const dir = opts.projectDir ?? await writeProjectSources(bundle, `${dataDir}-project`);
+ * const dir = opts.projectDir ?? await writeProjectSources(bundle, { dir: `${dataDir}-project`, packages: null });
  * const modules = langGraphModules(bundle.config.langgraph, dir);
  */
-import { mkdir, writeFile } from "node:fs/promises";
+import { lstat, mkdir, readFile, rename, rm, symlink, writeFile } from "node:fs/promises";
+import process from "node:process";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import {
@@ -108,12 +109,35 @@ export function langGraphAssistants(lg: LangGraphConfig, env: Env): Record<strin
   );
 }
 
-/** Writes a bundle's project files under `dir` (serve: the modules load from there); returns `dir`. */
-export async function writeProjectSources(bundle: Bundle, dir: string): Promise<string> {
+/**
+ * Writes a bundle's project files under `dir` (serve: the modules load from there) and links
+ * the node_modules of each folder the build installed npm packages for (`packages`, see
+ * core/platform/reconciler/packages.ts) into it; returns `dir`. Without packages, a link left
+ * by an earlier revision is removed, so the project gets agentcli's lent packages again.
+ */
+export async function writeProjectSources(
+  bundle: Bundle,
+  o: { dir: string; packages: string | null },
+): Promise<string> {
+  const { dir } = o;
   for (const [path, bytes] of bundle.files) {
     const file = join(dir, path);
     await mkdir(dirname(file), { recursive: true });
     await writeFile(file, bytes);
+  }
+  const units: string[] = o.packages ? JSON.parse(await readFile(join(o.packages, "agentcli-units.json"), "utf8")) : [];
+  if (!o.packages) {
+    const link = join(dir, "node_modules");
+    if ((await lstat(link).catch(() => null))?.isSymbolicLink()) await rm(link);
+  }
+  for (const unit of units) {
+    // A new link beside the old, then renamed over it: a revision still running keeps a valid path.
+    const link = join(dir, unit, "node_modules");
+    const tmp = `${link}.${process.pid}.tmp`;
+    await mkdir(dirname(link), { recursive: true });
+    await rm(tmp, { force: true });
+    await symlink(join(o.packages!, unit, "node_modules"), tmp, "dir");
+    await rename(tmp, link);
   }
   return dir;
 }

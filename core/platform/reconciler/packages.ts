@@ -1,0 +1,206 @@
+/**
+ * The npm packages of a LangGraph.js project, installed by the revision's build as LangGraph's
+ * build installs them into its image: each local folder of langgraph.json's `dependencies`
+ * (`"."`, `"./lib"`) with a package.json gets `npm ci` when it has a package-lock.json (or
+ * npm-shrinkwrap.json), `npm install` otherwise; a package name among the `dependencies` is
+ * added to the project's root. Always `--omit=dev --ignore-scripts` (no package's install
+ * scripts run on the control plane).
+ *
+ * Only a project that needs a package agentcli does not lend (`unprovidedPackages`) is
+ * installed; one whose dependencies are all lent (@langchain/*, langchain, hono, zod) gets
+ * agentcli's copies, as before. When installed, the project's own versions win for its
+ * imports (Node resolves its node_modules first); a lent package it does not install still
+ * comes from agentcli.
+ *
+ * The bundle stays as it is (no node_modules in it): the install lands in
+ * `<cache>/<key>/<folder>/node_modules`, keyed by a hash of the manifests and lockfiles (and
+ * Node's major version), so a later revision with the same ones reuses it without running npm.
+ * The revision process links it into the folder its sources are written to (`serve --packages`).
+ *
+ * @example
+ * const dir = await installPackages(bundle, { cacheDir: "/data/packages", log });
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { createHash, randomUUID } from "node:crypto";
+import { existsSync } from "node:fs";
+import { mkdir, rename, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import process from "node:process";
+import { type LangGraphConfig, redact, unprovidedPackages } from "../../kernel/index.ts";
+import { BuildFailure } from "./build.ts";
+
+/** The files of a bundle and its LangGraph.js config: what an install needs. */
+export interface PackageSource {
+  files: ReadonlyMap<string, Uint8Array>;
+  langgraph: LangGraphConfig | null;
+}
+
+/** The install source of bundle bytes (a bundle already validated by the build). */
+export async function packageSource(bytes: Uint8Array): Promise<PackageSource> {
+  const { readBundle } = await import("../../bundle/index.ts");
+  const bundle = await readBundle(bytes);
+  return { files: bundle.files, langgraph: bundle.config.langgraph ?? null };
+}
+
+/** One folder that npm installs into: its package.json and lockfile (the project's relative path; "" is the root). */
+interface Unit {
+  dir: string;
+  manifest: Uint8Array;
+  lock: { name: string; bytes: Uint8Array } | null;
+}
+
+/** What a project installs: its folders, the package names of `dependencies` (with their versions), and the cache key. */
+export interface InstallPlan {
+  units: Unit[];
+  names: string[];
+  key: string;
+}
+
+/** The file naming the installed folders (`["", "lib"]`), written beside them for the revision process. */
+export const UNITS_FILE = "agentcli-units.json";
+
+const NPM_FLAGS = ["--omit=dev", "--ignore-scripts", "--no-audit", "--no-fund", "--no-update-notifier"];
+/** npm's error lines that say nothing of the cause: a bare code or status, its advice on other sources. */
+const BOILERPLATE =
+  /^(code \S+|errno \S+|\d{3}|Note that you can also install from a|tarball, folder, http url, or git url\.)$/;
+/** Variables of the control plane npm is given: how it finds its registry, proxy and certificates, nothing else. */
+const NPM_ENV =
+  /^(PATH|HOME|USER|TMPDIR|LANG|LC_ALL|SYSTEMROOT|NODE_EXTRA_CA_CERTS|SSL_CERT_(FILE|DIR)|XDG_CONFIG_HOME|NODE_AUTH_TOKEN|(HTTPS?|NO)_PROXY|npm_config_.*|NPM_CONFIG_.*)$/i;
+
+/** What the project's dependencies ask npm to install, or null when agentcli lends all of them. */
+export function installPlan(src: PackageSource): InstallPlan | null {
+  const lg = src.langgraph;
+  if (!lg || !unprovidedPackages(lg).length) return null;
+  const units: Unit[] = [];
+  const names: string[] = [];
+  for (const dep of lg.dependencies) {
+    if (!/^\.{1,2}(\/|$)/.test(dep)) {
+      names.push(dep);
+      continue;
+    }
+    const dir = dep.replace(/^\.\/?/, "").replace(/\/+$/, "");
+    const at = (f: string) => (dir ? `${dir}/${f}` : f);
+    const manifest = src.files.get(at("package.json"));
+    if (!manifest || units.some((u) => u.dir === dir)) continue;
+    const lockName = ["package-lock.json", "npm-shrinkwrap.json"].find((f) => src.files.has(at(f)));
+    units.push({ dir, manifest, lock: lockName ? { name: lockName, bytes: src.files.get(at(lockName))! } : null });
+  }
+  const hash = createHash("sha256").update(`agentcli-packages-1\0node${process.versions.node.split(".")[0]}\0`);
+  for (const u of units) {
+    hash.update(`${u.dir}\0`).update(u.manifest).update(`\0${u.lock?.name ?? ""}\0`).update(u.lock?.bytes ?? "");
+  }
+  hash.update(`\0${names.join("\0")}`);
+  return { units, names, key: hash.digest("hex").slice(0, 32) };
+}
+
+/**
+ * Installs the project's packages (see the file comment) under `cacheDir`, or reuses an
+ * earlier install of the same manifests; returns the folder holding them, or null when
+ * agentcli lends everything the project needs. A failed install throws a {@link BuildFailure}
+ * with npm's reason (no paths of this machine, no credentials); its output is in the log.
+ */
+export async function installPackages(
+  src: PackageSource,
+  opts: { cacheDir: string; log: (message: string) => void; signal?: AbortSignal; npm?: string },
+): Promise<string | null> {
+  const plan = installPlan(src);
+  if (!plan) return null;
+  const target = join(opts.cacheDir, plan.key);
+  if (existsSync(join(target, UNITS_FILE))) {
+    opts.log(`reusing the installed npm packages ${plan.key.slice(0, 12)} (same package.json and lockfile)`);
+    return target;
+  }
+  const tmp = join(opts.cacheDir, `.${plan.key}.${randomUUID().slice(0, 8)}`);
+  try {
+    const units = plan.units.length ? plan.units : [{ dir: "", manifest: rootManifest(), lock: null }];
+    for (const u of units) {
+      const dir = join(tmp, u.dir);
+      await mkdir(dir, { recursive: true });
+      await writeFile(join(dir, "package.json"), u.manifest);
+      if (u.lock) await writeFile(join(dir, u.lock.name), u.lock.bytes);
+      const shown = u.dir ? `./${u.dir}` : "the project";
+      const command = u.lock ? ["ci", ...NPM_FLAGS] : ["install", ...NPM_FLAGS];
+      opts.log(`installing the npm packages of ${shown}: npm ${command[0]}${u.lock ? ` (${u.lock.name})` : ""}`);
+      await npm(command, { ...opts, cwd: dir, root: tmp });
+      if (u.dir === "" && plan.names.length) {
+        opts.log(`installing ${plan.names.join(", ")} (named in "dependencies")`);
+        await npm(["install", "--no-save", ...NPM_FLAGS, ...plan.names], { ...opts, cwd: dir, root: tmp });
+      }
+      await mkdir(join(dir, "node_modules"), { recursive: true });
+    }
+    if (!units.some((u) => u.dir === "") && plan.names.length) {
+      throw new BuildFailure(
+        `"dependencies" names packages (${
+          plan.names.join(", ")
+        }) but the project has no package.json at its root to add them to`,
+      );
+    }
+    await writeFile(join(tmp, UNITS_FILE), JSON.stringify(units.map((u) => u.dir)));
+    await rename(tmp, target).catch(async (err: NodeJS.ErrnoException) => {
+      // Another build installed the same packages meanwhile: theirs serves.
+      if (!existsSync(join(target, UNITS_FILE))) throw err;
+    });
+    opts.log(`installed the npm packages ${plan.key.slice(0, 12)}`);
+    return target;
+  } finally {
+    await rm(tmp, { recursive: true, force: true });
+  }
+}
+
+function rootManifest(): Uint8Array {
+  return new TextEncoder().encode(JSON.stringify({ name: "agentcli-project", private: true }));
+}
+
+/** A line of npm's output as shown: the install folder named as the project, credentials and npm's log path left out. */
+export function npmLine(line: string, root: string): string | null {
+  if (/complete log of this run|_logs\/|A complete log/i.test(line)) return null;
+  const shown = line.split(root).join("<project>")
+    .replace(/(\/\/)[^/@\s:]+:[^/@\s]+@/g, "$1[redacted]@")
+    .replace(/(_auth(Token)?\s*=\s*)\S+/gi, "$1[redacted]");
+  return redact(shown);
+}
+
+/** Runs npm in `cwd`; its lines go to the log; a failure is a {@link BuildFailure} with npm's error lines. */
+function npm(
+  args: string[],
+  o: { cwd: string; root: string; log: (m: string) => void; signal?: AbortSignal; npm?: string },
+): Promise<void> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && NPM_ENV.test(k)) env[k] = v;
+  const errors: string[] = [];
+  return new Promise((resolve, reject) => {
+    let child: ChildProcess;
+    try {
+      child = spawn(o.npm ?? "npm", args, { cwd: o.cwd, env, stdio: ["ignore", "pipe", "pipe"], signal: o.signal });
+    } catch (err) {
+      return reject(new BuildFailure(`cannot run npm: ${(err as Error).message}`));
+    }
+    const onData = (buf: Buffer) => {
+      for (const raw of buf.toString("utf8").split("\n")) {
+        const line = raw.trim() ? npmLine(raw.trimEnd(), o.root) : null;
+        if (!line) continue;
+        o.log(`npm: ${line}`);
+        const error = line.match(/^npm (?:error|ERR!)\s*(.*)$/)?.[1]?.trim();
+        if (error && !BOILERPLATE.test(error) && errors.length < 3) errors.push(error);
+      }
+    };
+    child.stdout!.on("data", onData);
+    child.stderr!.on("data", onData);
+    child.on("error", (err: NodeJS.ErrnoException) => {
+      reject(
+        new BuildFailure(
+          err.code === "ENOENT"
+            ? "npm is not installed where the control plane runs: it installs a LangGraph.js project's dependencies"
+            : err.name === "AbortError"
+            ? "the build was interrupted"
+            : `cannot run npm: ${err.message}`,
+        ),
+      );
+    });
+    child.on("close", (code) => {
+      if (code === 0) return resolve();
+      const reason = [...new Set(errors)].join("; ") || `exit code ${code}`;
+      reject(new BuildFailure(`npm ${args[0]} failed: ${reason}`));
+    });
+  });
+}
