@@ -280,7 +280,7 @@ CREATE TABLE IF NOT EXISTS usage_counters (
   },
   {
     // The stream log in batches (./run-events.ts): one row per batch of a run's events (the id
-    // of its last event, its events as JSON), not one per event. No unique key: a run's end
+    // of its last event, its events), not one per event. No unique key: a run's end
     // deletes its batches and writes its compacted log as one in the same statement, which may
     // end at the same id; a batch written twice (a retried write) is read once.
     version: 10,

@@ -3,8 +3,7 @@
  * dropped can rejoin with `Last-Event-ID` and miss nothing, on any replica.
  *
  * Events are written in batches, one row each (`run_event_batches`: the id of its last event
- * and its events as JSON, `[[id, event, data], ...]`, sealed as a whole with at-rest
- * encryption): a streamed reply of 1,000 tokens is a few dozen rows while it runs, not 1,000.
+ * and its events, see {@link packBatch}, sealed as a whole with at-rest encryption): a streamed reply of 1,000 tokens is a few dozen rows while it runs, not 1,000.
  * `run_events` holds single events: the `metadata` event a run's claim writes, and rows
  * written before batches. A read merges both and keeps exactly the events after the id asked
  * for, wherever they are inside a batch.
@@ -20,20 +19,39 @@ export interface RunEvent {
   data: string;
 }
 
-/** One batch row's columns: the id of its last event, and its events as stored. */
+/**
+ * One batch row's columns: the id of its last event, and its events as text: per event,
+ * `<id>\n<event>\n<length of data>\n<data>` (an event's name never holds a newline; its data
+ * is taken by length, as is: no escaping, no parsing).
+ */
 export function packBatch(events: readonly RunEvent[], enc: AtRestEncryption | null): { seq: number; text: string } {
   let seq = 0;
-  const tuples = events.map((e) => {
+  let text = "";
+  for (const e of events) {
     if (e.id > seq) seq = e.id;
-    return [e.id, e.event, e.data];
-  });
-  const text = JSON.stringify(tuples);
+    text += `${e.id}\n${e.event}\n${e.data.length}\n${e.data}`;
+  }
   return { seq, text: enc ? enc.sealText(text) : text };
 }
 
-function unpackBatch(text: string, enc: AtRestEncryption | null): RunEvent[] {
-  const tuples = JSON.parse(enc ? enc.openText(text) : text) as Array<[number, string, string]>;
-  return tuples.map(([id, event, data]) => ({ id, event, data }));
+/** The events of a batch row's text (see {@link packBatch}). */
+export function unpackBatch(stored: string, enc: AtRestEncryption | null): RunEvent[] {
+  const text = enc ? enc.openText(stored) : stored;
+  const events: RunEvent[] = [];
+  for (let at = 0; at < text.length;) {
+    const idEnd = text.indexOf("\n", at);
+    const nameEnd = text.indexOf("\n", idEnd + 1);
+    const lengthEnd = text.indexOf("\n", nameEnd + 1);
+    if (idEnd < 0 || nameEnd < 0 || lengthEnd < 0) throw new Error("a stream log batch is damaged");
+    const end = lengthEnd + 1 + Number(text.slice(nameEnd + 1, lengthEnd));
+    events.push({
+      id: Number(text.slice(at, idEnd)),
+      event: text.slice(idEnd + 1, nameEnd),
+      data: text.slice(lengthEnd + 1, end),
+    });
+    at = end;
+  }
+  return events;
 }
 
 /** Append and read run events. */

@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import type { RunEvent } from "../../core/storage/run-events.ts";
+import { type RunEvent, unpackBatch } from "../../core/storage/run-events.ts";
 import { sqlOf } from "../../core/storage/storage.ts";
 import { pgSchema, startTestServer, type TestServer, until } from "./_harness.ts";
 
@@ -15,7 +15,7 @@ const events = (from: number, to: number): RunEvent[] =>
   Array.from({ length: to - from + 1 }, (_, i) => ({
     id: from + i,
     event: i % 2 ? "custom" : "values",
-    data: JSON.stringify({ n: from + i, text: 'a "quoted"\nline' }),
+    data: i === 2 ? "not JSON\n5\nat all 🦊" : JSON.stringify({ n: from + i, text: 'a "quoted"\nline 🦊' }),
   }));
 
 async function batchRows(t: TestServer, runId: string): Promise<Array<{ seq: number; n: number }>> {
@@ -23,7 +23,7 @@ async function batchRows(t: TestServer, runId: string): Promise<Array<{ seq: num
     "SELECT seq, events FROM run_event_batches WHERE run_id = $1 ORDER BY seq",
     [runId],
   );
-  return rows.map((r) => ({ seq: Number(r.seq), n: (JSON.parse(r.events) as unknown[]).length }));
+  return rows.map((r) => ({ seq: Number(r.seq), n: unpackBatch(r.events, null).length }));
 }
 
 describe("the stream log in batches", () => {
