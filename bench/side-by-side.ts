@@ -23,14 +23,19 @@ export interface Side {
   start(port: number, dir: string, env: NodeJS.ProcessEnv, serving: Serving): ChildProcess;
 }
 
-/** `agentcli dev` on a new project (a new embedded database), with the graphs as `--graph id=path`. */
+/**
+ * `agentcli dev` on a new project (a new embedded database), with the graphs as `--graph id=path`.
+ * The bench's clients all share one address (as behind a load balancer): no per-client
+ * connection bound (`AGENTCLI_MAX_CONNECTIONS_PER_CLIENT`, 128 by default, which 200 concurrent
+ * streams and their `threads.create` exceed: 503s), as the peer has none.
+ */
 export const ours: Side = {
   name: "agentcli dev",
   start: (port, dir, env, { graphs, workers }) =>
     startAgentcliDev(
       port,
       dir,
-      workers ? { ...env, AGENTCLI_WORKERS: String(workers) } : env,
+      { ...env, AGENTCLI_MAX_CONNECTIONS_PER_CLIENT: "0", ...(workers ? { AGENTCLI_WORKERS: String(workers) } : {}) },
       Object.entries(graphs).flatMap(([id, path]) => ["--graph", `${id}=${path}`]),
     ),
 };

@@ -127,7 +127,11 @@ export async function measureDatabase(opts: MeasureOptions): Promise<DatabaseSiz
     let tables: Record<string, number>;
     let logRows: number;
     try {
-      logRows = Number((await sql.query<{ n: string }>("SELECT count(*) AS n FROM run_events")).rows[0]?.n ?? 0);
+      logRows = Number(
+        (await sql.query<{ n: string }>(
+          "SELECT (SELECT count(*) FROM run_events) + (SELECT count(*) FROM run_event_batches) AS n",
+        )).rows[0]?.n ?? 0,
+      );
       tables = await tableSizes(sql);
       if (!admin) await sql.query("CHECKPOINT");
     } finally {

@@ -3,7 +3,7 @@
  * project (the harness, its default agent) on either engine, the scripted model server
  * streaming a reply of `tokens` tokens, one chunk each; one run streamed in `messages-tuple`
  * mode to an SDK client, which counts the events and bytes it received; then the server stops
- * (within the log's retention) and the bench counts the run's rows and bytes in run_events.
+ * (within the log's retention) and the bench counts the run's rows and bytes in the log (run_event_batches and run_events).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -22,7 +22,7 @@ export interface StreamedReplyLog {
   /** Events the client received, and their bytes (event name and data). */
   events: number;
   eventBytes: number;
-  /** The run's rows in run_events once it ended, and their bytes (event name and data). */
+  /** The run's rows in the log once it ended, and their bytes (a single event's name and data, a batch's text). */
   rows: number;
   rowBytes: number;
 }
@@ -68,7 +68,9 @@ export async function measureStreamedReply(opts: { engine: Engine; tokens: numbe
     );
     try {
       const [row] = (await sql.query<{ n: string; b: string | null }>(
-        "SELECT count(*) AS n, sum(octet_length(event) + octet_length(data)) AS b FROM run_events",
+        `SELECT sum(n) AS n, sum(b) AS b FROM (
+           SELECT count(*) AS n, sum(octet_length(event) + octet_length(data)) AS b FROM run_events
+           UNION ALL SELECT count(*), sum(octet_length(events)) FROM run_event_batches) x`,
       )).rows;
       return {
         engine: opts.engine,

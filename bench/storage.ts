@@ -150,7 +150,7 @@ function perTurn(sizes: DatabaseSize[]) {
   const group = (t: string) =>
     t.startsWith("checkpoint")
       ? "checkpoints"
-      : t === "run_events"
+      : t === "run_events" || t === "run_event_batches"
       ? "run_events"
       : t === "runs" || t === "threads"
       ? "runs, threads"

@@ -1,13 +1,10 @@
 /**
  * The agent server's schema, as versioned migrations applied on start (scope "server").
- * Tables: assistants (+ versions), threads, runs (the durable queue), run_events (the
- * resumable stream log), checkpoints and checkpoint_writes (LangGraph checkpointer),
- * store_items (LangGraph store); usage_calls and usage_counters (./usage.ts); sandboxes (scope key -> the provider's sandbox id,
+ * Tables: assistants (+ versions), threads, runs (the durable queue), run_event_batches and
+ * run_events (the resumable stream log, ./run-events.ts), checkpoints, checkpoint_blobs and
+ * checkpoint_writes (LangGraph checkpointer), store_items (LangGraph store); usage_calls and
+ * usage_counters (./usage.ts); sandboxes (scope key -> the provider's sandbox id,
  * ../harness/sandbox/manager.ts); run_spans (a run's trace kept locally, ./run-spans.ts).
-  },
-  {
- * resumable stream log), checkpoints, checkpoint_blobs and checkpoint_writes (LangGraph
- * checkpointer), store_items (LangGraph store).
  */
 import type { Migration } from "./sql.ts";
 import type { TemplateSpec } from "./template.ts";
@@ -280,6 +277,21 @@ CREATE TABLE IF NOT EXISTS usage_counters (
   runs integer NOT NULL DEFAULT 0,
   PRIMARY KEY (key, bucket)
 )`,
+  },
+  {
+    // The stream log in batches (./run-events.ts): one row per batch of a run's events (the id
+    // of its last event, its events), not one per event. No unique key: a run's end
+    // deletes its batches and writes its compacted log as one in the same statement, which may
+    // end at the same id; a batch written twice (a retried write) is read once.
+    version: 10,
+    name: "stream log batches",
+    up: `
+CREATE TABLE IF NOT EXISTS run_event_batches (
+  run_id text NOT NULL,
+  seq integer NOT NULL,
+  events text NOT NULL
+);
+CREATE INDEX IF NOT EXISTS run_event_batches_by_run ON run_event_batches (run_id, seq)`,
   },
 ];
 

@@ -176,6 +176,7 @@ export class RunStore {
   async delete(runId: string, tx: SqlExecutor = this.#sql): Promise<boolean> {
     const { rowCount } = await tx.query("DELETE FROM runs WHERE run_id = $1", [runId]);
     await tx.query("DELETE FROM run_events WHERE run_id = $1", [runId]);
+    await tx.query("DELETE FROM run_event_batches WHERE run_id = $1", [runId]);
     return rowCount > 0;
   }
 

@@ -1,6 +1,6 @@
 /**
  * Time-to-live of threads, store items and stream logs, and the sweep that deletes expired
- * ones. A run's stream log (run_events) is kept a retention after the run ended. A thread
+ * ones. A run's stream log (run_event_batches, run_events) is kept a retention after the run ended. A thread
  * expires `ttl_minutes` after its last update (a run, a state or metadata change); an item
  * `ttl_minutes` after its last write, or at `expires_at` when a read refreshed it later.
  * A NULL `ttl_minutes` means the server's default (none unless configured); 0 on an item
@@ -95,6 +95,8 @@ async function sweepThreads(sql: SqlExecutor, defaultMinutes: number | null, bat
        ) RETURNING thread_id
      ), ev AS (
        DELETE FROM run_events WHERE run_id IN (SELECT run_id FROM runs WHERE thread_id IN (SELECT thread_id FROM gone))
+     ), eb AS (
+       DELETE FROM run_event_batches WHERE run_id IN (SELECT run_id FROM runs WHERE thread_id IN (SELECT thread_id FROM gone))
      )
      SELECT thread_id FROM gone`,
     [defaultMinutes, batch],
@@ -113,12 +115,15 @@ async function sweepThreads(sql: SqlExecutor, defaultMinutes: number | null, bat
 async function sweepRunEvents(sql: SqlExecutor, retentionSeconds: number, batch = 500): Promise<number> {
   const { rows } = await sql.query<{ n: string | number }>(
     `WITH gone AS (
-       SELECT e.run_id FROM (SELECT DISTINCT run_id FROM run_events) e LEFT JOIN runs r ON r.run_id = e.run_id
+       SELECT e.run_id FROM (SELECT run_id FROM run_events UNION SELECT run_id FROM run_event_batches) e
+         LEFT JOIN runs r ON r.run_id = e.run_id
        WHERE r.run_id IS NULL
           OR (r.status NOT IN ('pending', 'running') AND r.updated_at <= now() - $1::float8 * interval '1 second')
        LIMIT $2
      ), d AS (
        DELETE FROM run_events WHERE run_id IN (SELECT run_id FROM gone)
+     ), db AS (
+       DELETE FROM run_event_batches WHERE run_id IN (SELECT run_id FROM gone)
      )
      SELECT count(*) AS n FROM gone`,
     [retentionSeconds, batch],

@@ -2,7 +2,7 @@
  * The compaction rules of an ended run's stream log (core/engine/broker/compact.ts), on event
  * lists as the executor publishes them: tool call chunks folded as LangChain concatenates
  * them, subgraph namespaces apart, the legacy `messages` mode, `debug`, `tasks` and `events`;
- * what is written (new or changed rows) and which ids stay when logged rows go.
+ * the events kept (the run's whole log, written as one batch), or null when nothing changes.
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
@@ -43,8 +43,7 @@ describe("stream log compaction", () => {
       ["updates", { agent: {} }],
       ["values", { messages: ["final"] }],
     );
-    const { write, keep } = compactLog(events, () => false);
-    assert.equal(keep, null, "nothing was logged: nothing to delete");
+    const write = compactLog(events)!;
     assert.deepEqual(write.map((e) => [e.id, e.event]), [
       [1, "metadata"],
       [7, "messages"],
@@ -64,16 +63,15 @@ describe("stream log compaction", () => {
     assert.equal(write[3]!.data, events[9]!.data, "a message that came whole stays as it is");
   });
 
-  test("logged rows: only changed ones are written, the ids kept are named when some go", () => {
+  test("every event kept is in the compacted log, unchanged ones as they are; none changed: null", () => {
     const events = log(
       ["metadata", {}],
       ["values", { n: 1 }],
       ["custom", { tick: 1 }],
       ["values", { n: 2 }],
     );
-    const { write, keep } = compactLog(events, (id) => id <= 3);
-    assert.deepEqual(write.map((e) => e.id), [4]);
-    assert.deepEqual(keep, [1, 3, 4]);
+    assert.deepEqual(compactLog(events), [events[0], events[2], events[3]]);
+    assert.equal(compactLog(log(["metadata", {}], ["custom", { tick: 1 }], ["values", { n: 1 }])), null);
   });
 
   test("legacy messages mode, debug, tasks and events", () => {
@@ -95,8 +93,7 @@ describe("stream log compaction", () => {
       ["events", { event: "on_chat_model_stream", run_id: "cut", data: { chunk: "b" } }],
       ["messages/complete", m("ab")],
     );
-    const { write } = compactLog(events, () => false);
-    assert.deepEqual(write.map((e) => e.id), [1, 4, 7, 8, 9, 11, 13, 14, 15]);
+    assert.deepEqual(compactLog(events)!.map((e) => e.id), [1, 4, 7, 8, 9, 11, 13, 14, 15]);
   });
 
   test("ids a resumed run skipped are not events", () => {
@@ -104,7 +101,8 @@ describe("stream log compaction", () => {
       { id: 1, event: "metadata", data: "{}" },
       { id: 2, event: "", data: "" },
       { id: 3, event: "values", data: "{}" },
+      { id: 4, event: "values", data: "{}" },
     ];
-    assert.deepEqual(compactLog(events, (id) => id === 1).write.map((e) => e.id), [3]);
+    assert.deepEqual(compactLog(events)!.map((e) => e.id), [1, 4]);
   });
 });

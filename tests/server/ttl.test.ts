@@ -65,8 +65,10 @@ describe("TTLs with no server defaults", () => {
     }
     assert.equal(
       Number(
-        (await sql.query<{ n: string }>("SELECT count(*) AS n FROM run_events WHERE run_id = $1", [run.run_id]))
-          .rows[0]!.n,
+        (await sql.query<{ n: string }>(
+          "SELECT (SELECT count(*) FROM run_events WHERE run_id = $1) + (SELECT count(*) FROM run_event_batches WHERE run_id = $1) AS n",
+          [run.run_id],
+        )).rows[0]!.n,
       ),
       0,
     );
@@ -222,8 +224,10 @@ describe("TTL sweeps of two servers on one PostgreSQL", () => {
     const sql = sqlOf(a.server.storage);
     const logged = async () =>
       Number(
-        (await sql.query<{ n: string }>("SELECT count(*) AS n FROM run_events WHERE run_id = ANY($1)", [runs])).rows[0]!
-          .n,
+        (await sql.query<{ n: string }>(
+          "SELECT (SELECT count(*) FROM run_events WHERE run_id = ANY($1)) + (SELECT count(*) FROM run_event_batches WHERE run_id = ANY($1)) AS n",
+          [runs],
+        )).rows[0]!.n,
       );
     assert.ok(await logged() > 0);
     // Both runs ended 10 minutes ago: past the default retention (300 s).

@@ -141,14 +141,15 @@ export class RunBroker {
   }
 
   /**
-   * The run's log compacted for its end (./compact.ts): what the end writes (`unflushed`, from
-   * {@link takeUnflushed}, are its events not logged yet) and, when logged events go, the ids kept.
+   * The run's log for its end: when it ran here (memory holds every event of the run, a
+   * resumed run's prior ones too), its whole log compacted (./compact.ts), to replace what was
+   * logged; when it did not, or the compaction changes nothing, `unflushed` (from
+   * {@link takeUnflushed}) as they are.
    */
   compact(runId: string, unflushed: readonly RunEvent[]): CompactedLog {
     const ch = this.#channels.get(runId);
-    if (!ch) return { write: [...unflushed], keep: null };
-    const pending = new Set(unflushed.map((e) => e.id));
-    return compactLog(ch.events, (id) => !pending.has(id));
+    const kept = ch?.local ? compactLog(ch.events) : null;
+    return kept ? { write: kept, replace: true } : { write: [...unflushed], replace: false };
   }
 
   /** The run's events in the durable log, after `afterId` (a run taken over goes on after them). */

@@ -29,12 +29,12 @@ import { redact } from "../../kernel/index.ts";
 import type { RunEvent } from "../../storage/index.ts";
 import { messageToWire } from "../executor/serialize.ts";
 
-/** What to write for a run's compacted log. */
+/** What to write for a run's log at its end. */
 export interface CompactedLog {
-  /** Events to write: those not logged yet, and those whose data the compaction changed (upserted). */
+  /** Events to write (as one batch). */
   write: RunEvent[];
-  /** The ids of every event kept, when some logged event is dropped (the run's other rows go); null: none is. */
-  keep: number[] | null;
+  /** `write` is the run's whole log, compacted: what was logged of it before goes. */
+  replace: boolean;
 }
 
 /** An event's name split: `messages/partial|a|b` -> base `messages/partial`, suffix `|a|b`. */
@@ -202,26 +202,20 @@ class Plan {
 
 /**
  * Compacts a run's events (all of them, in order; `""` events are ids a resumed run skipped)
- * by the rules above. `logged(id)`: whether the event is in the durable log already.
+ * by the rules above: the events kept, with the folded ones' new data (null: the rules change
+ * nothing). The run's log is then these alone, written as one batch by the statement that
+ * records the run's end.
  */
-export function compactLog(events: readonly RunEvent[], logged: (id: number) => boolean): CompactedLog {
+export function compactLog(events: readonly RunEvent[]): RunEvent[] | null {
   const plan = new Plan();
   for (const e of events) if (e.event) plan.add(e);
   plan.finish();
-  const write: RunEvent[] = [];
-  const keep: number[] = [];
-  let dropsLogged = false;
+  if (plan.drop.size === 0 && plan.data.size === 0) return null;
+  const kept: RunEvent[] = [];
   for (const e of events) {
-    if (!e.event) continue;
-    const isLogged = logged(e.id);
-    if (plan.drop.has(e.id)) {
-      dropsLogged ||= isLogged;
-      continue;
-    }
-    keep.push(e.id);
+    if (!e.event || plan.drop.has(e.id)) continue;
     const data = plan.data.get(e.id);
-    if (data !== undefined) write.push({ id: e.id, event: e.event, data });
-    else if (!isLogged) write.push(e);
+    kept.push(data === undefined ? e : { id: e.id, event: e.event, data });
   }
-  return { write, keep: dropsLogged ? keep : null };
+  return kept;
 }

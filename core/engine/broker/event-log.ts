@@ -1,6 +1,6 @@
 /**
  * The durable event log behind the live channels: a run's published events are written to
- * storage's run_events in batches (live followers read them from memory at once), and what
+ * storage in batches, one row each (live followers read them from memory at once), and what
  * is left when the run ends is handed to the executor to write with the run's end.
  */
 import type { RunEvent, RunEventLog } from "../../storage/index.ts";

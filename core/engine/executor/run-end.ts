@@ -85,9 +85,9 @@ async function recordEnd(o: { deps: ExecutorDeps; run: Run; r: FinishedRun; endi
   // status (so its checkpoints are durable with its end).
   // Its log compacted (../broker/compact.ts); a failure to record the end logs the events as they came.
   ending.events = await broker.takeUnflushed(run.run_id);
-  const { write: events, keep } = broker.compact(run.run_id, ending.events);
+  const { write: events, replace } = broker.compact(run.run_id, ending.events);
   const done = await storage.checkpointer.flushWith((checkpoints) =>
-    storage.runs.complete({ run, end, events, keep, checkpoints, spans: r.spans, usage: r.usage })
+    storage.runs.complete({ run, end, events, replace, checkpoints, spans: r.spans, usage: r.usage })
   );
   r.usageWritten = true;
   ending.events = [];

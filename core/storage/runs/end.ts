@@ -2,7 +2,7 @@
  * Ending a run: its last events, its thread's state and its final status in one statement
  * (with the checkpointer's pending writes), or a status set on its own.
  */
-import type { RunEvent } from "../run-events.ts";
+import { packBatch, type RunEvent } from "../run-events.ts";
 import { spansInsert, type StoredSpan } from "../run-spans.ts";
 import type { SqlExecutor } from "../sql.ts";
 import type { Run, RunStatus } from "../records.ts";
@@ -19,10 +19,10 @@ export interface RunEnd {
     threadStatus: string;
     error: unknown;
   };
-  /** The run's stream events to write: those not yet logged, and logged ones whose data changed (compacted). */
+  /** The run's stream events to write (one batch): those not logged yet, or its whole log compacted (`replace`). */
   events: readonly RunEvent[];
-  /** The ids of the run's events to keep: its other logged events are deleted (the log compacted); null/absent: all kept. */
-  keep?: readonly number[] | null;
+  /** `events` are the run's whole log (compacted): what was logged of it before is deleted. */
+  replace?: boolean;
   /** SqlCheckpointSaver.flushWith's builder: the checkpointer's pending writes. */
   checkpoints?: ((params: unknown[]) => string[]) | null;
   /** The run's trace (../run-spans.ts), written in the same statement. */
@@ -42,8 +42,8 @@ export interface StatusChange {
 }
 
 /**
- * Records the end of a run in one statement: its last stream events (its log compacted when
- * `keep` says which stay), its trace's spans, its deferred usage, the thread's state
+ * Records the end of a run in one statement: its last stream events (its whole log, compacted,
+ * with `replace`), its trace's spans, its deferred usage, the thread's state
  * (`busy` while other runs of the thread are in flight) and the run's final status (only
  * from `running`). Resolves whether other runs of the thread are in flight, and `lost`:
  * another replica took the run over (its lease had expired), so nothing was written.
@@ -63,26 +63,21 @@ export async function completeRun(ctx: RunsContext, ending: RunEnd): Promise<{ b
     storedState(end.error, ctx.enc),
     ctx.holder,
   ];
-  const values = events.map((e) =>
-    `($1, $${params.push(e.id)}::int, $${params.push(e.event)}, $${
-      params.push(ctx.enc ? ctx.enc.sealText(e.data) : e.data)
-    })`
-  );
   // The checkpointer's pending writes (see SqlCheckpointSaver.flushWith), in the same statement.
   const saved = (checkpoints?.(params) ?? []).map((w, i) => `cp${i} AS (${w}), `).join("");
   // A run another replica holds now (it took the run over) is left to that replica.
   const lost =
     "EXISTS (SELECT 1 FROM runs l WHERE l.run_id = $1 AND l.status = 'running' AND l.lease_holder IS DISTINCT FROM $8 AND l.lease_holder IS NOT NULL)";
-  const log = values.length
-    ? `ev AS (INSERT INTO run_events (run_id, seq, event, data) SELECT * FROM (VALUES ${
-      values.join(", ")
-    }) v WHERE NOT ${lost} ON CONFLICT (run_id, seq) DO UPDATE SET event = EXCLUDED.event, data = EXCLUDED.data), `
+  // The events as one batch; with `replace`, the run's earlier rows go (the deletes do not see
+  // the batch inserted by the same statement).
+  const batch = events.length ? packBatch(events, ctx.enc) : null;
+  const log = batch
+    ? `ev AS (INSERT INTO run_event_batches (run_id, seq, events) SELECT $1, $${params.push(batch.seq)}::int, $${
+      params.push(batch.text)
+    } WHERE NOT ${lost}), `
     : "";
-  // The compacted log: the rows it drops (never one written above: those are kept).
-  const drop = ending.keep
-    ? `dr AS (DELETE FROM run_events WHERE run_id = $1 AND NOT (seq = ANY($${
-      params.push(ending.keep)
-    }::int[])) AND NOT ${lost}), `
+  const drop = ending.replace
+    ? `db AS (DELETE FROM run_event_batches WHERE run_id = $1 AND NOT ${lost}), de AS (DELETE FROM run_events WHERE run_id = $1 AND NOT ${lost}), `
     : "";
   const spans = spansInsert({ spans: ending.spans ?? [], params, enc: ctx.enc, lost });
   const usage = usageInsert({ usage: ending.usage, params });

@@ -135,6 +135,13 @@ export async function startModelServer(): Promise<ModelServer> {
       sendError(res, 400, `model-server: ${err instanceof Error ? err.message : String(err)}`);
     }
   });
+  // Idle keep-alive connections stay open until the client closes them, as a provider's do for
+  // longer than any client keeps one idle. With Node's default (closed after 5 s idle, announced
+  // as `Keep-Alive: timeout=5`), a client (undici, fetch) that takes an idle connection from its
+  // pool when the server is closing it gets "other side closed": under load (a busy event loop
+  // fires the client's idle timer late), runs failed with the OpenAI client's "Connection error.".
+  // Without the announcement, clients close idle connections after their own timeout (undici: 4 s).
+  server.keepAliveTimeout = 0;
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
