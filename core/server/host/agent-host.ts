@@ -142,6 +142,7 @@ async function storageOptions(opts: HostOptions, connectWithinMs: number): Promi
       prepare: pgPrepare,
       encryption,
       storeIndex,
+      revision: opts.mode === "serve" ? opts.env.AGENTCLI_REVISION_ID?.trim() || null : null,
     }
     : { dataDir: opts.dataDir, encryption, storeIndex };
 }
