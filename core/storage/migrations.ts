@@ -4,7 +4,8 @@
  * run_events (the resumable stream log, ./run-events.ts), checkpoints, checkpoint_blobs and
  * checkpoint_writes (LangGraph checkpointer), store_items (LangGraph store); usage_calls and
  * usage_counters (./usage.ts); sandboxes (scope key -> the provider's sandbox id,
- * ../harness/sandbox/manager.ts); run_spans (a run's trace kept locally, ./run-spans.ts).
+ * ../harness/sandbox/manager.ts); run_spans (a run's trace kept locally, ./run-spans.ts);
+ * revision_workers (the live workers of each revision, ./runs/revisions.ts).
  */
 import type { Migration } from "./sql.ts";
 import type { TemplateSpec } from "./template.ts";
@@ -292,6 +293,22 @@ CREATE TABLE IF NOT EXISTS run_event_batches (
   events text NOT NULL
 );
 CREATE INDEX IF NOT EXISTS run_event_batches_by_run ON run_event_batches (run_id, seq)`,
+  },
+  {
+    // Revision affinity (./runs/queue.ts): the revision of the server that created a run (null
+    // under `dev` and on servers that have none), and the workers of each revision alive now
+    // (renewed by ../engine/queue/worker.ts), so a worker claims another revision's runs
+    // only when that revision has no live worker left.
+    version: 11,
+    name: "run revisions",
+    up: `
+ALTER TABLE runs ADD COLUMN IF NOT EXISTS revision text;
+CREATE TABLE IF NOT EXISTS revision_workers (
+  revision text NOT NULL,
+  holder text NOT NULL,
+  until timestamptz NOT NULL,
+  PRIMARY KEY (revision, holder)
+)`,
   },
 ];
 

@@ -10,6 +10,7 @@ import { type Json, ownerClause, type Run, type RunStatus, type Scope } from "./
 import { type CreatedOnThread, createOnThread, type CreateOnThreadOptions } from "./runs/create.ts";
 import { completeRun, type RunEnd, setRunStatus, type StatusChange } from "./runs/end.ts";
 import { type ClaimOptions, claimRun, takeOverRun } from "./runs/queue.ts";
+import { beatRevision, leaveRevision } from "./runs/revisions.ts";
 import {
   type ClaimedRun,
   type RunInput,
@@ -53,15 +54,34 @@ export class RunStore {
   leaseSeconds = DEFAULT_RUN_LEASE_SECONDS;
   readonly #enc: AtRestEncryption | null;
 
-  constructor(sql: SqlDriver, opts: { encryption?: AtRestEncryption | null } = {}) {
+  /** The revision of the server this store belongs to, recorded on the runs it creates (null: none; ./runs/revisions.ts). */
+  readonly revision: string | null;
+
+  constructor(sql: SqlDriver, opts: { encryption?: AtRestEncryption | null; revision?: string | null } = {}) {
     this.#sql = sql;
     this.#enc = opts.encryption ?? null;
+    this.revision = opts.revision || null;
     this.holder = `${replicaId()}:${++stores}`;
   }
 
   /** What the statements of runs/ need of this store, as it is now. */
   #ctx(): RunsContext {
-    return { sql: this.#sql, enc: this.#enc, holder: this.holder, leaseSeconds: this.leaseSeconds };
+    return {
+      sql: this.#sql,
+      enc: this.#enc,
+      holder: this.holder,
+      leaseSeconds: this.leaseSeconds,
+      revision: this.revision,
+    };
+  }
+
+  /**
+   * Marks this store's worker alive for its revision (for a lease's length; renew it every
+   * third of that), or, with `stopped`, gone: its revision's runs then fall to the other
+   * revisions once no worker of it is left. Nothing without a revision (./runs/revisions.ts).
+   */
+  beat(stopped = false): Promise<void> {
+    return stopped ? leaveRevision(this.#ctx()) : beatRevision(this.#ctx());
   }
 
   #toRun(r: RunRow): Run {
@@ -80,8 +100,10 @@ export class RunStore {
       }::jsonb, updated_at = now() WHERE thread_id = $2) `
       : "";
     const { rows } = await tx.query<RunRow>(
-      `${busy}INSERT INTO runs (run_id, thread_id, assistant_id, metadata, kwargs, multitask_strategy, not_before)
-       VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6, CASE WHEN $7::float8 > 0 THEN now() + make_interval(secs => $7::float8) END) RETURNING *`,
+      `${busy}INSERT INTO runs (run_id, thread_id, assistant_id, metadata, kwargs, multitask_strategy, not_before, revision)
+       VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6, CASE WHEN $7::float8 > 0 THEN now() + make_interval(secs => $7::float8) END, $${
+        params.push(this.revision)
+      }::text) RETURNING *`,
       params,
     );
     return this.#toRun(rows[0]!);

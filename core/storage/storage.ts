@@ -61,14 +61,16 @@ export interface StorageOptions extends OpenSqlOptions {
   encryption?: AtRestEncryption | null;
   /** The store's embedding model: `index` and semantic `query` (./store-index.ts); text matching without. */
   storeIndex?: StoreIndex | null;
+  /** The revision this server runs (`AGENTCLI_REVISION_ID` under `serve`): its runs record it and its workers prefer them (./runs/revisions.ts). */
+  revision?: string | null;
 }
 
 /** Opens the SQL engine chosen by the options, migrates it, and wraps it. */
 export async function openStorage(opts: StorageOptions = {}): Promise<Storage> {
-  const { encryption, storeIndex, ...sqlOpts } = opts;
+  const { encryption, storeIndex, revision, ...sqlOpts } = opts;
   const sql = await openSql({ template: SERVER_TEMPLATE, ...sqlOpts });
   try {
-    return await createStorage(sql, { encryption, storeIndex });
+    return await createStorage(sql, { encryption, storeIndex, revision });
   } catch (err) {
     await sql.close().catch(() => {});
     throw err;
@@ -78,7 +80,7 @@ export async function openStorage(opts: StorageOptions = {}): Promise<Storage> {
 /** Wraps an open SQL driver (migrating it); closing the storage closes the driver. */
 export async function createStorage(
   sql: SqlDriver,
-  opts: { encryption?: AtRestEncryption | null; storeIndex?: StoreIndex | null } = {},
+  opts: { encryption?: AtRestEncryption | null; storeIndex?: StoreIndex | null; revision?: string | null } = {},
 ): Promise<Storage> {
   await migrate(sql, "server", SERVER_MIGRATIONS);
   const encryption = opts.encryption ?? null;
@@ -88,7 +90,7 @@ export async function createStorage(
     transaction: (fn) => sql.transaction(fn),
     assistants: new AssistantStore(sql, { encryption }),
     threads: new ThreadStore(sql, { encryption }),
-    runs: new RunStore(sql, { encryption }),
+    runs: new RunStore(sql, { encryption, revision: opts.revision }),
     crons: new CronStore(sql, { encryption }),
     events: new RunEventLog(sql, { encryption }),
     spans: new RunSpanStore(sql, { encryption }),

@@ -166,7 +166,8 @@ export class RevisionProcess {
     ];
     // stdin: a pipe nobody writes to; it closes when this process dies, and the child exits with it.
     const child = spawn(cmd!, args, {
-      env: { ...this.opts.env, AGENTCLI_EXIT_WITH_PARENT: "1" },
+      // The revision's runs execute on its workers while it has some (core/storage/runs/revisions.ts).
+      env: { ...this.opts.env, AGENTCLI_EXIT_WITH_PARENT: "1", AGENTCLI_REVISION_ID: this.opts.revisionId },
       stdio: ["pipe", "pipe", "pipe"],
     });
     this.child = child;

@@ -19,7 +19,11 @@ export const INTERNAL_SETTINGS: readonly Setting[] = [
     "set per gated revision",
     "The credential the release gates call a revision with under an identity provider (`x-agentcli-gate`; docs/control-plane.md).",
   ),
-  setting("AGENTCLI_REVISION_ID", "set per revision", "The revision a Kubernetes pod runs."),
+  setting(
+    "AGENTCLI_REVISION_ID",
+    "set per revision",
+    "The revision a revision's process or Kubernetes pod runs. Under `serve` on PostgreSQL, runs record it and a run executes on a worker of its revision while that revision has a live one (then on any).",
+  ),
   setting("AGENTCLI_BUNDLE_URL", "set per revision", "Where a Kubernetes pod's init container downloads its bundle."),
   setting("AGENTCLI_BUNDLE_PATH", "set per revision", "Where that bundle is written in the pod."),
   setting("AGENTCLI_BUNDLE_TOKEN", "set per revision", "The bearer token of that download (from a Kubernetes Secret)."),

@@ -5,7 +5,9 @@
  * their last checkpoint), and covers delayed runs (`after_seconds`) and wake-ups lost between
  * replicas. On the embedded engine (one process owns the data) runs a crash left `running`
  * are failed at start, with an `error` event on their stream, so nothing stays stuck; on
- * every engine, threads left `busy` with no run in flight are freed at start.
+ * every engine, threads left `busy` with no run in flight are freed at start. A pool of a
+ * server with a revision (`AGENTCLI_REVISION_ID` under `serve`) renews its revision's mark of
+ * life with its leases: runs created on a revision execute on it while it has a live worker.
  */
 import {
   type ClaimedRun,
@@ -84,6 +86,7 @@ export class WorkerPool {
   async start(): Promise<void> {
     if (this.#deps.exclusive) await this.#failOrphans();
     await this.#freeStranded();
+    if (this.#beats) await this.#deps.storage.runs.beat();
     const period = Math.max(250, (this.#deps.storage.runs.leaseSeconds * 1000) / 3);
     this.#timer = setInterval(() => void this.#tick(), period);
     (this.#timer as { unref?: () => void }).unref?.();
@@ -125,6 +128,11 @@ export class WorkerPool {
 
   #ticking = false;
 
+  /** This pool tells the other revisions' workers it is alive (./storage/runs/revisions.ts): it runs the queue on a shared database. */
+  get #beats(): boolean {
+    return !this.#deps.exclusive && this.#deps.concurrency > 0 && this.#deps.storage.runs.revision !== null;
+  }
+
   async #tick(): Promise<void> {
     if (this.#stopped || this.#ticking) return;
     this.#ticking = true;
@@ -133,6 +141,7 @@ export class WorkerPool {
       for (const id of await this.#deps.storage.runs.renewLeases([...this.#active.keys()])) {
         this.#deps.broker.loseLease(id);
       }
+      if (this.#beats && !this.#stopped) await this.#deps.storage.runs.beat();
       if (!this.#deps.exclusive) await this.#takeOver();
     } catch (err) {
       if (!this.#stopped) this.#deps.log.error("cannot renew run leases", err);
@@ -316,9 +325,12 @@ export class WorkerPool {
     for (const t of this.#held.values()) clearTimeout(t);
     this.#held.clear();
     if (!this.#deps.exclusive) {
-      // Runs queued here with affinity are let go at once: the other replicas take them now.
+      // Runs queued here with affinity are let go at once: the other replicas take them now,
+      // and those of this revision too when this was its last worker.
       try {
-        if (await this.#deps.storage.runs.releaseQueued()) this.#deps.broker.wake({ remoteOnly: true });
+        const left = this.#beats;
+        if (left) await this.#deps.storage.runs.beat(true);
+        if ((await this.#deps.storage.runs.releaseQueued()) || left) this.#deps.broker.wake({ remoteOnly: true });
       } catch (err) {
         this.#deps.log.error(
           "stopping: cannot let go of the runs queued here (the other replicas take them once their affinity ends)",

@@ -77,6 +77,7 @@ export async function storageOptions(opts: HostOptions, connectWithinMs: number)
       prepare: pgPrepare,
       encryption,
       storeIndex,
+      revision: opts.mode === "serve" ? opts.env.AGENTCLI_REVISION_ID?.trim() || null : null,
     }
     : { dataDir: opts.dataDir, encryption, storeIndex };
 }

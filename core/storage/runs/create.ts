@@ -57,6 +57,7 @@ export async function createOnThread(
     opts.queued?.identity ?? null,
     opts.queued?.max ?? 0,
     opts.affinitySeconds ?? 0,
+    ctx.revision,
   ];
   const underCap =
     "($12::int = 0 OR $9::text IS NULL OR (SELECT count(*) FROM runs o WHERE o.status = 'running' AND o.metadata->>'owner' = $9::text) < $12::int)";
@@ -100,11 +101,11 @@ async function createStatement(
      ), ok AS (
        SELECT * FROM t WHERE t.assistant_current AND ($9::text IS NULL OR t.metadata->>'owner' = $9::text) AND NOT (t.busy AND $6::text = 'reject') AND (t.queued IS NULL OR t.queued < $15::int)
      ), ins AS (
-       INSERT INTO runs (run_id, thread_id, assistant_id, metadata, kwargs, multitask_strategy, not_before, status, attempt, lease_until, lease_holder)
+       INSERT INTO runs (run_id, thread_id, assistant_id, metadata, kwargs, multitask_strategy, not_before, status, attempt, lease_until, lease_holder, revision)
        SELECT $1, ok.thread_id, $3, $4::jsonb, $5::jsonb, $6, CASE WHEN $7::float8 > 0 THEN now() + make_interval(secs => $7::float8) END,
          CASE WHEN ${now} THEN 'running' ELSE 'pending' END, CASE WHEN ${now} THEN 1 ELSE 0 END,
          CASE WHEN ${now} THEN now() + make_interval(secs => $10::float8) WHEN ${affine} THEN now() + make_interval(secs => $16::float8) END,
-         CASE WHEN ${now} OR ${affine} THEN $13 END
+         CASE WHEN ${now} OR ${affine} THEN $13 END, $17::text
        FROM ok RETURNING *
      ), ev AS (
        INSERT INTO run_events (run_id, seq, event, data)

@@ -59,6 +59,8 @@ export interface RunsContext {
   holder: string;
   /** Seconds a claimed run's lease lasts before it must be renewed. */
   leaseSeconds: number;
+  /** The revision of the server this store belongs to (recorded on the runs it creates), or null (./revisions.ts). */
+  revision: string | null;
 }
 
 /**
