@@ -13,7 +13,7 @@ export const LangGraphGraphUnloadable = {
   message: (v: { config: string; id: string; path: string; reason: string }) =>
     `Cannot load graph "${v.id}" of ${v.config} from ${v.path}: ${v.reason}`,
   hint:
-    'Check the path in "graphs" (relative to langgraph.json) and that the module and its imports load. A package the module imports is the project\'s to install: under `agentcli dev` run `npm install` in the project first (dev loads the packages the project installed; only @langchain/*, langchain, hono and zod are lent); a control plane installs the "dependencies" of langgraph.json at build.',
+    'Check the path in "graphs" (relative to langgraph.json) and that the module and its imports load. A package the module imports is the project\'s to install: under `agentcli dev` run `npm install` in the project first, as dev loads the packages the project installed and lends only @langchain/*, langchain, hono and zod; a control plane installs the "dependencies" of langgraph.json at build.',
 } as const satisfies ErrorData;
 
 /** A graph module of langgraph.json whose export is not a graph (after awaiting a Promise). */
