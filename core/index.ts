@@ -93,3 +93,6 @@ export type { AgentConfig, McpServerConfig, SkillInfo, SubagentConfig } from "./
 export { VERSION } from "./kernel/version.ts";
 export { processAlive } from "./storage/lock.ts";
 export { limitConnectionsPerClient, MAX_CONNECTIONS_PER_CLIENT_VARIABLE } from "./server/host/client-connections.ts";
+export { CanarySplit } from "./server/router/canary-split.ts";
+export { forwardRequest } from "./server/router/forward.ts";
+export type { CanaryRecord, CanaryRoute } from "./server/router/canary-split.ts";

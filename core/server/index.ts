@@ -22,3 +22,7 @@ export { listenFirst } from "./host/early.ts";
 export { parseGraphFlags } from "./host/agent-host.ts";
 export { listenSettings } from "./host/listen-settings.ts";
 export { listen } from "./host/node.ts";
+export { CanarySplit, threadIdOf } from "./router/canary-split.ts";
+export type { CanaryRecord, CanaryRoute } from "./router/canary-split.ts";
+export { forwardRequest } from "./router/forward.ts";
+export type { ForwardOptions } from "./router/forward.ts";
