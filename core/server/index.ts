@@ -25,4 +25,7 @@ export { listen } from "./host/node.ts";
 export { CanarySplit, threadIdOf } from "./router/canary-split.ts";
 export type { CanaryRecord, CanaryRoute } from "./router/canary-split.ts";
 export { forwardRequest } from "./router/forward.ts";
+export { pgCanaryThreads, prepareCanaryThreads } from "./router/pg-threads.ts";
+export { startCanaryRouter } from "./router/router.ts";
+export type { RouterOptions, RunningRouter } from "./router/router.ts";
 export type { ForwardOptions } from "./router/forward.ts";
