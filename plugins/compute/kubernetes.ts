@@ -92,7 +92,7 @@ export class K8sCompute implements ComputeDriver {
     const url = req.deployment.source_config.custom_url ??
       `http://${appName(req.deployment)}.${namespace}.svc.cluster.local`;
     if (req.canaryPercent) {
-      await this.startCanary(kube, req, serving, req.canaryPercent);
+      await this.startCanary(kube, req, { input: serving, percent: req.canaryPercent });
       return { url };
     }
     await kube.apply(renderManifests(serving), (m) => req.log("deploy", m));
@@ -103,7 +103,11 @@ export class K8sCompute implements ComputeDriver {
   }
 
   /** Runs the revision as a canary behind the router, which then takes the deployment's Service. */
-  private async startCanary(kube: KubeApi, req: RolloutRequest, input: RenderInput, percent: number): Promise<void> {
+  private async startCanary(
+    kube: KubeApi,
+    req: RolloutRequest,
+    { input, percent }: { input: RenderInput; percent: number },
+  ): Promise<void> {
     const canary = renderCanary(input, { percent, routerImage: RUNTIME_IMAGE });
     const log = (m: string) => req.log("deploy", m);
     log(`starting revision ${req.revision.id} as ${input.namespace}/${canary.name} behind the router ${canary.router}`);

@@ -172,7 +172,8 @@ export class RevisionProxy {
     }
     const { target, placing } = routed;
     this.inFlight.set(target, (this.inFlight.get(target) ?? 0) + 1);
-    forwardRequest(req, res, target, {
+    forwardRequest(req, res, {
+      target,
       // A thread created on a canary that has ended since is not recorded: it runs where it was made.
       place: placing ? async (id) => void (this.canary === placing && await placing.split.place(id)) : undefined,
       store: "the control plane's database",

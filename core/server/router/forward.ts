@@ -12,6 +12,8 @@ import { threadIdOf } from "./canary-split.ts";
 const MAX_THREAD_BODY = 1 << 20;
 
 export interface ForwardOptions {
+  /** The revision: `host:port`. */
+  target: string;
   /** A new canary thread: records the id its answer names; rejecting answers 502. */
   place?: (threadId: string) => Promise<void>;
   /** What the answer names as the store when `place` rejects (its own error stays out: it may name the database). */
@@ -23,13 +25,9 @@ export interface ForwardOptions {
 const json = (res: ServerResponse, status: number, detail: string) =>
   res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify({ detail }));
 
-/** Forwards `req` to `target` (`host:port`) and its answer to `res`. */
-export function forwardRequest(
-  req: IncomingMessage,
-  res: ServerResponse,
-  target: string,
-  o: ForwardOptions = {},
-): void {
+/** Forwards `req` to `o.target` (`host:port`) and its answer to `res`. */
+export function forwardRequest(req: IncomingMessage, res: ServerResponse, o: ForwardOptions): void {
+  const { target } = o;
   let ended = false;
   const finish = () => {
     if (ended) return;
@@ -53,7 +51,7 @@ export function forwardRequest(
     },
     (up) => {
       if (o.place) {
-        return void placeThen(up, res, { place: o.place, store: o.store ?? "the canary's thread store" }, finish);
+        return void placeThen(up, res, { place: o.place, store: o.store ?? "the canary's thread store", finish });
       }
       res.writeHead(up.statusCode ?? 502, up.headers);
       up.pipe(res);
@@ -77,9 +75,9 @@ export function forwardRequest(
 function placeThen(
   up: IncomingMessage,
   res: ServerResponse,
-  p: { place: (threadId: string) => Promise<void>; store: string },
-  finish: () => void,
+  p: { place: (threadId: string) => Promise<void>; store: string; finish: () => void },
 ): void {
+  const { finish } = p;
   const chunks: Buffer[] = [];
   let size = 0;
   up.on("data", (chunk: Buffer) => {

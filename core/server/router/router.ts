@@ -35,7 +35,8 @@ export async function startCanaryRouter(o: RouterOptions): Promise<RunningRouter
     if (req.url === "/router/ok") return void res.writeHead(200, { "content-type": "text/plain" }).end("ok");
     o.split.route(req.method, req.url).then(
       (route) =>
-        forwardRequest(req, res, targets[route.to], {
+        forwardRequest(req, res, {
+          target: targets[route.to],
           place: route.placing ? (id) => o.split.place(id) : undefined,
           store: "the deployment's database",
         }),
