@@ -9,9 +9,9 @@
  * (./k8s-candidate.ts); the gates check it through the API server's service proxy
  * (`KubeApi.serviceProxy`), and only once they pass are the deployment's own manifests applied
  * with it (the candidate is removed either way). A canary runs the revision beside the serving
- * pods behind a router (./k8s-canary.ts) until it is promoted or aborted; promote needs the
- * revision's rendered manifests, which this control plane keeps from the rollout (after a
- * restart, promote refuses with that reason; abort always works).
+ * pods behind a router (./k8s-canary.ts) until it is promoted or aborted; promote applies the
+ * revision's manifests, rendered at the rollout or again when the control plane restarts
+ * (`restore`, which applies nothing: the cluster kept running).
  */
 import {
   agentcliError,
@@ -61,8 +61,8 @@ export class K8sCompute implements ComputeDriver {
 
   async provision(): Promise<void> {}
 
-  async rollout(req: RolloutRequest): Promise<{ url: string | null }> {
-    const kube = this.client(req.listener);
+  /** What the revision renders from (`input`; `serving`: without the gate credential) and the deployment's URL. */
+  private render(req: Omit<RolloutRequest, "signal">): { input: RenderInput; serving: RenderInput; url: string } {
     const namespace = this.namespace(req.deployment, req.listener);
     let image = req.imageUri;
     let bundle: { url: string; token: string } | null = null;
@@ -86,11 +86,18 @@ export class K8sCompute implements ComputeDriver {
       secrets: req.secrets,
       secretReferences: req.deployment.secret_references,
     };
-    if (req.gate) await this.check(kube, req, input);
     // The gate credential is the candidate's alone: the serving pods' Secret never holds it.
     const serving = { ...input, secrets: input.secrets.filter((s) => s.name !== GATE_TOKEN_ENV) };
     const url = req.deployment.source_config.custom_url ??
       `http://${appName(req.deployment)}.${namespace}.svc.cluster.local`;
+    return { input, serving, url };
+  }
+
+  async rollout(req: RolloutRequest): Promise<{ url: string | null }> {
+    const kube = this.client(req.listener);
+    const { input, serving, url } = this.render(req);
+    const namespace = input.namespace;
+    if (req.gate) await this.check(kube, req, input);
     if (req.canaryPercent) {
       await this.startCanary(kube, req, { input: serving, percent: req.canaryPercent });
       return { url };
@@ -120,11 +127,28 @@ export class K8sCompute implements ComputeDriver {
     log(`canary: ${percent}% of new threads go to revision ${req.revision.id}`);
   }
 
+  /**
+   * After a control-plane restart: the cluster kept running what it ran (nothing is applied);
+   * a running canary's manifests are rendered again, so promote can apply them.
+   */
+  async restore(req: Omit<RolloutRequest, "signal">): Promise<{ url: string | null } | null> {
+    let rendered: ReturnType<K8sCompute["render"]>;
+    try {
+      rendered = this.render(req);
+    } catch {
+      // No public URL any more: what runs keeps running; a canary can then only be aborted.
+      return null;
+    }
+    const { serving, url } = rendered;
+    if (req.canaryPercent) this.canaries.set(req.deployment.id, serving);
+    return { url };
+  }
+
   async promote(d: ComputeDeployment, listener: ComputeListener | null, revisionId: string): Promise<void> {
     const input = this.canaries.get(d.id);
     if (input?.revisionId !== revisionId) {
       throw new Error(
-        `revision ${revisionId} is not a canary this control plane started (it restarted since): abort the canary and deploy the revision again`,
+        `revision ${revisionId} is not this deployment's running canary on this control plane: abort the canary and deploy the revision again`,
       );
     }
     const kube = this.client(listener);
