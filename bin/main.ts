@@ -21,6 +21,11 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMod
     load: () => import("../core/cli/eval.ts"),
   },
   serve: { summary: "Serve a bundle in production (what deployments run)", load: () => import("../core/cli/serve.ts") },
+  router: {
+    summary:
+      "Route a deployment's threads between its serving and canary revisions (a Kubernetes canary's router pods)",
+    load: () => import("../core/cli/router.ts"),
+  },
   platform: {
     summary: "Run and administer the self-hosted control plane",
     load: () => import("../core/cli/platform.ts"),

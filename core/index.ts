@@ -96,3 +96,6 @@ export { processAlive } from "./storage/lock.ts";
 // The control plane's client (the `platform` deploy target).
 export { DEFAULT_PLATFORM_URL, type PlatformClient, platformClient } from "./platform/client.ts";
 export { limitConnectionsPerClient, MAX_CONNECTIONS_PER_CLIENT_VARIABLE } from "./server/host/client-connections.ts";
+export { CanarySplit } from "./server/router/canary-split.ts";
+export { forwardRequest } from "./server/router/forward.ts";
+export type { CanaryRecord, CanaryRoute } from "./server/router/canary-split.ts";

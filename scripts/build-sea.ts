@@ -130,7 +130,7 @@ export async function buildExecutables(
   const started = Date.now();
   // Two bundles: the SEA main (argv, help, version) and the app (every command, the server, the
   // harness, the control plane) as the asset `app.cjs`, evaluated on first use (bin/sea-app.ts).
-  const COMMANDS = ["init", "dev", "deploy", "serve", "platform", "schema", "plugins", "build", "eval"];
+  const COMMANDS = ["init", "dev", "deploy", "serve", "platform", "schema", "plugins", "build", "eval", "router"];
   const SHARED = ["errors", "runtime", "version"];
   const SHARED_DIR = "kernel";
   const common = {

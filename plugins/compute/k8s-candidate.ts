@@ -31,15 +31,24 @@ type Obj = K8sObject & { spec?: any; stringData?: Record<string, string> };
 
 /** The candidate of the revision `input` renders (see the file comment). */
 export function renderCandidate(input: RenderInput): Candidate {
+  return renderBeside(input, CANDIDATE);
+}
+
+/**
+ * One pod of the revision `input` renders, as `<app>-<component>` (Deployment, Service and
+ * Secret labelled `component`) beside the serving pods: the candidate, or a canary
+ * (./k8s-canary.ts).
+ */
+export function renderBeside(input: RenderInput, component: string): Candidate {
   const app = appName(input.deployment);
-  const name = `${app}-${CANDIDATE}`;
+  const name = `${app}-${component}`;
   const all = renderManifests(input) as Obj[];
   const relabel = (o: Obj, newName: string): Obj => ({
     ...structuredClone(o),
     metadata: {
       ...structuredClone(o.metadata),
       name: newName,
-      labels: { ...o.metadata.labels, [COMPONENT]: CANDIDATE },
+      labels: { ...o.metadata.labels, [COMPONENT]: component },
     },
   });
   const secrets = relabel(
@@ -49,10 +58,10 @@ export function renderCandidate(input: RenderInput): Candidate {
   const deployment = relabel(all.find((o) => o.kind === "Deployment" && o.metadata.name === `${app}-api`)!, name);
   const spec = deployment.spec;
   spec.replicas = 1;
-  spec.selector.matchLabels[COMPONENT] = CANDIDATE;
-  spec.template.metadata.labels[COMPONENT] = CANDIDATE;
+  spec.selector.matchLabels[COMPONENT] = component;
+  spec.template.metadata.labels[COMPONENT] = component;
   const server = spec.template.spec.containers[0];
-  server.name = CANDIDATE;
+  server.name = component;
   server.env = [
     ...server.env.filter((e: { name: string }) => e.name !== "AGENTCLI_ROLE" && e.name !== "AGENTCLI_WORKERS"),
     { name: "AGENTCLI_ROLE", value: "all" },
@@ -65,7 +74,7 @@ export function renderCandidate(input: RenderInput): Candidate {
     metadata: { ...structuredClone(deployment.metadata), annotations: undefined },
     spec: {
       type: "ClusterIP",
-      selector: { "app.kubernetes.io/name": app, [COMPONENT]: CANDIDATE },
+      selector: { "app.kubernetes.io/name": app, [COMPONENT]: component },
       ports: [{ name: "http", port: 80, targetPort: API_PORT }],
     },
   };

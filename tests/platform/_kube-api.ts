@@ -4,7 +4,7 @@
  * delete of any object, every call checked for the kubeconfig's token; and the service proxy
  * (`/api/v1/namespaces/{ns}/services/{name}:{port}/proxy/...`), which forwards, streamed, to
  * the address a test gives a Service (the workloads do not run here: a test runs a real server
- * for one and routes its Service to it). `onCreate`/`onDelete` let a test act as the cluster.
+ * for one and routes its Service to it). `onCreate`/`onPatch`/`onDelete` let a test act as the cluster.
  */
 import { createServer, request, type Server } from "node:http";
 import { discoveryDocument } from "./_kube-discovery.ts";
@@ -25,6 +25,8 @@ export interface FakeKubeHooks {
   /** Called before the API answers a create (a test may start what the object runs). */
   onCreate?: (path: string, object: any) => Promise<void>;
   onDelete?: (path: string, object: any) => Promise<void>;
+  /** Called after a patch with the object before and after it, before the API answers. */
+  onPatch?: (path: string, before: any, after: any) => Promise<void>;
 }
 
 const TOKEN = "kube-token";
@@ -93,6 +95,7 @@ export function fakeKubeApi(hooks: FakeKubeHooks = {}): Promise<FakeKube> {
           ...o,
           metadata: { ...existing.metadata, ...o.metadata, generation: existing.metadata.generation + 1 },
         });
+        await hooks.onPatch?.(path, existing, objects.get(path));
         return send(200, objects.get(path));
       }
       if (req.method === "GET") {

@@ -5,24 +5,23 @@
  * API server's service proxy with the listener's credentials; only a revision that passes is
  * applied to the deployment's own Deployments, and the candidate is removed either way. The
  * stand-in acts as the cluster for the candidate: when its Deployment is created it runs the pod
- * as a real `agentcli serve` (the bundle downloaded the way the pod's init container does, the
- * pod's environment and Secret), and routes the candidate Service's proxy path to it. Which
+ * as a real `agentcli serve` (./_k8s-pods.ts), and routes the candidate Service's proxy path to it. Which
  * revision answered is read from the model its agent.toml names.
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Deployment } from "kubernetes-models/apps/v1";
 import { Secret, Service } from "kubernetes-models/v1";
-import { selfInvocation } from "../../core/kernel/index.ts";
 import { setListenerKubeconfig } from "../../core/platform/store/tenancy.ts";
 import { renderManifests } from "../../plugins/compute/k8s-manifests.ts";
 import { renderCandidate } from "../../plugins/compute/k8s-candidate.ts";
 import { RevisionProcess } from "../../plugins/compute/revision-process.ts";
 import { type ModelServer, startModelServer } from "../fixtures/model-server/server.ts";
 import { type FakeKube, fakeKubeApi, kubeconfig } from "./_kube-api.ts";
+import { runPod } from "./_k8s-pods.ts";
 import { makeBundle, startTestPlatform, type TestPlatform, until } from "./_harness.ts";
 
 const NS = "gated";
@@ -77,31 +76,8 @@ describe("a gated revision on a k8s listener", () => {
   const pods = new Map<string, RevisionProcess>();
 
   /** Runs a candidate Deployment's pod as `agentcli serve` here, as the cluster would. */
-  async function runPod(path: string, d: any): Promise<void> {
-    const pod = d.spec.template.spec;
-    const secret = (name: string) => kube.objects.get(`/api/v1/namespaces/${NS}/secrets/${name}`).stringData;
-    const fetcher = pod.initContainers.find((c: any) => c.name === "fetch-bundle");
-    const fetchEnv = Object.fromEntries(fetcher.env.map((e: any) => [e.name, e]));
-    const token = secret(fetchEnv.AGENTCLI_BUNDLE_TOKEN.valueFrom.secretKeyRef.name).token;
-    const res = await fetch(fetchEnv.AGENTCLI_BUNDLE_URL.value, { headers: { authorization: `Bearer ${token}` } });
-    assert.equal(res.status, 200);
-    const dir = await mkdtemp(join(work, "pod-"));
-    await writeFile(join(dir, "bundle.tgz"), new Uint8Array(await res.arrayBuffer()));
-    const server = pod.containers[0];
-    const env: Record<string, string> = { PATH: process.env.PATH ?? "", HOME: dir };
-    // The cluster's own stores do not run here: the pod keeps its data in its folder.
-    for (const e of server.env) if ("value" in e && !/^(DATABASE|REDIS)_URL$/.test(e.name)) env[e.name] = e.value;
-    for (const from of server.envFrom) Object.assign(env, secret(from.secretRef.name));
-    const p = new RevisionProcess({
-      revisionId: d.spec.template.metadata.annotations["agentcli.dev/revision-id"],
-      bundlePath: join(dir, "bundle.tgz"),
-      dataDir: join(dir, "data"),
-      host: "127.0.0.1",
-      env,
-      log: () => {},
-      command: selfInvocation(),
-    });
-    await p.start();
+  async function runCandidate(path: string, d: any): Promise<void> {
+    const p = await runPod(kube, d, { namespace: NS, work });
     pods.set(path, p);
     kube.services.set(`${NS}/${d.metadata.name}:http`, `http://${p.address}`);
   }
@@ -153,7 +129,7 @@ describe("a gated revision on a k8s listener", () => {
     work = await mkdtemp(join(tmpdir(), "agentcli-k8s-gates-"));
     kube = await fakeKubeApi({
       onCreate: async (path, o) => {
-        if (o.kind === "Deployment" && o.metadata.name.endsWith("-candidate")) await runPod(path, o);
+        if (o.kind === "Deployment" && o.metadata.name.endsWith("-candidate")) await runCandidate(path, o);
       },
       onDelete: async (path, o) => {
         kube.services.delete(`${NS}/${o.metadata.name}:http`);

@@ -1,6 +1,6 @@
 /**
  * Release safety's refusals (issue 37), on a compute that declares no `releases` (a recording
- * one, as a third-party compute may be; `k8s` runs gates, not canaries): gates and canaries are
+ * one, as a third-party compute may be): gates and canaries are
  * refused with the reason before the compute is asked; `release` without a new revision, a bad share, an unknown
  * rollback target, promote without a canary are 4xx naming what is wrong.
  */

@@ -190,6 +190,26 @@ export const BundleFileMissing = {
   hint: 'Build one with "agentcli deploy --dry-run" (it writes .agentcli/bundle.tgz).',
 } as const satisfies ErrorData;
 
+/** `agentcli router` without one of the options it needs. */
+export const RouterOptionMissing = {
+  name: "RouterOptionMissing",
+  code: "ARGS_INVALID",
+  title: "`agentcli router` lacks an option it needs.",
+  message: (v: { option: string }) => `Cannot start the canary router: --${v.option} is required`,
+  hint:
+    "It runs in a Kubernetes canary's router pod, which passes --serving, --canary, --percent, --deployment and --revision.",
+} as const satisfies ErrorData;
+
+/** `agentcli router` without `DATABASE_URL` (where the canary's threads are kept). */
+export const RouterNoDatabase = {
+  name: "RouterNoDatabase",
+  code: "ENV_INVALID",
+  title: "`agentcli router` has no database for the canary's threads.",
+  message: "Cannot start the canary router: DATABASE_URL is not set",
+  hint:
+    "Set DATABASE_URL to the deployment's PostgreSQL (its revisions' own): every router replica keeps the canary's threads there.",
+} as const satisfies ErrorData;
+
 /** `agentcli deploy --json` without --dry-run. */
 export const DeployJsonNeedsDryRun = {
   name: "DeployJsonNeedsDryRun",
@@ -266,6 +286,8 @@ export const CLI_ERRORS: readonly ErrorData[] = [
   BuildPluginsRefused,
   BuildExecutableNotRunnable,
   BundleFileMissing,
+  RouterOptionMissing,
+  RouterNoDatabase,
   DeployJsonNeedsDryRun,
   DeployTargetUnknown,
   DeployCredentialsMissing,

@@ -288,8 +288,12 @@ export class Reconciler {
 
   private async restore(d: DeploymentRow): Promise<void> {
     const db = this.opts.sql;
+    const listener = await this.listenerOf(d);
+    const compute = this.opts.computeFor(listener);
     if (d.canary_revision_id && !this.opts.shared) {
-      // Its process did not survive the restart: the serving revision takes its threads back.
+      // Its process did not survive the restart: the serving revision takes its threads back
+      // (a compute whose canary did survive, a cluster's router, removes it).
+      await compute.abortCanary?.(d, listener, d.canary_revision_id).catch((err) => this.opts.onError?.(err));
       await endCanary(db, {
         deploymentId: d.id,
         revisionId: d.canary_revision_id,
@@ -297,8 +301,6 @@ export class Reconciler {
       });
       d.canary_revision_id = null;
     }
-    const listener = await this.listenerOf(d);
-    const compute = this.opts.computeFor(listener);
     if (!compute.restore) return;
     const restored = await this.restoreRevision({ d, listener, compute, revisionId: d.active_revision_id! });
     if (restored) await updateDeployment(db, d.id, { url: restored.url });
