@@ -279,3 +279,9 @@ export async function startK8sPlatform(
   });
   return { t, deploymentId: d.body.id };
 }
+
+/** The arguments of `node` for `agentcli platform serve` on `port` with its data in `dataDir`. */
+export function platformServeArgs(port: number, dataDir: string): string[] {
+  const root = join(import.meta.dirname, "../..");
+  return [join(root, "bin/agentcli.js"), "platform", "serve", "--port", String(port), "--data-dir", dataDir];
+}
