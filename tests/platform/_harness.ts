@@ -177,7 +177,14 @@ export class RecordingCompute implements ComputeDriver {
 /** Anything with Hono's `app.request()`: the control plane's app. */
 type RequestApp = { request(path: string, init?: RequestInit): Response | Promise<Response> };
 
-async function keyed(app: RequestApp, key: string, method: string, path: string, body?: unknown) {
+/** A JSON request to the control plane with the API key `key`; its status and parsed body. */
+export async function keyedRequest(
+  app: RequestApp,
+  key: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: any }> {
   const res = await app.request(path, {
     method,
     headers: { "x-api-key": key, "content-type": "application/json" },
@@ -188,7 +195,7 @@ async function keyed(app: RequestApp, key: string, method: string, path: string,
 
 /** Asks for an upload URL and PUTs `bundle` there (asserting the PUT's 200); the object path to patch in. */
 export async function uploadBundle(app: RequestApp, key: string, deploymentId: string, bundle: Uint8Array) {
-  const u = await keyed(app, key, "POST", `/v2/deployments/${deploymentId}/upload-url`);
+  const u = await keyedRequest(app, key, "POST", `/v2/deployments/${deploymentId}/upload-url`);
   const target = new URL(u.body.upload_url);
   const put = await app.request(target.pathname + target.search, {
     method: "PUT",
@@ -210,7 +217,7 @@ export async function deployBundle(
   o: { secrets: { name: string; value: string }[]; release?: unknown },
 ): Promise<string> {
   const path = await uploadBundle(app, key, deploymentId, bundle);
-  const patched = await keyed(app, key, "PATCH", `/v2/deployments/${deploymentId}`, {
+  const patched = await keyedRequest(app, key, "PATCH", `/v2/deployments/${deploymentId}`, {
     source_revision_config: { source_tarball_path: path },
     secrets: o.secrets,
     ...(o.release ? { release: o.release } : {}),
@@ -246,7 +253,7 @@ export async function revisionSettled(
 ): Promise<any> {
   return await until(
     async () => {
-      const r = (await keyed(app, key, "GET", `/v2/deployments/${deploymentId}/revisions/${revisionId}`)).body;
+      const r = (await keyedRequest(app, key, "GET", `/v2/deployments/${deploymentId}/revisions/${revisionId}`)).body;
       const canary = o.canary && r.status === "DEPLOYING" && /^canary: /.test(r.status_message ?? "");
       return r.status === "DEPLOYED" || r.status?.endsWith("_FAILED") || r.status === "INTERRUPTED" || canary
         ? r
@@ -284,4 +291,31 @@ export async function startK8sPlatform(
 export function platformServeArgs(port: number, dataDir: string): string[] {
   const root = join(import.meta.dirname, "../..");
   return [join(root, "bin/agentcli.js"), "platform", "serve", "--port", String(port), "--data-dir", dataDir];
+}
+
+/** A GET (or, with `body`, a JSON POST) to `url` + `path`; the parsed JSON, or an error naming the path and status. */
+export async function stableJson(url: string, path: string, body?: unknown): Promise<any> {
+  const res = await fetch(`${url}${path}`, {
+    method: body === undefined ? "GET" : "POST",
+    headers: { "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${path}: HTTP ${res.status} ${text}`);
+  return JSON.parse(text);
+}
+
+/** A k8s test's `after`: stops its pods, closes the control plane, the stand-in API and the model server, removes `work`. */
+export async function closeK8sTest(o: {
+  pods: Map<string, { stop(): Promise<void> }>;
+  t?: TestPlatform;
+  kube?: { close(): Promise<void> };
+  model?: { close(): Promise<void> };
+  work: string;
+}): Promise<void> {
+  await Promise.all([...o.pods.values()].map((p) => p.stop()));
+  await o.t?.close();
+  await o.kube?.close();
+  await o.model?.close();
+  if (o.work) await rm(o.work, { recursive: true, force: true });
 }

@@ -15,7 +15,7 @@ import { createApiKey, createTenant } from "../../core/platform/store/tenancy.ts
 import { loadPlugins } from "../../core/kernel/plugins.ts";
 import { builtinPlugins } from "../../plugins/registry.ts";
 import { type ModelServer, startModelServer } from "../fixtures/model-server/server.ts";
-import { deployBundle, makeBundle, revisionSettled } from "./_harness.ts";
+import { deployBundle, keyedRequest, makeBundle, revisionSettled } from "./_harness.ts";
 
 let dataDir = "";
 let platform: Platform;
@@ -24,12 +24,7 @@ let key = "";
 let id = "";
 
 async function call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const res = await platform.app.request(path, {
-    method,
-    headers: { "x-api-key": key, "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, body: await res.json() };
+  return await keyedRequest(platform.app, key, method, path, body);
 }
 
 async function deploy(version: string, release?: unknown, o: { platformKey?: string } = {}): Promise<string> {

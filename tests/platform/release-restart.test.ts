@@ -19,7 +19,7 @@ import { loadPlugins } from "../../core/kernel/plugins.ts";
 import { openSql, type SqlDriver } from "../../core/storage/sql.ts";
 import { builtinPlugins } from "../../plugins/registry.ts";
 import { type ModelServer, startModelServer } from "../fixtures/model-server/server.ts";
-import { deployBundle, makeBundle, modelSecrets, revisionSettled } from "./_harness.ts";
+import { deployBundle, keyedRequest, makeBundle, modelSecrets, revisionSettled, stableJson } from "./_harness.ts";
 
 let dataDir = "";
 let dbUrl = "";
@@ -45,12 +45,7 @@ async function open(): Promise<Platform> {
 }
 
 async function call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const res = await platform.app.request(path, {
-    method,
-    headers: { "x-api-key": key, "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, body: await res.json() };
+  return await keyedRequest(platform.app, key, method, path, body);
 }
 
 async function deploy(version: string, release?: unknown): Promise<string> {
@@ -65,14 +60,7 @@ async function deploy(version: string, release?: unknown): Promise<string> {
 }
 
 async function json(path: string, body?: unknown): Promise<any> {
-  const res = await fetch(`${url}${path}`, {
-    method: body === undefined ? "GET" : "POST",
-    headers: { "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${path}: HTTP ${res.status} ${text}`);
-  return JSON.parse(text);
+  return await stableJson(url, path, body);
 }
 
 /** One turn on a thread through the stable URL; the version whose model answered it. */
