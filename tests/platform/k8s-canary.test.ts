@@ -11,7 +11,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -25,6 +25,7 @@ import { type ModelServer, startModelServer } from "../fixtures/model-server/ser
 import { type FakeKube, fakeKubeApi } from "./_kube-api.ts";
 import { runPod } from "./_k8s-pods.ts";
 import {
+  closeK8sTest,
   deployBundle,
   makeBundle,
   modelSecrets,
@@ -217,11 +218,7 @@ describe("a canary on a k8s listener", () => {
 
   after(async () => {
     await stopRouter();
-    await Promise.all([...pods.values()].map((p) => p.stop()));
-    await t?.close();
-    await kube?.close();
-    await model?.close();
-    if (work) await rm(work, { recursive: true, force: true });
+    await closeK8sTest({ pods, t, kube, model, work });
   });
 
   test("a canary at 50% takes half the new threads through the router, each thread's turns stay on its revision; promote and abort flip the Service", async () => {

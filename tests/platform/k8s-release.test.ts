@@ -10,7 +10,7 @@
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Deployment } from "kubernetes-models/apps/v1";
@@ -21,7 +21,14 @@ import { RevisionProcess } from "../../plugins/compute/revision-process.ts";
 import { type ModelServer, startModelServer } from "../fixtures/model-server/server.ts";
 import { type FakeKube, fakeKubeApi } from "./_kube-api.ts";
 import { runPod } from "./_k8s-pods.ts";
-import { deployBundle, makeBundle, revisionSettled, startK8sPlatform, type TestPlatform } from "./_harness.ts";
+import {
+  closeK8sTest,
+  deployBundle,
+  makeBundle,
+  revisionSettled,
+  startK8sPlatform,
+  type TestPlatform,
+} from "./_harness.ts";
 
 const NS = "gated";
 const COMPONENT = "app.kubernetes.io/component";
@@ -131,11 +138,7 @@ describe("a gated revision on a k8s listener", () => {
   });
 
   after(async () => {
-    await Promise.all([...pods.values()].map((p) => p.stop()));
-    await t?.close();
-    await kube?.close();
-    await model?.close();
-    if (work) await rm(work, { recursive: true, force: true });
+    await closeK8sTest({ pods, t, kube, model, work });
   });
 
   test("a revision whose eval fails on its candidate never reaches the deployment's pods; one that passes does", async () => {
