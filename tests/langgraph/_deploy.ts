@@ -8,8 +8,9 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Client } from "@langchain/langgraph-sdk";
 import { freePort } from "../../plugins/compute/revision-process.ts";
-import { until } from "../platform/_harness.ts";
+import { platformServeArgs, until } from "../platform/_harness.ts";
 import { ROOT } from "./_dev.ts";
 
 export interface DeployPlatform {
@@ -40,15 +41,10 @@ export async function startDeployPlatform(): Promise<DeployPlatform> {
   );
   const env = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...Object.fromEntries(reach) };
   const port = await freePort("127.0.0.1");
-  const server: ChildProcess = spawn(process.execPath, [
-    join(ROOT, "bin/agentcli.js"),
-    "platform",
-    "serve",
-    "--port",
-    String(port),
-    "--data-dir",
-    dataDir,
-  ], { env, stdio: ["ignore", "pipe", "pipe"] });
+  const server: ChildProcess = spawn(process.execPath, platformServeArgs(port, dataDir), {
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let output = "";
   server.stdout!.on("data", (d) => (output += d));
   server.stderr!.on("data", (d) => (output += d));
@@ -119,4 +115,17 @@ export async function startDeployPlatform(): Promise<DeployPlatform> {
       for (const dir of [dataDir, ...projects]) rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A LangGraph SDK client of the deployment at `url`: the platform key, and the example's own
+ * user token (`Bearer token-alice`) for when its custom auth is served; no retries.
+ */
+export function deployedClient(cp: DeployPlatform, url: string): Client {
+  return new Client({ apiUrl: url, apiKey: cp.key, defaultHeaders: userHeaders(cp), callerOptions: { maxRetries: 0 } });
+}
+
+/** The headers of a request to a deployment: the platform key and the example's user token. */
+export function userHeaders(cp: DeployPlatform): Record<string, string> {
+  return { "x-api-key": cp.key, authorization: "Bearer token-alice" };
 }

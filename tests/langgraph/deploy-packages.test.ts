@@ -23,7 +23,7 @@ import { PluginDriver } from "../../core/kernel/index.ts";
 import { readBundle } from "../../core/bundle/index.ts";
 import type { ComputeContext, RolloutRequest } from "../../core/kernel/index.ts";
 import { K8sCompute } from "../../plugins/compute/kubernetes.ts";
-import { type DeployPlatform, startDeployPlatform } from "./_deploy.ts";
+import { deployedClient, type DeployPlatform, startDeployPlatform, userHeaders } from "./_deploy.ts";
 import { ROOT } from "./_dev.ts";
 
 const FIXTURE = join(ROOT, "tests/langgraph/fixtures/deploy-packages");
@@ -182,13 +182,8 @@ describe("examples/langgraph-js with a package agentcli does not lend", () => {
     const out = await cp.agentcli(dir, ["deploy", "--platform-url", cp.base, "--yes"]);
     assert.equal(out.code, 0, out.output + cp.output());
     const url = out.output.match(/URL: (\S+)/)![1]!;
-    const headers = { "x-api-key": cp.key, authorization: "Bearer token-alice" };
-    const client = new Client({
-      apiUrl: url,
-      apiKey: cp.key,
-      defaultHeaders: headers,
-      callerOptions: { maxRetries: 0 },
-    });
+    const headers = userHeaders(cp);
+    const client = deployedClient(cp, url);
     const thread = await client.threads.create();
     const chat = await client.runs.wait(thread.thread_id, "chat", {
       input: { messages: [{ role: "user", content: "ping" }] },

@@ -12,8 +12,7 @@ import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { Client } from "@langchain/langgraph-sdk";
-import { type DeployPlatform, startDeployPlatform } from "./_deploy.ts";
+import { deployedClient, type DeployPlatform, startDeployPlatform, userHeaders } from "./_deploy.ts";
 import { ROOT } from "./_dev.ts";
 
 let cp: DeployPlatform;
@@ -50,13 +49,8 @@ describe("examples/langgraph-js deployed to the local control plane", () => {
     const url = deployed.output.match(/URL: (\S+)/)?.[1];
     assert.ok(url, deployed.output);
     // The platform key, and the example's own token for when its custom auth is served.
-    const headers = { "x-api-key": cp.key, authorization: "Bearer token-alice" };
-    const client = new Client({
-      apiUrl: url,
-      apiKey: cp.key,
-      defaultHeaders: headers,
-      callerOptions: { maxRetries: 0 },
-    });
+    const headers = userHeaders(cp);
+    const client = deployedClient(cp, url);
     const assistants = await client.assistants.search({ limit: 10 });
     assert.deepEqual(assistants.map((a) => a.graph_id).sort(), ["chat", "counter"]);
     const thread = await client.threads.create();

@@ -6,6 +6,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import assert from "node:assert/strict";
 import { gzipSync } from "node:zlib";
 import { openPlatform, type Platform, type PlatformOptions } from "../../core/platform/server.ts";
 import { createApiKey, createTenant } from "../../core/platform/store/tenancy.ts";
@@ -171,4 +172,150 @@ export class RecordingCompute implements ComputeDriver {
   }
   async teardown(): Promise<void> {}
   async close(): Promise<void> {}
+}
+
+/** Anything with Hono's `app.request()`: the control plane's app. */
+type RequestApp = { request(path: string, init?: RequestInit): Response | Promise<Response> };
+
+/** A JSON request to the control plane with the API key `key`; its status and parsed body. */
+export async function keyedRequest(
+  app: RequestApp,
+  key: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: any }> {
+  const res = await app.request(path, {
+    method,
+    headers: { "x-api-key": key, "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+/** Asks for an upload URL and PUTs `bundle` there (asserting the PUT's 200); the object path to patch in. */
+export async function uploadBundle(app: RequestApp, key: string, deploymentId: string, bundle: Uint8Array) {
+  const u = await keyedRequest(app, key, "POST", `/v2/deployments/${deploymentId}/upload-url`);
+  const target = new URL(u.body.upload_url);
+  const put = await app.request(target.pathname + target.search, {
+    method: "PUT",
+    body: bundle as Uint8Array<ArrayBuffer>,
+  });
+  assert.equal(put.status, 200);
+  return u.body.object_path as string;
+}
+
+/**
+ * Uploads `bundle` and patches it in as the deployment's next revision with `secrets` (and
+ * `release` when given), asserting the PATCH's 200; the new revision's id.
+ */
+export async function deployBundle(
+  app: RequestApp,
+  key: string,
+  deploymentId: string,
+  bundle: Uint8Array,
+  o: { secrets: { name: string; value: string }[]; release?: unknown },
+): Promise<string> {
+  const path = await uploadBundle(app, key, deploymentId, bundle);
+  const patched = await keyedRequest(app, key, "PATCH", `/v2/deployments/${deploymentId}`, {
+    source_revision_config: { source_tarball_path: path },
+    secrets: o.secrets,
+    ...(o.release ? { release: o.release } : {}),
+  });
+  assert.equal(patched.status, 200, JSON.stringify(patched.body));
+  return patched.body.latest_revision_id;
+}
+
+/**
+ * The secrets of an agent on the test model server: its key and URL, and the per-user and
+ * per-client run limits off (one client making many runs a minute, which an anonymous
+ * deployment's default rate limits would refuse).
+ */
+export function modelSecrets(apiKey: string, baseUrl: string): { name: string; value: string }[] {
+  return [
+    { name: "OPENAI_API_KEY", value: apiKey },
+    { name: "OPENAI_BASE_URL", value: baseUrl },
+    { name: "AGENTCLI_USER_RUNS_PER_MINUTE", value: "0" },
+    { name: "AGENTCLI_CLIENT_RUNS_PER_MINUTE", value: "0" },
+  ];
+}
+
+/**
+ * Waits for a revision to end (DEPLOYED, a *_FAILED status or INTERRUPTED) or, with `canary`,
+ * to be DEPLOYING as a running canary; the revision as the API shows it.
+ */
+export async function revisionSettled(
+  app: RequestApp,
+  key: string,
+  deploymentId: string,
+  revisionId: string,
+  o: { canary?: boolean; attempts?: number } = {},
+): Promise<any> {
+  return await until(
+    async () => {
+      const r = (await keyedRequest(app, key, "GET", `/v2/deployments/${deploymentId}/revisions/${revisionId}`)).body;
+      const canary = o.canary && r.status === "DEPLOYING" && /^canary: /.test(r.status_message ?? "");
+      return r.status === "DEPLOYED" || r.status?.endsWith("_FAILED") || r.status === "INTERRUPTED" || canary
+        ? r
+        : null;
+    },
+    `revision ${revisionId} to settle`,
+    o.attempts,
+  );
+}
+
+/**
+ * A listening control plane with a `k8s` listener (`computeId`, namespace `namespace`) whose
+ * kubeconfig points at the stand-in Kubernetes API at `kubeUrl`, and a deployment `name` on it.
+ */
+export async function startK8sPlatform(
+  kubeUrl: string,
+  o: { computeId: string; namespace: string; name: string },
+): Promise<{ t: TestPlatform; deploymentId: string }> {
+  const { setListenerKubeconfig } = await import("../../core/platform/store/tenancy.ts");
+  const { kubeconfig } = await import("./_kube-api.ts");
+  const t = await startTestPlatform();
+  const { url } = await t.platform.listen({ port: 0 });
+  t.platform.services.publicUrl = url;
+  const listener = await t.call("POST", "/v2/listeners", {
+    body: { compute_type: "k8s", compute_id: o.computeId, compute_config: { k8s_namespaces: [o.namespace] } },
+  });
+  await setListenerKubeconfig(t.platform.sql, listener.body.id, kubeconfig(kubeUrl));
+  const d = await t.call("POST", "/v2/deployments", {
+    body: { name: o.name, source: "internal_source", source_config: { listener_id: listener.body.id } },
+  });
+  return { t, deploymentId: d.body.id };
+}
+
+/** The arguments of `node` for `agentcli platform serve` on `port` with its data in `dataDir`. */
+export function platformServeArgs(port: number, dataDir: string): string[] {
+  const root = join(import.meta.dirname, "../..");
+  return [join(root, "bin/agentcli.js"), "platform", "serve", "--port", String(port), "--data-dir", dataDir];
+}
+
+/** A GET (or, with `body`, a JSON POST) to `url` + `path`; the parsed JSON, or an error naming the path and status. */
+export async function stableJson(url: string, path: string, body?: unknown): Promise<any> {
+  const res = await fetch(`${url}${path}`, {
+    method: body === undefined ? "GET" : "POST",
+    headers: { "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${path}: HTTP ${res.status} ${text}`);
+  return JSON.parse(text);
+}
+
+/** A k8s test's `after`: stops its pods, closes the control plane, the stand-in API and the model server, removes `work`. */
+export async function closeK8sTest(o: {
+  pods: Map<string, { stop(): Promise<void> }>;
+  t?: TestPlatform;
+  kube?: { close(): Promise<void> };
+  model?: { close(): Promise<void> };
+  work: string;
+}): Promise<void> {
+  await Promise.all([...o.pods.values()].map((p) => p.stop()));
+  await o.t?.close();
+  await o.kube?.close();
+  await o.model?.close();
+  if (o.work) await rm(o.work, { recursive: true, force: true });
 }

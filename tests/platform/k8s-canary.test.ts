@@ -11,7 +11,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -19,13 +19,21 @@ import { Client } from "@langchain/langgraph-sdk";
 import { Deployment } from "kubernetes-models/apps/v1";
 import { Secret, Service } from "kubernetes-models/v1";
 import { selfInvocation } from "../../core/kernel/index.ts";
-import { setListenerKubeconfig } from "../../core/platform/store/tenancy.ts";
 import { renderCanary } from "../../plugins/compute/k8s-canary.ts";
 import type { RevisionProcess } from "../../plugins/compute/revision-process.ts";
 import { type ModelServer, startModelServer } from "../fixtures/model-server/server.ts";
-import { type FakeKube, fakeKubeApi, kubeconfig } from "./_kube-api.ts";
+import { type FakeKube, fakeKubeApi } from "./_kube-api.ts";
 import { runPod } from "./_k8s-pods.ts";
-import { makeBundle, startTestPlatform, type TestPlatform, until } from "./_harness.ts";
+import {
+  closeK8sTest,
+  deployBundle,
+  makeBundle,
+  modelSecrets,
+  revisionSettled,
+  startK8sPlatform,
+  type TestPlatform,
+  until,
+} from "./_harness.ts";
 
 const NS = "canaries";
 const COMPONENT = "app.kubernetes.io/component";
@@ -149,31 +157,11 @@ describe("a canary on a k8s listener", () => {
 
   async function deploy(v: string, release?: unknown): Promise<any> {
     const bundle = await makeBundle({ agentToml: agentToml(v) });
-    const u = await t.call("POST", `/v2/deployments/${deploymentId}/upload-url`);
-    const target = new URL(u.body.upload_url);
-    await t.platform.app.request(target.pathname + target.search, {
-      method: "PUT",
-      body: bundle as Uint8Array<ArrayBuffer>,
+    const rid = await deployBundle(t.platform.app, t.keyA, deploymentId, bundle, {
+      secrets: modelSecrets("sk-k8s", model.openaiBaseUrl),
+      release,
     });
-    const p = await t.call("PATCH", `/v2/deployments/${deploymentId}`, {
-      body: {
-        source_revision_config: { source_tarball_path: u.body.object_path },
-        secrets: [
-          { name: "OPENAI_API_KEY", value: "sk-k8s" },
-          { name: "OPENAI_BASE_URL", value: model.openaiBaseUrl },
-          // One client making many runs a minute: off, an anonymous deployment's default rate limits.
-          { name: "AGENTCLI_USER_RUNS_PER_MINUTE", value: "0" },
-          { name: "AGENTCLI_CLIENT_RUNS_PER_MINUTE", value: "0" },
-        ],
-        ...(release ? { release } : {}),
-      },
-    });
-    assert.equal(p.status, 200, JSON.stringify(p.body));
-    return await until(async () => {
-      const r = (await t.call("GET", `/v2/deployments/${deploymentId}/revisions/${p.body.latest_revision_id}`)).body;
-      const canary = r.status === "DEPLOYING" && /^canary: /.test(r.status_message ?? "");
-      return ["DEPLOYED", "DEPLOY_FAILED", "BUILD_FAILED"].includes(r.status) || canary ? r : null;
-    }, `revision of ${v}`);
+    return await revisionSettled(t.platform.app, t.keyA, deploymentId, rid, { canary: true });
   }
 
   /** One turn on a thread where the deployment's Service points; the version that answered. */
@@ -221,26 +209,16 @@ describe("a canary on a k8s listener", () => {
         pods.delete(path);
       },
     });
-    t = await startTestPlatform();
-    const { url } = await t.platform.listen({ port: 0 });
-    t.platform.services.publicUrl = url;
-    const listener = await t.call("POST", "/v2/listeners", {
-      body: { compute_type: "k8s", compute_id: "cluster-canary", compute_config: { k8s_namespaces: [NS] } },
-    });
-    await setListenerKubeconfig(t.platform.sql, listener.body.id, kubeconfig(kube.url));
-    const d = await t.call("POST", "/v2/deployments", {
-      body: { name: "k8s-canary", source: "internal_source", source_config: { listener_id: listener.body.id } },
-    });
-    deploymentId = d.body.id;
+    ({ t, deploymentId } = await startK8sPlatform(kube.url, {
+      computeId: "cluster-canary",
+      namespace: NS,
+      name: "k8s-canary",
+    }));
   });
 
   after(async () => {
     await stopRouter();
-    await Promise.all([...pods.values()].map((p) => p.stop()));
-    await t?.close();
-    await kube?.close();
-    await model?.close();
-    if (work) await rm(work, { recursive: true, force: true });
+    await closeK8sTest({ pods, t, kube, model, work });
   });
 
   test("a canary at 50% takes half the new threads through the router, each thread's turns stay on its revision; promote and abort flip the Service", async () => {

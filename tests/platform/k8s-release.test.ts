@@ -10,19 +10,25 @@
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Deployment } from "kubernetes-models/apps/v1";
 import { Secret, Service } from "kubernetes-models/v1";
-import { setListenerKubeconfig } from "../../core/platform/store/tenancy.ts";
 import { renderManifests } from "../../plugins/compute/k8s-manifests.ts";
 import { renderCandidate } from "../../plugins/compute/k8s-candidate.ts";
 import { RevisionProcess } from "../../plugins/compute/revision-process.ts";
 import { type ModelServer, startModelServer } from "../fixtures/model-server/server.ts";
-import { type FakeKube, fakeKubeApi, kubeconfig } from "./_kube-api.ts";
+import { type FakeKube, fakeKubeApi } from "./_kube-api.ts";
 import { runPod } from "./_k8s-pods.ts";
-import { makeBundle, startTestPlatform, type TestPlatform, until } from "./_harness.ts";
+import {
+  closeK8sTest,
+  deployBundle,
+  makeBundle,
+  revisionSettled,
+  startK8sPlatform,
+  type TestPlatform,
+} from "./_harness.ts";
 
 const NS = "gated";
 const COMPONENT = "app.kubernetes.io/component";
@@ -87,27 +93,14 @@ describe("a gated revision on a k8s listener", () => {
 
   async function deploy(v: string, release?: unknown): Promise<any> {
     const bundle = await makeBundle({ agentToml: agentToml(v) });
-    const u = await t.call("POST", `/v2/deployments/${deploymentId}/upload-url`);
-    const target = new URL(u.body.upload_url);
-    await t.platform.app.request(target.pathname + target.search, {
-      method: "PUT",
-      body: bundle as Uint8Array<ArrayBuffer>,
+    const rid = await deployBundle(t.platform.app, t.keyA, deploymentId, bundle, {
+      secrets: [
+        { name: "OPENAI_API_KEY", value: "sk-k8s" },
+        { name: "OPENAI_BASE_URL", value: model.openaiBaseUrl },
+      ],
+      release,
     });
-    const p = await t.call("PATCH", `/v2/deployments/${deploymentId}`, {
-      body: {
-        source_revision_config: { source_tarball_path: u.body.object_path },
-        secrets: [
-          { name: "OPENAI_API_KEY", value: "sk-k8s" },
-          { name: "OPENAI_BASE_URL", value: model.openaiBaseUrl },
-        ],
-        ...(release ? { release } : {}),
-      },
-    });
-    assert.equal(p.status, 200, JSON.stringify(p.body));
-    return await until(async () => {
-      const r = await t.call("GET", `/v2/deployments/${deploymentId}/revisions/${p.body.latest_revision_id}`);
-      return ["DEPLOYED", "DEPLOY_FAILED", "BUILD_FAILED"].includes(r.body.status) ? r.body : null;
-    }, `revision of ${v}`);
+    return await revisionSettled(t.platform.app, t.keyA, deploymentId, rid);
   }
 
   async function logs(revisionId: string): Promise<string> {
@@ -137,25 +130,15 @@ describe("a gated revision on a k8s listener", () => {
         pods.delete(path);
       },
     });
-    t = await startTestPlatform();
-    const { url } = await t.platform.listen({ port: 0 });
-    t.platform.services.publicUrl = url;
-    const listener = await t.call("POST", "/v2/listeners", {
-      body: { compute_type: "k8s", compute_id: "cluster-gates", compute_config: { k8s_namespaces: [NS] } },
-    });
-    await setListenerKubeconfig(t.platform.sql, listener.body.id, kubeconfig(kube.url));
-    const d = await t.call("POST", "/v2/deployments", {
-      body: { name: "k8s-gated", source: "internal_source", source_config: { listener_id: listener.body.id } },
-    });
-    deploymentId = d.body.id;
+    ({ t, deploymentId } = await startK8sPlatform(kube.url, {
+      computeId: "cluster-gates",
+      namespace: NS,
+      name: "k8s-gated",
+    }));
   });
 
   after(async () => {
-    await Promise.all([...pods.values()].map((p) => p.stop()));
-    await t?.close();
-    await kube?.close();
-    await model?.close();
-    if (work) await rm(work, { recursive: true, force: true });
+    await closeK8sTest({ pods, t, kube, model, work });
   });
 
   test("a revision whose eval fails on its candidate never reaches the deployment's pods; one that passes does", async () => {

@@ -19,7 +19,7 @@ import { createApiKey, createTenant } from "../../core/platform/store/tenancy.ts
 import { loadPlugins } from "../../core/kernel/plugins.ts";
 import { builtinPlugins } from "../../plugins/registry.ts";
 import type { LocalCompute } from "../../plugins/compute/local.ts";
-import { makeBundle, until } from "./_harness.ts";
+import { makeBundle, revisionSettled, until, uploadBundle } from "./_harness.ts";
 
 let dataDir = "";
 let platform: Platform;
@@ -36,25 +36,11 @@ async function call(method: string, path: string, body?: unknown): Promise<any> 
 }
 
 async function upload(deploymentId: string): Promise<string> {
-  const u = await call("POST", `/v2/deployments/${deploymentId}/upload-url`);
-  const target = new URL(u.body.upload_url);
-  const put = await platform.app.request(target.pathname + target.search, {
-    method: "PUT",
-    body: bundle as Uint8Array<ArrayBuffer>,
-  });
-  assert.equal(put.status, 200);
-  return u.body.object_path;
+  return await uploadBundle(platform.app, key, deploymentId, bundle);
 }
 
 async function final(deploymentId: string, revisionId: string) {
-  return until(
-    async () => {
-      const r = await call("GET", `/v2/deployments/${deploymentId}/revisions/${revisionId}`);
-      return ["DEPLOYED", "DEPLOY_FAILED", "BUILD_FAILED", "INTERRUPTED"].includes(r.body.status) ? r.body : null;
-    },
-    "the revision to end",
-    1800,
-  );
+  return await revisionSettled(platform.app, key, deploymentId, revisionId, { attempts: 1800 });
 }
 
 async function logs(deploymentId: string, revisionId: string): Promise<string> {

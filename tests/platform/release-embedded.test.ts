@@ -15,7 +15,7 @@ import { createApiKey, createTenant } from "../../core/platform/store/tenancy.ts
 import { loadPlugins } from "../../core/kernel/plugins.ts";
 import { builtinPlugins } from "../../plugins/registry.ts";
 import { type ModelServer, startModelServer } from "../fixtures/model-server/server.ts";
-import { makeBundle, until } from "./_harness.ts";
+import { deployBundle, keyedRequest, makeBundle, revisionSettled } from "./_harness.ts";
 
 let dataDir = "";
 let platform: Platform;
@@ -24,12 +24,7 @@ let key = "";
 let id = "";
 
 async function call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const res = await platform.app.request(path, {
-    method,
-    headers: { "x-api-key": key, "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, body: await res.json() };
+  return await keyedRequest(platform.app, key, method, path, body);
 }
 
 async function deploy(version: string, release?: unknown, o: { platformKey?: string } = {}): Promise<string> {
@@ -37,31 +32,15 @@ async function deploy(version: string, release?: unknown, o: { platformKey?: str
   const auth = o.platformKey ? "" : `\n[auth]\nprovider = "anonymous"\n`;
   const agentToml = `[agent]\nname = "embedded-gate"\nmodel = "openai:gate-${version}"\n${auth}`;
   const bundle = await makeBundle({ agentToml });
-  const u = await call("POST", `/v2/deployments/${id}/upload-url`);
-  const target = new URL(u.body.upload_url);
-  await platform.app.request(target.pathname + target.search, {
-    method: "PUT",
-    body: bundle as Uint8Array<ArrayBuffer>,
-  });
-  const patched = await call("PATCH", `/v2/deployments/${id}`, {
-    source_revision_config: { source_tarball_path: u.body.object_path },
+  const rid = await deployBundle(platform.app, key, id, bundle, {
     secrets: [
       { name: "OPENAI_API_KEY", value: "sk-gate" },
       { name: "OPENAI_BASE_URL", value: model.openaiBaseUrl },
       ...(o.platformKey ? [{ name: "PLATFORM_API_KEY", value: o.platformKey }] : []),
     ],
-    ...(release ? { release } : {}),
+    release,
   });
-  assert.equal(patched.status, 200, JSON.stringify(patched.body));
-  const rid = patched.body.latest_revision_id;
-  await until(
-    async () => {
-      const r = (await call("GET", `/v2/deployments/${id}/revisions/${rid}`)).body;
-      return r.status === "DEPLOYED" || r.status.endsWith("_FAILED");
-    },
-    "the revision to end",
-    3000,
-  );
+  await revisionSettled(platform.app, key, id, rid, { attempts: 3000 });
   return rid;
 }
 

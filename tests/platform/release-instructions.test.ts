@@ -15,7 +15,15 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { type ModelServer, startModelServer } from "../fixtures/model-server/server.ts";
-import { makeBundle, startTestPlatform, type TestPlatform, until } from "./_harness.ts";
+import {
+  deployBundle,
+  makeBundle,
+  modelSecrets,
+  revisionSettled,
+  stableJson,
+  startTestPlatform,
+  type TestPlatform,
+} from "./_harness.ts";
 
 let tp: TestPlatform;
 let model: ModelServer;
@@ -38,39 +46,13 @@ async function deployment(name: string, auth: string, secrets: Array<{ name: str
       agentToml: `[agent]\nname = "${name}"\nmodel = "openai:instr-${version}"\n\n${auth}`,
       agentsMd: `# Agent ${version}\nYou are version ${version}. ${marker(version)}\n`,
     });
-    const u = await call("POST", `/v2/deployments/${id}/upload-url`);
-    const target = new URL(u.body.upload_url);
-    const put = await tp.platform.app.request(target.pathname + target.search, {
-      method: "PUT",
-      body: bundle as Uint8Array<ArrayBuffer>,
+    return await deployBundle(tp.platform.app, tp.keyA, id, bundle, {
+      secrets: [...modelSecrets("sk-instructions", model.openaiBaseUrl), ...secrets],
+      release,
     });
-    assert.equal(put.status, 200);
-    const patched = await call("PATCH", `/v2/deployments/${id}`, {
-      source_revision_config: { source_tarball_path: u.body.object_path },
-      secrets: [
-        { name: "OPENAI_API_KEY", value: "sk-instructions" },
-        { name: "OPENAI_BASE_URL", value: model.openaiBaseUrl },
-        { name: "AGENTCLI_USER_RUNS_PER_MINUTE", value: "0" },
-        { name: "AGENTCLI_CLIENT_RUNS_PER_MINUTE", value: "0" },
-        ...secrets,
-      ],
-      ...(release ? { release } : {}),
-    });
-    assert.equal(patched.status, 200, JSON.stringify(patched.body));
-    return patched.body.latest_revision_id;
   };
   const settled = (revisionId: string) =>
-    until(
-      async () => {
-        const r = (await call("GET", `/v2/deployments/${id}/revisions/${revisionId}`)).body;
-        const canary = r.status === "DEPLOYING" && /^canary: /.test(r.status_message ?? "");
-        return r.status === "DEPLOYED" || r.status.endsWith("_FAILED") || r.status === "INTERRUPTED" || canary
-          ? r
-          : null;
-      },
-      `revision ${revisionId} to settle`,
-      3000,
-    );
+    revisionSettled(tp.platform.app, tp.keyA, id, revisionId, { canary: true, attempts: 3000 });
   const logs = async (revisionId: string) => {
     const r = await call("GET", `/v2/deployments/${id}/revisions/${revisionId}/logs?kind=deploy`);
     return r.body.logs.map((l: { message: string }) => l.message).join("\n");
@@ -93,21 +75,10 @@ function requestsSince(from: number): Array<{ version: string; system: string }>
   return model.requests.slice(from).map((r) => ({ version: String(r.model).replace("instr-", ""), system: r.system }));
 }
 
-async function json(url: string, path: string, body?: unknown): Promise<any> {
-  const res = await fetch(`${url}${path}`, {
-    method: body === undefined ? "GET" : "POST",
-    headers: { "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${path}: HTTP ${res.status} ${text}`);
-  return JSON.parse(text);
-}
-
 /** One turn on a new or given thread through the stable URL; the version that answered. */
 async function turn(url: string, threadId?: string): Promise<{ threadId: string; version: string }> {
-  const id = threadId ?? (await json(url, "/threads", {})).thread_id;
-  const out = await json(url, `/threads/${id}/runs/wait`, {
+  const id = threadId ?? (await stableJson(url, "/threads", {})).thread_id;
+  const out = await stableJson(url, `/threads/${id}/runs/wait`, {
     assistant_id: "agent",
     input: { messages: [{ role: "user", content: "who are you?" }] },
   });

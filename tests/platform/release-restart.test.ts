@@ -19,7 +19,7 @@ import { loadPlugins } from "../../core/kernel/plugins.ts";
 import { openSql, type SqlDriver } from "../../core/storage/sql.ts";
 import { builtinPlugins } from "../../plugins/registry.ts";
 import { type ModelServer, startModelServer } from "../fixtures/model-server/server.ts";
-import { makeBundle, until } from "./_harness.ts";
+import { deployBundle, keyedRequest, makeBundle, modelSecrets, revisionSettled, stableJson } from "./_harness.ts";
 
 let dataDir = "";
 let dbUrl = "";
@@ -45,53 +45,22 @@ async function open(): Promise<Platform> {
 }
 
 async function call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const res = await platform.app.request(path, {
-    method,
-    headers: { "x-api-key": key, "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, body: await res.json() };
+  return await keyedRequest(platform.app, key, method, path, body);
 }
 
 async function deploy(version: string, release?: unknown): Promise<string> {
   const bundle = await makeBundle({ agentToml: agentToml(version) });
-  const u = await call("POST", `/v2/deployments/${deploymentId}/upload-url`);
-  const target = new URL(u.body.upload_url);
-  const put = await platform.app.request(target.pathname + target.search, {
-    method: "PUT",
-    body: bundle as Uint8Array<ArrayBuffer>,
+  const id = await deployBundle(platform.app, key, deploymentId, bundle, {
+    secrets: modelSecrets("sk-restart", model.openaiBaseUrl),
+    release,
   });
-  assert.equal(put.status, 200);
-  const patched = await call("PATCH", `/v2/deployments/${deploymentId}`, {
-    source_revision_config: { source_tarball_path: u.body.object_path },
-    secrets: [
-      { name: "OPENAI_API_KEY", value: "sk-restart" },
-      { name: "OPENAI_BASE_URL", value: model.openaiBaseUrl },
-      { name: "AGENTCLI_USER_RUNS_PER_MINUTE", value: "0" },
-      { name: "AGENTCLI_CLIENT_RUNS_PER_MINUTE", value: "0" },
-    ],
-    ...(release ? { release } : {}),
-  });
-  assert.equal(patched.status, 200, JSON.stringify(patched.body));
-  const id = patched.body.latest_revision_id;
-  const settled = await until(async () => {
-    const r = (await call("GET", `/v2/deployments/${deploymentId}/revisions/${id}`)).body;
-    const canary = r.status === "DEPLOYING" && /^canary: /.test(r.status_message ?? "");
-    return r.status === "DEPLOYED" || r.status.endsWith("_FAILED") || r.status === "INTERRUPTED" || canary ? r : null;
-  }, `revision ${id} to settle`);
+  const settled = await revisionSettled(platform.app, key, deploymentId, id, { canary: true });
   assert.ok(settled.status === "DEPLOYED" || release, JSON.stringify(settled));
   return id;
 }
 
 async function json(path: string, body?: unknown): Promise<any> {
-  const res = await fetch(`${url}${path}`, {
-    method: body === undefined ? "GET" : "POST",
-    headers: { "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${path}: HTTP ${res.status} ${text}`);
-  return JSON.parse(text);
+  return await stableJson(url, path, body);
 }
 
 /** One turn on a thread through the stable URL; the version whose model answered it. */

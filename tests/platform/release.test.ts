@@ -20,7 +20,7 @@ import { loadPlugins } from "../../core/kernel/plugins.ts";
 import { openSql } from "../../core/storage/sql.ts";
 import { builtinPlugins } from "../../plugins/registry.ts";
 import { type ModelServer, startModelServer } from "../fixtures/model-server/server.ts";
-import { makeBundle, until } from "./_harness.ts";
+import { deployBundle, keyedRequest, makeBundle, modelSecrets, revisionSettled, stableJson } from "./_harness.ts";
 import { CLI, makeProject, removeProject } from "../toolchain/_project.ts";
 
 let dataDir = "";
@@ -36,49 +36,20 @@ const agentToml = (version: string) =>
   `[agent]\nname = "release-e2e"\nmodel = "openai:release-${version}"\n\n[auth]\nprovider = "anonymous"\n`;
 
 async function call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const res = await platform.app.request(path, {
-    method,
-    headers: { "x-api-key": key, "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, body: await res.json() };
+  return await keyedRequest(platform.app, key, method, path, body);
 }
 
 /** Uploads a bundle whose AGENTS.md names `version` and patches it in as a new revision (with `release`). */
 async function deploy(version: string, release?: unknown): Promise<string> {
   const bundle = await makeBundle({ agentToml: agentToml(version), agentsMd: `# Agent ${version}\n` });
-  const u = await call("POST", `/v2/deployments/${deploymentId}/upload-url`);
-  const target = new URL(u.body.upload_url);
-  const put = await platform.app.request(target.pathname + target.search, {
-    method: "PUT",
-    body: bundle as Uint8Array<ArrayBuffer>,
+  return await deployBundle(platform.app, key, deploymentId, bundle, {
+    secrets: modelSecrets("sk-release", model.openaiBaseUrl),
+    release,
   });
-  assert.equal(put.status, 200);
-  const patched = await call("PATCH", `/v2/deployments/${deploymentId}`, {
-    source_revision_config: { source_tarball_path: u.body.object_path },
-    secrets: [
-      { name: "OPENAI_API_KEY", value: "sk-release" },
-      { name: "OPENAI_BASE_URL", value: model.openaiBaseUrl },
-      // One client making hundreds of runs a minute: off, the rate limits an anonymous deployment has by default.
-      { name: "AGENTCLI_USER_RUNS_PER_MINUTE", value: "0" },
-      { name: "AGENTCLI_CLIENT_RUNS_PER_MINUTE", value: "0" },
-    ],
-    ...(release ? { release } : {}),
-  });
-  assert.equal(patched.status, 200, JSON.stringify(patched.body));
-  return patched.body.latest_revision_id;
 }
 
 async function settled(revisionId: string) {
-  return await until(
-    async () => {
-      const r = (await call("GET", `/v2/deployments/${deploymentId}/revisions/${revisionId}`)).body;
-      const canary = r.status === "DEPLOYING" && /^canary: /.test(r.status_message ?? "");
-      return r.status === "DEPLOYED" || r.status.endsWith("_FAILED") || r.status === "INTERRUPTED" || canary ? r : null;
-    },
-    `revision ${revisionId} to settle`,
-    3000,
-  );
+  return await revisionSettled(platform.app, key, deploymentId, revisionId, { canary: true, attempts: 3000 });
 }
 
 async function logs(revisionId: string): Promise<string> {
@@ -96,14 +67,7 @@ function answerByVersion(count: number): void {
 }
 
 async function json(path: string, body?: unknown): Promise<any> {
-  const res = await fetch(`${url}${path}`, {
-    method: body === undefined ? "GET" : "POST",
-    headers: { "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${path}: HTTP ${res.status} ${text}`);
-  return JSON.parse(text);
+  return await stableJson(url, path, body);
 }
 
 /** One turn on a thread through the stable URL; the version that served it. */

@@ -15,7 +15,7 @@ import { openPlatform, type Platform } from "../../core/platform/server.ts";
 import { createApiKey, createTenant } from "../../core/platform/store/tenancy.ts";
 import { loadPlugins } from "../../core/kernel/plugins.ts";
 import { builtinPlugins } from "../../plugins/registry.ts";
-import { makeBundle, until } from "./_harness.ts";
+import { deployBundle, makeBundle, revisionSettled } from "./_harness.ts";
 
 let dataDir = "";
 let platform: Platform;
@@ -55,26 +55,11 @@ test("a deployment's usage, read by the control plane from the deployment as its
   const early = await call("GET", `/v2/deployments/${id}/usage`);
   assert.equal(early.status, 409);
   assert.match(early.body.detail ?? JSON.stringify(early.body), /has no URL yet/);
-  const u = await call("POST", `/v2/deployments/${id}/upload-url`);
-  const target = new URL(u.body.upload_url);
   const bundle = await makeBundle({ name: "usage-agent" });
-  const put = await platform.app.request(target.pathname + target.search, {
-    method: "PUT",
-    body: bundle as Uint8Array<ArrayBuffer>,
-  });
-  assert.equal(put.status, 200);
-  const p = await call("PATCH", `/v2/deployments/${id}`, {
-    source_revision_config: { source_tarball_path: u.body.object_path },
+  const revisionId = await deployBundle(platform.app, key, id, bundle, {
     secrets: [{ name: "PLATFORM_API_KEY", value: "agent-key" }],
   });
-  const rev = await until(
-    async () => {
-      const r = await call("GET", `/v2/deployments/${id}/revisions/${p.body.latest_revision_id}`);
-      return ["DEPLOYED", "DEPLOY_FAILED", "BUILD_FAILED"].includes(r.body.status) ? r.body : null;
-    },
-    "the revision to end",
-    1800,
-  );
+  const rev = await revisionSettled(platform.app, key, id, revisionId, { attempts: 1800 });
   assert.equal(rev.status, "DEPLOYED", rev.status_message);
   const usage = await call("GET", `/v2/deployments/${id}/usage?group_by=model`);
   assert.equal(usage.status, 200, JSON.stringify(usage.body));

@@ -4,13 +4,15 @@
  * deepagents does, scripted turns of three model calls, and servers with usage limits, their
  * traces kept or not (the two ways usage is read).
  */
+import assert from "node:assert/strict";
+import { after, before } from "node:test";
 import { tool } from "@langchain/core/tools";
 import { ChatOpenAI } from "@langchain/openai";
 import { createAgent } from "langchain";
 import { z } from "zod";
 import { NO_USAGE_LIMITS, Prices, type UsageLimits } from "../../core/engine/index.ts";
 import { type ModelServer, startModelServer } from "../fixtures/model-server/server.ts";
-import { startTestServer, type TestServer } from "./_harness.ts";
+import { collect, startTestServer, type TestServer } from "./_harness.ts";
 
 /** The scripted model server of the file that started it ({@link startModels}). */
 export let models: ModelServer;
@@ -89,4 +91,23 @@ export async function stopModels(): Promise<void> {
 /** Waits for a minute with time left in it (a per-minute window must not roll over mid-test). */
 export async function waitForMinuteStart(): Promise<void> {
   while (new Date().getUTCSeconds() > 45) await new Promise((r) => setTimeout(r, 250));
+}
+
+/** The file's hooks: the scripted model server ({@link models}) started before its tests, closed after. */
+export function useModels(): void {
+  before(startModels);
+  after(stopModels);
+}
+
+/**
+ * Streams a run of `content` with the agent (on `threadId`, or stateless when null) and
+ * returns its error event, asserting there is one.
+ */
+export async function streamedError(t: TestServer, threadId: string | null, content: string) {
+  const events = await collect(t.client.runs.stream(threadId, "agent", {
+    input: { messages: [{ role: "user", content }] },
+  }));
+  const error = events.find((e) => e.event === "error");
+  assert.ok(error, `an error event among ${events.map((e) => e.event).join(", ")}`);
+  return error as { event: string; data: { error: string; message: string } };
 }

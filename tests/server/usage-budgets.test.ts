@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { NO_USAGE_LIMITS } from "../../core/engine/index.ts";
 import { sqlOf } from "../../core/storage/storage.ts";
-import { collect, pgSchema, startTestServer, until } from "./_harness.ts";
+import { pgSchema, startTestServer, until } from "./_harness.ts";
 import {
   agentGraph,
   models,
@@ -17,19 +17,14 @@ import {
   PRICES,
   scriptTurn,
   serverWith,
-  startModels,
-  stopModels,
+  streamedError,
+  useModels,
   useTraceRetention,
   waitForMinuteStart,
   WAYS,
 } from "./_usage.ts";
 
-before(async () => {
-  await startModels();
-});
-after(async () => {
-  await stopModels();
-});
+useModels();
 
 for (const way of WAYS) {
   describe(`a run in flight that crosses a daily budget (${way.name})`, () => {
@@ -45,12 +40,8 @@ for (const way of WAYS) {
       try {
         scriptTurn("budget");
         const thread = await t.client.threads.create();
-        const events = await collect(t.client.runs.stream(thread.thread_id, "agent", {
-          input: { messages: [{ role: "user", content: "budget" }] },
-        }));
-        const error = events.find((e) => e.event === "error");
-        assert.ok(error, `an error event among ${events.map((e) => e.event).join(", ")}`);
-        const data = error.data as { error: string; message: string };
+        const error = await streamedError(t, thread.thread_id, "budget");
+        const data = error.data;
         assert.equal(data.error, "UsageLimitExceeded");
         assert.match(data.message, /the daily token budget of one user is used up \(30 tokens of 20 tokens\)/);
         assert.match(data.message, /AGENTCLI_USER_TOKENS_PER_DAY/);
@@ -69,17 +60,13 @@ for (const way of WAYS) {
       const t = await serverWith({ userCostPerDay: 0.0001 });
       try {
         scriptTurn("costly", { input: 100, output: 20 });
-        const events = await collect(t.client.runs.stream(null, "agent", {
-          input: { messages: [{ role: "user", content: "costly" }] },
-        }));
-        const error = events.find((e) => e.event === "error");
-        assert.ok(error, `an error event among ${events.map((e) => e.event).join(", ")}`);
+        const error = await streamedError(t, null, "costly");
         // One call: (100 * $1 + 20 * $2) per million.
         assert.match(
-          (error.data as { message: string }).message,
+          error.data.message,
           /the daily cost budget \(USD\) of one user is used up \(\$0\.00014 of \$0\.0001\)/,
         );
-        assert.match((error.data as { message: string }).message, /AGENTCLI_USER_COST_PER_DAY/);
+        assert.match(error.data.message, /AGENTCLI_USER_COST_PER_DAY/);
       } finally {
         await t.close();
       }
@@ -91,12 +78,8 @@ for (const way of WAYS) {
       try {
         scriptTurn("last");
         const thread = await t.client.threads.create();
-        const events = await collect(t.client.runs.stream(thread.thread_id, "agent", {
-          input: { messages: [{ role: "user", content: "last" }] },
-        }));
-        const error = events.find((e) => e.event === "error");
-        assert.ok(error, `an error event among ${events.map((e) => e.event).join(", ")}`);
-        assert.match((error.data as { message: string }).message, /\(45 tokens of 40 tokens\)/);
+        const error = await streamedError(t, thread.thread_id, "last");
+        assert.match(error.data.message, /\(45 tokens of 40 tokens\)/);
         assert.equal((await t.client.runs.list(thread.thread_id))[0]!.status, "error");
         const state = await t.client.threads.getState(thread.thread_id);
         const messages = (state.values as { messages: Array<{ content: unknown }> }).messages;

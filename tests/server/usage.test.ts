@@ -7,25 +7,10 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import {
-  agentGraph,
-  models,
-  PRICES,
-  scriptTurn,
-  serverWith,
-  startModels,
-  stopModels,
-  useTraceRetention,
-  WAYS,
-} from "./_usage.ts";
+import { agentGraph, models, PRICES, scriptTurn, serverWith, useModels, useTraceRetention, WAYS } from "./_usage.ts";
 import { startTestServer, type TestServer } from "./_harness.ts";
 
-before(async () => {
-  await startModels();
-});
-after(async () => {
-  await stopModels();
-});
+useModels();
 
 for (const way of WAYS) {
   describe(`usage recorded and readable (${way.name})`, () => {
@@ -95,54 +80,6 @@ for (const way of WAYS) {
     });
   });
 }
-
-describe("who reads what", () => {
-  let t: TestServer;
-  before(async () => {
-    t = await startTestServer({
-      graphs: { agent: async () => agentGraph() },
-      usage: { prices: PRICES, ownerKey: "owner-key-0123456789" },
-      authenticate: async (req) => {
-        if (!req.headers.get("x-user")) throw Object.assign(new Error("Sign in"), { status: 401 });
-        const who = req.headers.get("x-user");
-        if (who === "owner") return { identity: "platform", isAuthenticated: true, shared: true };
-        return who ? { identity: who, isAuthenticated: true } : null;
-      },
-    });
-  });
-  after(async () => await t?.close());
-
-  test("the owner reads everyone's usage by user; a user reads only their own", async () => {
-    for (const [user, marker] of [["alice", "ant"], ["bob", "bee"]]) {
-      scriptTurn(marker!);
-      const res = await fetch(`${t.url}/runs/wait`, {
-        method: "POST",
-        headers: { "content-type": "application/json", "x-user": user! },
-        body: JSON.stringify({ assistant_id: "agent", input: { messages: [{ role: "user", content: marker }] } }),
-      });
-      assert.equal(res.status, 200, await res.clone().text());
-    }
-    const read = async (user: string, query = "") =>
-      await (await fetch(`${t.url}/usage?group_by=user${query}`, { headers: { "x-user": user } })).json() as {
-        rows: Array<{ key: string; calls: number }>;
-        detail?: string;
-      };
-    assert.deepEqual((await read("owner")).rows.map((r) => [r.key, r.calls]).sort(), [
-      ["user:alice", 3],
-      ["user:bob", 3],
-    ]);
-    assert.deepEqual((await read("owner", "&user=user:bob")).rows.map((r) => r.key), ["user:bob"]);
-    assert.deepEqual((await read("alice")).rows.map((r) => r.key), ["user:alice"]);
-    const byKey = await fetch(`${t.url}/usage?group_by=user`, { headers: { "x-api-key": "owner-key-0123456789" } });
-    assert.equal(byKey.status, 200, "the owner's key is the owner under an identity provider");
-    assert.equal(((await byKey.json()) as { rows: unknown[] }).rows.length, 2);
-    const wrongKey = await fetch(`${t.url}/usage`, { headers: { "x-api-key": "not-the-key" } });
-    assert.equal(wrongKey.status, 401, "any other key is authenticated as every other request");
-    const refused = await fetch(`${t.url}/usage?user=user:bob`, { headers: { "x-user": "alice" } });
-    assert.equal(refused.status, 422);
-    assert.match(((await refused.json()) as { detail: string }).detail, /user="user:bob" is not you/);
-  });
-});
 
 describe("who reads what", () => {
   let t: TestServer;
