@@ -49,12 +49,23 @@ function defaultParts(value: string): string[] {
 }
 
 for (
-  const args of [["init"], ["dev"], ["deploy"], ["serve"], ["platform", "serve"], ["platform", "usage"], ["schema"]]
+  const args of [
+    ["init"],
+    ["dev"],
+    ["deploy"],
+    ["serve"],
+    ["platform", "serve"],
+    ["platform", "usage"],
+    ["schema"],
+    ["router"],
+  ]
 ) {
   test(`README and \`agentcli ${args.join(" ")} --help\` agree`, () => {
     const h = help(args);
     for (const o of h.options) {
-      const inUsage = new RegExp(`\\[${o.name}(?: ([^\\]]+))?\\]`).exec(h.usage);
+      // An optional option in brackets, a required one (`agentcli router --serving <url>`) bare.
+      const inUsage = new RegExp(`\\[${o.name}(?: ([^\\]]+))?\\]`).exec(h.usage) ??
+        new RegExp(`(?:^| )${o.name}(?: (<[^>]+>))?(?= |$)`).exec(h.usage);
       assert.ok(inUsage, `the usage line "${h.usage}" omits ${o.name}`);
       assert.equal(
         inUsage[1] ?? null,
