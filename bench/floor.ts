@@ -17,7 +17,7 @@
  *
  *   npm run bench:floor -- [--only tokens|steps] [--concurrency 1,50,200] [--tokens 1000]
  *     [--token-interval-ms 10] [--clients 1,32] [--runs 4] [--steps 10]
- *     [--tokens-json <file>] [--steps-json <file>] [--json]
+ *     [--saver off|on] [--tokens-json <file>] [--steps-json <file>] [--json]
  *
  * Not part of the test suite.
  */
@@ -36,6 +36,9 @@ const INTERVAL = Number(arg("--token-interval-ms") ?? 10);
 const CLIENTS = list(arg("--clients") ?? "1,32");
 const RUNS_PER_CLIENT = Number(arg("--runs") ?? 4) || 4;
 const STEPS = Number(arg("--steps") ?? 10) || 10;
+/** `--saver off|on`: only the variants without (or with) `MemorySaver` (to compare them under callgrind). */
+const SAVER = arg("--saver");
+const keep = (saver: boolean) => SAVER === undefined || (SAVER === "on") === saver;
 
 /** The servers' figures to compare with: bench/README.md, issue 33 on a quiet machine (2026-11-27 19:45 UTC, load 0.7-1.2). */
 const SERVERS = {
@@ -174,7 +177,7 @@ const tokens: Record<string, Record<number, Awaited<ReturnType<typeof tokenLevel
 const steps: Record<string, Record<number, Awaited<ReturnType<typeof stepLevel>>>> = {};
 if (ONLY !== "steps") {
   await withModel({ tokens: TOKENS, tokenIntervalMs: INTERVAL }, async (model) => {
-    for (const v of TOKEN_VARIANTS) {
+    for (const v of TOKEN_VARIANTS.filter((v) => keep(v.saver))) {
       process.stderr.write(`tokens: ${v.name}...\n`);
       await tokenLevel(model, v, 1); // warm-up: modules loaded, connection open, code compiled
       tokens[v.name] = {};
@@ -185,7 +188,7 @@ if (ONLY !== "steps") {
 // The graph modules read OPENAI_BASE_URL once: the steps' model server must be the one they hold.
 if (ONLY !== "tokens") {
   await withModel({ steps: STEPS }, async (model) => {
-    for (const saver of [false, true]) {
+    for (const saver of [false, true].filter(keep)) {
       const name = saver ? "graph + MemorySaver" : "graph";
       process.stderr.write(`steps: ${name}...\n`);
       steps[name] = {};

@@ -15,8 +15,10 @@
  *   /proc/<pid>/io write_bytes over the load, divided by the runs);
  * - the load side (issue 33, the floor under the 200-run p99): CPU per second of wall time of the
  *   server's tree, the model server and this process (the SDK clients parsing the streams), the
- *   machine's busy share (/proc/stat), and what the cores leave for the server once the model
- *   server and the clients had theirs (cores x 1,000 ms less both, per second).
+ *   machine's busy share (/proc/stat); the model server's and the clients' CPU per 1,000 tokens,
+ *   and what the cores leave for the server at the nominal rate (runs x 1,000 / interval tokens
+ *   a second; a starved machine streams slower, so the per-second figures understate it): cores
+ *   x 1,000 ms less the model server's and the clients' CPU per second at that rate.
  *
  *   npm run bench:tokens -- [--concurrency 1,50,200] [--tokens 1000] [--token-interval-ms 10]
  *     [--workers <n>|default] [--only ours|peer] [--json]
@@ -81,7 +83,10 @@ async function level(server: Running, model: Model, runs: number, tag: string) {
     modelCpuMsPerS: perS(modelMs),
     clientsCpuMsPerS: perS((bench.user + bench.system) / 1000),
     machineBusyShare: (busy.busy - busy0.busy) / (busy.total - busy0.total),
-    leftForServerMsPerS: cpus().length * 1000 - perS(modelMs) - perS((bench.user + bench.system) / 1000),
+    modelCpuMsPer1kTokens: modelMs / (runs * TOKENS / 1000),
+    clientsCpuMsPer1kTokens: (bench.user + bench.system) / 1000 / (runs * TOKENS / 1000),
+    leftForServerMsPerS: cpus().length * 1000 -
+      ((modelMs + (bench.user + bench.system) / 1000) / (runs * TOKENS)) * runs * (INTERVAL > 0 ? 1000 / INTERVAL : 0),
   };
 }
 
@@ -123,7 +128,9 @@ const rows: Array<[string, (l: Level) => number, string, boolean?]> = [
   ["model server CPU per s", (l) => l.modelCpuMsPerS, "ms", false],
   ["SDK clients (this process) CPU per s", (l) => l.clientsCpuMsPerS, "ms", false],
   [`machine busy (of ${cpus().length} cores)`, (l) => l.machineBusyShare * 100, "%", false],
-  ["cores left for the server per s", (l) => l.leftForServerMsPerS, "ms", false],
+  ["model server CPU per 1,000 tokens", (l) => l.modelCpuMsPer1kTokens, "ms", false],
+  ["SDK clients CPU per 1,000 tokens", (l) => l.clientsCpuMsPer1kTokens, "ms", false],
+  ["cores left for the server per s at the nominal rate", (l) => l.leftForServerMsPerS, "ms", false],
 ];
 const a = results[ours.name], b = results[peer.name];
 /** The peer's figure over ours: above 1, ours is better (every figure here is better lower). */
