@@ -278,7 +278,7 @@ if (args.includes("--json")) {
     }
   }
   console.log(`\nAgainst the servers (${comparisons.source}): ours = floor + X, peer = floor + Y`);
-  console.log("| bench | level | floor | floor | ours (X) | peer (Y) | floor/ours | floor/peer | half the peer's |");
+  console.log("| bench | level | floor of | floor | ours (X) | peer (Y) | floor/ours | floor/peer | half the peer's |");
   console.log("|---|---:|---|---:|---:|---:|---:|---:|---|");
   for (const [bench, byVariant] of Object.entries(comparisons).filter(([k]) => k !== "source")) {
     for (const [v, levels] of Object.entries(byVariant as Record<string, Record<number, ReturnType<typeof against>>>)) {
