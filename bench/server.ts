@@ -11,8 +11,9 @@
  * - time to the first SSE event of `runs.stream` on a new thread (p50).
  * Prints a table with ratios (>1 means agentcli is better). `--json` prints every figure for
  * machines, and with it those of bench/tokens.ts (token streaming) and bench/steps.ts
- * (multi-step runs), run after these at their default sizes (`--no-streams`: not them;
- * `--stream-args "<flags>"`: flags for both, say `"--concurrency 2 --tokens 50 --clients 1 --runs 1"`).
+ * (multi-step runs), run after these at their default sizes, then bench/floor.ts (the same
+ * graphs with no server, against those two's figures) (`--no-streams`: not them;
+ * `--stream-args "<flags>"`: flags for all three, say `"--concurrency 2 --tokens 50 --clients 1 --runs 1"`).
  *
  *   npm run bench -- [--runs 60] [--only ours|serve|peer] [--json [--no-streams] [--stream-args "<flags>"]]
  *   npm run bench -- --startup [5]     # startup only: the example from sources and executable, beside the peer
@@ -24,7 +25,7 @@
  * Not part of the test suite. Each server and the model run as child processes on free ports.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { freePort } from "../plugins/compute/revision-process.ts";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -364,12 +365,12 @@ const ratioOf = (ours: Result | undefined, get: (r: Result) => number, better: "
   ours && b ? (better === "lower" ? get(b) / get(ours) : get(ours) / get(b)) : null;
 const loadAvg = loadavg().map((l) => Number(l.toFixed(1)));
 /**
- * bench/tokens.ts and bench/steps.ts (dev and the peer only), with `--json`, after this bench's servers
- * stopped; their JSON, or null with `--no-streams` or `--only serve`.
+ * bench/tokens.ts and bench/steps.ts (dev and the peer only), then bench/floor.ts (`more`: its flags),
+ * with `--json`, after this bench's servers stopped; their JSON, or null with `--no-streams` or `--only serve`.
  */
-function streamBench(script: string): unknown {
+function streamBench(script: string, more?: string[]): unknown {
   if (args.includes("--no-streams") || ONLY === "serve") return null;
-  const only = ONLY === "ours" || ONLY === "peer" ? ["--only", ONLY] : [];
+  const only = more ?? (ONLY === "ours" || ONLY === "peer" ? ["--only", ONLY] : []);
   process.stderr.write(`running ${script}...\n`);
   const extra = (arg("--stream-args") ?? "").split(" ").filter(Boolean);
   const out = spawnSync(process.execPath, [join(ROOT, script), "--json", ...only, ...extra], {
@@ -387,6 +388,13 @@ if (args.includes("--json")) {
     Object.fromEntries(rows.map(([label, get, better]) => [label, ratioOf(r, get, better)]));
   const tokens = streamBench("bench/tokens.ts");
   const steps = streamBench("bench/steps.ts");
+  // The floor (the same graphs with no server), compared with the figures just measured.
+  const dir = mkdtempSync(join(tmpdir(), "agentcli-floor-"));
+  writeFileSync(join(dir, "tokens.json"), JSON.stringify(tokens));
+  writeFileSync(join(dir, "steps.json"), JSON.stringify(steps));
+  const floor = tokens && steps &&
+    streamBench("bench/floor.ts", ["--tokens-json", join(dir, "tokens.json"), "--steps-json", join(dir, "steps.json")]);
+  rmSync(dir, { recursive: true, force: true });
   console.log(
     JSON.stringify(
       {
@@ -400,6 +408,7 @@ if (args.includes("--json")) {
         serveRatios: ratios(c),
         tokens,
         steps,
+        floor,
       },
       null,
       2,

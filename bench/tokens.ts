@@ -12,7 +12,13 @@
  *   model's send time of the token (same machine, same clock);
  * - first token added p50/p99: the same for each run's first token;
  * - peak RSS of the process tree during the load; bytes written to storage per run (the tree's
- *   /proc/<pid>/io write_bytes over the load, divided by the runs).
+ *   /proc/<pid>/io write_bytes over the load, divided by the runs);
+ * - the load side (issue 33, the floor under the 200-run p99): CPU per second of wall time of the
+ *   server's tree, the model server and this process (the SDK clients parsing the streams), the
+ *   machine's busy share (/proc/stat); the model server's and the clients' CPU per 1,000 tokens,
+ *   and what the cores leave for the server at the nominal rate (runs x 1,000 / interval tokens
+ *   a second; a starved machine streams slower, so the per-second figures understate it): cores
+ *   x 1,000 ms less the model server's and the clients' CPU per second at that rate.
  *
  *   npm run bench:tokens -- [--concurrency 1,50,200] [--tokens 1000] [--token-interval-ms 10]
  *     [--workers <n>|default] [--only ours|peer] [--json]
@@ -21,7 +27,7 @@
  */
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
-import { pct, ROOT, startModel } from "./children.ts";
+import { machineCpu, pct, ROOT, startModel, treeStats } from "./children.ts";
 import { measured, ours, peer, type Running, startSide, streamRun } from "./side-by-side.ts";
 
 const args = process.argv.slice(2);
@@ -43,12 +49,19 @@ interface TokenSends {
   sentAt: number[];
 }
 
-async function level(server: Running, modelRoot: string, runs: number, tag: string) {
-  await fetch(`${modelRoot}/_sends`, { method: "DELETE" });
+type Model = Awaited<ReturnType<typeof startModel>>;
+
+async function level(server: Running, model: Model, runs: number, tag: string) {
+  await fetch(`${model.root}/_sends`, { method: "DELETE" });
   const prompts = Array.from({ length: runs }, (_, k) => `${tag} run ${k}`);
+  const t0 = performance.now(), bench0 = process.cpuUsage(), model0 = treeStats(model.proc.pid!).cpuMs;
+  const busy0 = machineCpu();
   const m = await measured(server.proc, () => Promise.all(prompts.map((p) => streamRun(server, p, TOKENS))));
+  const bench = process.cpuUsage(bench0), busy = machineCpu();
+  const modelMs = treeStats(model.proc.pid!).cpuMs - model0;
+  const perS = (ms: number) => (ms / (performance.now() - t0)) * 1000;
   const sends = new Map(
-    ((await (await fetch(`${modelRoot}/_sends`)).json()) as TokenSends[]).map((s) => [s.prompt, s.sentAt]),
+    ((await (await fetch(`${model.root}/_sends`)).json()) as TokenSends[]).map((s) => [s.prompt, s.sentAt]),
   );
   const added: number[] = [], first: number[] = [];
   prompts.forEach((p, k) => {
@@ -66,6 +79,14 @@ async function level(server: Running, modelRoot: string, runs: number, tag: stri
     firstAddedP99: pct(first, 99),
     peakRssMb: m.peakRssMb,
     bytesWrittenPerRun: m.writeBytes / runs,
+    serverCpuMsPerS: perS(m.cpuMs),
+    modelCpuMsPerS: perS(modelMs),
+    clientsCpuMsPerS: perS((bench.user + bench.system) / 1000),
+    machineBusyShare: (busy.busy - busy0.busy) / (busy.total - busy0.total),
+    modelCpuMsPer1kTokens: modelMs / (runs * TOKENS / 1000),
+    clientsCpuMsPer1kTokens: (bench.user + bench.system) / 1000 / (runs * TOKENS / 1000),
+    leftForServerMsPerS: cpus().length * 1000 -
+      ((modelMs + (bench.user + bench.system) / 1000) / (runs * TOKENS)) * runs * (INTERVAL > 0 ? 1000 / INTERVAL : 0),
   };
 }
 
@@ -84,7 +105,7 @@ try {
       results[side.name] = {};
       for (const c of CONCURRENCY) {
         process.stderr.write(`  ${c} concurrent runs of ${TOKENS} tokens...\n`);
-        results[side.name]![c] = await level(server, model.root, c, `${side.name} ${c}`);
+        results[side.name]![c] = await level(server, model, c, `${side.name} ${c}`);
       }
     } finally {
       await server.stop();
@@ -94,7 +115,8 @@ try {
   model.proc.kill("SIGTERM");
 }
 
-const rows: Array<[string, (l: Level) => number, string]> = [
+/** Label, figure, unit; `false` for the load side's figures, which have no ratio (they are not the server's). */
+const rows: Array<[string, (l: Level) => number, string, boolean?]> = [
   ["CPU per 1,000 tokens", (l) => l.cpuMsPer1kTokens, "ms"],
   ["added delay p50", (l) => l.addedP50, "ms"],
   ["added delay p99", (l) => l.addedP99, "ms"],
@@ -102,15 +124,22 @@ const rows: Array<[string, (l: Level) => number, string]> = [
   ["first token added p99", (l) => l.firstAddedP99, "ms"],
   ["peak RSS (process tree)", (l) => l.peakRssMb, "MB"],
   ["bytes written to storage per run", (l) => l.bytesWrittenPerRun / 1024, "KB"],
+  ["server CPU per s", (l) => l.serverCpuMsPerS, "ms", false],
+  ["model server CPU per s", (l) => l.modelCpuMsPerS, "ms", false],
+  ["SDK clients (this process) CPU per s", (l) => l.clientsCpuMsPerS, "ms", false],
+  [`machine busy (of ${cpus().length} cores)`, (l) => l.machineBusyShare * 100, "%", false],
+  ["model server CPU per 1,000 tokens", (l) => l.modelCpuMsPer1kTokens, "ms", false],
+  ["SDK clients CPU per 1,000 tokens", (l) => l.clientsCpuMsPer1kTokens, "ms", false],
+  ["cores left for the server per s at the nominal rate", (l) => l.leftForServerMsPerS, "ms", false],
 ];
 const a = results[ours.name], b = results[peer.name];
 /** The peer's figure over ours: above 1, ours is better (every figure here is better lower). */
-const ratio = (c: number, get: (l: Level) => number) =>
-  a?.[c] && b?.[c] && get(a[c]!) > 0 ? get(b[c]!) / get(a[c]!) : null;
+const ratio = (c: number, get: (l: Level) => number, server = true) =>
+  server && a?.[c] && b?.[c] && get(a[c]!) > 0 ? get(b[c]!) / get(a[c]!) : null;
 const loadAvg = loadavg().map((l) => Number(l.toFixed(1)));
 if (args.includes("--json")) {
   const ratios = Object.fromEntries(
-    CONCURRENCY.map((c) => [c, Object.fromEntries(rows.map(([label, get]) => [label, ratio(c, get)]))]),
+    CONCURRENCY.map((c) => [c, Object.fromEntries(rows.map(([label, get, , server]) => [label, ratio(c, get, server)]))]),
   );
   const meta = { date: new Date().toISOString(), cpus: cpus().length, loadavg: loadAvg, node: process.versions.node };
   console.log(
@@ -131,9 +160,9 @@ if (args.includes("--json")) {
   );
   console.log(`| runs | metric | ${ours.name} | ${peer.name} | ratio |\n|---:|---|---:|---:|---:|`);
   for (const c of CONCURRENCY) {
-    for (const [label, get, unit] of rows) {
+    for (const [label, get, unit, server] of rows) {
       const cell = (l: Level | undefined) => (l ? `${f(get(l))} ${unit}` : "-");
-      const r = ratio(c, get);
+      const r = ratio(c, get, server);
       console.log(`| ${c} | ${label} | ${cell(a?.[c])} | ${cell(b?.[c])} | ${r === null ? "-" : `${r.toFixed(1)}x`} |`);
     }
   }
