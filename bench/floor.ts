@@ -50,7 +50,9 @@ type Figures = { ours: Record<number, number>; peer: Record<number, number> };
 
 /** The servers' figures from a bench's `--json` output: `metric` of each side, per level. */
 function figuresFrom(file: string, metric: string): Figures {
-  const j = JSON.parse(readFileSync(file, "utf8")) as { results: Record<string, Record<number, Record<string, number>>> };
+  const j = JSON.parse(readFileSync(file, "utf8")) as {
+    results: Record<string, Record<number, Record<string, number>>>;
+  };
   const side = (name: string) =>
     Object.fromEntries(Object.entries(j.results[name] ?? {}).map(([c, l]) => [Number(c), l[metric]!]));
   return { ours: side("agentcli dev"), peer: side("langgraph-cli dev") };
@@ -249,7 +251,9 @@ if (args.includes("--json")) {
   );
   if (Object.keys(tokens).length) {
     console.log(`\nTokens: ${TOKENS} a run, one every ${INTERVAL} ms, streamMode "messages"`);
-    console.log("| runs | floor | CPU per 1,000 tokens | added p50 / p99 | this process / model server CPU per s | machine busy |");
+    console.log(
+      "| runs | floor | CPU per 1,000 tokens | added p50 / p99 | this process / model server CPU per s | machine busy |",
+    );
     console.log("|---:|---|---:|---:|---:|---:|");
     for (const c of CONCURRENCY) {
       for (const [v, ls] of Object.entries(tokens)) {

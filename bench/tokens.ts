@@ -139,7 +139,9 @@ const ratio = (c: number, get: (l: Level) => number, server = true) =>
 const loadAvg = loadavg().map((l) => Number(l.toFixed(1)));
 if (args.includes("--json")) {
   const ratios = Object.fromEntries(
-    CONCURRENCY.map((c) => [c, Object.fromEntries(rows.map(([label, get, , server]) => [label, ratio(c, get, server)]))]),
+    CONCURRENCY.map((
+      c,
+    ) => [c, Object.fromEntries(rows.map(([label, get, , server]) => [label, ratio(c, get, server)]))]),
   );
   const meta = { date: new Date().toISOString(), cpus: cpus().length, loadavg: loadAvg, node: process.versions.node };
   console.log(
