@@ -36,6 +36,8 @@ export async function runLoad(
   assistantId: string,
   clients: number,
   total: number,
+  /** Messages a run's output has (2: the bench graph's; 2 + 2 x steps: bench/graph-steps.ts's). */
+  messages = 2,
 ): Promise<{ runs: number; rps: number; p50: number; p99: number }> {
   const lat: number[] = [];
   let next = 0;
@@ -48,7 +50,7 @@ export async function runLoad(
         messages?: unknown[];
         __error__?: unknown;
       };
-      if (!out || out.__error__ || (out.messages?.length ?? 0) !== 2) {
+      if (!out || out.__error__ || (out.messages?.length ?? 0) !== messages) {
         throw new Error(`unexpected run output: ${JSON.stringify(out).slice(0, 300)}`);
       }
       lat.push(performance.now() - s);

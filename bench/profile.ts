@@ -10,13 +10,23 @@
  *
  *   node bench/profile.ts [--runs 300] [--clients 32] [--top 40] [--keep DIR]
  *   node bench/profile.ts --tokens 1000 --runs 50 --clients 50 [--token-interval-ms 2]
+ *
+ * With `--idle <s>`, there is no load after the warm-up: the server's process tree is watched for
+ * s seconds and the figures are per second (per process and thread from /proc, then the profile).
+ *
+ *   node bench/profile.ts --idle 30
+ *
+ * With `--steps <n>`, the load is bench/steps.ts's: bench/graph-steps.ts, the model calling the
+ * tool n times per run, `--clients` workers (figures per run of n steps).
+ *
+ *   node bench/profile.ts --steps 10 --clients 32 --runs 128
  */
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@langchain/langgraph-sdk";
 import { freePort } from "../plugins/compute/revision-process.ts";
-import { ROOT, runLoad, startAgentcliDev, startModel, stopTree, treeStats, waitOk } from "./children.ts";
+import { ROOT, runLoad, sleep, startAgentcliDev, startModel, stopTree, treeStats, waitOk } from "./children.ts";
 import { streamRun } from "./side-by-side.ts";
 
 const args = process.argv.slice(2);
@@ -27,10 +37,16 @@ const TOP = Number(arg("--top") ?? 40);
 const profDir = arg("--keep") ?? mkdtempSync(join(tmpdir(), "agentcli-prof-"));
 const TOKENS = Number(arg("--tokens") ?? 0);
 const TOKEN_INTERVAL = Number(arg("--token-interval-ms") ?? 2);
+const IDLE = Number(arg("--idle") ?? 0);
+const STEPS = Number(arg("--steps") ?? 0);
+/** What the figures are divided by: runs under load, seconds when idle. */
+const PER = IDLE || RUNS;
 
 /** The load's start and end on the profiles' clock: only samples taken in between are counted (not start-up, warm-up or shutdown). */
 const windowUs: [bigint, bigint] = [0n, 0n];
-const model = await startModel(TOKENS ? { tokens: TOKENS, tokenIntervalMs: TOKEN_INTERVAL } : 0);
+const model = await startModel(
+  TOKENS ? { tokens: TOKENS, tokenIntervalMs: TOKEN_INTERVAL } : STEPS ? { steps: STEPS } : 0,
+);
 const dir = mkdtempSync(join(tmpdir(), "agentcli-bench-"));
 const port = await freePort("127.0.0.1");
 const env = {
@@ -38,17 +54,23 @@ const env = {
   OPENAI_BASE_URL: model.url,
   OPENAI_API_KEY: "bench",
   NO_COLOR: "1",
-  ...(args.includes("--no-prof") ? {} : { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profDir}` }),
+  ...(STEPS ? { AGENTCLI_MAX_CONNECTIONS_PER_CLIENT: "0", AGENTCLI_WORKERS: String(CLIENTS) } : {}),
+  ...(args.includes("--no-prof")
+    ? {}
+    : { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --cpu-prof --cpu-prof-dir=${profDir}`.trim() }),
 };
-const proc = startAgentcliDev(port, dir, env, ["--graph", `bench=${join(ROOT, "bench/graph.ts")}`]);
+const proc = startAgentcliDev(port, dir, env, [
+  "--graph",
+  STEPS ? `steps=${join(ROOT, "bench/graph-steps.ts")}` : `bench=${join(ROOT, "bench/graph.ts")}`,
+]);
 const url = `http://127.0.0.1:${port}`;
 try {
   await waitOk(url, performance.now(), proc);
   const client = new Client({ apiUrl: url, apiKey: null, callerOptions: { maxRetries: 0, maxConcurrency: Infinity } });
-  const [a] = await client.assistants.search({ graphId: "bench", limit: 1 });
+  const [a] = await client.assistants.search({ graphId: STEPS ? "steps" : "bench", limit: 1 });
   const server = { client, assistantId: a!.assistant_id };
   const load = async (clients: number, total: number) => {
-    if (!TOKENS) return runLoad(client, a!.assistant_id, clients, total);
+    if (!TOKENS) return runLoad(client, a!.assistant_id, clients, total, STEPS ? 2 + 2 * STEPS : 2);
     const lat: number[] = [];
     let next = 0;
     await Promise.all(Array.from({ length: clients }, async () => {
@@ -62,17 +84,32 @@ try {
     return { p50: lat[Math.floor(lat.length / 2)]!, p99: lat[Math.floor(lat.length * 0.99)]! };
   };
   await load(1, TOKENS ? 2 : 10);
+  // Idle: past the collection the server makes when it goes quiet (core/engine/queue/idle-gc.ts).
+  if (IDLE) await sleep(3000);
   const c0 = treeStats(proc.pid!).cpuMs;
   const t0 = performance.now();
   windowUs[0] = process.hrtime.bigint() / 1000n; // the profiles' clock (monotonic, microseconds)
-  const r = await load(CLIENTS, RUNS);
+  const before = threadCpu(proc.pid!);
+  if (IDLE) await sleep(IDLE * 1000);
+  const r = IDLE ? { p50: 0, p99: 0 } : await load(CLIENTS, RUNS);
   windowUs[1] = process.hrtime.bigint() / 1000n;
+  const after = threadCpu(proc.pid!);
   const c1 = treeStats(proc.pid!).cpuMs;
-  console.log(
-    `${RUNS} runs at ${CLIENTS} clients: ${(RUNS / (performance.now() - t0) * 1000).toFixed(1)} runs/s, p50 ${
-      r.p50.toFixed(1)
-    } ms, p99 ${r.p99.toFixed(1)} ms, server CPU ${((c1 - c0) / RUNS).toFixed(2)} ms/run`,
-  );
+  if (IDLE) {
+    const { rssMb } = treeStats(proc.pid!);
+    console.log(`idle ${IDLE} s: server tree CPU ${((c1 - c0) / IDLE).toFixed(2)} ms/s, RSS ${rssMb.toFixed(0)} MB`);
+  }
+  for (const [k, v] of after) {
+    const d = (v - (before.get(k) ?? 0)) / PER;
+    if (d > 0) console.log(`  ${d.toFixed(2).padStart(8)} ms/${IDLE ? "s" : "run"}  ${k}`);
+  }
+  if (!IDLE) {
+    console.log(
+      `${RUNS} runs at ${CLIENTS} clients: ${(RUNS / (performance.now() - t0) * 1000).toFixed(1)} runs/s, p50 ${
+        r.p50.toFixed(1)
+      } ms, p99 ${r.p99.toFixed(1)} ms, server CPU ${((c1 - c0) / RUNS).toFixed(2)} ms/run`,
+    );
+  }
 } finally {
   await stopTree(proc, 10_000);
   model.proc.kill("SIGTERM");
@@ -115,14 +152,47 @@ for (const f of readdirSync(profDir).filter((f) => f.endsWith(".cpuprofile"))) {
   console.log(`\n${f}: ${(total / 1000).toFixed(0)} ms sampled`);
   for (const [k, v] of [...buckets].sort((x, y) => y[1] - x[1]).slice(0, TOP)) {
     console.log(
-      `${((v / total) * 100).toFixed(1).padStart(5)}%  ${(v / 1000 / RUNS).toFixed(3).padStart(6)} ms/run  ${k}`,
+      `${((v / total) * 100).toFixed(1).padStart(5)}%  ${(v / 1000 / PER).toFixed(3).padStart(6)} ms/${
+        IDLE ? "s" : "run"
+      }  ${k}`,
     );
   }
   console.log("\nfunctions:");
   for (const [k, v] of [...fns].sort((x, y) => y[1] - x[1]).slice(0, TOP)) {
     console.log(
-      `${((v / total) * 100).toFixed(1).padStart(5)}%  ${(v / 1000 / RUNS).toFixed(3).padStart(6)} ms/run  ${k}`,
+      `${((v / total) * 100).toFixed(1).padStart(5)}%  ${(v / 1000 / PER).toFixed(3).padStart(6)} ms/${
+        IDLE ? "s" : "run"
+      }  ${k}`,
     );
   }
 }
 console.log(`\nprofiles in ${profDir}`);
+
+/** CPU ms per thread of the tree under `root` ("pid comm / tid thread-name"), from /proc. */
+function threadCpu(root: number): Map<string, number> {
+  const out = new Map<string, number>();
+  const kids = new Map<number, number[]>();
+  for (const d of readdirSync("/proc")) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      kids.set(ppid, [...(kids.get(ppid) ?? []), Number(d)]);
+    } catch { /* gone */ }
+  }
+  const walk = (pid: number) => {
+    try {
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").slice(1, 4).join(" ").slice(-60);
+      for (const t of readdirSync(`/proc/${pid}/task`)) {
+        const stat = readFileSync(`/proc/${pid}/task/${t}/stat`, "utf8");
+        const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+        const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+        out.set(`${pid} ${cmd} / ${t} ${name} user`, Number(f[11]) * 10);
+        out.set(`${pid} ${cmd} / ${t} ${name} system`, Number(f[12]) * 10);
+      }
+    } catch { /* gone */ }
+    for (const c of kids.get(pid) ?? []) walk(c);
+  };
+  walk(root);
+  return out;
+}

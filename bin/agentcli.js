@@ -56,9 +56,13 @@ function wantsVersion(argv) {
  * allocated, V8's compiler and GC threads included, each holding freed memory: ~15-35 MB),
  * `MALLOC_MMAP_THRESHOLD_=131072` (blocks from 128 KB are mapped and unmapped, not left in
  * the heap once freed: glibc otherwise raises the threshold after the first such free;
- * ~20 MB with the embedded database) and `--max-semi-space-size=8` (V8's young generation
+ * ~20 MB with the embedded database), `--max-semi-space-size=8` (V8's young generation
  * otherwise grows to 2 x 16 MB under load and stays there: ~16 MB; at 4 it saved 8 MB more
- * but cost ~14% more CPU per run in collections). Costs one more start of the runtime (~40 ms). `AGENTCLI_MEMORY_TUNING=0` turns it off; Deno, Node without
+ * but cost ~14% more CPU per run in collections) and `--no-memory-reducer` (V8's memory reducer
+ * makes a full collection some 8 s after allocation slows down, ~150 ms of CPU on the event loop
+ * plus its helper threads, after the one ../core/engine/queue/idle-gc.ts makes half a second
+ * after the last run: measured on an idle `dev`, 7.3-8.3 ms of CPU a second over 30 s with it,
+ * 2.7-3.0 without, the same RSS, bench/README.md). Costs one more start of the runtime (~40 ms). `AGENTCLI_MEMORY_TUNING=0` turns it off; Deno, Node without
  * `process.execve` and systems other than Linux skip it.
  */
 function execTunedServer(argv) {
@@ -72,10 +76,10 @@ function execTunedServer(argv) {
   for (const [name, value] of [["MALLOC_ARENA_MAX", "2"], ["MALLOC_MMAP_THRESHOLD_", "131072"]]) {
     if (env[name] === undefined) (env[name] = value), set.push(name);
   }
-  const semi = (a) => a.startsWith("--max-semi-space-size");
-  if (!process.execArgv.some(semi) && !(env.NODE_OPTIONS ?? "").split(/\s+/).some(semi)) {
-    flags.push("--max-semi-space-size=8");
-  }
+  const given = (flag) => (a) => a.startsWith(flag) || a.startsWith(`--no-${flag.slice(2)}`);
+  const unset = (test) => !process.execArgv.some(test) && !(env.NODE_OPTIONS ?? "").split(/\s+/).some(test);
+  if (unset(given("--max-semi-space-size"))) flags.push("--max-semi-space-size=8");
+  if (unset(given("--memory-reducer"))) flags.push("--no-memory-reducer");
   if (set.length === 0 && flags.length === 0) return false;
   env[TUNED] = set.join(",");
   process.execve(process.execPath, [process.execPath, ...flags, ...process.execArgv, ...process.argv.slice(1)], env);

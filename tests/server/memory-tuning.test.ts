@@ -90,6 +90,7 @@ test(
       // Same pid (the spawned one), new image: its command line and start-time environment carry the settings.
       const cmdline = readFileSync(`/proc/${s.proc.pid}/cmdline`, "utf8").split("\0");
       assert.ok(cmdline.includes("--max-semi-space-size=8"), `cmdline: ${cmdline.join(" ")}`);
+      assert.ok(cmdline.includes("--no-memory-reducer"), `cmdline: ${cmdline.join(" ")}`);
       const environ = readFileSync(`/proc/${s.proc.pid}/environ`, "utf8").split("\0");
       assert.ok(environ.includes("MALLOC_ARENA_MAX=2"), "MALLOC_ARENA_MAX=2 at start");
       assert.ok(environ.includes("MALLOC_MMAP_THRESHOLD_=131072"), "MALLOC_MMAP_THRESHOLD_ at start");
@@ -121,6 +122,7 @@ test("a value the user set is kept and passed on; AGENTCLI_MEMORY_TUNING=0 turns
   try {
     const cmdline = readFileSync(`/proc/${off.proc.pid}/cmdline`, "utf8").split("\0");
     assert.ok(!cmdline.some((a) => a.startsWith("--max-semi-space-size")), `cmdline: ${cmdline.join(" ")}`);
+    assert.ok(!cmdline.includes("--no-memory-reducer"), `cmdline: ${cmdline.join(" ")}`);
     assert.equal(
       await runEnvGraph(off.url),
       "MALLOC_ARENA_MAX=- MALLOC_MMAP_THRESHOLD_=- AGENTCLI_MEMORY_TUNED=- AGENTCLI_MEMORY_TUNED_EXE=- NODE_OPTIONS=-",
