@@ -109,7 +109,7 @@ const configs = ONLY
     { name: "traces on (default)", s: await server(604_800) },
   ];
 // Under --only, no warm-up: the runs counted are exactly --runs (see the module comment).
-if (RUNS > 0 && !ONLY) for (const c of configs) await round(c.s.client, 10);
+if (RUNS > 0 && !ONLY) { for (const c of configs) await round(c.s.client, 10); }
 const perRun: number[][] = configs.map(() => []);
 for (let r = 0; r < ROUNDS; r++) {
   for (const [i, c] of configs.entries()) perRun[i]!.push(await round(c.s.client, RUNS));

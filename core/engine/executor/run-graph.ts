@@ -89,7 +89,9 @@ export async function runGraph(opts: {
   const local = handlerAnyway ? deps.traces?.start(traced, usageHandler) ?? null : null;
   const tap = progress.usage && !handlerAnyway ? progress.usage : null;
   // Without a handler, the trace is built from the `tasks` stream, which feeds the usage too.
-  const streamed = handlerAnyway ? null : deps.traces?.startStream(traced, { usage: tap, toolMeta: toolMetaOf(graph) }) ?? null;
+  const streamed = handlerAnyway
+    ? null
+    : deps.traces?.startStream(traced, { usage: tap, toolMeta: toolMetaOf(graph) }) ?? null;
   if (resume.fail) throw Object.assign(new Error(resume.fail.message), { name: resume.fail.error });
   // The root "values" stream ends with the thread's state when the graph streams all of its
   // state channels; then the state need not be read back after the run. A run that may stop
@@ -139,7 +141,8 @@ export async function runGraph(opts: {
     streamsState,
     emit: opts.emit,
     progress,
-    tap: streamed ?? (tap ? { observe: (ns, _mode, payload) => _mode === "updates" && tap.observe(ns, payload) } : null),
+    tap: streamed ??
+      (tap ? { observe: (ns, _mode, payload) => _mode === "updates" && tap.observe(ns, payload) } : null),
     subgraphs: Boolean(kwargs.stream_subgraphs),
   });
 }

@@ -56,7 +56,10 @@ export class StreamTrace {
   /** A tool's metadata by name (an MCP tool's server), from the graph's tool nodes. */
   readonly #toolMeta: (name: string) => Record<string, unknown> | undefined;
 
-  constructor(run: TracedRun, opts: { usage?: UsageTap | null; toolMeta?: (name: string) => Record<string, unknown> | undefined }) {
+  constructor(
+    run: TracedRun,
+    opts: { usage?: UsageTap | null; toolMeta?: (name: string) => Record<string, unknown> | undefined },
+  ) {
     this.#root = rootSpan(run);
     this.#root.attributes.trace_from = "stream";
     this.#spans.push(this.#root);
@@ -207,11 +210,16 @@ export class StreamTrace {
   #tool(spans: TaskSpans, m: ToolMessage): void {
     const call = spans.call;
     const own = call && call.kind !== "model" && call.end === null &&
-      (!m.tool_call_id || call.attributes.tool_call_id === undefined || call.attributes.tool_call_id === m.tool_call_id);
+      (!m.tool_call_id || call.attributes.tool_call_id === undefined ||
+        call.attributes.tool_call_id === m.tool_call_id);
     let s = own ? call : null;
     if (!s) {
       const asked = this.#toolCalls.get(m.tool_call_id);
-      s = this.#openTool(spans.chain, asked ?? { id: m.tool_call_id, name: m.name ?? "tool", args: null }, spans.chain.start);
+      s = this.#openTool(
+        spans.chain,
+        asked ?? { id: m.tool_call_id, name: m.name ?? "tool", args: null },
+        spans.chain.start,
+      );
     }
     s.output = m;
     s.end = Date.now();
