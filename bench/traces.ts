@@ -10,7 +10,11 @@
  * defaults: the trace recorder's handler counts the usage); issue 35's goal: under 5% more
  * CPU per run.
  *
- *   node bench/traces.ts [--runs 100] [--rounds 4] [--pg] [--usage]
+ * `--only off|usage|traces`: one server only (both off, usage on with traces off, or both on),
+ * for counting instructions per configuration (one process each) under valgrind's callgrind;
+ * `--runs 0` starts it and runs nothing (the startup to subtract).
+ *
+ *   node bench/traces.ts [--runs 100] [--rounds 4] [--pg] [--usage] [--only off|usage|traces]
  */
 import { tool } from "@langchain/core/tools";
 import { Client } from "@langchain/langgraph-sdk";
@@ -25,10 +29,14 @@ import { startModelServer } from "../tests/fixtures/model-server/server.ts";
 
 const args = process.argv.slice(2);
 const arg = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
-const RUNS = Number(arg("--runs") ?? 100) || 100;
+const RUNS = arg("--runs") === "0" ? 0 : Number(arg("--runs") ?? 100) || 100;
 const ROUNDS = Number(arg("--rounds") ?? 4) || 4;
 const PG = args.includes("--pg");
 const USAGE = args.includes("--usage");
+const ONLY = arg("--only");
+if (ONLY !== undefined && !["off", "usage", "traces"].includes(ONLY)) {
+  throw new Error(`--only must be off, usage or traces, not "${ONLY}"`);
+}
 
 const models = await startModelServer();
 const lookup = tool(async ({ q }) => `result for ${q}`, {
@@ -79,7 +87,15 @@ async function round(client: Client, runs: number): Promise<number> {
 }
 
 // Each configuration one server; rounds alternate between them.
-const configs = USAGE
+const configs = ONLY
+  ? [
+    ONLY === "off"
+      ? { name: "usage and traces off", s: await server(0, false) }
+      : ONLY === "usage"
+      ? { name: "usage on, traces off", s: await server(0) }
+      : { name: "usage and traces on", s: await server(604_800) },
+  ]
+  : USAGE
   ? [
     {
       name: "usage and traces off (AGENTCLI_USAGE=off, AGENTCLI_TRACE_RETENTION_SECONDS=0)",
@@ -92,13 +108,15 @@ const configs = USAGE
     { name: "traces off (AGENTCLI_TRACE_RETENTION_SECONDS=0)", s: await server(0) },
     { name: "traces on (default)", s: await server(604_800) },
   ];
-for (const c of configs) await round(c.s.client, 10);
+// Under --only, no warm-up: the runs counted are exactly --runs (see the module comment).
+if (RUNS > 0 && !ONLY) { for (const c of configs) await round(c.s.client, 10); }
 const perRun: number[][] = configs.map(() => []);
 for (let r = 0; r < ROUNDS; r++) {
   for (const [i, c] of configs.entries()) perRun[i]!.push(await round(c.s.client, RUNS));
 }
 for (const c of configs) await c.s.close();
 await models.close();
+if (RUNS === 0) process.exit(0);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const medians = perRun.map(median);
 console.log(

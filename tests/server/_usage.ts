@@ -47,13 +47,15 @@ export function scriptTurn(marker: string, usage?: { input: number; output: numb
 }
 
 /**
- * Usage is read two ways (core/engine/usage/stream-usage.ts): from the run's stream when the
- * run has no callback handler (traces off), by the handler when it has one (traces kept, the
- * default). The tests of recording and budgets run both ways.
+ * Usage is read from the run's stream when the run has no callback handler
+ * (core/engine/usage/stream-usage.ts): from its `tasks` chunks by the stream-built trace when
+ * traces are kept (the default; core/engine/tracing/stream-trace.ts), from its `updates`
+ * chunks when they are off; by the handler when the run has one anyway (./stream-trace.test.ts
+ * covers that with `messages-tuple`). The tests of recording and budgets run both ways.
  */
 export const WAYS = [
-  { name: "traces kept: the handler counts", traceRetentionSeconds: 604_800 },
-  { name: "traces off: read from the stream", traceRetentionSeconds: 0 },
+  { name: "traces kept: the stream-built trace counts", traceRetentionSeconds: 604_800 },
+  { name: "traces off: read from the stream's updates", traceRetentionSeconds: 0 },
 ];
 let traceRetentionSeconds = 604_800;
 

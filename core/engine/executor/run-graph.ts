@@ -4,6 +4,7 @@
  * the requested modes, each chunk translated to the run's events.
  */
 import { Command } from "@langchain/langgraph";
+import { toolMetaOf } from "../tracing/stream-trace.ts";
 import type { RunTrace } from "../tracing/tracing.ts";
 import type { RunUsage } from "../usage/meter.ts";
 import { subjectOfRun } from "../usage/subject.ts";
@@ -72,20 +73,25 @@ export async function runGraph(opts: {
     const refused = await deps.usage.admitStart(subjectOfRun(run));
     if (refused) throw refused;
   }
-  // Usage is read from the stream unless the run has a callback handler anyway (any handler
-  // costs LangChain's machinery on every runnable); then the handler counts every call, fed
-  // by the trace recorder when traces are kept (one handler for both).
-  const handlerAnyway = Boolean(deps.traces?.enabled || progress.trace?.callbacks.length) ||
+  // Usage and the local trace are read from the stream unless the run has a callback handler
+  // anyway (any handler costs LangChain's machinery on every runnable): then the trace
+  // recorder's handler notes every call and feeds the usage handler (one handler for both).
+  const handlerAnyway = Boolean(progress.trace?.callbacks.length) ||
     modes.some((m) => m === "messages" || m === "messages-tuple" || m === "events");
   const usageHandler = handlerAnyway ? progress.usage?.callbacks[0] ?? null : null;
-  const tap = progress.usage && !handlerAnyway ? progress.usage : null;
-  const local = deps.traces?.start({
+  const traced = {
     run_id: run.run_id,
     thread_id: run.thread_id,
     assistant_id: run.assistant_id,
     graph_id: assistant.graph_id,
     attempt: run.attempt,
-  }, usageHandler);
+  };
+  const local = handlerAnyway ? deps.traces?.start(traced, usageHandler) ?? null : null;
+  const tap = progress.usage && !handlerAnyway ? progress.usage : null;
+  // Without a handler, the trace is built from the `tasks` stream, which feeds the usage too.
+  const streamed = handlerAnyway
+    ? null
+    : deps.traces?.startStream(traced, { usage: tap, toolMeta: toolMetaOf(graph) }) ?? null;
   if (resume.fail) throw Object.assign(new Error(resume.fail.message), { name: resume.fail.error });
   // The root "values" stream ends with the thread's state when the graph streams all of its
   // state channels; then the state need not be read back after the run. A run that may stop
@@ -106,10 +112,10 @@ export async function runGraph(opts: {
       ...new Set([
         ...libModes(modes),
         ...(streamsState ? ["values" as const] : []),
-        ...(tap ? ["updates" as const] : []),
+        ...(streamed ? ["tasks" as const, "values" as const] : tap ? ["updates" as const] : []),
       ]),
     ],
-    subgraphs: Boolean(kwargs.stream_subgraphs) || Boolean(tap),
+    subgraphs: Boolean(kwargs.stream_subgraphs) || Boolean(tap) || Boolean(streamed),
     interruptBefore: kwargs.interrupt_before,
     interruptAfter: kwargs.interrupt_after,
   };
@@ -135,7 +141,8 @@ export async function runGraph(opts: {
     streamsState,
     emit: opts.emit,
     progress,
-    tap,
+    tap: streamed ??
+      (tap ? { observe: (ns, _mode, payload) => _mode === "updates" && tap.observe(ns, payload) } : null),
     subgraphs: Boolean(kwargs.stream_subgraphs),
   });
 }
@@ -150,8 +157,11 @@ async function streamGraph(opts: {
   streamsState: boolean;
   emit: Emit;
   progress: RunProgress;
-  /** The run's usage, read from its `updates` chunks (streamed with subgraphs for it). */
-  tap: RunUsage | null;
+  /**
+   * What reads the run's own chunks (streamed with subgraphs for it): the stream-built trace
+   * (`tasks`, root `values`; it feeds the usage), else the usage (`updates`).
+   */
+  tap: { observe(ns: readonly string[], mode: string, payload: unknown): unknown } | null;
   /** The client asked for subgraphs' chunks (else those streamed for the usage are not shown). */
   subgraphs: boolean;
 }): Promise<void> {
@@ -161,7 +171,7 @@ async function streamGraph(opts: {
     const parts = chunk as unknown[];
     const [ns, mode, payload] = parts.length === 3 ? parts : [[], ...parts];
     if (tap) {
-      if (mode === "updates") tap.observe(ns as string[], payload);
+      tap.observe(ns as string[], mode as string, payload);
       if (!opts.subgraphs && (ns as string[]).length) return;
     }
     if (mode === "values" || mode === "updates") {

@@ -10,53 +10,29 @@ import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import type { Serialized } from "@langchain/core/load/serializable";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { LLMResult } from "@langchain/core/outputs";
-import { redact } from "../../kernel/index.ts";
 import type { Span, StoredSpan } from "../../storage/index.ts";
-import { toWire } from "../executor/serialize.ts";
 import type { UsageCallbacks } from "../usage/recorder.ts";
-import { type TokenUsage, usageOf } from "../usage/usage-of.ts";
+import { usageOf } from "../usage/usage-of.ts";
 import { responseModelOf, subagentOf } from "./model-call.ts";
+import {
+  endTool,
+  liveSpans,
+  type OpenSpan,
+  rootSpan,
+  storedSpans,
+  type TracedRun,
+  type TraceEnd,
+  type TraceRecorder,
+} from "./spans.ts";
 
-/** An input or output longer than this (as JSON) is kept as its first characters, marked `truncated`. */
-export const MAX_FIELD_CHARS = 32_768;
-/** The inputs and outputs of one run's spans together keep at most this many characters; later ones keep their size only. */
-export const MAX_RUN_CHARS = 8 * 1024 * 1024;
+export { MAX_FIELD_CHARS, MAX_RUN_CHARS } from "./spans.ts";
+export type { TracedRun, TraceEnd } from "./spans.ts";
 
 /** LangGraph's tag of its internal runnables (channel writes, branches): not spans of their own. */
 const HIDDEN = "langsmith:hidden";
 
-interface OpenSpan {
-  id: string;
-  parent: string | null;
-  kind: Span["kind"];
-  name: string;
-  start: number;
-  end: number | null;
-  failed: boolean;
-  input: unknown;
-  output: unknown;
-  error?: string;
-  usage?: TokenUsage;
-  attributes: Record<string, unknown>;
-}
-
-/** What a run's trace starts with. */
-export interface TracedRun {
-  run_id: string;
-  thread_id: string;
-  assistant_id: string;
-  graph_id: string;
-  attempt: number;
-}
-
-/** How the run ended, for its root span. */
-export interface TraceEnd {
-  status: string;
-  error?: string | null;
-}
-
 /** Collects one run's spans (see the module's comment). */
-export class SpanRecorder extends BaseCallbackHandler {
+export class SpanRecorder extends BaseCallbackHandler implements TraceRecorder {
   name = "agentcli-local-trace";
   readonly #root: OpenSpan;
   readonly #spans: OpenSpan[] = [];
@@ -71,62 +47,20 @@ export class SpanRecorder extends BaseCallbackHandler {
     // Awaited, so every span is noted before the run's end collects them.
     super({ _awaitHandler: true });
     this.#usage = usage ?? null;
-    this.#root = {
-      id: run.run_id,
-      parent: null,
-      kind: "run",
-      name: run.graph_id,
-      start: Date.now(),
-      end: null,
-      failed: false,
-      input: null,
-      output: null,
-      attributes: { thread_id: run.thread_id, assistant_id: run.assistant_id, attempt: run.attempt },
-    };
+    this.#root = rootSpan(run);
+    this.#root.attributes.trace_from = "callbacks";
     this.#spans.push(this.#root);
     this.#byRun.set(run.run_id, this.#root);
   }
 
   /** The spans so far, as the trace endpoint answers them (calls in flight are `running`). */
   live(): Span[] {
-    const budget = { left: MAX_RUN_CHARS };
-    return this.#spans.map((s) => toSpan(s, budget));
+    return liveSpans(this.#spans);
   }
 
   /** Ends the root span and answers every span ready to store (a call still open ends with the run, `error`). */
   stored(end: TraceEnd): StoredSpan[] {
-    const now = Date.now();
-    this.#root.attributes.run_status = end.status;
-    if (end.error) this.#root.error = end.error;
-    this.#root.failed = end.status === "error" || end.status === "timeout";
-    for (const s of this.#spans) {
-      if (s.end !== null) continue;
-      s.end = now;
-      if (s !== this.#root) {
-        s.failed = true;
-        s.error ??= `the run ended (${end.status}) before this call finished`;
-      }
-    }
-    const budget = { left: MAX_RUN_CHARS };
-    return this.#spans.map((s) => {
-      const span = toSpan(s, budget);
-      return {
-        span_id: span.span_id,
-        parent_id: span.parent_id,
-        kind: span.kind,
-        name: span.name,
-        status: span.status,
-        started_at: span.started_at,
-        ended_at: span.ended_at,
-        data: redact(JSON.stringify({
-          input: span.input,
-          output: span.output,
-          ...(span.error !== undefined ? { error: span.error } : {}),
-          ...(span.usage ? { usage: span.usage } : {}),
-          attributes: span.attributes,
-        })),
-      };
-    });
+    return storedSpans(this.#spans, end);
   }
 
   #parentOf(parentRunId: string | undefined): string {
@@ -304,18 +238,7 @@ export class SpanRecorder extends BaseCallbackHandler {
   override handleToolEnd(output: unknown, runId: string): void {
     const s = this.#close(runId, { output });
     if (!s) return;
-    const message = output as { status?: unknown; content?: unknown } | null;
-    const text = typeof message?.content === "string" ? message.content : typeof output === "string" ? output : null;
-    // A tool's failure the model is told about (a ToolMessage with status "error") is the span's error too.
-    if (message?.status === "error") {
-      s.failed = true;
-      s.error = text ?? "the tool failed";
-    }
-    if (s.attributes.tool === "execute" && text) {
-      const exit = /\[Command (?:succeeded|failed) with exit code (-?\d+)\]\s*$/.exec(text);
-      s.attributes.exit_code = exit ? Number(exit[1]) : null;
-      if (/\[Command timed out after /.test(text)) s.attributes.timed_out = true;
-    }
+    endTool(s, output);
   }
   override handleToolError(err: unknown, runId: string): void {
     this.#close(runId, { error: err });
@@ -328,34 +251,4 @@ function parseJson(text: string): unknown {
   } catch {
     return text;
   }
-}
-
-/** An input or output as stored: API JSON, cut at {@link MAX_FIELD_CHARS} (its size only once the run's budget is spent). */
-function field(value: unknown, budget: { left: number }): unknown {
-  if (value === null || value === undefined) return null;
-  const wire = toWire(value);
-  const json = JSON.stringify(wire) ?? "null";
-  if (budget.left <= 0) return { truncated: true, chars: json.length };
-  budget.left -= Math.min(json.length, MAX_FIELD_CHARS);
-  return json.length <= MAX_FIELD_CHARS
-    ? wire
-    : { truncated: true, chars: json.length, preview: json.slice(0, MAX_FIELD_CHARS) };
-}
-
-function toSpan(s: OpenSpan, budget: { left: number }): Span {
-  return {
-    span_id: s.id,
-    parent_id: s.parent,
-    kind: s.kind,
-    name: s.name,
-    started_at: new Date(s.start).toISOString(),
-    ended_at: s.end === null ? null : new Date(s.end).toISOString(),
-    duration_ms: s.end === null ? null : s.end - s.start,
-    status: s.end === null ? "running" : s.failed ? "error" : "ok",
-    input: field(s.input, budget),
-    output: field(s.output, budget),
-    ...(s.error !== undefined ? { error: redact(s.error) } : {}),
-    ...(s.usage ? { usage: s.usage } : {}),
-    attributes: s.attributes,
-  };
 }

@@ -2,7 +2,9 @@
  * A run's model calls read from its own stream, without a LangChain callback handler (any
  * handler makes LangChain run its callback machinery on every runnable of the run: about a
  * third more CPU per run). The executor streams LangGraph's `updates` mode with subgraphs
- * for it (../executor/run-graph.ts), so each AI message a node writes reaches here: the main
+ * for it (../executor/run-graph.ts; with traces kept, the stream-built trace hands it each
+ * task's writes from the `tasks` mode instead, ../tracing/stream-trace.ts), so each AI
+ * message a node writes reaches here: the main
  * graph's, and its nested graphs' (a deepagents subagent run by the `task` tool is one).
  * Each message is one model call: its `usage_metadata` (or the provider's fields,
  * ./usage-of.ts), its `response_metadata` naming the model; counted from its text when the
@@ -10,7 +12,7 @@
  *
  * What this does not see: a model call whose message no graph writes to its state (a tool
  * that calls a model itself and returns a string). Those are counted when the run has a
- * callback handler anyway (local traces kept, the OpenTelemetry export, the `messages` or
+ * callback handler anyway (the OpenTelemetry export, LangSmith, the `messages` or
  * `events` stream mode): then ./recorder.ts counts every call instead.
  */
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";

@@ -1,0 +1,161 @@
+/**
+ * A run's spans in memory and as they are answered and stored, whoever builds them: the
+ * callback handler (./span-recorder.ts) or the reader of the run's `tasks` stream
+ * (./stream-trace.ts). Nothing is serialized while the run goes: at its end,
+ * {@link storedSpans} turns the spans into JSON once (each input and output cut at
+ * {@link MAX_FIELD_CHARS}, {@link MAX_RUN_CHARS} in all, everything redacted).
+ */
+import { redact } from "../../kernel/index.ts";
+import type { Span, StoredSpan } from "../../storage/index.ts";
+import { toWire } from "../executor/serialize.ts";
+import type { TokenUsage } from "../usage/usage-of.ts";
+
+/** An input or output longer than this (as JSON) is kept as its first characters, marked `truncated`. */
+export const MAX_FIELD_CHARS = 32_768;
+/** The inputs and outputs of one run's spans together keep at most this many characters; later ones keep their size only. */
+export const MAX_RUN_CHARS = 8 * 1024 * 1024;
+
+export interface OpenSpan {
+  id: string;
+  parent: string | null;
+  kind: Span["kind"];
+  name: string;
+  start: number;
+  end: number | null;
+  failed: boolean;
+  input: unknown;
+  output: unknown;
+  error?: string;
+  usage?: TokenUsage;
+  attributes: Record<string, unknown>;
+}
+
+/** What a run's trace starts with. */
+export interface TracedRun {
+  run_id: string;
+  thread_id: string;
+  assistant_id: string;
+  graph_id: string;
+  attempt: number;
+}
+
+/** How the run ended, for its root span. */
+export interface TraceEnd {
+  status: string;
+  error?: string | null;
+}
+
+/** One run's trace, however it is built: its spans so far, and at its end those to store. */
+export interface TraceRecorder {
+  live(): Span[];
+  stored(end: TraceEnd): StoredSpan[];
+}
+
+/** The root span of a run (its id is the run's). */
+export function rootSpan(run: TracedRun): OpenSpan {
+  return {
+    id: run.run_id,
+    parent: null,
+    kind: "run",
+    name: run.graph_id,
+    start: Date.now(),
+    end: null,
+    failed: false,
+    input: null,
+    output: null,
+    attributes: { thread_id: run.thread_id, assistant_id: run.assistant_id, attempt: run.attempt },
+  };
+}
+
+/** The spans so far, as the trace endpoint answers them (calls in flight are `running`). */
+export function liveSpans(spans: readonly OpenSpan[]): Span[] {
+  const budget = { left: MAX_RUN_CHARS };
+  return spans.map((s) => toSpan(s, budget));
+}
+
+/**
+ * Ends the root span (`spans[0]`) and answers every span ready to store; a call still open
+ * ends with the run, `error` (`openError`, when given, says why: the stream-built trace does
+ * not see a failed call's own error when the run stops on it).
+ */
+export function storedSpans(spans: readonly OpenSpan[], end: TraceEnd, openError?: string): StoredSpan[] {
+  const now = Date.now();
+  const root = spans[0]!;
+  root.attributes.run_status = end.status;
+  if (end.error) root.error = end.error;
+  root.failed = end.status === "error" || end.status === "timeout";
+  for (const s of spans) {
+    if (s.end !== null) continue;
+    s.end = now;
+    if (s !== root) {
+      s.failed = true;
+      s.error ??= openError ?? `the run ended (${end.status}) before this call finished`;
+    }
+  }
+  const budget = { left: MAX_RUN_CHARS };
+  return spans.map((s) => {
+    const span = toSpan(s, budget);
+    return {
+      span_id: span.span_id,
+      parent_id: span.parent_id,
+      kind: span.kind,
+      name: span.name,
+      status: span.status,
+      started_at: span.started_at,
+      ended_at: span.ended_at,
+      data: redact(JSON.stringify({
+        input: span.input,
+        output: span.output,
+        ...(span.error !== undefined ? { error: span.error } : {}),
+        ...(span.usage ? { usage: span.usage } : {}),
+        attributes: span.attributes,
+      })),
+    };
+  });
+}
+
+/** A tool span's output read as the handler and the stream both see it: a failed ToolMessage fails it; `execute`'s exit code. */
+export function endTool(s: OpenSpan, output: unknown): void {
+  const message = output as { status?: unknown; content?: unknown } | null;
+  const text = typeof message?.content === "string" ? message.content : typeof output === "string" ? output : null;
+  // A tool's failure the model is told about (a ToolMessage with status "error") is the span's error too.
+  if (message?.status === "error") {
+    s.failed = true;
+    s.error = text ?? "the tool failed";
+  }
+  if (s.attributes.tool === "execute" && text) {
+    const exit = /\[Command (?:succeeded|failed) with exit code (-?\d+)\]\s*$/.exec(text);
+    s.attributes.exit_code = exit ? Number(exit[1]) : null;
+    if (/\[Command timed out after /.test(text)) s.attributes.timed_out = true;
+  }
+}
+
+/** An input or output as stored: API JSON, cut at {@link MAX_FIELD_CHARS} (its size only once the run's budget is spent). */
+function field(value: unknown, budget: { left: number }): unknown {
+  if (value === null || value === undefined) return null;
+  const wire = toWire(value);
+  const json = JSON.stringify(wire) ?? "null";
+  if (budget.left <= 0) return { truncated: true, chars: json.length };
+  budget.left -= Math.min(json.length, MAX_FIELD_CHARS);
+  return json.length <= MAX_FIELD_CHARS
+    ? wire
+    : { truncated: true, chars: json.length, preview: json.slice(0, MAX_FIELD_CHARS) };
+}
+
+function toSpan(s: OpenSpan, budget: { left: number }): Span {
+  return {
+    span_id: s.id,
+    parent_id: s.parent,
+    kind: s.kind,
+    name: s.name,
+    started_at: new Date(s.start).toISOString(),
+    ended_at: s.end === null ? null : new Date(s.end).toISOString(),
+    duration_ms: s.end === null ? null : s.end - s.start,
+    status: s.end === null ? "running" : s.failed ? "error" : "ok",
+    input: field(s.input, budget),
+    output: field(s.output, budget),
+    ...(s.error !== undefined ? { error: redact(s.error) } : {}),
+    ...(s.usage ? { usage: s.usage } : {}),
+    attributes: s.attributes,
+  };
+}
