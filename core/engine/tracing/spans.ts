@@ -93,25 +93,27 @@ export function storedSpans(spans: readonly OpenSpan[], end: TraceEnd, openError
     }
   }
   const budget = { left: MAX_RUN_CHARS };
-  return spans.map((s) => {
-    const span = toSpan(s, budget);
-    return {
-      span_id: span.span_id,
-      parent_id: span.parent_id,
-      kind: span.kind,
-      name: span.name,
-      status: span.status,
-      started_at: span.started_at,
-      ended_at: span.ended_at,
-      data: redact(JSON.stringify({
-        input: span.input,
-        output: span.output,
-        ...(span.error !== undefined ? { error: span.error } : {}),
-        ...(span.usage ? { usage: span.usage } : {}),
-        attributes: span.attributes,
-      })),
-    };
-  });
+  return spans.map((s) => storedSpan(s, budget));
+}
+
+/** A span as stored: its input and output serialized once (the JSON measured is the JSON stored), then redacted. */
+function storedSpan(s: OpenSpan, budget: { left: number }): StoredSpan {
+  const input = fieldOf(s.input, budget).json;
+  const output = fieldOf(s.output, budget).json;
+  const error = s.error !== undefined ? `,"error":${JSON.stringify(redact(s.error))}` : "";
+  const usage = s.usage ? `,"usage":${JSON.stringify(s.usage)}` : "";
+  return {
+    span_id: s.id,
+    parent_id: s.parent,
+    kind: s.kind,
+    name: s.name,
+    status: s.failed ? "error" : "ok",
+    started_at: new Date(s.start).toISOString(),
+    ended_at: new Date(s.end ?? s.start).toISOString(),
+    data: redact(
+      `{"input":${input},"output":${output}${error}${usage},"attributes":${JSON.stringify(s.attributes)}}`,
+    ),
+  };
 }
 
 /** A tool span's output read as the handler and the stream both see it: a failed ToolMessage fails it; `execute`'s exit code. */
@@ -130,16 +132,20 @@ export function endTool(s: OpenSpan, output: unknown): void {
   }
 }
 
-/** An input or output as stored: API JSON, cut at {@link MAX_FIELD_CHARS} (its size only once the run's budget is spent). */
-function field(value: unknown, budget: { left: number }): unknown {
-  if (value === null || value === undefined) return null;
+/**
+ * An input or output as answered and stored: API JSON, cut at {@link MAX_FIELD_CHARS} (its size
+ * only once the run's budget is spent); `json` is `wire`'s JSON text.
+ */
+function fieldOf(value: unknown, budget: { left: number }): { wire: unknown; json: string } {
+  if (value === null || value === undefined) return { wire: null, json: "null" };
   const wire = toWire(value);
   const json = JSON.stringify(wire) ?? "null";
-  if (budget.left <= 0) return { truncated: true, chars: json.length };
+  const cut = (w: Record<string, unknown>) => ({ wire: w, json: JSON.stringify(w) });
+  if (budget.left <= 0) return cut({ truncated: true, chars: json.length });
   budget.left -= Math.min(json.length, MAX_FIELD_CHARS);
   return json.length <= MAX_FIELD_CHARS
-    ? wire
-    : { truncated: true, chars: json.length, preview: json.slice(0, MAX_FIELD_CHARS) };
+    ? { wire, json }
+    : cut({ truncated: true, chars: json.length, preview: json.slice(0, MAX_FIELD_CHARS) });
 }
 
 function toSpan(s: OpenSpan, budget: { left: number }): Span {
@@ -152,8 +158,8 @@ function toSpan(s: OpenSpan, budget: { left: number }): Span {
     ended_at: s.end === null ? null : new Date(s.end).toISOString(),
     duration_ms: s.end === null ? null : s.end - s.start,
     status: s.end === null ? "running" : s.failed ? "error" : "ok",
-    input: field(s.input, budget),
-    output: field(s.output, budget),
+    input: fieldOf(s.input, budget).wire,
+    output: fieldOf(s.output, budget).wire,
     ...(s.error !== undefined ? { error: redact(s.error) } : {}),
     ...(s.usage ? { usage: s.usage } : {}),
     attributes: s.attributes,
