@@ -76,7 +76,11 @@ test("the widget loads from the publishable key's host; sign up, chat with its s
   assert.doesNotMatch(html, new RegExp(provider.secretKey), "the secret key never reaches the page");
   assert.ok(
     html.includes(JSON.stringify(provider.scriptUrl).slice(1, -1)),
-    "the script URL comes from the publishable key",
+    // Seen failing in some full runs only (never alone): say what was served, and by whom.
+    `the script URL comes from the publishable key: expected ${provider.scriptUrl} from ${agent.url} (pid ${agent.pid}), ` +
+      `the page has ${/"script_url":"[^"]*"/.exec(html)?.[0] ?? "no script_url"}; dev's output:\n${
+        agent.output().slice(-2000)
+      }`,
   );
   const anonymous = await fetch(`${agent.url}/threads/search`, {
     method: "POST",
