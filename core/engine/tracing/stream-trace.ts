@@ -19,9 +19,10 @@
  * handler anyway): a model call inside a tool that no graph writes to state, and the calls of
  * a graph that makes several per node (they share their node's timing).
  */
-import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages";
+import { AIMessage, ToolMessage } from "@langchain/core/messages";
 import type { Span, StoredSpan } from "../../storage/index.ts";
 import { PROVIDER_ALIASES } from "../usage/recorder.ts";
+import { messagesIn } from "../usage/stream-usage.ts";
 import { usageOf } from "../usage/usage-of.ts";
 import { subagentOf } from "./model-call.ts";
 import { endTool, liveSpans, type OpenSpan, rootSpan, storedSpans, type TracedRun, type TraceEnd } from "./spans.ts";
@@ -161,7 +162,7 @@ export class StreamTrace {
     const now = Date.now();
     const { chain } = spans;
     this.#usage?.observe(ns, { [task.name]: task.result });
-    for (const m of messagesOf(task.result)) {
+    for (const m of messagesIn(task.result)) {
       if (m.id) {
         if (this.#seen.has(m.id)) continue;
         this.#seen.add(m.id);
@@ -253,18 +254,6 @@ interface TaskResult {
   name: string;
   result: Record<string, unknown>;
   error?: { name?: string; message?: string } | null;
-}
-
-/** The messages a task wrote: its channels' values (a message, a list of them, `$writes` of several), two levels down at most. */
-function messagesOf(value: unknown, depth = 0): BaseMessage[] {
-  if (!value || typeof value !== "object" || depth > 3) return [];
-  if (isMessage(value)) return [value];
-  const values = Array.isArray(value) ? value : Object.values(value);
-  return values.flatMap((v) => messagesOf(v, depth + 1));
-}
-
-function isMessage(v: unknown): v is BaseMessage {
-  return typeof (v as { _getType?: unknown })?._getType === "function" && "content" in (v as object);
 }
 
 const str = (v: unknown) => (typeof v === "string" && v ? v : undefined);

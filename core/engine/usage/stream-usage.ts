@@ -40,7 +40,7 @@ export class StreamUsageReader {
     const key = ns.join("|");
     for (const [node, update] of Object.entries(payload)) {
       if (node === "__interrupt__") continue;
-      for (const m of messagesOf(update)) this.#message(key, m);
+      for (const m of messagesIn(update)) this.#message(key, m);
     }
   }
 
@@ -73,17 +73,16 @@ export class StreamUsageReader {
   }
 }
 
-/** The messages in a node's update: its values (a message, a list of them), two levels down at most. */
-function messagesOf(update: unknown, depth = 0): BaseMessage[] {
-  if (!update || typeof update !== "object" || depth > 2) return [];
-  if (isMessage(update)) return [update];
-  const values = Array.isArray(update) ? update : Object.values(update);
-  const out: BaseMessage[] = [];
-  for (const v of values) {
-    if (isMessage(v)) out.push(v);
-    else if (v && typeof v === "object") out.push(...messagesOf(v, depth + 1));
-  }
-  return out;
+/**
+ * The messages in what a node wrote (an `updates` value, or a `tasks` result with its
+ * `$writes`): a message, a list of them, or objects holding them, three levels down at most.
+ * Shared with the stream-built trace (../tracing/stream-trace.ts).
+ */
+export function messagesIn(value: unknown, depth = 0): BaseMessage[] {
+  if (!value || typeof value !== "object" || depth > 3) return [];
+  if (isMessage(value)) return [value];
+  const values = Array.isArray(value) ? value : Object.values(value);
+  return values.flatMap((v) => messagesIn(v, depth + 1));
 }
 
 function isMessage(v: unknown): v is BaseMessage {
