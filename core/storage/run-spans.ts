@@ -1,13 +1,13 @@
 /**
  * Run traces kept locally: a run's spans (its model calls, tool calls, subagents and graph
- * steps) written with the run's end, in the same statement (./runs/end.ts), read by the
- * trace endpoint, deleted with their run or by the TTL sweeper once older than the retention.
- * A span's input, output, error, usage and attributes are one JSON text (`data`), sealed with
- * encryption at rest like the stream log.
+ * steps) written with the run's end, in the same statement (./runs/end.ts), as one row of
+ * `run_traces` (the spans as one JSON text, sealed with encryption at rest like the stream
+ * log); read by the trace endpoint, deleted with their run or by the TTL sweeper once older
+ * than the retention. Traces stored before migration 12 (a row per span in `run_spans`) are
+ * still read and swept.
  */
 import type { AtRestEncryption } from "./encryption.ts";
 import type { SqlExecutor } from "./sql.ts";
-import { jsonbText } from "./jsonb.ts";
 
 /** Tokens a model call used (see core/engine/usage/usage-of.ts). */
 export interface SpanUsage {
@@ -50,34 +50,40 @@ export interface StoredSpan {
 }
 
 /**
- * The insert of a run's spans as a CTE of the run's end statement: `$1` is the run's id,
- * `lost` the SQL that is true when another replica holds the run (then nothing is written).
+ * The insert of a run's trace as a CTE of the run's end statement: `$1` is the run's id, `lost`
+ * the SQL that is true when another replica holds the run (then nothing is written). One row
+ * per run (`run_traces`): its spans as one JSON array, each span's `data` embedded as it was
+ * serialized (../engine/tracing/spans.ts), sealed once. Measured in PGlite, seven spans as
+ * seven rows (jsonb_to_recordset, two index entries each) added 0.7-0.9 ms to the end
+ * statement, one row 0.15-0.25 ms (bench/README.md).
  */
 export function spansInsert(
   o: { spans: readonly StoredSpan[]; params: unknown[]; enc: AtRestEncryption | null; lost: string },
 ): string {
   if (!o.spans.length) return "";
-  const rows = o.spans.map((s, i) => ({ ...s, seq: i + 1, data: o.enc ? o.enc.sealText(s.data) : s.data }));
-  const n = o.params.push(jsonbText(rows));
-  return `sp AS (INSERT INTO run_spans (run_id, seq, span_id, parent_id, kind, name, status, started_at, ended_at, data)
-    SELECT $1, x.seq, x.span_id, x.parent_id, x.kind, x.name, x.status, x.started_at, x.ended_at, x.data
-    FROM jsonb_to_recordset($${n}::jsonb) AS x(seq int, span_id text, parent_id text, kind text, name text, status text,
-      started_at timestamptz, ended_at timestamptz, data text)
-    WHERE NOT ${o.lost} ON CONFLICT (run_id, seq) DO NOTHING), `;
+  const text = spansText(o.spans);
+  const n = o.params.push(o.enc ? o.enc.sealText(text) : text);
+  return `sp AS (INSERT INTO run_traces (run_id, spans) SELECT $1, $${n} WHERE NOT ${o.lost} ON CONFLICT (run_id) DO NOTHING), `;
 }
 
-interface SpanRow {
-  span_id: string;
-  parent_id: string | null;
-  kind: Span["kind"];
-  name: string;
-  status: Span["status"];
+/** The spans as one JSON array; each span's `data` (JSON already) is embedded, not serialized again. */
+function spansText(spans: readonly StoredSpan[]): string {
+  return `[${spans.map(({ data, ...head }) => `${JSON.stringify(head).slice(0, -1)},"data":${data}}`).join(",")}]`;
+}
+
+/** A span as `run_traces` holds it: its `data` parsed with it. */
+type TracedSpan = Omit<StoredSpan, "data"> & { data: SpanData };
+
+/** What a span's `data` holds. */
+type SpanData = Pick<Span, "input" | "output" | "error" | "usage" | "attributes">;
+
+/** A span as the table before `run_traces` (migration 12) held it, one row each. */
+interface LegacySpanRow extends Omit<StoredSpan, "started_at" | "ended_at"> {
   started_at: Date;
   ended_at: Date | null;
-  data: string;
 }
 
-/** Reading and sweeping runs' spans (`storage.spans`). */
+/** Reading and sweeping runs' traces (`storage.spans`). */
 export class RunSpanStore {
   readonly #sql: SqlExecutor;
   readonly #enc: AtRestEncryption | null;
@@ -88,45 +94,76 @@ export class RunSpanStore {
 
   /** A run's spans, in the order they started (none: the run is in flight, kept no trace, or its trace expired). */
   async read(runId: string): Promise<Span[]> {
-    const { rows } = await this.#sql.query<SpanRow>(
+    const { rows } = await this.#sql.query<{ spans: string }>(`SELECT spans FROM run_traces WHERE run_id = $1`, [
+      runId,
+    ]);
+    if (!rows[0]) return this.#readLegacy(runId);
+    const spans = JSON.parse(this.#open(rows[0].spans)) as TracedSpan[];
+    // In the order they started; spans that started together keep their stored order (a stable sort).
+    return spans.sort((a, b) => (a.started_at < b.started_at ? -1 : a.started_at > b.started_at ? 1 : 0))
+      .map((s) => answered(s, s.data));
+  }
+
+  /** A trace stored before migration 12, one row per span (kept until the retention deletes it). */
+  async #readLegacy(runId: string): Promise<Span[]> {
+    const { rows } = await this.#sql.query<LegacySpanRow>(
       `SELECT span_id, parent_id, kind, name, status, started_at, ended_at, data FROM run_spans
        WHERE run_id = $1 ORDER BY started_at, seq`,
       [runId],
     );
-    return rows.map((r) => {
-      const data = JSON.parse(this.#enc ? this.#enc.openText(r.data) : r.data) as Pick<
-        Span,
-        "input" | "output" | "error" | "usage" | "attributes"
-      >;
-      const started = new Date(r.started_at);
-      const ended = r.ended_at ? new Date(r.ended_at) : null;
-      return {
-        span_id: r.span_id,
-        parent_id: r.parent_id,
-        kind: r.kind,
-        name: r.name,
-        started_at: started.toISOString(),
-        ended_at: ended?.toISOString() ?? null,
-        duration_ms: ended ? ended.getTime() - started.getTime() : null,
-        status: r.status,
-        input: data.input ?? null,
-        output: data.output ?? null,
-        ...(data.error !== undefined ? { error: data.error } : {}),
-        ...(data.usage ? { usage: data.usage } : {}),
-        attributes: data.attributes ?? {},
-      };
-    });
+    return rows.map((r) =>
+      answered({
+        ...r,
+        started_at: new Date(r.started_at).toISOString(),
+        ended_at: r.ended_at ? new Date(r.ended_at).toISOString() : null,
+      }, JSON.parse(this.#open(r.data)) as SpanData)
+    );
   }
 
-  /** Deletes up to `batch` spans stored more than `retentionSeconds` ago; resolves how many. */
+  #open(text: string): string {
+    return this.#enc ? this.#enc.openText(text) : text;
+  }
+
+  /**
+   * Deletes up to `batch` traces stored more than `retentionSeconds` ago (and as many spans of
+   * traces stored before migration 12); resolves the larger of the two counts.
+   */
   async sweep(retentionSeconds: number, batch = 5000): Promise<number> {
-    const { rowCount } = await this.#sql.query(
+    const traces = await this.#sql.query(
+      `DELETE FROM run_traces WHERE run_id IN (
+         SELECT run_id FROM run_traces WHERE created_at < now() - $1::float8 * interval '1 second'
+         LIMIT $2 FOR UPDATE SKIP LOCKED
+       )`,
+      [retentionSeconds, batch],
+    );
+    const legacy = await this.#sql.query(
       `DELETE FROM run_spans WHERE (run_id, seq) IN (
          SELECT run_id, seq FROM run_spans WHERE created_at < now() - $1::float8 * interval '1 second'
          LIMIT $2 FOR UPDATE SKIP LOCKED
        )`,
       [retentionSeconds, batch],
     );
-    return rowCount;
+    return Math.max(traces.rowCount, legacy.rowCount);
   }
+}
+
+/** A stored span as the trace endpoint answers it. */
+function answered(s: Omit<StoredSpan, "data">, data: SpanData): Span {
+  const started = new Date(s.started_at);
+  const ended = s.ended_at ? new Date(s.ended_at) : null;
+  return {
+    span_id: s.span_id,
+    parent_id: s.parent_id,
+    kind: s.kind,
+    name: s.name,
+    started_at: started.toISOString(),
+    ended_at: ended?.toISOString() ?? null,
+    duration_ms: ended ? ended.getTime() - started.getTime() : null,
+    status: s.status,
+    input: data.input ?? null,
+    output: data.output ?? null,
+    ...(data.error !== undefined ? { error: data.error } : {}),
+    ...(data.usage ? { usage: data.usage } : {}),
+    attributes: data.attributes ?? {},
+  };
 }
