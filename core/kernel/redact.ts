@@ -24,8 +24,12 @@
 /** What replaces a secret. */
 export const REDACTED = "[redacted]";
 
-/** Variable names whose values are secrets (besides the project's declared ones). */
-const SECRET_NAME = /(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|PRIVATE|AUTH)/i;
+/**
+ * Variable names whose values are secrets (besides the project's declared ones). `AUTH` only as
+ * a word of the name (`BASIC_AUTH`, `PROXY_AUTH`, `OAUTH`) or `AUTHORIZATION`: the origins of
+ * `IDENTITY_B_AUTHORIZED_PARTIES`, say, are public, and hid `dev`'s own URL in its banner.
+ */
+const SECRET_NAME = /(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|PRIVATE|AUTH(?:ORIZATION)?(?![A-Z]))/i;
 /** Variable names whose values are public by design (browser-facing keys the chat UI is served). */
 const PUBLIC_NAME = /(PUBLISHABLE|PUBLIC)/i;
 

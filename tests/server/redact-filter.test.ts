@@ -141,6 +141,16 @@ test("a run's event stream is redacted at its source: its data passes as it is, 
   assert.match(body, /event: error\ndata: .*the log failed: \[redacted\]/);
 });
 
+test("AUTH in a variable's name makes it secret as a word or as AUTHORIZATION, not inside AUTHORIZED or AUTHOR", () => {
+  const v = (name: string) => secretValues({ [name]: "value-long-enough" }).length === 1;
+  for (const name of ["BASIC_AUTH", "PROXY_AUTH_HEADER", "GITHUB_OAUTH", "HTTP_AUTHORIZATION", "auth_value"]) {
+    assert.ok(v(name), `${name} is secret`);
+  }
+  for (const name of ["IDENTITY_B_AUTHORIZED_PARTIES", "GIT_AUTHOR_NAME", "AUTHORITY_URL"]) {
+    assert.ok(!v(name), `${name} is not secret`);
+  }
+});
+
 test("publishable keys are public by design: not registered, not shaped like a secret (the chat UI is served them)", () => {
   const pk = "pk_test_Y2xlcmsuZXhhbXBsZS5jb20k";
   const sb = "sb_publishable_abcdefghijklmnopqrstuv";
