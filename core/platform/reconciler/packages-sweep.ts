@@ -100,7 +100,8 @@ export async function sweepPackages(o: SweepOptions): Promise<string[]> {
         await rename(join(o.dir, key), path);
         out.push({ key, path });
       } catch (err) {
-        notRemoved(o, key, err);
+        // Another replica sharing this data folder moved it first.
+        if ((err as NodeJS.ErrnoException).code !== "ENOENT") notRemoved(o, key, err);
       }
     }
     return out;
@@ -145,7 +146,7 @@ async function remove(o: SweepOptions, m: { key: string; path: string }): Promis
       } MiB): no kept revision uses them`,
     );
   } catch (err) {
-    notRemoved(o, m.key, err);
+    if ((err as NodeJS.ErrnoException).code !== "ENOENT") notRemoved(o, m.key, err);
   }
 }
 
