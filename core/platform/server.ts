@@ -24,6 +24,7 @@ import { DEFAULT_PLATFORM_LIMITS, type PlatformLimits } from "./api/limits.ts";
 import { type Computes, openComputes } from "./compute/computes.ts";
 import { PLATFORM_MIGRATIONS } from "./store/migrations.ts";
 import { Reconciler } from "./reconciler/reconciler.ts";
+import { packagesSweepSettings } from "./reconciler/packages-sweep.ts";
 import { platformEncryption } from "./store/secrets-at-rest.ts";
 import { CommandSessions } from "./sandboxes/commands.ts";
 import process from "node:process";
@@ -51,7 +52,8 @@ export interface PlatformOptions {
   databaseUrl?: string;
   /**
    * Where `AGENTCLI_PLATFORM_SECRETS_KEY` (and `..._PREVIOUS_KEYS`) are read (default: the
-   * process environment); without it the secrets key is generated into `dataDir`.
+   * process environment); without it the secrets key is generated into `dataDir`. The sweep of
+   * unused npm package installs reads `AGENTCLI_PLATFORM_PACKAGES_KEEP_*` there too.
    */
   env?: Record<string, string | undefined>;
   mode?: PlatformMode;
@@ -70,6 +72,8 @@ export interface PlatformOptions {
   /** Test seam: the compute for a listener (defaults: local processes, or `k8s`). */
   computeFor?: (listener: ListenerRow | null) => ComputeDriver;
   onError?: (err: unknown) => void;
+  /** A line of what the control plane did on its own, such as an unused install removed (default: standard error). */
+  log?: (line: string) => void;
   /** How often idle sandboxes are looked for (default 15 s; 0: never, for tests that call `sweep()`). */
   sandboxSweepMs?: number;
   /**
@@ -79,8 +83,11 @@ export interface PlatformOptions {
   driver?: PluginDriver;
   /** How long to wait for a sandbox pod to run (tests). */
   sandboxK8sWait?: { waitAttempts?: number; waitIntervalMs?: number };
-  /** Reconcile timing (tests): lease lifetime and how often to poll for work. */
-  reconcile?: { leaseMs?: number; pollMs?: number };
+  /**
+   * Reconcile timing (tests): lease lifetime, how often to poll for work, and how often to sweep
+   * unused npm package installs (0: never, for tests that call the reconciler's `sweepPackages()`).
+   */
+  reconcile?: { leaseMs?: number; pollMs?: number; packagesSweepMs?: number };
 }
 
 export interface Platform {
@@ -295,6 +302,9 @@ async function openReconciler(
     shared: Boolean(opts.databaseUrl),
     leaseMs: opts.reconcile?.leaseMs,
     pollMs: opts.reconcile?.pollMs,
+    packagesSweep: packagesSweepSettings(opts.env ?? process.env),
+    packagesSweepMs: opts.reconcile?.packagesSweepMs,
+    log: opts.log ?? ((line) => console.error(`platform: ${line}`)),
     // Revisions reach this control plane for their `platform` sandboxes: on the local listener
     // at its own address, on a cluster at --public-url (without one they get no address).
     platformEnv: async (d, listener) => {

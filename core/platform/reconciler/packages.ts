@@ -16,6 +16,8 @@
  * `<cache>/<key>/<folder>/node_modules`, keyed by a hash of the manifests and lockfiles (and
  * Node's major version), so a later revision with the same ones reuses it without running npm.
  * The revision process links it into the folder its sources are written to (`serve --packages`).
+ * Each use stamps the folder's modification time; the sweep (./packages-sweep.ts) removes one
+ * no kept revision names once that stamp is older than its grace period.
  *
  * @example
  * const dir = await installPackages(bundle, { cacheDir: "/data/packages", log });
@@ -23,7 +25,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createHash, randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdir, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, rename, rm, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import process from "node:process";
 import { type LangGraphConfig, redact, unprovidedPackages } from "../../kernel/index.ts";
@@ -94,19 +96,37 @@ export function installPlan(src: PackageSource): InstallPlan | null {
 }
 
 /**
+ * Records that a revision uses the install `key` ("" none), then runs `use` (whether the folder
+ * is there, its use time stamped), both under the lock the sweep removes folders under.
+ */
+export type ClaimPackages = (key: string, use: () => Promise<boolean>) => Promise<boolean>;
+
+/**
  * Installs the project's packages (see the file comment) under `cacheDir`, or reuses an
  * earlier install of the same manifests; returns the folder holding them, or null when
- * agentcli lends everything the project needs. A failed install throws a {@link BuildFailure}
- * with npm's reason (no paths of this machine, no credentials); its output is in the log.
+ * agentcli lends everything the project needs. `claim` records the key first, so the sweep
+ * never removes a folder being reused or installed. A failed install throws a
+ * {@link BuildFailure} with npm's reason (no paths of this machine, no credentials); its output
+ * is in the log.
  */
 export async function installPackages(
   src: PackageSource,
-  opts: { cacheDir: string; log: (message: string) => void; signal?: AbortSignal; npm?: string },
+  opts: { cacheDir: string; log: (message: string) => void; signal?: AbortSignal; npm?: string; claim?: ClaimPackages },
 ): Promise<string | null> {
   const plan = installPlan(src);
-  if (!plan) return null;
+  const claim: ClaimPackages = opts.claim ?? ((_key, use) => use());
+  if (!plan) {
+    await claim("", async () => false);
+    return null;
+  }
   const target = join(opts.cacheDir, plan.key);
-  if (existsSync(join(target, UNITS_FILE))) {
+  const installed = await claim(plan.key, async () => {
+    if (!existsSync(join(target, UNITS_FILE))) return false;
+    const now = new Date();
+    await utimes(target, now, now);
+    return true;
+  });
+  if (installed) {
     opts.log(`reusing the installed npm packages ${plan.key.slice(0, 12)} (same package.json and lockfile)`);
     return target;
   }

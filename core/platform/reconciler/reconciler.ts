@@ -21,6 +21,7 @@ import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import process from "node:process";
 import type { AtRestEncryption, SqlDriver } from "../../storage/index.ts";
+import { packagesClaim } from "../store/revision-packages.ts";
 import { openSecrets } from "../store/secrets-at-rest.ts";
 import type { ProjectBuilders } from "./build.ts";
 import {
@@ -38,6 +39,7 @@ import { appendLog, getRevision, revisionsInStatus, revisionsOf, setRevisionStat
 import { getListener } from "../store/tenancy.ts";
 import { acquireLease, clearLeases, deploymentsNeedingWork, releaseLease, renewLease } from "../store/leases.ts";
 import { packagesDir, rollout } from "./rollout.ts";
+import { type PackagesSweepSettings, packagesSweepSettings, sweepPackages } from "./packages-sweep.ts";
 import { withGateCredential } from "./gates.ts";
 import { installPackages, packageSource } from "./packages.ts";
 import { endRunningCanary, promoteRunningCanary } from "./canary.ts";
@@ -67,6 +69,12 @@ export interface ReconcilerOptions {
   platformEnv?: (d: DeploymentRow, listener: ListenerRow | null) => Promise<Array<{ name: string; value: string }>>;
   /** Called once a deployment's compute is torn down, before its row is deleted. */
   onTeardown?: (d: DeploymentRow) => Promise<void>;
+  /** The sweep of unused npm package installs (./packages-sweep.ts; default: its defaults). */
+  packagesSweep?: PackagesSweepSettings;
+  /** How often polling sweeps them (default 10 min; 0: never, for tests that call `sweepPackages()`). */
+  packagesSweepMs?: number;
+  /** A line of what the reconciler did on its own (a sweep's removal). */
+  log?: (line: string) => void;
 }
 
 const IN_FLIGHT: RevisionStatus[] = ["AWAITING_BUILD", "BUILDING", "AWAITING_DEPLOY", "DEPLOYING"];
@@ -83,6 +91,9 @@ export class Reconciler {
   private closed = false;
   private poller: ReturnType<typeof setInterval> | null = null;
   private polling = false;
+  /** The running sweep of package installs, and when the last one started. */
+  private sweeping: Promise<string[]> | null = null;
+  private sweptAt = 0;
   /** This replica's name in the lease table. */
   readonly replicaId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
 
@@ -119,6 +130,29 @@ export class Reconciler {
     } finally {
       this.polling = false;
     }
+    const every = this.opts.packagesSweepMs ?? 600_000;
+    if (every > 0 && !this.sweeping && Date.now() - this.sweptAt >= every) void this.sweepPackages();
+  }
+
+  /** Removes the npm package installs no kept revision uses (./packages-sweep.ts); the keys removed. */
+  sweepPackages(): Promise<string[]> {
+    if (this.sweeping) return this.sweeping;
+    this.sweptAt = Date.now();
+    const onError = (err: unknown) => {
+      if (!this.closed) this.opts.onError?.(err);
+    };
+    const sweep = sweepPackages({
+      db: this.opts.sql,
+      dir: packagesDir(this.opts.dataDir),
+      settings: this.opts.packagesSweep ?? packagesSweepSettings({}),
+      log: this.opts.log ?? (() => {}),
+      onError,
+    }).catch((err) => {
+      onError(err);
+      return [];
+    }).finally(() => (this.sweeping = null));
+    this.sweeping = sweep;
+    return sweep;
   }
 
   /** Tells the reconciler a deployment changed; work runs in the background. */
@@ -135,7 +169,7 @@ export class Reconciler {
     this.closed = true;
     if (this.poller) clearInterval(this.poller);
     for (const r of this.running.values()) r.abort.abort();
-    await Promise.allSettled([...this.running.values()].map((r) => r.done));
+    await Promise.allSettled([...[...this.running.values()].map((r) => r.done), this.sweeping]);
   }
 
   private kick(deploymentId: string): void {
@@ -340,6 +374,7 @@ export class Reconciler {
       ? await installPackages(await packageSource(bundle), {
         cacheDir: packagesDir(this.opts.dataDir),
         log: (m) => log("build", m),
+        claim: packagesClaim(db, r.id),
       })
       : null;
     return await o.compute.restore!({

@@ -12,6 +12,7 @@ import type { RevisionStatus } from "../api/schema.ts";
 import type { ComputeDriver } from "../../kernel/index.ts";
 import { getObject, putObject } from "../store/objects.ts";
 import { appendLog, getRevision, markDeployed, setRevisionStatus } from "../store/revisions.ts";
+import { packagesClaim } from "../store/revision-packages.ts";
 import { openSecrets } from "../store/secrets-at-rest.ts";
 import { getIntegrationById } from "../store/tenancy.ts";
 import { BuildFailure, buildRevision } from "./build.ts";
@@ -166,6 +167,7 @@ class Rollout {
         cacheDir: packagesDir(settings.dataDir),
         log: (m) => this.log("build", m),
         signal: this.#job.signal,
+        claim: packagesClaim(db, r.id),
       })
       : null;
     this.log("build", "build finished");

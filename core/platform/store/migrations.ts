@@ -148,4 +148,12 @@ CREATE TABLE IF NOT EXISTS platform_canary_threads (
   PRIMARY KEY (deployment_id, thread_id)
 )`,
   },
+  {
+    version: 9,
+    name: "revision-packages",
+    // The folder of npm packages (`<data-dir>/packages/<key>`) a revision's build installed or
+    // reused: '' none, NULL not recorded yet (built before this). The sweep of old installs
+    // keeps those a revision the control plane may still run or roll back to names.
+    up: `ALTER TABLE platform_revisions ADD COLUMN IF NOT EXISTS packages_key text`,
+  },
 ];
