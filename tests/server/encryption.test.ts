@@ -6,7 +6,6 @@
  * so the scan itself can fail. Rotation: a previous key still reads; bad keys are start-up errors.
  */
 import assert from "node:assert/strict";
-import { Buffer } from "node:buffer";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,7 +13,7 @@ import { after, describe, test } from "node:test";
 import { isUserError } from "../../core/kernel/errors.ts";
 import { AtRestEncryption, encryptionFromEnv } from "../../core/storage/encryption.ts";
 import type { StorageOptions } from "../../core/storage/storage.ts";
-import { filesContaining } from "../_plaintext.ts";
+import { filesContaining, rowsContaining } from "../_plaintext.ts";
 import { startTestServer, type TestServer } from "./_harness.ts";
 import { sqlOf } from "../../core/storage/storage.ts";
 
@@ -29,27 +28,6 @@ function newDataDir(): string {
   const d = mkdtempSync(join(tmpdir(), "agentcli-enc-"));
   dirs.push(d);
   return join(d, "db");
-}
-
-/** Tables of the server's schema with a row holding `needle` (bytea read as UTF-8). */
-async function rowsContaining(t: TestServer, needle: string): Promise<string[]> {
-  const sql = sqlOf(t.server.storage);
-  const { rows: tables } = await sql.query<{ table_name: string }>(
-    "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'",
-  );
-  const found: string[] = [];
-  for (const { table_name } of tables) {
-    const { rows } = await sql.query<Record<string, unknown>>(`SELECT * FROM "${table_name}"`);
-    const text = JSON.stringify(
-      rows,
-      (_k, v) => (v && typeof v === "object" && v.type === "Buffer" ? Buffer.from(v.data).toString("utf8") : v),
-    );
-    const raw = rows.some((r) =>
-      Object.values(r).some((v) => v instanceof Uint8Array && Buffer.from(v).includes(needle))
-    );
-    if (text.includes(needle) || raw) found.push(table_name);
-  }
-  return found;
 }
 
 /** Writes the sentinel through a run, the store and a metadata key, and checks it reads back. */
@@ -100,7 +78,7 @@ describe("encryption at rest", () => {
           assert.equal((await t.client.threads.get(threadId)).metadata.visible, "yes");
         }
         await t.server.storage.checkpointer.flush();
-        found = onPostgres ? await rowsContaining(t, sentinel) : [];
+        found = onPostgres ? await rowsContaining(sqlOf(t.server.storage), sentinel) : [];
       } finally {
         await t.close();
       }

@@ -4,7 +4,8 @@
  * the agent server, driven by the SDK client; `GET /threads/{id}/runs/{run_id}/trace` answers
  * the run's spans (model calls with their usage, tool calls with their output and exit code,
  * the subagent's calls under its span), redacted, owner-scoped, live while the run goes, gone
- * after their retention; a failed model call is the span's and the run's error.
+ * after their retention, sealed at rest; a failed model call is the span's and the run's error.
+ * The span rules every trace keeps, whichever way it is built, are in _trace-assertions.ts.
  */
 import assert from "node:assert/strict";
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
@@ -15,29 +16,14 @@ import { Client } from "@langchain/langgraph-sdk";
 import { definePlugin } from "../../core/kernel/hooks.ts";
 import { MAX_FIELD_CHARS, MAX_RUN_CHARS, SpanRecorder } from "../../core/engine/tracing/span-recorder.ts";
 import { encryptionFromEnv } from "../../core/storage/encryption.ts";
+import { filesContaining, rowsContaining } from "../_plaintext.ts";
 import { sqlOf } from "../../core/storage/storage.ts";
 import local from "../../plugins/sandbox/local.ts";
-import { makeConfig, makeSubagent } from "../harness/_bundle.ts";
-import { type Harness, startHarness } from "../harness/_harness.ts";
+import type { Harness } from "../harness/_harness.ts";
 import { type McpServers, startMcpServers } from "../fixtures/mcp-servers/server.ts";
 import { type ModelServer, startModelServer } from "../fixtures/model-server/server.ts";
 import { pgSchema, startTestServer, type TestServer } from "./_harness.ts";
-
-interface Span {
-  span_id: string;
-  parent_id: string | null;
-  kind: string;
-  name: string;
-  started_at: string;
-  ended_at: string | null;
-  duration_ms: number | null;
-  status: string;
-  input: unknown;
-  output: unknown;
-  error?: string;
-  usage?: { input_tokens: number; output_tokens: number; total_tokens: number };
-  attributes: Record<string, unknown>;
-}
+import { assertDeepAgentTrace, deepAgentScript, fetchTrace, startDeepAgent } from "./_trace-assertions.ts";
 
 const SECRET_SHAPED = "sk-live0123456789abcdefghijklmnop";
 const root = mkdtempSync(join(tmpdir(), "agentcli-traces-"));
@@ -76,19 +62,11 @@ let bob: Client;
 before(async () => {
   models = await startModelServer();
   mcp = await startMcpServers();
-  const config = makeConfig({
-    mcp: { facts: { transport: "http", url: mcp.httpUrl, headers: { "x-api-key": "k" }, timeout: 20 } },
-    sandbox: { provider: "my_box", template: "agentcli-default", image: "python:3", scope: "thread" },
-    subagents: [makeSubagent({ name: "critic", description: "Critiques drafts" })],
-  });
-  h = await startHarness({
-    config,
-    files: {
-      "AGENTS.md": "Main agent. MARKER-MAIN",
-      "subagents/critic/AGENTS.md": "You are the critic. MARKER-CRITIC",
-    },
+  h = await startDeepAgent({
+    models,
+    mcp,
+    config: { sandbox: { provider: "my_box", template: "agentcli-default", image: "python:3", scope: "thread" } },
     plugins: [myBoxSpec, localBoxes],
-    server: models,
   });
   t = await startTestServer({
     graphs: { agent: async () => h.graph },
@@ -104,24 +82,12 @@ after(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-async function trace(base: string, threadId: string, runId: string, headers: Record<string, string> = {}) {
-  const res = await fetch(`${base}/threads/${threadId}/runs/${runId}/trace`, { headers });
-  return { status: res.status, body: await res.json() as { run_id: string; spans: Span[]; detail?: string } };
-}
-
 test("a run's trace: model calls with usage, an MCP tool, execute with its exit code, a subagent's nested calls", async () => {
   models.script(
-    { when: "MARKER-MAIN", toolCalls: [{ name: "lookup_fact", args: { topic: "tides" } }] },
-    {
+    ...deepAgentScript({
       when: "MARKER-MAIN",
       toolCalls: [{ name: "execute", args: { command: `echo out-${SECRET_SHAPED}; exit 3` } }],
-    },
-    {
-      when: "MARKER-MAIN",
-      toolCalls: [{ name: "task", args: { subagent_type: "critic", description: "Critique the tides draft" } }],
-    },
-    { when: "MARKER-CRITIC", text: "CRITIQUE: premise two is weak" },
-    { when: "MARKER-MAIN", text: "All done." },
+    }),
   );
   const thread = await t.client.threads.create();
   const run = await t.client.runs.create(thread.thread_id, "agent", {
@@ -131,73 +97,21 @@ test("a run's trace: model calls with usage, an MCP tool, execute with its exit 
   assert.equal((await t.client.runs.get(thread.thread_id, run.run_id)).status, "success");
   assert.deepEqual(models.pending(), [], "every scripted reply was used");
 
-  const { status, body } = await trace(t.url, thread.thread_id, run.run_id);
+  const { status, body } = await fetchTrace(t.url, { threadId: thread.thread_id, runId: run.run_id });
   assert.equal(status, 200);
   assert.equal(body.run_id, run.run_id);
-  const spans = body.spans;
-  const starts = spans.map((s) => s.started_at);
-  assert.deepEqual(starts, [...starts].sort(), "ordered by start");
-  const byId = new Map(spans.map((s) => [s.span_id, s]));
-  const ancestors = (s: Span) => {
-    const out: Span[] = [];
-    for (
-      let p = s.parent_id ? byId.get(s.parent_id) : undefined;
-      p;
-      p = p.parent_id ? byId.get(p.parent_id) : undefined
-    ) {
-      out.push(p);
-    }
-    return out;
-  };
+  const { tool } = assertDeepAgentTrace(body.spans, { runId: run.run_id, userInput: /MARKER-USER/ });
 
-  const runSpan = spans.find((s) => s.kind === "run")!;
-  assert.equal(runSpan.span_id, run.run_id);
-  assert.equal(runSpan.parent_id, null);
-  assert.equal(runSpan.status, "ok");
-  assert.equal(runSpan.attributes.run_status, "success");
-  assert.match(JSON.stringify(runSpan.input), /MARKER-USER/);
-  assert.match(JSON.stringify(runSpan.output), /All done\./);
-  for (const s of spans) {
-    assert.notEqual(s.status, "running");
-    assert.ok(s.ended_at && typeof s.duration_ms === "number" && s.duration_ms >= 0, `${s.name} has ended`);
-    if (s !== runSpan) assert.ok(ancestors(s).includes(runSpan), `${s.kind} ${s.name} is under the run`);
-  }
-
-  const modelSpans = spans.filter((s) => s.kind === "model");
-  assert.equal(modelSpans.length, 5, "four calls of the main agent's model and one of the subagent's");
-  for (const m of modelSpans) {
-    assert.deepEqual(m.usage, { input_tokens: 10, output_tokens: 5, total_tokens: 15 });
-    assert.equal(m.attributes.model, "gpt-test");
-    assert.equal(m.status, "ok");
-  }
-  assert.match(JSON.stringify(modelSpans[0]!.input), /MARKER-USER/);
-  assert.match(JSON.stringify(modelSpans[0]!.output), /lookup_fact/);
-
-  const fact = spans.find((s) => s.kind === "tool" && s.name === "lookup_fact")!;
-  assert.equal(fact.attributes.mcp_server, "facts");
-  assert.deepEqual(fact.input, { topic: "tides" });
-  assert.match(JSON.stringify(fact.output), /FACT-42/);
-  assert.ok(typeof fact.attributes.tool_call_id === "string");
-
-  const execute = spans.find((s) => s.kind === "tool" && s.name === "execute")!;
+  const execute = tool("execute");
   assert.equal(execute.attributes.exit_code, 3);
   assert.match(JSON.stringify(execute.output), /out-\[redacted\]/);
   assert.doesNotMatch(JSON.stringify(body), new RegExp(SECRET_SHAPED), "the secret-shaped output is redacted");
 
-  const subagent = spans.find((s) => s.kind === "subagent")!;
-  assert.equal(subagent.name, "critic");
-  assert.equal(subagent.attributes.subagent, "critic");
-  assert.match(JSON.stringify(subagent.output), /CRITIQUE: premise two is weak/);
-  const nested = modelSpans.filter((m) => ancestors(m).includes(subagent));
-  assert.equal(nested.length, 1, "the subagent's model call is under its span");
-  assert.match(JSON.stringify(nested[0]!.input), /Critique the tides draft/);
-  assert.ok(spans.some((s) => s.kind === "chain" && s.attributes.node), "graph steps are chain spans");
-
   // Owner-scoped like the run: another user, or an unknown run, gets 404.
-  const foreign = await trace(t.url, thread.thread_id, run.run_id, { "x-user": "bob" });
+  const foreign = await fetchTrace(t.url, { threadId: thread.thread_id, runId: run.run_id }, { "x-user": "bob" });
   assert.equal(foreign.status, 404);
   await assert.rejects(bob.runs.get(thread.thread_id, run.run_id), /404/);
-  const unknown = await trace(t.url, thread.thread_id, crypto.randomUUID());
+  const unknown = await fetchTrace(t.url, { threadId: thread.thread_id, runId: crypto.randomUUID() });
   assert.equal(unknown.status, 404);
   assert.match(unknown.body.detail ?? "", /not found/i);
 });
@@ -210,7 +124,7 @@ test("a failed model call is its span's error and the run's", async () => {
   });
   await t.client.runs.join(thread.thread_id, run.run_id);
   assert.equal((await t.client.runs.get(thread.thread_id, run.run_id)).status, "error");
-  const { body } = await trace(t.url, thread.thread_id, run.run_id);
+  const { body } = await fetchTrace(t.url, { threadId: thread.thread_id, runId: run.run_id });
   const runSpan = body.spans.find((s) => s.kind === "run")!;
   assert.equal(runSpan.status, "error");
   assert.match(runSpan.error ?? "", /context window exceeded/);
@@ -232,7 +146,7 @@ test("while a run is in flight, its trace shows the calls so far as running", as
     input: { messages: [{ role: "user", content: "MARKER-SLOW" }] },
   });
   while (!asked) await new Promise((r) => setTimeout(r, 20));
-  const { body } = await trace(t.url, thread.thread_id, run.run_id);
+  const { body } = await fetchTrace(t.url, { threadId: thread.thread_id, runId: run.run_id });
   const runSpan = body.spans.find((s) => s.kind === "run")!;
   assert.equal(runSpan.status, "running");
   assert.equal(runSpan.ended_at, null);
@@ -240,7 +154,7 @@ test("while a run is in flight, its trace shows the calls so far as running", as
   assert.equal(model.status, "running");
   assert.equal(model.duration_ms, null);
   await t.client.runs.join(thread.thread_id, run.run_id);
-  const done = await trace(t.url, thread.thread_id, run.run_id);
+  const done = await fetchTrace(t.url, { threadId: thread.thread_id, runId: run.run_id });
   assert.equal(done.body.spans.find((s) => s.kind === "model")!.status, "ok");
 });
 
@@ -258,7 +172,7 @@ test("traces expire after AGENTCLI_TRACE_RETENTION_SECONDS; 0 records none", asy
       }) as unknown;
       assert.ok(run);
       const [latest] = await s.client.runs.list(thread.thread_id);
-      const first = await trace(s.url, thread.thread_id, latest!.run_id);
+      const first = await fetchTrace(s.url, { threadId: thread.thread_id, runId: latest!.run_id });
       if (s === off) {
         assert.deepEqual(first.body.spans, [], "no trace is recorded with a retention of 0");
         continue;
@@ -269,7 +183,7 @@ test("traces expire after AGENTCLI_TRACE_RETENTION_SECONDS; 0 records none", asy
       while (spans.length) {
         await new Promise((r) => setTimeout(r, 200));
         await s.server.sweepExpired();
-        spans = (await trace(s.url, thread.thread_id, latest!.run_id)).body.spans;
+        spans = (await fetchTrace(s.url, { threadId: thread.thread_id, runId: latest!.run_id })).body.spans;
       }
       assert.equal((await s.client.runs.get(thread.thread_id, latest!.run_id)).status, "success", "the run stays");
     }
@@ -279,10 +193,14 @@ test("traces expire after AGENTCLI_TRACE_RETENTION_SECONDS; 0 records none", asy
   }
 });
 
-test("with encryption at rest, spans are sealed in the database and read back in clear", async () => {
+test("with encryption at rest, spans are nowhere in plaintext and read back in clear, after a restart too", async () => {
   const encryption = encryptionFromEnv({ LANGGRAPH_AES_KEY: "0123456789abcdef0123456789abcdef" });
   const { graph } = h;
-  const s = await startTestServer({ graphs: { agent: async () => graph }, storage: { encryption } });
+  // A database that outlives the server (a schema of PostgreSQL, a data directory of the embedded one).
+  const pg = process.env.AGENTCLI_TEST_SERVER_ON_POSTGRES === "1" ? await pgSchema("agentcli_traces_sealed") : null;
+  const dataDir = join(root, "sealed-db");
+  const storage = { ...(pg ? { url: pg.url } : { dataDir }), encryption };
+  let s = await startTestServer({ graphs: { agent: async () => graph }, storage });
   try {
     models.script({ when: "MARKER-SEALED", text: "sealed answer" });
     const thread = await s.client.threads.create();
@@ -291,17 +209,27 @@ test("with encryption at rest, spans are sealed in the database and read back in
       config: { configurable: { graph_auth_user_id: "carol" } },
     });
     const [run] = await s.client.runs.list(thread.thread_id);
-    const { body } = await trace(s.url, thread.thread_id, run!.run_id);
+    const ids = { threadId: thread.thread_id, runId: run!.run_id };
+    const { body } = await fetchTrace(s.url, ids);
     assert.match(JSON.stringify(body.spans.find((x) => x.kind === "model")!.output), /sealed answer/);
-    const { rows } = await sqlOf(s.server.storage).query<{ spans: string }>(
-      "SELECT spans FROM run_traces WHERE run_id = $1",
-      [run!.run_id],
-    );
-    assert.equal(rows.length, 1);
-    assert.doesNotMatch(rows[0]!.spans, /sealed answer|MARKER-SEALED/);
-    assert.match(rows[0]!.spans, /^aes:/);
+    await s.close();
+    s = await startTestServer({ graphs: { agent: async () => graph }, storage });
+    const stored = (await fetchTrace(s.url, ids)).body.spans;
+    assert.ok(stored.length > 1, "the spans were stored");
+    assert.match(JSON.stringify(stored.find((x) => x.kind === "model")!.output), /sealed answer/);
+    for (const needle of ["sealed answer", "MARKER-SEALED"]) {
+      const found = pg ? await rowsContaining(sqlOf(s.server.storage), needle) : [];
+      assert.deepEqual(found, [], `"${needle}" in plaintext in ${found.join(", ")}`);
+    }
   } finally {
     await s.close();
+    await pg?.drop();
+  }
+  if (!pg) {
+    for (const needle of ["sealed answer", "MARKER-SEALED"]) {
+      const found = filesContaining(dataDir, needle);
+      assert.deepEqual(found, [], `"${needle}" in plaintext in ${found.join(", ")}`);
+    }
   }
 });
 
@@ -323,11 +251,15 @@ test("two replicas on one PostgreSQL: the executing one answers the live spans, 
       config: { configurable: { graph_auth_user_id: "carol" } },
     });
     while (!asked) await new Promise((r) => setTimeout(r, 20));
-    const live = await trace(worker.url, thread.thread_id, run.run_id);
+    const live = await fetchTrace(worker.url, { threadId: thread.thread_id, runId: run.run_id });
     assert.equal(live.body.spans.find((s) => s.kind === "run")?.status, "running", "the executing replica");
-    assert.deepEqual((await trace(api.url, thread.thread_id, run.run_id)).body.spans, [], "the other one: at the end");
+    assert.deepEqual(
+      (await fetchTrace(api.url, { threadId: thread.thread_id, runId: run.run_id })).body.spans,
+      [],
+      "the other one: at the end",
+    );
     await api.client.runs.join(thread.thread_id, run.run_id);
-    const stored = await trace(api.url, thread.thread_id, run.run_id);
+    const stored = await fetchTrace(api.url, { threadId: thread.thread_id, runId: run.run_id });
     assert.equal(stored.body.spans.find((s) => s.kind === "run")?.status, "ok");
     assert.match(JSON.stringify(stored.body.spans.find((s) => s.kind === "model")?.output), /replica answer/);
   } finally {

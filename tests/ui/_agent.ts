@@ -1,6 +1,7 @@
 /**
  * Runs a fixture project for the browser tests exactly as a user does:
- * `agentcli dev --config <copy of the fixture>/agent.toml --port <free>` as a child process.
+ * `agentcli dev --config <copy of the fixture>/agent.toml --port <free>` as a child process,
+ * used once the child itself says it serves that port.
  * Each start works on a fresh copy of the fixture in a temporary folder, so its data
  * (`.agentcli/`) starts empty and never leaks between runs or into the repository.
  */
@@ -47,47 +48,106 @@ export function fixturePath(name: string): string {
   return fileURLToPath(new URL(`./fixtures/${name}/`, import.meta.url));
 }
 
-async function waitFor(url: string, child: ChildProcess, output: () => string, timeoutMs = 120_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`agentcli dev exited with ${child.exitCode}:\n${output()}`);
-    try {
-      const res = await fetch(url);
-      if (res.ok) return;
-    } catch { /* not up yet */ }
-    await new Promise((r) => setTimeout(r, 150));
-  }
-  throw new Error(`agentcli dev did not answer ${url} in time:\n${output()}`);
+/** What dev says when another listener holds the port it was given. */
+const PORT_TAKEN = /Cannot listen on \S+: the port is in use/;
+/**
+ * dev's banner, printed once it serves, with the API's URL (`[redacted]` if a variable named like
+ * a secret holds that URL: IDENTITY_B_AUTHORIZED_PARTIES did, before AUTH counted only as a word).
+ */
+const RUNNING = /^agentcli dev: ".*" is running\n\s*API:\s+(\S+)/m;
+
+/**
+ * Resolves "up" when the child itself says it serves: dev binds the port it is given or exits
+ * (it never falls back to another), and a port has one listener, so what answers at `url` is
+ * this child, not a server of another test (or of another run on the machine) that took the
+ * port between `freePort` and dev's bind. Resolves "taken" when dev reports the port in use;
+ * rejects when it exits otherwise. `/ok` answering alone proves only that *some* server holds
+ * the port (the failure once seen in identity-b: another run's dev answered).
+ */
+function servedByChild(url: string, child: ChildProcess, output: () => string): Promise<"up" | "taken"> {
+  return new Promise((resolve, reject) => {
+    const check = () => {
+      const api = RUNNING.exec(output())?.[1];
+      if (api === url || api === "[redacted]") done(() => resolve("up"));
+      else if (api) done(() => reject(new Error(`agentcli dev serves ${api}, not ${url}:\n${output()}`)));
+    };
+    const exited = (code: number | null, signal: string | null) =>
+      done(() =>
+        PORT_TAKEN.test(output())
+          ? resolve("taken")
+          : reject(new Error(`agentcli dev exited with ${code ?? signal} before serving ${url}:\n${output()}`))
+      );
+    const done = (settle: () => void) => {
+      child.stdout!.off("data", check);
+      child.off("close", exited);
+      settle();
+    };
+    child.stdout!.on("data", check);
+    // "close", not "exit": by then all of its output is read (the port error comes last).
+    child.once("close", exited);
+    check();
+  });
 }
 
 /**
  * Starts `agentcli dev` on a copy of `tests/ui/fixtures/<fixture>` with `env` (model
  * credentials, identity settings). `env` may be a function of the agent's URL (for settings
- * that name the app's own origin).
+ * that name the app's own origin). The port is picked before dev starts (so `env` can name
+ * it); when another listener takes it first, dev says so and exits, and it starts again on
+ * another.
  */
 export async function startAgent(
   fixture: string,
   env: Record<string, string> | ((url: string) => Record<string, string>),
   args: string[] = [],
 ): Promise<RunningAgent> {
-  const port = await freePort("127.0.0.1");
-  const url = `http://127.0.0.1:${port}`;
   const dir = await mkdtemp(join(tmpdir(), `agentcli-ui-${fixture}-`));
   await cp(fixturePath(fixture), dir, { recursive: true, filter: (src) => !src.includes("/.agentcli") });
   const base: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !SCRUBBED.includes(k)) base[k] = v;
+  for (let attempt = 1;; attempt++) {
+    const url = `http://127.0.0.1:${await freePort("127.0.0.1")}`;
+    const agent = spawnDev({ dir, url, args, env: { ...base, ...(typeof env === "function" ? env(url) : env) } });
+    let served: "up" | "taken";
+    try {
+      served = await servedByChild(url, agent.child, agent.output);
+      if (served === "up" && !(await fetch(`${url}/ok`)).ok) throw new Error(`${url}/ok did not answer`);
+    } catch (err) {
+      await agent.stop();
+      await rm(dir, { recursive: true, force: true });
+      throw err;
+    }
+    if (served === "up") {
+      return {
+        url,
+        pid: agent.child.pid!,
+        output: agent.output,
+        close: async () => {
+          await agent.stop();
+          await rm(dir, { recursive: true, force: true });
+        },
+      };
+    }
+    if (attempt === 5) {
+      await rm(dir, { recursive: true, force: true });
+      throw new Error(`agentcli dev found its port taken ${attempt} times:\n${agent.output()}`);
+    }
+  }
+}
+
+function spawnDev(opts: { dir: string; url: string; args: string[]; env: Record<string, string> }) {
   let out = "";
   const child = spawn(process.execPath, [
     `${ROOT}/bin/agentcli.js`,
     "dev",
     "--config",
-    join(dir, "agent.toml"),
+    join(opts.dir, "agent.toml"),
     "--port",
-    String(port),
-    ...args,
+    new URL(opts.url).port,
+    ...opts.args,
   ], {
-    cwd: dir,
-    env: { ...base, BROWSER: "none", NO_COLOR: "1", ...(typeof env === "function" ? env(url) : env) },
+    cwd: opts.dir,
+    env: { ...opts.env, BROWSER: "none", NO_COLOR: "1" },
     stdio: ["ignore", "pipe", "pipe"],
   });
   child.stdout!.on("data", (d: Buffer) => {
@@ -96,7 +156,7 @@ export async function startAgent(
   child.stderr!.on("data", (d: Buffer) => {
     out += d.toString();
   });
-  const close = async () => {
+  const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) {
       const exited = new Promise<void>((r) => child.once("exit", () => r()));
       child.kill("SIGTERM");
@@ -104,13 +164,6 @@ export async function startAgent(
       await exited;
       clearTimeout(timer);
     }
-    await rm(dir, { recursive: true, force: true });
   };
-  try {
-    await waitFor(`${url}/ok`, child, () => out);
-  } catch (err) {
-    await close();
-    throw err;
-  }
-  return { url, pid: child.pid!, output: () => out, close };
+  return { child, output: () => out, stop };
 }
