@@ -243,16 +243,18 @@ describe("the manager of a lockfile", () => {
 
   test("packageManager names the version; else the lockfile's kind picks a pinned default", () => {
     assert.equal(manager("package-lock.json", "{}"), null);
-    assert.equal(manager("pnpm-lock.yaml", "lockfileVersion: '9.0'\n")!.spec, `pnpm@${DEFAULT_MANAGERS.pnpm}`);
-    assert.equal(manager("pnpm-lock.yaml", "lockfileVersion: '6.0'\n")!.spec, `pnpm@${DEFAULT_MANAGERS.pnpm6}`);
+    assert.equal(manager("pnpm-lock.yaml", "lockfileVersion: '9.0'\n")!.spec, `pnpm@${DEFAULT_MANAGERS.pnpm.latest}`);
+    assert.equal(manager("pnpm-lock.yaml", "lockfileVersion: '6.0'\n")!.spec, `pnpm@${DEFAULT_MANAGERS.pnpm["6"]}`);
     assert.equal(manager("pnpm-lock.yaml", "lockfileVersion: '9.0'\n", "pnpm@9.15.0+sha512.abc")!.spec, "pnpm@9.15.0");
     assert.equal(manager("yarn.lock", "# yarn lockfile v1\n")!.spec, `yarn@${DEFAULT_MANAGERS.yarn}`);
-    const berry = manager("yarn.lock", "__metadata:\n  version: 8\n")!;
-    assert.deepEqual([berry.spec, berry.berry], [`@yarnpkg/cli-dist@${DEFAULT_MANAGERS.berry}`, true]);
+    const berry = manager("yarn.lock", "__metadata:\n  version: 8\n  cacheKey: 10c0\n")!;
+    assert.deepEqual([berry.spec, berry.berry], ["@yarnpkg/cli-dist@4.9.0", true]);
+    const newer = manager("yarn.lock", "__metadata:\n  version: 12\n")!.spec;
+    assert.equal(newer, `@yarnpkg/cli-dist@${DEFAULT_MANAGERS.berry.latest}`);
     assert.equal(manager("yarn.lock", "__metadata:\n", "yarn@3.6.4")!.spec, "@yarnpkg/cli-dist@3.6.4");
     // Another manager's field, or a version that is not one, leaves the default.
     assert.equal(manager("yarn.lock", "# yarn lockfile v1\n", "pnpm@9.15.0")!.spec, `yarn@${DEFAULT_MANAGERS.yarn}`);
-    assert.equal(manager("pnpm-lock.yaml", "", "pnpm@latest; rm -rf /")!.spec, `pnpm@${DEFAULT_MANAGERS.pnpm}`);
+    assert.equal(manager("pnpm-lock.yaml", "", "pnpm@latest; rm -rf /")!.spec, `pnpm@${DEFAULT_MANAGERS.pnpm.latest}`);
   });
 });
 

@@ -19,8 +19,16 @@
 /** The lockfiles a folder may have, in the order LangGraph's builder picks them. */
 export const LOCKFILES = ["yarn.lock", "pnpm-lock.yaml", "package-lock.json", "npm-shrinkwrap.json"] as const;
 
-/** The versions used when package.json has no `packageManager` naming the lockfile's manager. */
-export const DEFAULT_MANAGERS = { pnpm: "10.34.8", pnpm6: "8.15.9", pnpm5: "7.33.7", yarn: "1.22.22", berry: "4.18.1" };
+/**
+ * The versions used when package.json has no `packageManager` naming the lockfile's manager: by
+ * the lockfile's format (pnpm's `lockfileVersion`, yarn 2+'s `__metadata.version`), as a yarn 2+
+ * refuses with `--immutable` a lockfile of another format; `latest` for any other.
+ */
+export const DEFAULT_MANAGERS = {
+  pnpm: { "5": "7.33.7", "6": "8.15.9", latest: "10.34.8" } as Record<string, string>,
+  yarn: "1.22.22",
+  berry: { "4": "2.4.2", "6": "3.8.6", "8": "4.9.0", latest: "4.18.1" } as Record<string, string>,
+};
 
 /** A package manager other than npm, and how the build runs it. */
 export interface Manager {
@@ -48,21 +56,21 @@ export function unitManager(
   const wanted = packageManagerField(unit.manifest);
   const text = decoder.decode(lock.bytes);
   if (lock.name === "pnpm-lock.yaml") {
-    const lockVersion = text.match(/^lockfileVersion:\s*'?"?(\d+)/m)?.[1];
-    const fallback = lockVersion === "6"
-      ? DEFAULT_MANAGERS.pnpm6
-      : lockVersion === "5"
-      ? DEFAULT_MANAGERS.pnpm5
-      : DEFAULT_MANAGERS.pnpm;
-    const version = wanted?.name === "pnpm" ? wanted.version : fallback;
+    const format = text.match(/^lockfileVersion:\s*['"]?(\d+)/m)?.[1] ?? "";
+    const version = wanted?.name === "pnpm"
+      ? wanted.version
+      : DEFAULT_MANAGERS.pnpm[format] ?? DEFAULT_MANAGERS.pnpm.latest;
     return { name: "pnpm", spec: `pnpm@${version}`, bin: "pnpm/bin/pnpm.cjs", berry: false };
   }
+  const metadata = text.match(/^__metadata:\s*\n\s+version:\s*(\d+)/m);
   const berry = wanted?.name === "yarn" ? !wanted.version.startsWith("1.") : /^__metadata:/m.test(text);
   if (!berry) {
     const version = wanted?.name === "yarn" ? wanted.version : DEFAULT_MANAGERS.yarn;
     return { name: "yarn", spec: `yarn@${version}`, bin: "yarn/bin/yarn.js", berry };
   }
-  const version = wanted?.name === "yarn" ? wanted.version : DEFAULT_MANAGERS.berry;
+  const version = wanted?.name === "yarn"
+    ? wanted.version
+    : DEFAULT_MANAGERS.berry[metadata?.[1] ?? ""] ?? DEFAULT_MANAGERS.berry.latest;
   return { name: "yarn", spec: `@yarnpkg/cli-dist@${version}`, bin: "@yarnpkg/cli-dist/bin/yarn.js", berry };
 }
 
