@@ -10,6 +10,12 @@
  * such a package runs on its own installed @langchain/*, SDK and hono. `node_version` below 22 is
  * refused naming the key; the k8s compute refuses a revision with installed packages; `dev`
  * before `npm install` names the missing package and says the install is the user's.
+ *
+ * A project with a pnpm-lock.yaml or a yarn.lock (v1) gets the version its lockfile pins (not the
+ * newest its package.json allows) from pnpm or yarn, which the build installs with npm; with both,
+ * yarn.lock is used, as LangGraph's builder picks it; a lockfile out of step with package.json
+ * fails the build saying to run `pnpm install` / `yarn install`. The manager's version comes from
+ * `packageManager`, else from the lockfile's kind.
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -23,6 +29,7 @@ import { PluginDriver } from "../../core/kernel/index.ts";
 import { readBundle } from "../../core/bundle/index.ts";
 import type { ComputeContext, RolloutRequest } from "../../core/kernel/index.ts";
 import { K8sCompute } from "../../plugins/compute/kubernetes.ts";
+import { DEFAULT_MANAGERS, unitManager } from "../../core/platform/reconciler/packages-managers.ts";
 import { deployedClient, type DeployPlatform, startDeployPlatform, userHeaders } from "./_deploy.ts";
 import { ROOT } from "./_dev.ts";
 
@@ -140,6 +147,115 @@ describe("a LangGraph.js project's own npm packages, installed by the control pl
       assert.equal((await timer(url)).millis, 7_200_000);
     });
   }
+});
+
+describe("a project with a pnpm-lock.yaml or a yarn.lock", () => {
+  // package.json allows ^2.1.0 (2.1.3 is the newest); both lockfiles pin 2.1.2.
+  const LOCKS = join(ROOT, "tests/langgraph/fixtures/deploy-lockfiles");
+  let url = "";
+  let deploymentId = "";
+  let serving = "";
+
+  /** Runs the version graph at `url`: the installed `ms` version and where it loads from. */
+  async function installed(): Promise<{ millis: number; version: string; path: string }> {
+    const client = new Client({ apiUrl: url, apiKey: cp.key, callerOptions: { maxRetries: 0 } });
+    const thread = await client.threads.create();
+    return await client.runs.wait(thread.thread_id, "version", { input: { duration: "1m" } }) as {
+      millis: number;
+      version: string;
+      path: string;
+    };
+  }
+
+  for (
+    const [manager, remove, lockLine] of [
+      ["pnpm", "yarn.lock", /installing the npm packages of the project: pnpm install \(pnpm-lock\.yaml\) with pnpm@/],
+      // Both lockfiles: yarn.lock is used, as LangGraph's builder picks it.
+      [
+        "yarn",
+        "",
+        /installing the npm packages of the project: yarn install \(yarn\.lock\) with yarn@1\./,
+      ],
+    ] as const
+  ) {
+    test(`${manager} installs the version its lockfile pins, no manager on the control plane needed`, async () => {
+      const dir = cp.project(LOCKS, (d) => remove && rmSync(join(d, remove)));
+      const out = await cp.agentcli(dir, ["deploy", "--platform-url", cp.base, "--yes"]);
+      assert.equal(out.code, 0, out.output + cp.output());
+      const m = out.output.match(/Deployed "deploy-lockfiles-example" to platform: revision (\S+) is DEPLOYED/);
+      assert.ok(m, out.output + cp.output());
+      serving = m[1]!;
+      url = out.output.match(/URL: (\S+)/)![1]!;
+      const all = (await cp.api("GET", "/v2/deployments")).resources as Array<{ id: string; name: string }>;
+      deploymentId = all.find((d) => d.name === "deploy-lockfiles-example")!.id;
+      const result = await installed();
+      assert.equal(result.millis, 60_000);
+      assert.equal(result.version, "2.1.2");
+      assert.ok(result.path.startsWith(`file://${cp.dataDir}/`), result.path);
+      const log = await buildLog(deploymentId, serving);
+      assert.match(log, lockLine);
+      assert.match(log, new RegExp(`^${manager}: `, "m"));
+      if (manager === "yarn") assert.match(log, /the project also has pnpm-lock\.yaml: yarn\.lock is used/);
+      assert.ok(!log.includes(cp.dataDir), log);
+    });
+  }
+
+  for (const [manager, remove] of [["pnpm", "yarn.lock"], ["yarn", "pnpm-lock.yaml"]] as const) {
+    const lock = remove === "yarn.lock" ? "pnpm-lock.yaml" : "yarn.lock";
+    test(`a ${lock} out of step with package.json: BUILD_FAILED saying to run \`${manager} install\``, async () => {
+      assert.ok(url, "a test above deployed");
+      const dir = cp.project(LOCKS, (d) => {
+        rmSync(join(d, remove));
+        const pkg = JSON.parse(readFileSync(join(d, "package.json"), "utf8"));
+        pkg.dependencies.ms = "2.1.3";
+        writeFileSync(join(d, "package.json"), JSON.stringify(pkg, null, 2));
+      });
+      const out = await cp.agentcli(dir, ["deploy", "--platform-url", cp.base, "--yes"]);
+      assert.equal(out.code, 1, out.output);
+      const reason = new RegExp(
+        `${manager} install failed: ${
+          lock.replace(".", "\\.")
+        } of the project is out of date with its package\\.json; ` +
+          `run \`${manager} install\` and commit ${lock.replace(".", "\\.")}`,
+      );
+      assert.match(out.output, reason);
+      const d = await cp.api("GET", `/v2/deployments/${deploymentId}`);
+      const failed = await cp.api("GET", `/v2/deployments/${deploymentId}/revisions/${d.latest_revision_id}`);
+      assert.equal(failed.status, "BUILD_FAILED");
+      const log = await buildLog(deploymentId, failed.id);
+      assert.match(log, new RegExp(`^${manager}: .*(OUTDATED_LOCKFILE|lockfile needs to be updated)`, "m"));
+      for (const text of [failed.status_message, log]) {
+        assert.ok(!text.includes(cp.dataDir) && !text.includes(tmpdir() + "/"), text);
+      }
+      assert.equal(d.active_revision_id, serving);
+      assert.equal((await installed()).version, "2.1.2");
+    });
+  }
+});
+
+describe("the manager of a lockfile", () => {
+  const bytes = (text: string) => new TextEncoder().encode(text);
+  const manager = (lock: string, text: string, packageManager?: string) =>
+    unitManager({
+      manifest: bytes(JSON.stringify({ name: "p", packageManager })),
+      lock: { name: lock, bytes: bytes(text) },
+    });
+
+  test("packageManager names the version; else the lockfile's kind picks a pinned default", () => {
+    assert.equal(manager("package-lock.json", "{}"), null);
+    assert.equal(manager("pnpm-lock.yaml", "lockfileVersion: '9.0'\n")!.spec, `pnpm@${DEFAULT_MANAGERS.pnpm.latest}`);
+    assert.equal(manager("pnpm-lock.yaml", "lockfileVersion: '6.0'\n")!.spec, `pnpm@${DEFAULT_MANAGERS.pnpm["6"]}`);
+    assert.equal(manager("pnpm-lock.yaml", "lockfileVersion: '9.0'\n", "pnpm@9.15.0+sha512.abc")!.spec, "pnpm@9.15.0");
+    assert.equal(manager("yarn.lock", "# yarn lockfile v1\n")!.spec, `yarn@${DEFAULT_MANAGERS.yarn}`);
+    const berry = manager("yarn.lock", "__metadata:\n  version: 8\n  cacheKey: 10c0\n")!;
+    assert.deepEqual([berry.spec, berry.berry], ["@yarnpkg/cli-dist@4.9.0", true]);
+    const newer = manager("yarn.lock", "__metadata:\n  version: 12\n")!.spec;
+    assert.equal(newer, `@yarnpkg/cli-dist@${DEFAULT_MANAGERS.berry.latest}`);
+    assert.equal(manager("yarn.lock", "__metadata:\n", "yarn@3.6.4")!.spec, "@yarnpkg/cli-dist@3.6.4");
+    // Another manager's field, or a version that is not one, leaves the default.
+    assert.equal(manager("yarn.lock", "# yarn lockfile v1\n", "pnpm@9.15.0")!.spec, `yarn@${DEFAULT_MANAGERS.yarn}`);
+    assert.equal(manager("pnpm-lock.yaml", "", "pnpm@latest; rm -rf /")!.spec, `pnpm@${DEFAULT_MANAGERS.pnpm.latest}`);
+  });
 });
 
 describe("node_version", () => {

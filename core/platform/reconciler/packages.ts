@@ -1,10 +1,12 @@
 /**
  * The npm packages of a LangGraph.js project, installed by the revision's build as LangGraph's
  * build installs them into its image: each local folder of langgraph.json's `dependencies`
- * (`"."`, `"./lib"`) with a package.json gets `npm ci` when it has a package-lock.json (or
- * npm-shrinkwrap.json), `npm install` otherwise; a package name among the `dependencies` is
- * added to the project's root. Always `--omit=dev --ignore-scripts` (no package's install
- * scripts run on the control plane).
+ * (`"."`, `"./lib"`) with a package.json gets the frozen install of its lockfile's manager:
+ * `yarn install` for a yarn.lock, `pnpm install` for a pnpm-lock.yaml (./packages-managers.ts),
+ * `npm ci` for a package-lock.json (or npm-shrinkwrap.json); `npm install` without a lockfile. A
+ * package name among the `dependencies` is added to the project's root with npm. Always without
+ * dev dependencies (but under yarn 2+) and `--ignore-scripts` (no package's install scripts run
+ * on the control plane).
  *
  * Only a project that needs a package agentcli does not lend (`unprovidedPackages`) is
  * installed; one whose dependencies are all lent (@langchain/*, langchain, hono, zod) gets
@@ -14,7 +16,8 @@
  *
  * The bundle stays as it is (no node_modules in it): the install lands in
  * `<cache>/<key>/<folder>/node_modules`, keyed by a hash of the manifests and lockfiles (and
- * Node's major version), so a later revision with the same ones reuses it without running npm.
+ * the pnpm or yarn version, Node's major version), so a later revision with the same ones reuses
+ * it without running npm.
  * The revision process links it into the folder its sources are written to (`serve --packages`).
  * Each use stamps the folder's modification time; the sweep (./packages-sweep.ts) removes one
  * no kept revision names once that stamp is older than its grace period.
@@ -28,8 +31,16 @@ import { existsSync } from "node:fs";
 import { mkdir, rename, rm, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import process from "node:process";
-import { type LangGraphConfig, redact, unprovidedPackages } from "../../kernel/index.ts";
+import { isCompiled, type LangGraphConfig, redact, unprovidedPackages } from "../../kernel/index.ts";
 import { BuildFailure } from "./build.ts";
+import {
+  LOCKFILES,
+  type Manager,
+  managerError,
+  managerInstall,
+  staleLockfile,
+  unitManager,
+} from "./packages-managers.ts";
 
 /** The files of a bundle and its LangGraph.js config: what an install needs. */
 export interface PackageSource {
@@ -84,12 +95,15 @@ export function installPlan(src: PackageSource): InstallPlan | null {
     const at = (f: string) => (dir ? `${dir}/${f}` : f);
     const manifest = src.files.get(at("package.json"));
     if (!manifest || units.some((u) => u.dir === dir)) continue;
-    const lockName = ["package-lock.json", "npm-shrinkwrap.json"].find((f) => src.files.has(at(f)));
+    const lockName = LOCKFILES.find((f) => src.files.has(at(f)));
     units.push({ dir, manifest, lock: lockName ? { name: lockName, bytes: src.files.get(at(lockName))! } : null });
   }
   const hash = createHash("sha256").update(`agentcli-packages-1\0node${process.versions.node.split(".")[0]}\0`);
   for (const u of units) {
     hash.update(`${u.dir}\0`).update(u.manifest).update(`\0${u.lock?.name ?? ""}\0`).update(u.lock?.bytes ?? "");
+    // The manager's version, when pnpm or yarn installs: a new default installs again.
+    const manager = unitManager(u);
+    if (manager) hash.update(`\0${manager.spec}`);
   }
   hash.update(`\0${names.join("\0")}`);
   return { units, names, key: hash.digest("hex").slice(0, 32) };
@@ -139,9 +153,18 @@ export async function installPackages(
       await writeFile(join(dir, "package.json"), u.manifest);
       if (u.lock) await writeFile(join(dir, u.lock.name), u.lock.bytes);
       const shown = u.dir ? `./${u.dir}` : "the project";
-      const command = u.lock ? ["ci", ...NPM_FLAGS] : ["install", ...NPM_FLAGS];
-      opts.log(`installing the npm packages of ${shown}: npm ${command[0]}${u.lock ? ` (${u.lock.name})` : ""}`);
-      await npm(command, { ...opts, cwd: dir, root: tmp });
+      const manager = unitManager(u);
+      const others = LOCKFILES.filter((f) => f !== u.lock?.name && src.files.has(u.dir ? `${u.dir}/${f}` : f));
+      if (others.length) {
+        opts.log(`${shown} also has ${others.join(", ")}: ${u.lock!.name} is used, as LangGraph's build picks it`);
+      }
+      if (manager) {
+        await managed(manager, { ...opts, cwd: dir, root: tmp, shown, lock: u.lock!.name });
+      } else {
+        const command = u.lock ? ["ci", ...NPM_FLAGS] : ["install", ...NPM_FLAGS];
+        opts.log(`installing the npm packages of ${shown}: npm ${command[0]}${u.lock ? ` (${u.lock.name})` : ""}`);
+        await npm(command, { ...opts, cwd: dir, root: tmp });
+      }
       if (u.dir === "" && plan.names.length) {
         opts.log(`installing ${plan.names.join(", ")} (named in "dependencies")`);
         await npm(["install", "--no-save", ...NPM_FLAGS, ...plan.names], { ...opts, cwd: dir, root: tmp });
@@ -180,28 +203,105 @@ export function npmLine(line: string, root: string): string | null {
   return redact(shown);
 }
 
+/** Where a tool runs and where its lines go. */
+interface RunOptions {
+  cwd: string;
+  root: string;
+  log: (m: string) => void;
+  signal?: AbortSignal;
+  npm?: string;
+}
+
+/** A command the install runs: how its lines are shown, which of them say why it failed, and what its failure says. */
+interface Tool {
+  label: string;
+  command: string;
+  args: string[];
+  env?: Record<string, string>;
+  error: (line: string) => string | null;
+  failure: (reason: string, lines: string[]) => string;
+  quiet?: boolean;
+}
+
 /** Runs npm in `cwd`; its lines go to the log; a failure is a {@link BuildFailure} with npm's error lines. */
-function npm(
-  args: string[],
-  o: { cwd: string; root: string; log: (m: string) => void; signal?: AbortSignal; npm?: string },
-): Promise<void> {
+function npm(args: string[], o: RunOptions): Promise<string[]> {
+  return run({
+    label: "npm",
+    command: o.npm ?? "npm",
+    args,
+    error: (line) => {
+      const error = line.match(/^npm (?:error|ERR!)\s*(.*)$/)?.[1]?.trim();
+      return error && !BOILERPLATE.test(error) ? error : null;
+    },
+    failure: (reason) => `npm ${args[0]} failed: ${reason}`,
+  }, o);
+}
+
+/**
+ * Installs the manager's npm package with npm beside the install folder, runs its frozen install
+ * in `cwd`, and removes it. A lockfile it refuses fails the build saying how to fix it.
+ */
+async function managed(m: Manager, o: RunOptions & { shown: string; lock: string }): Promise<void> {
+  const tool = `${o.root}.manager`;
+  try {
+    o.log(`installing the npm packages of ${o.shown}: ${m.name} install (${o.lock}) with ${m.spec}`);
+    await mkdir(tool, { recursive: true });
+    await writeFile(join(tool, "package.json"), JSON.stringify({ name: "agentcli-manager", private: true }));
+    await npm(["install", "--no-save", "--no-package-lock", ...NPM_FLAGS, m.spec], { ...o, cwd: tool });
+    const registry = m.berry ? await npmRegistry({ ...o, cwd: tool }) : "";
+    const { args, env } = managerInstall(m, { cache: join(tool, "cache"), registry });
+    await run({
+      label: m.name,
+      // The single executable is not Node: there the manager runs on the Node npm runs on.
+      command: isCompiled() ? "node" : process.execPath,
+      args: [join(tool, "node_modules", m.bin), ...args],
+      env,
+      error: (line) => managerError(m, line),
+      failure: (reason, lines) =>
+        staleLockfile(m, lines)
+          ? `${m.name} install failed: ${o.lock} of ${o.shown} is out of date with its package.json; run \`${m.name} install\` and commit ${o.lock}`
+          : `${m.name} install failed: ${reason}`,
+    }, o);
+  } finally {
+    await rm(tool, { recursive: true, force: true });
+  }
+}
+
+/** The registry npm installs from (yarn 2+ does not read npm's settings). */
+async function npmRegistry(o: RunOptions): Promise<string> {
+  const lines = await run({
+    label: "npm",
+    command: o.npm ?? "npm",
+    args: ["config", "get", "registry"],
+    error: () => null,
+    failure: (reason) => `npm config failed: ${reason}`,
+    quiet: true,
+  }, o);
+  return lines.find((l) => /^https?:\/\//.test(l.trim()))?.trim() ?? "https://registry.npmjs.org/";
+}
+
+/** Runs a tool in `cwd` with the control plane's registry settings; its lines go to the log (but `quiet`) and are returned. */
+function run(tool: Tool, o: RunOptions): Promise<string[]> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && NPM_ENV.test(k)) env[k] = v;
+  Object.assign(env, tool.env);
   const errors: string[] = [];
+  const lines: string[] = [];
   return new Promise((resolve, reject) => {
     let child: ChildProcess;
     try {
-      child = spawn(o.npm ?? "npm", args, { cwd: o.cwd, env, stdio: ["ignore", "pipe", "pipe"], signal: o.signal });
+      child = spawn(tool.command, tool.args, { cwd: o.cwd, env, stdio: ["ignore", "pipe", "pipe"], signal: o.signal });
     } catch (err) {
-      return reject(new BuildFailure(`cannot run npm: ${(err as Error).message}`));
+      return reject(new BuildFailure(`cannot run ${tool.label}: ${(err as Error).message}`));
     }
     const onData = (buf: Buffer) => {
       for (const raw of buf.toString("utf8").split("\n")) {
         const line = raw.trim() ? npmLine(raw.trimEnd(), o.root) : null;
         if (!line) continue;
-        o.log(`npm: ${line}`);
-        const error = line.match(/^npm (?:error|ERR!)\s*(.*)$/)?.[1]?.trim();
-        if (error && !BOILERPLATE.test(error) && errors.length < 3) errors.push(error);
+        lines.push(line);
+        if (!tool.quiet) o.log(`${tool.label}: ${line}`);
+        const error = tool.error(line);
+        if (error && errors.length < 3) errors.push(error);
       }
     };
     child.stdout!.on("data", onData);
@@ -210,17 +310,17 @@ function npm(
       reject(
         new BuildFailure(
           err.code === "ENOENT"
-            ? "npm is not installed where the control plane runs: it installs a LangGraph.js project's dependencies"
+            ? `${tool.label} is not installed where the control plane runs: it installs a LangGraph.js project's dependencies`
             : err.name === "AbortError"
             ? "the build was interrupted"
-            : `cannot run npm: ${err.message}`,
+            : `cannot run ${tool.label}: ${err.message}`,
         ),
       );
     });
     child.on("close", (code) => {
-      if (code === 0) return resolve();
+      if (code === 0) return resolve(lines);
       const reason = [...new Set(errors)].join("; ") || `exit code ${code}`;
-      reject(new BuildFailure(`npm ${args[0]} failed: ${reason}`));
+      reject(new BuildFailure(tool.failure(reason, lines)));
     });
   });
 }
