@@ -13,11 +13,17 @@ node_bin=node_modules/.bin/node
 if [ ! -f dist/ui/manifest.json ] || [ -n "$(find ui -newer dist/ui/manifest.json -not -path '*/node_modules/*' -print -quit)" ]; then
   "$node_bin" scripts/build-ui.ts
 fi
-# The formatter's check and the linter (deno fmt, deno lint; settings in deno.json) over the
-# whole tree, before any suite: seconds.
+# The formatter's check, the linter (deno fmt, deno lint; settings in deno.json) and the type
+# check over the whole tree, before any suite.
 if [ "$#" -eq 0 ]; then
   node_modules/.bin/deno fmt --check --quiet || { echo "deno fmt: files above are not formatted; run npx deno fmt" >&2; exit 1; }
   node_modules/.bin/deno lint --quiet || { echo "deno lint found problems (rules: deno.json)" >&2; exit 1; }
+  # The type check: the sources and the tests (tsconfig.tests.json; Node runs the tests by
+  # stripping types, so only this finds a test calling an API with the wrong shape), then the
+  # chat UI (ui/tsconfig.json): under a minute.
+  tsc() { "$node_bin" node_modules/typescript/bin/tsc --noEmit -p "$1" || { echo "tsc -p $1: type errors above" >&2; exit 1; }; }
+  tsc tsconfig.tests.json
+  tsc ui/tsconfig.json
 fi
 if [ "$#" -gt 0 ]; then files=("$@"); else mapfile -t files < <(find tests -name '*.test.ts' -not -path '*/fixtures/*' | sort); fi
 export AGENTCLI_TEST_DATABASE_URL="${AGENTCLI_TEST_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/test}"

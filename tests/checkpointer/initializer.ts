@@ -4,7 +4,7 @@
  * PostgreSQL (`AGENTCLI_CHECKPOINTER_DRIVER=postgres`, a fresh schema per checkpointer); with
  * `LANGGRAPH_AES_KEY` set, over encrypted checkpoints.
  */
-import type { CheckpointerTestInitializer } from "@langchain/langgraph-checkpoint-validation";
+import type { CheckpointSaverTestInitializer } from "@langchain/langgraph-checkpoint-validation";
 import { SqlCheckpointSaver } from "../../core/storage/checkpointer.ts";
 import { encryptionFromEnv } from "../../core/storage/encryption.ts";
 import { SERVER_MIGRATIONS, SERVER_TEMPLATE } from "../../core/storage/migrations.ts";
@@ -36,7 +36,7 @@ async function openDriver(): Promise<{ sql: SqlDriver; drop?: () => Promise<void
   };
 }
 
-const initializer: CheckpointerTestInitializer<SqlCheckpointSaver> = {
+const initializer: CheckpointSaverTestInitializer<SqlCheckpointSaver> = {
   checkpointerName: `agentcli SqlCheckpointSaver (${onPostgres ? "PostgreSQL" : "PGlite"})`,
   beforeAllTimeout: 120_000,
   async createCheckpointer() {

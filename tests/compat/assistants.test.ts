@@ -58,7 +58,8 @@ describe("schemas", () => {
 describe("subgraphs", () => {
   test("GET /assistants/{id}/subgraphs answers LangGraph JS's shape: per namespace { state, input, output, config }", async () => {
     const [a] = await t.client.assistants.search({ graphId: "parent", limit: 1 });
-    const res = await t.client.assistants.getSubgraphs(a!.assistant_id) as Record<string, Record<string, unknown>>;
+    // The SDK's type says { graph_id, input_schema, ... }; LangGraph JS answers the shape below.
+    const res: Record<string, object> = await t.client.assistants.getSubgraphs(a!.assistant_id);
     assert.deepEqual(Object.keys(res), ["child"]);
     const child = res.child!;
     assert.ok(!("input_schema" in child) && !("graph_id" in child), JSON.stringify(child));
@@ -66,7 +67,7 @@ describe("subgraphs", () => {
       Object.keys(child).every((k) => ["state", "input", "output", "config"].includes(k)),
       JSON.stringify(child),
     );
-    const state = child.state as { properties?: Record<string, unknown> };
+    const { state } = child as { state?: { properties?: Record<string, unknown> } };
     assert.ok(state?.properties && "items" in state.properties, JSON.stringify(child));
     const one = await t.client.assistants.getSubgraphs(a!.assistant_id, { namespace: "child" });
     assert.deepEqual(Object.keys(one), ["child"]);

@@ -3,6 +3,7 @@
  * server): static interrupts per run, dynamic `interrupt()`, resume with a new input or
  * `Command`, subgraphs with checkpoints of their own, `recursion_limit`.
  */
+import type { ThreadState } from "@langchain/langgraph-sdk";
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { collect } from "../server/_harness.ts";
@@ -156,7 +157,7 @@ describe("subgraphs", () => {
     assert.deepEqual(state.next, ["child"]);
     const task = state.tasks[0]!;
     assert.equal(task.name, "child");
-    const sub = task.state as { values: { items: string[] }; next: string[]; checkpoint: { checkpoint_ns: string } };
+    const sub = task.state as ThreadState<{ items: string[] }>;
     assert.deepEqual(sub.values.items, ["before", "inner"]);
     assert.deepEqual(sub.next, ["gate"]);
     assert.match(sub.checkpoint.checkpoint_ns, /^child:/);
@@ -178,7 +179,7 @@ describe("subgraphs", () => {
     assert.deepEqual(state.next, ["child"]);
     // LangGraph's dev server passes the names to the run; a subgraph compiled without them
     // runs on to its own `interrupt()` (proven side by side: both stop at "gate").
-    const sub = state.tasks[0]!.state as { values: { items: string[] }; next: string[] };
+    const sub = state.tasks[0]!.state as ThreadState<{ items: string[] }>;
     assert.deepEqual(sub.next, ["gate"]);
     assert.deepEqual(sub.values.items, ["before", "inner"]);
     // A name that is no node at any level is still refused (ours; LangGraph's dev server ignores it).

@@ -12,7 +12,10 @@ let server: ModelServer;
 before(async () => void (server = await startModelServer()));
 after(() => server.close());
 
-function chat(agent: Agent, prompt: string): Promise<{ status: number; keepAlive?: string; reused: boolean }> {
+function chat(
+  agent: Agent,
+  prompt: string,
+): Promise<{ status: number; keepAlive?: string | string[]; reused: boolean }> {
   return new Promise((resolve, reject) => {
     const req = request(`${server.openaiBaseUrl}/chat/completions`, {
       method: "POST",

@@ -4,6 +4,7 @@ import { makeBundle, notABundle, startTestPlatform, type TestPlatform, until } f
 import deployPlatform from "../../plugins/deploy/platform.ts";
 import { AgentcliError } from "../../core/kernel/errors.ts";
 import { PluginDriver } from "../../core/kernel/plugin-driver.ts";
+import type { DeployTargetOptions } from "../../core/kernel/hooks.ts";
 
 let t: TestPlatform;
 let base = "";
@@ -113,7 +114,10 @@ describe("the platform deploy target", () => {
     const lines: string[] = [];
     return { lines, info: (m: string) => void lines.push(m), warn: (m: string) => void lines.push(`warn: ${m}`) };
   };
-  const hook = deployPlatform.hooks["deploy:target"]!;
+  const deployTarget = deployPlatform.hooks["deploy:target"]!;
+  /** The hook, with what these tests do not vary: the project in ".", agentcli run from sources. */
+  const hook = (o: Omit<DeployTargetOptions, "projectDir" | "executable" | "version">) =>
+    deployTarget({ projectDir: ".", executable: null, version: "0", ...o });
 
   test("is chosen only for target platform (the driver picks it by its declared target)", async () => {
     const driver = new PluginDriver([deployPlatform]);

@@ -95,6 +95,8 @@ describe("a canary on a k8s listener", () => {
   /** Pods by their Deployment's API path; the router's process and address. */
   const pods = new Map<string, RevisionProcess>();
   let router: { child: ChildProcess; url: string; command: string[] } | null = null;
+  /** The router now: read through a call, as deploy() starts and stops it behind the test's back. */
+  const routerNow = () => router;
   let app = "";
 
   const deploymentPath = (name: string) => `/apis/apps/v1/namespaces/${NS}/deployments/${name}`;
@@ -269,7 +271,7 @@ describe("a canary on a k8s listener", () => {
 
     const v3 = await deploy("V3", { canary_percent: 50 });
     assert.match(v3.status_message, /^canary: 50%/);
-    assert.equal(front(), router!.url);
+    assert.equal(front(), routerNow()!.url);
     const [a, b] = [await newThread(), await newThread()];
     assert.deepEqual([await turn(a), await turn(b)].sort(), ["V2", "V3"]);
     const aborted = await t.call("POST", `/v2/deployments/${deploymentId}/canary/abort`);

@@ -14,18 +14,18 @@ import { startTestPlatform, type TestPlatform, until } from "./_harness.ts";
 class HeldCompute implements ComputeDriver {
   readonly kind = "held";
   rollouts: RolloutRequest[] = [];
-  private releases: Array<() => void> = [];
+  private held: Array<() => void> = [];
   async provision(): Promise<void> {}
   async rollout(req: RolloutRequest): Promise<{ url: string | null }> {
     this.rollouts.push(req);
     await new Promise<void>((resolve, reject) => {
-      this.releases.push(resolve);
+      this.held.push(resolve);
       req.signal.addEventListener("abort", () => reject(new Error("interrupted")), { once: true });
     });
     return { url: null };
   }
   release(): void {
-    for (const r of this.releases.splice(0)) r();
+    for (const r of this.held.splice(0)) r();
   }
   async teardown(): Promise<void> {}
   async close(): Promise<void> {}

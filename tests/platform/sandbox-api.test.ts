@@ -136,7 +136,7 @@ describe("the langsmith/sandbox client", () => {
         }) 2>&1 || echo no-network`,
       );
       assert.doesNotMatch(r.stdout, /do-not-leak|AGENTCLI_TEST_SERVER_SECRET/);
-      assert.doesNotMatch(r.stdout, new RegExp(other.id));
+      assert.doesNotMatch(r.stdout, new RegExp(other.id!));
       assert.doesNotMatch(r.stdout, /secret\.txt/);
       assert.match(r.stdout, /no-network/);
     } finally {

@@ -63,7 +63,7 @@ export async function startProtocolServer(provider: Provider): Promise<ProtocolS
   return {
     ...srv,
     provider,
-    async headersFor(user) {
+    async headersFor(user): Promise<Record<string, string>> {
       if (!idp) return {};
       let id = users.get(user);
       if (!id) users.set(user, id = idp.createUser(`${user}@example.com`));

@@ -7,7 +7,7 @@
  */
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { type StreamResponse, type Task, TaskState } from "@a2a-js/sdk";
+import { type StreamResponse, type Task, type TaskArtifactUpdateEvent, TaskState } from "@a2a-js/sdk";
 import { hideInternal } from "../../core/server/protocols/a2a.ts";
 import { connectA2A, type ProtocolServer, type Provider, startProtocolServer, userMessage } from "./_setup.ts";
 
@@ -175,10 +175,9 @@ for (const provider of ["anonymous", "identity_a"] as Provider[]) {
       const kinds = events.map((e) => e.payload?.$case);
       assert.equal(kinds[0], "task");
       assert.ok(kinds.includes("statusUpdate"));
-      const artifact = events.find((e) => e.payload?.$case === "artifactUpdate")?.payload?.value as {
-        artifact: { parts: [] };
-      };
-      assert.equal(textOf(artifact.artifact.parts), "echo: stream me");
+      const artifact = events.find((e) => e.payload?.$case === "artifactUpdate")?.payload
+        ?.value as TaskArtifactUpdateEvent;
+      assert.equal(textOf(artifact.artifact?.parts), "echo: stream me");
       const last = events.at(-1)!.payload!;
       assert.equal(last.$case, "statusUpdate");
       assert.equal((last.value as { status: { state: TaskState } }).status.state, TaskState.TASK_STATE_COMPLETED);
@@ -446,7 +445,8 @@ for (const provider of ["anonymous", "identity_a"] as Provider[]) {
     if (provider === "identity_a") {
       it("refuses JSON-RPC calls without a valid token with 401 (the card stays public)", async () => {
         const card = await (await fetch(`${srv.url}/.well-known/agent-card.json`)).json() as { url: string };
-        for (const h of [{}, { authorization: "Bearer forged" }]) {
+        const attempts: Array<Record<string, string>> = [{}, { authorization: "Bearer forged" }];
+        for (const h of attempts) {
           const res = await fetch(card.url, {
             method: "POST",
             headers: { "content-type": "application/json", ...h },

@@ -8,7 +8,7 @@ import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { z } from "zod";
 import { Client } from "@langchain/langgraph-sdk";
-import { type StreamResponse, type Task, TaskState } from "@a2a-js/sdk";
+import { type StreamResponse, type Task, TaskState, type TaskStatusUpdateEvent } from "@a2a-js/sdk";
 import { type ModelServer, startModelServer } from "../fixtures/model-server/server.ts";
 import { type HostedProject, hostProject } from "./_host.ts";
 import { connectA2A, connectMcp, userMessage } from "./_setup.ts";
@@ -169,13 +169,10 @@ describe("approval gates over A2A (hosted project)", () => {
         send("reject: not now", { taskId: waiting.taskId, contextId: waiting.contextId }),
       )
     ) second.push(e);
-    const end = second.at(-1)!.payload!.value as {
-      taskId: string;
-      status: { state: TaskState; message: { parts: [] } };
-    };
+    const end = second.at(-1)!.payload!.value as TaskStatusUpdateEvent;
     assert.equal(end.taskId, waiting.taskId);
-    assert.equal(end.status.state, TaskState.TASK_STATE_COMPLETED);
-    assert.equal(textOf(end.status.message.parts), "Understood, nothing written.");
+    assert.equal(end.status?.state, TaskState.TASK_STATE_COMPLETED);
+    assert.equal(textOf(end.status?.message?.parts), "Understood, nothing written.");
     assert.equal(model.requests.at(-1)!.messages.at(-1)!.content, "not now");
     const state = await new Client({ apiUrl: hosted.url }).threads.getState(waiting.contextId);
     assert.doesNotMatch(JSON.stringify((state.values as { files?: unknown }).files ?? {}), /secret/);

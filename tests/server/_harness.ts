@@ -31,7 +31,7 @@ export interface TestServer {
 export async function startTestServer(opts: Partial<AgentServerOptions> = {}): Promise<TestServer> {
   let dropSchema: (() => Promise<void>) | null = null;
   // Storage options that name no engine (e.g. only `encryption`) get the suite's engine too.
-  const engineless = opts.storage && !("sql" in opts.storage) && !opts.storage.url && !opts.storage.dataDir;
+  const engineless = opts.storage && !("runs" in opts.storage) && !opts.storage.url && !opts.storage.dataDir;
   if ((!opts.storage || engineless) && process.env.AGENTCLI_TEST_SERVER_ON_POSTGRES === "1") {
     const base = process.env.AGENTCLI_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
     const schema = `agentcli_srv_${process.pid}_${Date.now()}_${Math.floor(Math.random() * 1e6)}`;

@@ -106,9 +106,10 @@ export function useModels(): void {
  * returns its error event, asserting there is one.
  */
 export async function streamedError(t: TestServer, threadId: string | null, content: string) {
-  const events = await collect(t.client.runs.stream(threadId, "agent", {
-    input: { messages: [{ role: "user", content }] },
-  }));
+  const payload = { input: { messages: [{ role: "user", content }] } };
+  const events = await collect(
+    threadId === null ? t.client.runs.stream(null, "agent", payload) : t.client.runs.stream(threadId, "agent", payload),
+  );
   const error = events.find((e) => e.event === "error");
   assert.ok(error, `an error event among ${events.map((e) => e.event).join(", ")}`);
   return error as { event: string; data: { error: string; message: string } };

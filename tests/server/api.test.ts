@@ -140,7 +140,8 @@ describe("threads", () => {
       values: { messages: [{ role: "user", content: "added" }] },
       asNode: "respond",
     });
-    assert.ok(upd.checkpoint.checkpoint_id);
+    // LangGraph's API answers { checkpoint }; the SDK's type says { configurable }.
+    assert.ok((upd as unknown as { checkpoint: { checkpoint_id: string } }).checkpoint.checkpoint_id);
     const after = await t.client.threads.get<{ messages: Array<{ content: string }> }>(th.thread_id);
     assert.equal(after.values.messages.at(-1)!.content, "added");
   });

@@ -55,7 +55,7 @@ test("a run on an existing thread uses the assistant looked up before, with no l
       unknown
     >;
     assert.equal(out.steps, 1, `ran the graph the assistant has now ("slow"), not "echo": ${JSON.stringify(out)}`);
-    assert.equal((await b.client.threads.get(t3.thread_id)).metadata.graph_id, "slow");
+    assert.equal((await b.client.threads.get(t3.thread_id)).metadata?.graph_id, "slow");
     assert.equal(spy.count(), 1, "looked up again once it was found not current");
     const t5 = await b.client.threads.create();
     await b.client.runs.wait(t5.thread_id, assistant.assistant_id, { input: { ms: 10 } });

@@ -200,7 +200,7 @@ describe("crons", () => {
       async () => (await runsOf(sqlOf(t.server.storage), kept.cron_id)).find((r) => r.status === "success"),
     );
     const thread = await client.threads.get(run.thread_id);
-    assert.equal(thread.metadata.cron_id, kept.cron_id);
+    assert.equal(thread.metadata?.cron_id, kept.cron_id);
     assert.equal((thread.values as { messages: unknown[] }).messages.length, 2);
     assert.ok(!deleted.includes(run.thread_id));
   });
@@ -239,7 +239,7 @@ describe("crons with encryption at rest", () => {
         input: { messages: [{ role: "user", content: secret }] },
         metadata: { note: secret },
       });
-      assert.equal(cron.metadata.note, secret);
+      assert.equal(cron.metadata?.note, secret);
       const { rows } = await sqlOf(t.server.storage).query<{ row: string }>(
         "SELECT row_to_json(c)::text AS row FROM crons c",
       );

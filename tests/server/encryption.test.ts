@@ -5,6 +5,7 @@
  * PostgreSQL (with `AGENTCLI_TEST_SERVER_ON_POSTGRES=1`). The same scan without a key finds it,
  * so the scan itself can fail. Rotation: a previous key still reads; bad keys are start-up errors.
  */
+import type { Run } from "@langchain/langgraph-sdk";
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -40,13 +41,14 @@ async function writeSentinel(t: TestServer, sentinel: string): Promise<string> {
   assert.deepEqual(state.values.messages.map((m) => m.content), [`hello ${sentinel}`, `echo: hello ${sentinel}`]);
   const [run] = await t.client.runs.list(thread.thread_id);
   assert.equal(
-    (run!.kwargs as { input: { messages: Array<{ content: string }> } }).input.messages[0]!.content,
+    // LangGraph's API answers a run's kwargs (its input); the SDK's Run type leaves them out.
+    (run as Run & { kwargs: { input: { messages: Array<{ content: string }> } } }).kwargs.input.messages[0]!.content,
     `hello ${sentinel}`,
   );
   const streamed = [];
   for await (const chunk of t.client.runs.joinStream(thread.thread_id, run!.run_id)) streamed.push(chunk);
   assert.ok(JSON.stringify(streamed).includes(sentinel), "the stored stream log replays the sentinel");
-  assert.equal((await t.client.threads.get(thread.thread_id)).metadata.secret_note, `${sentinel}-meta`);
+  assert.equal((await t.client.threads.get(thread.thread_id)).metadata?.secret_note, `${sentinel}-meta`);
   assert.equal((await t.client.threads.search({ metadata: { visible: "yes" } })).length, 1);
   await t.client.store.putItem(["notes", "u1"], "n1", { text: `remember ${sentinel}`, kind: "memo", n: 3 });
   await t.client.store.putItem(["notes", "u1"], "n2", { text: "something else", kind: "todo", n: 7 });
@@ -75,7 +77,7 @@ describe("encryption at rest", () => {
         const threadId = await writeSentinel(t, sentinel);
         if (keyed) {
           await assert.rejects(t.client.threads.search({ metadata: { secret_note: "x" } }), /422|encrypted at rest/);
-          assert.equal((await t.client.threads.get(threadId)).metadata.visible, "yes");
+          assert.equal((await t.client.threads.get(threadId)).metadata?.visible, "yes");
         }
         await t.server.storage.checkpointer.flush();
         found = onPostgres ? await rowsContaining(sqlOf(t.server.storage), sentinel) : [];

@@ -88,7 +88,7 @@ describe("a run whose end cannot be recorded as usual", () => {
     assert.equal(after.status, "error");
     const state = await readState(t, thread.thread_id);
     assert.notEqual(state.status, 500, JSON.stringify(state.body));
-    assert.equal(after.error?.error, "RunNotRecorded");
+    assert.equal((after.error as Record<string, unknown> | undefined)?.error, "RunNotRecorded");
     // The thread takes runs again (each ends the same way: its state still holds the surrogate).
     await assert.rejects(
       t.client.runs.wait(thread.thread_id, "unstorable", { input: null }),

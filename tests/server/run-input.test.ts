@@ -37,7 +37,10 @@ describe("run input", () => {
       await assert.rejects(t.client.runs.create(thread.thread_id, "echo", payload), INPUT_MESSAGE);
       for (const threadId of [null, thread.thread_id]) {
         await assert.rejects(async () => {
-          for await (const _ of t.client.runs.stream(threadId, "echo", payload)) { /* drain */ }
+          const stream = threadId === null
+            ? t.client.runs.stream(null, "echo", payload)
+            : t.client.runs.stream(threadId, "echo", payload);
+          for await (const _ of stream) { /* drain */ }
         }, INPUT_MESSAGE);
       }
     }

@@ -182,7 +182,7 @@ describe("the stream log of a run that is gone", () => {
   test("goes at the next sweep; a log within its retention stays", async () => {
     const gone = await t.client.threads.create();
     const kept = await t.client.threads.create();
-    const r1 = await t.client.runs.wait(gone.thread_id, "echo", { input: INPUT, streamMode: ["values"] }).then(() =>
+    const r1 = await t.client.runs.wait(gone.thread_id, "echo", { input: INPUT }).then(() =>
       t.client.runs.list(gone.thread_id)
     );
     await t.client.runs.wait(kept.thread_id, "echo", { input: INPUT });

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { ChatAnthropic } from "@langchain/anthropic";
-import { AIMessage } from "@langchain/core/messages";
+import { AIMessage, type AIMessageChunk } from "@langchain/core/messages";
 import { ChatOpenAI } from "@langchain/openai";
 import { usageOf } from "../../core/engine/usage/usage-of.ts";
 import { type ModelServer, startModelServer } from "../fixtures/model-server/server.ts";
@@ -24,7 +24,7 @@ test("what the OpenAI and Anthropic clients return, streamed or not", async () =
   const openai = new ChatOpenAI({ model: "gpt-test", apiKey: "k", configuration: { baseURL: models.openaiBaseUrl } });
   models.script({ text: "hi" }, { text: "streamed" });
   assert.deepEqual(usageOf(await openai.invoke("hello")), { input_tokens: 10, output_tokens: 5, total_tokens: 15 });
-  let streamed: AIMessage | undefined;
+  let streamed: AIMessageChunk | undefined;
   for await (const chunk of await openai.stream("hello")) streamed = streamed ? streamed.concat(chunk) : chunk;
   assert.deepEqual(usageOf(streamed), { input_tokens: 10, output_tokens: 5, total_tokens: 15 });
 

@@ -78,7 +78,7 @@ describe("run webhooks", () => {
   const delivery = (threadId: string, runId: string) =>
     until(
       "the delivery record",
-      async () => (await t.client.runs.get(threadId, runId)).metadata.webhook_delivery as WebhookDelivery | undefined,
+      async () => (await t.client.runs.get(threadId, runId)).metadata?.webhook_delivery as WebhookDelivery | undefined,
     );
 
   test("a successful run's result arrives signed, and its delivery is recorded", async () => {
@@ -338,7 +338,7 @@ describe("webhook hosts are resolved once per connection, and what is checked is
     const rec = await until(
       "the delivery record",
       async () =>
-        (await serve.client.runs.get(th.thread_id, run.run_id)).metadata.webhook_delivery as
+        (await serve.client.runs.get(th.thread_id, run.run_id)).metadata?.webhook_delivery as
           | WebhookDelivery
           | undefined,
     );
@@ -361,7 +361,7 @@ describe("webhook hosts are resolved once per connection, and what is checked is
     const rec = await until(
       "the delivery record",
       async () =>
-        (await dev.client.runs.get(th.thread_id, run.run_id)).metadata.webhook_delivery as WebhookDelivery | undefined,
+        (await dev.client.runs.get(th.thread_id, run.run_id)).metadata?.webhook_delivery as WebhookDelivery | undefined,
     );
     assert.deepEqual([rec.status, rec.response_status, rec.error], ["delivered", 200, null]);
     const got = rx.got.find((g) => g.path === "/pinned")!;
@@ -378,7 +378,7 @@ describe("webhook hosts are resolved once per connection, and what is checked is
     const rec = await until(
       "the delivery record",
       async () =>
-        (await dev.client.runs.get(th.thread_id, run.run_id)).metadata.webhook_delivery as WebhookDelivery | undefined,
+        (await dev.client.runs.get(th.thread_id, run.run_id)).metadata?.webhook_delivery as WebhookDelivery | undefined,
     );
     assert.deepEqual([rec.status, rec.attempts, rec.response_status], ["failed", 2, null]);
     assert.match(rec.error!, /^cannot connect: .*ENOTFOUND nowhere\.test/);

@@ -40,7 +40,7 @@ export function launchKit(prefix: string) {
     },
     /** Starts `agentcli <args> --port <free>` in the project and waits until `path` answers (any status). */
     async start(args: string[], env: Record<string, string>, path = "/ok"): Promise<Launched> {
-      const port = await freePort();
+      const port = await freePort("127.0.0.1");
       let out = "";
       const proc = spawn(process.execPath, [CLI, ...args, "--port", String(port)], {
         cwd: kit.project,

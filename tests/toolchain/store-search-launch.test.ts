@@ -55,7 +55,7 @@ for (const [mode, { cmd, skip }] of Object.entries(MODES)) {
         copyFileSync(EXE, join(work, "agentcli"));
         argv = [join(work, "agentcli")];
       }
-      const port = await freePort();
+      const port = await freePort("127.0.0.1");
       let out = "";
       proc = spawn(argv[0]!, [...argv.slice(1), "dev", "--port", String(port)], {
         cwd: join(work, "project"),

@@ -25,7 +25,8 @@ const isMain = (r: RecordedRequest) => !isSubagent(r);
 let stack: UiStack;
 before(async () => {
   stack = await startUiStack("basic", { slowProxy: true });
-  ({ model, proxy: proxy!, agent, browser } = stack);
+  ({ model, agent, browser } = stack);
+  proxy = stack.proxy!; // started: slowProxy is true
 });
 
 after(async () => {

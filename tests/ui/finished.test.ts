@@ -23,7 +23,8 @@ let stack: UiStack;
 
 before(async () => {
   stack = await startUiStack("basic", { slowProxy: true });
-  ({ model, proxy: proxy!, agent, browser } = stack);
+  ({ model, agent, browser } = stack);
+  proxy = stack.proxy!; // started: slowProxy is true
 });
 
 after(async () => {
