@@ -17,6 +17,8 @@
 export interface Runner {
   name: string;
   once(i: number): Promise<number>;
+  /** The server's CPU ms per run spent outside its measured runs (timers, work after a run's read), when known. */
+  outside?(): Promise<number>;
   close(): Promise<void>;
 }
 

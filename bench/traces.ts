@@ -27,7 +27,7 @@
  * warm-up, for counting instructions per configuration under valgrind's callgrind; `--runs 0`
  * starts it and runs nothing (the startup to subtract).
  *
- *   node bench/traces.ts [--runs 1000] [--warmup 50] [--settle 2] [--pg] [--usage] [--aa]
+ *   node bench/traces.ts [--runs 1000] [--warmup 50] [--settle 5] [--pg] [--usage] [--aa]
  *                        [--one-process] [--raw FILE] [--only off|usage|traces]
  */
 import { fork } from "node:child_process";
@@ -62,7 +62,7 @@ const count = (name: string, fallback: number) => {
 const RUNS = count("--runs", 1000);
 const WARMUP = count("--warmup", 50);
 /** Quiet time after each run before its CPU time is read (the server's work after the answer). */
-const SETTLE_MS = count("--settle", 2);
+const SETTLE_MS = count("--settle", 5);
 const PG = args.includes("--pg");
 const ONLY = arg("--only") ?? arg("--child");
 if (ONLY !== undefined && !(ONLY in CONFIGS)) {
@@ -167,6 +167,7 @@ async function childRunner(key: Key, opts: { tag: string; harness: Harness }): P
       await opts.harness.run(client, i);
       return (await ask<{ ms: number }>({ read: true })).ms;
     },
+    outside: async () => (await ask<{ ms: number }>({ outside: true })).ms,
     async close() {
       child.removeAllListeners("exit");
       const done = new Promise((r) => child.once("exit", r));
@@ -180,9 +181,14 @@ async function childRunner(key: Key, opts: { tag: string; harness: Harness }): P
 function serveChild(key: Key) {
   let server: Awaited<ReturnType<typeof agentServer>> | null = null;
   let before = process.cpuUsage();
-  process.on("message", async (m: { start?: true; mark?: true; read?: true; close?: true }) => {
-    if (m.mark) (before = process.cpuUsage()), process.send!({ marked: true });
-    else if (m.read) process.send!({ ms: cpuMs(process.cpuUsage(before)) });
+  let first: NodeJS.CpuUsage | null = null;
+  let inside = 0, runs = 0;
+  process.on("message", async (m: { start?: true; mark?: true; read?: true; outside?: true; close?: true }) => {
+    if (m.mark) (before = process.cpuUsage()), (first ??= before), process.send!({ marked: true });
+    else if (m.read) {
+      const ms = cpuMs(process.cpuUsage(before));
+      (inside += ms), runs++, process.send!({ ms });
+    } else if (m.outside) process.send!({ ms: (cpuMs(process.cpuUsage(first ?? undefined)) - inside) / runs });
     else if (m.start) {
       server = await agentServer(key, { tag: arg("--tag") ?? key, modelsUrl: arg("--models")! });
       process.send!({ url: server.url });
@@ -222,6 +228,7 @@ async function compare() {
     onCycle: (n) => n % 100 === 0 && load.push(loadavg()[0]!),
   });
   const wall = (performance.now() - started) / 1000;
+  const outside = await Promise.all(runners.map((r) => r.outside?.()));
   for (const r of runners) await r.close();
   await harness.close();
   const per = runners.map((_, i) => cycles.map((row) => row[i]!));
@@ -243,4 +250,12 @@ async function compare() {
       `| ${r.name} | ${mean(per[i]!).toFixed(2)} ms | ${median(per[i]!).toFixed(2)} ms | ${vs} | ${i ? parts : ""} |`,
     );
   }
+  if (outside[0] !== undefined) {
+    const each = outside.map((ms, i) => `${ms!.toFixed(2)} ms (${ordinal(i)})`).join(", ");
+    console.log(`\nEach server's CPU outside its measured runs (timers, work after a run's read), per run: ${each}`);
+  }
+}
+
+function ordinal(i: number) {
+  return ["first", "second", "third", "fourth"][i] ?? `#${i + 1}`;
 }
