@@ -17,8 +17,8 @@
 export interface Runner {
   name: string;
   once(i: number): Promise<number>;
-  /** The server's CPU ms per run spent outside its measured runs (timers, work after a run's read), when known. */
-  outside?(): Promise<number>;
+  /** Of `once`'s CPU ms, the mean spent between a run's request and its answer, when known. */
+  during?(): Promise<number>;
   close(): Promise<void>;
 }
 

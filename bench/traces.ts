@@ -13,9 +13,11 @@
  * process), so no server shares a heap, a garbage collector or JIT feedback with another, as in
  * production, where a server has one configuration. Runs are interleaved one at a time in a
  * shuffled order each cycle (a slow drift of the machine or a timer lands on each alike); each
- * run's CPU time is the server process's (`process.cpuUsage()` of the child: all its threads,
- * garbage collection included), read after a short quiet wait (`--settle` ms) so the run's
- * trailing work is its own. `--warmup` cycles first, then `--runs` cycles. A configuration's
+ * run's CPU time is the server process's (`process.cpuUsage()` of the child: all its threads)
+ * from its previous run's read to this run's, read a short quiet wait (`--settle` ms) after the
+ * answer: the sum over runs is all the server spent, garbage collection, compilation on V8's
+ * threads, timers and work after a run's answer included, each with its own configuration.
+ * `--warmup` cycles first, then `--runs` cycles. A configuration's
  * figure is its mean CPU per run; the ratio to the first has a 95% interval (a block bootstrap
  * over cycles), with the ratios of 5 consecutive parts beside it. `--one-process`: all the
  * servers in this process instead, a run's CPU time then the whole process's (client and model
@@ -139,7 +141,7 @@ async function localRunner(key: Key, opts: { tag: string; harness: Harness }): P
   };
 }
 
-type Reply = { url: string } | { ms: number } | { marked: true };
+type Reply = { url: string } | { ms: number; during: number } | { marked: true };
 
 /**
  * A configuration's server in a child process of its own (`--child`), the client and model
@@ -160,14 +162,17 @@ async function childRunner(key: Key, opts: { tag: string; harness: Harness }): P
       child.send(m);
     });
   const client = new Client({ apiUrl: (await ask<{ url: string }>({ start: true })).url, apiKey: null });
+  const during: number[] = [];
   return {
     name: CONFIGS[key].name,
     async once(i) {
       await ask({ mark: true });
       await opts.harness.run(client, i);
-      return (await ask<{ ms: number }>({ read: true })).ms;
+      const read = await ask<{ ms: number; during: number }>({ read: true });
+      during.push(read.during);
+      return read.ms;
     },
-    outside: async () => (await ask<{ ms: number }>({ outside: true })).ms,
+    during: async () => mean(during.slice(-RUNS)),
     async close() {
       child.removeAllListeners("exit");
       const done = new Promise((r) => child.once("exit", r));
@@ -177,21 +182,26 @@ async function childRunner(key: Key, opts: { tag: string; harness: Harness }): P
   };
 }
 
-/** The child's side of {@link childRunner}: one server, its CPU time read between marks. */
+/**
+ * The child's side of {@link childRunner}: one server. A run's CPU time is all the process
+ * spent from the previous run's read to this one's: its trailing work (garbage collection and
+ * compilation on V8's threads, writes after the answer) and its timers are counted, with its
+ * own configuration; what fell between its request and its read is told apart (`during`).
+ */
 function serveChild(key: Key) {
   let server: Awaited<ReturnType<typeof agentServer>> | null = null;
-  let before = process.cpuUsage();
-  let first: NodeJS.CpuUsage | null = null;
-  let inside = 0, runs = 0;
-  process.on("message", async (m: { start?: true; mark?: true; read?: true; outside?: true; close?: true }) => {
-    if (m.mark) (before = process.cpuUsage()), (first ??= before), process.send!({ marked: true });
+  let last = process.cpuUsage(), mark = last;
+  const ms = (from: NodeJS.CpuUsage, to: NodeJS.CpuUsage) =>
+    cpuMs({ user: to.user - from.user, system: to.system - from.system });
+  process.on("message", async (m: { start?: true; mark?: true; read?: true; close?: true }) => {
+    if (m.mark) (mark = process.cpuUsage()), process.send!({ marked: true });
     else if (m.read) {
-      const ms = cpuMs(process.cpuUsage(before));
-      (inside += ms), runs++, process.send!({ ms });
-    } else if (m.outside) process.send!({ ms: (cpuMs(process.cpuUsage(first ?? undefined)) - inside) / runs });
-    else if (m.start) {
+      const now = process.cpuUsage();
+      process.send!({ ms: ms(last, now), during: ms(mark, now) });
+      last = now;
+    } else if (m.start) {
       server = await agentServer(key, { tag: arg("--tag") ?? key, modelsUrl: arg("--models")! });
-      process.send!({ url: server.url });
+      (last = process.cpuUsage()), process.send!({ url: server.url });
     } else if (m.close) await server?.close(), process.exit(0);
   });
 }
@@ -228,7 +238,7 @@ async function compare() {
     onCycle: (n) => n % 100 === 0 && load.push(loadavg()[0]!),
   });
   const wall = (performance.now() - started) / 1000;
-  const outside = await Promise.all(runners.map((r) => r.outside?.()));
+  const during = await Promise.all(runners.map((r) => r.during?.()));
   for (const r of runners) await r.close();
   await harness.close();
   const per = runners.map((_, i) => cycles.map((row) => row[i]!));
@@ -250,9 +260,9 @@ async function compare() {
       `| ${r.name} | ${mean(per[i]!).toFixed(2)} ms | ${median(per[i]!).toFixed(2)} ms | ${vs} | ${i ? parts : ""} |`,
     );
   }
-  if (outside[0] !== undefined) {
-    const each = outside.map((ms, i) => `${ms!.toFixed(2)} ms (${ordinal(i)})`).join(", ");
-    console.log(`\nEach server's CPU outside its measured runs (timers, work after a run's read), per run: ${each}`);
+  if (during[0] !== undefined) {
+    const each = during.map((ms, i) => `${ms!.toFixed(2)} ms (${ordinal(i)})`).join(", ");
+    console.log(`\nOf which between a run's request and its answer (mean): ${each}`);
   }
 }
 
