@@ -125,6 +125,16 @@ export async function readCheckpoints(
   return tuples;
 }
 
+/**
+ * The `checkpoint_blobs` row of one (thread, namespace, channel, version) of `k`, looked up by
+ * its primary key. A plain join let the planner hash the whole table (it expects `k` to hold a
+ * hundred rows or more, and the embedded engine never analyzes): two sequential scans of every
+ * thread's values per read, so a run's cost grew with the runs the database held (bench/README.md);
+ * `LIMIT 1` keeps the lookup a parameterized index scan (a subquery with a limit is not flattened).
+ */
+const BLOB_OF_K = `SELECT b.type, b.blob, b.base FROM checkpoint_blobs b WHERE b.thread_id = k.thread_id
+           AND b.checkpoint_ns = k.checkpoint_ns AND b.channel = k.channel AND b.version = k.version LIMIT 1`;
+
 function readStatement(where: Where, limit: number | null): string {
   const filter = where.clauses.length ? `WHERE ${where.clauses.join(" AND ")}` : "";
   return `WITH RECURSIVE c AS (
@@ -135,14 +145,14 @@ function readStatement(where: Where, limit: number | null): string {
        ), k (thread_id, checkpoint_ns, channel, version) AS (
          SELECT c.thread_id, c.checkpoint_ns, v.key, v.value FROM c, jsonb_each_text(c.channel_versions) v
          UNION
-         SELECT bl.thread_id, bl.checkpoint_ns, bl.channel, bl.base FROM checkpoint_blobs bl JOIN k USING (thread_id, checkpoint_ns, channel, version)
+         SELECT k.thread_id, k.checkpoint_ns, k.channel, bl.base FROM k, LATERAL (${BLOB_OF_K}) bl
          WHERE bl.base IS NOT NULL
        )
        SELECT 0 AS kind, thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id AS a, NULL::text AS b, NULL::text AS base,
          NULL::integer AS idx, NULL::text AS task_path, type, checkpoint AS data, metadata AS meta, channel_versions AS versions FROM c
        UNION ALL
-       SELECT 1, bl.thread_id, bl.checkpoint_ns, NULL, bl.channel, bl.version, bl.base, NULL, NULL, bl.type, bl.blob, NULL, NULL
-         FROM checkpoint_blobs bl JOIN k USING (thread_id, checkpoint_ns, channel, version)
+       SELECT 1, k.thread_id, k.checkpoint_ns, NULL, k.channel, k.version, bl.base, NULL, NULL, bl.type, bl.blob, NULL, NULL
+         FROM k, LATERAL (${BLOB_OF_K}) bl
        UNION ALL
        SELECT 2, w.thread_id, w.checkpoint_ns, w.checkpoint_id, w.task_id, w.channel, NULL, w.idx, w.task_path, w.type, w.value, NULL, NULL
          FROM checkpoint_writes w JOIN c USING (thread_id, checkpoint_ns, checkpoint_id)`;
