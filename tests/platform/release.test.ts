@@ -16,6 +16,7 @@ import { join } from "node:path";
 import { spawn } from "node:child_process";
 import { openPlatform, type Platform } from "../../core/platform/server.ts";
 import { createApiKey, createTenant } from "../../core/platform/store/tenancy.ts";
+import { acquireLease } from "../../core/platform/store/leases.ts";
 import { loadPlugins } from "../../core/kernel/plugins.ts";
 import { openSql } from "../../core/storage/sql.ts";
 import { builtinPlugins } from "../../plugins/registry.ts";
@@ -229,8 +230,12 @@ test("a canary at 20% takes 20% of 200 new threads; each thread's turns stay on 
 
   const next = await deploy("V3", { canary_percent: 50 });
   await settled(next);
+  // Another replica's poll (or the rollout that started the canary) holds the deployment for a
+  // moment: promote waits for it instead of answering 409.
+  const lease = { deploymentId, holder: "another-replica", ttlMs: 1500 };
+  assert.ok(await acquireLease(platform.sql, lease));
   const promoted = await call("POST", `/v2/deployments/${deploymentId}/canary/promote`);
-  assert.equal(promoted.status, 200);
+  assert.equal(promoted.status, 200, JSON.stringify(promoted.body));
   assert.equal(promoted.body.active_revision_id, next);
   assert.equal(promoted.body.canary, null);
   assert.equal((await call("GET", `/v2/deployments/${deploymentId}/revisions/${next}`)).body.status, "DEPLOYED");

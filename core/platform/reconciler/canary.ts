@@ -3,6 +3,7 @@ import { agentcliError, CanaryPromoteFailed, type ComputeDriver } from "../../ke
 import type { SqlDriver } from "../../storage/index.ts";
 import type { DeploymentRow, ListenerRow } from "../api/resources.ts";
 import { endCanary, promoteCanary } from "../store/release.ts";
+import { acquireLease, type LeaseTerms } from "../store/leases.ts";
 
 export interface CanaryTarget {
   db: SqlDriver;
@@ -32,4 +33,28 @@ export async function promoteRunningCanary(t: CanaryTarget): Promise<void> {
     });
   }
   await promoteCanary(t.db, { deploymentId: d.id, revisionId, url: d.url });
+}
+
+/**
+ * Takes the deployment's reconcile lease for a promote or abort. The rollout that started the
+ * canary holds it for a moment after the canary shows as running (it logs and lets go), and
+ * another replica's poll may hold it briefly: wait for those, up to `waitMs`. False when it
+ * stayed busy (a new rollout is in progress).
+ */
+export async function leaseForCanary(
+  db: SqlDriver,
+  lease: LeaseTerms,
+  wait: { busy: () => Promise<void> | undefined; waitMs: number },
+): Promise<boolean> {
+  const until = Date.now() + wait.waitMs;
+  for (;;) {
+    const busy = wait.busy();
+    if (!busy && await acquireLease(db, lease)) return true;
+    const left = until - Date.now();
+    if (left <= 0) return false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const pause = new Promise<void>((r) => (timer = setTimeout(r, busy ? left : Math.min(100, left))));
+    await (busy ? Promise.race([busy, pause]) : pause);
+    clearTimeout(timer);
+  }
 }

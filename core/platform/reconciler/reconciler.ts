@@ -42,7 +42,7 @@ import { packagesDir, rollout } from "./rollout.ts";
 import { type PackagesSweepSettings, packagesSweepSettings, sweepPackages } from "./packages-sweep.ts";
 import { withGateCredential } from "./gates.ts";
 import { installPackages, packageSource } from "./packages.ts";
-import { endRunningCanary, promoteRunningCanary } from "./canary.ts";
+import { endRunningCanary, leaseForCanary, promoteRunningCanary } from "./canary.ts";
 import { endCanary } from "../store/release.ts";
 
 export interface ReconcilerOptions {
@@ -60,6 +60,8 @@ export interface ReconcilerOptions {
   shared?: boolean;
   /** How long a lease lasts without renewal (default 15 s; renewed every third of it). */
   leaseMs?: number;
+  /** How long a promote or abort waits for a rollout holding the deployment (default 10 s). */
+  busyWaitMs?: number;
   /** How often to look for work another replica queued (default 1 s). */
   pollMs?: number;
   /**
@@ -303,13 +305,13 @@ export class Reconciler {
   async endCanary(d: DeploymentRow, action: "promote" | "abort"): Promise<void> {
     const db = this.opts.sql;
     if (!d.canary_revision_id) throw agentcliError(CanaryNotRunning, { action, name: d.name });
-    if (
-      this.running.has(d.id) ||
-      !(await acquireLease(db, { deploymentId: d.id, holder: this.replicaId, ttlMs: this.leaseMs }))
-    ) {
-      throw agentcliError(DeploymentBusy, { action, name: d.name });
-    }
+    const lease = { deploymentId: d.id, holder: this.replicaId, ttlMs: this.leaseMs };
+    const wait = { busy: () => this.running.get(d.id)?.done, waitMs: this.opts.busyWaitMs ?? 10_000 };
+    if (!(await leaseForCanary(db, lease, wait))) throw agentcliError(DeploymentBusy, { action, name: d.name });
     try {
+      // What the rollout that held the lease left: its canary, or none any more.
+      d = (await getDeploymentById(db, d.id)) ?? d;
+      if (!d.canary_revision_id) throw agentcliError(CanaryNotRunning, { action, name: d.name });
       const listener = await this.listenerOf(d);
       const compute = this.opts.computeFor(listener);
       const target = { db, compute, deployment: d, listener };
