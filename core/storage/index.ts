@@ -21,7 +21,7 @@ export { lockHolder, processAlive } from "./lock.ts";
 export { SERVER_MIGRATIONS, SERVER_TEMPLATE } from "./migrations.ts";
 export type { Assistant, Json, Run, RunStatus, Scope, Thread, ThreadStatus } from "./records.ts";
 export type { RunEvent, RunEventLog } from "./run-events.ts";
-export type { RunSpanStore, Span, SpanUsage, StoredSpan } from "./run-spans.ts";
+export type { MessageRefs, RunSpanStore, Span, SpanUsage, StoredSpan, StoredTrace } from "./run-spans.ts";
 export { DEFAULT_QUEUE_AFFINITY_SECONDS, DEFAULT_RUN_LEASE_SECONDS, MAX_RUN_ATTEMPTS } from "./runs.ts";
 export type { ClaimedRun, TakenRun } from "./runs.ts";
 export { migrate, openSql } from "./sql.ts";

@@ -37,7 +37,24 @@ export interface Span {
   attributes: Record<string, unknown>;
 }
 
-/** A span ready to store: `data` is the JSON of its input, output, error, usage and attributes (redacted). */
+/**
+ * How a span's input or output names the run's messages (../engine/tracing/stored-fields.ts):
+ * `message`, the field is one; `list`, a list of them; `state`, an object whose `messages` is
+ * such a list. A number is a message's place in the trace's `messages`; an object, a message
+ * kept inline.
+ */
+export type MessageRefs = "message" | "list" | "state";
+
+/** A run's trace ready to store: its spans, and the messages their fields name by place (JSON each, redacted). */
+export interface StoredTrace {
+  spans: StoredSpan[];
+  messages: readonly string[];
+}
+
+/**
+ * A span ready to store: `data` is the JSON of its input, output, error, usage and attributes
+ * (redacted), and `refs` when its input or output names messages by id.
+ */
 export interface StoredSpan {
   span_id: string;
   parent_id: string | null;
@@ -58,24 +75,55 @@ export interface StoredSpan {
  * statement, one row 0.15-0.25 ms (bench/README.md).
  */
 export function spansInsert(
-  o: { spans: readonly StoredSpan[]; params: unknown[]; enc: AtRestEncryption | null; lost: string },
+  o: { trace: StoredTrace | null; params: unknown[]; enc: AtRestEncryption | null; lost: string },
 ): string {
-  if (!o.spans.length) return "";
-  const text = spansText(o.spans);
+  if (!o.trace?.spans.length) return "";
+  const text = traceText(o.trace);
   const n = o.params.push(o.enc ? o.enc.sealText(text) : text);
   return `sp AS (INSERT INTO run_traces (run_id, spans) SELECT $1, $${n} WHERE NOT ${o.lost} ON CONFLICT (run_id) DO NOTHING), `;
 }
 
-/** The spans as one JSON array; each span's `data` (JSON already) is embedded, not serialized again. */
-function spansText(spans: readonly StoredSpan[]): string {
-  return `[${spans.map(({ data, ...head }) => `${JSON.stringify(head).slice(0, -1)},"data":${data}}`).join(",")}]`;
+/**
+ * The trace as one JSON text, `{"messages":[...],"spans":[...]}`; each span's `data` and each
+ * message (JSON already) is embedded, not serialized again. (Before, the text was the array of
+ * spans alone, every message inline: still read.)
+ */
+function traceText(trace: StoredTrace): string {
+  const spans = trace.spans.map(({ data, ...head }) => `${JSON.stringify(head).slice(0, -1)},"data":${data}}`);
+  return `{"messages":[${trace.messages.join(",")}],"spans":[${spans.join(",")}]}`;
 }
 
 /** A span as `run_traces` holds it: its `data` parsed with it. */
 type TracedSpan = Omit<StoredSpan, "data"> & { data: SpanData };
 
 /** What a span's `data` holds. */
-type SpanData = Pick<Span, "input" | "output" | "error" | "usage" | "attributes">;
+type SpanData = Pick<Span, "input" | "output" | "error" | "usage" | "attributes"> & {
+  refs?: { input?: MessageRefs; output?: MessageRefs };
+};
+
+/** A trace's text parsed: its spans, each field's messages put back in place. */
+function parseTrace(text: string): TracedSpan[] {
+  const parsed = JSON.parse(text) as TracedSpan[] | { messages: unknown[]; spans: TracedSpan[] };
+  if (Array.isArray(parsed)) return parsed;
+  const { messages, spans } = parsed;
+  const message = (m: unknown) => (typeof m === "number" ? messages[m] ?? null : m);
+  const list = (l: unknown) => (Array.isArray(l) ? l.map(message) : l);
+  const resolve = (value: unknown, refs: MessageRefs | undefined) => {
+    if (refs === "message") return message(value);
+    if (refs === "list") return list(value);
+    if (refs === "state" && value && typeof value === "object") {
+      return { ...value, messages: list((value as { messages?: unknown }).messages) };
+    }
+    return value;
+  };
+  for (const { data } of spans) {
+    if (!data.refs) continue;
+    data.input = resolve(data.input, data.refs.input);
+    data.output = resolve(data.output, data.refs.output);
+    delete data.refs;
+  }
+  return spans;
+}
 
 /** A span as the table before `run_traces` (migration 12) held it, one row each. */
 interface LegacySpanRow extends Omit<StoredSpan, "started_at" | "ended_at"> {
@@ -98,7 +146,7 @@ export class RunSpanStore {
       runId,
     ]);
     if (!rows[0]) return this.#readLegacy(runId);
-    const spans = JSON.parse(this.#open(rows[0].spans)) as TracedSpan[];
+    const spans = parseTrace(this.#open(rows[0].spans));
     // In the order they started; spans that started together keep their stored order (a stable sort).
     return spans.sort((a, b) => (a.started_at < b.started_at ? -1 : a.started_at > b.started_at ? 1 : 0))
       .map((s) => answered(s, s.data));

@@ -277,7 +277,7 @@ test("long inputs and outputs are cut; past the run's budget only their size is 
     recorder.handleToolStart({ lc: 1, type: "not_implemented", id: ["tool"] }, `{"i":${i}}`, `call-${i}`, "r");
     recorder.handleToolEnd(big, `call-${i}`);
   }
-  const spans = recorder.stored({ status: "success" }).map((s) => JSON.parse(s.data) as { output: unknown });
+  const spans = recorder.stored({ status: "success" }).spans.map((s) => JSON.parse(s.data) as { output: unknown });
   assert.equal(spans.length, calls + 1);
   const first = spans[1]!.output as { truncated: boolean; chars: number; preview: string };
   assert.equal(first.truncated, true);

@@ -64,10 +64,10 @@ export async function executeRun(deps: ExecutorDeps, run: ExecutableRun, resume:
     graph: progress.graph,
     threadConfig: { configurable: { thread_id: run.thread_id } },
     final: status === "success" && !progress.interrupted ? progress.final : null,
-    spans: deps.traces?.stored(run.run_id, {
+    trace: deps.traces?.stored(run.run_id, {
       status: ended,
       error: errorOut ? `${errorOut.error}: ${errorOut.message}` : null,
-    }) ?? [],
+    }) ?? null,
     usage,
     usageWritten: false,
   };

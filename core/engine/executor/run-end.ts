@@ -4,7 +4,7 @@
  * behind it are woken and a temporary thread goes. One way down: the broker hands over the
  * events it has not logged, then storage writes them with the rest.
  */
-import type { DeferredUsage, Run, RunEvent, RunStatus, StoredSpan, ThreadStatus } from "../../storage/index.ts";
+import type { DeferredUsage, Run, RunEvent, RunStatus, StoredTrace, ThreadStatus } from "../../storage/index.ts";
 import type { CompiledGraph } from "./graphs.ts";
 import { graphError, type RunOutcome } from "./run-errors.ts";
 import { toWire } from "./serialize.ts";
@@ -18,7 +18,7 @@ export interface FinishedRun extends RunOutcome {
   /** The final state as the stream showed it (null: read it back from the graph). */
   final: { values: unknown } | null;
   /** The run's trace kept locally (../tracing/local-traces.ts), written with its end. */
-  spans: StoredSpan[];
+  trace: StoredTrace | null;
   /** The run's model calls kept for its end (../usage/meter.ts), written with it. */
   usage: DeferredUsage | null;
   /** Set once the statement recording the end wrote `usage` (else the executor records it on its own). */
@@ -87,7 +87,7 @@ async function recordEnd(o: { deps: ExecutorDeps; run: Run; r: FinishedRun; endi
   ending.events = await broker.takeUnflushed(run.run_id);
   const { write: events, replace } = broker.compact(run.run_id, ending.events);
   const done = await storage.checkpointer.flushWith((checkpoints) =>
-    storage.runs.complete({ run, end, events, replace, checkpoints, spans: r.spans, usage: r.usage })
+    storage.runs.complete({ run, end, events, replace, checkpoints, trace: r.trace, usage: r.usage })
   );
   r.usageWritten = true;
   ending.events = [];

@@ -5,7 +5,7 @@
  * `AGENTCLI_TRACE_RETENTION_SECONDS` (the TTL sweeper deletes older ones; 0 keeps none and
  * records none). While a run is in flight, the replica executing it answers its spans so far.
  */
-import type { Span, StoredSpan } from "../../storage/index.ts";
+import type { Span, StoredTrace } from "../../storage/index.ts";
 import type { UsageCallbacks } from "../usage/recorder.ts";
 import { SpanRecorder } from "./span-recorder.ts";
 import type { TracedRun, TraceEnd, TraceRecorder } from "./spans.ts";
@@ -49,9 +49,9 @@ export class LocalTraces {
     return trace;
   }
 
-  /** The run's spans to store with its end ([] when it was not traced here). */
-  stored(runId: string, end: TraceEnd): StoredSpan[] {
-    return this.#live.get(runId)?.stored(end) ?? [];
+  /** The run's trace to store with its end (null when it was not traced here). */
+  stored(runId: string, end: TraceEnd): StoredTrace | null {
+    return this.#live.get(runId)?.stored(end) ?? null;
   }
 
   /** Forgets a run whose end was recorded (or handed over). */

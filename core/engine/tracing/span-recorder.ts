@@ -10,7 +10,7 @@ import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import type { Serialized } from "@langchain/core/load/serializable";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { LLMResult } from "@langchain/core/outputs";
-import type { Span, StoredSpan } from "../../storage/index.ts";
+import type { Span, StoredTrace } from "../../storage/index.ts";
 import type { UsageCallbacks } from "../usage/recorder.ts";
 import { usageOf } from "../usage/usage-of.ts";
 import { responseModelOf, subagentOf } from "./model-call.ts";
@@ -59,7 +59,7 @@ export class SpanRecorder extends BaseCallbackHandler implements TraceRecorder {
   }
 
   /** Ends the root span and answers every span ready to store (a call still open ends with the run, `error`). */
-  stored(end: TraceEnd): StoredSpan[] {
+  stored(end: TraceEnd): StoredTrace {
     return storedSpans(this.#spans, end);
   }
 

@@ -2,18 +2,17 @@
  * A run's spans in memory and as they are answered and stored, whoever builds them: the
  * callback handler (./span-recorder.ts) or the reader of the run's `tasks` stream
  * (./stream-trace.ts). Nothing is serialized while the run goes: at its end,
- * {@link storedSpans} turns the spans into JSON once (each input and output cut at
- * {@link MAX_FIELD_CHARS}, {@link MAX_RUN_CHARS} in all, everything redacted).
+ * {@link storedSpans} turns the spans into JSON once (./stored-fields.ts: each message once
+ * per run, each input and output cut at {@link MAX_FIELD_CHARS}, {@link MAX_RUN_CHARS} in
+ * all, everything redacted).
  */
 import { redact } from "../../kernel/index.ts";
-import type { Span, StoredSpan } from "../../storage/index.ts";
+import type { Span, StoredSpan, StoredTrace } from "../../storage/index.ts";
 import { toWire } from "../executor/serialize.ts";
 import type { TokenUsage } from "../usage/usage-of.ts";
+import { MAX_FIELD_CHARS, MAX_RUN_CHARS, StoredFields } from "./stored-fields.ts";
 
-/** An input or output longer than this (as JSON) is kept as its first characters, marked `truncated`. */
-export const MAX_FIELD_CHARS = 32_768;
-/** The inputs and outputs of one run's spans together keep at most this many characters; later ones keep their size only. */
-export const MAX_RUN_CHARS = 8 * 1024 * 1024;
+export { MAX_FIELD_CHARS, MAX_RUN_CHARS };
 
 export interface OpenSpan {
   id: string;
@@ -48,7 +47,7 @@ export interface TraceEnd {
 /** One run's trace, however it is built: its spans so far, and at its end those to store. */
 export interface TraceRecorder {
   live(): Span[];
-  stored(end: TraceEnd): StoredSpan[];
+  stored(end: TraceEnd): StoredTrace;
 }
 
 /** The root span of a run (its id is the run's). */
@@ -78,7 +77,7 @@ export function liveSpans(spans: readonly OpenSpan[]): Span[] {
  * ends with the run, `error` (`openError`, when given, says why: the stream-built trace does
  * not see a failed call's own error when the run stops on it).
  */
-export function storedSpans(spans: readonly OpenSpan[], end: TraceEnd, openError?: string): StoredSpan[] {
+export function storedSpans(spans: readonly OpenSpan[], end: TraceEnd, openError?: string): StoredTrace {
   const now = Date.now();
   const root = spans[0]!;
   root.attributes.run_status = end.status;
@@ -92,16 +91,21 @@ export function storedSpans(spans: readonly OpenSpan[], end: TraceEnd, openError
       s.error ??= openError ?? `the run ended (${end.status}) before this call finished`;
     }
   }
-  const budget = { left: MAX_RUN_CHARS };
-  return spans.map((s) => storedSpan(s, budget));
+  const fields = new StoredFields();
+  return { spans: spans.map((s) => storedSpan(s, fields)), messages: fields.messages };
 }
 
 /** A span as stored: its input and output serialized once (the JSON measured is the JSON stored), then redacted. */
-function storedSpan(s: OpenSpan, budget: { left: number }): StoredSpan {
-  const input = fieldOf(s.input, budget).json;
-  const output = fieldOf(s.output, budget).json;
+function storedSpan(s: OpenSpan, fields: StoredFields): StoredSpan {
+  const input = fields.field(s.input);
+  const output = fields.field(s.output);
   const error = s.error !== undefined ? `,"error":${JSON.stringify(redact(s.error))}` : "";
   const usage = s.usage ? `,"usage":${JSON.stringify(s.usage)}` : "";
+  const refs = input.refs || output.refs
+    ? `,"refs":${
+      JSON.stringify({ ...(input.refs ? { input: input.refs } : {}), ...(output.refs ? { output: output.refs } : {}) })
+    }`
+    : "";
   return {
     span_id: s.id,
     parent_id: s.parent,
@@ -111,7 +115,9 @@ function storedSpan(s: OpenSpan, budget: { left: number }): StoredSpan {
     started_at: new Date(s.start).toISOString(),
     ended_at: new Date(s.end ?? s.start).toISOString(),
     data: redact(
-      `{"input":${input},"output":${output}${error}${usage},"attributes":${JSON.stringify(s.attributes)}}`,
+      `{"input":${input.json},"output":${output.json}${error}${usage},"attributes":${
+        JSON.stringify(s.attributes)
+      }${refs}}`,
     ),
   };
 }
@@ -133,8 +139,8 @@ export function endTool(s: OpenSpan, output: unknown): void {
 }
 
 /**
- * An input or output as answered and stored: API JSON, cut at {@link MAX_FIELD_CHARS} (its size
- * only once the run's budget is spent); `json` is `wire`'s JSON text.
+ * An input or output as the live trace answers it: API JSON, cut at {@link MAX_FIELD_CHARS}
+ * (its size only once the run's budget is spent); `json` is `wire`'s JSON text.
  */
 function fieldOf(value: unknown, budget: { left: number }): { wire: unknown; json: string } {
   if (value === null || value === undefined) return { wire: null, json: "null" };

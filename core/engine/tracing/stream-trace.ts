@@ -20,7 +20,7 @@
  * a graph that makes several per node (they share their node's timing).
  */
 import { AIMessage, ToolMessage } from "@langchain/core/messages";
-import type { Span, StoredSpan } from "../../storage/index.ts";
+import type { Span, StoredTrace } from "../../storage/index.ts";
 import { PROVIDER_ALIASES } from "../usage/recorder.ts";
 import { messagesIn } from "../usage/stream-usage.ts";
 import { usageOf } from "../usage/usage-of.ts";
@@ -74,7 +74,7 @@ export class StreamTrace {
   }
 
   /** Ends the root span and answers every span ready to store (a call still open failed with the run). */
-  stored(end: TraceEnd): StoredSpan[] {
+  stored(end: TraceEnd): StoredTrace {
     const why = end.error ? `the run ended (${end.status}): ${end.error}` : undefined;
     return storedSpans(this.#spans, end, why);
   }

@@ -3,7 +3,7 @@
  * (with the checkpointer's pending writes), or a status set on its own.
  */
 import { packBatch, type RunEvent } from "../run-events.ts";
-import { spansInsert, type StoredSpan } from "../run-spans.ts";
+import { spansInsert, type StoredTrace } from "../run-spans.ts";
 import type { SqlExecutor } from "../sql.ts";
 import type { Run, RunStatus } from "../records.ts";
 import { type DeferredUsage, usageInsert } from "../usage.ts";
@@ -26,7 +26,7 @@ export interface RunEnd {
   /** SqlCheckpointSaver.flushWith's builder: the checkpointer's pending writes. */
   checkpoints?: ((params: unknown[]) => string[]) | null;
   /** The run's trace (../run-spans.ts), written in the same statement. */
-  spans?: readonly StoredSpan[];
+  trace?: StoredTrace | null;
   /** The run's model calls not recorded as they came (../usage.ts), written in the same statement. */
   usage?: DeferredUsage | null;
 }
@@ -79,7 +79,7 @@ export async function completeRun(ctx: RunsContext, ending: RunEnd): Promise<{ b
   const drop = ending.replace
     ? `db AS (DELETE FROM run_event_batches WHERE run_id = $1 AND NOT ${lost}), de AS (DELETE FROM run_events WHERE run_id = $1 AND NOT ${lost}), `
     : "";
-  const spans = spansInsert({ spans: ending.spans ?? [], params, enc: ctx.enc, lost });
+  const spans = spansInsert({ trace: ending.trace ?? null, params, enc: ctx.enc, lost });
   const usage = usageInsert({ usage: ending.usage, params });
   const { rows } = await ctx.sql.query<{ busy: boolean | null; lost: boolean }>(
     `WITH ${saved}${log}${drop}${spans}${usage}r AS (
