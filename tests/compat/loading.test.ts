@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { Client } from "@langchain/langgraph-sdk";
+import { SERVING } from "../_spawn-serving.ts";
 import { agentcliDevCommand, type DevProcess, peerDevCommand, startDevProcess } from "../fixtures/dev-process.ts";
 import { PEER } from "./_target.ts";
 
@@ -35,6 +36,7 @@ before(async () => {
   writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "compat-loading", private: true, type: "module" }));
   dev = await startDevProcess({
     argv: (port) => PEER ? peerDevCommand(port) : agentcliDevCommand(port, ["--allow-blocking"]),
+    serving: PEER ? undefined : SERVING.dev,
     cwd: dir,
     env: { ...process.env, LANGGRAPH_CONFIG, LANGGRAPH_CLI_NO_ANALYTICS: "1", BROWSER: "none" },
     group: true,

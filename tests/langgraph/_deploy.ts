@@ -4,13 +4,12 @@
  * a project without node_modules, `agentcli <args>` with that key, and the control plane's API.
  */
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@langchain/langgraph-sdk";
-import { freePort } from "../../plugins/compute/revision-process.ts";
-import { platformServeArgs, until } from "../platform/_harness.ts";
+import { startPlatformServe, until } from "../platform/_harness.ts";
 import { ROOT } from "./_dev.ts";
 
 export interface DeployPlatform {
@@ -40,23 +39,9 @@ export async function startDeployPlatform(): Promise<DeployPlatform> {
       .test(k)
   );
   const env = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...Object.fromEntries(reach) };
-  const port = await freePort("127.0.0.1");
-  const server: ChildProcess = spawn(process.execPath, platformServeArgs(port, dataDir), {
-    env,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  server.stdout!.on("data", (d) => (output += d));
-  server.stderr!.on("data", (d) => (output += d));
-  const base = `http://127.0.0.1:${port}`;
-  const key = await until(
-    async () =>
-      output.match(/\n\s+(acp_[A-Za-z0-9_-]+)\n/)?.[1] ??
-        (server.exitCode !== null ? Promise.reject(new Error(output)) : null),
-    "bootstrap key",
-    600,
-  );
-  await until(async () => (await fetch(`${base}/ok`).then((r) => r.ok, () => false)), "control plane /ok", 600);
+  const server = await startPlatformServe({ dataDir, env });
+  const base = server.url;
+  const key = server.key ?? assert.fail(`no bootstrap key:\n${server.output()}`);
   const api = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(`${base}${path}`, {
       method,
@@ -69,7 +54,7 @@ export async function startDeployPlatform(): Promise<DeployPlatform> {
     base,
     key,
     dataDir,
-    output: () => output,
+    output: server.output,
     project(source, change = () => {}) {
       const dir = mkdtempSync(join(tmpdir(), "agentcli-lg-deploy-project-"));
       cpSync(source, dir, {
@@ -107,11 +92,7 @@ export async function startDeployPlatform(): Promise<DeployPlatform> {
       return r;
     },
     async close() {
-      if (server.exitCode === null) {
-        const exited = new Promise((r) => server.once("exit", r));
-        server.kill("SIGTERM");
-        await exited;
-      }
+      await server.stop();
       for (const dir of [dataDir, ...projects]) rmSync(dir, { recursive: true, force: true });
     },
   };

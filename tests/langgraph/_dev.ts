@@ -7,6 +7,7 @@ import { cpSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { agentcliDevCommand, type DevProcess, startDevProcess } from "../fixtures/dev-process.ts";
+import { SERVING } from "../_spawn-serving.ts";
 
 export const ROOT = new URL("../../", import.meta.url).pathname;
 
@@ -25,6 +26,7 @@ export async function startLangGraphDev(
   // /ok answers as soon as dev listens; /info once the project's graphs are served.
   const dev = await startDevProcess({
     argv: (port) => agentcliDevCommand(port, ["--allow-blocking"]),
+    serving: opts.expectExit ? undefined : SERVING.dev,
     cwd: dir,
     env: { ...process.env, ...opts.env, BROWSER: "none" },
     ready: opts.expectExit ? null : "/info",

@@ -3,6 +3,7 @@
  * PostgreSQL when PLATFORM_TEST_POSTGRES=1), two tenants with a key each, and a request
  * helper around `app.request()`.
  */
+import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,6 +13,7 @@ import { openPlatform, type Platform, type PlatformOptions } from "../../core/pl
 import { createApiKey, createTenant } from "../../core/platform/store/tenancy.ts";
 import { packTar } from "../../core/bundle/tar.ts";
 import type { ComputeDriver, RolloutRequest } from "../../core/kernel/index.ts";
+import { SERVING, type Serving, spawnServing } from "../_spawn-serving.ts";
 
 export interface TestPlatform {
   platform: Platform;
@@ -287,10 +289,33 @@ export async function startK8sPlatform(
   return { t, deploymentId: d.body.id };
 }
 
-/** The arguments of `node` for `agentcli platform serve` on `port` with its data in `dataDir`. */
-export function platformServeArgs(port: number, dataDir: string): string[] {
-  const root = join(import.meta.dirname, "../..");
-  return [join(root, "bin/agentcli.js"), "platform", "serve", "--port", String(port), "--data-dir", dataDir];
+/** A started `agentcli platform serve` and the default tenant's key it printed (null: the tenant existed). */
+export interface PlatformServe extends Serving {
+  key: string | null;
+}
+
+/**
+ * `agentcli [...global] platform serve --port <free> --data-dir <dataDir>` (`exe`: an
+ * executable, not bin/agentcli.js), once it says it
+ * serves: on another port when another process took the one picked first (a taken port creates
+ * no tenant, so the start that listens prints the key), unless `port` names the one it needs.
+ */
+export async function startPlatformServe(
+  o: { dataDir: string; env: Record<string, string>; cwd?: string; global?: string[]; port?: number; exe?: string },
+): Promise<PlatformServe> {
+  const [cmd, ...pre] = o.exe ? [o.exe] : [process.execPath, join(import.meta.dirname, "../../bin/agentcli.js")];
+  const s = await spawnServing({
+    serving: SERVING.platform,
+    port: o.port,
+    start: (port) =>
+      spawn(
+        cmd!,
+        [...pre, ...(o.global ?? []), "platform", "serve", "--port", String(port), "--data-dir", o.dataDir],
+        { cwd: o.cwd, env: o.env, stdio: ["ignore", "pipe", "pipe"] },
+      ),
+  });
+  // Printed before the banner.
+  return Object.assign(s, { key: s.output().match(/\n\s+(acp_[A-Za-z0-9_-]+)\n/)?.[1] ?? null });
 }
 
 /** A GET (or, with `body`, a JSON POST) to `url` + `path`; the parsed JSON, or an error naming the path and status. */

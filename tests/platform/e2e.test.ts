@@ -12,21 +12,19 @@
  */
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@langchain/langgraph-sdk";
 import { DefaultAgentCardResolver } from "@a2a-js/sdk/client";
-import { freePort } from "../../plugins/compute/revision-process.ts";
-import { notABundle, until } from "./_harness.ts";
+import { notABundle, type PlatformServe, startPlatformServe, until } from "./_harness.ts";
 import { startModelServer } from "../fixtures/model-server/server.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
-let server: ChildProcess | null = null;
-let output = "";
+let server: PlatformServe | null = null;
 let base = "";
 let key = "";
 let dataDir = "";
@@ -72,48 +70,25 @@ function deploy(version: string, before: string[] = []): Promise<{ code: number 
 
 /** Starts `agentcli platform serve` (embedded database, or PostgreSQL at `databaseUrl`) and a copy of the example project. */
 async function startServer(databaseUrl?: string): Promise<void> {
-  output = "";
   dataDir = mkdtempSync(join(tmpdir(), "agentcli-platform-e2e-"));
   project = mkdtempSync(join(tmpdir(), "agentcli-platform-e2e-project-"));
   cpSync(join(ROOT, "examples/research"), project, { recursive: true });
   // A model key is needed to deploy; no model is called here.
   writeFileSync(join(project, ".env"), "OPENAI_API_KEY=sk-e2e-not-a-real-key\n");
-  const port = await freePort("127.0.0.1");
-  server = spawn(process.execPath, [
-    join(ROOT, "bin/agentcli.js"),
-    "platform",
-    "serve",
-    "--port",
-    String(port),
-    "--data-dir",
+  server = await startPlatformServe({
     dataDir,
-  ], {
     env: {
       PATH: process.env.PATH ?? "",
       HOME: process.env.HOME ?? "/tmp",
       ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     },
-    stdio: ["ignore", "pipe", "pipe"],
   });
-  server.stdout!.on("data", (d) => (output += d));
-  server.stderr!.on("data", (d) => (output += d));
-  base = `http://127.0.0.1:${port}`;
-  key = await until(
-    async () =>
-      output.match(/\n\s+(acp_[A-Za-z0-9_-]+)\n/)?.[1] ??
-        (server!.exitCode !== null ? Promise.reject(new Error(output)) : null),
-    "bootstrap key",
-    600,
-  );
-  await until(async () => (await fetch(`${base}/ok`).then((r) => r.ok, () => false)), "control plane /ok", 600);
+  base = server.url;
+  key = server.key ?? assert.fail(`no bootstrap key:\n${server.output()}`);
 }
 
 async function stopServer(): Promise<void> {
-  if (server && server.exitCode === null) {
-    const exited = new Promise((r) => server!.once("exit", r));
-    server.kill("SIGTERM");
-    await exited;
-  }
+  await server?.stop();
   server = null;
   if (project) rmSync(project, { recursive: true, force: true });
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
@@ -129,7 +104,7 @@ async function liveSkill(url: string): Promise<string> {
 
 async function scenario(storage?: (deploymentId: string, present: boolean) => Promise<void>): Promise<void> {
   const first = await deploy("Version one");
-  assert.equal(first.code, 0, first.output + output);
+  assert.equal(first.code, 0, first.output + server!.output());
   assert.match(first.output, /DEPLOYED/);
   assert.match(first.output, /Deployed "research-assistant"/);
   const url = first.output.match(/URL: (\S+)/)?.[1];
@@ -316,7 +291,7 @@ test('a deployment with [sandbox] provider = "platform" runs execute in a sandbo
       `OPENAI_API_KEY=sk-e2e-not-a-real-key\nOPENAI_BASE_URL=${model.openaiBaseUrl}\n`,
     );
     const deployed = await deploy("Sandboxed");
-    assert.equal(deployed.code, 0, deployed.output + output);
+    assert.equal(deployed.code, 0, deployed.output + server!.output());
     const url = deployed.output.match(/URL: (\S+)/)?.[1];
     assert.ok(url, deployed.output);
     model.script({

@@ -10,9 +10,8 @@
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdtemp } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@langchain/langgraph-sdk";
@@ -32,8 +31,8 @@ import {
   revisionSettled,
   startK8sPlatform,
   type TestPlatform,
-  until,
 } from "./_harness.ts";
+import { SERVING, type Serving, spawnServing } from "../_spawn-serving.ts";
 
 const NS = "canaries";
 const COMPONENT = "app.kubernetes.io/component";
@@ -94,7 +93,7 @@ describe("a canary on a k8s listener", () => {
   let deploymentId = "";
   /** Pods by their Deployment's API path; the router's process and address. */
   const pods = new Map<string, RevisionProcess>();
-  let router: { child: ChildProcess; url: string; command: string[] } | null = null;
+  let router: { serving: Serving; url: string; command: string[] } | null = null;
   /** The router now: read through a call, as deploy() starts and stops it behind the test's back. */
   const routerNow = () => router;
   let app = "";
@@ -105,47 +104,33 @@ describe("a canary on a k8s listener", () => {
     return p ? `http://${p.address}` : null;
   };
 
-  async function freePort(): Promise<number> {
-    const s = createServer();
-    await new Promise<void>((r) => s.listen(0, "127.0.0.1", () => r()));
-    const port = (s.address() as { port: number }).port;
-    await new Promise<void>((r) => s.close(() => r()));
-    return port;
-  }
-
   /** Runs the router Deployment's command as `agentcli router`, its Services resolved to the pods. */
   async function startRouter(command: string[]): Promise<void> {
-    const port = await freePort();
-    const args = command.slice(1).map((a) =>
-      a === `http://${app}-serving`
-        ? address(`${app}-api`)!
-        : a === `http://${app}-canary`
-        ? address(`${app}-canary`)!
-        : a
-    );
-    args[args.indexOf("--port") + 1] = String(port);
     const [cmd, ...pre] = selfInvocation();
-    const child = spawn(cmd!, [...pre, ...args, "--host", "127.0.0.1"], {
-      env: { PATH: process.env.PATH ?? "", DATABASE_URL },
-      stdio: ["ignore", "ignore", "pipe"],
+    const s = await spawnServing({
+      serving: SERVING.router,
+      start: (port) => {
+        const args = command.slice(1).map((a) =>
+          a === `http://${app}-serving`
+            ? address(`${app}-api`)!
+            : a === `http://${app}-canary`
+            ? address(`${app}-canary`)!
+            : a
+        );
+        args[args.indexOf("--port") + 1] = String(port);
+        return spawn(cmd!, [...pre, ...args, "--host", "127.0.0.1"], {
+          env: { PATH: process.env.PATH ?? "", DATABASE_URL },
+          stdio: ["ignore", "pipe", "pipe"],
+        });
+      },
     });
-    let err = "";
-    child.stderr!.on("data", (d) => (err += d));
-    const url = `http://127.0.0.1:${port}`;
-    await until(async () => {
-      if (child.exitCode !== null) throw new Error(`the router exited: ${err}`);
-      return (await fetch(`${url}/router/ok`).then((r) => r.ok, () => false)) || null;
-    }, "the router to answer");
-    router = { child, url, command };
+    router = { serving: s, url: s.url, command };
   }
 
   async function stopRouter(): Promise<void> {
     const r = router;
     router = null;
-    if (!r || r.child.exitCode !== null) return;
-    const exited = new Promise((res) => r.child.once("exit", res));
-    r.child.kill("SIGTERM");
-    await exited;
+    await r?.serving.stop();
   }
 
   /** Where the deployment's Service sends clients: the router or the API pod, by its selector. */

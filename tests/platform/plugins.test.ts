@@ -7,13 +7,12 @@
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { freePort } from "../../plugins/compute/revision-process.ts";
-import { makeBundle, until } from "./_harness.ts";
+import { makeBundle, type PlatformServe, startPlatformServe, until } from "./_harness.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -38,8 +37,7 @@ const IDENTITY = `{
 }`;
 
 let work = "";
-let server: ChildProcess | null = null;
-let output = "";
+let server: PlatformServe | undefined;
 let base = "";
 let key = "";
 
@@ -57,41 +55,18 @@ before(async () => {
   mkdirSync(join(work, "plugins"));
   writeFileSync(join(work, "plugins/header-idp.mjs"), pluginFile("header-idp", IDENTITY));
   writeFileSync(join(work, "plugins/marker.mjs"), pluginFile("marker", `{ name: "marker", kind: "extension" }`));
-  const port = await freePort("127.0.0.1");
-  server = spawn(process.execPath, [
-    join(ROOT, "bin/agentcli.js"),
-    "--plugin",
-    "plugins/header-idp.mjs",
-    "platform",
-    "serve",
-    "--port",
-    String(port),
-    "--data-dir",
-    "data",
-  ], {
+  server = await startPlatformServe({
+    global: ["--plugin", "plugins/header-idp.mjs"],
+    dataDir: "data",
     cwd: work,
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", AGENTCLI_PLUGINS: "plugins/marker.mjs" },
-    stdio: ["ignore", "pipe", "pipe"],
   });
-  server.stdout!.on("data", (d) => (output += d));
-  server.stderr!.on("data", (d) => (output += d));
-  base = `http://127.0.0.1:${port}`;
-  key = await until(
-    async () =>
-      output.match(/\n\s+(acp_[A-Za-z0-9_-]+)\n/)?.[1] ??
-        (server!.exitCode !== null ? Promise.reject(new Error(output)) : null),
-    "bootstrap key",
-    600,
-  );
-  await until(async () => (await fetch(`${base}/ok`).then((r) => r.ok, () => false)), "control plane /ok", 600);
+  base = server.url;
+  key = server.key ?? assert.fail(`no bootstrap key:\n${server.output()}`);
 });
 
 after(async () => {
-  if (server && server.exitCode === null) {
-    const exited = new Promise((r) => server!.once("exit", r));
-    server.kill("SIGTERM");
-    await exited;
-  }
+  await server?.stop();
   if (work) rmSync(work, { recursive: true, force: true });
 });
 

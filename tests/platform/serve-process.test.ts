@@ -17,12 +17,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
-import { freePort, stopRecorded } from "../../plugins/compute/revision-process.ts";
-import { makeBundle, until } from "./_harness.ts";
+import { stopRecorded } from "../../plugins/compute/revision-process.ts";
+import { makeBundle, type PlatformServe, startPlatformServe, until } from "./_harness.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const work = mkdtempSync(join(tmpdir(), "agentcli-platform-serve-process-"));
 const started: ChildProcess[] = [];
+const ENV = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp" };
 
 after(async () => {
   for (const c of started) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
@@ -53,7 +54,7 @@ function platformServe(
     dataDir,
   ], {
     cwd: work,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp" },
+    env: ENV,
     stdio: ["ignore", "pipe", "pipe"],
   });
   started.push(child);
@@ -77,13 +78,11 @@ function agentcli(args: string[]): Promise<{ code: number | null; output: string
   return new Promise((r) => child.on("close", (code) => r({ code, output })));
 }
 
-async function ready(s: ReturnType<typeof platformServe>, base: string): Promise<void> {
-  await until(
-    async () => (s.child.exitCode !== null ? Promise.reject(new Error(s.output())) : /listening on/.test(s.output())),
-    "listening",
-    600,
-  );
-  assert.equal((await fetch(`${base}/ok`)).status, 200);
+/** `startPlatformServe` in `work` (on `port` when given), killed after the file if still running. */
+async function startInWork(dataDir: string, port?: number): Promise<PlatformServe> {
+  const s = await startPlatformServe({ dataDir, port, cwd: work, env: ENV });
+  started.push(s.child);
+  return s;
 }
 
 /** Processes whose command line mentions `text` (Linux /proc). */
@@ -114,9 +113,7 @@ test("a taken port: a user error naming --port, exit 1, and no tenant created; t
   } finally {
     await new Promise((r) => blocker.close(r));
   }
-  const free = await freePort("127.0.0.1");
-  const s = platformServe(free, "taken");
-  await ready(s, `http://127.0.0.1:${free}`);
+  const s = await startInWork("taken");
   assert.match(
     s.output(),
     /Created tenant "default"[^\n]*\n\s+acp_[A-Za-z0-9_-]+\n/,
@@ -138,7 +135,7 @@ test("a taken port: a user error naming --port, exit 1, and no tenant created; t
   assert.equal(twice.code, 1);
   assert.match(twice.output, /another one \(pid \d+\) is running on its embedded database/);
   assert.equal(
-    (await fetch(`http://127.0.0.1:${free}/ok`)).status,
+    (await fetch(`${s.url}/ok`)).status,
     200,
     "the refused second server left the first one alone",
   );
@@ -152,11 +149,9 @@ test("a taken port: a user error naming --port, exit 1, and no tenant created; t
 
 test("a revision process binds 127.0.0.1, exits when its control plane is SIGKILLed, and a restart runs exactly one", async () => {
   const dataDir = join(work, "orphans");
-  const port = await freePort("127.0.0.1");
-  const base = `http://127.0.0.1:${port}`;
-  const first = platformServe(port, dataDir);
-  await ready(first, base);
-  const key = first.output().match(/\n\s+(acp_[A-Za-z0-9_-]+)\n/)?.[1];
+  const first = await startInWork(dataDir);
+  const base = first.url;
+  const key = first.key;
   assert.ok(key, first.output());
   const api = async (method: string, path: string, body?: unknown): Promise<any> => {
     const res = await fetch(`${base}${path}`, {
@@ -203,8 +198,8 @@ test("a revision process binds 127.0.0.1, exits when its control plane is SIGKIL
   await first.exited;
   await until(async () => !alive(recorded.pid), "the revision process to exit with its control plane", 600);
 
-  const second = platformServe(port, dataDir);
-  await ready(second, base);
+  // On the same port: the deployment's URL names it (no retry: a port taken meanwhile fails this).
+  const second = await startInWork(dataDir, first.port);
   assert.equal((await fetch(`${url}/ok`)).status, 200, "the restarted control plane serves the deployment at its URL");
   const again = JSON.parse(readFileSync(pidFile, "utf8"));
   assert.equal(again.parent, second.child.pid);

@@ -12,7 +12,7 @@ import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@langchain/langgraph-sdk";
-import { freePort } from "../../plugins/compute/revision-process.ts";
+import { SERVING, spawnServing } from "../_spawn-serving.ts";
 import { makeProject, removeProject } from "../toolchain/_project.ts";
 import { type ModelServer, startModelServer } from "../fixtures/model-server/server.ts";
 
@@ -38,34 +38,27 @@ after(async () => {
 
 /** Starts dev with `args`, waits for it to serve, runs `body`, stops it; returns everything it printed. */
 async function withDev(args: string[], body: (url: string) => Promise<void>): Promise<string> {
-  const port = await freePort("127.0.0.1");
-  const child = spawn(process.execPath, [CLI, "dev", "--port", String(port), "--allow-blocking", ...args], {
-    cwd: dir,
-    env: {
-      PATH: process.env.PATH ?? "",
-      HOME: process.env.HOME ?? "/tmp",
-      OPENAI_API_KEY: "test-key",
-      OPENAI_BASE_URL: model.openaiBaseUrl,
-      AGENTCLI_SANDBOX_DIR: boxes,
-    },
-    stdio: ["ignore", "pipe", "pipe"],
+  const dev = await spawnServing({
+    serving: SERVING.dev,
+    start: (port) =>
+      spawn(process.execPath, [CLI, "dev", "--port", String(port), "--allow-blocking", ...args], {
+        cwd: dir,
+        env: {
+          PATH: process.env.PATH ?? "",
+          HOME: process.env.HOME ?? "/tmp",
+          OPENAI_API_KEY: "test-key",
+          OPENAI_BASE_URL: model.openaiBaseUrl,
+          AGENTCLI_SANDBOX_DIR: boxes,
+        },
+        stdio: ["ignore", "pipe", "pipe"],
+      }),
   });
-  let out = "";
-  child.stdout.on("data", (b) => (out += b));
-  child.stderr.on("data", (b) => (out += b));
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   try {
-    for (;;) {
-      if (child.exitCode !== null) throw new Error(`dev exited:\n${out}`);
-      if (/is running/.test(out)) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    await body(`http://127.0.0.1:${port}`);
+    await body(dev.url);
   } finally {
-    child.kill("SIGINT");
-    await exited;
+    await dev.stop("SIGINT");
   }
-  return out;
+  return dev.output();
 }
 
 test("plain dev: the missing provider key is a warning that runs will fail", async () => {

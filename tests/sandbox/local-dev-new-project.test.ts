@@ -7,9 +7,8 @@
  */
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
@@ -17,6 +16,7 @@ import { Client } from "@langchain/langgraph-sdk";
 import { type ModelServer, startModelServer } from "../../core/testing/model-server/server.ts";
 import { sandboxRoot } from "../../plugins/sandbox/local.ts";
 import { CLI } from "../toolchain/_project.ts";
+import { SERVING, spawnServing } from "../_spawn-serving.ts";
 
 const root = mkdtempSync(join(tmpdir(), "agentcli-dev-new-project-"));
 const cleanups: Array<() => Promise<void> | void> = [() => rmSync(root, { recursive: true, force: true })];
@@ -35,48 +35,24 @@ function newProject(parent: string): string {
   return dir;
 }
 
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
-  const port = (s.address() as { port: number }).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
-
 async function dev(dir: string, model: ModelServer): Promise<{ client: Client; output: () => string }> {
-  const port = await freePort();
-  let out = "";
-  const proc: ChildProcess = spawn(process.execPath, [CLI, "dev", "--sandbox", "local", "--port", String(port)], {
-    cwd: dir,
-    env: {
-      PATH: process.env.PATH ?? "",
-      HOME: process.env.HOME ?? "/tmp",
-      NO_COLOR: "1",
-      OPENAI_API_KEY: "test-key",
-      OPENAI_BASE_URL: model.openaiBaseUrl,
-    },
-    stdio: ["ignore", "pipe", "pipe"],
+  const proc = await spawnServing({
+    serving: SERVING.dev,
+    start: (port) =>
+      spawn(process.execPath, [CLI, "dev", "--sandbox", "local", "--port", String(port)], {
+        cwd: dir,
+        env: {
+          PATH: process.env.PATH ?? "",
+          HOME: process.env.HOME ?? "/tmp",
+          NO_COLOR: "1",
+          OPENAI_API_KEY: "test-key",
+          OPENAI_BASE_URL: model.openaiBaseUrl,
+        },
+        stdio: ["ignore", "pipe", "pipe"],
+      }),
   });
-  proc.stdout!.on("data", (d: Buffer) => (out += d));
-  proc.stderr!.on("data", (d: Buffer) => (out += d));
-  cleanups.push(() =>
-    new Promise<void>((
-      resolve,
-    ) => (proc.exitCode !== null ? resolve() : (proc.once("exit", () => resolve()), proc.kill("SIGTERM"))))
-  );
-  for (;;) {
-    if (proc.exitCode !== null) throw new Error(`agentcli dev exited ${proc.exitCode}:\n${out}`);
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/ok`)).ok) break;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  return {
-    client: new Client({ apiUrl: `http://127.0.0.1:${port}`, callerOptions: { maxRetries: 0 } }),
-    output: () => out,
-  };
+  cleanups.push(() => proc.stop());
+  return { client: new Client({ apiUrl: proc.url, callerOptions: { maxRetries: 0 } }), output: proc.output };
 }
 
 async function executeOnce(client: Client, model: ModelServer, command: string): Promise<string> {

@@ -8,13 +8,13 @@
  * printed. Skipped when the executable is not built.
  */
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { Client } from "@langchain/langgraph-sdk";
-import { freePort } from "../../plugins/compute/revision-process.ts";
+import { SERVING, spawnServing } from "../_spawn-serving.ts";
 import { startModelServer } from "../fixtures/model-server/server.ts";
 import { startDaytonaStandIn } from "../fixtures/sandbox-vendors/daytona/server.ts";
 import { startRunloopStandIn } from "../fixtures/sandbox-vendors/runloop/server.ts";
@@ -69,34 +69,25 @@ function project(provider: string): string {
 /** Everything the executables printed (the keys must never be in it). */
 let printed = "";
 
-async function serve(dir: string, port: number, env: Record<string, string>): Promise<ChildProcess> {
-  let out = "";
-  const proc = spawn(EXE, ["dev", "--config", join(dir, "agent.toml"), "--port", String(port)], {
-    cwd: dir,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", NO_COLOR: "1", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
+/** `dist/agentcli dev` on the project, once it says it serves; its URL. */
+async function serve(dir: string, env: Record<string, string>): Promise<string> {
+  const dev = await spawnServing({
+    serving: SERVING.dev,
+    start: (port) => {
+      const proc = spawn(EXE, ["dev", "--config", join(dir, "agent.toml"), "--port", String(port)], {
+        cwd: dir,
+        env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", NO_COLOR: "1", ...env },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let out = "";
+      proc.stdout!.on("data", (d: Buffer) => (out += d));
+      proc.stderr!.on("data", (d: Buffer) => (out += d));
+      proc.once("exit", () => (printed += out));
+      return proc;
+    },
   });
-  proc.stdout!.on("data", (d: Buffer) => (out += d));
-  proc.stderr!.on("data", (d: Buffer) => (out += d));
-  proc.once("exit", () => (printed += out));
-  cleanups.push(() =>
-    new Promise<void>((
-      resolve,
-    ) => (proc.exitCode !== null ? resolve() : (proc.once("exit", () => resolve()), proc.kill("SIGTERM"))))
-  );
-  for (;;) {
-    if (proc.exitCode !== null) throw new Error(`dist/agentcli dev exited ${proc.exitCode}:\n${out}`);
-    try {
-      if (
-        (await fetch(`http://127.0.0.1:${port}/assistants/search`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: "{}",
-        })).ok
-      ) return proc;
-    } catch { /* not yet */ }
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  cleanups.push(() => dev.stop());
+  return dev.url;
 }
 
 test(
@@ -116,9 +107,8 @@ test(
       printed += dry.stdout + dry.stderr;
       assert.ok(JSON.parse(dry.stdout).requires.packages.includes(v.package), dry.stdout);
 
-      const port = await freePort("127.0.0.1");
-      await serve(dir, port, { OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: model.openaiBaseUrl, ...v.env });
-      const client = new Client({ apiUrl: `http://127.0.0.1:${port}`, callerOptions: { maxRetries: 0 } });
+      const url = await serve(dir, { OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: model.openaiBaseUrl, ...v.env });
+      const client = new Client({ apiUrl: url, callerOptions: { maxRetries: 0 } });
       const thread = (await client.threads.create()).thread_id;
       model.script(
         {

@@ -6,13 +6,13 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { buildBundle } from "../../core/bundle/bundle.ts";
 import { loadProject } from "../../core/config/load.ts";
 import { PluginDriver } from "../../core/kernel/plugin-driver.ts";
-import { freePort } from "../../plugins/compute/revision-process.ts";
 import { builtinPlugins } from "../../plugins/registry.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
@@ -30,6 +30,20 @@ before(async () => {
   });
   writeFileSync(bundlePath, (await buildBundle(project, { driver, version: "test" })).bytes);
 });
+
+/**
+ * A port no PostgreSQL or Redis answers on: this test listens there itself and drops every
+ * connection, so no other process can take the port while the test runs (a port picked free
+ * and left closed could be).
+ */
+async function deadPort(): Promise<{ port: number; close: () => Promise<void> }> {
+  const server = createServer((socket) => socket.destroy());
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () => new Promise((r) => server.close(() => r())),
+  };
+}
 
 function serve(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
   const child = spawn(process.execPath, [
@@ -60,8 +74,9 @@ test(
   "an unreachable PostgreSQL fails the start with the variable and address, not the password",
   { timeout: 120_000 },
   async () => {
-    const port = await freePort("127.0.0.1");
-    const { code, stderr } = await serve({ DATABASE_URL: `postgres://postgres:s3cret-pw@127.0.0.1:${port}/test` });
+    const { port, close } = await deadPort();
+    const { code, stderr } = await serve({ DATABASE_URL: `postgres://postgres:s3cret-pw@127.0.0.1:${port}/test` })
+      .finally(close);
     assert.equal(code, 1, stderr);
     assert.match(stderr, new RegExp(`Cannot connect to PostgreSQL at 127\\.0\\.0\\.1:${port}/test \\(DATABASE_URL\\)`));
     assert.match(stderr, /AGENTCLI_CONNECT_TIMEOUT_SECONDS/);
@@ -72,8 +87,8 @@ test(
 test("an unreachable Redis fails the start (it used to hang) with the variable and address, not the password", {
   timeout: 120_000,
 }, async () => {
-  const port = await freePort("127.0.0.1");
-  const { code, stderr } = await serve({ REDIS_URL: `redis://:s3cret-pw@127.0.0.1:${port}` });
+  const { port, close } = await deadPort();
+  const { code, stderr } = await serve({ REDIS_URL: `redis://:s3cret-pw@127.0.0.1:${port}` }).finally(close);
   assert.equal(code, 1, stderr);
   assert.match(stderr, new RegExp(`Cannot connect to Redis at 127\\.0\\.0\\.1:${port} \\(REDIS_URL\\)`));
   assert.ok(!stderr.includes("s3cret-pw"), stderr);

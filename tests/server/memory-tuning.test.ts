@@ -6,13 +6,13 @@
  * forced full collection only once runs have stopped.
  */
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { Client } from "@langchain/langgraph-sdk";
-import { freePort } from "../../plugins/compute/revision-process.ts";
+import { SERVING, type Serving, spawnServing } from "../_spawn-serving.ts";
 import { idleCollector } from "../../core/engine/queue/idle-gc.ts";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
@@ -23,51 +23,36 @@ const EXE = join(ROOT, "dist/agentcli");
 async function startDev(
   env: Record<string, string>,
   cmd: string[] = [process.execPath, join(ROOT, "bin/agentcli.js")],
-): Promise<{ proc: ChildProcess; url: string; dir: string; output: () => string }> {
+): Promise<{ dev: Serving; url: string; dir: string }> {
   const dir = mkdtempSync(join(tmpdir(), "agentcli-memtune-"));
   writeFileSync(join(dir, "agent.toml"), `[agent]\nname = "memtune"\n\n[auth]\nprovider = "anonymous"\n`);
   writeFileSync(join(dir, "AGENTS.md"), "Test agent.\n");
-  const port = await freePort("127.0.0.1");
-  const proc = spawn(cmd[0]!, [
-    ...cmd.slice(1),
-    "dev",
-    "--config",
-    join(dir, "agent.toml"),
-    "--port",
-    String(port),
-    "--graph",
-    `env=${join(ROOT, "tests/fixtures/graphs/env.ts")}`,
-  ], {
-    cwd: dir,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", NO_COLOR: "1", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
+  const dev = await spawnServing({
+    serving: SERVING.dev,
+    start: (port) =>
+      spawn(cmd[0]!, [
+        ...cmd.slice(1),
+        "dev",
+        "--config",
+        join(dir, "agent.toml"),
+        "--port",
+        String(port),
+        "--graph",
+        `env=${join(ROOT, "tests/fixtures/graphs/env.ts")}`,
+      ], {
+        cwd: dir,
+        env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", NO_COLOR: "1", ...env },
+        stdio: ["ignore", "pipe", "pipe"],
+      }),
+  }).catch((err) => {
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
   });
-  let out = "";
-  proc.stdout!.on("data", (d: Buffer) => (out += d));
-  proc.stderr!.on("data", (d: Buffer) => (out += d));
-  const url = `http://127.0.0.1:${port}`;
-  for (;;) {
-    if (proc.exitCode !== null) throw new Error(`dev exited ${proc.exitCode}:\n${out}`);
-    try {
-      if (
-        (await fetch(`${url}/assistants/search`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: "{}",
-        })).ok
-      ) break;
-    } catch { /* not yet */ }
-    await sleep(100);
-  }
-  return { proc, url, dir, output: () => out };
+  return { dev, url: dev.url, dir };
 }
 
-async function stop(s: { proc: ChildProcess; dir: string }): Promise<void> {
-  if (s.proc.exitCode === null) {
-    const exited = new Promise((r) => s.proc.once("exit", r));
-    s.proc.kill("SIGTERM");
-    await exited;
-  }
+async function stop(s: { dev: Serving; dir: string }): Promise<void> {
+  await s.dev.stop();
   rmSync(s.dir, { recursive: true, force: true });
 }
 
@@ -88,10 +73,10 @@ test(
     const s = await startDev({});
     try {
       // Same pid (the spawned one), new image: its command line and start-time environment carry the settings.
-      const cmdline = readFileSync(`/proc/${s.proc.pid}/cmdline`, "utf8").split("\0");
+      const cmdline = readFileSync(`/proc/${s.dev.child.pid}/cmdline`, "utf8").split("\0");
       assert.ok(cmdline.includes("--max-semi-space-size=8"), `cmdline: ${cmdline.join(" ")}`);
       assert.ok(cmdline.includes("--no-memory-reducer"), `cmdline: ${cmdline.join(" ")}`);
-      const environ = readFileSync(`/proc/${s.proc.pid}/environ`, "utf8").split("\0");
+      const environ = readFileSync(`/proc/${s.dev.child.pid}/environ`, "utf8").split("\0");
       assert.ok(environ.includes("MALLOC_ARENA_MAX=2"), "MALLOC_ARENA_MAX=2 at start");
       assert.ok(environ.includes("MALLOC_MMAP_THRESHOLD_=131072"), "MALLOC_MMAP_THRESHOLD_ at start");
       assert.equal(
@@ -109,7 +94,7 @@ test("a value the user set is kept and passed on; AGENTCLI_MEMORY_TUNING=0 turns
 }, async () => {
   const own = await startDev({ MALLOC_ARENA_MAX: "4" });
   try {
-    const environ = readFileSync(`/proc/${own.proc.pid}/environ`, "utf8").split("\0");
+    const environ = readFileSync(`/proc/${own.dev.child.pid}/environ`, "utf8").split("\0");
     assert.ok(environ.includes("MALLOC_ARENA_MAX=4"));
     assert.equal(
       await runEnvGraph(own.url),
@@ -120,7 +105,7 @@ test("a value the user set is kept and passed on; AGENTCLI_MEMORY_TUNING=0 turns
   }
   const off = await startDev({ AGENTCLI_MEMORY_TUNING: "0" });
   try {
-    const cmdline = readFileSync(`/proc/${off.proc.pid}/cmdline`, "utf8").split("\0");
+    const cmdline = readFileSync(`/proc/${off.dev.child.pid}/cmdline`, "utf8").split("\0");
     assert.ok(!cmdline.some((a) => a.startsWith("--max-semi-space-size")), `cmdline: ${cmdline.join(" ")}`);
     assert.ok(!cmdline.includes("--no-memory-reducer"), `cmdline: ${cmdline.join(" ")}`);
     assert.equal(
@@ -144,7 +129,7 @@ test(
   async () => {
     const s = await startDev({ NODE_OPTIONS: "--no-warnings" }, [EXE]);
     try {
-      const environ = readFileSync(`/proc/${s.proc.pid}/environ`, "utf8").split("\0");
+      const environ = readFileSync(`/proc/${s.dev.child.pid}/environ`, "utf8").split("\0");
       assert.ok(environ.includes("MALLOC_ARENA_MAX=2"), "MALLOC_ARENA_MAX=2 at start");
       assert.ok(environ.includes("MALLOC_MMAP_THRESHOLD_=131072"), "MALLOC_MMAP_THRESHOLD_ at start");
       assert.ok(environ.includes("NODE_OPTIONS=--no-warnings"), "NODE_OPTIONS as given");

@@ -5,7 +5,6 @@
  * Plus the `/studio` sub-app's files, fallback and path safety over `app.request`.
  */
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,11 +13,10 @@ import { Hono } from "hono";
 import { buildBundle } from "../../core/bundle/bundle.ts";
 import { loadProject } from "../../core/config/load.ts";
 import { PluginDriver } from "../../core/kernel/plugin-driver.ts";
-import { freePort } from "../../plugins/compute/revision-process.ts";
 import { builtinPlugins } from "../../plugins/registry.ts";
+import { type Serving, startServe } from "../_spawn-serving.ts";
 import { studioEnabled, studioRoutes } from "../../core/server/routes/studio.ts";
 
-const ROOT = new URL("../../", import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), "agentcli-studio-serve-"));
 const bundles: Record<string, string> = {};
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -41,58 +39,18 @@ before(async () => {
   }
 });
 
-interface Served {
-  url: string;
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
-async function serve(bundle: string, env: Record<string, string>): Promise<Served> {
-  const port = await freePort("127.0.0.1");
-  const child = spawn(process.execPath, [
-    join(ROOT, "bin/agentcli.js"),
-    "serve",
-    bundle,
-    "--port",
-    String(port),
-    "--data-dir",
-    mkdtempSync(join(dir, "data-")),
-  ], {
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", OPENAI_API_KEY: "test-key", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let out = "";
-  child.stdout!.on("data", (b: Buffer) => (out += b.toString()));
-  child.stderr!.on("data", (b: Buffer) => (out += b.toString()));
-  const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
-  return { url: `http://127.0.0.1:${port}`, child, output: () => out, exited };
-}
-
-async function up(s: Served): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    if (s.child.exitCode !== null) throw new Error(`serve exited:\n${s.output()}`);
-    try {
-      if ((await fetch(`${s.url}/ok`)).ok) return;
-    } catch { /* not up yet */ }
-    await new Promise((r) => setTimeout(r, 150));
-  }
-  throw new Error(`serve did not answer:\n${s.output()}`);
-}
-
-async function stop(s: Served): Promise<void> {
-  if (s.child.exitCode === null) s.child.kill("SIGTERM");
-  await s.exited;
+/** `agentcli serve <bundle>` with `env`, once it says it serves. */
+function serve(bundle: string, env: Record<string, string>): Promise<Serving> {
+  return startServe({ bundle, dataDir: mkdtempSync(join(dir, "data-")), env: { OPENAI_API_KEY: "test-key", ...env } });
 }
 
 test("serve: no studio unless AGENTCLI_STUDIO=1", { timeout: 120_000 }, async () => {
   const s = await serve(bundles.keyed!, { PLATFORM_API_KEY: "studio-key" });
   try {
-    await up(s);
     const res = await fetch(`${s.url}/studio`);
     assert.equal(res.status, 404, await res.text());
   } finally {
-    await stop(s);
+    await s.stop();
   }
 });
 
@@ -101,7 +59,6 @@ test("serve with AGENTCLI_STUDIO=1: the page is served, its API calls need the p
 }, async () => {
   const s = await serve(bundles.keyed!, { PLATFORM_API_KEY: "studio-key", AGENTCLI_STUDIO: "1" });
   try {
-    await up(s);
     const page = await fetch(`${s.url}/studio`);
     assert.equal(page.status, 200);
     const html = await page.text();
@@ -120,16 +77,17 @@ test("serve with AGENTCLI_STUDIO=1: the page is served, its API calls need the p
     const ok = await search({ "x-api-key": "studio-key" });
     assert.equal(ok.status, 200, await ok.text());
   } finally {
-    await stop(s);
+    await s.stop();
   }
 });
 
 test("serve with AGENTCLI_STUDIO=1 and auth that lets anyone in: refuses to start", { timeout: 120_000 }, async () => {
-  const s = await serve(bundles.open!, { AGENTCLI_STUDIO: "1" });
-  const code = await s.exited;
-  assert.equal(code, 1, s.output());
-  assert.match(s.output(), /Cannot serve the studio at \/studio: auth provider "anonymous" accepts requests/);
-  assert.match(s.output(), /Unset AGENTCLI_STUDIO/);
+  await assert.rejects(serve(bundles.open!, { AGENTCLI_STUDIO: "1" }), (err: Error) => {
+    assert.match(err.message, /exited with 1 before serving/);
+    assert.match(err.message, /Cannot serve the studio at \/studio: auth provider "anonymous" accepts requests/);
+    assert.match(err.message, /Unset AGENTCLI_STUDIO/);
+    return true;
+  });
 });
 
 test("studioEnabled: on under dev unless 0, off under serve unless 1", () => {

@@ -1,19 +1,19 @@
 /**
  * Servers the CLI starts, as a user's shell would: a copy of the example project in a
  * temporary folder (no `.env`, no `.agentcli/`), `agentcli <args> --port <free>` with a minimal
- * environment, waited for until it answers, and every one stopped with SIGTERM after the file.
+ * environment, waited for until it says it serves, and every one stopped with SIGTERM after the file.
  *
  * @example
  * const kit = launchKit("agentcli-cors-");
  * const dev = await kit.start(["dev"], { CORS_ALLOW_ORIGINS: "https://app.example" });
  */
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before } from "node:test";
-import { freePort } from "../../plugins/compute/revision-process.ts";
+import { SERVING, type Serving, spawnServing } from "../_spawn-serving.ts";
 
 export const ROOT = new URL("../..", import.meta.url).pathname;
 export const CLI = join(ROOT, "bin/agentcli.js");
@@ -30,7 +30,7 @@ export interface Launched {
 
 /** The kit of one test file; registers its `before` (the project copy) and `after` (stop all, remove the folder). */
 export function launchKit(prefix: string) {
-  const running: ChildProcess[] = [];
+  const running: Serving[] = [];
   const kit = {
     work: "",
     project: "",
@@ -38,28 +38,23 @@ export function launchKit(prefix: string) {
     env(extra: Record<string, string>): Record<string, string> {
       return { PATH: process.env.PATH ?? "", HOME: kit.work, NO_COLOR: "1", ...extra };
     },
-    /** Starts `agentcli <args> --port <free>` in the project and waits until `path` answers (any status). */
-    async start(args: string[], env: Record<string, string>, path = "/ok"): Promise<Launched> {
-      const port = await freePort("127.0.0.1");
-      let out = "";
-      const proc = spawn(process.execPath, [CLI, ...args, "--port", String(port)], {
-        cwd: kit.project,
-        env: kit.env(env),
-        stdio: ["ignore", "pipe", "pipe"],
+    /**
+     * Starts `agentcli <args> --port <free>` (`dev`, `serve` or `platform serve`) in the project,
+     * once it says it serves (on another port when another process took the one picked first).
+     */
+    async start(args: string[], env: Record<string, string>): Promise<Launched> {
+      const serving = args[0] === "platform" ? SERVING.platform : args[0] === "serve" ? SERVING.serve : SERVING.dev;
+      const s = await spawnServing({
+        serving,
+        start: (port) =>
+          spawn(process.execPath, [CLI, ...args, "--port", String(port)], {
+            cwd: kit.project,
+            env: kit.env(env),
+            stdio: ["ignore", "pipe", "pipe"],
+          }),
       });
-      running.push(proc);
-      proc.stdout!.on("data", (d: Buffer) => (out += d));
-      proc.stderr!.on("data", (d: Buffer) => (out += d));
-      const url = `http://127.0.0.1:${port}`;
-      for (;;) {
-        if (proc.exitCode !== null) throw new Error(`exited ${proc.exitCode} before it served:\n${out}`);
-        try {
-          await fetch(`${url}${path}`);
-          break;
-        } catch { /* not listening yet */ }
-        await new Promise((r) => setTimeout(r, 200));
-      }
-      return { port, url, out: () => out, stop: () => stopProcess(proc) };
+      running.push(s);
+      return { port: s.port, url: s.url, out: s.output, stop: () => s.stop() };
     },
     /** Bundles the project (`deploy --dry-run`), then starts `agentcli serve` on the bundle with its own data folder. */
     async startServe(env: Record<string, string>): Promise<Launched> {
@@ -84,15 +79,8 @@ export function launchKit(prefix: string) {
     });
   });
   after(async () => {
-    for (const p of running) await stopProcess(p);
+    for (const s of running) await s.stop();
     rmSync(kit.work, { recursive: true, force: true });
   });
   return kit;
-}
-
-async function stopProcess(proc: ChildProcess): Promise<void> {
-  if (proc.exitCode !== null || proc.signalCode !== null) return;
-  const exited = new Promise((r) => proc.once("exit", r));
-  proc.kill("SIGTERM");
-  await exited;
 }

@@ -78,11 +78,7 @@ test("serve on a loopback bind serves the names AGENTCLI_ALLOWED_HOSTS lists and
 });
 
 test("platform serve on a loopback bind refuses other names", async () => {
-  const platform = await kit.start(
-    ["platform", "serve", "--data-dir", join(kit.work, "platform")],
-    {},
-    "/v2/deployments",
-  );
+  const platform = await kit.start(["platform", "serve", "--data-dir", join(kit.work, "platform")], {});
   assert.equal((await send(platform.port, "evil.example", "GET", "/v2/deployments")).status, 403);
   assert.equal((await send(platform.port, `localhost:${platform.port}`, "GET", "/v2/deployments")).status, 401);
   await platform.stop();

@@ -17,7 +17,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@langchain/langgraph-sdk";
-import { freePort } from "../../plugins/compute/revision-process.ts";
+import { SERVING, spawnServing } from "../_spawn-serving.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -127,23 +127,18 @@ export default definePlugin({
     // 2000-01-01; an initdb here would hold today's), and serves the Agent API.
     const home = join(dir, "dev-home");
     mkdirSync(home);
-    const port = await freePort("127.0.0.1");
-    const dev = spawn(exe, ["dev", "--port", String(port)], {
-      cwd: project,
-      env: { HOME: home },
-      stdio: ["ignore", "pipe", "pipe"],
+    const dev = await spawnServing({
+      serving: SERVING.dev,
+      start: (port) =>
+        spawn(exe, ["dev", "--port", String(port)], {
+          cwd: project,
+          env: { HOME: home },
+          stdio: ["ignore", "pipe", "pipe"],
+        }),
     });
-    let out = "";
-    dev.stdout.on("data", (d: Buffer) => (out += d));
-    dev.stderr.on("data", (d: Buffer) => (out += d));
-    const exited = new Promise((r) => dev.once("exit", r));
     try {
-      const client = new Client({ apiUrl: `http://127.0.0.1:${port}` });
-      for (;;) {
-        assert.equal(dev.exitCode, null, `agentcli dev exited:\n${out}`);
-        if (await client.assistants.search().then(() => true, () => false)) break;
-        await new Promise((r) => setTimeout(r, 200));
-      }
+      const client = new Client({ apiUrl: dev.url });
+      await client.assistants.search();
       const thread = await client.threads.create({ metadata: { built: "twice" } });
       assert.equal((await client.threads.get(thread.thread_id)).metadata?.built, "twice");
       const control = readFileSync(join(project, ".agentcli/db/global/pg_control"));
@@ -153,8 +148,7 @@ export default definePlugin({
         "restored from the embedded template",
       );
     } finally {
-      dev.kill("SIGTERM");
-      await exited;
+      await dev.stop();
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -8,24 +8,13 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { invocationCommand } from "../../core/cli/invocation.ts";
+import { SERVING, type Serving, spawnServing } from "../_spawn-serving.ts";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
 const README = readFileSync(join(ROOT, "README.md"), "utf8");
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 test("README: `npm install -g .` puts agentcli on PATH; init, deploy --dry-run and dev work on a project outside the checkout", async () => {
   assert.match(
@@ -45,7 +34,7 @@ test("README: `npm install -g .` puts agentcli on PATH; init, deploy --dry-run a
     npm_config_audit: "false",
     npm_config_fund: "false",
   };
-  let dev: ReturnType<typeof spawn> | undefined;
+  let dev: Serving | undefined;
   try {
     const install = spawnSync("npm", ["install", "-g", "."], { cwd: ROOT, env, encoding: "utf8" });
     assert.equal(install.status, 0, `${install.stdout}${install.stderr}`);
@@ -66,23 +55,16 @@ test("README: `npm install -g .` puts agentcli on PATH; init, deploy --dry-run a
     assert.equal(dry.status, 0, `${dry.stdout}${dry.stderr}`);
     assert.match(dry.stdout, /Agent: +myagent/);
 
-    const port = await freePort();
-    dev = spawn("agentcli", ["dev", "--port", String(port)], { cwd: project, env, stdio: ["ignore", "pipe", "pipe"] });
-    let log = "";
-    dev.stdout!.on("data", (d) => (log += d));
-    dev.stderr!.on("data", (d) => (log += d));
-    const exited = new Promise<number | null>((resolve) => dev!.once("exit", (code) => resolve(code)));
-    let ok = false;
-    while (!ok && dev.exitCode === null) {
-      ok = await fetch(`http://127.0.0.1:${port}/ok`).then((r) => r.ok, () => false);
-      if (!ok) await new Promise((r) => setTimeout(r, 200));
-    }
-    assert.ok(ok, `agentcli dev never answered /ok:\n${log}`);
-    dev.kill("SIGTERM");
-    await exited;
+    dev = await spawnServing({
+      serving: SERVING.dev,
+      start: (port) =>
+        spawn("agentcli", ["dev", "--port", String(port)], { cwd: project, env, stdio: ["ignore", "pipe", "pipe"] }),
+    });
+    assert.ok((await fetch(`${dev.url}/ok`)).ok, `agentcli dev did not answer /ok:\n${dev.output()}`);
+    await dev.stop();
     dev = undefined;
   } finally {
-    dev?.kill("SIGKILL");
+    await dev?.stop("SIGKILL");
     rmSync(home, { recursive: true, force: true });
   }
 });

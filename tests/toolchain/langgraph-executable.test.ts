@@ -10,17 +10,17 @@
  * Skipped when the executable is not built.
  */
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { Client } from "@langchain/langgraph-sdk";
-import { freePort } from "../../plugins/compute/revision-process.ts";
 import { LENT_ENTRY_POINTS } from "../../scripts/build-sea-packages.ts";
-import { until } from "../platform/_harness.ts";
+import { type PlatformServe, startPlatformServe } from "../platform/_harness.ts";
 import { startModelServer } from "../fixtures/model-server/server.ts";
 import { type DevProcess, startDevProcess } from "../fixtures/dev-process.ts";
+import { SERVING } from "../_spawn-serving.ts";
 
 /** A user of examples/langgraph-js/src/auth.ts. */
 const ALICE = { authorization: "Bearer token-alice" };
@@ -35,6 +35,7 @@ function startDev(work: string, opts: { env?: Record<string, string>; expectExit
   copyFileSync(EXE, join(work, "agentcli"));
   return startDevProcess({
     argv: (port) => [join(work, "agentcli"), "dev", "--port", String(port), "--allow-blocking"],
+    serving: opts.expectExit ? undefined : SERVING.dev,
     cwd: join(work, "project"),
     env: { HOME: work, BROWSER: "none", ...opts.env },
     ready: opts.expectExit ? null : "/info",
@@ -220,7 +221,7 @@ test(
   { skip },
   async () => {
     const work = mkdtempSync(join(tmpdir(), "agentcli-lg-exe-"));
-    let server: ChildProcess | undefined;
+    let server: PlatformServe | undefined;
     try {
       const exe = join(work, "agentcli");
       copyFileSync(EXE, exe);
@@ -228,24 +229,9 @@ test(
         recursive: true,
         filter: (p) => !p.includes("/node_modules") && !p.includes("/.agentcli"),
       });
-      const port = await freePort("127.0.0.1");
-      const base = `http://127.0.0.1:${port}`;
-      let output = "";
-      server = spawn(exe, ["platform", "serve", "--port", String(port), "--data-dir", join(work, "data")], {
-        cwd: work,
-        env: { HOME: work },
-        stdio: ["ignore", "pipe", "pipe"],
-      });
-      server.stdout!.on("data", (d) => (output += d));
-      server.stderr!.on("data", (d) => (output += d));
-      const key = await until(
-        async () =>
-          output.match(/\n\s+(acp_[A-Za-z0-9_-]+)\n/)?.[1] ??
-            (server!.exitCode !== null ? Promise.reject(new Error(output)) : null),
-        "bootstrap key",
-        600,
-      );
-      await until(async () => (await fetch(`${base}/ok`).then((r) => r.ok, () => false)), "control plane /ok", 600);
+      server = await startPlatformServe({ exe, dataDir: join(work, "data"), cwd: work, env: { HOME: work } });
+      const base = server.url;
+      const key = server.key ?? assert.fail(`no bootstrap key:\n${server.output()}`);
       const deployed = await new Promise<{ code: number | null; output: string }>((resolve) => {
         const child = spawn(exe, ["deploy", "--platform-url", base, "--yes"], {
           cwd: join(work, "project"),
@@ -257,7 +243,7 @@ test(
         child.stderr.on("data", (d) => (out += d));
         child.on("close", (code) => resolve({ code, output: out }));
       });
-      assert.equal(deployed.code, 0, deployed.output + output);
+      assert.equal(deployed.code, 0, deployed.output + server.output());
       const url = deployed.output.match(/URL: (\S+)/)?.[1];
       assert.ok(url, deployed.output);
       // The example's custom auth replaces the platform key (no [auth]): its own token.
@@ -269,11 +255,7 @@ test(
       const hello = await fetch(`${url}/hello`, { headers: { "x-api-key": key, ...ALICE } });
       assert.deepEqual(await hello.json(), { hello: "Hello" });
     } finally {
-      if (server && server.exitCode === null) {
-        const exited = new Promise((r) => server!.once("exit", r));
-        server.kill("SIGTERM");
-        await exited;
-      }
+      await server?.stop();
       rmSync(work, { recursive: true, force: true });
     }
   },

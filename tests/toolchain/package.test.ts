@@ -14,7 +14,7 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { freePort } from "../../plugins/compute/revision-process.ts";
+import { SERVING, spawnServing } from "../_spawn-serving.ts";
 import { type ModelServer, startModelServer } from "../fixtures/model-server/server.ts";
 import { installPackage, NODE22, PLUGINS, ROOT, run, toolEnv } from "./_package.ts";
 
@@ -184,8 +184,7 @@ describe("agentcli dev --plugin from the installed package", () => {
         join(agent, "agent.toml"),
         `[agent]\nname = "package-test"\nmodel = "proxy:gpt-test"\n\n[sandbox]\nprovider = "scratch"\n\n[auth]\nprovider = "token_list"\n`,
       );
-      const port = await freePort("127.0.0.1");
-      const args = [
+      const args = (port: number) => [
         bin,
         ...PLUGINS.flatMap((p) => ["--plugin", join(project, `${p}.ts`)]),
         "dev",
@@ -203,23 +202,16 @@ describe("agentcli dev --plugin from the installed package", () => {
         TOKEN_LIST_USERS: "tok-alice:alice,tok-bad:banned",
         AGENTCLI_MEMORY: "memory-map",
       };
-      const child = spawn(node, args, { cwd: project, env, stdio: ["ignore", "pipe", "pipe"] });
-      let out = "";
-      child.stdout.on("data", (d: Buffer) => {
-        out += d;
+      const dev = await spawnServing({
+        serving: SERVING.dev,
+        start: (port) => spawn(node, args(port), { cwd: project, env, stdio: ["ignore", "pipe", "pipe"] }),
       });
-      child.stderr.on("data", (d: Buffer) => {
-        out += d;
-      });
-      const url = `http://127.0.0.1:${port}`;
+      const { url } = dev;
       try {
-        for (let i = 0;; i++) {
-          assert.equal(child.exitCode, null, `agentcli dev exited:\n${out}`);
-          if (await fetch(`${url}/ok`).then((r) => r.ok, () => false)) break;
-          await new Promise((r) => setTimeout(r, 200));
-          assert.ok(i < 1500, `agentcli dev did not start:\n${out}`);
-        }
-        assert.doesNotMatch(out, /tsx|MODULE_TYPELESS_PACKAGE_JSON|ERR_UNSUPPORTED_NODE_MODULES_TYPE_STRIPPING/);
+        assert.doesNotMatch(
+          dev.output(),
+          /tsx|MODULE_TYPELESS_PACKAGE_JSON|ERR_UNSUPPORTED_NODE_MODULES_TYPE_STRIPPING/,
+        );
         const search = (token: string) =>
           fetch(`${url}/threads/search`, {
             method: "POST",
@@ -239,10 +231,9 @@ describe("agentcli dev --plugin from the installed package", () => {
         });
         const body = await res.json() as { messages?: Array<{ content: unknown }> };
         assert.equal(res.status, 200, JSON.stringify(body));
-        assert.equal(body.messages?.at(-1)?.content, "Hello from the proxy model.", out);
+        assert.equal(body.messages?.at(-1)?.content, "Hello from the proxy model.", dev.output());
       } finally {
-        child.kill("SIGTERM");
-        await new Promise((r) => child.once("exit", r));
+        await dev.stop();
       }
     });
   }

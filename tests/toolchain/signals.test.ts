@@ -6,13 +6,13 @@
  * same project and data.
  */
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
-import { freePort } from "../../plugins/compute/revision-process.ts";
+import { SERVING, type Serving, spawnServing } from "../_spawn-serving.ts";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
 const EXE = join(ROOT, "dist/agentcli");
@@ -25,41 +25,29 @@ const MODES: Record<string, string[]> = {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function start(cmd: string[], project: string, port: number): { proc: ChildProcess; output: () => string } {
-  let out = "";
+/** `<cmd> dev` on the project, once it says it serves and an API request (it waits for storage: the data is open and locked after it) answers. */
+async function start(cmd: string[], project: string): Promise<Serving> {
   // npx resolves the project's own bin from the repository (its cwd); Node 22 first on PATH.
-  const proc = spawn(
-    cmd[0]!,
-    [...cmd.slice(1), "dev", "--config", join(project, "agent.toml"), "--port", String(port)],
-    {
-      cwd: ROOT,
-      env: {
-        PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ""}`,
-        HOME: process.env.HOME ?? "/tmp",
-        NO_COLOR: "1",
-      },
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
-  proc.stdout!.on("data", (d: Buffer) => (out += d));
-  proc.stderr!.on("data", (d: Buffer) => (out += d));
-  return { proc, output: () => out };
-}
-
-async function apiUp(port: number, proc: ChildProcess, output: () => string): Promise<void> {
-  for (;;) {
-    if (proc.exitCode !== null) throw new Error(`exited ${proc.exitCode} before it served:\n${output()}`);
-    try {
-      // An API request, not /ok: it waits for storage, so the data is open (and locked) after it.
-      const res = await fetch(`http://127.0.0.1:${port}/assistants/search`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: "{}",
-      });
-      if (res.ok) return;
-    } catch { /* not yet */ }
-    await sleep(200);
-  }
+  const dev = await spawnServing({
+    serving: SERVING.dev,
+    start: (port) =>
+      spawn(cmd[0]!, [...cmd.slice(1), "dev", "--config", join(project, "agent.toml"), "--port", String(port)], {
+        cwd: ROOT,
+        env: {
+          PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ""}`,
+          HOME: process.env.HOME ?? "/tmp",
+          NO_COLOR: "1",
+        },
+        stdio: ["ignore", "pipe", "pipe"],
+      }),
+  });
+  const res = await fetch(`${dev.url}/assistants/search`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: "{}",
+  });
+  assert.equal(res.status, 200, dev.output());
+  return dev;
 }
 
 const portOpen = (port: number) =>
@@ -80,14 +68,12 @@ for (const [mode, cmd] of Object.entries(MODES)) {
     });
     try {
       for (const signal of ["SIGTERM", "SIGINT", null] as const) {
-        const port = await freePort("127.0.0.1");
-        const { proc, output } = start(cmd, project, port);
-        const exited = new Promise<void>((r) => (proc.exitCode !== null ? r() : proc.once("exit", () => r())));
+        const dev = await start(cmd, project);
+        const { child: proc, output, port } = dev;
         try {
-          await apiUp(port, proc, output);
           if (!signal) break; // the third start, on the same data, served: the lock was released
           proc.kill(signal);
-          await exited;
+          await dev.exited;
           // Whatever npm started must be gone too: nothing serves the port any more.
           for (let i = 0; i < 100 && (await portOpen(port)); i++) await sleep(200);
           assert.equal(
@@ -96,10 +82,7 @@ for (const [mode, cmd] of Object.entries(MODES)) {
             `${mode}: the server still listens after ${signal} to pid ${proc.pid}:\n${output()}`,
           );
         } finally {
-          if (proc.exitCode === null && proc.signalCode === null) {
-            proc.kill("SIGTERM");
-            await exited;
-          }
+          await dev.stop();
           for (let i = 0; i < 100 && (await portOpen(port)); i++) await sleep(200);
         }
       }

@@ -6,13 +6,13 @@
  * with the model server's OpenAI-wire embeddings; `/info` names the engine.
  */
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { copyFileSync, cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, before, test } from "node:test";
 import { Client } from "@langchain/langgraph-sdk";
-import { freePort } from "../../plugins/compute/revision-process.ts";
+import { SERVING, type Serving, spawnServing } from "../_spawn-serving.ts";
 import { type ModelServer, startModelServer } from "../fixtures/model-server/server.ts";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
@@ -39,12 +39,10 @@ before(async () => {
 });
 after(() => models?.close());
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 for (const [mode, { cmd, skip }] of Object.entries(MODES)) {
   test(`${mode}: store search ranks with pgvector on the embedded database`, { skip }, async () => {
     const work = mkdtempSync(join(tmpdir(), "agentcli-store-search-"));
-    let proc: ChildProcess | undefined;
+    let dev: Serving | undefined;
     try {
       cpSync(join(ROOT, "examples/research"), join(work, "project"), {
         recursive: true,
@@ -55,47 +53,36 @@ for (const [mode, { cmd, skip }] of Object.entries(MODES)) {
         copyFileSync(EXE, join(work, "agentcli"));
         argv = [join(work, "agentcli")];
       }
-      const port = await freePort("127.0.0.1");
-      let out = "";
-      proc = spawn(argv[0]!, [...argv.slice(1), "dev", "--port", String(port)], {
-        cwd: join(work, "project"),
-        env: {
-          PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ""}`,
-          HOME: work,
-          NO_COLOR: "1",
-          AGENTCLI_STORE_EMBEDDINGS: "openai:text-embedding-3-small",
-          OPENAI_API_KEY: "sk-test",
-          OPENAI_BASE_URL: models.openaiBaseUrl,
-        },
-        stdio: ["ignore", "pipe", "pipe"],
+      dev = await spawnServing({
+        serving: SERVING.dev,
+        start: (port) =>
+          spawn(argv[0]!, [...argv.slice(1), "dev", "--port", String(port)], {
+            cwd: join(work, "project"),
+            env: {
+              PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ""}`,
+              HOME: work,
+              NO_COLOR: "1",
+              AGENTCLI_STORE_EMBEDDINGS: "openai:text-embedding-3-small",
+              OPENAI_API_KEY: "sk-test",
+              OPENAI_BASE_URL: models.openaiBaseUrl,
+            },
+            stdio: ["ignore", "pipe", "pipe"],
+          }),
       });
-      proc.stdout!.on("data", (d: Buffer) => (out += d));
-      proc.stderr!.on("data", (d: Buffer) => (out += d));
-      const client = new Client({ apiUrl: `http://127.0.0.1:${port}`, apiKey: null, callerOptions: { maxRetries: 0 } });
-      for (;;) {
-        if (proc.exitCode !== null) throw new Error(`exited ${proc.exitCode} before it served:\n${out}`);
-        try {
-          await client.store.putItem(["docs"], "k1", { text: "the cat sat on the mat" }, { index: ["text"] });
-          break;
-        } catch { /* not serving yet */ }
-        await sleep(200);
-      }
+      const client = new Client({ apiUrl: dev.url, apiKey: null, callerOptions: { maxRetries: 0 } });
+      await client.store.putItem(["docs"], "k1", { text: "the cat sat on the mat" }, { index: ["text"] });
       await client.store.putItem(["docs"], "k2", { text: "stock market prices fell" }, { index: ["text"] });
       await client.store.putItem(["docs"], "k3", { text: "a mat" }, { index: ["text"] });
       const { items } = await client.store.searchItems(["docs"], { query: "cat on the mat" });
-      assert.deepEqual(items.map((i) => i.key), ["k1", "k3", "k2"], out);
-      const info = await (await fetch(`http://127.0.0.1:${port}/info`)).json() as { store_search: unknown };
+      assert.deepEqual(items.map((i) => i.key), ["k1", "k3", "k2"], dev.output());
+      const info = await (await fetch(`${dev.url}/info`)).json() as { store_search: unknown };
       assert.deepEqual(info.store_search, {
         query: "vector",
         model: "openai:text-embedding-3-small",
         engine: "pgvector",
       });
     } finally {
-      if (proc && proc.exitCode === null) {
-        const exited = new Promise((r) => proc!.once("exit", r));
-        proc.kill("SIGTERM");
-        await exited;
-      }
+      await dev?.stop();
       rmSync(work, { recursive: true, force: true });
     }
   });

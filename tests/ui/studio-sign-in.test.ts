@@ -8,7 +8,6 @@
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,13 +15,12 @@ import type { Page } from "playwright-core";
 import { buildBundle } from "../../core/bundle/bundle.ts";
 import { loadProject } from "../../core/config/load.ts";
 import { PluginDriver } from "../../core/kernel/plugin-driver.ts";
-import { freePort } from "../../plugins/compute/revision-process.ts";
 import { builtinPlugins } from "../../plugins/registry.ts";
 import { type ModelServer, startModelServer } from "../fixtures/model-server/server.ts";
 import { type BrowserGoTrue, startBrowserGoTrue } from "../fixtures/identity-servers/gotrue-browser.ts";
+import { type Serving, startServe } from "../_spawn-serving.ts";
 import { docScreenshot, launchBrowser, type TestBrowser } from "./_browser.ts";
 
-const ROOT = new URL("../../", import.meta.url).pathname;
 const PROJECT = new URL("./fixtures/identity-a/", import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), "agentcli-studio-sign-in-"));
 const EMAIL = "grace@example.com";
@@ -31,9 +29,8 @@ const PASSWORD = "studio-password";
 let model: ModelServer;
 let gotrue: BrowserGoTrue;
 let browser: TestBrowser;
-let child: ChildProcess;
+let server: Serving;
 let url: string;
-let output = "";
 
 before(async () => {
   model = await startModelServer();
@@ -47,46 +44,24 @@ before(async () => {
   });
   const bundle = join(dir, "identity-a.tgz");
   writeFileSync(bundle, (await buildBundle(loaded, { driver, version: "test" })).bytes);
-  const port = await freePort("127.0.0.1");
-  url = `http://127.0.0.1:${port}`;
-  child = spawn(process.execPath, [
-    join(ROOT, "bin/agentcli.js"),
-    "serve",
+  server = await startServe({
     bundle,
-    "--port",
-    String(port),
-    "--data-dir",
-    mkdtempSync(join(dir, "data-")),
-  ], {
+    dataDir: mkdtempSync(join(dir, "data-")),
     env: {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
       OPENAI_API_KEY: "sk-test",
       OPENAI_BASE_URL: model.openaiBaseUrl,
       IDENTITY_A_URL: gotrue.url,
       IDENTITY_A_PUBLISHABLE_DEFAULT_KEY: gotrue.publishableKey,
       AGENTCLI_STUDIO: "1",
     },
-    stdio: ["ignore", "pipe", "pipe"],
   });
-  child.stdout!.on("data", (b: Buffer) => (output += b.toString()));
-  child.stderr!.on("data", (b: Buffer) => (output += b.toString()));
-  for (let i = 0;; i++) {
-    if (child.exitCode !== null || i > 600) throw new Error(`serve did not start:\n${output}`);
-    try {
-      if ((await fetch(`${url}/ok`)).ok) break;
-    } catch { /* not up yet */ }
-    await new Promise((r) => setTimeout(r, 150));
-  }
+  url = server.url;
   browser = await launchBrowser();
 });
 
 after(async () => {
   await browser?.close();
-  if (child && child.exitCode === null) {
-    const exited = new Promise((r) => child.once("exit", r));
-    child.kill("SIGTERM");
-    await exited;
-  }
+  await server?.stop();
   await gotrue?.close();
   await model?.close();
   rmSync(dir, { recursive: true, force: true });

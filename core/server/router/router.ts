@@ -6,6 +6,7 @@
  * revision. `/router/ok` answers for the router itself (its probes).
  */
 import { createServer, type Server } from "node:http";
+import { agentcliError, PortInUse } from "../../kernel/index.ts";
 import type { CanarySplit } from "./canary-split.ts";
 import { forwardRequest } from "./forward.ts";
 
@@ -49,7 +50,11 @@ export async function startCanaryRouter(o: RouterOptions): Promise<RunningRouter
   });
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
+    server.once(
+      "error",
+      (err: NodeJS.ErrnoException) =>
+        reject(err.code === "EADDRINUSE" ? agentcliError(PortInUse, { host: o.host, port: o.port }) : err),
+    );
     server.listen(o.port, o.host, () => resolve());
   });
   const address = server.address();
