@@ -18,6 +18,11 @@ import { agentcliError, processAlive, RevisionProcessExited, RevisionProcessUnhe
 
 const HEALTH_TIMEOUT_MS = 120_000;
 const STOP_GRACE_MS = 10_000;
+/** How many ports a start tries when another process takes the one picked first. */
+const PORT_ATTEMPTS = 5;
+/** What `serve` says once it listens (core/cli/serve.ts), and when its port is taken (PortInUse). */
+const SERVING = /\bserving ".*" on https?:\/\/\S+:(\d+)\s*$/;
+const PORT_TAKEN = /Cannot listen on \S+: the port is in use/;
 
 /** A free TCP port on `host`. */
 export function freePort(host: string): Promise<number> {
@@ -45,6 +50,8 @@ export interface RevisionProcessOptions {
   pidFile?: string;
   /** The npm packages the build installed for the bundle (`serve --packages`), or null. */
   packages?: string | null;
+  /** Picks the port a start tries ({@link freePort}). */
+  pickPort?: (host: string) => Promise<number>;
 }
 
 interface PidRecord {
@@ -103,6 +110,8 @@ export class RevisionProcess {
   private healthy = false;
   private restarts = 0;
   private tail: string[] = [];
+  /** The current child said it serves `port`. */
+  private served = false;
 
   constructor(opts: RevisionProcessOptions) {
     this.opts = opts;
@@ -117,26 +126,47 @@ export class RevisionProcess {
     return `${this.opts.host}:${this.port}`;
   }
 
-  /** Starts the process and resolves once `/ok` answers 200; throws with the last output if it exits or times out first. */
+  /**
+   * Starts the process and resolves once it says it serves its port and `/ok` answers 200;
+   * throws with the last output if it exits or times out first. The port is free when picked,
+   * but another process may bind it before the child does: the child then exits saying so
+   * (PortInUse) and starts again on another port, and only its own `serving ... on <url>` line
+   * proves that what answers there is this revision (another server's `/ok` is not its health).
+   */
   async start(signal?: AbortSignal): Promise<void> {
-    this.port = await freePort(this.opts.host);
-    this.spawn();
     const deadline = Date.now() + HEALTH_TIMEOUT_MS;
-    while (Date.now() < deadline) {
-      // The rollout writes its own status when interrupted; this message is not shown.
-      if (signal?.aborted) throw new Error("the rollout was interrupted");
-      if (!this.child || this.child.exitCode !== null || this.child.signalCode !== null) {
+    for (let attempt = 1;; attempt++) {
+      this.port = await (this.opts.pickPort ?? freePort)(this.opts.host);
+      this.spawn();
+      const up = await this.untilServing(deadline, signal);
+      if (up === "up") return;
+      const taken = this.tail.some((l) => PORT_TAKEN.test(l) && l.includes(`:${this.port}:`));
+      if (up === "exited" && taken && attempt < PORT_ATTEMPTS) {
+        this.opts.log(`port ${this.port} was taken before the revision bound it; starting it on another`);
+        continue;
+      }
+      if (up === "exited") {
         const code = this.child?.exitCode ?? this.child?.signalCode;
         throw agentcliError(RevisionProcessExited, { code: String(code), tail: this.tail.slice(-5).join(" | ") });
       }
-      if (await this.probe()) {
+      await this.stop();
+      throw agentcliError(RevisionProcessUnhealthy, { seconds: HEALTH_TIMEOUT_MS / 1000 });
+    }
+  }
+
+  /** Waits until the child serves its port and answers `/ok` ("up"), exits, or `deadline` passes. */
+  private async untilServing(deadline: number, signal?: AbortSignal): Promise<"up" | "exited" | "late"> {
+    while (Date.now() < deadline) {
+      // The rollout writes its own status when interrupted; this message is not shown.
+      if (signal?.aborted) throw new Error("the rollout was interrupted");
+      if (!this.child || this.child.exitCode !== null || this.child.signalCode !== null) return "exited";
+      if (this.served && await this.probe()) {
         this.healthy = true;
-        return;
+        return "up";
       }
       await new Promise((r) => setTimeout(r, 200));
     }
-    await this.stop();
-    throw agentcliError(RevisionProcessUnhealthy, { seconds: HEALTH_TIMEOUT_MS / 1000 });
+    return "late";
   }
 
   /** One health check. */
@@ -171,6 +201,7 @@ export class RevisionProcess {
       stdio: ["pipe", "pipe", "pipe"],
     });
     this.child = child;
+    this.served = false;
     child.stdin!.on("error", () => {});
     const pidFile = this.opts.pidFile;
     if (pidFile && child.pid) {
@@ -189,6 +220,7 @@ export class RevisionProcess {
         if (!line.trim()) continue;
         this.tail.push(line);
         if (this.tail.length > 50) this.tail.shift();
+        if (this.child === child && SERVING.exec(line)?.[1] === String(this.port)) this.served = true;
         this.opts.log(line);
       }
     };
