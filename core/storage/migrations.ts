@@ -324,6 +324,14 @@ CREATE TABLE IF NOT EXISTS run_traces (
 );
 CREATE INDEX IF NOT EXISTS run_traces_by_created ON run_traces (created_at)`,
   },
+  {
+    // A run no budget applies to records its usage with its end as one row per model, its
+    // calls of that model summed and counted in \`calls\` (./usage.ts): each row costs the end
+    // statement about 0.13 ms in PGlite (five index entries), once per model call before.
+    version: 13,
+    name: "usage rows per run and model",
+    up: `ALTER TABLE usage_calls ADD COLUMN IF NOT EXISTS calls integer NOT NULL DEFAULT 1`,
+  },
 ];
 
 /** New embedded server databases start from a dump of this (see ./template.ts). */

@@ -1,6 +1,8 @@
 /**
- * Usage: one row per model call (`usage_calls`: its run, thread, assistant, user, client
- * address key, provider and model, tokens, estimated cost), and the counters budgets read
+ * Usage: the rows of a run's model calls (`usage_calls`: its run, thread, assistant, user, client
+ * address key, provider and model, tokens, estimated cost; a call a row as it comes when a
+ * budget applies to the run, else written with the run's end as one row per model and
+ * estimate, its calls summed and counted in `calls`), and the counters budgets read
  * (`usage_counters`: tokens, cost and runs per key and UTC day or minute). Counters live in
  * the database, so every replica reads and raises the same ones: a budget is one budget.
  *
@@ -41,21 +43,22 @@ export interface DeferredUsage {
 
 const CALL_COLUMNS =
   `run_id, thread_id, assistant_id, user_key, client_key, provider, model, input_tokens, output_tokens,
-  total_tokens, cached_input_tokens, reasoning_tokens, cost_usd, estimated`;
+  total_tokens, cached_input_tokens, reasoning_tokens, cost_usd, estimated, calls`;
 const CALL_RECORD = `run_id text, thread_id text, assistant_id text, user_key text, client_key text, provider text,
   model text, input_tokens bigint, output_tokens bigint, total_tokens bigint, cached_input_tokens bigint,
-  reasoning_tokens bigint, cost_usd float8, estimated boolean`;
+  reasoning_tokens bigint, cost_usd float8, estimated boolean, calls integer`;
 
 /**
  * The run's deferred usage as parts of the statement that records its end (../runs/end.ts):
- * its calls and the counters they raise, or "" when there is none. Written even when the run
- * was lost to another replica: the calls were made (and paid) here.
+ * its calls (a row per model and estimate: {@link perModel}) and the counters they raise, or
+ * "" when there is none. Written even when the run was lost to another replica: the calls
+ * were made (and paid) here.
  */
 export function usageInsert(o: { usage: DeferredUsage | null | undefined; params: unknown[] }): string {
   const u = o.usage;
   if (!u?.calls.length) return "";
   const calls = `uc AS (INSERT INTO usage_calls (${CALL_COLUMNS}) SELECT ${CALL_COLUMNS}
-    FROM jsonb_to_recordset($${o.params.push(JSON.stringify(u.calls))}::jsonb) AS x(${CALL_RECORD})), `;
+    FROM jsonb_to_recordset($${o.params.push(JSON.stringify(perModel(u.calls)))}::jsonb) AS x(${CALL_RECORD})), `;
   if (!u.keys.length) return calls;
   const by = sumOf(u.calls);
   return `${calls}ucn AS (INSERT INTO usage_counters AS u (key, bucket, tokens, cost_usd, runs)
@@ -64,6 +67,27 @@ export function usageInsert(o: { usage: DeferredUsage | null | undefined; params
   }::float8, 0
     FROM unnest($${o.params.push(u.keys)}::text[]) AS k
     ON CONFLICT (key, bucket) DO UPDATE SET tokens = u.tokens + EXCLUDED.tokens, cost_usd = u.cost_usd + EXCLUDED.cost_usd), `;
+}
+
+/** A run's calls as rows: those of one model and estimate summed, `calls` their count. */
+function perModel(calls: readonly UsageCall[]): Array<UsageCall & { calls: number }> {
+  const rows = new Map<string, UsageCall & { calls: number }>();
+  for (const c of calls) {
+    const key = JSON.stringify([c.provider, c.model, c.estimated]);
+    const row = rows.get(key);
+    if (!row) {
+      rows.set(key, { ...c, calls: 1 });
+      continue;
+    }
+    row.calls++;
+    row.input_tokens += c.input_tokens;
+    row.output_tokens += c.output_tokens;
+    row.total_tokens += c.total_tokens;
+    row.cached_input_tokens += c.cached_input_tokens;
+    row.reasoning_tokens += c.reasoning_tokens;
+    row.cost_usd = row.cost_usd === null && c.cost_usd === null ? null : (row.cost_usd ?? 0) + (c.cost_usd ?? 0);
+  }
+  return [...rows.values()];
 }
 
 function sumOf(calls: readonly UsageCall[]): UsageCounter {
@@ -107,7 +131,7 @@ const GROUP_COLUMN: Record<UsageGroup, string> = {
   thread: "thread_id",
 };
 
-const TOTALS = `count(*)::int AS calls, COALESCE(sum(input_tokens), 0)::float8 AS input_tokens,
+const TOTALS = `COALESCE(sum(calls), 0)::int AS calls, COALESCE(sum(input_tokens), 0)::float8 AS input_tokens,
   COALESCE(sum(output_tokens), 0)::float8 AS output_tokens, COALESCE(sum(total_tokens), 0)::float8 AS total_tokens,
   COALESCE(sum(cached_input_tokens), 0)::float8 AS cached_input_tokens,
   COALESCE(sum(reasoning_tokens), 0)::float8 AS reasoning_tokens, sum(cost_usd)::float8 AS cost_usd`;

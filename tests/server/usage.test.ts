@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { agentGraph, models, PRICES, scriptTurn, serverWith, useModels, useTraceRetention, WAYS } from "./_usage.ts";
 import { startTestServer, type TestServer } from "./_harness.ts";
+import { sqlOf } from "../../core/storage/storage.ts";
 
 useModels();
 
@@ -40,6 +41,12 @@ for (const way of WAYS) {
       assert.equal(got.usage.cached_input_tokens, 120);
       // (60 fresh * $1 + 40 cached * $0.5 + 20 out * $2) per million, three times.
       assert.ok(Math.abs(got.usage.cost_usd! - 3 * 120e-6) < 1e-12, `cost ${got.usage.cost_usd}`);
+      // No budget applies: the run's calls of its one model are one row, written with its end.
+      const stored = await sqlOf(t.server.storage).query<{ calls: number }>(
+        "SELECT calls FROM usage_calls WHERE run_id = $1",
+        [run.run_id],
+      );
+      assert.deepEqual(stored.rows.map((r) => Number(r.calls)), [3]);
 
       scriptTurn("okapi");
       const second = await t.client.runs.wait(thread.thread_id, "agent", {
