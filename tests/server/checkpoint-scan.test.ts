@@ -7,12 +7,9 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { tool } from "@langchain/core/tools";
-import { ChatOpenAI } from "@langchain/openai";
-import { createAgent } from "langchain";
-import { z } from "zod";
 import { sqlOf } from "../../core/storage/storage.ts";
 import { startModelServer } from "../fixtures/model-server/server.ts";
+import { lookupAgent } from "./_lookup-agent.ts";
 import { startTestServer } from "./_harness.ts";
 
 test("runs on many threads never scan checkpoint_blobs (embedded engine)", async (t) => {
@@ -21,15 +18,7 @@ test("runs on many threads never scan checkpoint_blobs (embedded engine)", async
     return t.skip("pg_stat_user_tables is read at once on PGlite");
   }
   const models = await startModelServer();
-  const lookup = tool(async ({ q }) => `result for ${q}`, {
-    name: "lookup",
-    description: "Looks something up",
-    schema: z.object({ q: z.string() }),
-  });
-  const graph = createAgent({
-    model: new ChatOpenAI({ model: "gpt-test", apiKey: "test", configuration: { baseURL: models.openaiBaseUrl } }),
-    tools: [lookup],
-  });
+  const graph = lookupAgent(models.openaiBaseUrl);
   const s = await startTestServer({ graphs: { agent: async () => graph } });
   try {
     for (let i = 0; i < 30; i++) {

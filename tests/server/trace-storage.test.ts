@@ -6,14 +6,11 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { tool } from "@langchain/core/tools";
 import { AIMessage } from "@langchain/core/messages";
 import { MessagesAnnotation, StateGraph } from "@langchain/langgraph";
-import { ChatOpenAI } from "@langchain/openai";
-import { createAgent } from "langchain";
-import { z } from "zod";
 import { sqlOf } from "../../core/storage/storage.ts";
 import { startModelServer } from "../fixtures/model-server/server.ts";
+import { lookupAgent } from "./_lookup-agent.ts";
 import { FIXTURES, startTestServer, until } from "./_harness.ts";
 
 interface Answered {
@@ -83,15 +80,7 @@ test("one row per run; a trace stored a row per span before migration 12 is answ
 
 test("each message is stored once per run; the trace read back has every message in place", async () => {
   const models = await startModelServer();
-  const lookup = tool(async ({ q }) => `result for ${q}`, {
-    name: "lookup",
-    description: "Looks something up",
-    schema: z.object({ q: z.string() }),
-  });
-  const agent = createAgent({
-    model: new ChatOpenAI({ model: "gpt-test", apiKey: "sk-test", configuration: { baseURL: models.openaiBaseUrl } }),
-    tools: [lookup],
-  });
+  const agent = lookupAgent(models.openaiBaseUrl);
   const s = await startTestServer({ graphs: { agent: async () => agent } });
   try {
     models.script({ toolCalls: [{ name: "lookup", args: { q: "q1" } }] }, { text: "the answer" });
