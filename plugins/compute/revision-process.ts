@@ -21,7 +21,7 @@ const STOP_GRACE_MS = 10_000;
 /** How many ports a start tries when another process takes the one picked first. */
 const PORT_ATTEMPTS = 5;
 /** What `serve` says once it listens (core/cli/serve.ts), and when its port is taken (PortInUse). */
-const SERVING = /\bserving ".*" on https?:\/\/\S+:(\d+)\s*$/;
+const SERVING = /\bserving ".*" on \S/;
 const PORT_TAKEN = /Cannot listen on \S+: the port is in use/;
 
 /** A free TCP port on `host`. */
@@ -220,7 +220,9 @@ export class RevisionProcess {
         if (!line.trim()) continue;
         this.tail.push(line);
         if (this.tail.length > 50) this.tail.shift();
-        if (this.child === child && SERVING.exec(line)?.[1] === String(this.port)) this.served = true;
+        // Its own banner (its URL may show `[redacted]` when a secret's value is part of it):
+        // serve binds the port it is given or exits, so this child holds it.
+        if (this.child === child && SERVING.test(line)) this.served = true;
         this.opts.log(line);
       }
     };

@@ -33,7 +33,8 @@ test("a revision whose port was taken starts on another; an impostor's /ok is no
     bundlePath: join(dir, "bundle.tgz"),
     dataDir: join(dir, "data"),
     host: "127.0.0.1",
-    env: { PATH: process.env.PATH ?? "", HOME: dir },
+    // A secret whose value is part of the URL: serve's banner shows it `[redacted]`.
+    env: { PATH: process.env.PATH ?? "", HOME: dir, LOOKUP_API_KEY: "http://127.0.0.1" },
     log: (line) => lines.push(line),
     command: selfInvocation(),
     pickPort: async (host) => {
@@ -48,6 +49,7 @@ test("a revision whose port was taken starts on another; an impostor's /ok is no
     assert.equal(p.port, picked[1]);
     assert.ok(lines.some((l) => /Cannot listen on 127\.0\.0\.1:\d+: the port is in use/.test(l)), lines.join("\n"));
     assert.ok(lines.some((l) => l.includes(`port ${taken} was taken before the revision bound it`)));
+    assert.ok(lines.some((l) => /serving "port-taken" on \[redacted\]/.test(l)), lines.join("\n"));
     // What answers on the revision's port is the revision (the impostor has no /info).
     const info = await fetch(`http://${p.address}/info`);
     assert.equal(info.status, 200);
