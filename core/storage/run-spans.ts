@@ -53,7 +53,7 @@ export interface StoredTrace {
 
 /**
  * A span ready to store: `data` is the JSON of its input, output, error, usage and attributes
- * (redacted), and `refs` when its input or output names messages by id.
+ * (redacted), and `refs` when its input or output names messages by their place in the trace.
  */
 export interface StoredSpan {
   span_id: string;

@@ -101,11 +101,8 @@ function storedSpan(s: OpenSpan, fields: StoredFields): StoredSpan {
   const output = fields.field(s.output);
   const error = s.error !== undefined ? `,"error":${JSON.stringify(redact(s.error))}` : "";
   const usage = s.usage ? `,"usage":${JSON.stringify(s.usage)}` : "";
-  const refs = input.refs || output.refs
-    ? `,"refs":${
-      JSON.stringify({ ...(input.refs ? { input: input.refs } : {}), ...(output.refs ? { output: output.refs } : {}) })
-    }`
-    : "";
+  // Which fields name messages by place (undefined keys drop out of the JSON).
+  const refs = input.refs || output.refs ? `,"refs":${JSON.stringify({ input: input.refs, output: output.refs })}` : "";
   return {
     span_id: s.id,
     parent_id: s.parent,

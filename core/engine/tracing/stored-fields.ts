@@ -4,7 +4,7 @@
  * so far; the run's output is the thread's state; a model call's output is in both), so each
  * message is serialized, redacted and stored once per run, in the trace's `messages`, and a
  * field made of messages names each by its place there. Measured on the bench's agent (two
- * model calls and a tool call), the stored trace went from 6.8 KB to 4.2 KB (bench/README.md);
+ * model calls and a tool call), the stored trace went from 6.8 KB to 4.3 KB (bench/README.md);
  * in a long thread, where every model call's input is the whole conversation, far more. A
  * message whose id is taken by a different message of the run (a node replaced it) is kept
  * inline, so a trace read back is the trace written.
@@ -40,12 +40,13 @@ export class StoredFields {
     const list = shape === "message" ? [value as BaseMessage] : shape === "list" ? value as BaseMessage[] : (value as {
       messages: BaseMessage[];
     }).messages;
+    const rest = shape === "state" ? otherKeys(value as Record<string, unknown>) : [];
     const inline = list.map((m) => this.#message(m));
-    const full = this.#join(value, shape, inline);
+    const full = join(shape, inline, rest);
     if (full.length > MAX_FIELD_CHARS || this.left <= 0) return { json: this.#cut(full) };
     this.left -= full.length;
     const byRef = list.map((m, i) => this.#ref(m, inline[i]!));
-    return { json: this.#join(value, shape, byRef), refs: shape };
+    return { json: join(shape, byRef, rest), refs: shape };
   }
 
   /** The message's JSON (toWire, redacted), once per object. */
@@ -70,19 +71,6 @@ export class StoredFields {
     return this.messages[at] === json ? String(at) : json;
   }
 
-  /** The field's JSON with its messages as given (`parts`, JSON each). */
-  #join(value: unknown, shape: MessageRefs, parts: string[]): string {
-    if (shape === "message") return parts[0]!;
-    const list = `[${parts.join(",")}]`;
-    if (shape === "list") return list;
-    const entries: string[] = [];
-    for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-      if (v === undefined || typeof v === "function") continue;
-      entries.push(`${JSON.stringify(k)}:${k === "messages" ? list : JSON.stringify(toWire(v))}`);
-    }
-    return `{${entries.join(",")}}`;
-  }
-
   /** A field's JSON within the budget: whole, its first characters, or its size only. */
   #cut(json: string): string {
     if (this.left <= 0) return JSON.stringify({ truncated: true, chars: json.length });
@@ -91,6 +79,24 @@ export class StoredFields {
       ? json
       : JSON.stringify({ truncated: true, chars: json.length, preview: json.slice(0, MAX_FIELD_CHARS) });
   }
+}
+
+/** A state's entries as JSON (`"key":value`), its `messages` as null: where the list goes. */
+function otherKeys(state: Record<string, unknown>): Array<string | null> {
+  const entries: Array<string | null> = [];
+  for (const [k, v] of Object.entries(state)) {
+    if (v === undefined || typeof v === "function") continue;
+    entries.push(k === "messages" ? null : `${JSON.stringify(k)}:${JSON.stringify(toWire(v))}`);
+  }
+  return entries;
+}
+
+/** A field's JSON with its messages as given (`parts`, JSON each; `rest`: a state's other entries). */
+function join(shape: MessageRefs, parts: string[], rest: Array<string | null>): string {
+  if (shape === "message") return parts[0]!;
+  const list = `[${parts.join(",")}]`;
+  if (shape === "list") return list;
+  return `{${rest.map((e) => e ?? `"messages":${list}`).join(",")}}`;
 }
 
 /** How a value is made of messages: one, a list of them, or a state whose `messages` is such a list. */

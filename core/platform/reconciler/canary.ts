@@ -35,20 +35,23 @@ export async function promoteRunningCanary(t: CanaryTarget): Promise<void> {
   await promoteCanary(t.db, { deploymentId: d.id, revisionId, url: d.url });
 }
 
+/** How long a promote or abort waits for a rollout or another replica holding the deployment. */
+const BUSY_WAIT_MS = 10_000;
+
 /**
  * Takes the deployment's reconcile lease for a promote or abort. The rollout that started the
  * canary holds it for a moment after the canary shows as running (it logs and lets go), and
- * another replica's poll may hold it briefly: wait for those, up to `waitMs`. False when it
- * stayed busy (a new rollout is in progress).
+ * another replica's poll may hold it briefly: wait for those (`running`: this replica's rollout
+ * of it, if any), up to {@link BUSY_WAIT_MS}. False when it stayed busy (a new rollout is in progress).
  */
 export async function leaseForCanary(
   db: SqlDriver,
   lease: LeaseTerms,
-  wait: { busy: () => Promise<void> | undefined; waitMs: number },
+  running: () => Promise<void> | undefined,
 ): Promise<boolean> {
-  const until = Date.now() + wait.waitMs;
+  const until = Date.now() + BUSY_WAIT_MS;
   for (;;) {
-    const busy = wait.busy();
+    const busy = running();
     if (!busy && await acquireLease(db, lease)) return true;
     const left = until - Date.now();
     if (left <= 0) return false;

@@ -60,8 +60,6 @@ export interface ReconcilerOptions {
   shared?: boolean;
   /** How long a lease lasts without renewal (default 15 s; renewed every third of it). */
   leaseMs?: number;
-  /** How long a promote or abort waits for a rollout holding the deployment (default 10 s). */
-  busyWaitMs?: number;
   /** How often to look for work another replica queued (default 1 s). */
   pollMs?: number;
   /**
@@ -306,8 +304,8 @@ export class Reconciler {
     const db = this.opts.sql;
     if (!d.canary_revision_id) throw agentcliError(CanaryNotRunning, { action, name: d.name });
     const lease = { deploymentId: d.id, holder: this.replicaId, ttlMs: this.leaseMs };
-    const wait = { busy: () => this.running.get(d.id)?.done, waitMs: this.opts.busyWaitMs ?? 10_000 };
-    if (!(await leaseForCanary(db, lease, wait))) throw agentcliError(DeploymentBusy, { action, name: d.name });
+    const busy = () => this.running.get(d.id)?.done;
+    if (!(await leaseForCanary(db, lease, busy))) throw agentcliError(DeploymentBusy, { action, name: d.name });
     try {
       // What the rollout that held the lease left: its canary, or none any more.
       d = (await getDeploymentById(db, d.id)) ?? d;
