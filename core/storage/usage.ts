@@ -182,6 +182,25 @@ export class UsageStore {
     await this.#sql.query(`WITH ${parts.replace(/, $/, "")} SELECT 1`, params);
   }
 
+  /**
+   * Brings today's `day:` counters up to the calls recorded today (a server with a daily
+   * budget keeps them; one without writes only the calls): each counter becomes at least the
+   * sum of its calls, so a budget set after a day's runs (a restart with a limit, a replica
+   * that has one) finds what the day has spent. Never lowers a counter.
+   */
+  async catchUpDay(): Promise<void> {
+    await this.#sql.query(
+      `INSERT INTO usage_counters AS u (key, bucket, tokens, cost_usd, runs)
+       SELECT k, date_trunc('day', now(), 'UTC'), sum(c.total_tokens), COALESCE(sum(c.cost_usd), 0), 0
+       FROM usage_calls c, LATERAL (VALUES ('day:deployment'),
+         (CASE WHEN c.user_key <> 'owner' THEN 'day:user:' || c.user_key END), ('day:client:' || c.client_key)) AS v(k)
+       WHERE c.created_at >= date_trunc('day', now(), 'UTC') AND k IS NOT NULL
+       GROUP BY k
+       ON CONFLICT (key, bucket) DO UPDATE SET tokens = GREATEST(u.tokens, EXCLUDED.tokens),
+         cost_usd = GREATEST(u.cost_usd, EXCLUDED.cost_usd)`,
+    );
+  }
+
   /** Adds to the counters of `keys` in their current window; resolves each one after. */
   async #add(keys: readonly string[], by: UsageCounter): Promise<Record<string, UsageCounter>> {
     const { rows } = await this.#sql.query<{ key: string; tokens: string; cost_usd: number; runs: number }>(

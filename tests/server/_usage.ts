@@ -64,7 +64,10 @@ export function useTraceRetention(seconds: number): void {
   traceRetentionSeconds = seconds;
 }
 
-export async function serverWith(limits: Partial<UsageLimits>, storage?: { url: string }): Promise<TestServer> {
+export async function serverWith(
+  limits: Partial<UsageLimits>,
+  storage?: { url: string } | { dataDir: string },
+): Promise<TestServer> {
   return await startTestServer({
     graphs: { agent: async () => agentGraph() },
     usage: { prices: PRICES, limits: { ...NO_USAGE_LIMITS, ...limits } },

@@ -6,6 +6,9 @@
  * refused as they start. With PostgreSQL, two replicas share one budget.
  */
 import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { NO_USAGE_LIMITS } from "../../core/engine/index.ts";
 import { sqlOf } from "../../core/storage/storage.ts";
@@ -228,6 +231,46 @@ describe("budgets and rate limits", () => {
       assert.ok(new Date(after!.next_run_date!).getTime() > Date.now(), "the cron keeps its schedule");
     } finally {
       await t.close();
+    }
+  });
+
+  test("a daily budget set after the day's runs counts what they spent (the counters caught up as it starts)", async () => {
+    const onPg = process.env.AGENTCLI_TEST_SERVER_ON_POSTGRES === "1";
+    const db = onPg ? await pgSchema("agentcli_catch_up") : null;
+    const dir = db ? null : mkdtempSync(join(tmpdir(), "agentcli-catch-up-"));
+    const storage = db ? { url: db.url } : { dataDir: dir! };
+    try {
+      const free = await serverWith({}, storage);
+      try {
+        scriptTurn("before");
+        const thread = await free.client.threads.create();
+        await free.client.runs.wait(thread.thread_id, "agent", {
+          input: { messages: [{ role: "user", content: "before" }] },
+        });
+        const counters = await sqlOf(free.server.storage).query("SELECT key FROM usage_counters");
+        assert.deepEqual(counters.rows, [], "no daily budget: no counters kept");
+      } finally {
+        await free.close();
+      }
+      const limited = await serverWith({ userTokensPerDay: 25, deploymentTokensPerDay: 1000 }, storage);
+      try {
+        const res = await post(limited, "/runs", { assistant_id: "agent", input: null });
+        assert.equal(res.status, 429, "the day's 45 tokens (three calls) count against the new budget of 25");
+        assert.match(((await res.json()) as { detail: string }).detail, /daily token budget of one user/);
+        const { rows } = await sqlOf(limited.server.storage).query<{ key: string; tokens: string }>(
+          "SELECT key, tokens FROM usage_counters WHERE key LIKE 'day:%' ORDER BY key",
+        );
+        assert.deepEqual(rows.map((r) => [r.key.split(":").slice(0, 2).join(":"), Number(r.tokens)]), [
+          ["day:client", 45],
+          ["day:deployment", 45],
+          ["day:user", 45],
+        ]);
+      } finally {
+        await limited.close();
+      }
+    } finally {
+      await db?.drop();
+      if (dir) rmSync(dir, { recursive: true, force: true });
     }
   });
 

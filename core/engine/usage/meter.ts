@@ -97,6 +97,10 @@ export interface MeteredRun {
 export class UsageMeter {
   readonly #o: Required<UsageMeterOptions>;
   readonly #limited: boolean;
+  /** Whether a daily budget is set: only then are the `day:` counters kept (a run's end raises them). */
+  readonly #daily: boolean;
+  /** Today's counters brought up to the day's calls (when a daily budget is set), before they are read. */
+  readonly #caughtUp: Promise<void>;
   #recorded = 0;
 
   constructor(o: UsageMeterOptions) {
@@ -108,6 +112,14 @@ export class UsageMeter {
       addressHeader: o.addressHeader?.toLowerCase() ?? null,
     };
     this.#limited = anyUsageLimit(this.#o.limits);
+    this.#daily = USAGE_LIMIT_SETTINGS.some((s) => s.measure !== "runs" && this.#o.limits[s.key] > 0);
+    // Without a daily budget the counters are not kept (two fewer writes a run): a server that
+    // has one catches them up from the day's calls as it starts.
+    this.#caughtUp = this.#daily
+      ? this.#o.store.catchUpDay().catch((err) =>
+        this.#o.log.warn(`today's usage counters could not be caught up with the day's calls: ${errText(err)}`)
+      )
+      : Promise.resolve();
   }
 
   get limits(): UsageLimits {
@@ -130,6 +142,7 @@ export class UsageMeter {
    */
   async admit(subject: UsageSubject): Promise<void> {
     if (!this.#limited) return;
+    await this.#caughtUp;
     const daily = this.#applicable(subject, (s) => s.measure !== "runs");
     const counters = await this.#o.store.counters(daily.map(([, k]) => k));
     for (const [s, key] of daily) {
@@ -215,7 +228,9 @@ export class UsageMeter {
         this.#recorded = 0;
         void this.#o.store.prune().catch(() => {});
       }
-      const keys = this.#applicable(run.subject, (s) => s.measure !== "runs", true).map(([, k]) => k);
+      const keys = this.#daily
+        ? this.#applicable(run.subject, (s) => s.measure !== "runs", true).map(([, k]) => k)
+        : [];
       return { calls: taken, keys: [...new Set(keys)] };
     };
     const reader = new StreamUsageReader(onCall);
@@ -241,6 +256,7 @@ export class UsageMeter {
 
   /** Records one call and raises the counters; resolves the stop when a daily budget is now crossed. */
   async #record(run: MeteredRun, call: ModelCall): Promise<UsageStop | null> {
+    await this.#caughtUp;
     const daily = this.#applicable(run.subject, (s) => s.measure !== "runs", true);
     const counters = await this.#o.store.record(this.#row(run, call), [...new Set(daily.map(([, k]) => k))]);
     if (++this.#recorded >= 500) {
@@ -287,7 +303,7 @@ export class UsageMeter {
 
   /**
    * The limits of `subject` that `which` selects, each with its counter key. `all`: every
-   * such counter, set or not (a daily budget raised later finds today's count).
+   * such counter, set or not (while one daily budget is set, all the day's counters are kept).
    */
   #applicable(
     subject: UsageSubject,
