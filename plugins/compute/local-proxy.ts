@@ -69,6 +69,12 @@ export class RevisionProxy {
     return this.target;
   }
 
+  /** A revision moved to another address (restarted on another port): what went to `from` goes to `to`. */
+  retarget(from: string, to: string): void {
+    if (this.target === from) this.switchTo(to);
+    if (this.canary?.target === from) this.canary = { ...this.canary, target: to };
+  }
+
   /**
    * Sends `percent` % of new threads, and every later request of those threads, to `target`;
    * `placed`: threads the canary already took (a restart), so its share stays exact.

@@ -141,6 +141,10 @@ export class LocalCompute implements ComputeDriver {
       command: this.opts.command,
       pidFile: join(revDir, "serve.pid"),
       packages: req.packages ?? null,
+      onMoved: (from, to) => {
+        req.log("deploy", `revision ${req.revision.id} now serves ${to} (restarted, its port was taken)`);
+        state.proxy.retarget(from, to);
+      },
     });
     const old = state.current;
     const url = `http://${this.opts.host}:${state.port}`;

@@ -52,6 +52,11 @@ export interface RevisionProcessOptions {
   packages?: string | null;
   /** Picks the port a start tries ({@link freePort}). */
   pickPort?: (host: string) => Promise<number>;
+  /**
+   * The revision serves another address (`host:port`) from now on: restarted after a crash,
+   * its port had been taken meanwhile. What routes to it follows (the deployment's proxy).
+   */
+  onMoved?: (from: string, to: string) => void;
 }
 
 interface PidRecord {
@@ -112,6 +117,8 @@ export class RevisionProcess {
   private tail: string[] = [];
   /** The current child said it serves `port`. */
   private served = false;
+  /** The address served before a restart moved to another port, until the new child serves. */
+  private movedFrom: string | null = null;
 
   constructor(opts: RevisionProcessOptions) {
     this.opts = opts;
@@ -140,8 +147,7 @@ export class RevisionProcess {
       this.spawn();
       const up = await this.untilServing(deadline, signal);
       if (up === "up") return;
-      const taken = this.tail.some((l) => PORT_TAKEN.test(l) && l.includes(`:${this.port}:`));
-      if (up === "exited" && taken && attempt < PORT_ATTEMPTS) {
+      if (up === "exited" && this.portTaken() && attempt < PORT_ATTEMPTS) {
         this.opts.log(`port ${this.port} was taken before the revision bound it; starting it on another`);
         continue;
       }
@@ -152,6 +158,11 @@ export class RevisionProcess {
       await this.stop();
       throw agentcliError(RevisionProcessUnhealthy, { seconds: HEALTH_TIMEOUT_MS / 1000 });
     }
+  }
+
+  /** The current child exited saying another process holds its port. */
+  private portTaken(): boolean {
+    return this.tail.some((l) => PORT_TAKEN.test(l) && l.includes(`:${this.port}:`));
   }
 
   /** Waits until the child serves its port and answers `/ok` ("up"), exits, or `deadline` passes. */
@@ -222,7 +233,7 @@ export class RevisionProcess {
         if (this.tail.length > 50) this.tail.shift();
         // Its own banner (its URL may show `[redacted]` when a secret's value is part of it):
         // serve binds the port it is given or exits, so this child holds it.
-        if (this.child === child && SERVING.test(line)) this.served = true;
+        if (this.child === child && SERVING.test(line)) this.onServing();
         this.opts.log(line);
       }
     };
@@ -235,10 +246,39 @@ export class RevisionProcess {
       if (!this.healthy) return;
       const delay = Math.min(30_000, 500 * 2 ** this.restarts++);
       this.opts.log(`restarting in ${delay} ms`);
-      setTimeout(() => {
-        if (!this.stopping) this.spawn();
-      }, delay).unref();
+      setTimeout(() => void this.restart(), delay).unref();
     });
+  }
+
+  /**
+   * Starts the child again after a crash: on its port, unless another process took that port
+   * meanwhile (the last child said so); then on a new one, which what routes to the revision
+   * follows once the child serves it.
+   */
+  private async restart(): Promise<void> {
+    if (this.stopping) return;
+    if (this.portTaken()) {
+      const from = this.address;
+      try {
+        this.port = await (this.opts.pickPort ?? freePort)(this.opts.host);
+      } catch (err) {
+        this.opts.log(`cannot pick a port for the revision: ${(err as Error).message}`);
+        return;
+      }
+      this.movedFrom ??= from;
+      this.opts.log(`port ${from.slice(from.lastIndexOf(":") + 1)} was taken meanwhile; restarting on ${this.port}`);
+      this.tail = [];
+      if (this.stopping) return;
+    }
+    this.spawn();
+  }
+
+  /** The current child says it serves its port (its address moved: what routes to it is told). */
+  private onServing(): void {
+    this.served = true;
+    const from = this.movedFrom;
+    this.movedFrom = null;
+    if (from !== null && from !== this.address) this.opts.onMoved?.(from, this.address);
   }
 
   /** Stops the process: SIGTERM, then SIGKILL after a grace period. */
