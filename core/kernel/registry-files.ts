@@ -16,7 +16,8 @@ export const REGISTRY_FILES = [".npmrc", ".yarnrc", ".yarnrc.yml"] as const;
 
 /** Keys whose value is a credential: npm's and yarn 1's `_authToken`, `_auth`, `_password`; yarn 2+'s `npmAuthToken`, `npmAuthIdent`. */
 const CREDENTIAL_KEY = /(^|:|\b)(_authToken|_auth|_password|npmAuthToken|npmAuthIdent)$/;
-const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+/** `${VAR}`, and the forms managers also expand (`${VAR?}`, `${VAR:-default}`): each names a variable. */
+const REFERENCE = /\$\{([^}]*)\}/g;
 
 /** A line of the file as a key and value (`key=value`, `key value`, `key: value`), or null for a comment or a blank line. */
 function entry(name: string, raw: string): { key: string; value: string } | null {
@@ -43,12 +44,16 @@ export function literalCredentials(name: string, text: string): Array<{ line: nu
   return out;
 }
 
-/** The `${VAR}` references of `text` (comments left out), in order, with their line. */
+/**
+ * The `${VAR}` references of `text` (comments left out), in order, with their line. Every form
+ * counts, as the manager expands it from its own environment: an install gives it only
+ * variables of the deployment's secrets, so none of the control plane's can be read through one.
+ */
 export function variableReferences(text: string): Array<{ line: number; name: string }> {
   const out: Array<{ line: number; name: string }> = [];
   text.split(/\r?\n/).forEach((raw, i) => {
     if (/^\s*[#;]/.test(raw)) return;
-    for (const m of raw.matchAll(REFERENCE)) out.push({ line: i + 1, name: m[1]! });
+    for (const m of raw.matchAll(REFERENCE)) out.push({ line: i + 1, name: m[1]!.replace(/\?$|:?-[^]*$/, "").trim() });
   });
   return out;
 }

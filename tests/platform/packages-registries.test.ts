@@ -29,6 +29,7 @@ import {
 } from "./_harness.ts";
 import { BuildFailure } from "../../core/platform/reconciler/build.ts";
 import { projectSettings } from "../../core/platform/reconciler/packages-registries.ts";
+import { npmLine } from "../../core/platform/reconciler/packages.ts";
 import { type NpmRegistry, type Published, startNpmRegistry } from "./_npm-registry.ts";
 
 const TOKEN = `acme${randomUUID().replaceAll("-", "")}`;
@@ -278,5 +279,26 @@ describe("the settings the install writes out", () => {
         }),
       /: \.yarnrc of the project, line 1 uses \$\{ACME_TOKEN\}, which is not a secret of the deployment/,
     );
+    // Another form a manager expands names a variable too: none of the control plane's is reachable.
+    assert.throws(
+      () =>
+        projectSettings([{ name: ".npmrc", bytes: enc("//evil.example/:_authToken=${NODE_AUTH_TOKEN?}\n") }], {
+          shown: "the project",
+          env,
+          pnpm: false,
+        }),
+      /line 1 uses \$\{NODE_AUTH_TOKEN\}, which is not a secret of the deployment/,
+    );
+  });
+
+  test("a secret's value is hidden in the lines of the install", () => {
+    const line = npmLine(
+      "npm error 401 Unauthorized - GET https://npm.acme.example/x (token tok-0123456789)",
+      "/tmp/x",
+      [
+        env.NPM_TOKEN,
+      ],
+    );
+    assert.equal(line, "npm error 401 Unauthorized - GET https://npm.acme.example/x (token [redacted])");
   });
 });
