@@ -6,7 +6,8 @@
  * `npm ci` for a package-lock.json (or npm-shrinkwrap.json); `npm install` without a lockfile. A
  * package name among the `dependencies` is added to the project's root with npm. Always without
  * dev dependencies (but under yarn 2+) and `--ignore-scripts` (no package's install scripts run
- * on the control plane).
+ * on the control plane). A folder's own `.npmrc` / `.yarnrc` / `.yarnrc.yml` is honoured, its
+ * `${VAR}` credentials taken from the deployment's secrets (./packages-registries.ts).
  *
  * Only a project that needs a package agentcli does not lend (`unprovidedPackages`) is
  * installed; one whose dependencies are all lent (@langchain/*, langchain, hono, zod) gets
