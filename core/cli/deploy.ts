@@ -8,6 +8,7 @@ import { createHash } from "node:crypto";
 import { dirname, join, relative } from "node:path";
 import {
   agentcliError,
+  ConfigInvalid,
   DeployCredentialsMissing,
   DeployJsonNeedsDryRun,
   DeployPublicUnconfirmed,
@@ -124,6 +125,11 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
     const name = project.config.agent.name;
     await runReleaseAction(ctx, { action, rollback: releaseFlags.rollback, name, env: project.env, base });
     return 0;
+  }
+  const clear = project.deployProblems ?? [];
+  if (clear.length) {
+    const path = project.config.langgraph?.file ?? project.configPath;
+    throw agentcliError(ConfigInvalid, { path, count: clear.length }, { diagnostics: clear });
   }
   const target = deployTarget(driver, targetName);
   // A LangGraph.js project's packages: agentcli lends its own; the others are the target's build to install.

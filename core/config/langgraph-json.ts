@@ -19,6 +19,8 @@ import {
   type Env,
   type LangGraphConfig,
   type LangGraphExport,
+  literalCredentials,
+  REGISTRY_FILES,
 } from "../kernel/index.ts";
 import { parseDotenv } from "./dotenv.ts";
 import { ProjectFiles } from "./project-files.ts";
@@ -266,6 +268,37 @@ function projectSources(files: ProjectFiles, o: { root: string; skip: Set<string
   return out;
 }
 
+/**
+ * The registry settings (`.npmrc`, `.yarnrc`, `.yarnrc.yml`) of each local folder of
+ * `dependencies`, added to the bundle's sources; a credential written in clear is a problem.
+ */
+function registrySettings(
+  files: ProjectFiles,
+  o: { deps: string[]; sources: Map<string, Uint8Array>; report: (d: Diagnostic) => void },
+): void {
+  for (const dep of o.deps) {
+    if (!/^\.{1,2}(\/|$)/.test(dep)) continue;
+    const dir = dep.replace(/^\.\/?/, "").replace(/\/+$/, "");
+    for (const name of REGISTRY_FILES) {
+      const path = dir ? `${dir}/${name}` : name;
+      if (o.sources.has(path) || files.kind(path) !== "file") continue;
+      const bytes = files.readForBundle(path);
+      if (!bytes) continue;
+      const found = literalCredentials(name, new TextDecoder().decode(bytes));
+      for (const { line, key } of found) {
+        o.report({
+          file: files.display(path),
+          line,
+          message: `holds a credential in clear ("${key}"): deploy refuses to put it in the bundle`,
+          hint:
+            `Write a variable instead ("\${NPM_TOKEN}") and give it to the deployment as a secret (the "env" file of langgraph.json).`,
+        });
+      }
+      if (!found.length) o.sources.set(path, bytes);
+    }
+  }
+}
+
 /** The deep-agent parts a LangGraph.js project has none of. */
 function agentConfig(name: string, langgraph: LangGraphConfig): AgentConfig {
   return {
@@ -322,6 +355,14 @@ export function loadLangGraphProject(
   const sources = langgraph
     ? projectSources(files, { root, skip: new Set(env.envFile ? [env.envFile] : []) })
     : new Map();
+  const deployProblems: Diagnostic[] = [];
+  if (langgraph) {
+    registrySettings(files, {
+      deps: langgraph.dependencies,
+      sources,
+      report: (d) => deployProblems.push(d),
+    });
+  }
   problems.push(...files.problems);
   if (problems.length || !langgraph) {
     throw agentcliError(ConfigInvalid, { path: file, count: Math.max(problems.length, 1) }, { diagnostics: problems });
@@ -333,7 +374,8 @@ export function loadLangGraphProject(
     files: sources,
     secrets: env.secrets,
     env: { ...langgraph.settings, ...env.env },
-    warnings: [],
+    warnings: deployProblems,
     missingEnv: [],
+    deployProblems,
   };
 }

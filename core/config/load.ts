@@ -45,6 +45,11 @@ export interface LoadedProject {
   warnings: Diagnostic[];
   /** Variables that are not set; errors when `requireEnv`, otherwise each command says what it means. */
   missingEnv: MissingEnv[];
+  /**
+   * Problems that refuse a deployment but not `dev` (the file is left out of the bundle): a
+   * registry settings file with a credential in clear (../kernel/registry-files.ts).
+   */
+  deployProblems?: Diagnostic[];
 }
 
 export interface LoadOptions {

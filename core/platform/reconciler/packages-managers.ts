@@ -141,7 +141,8 @@ export function managerInstall(
       YARN_ENABLE_PROGRESS_BARS: "false",
       YARN_ENABLE_COLORS: "false",
       YARN_ENABLE_HYPERLINKS: "false",
-      YARN_NPM_REGISTRY_SERVER: o.registry,
+      // "" when the project's .yarnrc.yml names its own registry (a variable would override it).
+      ...(o.registry ? { YARN_NPM_REGISTRY_SERVER: o.registry } : {}),
       YARN_IGNORE_PATH: "1",
     },
   };

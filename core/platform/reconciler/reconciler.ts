@@ -375,6 +375,8 @@ export class Reconciler {
         cacheDir: packagesDir(this.opts.dataDir),
         log: (m) => log("build", m),
         claim: packagesClaim(db, r.id),
+        // For the \`\${VAR}\` of the project's .npmrc / .yarnrc.yml: the deployment's secrets, never logged.
+        env: Object.fromEntries(openSecrets(this.opts.encryption, r.secrets).map((s) => [s.name, s.value])),
       })
       : null;
     return await o.compute.restore!({

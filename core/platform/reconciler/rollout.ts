@@ -168,6 +168,8 @@ class Rollout {
         log: (m) => this.log("build", m),
         signal: this.#job.signal,
         claim: packagesClaim(db, r.id),
+        // For the \`\${VAR}\` of the project's .npmrc / .yarnrc.yml: the deployment's secrets, never logged.
+        env: Object.fromEntries(openSecrets(settings.encryption, r.secrets).map((s) => [s.name, s.value])),
       })
       : null;
     this.log("build", "build finished");
