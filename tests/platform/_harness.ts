@@ -126,6 +126,27 @@ export function notABundle(): Uint8Array {
  * Bundles a small valid project (the toolchain's own loader and bundler); `agentsMd` varies
  * the content, `agentToml` replaces the config, `plugins` are third-party plugin files.
  */
+/** The bundle `deploy` packs of a project made of exactly `files` (path -> text), with no plugins. */
+export async function bundleOfFiles(files: Record<string, string>): Promise<Uint8Array> {
+  const { mkdirSync, mkdtempSync, rmSync, writeFileSync } = await import("node:fs");
+  const { dirname } = await import("node:path");
+  const { PluginDriver } = await import("../../core/kernel/index.ts");
+  const { loadProject } = await import("../../core/config/load.ts");
+  const { buildBundle } = await import("../../core/bundle/bundle.ts");
+  const dir = mkdtempSync(join(tmpdir(), "agentcli-files-"));
+  try {
+    for (const [path, text] of Object.entries(files)) {
+      mkdirSync(dirname(join(dir, path)), { recursive: true });
+      writeFileSync(join(dir, path), text);
+    }
+    const driver = new PluginDriver([]);
+    const project = await loadProject(dir, { driver, env: {}, requireEnv: false, cwd: dir });
+    return (await buildBundle(project, { driver, version: "0.0.0-test" })).bytes;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 export async function makeBundle(
   opts: { name?: string; agentsMd?: string; agentToml?: string; plugins?: string[] } = {},
 ): Promise<Uint8Array> {

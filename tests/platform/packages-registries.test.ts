@@ -18,8 +18,9 @@ import { dirname, join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { PluginDriver } from "../../core/kernel/index.ts";
 import { loadProject } from "../../core/config/index.ts";
-import { buildBundle, readBundle } from "../../core/bundle/index.ts";
+import { readBundle } from "../../core/bundle/index.ts";
 import {
+  bundleOfFiles as bundleOf,
   deployBundle,
   keyedRequest,
   RecordingCompute,
@@ -74,22 +75,6 @@ function projectFiles(variant: string, extra: Record<string, string>): Record<st
     "src/g.ts": "export const graph = null;\n",
     ...extra,
   };
-}
-
-/** Loads the project as `deploy` does and packs its bundle. */
-async function bundleOf(files: Record<string, string>): Promise<Uint8Array> {
-  const dir = mkdtempSync(join(tmpdir(), "agentcli-registries-"));
-  try {
-    for (const [path, text] of Object.entries(files)) {
-      mkdirSync(dirname(join(dir, path)), { recursive: true });
-      writeFileSync(join(dir, path), text);
-    }
-    const driver = new PluginDriver([]);
-    const project = await loadProject(dir, { driver, env: {}, requireEnv: false, cwd: dir });
-    return (await buildBundle(project, { driver, version: "0.0.0-test" })).bytes;
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
 }
 
 /** Deploys `bundle` with `secrets`; the settled revision and its build log. */

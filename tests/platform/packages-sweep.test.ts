@@ -11,15 +11,18 @@
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, existsSync, mkdirSync, statSync, utimesSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { PluginDriver } from "../../core/kernel/index.ts";
-import { loadProject } from "../../core/config/index.ts";
-import { buildBundle } from "../../core/bundle/bundle.ts";
 import { packagesSweepSettings, sweepPackages } from "../../core/platform/reconciler/packages-sweep.ts";
-import { deployBundle, RecordingCompute, revisionSettled, startTestPlatform, type TestPlatform } from "./_harness.ts";
+import {
+  bundleOfFiles,
+  deployBundle,
+  RecordingCompute,
+  revisionSettled,
+  startTestPlatform,
+  type TestPlatform,
+} from "./_harness.ts";
 
 const MS_LOCK = {
   name: "sweep-example",
@@ -37,24 +40,12 @@ const MS_LOCK = {
 
 /** A LangGraph.js project needing `ms` (not lent); `variant` changes package.json, so its install is another one. */
 async function projectBundle(variant: string): Promise<Uint8Array> {
-  const dir = mkdtempSync(join(tmpdir(), "agentcli-sweep-"));
-  const files: Record<string, string> = {
+  return await bundleOfFiles({
     "langgraph.json": JSON.stringify({ node_version: "22", dependencies: ["."], graphs: { g: "./src/g.ts:graph" } }),
     "package.json": JSON.stringify({ name: "sweep-example", description: variant, dependencies: { ms: "2.1.3" } }),
     "package-lock.json": JSON.stringify(MS_LOCK),
     "src/g.ts": "export const graph = null;\n",
-  };
-  try {
-    for (const [path, text] of Object.entries(files)) {
-      mkdirSync(dirname(join(dir, path)), { recursive: true });
-      writeFileSync(join(dir, path), text);
-    }
-    const driver = new PluginDriver([]);
-    const project = await loadProject(dir, { driver, env: {}, requireEnv: false, cwd: dir });
-    return (await buildBundle(project, { driver, version: "0.0.0-test" })).bytes;
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 const compute = new RecordingCompute();
