@@ -378,9 +378,10 @@ export function projectBuilders(ctx: Pick<CliContext, "pluginPaths" | "version" 
       try {
         const driver = await loadPlugins(await ctx.builtinPlugins(), { paths: ctx.pluginPaths, cwd: opts.dir });
         const project = await loadProject(opts.configPath, { driver, env: {}, requireEnv: false, cwd: opts.dir });
-        for (const w of project.warnings) opts.log(`warning: ${w.file}: ${w.message}`);
+        // A credential in clear refuses the build (and is not logged as a warning first).
         const clear = project.deployProblems ?? [];
         if (clear.length) throw new Error(clear.map((d) => `${d.file}:${d.line}: ${d.message}`).join("\n"));
+        for (const w of project.warnings) opts.log(`warning: ${w.file}: ${w.message}`);
         const { bytes } = await buildBundle(project, { driver, version: ctx.version });
         return bytes;
       } catch (err) {

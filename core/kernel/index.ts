@@ -23,7 +23,7 @@ export { PluginDriver } from "./plugin-driver.ts";
 export { validatePlugins } from "./plugin-validate.ts";
 export { loadPlugins } from "./plugins.ts";
 export { redactProcessOutput } from "./redact-stdio.ts";
-export { literalCredentials, REGISTRY_FILES, variableReferences } from "./registry-files.ts";
+export { credentialEntry, literalCredentials, REGISTRY_FILES, variableReferences } from "./registry-files.ts";
 export { redact, redactingStream, registerSecrets, secretValues } from "./redact.ts";
 export * from "./runtime.ts";
 export { isSandboxNotFound, SANDBOX_SKILLS_DIR } from "./sandbox-contract.ts";

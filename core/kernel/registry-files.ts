@@ -32,12 +32,18 @@ function entry(name: string, raw: string): { key: string; value: string } | null
   return { key: m[2]!.trim(), value: m[3]!.trim().replace(/^(["'])(.*)\1$/, "$2") };
 }
 
+/** The line of a file named `name` as a credential's key and value, or null when it sets no credential. */
+export function credentialEntry(name: string, raw: string): { key: string; value: string } | null {
+  const e = entry(name, raw);
+  return e && CREDENTIAL_KEY.test(e.key) ? e : null;
+}
+
 /** The lines of `text` (a file named `name`) that hold a credential in clear, not as a `${VAR}` reference. */
 export function literalCredentials(name: string, text: string): Array<{ line: number; key: string }> {
   const out: Array<{ line: number; key: string }> = [];
   text.split(/\r?\n/).forEach((raw, i) => {
-    const e = entry(name, raw);
-    if (!e || !CREDENTIAL_KEY.test(e.key) || !e.value) return;
+    const e = credentialEntry(name, raw);
+    if (!e?.value) return;
     const rest = e.value.replace(REFERENCE, "");
     if (rest === e.value || /[^:\s]/.test(rest)) out.push({ line: i + 1, key: e.key });
   });

@@ -15,7 +15,7 @@
  * const s = projectSettings(files, { shown: "the project", env: { NPM_TOKEN: "…" } });
  * // s.files: [{ name: ".npmrc", text }], s.env: { NPM_TOKEN: "…" }, s.registry: false
  */
-import { literalCredentials, REGISTRY_FILES, variableReferences } from "../../kernel/index.ts";
+import { credentialEntry, literalCredentials, REGISTRY_FILES, variableReferences } from "../../kernel/index.ts";
 import { BuildFailure } from "./build.ts";
 
 /** Keys of `.npmrc` / `.yarnrc` naming a file, a folder or a program of the machine the install runs on, or turning scripts on. */
@@ -126,7 +126,7 @@ export function projectSettings(
     let kept = name === ".yarnrc.yml" ? berrySettings(text, out.dropped) : flatSettings(name, text, out.dropped);
     if (o.pnpm && name === ".npmrc") {
       const lines = kept.split("\n");
-      const credential = (l: string) => /^\s*[^#;=\s][^=]*?(_authToken|_auth|_password)\s*=/.test(l);
+      const credential = (l: string) => credentialEntry(".npmrc", l) !== null;
       out.userConfig = lines.filter(credential).join("\n");
       kept = lines.filter((l) => !credential(l)).join("\n");
     }
